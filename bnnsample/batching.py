@@ -1,0 +1,134 @@
+"""Minibatch schedules, orthogonal to the integrator.
+
+A schedule yields, step after step, the data indices of the minibatch used by that step's
+force: a LongTensor [n] shared by all chains, or [C, n] with one minibatch per chain
+(``per_chain=True``, what the many-chain toy studies use), or None for the full batch.
+
+kinds
+    full       every step uses all N data points (force scale 1)
+    iid        n points drawn uniformly with replacement, fresh each step
+    iid_wor    n distinct points drawn uniformly, fresh each step
+    reshuffle  one pass over the N_m = floor(N/n) minibatches of a partition per epoch, in a
+               fresh random order each epoch ("random reshuffling", SG-UBU without replacement)
+    sms        symmetric minibatch splitting (paulin2025 §1.6): a fresh random order
+               S_1..S_Nm of the minibatches is swept forward then backward,
+               S_1, ..., S_Nm, S_Nm, ..., S_1, so each batch is used twice per sweep of
+               2 N_m steps (the last batch twice in a row at the turn).
+
+partition (reshuffle and sms)
+    fixed      the data are cut into N_m minibatches once (from one random permutation); each
+               epoch/sweep permutes the order of these batches. This is the SMS-UBU authors'
+               code. If n does not divide N, the N - N_m n leftover points are never used.
+    fresh      each epoch/sweep cuts a fresh random permutation of the data into N_m batches,
+               as the SMS-UBU paper's text describes; leftover points change every sweep.
+
+The force scale is N/n for every kind but full, which makes the estimator unbiased.
+"""
+
+from __future__ import annotations
+
+import torch
+
+KINDS = ("full", "iid", "iid_wor", "reshuffle", "sms")
+PARTITIONS = ("fixed", "fresh")
+
+# iid kinds pre-draw this many steps at a time to keep per-step overhead small.
+_IID_BLOCK = 64
+
+
+class Schedule:
+    def __init__(
+        self,
+        kind: str,
+        n_data: int,
+        batch_size: int,
+        *,
+        chains: int | None = None,
+        partition: str = "fixed",
+        generator: torch.Generator,
+        device: torch.device | str = "cpu",
+    ):
+        if kind not in KINDS:
+            raise ValueError(f"unknown batching {kind!r}; allowed: {', '.join(KINDS)}")
+        if partition not in PARTITIONS:
+            raise ValueError(f"unknown partition {partition!r}; allowed: {', '.join(PARTITIONS)}")
+        if kind != "full" and not 1 <= batch_size <= n_data:
+            raise ValueError(f"batch_size must be in 1..{n_data}, got {batch_size}")
+        self.kind = kind
+        self.n_data = n_data
+        self.batch_size = n_data if kind == "full" else batch_size
+        self.chains = chains
+        self.partition = partition
+        self.generator = generator
+        self.device = torch.device(device)
+        self.n_batches = n_data // self.batch_size
+        self.scale = 1.0 if kind == "full" else n_data / self.batch_size
+        self._fixed = None
+        if kind in ("reshuffle", "sms") and partition == "fixed":
+            perm = torch.randperm(n_data, generator=generator, device=self.device)
+            self._fixed = perm[: self.n_batches * self.batch_size].view(self.n_batches, self.batch_size)
+        self._table: torch.Tensor | None = None  # [L, n] or [L, C, n] indices of the current cycle
+        self._pos = 0
+
+    @property
+    def period(self) -> int:
+        """Steps after which the schedule's law repeats (1 for full and iid kinds)."""
+        return {"reshuffle": self.n_batches, "sms": 2 * self.n_batches}.get(self.kind, 1)
+
+    # -- drawing -----------------------------------------------------------------------
+    def _rand_perm(self, m: int) -> torch.Tensor:
+        """A uniformly random permutation of range(m): [m], or [C, m] per chain."""
+        if self.chains is None:
+            return torch.randperm(m, generator=self.generator, device=self.device)
+        keys = torch.rand(self.chains, m, generator=self.generator, device=self.device)
+        return torch.argsort(keys, dim=1)
+
+    def _batch_order_table(self) -> torch.Tensor:
+        """Data indices of one epoch's batches in sweep order: [N_m, n] or [N_m, C, n]."""
+        if self._fixed is not None:
+            order = self._rand_perm(self.n_batches)  # [N_m] or [C, N_m]
+            return self._fixed[order.T] if self.chains is not None else self._fixed[order]
+        perm = self._rand_perm(self.n_data)[..., : self.n_batches * self.batch_size]
+        if self.chains is None:
+            return perm.view(self.n_batches, self.batch_size)
+        return perm.view(self.chains, self.n_batches, self.batch_size).transpose(0, 1)
+
+    def _new_cycle(self) -> torch.Tensor:
+        shape = (_IID_BLOCK,) + ((self.chains,) if self.chains is not None else ())
+        if self.kind == "iid":
+            return torch.randint(
+                self.n_data, shape + (self.batch_size,), generator=self.generator, device=self.device
+            )
+        if self.kind == "iid_wor":
+            keys = torch.rand(shape + (self.n_data,), generator=self.generator, device=self.device)
+            return torch.topk(keys, self.batch_size, dim=-1).indices
+        table = self._batch_order_table()
+        if self.kind == "sms":
+            table = torch.cat([table, table.flip(0)], dim=0)
+        return table
+
+    def next(self) -> torch.Tensor | None:
+        """Indices of the next step's minibatch (None: the full data set)."""
+        if self.kind == "full":
+            return None
+        if self._table is None or self._pos == self._table.shape[0]:
+            self._table = self._new_cycle()
+            self._pos = 0
+        idx = self._table[self._pos]
+        self._pos += 1
+        return idx
+
+    # -- resume ------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        out = {"pos": torch.tensor(self._pos)}
+        if self._table is not None:
+            out["table"] = self._table
+        if self._fixed is not None:
+            out["fixed_partition"] = self._fixed
+        return out
+
+    def load_state_dict(self, d: dict[str, torch.Tensor]) -> None:
+        self._pos = int(d["pos"])
+        self._table = d["table"].to(self.device) if "table" in d else None
+        if "fixed_partition" in d:
+            self._fixed = d["fixed_partition"].to(self.device)

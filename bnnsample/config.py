@@ -1,0 +1,82 @@
+"""Validation of a composed config: one readable line per bad field (ConfigError)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from omegaconf import DictConfig
+
+from .batching import KINDS, PARTITIONS
+from .errors import ConfigError
+from .integrators import REGISTRY
+
+DEVICES = ("auto", "cpu", "cuda")
+DTYPES = ("float32", "float64")
+UNITS = ("step", "epoch")
+
+
+def _number(cfg, key, *, low=None, strict=True, prefix=""):
+    value = cfg.get(key)
+    key = prefix + key
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    if ok and low is not None:
+        ok = value > low if strict else value >= low
+    if not ok:
+        rel = "" if low is None else f" {'>' if strict else '>='} {low}"
+        raise ConfigError(key, value, f"must be a finite number{rel}")
+    return float(value)
+
+
+def _integer(cfg, key, *, low, high=None, what="", prefix=""):
+    value = cfg.get(key)
+    key = prefix + key
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= low
+    if ok and high is not None:
+        ok = value <= high
+    if not ok:
+        rng = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+        raise ConfigError(key, value, f"must be {rng}{what}")
+    return int(value)
+
+
+def _choice(value, key, allowed):
+    if value not in allowed:
+        raise ConfigError(key, value, f"allowed values: {', '.join(allowed)}")
+    return value
+
+
+def validate(cfg: DictConfig) -> None:
+    """Checks that need no data: types, ranges and names."""
+    _number(cfg, "step_size", low=0)
+    _number(cfg, "friction", low=0, strict=False)
+    _integer(cfg, "chains", low=1)
+    _integer(cfg, "batch_size", low=1)
+    _integer(cfg, "burn_in", low=0)
+    _integer(cfg, "samples", low=1)
+    _integer(cfg, "thin", low=1)
+    _integer(cfg, "seed", low=0)
+    _integer(cfg, "check_every", low=1)
+    _choice(cfg.device, "device", DEVICES)
+    _choice(cfg.dtype, "dtype", DTYPES)
+    _choice(cfg.unit, "unit", UNITS)
+    _choice(cfg.batching.name, "batching", KINDS)
+    _choice(cfg.batching.partition, "batching.partition", PARTITIONS)
+    _choice(cfg.batching.per_chain, "batching.per_chain", ("auto", True, False))
+    _choice(cfg.integrator.name, "integrator.name", tuple(sorted(REGISTRY)))
+    if cfg.init.name == "swa":
+        for key in ("train_epochs", "swa_epochs"):
+            _integer(cfg.init, key, low=0 if key == "train_epochs" else 1, prefix="init.")
+        for key in ("lr", "swa_lr", "bounce_width"):
+            _number(cfg.init, key, low=0, prefix="init.")
+        _number(cfg.init, "localization", low=0, strict=False, prefix="init.")
+
+
+def validate_against_data(cfg: DictConfig, n_train: int, dataset: str) -> None:
+    """Checks that need the training set size."""
+    what = f" (the training set of {dataset} has {n_train} points)"
+    kind = cfg.batching.name
+    if kind in ("sms", "reshuffle"):
+        _integer(cfg, "batch_size", low=1, high=n_train // 2, what=what + f"; batching={kind} needs >= 2 minibatches")
+    elif kind != "full":
+        _integer(cfg, "batch_size", low=1, high=n_train, what=what)

@@ -1,0 +1,182 @@
+"""The evaluation stage: samples.h5 -> metrics.csv, a printed table, plots/.
+
+Rows of metrics.csv: (group, metric, value, se). ``group`` says what was evaluated: a
+marginal ``theta[j]`` of a target with a known posterior, or a predictive ensemble
+(``bayes``, ``swa``, ``standard``) of a classifier.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from ..store import FILENAME, SampleStore
+from . import metrics as M
+
+log = logging.getLogger("bnnsample")
+MAX_MARGINALS = 10
+
+
+def _exact_posterior(cfg: dict):
+    """(mean [d], cov [d, d], potential) for targets whose posterior is Gaussian and known."""
+    from omegaconf import OmegaConf
+
+    import torch
+
+    from ..data import load_data
+    from ..models import build_potential
+
+    c = OmegaConf.create(cfg)
+    if c.model.name != "gaussian_mean":
+        return None
+    data = load_data(c)
+    pot = build_potential(c.model, data, torch.device("cpu"), torch.float64)
+    mean, cov = pot.exact_posterior()
+    return mean.numpy(), cov.numpy(), pot
+
+
+def _discrete_stationary(cfg: dict, pot, store: SampleStore):
+    """Exact pooled (mean, cov) of the recorded draws of the discrete chain, or None."""
+    from .stationary import linear_scheme_moments, recorded_mixture, ubu_affine
+
+    if cfg["integrator"]["name"] != "ubu" or pot.n_data > 8:
+        return None
+    kind = cfg["batching"]["name"]
+    h, gamma, n = float(cfg["step_size"]), float(cfg["friction"]), int(cfg["batch_size"])
+    partition = None
+    if kind in ("sms", "reshuffle") and cfg["batching"]["partition"] == "fixed":
+        part = store.read_state().get("schedule/fixed_partition")
+        if part is None:
+            return None
+        partition = part.tolist()
+    H_i, r_i, lam0, r0 = (t.numpy() if hasattr(t, "numpy") else t for t in pot.linear_form())
+    phases_moments = linear_scheme_moments(
+        lambda H, r: ubu_affine(H, r, h, gamma), H_i, r_i, lam0, r0, kind, n, partition
+    )
+    attrs = store.attrs
+    steps = int(attrs["burn_in_steps"]) + int(attrs["thin_steps"]) * np.arange(1, store.n_draws + 1)
+    mean, cov = recorded_mixture(phases_moments, steps)
+    d = pot.dim
+    return mean[:d], cov[:d, :d]
+
+
+def _density_rows(store: SampleStore, cfg: dict, keep: np.ndarray, exact) -> list[dict]:
+    theta = store.theta()
+    if theta is None:
+        return []
+    theta = theta[keep]
+    rows = []
+    disc = _discrete_stationary(cfg, exact[2], store) if exact is not None else None
+    for j in range(min(theta.shape[2], MAX_MARGINALS)):
+        draws = theta[:, :, j]
+        g = f"theta[{j}]"
+        m, m_se = M.chain_mean_se(draws) if draws.shape[0] > 1 else (draws.mean(), float("nan"))
+        v, v_se = M.chain_var_se(draws) if draws.shape[0] > 1 else (draws.var(), float("nan"))
+        rows += [dict(group=g, metric="mean", value=m, se=m_se), dict(group=g, metric="var", value=v, se=v_se)]
+        if exact is not None:
+            mu, sd = float(exact[0][j]), math.sqrt(float(exact[1][j, j]))
+            flat = draws.reshape(-1)
+            rows += [
+                dict(group=g, metric="posterior_mean", value=mu, se=0.0),
+                dict(group=g, metric="posterior_var", value=sd**2, se=0.0),
+                dict(group=g, metric="mean_error", value=m - mu, se=m_se),
+                dict(group=g, metric="var_error", value=v - sd**2, se=v_se),
+                dict(group=g, metric="w1", value=M.wasserstein1_normal(flat, mu, sd), se=float("nan")),
+                dict(group=g, metric="kolmogorov", value=M.kolmogorov_distance_normal(flat, mu, sd), se=float("nan")),
+            ]
+        if disc is not None:
+            dm, dv = float(disc[0][j]), float(disc[1][j, j])
+            rows += [
+                dict(group=g, metric="scheme_stationary_mean", value=dm, se=0.0),
+                dict(group=g, metric="scheme_stationary_var", value=dv, se=0.0),
+                dict(group=g, metric="mean_z_vs_scheme", value=(m - dm) / m_se, se=float("nan")),
+                dict(group=g, metric="var_z_vs_scheme", value=(v - dv) / v_se, se=float("nan")),
+            ]
+    return rows
+
+
+def _classification_rows(store: SampleStore, keep: np.ndarray) -> tuple[list[dict], dict]:
+    y = store.array("targets")
+    pred = store.predictive()
+    ensembles = {}
+    if pred is not None and pred.shape[1] > 0:
+        ensembles["bayes"] = pred[keep].mean(axis=(0, 1))
+    for name, arr in store.group("baselines").items():
+        ensembles[name] = arr.mean(axis=0)
+    rows = []
+    for name, probs in ensembles.items():
+        for metric, value in M.classification_metrics(probs.astype(np.float64), y).items():
+            rows.append(dict(group=name, metric=metric, value=value, se=float("nan")))
+    return rows, ensembles
+
+
+def evaluate_run(run_dir: Path, echo: bool = False) -> pd.DataFrame:
+    """Evaluate one run directory; writes metrics.csv and plots/, returns the table."""
+    run_dir = Path(run_dir)
+    with SampleStore(run_dir / FILENAME) as store:
+        cfg = yaml.safe_load(store.attrs["config"])
+        diverged = store.diverged()
+        keep = ~diverged
+        rows = [
+            dict(group="run", metric="chains", value=len(diverged), se=float("nan")),
+            dict(group="run", metric="diverged_chains", value=int(diverged.sum()), se=float("nan")),
+            dict(group="run", metric="draws_per_chain", value=store.n_draws, se=float("nan")),
+        ]
+        exact = _exact_posterior(cfg) if "theta" in store.f else None
+        if keep.any() and store.n_draws > 0:
+            rows += _density_rows(store, cfg, keep, exact)
+            crow, ensembles = _classification_rows(store, keep) if store.array("targets") is not None else ([], {})
+            rows += crow
+        else:
+            ensembles = {}
+        table = pd.DataFrame(rows, columns=["group", "metric", "value", "se"])
+        table.to_csv(run_dir / "metrics.csv", index=False)
+        from ..plots import plot_run
+
+        try:
+            plot_run(run_dir / "plots", store, keep, ensembles, exact)
+        except Exception as e:  # plots must never cost the metrics
+            log.warning("plotting failed: %s", e)
+    if echo:
+        print(format_table(table))
+        print(f"[bnnsample] metrics in {run_dir / 'metrics.csv'}, plots in {run_dir / 'plots'}")
+    return table
+
+
+def format_table(table: pd.DataFrame) -> str:
+    def fmt(x):
+        return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.6g}"
+
+    t = table.copy()
+    t["value"] = t["value"].map(fmt)
+    t["se"] = t["se"].map(fmt)
+    return t.to_string(index=False)
+
+
+def find_runs(path: Path) -> list[Path]:
+    if (path / FILENAME).exists():
+        return [path]
+    return sorted(p.parent for p in path.rglob(FILENAME))
+
+
+def evaluate_paths(paths: list[Path]) -> list[Path]:
+    """Evaluate every run under the given paths; returns the runs that could not be read."""
+    failed = []
+    for path in paths:
+        runs = find_runs(path)
+        if not runs:
+            print(f"bnnsample: error: {path}: no {FILENAME} found", flush=True)
+            failed.append(path)
+        for run in runs:
+            try:
+                print(f"== {run}")
+                evaluate_run(run, echo=True)
+            except (OSError, KeyError, ValueError) as e:
+                print(f"bnnsample: error: {run}: unreadable or incomplete samples ({type(e).__name__}: {e})")
+                failed.append(run)
+    return failed

@@ -1,0 +1,81 @@
+"""The integrator contract shared by every sampler.
+
+A state holds tensors with a leading chain dimension: position ``x [C, d]`` and velocity
+``v [C, d]`` (plus scheme-specific entries in ``extra``, e.g. a thermostat). An integrator
+advances the state by ``n`` steps; for step k it asks ``next_force()`` for the force oracle of
+the minibatch the schedule chose for that step. The oracle ``force(x) -> [C, d]`` returns an
+unbiased estimate of grad U(x) (prior gradient + data term scaled by N/n). Integrators never
+loop over chains or parameters and never synchronise with the host.
+
+Integrators may use the exact identity U(t1) o U(t2) = U(t1 + t2) (in law) to fuse the
+half-step OU flows of consecutive steps inside ``advance``; the states at the ends of the
+block are distributed exactly as with unfused steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import torch
+
+Force = Callable[[torch.Tensor], torch.Tensor]
+
+
+@dataclass
+class State:
+    """Sampler state: positions and velocities batched over chains, plus extras."""
+
+    x: torch.Tensor
+    v: torch.Tensor
+    extra: dict[str, torch.Tensor] = field(default_factory=dict)
+
+    def tensors(self) -> dict[str, torch.Tensor]:
+        return {"x": self.x, "v": self.v, **self.extra}
+
+
+class Boundary(Protocol):
+    """A constraint applied to positions (e.g. elastic bounces in a box)."""
+
+    def __call__(self, x: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]: ...
+
+
+@dataclass
+class StepContext:
+    """Everything a step needs besides the state and the force."""
+
+    h: float
+    gamma: float
+    generator: torch.Generator
+    boundary: Boundary | None = None
+
+    def normal(self, *shape: int, like: torch.Tensor) -> torch.Tensor:
+        return torch.randn(
+            *shape, dtype=like.dtype, device=like.device, generator=self.generator
+        )
+
+
+class Integrator:
+    """Base class: subclasses implement ``advance`` (and may add ``init_extra``)."""
+
+    name: str = "?"
+    summary: str = ""
+
+    def init_state(self, x: torch.Tensor, ctx: StepContext) -> State:
+        """Start at x with velocities from the Maxwellian N(0, I)."""
+        return State(x=x.clone(), v=ctx.normal(*x.shape, like=x))
+
+    def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
+        raise NotImplementedError
+
+
+REGISTRY: dict[str, type[Integrator]] = {}
+
+
+def register(cls: type[Integrator]) -> type[Integrator]:
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def get_integrator(name: str) -> Integrator:
+    return REGISTRY[name]()

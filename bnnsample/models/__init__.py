@@ -1,0 +1,47 @@
+"""Model registry: ``build_potential(cfg, data, device, dtype)`` turns a model config and data
+into the Potential the sampler sees."""
+
+from __future__ import annotations
+
+import torch
+
+from ..data.base import Data
+from ..errors import UserError
+from .analytic import GaussianMean
+from .cnn import ARCHITECTURES
+from .network import ClassifierPotential
+
+MODELS = ("gaussian_mean", *ARCHITECTURES)
+
+
+def build_potential(model_cfg, data: Data, device: torch.device, dtype: torch.dtype):
+    name = model_cfg.name
+    if name == "gaussian_mean":
+        if data.task != "density" or "noise_sd" not in data.extras:
+            raise UserError(f"model=gaussian_mean needs observations with noise_sd (dataset={data.name} has none)")
+        return GaussianMean(
+            data.y_train.to(device, dtype),
+            data.extras["noise_sd"].to(device, dtype),
+            prior_precision=float(model_cfg.prior_precision),
+            prior_mean=float(model_cfg.prior_mean),
+        )
+    if name in ARCHITECTURES:
+        if data.task != "classification":
+            raise UserError(f"model={name} is a classifier; dataset={data.name} is not an image classification set")
+        c, h, _ = data.x_train.shape[1:]
+        kwargs = {"in_channels": c, "n_classes": data.n_classes}
+        if name == "cnn_small":
+            kwargs["image_size"] = h
+        module = ARCHITECTURES[name](**kwargs).to(device, dtype)
+        return ClassifierPotential(
+            module,
+            data.x_train.to(device, dtype),
+            data.y_train.to(device),
+            data.x_test.to(device, dtype),
+            prior_precision=float(model_cfg.prior_precision),
+            n_calibration=int(model_cfg.n_calibration),
+        )
+    raise UserError(f"model={name}: allowed values: {', '.join(MODELS)}")
+
+
+__all__ = ["MODELS", "build_potential"]

@@ -1,0 +1,120 @@
+"""Neural-network posteriors: flat parameter vectors batched over chains via torch.func.
+
+The sampler sees parameters as one flat vector per chain, x: [C, d]. The force is computed
+with ``functional_call`` + ``vmap`` over the chain dimension on a copy of the network whose
+BatchNorm layers always use batch statistics (no running buffers): the loss is a function of
+the parameters and the minibatch only, as in paulin2025 §1.12. Prediction loads one chain's
+parameters into an ordinary module, runs it in train mode on a fixed calibration batch
+(BatchNorm momentum 1 copies that batch's statistics) and predicts in eval mode.
+
+Potential (classification, no temperature):
+    U_0(x) = (lam/2) ||x_w||^2            (Gaussian prior on all parameters but biases)
+    U_i(x) = cross-entropy of datum i
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.func import functional_call, grad_and_value, replace_all_batch_norm_modules_, vmap
+
+from ..potential import Potential
+
+
+class ParamLayout:
+    """Maps between a module's parameters and flat vectors [..., d]."""
+
+    def __init__(self, module: nn.Module):
+        self.names = [n for n, _ in module.named_parameters()]
+        self.shapes = [p.shape for _, p in module.named_parameters()]
+        self.sizes = [p.numel() for _, p in module.named_parameters()]
+        self.dim = sum(self.sizes)
+
+    def unflatten(self, flat: torch.Tensor) -> dict[str, torch.Tensor]:
+        parts = torch.split(flat, self.sizes, dim=-1)
+        lead = flat.shape[:-1]
+        return {n: p.reshape(*lead, *s) for n, p, s in zip(self.names, parts, self.shapes)}
+
+    def flatten(self, module: nn.Module) -> torch.Tensor:
+        return torch.cat([p.detach().reshape(-1) for p in module.parameters()])
+
+    def load(self, module: nn.Module, flat: torch.Tensor) -> None:
+        torch.nn.utils.vector_to_parameters(flat, module.parameters())
+
+    def prior_mask(self, like: torch.Tensor) -> torch.Tensor:
+        """1 for penalised parameters (names without 'bias'), 0 for biases."""
+        parts = [torch.full((s,), 0.0 if "bias" in n else 1.0) for n, s in zip(self.names, self.sizes)]
+        return torch.cat(parts).to(like)
+
+
+class ClassifierPotential(Potential):
+    """Cross-entropy likelihood of a network classifier with a Gaussian prior on weights."""
+
+    task = "classification"
+
+    def __init__(
+        self,
+        module: nn.Module,
+        x_train: torch.Tensor,
+        y_train: torch.Tensor,
+        x_test: torch.Tensor,
+        prior_precision: float = 1.0,
+        n_calibration: int = 1000,
+        predict_batch: int = 1000,
+    ):
+        self.module = module  # ordinary module, used for prediction
+        self.layout = ParamLayout(module)
+        self.dim = self.layout.dim
+        self.x_train, self.y_train, self.x_test = x_train, y_train, x_test
+        self.n_data = x_train.shape[0]
+        self.lam = float(prior_precision)
+        self.mask = self.layout.prior_mask(x_train)
+        self.x_calib = x_train[: min(n_calibration, self.n_data)]
+        self.predict_batch = predict_batch
+        self._functional = copy.deepcopy(module)
+        replace_all_batch_norm_modules_(self._functional)
+        self._functional.train()
+        self._last_loss = None
+
+        layout, net = self.layout, self._functional
+
+        def batch_loss(flat, xb, yb):
+            out = functional_call(net, layout.unflatten(flat), (xb,))
+            return F.cross_entropy(out, yb, reduction="sum")
+
+        self._grad_shared = vmap(grad_and_value(batch_loss), in_dims=(0, None, None))
+        self._grad_per_chain = vmap(grad_and_value(batch_loss), in_dims=(0, 0, 0))
+
+    def force(self, x, idx, scale):
+        if idx is None:
+            xb, yb, fn = self.x_train, self.y_train, self._grad_shared
+        elif idx.dim() == 1:
+            xb, yb, fn = self.x_train[idx], self.y_train[idx], self._grad_shared
+        else:
+            xb, yb, fn = self.x_train[idx], self.y_train[idx], self._grad_per_chain
+        g, loss = fn(x, xb, yb)
+        self._last_loss = loss.detach() / yb.shape[-1]
+        return scale * g + self.lam * self.mask * x
+
+    def diagnostics(self):
+        return {} if self._last_loss is None else {"minibatch_loss": self._last_loss}
+
+    @torch.no_grad()
+    def predict_one(self, flat: torch.Tensor, x_eval: torch.Tensor | None = None) -> torch.Tensor:
+        """Class probabilities [n_test, K] of one parameter vector, after BN calibration."""
+        m = self.module
+        self.layout.load(m, flat)
+        m.train()
+        m(self.x_calib)
+        m.eval()
+        xs = self.x_test if x_eval is None else x_eval
+        out = [F.softmax(m(xs[i : i + self.predict_batch]), dim=-1) for i in range(0, xs.shape[0], self.predict_batch)]
+        m.train()
+        return torch.cat(out)
+
+    def predict(self, x):
+        # One chain at a time: prediction happens once per draw, not per step.
+        return torch.stack([self.predict_one(x[c]) for c in range(x.shape[0])])

@@ -1,0 +1,180 @@
+"""`bnnsample run`: config -> data -> potential -> initial point -> sampler -> HDF5 -> evaluation."""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+from omegaconf import DictConfig, OmegaConf
+
+from . import __version__
+from .batching import Schedule
+from .config import validate, validate_against_data
+from .data import load_data
+from .errors import UserError
+from .integrators import StepContext, get_integrator
+from .models import build_potential
+from .potential import ElasticBox, Localized
+from .sampler import LoopSettings, Sampler
+from .store import FILENAME, SampleStore
+
+log = logging.getLogger("bnnsample")
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise UserError("device=cuda: no CUDA device is available here; allowed: auto, cpu")
+    return torch.device(name)
+
+
+def make_generator(device: torch.device, seed: int) -> torch.Generator:
+    g = torch.Generator(device=device)
+    g.manual_seed(seed)
+    return g
+
+
+def _reset_parameters(module: torch.nn.Module) -> None:
+    for m in module.modules():
+        if m is not module and hasattr(m, "reset_parameters"):
+            m.reset_parameters()
+
+
+def swa_initialisation(cfg: DictConfig, pot, device, store_arrays: dict) -> torch.Tensor:
+    """Algorithm 3 steps 1-3 for each chain independently; returns x_SWA per chain [C, d].
+
+    Also fills ``store_arrays`` with the baselines' predictive probabilities (standard
+    training and SWA) for the evaluation stage.
+    """
+    from .train import train_adam_swa
+
+    standard, swa = [], []
+    for c in range(int(cfg.chains)):
+        torch.manual_seed(int(cfg.seed) * 100_003 + c)
+        _reset_parameters(pot.module)
+        res = train_adam_swa(
+            pot,
+            train_epochs=int(cfg.init.train_epochs),
+            swa_epochs=int(cfg.init.swa_epochs),
+            lr=float(cfg.init.lr),
+            swa_lr=float(cfg.init.swa_lr),
+            batch_size=int(cfg.batch_size),
+            generator=make_generator(device, int(cfg.seed) * 100_003 + c),
+        )
+        log.info("run %d: Adam+SWA done, last training loss %.4f", c, res.final_loss)
+        standard.append(pot.predict_one(res.standard).cpu().numpy())
+        swa.append(pot.predict_one(res.swa).cpu().numpy())
+        store_arrays[f"init/swa_{c}"] = res.swa
+    store_arrays["baselines/standard"] = np.stack(standard)
+    store_arrays["baselines/swa"] = np.stack(swa)
+    return torch.stack([store_arrays.pop(f"init/swa_{c}") for c in range(int(cfg.chains))])
+
+
+def run(cfg: DictConfig, run_dir: Path) -> Path:
+    """Execute one run into run_dir; returns the path of samples.h5."""
+    validate(cfg)
+    device = resolve_device(cfg.device)
+    dtype = getattr(torch, cfg.dtype)
+    data = load_data(cfg)
+    validate_against_data(cfg, data.n_train, cfg.dataset.name)
+    pot = build_potential(cfg.model, data, device, dtype)
+
+    per_chain = cfg.batching.per_chain
+    if per_chain == "auto":
+        per_chain = data.task == "density"
+    seed = int(cfg.seed)
+    sched = Schedule(
+        cfg.batching.name,
+        pot.n_data,
+        int(cfg.batch_size),
+        chains=int(cfg.chains) if per_chain else None,
+        partition=cfg.batching.partition,
+        generator=make_generator(device, seed * 2 + 1),
+        device=device,
+    )
+    steps_per_epoch = max(1, sched.n_batches) if cfg.batching.name != "full" else 1
+    unit = steps_per_epoch if cfg.unit == "epoch" else 1
+    settings = LoopSettings(
+        burn_in=int(cfg.burn_in) * unit,
+        samples=int(cfg.samples),
+        thin=int(cfg.thin) * unit,
+        check_every=int(cfg.check_every),
+        progress=bool(cfg.progress),
+    )
+
+    extra_arrays: dict = {}
+    chains = int(cfg.chains)
+    boundary = None
+    if cfg.init.name == "swa":
+        x0 = swa_initialisation(cfg, pot, device, extra_arrays)
+        lam = float(cfg.init.localization)
+        if lam > 0:
+            pot = Localized(pot, x0.clone(), lam)
+            boundary = ElasticBox.for_localization(x0.clone(), lam, float(cfg.init.bounce_width))
+    elif cfg.init.name == "zeros":
+        x0 = torch.zeros(chains, pot.dim, device=device, dtype=dtype)
+    else:
+        raise UserError(f"init={cfg.init.name}: allowed values: swa, zeros")
+
+    integrator = get_integrator(cfg.integrator.name)
+    ctx = StepContext(
+        h=float(cfg.step_size),
+        gamma=float(cfg.friction),
+        generator=make_generator(device, seed * 2),
+        boundary=boundary,
+    )
+    state = integrator.init_state(x0, ctx)
+
+    path = run_dir / FILENAME
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    attrs = {
+        "config": OmegaConf.to_yaml(cfg, resolve=True),
+        "version": __version__,
+        "seed": seed,
+        "integrator": cfg.integrator.name,
+        "batching": cfg.batching.name,
+        "dataset": cfg.dataset.name,
+        "model": cfg.model.name,
+        "step_size": float(cfg.step_size),
+        "friction": float(cfg.friction),
+        "batch_size": int(cfg.batch_size),
+        "chains": chains,
+        "burn_in_steps": settings.burn_in,
+        "thin_steps": settings.thin,
+        "schedule_period": sched.period,
+        "device": str(device),
+    }
+    n_out = None
+    if data.task == "classification":
+        n_out = (data.x_test.shape[0], data.n_classes)
+        pot.predictive_numel = n_out[0] * n_out[1]
+    store = SampleStore.create(
+        path,
+        chains=chains,
+        draws=settings.samples,
+        dim=pot.dim,
+        store_theta=bool(cfg.store_theta),
+        theta_dtype=cfg.dtype,
+        predictive_shape=n_out,
+        attrs=attrs,
+    )
+    try:
+        if data.y_test is not None:
+            store.write_array("targets", data.y_test.numpy())
+        for name, arr in extra_arrays.items():
+            store.write_array(name, arr.cpu().numpy() if torch.is_tensor(arr) else arr)
+        store.write_array("init/x0", x0.cpu().numpy())
+        sampler = Sampler(pot, integrator, sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
+        sampler.run(state)
+        store.mark_complete()
+        n_div = int(sampler.diverged.sum())
+        summary = f"{n_div} of {chains} chains diverged" if n_div else f"all {chains} chains finite"
+        log.info("sampling done: %d steps, %d draws per chain; %s", settings.total_steps, settings.samples, summary)
+        print(f"[bnnsample] {summary}; samples in {path}")
+    finally:
+        store.close()
+    return path

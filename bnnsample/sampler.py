@@ -1,0 +1,169 @@
+"""The sampling loop: burn-in, thinning, divergence flags, streaming to HDF5, resume state.
+
+The loop advances the integrator in blocks whose boundaries are a function of the absolute
+step count only (draw steps and multiples of ``check_every``), so a run resumed from a saved
+state retraces the uninterrupted run exactly. Inside a block nothing synchronises with the
+host; after each block a device-side ``isfinite`` test marks diverged chains (they keep their
+NaN/Inf values and cost, the other chains go on). Draws are buffered on the device and
+written with the resume state at each flush.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .batching import Schedule
+from .integrators.base import Integrator, State, StepContext
+from .potential import Potential
+from .store import SampleStore
+
+
+@dataclass
+class LoopSettings:
+    burn_in: int  # steps discarded
+    samples: int  # draws kept per chain
+    thin: int  # steps between kept draws
+    check_every: int = 100  # steps between divergence checks
+    flush_seconds: float = 10.0
+    flush_numbers: int = 2**23  # flush when this many buffered numbers accumulate
+    progress: bool = True
+
+    @property
+    def total_steps(self) -> int:
+        return self.burn_in + self.samples * self.thin
+
+
+def _to_np(t: torch.Tensor) -> np.ndarray:
+    return t.detach().cpu().numpy()
+
+
+def generator_state(g: torch.Generator) -> np.ndarray:
+    return _to_np(g.get_state())
+
+
+class Sampler:
+    def __init__(
+        self,
+        potential: Potential,
+        integrator: Integrator,
+        schedule: Schedule,
+        ctx: StepContext,
+        settings: LoopSettings,
+        store: SampleStore,
+        store_theta: bool = True,
+    ):
+        self.potential, self.integrator, self.schedule = potential, integrator, schedule
+        self.ctx, self.settings, self.store = ctx, settings, store
+        self.store_theta = store_theta
+        self.step = 0
+        self.draws = 0
+        self.diverged: torch.Tensor | None = None
+
+    # -- resume -------------------------------------------------------------------------
+    def state_arrays(self, state: State) -> dict[str, np.ndarray]:
+        out = {f"tensor/{k}": _to_np(v) for k, v in state.tensors().items()}
+        out.update({f"schedule/{k}": _to_np(v) for k, v in self.schedule.state_dict().items()})
+        out["rng/noise"] = generator_state(self.ctx.generator)
+        out["rng/batch"] = generator_state(self.schedule.generator)
+        out["step"] = np.asarray(self.step)
+        out["draws"] = np.asarray(self.draws)
+        out["diverged"] = _to_np(self.diverged)
+        if getattr(self.ctx.boundary, "counts", None) is not None:
+            out["bounces"] = _to_np(self.ctx.boundary.counts)
+        return out
+
+    def restore(self, arrays: dict[str, np.ndarray], device) -> State:
+        t = lambda a: torch.as_tensor(a, device=device)  # noqa: E731
+        tensors = {k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("tensor/")}
+        sched = {k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("schedule/")}
+        self.schedule.load_state_dict(sched)
+        self.ctx.generator.set_state(torch.as_tensor(arrays["rng/noise"]))
+        self.schedule.generator.set_state(torch.as_tensor(arrays["rng/batch"]))
+        self.step = int(arrays["step"])
+        self.draws = int(arrays["draws"])
+        self.diverged = t(arrays["diverged"]).bool()
+        if "bounces" in arrays and self.ctx.boundary is not None:
+            self.ctx.boundary.counts = t(arrays["bounces"])
+        x, v = tensors.pop("x"), tensors.pop("v")
+        return State(x, v, tensors)
+
+    # -- the loop -----------------------------------------------------------------------
+    def _next_force(self):
+        idx = self.schedule.next()
+        pot, scale = self.potential, self.schedule.scale
+        return lambda x: pot.force(x, idx, scale)
+
+    def _record(self, state: State, buf: dict) -> None:
+        if self.store_theta:
+            buf.setdefault("theta", []).append(state.x.detach().clone())
+        pred = self.potential.predict(state.x)
+        if pred is not None:
+            buf.setdefault("predictive", []).append(pred.float())
+        diag = {"kinetic_temperature": (state.v**2).mean(dim=1)}
+        diag.update(self.potential.diagnostics())
+        if getattr(self.ctx.boundary, "counts", None) is not None:
+            diag["bounces"] = self.ctx.boundary.counts.clone()
+        for k, v in diag.items():
+            buf.setdefault("diag", {}).setdefault(k, []).append(v.detach().double())
+
+    def _write_draws(self, buf: dict) -> None:
+        stack = lambda xs: _to_np(torch.stack(xs, dim=1))  # noqa: E731  [C, k, ...]
+        self.store.append(
+            theta=stack(buf["theta"]) if buf.get("theta") else None,
+            predictive=stack(buf["predictive"]) if buf.get("predictive") else None,
+            diagnostics={k: stack(v) for k, v in buf.get("diag", {}).items()},
+        )
+        buf.clear()
+        self.store.set_diverged(_to_np(self.diverged))
+
+    def _flush(self, state: State, buf: dict) -> None:
+        self._write_draws(buf)
+        self.store.write_state(self.state_arrays(state))
+        self.store.flush()
+
+    def run(self, state: State) -> State:
+        s = self.settings
+        total = s.total_steps
+        if self.diverged is None:
+            self.diverged = torch.zeros(state.x.shape[0], dtype=torch.bool, device=state.x.device)
+        buf: dict = {}
+        buffered = 0
+        per_draw = (state.x[0].numel() if self.store_theta else 0) + int(
+            getattr(self.potential, "predictive_numel", 0)
+        )
+        last_flush = time.monotonic()
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, initial=self.step, unit="step", disable=not s.progress, dynamic_ncols=True)
+        bar.set_postfix(diverged=0)
+        try:
+            while self.step < total:
+                next_draw = s.burn_in + s.thin * (self.draws + 1)
+                next_check = (self.step // s.check_every + 1) * s.check_every
+                n = min(next_draw, next_check) - self.step
+                state = self.integrator.advance(state, n, self._next_force, self.ctx)
+                self.step += n
+                self.diverged |= ~(torch.isfinite(state.x).all(dim=1) & torch.isfinite(state.v).all(dim=1))
+                bar.update(n)
+                if self.step == next_draw:
+                    self._record(state, buf)
+                    self.draws += 1
+                    buffered += max(per_draw, 1) * state.x.shape[0]
+                now = time.monotonic()
+                if self.step == total or buffered >= s.flush_numbers or now - last_flush > s.flush_seconds:
+                    self._flush(state, buf)
+                    buffered, last_flush = 0, now
+                    bar.set_postfix(diverged=int(self.diverged.sum()))
+        except KeyboardInterrupt:
+            # The RNGs and the schedule may be mid-block: keep the draws made so far but the
+            # resume state of the last flush (a resumed run rewrites the later draws).
+            self._write_draws(buf)
+            self.store.flush()
+            bar.close()
+            raise
+        bar.close()
+        return state

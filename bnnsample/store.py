@@ -1,0 +1,165 @@
+"""SampleStore: the only module that knows the HDF5 names of ``samples.h5``.
+
+Layout (DESIGN.md storage contract, plus two documented extensions):
+
+    theta                  (chains, draws, dim)          thinned positions (optional)
+    predictive             (chains, draws, n_test, K)    test-set class probabilities per draw
+    diverged               (chains,) bool                chain hit NaN/Inf
+    diagnostics/<name>     (chains, draws)               e.g. kinetic temperature, bounces
+    state/<name>           arrays needed to resume (x, v, RNG states, schedule, step)
+    targets                (n_test,)                     test labels            [extension]
+    baselines/<name>       (runs, n_test, K)             e.g. standard training, SWA [extension]
+    attrs: config (resolved YAML), version, seed, integrator, batching, step_size,
+           batch_size, draws_planned, draws (written so far), complete (bool)
+
+Draws are appended in blocks; ``attrs['draws']`` says how many are valid and is updated,
+with the resume state, at every flush, so a killed run leaves a readable file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+FILENAME = "samples.h5"
+
+
+class SampleStore:
+    def __init__(self, path: str | Path, mode: str = "r"):
+        self.path = Path(path)
+        self.f = h5py.File(self.path, mode)
+
+    # -- creation ---------------------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        path: str | Path,
+        *,
+        chains: int,
+        draws: int,
+        dim: int,
+        store_theta: bool,
+        theta_dtype: str = "float32",
+        predictive_shape: tuple[int, int] | None = None,
+        attrs: dict | None = None,
+    ) -> "SampleStore":
+        s = cls(path, "w")
+        f = s.f
+        if store_theta:
+            f.create_dataset(
+                "theta", shape=(chains, draws, dim), dtype=theta_dtype,
+                chunks=(min(chains, 1024), max(1, min(draws, 2**20 // max(1, min(chains, 1024) * dim))), dim)
+                if dim <= 4096 else True,
+                fillvalue=np.nan,
+            )  # fmt: skip
+        if predictive_shape is not None:
+            n_test, k = predictive_shape
+            f.create_dataset(
+                "predictive", shape=(chains, draws, n_test, k), dtype="float32",
+                chunks=(1, 1, n_test, k), fillvalue=np.nan,
+            )  # fmt: skip
+        f.create_dataset("diverged", data=np.zeros(chains, dtype=bool))
+        f.create_group("diagnostics")
+        f.create_group("state")
+        f.attrs.update(attrs or {})
+        f.attrs["draws_planned"] = draws
+        f.attrs["draws"] = 0
+        f.attrs["complete"] = False
+        f.flush()
+        return s
+
+    # -- writing ----------------------------------------------------------------------
+    def append(self, theta=None, predictive=None, diagnostics: dict | None = None) -> None:
+        """Append a block of k draws: theta [C, k, d], predictive [C, k, n, K], diag [C, k]."""
+        k0 = int(self.f.attrs["draws"])
+        k = None
+        if theta is not None and "theta" in self.f:
+            k = theta.shape[1]
+            self.f["theta"][:, k0 : k0 + k] = theta
+        if predictive is not None and "predictive" in self.f:
+            k = predictive.shape[1]
+            self.f["predictive"][:, k0 : k0 + k] = predictive
+        for name, val in (diagnostics or {}).items():
+            k = val.shape[1]
+            g = self.f["diagnostics"]
+            if name not in g:
+                planned = int(self.f.attrs["draws_planned"])
+                g.create_dataset(name, shape=(val.shape[0], planned), dtype="float64", fillvalue=np.nan)
+            g[name][:, k0 : k0 + k] = val
+        if k is not None:
+            self.f.attrs["draws"] = k0 + k
+
+    def write_array(self, name: str, value) -> None:
+        if name in self.f:
+            del self.f[name]
+        self.f.create_dataset(name, data=np.asarray(value))
+
+    def set_diverged(self, mask) -> None:
+        self.f["diverged"][...] = np.asarray(mask, dtype=bool)
+
+    def write_state(self, state: dict[str, np.ndarray]) -> None:
+        g = self.f["state"]
+        for name, value in state.items():
+            value = np.asarray(value)
+            if name in g and g[name].shape == value.shape and g[name].dtype == value.dtype:
+                g[name][...] = value
+            else:
+                if name in g:
+                    del g[name]
+                g.create_dataset(name, data=value)
+
+    def flush(self) -> None:
+        self.f.flush()
+
+    def mark_complete(self) -> None:
+        self.f.attrs["complete"] = True
+        self.f.flush()
+
+    # -- reading ----------------------------------------------------------------------
+    @property
+    def n_draws(self) -> int:
+        return int(self.f.attrs["draws"])
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.f.attrs.get("complete", False))
+
+    def theta(self) -> np.ndarray | None:
+        return self.f["theta"][:, : self.n_draws] if "theta" in self.f else None
+
+    def predictive(self) -> np.ndarray | None:
+        return self.f["predictive"][:, : self.n_draws] if "predictive" in self.f else None
+
+    def diverged(self) -> np.ndarray:
+        return self.f["diverged"][...]
+
+    def diagnostics(self) -> dict[str, np.ndarray]:
+        return {k: v[:, : self.n_draws] for k, v in self.f["diagnostics"].items()}
+
+    def read_state(self) -> dict[str, np.ndarray]:
+        """The resume state as {"a/b": array} (nested groups flattened)."""
+        out = {}
+        self.f["state"].visititems(lambda k, v: out.__setitem__(k, v[...]) if isinstance(v, h5py.Dataset) else None)
+        return out
+
+    def array(self, name: str) -> np.ndarray | None:
+        return self.f[name][...] if name in self.f else None
+
+    def group(self, name: str) -> dict[str, np.ndarray]:
+        return {k: v[...] for k, v in self.f[name].items()} if name in self.f else {}
+
+    @property
+    def attrs(self):
+        return self.f.attrs
+
+    def close(self) -> None:
+        if self.f.id.valid:
+            self.f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
