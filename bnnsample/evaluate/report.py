@@ -66,10 +66,9 @@ def _discrete_stationary(cfg: dict, pot, store: SampleStore):
 
 
 def _density_rows(store: SampleStore, cfg: dict, keep: np.ndarray, exact) -> list[dict]:
-    theta = store.theta()
-    if theta is None:
-        return []
-    theta = theta[keep]
+    if exact is None and store.f["theta"].shape[2] > MAX_MARGINALS if "theta" in store.f else True:
+        return []  # a network's raw weights: no per-coordinate table
+    theta = store.theta()[keep]
     rows = []
     disc = _discrete_stationary(cfg, exact[2], store) if exact is not None else None
     for j in range(min(theta.shape[2], MAX_MARGINALS)):

@@ -40,6 +40,7 @@ def build_potential(model_cfg, data: Data, device: torch.device, dtype: torch.dt
             data.x_test.to(device, dtype),
             prior_precision=float(model_cfg.prior_precision),
             n_calibration=int(model_cfg.n_calibration),
+            chain_batching=str(model_cfg.get("chain_batching", "auto")),
         )
     raise UserError(f"model={name}: allowed values: {', '.join(MODELS)}")
 

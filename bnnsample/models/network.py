@@ -64,6 +64,7 @@ class ClassifierPotential(Potential):
         prior_precision: float = 1.0,
         n_calibration: int = 1000,
         predict_batch: int = 1000,
+        chain_batching: str = "auto",
     ):
         self.module = module  # ordinary module, used for prediction
         self.layout = ParamLayout(module)
@@ -85,17 +86,30 @@ class ClassifierPotential(Potential):
             out = functional_call(net, layout.unflatten(flat), (xb,))
             return F.cross_entropy(out, yb, reduction="sum")
 
-        self._grad_shared = vmap(grad_and_value(batch_loss), in_dims=(0, None, None))
-        self._grad_per_chain = vmap(grad_and_value(batch_loss), in_dims=(0, 0, 0))
+        if chain_batching == "auto":
+            chain_batching = "vmap" if x_train.is_cuda else "loop"
+        if chain_batching not in ("vmap", "loop"):
+            raise ValueError(f"chain_batching={chain_batching}: allowed values: auto, vmap, loop")
+        self.chain_batching = chain_batching
+        one = grad_and_value(batch_loss)
+        self._grad_shared = vmap(one, in_dims=(0, None, None))
+        self._grad_per_chain = vmap(one, in_dims=(0, 0, 0))
+        self._grad_one = one
+
+    def _loop(self, x, xb, yb, shared: bool):
+        # On CPU, vmap over convolutions with per-chain weights measured ~2.4x slower than
+        # one autograd pass per chain (cnn_small, 4 chains, batch 200).
+        outs = [self._grad_one(x[c], xb if shared else xb[c], yb if shared else yb[c]) for c in range(x.shape[0])]
+        return torch.stack([g for g, _ in outs]), torch.stack([v for _, v in outs])
 
     def force(self, x, idx, scale):
-        if idx is None:
-            xb, yb, fn = self.x_train, self.y_train, self._grad_shared
-        elif idx.dim() == 1:
-            xb, yb, fn = self.x_train[idx], self.y_train[idx], self._grad_shared
+        shared = idx is None or idx.dim() == 1
+        xb = self.x_train if idx is None else self.x_train[idx]
+        yb = self.y_train if idx is None else self.y_train[idx]
+        if self.chain_batching == "loop":
+            g, loss = self._loop(x, xb, yb, shared)
         else:
-            xb, yb, fn = self.x_train[idx], self.y_train[idx], self._grad_per_chain
-        g, loss = fn(x, xb, yb)
+            g, loss = (self._grad_shared if shared else self._grad_per_chain)(x, xb, yb)
         self._last_loss = loss.detach() / yb.shape[-1]
         return scale * g + self.lam * self.mask * x
 

@@ -1,0 +1,92 @@
+"""Minibatch schedules: the batch sequences each kind promises."""
+
+import itertools
+
+import pytest
+import torch
+
+from bnnsample.batching import Schedule
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+def draw(s, n):
+    return [s.next() for _ in range(n)]
+
+
+def as_sets(batches):
+    return [frozenset(b.tolist()) for b in batches]
+
+
+@pytest.mark.parametrize("partition", ["fixed", "fresh"])
+def test_sms_is_palindromic_and_uses_each_batch_twice(partition):
+    N, n = 12, 3
+    s = Schedule("sms", N, n, partition=partition, generator=gen())
+    m = N // n
+    assert s.period == 2 * m and s.scale == N / n
+    sweeps = [as_sets(draw(s, 2 * m)) for _ in range(5)]
+    for sw in sweeps:
+        assert sw[:m] == sw[m:][::-1]  # forward then backward
+        assert sorted(map(sorted, sw[:m])) == sorted(map(sorted, set(sw[:m])))  # distinct batches
+        assert set().union(*sw[:m]) == set(range(N))  # a partition of the data
+    orders = {tuple(map(tuple, map(sorted, sw[:m]))) for sw in sweeps}
+    assert len(orders) > 1  # a fresh order each sweep
+    if partition == "fixed":
+        assert len({frozenset(sw[:m]) for sw in sweeps}) == 1  # the same minibatches, reordered
+
+
+def test_reshuffle_visits_each_batch_once_per_epoch():
+    N, n = 10, 2
+    s = Schedule("reshuffle", N, n, generator=gen(1))
+    for _ in range(6):
+        epoch = as_sets(draw(s, 5))
+        assert len(set(epoch)) == 5 and set().union(*epoch) == set(range(N))
+
+
+def test_leftover_points_are_dropped_with_fixed_partition():
+    s = Schedule("sms", 11, 3, generator=gen())
+    used = set().union(*as_sets(draw(s, 6 * 3)))
+    assert len(used) == 9
+
+
+def test_iid_draws_with_replacement_and_iid_wor_without():
+    s = Schedule("iid", 5, 4, generator=gen(2))
+    batches = draw(s, 300)
+    assert any(len(set(b.tolist())) < 4 for b in batches)  # repeats happen
+    counts = torch.bincount(torch.cat(batches), minlength=5).float()
+    assert (counts / counts.sum() - 0.2).abs().max() < 0.05
+    w = Schedule("iid_wor", 5, 4, generator=gen(3))
+    assert all(len(set(b.tolist())) == 4 for b in draw(w, 300))
+
+
+def test_per_chain_schedules_are_independent_and_sms_per_chain():
+    C, N = 64, 4
+    s = Schedule("sms", N, 1, chains=C, generator=gen(4))
+    seq = torch.stack(draw(s, 8))[..., 0]  # [8, C]
+    assert seq.shape == (8, C)
+    assert torch.equal(seq[:4], seq[4:].flip(0))
+    for c in range(C):
+        assert sorted(seq[:4, c].tolist()) == [0, 1, 2, 3]
+    assert len({tuple(seq[:4, c].tolist()) for c in range(C)}) > 10
+    # every order of the batches is equally likely: all 24 permutations appear
+    seqs = torch.stack(draw(s, 8 * 50))[..., 0].reshape(50, 8, C)[:, :4].permute(0, 2, 1).reshape(-1, 4)
+    assert {tuple(p) for p in seqs.tolist()} == set(itertools.permutations(range(4)))
+
+
+def test_full_batch_and_state_roundtrip():
+    assert Schedule("full", 7, 7, generator=gen()).next() is None
+    a = Schedule("sms", 20, 4, generator=gen(5))
+    draw(a, 7)
+    b = Schedule("sms", 20, 4, generator=gen(99))
+    b.load_state_dict(a.state_dict())
+    b.generator.set_state(a.generator.get_state())
+    assert all(torch.equal(x, y) for x, y in zip(draw(a, 30), draw(b, 30)))
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="batch_size"):
+        Schedule("iid", 5, 6, generator=gen())
+    with pytest.raises(ValueError, match="unknown batching"):
+        Schedule("nope", 5, 1, generator=gen())
