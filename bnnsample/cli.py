@@ -36,8 +36,9 @@ def _hydra_run(argv: list[str]) -> None:
     from omegaconf import DictConfig
 
     from .errors import UserError
+    from .paths import conf_dir
 
-    @hydra.main(config_path="pkg://bnnsample.conf", config_name="config", version_base="1.3")
+    @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
     def task(cfg: DictConfig) -> None:
         from . import runner
 

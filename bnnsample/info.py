@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from importlib import resources
-
 import yaml
+
+from .paths import conf_dir
 
 GROUPS = ("integrator", "batching", "dataset", "model", "init", "experiment")
 
@@ -12,7 +12,7 @@ GROUPS = ("integrator", "batching", "dataset", "model", "init", "experiment")
 def group_options(group: str) -> dict[str, str]:
     """{option name: description} of a config group."""
     out = {}
-    root = resources.files("bnnsample.conf") / group
+    root = conf_dir() / group
     for entry in sorted(root.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".yaml"):
             continue

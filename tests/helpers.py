@@ -2,13 +2,15 @@
 
 from pathlib import Path
 
-from hydra import compose, initialize_config_module
+from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
 
 def compose_cfg(overrides=()):
     GlobalHydra.instance().clear()
-    with initialize_config_module("bnnsample.conf", version_base="1.3"):
+    from bnnsample.paths import conf_dir
+
+    with initialize_config_dir(str(conf_dir()), version_base="1.3"):
         return compose("config", overrides=list(overrides))
 
 

@@ -1,0 +1,145 @@
+"""The command line as a user meets it: composition, bad input, divergence, the HDF5 contract."""
+
+import h5py
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnnsample.info import GROUPS
+from bnnsample.paths import conf_dir
+
+from .helpers import compose_cfg
+
+
+def all_options():
+    for group in GROUPS:
+        for f in sorted((conf_dir() / group).iterdir(), key=lambda p: p.name):
+            if f.name.endswith(".yaml"):
+                yield group, f.name[:-5]
+
+
+@pytest.mark.parametrize("group,option", list(all_options()))
+def test_every_config_composes(group, option):
+    from bnnsample.config import validate
+
+    cfg = compose_cfg([f"{group}={option}"])
+    validate(cfg)
+    if group == "dataset":
+        assert cfg.dataset.name == option
+
+
+def test_info_and_help(cli):
+    out = cli("info")
+    assert out.returncode == 0
+    for word in ("sms_ubu", "sg_ubu_wor", "two_batch_gaussian", "mnist5k", "cnn_small", "reshuffle"):
+        assert word in out.stdout
+    out = cli("--help")
+    assert out.returncode == 0 and "bnnsample run" in out.stdout.replace("commands:", "bnnsample run")
+
+
+BAD = [
+    (["step_size=-1"], "step_size"),
+    (["step_size=abc"], "step_size"),
+    (["chains=0"], "chains"),
+    (["thin=0"], "thin"),
+    (["samples=1.5"], "samples"),
+    (["dtype=float16"], "dtype"),
+    (["device=tpu"], "device"),
+    (["batch_size=5000"], "batch_size"),
+]
+
+
+@pytest.mark.parametrize("overrides,field", BAD)
+def test_bad_input_gives_one_line(cli, tmp_path, overrides, field):
+    out = cli("run", "dataset=two_batch_gaussian", *overrides, f"hydra.run.dir={tmp_path}")
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr + out.stdout
+    lines = [ln for ln in out.stderr.splitlines() if "error" in ln.lower()]
+    assert len(lines) == 1 and field in lines[0], out.stderr
+
+
+def test_batch_size_larger_than_data_names_the_size(cli, tmp_path):
+    out = cli("run", "dataset=two_batch_gaussian", "batch_size=3", f"hydra.run.dir={tmp_path}")
+    assert out.returncode != 0 and "batch_size=3" in out.stderr and "2 points" in out.stderr
+
+
+def test_unknown_option_lists_choices(cli, tmp_path):
+    out = cli("run", "dataset=nope", f"hydra.run.dir={tmp_path}")
+    assert out.returncode != 0
+    assert "two_batch_gaussian" in out.stderr and "mnist5k" in out.stderr
+
+
+def test_missing_image_files_one_line(cli, tmp_path):
+    out = cli("run", "dataset=fmnist", f"data_dir={tmp_path / 'data'}", f"hydra.run.dir={tmp_path / 'run'}")
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr
+    assert "train-images-idx3-ubyte.gz" in out.stderr and "download=true" in out.stderr
+
+
+def test_divergent_chains_are_flagged_and_others_go_on(tmp_path):
+    """Chains started far out in a potential whose force overflows there turn Inf/NaN at once;
+    they are flagged, the others keep sampling and stay finite."""
+    import torch
+
+    from bnnsample.batching import Schedule
+    from bnnsample.integrators import StepContext, get_integrator
+    from bnnsample.models.analytic import GaussianMean
+    from bnnsample.sampler import LoopSettings, Sampler
+    from bnnsample.store import SampleStore
+
+    class Overflowing(GaussianMean):
+        def force(self, x, idx, scale):
+            f = super().force(x, idx, scale)
+            return torch.where(x.abs() > 50, f * 1e308 * 1e308, f)
+
+    pot = Overflowing(torch.tensor([[-1.0], [1.0]], dtype=torch.float64), torch.tensor([0.5, 2.0], dtype=torch.float64))
+    x0 = torch.zeros(10, 1, dtype=torch.float64)
+    x0[:3] = 100.0
+    g = torch.Generator().manual_seed(0)
+    ctx = StepContext(h=0.1, gamma=1.0, generator=g)
+    integ = get_integrator("ubu")
+    store = SampleStore.create(tmp_path / "s.h5", chains=10, draws=20, dim=1, store_theta=True, theta_dtype="float64")
+    sched = Schedule("sms", 2, 1, chains=10, generator=torch.Generator().manual_seed(1))
+    sampler = Sampler(pot, integ, sched, ctx, LoopSettings(burn_in=50, samples=20, thin=5, progress=False), store)
+    sampler.run(integ.init_state(x0, ctx))
+    store.close()
+    with SampleStore(tmp_path / "s.h5") as s:
+        div, theta = s.diverged(), s.theta()
+    assert div.tolist() == [True] * 3 + [False] * 7
+    assert np.isfinite(theta[~div]).all() and theta.shape == (10, 20, 1)
+    assert np.abs(theta[~div].mean() + 15 / 17) < 0.3
+
+
+def test_hdf5_contract_and_metrics(cli, tmp_path):
+    out = cli(
+        "run", "dataset=two_batch_gaussian", "chains=300", "burn_in=200", "samples=40", "thin=2",
+        f"hydra.run.dir={tmp_path}",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    with h5py.File(tmp_path / "samples.h5") as f:
+        assert f["theta"].shape == (300, 40, 1)
+        assert f["diverged"].shape == (300,) and f["diverged"].dtype == bool
+        assert f["diagnostics/kinetic_temperature"].shape == (300, 40)
+        for key in ("tensor/x", "tensor/v", "rng/noise", "rng/batch", "step", "draws"):
+            assert key in f["state"], key
+        assert int(f["state/step"][()]) == 200 + 40 * 2
+        assert f.attrs["complete"] and f.attrs["draws"] == 40
+        assert "two_batch_gaussian" in f.attrs["config"]
+        assert f.attrs["integrator"] == "ubu" and f.attrs["batching"] == "sms"
+        assert f.attrs["step_size"] == 0.0625 and f.attrs["batch_size"] == 1
+    table = pd.read_csv(tmp_path / "metrics.csv")
+    w1 = table.query("metric == 'w1'").value.iloc[0]
+    assert 0 < w1 < 0.1
+    assert (tmp_path / "config.yaml").exists() and (tmp_path / "plots" / "marginal_theta0.png").exists()
+    # `evaluate` alone reproduces the table
+    (tmp_path / "metrics.csv").unlink()
+    again = cli("evaluate", str(tmp_path))
+    assert again.returncode == 0 and pd.read_csv(tmp_path / "metrics.csv").equals(table)
+
+
+def test_evaluate_names_unreadable_runs(cli, tmp_path):
+    bad = tmp_path / "0"
+    bad.mkdir()
+    (bad / "samples.h5").write_bytes(b"not hdf5")
+    out = cli("evaluate", str(tmp_path))
+    assert out.returncode != 0 and str(bad) in out.stdout
