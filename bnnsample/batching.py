@@ -32,8 +32,9 @@ import torch
 KINDS = ("full", "iid", "iid_wor", "reshuffle", "sms")
 PARTITIONS = ("fixed", "fresh")
 
-# iid kinds pre-draw this many steps at a time to keep per-step overhead small.
-_IID_BLOCK = 64
+# Schedules pre-draw about this many steps at a time (whole cycles, independent of each
+# other) to keep the per-step overhead small.
+_BLOCK_STEPS = 64
 
 
 class Schedule:
@@ -76,25 +77,26 @@ class Schedule:
         return {"reshuffle": self.n_batches, "sms": 2 * self.n_batches}.get(self.kind, 1)
 
     # -- drawing -----------------------------------------------------------------------
-    def _rand_perm(self, m: int) -> torch.Tensor:
-        """A uniformly random permutation of range(m): [m], or [C, m] per chain."""
-        if self.chains is None:
-            return torch.randperm(m, generator=self.generator, device=self.device)
-        keys = torch.rand(self.chains, m, generator=self.generator, device=self.device)
-        return torch.argsort(keys, dim=1)
+    def _rand_perms(self, cycles: int, m: int) -> torch.Tensor:
+        """Independent uniformly random permutations of range(m): [cycles, m] or [cycles, C, m]."""
+        lead = (cycles,) if self.chains is None else (cycles, self.chains)
+        keys = torch.rand(*lead, m, generator=self.generator, device=self.device)
+        return torch.argsort(keys, dim=-1)
 
-    def _batch_order_table(self) -> torch.Tensor:
-        """Data indices of one epoch's batches in sweep order: [N_m, n] or [N_m, C, n]."""
+    def _epoch_tables(self, cycles: int) -> torch.Tensor:
+        """Data indices of `cycles` independent epochs, batches in sweep order:
+        [cycles, N_m, n] or [cycles, N_m, C, n]."""
         if self._fixed is not None:
-            order = self._rand_perm(self.n_batches)  # [N_m] or [C, N_m]
-            return self._fixed[order.T] if self.chains is not None else self._fixed[order]
-        perm = self._rand_perm(self.n_data)[..., : self.n_batches * self.batch_size]
+            order = self._rand_perms(cycles, self.n_batches)  # [K, N_m] or [K, C, N_m]
+            return self._fixed[order if self.chains is None else order.transpose(1, 2)]
+        perm = self._rand_perms(cycles, self.n_data)[..., : self.n_batches * self.batch_size]
         if self.chains is None:
-            return perm.view(self.n_batches, self.batch_size)
-        return perm.view(self.chains, self.n_batches, self.batch_size).transpose(0, 1)
+            return perm.view(cycles, self.n_batches, self.batch_size)
+        return perm.view(cycles, self.chains, self.n_batches, self.batch_size).transpose(1, 2)
 
     def _new_cycle(self) -> torch.Tensor:
-        shape = (_IID_BLOCK,) + ((self.chains,) if self.chains is not None else ())
+        """Indices of the next block of steps: [L, n] or [L, C, n] (whole cycles)."""
+        shape = (_BLOCK_STEPS,) + ((self.chains,) if self.chains is not None else ())
         if self.kind == "iid":
             return torch.randint(
                 self.n_data, shape + (self.batch_size,), generator=self.generator, device=self.device
@@ -102,10 +104,10 @@ class Schedule:
         if self.kind == "iid_wor":
             keys = torch.rand(shape + (self.n_data,), generator=self.generator, device=self.device)
             return torch.topk(keys, self.batch_size, dim=-1).indices
-        table = self._batch_order_table()
+        tables = self._epoch_tables(max(1, _BLOCK_STEPS // self.period))
         if self.kind == "sms":
-            table = torch.cat([table, table.flip(0)], dim=0)
-        return table
+            tables = torch.cat([tables, tables.flip(1)], dim=1)
+        return tables.reshape(-1, *tables.shape[2:])
 
     def next(self) -> torch.Tensor | None:
         """Indices of the next step's minibatch (None: the full data set)."""

@@ -17,6 +17,7 @@ from .data import load_data
 from .errors import UserError
 from .integrators import StepContext, get_integrator
 from .models import build_potential
+from .rng import GaussianNoise
 from .potential import ElasticBox, Localized
 from .sampler import LoopSettings, Sampler
 from .store import FILENAME, SampleStore
@@ -124,7 +125,7 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     ctx = StepContext(
         h=float(cfg.step_size),
         gamma=float(cfg.friction),
-        generator=make_generator(device, seed * 2),
+        noise=GaussianNoise(device, seed * 2),
         boundary=boundary,
     )
     state = integrator.init_state(x0, ctx)

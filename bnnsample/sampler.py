@@ -67,7 +67,7 @@ class Sampler:
     def state_arrays(self, state: State) -> dict[str, np.ndarray]:
         out = {f"tensor/{k}": _to_np(v) for k, v in state.tensors().items()}
         out.update({f"schedule/{k}": _to_np(v) for k, v in self.schedule.state_dict().items()})
-        out["rng/noise"] = generator_state(self.ctx.generator)
+        out["rng/noise"] = self.ctx.noise.state_array()
         out["rng/batch"] = generator_state(self.schedule.generator)
         out["step"] = np.asarray(self.step)
         out["draws"] = np.asarray(self.draws)
@@ -81,7 +81,7 @@ class Sampler:
         tensors = {k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("tensor/")}
         sched = {k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("schedule/")}
         self.schedule.load_state_dict(sched)
-        self.ctx.generator.set_state(torch.as_tensor(arrays["rng/noise"]))
+        self.ctx.noise.load_state_array(arrays["rng/noise"])
         self.schedule.generator.set_state(torch.as_tensor(arrays["rng/batch"]))
         self.step = int(arrays["step"])
         self.draws = int(arrays["draws"])

@@ -84,6 +84,7 @@ def test_divergent_chains_are_flagged_and_others_go_on(tmp_path):
     from bnnsample.batching import Schedule
     from bnnsample.integrators import StepContext, get_integrator
     from bnnsample.models.analytic import GaussianMean
+    from bnnsample.rng import GaussianNoise
     from bnnsample.sampler import LoopSettings, Sampler
     from bnnsample.store import SampleStore
 
@@ -95,8 +96,7 @@ def test_divergent_chains_are_flagged_and_others_go_on(tmp_path):
     pot = Overflowing(torch.tensor([[-1.0], [1.0]], dtype=torch.float64), torch.tensor([0.5, 2.0], dtype=torch.float64))
     x0 = torch.zeros(10, 1, dtype=torch.float64)
     x0[:3] = 100.0
-    g = torch.Generator().manual_seed(0)
-    ctx = StepContext(h=0.1, gamma=1.0, generator=g)
+    ctx = StepContext(h=0.1, gamma=1.0, noise=GaussianNoise("cpu", 0))
     integ = get_integrator("ubu")
     store = SampleStore.create(tmp_path / "s.h5", chains=10, draws=20, dim=1, store_theta=True, theta_dtype="float64")
     sched = Schedule("sms", 2, 1, chains=10, generator=torch.Generator().manual_seed(1))

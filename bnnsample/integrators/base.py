@@ -19,6 +19,8 @@ from typing import Callable, Protocol
 
 import torch
 
+from ..rng import GaussianNoise
+
 Force = Callable[[torch.Tensor], torch.Tensor]
 
 
@@ -46,13 +48,11 @@ class StepContext:
 
     h: float
     gamma: float
-    generator: torch.Generator
+    noise: GaussianNoise
     boundary: Boundary | None = None
 
     def normal(self, *shape: int, like: torch.Tensor) -> torch.Tensor:
-        return torch.randn(
-            *shape, dtype=like.dtype, device=like.device, generator=self.generator
-        )
+        return self.noise(*shape, like=like)
 
 
 class Integrator:

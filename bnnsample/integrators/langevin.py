@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Callable
 
+import torch
+
 from .base import Force, Integrator, State, StepContext, register
 from .ou import ou_constants, ou_step
 
 
 def kick(v, force, x, h: float):
     """B step: v <- v - h G(x), with G the minibatch force estimate."""
-    return v - h * force(x)
+    return torch.add(v, force(x), alpha=-h)
 
 
 @register

@@ -83,6 +83,6 @@ def ou_constants(gamma: float, tau: float) -> OUConstants:
 
 def ou_step(x: torch.Tensor, v: torch.Tensor, c: OUConstants, noise: torch.Tensor):
     """Apply the exact OU flow with constants c; noise has shape (2, *x.shape), N(0, 1)."""
-    x_new = x + c.drift * v + c.s_x * noise[0]
-    v_new = c.eta * v + c.rho * noise[0] + c.s_v * noise[1]
+    x_new = torch.add(x, v, alpha=c.drift).add_(noise[0], alpha=c.s_x)
+    v_new = torch.mul(v, c.eta).add_(noise[0], alpha=c.rho).add_(noise[1], alpha=c.s_v)
     return x_new, v_new

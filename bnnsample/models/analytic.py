@@ -26,16 +26,23 @@ class GaussianMean(Potential):
         self.prec_y = self.prec * y  # [N, d]
         self.lam0 = float(prior_precision)
         self.m0 = float(prior_mean)
+        self._scaled: dict[float, torch.Tensor] = {}
 
-    def _prior(self, x):
-        return self.lam0 * (x - self.m0) if self.lam0 else 0.0
+    def _table(self, scale: float) -> torch.Tensor:
+        """[N, 2, d] rows (scale P_i, -scale P_i y_i): one gather serves a whole minibatch force."""
+        if scale not in self._scaled:
+            self._scaled[scale] = torch.stack([scale * self.prec, -scale * self.prec_y], dim=1)
+        return self._scaled[scale]
 
     def force(self, x, idx, scale):
+        table = self._table(scale)
         if idx is None:
-            p, py = self.prec.sum(0), self.prec_y.sum(0)
+            t = table.sum(0)
         else:
-            p, py = self.prec[idx].sum(-2), self.prec_y[idx].sum(-2)
-        return scale * (x * p - py) + self._prior(x)
+            t = table.index_select(0, idx.reshape(-1)).view(*idx.shape, *table.shape[1:])
+            t = t.squeeze(-3) if idx.shape[-1] == 1 else t.sum(-3)  # [C, 2, d] or [2, d]
+        f = torch.addcmul(t[..., 1, :], x, t[..., 0, :])
+        return f.add_(x - self.m0, alpha=self.lam0) if self.lam0 else f
 
     def exact_posterior(self):
         prec = self.prec.sum(0) + self.lam0
