@@ -7,6 +7,7 @@ config help), so everything Hydra accepts works: ``bnnsample run -m step_size=1e
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -35,7 +36,7 @@ def _hydra_run(argv: list[str]) -> None:
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import DictConfig
 
-    from .errors import UserError
+    from .errors import Interrupted, UserError
     from .paths import conf_dir
 
     @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
@@ -52,9 +53,14 @@ def _hydra_run(argv: list[str]) -> None:
         except UserError as e:
             logging.getLogger("bnnsample").error(str(e))
             _fail(str(e))
-        except KeyboardInterrupt:
-            _fail(f"interrupted; samples written so far are in {run_dir / 'samples.h5'}", 130)
+        except (KeyboardInterrupt, Interrupted) as e:
+            _fail(f"interrupted ({e or 'at once'}); draws written so far are in {run_dir / 'samples.h5'}", 130)
 
+    from .sampler import request_stop
+
+    # Ctrl-C and a launcher's SIGTERM stop the loop at the next block boundary, draws kept.
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
     sys.argv = ["bnnsample run", *argv]
     task()
 

@@ -57,6 +57,7 @@ def validate(cfg: DictConfig) -> None:
     _integer(cfg, "thin", low=1)
     _integer(cfg, "seed", low=0)
     _integer(cfg, "check_every", low=1)
+    _number(cfg, "flush_seconds", low=0, strict=False)
     _choice(cfg.device, "device", DEVICES)
     _choice(cfg.dtype, "dtype", DTYPES)
     _choice(cfg.unit, "unit", UNITS)

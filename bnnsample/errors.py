@@ -19,3 +19,7 @@ class ConfigError(UserError):
 
 class DataMissingError(UserError):
     """A dataset's files are not where they are expected (and download is off)."""
+
+
+class Interrupted(Exception):
+    """A run stopped on request (Ctrl-C, SIGTERM) after writing its draws and resume state."""

@@ -104,6 +104,7 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
         samples=int(cfg.samples),
         thin=int(cfg.thin) * unit,
         check_every=int(cfg.check_every),
+        flush_seconds=float(cfg.flush_seconds),
         progress=bool(cfg.progress),
     )
 

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from .batching import Schedule
+from .errors import Interrupted
 from .integrators.base import Integrator, State, StepContext
 from .potential import Potential
 from .store import SampleStore
@@ -35,6 +36,17 @@ class LoopSettings:
     @property
     def total_steps(self) -> int:
         return self.burn_in + self.samples * self.thin
+
+
+_stop = {"requested": False}
+
+
+def request_stop(signum=None, frame=None) -> None:
+    """Signal handler: the loop stops at the next block boundary, after writing its draws and
+    a consistent resume state. A second request interrupts at once."""
+    if _stop["requested"]:
+        raise KeyboardInterrupt
+    _stop["requested"] = True
 
 
 def _to_np(t: torch.Tensor) -> np.ndarray:
@@ -154,10 +166,17 @@ class Sampler:
                     self.draws += 1
                     buffered += max(per_draw, 1) * state.x.shape[0]
                 now = time.monotonic()
-                if self.step == total or buffered >= s.flush_numbers or now - last_flush > s.flush_seconds:
+                stop = _stop["requested"]
+                if stop or self.step == total or buffered >= s.flush_numbers or now - last_flush > s.flush_seconds:
                     self._flush(state, buf)
                     buffered, last_flush = 0, now
                     bar.set_postfix(diverged=int(self.diverged.sum()))
+                if stop:
+                    _stop["requested"] = False
+                    raise Interrupted(f"stopped at step {self.step} of {total} after {self.draws} draws")
+        except Interrupted:
+            bar.close()
+            raise
         except KeyboardInterrupt:
             # The RNGs and the schedule may be mid-block: keep the draws made so far but the
             # resume state of the last flush (a resumed run rewrites the later draws).
