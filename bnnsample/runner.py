@@ -108,18 +108,29 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
         progress=bool(cfg.progress),
     )
 
+    path = run_dir / FILENAME
+    config_yaml = OmegaConf.to_yaml(cfg, resolve=True)
+    resume = _resumable(path, config_yaml)
+    if resume == "complete":
+        print(f"[bnnsample] {path} is already complete; nothing to do (choose another hydra.run.dir to rerun)")
+        return path
+
     extra_arrays: dict = {}
     chains = int(cfg.chains)
     boundary = None
-    if cfg.init.name == "swa":
+    if resume:
+        with SampleStore(path) as old:
+            x0 = torch.as_tensor(old.array("init/x0"), device=device, dtype=dtype)
+    elif cfg.init.name == "swa":
         x0 = swa_initialisation(cfg, pot, device, extra_arrays)
+    if cfg.init.name == "swa":
         lam = float(cfg.init.localization)
         if lam > 0:
             pot = Localized(pot, x0.clone(), lam)
             boundary = ElasticBox.for_localization(x0.clone(), lam, float(cfg.init.bounce_width))
     elif cfg.init.name == "zeros":
         x0 = torch.zeros(chains, pot.dim, device=device, dtype=dtype)
-    else:
+    elif not resume:
         raise UserError(f"init={cfg.init.name}: allowed values: swa, zeros")
 
     integrator = get_integrator(cfg.integrator.name)
@@ -131,10 +142,9 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     )
     state = integrator.init_state(x0, ctx)
 
-    path = run_dir / FILENAME
-    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    (run_dir / "config.yaml").write_text(config_yaml)
     attrs = {
-        "config": OmegaConf.to_yaml(cfg, resolve=True),
+        "config": config_yaml,
         "version": __version__,
         "seed": seed,
         "integrator": cfg.integrator.name,
@@ -150,27 +160,18 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
         "schedule_period": sched.period,
         "device": str(device),
     }
-    n_out = None
     if data.task == "classification":
-        n_out = (data.x_test.shape[0], data.n_classes)
-        pot.predictive_numel = n_out[0] * n_out[1]
-    store = SampleStore.create(
-        path,
-        chains=chains,
-        draws=settings.samples,
-        dim=pot.dim,
-        store_theta=bool(cfg.store_theta),
-        theta_dtype=cfg.dtype,
-        predictive_shape=n_out,
-        attrs=attrs,
-    )
-    try:
-        if data.y_test is not None:
-            store.write_array("targets", data.y_test.numpy())
-        for name, arr in extra_arrays.items():
-            store.write_array(name, arr.cpu().numpy() if torch.is_tensor(arr) else arr)
-        store.write_array("init/x0", x0.cpu().numpy())
+        pot.predictive_numel = data.x_test.shape[0] * data.n_classes
+    if resume:
+        store = SampleStore(path, "r+")
         sampler = Sampler(pot, integrator, sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
+        state = sampler.restore(store.read_state(), device)
+        store.attrs["draws"] = sampler.draws  # draws written after the last resume state are redone
+        print(f"[bnnsample] resuming {path} at step {sampler.step} of {settings.total_steps}")
+    else:
+        store = _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0)
+        sampler = Sampler(pot, integrator, sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
+    try:
         sampler.run(state)
         store.mark_complete()
         n_div = int(sampler.diverged.sum())
@@ -180,3 +181,44 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     finally:
         store.close()
     return path
+
+
+def _resumable(path: Path, config_yaml: str):
+    """False (start afresh), True (resume from state/) or "complete"."""
+    if not path.exists():
+        return False
+    try:
+        with SampleStore(path) as old:
+            if old.attrs.get("config") != config_yaml:
+                raise UserError(
+                    f"{path} holds a run with a different config; choose another hydra.run.dir "
+                    "(or delete the file) to start a new run there"
+                )
+            if old.complete:
+                return "complete"
+            return "step" in old.f["state"]
+    except OSError:
+        log.warning("%s is unreadable; starting the run afresh", path)
+        return False
+
+
+def _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0) -> SampleStore:
+    n_out = (data.x_test.shape[0], data.n_classes) if data.task == "classification" else None
+    store = SampleStore.create(
+        path,
+        chains=int(cfg.chains),
+        draws=settings.samples,
+        dim=pot.dim,
+        store_theta=bool(cfg.store_theta),
+        theta_dtype=cfg.dtype,
+        predictive_shape=n_out,
+        attrs=attrs,
+    )
+    if data.y_test is not None:
+        store.write_array("targets", data.y_test.numpy())
+    for name, arr in extra_arrays.items():
+        store.write_array(name, arr.cpu().numpy() if torch.is_tensor(arr) else arr)
+    store.write_array("init/x0", x0.cpu().numpy())
+    store.flush()
+    return store
+
