@@ -122,7 +122,13 @@ class Sampler:
         for k, v in diag.items():
             buf.setdefault("diag", {}).setdefault(k, []).append(v.detach().double())
 
-    def _write_draws(self, buf: dict) -> None:
+    def _check(self, state: State) -> None:
+        """Flag chains with non-finite x or v (on the device, no host sync). Non-finite
+        values stay non-finite, so checking every check_every steps misses no chain."""
+        self.diverged |= ~(torch.isfinite(state.x).all(dim=1) & torch.isfinite(state.v).all(dim=1))
+
+    def _write_draws(self, buf: dict, state: State) -> None:
+        self._check(state)
         stack = lambda xs: _to_np(torch.stack(xs, dim=1))  # noqa: E731  [C, k, ...]
         self.store.append(
             theta=stack(buf["theta"]) if buf.get("theta") else None,
@@ -133,7 +139,7 @@ class Sampler:
         self.store.set_diverged(_to_np(self.diverged))
 
     def _flush(self, state: State, buf: dict) -> None:
-        self._write_draws(buf)
+        self._write_draws(buf, state)
         self.store.write_state(self.state_arrays(state))
         self.store.flush()
 
@@ -159,7 +165,8 @@ class Sampler:
                 n = min(next_draw, next_check) - self.step
                 state = self.integrator.advance(state, n, self._next_force, self.ctx)
                 self.step += n
-                self.diverged |= ~(torch.isfinite(state.x).all(dim=1) & torch.isfinite(state.v).all(dim=1))
+                if self.step == next_check:
+                    self._check(state)
                 bar.update(n)
                 if self.step == next_draw:
                     self._record(state, buf)
@@ -180,7 +187,7 @@ class Sampler:
         except KeyboardInterrupt:
             # The RNGs and the schedule may be mid-block: keep the draws made so far but the
             # resume state of the last flush (a resumed run rewrites the later draws).
-            self._write_draws(buf)
+            self._write_draws(buf, state)
             self.store.flush()
             bar.close()
             raise
