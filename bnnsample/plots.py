@@ -77,13 +77,15 @@ def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray) 
 
 def plot_run(out: Path, store, keep: np.ndarray, ensembles: dict, exact) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    theta = store.theta()
+    theta = store.theta() if (store.theta_dim or 0) <= 100 else None  # not a network's weights
+    diags = {k: v[keep] for k, v in store.diagnostics().items()}
     if theta is not None and theta.shape[1] and keep.any():
         theta = theta[keep]
         mx = None if exact is None else (float(exact[0][0]), math.sqrt(float(exact[1][0, 0])))
-        if theta.shape[2] <= 100:
-            plot_marginal(out / "marginal_theta0.png", theta[:, :, 0], mx, "marginal of theta[0]")
-        plot_traces(out / "traces.png", {"theta[0]": theta[:, :, 0], **{k: v[keep] for k, v in store.diagnostics().items()}})
+        plot_marginal(out / "marginal_theta0.png", theta[:, :, 0], mx, "marginal of theta[0]")
+        diags = {"theta[0]": theta[:, :, 0], **diags}
+    if diags and keep.any() and store.n_draws:
+        plot_traces(out / "traces.png", diags)
     y = store.array("targets")
     if ensembles and y is not None:
         plot_reliability(out / "reliability.png", ensembles, y)

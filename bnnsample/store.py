@@ -126,6 +126,10 @@ class SampleStore:
     def complete(self) -> bool:
         return bool(self.f.attrs.get("complete", False))
 
+    @property
+    def theta_dim(self) -> int | None:
+        return self.f["theta"].shape[2] if "theta" in self.f else None
+
     def theta(self) -> np.ndarray | None:
         return self.f["theta"][:, : self.n_draws] if "theta" in self.f else None
 

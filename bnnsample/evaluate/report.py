@@ -66,8 +66,9 @@ def _discrete_stationary(cfg: dict, pot, store: SampleStore):
 
 
 def _density_rows(store: SampleStore, cfg: dict, keep: np.ndarray, exact) -> list[dict]:
-    if exact is None and store.f["theta"].shape[2] > MAX_MARGINALS if "theta" in store.f else True:
-        return []  # a network's raw weights: no per-coordinate table
+    dim = store.theta_dim
+    if dim is None or (exact is None and dim > MAX_MARGINALS):
+        return []  # no positions stored, or a network's raw weights: no per-coordinate table
     theta = store.theta()[keep]
     rows = []
     disc = _discrete_stationary(cfg, exact[2], store) if exact is not None else None
@@ -126,7 +127,7 @@ def evaluate_run(run_dir: Path, echo: bool = False) -> pd.DataFrame:
             dict(group="run", metric="diverged_chains", value=int(diverged.sum()), se=float("nan")),
             dict(group="run", metric="draws_per_chain", value=store.n_draws, se=float("nan")),
         ]
-        exact = _exact_posterior(cfg) if "theta" in store.f else None
+        exact = _exact_posterior(cfg) if store.theta_dim is not None else None
         if keep.any() and store.n_draws > 0:
             rows += _density_rows(store, cfg, keep, exact)
             crow, ensembles = _classification_rows(store, keep) if store.array("targets") is not None else ([], {})
