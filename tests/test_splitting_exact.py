@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from bnnsample.evaluate.report import evaluate_run
 from bnnsample.evaluate.metrics import chain_mean_se, chain_var_se
 from bnnsample.evaluate.stationary import AffineStep, batch_sequences, cycle_moments, recorded_mixture
 from bnnsample.store import SampleStore
@@ -77,6 +78,10 @@ def test_two_batch_gaussian_moments(tmp_path, preset, scheme):
     v, v_se = chain_var_se(theta)
     assert abs(m - mean[0]) < 4 * m_se, (m, mean[0], m_se)
     assert abs(v - cov[0, 0]) < 4 * v_se, (v, cov[0, 0], v_se)
+    # the evaluation stage's own exact reference (bnnsample.evaluate.stationary) agrees
+    table = evaluate_run(path.parent).set_index(["group", "metric"]).value
+    assert table[("theta[0]", "scheme_stationary_var")] == pytest.approx(cov[0, 0], rel=1e-9)
+    assert table[("theta[0]", "scheme_stationary_mean")] == pytest.approx(mean[0], rel=1e-9)
     # the comparison has power: the law under another schedule is many standard errors away
     other = exact(scheme, "full" if kind == "iid" else "iid")
     assert abs(cov[0, 0] - other[1][0, 0]) > 8 * v_se or abs(mean[0] - other[0][0]) > 8 * m_se

@@ -42,10 +42,12 @@ def _exact_posterior(cfg: dict):
 
 def _discrete_stationary(cfg: dict, pot, store: SampleStore):
     """Exact pooled (mean, cov) of the recorded draws of the discrete chain, or None."""
-    from .stationary import linear_scheme_moments, recorded_mixture, ubu_affine
+    from .stationary import SCHEMES, linear_scheme_moments, recorded_mixture
 
-    if cfg["integrator"]["name"] != "ubu" or pot.n_data > 8:
+    scheme = cfg["integrator"]["name"]
+    if scheme not in SCHEMES or pot.n_data > 8:
         return None
+    step_map, offset = SCHEMES[scheme]
     kind = cfg["batching"]["name"]
     h, gamma, n = float(cfg["step_size"]), float(cfg["friction"]), int(cfg["batch_size"])
     partition = None
@@ -56,11 +58,11 @@ def _discrete_stationary(cfg: dict, pot, store: SampleStore):
         partition = part.tolist()
     H_i, r_i, lam0, r0 = (t.numpy() if hasattr(t, "numpy") else t for t in pot.linear_form())
     phases_moments = linear_scheme_moments(
-        lambda H, r: ubu_affine(H, r, h, gamma), H_i, r_i, lam0, r0, kind, n, partition
+        lambda H, r: step_map(H, r, h, gamma), H_i, r_i, lam0, r0, kind, n, partition
     )
     attrs = store.attrs
     steps = int(attrs["burn_in_steps"]) + int(attrs["thin_steps"]) * np.arange(1, store.n_draws + 1)
-    mean, cov = recorded_mixture(phases_moments, steps)
+    mean, cov = recorded_mixture(phases_moments, steps + offset)
     d = pot.dim
     return mean[:d], cov[:d, :d]
 

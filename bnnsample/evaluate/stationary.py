@@ -18,6 +18,7 @@ Gaussian mixture (not Gaussian); its mean and covariance are exact.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +63,40 @@ def ubu_affine(H, r, h: float, gamma: float) -> AffineStep:
     """One UBU step U(h/2) B(h) U(h/2) with force H x - r."""
     u = ou_affine(gamma, h / 2, len(r))
     return u.then(kick_affine(np.asarray(H, float), np.asarray(r, float), h)).then(u)
+
+
+def baoab_affine(H, r, h: float, gamma: float) -> AffineStep:
+    """One first-same-as-last BAOAB step on z = (x, v, g), g the cached force:
+    B(h/2) A(h/2) O(h) A(h/2), g <- H x - r, B(h/2)."""
+    H = np.asarray(H, float)
+    d = len(r)
+    I, Z = np.eye(d), np.zeros((d, d))
+    B = AffineStep(np.block([[I, Z, Z], [Z, I, -h / 2 * I], [Z, Z, I]]), np.zeros(3 * d), np.zeros((3 * d, 3 * d)))
+    A = AffineStep(np.block([[I, h / 2 * I, Z], [Z, I, Z], [Z, Z, I]]), np.zeros(3 * d), np.zeros((3 * d, 3 * d)))
+    eta = math.exp(-gamma * h)
+    O = AffineStep(
+        np.block([[I, Z, Z], [Z, eta * I, Z], [Z, Z, I]]), np.zeros(3 * d),
+        np.block([[Z, Z, Z], [Z, -math.expm1(-2 * gamma * h) * I, Z], [Z, Z, Z]]),
+    )  # fmt: skip
+    G = AffineStep(np.block([[I, Z, Z], [Z, I, Z], [H, Z, Z]]), np.concatenate([np.zeros(2 * d), -np.asarray(r, float)]),
+                   np.zeros((3 * d, 3 * d)))  # fmt: skip
+    return B.then(A).then(O).then(A).then(G).then(B)
+
+
+def em_affine(H, r, h: float, gamma: float) -> AffineStep:
+    """One Euler-Maruyama step: x' = x + h v, v' = v - h (H x - r) - h gamma v + sqrt(2 gamma h) xi."""
+    H = np.asarray(H, float)
+    d = len(r)
+    I, Z = np.eye(d), np.zeros((d, d))
+    return AffineStep(
+        np.block([[I, h * I], [-h * H, (1 - h * gamma) * I]]),
+        np.concatenate([np.zeros(d), h * np.asarray(r, float)]),
+        np.block([[Z, Z], [Z, 2 * gamma * h * I]]),
+    )
+
+
+# scheme name -> (one-step affine map, phase offset of the state after sampler step s)
+SCHEMES = {"ubu": (ubu_affine, 0), "baoab": (baoab_affine, 1), "em": (em_affine, 0)}
 
 
 def cycle_moments(sequences: list[tuple[float, list[AffineStep]]]) -> list[tuple[np.ndarray, np.ndarray]]:
