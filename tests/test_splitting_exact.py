@@ -42,7 +42,32 @@ def em_step(Hb, rb, h, gamma):
     return lin([[1, h], [-h * Hb, 1 - h * gamma]], c=[0, h * rb], q=np.diag([0, 2 * gamma * h]))
 
 
-SCHEMES = {"baoab": (baoab_step, 1), "em": (em_step, 0)}  # (map, phase offset of recorded states)
+def obabo_step(Hb, rb, h, gamma):
+    """On z = (x, v, g): O(h/2) B(h/2) A(h) g <- Hb x - rb B(h/2) O(h/2)."""
+    e = math.exp(-gamma * h / 2)
+    O = lin([[1, 0, 0], [0, e, 0], [0, 0, 1]], q=np.diag([0, 1 - e**2, 0]))
+    B = lin([[1, 0, 0], [0, 1, -h / 2], [0, 0, 1]])
+    A = lin([[1, h, 0], [0, 1, 0], [0, 0, 1]])
+    G = lin([[1, 0, 0], [0, 1, 0], [Hb, 0, 0]], c=[0, 0, -rb])
+    return O.then(B).then(A).then(G).then(B).then(O)
+
+
+def aboba_step(Hb, rb, h, gamma):
+    """Chen et al. (2015) SGHMC-S on z = (x, v)."""
+    A = lin([[1, h / 2], [0, 1]])
+    D = lin([[1, 0], [0, math.exp(-gamma * h / 2)]])
+    K = lin([[1, 0], [-h * Hb, 1]], c=[0, h * rb], q=np.diag([0, 2 * gamma * h]))
+    return A.then(D).then(K).then(D).then(A)
+
+
+def sgld_step(Hb, rb, h, gamma):
+    """x' = x - h (Hb x - rb) + sqrt(2h) xi, on z = (x,)."""
+    return lin([[1 - h * Hb]], c=[h * rb], q=[[2 * h]])
+
+
+# (map, phase offset of recorded states)
+SCHEMES = {"baoab": (baoab_step, 1), "em": (em_step, 0), "obabo": (obabo_step, 1), "aboba": (aboba_step, 0),
+           "sgld": (sgld_step, 0)}  # fmt: skip
 
 
 def exact(scheme, kind):
@@ -59,6 +84,8 @@ def exact(scheme, kind):
 PRESETS = [
     ("baoab", "baoab"), ("sg_baoab", "baoab"), ("sg_baoab_wor", "baoab"), ("sms_baoab", "baoab"),
     ("em", "em"), ("sg_em", "em"), ("sg_em_wor", "em"), ("sms_em", "em"),
+    ("obabo", "obabo"), ("obabo batching=sms", "obabo"), ("aboba", "aboba"), ("aboba batching=iid", "aboba"),
+    ("aboba batching=reshuffle", "aboba"), ("sgld", "sgld"), ("sgld batching=sms", "sgld"),
 ]  # fmt: skip
 
 
@@ -66,7 +93,7 @@ PRESETS = [
 def test_two_batch_gaussian_moments(tmp_path, preset, scheme):
     path, cfg = run_inprocess(
         tmp_path,
-        [f"integrator={preset}", "dataset=two_batch_gaussian", f"chains={CHAINS}", f"step_size={STEP}",
+        [*f"integrator={preset}".split(), "dataset=two_batch_gaussian", f"chains={CHAINS}", f"step_size={STEP}",
          f"friction={GAMMA}", f"burn_in={BURN}", f"thin={THIN}", f"samples={SAMPLES}", "seed=11"],
     )  # fmt: skip
     kind = cfg.batching.name
@@ -78,10 +105,10 @@ def test_two_batch_gaussian_moments(tmp_path, preset, scheme):
     v, v_se = chain_var_se(theta)
     assert abs(m - mean[0]) < 4 * m_se, (m, mean[0], m_se)
     assert abs(v - cov[0, 0]) < 4 * v_se, (v, cov[0, 0], v_se)
-    # the evaluation stage's own exact reference (bnnsample.evaluate.stationary) agrees
-    table = evaluate_run(path.parent).set_index(["group", "metric"]).value
-    assert table[("theta[0]", "scheme_stationary_var")] == pytest.approx(cov[0, 0], rel=1e-9)
-    assert table[("theta[0]", "scheme_stationary_mean")] == pytest.approx(mean[0], rel=1e-9)
+    if scheme in ("baoab", "em"):  # the evaluation stage's own exact reference agrees
+        table = evaluate_run(path.parent).set_index(["group", "metric"]).value
+        assert table[("theta[0]", "scheme_stationary_var")] == pytest.approx(cov[0, 0], rel=1e-9)
+        assert table[("theta[0]", "scheme_stationary_mean")] == pytest.approx(mean[0], rel=1e-9)
     # the comparison has power: the law under another schedule is many standard errors away
     other = exact(scheme, "full" if kind == "iid" else "iid")
     assert abs(cov[0, 0] - other[1][0, 0]) > 8 * v_se or abs(mean[0] - other[0][0]) > 8 * m_se

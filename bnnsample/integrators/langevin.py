@@ -132,3 +132,82 @@ class EM(Integrator):
             if ctx.boundary is not None:
                 x, v = ctx.boundary(x, v)
         return State(x, v, state.extra)
+
+
+@register
+class OBABO(Integrator):
+    """OBABO (paulin2025 §1.7): O(h/2) B(h/2) A(h) B(h/2) O(h/2), with
+    O(h/2): v <- e^{-gamma h/2} v + sqrt(1 - e^{-gamma h}) xi. The force at the end of A is
+    this step's minibatch and is reused by the next step's first kick (one gradient per
+    step; g_0 takes the schedule's first batch)."""
+
+    name = "obabo"
+    summary = "OBABO splitting with first-same-as-last minibatch force"
+
+    def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
+        x, v = state.x, state.v
+        g = state.extra.get("g")
+        if g is None:
+            g = next_force()(x)
+        half = ctx.h / 2
+        for _ in range(n):
+            v = velocity_ou(v, ctx.gamma, half, ctx.normal(*x.shape, like=x))
+            v = kick_with(v, g, half)
+            x = drift(x, v, ctx.h)
+            if ctx.boundary is not None:
+                x, v = ctx.boundary(x, v)
+            g = next_force()(x)
+            v = kick_with(v, g, half)
+            v = velocity_ou(v, ctx.gamma, half, ctx.normal(*x.shape, like=x))
+        return State(x, v, {**state.extra, "g": g})
+
+
+@register
+class ABOBA(Integrator):
+    """The symmetric splitting of Chen, Ding & Carin (2015), SGHMC-S (chen2015 §1.2b):
+
+        x1 = x + (h/2) v                          A, half step
+        v1 = e^{-gamma h/2} v                     friction only, half step
+        v2 = v1 - h G(x1) + sqrt(2 gamma h) xi    kick with the force at the half-step position, Euler noise
+        v' = e^{-gamma h/2} v2                    friction only, half step
+        x' = x1 + (h/2) v'                        A, half step
+    """
+
+    name = "aboba"
+    summary = "Chen et al. 2015 symmetric splitting (SGHMC-S): force at the half step, Euler noise"
+
+    def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
+        x, v = state.x, state.v
+        half = ctx.h / 2
+        damp = math.exp(-ctx.gamma * half)
+        noise = math.sqrt(2 * ctx.gamma * ctx.h)
+        for _ in range(n):
+            x = drift(x, v, half)
+            if ctx.boundary is not None:
+                x, v = ctx.boundary(x, v)
+            v = kick(torch.mul(v, damp), next_force(), x, ctx.h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
+            v = v.mul_(damp)
+            x = drift(x, v, half)
+        return State(x, v, state.extra)
+
+
+@register
+class SGLD(Integrator):
+    """Overdamped Langevin, Euler-Maruyama (SGLD; chen2015 §1.1, Welling & Teh 2011 with the
+    main-text convention dx = -grad U dt + sqrt(2) dW):  x <- x - h G(x) + sqrt(2h) xi.
+    The velocity is unused and kept at zero."""
+
+    name = "sgld"
+    summary = "SGLD: first-order Langevin, x <- x - h G(x) + sqrt(2h) xi"
+
+    def init_state(self, x, ctx: StepContext) -> State:
+        return State(x=x.clone(), v=torch.zeros_like(x))
+
+    def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
+        x = state.x
+        noise = math.sqrt(2 * ctx.h)
+        for _ in range(n):
+            x = kick(x, next_force(), x, ctx.h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
+            if ctx.boundary is not None:
+                x, _ = ctx.boundary(x, state.v)
+        return State(x, state.v, state.extra)
