@@ -133,7 +133,11 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     elif not resume:
         raise UserError(f"init={cfg.init.name}: allowed values: swa, zeros")
 
-    integrator = get_integrator(cfg.integrator.name)
+    params = {k: v for k, v in cfg.integrator.items() if k not in ("name", "description")}
+    try:
+        integrator = get_integrator(cfg.integrator.name, **params)
+    except (TypeError, ValueError) as e:
+        raise UserError(f"integrator={cfg.integrator.name}: bad parameters {params}: {e}") from None
     ctx = StepContext(
         h=float(cfg.step_size),
         gamma=float(cfg.friction),

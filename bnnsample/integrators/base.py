@@ -77,5 +77,6 @@ def register(cls: type[Integrator]) -> type[Integrator]:
     return cls
 
 
-def get_integrator(name: str) -> Integrator:
-    return REGISTRY[name]()
+def get_integrator(name: str, **params) -> Integrator:
+    """An integrator by config name; ``params`` are its scheme parameters (e.g. n_leapfrog)."""
+    return REGISTRY[name](**params)

@@ -211,3 +211,74 @@ class SGLD(Integrator):
             if ctx.boundary is not None:
                 x, _ = ctx.boundary(x, state.v)
         return State(x, state.v, state.extra)
+
+
+@register
+class Leapfrog(Integrator):
+    """LEAPFROG of franzese2021 (SHMC, App. B.5.1 eq. 31; §2.1 of the digest):
+
+        x* = x + (h/2) v
+        v' = v - h G(x*) - h gamma v + sqrt(2 gamma h) w          friction on the old v
+        x' = x* + (h/2) v'
+    """
+
+    name = "leapfrog"
+    summary = "franzese2021 LEAPFROG (eq. 31): kick with Euler friction and noise between two half drifts"
+
+    def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
+        x, v = state.x, state.v
+        half, h, gamma = ctx.h / 2, ctx.h, ctx.gamma
+        noise = math.sqrt(2 * gamma * h)
+        for _ in range(n):
+            x = drift(x, v, half)
+            if ctx.boundary is not None:
+                x, v = ctx.boundary(x, v)
+            v = kick(torch.mul(v, 1 - h * gamma), next_force(), x, h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
+            x = drift(x, v, half)
+        return State(x, v, state.extra)
+
+
+@register
+class GeneralizedLieTrotter(Integrator):
+    """Generalized LIE-TROTTER of franzese2021 (§2.2-2.3 of the digest, eqs. 12-15, 66):
+    ``n_leapfrog`` = N_l deterministic position-Verlet steps, each with the next minibatch,
+
+        x* = x + (h/2) v,   v <- v - h G(x*),   x <- x* + (h/2) v,
+
+    then the exact velocity refresh v <- alpha v + sqrt(1 - alpha^2) w, alpha = exp(-h N_l gamma):
+    HMC with partial momentum refreshment. N_l = 1 is LIE-TROTTER. One integrator step uses
+    N_l minibatches (so ``unit=epoch`` counts integrator steps, not passes, when N_l > 1).
+    """
+
+    name = "generalized_lie_trotter"
+    summary = "franzese2021 generalized Lie-Trotter: N_l leapfrog steps then an exact OU refresh"
+
+    def __init__(self, n_leapfrog: int = 1):
+        if int(n_leapfrog) < 1:
+            raise ValueError("n_leapfrog must be an integer >= 1")
+        self.n_leapfrog = int(n_leapfrog)
+
+    def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
+        x, v = state.x, state.v
+        half = ctx.h / 2
+        for _ in range(n):
+            for _ in range(self.n_leapfrog):
+                x = drift(x, v, half)
+                if ctx.boundary is not None:
+                    x, v = ctx.boundary(x, v)
+                v = kick(v, next_force(), x, ctx.h)
+                x = drift(x, v, half)
+            v = velocity_ou(v, ctx.gamma, ctx.h * self.n_leapfrog, ctx.normal(*x.shape, like=x))
+        return State(x, v, state.extra)
+
+
+@register
+class LieTrotter(GeneralizedLieTrotter):
+    """LIE-TROTTER of franzese2021 (eqs. 12-13): one position-Verlet step, then the exact
+    velocity OU refresh over h (the generalized scheme with N_l = 1)."""
+
+    name = "lie_trotter"
+    summary = "franzese2021 LIE-TROTTER: position Verlet then the exact OU velocity refresh"
+
+    def __init__(self):
+        super().__init__(1)
