@@ -20,3 +20,19 @@ def run_inprocess(tmp_path: Path, overrides=()):
     cfg = compose_cfg(["progress=false", *overrides])
     tmp_path.mkdir(parents=True, exist_ok=True)
     return runner.run(cfg, tmp_path), cfg
+
+
+def assert_theta_matches(path, mean: float, var: float, k: float = 4.0):
+    """Pooled mean and variance of theta[..., 0] of a finished run agree with (mean, var) within
+    k Monte Carlo standard errors (independent chains); returns the two standard errors."""
+    from bnnsample.evaluate.metrics import chain_mean_se, chain_var_se
+    from bnnsample.store import SampleStore
+
+    with SampleStore(path) as s:
+        theta = s.theta()[:, :, 0]
+        assert not s.diverged().any()
+    m, m_se = chain_mean_se(theta)
+    v, v_se = chain_var_se(theta)
+    assert abs(m - mean) < k * m_se, (m, mean, m_se)
+    assert abs(v - var) < k * v_se, (v, var, v_se)
+    return m_se, v_se

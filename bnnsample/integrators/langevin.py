@@ -27,6 +27,12 @@ def kick_with(v, g, h: float):
     return torch.add(v, g, alpha=-h)
 
 
+def cached_force(state: State, next_force: Callable[[], Force]):
+    """The force carried over by first-same-as-last schemes; g_0 takes the schedule's next batch."""
+    g = state.extra.get("g")
+    return next_force()(state.x) if g is None else g
+
+
 def drift(x, v, t: float):
     """A step: x <- x + t v."""
     return torch.add(x, v, alpha=t)
@@ -91,9 +97,7 @@ class BAOAB(Integrator):
 
     def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
         x, v = state.x, state.v
-        g = state.extra.get("g")
-        if g is None:
-            g = next_force()(x)
+        g = cached_force(state, next_force)
         half = ctx.h / 2
         for _ in range(n):
             v = kick_with(v, g, half)
@@ -146,9 +150,7 @@ class OBABO(Integrator):
 
     def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
         x, v = state.x, state.v
-        g = state.extra.get("g")
-        if g is None:
-            g = next_force()(x)
+        g = cached_force(state, next_force)
         half = ctx.h / 2
         for _ in range(n):
             v = velocity_ou(v, ctx.gamma, half, ctx.normal(*x.shape, like=x))
