@@ -76,6 +76,16 @@ class Schedule:
         """Steps after which the schedule's law repeats (1 for full and iid kinds)."""
         return {"reshuffle": self.n_batches, "sms": 2 * self.n_batches}.get(self.kind, 1)
 
+    @property
+    def eps(self) -> float:
+        """epsilon(n) = Cov(force estimate) / Sigma_x for one step's batch (sekkat2023 eq. 13):
+        0 for full, N(N-1)/n for iid (with replacement), N(N-n)/n for the other kinds."""
+        from .potential import covariance_factor
+
+        if self.kind == "full":
+            return 0.0
+        return covariance_factor(self.batch_size, self.n_data, with_replacement=self.kind == "iid")
+
     # -- drawing -----------------------------------------------------------------------
     def _rand_perms(self, cycles: int, m: int) -> torch.Tensor:
         """Independent uniformly random permutations of range(m): [cycles, m] or [cycles, C, m]."""

@@ -12,12 +12,64 @@ full data with scale 1). With scale = N/n it is the unbiased estimator of grad U
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import torch
 
 
+def covariance_factor(batch_size: int, n_data: int, with_replacement: bool) -> float:
+    """epsilon(n) of sekkat2023 eq. 13: Cov(force estimate) = epsilon(n) Sigma_x, with Sigma_x
+    the per-datum gradient covariance normalised by N - 1 (eq. 12):
+
+        with replacement     epsilon(n) = N (N - 1) / n
+        without replacement  epsilon(n) = N (N - n) / n      (0 for the full batch)
+    """
+    N, n = n_data, batch_size
+    return N * (N - 1) / n if with_replacement else N * (N - n) / n
+
+
+@dataclass
+class GradientCovariance:
+    """Covariance Sigma [C, d, d] of a force estimate, per chain, in the cheapest form known:
+
+        factor  B [C, k, d] with Sigma = B^T B  (the minibatch estimate, rank <= n - 1)
+        diag    [C, d]                          (diagonal Sigma, e.g. synthetic noise)
+        dense   [C, d, d]
+
+    Exactly one is set.
+    """
+
+    factor: torch.Tensor | None = None
+    diag: torch.Tensor | None = None
+    dense: torch.Tensor | None = None
+
+    def to_dense(self) -> torch.Tensor:
+        if self.dense is not None:
+            return self.dense
+        if self.diag is not None:
+            return torch.diag_embed(self.diag)
+        return self.factor.transpose(1, 2) @ self.factor
+
+    def diagonal(self) -> torch.Tensor:
+        if self.diag is not None:
+            return self.diag
+        if self.dense is not None:
+            return torch.diagonal(self.dense, dim1=1, dim2=2)
+        return (self.factor**2).sum(1)
+
+    def matvec(self, u: torch.Tensor) -> torch.Tensor:
+        """Sigma u for u [C, d]."""
+        if self.diag is not None:
+            return self.diag * u
+        if self.dense is not None:
+            return (self.dense @ u[..., None])[..., 0]
+        return ((self.factor @ u[..., None]).transpose(1, 2) @ self.factor)[:, 0]
+
+
 class Potential:
-    """Interface of a target. Subclasses set ``dim`` and ``n_data`` and implement force."""
+    """Interface of a target. Subclasses set ``dim`` and ``n_data`` and implement force;
+    schemes that need more ask for per-datum gradients, the force covariance or
+    Hessian-vector products (see ``Oracle``)."""
 
     dim: int
     n_data: int
@@ -25,6 +77,34 @@ class Potential:
 
     def force(self, x: torch.Tensor, idx: torch.Tensor | None, scale: float) -> torch.Tensor:
         raise NotImplementedError
+
+    def per_datum_grads(self, x: torch.Tensor, idx: torch.Tensor | None) -> torch.Tensor:
+        """grad U_i(x) for each i of the minibatch, unscaled: [C, n, d] (idx None: all N)."""
+        raise NotImplementedError(f"{type(self).__name__} has no per-datum gradients")
+
+    def hvp(self, x: torch.Tensor, u: torch.Tensor, idx: torch.Tensor | None, scale: float) -> torch.Tensor:
+        """Hessian of the estimated potential U_0 + scale * sum_S U_i at x, times u: [C, d]."""
+        raise NotImplementedError(f"{type(self).__name__} has no Hessian-vector products")
+
+    def force_covariance(self, x, idx, scale: float, eps: float) -> GradientCovariance:
+        """Sigma-hat, the estimated covariance of force(x, idx, scale) (sekkat2023 eqs. 11-13,
+        matthews2018 eq. 4): eps * (sample covariance of the batch's per-datum gradients,
+        ddof 1), returned as the factor B = sqrt(eps / (n - 1)) (g_i - mean g) [C, n, d].
+        ``eps`` is epsilon(n) of ``covariance_factor`` (0 for the full batch)."""
+        g = self.per_datum_grads(x, idx)
+        n = g.shape[1]
+        if eps == 0:
+            return GradientCovariance(diag=torch.zeros_like(x))
+        if n < 2:
+            raise ValueError("the gradient covariance estimate needs batch_size >= 2")
+        return GradientCovariance(factor=(g - g.mean(1, keepdim=True)) * math.sqrt(eps / (n - 1)))
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        """Random state of targets that draw their own gradient noise (saved for resume)."""
+        return {}
+
+    def load_state_dict(self, d: dict[str, torch.Tensor]) -> None:
+        pass
 
     def predict(self, x: torch.Tensor) -> torch.Tensor | None:
         """Predictive output per chain, [C, n_test, K]; None for targets without a test set."""
@@ -51,11 +131,26 @@ class Localized(Potential):
     def force(self, x, idx, scale):
         return self.base.force(x, idx, scale) + self.lam * (x - self.center)
 
+    def per_datum_grads(self, x, idx):
+        return self.base.per_datum_grads(x, idx)
+
+    def hvp(self, x, u, idx, scale):
+        return self.base.hvp(x, u, idx, scale) + self.lam * u
+
+    def force_covariance(self, x, idx, scale, eps):
+        return self.base.force_covariance(x, idx, scale, eps)
+
     def predict(self, x):
         return self.base.predict(x)
 
     def diagnostics(self):
         return self.base.diagnostics()
+
+    def state_dict(self):
+        return self.base.state_dict()
+
+    def load_state_dict(self, d):
+        self.base.load_state_dict(d)
 
 
 class ElasticBox:
@@ -88,3 +183,32 @@ class ElasticBox:
         v = torch.where(torch.remainder(k, 2) == 1, -v, v)
         x = self.center + torch.abs(torch.remainder(u - d, 4 * d) - 2 * d) - d
         return x, v
+
+
+class Oracle:
+    """What a scheme sees of one step's minibatch S (``next_force()`` returns one).
+
+        oracle(x)                       G(x, S), the force estimate            [C, d]
+        oracle.covariance(x)            Sigma-hat of that estimate             GradientCovariance
+        oracle.force_and_covariance(x)  both, from the same batch
+        oracle.hvp(x, u)                Hessian of the estimated U, times u    [C, d]
+
+    ``eps`` is epsilon(n) for the schedule's sampling (``covariance_factor``).
+    """
+
+    __slots__ = ("potential", "idx", "scale", "eps")
+
+    def __init__(self, potential: Potential, idx: torch.Tensor | None, scale: float, eps: float = 0.0):
+        self.potential, self.idx, self.scale, self.eps = potential, idx, scale, eps
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return self.potential.force(x, self.idx, self.scale)
+
+    def covariance(self, x: torch.Tensor) -> GradientCovariance:
+        return self.potential.force_covariance(x, self.idx, self.scale, self.eps)
+
+    def force_and_covariance(self, x: torch.Tensor) -> tuple[torch.Tensor, GradientCovariance]:
+        return self(x), self.covariance(x)
+
+    def hvp(self, x: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+        return self.potential.hvp(x, u, self.idx, self.scale)

@@ -81,7 +81,7 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     dtype = getattr(torch, cfg.dtype)
     data = load_data(cfg)
     validate_against_data(cfg, data.n_train, cfg.dataset.name)
-    pot = build_potential(cfg.model, data, device, dtype)
+    pot = build_potential(cfg.model, data, device, dtype, seed=int(cfg.seed) * 2 + 7919)
 
     per_chain = cfg.batching.per_chain
     if per_chain == "auto":

@@ -19,7 +19,7 @@ import torch
 from .batching import Schedule
 from .errors import Interrupted
 from .integrators.base import Integrator, State, StepContext
-from .potential import Potential
+from .potential import Oracle, Potential
 from .store import SampleStore
 
 
@@ -79,6 +79,7 @@ class Sampler:
     def state_arrays(self, state: State) -> dict[str, np.ndarray]:
         out = {f"tensor/{k}": _to_np(v) for k, v in state.tensors().items()}
         out.update({f"schedule/{k}": _to_np(v) for k, v in self.schedule.state_dict().items()})
+        out.update({f"potential/{k}": _to_np(v) for k, v in self.potential.state_dict().items()})
         out["rng/noise"] = self.ctx.noise.state_array()
         out["rng/batch"] = generator_state(self.schedule.generator)
         out["step"] = np.asarray(self.step)
@@ -93,6 +94,7 @@ class Sampler:
         tensors = {k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("tensor/")}
         sched = {k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("schedule/")}
         self.schedule.load_state_dict(sched)
+        self.potential.load_state_dict({k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("potential/")})
         self.ctx.noise.load_state_array(arrays["rng/noise"])
         self.schedule.generator.set_state(torch.as_tensor(arrays["rng/batch"]))
         self.step = int(arrays["step"])
@@ -105,9 +107,7 @@ class Sampler:
 
     # -- the loop -----------------------------------------------------------------------
     def _next_force(self):
-        idx = self.schedule.next()
-        pot, scale = self.potential, self.schedule.scale
-        return lambda x: pot.force(x, idx, scale)
+        return Oracle(self.potential, self.schedule.next(), self.schedule.scale, self.schedule.eps)
 
     def _record(self, state: State, buf: dict) -> None:
         if self.store_theta:
@@ -163,6 +163,7 @@ class Sampler:
                 next_draw = s.burn_in + s.thin * (self.draws + 1)
                 next_check = (self.step // s.check_every + 1) * s.check_every
                 n = min(next_draw, next_check) - self.step
+                self.ctx.step, self.ctx.burn_in, self.ctx.total_steps = self.step, s.burn_in, total
                 state = self.integrator.advance(state, n, self._next_force, self.ctx)
                 self.step += n
                 if self.step == next_check:

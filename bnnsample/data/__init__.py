@@ -7,6 +7,8 @@ from .base import Data
 
 LOADERS = {
     "two_batch_gaussian": synthetic.two_batch_gaussian,
+    "noisy_gaussian": synthetic.noisy_gaussian,
+    "gaussian_points": synthetic.gaussian_points,
     "mnist5k": images.mnist5k,
     "digits": images.digits,
     "fmnist": images.fmnist,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from ..errors import UserError
 from .base import Data
 
 
@@ -19,4 +20,37 @@ def two_batch_gaussian(cfg) -> Data:
         y_train=mu,
         extras={"noise_sd": sd},
         description="paulin2025 1-D two-batch Gaussian: mu=(-1,1), sigma=(0.5,2), posterior N(-15/17, 1/4.25)",
+    )
+
+
+def noisy_gaussian(cfg) -> Data:
+    """matthews2018 §2.1: target N(mean, I_dim) seen only through a force with injected
+    Gaussian noise (model noisy_gaussian). No data points; the settings travel in extras."""
+    dim = int(cfg.get("dim", 1))
+    return Data(
+        name="noisy_gaussian",
+        task="density",
+        y_train=torch.zeros(1, dim, dtype=torch.float64),
+        extras={k: cfg.get(k, d) for k, d in (("dim", 1), ("mean", 0.0), ("sigma", 1.0), ("sigma_model", "cosine"))},
+        description="N(mean, I) with a Gaussian-noise force of known std sigma(x) (matthews2018 §2.1)",
+    )
+
+
+def gaussian_points(cfg) -> Data:
+    """A general Gaussian-mean target for exact-moment studies: observations y_i (a list of
+    numbers, or of d-vectors) with noise standard deviations noise_sd (one number, or one per
+    datum); model gaussian_mean gives the posterior of the mean."""
+    y = torch.as_tensor(list(cfg.get("y", [-1.0, 1.0])), dtype=torch.float64)
+    y = y[:, None] if y.dim() == 1 else y
+    sd = torch.as_tensor(cfg.get("noise_sd", 1.0), dtype=torch.float64)
+    if sd.dim() == 0:
+        sd = sd.expand(y.shape[0])
+    if sd.shape[0] != y.shape[0]:
+        raise UserError(f"dataset.noise_sd has {sd.shape[0]} entries for {y.shape[0]} observations dataset.y")
+    return Data(
+        name="gaussian_points",
+        task="density",
+        y_train=y,
+        extras={"noise_sd": sd.clone()},
+        description=f"Gaussian mean from {y.shape[0]} observations",
     )

@@ -50,6 +50,9 @@ class StepContext:
     gamma: float
     noise: GaussianNoise
     boundary: Boundary | None = None
+    step: int = 0  # sampler steps done before this advance (schemes with step-dependent rules)
+    burn_in: int = 0  # sampler steps of burn-in (adaptation may only happen before it ends)
+    total_steps: int = 0
 
     def normal(self, *shape: int, like: torch.Tensor) -> torch.Tensor:
         return self.noise(*shape, like=like)

@@ -7,15 +7,23 @@ import torch
 
 from ..data.base import Data
 from ..errors import UserError
-from .analytic import GaussianMean
+from .analytic import GaussianMean, NoisyGradientGaussian
 from .cnn import ARCHITECTURES
 from .network import ClassifierPotential
 
-MODELS = ("gaussian_mean", *ARCHITECTURES)
+MODELS = ("gaussian_mean", "noisy_gaussian", *ARCHITECTURES)
 
 
-def build_potential(model_cfg, data: Data, device: torch.device, dtype: torch.dtype):
+def build_potential(model_cfg, data: Data, device: torch.device, dtype: torch.dtype, seed: int = 0):
     name = model_cfg.name
+    if name == "noisy_gaussian":
+        if data.name != "noisy_gaussian":
+            raise UserError(f"model=noisy_gaussian goes with dataset=noisy_gaussian, not dataset={data.name}")
+        e = data.extras
+        try:
+            return NoisyGradientGaussian(e["dim"], e["mean"], e["sigma"], e["sigma_model"], seed=seed, device=device)
+        except ValueError as err:
+            raise UserError(f"dataset.{err}") from None
     if name == "gaussian_mean":
         if data.task != "density" or "noise_sd" not in data.extras:
             raise UserError(f"model=gaussian_mean needs observations with noise_sd (dataset={data.name} has none)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..potential import Potential
+from ..potential import GradientCovariance, Potential
 
 
 class GaussianMean(Potential):
@@ -44,6 +44,18 @@ class GaussianMean(Potential):
         f = torch.addcmul(t[..., 1, :], x, t[..., 0, :])
         return f.add_(x - self.m0, alpha=self.lam0) if self.lam0 else f
 
+    def per_datum_grads(self, x, idx):
+        """grad U_i(x) = P_i (x - y_i) for i in the batch: [C, n, d]."""
+        prec = self.prec if idx is None else self.prec[idx]  # [n, d] or [C, n, d]
+        prec_y = self.prec_y if idx is None else self.prec_y[idx]
+        return torch.addcmul(-prec_y, prec, x[:, None, :])
+
+    def hvp(self, x, u, idx, scale):
+        """(lam0 + scale sum_S P_i) u: the estimated potential is quadratic with diagonal Hessian."""
+        table = self._table(scale)
+        h = table[:, 0].sum(0) if idx is None else table[:, 0][idx].sum(-2)
+        return (h + self.lam0) * u
+
     def exact_posterior(self):
         prec = self.prec.sum(0) + self.lam0
         mean = (self.prec_y.sum(0) + self.lam0 * self.m0) / prec
@@ -52,3 +64,55 @@ class GaussianMean(Potential):
     def linear_form(self):
         """(H_i [N, d], r_i [N, d]) with grad U_i(x) = H_i x - r_i (diagonal H_i), and the prior's."""
         return self.prec, self.prec_y, self.lam0, self.lam0 * self.m0
+
+
+SIGMA_MODELS = ("constant", "cosine")
+
+
+class NoisyGradientGaussian(Potential):
+    """matthews2018 §2.1 toy: U(x) = ||x - mu||^2 / 2 (target N(mu, I)) seen through a force
+    with injected Gaussian noise of known, state-dependent covariance:
+
+        G(x) = (x - mu) + sigma(x) * xi,   xi ~ N(0, I)   (coordinate-wise)
+        sigma(x) = c                        (sigma_model = constant)
+        sigma(x) = c (1 - cos(1 + 5 x))     (sigma_model = cosine, matthews Fig. 1 with c = 1)
+
+    The exact Sigma(x) = diag(sigma(x)^2) is what ``force_covariance`` returns, as in
+    matthews2018 ("we evaluate sigma exactly for the required variance correction").
+    There are no data: batching must be ``full``. The noise has its own generator, saved
+    with the resume state.
+    """
+
+    def __init__(self, dim: int, mean: float = 0.0, sigma: float = 1.0, sigma_model: str = "cosine",
+                 seed: int = 0, device="cpu", dtype=torch.float64):  # fmt: skip
+        if sigma_model not in SIGMA_MODELS:
+            raise ValueError(f"sigma_model={sigma_model}: allowed values: {', '.join(SIGMA_MODELS)}")
+        self.dim, self.n_data = int(dim), 1
+        self.mu, self.c, self.sigma_model = float(mean), float(sigma), sigma_model
+        self.generator = torch.Generator(device=device)
+        self.generator.manual_seed(int(seed))
+
+    def sigma(self, x):
+        if self.sigma_model == "constant":
+            return torch.full_like(x, self.c)
+        return self.c * (1 - torch.cos(1 + 5 * x))
+
+    def force(self, x, idx, scale):
+        xi = torch.randn(x.shape, generator=self.generator, device=x.device, dtype=x.dtype)
+        return (x - self.mu) + self.sigma(x) * xi
+
+    def hvp(self, x, u, idx, scale):
+        return u.clone()
+
+    def force_covariance(self, x, idx, scale, eps):
+        return GradientCovariance(diag=self.sigma(x) ** 2)
+
+    def exact_posterior(self):
+        return torch.full((self.dim,), self.mu, dtype=torch.float64), torch.eye(self.dim, dtype=torch.float64)
+
+    def state_dict(self):
+        return {"noise_generator": self.generator.get_state()}
+
+    def load_state_dict(self, d):
+        if "noise_generator" in d:
+            self.generator.set_state(d["noise_generator"].cpu().to(torch.uint8))
