@@ -1,4 +1,4 @@
-"""Command line: bnnsample run | evaluate | info | --help.
+"""Command line: bnnsample run | evaluate | figure | info | --help.
 
 `run` hands the remaining arguments to Hydra (overrides, -m for multirun, --help for the
 config help), so everything Hydra accepts works: ``bnnsample run -m step_size=1e-3,5e-4``.
@@ -18,6 +18,9 @@ commands:
                          step_size=0.0625 chains=4000 ...); `run -m a=1,2` sweeps (Hydra multirun);
                          `run --help` shows the composed config
   evaluate RUN_DIR...    recompute metrics.csv and plots of finished (or partial) runs
+  figure ID [--out DIR] [key=value ...]
+                         regenerate a figure/table recipe (default DIR: results/);
+                         `figure --list` lists the ids, e.g. `figure orders`
   info                   list integrators, batchings, datasets, models and inits
   --help                 this message
 
@@ -75,6 +78,46 @@ def _evaluate(paths: list[str]) -> None:
         sys.exit(1)
 
 
+def _figure(args: list[str]) -> None:
+    from .figures import get_recipe, recipes
+
+    if not args or args[0] in ("-h", "--help"):
+        print("usage: bnnsample figure ID [--out DIR] [key=value ...] | bnnsample figure --list")
+        return
+    if args[0] == "--list":
+        for rid, r in recipes().items():
+            print(f"{rid:<16}  {r.description}")
+        return
+    fig_id, rest = args[0], args[1:]
+    try:
+        recipe = get_recipe(fig_id)
+    except KeyError as e:
+        _fail(e.args[0])
+    out_dir, options = Path("results"), {}
+    i = 0
+    while i < len(rest):
+        a = rest[i]
+        if a == "--out" or a.startswith("--out="):
+            if a == "--out":
+                if i + 1 >= len(rest):
+                    _fail("--out needs a directory")
+                out_dir, i = Path(rest[i + 1]), i + 2
+            else:
+                out_dir, i = Path(a.split("=", 1)[1]), i + 1
+            continue
+        if "=" not in a or a.startswith("-"):
+            _fail(f"figure {fig_id}: bad argument {a!r}; expected --out DIR or key=value")
+        k, v = a.split("=", 1)
+        options[k] = v
+        i += 1
+    try:
+        paths = recipe.make(out_dir, options)
+    except (ValueError, TypeError) as e:
+        _fail(f"figure {fig_id}: {e}")
+    for p in paths:
+        print(p)
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -85,12 +128,14 @@ def main(argv: list[str] | None = None) -> None:
         _hydra_run(rest)
     elif cmd == "evaluate":
         _evaluate(rest)
+    elif cmd == "figure":
+        _figure(rest)
     elif cmd == "info":
         from .info import print_info
 
         print_info()
     else:
-        _fail(f"unknown command {cmd!r}; allowed: run, evaluate, info, --help")
+        _fail(f"unknown command {cmd!r}; allowed: run, evaluate, figure, info, --help")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,57 @@
+"""`bnnsample figure orders`: measured slopes on a tiny grid, and the `figure` command line."""
+
+import csv
+import math
+
+import numpy as np
+import pytest
+
+from bnnsample.figures.orders import fit_order, measure_orders
+
+
+def test_fit_order_recovers_a_power_law():
+    h = 2.0 ** -np.arange(3, 8)
+    f = fit_order(h, 0.3 * h**2 * (1 + 0.5 * h))
+    assert f.lo < 2.05 and f.hi > 2.0 and abs(f.slope - 2) < 0.05
+    f = fit_order(h, -0.3 * h)  # sign does not matter
+    assert f.slope == pytest.approx(1.0, abs=1e-12) and f.hi - f.lo < 1e-9
+
+
+def test_orders_on_a_tiny_grid():
+    """UBU is second order with full gradients and first order with iid batches (paulin2025);
+    Euler-Maruyama first order; BAOAB's x-marginal is exact, so its order comes from E[v^2]."""
+    rows = measure_orders(["ubu", "em", "baoab"], ("full", "iid"), start=(4, 7), adapt=False)
+    prim = {(r.scheme, r.batching): r for r in rows if r.primary}
+    assert prim["ubu", "full"].fit.slope == pytest.approx(2.0, abs=0.05)
+    assert prim["ubu", "iid"].fit.slope == pytest.approx(1.0, abs=0.2)
+    assert prim["em", "full"].fit.slope == pytest.approx(1.0, abs=0.2)
+    assert prim["ubu", "full"].agrees == "yes" and prim["ubu", "iid"].agrees == "yes"
+    b = prim["baoab", "full"]
+    assert b.statistic == "m2_v" and b.fit.slope == pytest.approx(2.0, abs=0.05)
+    var_x = next(r for r in rows if (r.scheme, r.batching, r.statistic) == ("baoab", "full", "var_x"))
+    assert var_x.status == "exact" and max(map(abs, var_x.bias)) < 1e-11
+    assert all(len(r.h) == 4 for r in rows)
+
+
+def test_figure_list_and_unknown_id(cli):
+    out = cli("figure", "--list")
+    assert out.returncode == 0 and out.stdout.split()[0] == "orders"
+    out = cli("figure", "no_such_figure")
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bnnsample: error:") and "allowed: " in lines[0]
+    assert "orders" in lines[0] and "Traceback" not in out.stderr
+    out = cli("figure", "orders", "schemes=nope")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and "schemes" in out.stderr
+
+
+def test_figure_orders_writes_its_files(cli, tmp_path):
+    out = cli("figure", "orders", "schemes=ubu", "batchings=full,iid", "grid=3:5", "adapt=0", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    for name in ("orders.csv", "orders.png", "orders.md"):
+        assert (tmp_path / name).stat().st_size > 0
+    with open(tmp_path / "orders.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["primary"] == "1"]
+    assert [(r["scheme"], r["batching"], r["theory"]) for r in rows] == [("ubu", "full", "2"), ("ubu", "iid", "1")]
+    assert math.isclose(float(rows[0]["slope"]), 2.0, abs_tol=0.05)
+    assert "| ubu | full |" in (tmp_path / "orders.md").read_text()
