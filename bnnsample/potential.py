@@ -86,6 +86,10 @@ class Potential:
         """Hessian of the estimated potential U_0 + scale * sum_S U_i at x, times u: [C, d]."""
         raise NotImplementedError(f"{type(self).__name__} has no Hessian-vector products")
 
+    def energy(self, x: torch.Tensor, idx: torch.Tensor | None, scale: float) -> torch.Tensor:
+        """The estimated potential U_0(x) + scale * sum_S U_i(x) per chain: [C] (idx None: U(x))."""
+        raise NotImplementedError(f"{type(self).__name__} has no potential energy")
+
     def force_covariance(self, x, idx, scale: float, eps: float) -> GradientCovariance:
         """Sigma-hat, the estimated covariance of force(x, idx, scale) (sekkat2023 eqs. 11-13,
         matthews2018 eq. 4): eps * (sample covariance of the batch's per-datum gradients,
@@ -136,6 +140,9 @@ class Localized(Potential):
 
     def hvp(self, x, u, idx, scale):
         return self.base.hvp(x, u, idx, scale) + self.lam * u
+
+    def energy(self, x, idx, scale):
+        return self.base.energy(x, idx, scale) + self.lam / 2 * ((x - self.center) ** 2).sum(1)
 
     def force_covariance(self, x, idx, scale, eps):
         return self.base.force_covariance(x, idx, scale, eps)
@@ -212,3 +219,80 @@ class Oracle:
 
     def hvp(self, x: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
         return self.potential.hvp(x, u, self.idx, self.scale)
+
+
+class ControlVariate(Potential):
+    """The control-variate force estimator of paulin2025 §1.4 eq. (8), with reference x_ref:
+
+        G(x, S) = grad U_0(x) + sum_{i=1}^N grad U_i(x_ref) + scale * sum_{i in S} (grad U_i(x) - grad U_i(x_ref))
+                = base.force(x, S, scale) - base.force(x_ref, S, scale) + G_ref,
+
+    G_ref = grad U_0(x_ref) + sum_i grad U_i(x_ref), precomputed once. It is unbiased whenever
+    the plain estimator is, exact at x = x_ref, and its noise vanishes as x -> x_ref.
+    ``ref`` is one reference per chain [C, d] or one shared by all chains [d].
+
+    G_ref is summed over ``batches`` (a [K, n] index table, e.g. the schedule's fixed
+    partition) or, without one, over consecutive chunks of ``chunk`` data points. For models
+    whose per-datum terms do not interact (no BatchNorm) every choice gives the exact full
+    gradient. With BatchNorm a datum's loss depends on its batch; summing over the fixed
+    partition that the schedule sweeps makes the estimator exactly unbiased for that schedule
+    (as in the authors' code, which stores the N_m batch gradients at the SWA point).
+
+    Cost: each force call evaluates the base force twice (at x and at x_ref, same batch):
+    two minibatch gradients per step, since the per-batch gradients at x_ref are not cached.
+    Per-datum gradients are the differences grad U_i(x) - grad U_i(x_ref), so the covariance
+    estimate is that of the control-variate estimator; the Hessian is the base's (the
+    reference terms are constant in x).
+    """
+
+    def __init__(self, base: Potential, ref: torch.Tensor, batches: torch.Tensor | None = None, chunk: int = 1000):
+        if ref.dim() not in (1, 2) or ref.shape[-1] != base.dim:
+            raise ValueError(f"control variate reference must be [d] or [C, d] with d = {base.dim}, got {tuple(ref.shape)}")
+        self.base = base
+        self.ref = ref.detach().clone() if ref.dim() == 2 else ref.detach().reshape(1, -1).clone()
+        self.dim, self.n_data, self.task = base.dim, base.n_data, base.task
+        with torch.no_grad():
+            self.ref_force = self._full_at_ref(batches, chunk)
+
+    def _full_at_ref(self, batches, chunk):
+        """grad U_0(x_ref) + sum over the batches (or chunks) of the data gradients at x_ref."""
+        dev = self.ref.device
+        if batches is None:
+            batches = list(torch.arange(self.n_data, device=dev).split(max(1, int(chunk))))
+        prior = self.base.force(self.ref, batches[0], 0.0)
+        total = prior.clone()
+        for b in batches:
+            total += self.base.force(self.ref, b, 1.0) - prior
+        return total
+
+    def _ref_for(self, idx, C):
+        """The reference as the base must see it: [1, d] works for shared batches; per-chain
+        batches [C, n] need one row per chain."""
+        if self.ref.shape[0] == 1 and idx is not None and idx.dim() == 2:
+            return self.ref.expand(C, -1)
+        return self.ref
+
+    def force(self, x, idx, scale):
+        at_ref = self.base.force(self._ref_for(idx, x.shape[0]), idx, scale)
+        return self.base.force(x, idx, scale).sub_(at_ref).add_(self.ref_force)
+
+    def per_datum_grads(self, x, idx):
+        return self.base.per_datum_grads(x, idx) - self.base.per_datum_grads(self._ref_for(idx, x.shape[0]), idx)
+
+    def hvp(self, x, u, idx, scale):
+        return self.base.hvp(x, u, idx, scale)
+
+    def predict(self, x):
+        return self.base.predict(x)
+
+    def diagnostics(self):
+        return self.base.diagnostics()
+
+    def exact_posterior(self):
+        return self.base.exact_posterior()
+
+    def state_dict(self):
+        return self.base.state_dict()
+
+    def load_state_dict(self, d):
+        self.base.load_state_dict(d)

@@ -17,7 +17,7 @@ from .errors import UserError
 from .integrators import StepContext, get_integrator
 from .models import build_potential
 from .rng import GaussianNoise
-from .potential import ElasticBox, Localized
+from .potential import ControlVariate, ElasticBox, Localized
 from .sampler import LoopSettings, Sampler
 from .store import FILENAME, SampleStore
 
@@ -122,15 +122,22 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
             x0 = torch.as_tensor(old.array("init/x0"), device=device, dtype=dtype)
     elif cfg.init.name == "swa":
         x0 = swa_initialisation(cfg, pot, device, extra_arrays)
+    elif cfg.init.name == "zeros":
+        x0 = torch.zeros(chains, pot.dim, device=device, dtype=dtype)
+    else:
+        raise UserError(f"init={cfg.init.name}: allowed values: swa, zeros")
+    cv = cfg.get("control_variate", False)
+    if not isinstance(cv, bool):
+        raise UserError(f"control_variate={cv}: allowed values: true, false")
+    if cv:
+        # reference: each chain's initial point (its SWA point under init=swa), so the
+        # gradient differences are small where the localized chains stay
+        pot = ControlVariate(pot, x0.clone(), batches=sched._fixed, chunk=int(cfg.batch_size))
     if cfg.init.name == "swa":
         lam = float(cfg.init.localization)
         if lam > 0:
             pot = Localized(pot, x0.clone(), lam)
             boundary = ElasticBox.for_localization(x0.clone(), lam, float(cfg.init.bounce_width))
-    elif cfg.init.name == "zeros":
-        x0 = torch.zeros(chains, pot.dim, device=device, dtype=dtype)
-    elif not resume:
-        raise UserError(f"init={cfg.init.name}: allowed values: swa, zeros")
 
     params = {k: v for k, v in cfg.integrator.items() if k not in ("name", "description")}
     try:

@@ -1,16 +1,31 @@
 """Throughput benchmarks, reported as ratios against a baseline measured in the same run.
 
-    python scripts/bench.py [--chains 4000] [--steps 4000] [--out results/bench.md]
+    python scripts/bench.py [--suite two_batch|integrators|all] [--out results/bench.md]
 
-two_batch_gaussian: SMS-UBU chain-steps per second through the real pipeline
-(``bnnsample.runner.run``: schedule, integrator, divergence checks, HDF5 streaming), with the
-bare closed-form force evaluation of the same chains as the baseline.
+two_batch (--chains, --steps): SMS-UBU chain-steps per second on two_batch_gaussian through
+the real pipeline (``bnnsample.runner.run``: schedule, integrator, divergence checks, HDF5
+streaming), with the bare closed-form force evaluation of the same chains as the baseline.
+
+integrators:
+  logistic  Bayesian logistic regression (logistic_synthetic: N = 10,000, d = 100, batch 100),
+            bnnsample SMS-UBU with 100 chains through the real pipeline (runner.run) against
+            ``posteriors.sgmcmc.sghmc`` (one chain, torch autograd log-posterior on the same
+            data; ``pip install -e .[bench]``), and the bare closed-form minibatch gradient.
+  network   one chain of cnn_fmnist (1,265,258 parameters, random 28x28 inputs, float32):
+            one UBU step with the SMS schedule (noise, OU flows, schedule, oracle incl. the
+            flat-parameter unflatten) over the bare forward+backward of the ordinary module on
+            the same batch size.
+The measured variants are interleaved over --repeats rounds and the medians reported, with
+the spread (min-max over rounds) as the noise estimate.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -54,20 +69,232 @@ def bench_two_batch(chains: int, steps: int) -> dict:
     }
 
 
+def _median_spread(xs):
+    xs = sorted(xs)
+    return statistics.median(xs), xs[0], xs[-1]
+
+
+def _logistic_cfg(chains: int, steps: int, integrator: str, dtype: str):
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from bnnsample.paths import conf_dir
+
+    GlobalHydra.instance().clear()
+    draws = 10
+    with initialize_config_dir(str(conf_dir()), version_base="1.3"):
+        return compose(
+            "config",
+            overrides=[
+                "dataset=logistic_synthetic", f"integrator={integrator}", f"chains={chains}", f"dtype={dtype}",
+                "unit=step", "burn_in=0", f"samples={draws}", f"thin={max(1, steps // draws)}", "progress=false",
+                "step_size=0.02", "friction=5.0",
+            ],
+        )  # fmt: skip
+
+
+def bench_logistic(chains: int, steps: int, posteriors_steps: int, repeats: int, dtype: str = "float32") -> dict:
+    """bnnsample SMS-UBU (runner.run, many chains) vs posteriors SGHMC (one chain) vs the bare
+    closed-form minibatch gradient of all chains, interleaved."""
+    from bnnsample import runner
+    from bnnsample.data import load_data
+    from bnnsample.models.logistic import LogisticRegression
+
+    cfg = _logistic_cfg(chains, steps, "sms_ubu", dtype)
+    data = load_data(cfg)
+    tdtype = getattr(torch, dtype)
+    X, y = data.x_train.to(tdtype), data.y_train.to(tdtype)
+    N, d = X.shape
+    n = int(cfg.batch_size)
+    lam = float(cfg.model.prior_precision)
+
+    try:
+        import posteriors  # noqa: F401
+        from posteriors.sgmcmc import sghmc
+    except ImportError:
+        sghmc = None
+
+    def log_posterior(params, batch):
+        # posteriors' recommended scaling: per-datum log-likelihood average plus log-prior / N
+        xb, yb = batch
+        z = xb @ params
+        loglik = -(torch.nn.functional.softplus(z) - yb * z).mean()
+        return loglik - 0.5 * lam * (params**2).sum() / N, z
+
+    def run_posteriors():
+        transform = sghmc.build(log_posterior, lr=1e-3, alpha=1.0, temperature=1 / N)
+        state = transform.init(torch.zeros(d, dtype=tdtype))
+        idx = torch.randint(N, (posteriors_steps, n))
+        t0 = time.perf_counter()
+        for k in range(posteriors_steps):
+            state, _ = transform.update(state, (X[idx[k]], y[idx[k]]), inplace=True)
+        return (time.perf_counter() - t0) / posteriors_steps
+
+    def run_autograd_gradient():
+        params = torch.zeros(d, dtype=tdtype, requires_grad=True)
+        idx = torch.randint(N, (posteriors_steps, n))
+        t0 = time.perf_counter()
+        for k in range(posteriors_steps):
+            lp, _ = log_posterior(params, (X[idx[k]], y[idx[k]]))
+            torch.autograd.grad(lp, params)
+        return (time.perf_counter() - t0) / posteriors_steps
+
+    def run_bnnsample():
+        with tempfile.TemporaryDirectory() as dd:
+            t0 = time.perf_counter()
+            runner.run(cfg, Path(dd))
+            return (time.perf_counter() - t0) / (steps * chains)
+
+    pot = LogisticRegression(X, y, prior_precision=lam)
+    xs = torch.zeros(chains, d, dtype=tdtype)
+
+    def run_force():
+        idx = torch.randint(N, (steps, n))
+        t0 = time.perf_counter()
+        for k in range(steps):
+            pot.force(xs, idx[k], N / n)
+        return (time.perf_counter() - t0) / (steps * chains)
+
+    res = {"bnn": [], "force": [], "post": [], "grad": []}
+    for _ in range(repeats):
+        res["bnn"].append(run_bnnsample())
+        res["force"].append(run_force())
+        if sghmc is not None:
+            res["post"].append(run_posteriors())
+            res["grad"].append(run_autograd_gradient())
+    bnn, bnn_lo, bnn_hi = _median_spread(res["bnn"])
+    force = _median_spread(res["force"])[0]
+    out = {
+        "setting": f"N = {N}, d = {d}, batch {n}, {chains} chains, {steps} steps per run, {dtype}, {repeats} rounds",
+        "bnnsample SMS-UBU (runner.run incl. setup, HDF5, 10 draws), µs per chain-step (median [min, max])":
+            f"{bnn * 1e6:.3g} [{bnn_lo * 1e6:.3g}, {bnn_hi * 1e6:.3g}]",
+        "bnnsample chain-steps per second": f"{1 / bnn:,.0f}",
+        "bare closed-form minibatch force of all chains, µs per chain": f"{force * 1e6:.3g}",
+        "bnnsample step / bare force": f"{bnn / force:.2f}",
+    }  # fmt: skip
+    if sghmc is None:
+        out["posteriors"] = "not installed (pip install -e .[bench]); comparison skipped"
+        return out
+    post, post_lo, post_hi = _median_spread(res["post"])
+    grad = _median_spread(res["grad"])[0]
+    out.update({
+        f"posteriors {posteriors.__version__} sgmcmc.sghmc, one chain, µs per step (median [min, max])":
+            f"{post * 1e6:.0f} [{post_lo * 1e6:.0f}, {post_hi * 1e6:.0f}]",
+        "bare autograd minibatch gradient, one chain, µs": f"{grad * 1e6:.0f}",
+        "posteriors step / bare autograd gradient": f"{post / grad:.2f}",
+        "throughput ratio bnnsample / posteriors (chain-steps per second)": f"{post / bnn:.0f}",
+        "per-round ratios": ", ".join(f"{p / b:.0f}" for p, b in zip(res["post"], res["bnn"])),
+    })  # fmt: skip
+    return out
+
+
+def bench_network(batch: int, steps: int, repeats: int, n_data: int = 2000, integrator: str = "ubu") -> dict:
+    """One chain of cnn_fmnist: sampler step (integrator.advance with the SMS schedule) over the
+    bare forward+backward of the ordinary module, interleaved rounds, medians."""
+    import torch.nn.functional as F
+
+    from bnnsample.batching import Schedule
+    from bnnsample.integrators import StepContext, get_integrator
+    from bnnsample.models.cnn import cnn_fmnist
+    from bnnsample.models.network import ClassifierPotential
+    from bnnsample.potential import Oracle
+    from bnnsample.rng import GaussianNoise
+
+    torch.manual_seed(0)
+    module = cnn_fmnist()
+    xt = torch.randn(n_data, 1, 28, 28)
+    yt = torch.randint(10, (n_data,))
+    pot = ClassifierPotential(module, xt, yt, xt[:10], prior_precision=1.0, chain_batching="loop")
+    sched = Schedule("sms", n_data, batch, generator=torch.Generator().manual_seed(1))
+    ctx = StepContext(h=1e-4, gamma=7.07, noise=GaussianNoise("cpu", 2))
+    integ = get_integrator(integrator)
+    x0 = pot.layout.flatten(module)[None]
+    state = integ.init_state(x0, ctx)
+    next_force = lambda: Oracle(pot, sched.next(), sched.scale, sched.eps)  # noqa: E731
+    gen = torch.Generator().manual_seed(3)
+
+    def bare():
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            idx = torch.randint(n_data, (batch,), generator=gen)
+            module.zero_grad(set_to_none=True)
+            F.cross_entropy(module(xt[idx]), yt[idx], reduction="sum").backward()
+        return (time.perf_counter() - t0) / steps
+
+    def force_only():
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            next_force()(state.x)
+        return (time.perf_counter() - t0) / steps
+
+    def noise_only():
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            ctx.normal(2, *x0.shape, like=x0)
+        return (time.perf_counter() - t0) / steps
+
+    def sampler():
+        nonlocal state
+        t0 = time.perf_counter()
+        state = integ.advance(state, steps, next_force, ctx)
+        return (time.perf_counter() - t0) / steps
+
+    bare(), sampler()  # warm-up
+    res = {"bare": [], "sampler": [], "force": [], "noise": []}
+    for _ in range(repeats):
+        res["bare"].append(bare())
+        res["sampler"].append(sampler())
+        res["force"].append(force_only())
+        res["noise"].append(noise_only())
+    med = {k: _median_spread(v) for k, v in res.items()}
+    ms = lambda k: f"{med[k][0] * 1e3:.1f} [{med[k][1] * 1e3:.1f}, {med[k][2] * 1e3:.1f}]"  # noqa: E731
+    return {
+        "setting": f"cnn_fmnist, {pot.dim:,} parameters, one chain, batch {batch}, float32, {steps} steps x {repeats} rounds",
+        "bare forward+backward (module, autograd), ms (median [min, max])": ms("bare"),
+        f"sampler step ({integrator} advance, sms schedule, oracle, noise), ms": ms("sampler"),
+        "oracle force alone (functional_call + unflatten + prior), ms": ms("force"),
+        "noise alone (2 x d standard normals), ms": ms("noise"),
+        "sampler step / bare forward+backward (median of ratios)":
+            f"{statistics.median(s / b for s, b in zip(res['sampler'], res['bare'])):.3f}",
+        "per-round ratios": ", ".join(f"{s / b:.3f}" for s, b in zip(res["sampler"], res["bare"])),
+    }  # fmt: skip
+
+
+def _section(title: str, r: dict) -> str:
+    lines = [f"## {title}", ""]
+    lines += [f"- {k}: {v:,.3g}" if isinstance(v, float) else f"- {k}: {v}" for k, v in r.items()]
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--suite", choices=("two_batch", "integrators", "logistic", "network", "all"), default="two_batch")
     ap.add_argument("--chains", type=int, default=4000)
     ap.add_argument("--steps", type=int, default=4000)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--lr-steps", type=int, default=3000, help="steps of each logistic-regression run")
+    ap.add_argument("--net-steps", type=int, default=2, help="steps per round of the network benchmark")
+    ap.add_argument("--net-batch", type=int, default=200)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (DESIGN.md's reference points: 1)")
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
-    r = bench_two_batch(a.chains, a.steps)
-    lines = [
-        f"## two_batch_gaussian, SMS-UBU, float64 ({platform.processor() or platform.machine()}, "
-        f"torch {torch.__version__}, {torch.get_num_threads()} threads)",
-        "",
-        *[f"- {k}: {v:,.3g}" if isinstance(v, float) else f"- {k}: {v}" for k, v in r.items()],
-    ]
-    text = "\n".join(lines)
+    torch.set_num_threads(a.threads)
+    machine = (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, "
+        f"{torch.get_num_threads()} threads"
+    )
+    sections = []
+    if a.suite in ("two_batch", "all"):
+        sections.append(_section(f"two_batch_gaussian, SMS-UBU, float64 ({machine})", bench_two_batch(a.chains, a.steps)))
+    if a.suite in ("integrators", "logistic", "all"):
+        r = bench_logistic(100, a.lr_steps, a.lr_steps, a.repeats)
+        sections.append(_section(f"logistic regression, bnnsample vs posteriors ({machine})", r))
+        print(sections[-1], flush=True)
+    if a.suite in ("integrators", "network", "all"):
+        r = bench_network(a.net_batch, a.net_steps, a.repeats)
+        sections.append(_section(f"cnn_fmnist one chain, sampler step vs bare gradient ({machine})", r))
+    cmd = "python " + " ".join(sys.argv)
+    text = "\n\n".join(s.replace("\n\n", f"\n\ncommand: `{cmd}`\n\n", 1) for s in sections)
     print(text)
     if a.out:
         a.out.parent.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ LOADERS = {
     "two_batch_gaussian": synthetic.two_batch_gaussian,
     "noisy_gaussian": synthetic.noisy_gaussian,
     "gaussian_points": synthetic.gaussian_points,
+    "logistic_synthetic": synthetic.logistic_synthetic,
     "mnist5k": images.mnist5k,
     "digits": images.digits,
     "fmnist": images.fmnist,

@@ -54,3 +54,30 @@ def gaussian_points(cfg) -> Data:
         extras={"noise_sd": sd.clone()},
         description=f"Gaussian mean from {y.shape[0]} observations",
     )
+
+
+def logistic_synthetic(cfg) -> Data:
+    """Binary logistic-regression data from a seeded Gaussian design (the benchmark target):
+    features a_i ~ N(0, I_d / d), a true weight vector w ~ N(0, signal^2 I_d), so the true
+    logits a_i . w have standard deviation about ``signal``; labels y_i ~ Bernoulli(sigmoid(a_i . w)).
+    The first n_train rows are the training set, the next n_test the test set."""
+    n_train, n_test, dim = (int(cfg.get(k, dflt)) for k, dflt in (("n_train", 10_000), ("n_test", 2_000), ("dim", 100)))
+    signal = float(cfg.get("signal", 3.0))
+    for key, val, low in (("n_train", n_train, 2), ("n_test", n_test, 1), ("dim", dim, 1)):
+        if val < low:
+            raise UserError(f"dataset.{key}={val}: must be an integer >= {low}")
+    g = torch.Generator().manual_seed(int(cfg.get("seed", 0)))
+    a = torch.randn(n_train + n_test, dim, generator=g, dtype=torch.float64) / dim**0.5
+    w = signal * torch.randn(dim, generator=g, dtype=torch.float64)
+    y = (torch.rand(n_train + n_test, generator=g, dtype=torch.float64) < torch.sigmoid(a @ w)).long()
+    return Data(
+        name="logistic_synthetic",
+        task="classification",
+        x_train=a[:n_train],
+        y_train=y[:n_train],
+        x_test=a[n_train:],
+        y_test=y[n_train:],
+        n_classes=2,
+        extras={"true_weights": w},
+        description=f"synthetic logistic regression: {n_train} train / {n_test} test points, {dim} Gaussian features",
+    )

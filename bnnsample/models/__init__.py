@@ -9,9 +9,10 @@ from ..data.base import Data
 from ..errors import UserError
 from .analytic import GaussianMean, NoisyGradientGaussian
 from .cnn import ARCHITECTURES
+from .logistic import LogisticRegression
 from .network import ClassifierPotential
 
-MODELS = ("gaussian_mean", "noisy_gaussian", *ARCHITECTURES)
+MODELS = ("gaussian_mean", "noisy_gaussian", "logistic_regression", *ARCHITECTURES)
 
 
 def build_potential(model_cfg, data: Data, device: torch.device, dtype: torch.dtype, seed: int = 0):
@@ -32,6 +33,15 @@ def build_potential(model_cfg, data: Data, device: torch.device, dtype: torch.dt
             data.extras["noise_sd"].to(device, dtype),
             prior_precision=float(model_cfg.prior_precision),
             prior_mean=float(model_cfg.prior_mean),
+        )
+    if name == "logistic_regression":
+        if data.task != "classification" or data.n_classes != 2 or data.x_train is None or data.x_train.dim() != 2:
+            raise UserError(f"model=logistic_regression needs binary labels and a 2-D design (dataset={data.name})")
+        return LogisticRegression(
+            data.x_train.to(device, dtype),
+            data.y_train.to(device),
+            data.x_test.to(device, dtype) if data.x_test is not None else None,
+            prior_precision=float(model_cfg.prior_precision),
         )
     if name in ARCHITECTURES:
         if data.task != "classification":
