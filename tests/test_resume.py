@@ -13,9 +13,18 @@ from .helpers import run_inprocess
 OVR = ["dataset=two_batch_gaussian", "chains=50", "burn_in=30", "samples=40", "thin=3", "check_every=7"]
 
 
-@pytest.mark.parametrize("integrator", ["sms_ubu", "sg_ubu"])
-def test_kill_and_resume_is_bit_exact(tmp_path, monkeypatch, integrator):
-    ovr = [*OVR, f"integrator={integrator}"]
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["integrator=sms_ubu"],
+        ["integrator=sg_ubu"],
+        ["integrator=sms_ubu", "dtype=float32"],  # float32 noise comes from torch's generator
+        # the target draws its own gradient noise; NOGIN reads its covariance
+        ["integrator=nogin", "dataset=noisy_gaussian", "chains=50", "burn_in=30", "samples=40", "thin=3"],
+    ],
+)
+def test_kill_and_resume_is_bit_exact(tmp_path, monkeypatch, extra):
+    ovr = [*OVR, *extra]
     full, _ = run_inprocess(tmp_path / "a", ovr)
 
     record = sampler_mod.Sampler._record
