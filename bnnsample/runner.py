@@ -17,7 +17,7 @@ from .errors import UserError
 from .integrators import StepContext, get_integrator
 from .models import build_potential
 from .rng import GaussianNoise
-from .potential import ControlVariate, ElasticBox, Localized
+from .potential import ControlVariate, ElasticBox, Localized, Oracle
 from .sampler import LoopSettings, Sampler
 from .store import FILENAME, SampleStore
 
@@ -72,6 +72,28 @@ def swa_initialisation(cfg: DictConfig, pot, device, store_arrays: dict) -> torc
     store_arrays["baselines/standard"] = np.stack(standard)
     store_arrays["baselines/swa"] = np.stack(swa)
     return torch.stack([store_arrays.pop(f"init/swa_{c}") for c in range(int(cfg.chains))])
+
+
+_NEEDS = {
+    "covariance": "the gradient covariance estimate (per-datum gradients)",
+    "hvp": "Hessian-vector products",
+    "energy": "the potential energy U(x)",
+}
+
+
+def _check_oracle(integrator, pot, sched: Schedule, x0: torch.Tensor) -> None:
+    """One trial call per capability the scheme needs, so that a target or batch size that
+    cannot serve it fails before sampling with one line, not mid-run."""
+    idx = None if sched.kind == "full" else torch.arange(sched.batch_size, device=x0.device)
+    oracle = Oracle(pot, idx, sched.scale, sched.eps)
+    x = x0[:1]
+    calls = {"covariance": lambda: oracle.covariance(x), "hvp": lambda: oracle.hvp(x, x),
+             "energy": lambda: pot.energy(x, None, 1.0)}  # fmt: skip
+    for need in integrator.needs:
+        try:
+            calls[need]()
+        except (NotImplementedError, ValueError, AttributeError) as e:
+            raise UserError(f"integrator={integrator.name} needs {_NEEDS[need]}: {e}") from None
 
 
 def run(cfg: DictConfig, run_dir: Path) -> Path:
@@ -144,6 +166,7 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
         integrator = get_integrator(cfg.integrator.name, **params)
     except (TypeError, ValueError) as e:
         raise UserError(f"integrator={cfg.integrator.name}: bad parameters {params}: {e}") from None
+    _check_oracle(integrator, pot, sched, x0)
     ctx = StepContext(
         h=float(cfg.step_size),
         gamma=float(cfg.friction),

@@ -46,6 +46,9 @@ BAD = [
     (["dtype=float16"], "dtype"),
     (["device=tpu"], "device"),
     (["batch_size=5000"], "batch_size"),
+    (["integrator=sg_nogin"], "batch_size >= 2"),  # covariance estimate from batches of 1
+    (["integrator=sghmc", "integrator.noise_correction=maybe"], "noise_correction"),
+    (["control_variate=maybe"], "control_variate"),
 ]
 
 

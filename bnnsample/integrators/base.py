@@ -63,6 +63,9 @@ class Integrator:
 
     name: str = "?"
     summary: str = ""
+    # what the scheme asks of the oracle beyond the force: "covariance" (Sigma-hat, needs
+    # per-datum gradients and batches of >= 2), "hvp", "energy"; checked before sampling
+    needs: tuple[str, ...] = ()
 
     def init_state(self, x: torch.Tensor, ctx: StepContext) -> State:
         """Start at x with velocities from the Maxwellian N(0, I)."""

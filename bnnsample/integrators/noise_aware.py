@@ -94,6 +94,7 @@ class NOGIN(Integrator):
     """
 
     name = "nogin"
+    needs = ("covariance",)
     summary = "matthews2018 NOGIN (A B~ O B~ A): gradient-noise-aware, one force + covariance per step"
 
     def lambda2(self, ctx: StepContext) -> float:
@@ -138,6 +139,7 @@ class MSGLD(Integrator):
     """
 
     name = "msgld"
+    needs = ("covariance",)
     summary = "matthews2018 mSGLD: SGLD with injected noise sqrt(2h)(I - (h/4) Sigma-hat) xi"
 
     def init_state(self, x, ctx: StepContext) -> State:
@@ -220,6 +222,7 @@ class SGHMC(Integrator):
         if noise_correction not in NOISE_CORRECTIONS:
             raise ValueError(f"noise_correction={noise_correction!r}: allowed values: {', '.join(NOISE_CORRECTIONS)}")
         self.noise_correction = noise_correction
+        self.needs = ("covariance",) if noise_correction == "estimate" else ()
 
     def init_state(self, x, ctx: StepContext) -> State:
         state = super().init_state(x, ctx)
