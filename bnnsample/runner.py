@@ -167,13 +167,20 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     except (TypeError, ValueError) as e:
         raise UserError(f"integrator={cfg.integrator.name}: bad parameters {params}: {e}") from None
     _check_oracle(integrator, pot, sched, x0)
+    try:
+        integrator.check_run(settings.burn_in, settings.total_steps)
+    except ValueError as e:
+        raise UserError(f"integrator={cfg.integrator.name}: {e}") from None
     ctx = StepContext(
         h=float(cfg.step_size),
         gamma=float(cfg.friction),
         noise=GaussianNoise(device, seed * 2),
         boundary=boundary,
     )
-    state = integrator.init_state(x0, ctx)
+    try:
+        state = integrator.init_state(x0, ctx)
+    except ValueError as e:
+        raise UserError(f"integrator={cfg.integrator.name}: {e}") from None
 
     (run_dir / "config.yaml").write_text(config_yaml)
     attrs = {

@@ -49,6 +49,8 @@ BAD = [
     (["integrator=sg_nogin"], "batch_size >= 2"),  # covariance estimate from batches of 1
     (["integrator=sghmc", "integrator.noise_correction=maybe"], "noise_correction"),
     (["control_variate=maybe"], "control_variate"),
+    (["integrator=eadl", "burn_in=0"], "burn_in"),
+    (["integrator=eadl", "integrator.edges=[[0,1],[0,1]]"], "edges"),
 ]
 
 

@@ -67,6 +67,10 @@ class Integrator:
     # per-datum gradients and batches of >= 2), "hvp", "energy"; checked before sampling
     needs: tuple[str, ...] = ()
 
+    def check_run(self, burn_in: int, total_steps: int) -> None:
+        """Raise ValueError (field and allowed values) if the run's schedule cannot serve the
+        scheme, e.g. a scheme that estimates something during burn-in with burn_in = 0."""
+
     def init_state(self, x: torch.Tensor, ctx: StepContext) -> State:
         """Start at x with velocities from the Maxwellian N(0, I)."""
         return State(x=x.clone(), v=ctx.normal(*x.shape, like=x))
