@@ -56,6 +56,14 @@ class GaussianMean(Potential):
         h = table[:, 0].sum(0) if idx is None else table[:, 0][idx].sum(-2)
         return (h + self.lam0) * u
 
+    def energy(self, x, idx, scale):
+        """U_0(x) + scale sum_S U_i(x) per chain, [C] (idx None: all N with scale 1)."""
+        prec = self.prec if idx is None else self.prec[idx]  # [n, d] or [C, n, d]
+        y = self.prec_y / self.prec
+        y = y if idx is None else y[idx]
+        u = (scale * 0.5) * (prec * (x[:, None, :] - y) ** 2).sum((-2, -1))
+        return u + 0.5 * self.lam0 * ((x - self.m0) ** 2).sum(1) if self.lam0 else u
+
     def exact_posterior(self):
         prec = self.prec.sum(0) + self.lam0
         mean = (self.prec_y.sum(0) + self.lam0 * self.m0) / prec
