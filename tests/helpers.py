@@ -36,3 +36,21 @@ def assert_theta_matches(path, mean: float, var: float, k: float = 4.0):
     assert abs(m - mean) < k * m_se, (m, mean, m_se)
     assert abs(v - var) < k * v_se, (v, var, v_se)
     return m_se, v_se
+
+
+def two_batch_cycles(kind: str, period: int = 1):
+    """(probability, batch sequence) of paulin2025's two-batch target (N = 2, batches of 1;
+    fixed partition [[0], [1]] for reshuffle/sms) over lcm(schedule cycle, period) steps, for
+    schemes whose step also depends on the step index modulo ``period``."""
+    import math
+
+    from bnnsample.evaluate.stationary import batch_sequences
+
+    part = [[0], [1]] if kind in ("sms", "reshuffle") else None
+    seqs = batch_sequences(kind, 2, 2 if kind == "full" else 1, part)
+    L = len(seqs[0][1])
+    T = L * period // math.gcd(L, period)
+    out = [(1.0, [])]
+    for _ in range(T // L):
+        out = [(p * q, a + list(b)) for p, a in out for q, b in seqs]
+    return out

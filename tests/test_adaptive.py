@@ -9,26 +9,14 @@ import numpy as np
 import pytest
 
 from bnnsample.evaluate.metrics import chain_mean_se, chain_var_se
-from bnnsample.evaluate.stationary import AffineStep, batch_sequences, cycle_moments, recorded_mixture
+from bnnsample.evaluate.stationary import AffineStep, cycle_moments, recorded_mixture
 from bnnsample.store import SampleStore
 
-from .helpers import assert_theta_matches, run_inprocess
+from .helpers import assert_theta_matches, run_inprocess, two_batch_cycles
 
 H = np.array([4.0, 0.25])
 R = np.array([-4.0, 0.25])
 KINDS = ["full", "iid", "reshuffle", "sms"]
-
-
-def batch_cycles(kind, period):
-    """(probability, batch sequence) over lcm(schedule cycle, period) steps, two-batch target."""
-    part = [[0], [1]] if kind in ("sms", "reshuffle") else None
-    seqs = batch_sequences(kind, 2, 2 if kind == "full" else 1, part)
-    L = len(seqs[0][1])
-    T = L * period // math.gcd(L, period)
-    out = [(1.0, [])]
-    for _ in range(T // L):
-        out = [(p * q, a + list(b)) for p, a in out for q, b in seqs]
-    return out
 
 
 def forces(kind, b):
@@ -54,7 +42,7 @@ def adaptive_step(Hb, rb, m, lr=LR, mdecay=MDECAY, lr4=True):
 
 def adaptive_law(kind, ms, phases, **kw):
     """Pooled (mean, var) of x over chains with frozen preconditioners ``ms`` (one per chain)."""
-    cycles = batch_cycles(kind, 1)
+    cycles = two_batch_cycles(kind, 1)
     means, seconds = [], []
     for m in ms:
         ph = cycle_moments([(p, [adaptive_step(*forces(kind, b), m, **kw) for b in s]) for p, s in cycles])
@@ -159,7 +147,7 @@ def cyclical_em_step(Hb, rb, k, h=C_STEP, gamma=C_GAMMA, K=C_K, explore=0.0, cos
 
 
 def cyclical_law(kind, phases, **kw):
-    cycles = batch_cycles(kind, C_K)
+    cycles = two_batch_cycles(kind, C_K)
     ph = cycle_moments([(p, [cyclical_em_step(*forces(kind, b), k, **kw) for k, b in enumerate(s)])
                         for p, s in cycles])  # fmt: skip
     return recorded_mixture(ph, phases)

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from bnnsample.evaluate.stationary import AffineStep, batch_sequences, cycle_moments, recorded_mixture
+from bnnsample.evaluate.stationary import AffineStep, cycle_moments, recorded_mixture
 
-from .helpers import assert_theta_matches, run_inprocess
+from .helpers import assert_theta_matches, run_inprocess, two_batch_cycles
 
 H = np.array([4.0, 0.25])  # per-datum precisions of paulin2025's two-batch Gaussian
 R = np.array([-4.0, 0.25])  # P_i mu_i
@@ -66,13 +66,7 @@ def schedule_law(step_for, kind, phases, period=1):
     two-batch target: ``step_for(Hb, rb, k)`` is the map of a step with minibatch force
     Hb x - rb at time-phase k (mod ``period``)."""
     scale = 1.0 if kind == "full" else 2.0
-    part = [[0], [1]] if kind in ("sms", "reshuffle") else None
-    seqs = batch_sequences(kind, 2, 2 if kind == "full" else 1, part)
-    L = len(seqs[0][1])
-    T = L * period // math.gcd(L, period)
-    combined = [(1.0, [])]
-    for _ in range(T // L):
-        combined = [(p * q, a + list(b)) for p, a in combined for q, b in seqs]
+    combined = two_batch_cycles(kind, period)
     cache = {}
 
     def m(b, k):

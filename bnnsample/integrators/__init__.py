@@ -6,15 +6,7 @@ CC-ADL), higher_order (MT3), adaptive (step-size/friction schedules: Springenber
 SGHMC, cyclical SGHMC), metropolis (SMS-GHMC), exact (exact OU flow for linear targets).
 """
 
-import importlib
-
+from . import adaptive, exact, higher_order, langevin, metropolis, noise_aware, thermostats  # noqa: F401 (register)
 from .base import REGISTRY, Integrator, State, StepContext, get_integrator
-
-for _family in ("langevin", "noise_aware", "thermostats", "higher_order", "adaptive", "metropolis", "exact"):
-    try:  # each module registers its schemes on import
-        importlib.import_module(f"{__name__}.{_family}")
-    except ModuleNotFoundError as _e:
-        if _e.name != f"{__name__}.{_family}":
-            raise
 
 __all__ = ["REGISTRY", "Integrator", "State", "StepContext", "get_integrator"]
