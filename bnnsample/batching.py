@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import torch
 
+from .potential import covariance_factor
+
 KINDS = ("full", "iid", "iid_wor", "reshuffle", "sms")
 PARTITIONS = ("fixed", "fresh")
 
@@ -64,6 +66,7 @@ class Schedule:
         self.device = torch.device(device)
         self.n_batches = n_data // self.batch_size
         self.scale = 1.0 if kind == "full" else n_data / self.batch_size
+        self._eps = 0.0 if kind == "full" else covariance_factor(self.batch_size, n_data, with_replacement=kind == "iid")
         self._fixed = None
         if kind in ("reshuffle", "sms") and partition == "fixed":
             perm = torch.randperm(n_data, generator=generator, device=self.device)
@@ -80,11 +83,7 @@ class Schedule:
     def eps(self) -> float:
         """epsilon(n) = Cov(force estimate) / Sigma_x for one step's batch (sekkat2023 eq. 13):
         0 for full, N(N-1)/n for iid (with replacement), N(N-n)/n for the other kinds."""
-        from .potential import covariance_factor
-
-        if self.kind == "full":
-            return 0.0
-        return covariance_factor(self.batch_size, self.n_data, with_replacement=self.kind == "iid")
+        return self._eps
 
     # -- drawing -----------------------------------------------------------------------
     def _rand_perms(self, cycles: int, m: int) -> torch.Tensor:

@@ -93,14 +93,18 @@ def _logistic_cfg(chains: int, steps: int, integrator: str, dtype: str):
         )  # fmt: skip
 
 
-def bench_logistic(chains: int, steps: int, posteriors_steps: int, repeats: int, dtype: str = "float32") -> dict:
-    """bnnsample SMS-UBU (runner.run, many chains) vs posteriors SGHMC (one chain) vs the bare
-    closed-form minibatch gradient of all chains, interleaved."""
+def bench_logistic(chains: int, steps: int, posteriors_steps: int, repeats: int, dtype: str = "float32",
+                   integrators: tuple[str, ...] = ("sg_hmc", "sms_ubu")) -> dict:  # fmt: skip
+    """bnnsample (runner.run, many chains; each preset of ``integrators``) vs posteriors SGHMC
+    (one chain) vs the bare closed-form minibatch gradient of all chains, interleaved. The
+    like-for-like row is sg_hmc (Euler SGHMC with i.i.d. batches, one normal per coordinate
+    and step, as posteriors' sghmc); SMS-UBU draws two normals per coordinate and step."""
     from bnnsample import runner
     from bnnsample.data import load_data
     from bnnsample.models.logistic import LogisticRegression
 
-    cfg = _logistic_cfg(chains, steps, "sms_ubu", dtype)
+    cfgs = {name: _logistic_cfg(chains, steps, name, dtype) for name in integrators}
+    cfg = cfgs[integrators[0]]
     data = load_data(cfg)
     tdtype = getattr(torch, dtype)
     X, y = data.x_train.to(tdtype), data.y_train.to(tdtype)
@@ -139,10 +143,10 @@ def bench_logistic(chains: int, steps: int, posteriors_steps: int, repeats: int,
             torch.autograd.grad(lp, params)
         return (time.perf_counter() - t0) / posteriors_steps
 
-    def run_bnnsample():
+    def run_bnnsample(c):
         with tempfile.TemporaryDirectory() as dd:
             t0 = time.perf_counter()
-            runner.run(cfg, Path(dd))
+            runner.run(c, Path(dd))
             return (time.perf_counter() - t0) / (steps * chains)
 
     pot = LogisticRegression(X, y, prior_precision=lam)
@@ -155,23 +159,27 @@ def bench_logistic(chains: int, steps: int, posteriors_steps: int, repeats: int,
             pot.force(xs, idx[k], N / n)
         return (time.perf_counter() - t0) / (steps * chains)
 
-    res = {"bnn": [], "force": [], "post": [], "grad": []}
+    res = {"force": [], "post": [], "grad": [], **{name: [] for name in integrators}}
     for _ in range(repeats):
-        res["bnn"].append(run_bnnsample())
+        for name in integrators:
+            res[name].append(run_bnnsample(cfgs[name]))
         res["force"].append(run_force())
         if sghmc is not None:
             res["post"].append(run_posteriors())
             res["grad"].append(run_autograd_gradient())
-    bnn, bnn_lo, bnn_hi = _median_spread(res["bnn"])
     force = _median_spread(res["force"])[0]
     out = {
         "setting": f"N = {N}, d = {d}, batch {n}, {chains} chains, {steps} steps per run, {dtype}, {repeats} rounds",
-        "bnnsample SMS-UBU (runner.run incl. setup, HDF5, 10 draws), µs per chain-step (median [min, max])":
-            f"{bnn * 1e6:.3g} [{bnn_lo * 1e6:.3g}, {bnn_hi * 1e6:.3g}]",
-        "bnnsample chain-steps per second": f"{1 / bnn:,.0f}",
         "bare closed-form minibatch force of all chains, µs per chain": f"{force * 1e6:.3g}",
-        "bnnsample step / bare force": f"{bnn / force:.2f}",
-    }  # fmt: skip
+    }
+    for name in integrators:
+        bnn, bnn_lo, bnn_hi = _median_spread(res[name])
+        out.update({
+            f"bnnsample {name} (runner.run incl. setup, HDF5, 10 draws), µs per chain-step (median [min, max])":
+                f"{bnn * 1e6:.3g} [{bnn_lo * 1e6:.3g}, {bnn_hi * 1e6:.3g}]",
+            f"bnnsample {name} chain-steps per second": f"{1 / bnn:,.0f}",
+            f"bnnsample {name} step / bare force": f"{bnn / force:.2f}",
+        })  # fmt: skip
     if sghmc is None:
         out["posteriors"] = "not installed (pip install -e .[bench]); comparison skipped"
         return out
@@ -182,9 +190,11 @@ def bench_logistic(chains: int, steps: int, posteriors_steps: int, repeats: int,
             f"{post * 1e6:.0f} [{post_lo * 1e6:.0f}, {post_hi * 1e6:.0f}]",
         "bare autograd minibatch gradient, one chain, µs": f"{grad * 1e6:.0f}",
         "posteriors step / bare autograd gradient": f"{post / grad:.2f}",
-        "throughput ratio bnnsample / posteriors (chain-steps per second)": f"{post / bnn:.0f}",
-        "per-round ratios": ", ".join(f"{p / b:.0f}" for p, b in zip(res["post"], res["bnn"])),
     })  # fmt: skip
+    for name in integrators:
+        bnn = _median_spread(res[name])[0]
+        out[f"throughput ratio bnnsample {name} / posteriors (chain-steps per second)"] = f"{post / bnn:.0f}"
+        out[f"per-round ratios, {name}"] = ", ".join(f"{p / b:.0f}" for p, b in zip(res["post"], res[name]))
     return out
 
 
@@ -272,7 +282,7 @@ def main() -> None:
     ap.add_argument("--chains", type=int, default=4000)
     ap.add_argument("--steps", type=int, default=4000)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--lr-steps", type=int, default=3000, help="steps of each logistic-regression run")
+    ap.add_argument("--lr-steps", type=int, default=10000, help="steps of each logistic-regression run")
     ap.add_argument("--net-steps", type=int, default=2, help="steps per round of the network benchmark")
     ap.add_argument("--net-batch", type=int, default=200)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (DESIGN.md's reference points: 1)")
