@@ -117,6 +117,7 @@ class Sampler:
             buf.setdefault("predictive", []).append(pred.float())
         diag = {"kinetic_temperature": (state.v**2).mean(dim=1)}
         diag.update(self.potential.diagnostics())
+        diag.update(self.integrator.diagnostics(state))
         if getattr(self.ctx.boundary, "counts", None) is not None:
             diag["bounces"] = self.ctx.boundary.counts.clone()
         for k, v in diag.items():

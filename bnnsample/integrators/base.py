@@ -67,6 +67,10 @@ class Integrator:
     # per-datum gradients and batches of >= 2), "hvp", "energy"; checked before sampling
     needs: tuple[str, ...] = ()
 
+    def diagnostics(self, state: State) -> dict[str, torch.Tensor]:
+        """Per-chain values ([C] each) recorded with every draw, e.g. a thermostat's friction."""
+        return {}
+
     def check_run(self, burn_in: int, total_steps: int) -> None:
         """Raise ValueError (field and allowed values) if the run's schedule cannot serve the
         scheme, e.g. a scheme that estimates something during burn-in with burn_in = 0."""

@@ -60,6 +60,10 @@ class SMSGHMC(Integrator):
             raise ValueError(f"n_leapfrog={n_leapfrog}: must be an integer >= 0 (0: one symmetric sweep, 2 N/n steps)")
         self.n_leapfrog = int(n_leapfrog)
 
+    def diagnostics(self, state: State) -> dict[str, torch.Tensor]:
+        """Acceptance rate so far (accepted / proposed trajectories, cumulative)."""
+        return {"acceptance_rate": state.extra["accepted"] / state.extra["proposed"].clamp(min=1)}
+
     def init_state(self, x: torch.Tensor, ctx: StepContext) -> State:
         st = super().init_state(x, ctx)
         zeros = torch.zeros(x.shape[0], dtype=torch.float64, device=x.device)

@@ -224,6 +224,10 @@ class SGHMC(Integrator):
         self.noise_correction = noise_correction
         self.needs = ("covariance",) if noise_correction == "estimate" else ()
 
+    def diagnostics(self, state: State) -> dict[str, torch.Tensor]:
+        """Steps so far in which gamma I - B-hat had eigenvalues clipped at 0 (per chain)."""
+        return {"noise_clipped": state.extra["noise_clipped"]}
+
     def init_state(self, x, ctx: StepContext) -> State:
         state = super().init_state(x, ctx)
         state.extra["noise_clipped"] = torch.zeros(x.shape[0], dtype=torch.long, device=x.device)

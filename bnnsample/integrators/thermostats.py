@@ -148,6 +148,16 @@ class Friction:
             return sq - torch.tensor(self.sizes, dtype=p.dtype, device=p.device)
         return p[:, :, None] * p[:, None, :] - torch.eye(d, dtype=p.dtype, device=p.device)
 
+    def mean_diagonal(self, xi: torch.Tensor, d: int) -> torch.Tensor:
+        """tr(xi) / d per chain ([C]): the friction's average over coordinates."""
+        if self.kind == "scalar":
+            return xi
+        if self.kind == "full":
+            return torch.diagonal(xi, dim1=1, dim2=2).mean(1)
+        if self.kind == "groups":
+            return (xi * torch.tensor(self.sizes, dtype=xi.dtype, device=xi.device)).sum(1) / d
+        return xi.mean(1)
+
     def factors(self, xi: torch.Tensor, gamma: float, t: float):
         """(U or None, decay, noise std) of the OU flow over time t: per eigenvalue of xi (full,
         U its eigenvectors) or per coordinate ([C, 1] or [C, d])."""
@@ -200,6 +210,9 @@ class AdaptiveLangevin(Integrator):
     def __init__(self, friction_kind: str = "scalar", groups=None, thermostat_mass=1.0):
         self.friction = Friction(friction_kind, groups)
         self.inv_mass = _inverse_mass(thermostat_mass)
+
+    def diagnostics(self, state: State) -> dict[str, torch.Tensor]:
+        return {"friction": self.friction.mean_diagonal(state.extra["xi"], state.x.shape[1])}
 
     def init_state(self, x, ctx: StepContext) -> State:
         self.friction.check_dim(x.shape[1])
@@ -499,6 +512,10 @@ class SGNHT(Integrator):
         st.extra["xi"] = self.thermostat.init(x, ctx.gamma if self.xi0 is None else self.xi0)
         return st
 
+    def diagnostics(self, state: State) -> dict[str, torch.Tensor]:
+        xi = state.extra["xi"]
+        return {"friction": xi.mean(1) if xi.dim() == 2 else xi}
+
     def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
         th, h = self.thermostat, ctx.h
         x, v, xi = state.x, state.v, state.extra["xi"]
@@ -557,6 +574,9 @@ class CCADL(Integrator):
         st.extra["xi"] = torch.full(x.shape[:1], 0.0 if self.xi0 is None else self.xi0, dtype=x.dtype, device=x.device)
         return st
 
+
+    def diagnostics(self, state: State) -> dict[str, torch.Tensor]:
+        return {"friction": state.extra["xi"]}
     def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
         h = ctx.h
         x, v, xi = state.x, state.v, state.extra["xi"]
