@@ -5,15 +5,10 @@ from __future__ import annotations
 from . import images, synthetic
 from .base import Data
 
-LOADERS = {
-    "two_batch_gaussian": synthetic.two_batch_gaussian,
-    "noisy_gaussian": synthetic.noisy_gaussian,
-    "gaussian_points": synthetic.gaussian_points,
-    "logistic_synthetic": synthetic.logistic_synthetic,
-    "mnist5k": images.mnist5k,
-    "digits": images.digits,
-    "fmnist": images.fmnist,
-}
+# each loader module exports LOADERS: {config name: loader(dataset_cfg) -> Data}
+LOADERS: dict = {}
+for _module in (synthetic, images):
+    LOADERS.update(_module.LOADERS)
 
 
 def load_data(cfg) -> Data:

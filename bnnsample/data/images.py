@@ -87,3 +87,6 @@ def fmnist(cfg) -> Data:
         n_classes=10,
         description="Fashion-MNIST (torchvision), ToTensor only",
     )
+
+
+LOADERS = {"mnist5k": mnist5k, "digits": digits, "fmnist": fmnist}

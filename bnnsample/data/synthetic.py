@@ -81,3 +81,6 @@ def logistic_synthetic(cfg) -> Data:
         extras={"true_weights": w},
         description=f"synthetic logistic regression: {n_train} train / {n_test} test points, {dim} Gaussian features",
     )
+
+
+LOADERS = {"two_batch_gaussian": two_batch_gaussian, "noisy_gaussian": noisy_gaussian, "gaussian_points": gaussian_points, "logistic_synthetic": logistic_synthetic}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from ..errors import UserError
 from ..potential import GradientCovariance, Potential
 
 
@@ -124,3 +125,27 @@ class NoisyGradientGaussian(Potential):
     def load_state_dict(self, d):
         if "noise_generator" in d:
             self.generator.set_state(d["noise_generator"].cpu().to(torch.uint8))
+
+
+def build_noisy_gaussian(model_cfg, data, device, dtype, seed):
+    if data.name != "noisy_gaussian":
+        raise UserError(f"model=noisy_gaussian goes with dataset=noisy_gaussian, not dataset={data.name}")
+    e = data.extras
+    try:
+        return NoisyGradientGaussian(e["dim"], e["mean"], e["sigma"], e["sigma_model"], seed=seed, device=device)
+    except ValueError as err:
+        raise UserError(f"dataset.{err}") from None
+
+
+def build_gaussian_mean(model_cfg, data, device, dtype, seed):
+    if data.task != "density" or "noise_sd" not in data.extras:
+        raise UserError(f"model=gaussian_mean needs observations with noise_sd (dataset={data.name} has none)")
+    return GaussianMean(
+        data.y_train.to(device, dtype),
+        data.extras["noise_sd"].to(device, dtype),
+        prior_precision=float(model_cfg.prior_precision),
+        prior_mean=float(model_cfg.prior_mean),
+    )
+
+
+BUILDERS = {"gaussian_mean": build_gaussian_mean, "noisy_gaussian": build_noisy_gaussian}

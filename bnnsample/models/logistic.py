@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from ..errors import UserError
 from ..potential import Potential
 
 
@@ -90,3 +91,17 @@ class LogisticRegression(Potential):
             return {}
         z, y = self._last
         return {"minibatch_loss": (torch.nn.functional.softplus(z) - z * y).mean(-1)}
+
+
+def build_logistic_regression(model_cfg, data, device, dtype, seed):
+    if data.task != "classification" or data.n_classes != 2 or data.x_train is None or data.x_train.dim() != 2:
+        raise UserError(f"model=logistic_regression needs binary labels and a 2-D design (dataset={data.name})")
+    return LogisticRegression(
+        data.x_train.to(device, dtype),
+        data.y_train.to(device),
+        data.x_test.to(device, dtype) if data.x_test is not None else None,
+        prior_precision=float(model_cfg.prior_precision),
+    )
+
+
+BUILDERS = {"logistic_regression": build_logistic_regression}

@@ -30,7 +30,9 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, grad, grad_and_value, jacrev, jvp, replace_all_batch_norm_modules_, vmap
 
+from ..errors import UserError
 from ..potential import Potential
+from .cnn import ARCHITECTURES
 
 
 class ParamLayout:
@@ -197,3 +199,28 @@ class ClassifierPotential(Potential):
     def predict(self, x):
         # One chain at a time: prediction happens once per draw, not per step.
         return torch.stack([self.predict_one(x[c]) for c in range(x.shape[0])])
+
+
+def _build_classifier(name):
+    def build(model_cfg, data, device, dtype, seed):
+        if data.task != "classification" or data.x_train is None or data.x_train.dim() != 4:
+            raise UserError(f"model={name} is an image classifier; dataset={data.name} is not an image classification set")
+        c, h, _ = data.x_train.shape[1:]
+        kwargs = {"in_channels": c, "n_classes": data.n_classes}
+        if name == "cnn_small":
+            kwargs["image_size"] = h
+        module = ARCHITECTURES[name](**kwargs).to(device, dtype)
+        return ClassifierPotential(
+            module,
+            data.x_train.to(device, dtype),
+            data.y_train.to(device),
+            data.x_test.to(device, dtype),
+            prior_precision=float(model_cfg.prior_precision),
+            n_calibration=int(model_cfg.n_calibration),
+            chain_batching=str(model_cfg.get("chain_batching", "auto")),
+        )
+
+    return build
+
+
+BUILDERS = {name: _build_classifier(name) for name in ARCHITECTURES}
