@@ -94,7 +94,12 @@ class Potential:
         """Sigma-hat, the estimated covariance of force(x, idx, scale) (sekkat2023 eqs. 11-13,
         matthews2018 eq. 4): eps * (sample covariance of the batch's per-datum gradients,
         ddof 1), returned as the factor B = sqrt(eps / (n - 1)) (g_i - mean g) [C, n, d].
-        ``eps`` is epsilon(n) of ``covariance_factor`` (0 for the full batch)."""
+        ``eps`` is epsilon(n) of ``covariance_factor`` (0 for the full batch).
+
+        Without replacement the batch's sample covariance is unbiased for Sigma_x, so this is
+        unbiased for Cov(G). With replacement its mean is (N - 1)/N Sigma_x: the estimate is
+        low by that factor (tests/test_oracle.py enumerates both); we keep the papers'
+        estimator, whose bias is negligible for the N of any real data set."""
         g = self.per_datum_grads(x, idx)
         n = g.shape[1]
         if eps == 0:

@@ -75,6 +75,12 @@ def test_covariance_estimate_is_eps_times_the_batch_sample_covariance_and_unbias
     # simple random sampling without replacement: E[sample covariance] = Sigma_x exactly
     np.testing.assert_allclose(total / len(subsets), eps * np.cov(g.T, ddof=1), rtol=1e-12)
 
+    # with replacement the same estimator is low by (N - 1)/N (documented in force_covariance)
+    eps_wr = covariance_factor(n, N, with_replacement=True)
+    tuples = list(itertools.product(range(N), repeat=n))
+    mean_wr = sum(Oracle(pot, torch.tensor(b), N / n, eps_wr).covariance(X).to_dense()[0].numpy() for b in tuples)
+    np.testing.assert_allclose(mean_wr / len(tuples), (N - 1) / N * eps_wr * np.cov(g.T, ddof=1), rtol=1e-12)
+
 
 def test_covariance_per_chain_batches_and_full_batch():
     pot = target()
