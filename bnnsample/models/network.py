@@ -205,7 +205,10 @@ def _build_classifier(name):
     def build(model_cfg, data, device, dtype, seed):
         if data.task != "classification" or data.x_train is None or data.x_train.dim() != 4:
             raise UserError(f"model={name} is an image classifier; dataset={data.name} is not an image classification set")
-        c, h, _ = data.x_train.shape[1:]
+        c, h, w = data.x_train.shape[1:]
+        hw = getattr(ARCHITECTURES[name], "image_hw", None)
+        if hw is not None and (h, w) != tuple(hw):
+            raise UserError(f"model={name} takes {hw[0]}x{hw[1]} images; dataset={data.name} has {h}x{w}")
         kwargs = {"in_channels": c, "n_classes": data.n_classes}
         if name == "cnn_small":
             kwargs["image_size"] = h
