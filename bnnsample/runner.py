@@ -81,6 +81,17 @@ _NEEDS = {
 }
 
 
+def _predictive_shape(data) -> tuple[int, int] | None:
+    """(n_test, outputs) of the stored predictive: class probabilities, or one regression mean."""
+    if data.x_test is None:
+        return None
+    if data.task == "classification":
+        return data.x_test.shape[0], data.n_classes
+    if data.task == "regression":
+        return data.x_test.shape[0], 1
+    return None
+
+
 def _check_oracle(integrator, pot, sched: Schedule, x0: torch.Tensor) -> None:
     """One trial call per capability the scheme needs, so that a target or batch size that
     cannot serve it fails before sampling with one line, not mid-run."""
@@ -200,8 +211,9 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
         "schedule_period": sched.period,
         "device": str(device),
     }
-    if data.task == "classification":
-        pot.predictive_numel = data.x_test.shape[0] * data.n_classes
+    n_out = _predictive_shape(data)
+    if n_out is not None:
+        pot.predictive_numel = n_out[0] * n_out[1]
     if resume:
         store = SampleStore(path, "r+")
         sampler = Sampler(pot, integrator, sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
@@ -243,7 +255,7 @@ def _resumable(path: Path, config_yaml: str):
 
 
 def _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0) -> SampleStore:
-    n_out = (data.x_test.shape[0], data.n_classes) if data.task == "classification" else None
+    n_out = _predictive_shape(data)
     store = SampleStore.create(
         path,
         chains=int(cfg.chains),

@@ -117,6 +117,38 @@ def _classification_rows(store: SampleStore, keep: np.ndarray) -> tuple[list[dic
     return rows, ensembles
 
 
+def _regression_rows(store: SampleStore, cfg: dict, keep: np.ndarray) -> list[dict]:
+    """RMSE and NLL (M.regression_metrics) in ORIGINAL target units of a regression run: the
+    stored targets are in original units and so are the model's predictions (``predict``);
+    the noise variance, fitted on standardised targets, becomes noise_var * y_std^2. The
+    predictive means come from the store when it has them, else from the stored theta
+    through the rebuilt potential."""
+    from omegaconf import OmegaConf
+
+    import torch
+
+    from ..data import load_data
+    from ..models import build_potential
+
+    c = OmegaConf.create(cfg)
+    data = load_data(c)
+    if data.task != "regression":
+        return []
+    pot = build_potential(c.model, data, torch.device("cpu"), torch.float64)
+    pred = store.predictive()
+    if pred is not None and pred.shape[1] > 0:
+        means = pred[keep][..., 0].reshape(-1, pred.shape[2])
+    elif store.theta_dim is not None:
+        theta = torch.as_tensor(store.theta()[keep], dtype=torch.float64)
+        means = pot.predict(theta.reshape(-1, theta.shape[-1]))[..., 0].numpy()
+    else:
+        return []
+    noise_var = float(pot.noise_var) * float(data.extras.get("y_std", 1.0)) ** 2
+    y = data.y_test.double().numpy()
+    return [dict(group="bayes", metric=k, value=v, se=float("nan"))
+            for k, v in M.regression_metrics(means, y, noise_var).items()]  # fmt: skip
+
+
 def evaluate_run(run_dir: Path, echo: bool = False) -> pd.DataFrame:
     """Evaluate one run directory; writes metrics.csv and plots/, returns the table."""
     run_dir = Path(run_dir)
@@ -132,8 +164,13 @@ def evaluate_run(run_dir: Path, echo: bool = False) -> pd.DataFrame:
         exact = _exact_posterior(cfg) if store.theta_dim is not None else None
         if keep.any() and store.n_draws > 0:
             rows += _density_rows(store, cfg, keep, exact)
-            crow, ensembles = _classification_rows(store, keep) if store.array("targets") is not None else ([], {})
-            rows += crow
+            targets = store.array("targets")
+            if targets is not None and np.issubdtype(targets.dtype, np.floating):
+                rows += _regression_rows(store, cfg, keep)
+                ensembles = {}
+            else:
+                crow, ensembles = _classification_rows(store, keep) if targets is not None else ([], {})
+                rows += crow
         else:
             ensembles = {}
         table = pd.DataFrame(rows, columns=["group", "metric", "value", "se"])

