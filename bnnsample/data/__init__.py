@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from . import images, synthetic
+from . import images, synthetic, toys, uci
 from .base import Data
 
 # each loader module exports LOADERS: {config name: loader(dataset_cfg) -> Data}
 LOADERS: dict = {}
-for _module in (synthetic, images):
+for _module in (synthetic, images, uci, toys):
     LOADERS.update(_module.LOADERS)
 
 

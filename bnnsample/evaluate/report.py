@@ -20,6 +20,8 @@ from . import metrics as M
 
 log = logging.getLogger("bnnsample")
 MAX_MARGINALS = 10
+# models whose posterior is Gaussian and known in closed form (cheap to rebuild for evaluation)
+EXACT_MODELS = ("gaussian_mean", "noisy_gaussian", "linear_gaussian")
 
 
 def _exact_posterior(cfg: dict):
@@ -32,12 +34,14 @@ def _exact_posterior(cfg: dict):
     from ..models import build_potential
 
     c = OmegaConf.create(cfg)
-    if c.model.name != "gaussian_mean":
+    if c.model.name not in EXACT_MODELS:
         return None
     data = load_data(c)
     pot = build_potential(c.model, data, torch.device("cpu"), torch.float64)
-    mean, cov = pot.exact_posterior()
-    return mean.numpy(), cov.numpy(), pot
+    exact = pot.exact_posterior()
+    if exact is None:
+        return None
+    return exact[0].numpy(), exact[1].numpy(), pot
 
 
 def _discrete_stationary(cfg: dict, pot, store: SampleStore):
@@ -45,7 +49,7 @@ def _discrete_stationary(cfg: dict, pot, store: SampleStore):
     from .stationary import SCHEMES, linear_scheme_moments, recorded_mixture
 
     scheme = cfg["integrator"]["name"]
-    if scheme not in SCHEMES or pot.n_data > 8:
+    if scheme not in SCHEMES or pot.n_data > 8 or not hasattr(pot, "linear_form"):
         return None
     step_map, offset = SCHEMES[scheme]
     kind = cfg["batching"]["name"]

@@ -9,10 +9,10 @@ import torch
 
 from ..data.base import Data
 from ..errors import UserError
-from . import analytic, logistic, network
+from . import analytic, logistic, mlp, multinomial, network, toys
 
 BUILDERS: dict = {}
-for _module in (analytic, logistic, network):
+for _module in (analytic, logistic, multinomial, network, toys, mlp):
     BUILDERS.update(_module.BUILDERS)
 
 MODELS = tuple(BUILDERS)
