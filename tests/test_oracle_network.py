@@ -144,3 +144,21 @@ def test_logistic_predict_and_config_pipeline(tmp_path):
     with SampleStore(path) as s:
         assert s.theta().shape == (3, 2, 5)
         assert not s.diverged().any()
+
+
+@pytest.mark.parametrize("make", [mlp_potential, cnn_potential])
+def test_network_energy_is_the_potential_of_the_force(make):
+    """Directional finite differences of energy(x, S) equal force(x, S) . u (float64); the
+    full-data energy sums the chunked data terms."""
+    pot = make()
+    x = random_point(pot, 2)
+    gen = torch.Generator().manual_seed(4)
+    u = torch.randn(x.shape, generator=gen, dtype=x.dtype)
+    idx, scale, eps = torch.arange(6), 2.5, 1e-6
+    fd = (pot.energy(x + eps * u, idx, scale) - pot.energy(x - eps * u, idx, scale)) / (2 * eps)
+    torch.testing.assert_close(fd, (pot.force(x, idx, scale) * u).sum(1), rtol=1e-6, atol=1e-6)
+    pot.predict_batch = 7
+    chunks = torch.arange(pot.n_data).split(7)
+    prior = 0.5 * pot.lam * ((pot.mask * x) ** 2).sum(1)
+    expect = prior + sum(pot.energy(x, c, 1.0) - prior for c in chunks)
+    torch.testing.assert_close(pot.energy(x, None, 1.0), expect)

@@ -104,4 +104,4 @@ def build_logistic_regression(model_cfg, data, device, dtype, seed):
     )
 
 
-BUILDERS = {"logistic_regression": build_logistic_regression}
+BUILDERS = {"logistic_regression": build_logistic_regression, "logistic": build_logistic_regression}

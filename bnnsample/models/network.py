@@ -144,6 +144,23 @@ class ClassifierPotential(Potential):
         self._last_loss = loss.detach() / yb.shape[-1]
         return scale * g + self.lam * self.mask * x
 
+    @torch.no_grad()
+    def energy(self, x, idx, scale):
+        """U_0(x) + scale * sum_S cross-entropy per chain, [C]. For idx None the data are
+        summed in chunks of predict_batch; with BatchNorm each chunk uses its own batch
+        statistics, as a force evaluation does for its batch."""
+        prior = 0.5 * self.lam * ((self.mask * x) ** 2).sum(1)
+        if idx is None:
+            chunks = torch.arange(self.n_data, device=x.device).split(self.predict_batch)
+            return prior + scale * sum(self._chain_losses(x, c) for c in chunks)
+        return prior + scale * self._chain_losses(x, idx)
+
+    def _chain_losses(self, x, idx):
+        shared = idx.dim() == 1
+        xb, yb = self.x_train[idx], self.y_train[idx]
+        return torch.stack([self._batch_loss(x[c], xb if shared else xb[c], yb if shared else yb[c])
+                            for c in range(x.shape[0])])  # fmt: skip
+
     def diagnostics(self):
         return {} if self._last_loss is None else {"minibatch_loss": self._last_loss}
 
