@@ -150,16 +150,8 @@ def cifar10(cfg) -> Data:
     x_tr = np.concatenate([p[0] for p in parts[:5]])
     y_tr = np.concatenate([p[1] for p in parts[:5]])
     x_te, y_te = parts[5]
-    return Data(
-        name="cifar10",
-        task="classification",
-        x_train=_to_float(x_tr),
-        y_train=torch.from_numpy(y_tr),
-        x_test=_to_float(x_te),
-        y_test=torch.from_numpy(y_te),
-        n_classes=10,
-        description=f"CIFAR-10 {len(y_tr)}/{len(y_te)} (python batches), ToTensor only",
-    )
+    return _to_data("cifar10", _to_float(x_tr), _to_float(x_te), y_tr, y_te, 10,
+                    f"CIFAR-10 {len(y_tr)}/{len(y_te)} (python batches), ToTensor only")  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------ CelebA
@@ -258,16 +250,8 @@ def celeba(cfg) -> Data:
         if missing:
             raise DataMissingError(f"dataset=celeba: {len(missing)} listed images are missing, e.g. {missing[0]}")
         out[name] = (_to_float(_load_images(paths, tf, "RGB")), torch.from_numpy(blond[sel].copy()))
-    return Data(
-        name="celeba",
-        task="classification",
-        x_train=out["train"][0],
-        y_train=out["train"][1],
-        x_test=out["test"][0],
-        y_test=out["test"][1],
-        n_classes=2,
-        description=f"Celeb-A blond (1) vs brown (0) hair, {len(out['train'][1])}/{len(out['test'][1])}, 64x64",
-    )
+    (x_tr, y_tr), (x_te, y_te) = out["train"], out["test"]
+    return _to_data("celeba", x_tr, x_te, y_tr, y_te, 2, f"Celeb-A blond (1) vs brown (0) hair, {len(y_tr)}/{len(y_te)}, 64x64")
 
 
 # ---------------------------------------------------------------------------------- chest X-ray
@@ -354,16 +338,8 @@ def chestxray(cfg) -> Data:
         test = [test[i] for i in _seeded_subset(len(test), int(n_test), seed + 1)]
     x_te = _load_images([p for p, _ in test], transforms.Resize((size, size), antialias=True), "L")
     y_te = np.asarray([lab for _, lab in test], dtype=np.int64)
-    return Data(
-        name="chestxray",
-        task="classification",
-        x_train=_to_float(x_tr),
-        y_train=torch.from_numpy(y_tr),
-        x_test=_to_float(x_te),
-        y_test=torch.from_numpy(y_te),
-        n_classes=2,
-        description=f"chest X-ray pneumonia (0) vs normal (1), {len(y_tr)} augmented train / {len(y_te)} test, {size}x{size} grayscale",
-    )
+    return _to_data("chestxray", _to_float(x_tr), _to_float(x_te), y_tr, y_te, 2,
+                    f"chest X-ray pneumonia (0) vs normal (1), {len(y_tr)} augmented train / {len(y_te)} test, {size}x{size} grayscale")  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- MNIST 7 vs 9 PCA
