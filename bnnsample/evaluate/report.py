@@ -208,18 +208,31 @@ def find_runs(path: Path) -> list[Path]:
 
 
 def evaluate_paths(paths: list[Path]) -> list[Path]:
-    """Evaluate every run under the given paths; returns the runs that could not be read."""
+    """Evaluate every run under the given paths; returns the runs that could not be read.
+    A path that is not itself a run (a Hydra multirun directory) is then aggregated into
+    PATH/sweep.csv, slopes and plots (evaluate/sweep.py); its jobs that left no samples.h5
+    count as failed."""
+    from .sweep import aggregate_sweep, job_dirs
+
     failed = []
     for path in paths:
         runs = find_runs(path)
-        if not runs:
+        is_sweep = path.is_dir() and runs != [path]
+        jobs = job_dirs(path) if is_sweep else []
+        if not runs and not jobs:
             print(f"bnnsample: error: {path}: no {FILENAME} found", flush=True)
             failed.append(path)
+        errors = {}
         for run in runs:
             try:
                 print(f"== {run}")
                 evaluate_run(run, echo=True)
             except (OSError, KeyError, ValueError) as e:
-                print(f"bnnsample: error: {run}: unreadable or incomplete samples ({type(e).__name__}: {e})")
+                msg = f"unreadable or incomplete samples ({type(e).__name__}: {e})"
+                print(f"bnnsample: error: {run}: {msg}")
                 failed.append(run)
+                errors[run] = msg
+        if jobs:
+            result = aggregate_sweep(path, errors)
+            failed += [Path(r) for r in result.failed if Path(r) not in failed]
     return failed

@@ -1,0 +1,511 @@
+"""A Hydra multirun directory -> one tidy table (sweep.csv, sweep.parquet) and slope plots.
+
+Layout read (Hydra's, see ``hydra.sweep`` in conf/config.yaml)::
+
+    SWEEP_DIR/multirun.yaml
+    SWEEP_DIR/<job>/config.yaml      resolved config of the job (written by the runner)
+    SWEEP_DIR/<job>/.hydra/          Hydra's copy of the config, the overrides and the group choices
+    SWEEP_DIR/<job>/samples.h5
+    SWEEP_DIR/<job>/metrics.csv      (group, metric, value, se), written by ``evaluate_run``
+
+Written:
+
+    sweep.csv / sweep.parquet   one row per (run, group, metric): run, run_dir, status, error,
+                                group, metric, value, se and every key of the run's resolved
+                                config flattened with dotted names (``integrator.name``,
+                                ``batching.name``, ``step_size``, ``batch_size``, ``seed`` ...),
+                                plus ``choice.<group>`` for Hydra's config-group choices
+                                (``choice.integrator = sms_ubu``: the preset, which the resolved
+                                config alone does not name). A failed or unreadable run has one
+                                row with status ``failed``, its error and empty metric columns.
+    sweep_status.csv            one row per run: run, run_dir, status (ok | incomplete | failed), error
+    slopes.csv                  every fitted log-log slope with its 95% t interval
+    plots/<metric>_vs_step_size.png
+                                |metric| against step size on log-log axes, one line per
+                                (integrator preset, batching, batch size[, other swept keys]),
+                                the least-squares slope of log|value| on log h and its 95%
+                                confidence interval in the legend, the 95% confidence band of
+                                the fitted line shaded
+    plots/<metric>_vs_ensemble_size.png
+                                calibration metrics (nll, ace, rps of the Bayesian ensemble)
+                                against the ensemble size (kept chains x draws per chain) when
+                                the sweep varies it
+
+Derived rows: where a run has the exact stationary variance of its discrete scheme
+(``scheme_stationary_var``) and the exact posterior variance, the table also carries
+``scheme_var_error = scheme_stationary_var - posterior_var`` (likewise for the mean): the
+exact, Monte-Carlo-free bias of the scheme, whose slope in h is the scheme's weak order.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+from scipy import stats
+
+from ..store import FILENAME
+
+log = logging.getLogger("bnnsample")
+
+STEP_KEY = "step_size"
+# metrics whose size is a bias/error that shrinks with the step size (plotted as |value|)
+SLOPE_METRICS = (
+    "w1", "w2", "kolmogorov", "avg_kolmogorov", "mean_error", "var_error", "rel_var_error",
+    "cov_diag_error", "l1_error", "bias", "mse", "scheme_mean_error", "scheme_var_error",
+    "nll", "ace", "rps", "ece", "rmse",
+)  # fmt: skip
+CALIBRATION_METRICS = ("nll", "ace", "rps")
+PREDICTIVE_GROUP = "bayes"  # the sampler's ensemble; swa / standard do not depend on h
+MAX_GROUPS = 4  # panels per metric (theta[0..3])
+BASE_COLUMNS = ["run", "run_dir", "status", "error", "group", "metric", "value", "se"]
+# never split lines by these: the x axis, replicates, and the ensemble size
+NOT_LINE_KEYS = {STEP_KEY, "seed", "chains", "samples", "progress", "flush_seconds", "check_every",
+                 "evaluate", "data_dir", "device"}  # fmt: skip
+
+
+# --------------------------------------------------------------------------
+# slope fit
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class SlopeFit:
+    """Least squares log|y| = intercept + slope log x, with a t confidence interval."""
+
+    slope: float
+    intercept: float
+    slope_se: float
+    lo: float  # confidence interval of the slope (nan with fewer than 3 points)
+    hi: float
+    n: int
+    level: float
+    x_mean: float  # of log x
+    sxx: float  # sum (log x - mean)^2
+    resid_sd: float
+
+    def band(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(fit, lower, upper) of the fitted line at x, on the original scale: the confidence
+        band of the mean response exp(a + b log x +- t s sqrt(1/n + (log x - xbar)^2 / Sxx))."""
+        lx = np.log(np.asarray(x, dtype=float))
+        fit = self.intercept + self.slope * lx
+        if self.n < 3:
+            return np.exp(fit), np.exp(fit), np.exp(fit)
+        t = stats.t.ppf(0.5 + self.level / 2, self.n - 2)
+        half = t * self.resid_sd * np.sqrt(1.0 / self.n + (lx - self.x_mean) ** 2 / self.sxx)
+        return np.exp(fit), np.exp(fit - half), np.exp(fit + half)
+
+    def label(self) -> str:
+        if not math.isfinite(self.lo):
+            return f"slope {self.slope:.2f} ({self.n} pts, no CI)"
+        return f"slope {self.slope:.2f} [{self.lo:.2f}, {self.hi:.2f}]"
+
+
+def fit_loglog(x, y, level: float = 0.95) -> SlopeFit | None:
+    """Fit log|y| = a + b log x by least squares over the points with x > 0 and y finite and
+    nonzero; the slope's interval is b +- t_{n-2, (1+level)/2} se(b). None with fewer than 2
+    distinct x."""
+    x, y = np.asarray(x, dtype=float), np.abs(np.asarray(y, dtype=float))
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    lx, ly = np.log(x[ok]), np.log(y[ok])
+    n = lx.size
+    if n < 2 or np.ptp(lx) == 0:
+        return None
+    xm = lx.mean()
+    sxx = float(((lx - xm) ** 2).sum())
+    b = float(((lx - xm) * (ly - ly.mean())).sum() / sxx)
+    a = float(ly.mean() - b * xm)
+    if n > 2:
+        s = math.sqrt(float(((ly - a - b * lx) ** 2).sum()) / (n - 2))
+        se = s / math.sqrt(sxx)
+        t = stats.t.ppf(0.5 + level / 2, n - 2)
+        lo, hi = b - t * se, b + t * se
+    else:
+        s = se = lo = hi = float("nan")
+    return SlopeFit(b, a, se, lo, hi, n, level, float(xm), sxx, s)
+
+
+# --------------------------------------------------------------------------
+# reading a sweep
+# --------------------------------------------------------------------------
+
+
+def flatten(d, prefix: str = "") -> dict:
+    """Nested mapping -> {dotted.key: scalar}; lists become their JSON text."""
+    out = {}
+    for k, v in (d or {}).items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            sub = flatten(v, key + ".")
+            out.update(sub if sub else {key: None})
+        elif isinstance(v, (list, tuple)):
+            out[key] = json.dumps(v, default=str)
+        else:
+            out[key] = v
+    return out
+
+
+def job_dirs(sweep_dir: Path) -> list[Path]:
+    """Every run directory under sweep_dir: those holding samples.h5, config.yaml or .hydra/
+    (a job that failed before sampling has no samples.h5 but has its .hydra/)."""
+    sweep_dir = Path(sweep_dir)
+    found = {p.parent for p in sweep_dir.rglob(FILENAME)}
+    found |= {p.parent for p in sweep_dir.rglob("config.yaml") if p.parent.name != ".hydra"}
+    found |= {p.parent.parent for p in sweep_dir.rglob(".hydra/config.yaml")}
+    found.discard(sweep_dir)
+    # not a directory inside another run (plots/, a reference run kept in a run's folder ...)
+    found = {p for p in found if not any(q in p.parents for q in found)}
+
+    def key(p: Path):
+        rel = p.relative_to(sweep_dir).parts
+        return [(0, int(s), "") if s.isdigit() else (1, 0, s) for s in rel]
+
+    return sorted(found, key=key)
+
+
+def read_config(run_dir: Path) -> dict:
+    """Flattened resolved config of a run, plus choice.<group> from Hydra's record."""
+    cfg = None
+    for p in (run_dir / "config.yaml", run_dir / ".hydra" / "config.yaml"):
+        if p.exists():
+            try:
+                cfg = yaml.safe_load(p.read_text())
+                break
+            except yaml.YAMLError:
+                continue
+    if cfg is None and (run_dir / FILENAME).exists():
+        try:
+            from ..store import SampleStore
+
+            with SampleStore(run_dir / FILENAME) as s:
+                cfg = yaml.safe_load(s.attrs["config"])
+        except Exception:  # noqa: BLE001  (an unreadable store is reported elsewhere)
+            cfg = None
+    flat = flatten(cfg if isinstance(cfg, dict) else {})
+    hy = run_dir / ".hydra" / "hydra.yaml"
+    if hy.exists():
+        try:
+            choices = yaml.safe_load(hy.read_text())["hydra"]["runtime"]["choices"]
+            flat.update({f"choice.{k}": v for k, v in choices.items() if not k.startswith("hydra/")})
+        except (yaml.YAMLError, KeyError, TypeError):
+            pass
+    return flat
+
+
+def _store_complete(run_dir: Path) -> bool | None:
+    try:
+        from ..store import SampleStore
+
+        with SampleStore(run_dir / FILENAME) as s:
+            return bool(s.complete)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _derived_rows(metrics: pd.DataFrame) -> pd.DataFrame:
+    """scheme_{mean,var}_error = exact stationary moment of the discrete scheme - posterior's."""
+    out = []
+    for g, sub in metrics.groupby("group", sort=False):
+        v = dict(zip(sub.metric, sub.value))
+        for m in ("mean", "var"):
+            if f"scheme_stationary_{m}" in v and f"posterior_{m}" in v:
+                s, p = float(v[f"scheme_stationary_{m}"]), float(v[f"posterior_{m}"])
+                err = s - p
+                if abs(err) <= 1e-10 * max(abs(s), abs(p), 1e-300):
+                    err = 0.0  # exact up to rounding: no bias to fit
+                out.append({"group": g, "metric": f"scheme_{m}_error", "value": err, "se": 0.0})
+    return pd.DataFrame(out, columns=["group", "metric", "value", "se"])
+
+
+def collect(sweep_dir: Path, errors: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(tidy table, status table) of the runs under sweep_dir. ``errors`` maps run dirs that
+    could not be evaluated to their message; such runs are marked failed (a stale metrics.csv
+    there is not used)."""
+    sweep_dir = Path(sweep_dir)
+    errors = {Path(k).resolve(): v for k, v in (errors or {}).items()}
+    frames, status_rows = [], []
+    for run in job_dirs(sweep_dir):
+        name = str(run.relative_to(sweep_dir))
+        cfg = read_config(run)
+        err, status = errors.get(run.resolve()), "ok"
+        metrics = None
+        if err is None and not (run / FILENAME).exists():
+            err = f"no {FILENAME}: the run failed before sampling (see {run / 'bnnsample.log'})"
+        if err is None:
+            try:
+                metrics = pd.read_csv(run / "metrics.csv")
+                if not {"group", "metric", "value", "se"} <= set(metrics.columns):
+                    raise ValueError("metrics.csv lacks columns group, metric, value, se")
+            except (OSError, ValueError, pd.errors.ParserError) as e:
+                err = f"no readable metrics.csv ({type(e).__name__}: {e})"
+        if err is not None:
+            status = "failed"
+            metrics = pd.DataFrame([{"group": None, "metric": None, "value": np.nan, "se": np.nan}])
+        else:
+            metrics = pd.concat([metrics, _derived_rows(metrics)], ignore_index=True)
+            if _store_complete(run) is False:
+                status = "incomplete"
+        row = {"run": name, "run_dir": str(run), "status": status, "error": err or ""}
+        status_rows.append(row)
+        base = pd.DataFrame(row, index=metrics.index)
+        conf = pd.DataFrame({(k if k not in BASE_COLUMNS else f"config.{k}"): [v] * len(metrics)
+                             for k, v in cfg.items()}, index=metrics.index)  # fmt: skip
+        frames.append(pd.concat([base, metrics[["group", "metric", "value", "se"]], conf], axis=1))
+    status = pd.DataFrame(status_rows, columns=["run", "run_dir", "status", "error"])
+    if not frames:
+        return pd.DataFrame(columns=BASE_COLUMNS), status
+    table = pd.concat(frames, ignore_index=True, sort=False)
+    config_cols = sorted(c for c in table.columns if c not in BASE_COLUMNS)
+    return table[BASE_COLUMNS + config_cols], status
+
+
+# --------------------------------------------------------------------------
+# lines, slopes, plots
+# --------------------------------------------------------------------------
+
+
+def _preset_col(table: pd.DataFrame) -> str:
+    return "choice.integrator" if "choice.integrator" in table.columns else "integrator.name"
+
+
+def line_keys(table: pd.DataFrame, exclude=()) -> list[str]:
+    """(integrator preset, batching, batch size) plus every other config key that still
+    varies within those lines, except the step size, the seed, the ensemble size and ``exclude``."""
+    base = [c for c in (_preset_col(table), "batching.name", "batch_size") if c in table.columns]
+    runs = table.drop_duplicates("run")
+    extra = []
+    skip = set(BASE_COLUMNS) | NOT_LINE_KEYS | set(exclude) | set(base)
+    for c in runs.columns:
+        if c in skip or c.endswith(".description"):
+            continue
+        col = runs[c].astype(str)
+        varies = col.groupby([runs[b].astype(str) for b in base]).nunique().max() if base else col.nunique()
+        if varies > 1:
+            extra.append(c)
+    return base + extra
+
+
+def _line_label(keys: list[str], values) -> str:
+    values = values if isinstance(values, tuple) else (values,)
+    parts = []
+    for k, v in zip(keys, values):
+        if k in ("choice.integrator", "integrator.name", "batching.name"):
+            parts.append(str(v))
+        elif k == "batch_size":
+            parts.append(f"n={v}")
+        else:
+            parts.append(f"{k.split('.')[-1]}={v}")
+    return " ".join(parts)
+
+
+def _groups_for(sub: pd.DataFrame) -> list[str]:
+    groups = list(dict.fromkeys(sub.group))
+    if PREDICTIVE_GROUP in groups:
+        return [PREDICTIVE_GROUP]
+    return [g for g in groups if g not in ("run", "swa", "standard")][:MAX_GROUPS]
+
+
+def slope_table(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """A fitted slope for every (metric, group, line) with >= 2 step sizes."""
+    ok = table[table.status != "failed"]
+    if STEP_KEY not in ok.columns or ok.empty:
+        return pd.DataFrame()
+    keys = line_keys(ok)
+    rows = []
+    for metric in [m for m in SLOPE_METRICS if m in set(ok.metric)]:
+        sub = ok[ok.metric == metric]
+        for g in _groups_for(sub):
+            sg = sub[sub.group == g]
+            for lv, line in sg.groupby(keys, sort=True, dropna=False):
+                fit = fit_loglog(line[STEP_KEY].astype(float), line.value.astype(float), level)
+                if fit is None:
+                    continue
+                rows.append(dict(metric=metric, group=g, line=_line_label(keys, lv), slope=fit.slope,
+                                 ci_low=fit.lo, ci_high=fit.hi, slope_se=fit.slope_se, points=fit.n,
+                                 **dict(zip(keys, lv if isinstance(lv, tuple) else (lv,)))))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ok = table[table.status != "failed"]
+    if STEP_KEY not in ok.columns or ok[STEP_KEY].nunique() < 2:
+        return []
+    keys = line_keys(ok)
+    paths = []
+    for metric in [m for m in SLOPE_METRICS if m in set(ok.metric)]:
+        sub = ok[ok.metric == metric]
+        groups = _groups_for(sub)
+        if not groups:
+            continue
+        fig, axes = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4.2), squeeze=False)
+        drawn = False
+        for ax, g in zip(axes[0], groups):
+            sg = sub[sub.group == g]
+            for i, (lv, line) in enumerate(sg.groupby(keys, sort=True, dropna=False)):
+                line = line.sort_values(STEP_KEY)
+                h, y = line[STEP_KEY].astype(float).to_numpy(), line.value.astype(float).abs().to_numpy()
+                se = line.se.astype(float).to_numpy()
+                good = np.isfinite(y) & (y > 0) & (h > 0)
+                if not good.any():
+                    continue
+                fit = fit_loglog(h, y, level)
+                lab = _line_label(keys, lv) + (f": {fit.label()}" if fit else "")
+                color = f"C{i % 10}"
+                yerr = np.where(np.isfinite(se[good]), np.minimum(se[good], 0.999 * y[good]), 0.0)
+                ax.errorbar(h[good], y[good], yerr=yerr, fmt="o", ms=4, color=color, capsize=2, label=lab)
+                if fit is not None:
+                    hh = np.geomspace(h[good].min(), h[good].max(), 50)
+                    f, lo, hi = fit.band(hh)
+                    ax.plot(hh, f, "-", color=color, lw=1.2)
+                    ax.fill_between(hh, lo, hi, color=color, alpha=0.15, lw=0)
+                drawn = True
+            ax.set(xscale="log", yscale="log", xlabel="step size h", ylabel=f"|{metric}|", title=f"{metric} [{g}]")
+            ax.legend(fontsize=7, title=f"log-log slope, {int(level * 100)}% CI", title_fontsize=7)
+        if drawn:
+            out.mkdir(parents=True, exist_ok=True)
+            path = out / f"{metric}_vs_step_size.png"
+            fig.tight_layout()
+            fig.savefig(path, dpi=110)
+            paths.append(path)
+        plt.close(fig)
+    return paths
+
+
+def ensemble_sizes(table: pd.DataFrame) -> pd.Series:
+    """Per run: kept chains x draws per chain, from the run's `run` rows."""
+    r = table[table.group == "run"].pivot_table(index="run", columns="metric", values="value", aggfunc="first")
+    need = {"chains", "diverged_chains", "draws_per_chain"}
+    if not need <= set(r.columns):
+        return pd.Series(dtype=float)
+    return (r.chains - r.diverged_chains) * r.draws_per_chain
+
+
+def plot_calibration(table: pd.DataFrame, out: Path) -> tuple[list[Path], str]:
+    """nll/ace/rps of the Bayesian ensemble against ensemble size; (paths, note)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ok = table[table.status != "failed"]
+    cal = ok[(ok.group == PREDICTIVE_GROUP) & ok.metric.isin(CALIBRATION_METRICS)]
+    if cal.empty:
+        return [], ("calibration vs ensemble size skipped: the runs carry no calibration metrics "
+                    "(nll/ace/rps of a predictive ensemble)")  # fmt: skip
+    size = ensemble_sizes(ok)
+    cal = cal.assign(ensemble_size=cal.run.map(size))
+    if cal.ensemble_size.nunique() < 2:
+        return [], ("calibration vs ensemble size skipped: every run has the same ensemble size "
+                    f"({cal.ensemble_size.iloc[0]:.0f} draws); per-run metrics hold one ensemble "
+                    "size each, so sweep chains= or samples= to get this plot")  # fmt: skip
+    keys = line_keys(ok) + ([STEP_KEY] if STEP_KEY in ok.columns else [])
+    metrics = [m for m in CALIBRATION_METRICS if m in set(cal.metric)]
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4.5 * len(metrics), 3.8), squeeze=False)
+    for ax, m in zip(axes[0], metrics):
+        for i, (lv, line) in enumerate(cal[cal.metric == m].groupby(keys, sort=True, dropna=False)):
+            line = line.sort_values("ensemble_size")
+            ax.plot(line.ensemble_size, line.value, "o-", ms=3, color=f"C{i % 10}", label=_line_label(keys, lv))
+        ax.set(xscale="log", xlabel="ensemble size (draws)", ylabel=m, title=f"{m} [{PREDICTIVE_GROUP}]")
+        ax.legend(fontsize=7)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "calibration_vs_ensemble_size.png"
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path], ""
+
+
+# --------------------------------------------------------------------------
+# entry point
+# --------------------------------------------------------------------------
+
+
+def _write_parquet(table: pd.DataFrame, path: Path) -> str:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return "sweep.parquet skipped: pyarrow is not installed"
+    t = table.copy()
+    for c in t.columns:  # parquet wants one type per column: mixed object columns become text
+        if t[c].dtype == object and t[c].dropna().map(type).nunique() > 1:
+            t[c] = t[c].map(lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v))
+    try:
+        t.to_parquet(path, index=False)
+    except Exception as e:  # noqa: BLE001  (the CSV is the table of record)
+        return f"sweep.parquet not written ({type(e).__name__}: {e})"
+    return ""
+
+
+@dataclass
+class SweepResult:
+    table: pd.DataFrame
+    status: pd.DataFrame
+    slopes: pd.DataFrame
+    csv: Path
+    plots: list[Path]
+
+    @property
+    def failed(self) -> list[str]:
+        return self.status.loc[self.status.status == "failed", "run_dir"].tolist()
+
+
+def aggregate_sweep(sweep_dir: Path, errors: dict | None = None, echo: bool = True) -> SweepResult:
+    """Write sweep.csv (+ .parquet), sweep_status.csv, slopes.csv and plots/ of a multirun
+    directory whose runs have been evaluated; ``errors``: {run_dir: message} of runs that
+    could not be."""
+    sweep_dir = Path(sweep_dir)
+    table, status = collect(sweep_dir, errors)
+    csv = sweep_dir / "sweep.csv"
+    table.to_csv(csv, index=False)
+    status.to_csv(sweep_dir / "sweep_status.csv", index=False)
+    notes = [n for n in [_write_parquet(table, sweep_dir / "sweep.parquet")] if n]
+    slopes = slope_table(table)
+    if not slopes.empty:
+        slopes.to_csv(sweep_dir / "slopes.csv", index=False)
+    plots = []
+    try:
+        plots += plot_slopes(table, sweep_dir / "plots")
+        cal_paths, note = plot_calibration(table, sweep_dir / "plots")
+        plots += cal_paths
+        if note:
+            notes.append(note)
+    except Exception as e:  # noqa: BLE001  (plots must never cost the table)
+        log.warning("sweep plots failed: %s", e)
+        notes.append(f"sweep plots failed: {type(e).__name__}: {e}")
+    if echo:
+        print(summary(sweep_dir, table, status, slopes, plots, notes))
+    return SweepResult(table, status, slopes, csv, plots)
+
+
+def summary(sweep_dir, table, status, slopes, plots, notes) -> str:
+    n_ok = int((status.status != "failed").sum())
+    lines = [f"== sweep {sweep_dir}: {len(status)} runs, {n_ok} aggregated, {len(status) - n_ok} failed"]
+    for _, r in status[status.status != "ok"].iterrows():
+        lines.append(f"   {r.status}: {r.run_dir}" + (f"  ({r.error})" if r.error else ""))
+    lines.append(f"[bnnsample] sweep table in {sweep_dir / 'sweep.csv'} ({len(table)} rows); "
+                 f"run status in {sweep_dir / 'sweep_status.csv'}")  # fmt: skip
+    if not slopes.empty:
+        lines.append(f"log-log slopes of |metric| against {STEP_KEY} (95% t interval), "
+                     f"also in {sweep_dir / 'slopes.csv'}:")  # fmt: skip
+        first = slopes[slopes.group.isin(["theta[0]", PREDICTIVE_GROUP])]
+        first = first if not first.empty else slopes
+        width = max(len(s) for s in first.line)
+        for _, r in first.iterrows():
+            ci = f"[{r.ci_low:6.2f}, {r.ci_high:6.2f}]" if math.isfinite(r.ci_low) else "(no CI)"
+            head = f"  {r.metric:<17} {r.group:<9} {r.line:<{width}}"
+            lines.append(f"{head}  slope {r.slope:6.2f} {ci}  ({r.points} pts)")
+    for p in plots:
+        lines.append(f"[bnnsample] plot {p}")
+    lines += [f"[bnnsample] {n}" for n in notes]
+    return "\n".join(lines)
