@@ -135,6 +135,9 @@ def test_hdf5_contract_and_metrics(cli, tmp_path):
     table = pd.read_csv(tmp_path / "metrics.csv")
     w1 = table.query("metric == 'w1'").value.iloc[0]
     assert 0 < w1 < 0.1
+    value = table.set_index("metric").value
+    assert w1 <= value["w2"] < 0.2  # W1 <= W2 for any pair of laws
+    assert value["relative_var_error"] == pytest.approx(abs(value["var"] / value["posterior_var"] - 1), rel=1e-9)
     assert (tmp_path / "config.yaml").exists() and (tmp_path / "plots" / "marginal_theta0.png").exists()
     # `evaluate` alone reproduces the table
     (tmp_path / "metrics.csv").unlink()

@@ -92,7 +92,9 @@ def _density_rows(store: SampleStore, cfg: dict, keep: np.ndarray, exact) -> lis
                 dict(group=g, metric="posterior_var", value=sd**2, se=0.0),
                 dict(group=g, metric="mean_error", value=m - mu, se=m_se),
                 dict(group=g, metric="var_error", value=v - sd**2, se=v_se),
+                dict(group=g, metric="relative_var_error", value=M.relative_variance_error(v, sd**2), se=v_se / sd**2),
                 dict(group=g, metric="w1", value=M.wasserstein1_normal(flat, mu, sd), se=float("nan")),
+                dict(group=g, metric="w2", value=M.wasserstein2_normal(flat, mu, sd), se=float("nan")),
                 dict(group=g, metric="kolmogorov", value=M.kolmogorov_distance_normal(flat, mu, sd), se=float("nan")),
             ]
         if disc is not None:
