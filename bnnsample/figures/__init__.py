@@ -6,19 +6,21 @@ files it wrote) registered under an id with a one-line description::
     @register("orders", "measured orders of convergence of every integrator")
     def make(out_dir, options): ...
 
-Each recipe module is listed in ``_MODULES`` and imported on first use; it should keep heavy
-imports (matplotlib, runs) inside the function. Bad options raise ValueError with the key
-and the allowed values.
+Every module of this package except ``common`` is a recipe module, found and imported on
+first use; it should keep heavy imports (matplotlib, runs) inside the function. Bad options
+raise ValueError with the key and the allowed values. ``common`` holds what recipes share
+(the scale option, the results/REPRODUCTION.md section writer).
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-_MODULES = ("orders",)
+_NOT_RECIPES = ("common",)
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,9 @@ def register(fig_id: str, description: str):
 
 
 def _load() -> None:
-    for mod in _MODULES:
-        importlib.import_module(f"{__name__}.{mod}")
+    for info in pkgutil.iter_modules(__path__):
+        if info.name not in _NOT_RECIPES and not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}")
 
 
 def recipes() -> dict[str, Recipe]:
