@@ -395,3 +395,15 @@ def test_class_probability_bias_hand():
         M.class_probability_bias(probs, ref, np.array([0, 3]))
     with pytest.raises(ValueError, match="non-finite"):
         M.class_probability_bias(np.full((2, 3), np.nan), ref)
+
+
+def test_marginal_kolmogorov_distances_heavy_ties_match_scipy():
+    # discrete values (many ties within and across the two samples), unequal sizes
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 4, (41, 25)).astype(float)
+    b = rng.integers(1, 6, (17, 25)).astype(float)
+    b[:, 0] = 2.0  # a constant column
+    expected = [stats.ks_2samp(a[:, t], b[:, t]).statistic for t in range(25)]
+    np.testing.assert_allclose(M.marginal_kolmogorov_distances(a, b), expected, rtol=1e-12)
+    # identical samples: distance 0
+    np.testing.assert_array_equal(M.marginal_kolmogorov_distances(a, a), np.zeros(25))

@@ -2,7 +2,9 @@
 
 Rows of metrics.csv: (group, metric, value, se). ``group`` says what was evaluated: a
 marginal ``theta[j]`` of a target with a known posterior, or a predictive ensemble
-(``bayes``, ``swa``, ``standard``) of a classifier.
+(``bayes``, ``swa``, ``standard``) of a classifier; ``diagnostics`` holds R-hat/ESS,
+temperatures and bounces (evaluate/diagnostics.py) and ``reference`` the comparison with
+oracle runs named by ``reference=PATH`` (evaluate/reference.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from ..errors import UserError
 from ..store import FILENAME, SampleStore
 from . import metrics as M
 
@@ -155,11 +158,24 @@ def _regression_rows(store: SampleStore, cfg: dict, keep: np.ndarray) -> list[di
             for k, v in M.regression_metrics(means, y, noise_var).items()]  # fmt: skip
 
 
-def evaluate_run(run_dir: Path, echo: bool = False) -> pd.DataFrame:
-    """Evaluate one run directory; writes metrics.csv and plots/, returns the table."""
+_FROM_CONFIG = object()
+
+
+def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> pd.DataFrame:
+    """Evaluate one run directory; writes metrics.csv and plots/, returns the table.
+
+    ``reference`` (default: the run's config key ``reference``) names oracle runs to compare
+    with (evaluate/reference.py). A reference that is missing or does not match raises
+    UserError after metrics.csv has been written without the reference rows."""
     run_dir = Path(run_dir)
+    from .diagnostics import diagnostic_rows
+    from .reference import reference_rows
+
+    ref_error = None
+    notes: list[str] = []
     with SampleStore(run_dir / FILENAME) as store:
         cfg = yaml.safe_load(store.attrs["config"])
+        ref_value = cfg.get("reference") if reference is _FROM_CONFIG else reference
         diverged = store.diverged()
         keep = ~diverged
         rows = [
@@ -177,8 +193,16 @@ def evaluate_run(run_dir: Path, echo: bool = False) -> pd.DataFrame:
             else:
                 crow, ensembles = _classification_rows(store, keep) if targets is not None else ([], {})
                 rows += crow
+            try:
+                rows += reference_rows(store, ref_value, keep)
+            except UserError as e:
+                ref_error = e
+            drows, notes = diagnostic_rows(store, cfg, keep, plots_dir=run_dir / "plots")
+            rows += drows
         else:
             ensembles = {}
+            if ref_value is not None:
+                notes.append("reference comparison skipped: no kept chain or no draw")
         table = pd.DataFrame(rows, columns=["group", "metric", "value", "se"])
         table.to_csv(run_dir / "metrics.csv", index=False)
         from ..plots import plot_run
@@ -189,7 +213,11 @@ def evaluate_run(run_dir: Path, echo: bool = False) -> pd.DataFrame:
             log.warning("plotting failed: %s", e)
     if echo:
         print(format_table(table))
+        for note in notes:
+            print(f"[bnnsample] note: {note}")
         print(f"[bnnsample] metrics in {run_dir / 'metrics.csv'}, plots in {run_dir / 'plots'}")
+    if ref_error is not None:
+        raise ref_error
     return table
 
 
@@ -209,13 +237,29 @@ def find_runs(path: Path) -> list[Path]:
     return sorted(p.parent for p in path.rglob(FILENAME))
 
 
+def _reference_argument(paths: list) -> tuple[list[Path], object]:
+    """Split ``reference=VALUE`` (a path, or a YAML list ``[a,b]``) off the evaluate arguments."""
+    reference, rest = _FROM_CONFIG, []
+    for p in paths:
+        if str(p).startswith("reference="):
+            reference = yaml.safe_load(str(p).split("=", 1)[1]) or None
+        else:
+            rest.append(Path(p))
+    return rest, reference
+
+
 def evaluate_paths(paths: list[Path]) -> list[Path]:
     """Evaluate every run under the given paths; returns the runs that could not be read.
     A path that is not itself a run (a Hydra multirun directory) is then aggregated into
     PATH/sweep.csv, slopes and plots (evaluate/sweep.py); its jobs that left no samples.h5
-    count as failed."""
+    count as failed. An argument ``reference=PATH`` (or ``reference=[A,B]``) replaces the
+    runs' own ``reference`` key for this evaluation."""
     from .sweep import aggregate_sweep, job_dirs
 
+    paths, reference = _reference_argument(paths)
+    if not paths:
+        print("bnnsample: error: evaluate needs a RUN_DIR besides reference=PATH", flush=True)
+        return [Path("reference")]
     failed = []
     for path in paths:
         runs = find_runs(path)
@@ -228,7 +272,11 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
         for run in runs:
             try:
                 print(f"== {run}")
-                evaluate_run(run, echo=True)
+                evaluate_run(run, echo=True, reference=reference)
+            except UserError as e:
+                print(f"bnnsample: error: {run}: {e}")
+                failed.append(run)
+                errors[run] = str(e)
             except (OSError, KeyError, ValueError) as e:
                 msg = f"unreadable or incomplete samples ({type(e).__name__}: {e})"
                 print(f"bnnsample: error: {run}: {msg}")
