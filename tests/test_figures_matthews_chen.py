@@ -1,0 +1,154 @@
+"""The matthews2018 and chen2015 figure recipes: their computational cores at tiny size
+against exact answers (with power checks), option validation and registration."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+import scipy.linalg
+import torch
+
+from bnnsample.figures import chen2015 as chen
+from bnnsample.figures import matthews2018 as mw
+from bnnsample.figures import recipes
+
+IDS = (
+    "matthews2018-fig1",
+    "matthews2018-fig2",
+    "matthews2018-fig3",
+    "chen2015-fig1",
+    "chen2015-fig2",
+    "chen2015-fig3",
+)
+
+
+def test_recipes_registered():
+    have = recipes()
+    for rid in IDS:
+        assert rid in have and have[rid].description
+
+
+@pytest.mark.parametrize("rid", IDS)
+def test_bad_options_fail_before_any_work(rid, tmp_path):
+    make = recipes()[rid].make
+    with pytest.raises(ValueError, match="allowed: scale"):
+        make(tmp_path, {"chains": "3"})
+    with pytest.raises(ValueError, match="allowed values: quick, paper"):
+        make(tmp_path, {"scale": "huge"})
+    assert not any(tmp_path.iterdir())
+
+
+def test_fit_slope_and_msgld_mapping():
+    h = np.array([0.1, 0.2, 0.4])
+    assert mw.fit_slope(h, 3 * h**2)[0] == pytest.approx(2.0)
+    # points within 2 SE are left out; fewer than two left -> nan
+    assert math.isnan(mw.fit_slope(h, 3 * h**2, se=np.array([1.0, 1.0, 0.01]))[0])
+    assert mw.step_size_for("msgld", 0.25) == pytest.approx(0.03125)
+    assert mw.step_size_for("nogin", 0.25) == 0.25
+
+
+def _aboba_exact(h, gamma, a, r, V):
+    """E[theta^2] of ABOBA (chen2015 §1.2b) built here from the equations, on U = a x^2/2 - r x
+    with additive force noise of variance V: z = (x, v), z' = A z + c + b e + s xi."""
+    d = math.exp(-gamma * h / 2)
+    # x1 = x + h/2 v ; v2 = d v - h (a x1 - r + e) + sqrt(2 gamma h) xi ; v' = d v2 ; x' = x1 + h/2 v'
+    Av = np.array([-d * h * a, d * d - d * h * a * h / 2])  # v' as a function of (x, v)
+    cv, bv, sv = d * h * r, -d * h, d * math.sqrt(2 * gamma * h)
+    A = np.array([[1 + h / 2 * Av[0], h / 2 + h / 2 * Av[1]], Av])
+    c = np.array([h / 2 * cv, cv])
+    b = np.array([h / 2 * bv, bv])
+    s = np.array([h / 2 * sv, sv])
+    mean = np.linalg.solve(np.eye(2) - A, c)
+    cov = scipy.linalg.solve_discrete_lyapunov(A, np.outer(s, s) + V * np.outer(b, b))
+    return cov[0, 0] + mean[0] ** 2
+
+
+def test_exact_stationary_matches_hand_built_aboba():
+    pot, truth = chen.chen_target()
+    y = (
+        pot.per_datum_grads(torch.zeros(1, 1, dtype=torch.float64), None)[0, :, 0].numpy() * -1
+    )  # grad U_i(0) = -x_i
+    N = len(y)
+    a, r = N + 1.0, float(y.sum())
+    V = N**2 / 10 * float(np.var(y))
+    for h in (0.01, 0.04):
+        want = _aboba_exact(h, 10.0, a, r, V)
+        assert chen.exact_stationary(pot, "SGHMC-S", h, 10.0) == pytest.approx(want, rel=1e-9)
+        full = chen.exact_stationary(pot, "SGHMC-S", h, 10.0, batching="full")
+        assert full == pytest.approx(_aboba_exact(h, 10.0, a, r, 0.0), rel=1e-9)
+        assert abs(full - truth) < 1e-4 < abs(want - truth)  # the minibatch noise dominates the bias
+    # Euler is unstable at h = 0.06 (D = 10), the splitting is not (chen2015 Fig. 1)
+    assert math.isinf(chen.exact_stationary(pot, "SGHMC-E", 0.06, 10.0))
+    assert math.isfinite(chen.exact_stationary(pot, "SGHMC-S", 0.06, 10.0))
+
+
+def test_monte_carlo_average_matches_exact_stationary_law():
+    pot, truth = chen.chen_target()
+    h, burn, L = 0.02, 100, 800
+    est = chen.run_averages(
+        pot, "SGHMC-S", runs=120, steps=burn + L, checkpoints=[burn, burn + L], h=h, seed=3
+    )
+    tail = (est[burn + L] * (burn + L) - est[burn] * burn) / L
+    se = tail.std(ddof=1) / math.sqrt(len(tail))
+    exact = chen.exact_stationary(pot, "SGHMC-S", h, chen.FRICTION)
+    assert abs(tail.mean() - exact) < 4 * se
+    # power: the full-gradient law (and the posterior) are many standard errors away
+    assert (
+        abs(tail.mean() - chen.exact_stationary(pot, "SGHMC-S", h, chen.FRICTION, batching="full")) > 50 * se
+    )
+    out = chen.bias_mse(tail, truth)
+    assert out["bias"] == pytest.approx(abs(tail.mean() - truth)) and out["diverged"] == 0
+
+
+def test_weighted_average_uses_step_sizes():
+    pot, _ = chen.chen_target()
+    a = chen.run_averages(
+        pot, "SGLD", runs=4, steps=30, checkpoints=[30], step_sizes=lambda l: 1e-4 * l**-0.5, seed=1
+    )
+    b = chen.run_averages(pot, "SGLD", runs=4, steps=30, checkpoints=[30], h=1e-4 * 30**-0.5, seed=1)
+    assert a[30].shape == (4,) and np.all(np.isfinite(a[30])) and not np.allclose(a[30], b[30])
+
+
+def test_nogin_exact_on_noisy_gaussian_and_naive_baoab_is_not():
+    """matthews2018 Lemma 4.2: NOGIN's variance is 1 at h = 0.5 under state-dependent noise;
+    the noise-unaware BAOAB is far off (power)."""
+    r = mw.toy_bias("gaussian", "nogin", 0.5, chains=1000, T=40.0, seed=2)
+    assert r["diverged"] == 0 and abs(r["bias"]) < 4 * r["se"]
+    q = mw.toy_bias("gaussian", "baoab", 0.5, chains=1000, T=40.0, seed=2)
+    assert q["bias"] > 20 * q["se"]
+
+
+def test_exact_covariance_is_the_covariance_of_the_minibatch_force():
+    from bnnsample.models.analytic import GaussianMean
+    from bnnsample.potential import covariance_factor
+
+    y = torch.tensor([-1.0, 0.3, 0.5, 2.0, 1.1], dtype=torch.float64)
+    sd = torch.tensor([0.5, 1.0, 2.0, 0.7, 1.3], dtype=torch.float64)
+    pot = GaussianMean(y, sd)
+    N, n = 5, 2
+    x = torch.tensor([[0.4], [-1.2]], dtype=torch.float64)
+    forces = torch.stack([pot.force(x, torch.tensor(S), N / n) for S in itertools.combinations(range(N), n)])
+    want = forces.var(0, unbiased=False)[:, 0]  # without replacement: uniform over the subsets
+    got = mw.ExactCovariance(pot).force_covariance(
+        x, torch.tensor([0, 1]), N / n, covariance_factor(n, N, False)
+    )
+    assert torch.allclose(got.to_dense()[:, 0, 0], want, rtol=1e-12)
+    est = pot.force_covariance(x, torch.tensor([0, 1]), N / n, covariance_factor(n, N, False))
+    assert not torch.allclose(est.to_dense()[:, 0, 0], want)  # the minibatch estimate is not exact
+
+
+def test_passes_error_tiny_gmm_and_passes_to():
+    _, pot = mw.build_target(["dataset=gmm3"])
+    x0 = torch.zeros(3, pot.dim, dtype=torch.float64)
+    ref = np.ones(2 * pot.K)
+    rows = mw.passes_error(
+        pot, pot.natural, ref, "nogin", "estimated", 64, h=0.02, x0=x0, max_passes=1.0, n_checks=4
+    )
+    assert [r["steps"] for r in rows] == sorted(r["steps"] for r in rows) and rows[-1][
+        "passes"
+    ] == pytest.approx(1.0)
+    assert all(np.isfinite(r["error"]) for r in rows)
+    fake = [{"scheme": "s", "covariance": "c", "n": n, "passes": p, "error": e}
+            for n, p, e in ((4, 1, 0.5), (4, 2, 0.009), (4, 4, 0.02), (8, 1, 0.3), (8, 3, 0.008), (8, 6, 0.005))]  # fmt: skip
+    assert mw.passes_to(fake, "s", "c", 0.01) == (3, 8)  # n=4 goes back above 1%
