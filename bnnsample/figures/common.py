@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import re
 from pathlib import Path
 
 SCALES = ("quick", "paper")
@@ -14,6 +15,48 @@ runs actually made; the files it wrote are under `results/<id>/`. A row per quan
 claim: the paper's value, ours, and a verdict (reproduced / partly / not reproduced, with
 the reason). Sections are replaced when their recipe is rerun; the others stay.
 """
+
+
+_BLOCK = re.compile(r"<!-- begin (\S+) -->\n(.*?)\n<!-- end \1 -->", re.S)
+_VERDICTS = ("not reproduced", "partly", "reproduced")
+
+
+def read_sections(text: str) -> dict[str, str]:
+    """{fig_id: markdown} of the sections in a REPRODUCTION.md text."""
+    return {m.group(1): m.group(2) for m in _BLOCK.finditer(text)}
+
+
+def _order(fig_id: str):
+    paper, _, item = fig_id.partition("-")
+    kind = re.match(r"[a-z]*", item).group(0)
+    num = re.search(r"\d+", item)
+    return paper, kind != "fig", int(num.group(0)) if num else 0, item
+
+
+def verdict_counts(markdown: str) -> dict[str, int]:
+    """Verdicts in the last cell of a section's table rows (rows whose last cell starts with one)."""
+    counts = dict.fromkeys(_VERDICTS, 0)
+    for line in markdown.splitlines():
+        cells = [c.strip().strip("*").lower() for c in line.strip().strip("|").split("|")]
+        if not line.lstrip().startswith("|") or len(cells) < 2:
+            continue
+        for cell in cells[::-1]:
+            hit = next((v for v in _VERDICTS if cell.startswith(v)), None)
+            if hit:
+                counts[hit] += 1
+                break
+    return counts
+
+
+def render(sections: dict[str, str]) -> str:
+    """The whole REPRODUCTION.md: header, index of verdict counts, sorted sections."""
+    ids = sorted(sections, key=_order)
+    lines = [HEADER, "| id | reproduced | partly | not reproduced |", "|---|---|---|---|"]
+    for fid in ids:
+        c = verdict_counts(sections[fid])
+        lines.append(f"| [{fid}](#{fid}) | {c['reproduced']} | {c['partly']} | {c['not reproduced']} |")
+    body = [f'<a id="{fid}"></a>\n<!-- begin {fid} -->\n{sections[fid]}\n<!-- end {fid} -->' for fid in ids]
+    return "\n".join(lines) + "\n\n" + "\n\n".join(body) + "\n"
 
 
 def scale_of(options: dict, default: str = "quick") -> str:
@@ -35,22 +78,17 @@ def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
     """Replace (or append) the section of ``fig_id`` in ``out_dir/REPRODUCTION.md``.
 
     The section is everything between ``<!-- begin fig_id -->`` and ``<!-- end fig_id -->``;
-    sections are kept in the order of their first writing. A lock file serializes recipes
-    that run at the same time.
+    sections are sorted by paper, then figures before tables in numeric order, under an index
+    that counts each section's verdicts. A lock file serializes recipes that run at the same
+    time.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "REPRODUCTION.md"
-    begin, end = f"<!-- begin {fig_id} -->", f"<!-- end {fig_id} -->"
-    block = f"{begin}\n{markdown.strip()}\n{end}"
     with open(out_dir / ".REPRODUCTION.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        text = path.read_text() if path.exists() else HEADER
-        if begin in text and end in text:
-            head, rest = text.split(begin, 1)
-            _, tail = rest.split(end, 1)
-            text = head + block + tail
-        else:
-            text = text.rstrip("\n") + "\n\n" + block + "\n"
+        sections = read_sections(path.read_text()) if path.exists() else {}
+        sections[fig_id] = markdown.strip()
+        text = render(sections)
         tmp = path.with_suffix(".md.tmp")
         tmp.write_text(text)
         tmp.replace(path)

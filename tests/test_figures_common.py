@@ -1,0 +1,40 @@
+"""figures/common.py: REPRODUCTION.md sections (kept, replaced, sorted, verdicts counted), options."""
+
+import pytest
+
+from bnnsample.figures.common import check_options, read_sections, scale_of, update_reproduction, verdict_counts
+
+
+def test_sections_replaced_kept_and_sorted(tmp_path):
+    update_reproduction(tmp_path, "paulin2025-fig2", "## fig2\n| a | reproduced |")
+    update_reproduction(tmp_path, "chen2015-table1", "## t1")
+    update_reproduction(tmp_path, "paulin2025-fig10", "## fig10")
+    update_reproduction(tmp_path, "chen2015-fig3", "## c3")
+    update_reproduction(tmp_path, "paulin2025-fig2", "## fig2 again\n| a | not reproduced: why |")
+    text = (tmp_path / "REPRODUCTION.md").read_text()
+    sections = read_sections(text)
+    assert list(sections) == ["chen2015-fig3", "chen2015-table1", "paulin2025-fig2", "paulin2025-fig10"]
+    assert sections["paulin2025-fig2"].startswith("## fig2 again")
+    assert "| [paulin2025-fig2](#paulin2025-fig2) | 0 | 0 | 1 |" in text
+
+
+def test_verdict_counts_reads_the_last_verdict_cell():
+    md = "\n".join(
+        [
+            "| claim | paper | ours | verdict |",
+            "|---|---|---|---|",
+            "| x | reproduced in the paper | 1 | **partly** (noise) |",
+            "| y | 2 | 3 | not reproduced: 3 vs 2 |",
+            "| z | 2 | 2 | reproduced |",
+            "text mentioning reproduced outside a table",
+        ]
+    )
+    assert verdict_counts(md) == {"not reproduced": 1, "partly": 1, "reproduced": 1}
+
+
+def test_options():
+    assert scale_of({}) == "quick"
+    with pytest.raises(ValueError, match="scale=huge: allowed values: quick, paper"):
+        scale_of({"scale": "huge"})
+    with pytest.raises(ValueError, match="unknown option 'chians'; allowed: scale, chains"):
+        check_options({"chians": "3"}, ("scale", "chains"))
