@@ -6,10 +6,16 @@ config help), so everything Hydra accepts works: ``bnnsample run -m step_size=1e
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
+import re
 import signal
 import sys
+import threading
 from pathlib import Path
+
+from hydra.errors import CompactHydraException
 
 USAGE = """usage: bnnsample <command> [args]
 
@@ -34,38 +40,296 @@ def _fail(msg: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+class JobFailed(CompactHydraException):
+    """A job of a multirun failed with a one-line reason. Raised (not sys.exit) so that Hydra
+    records the failure and the launcher goes on with the other jobs; Hydra prints only the
+    message of a CompactHydraException, no traceback."""
+
+
+# --------------------------------------------------------------------------
+# per-job seeds
+# --------------------------------------------------------------------------
+
+
+def job_seed(base: int, overrides) -> int:
+    """Seed of one job of a multirun: sha256 of the base seed and the job's command-line
+    overrides (sorted, so their order does not matter), reduced to [0, 2^31).
+
+    Jobs of a sweep differ in their overrides, so they get independent random streams; the
+    same command gives the same seeds again (what a rerun or a requeued job needs to resume).
+    """
+    text = f"{int(base)}|" + "\n".join(sorted(str(o) for o in overrides))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % 2**31
+
+
+def _seed_given(overrides) -> bool:
+    return any(str(o).lstrip("+~").split("=", 1)[0] == "seed" for o in overrides)
+
+
+def _sweep_seed(cfg, overrides) -> None:
+    """The seed rule of a multirun: ``seed`` given on the command line (fixed or swept) is used
+    as given, so jobs that share it share their random numbers (common random numbers, e.g.
+    across step sizes); otherwise each job gets job_seed(seed, its overrides). The seed used
+    is the ``seed`` of the job's config.yaml, so any job can be rerun alone with seed=<that>."""
+    if _seed_given(overrides) or not isinstance(cfg.get("seed"), int):
+        return
+    base = cfg.seed
+    cfg.seed = job_seed(base, overrides)
+    log = logging.getLogger("bnnsample")
+    log.info("seed %d for this job (derived from seed=%d and its overrides)", cfg.seed, base)
+
+
+# --------------------------------------------------------------------------
+# Hydra's errors as one line
+# --------------------------------------------------------------------------
+
+
+class _HeldStderr:
+    """Stands in for sys.stderr outside the jobs: holds what Hydra writes there (its
+    composition and job-failure reports, several lines each) so that it can be printed as
+    one line; inside a job everything passes straight through."""
+
+    def __init__(self, real):
+        self.real, self.held, self.buf = real, True, []
+
+    def write(self, s):
+        if self.held:
+            self.buf.append(s)
+            return len(s)
+        return self.real.write(s)
+
+    def flush(self):
+        self.real.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def hold(self, on: bool) -> None:
+        if not on:
+            self.dump()
+        self.held = on
+
+    def take(self) -> str:
+        text, self.buf = "".join(self.buf), []
+        return text
+
+    def dump(self) -> None:
+        text = self.take()
+        if text:
+            self.real.write(text)
+
+
+def _known_keys() -> str:
+    from .config import top_level_keys
+
+    return ", ".join(top_level_keys())
+
+
+def one_line(text: str) -> str:
+    """Hydra's multi-line error report -> one line naming the field and what is allowed."""
+    text = text.split("Config search path:")[0]
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and "HYDRA_FULL_ERROR" not in ln]
+    m = re.search(r"Could not find '(.+)/([^/']+)'", text)
+    if m:
+        opts = [ln.strip() for ln in text.splitlines() if ln.startswith("\t")]
+        allowed = f"allowed values: {', '.join(opts)}" if opts else "no such option"
+        return f"{m.group(1)}={m.group(2)}: {allowed}"
+    m = re.search(r"Could not (?:override|append to|delete from) '([^']+)'", text)
+    if m:
+        full = re.search(r"full_key: (\S+)", text)
+        key = full.group(1) if full else m.group(1)
+        if "." not in key:
+            return f"{key}: no such key in the config; top-level keys: {_known_keys()}"
+        plus = re.search(r"To append to your config use (\S+)", text)
+        return f"{key}: no such key in the config" + (f" (to add it: {plus.group(1)})" if plus else "")
+    # an unexpected exception (a bug, not bad input): its last line, and where to get the rest
+    bug = " (internal error; HYDRA_FULL_ERROR=1 shows the traceback)" if "Traceback" in text else ""
+    m = re.search(r"Error executing job with overrides: (\[.*\])", text)
+    if m:
+        rest = [ln for ln in lines if not ln.startswith("Error executing job")]
+        reason = rest[-1] if rest else "see the job's bnnsample.log"
+        return f"the job with overrides {m.group(1)} failed: {reason}{bug}"
+    if bug:
+        return lines[-1] + bug
+    return " ".join(lines) or "Hydra stopped without a message"
+
+
+def _check_syntax(argv: list[str]) -> None:
+    """Each override parses (Hydra's grammar), else one line naming it."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parser = OverridesParser.create()
+    for a in argv:
+        if a.startswith("-") or not ("=" in a or a.startswith("~")):
+            continue
+        try:
+            parser.parse_override(a)
+        except Exception as e:  # noqa: BLE001  (Hydra's OverrideParseException and friends)
+            msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+            _fail(f"{a}: not a valid override ({msg}); e.g. key=value, key=a,b,c (sweep), +key=value")
+
+
+# --------------------------------------------------------------------------
+# signals: Ctrl-C, a launcher's SIGTERM, submitit's preemption signal
+# --------------------------------------------------------------------------
+
+
+def _stop_on_signals() -> dict:
+    """In the process that runs the job (the CLI itself, a joblib worker): Ctrl-C and SIGTERM
+    stop the sampler at the next block boundary, draws and resume state written. Returns the
+    handlers replaced (a joblib worker gets them back between jobs)."""
+    from .sampler import request_stop
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    sigs = [signal.SIGINT] + ([] if _submitit_handler() else [signal.SIGTERM])
+    return {sig: signal.signal(sig, request_stop) for sig in sigs}
+
+
+def _submitit_handler():
+    """submitit's (signal, handler) for preemption/timeout when this process is a submitit job."""
+    sm = sys.modules.get("submitit")
+    if sm is None:
+        return None
+    try:
+        from submitit.core.job_environment import SignalHandler
+
+        sig = sm.JobEnvironment._usr_sig()
+    except Exception:  # noqa: BLE001
+        return None
+    handler = signal.getsignal(sig)
+    if isinstance(getattr(handler, "__self__", None), SignalHandler):
+        return sig, handler
+    return None
+
+
+class _Preemption:
+    """Hooks submitit's checkpointing to bnnsample's resume. On the preemption/timeout signal
+    (SIGUSR2 by default) the sampler stops at the next block boundary and writes its draws and
+    resume state; then submitit's own handler runs: it calls the launcher's ``checkpoint``
+    (which resubmits the same job), requeues it and exits. The requeued job runs the same
+    command in the same directory, so the runner resumes from state/."""
+
+    def __init__(self):
+        self.pending = None
+        self.sub = _submitit_handler() if threading.current_thread() is threading.main_thread() else None
+        if self.sub:
+            from .sampler import request_stop
+
+            def on_signal(signum, frame):
+                self.pending = signum
+                logging.getLogger("bnnsample").warning("preemption signal %d: stopping to requeue", signum)
+                request_stop()
+
+            signal.signal(self.sub[0], on_signal)
+
+    def requeue_if_asked(self) -> None:
+        if self.sub and self.pending is not None:
+            self.sub[1](self.pending, None)  # checkpoint + requeue + exit (submitit)
+
+
+# --------------------------------------------------------------------------
+# run
+# --------------------------------------------------------------------------
+
+
+def _share_cores(hc) -> None:
+    """Local parallel jobs (joblib) split the cores: torch threads = cores // parallel jobs."""
+    if not str(hc.runtime.choices.get("hydra/launcher", "")).startswith(("joblib", "local")):
+        return
+    import torch
+
+    cores = os.cpu_count() or 1
+    n = int(hc.launcher.get("n_jobs", -1))
+    parallel = n if n > 0 else max(1, cores + 1 + n)
+    torch.set_num_threads(max(1, cores // max(1, parallel)))
+
+
+def _evaluated(run_dir: Path) -> bool:
+    """metrics.csv written after the last change of a complete samples.h5."""
+    from .store import FILENAME, SampleStore
+
+    h5, csv = run_dir / FILENAME, run_dir / "metrics.csv"
+    if not (h5.exists() and csv.exists()) or csv.stat().st_mtime_ns < h5.stat().st_mtime_ns:
+        return False
+    try:
+        with SampleStore(h5) as s:
+            return s.complete
+    except Exception:  # noqa: BLE001
+        return False
+
+
 def _hydra_run(argv: list[str]) -> None:
     import hydra
     from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
     from omegaconf import DictConfig
 
     from .errors import Interrupted, UserError
     from .paths import conf_dir
 
+    held = _HeldStderr(sys.stderr)
+
     @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
     def task(cfg: DictConfig) -> None:
         from . import runner
 
-        run_dir = Path(HydraConfig.get().runtime.output_dir)
+        hc = HydraConfig.get()
+        multirun = hc.mode == RunMode.MULTIRUN
+        run_dir = Path(hc.runtime.output_dir)
+        out = sys.stderr if isinstance(sys.stderr, _HeldStderr) else None
+        if out is not None:
+            out.hold(False)
+        preempt = _Preemption()
+        before = _stop_on_signals()
         try:
+            if multirun:
+                _sweep_seed(cfg, hc.overrides.task)
+                _share_cores(hc)
+            complete_before = _evaluated(run_dir)
             runner.run(cfg, run_dir)
-            if cfg.evaluate:
+            if cfg.evaluate and complete_before:
+                print(f"[bnnsample] {run_dir / 'metrics.csv'} is up to date; not evaluated again")
+            elif cfg.evaluate:
                 from .evaluate.report import evaluate_run
 
                 evaluate_run(run_dir, echo=True)
         except UserError as e:
             logging.getLogger("bnnsample").error(str(e))
+            if multirun:
+                raise JobFailed(str(e)) from None
             _fail(str(e))
         except (KeyboardInterrupt, Interrupted) as e:
-            _fail(f"interrupted ({e or 'at once'}); draws written so far are in {run_dir / 'samples.h5'}", 130)
+            preempt.requeue_if_asked()
+            msg = f"interrupted ({e or 'at once'}); draws written so far are in {run_dir / 'samples.h5'}"
+            if multirun:
+                raise JobFailed(f"{msg}; rerun the same command to resume") from None
+            _fail(msg, 130)
+        finally:
+            if out is not None:
+                out.hold(True)
+            if multirun and not isinstance(sys.stderr, _HeldStderr):  # a worker process
+                for sig, handler in before.items():
+                    signal.signal(sig, handler)
 
-    from .sampler import request_stop
-
+    _check_syntax(argv)
     # Ctrl-C and a launcher's SIGTERM stop the loop at the next block boundary, draws kept.
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
+    _stop_on_signals()
     sys.argv = ["bnnsample run", *argv]
-    task()
+    real, sys.stderr = sys.stderr, held
+    try:
+        task()
+    except SystemExit as e:
+        text = held.take()
+        sys.stderr = real
+        if e.code not in (0, None) and text.strip():
+            _fail(one_line(text), 1 if "Error executing job" in text else 2)
+        real.write(text)
+        raise
+    finally:
+        if sys.stderr is held:
+            sys.stderr = real
+            held.dump()
 
 
 def _evaluate(paths: list[str]) -> None:

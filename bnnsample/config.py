@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
+import yaml
 from omegaconf import DictConfig
 
 from .batching import KINDS, PARTITIONS
@@ -40,14 +42,42 @@ def _integer(cfg, key, *, low, high=None, what="", prefix=""):
     return int(value)
 
 
+def _flag(cfg, key):
+    value = cfg.get(key)
+    if not isinstance(value, bool):
+        raise ConfigError(key, value, "allowed values: true, false")
+    return value
+
+
 def _choice(value, key, allowed):
     if value not in allowed:
         raise ConfigError(key, value, f"allowed values: {', '.join(allowed)}")
     return value
 
 
+@functools.cache
+def top_level_keys() -> tuple[str, ...]:
+    """The keys a run config may have: those of conf/config.yaml and the config groups."""
+    from .info import GROUPS
+    from .paths import conf_dir
+
+    primary = yaml.safe_load((conf_dir() / "config.yaml").read_text()) or {}
+    return tuple(sorted((set(primary) - {"defaults", "hydra"}) | set(GROUPS)))
+
+
+def _no_unknown_keys(cfg: DictConfig) -> None:
+    """A key added with +key=... that nothing reads would be silently ignored (a typo such as
+    +stepsize=0.1): refuse it."""
+    known = set(top_level_keys())
+    for key in cfg:
+        if key not in known:
+            allowed = f"unknown key; top-level keys: {', '.join(sorted(known))}"
+            raise ConfigError(str(key), cfg.get(key), allowed)
+
+
 def validate(cfg: DictConfig) -> None:
     """Checks that need no data: types, ranges and names."""
+    _no_unknown_keys(cfg)
     _number(cfg, "step_size", low=0)
     _number(cfg, "friction", low=0, strict=False)
     _integer(cfg, "chains", low=1)
@@ -58,6 +88,8 @@ def validate(cfg: DictConfig) -> None:
     _integer(cfg, "seed", low=0)
     _integer(cfg, "check_every", low=1)
     _number(cfg, "flush_seconds", low=0, strict=False)
+    for key in ("store_theta", "progress", "evaluate", "download", "control_variate"):
+        _flag(cfg, key)
     _choice(cfg.device, "device", DEVICES)
     _choice(cfg.dtype, "dtype", DTYPES)
     _choice(cfg.unit, "unit", UNITS)

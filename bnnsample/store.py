@@ -100,7 +100,12 @@ class SampleStore:
         self.f["diverged"][...] = np.asarray(mask, dtype=bool)
 
     def write_state(self, state: dict[str, np.ndarray]) -> None:
+        # The datasets are overwritten in place: a process killed half way through (SIGKILL
+        # mid-flush) would leave x of one step with the RNG state of another. The state is
+        # marked as being written, on disk, first; see ``state_consistent``.
         g = self.f["state"]
+        g.attrs["writing"] = True
+        self.f.flush()
         for name, value in state.items():
             value = np.asarray(value)
             if name in g and g[name].shape == value.shape and g[name].dtype == value.dtype:
@@ -109,6 +114,13 @@ class SampleStore:
                 if name in g:
                     del g[name]
                 g.create_dataset(name, data=value)
+        g.attrs["writing"] = False
+
+    @property
+    def state_consistent(self) -> bool:
+        """A resume state that was completely written (not torn by a kill mid-flush)."""
+        g = self.f["state"]
+        return "step" in g and not bool(g.attrs.get("writing", False))
 
     def flush(self) -> None:
         self.f.flush()

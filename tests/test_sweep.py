@@ -109,3 +109,35 @@ def test_multirun_sweep_table_and_slope_plots(cli, tmp_path):
         assert pd.read_parquet(sweep / "sweep.parquet").shape == table.shape
     else:
         assert "pyarrow is not installed" in ev.stdout
+
+
+def test_corrupt_and_truncated_stores_are_named_and_the_rest_is_evaluated(tmp_path, capsys):
+    """Two good runs, a truncated samples.h5 and a garbage one (each with a stale metrics.csv
+    that must not be used): evaluate names the two bad runs, the table keeps one row per run."""
+    from bnnsample.evaluate.report import evaluate_paths
+
+    from .helpers import run_inprocess
+
+    sweep = tmp_path / "sweep"
+    for i, h in enumerate((0.1, 0.2)):
+        run_inprocess(sweep / str(i), ["dataset=two_batch_gaussian", "chains=20", "burn_in=20", "samples=20",
+                                       f"step_size={h}"])  # fmt: skip
+    for bad in ("2", "3"):
+        shutil.copytree(sweep / "0", sweep / bad)
+        pd.DataFrame([("theta[0]", "w1", 0.0, 0.0)], columns=["group", "metric", "value", "se"]).to_csv(
+            sweep / bad / "metrics.csv", index=False
+        )
+    h5 = sweep / "2" / "samples.h5"
+    h5.write_bytes(h5.read_bytes()[: h5.stat().st_size // 2])
+    (sweep / "3" / "samples.h5").write_bytes(np.random.default_rng(0).bytes(4096))
+
+    failed = evaluate_paths([sweep])
+    out = capsys.readouterr().out
+    assert sorted(p.name for p in failed) == ["2", "3"]
+    assert "2 failed" in out and f"failed: {sweep / '2'}" in out and f"failed: {sweep / '3'}" in out
+    runs = pd.read_csv(sweep / "sweep_runs.csv", dtype={"run": str}).set_index("run")
+    assert list(runs.index) == ["0", "1", "2", "3"]
+    assert runs.status.to_dict() == {"0": "ok", "1": "ok", "2": "failed", "3": "failed"}
+    w1 = runs["theta[0]/w1"]
+    assert w1[["0", "1"]].gt(0).all() and w1[["2", "3"]].isna().all()
+    assert runs.loc["1", "step_size"] == 0.2 and "unreadable" in runs.loc["3", "error"]

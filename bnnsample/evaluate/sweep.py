@@ -19,6 +19,8 @@ Written:
                                 config alone does not name). A failed or unreadable run has one
                                 row with status ``failed``, its error and empty metric columns.
     sweep_status.csv            one row per run: run, run_dir, status (ok | incomplete | failed), error
+    sweep_runs.csv              the same table wide: one row per run (run, run_dir, status, error,
+                                the config columns, then one ``<group>/<metric>`` column per value)
     slopes.csv                  every fitted log-log slope with its 95% t interval
     plots/<metric>_vs_step_size.png
                                 |metric| against step size on log-log axes, one line per
@@ -265,6 +267,21 @@ def collect(sweep_dir: Path, errors: dict | None = None) -> tuple[pd.DataFrame, 
     return table[BASE_COLUMNS + config_cols], status
 
 
+def wide_table(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per run: the run's columns (status, config) and one ``group/metric`` column per
+    metric value; a failed run keeps its row, with empty metric columns."""
+    per_run = [c for c in table.columns if c not in ("group", "metric", "value", "se")]
+    runs = table.drop_duplicates("run")[per_run].reset_index(drop=True)
+    vals = table.dropna(subset=["metric"])
+    if vals.empty:
+        return runs
+    cols = vals.group.astype(str) + "/" + vals.metric.astype(str)
+    wide = vals.assign(column=cols).pivot_table(index="run", columns="column", values="value", aggfunc="first",
+                                                sort=False)  # fmt: skip
+    wide.columns.name = None
+    return runs.merge(wide, left_on="run", right_index=True, how="left")
+
+
 # --------------------------------------------------------------------------
 # lines, slopes, plots
 # --------------------------------------------------------------------------
@@ -469,6 +486,7 @@ def aggregate_sweep(sweep_dir: Path, errors: dict | None = None, echo: bool = Tr
     csv = sweep_dir / "sweep.csv"
     table.to_csv(csv, index=False)
     status.to_csv(sweep_dir / "sweep_status.csv", index=False)
+    wide_table(table).to_csv(sweep_dir / "sweep_runs.csv", index=False)
     notes = [n for n in [_write_parquet(table, sweep_dir / "sweep.parquet")] if n]
     slopes = slope_table(table)
     if not slopes.empty:
@@ -493,8 +511,9 @@ def summary(sweep_dir, table, status, slopes, plots, notes) -> str:
     lines = [f"== sweep {sweep_dir}: {len(status)} runs, {n_ok} aggregated, {len(status) - n_ok} failed"]
     for _, r in status[status.status != "ok"].iterrows():
         lines.append(f"   {r.status}: {r.run_dir}" + (f"  ({r.error})" if r.error else ""))
-    lines.append(f"[bnnsample] sweep table in {sweep_dir / 'sweep.csv'} ({len(table)} rows); "
-                 f"run status in {sweep_dir / 'sweep_status.csv'}")  # fmt: skip
+    lines.append(f"[bnnsample] sweep table in {sweep_dir / 'sweep.csv'} ({len(table)} rows); one row per run "
+                 f"in {sweep_dir / 'sweep_runs.csv'} ({len(status)} rows); run status in "
+                 f"{sweep_dir / 'sweep_status.csv'}")  # fmt: skip
     if not slopes.empty:
         lines.append(f"log-log slopes of |metric| against {STEP_KEY} (95% t interval), "
                      f"also in {sweep_dir / 'slopes.csv'}:")  # fmt: skip
