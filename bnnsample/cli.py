@@ -51,19 +51,32 @@ class JobFailed(CompactHydraException):
 # --------------------------------------------------------------------------
 
 
+# keys whose value does not change a run's draws; runner._resumable ignores them as well
+NOT_SAMPLING_KEYS = frozenset(
+    {"progress", "evaluate", "reference", "flush_seconds", "check_every", "data_dir", "download"}
+)
+
+
 def job_seed(base: int, overrides) -> int:
     """Seed of one job of a multirun: sha256 of the base seed and the job's command-line
     overrides (sorted, so their order does not matter), reduced to [0, 2^31).
 
     Jobs of a sweep differ in their overrides, so they get independent random streams; the
     same command gives the same seeds again (what a rerun or a requeued job needs to resume).
+    Overrides of keys that do not change the draws (NOT_SAMPLING_KEYS: progress bar,
+    evaluation, flush cadence, data location) do not enter the hash.
     """
-    text = f"{int(base)}|" + "\n".join(sorted(str(o) for o in overrides))
+    kept = [str(o) for o in overrides if _override_key(o) not in NOT_SAMPLING_KEYS]
+    text = f"{int(base)}|" + "\n".join(sorted(kept))
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % 2**31
 
 
+def _override_key(o) -> str:
+    return str(o).lstrip("+~").split("=", 1)[0]
+
+
 def _seed_given(overrides) -> bool:
-    return any(str(o).lstrip("+~").split("=", 1)[0] == "seed" for o in overrides)
+    return any(_override_key(o) == "seed" for o in overrides)
 
 
 def _sweep_seed(cfg, overrides) -> None:
@@ -245,8 +258,11 @@ def _share_cores(hc) -> None:
     torch.set_num_threads(max(1, cores // max(1, parallel)))
 
 
-def _evaluated(run_dir: Path) -> bool:
-    """metrics.csv written after the last change of a complete samples.h5."""
+def _evaluated(run_dir: Path, reference) -> bool:
+    """metrics.csv written after the last change of a complete samples.h5, against the same
+    ``reference`` (a rerun may name another one: the run is not redone, only evaluated)."""
+    import yaml
+
     from .store import FILENAME, SampleStore
 
     h5, csv = run_dir / FILENAME, run_dir / "metrics.csv"
@@ -254,7 +270,7 @@ def _evaluated(run_dir: Path) -> bool:
         return False
     try:
         with SampleStore(h5) as s:
-            return s.complete
+            return s.complete and yaml.safe_load(s.attrs["config"]).get("reference") == reference
     except Exception:  # noqa: BLE001
         return False
 
@@ -263,7 +279,7 @@ def _hydra_run(argv: list[str]) -> None:
     import hydra
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
-    from omegaconf import DictConfig
+    from omegaconf import DictConfig, OmegaConf
 
     from .errors import Interrupted, UserError
     from .paths import conf_dir
@@ -286,14 +302,15 @@ def _hydra_run(argv: list[str]) -> None:
             if multirun:
                 _sweep_seed(cfg, hc.overrides.task)
                 _share_cores(hc)
-            complete_before = _evaluated(run_dir)
+            reference = OmegaConf.to_container(cfg).get("reference")
+            complete_before = _evaluated(run_dir, reference)
             runner.run(cfg, run_dir)
             if cfg.evaluate and complete_before:
                 print(f"[bnnsample] {run_dir / 'metrics.csv'} is up to date; not evaluated again")
             elif cfg.evaluate:
                 from .evaluate.report import evaluate_run
 
-                evaluate_run(run_dir, echo=True)
+                evaluate_run(run_dir, echo=True, reference=reference)
         except UserError as e:
             logging.getLogger("bnnsample").error(str(e))
             if multirun:

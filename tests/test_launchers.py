@@ -65,23 +65,31 @@ def test_job_seed_rule():
 
 
 def test_sweep_jobs_get_their_own_seeds_unless_seed_is_given(inprocess, tmp_path, capsys):
-    """check_every does not change the dynamics, so two jobs differing only in it draw the same
-    chains exactly when they share a seed."""
+    """Two jobs differing only in the number of draws share their first 30 draws exactly when
+    they share a seed; otherwise their streams are independent."""
+    toy = [o for o in TOY if not o.startswith("samples=")]
     own, common = tmp_path / "own", tmp_path / "common"
-    assert inprocess("run", "-m", *TOY, "check_every=50,51", f"hydra.sweep.dir={own}") == 0
-    assert inprocess("run", "-m", *TOY, "check_every=50,51", "seed=3", f"hydra.sweep.dir={common}") == 0
-    a, b = theta(own / "0"), theta(own / "1")
+    assert inprocess("run", "-m", *toy, "samples=30,31", f"hydra.sweep.dir={own}") == 0
+    assert inprocess("run", "-m", *toy, "samples=30,31", "seed=3", f"hydra.sweep.dir={common}") == 0
+    a, b = theta(own / "0"), theta(own / "1")[:, :30]
     assert np.abs(a - b).max() > 0.1  # independent streams
-    np.testing.assert_array_equal(theta(common / "0"), theta(common / "1"))  # common random numbers
+    np.testing.assert_array_equal(theta(common / "0"), theta(common / "1")[:, :30])  # common random numbers
     # the seed used is in the job's config: the job reruns alone with seed=<that>
     for job in ("0", "1"):
         seed = yaml.safe_load((own / job / "config.yaml").read_text())["seed"]
         assert seed == job_seed(0, job_overrides(own / job))
     assert yaml.safe_load((common / "0" / "config.yaml").read_text())["seed"] == 3
     seed0 = yaml.safe_load((own / "0" / "config.yaml").read_text())["seed"]
-    alone, _ = run_inprocess(tmp_path / "alone", [*TOY, "check_every=50", f"seed={seed0}"])
+    alone, _ = run_inprocess(tmp_path / "alone", [*toy, "samples=30", f"seed={seed0}"])
     np.testing.assert_array_equal(theta(alone.parent), a)
     capsys.readouterr()
+
+
+def test_keys_that_do_not_change_the_draws_do_not_change_the_seed():
+    base = ["step_size=0.1", "samples=30"]
+    assert job_seed(0, base) == job_seed(0, [*base, "progress=false", "check_every=7", "+reference=r.h5"])
+    assert job_seed(0, base) != job_seed(0, [*base, "friction=2"])
+    assert job_seed(0, base) != job_seed(1, base)
 
 
 def test_failed_job_is_reported_in_one_line_and_the_others_finish(inprocess, tmp_path, capsys):
