@@ -366,8 +366,10 @@ def _figure(args: list[str]) -> None:
         print("usage: bnnsample figure ID [--out DIR] [key=value ...] | bnnsample figure --list")
         return
     if args[0] == "--list":
-        for rid, r in recipes().items():
-            print(f"{rid:<16}  {r.description}")
+        listed = recipes()
+        width = max(map(len, listed))
+        for rid, r in listed.items():
+            print(f"{rid:<{width}}  {r.description}")
         return
     fig_id, rest = args[0], args[1:]
     try:

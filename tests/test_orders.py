@@ -35,7 +35,9 @@ def test_orders_on_a_tiny_grid():
 
 def test_figure_list_and_unknown_id(cli):
     out = cli("figure", "--list")
-    assert out.returncode == 0 and out.stdout.split()[0] == "orders"
+    listed = [line.split()[0] for line in out.stdout.splitlines()]
+    assert out.returncode == 0 and "orders" in listed and listed == sorted(listed)
+    assert all(len(line.split()) > 1 for line in out.stdout.splitlines())  # every id has a description
     out = cli("figure", "no_such_figure")
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
