@@ -113,6 +113,12 @@ def _rhat_rows(store: SampleStore, keep: np.ndarray, stats: dict, notes: list) -
         notes.append(f"R-hat/ESS skipped: need >= 2 kept chains and >= 4 draws (have {C} and {D})")
         return []
     rows = []
+    init = store.array("init/x0")
+    if init is not None and len(init) > 1 and np.ptp(init, axis=0).max() > 0:
+        # init=swa: every chain samples around its own SWA point (a localized target of its
+        # own), so R-hat across chains measures how far apart the modes are, not mixing
+        notes.append("chains start from different points (e.g. their own SWA solutions): R-hat across "
+                     "them measures the spread of those starts, not convergence to one target")
     numbers = len(keep) * store.n_draws * (store.theta_dim or 0)
     theta = store.theta() if numbers <= MAX_THETA_NUMBERS else None
     if numbers > MAX_THETA_NUMBERS:
