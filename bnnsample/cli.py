@@ -17,6 +17,8 @@ from pathlib import Path
 
 from hydra.errors import CompactHydraException
 
+from .config import NOT_SAMPLING_KEYS
+
 USAGE = """usage: bnnsample <command> [args]
 
 commands:
@@ -49,12 +51,6 @@ class JobFailed(CompactHydraException):
 # --------------------------------------------------------------------------
 # per-job seeds
 # --------------------------------------------------------------------------
-
-
-# keys whose value does not change a run's draws; runner._resumable ignores them as well
-NOT_SAMPLING_KEYS = frozenset(
-    {"progress", "evaluate", "reference", "flush_seconds", "check_every", "data_dir", "download"}
-)
 
 
 def job_seed(base: int, overrides) -> int:

@@ -113,3 +113,9 @@ def validate_against_data(cfg: DictConfig, n_train: int, dataset: str) -> None:
         _integer(cfg, "batch_size", low=1, high=n_train // 2, what=what + f"; batching={kind} needs >= 2 minibatches")
     elif kind != "full":
         _integer(cfg, "batch_size", low=1, high=n_train, what=what)
+
+
+# keys whose value does not change a run's draws; runner.same_sampling_config and cli.job_seed ignore them
+NOT_SAMPLING_KEYS = frozenset(
+    {"progress", "evaluate", "reference", "flush_seconds", "check_every", "data_dir", "download"}
+)

@@ -194,7 +194,8 @@ def _task_pids(folder: Path) -> list[int]:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the job's process through /proc")
 def test_submitit_local_preempted_job_is_requeued_and_resumes_bit_exact(tmp_path):
     sweep = tmp_path / "sweep"
-    ovr = ["dataset=two_batch_gaussian", "chains=50", "burn_in=50", "samples=3000", "thin=1", "flush_seconds=0.05",
+    # long enough (a few seconds on a quiet machine) to be caught mid-run
+    ovr = ["dataset=two_batch_gaussian", "chains=50", "burn_in=50", "samples=12000", "thin=1", "flush_seconds=0.05",
            "progress=false", "evaluate=false", "step_size=0.1"]  # fmt: skip
     cmd = [sys.executable, "-m", "bnnsample.cli", "run", "-m", "hydra/launcher=submitit_local",
            "hydra.launcher.timeout_min=20", *ovr, f"hydra.sweep.dir={sweep}"]  # fmt: skip
@@ -207,7 +208,7 @@ def test_submitit_local_preempted_job_is_requeued_and_resumes_bit_exact(tmp_path
         if (job / "samples.h5").exists():
             seen = seen or time.monotonic()
             pids = _task_pids(sweep)
-            if time.monotonic() - seen > 0.5 and pids and not _done(job):
+            if time.monotonic() - seen > 0.1 and pids and not _done(job):
                 for pid in pids:
                     os.kill(pid, signal.SIGUSR2)  # what SLURM sends before preemption / the time limit
                 signalled = True
