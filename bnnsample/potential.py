@@ -240,34 +240,65 @@ class ControlVariate(Potential):
     partition) or, without one, over consecutive chunks of ``chunk`` data points. For models
     whose per-datum terms do not interact (no BatchNorm) every choice gives the exact full
     gradient. With BatchNorm a datum's loss depends on its batch; summing over the fixed
-    partition that the schedule sweeps makes the estimator exactly unbiased for that schedule
-    (as in the authors' code, which stores the N_m batch gradients at the SWA point).
+    partition that the schedule sweeps makes the estimator exactly unbiased for that schedule.
 
-    Cost: each force call evaluates the base force twice (at x and at x_ref, same batch):
-    two minibatch gradients per step, since the per-batch gradients at x_ref are not cached.
-    Per-datum gradients are the differences grad U_i(x) - grad U_i(x_ref), so the covariance
-    estimate is that of the control-variate estimator; the Hessian is the base's (the
-    reference terms are constant in x).
+    Cache (the authors' code, §1.4): with ``batches`` given, the K batch gradients at x_ref,
+    g_b = sum_{i in S_b} grad U_i(x_ref), are computed once and kept ([K, C_ref, d]) when they
+    fit in ``cache_limit`` numbers; a step then costs ONE minibatch gradient:
+
+        G(x, S_b) = base.force(x, S_b, scale) - scale * g_b + sum_b g_b.
+
+    The batch of a step is found on the device from its first index (``idx`` must then be a
+    row of ``batches``, as under the reshuffle and sms schedules with a fixed partition; no
+    host synchronisation). Without the cache (no ``batches``, e.g. i.i.d. batches, or too
+    large) each force call evaluates the base force twice, at x and at x_ref. Per-datum
+    gradients are the differences grad U_i(x) - grad U_i(x_ref), so the covariance estimate is
+    that of the control-variate estimator; the Hessian is the base's (the reference terms are
+    constant in x).
     """
 
-    def __init__(self, base: Potential, ref: torch.Tensor, batches: torch.Tensor | None = None, chunk: int = 1000):
+    def __init__(
+        self,
+        base: Potential,
+        ref: torch.Tensor,
+        batches: torch.Tensor | None = None,
+        chunk: int = 1000,
+        cache_limit: int = 2**28,
+    ):
         if ref.dim() not in (1, 2) or ref.shape[-1] != base.dim:
             raise ValueError(f"control variate reference must be [d] or [C, d] with d = {base.dim}, got {tuple(ref.shape)}")
         self.base = base
         self.ref = ref.detach().clone() if ref.dim() == 2 else ref.detach().reshape(1, -1).clone()
         self.dim, self.n_data, self.task = base.dim, base.n_data, base.task
+        self._cache = self._batch_of = None
         with torch.no_grad():
-            self.ref_force = self._full_at_ref(batches, chunk)
+            self.ref_force = self._full_at_ref(batches, chunk, cache_limit)
 
-    def _full_at_ref(self, batches, chunk):
-        """grad U_0(x_ref) + sum over the batches (or chunks) of the data gradients at x_ref."""
+    @property
+    def cached(self) -> bool:
+        """Whether the per-batch gradients at x_ref are cached (one gradient per step)."""
+        return self._cache is not None
+
+    def _full_at_ref(self, batches, chunk, cache_limit):
+        """grad U_0(x_ref) + sum over the batches (or chunks) of the data gradients at x_ref;
+        keeps the per-batch terms when ``batches`` is given and they fit in ``cache_limit``."""
         dev = self.ref.device
+        keep = batches is not None and batches.shape[0] * self.ref.numel() <= cache_limit
         if batches is None:
             batches = list(torch.arange(self.n_data, device=dev).split(max(1, int(chunk))))
         prior = self.base.force(self.ref, batches[0], 0.0)
         total = prior.clone()
+        terms = []
         for b in batches:
-            total += self.base.force(self.ref, b, 1.0) - prior
+            g = self.base.force(self.ref, b, 1.0) - prior
+            total += g
+            if keep:
+                terms.append(g)
+        if keep:
+            self._cache = torch.stack(terms)  # [K, C_ref, d]
+            self._batch_of = torch.full((self.n_data,), -1, dtype=torch.long, device=dev)
+            self._batch_of[batches.reshape(-1)] = torch.arange(len(terms), device=dev).repeat_interleave(batches.shape[1])
+            self._prior_ref = prior
         return total
 
     def _ref_for(self, idx, C):
@@ -277,8 +308,20 @@ class ControlVariate(Potential):
             return self.ref.expand(C, -1)
         return self.ref
 
+    def _cached_at_ref(self, idx, scale, C):
+        """base.force(x_ref, idx, scale) from the cache: prior + scale * g_b."""
+        b = self._batch_of[idx[..., 0]]  # [] shared batch, [C] one per chain
+        if idx.dim() == 1:
+            g = self._cache.index_select(0, b.reshape(1))[0]  # a 0-dim index would sync with the host
+        else:
+            g = self._cache[b, torch.arange(C, device=b.device) if self._cache.shape[1] == C else 0]
+        return torch.add(self._prior_ref, g, alpha=scale)
+
     def force(self, x, idx, scale):
-        at_ref = self.base.force(self._ref_for(idx, x.shape[0]), idx, scale)
+        if self._cache is not None and idx is not None:
+            at_ref = self._cached_at_ref(idx, scale, x.shape[0])
+        else:
+            at_ref = self.base.force(self._ref_for(idx, x.shape[0]), idx, scale)
         return self.base.force(x, idx, scale).sub_(at_ref).add_(self.ref_force)
 
     def per_datum_grads(self, x, idx):

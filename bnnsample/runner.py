@@ -16,8 +16,8 @@ from .data import load_data
 from .errors import UserError
 from .integrators import StepContext, get_integrator
 from .models import build_potential
-from .rng import GaussianNoise
 from .potential import ControlVariate, ElasticBox, Localized, Oracle
+from .rng import GaussianNoise
 from .sampler import LoopSettings, Sampler
 from .store import FILENAME, SampleStore
 
@@ -52,6 +52,8 @@ def swa_initialisation(cfg: DictConfig, pot, device, store_arrays: dict) -> torc
     """
     from .train import train_adam_swa
 
+    if not hasattr(pot, "module"):
+        raise UserError(f"init=swa trains a neural network; model={cfg.model.name} is not one (allowed: init=zeros)")
     standard, swa = [], []
     for c in range(int(cfg.chains)):
         torch.manual_seed(int(cfg.seed) * 100_003 + c)
@@ -72,6 +74,40 @@ def swa_initialisation(cfg: DictConfig, pot, device, store_arrays: dict) -> torc
     store_arrays["baselines/standard"] = np.stack(standard)
     store_arrays["baselines/swa"] = np.stack(swa)
     return torch.stack([store_arrays.pop(f"init/swa_{c}") for c in range(int(cfg.chains))])
+
+
+def reuse_swa_initialisation(cfg: DictConfig, pot, device, dtype, store_arrays: dict) -> torch.Tensor:
+    """Algorithm 3 steps 1-3 taken from an earlier run (``init.reuse`` = its run directory or
+    samples.h5): its SWA points (init/x0) and its standard-training and SWA baselines. Lets
+    several samplers start from the same trained networks, as paulin2025 Fig. 4 compares
+    them ("same initialization"), without training again."""
+    src = Path(str(cfg.init.reuse)).expanduser()
+    src = src / FILENAME if src.is_dir() else src
+    if not src.is_file():
+        raise UserError(f"init.reuse={cfg.init.reuse}: no {FILENAME} there; give the run directory of an init=swa run")
+    with SampleStore(src) as old:
+        x0 = old.array("init/x0")
+        baselines = old.group("baselines")
+        chains = int(old.attrs.get("chains", -1))
+    if x0 is None or x0.shape != (int(cfg.chains), pot.dim) or chains != int(cfg.chains):
+        got = None if x0 is None else tuple(x0.shape)
+        raise UserError(
+            f"init.reuse={cfg.init.reuse}: its SWA points have shape {got}; this run needs "
+            f"(chains, dim) = ({int(cfg.chains)}, {pot.dim}): same dataset, model and chains"
+        )
+    for name, arr in baselines.items():
+        store_arrays[f"baselines/{name}"] = arr
+    log.info("reusing the SWA points and baselines of %s", src)
+    return torch.as_tensor(x0, device=device, dtype=dtype)
+
+
+def _cache_limit(device: torch.device) -> int:
+    """Numbers the control variate may keep for its per-batch reference gradients: 2^28
+    (1 GiB in float32) on the CPU, half the free memory on a GPU."""
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        return int(free // 8)
+    return 2**28
 
 
 _NEEDS = {
@@ -110,6 +146,9 @@ def _check_oracle(integrator, pot, sched: Schedule, x0: torch.Tensor) -> None:
 def run(cfg: DictConfig, run_dir: Path) -> Path:
     """Execute one run into run_dir; returns the path of samples.h5."""
     validate(cfg)
+    from .evaluate.reference import check_reference
+
+    check_reference(cfg)  # a missing or foreign reference=PATH fails before sampling
     device = resolve_device(cfg.device)
     dtype = getattr(torch, cfg.dtype)
     data = load_data(cfg)
@@ -153,6 +192,8 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     if resume:
         with SampleStore(path) as old:
             x0 = torch.as_tensor(old.array("init/x0"), device=device, dtype=dtype)
+    elif cfg.init.name == "swa" and cfg.init.get("reuse"):
+        x0 = reuse_swa_initialisation(cfg, pot, device, dtype, extra_arrays)
     elif cfg.init.name == "swa":
         x0 = swa_initialisation(cfg, pot, device, extra_arrays)
     elif cfg.init.name == "zeros":
@@ -165,7 +206,11 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     if cv:
         # reference: each chain's initial point (its SWA point under init=swa), so the
         # gradient differences are small where the localized chains stay
-        pot = ControlVariate(pot, x0.clone(), batches=sched._fixed, chunk=int(cfg.batch_size))
+        pot = ControlVariate(
+            pot, x0.clone(), batches=sched._fixed, chunk=int(cfg.batch_size), cache_limit=_cache_limit(device)
+        )
+        cv_pot = pot
+        log.info("control variate: per-batch reference gradients %s", "cached" if pot.cached else "recomputed each step")
     if cfg.init.name == "swa":
         lam = float(cfg.init.localization)
         if lam > 0:
@@ -210,6 +255,7 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
         "thin_steps": settings.thin,
         "schedule_period": sched.period,
         "device": str(device),
+        "control_variate": ("cached" if cv_pot.cached else "recomputed") if cv else "off",
     }
     n_out = _predictive_shape(data)
     if n_out is not None:
@@ -235,20 +281,36 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     return path
 
 
+def same_sampling_config(a: str | None, b: str) -> bool:
+    """Two resolved configs (YAML) that give the same draws: equal but for the keys that do
+    not change them (config.NOT_SAMPLING_KEYS: progress bar, evaluation, reference, flush
+    cadence, data location), so a rerun that changes only those continues or reuses the run."""
+    import yaml
+
+    from .config import NOT_SAMPLING_KEYS
+
+    if a is None:
+        return False
+    strip = lambda y: {k: v for k, v in (yaml.safe_load(y) or {}).items() if k not in NOT_SAMPLING_KEYS}  # noqa: E731
+    return strip(a) == strip(b)
+
+
 def _resumable(path: Path, config_yaml: str):
     """False (start afresh), True (resume from state/) or "complete"."""
     if not path.exists():
         return False
     try:
         with SampleStore(path) as old:
-            if old.attrs.get("config") != config_yaml:
+            if not same_sampling_config(old.attrs.get("config"), config_yaml):
                 raise UserError(
                     f"{path} holds a run with a different config; choose another hydra.run.dir "
                     "(or delete the file) to start a new run there"
                 )
             if old.complete:
                 return "complete"
-            return "step" in old.f["state"]
+            if "step" in old.f["state"] and not old.state_consistent:
+                log.warning("%s: the run was killed while writing its resume state; starting afresh", path)
+            return old.state_consistent
     except OSError:
         log.warning("%s is unreadable; starting the run afresh", path)
         return False

@@ -28,6 +28,34 @@ class TrainResult:
     final_loss: float
 
 
+def training_loss(pot: ClassifierPotential):
+    """loss(idx) = mean cross-entropy of the batch + (lam/2) ||x_w||^2 / N  (= U(x, S) / N),
+    on the ordinary module (BatchNorm in train mode: batch statistics, momentum 1)."""
+    m, n = pot.module, pot.n_data
+    mask = pot.layout.unflatten(pot.mask)
+
+    def loss_fn(idx):
+        out = m(pot.x_train[idx])
+        reg = sum(((p**2) * mask[name]).sum() for name, p in m.named_parameters())
+        return F.cross_entropy(out, pot.y_train[idx]) + 0.5 * pot.lam * reg / n
+
+    return loss_fn
+
+
+def adam_steps(opt: torch.optim.Optimizer, loss_fn, batches, after_step=None) -> torch.Tensor:
+    """One optimizer step per batch index tensor of ``batches``; ``after_step()`` runs after
+    each step (SWA accumulation). Returns the last loss (a tensor: no host sync)."""
+    loss = torch.tensor(float("nan"))
+    for idx in batches:
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(idx)
+        loss.backward()
+        opt.step()
+        if after_step is not None:
+            after_step()
+    return loss
+
+
 def train_adam_swa(
     pot: ClassifierPotential,
     *,
@@ -42,36 +70,30 @@ def train_adam_swa(
     n = pot.n_data
     steps_per_epoch = max(1, n // batch_size)
     sched = Schedule("iid", n, batch_size, generator=generator, device=pot.x_train.device)
-    mask = lay.unflatten(pot.mask)
 
-    def loss_fn(idx):
-        out = m(pot.x_train[idx])
-        reg = sum(((p**2) * mask[name]).sum() for name, p in m.named_parameters())
-        return F.cross_entropy(out, pot.y_train[idx]) + 0.5 * pot.lam * reg / n
+    def epoch():
+        return (sched.next() for _ in range(steps_per_epoch))
+
+    loss_fn = training_loss(pot)
 
     m.train()
     opt = torch.optim.Adam(m.parameters(), lr=lr)
     decay = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: max(0.0, 1.0 - e / max(train_epochs, 1)))
     loss = torch.tensor(float("nan"))
     for _ in range(train_epochs):
-        for _ in range(steps_per_epoch):
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(sched.next())
-            loss.backward()
-            opt.step()
+        loss = adam_steps(opt, loss_fn, epoch())
         decay.step()
     standard = lay.flatten(m).clone()
 
     opt = torch.optim.Adam(m.parameters(), lr=swa_lr)
     total = torch.zeros_like(standard)
-    count = 0
+    count = [0]
+
+    def accumulate():
+        total.add_(lay.flatten(m))
+        count[0] += 1
+
     for _ in range(swa_epochs):
-        for _ in range(steps_per_epoch):
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(sched.next())
-            loss.backward()
-            opt.step()
-            total += lay.flatten(m)
-            count += 1
-    swa = total / count if count else standard.clone()
+        loss = adam_steps(opt, loss_fn, epoch(), accumulate)
+    swa = total / count[0] if count[0] else standard.clone()
     return TrainResult(standard=standard, swa=swa, final_loss=float(loss.detach()))

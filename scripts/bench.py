@@ -1,6 +1,6 @@
 """Throughput benchmarks, reported as ratios against a baseline measured in the same run.
 
-    python scripts/bench.py [--suite two_batch|integrators|all] [--out results/bench.md]
+    python scripts/bench.py [--suite two_batch|integrators|epoch|all] [--out results/bench.md]
 
 two_batch (--chains, --steps): SMS-UBU chain-steps per second on two_batch_gaussian through
 the real pipeline (``bnnsample.runner.run``: schedule, integrator, divergence checks, HDF5
@@ -15,6 +15,9 @@ integrators:
             one UBU step with the SMS schedule (noise, OU flows, schedule, oracle incl. the
             flat-parameter unflatten) over the bare forward+backward of the ordinary module on
             the same batch size.
+epoch (--epoch-images, --device): one SMS-UBU epoch of Algorithm 3 (cnn_fmnist, localized
+            target, bounces, cached control variates) against one plain Adam training epoch on
+            the same batches and device (issue 7's goal: at most 1.15x).
 The measured variants are interleaved over --repeats rounds and the medians reported, with
 the spread (min-max over rounds) as the noise estimate.
 """
@@ -270,6 +273,92 @@ def bench_network(batch: int, steps: int, repeats: int, n_data: int = 2000, inte
     }  # fmt: skip
 
 
+def bench_epoch(n_data: int, repeats: int, device: str = "cpu", batch: int = 200) -> dict:
+    """One epoch of Algorithm 3's sampling phase against one epoch of plain training, same
+    device, same batches. cnn_fmnist (one chain) on random data of Fashion-MNIST shape,
+    ``n_data`` images (N_m = n_data / batch steps per epoch):
+
+      train    ``train.adam_steps``: Adam on the ordinary module, mean CE + prior / N, over
+               the epoch's batches (the sms order of the fixed partition)
+      sms_ubu  UBU advance over the same number of steps with the sms schedule on the
+               localized target with elastic bounces and control variates around x_ref,
+               per-batch reference gradients cached (computed once, timed separately)
+      sms_ubu_nocache  the same with the reference gradient recomputed every step
+    Rounds are interleaved; medians (min, max) reported. On CUDA every timing synchronizes.
+    """
+    from bnnsample.batching import Schedule
+    from bnnsample.integrators import StepContext, get_integrator
+    from bnnsample.models.cnn import cnn_fmnist
+    from bnnsample.models.network import ClassifierPotential
+    from bnnsample.potential import ControlVariate, ElasticBox, Localized, Oracle
+    from bnnsample.rng import GaussianNoise
+    from bnnsample.train import adam_steps, training_loss
+
+    dev = torch.device(device)
+    sync = (lambda: torch.cuda.synchronize(dev)) if dev.type == "cuda" else (lambda: None)
+    torch.manual_seed(0)
+    module = cnn_fmnist().to(dev)
+    g = torch.Generator().manual_seed(0)
+    xt = torch.rand(n_data, 1, 28, 28, generator=g).to(dev)
+    yt = torch.randint(10, (n_data,), generator=g).to(dev)
+    pot = ClassifierPotential(module, xt, yt, xt[:10], prior_precision=1.0)
+    sched = Schedule("sms", n_data, batch, generator=torch.Generator(device=dev).manual_seed(1), device=dev)
+    steps = sched.n_batches
+    x_ref = pot.layout.flatten(module)[None].clone()
+    sync()
+    t0 = time.perf_counter()
+    cv = ControlVariate(pot, x_ref, batches=sched._fixed, cache_limit=2**31)
+    sync()
+    cache_s = time.perf_counter() - t0
+    nocache = ControlVariate(pot, x_ref, batches=sched._fixed, cache_limit=0)
+    targets = {k: Localized(c, x_ref, 50.0) for k, c in (("sms_ubu", cv), ("sms_ubu_nocache", nocache))}
+    box = ElasticBox.for_localization(x_ref, 50.0)
+    ctx = StepContext(h=1.25e-4, gamma=50**0.5, noise=GaussianNoise(dev, 2), boundary=box)
+    integ = get_integrator("ubu")
+    states = {k: integ.init_state(x_ref, ctx) for k in targets}
+    opt = torch.optim.Adam(module.parameters(), lr=1e-3)
+    loss_fn = training_loss(pot)
+    module.train()
+
+    def train_epoch():
+        batches = [sched.next() for _ in range(steps)]
+        sync()
+        t = time.perf_counter()
+        adam_steps(opt, loss_fn, batches)
+        sync()
+        return time.perf_counter() - t
+
+    def sample_epoch(k):
+        nf = lambda: Oracle(targets[k], sched.next(), sched.scale, sched.eps)
+        sync()
+        t = time.perf_counter()
+        states[k] = integ.advance(states[k], steps, nf, ctx)
+        sync()
+        return time.perf_counter() - t
+
+    train_epoch(), sample_epoch("sms_ubu"), sample_epoch("sms_ubu_nocache")  # warm-up
+    res = {"train": [], "sms_ubu": [], "sms_ubu_nocache": []}
+    for _ in range(repeats):
+        res["train"].append(train_epoch())
+        res["sms_ubu"].append(sample_epoch("sms_ubu"))
+        res["sms_ubu_nocache"].append(sample_epoch("sms_ubu_nocache"))
+    med = {k: _median_spread(v) for k, v in res.items()}
+    ms = lambda k: f"{med[k][0] / steps * 1e3:.2f} [{med[k][1] / steps * 1e3:.2f}, {med[k][2] / steps * 1e3:.2f}]"
+    ratio = lambda a, b: statistics.median(x / y for x, y in zip(res[a], res[b]))
+    name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
+    return {
+        "setting": f"cnn_fmnist, {pot.dim:,} parameters, one chain, {n_data} random 28x28 images = {steps} steps of "
+                   f"batch {batch} per epoch, float32, {repeats} rounds, device {name}",
+        "plain training epoch (Adam, module autograd), ms per step (median [min, max])": ms("train"),
+        "SMS-UBU epoch (localized, bounces, control variates cached), ms per step": ms("sms_ubu"),
+        "SMS-UBU epoch, reference gradient recomputed each step, ms per step": ms("sms_ubu_nocache"),
+        "one-time cache of the per-batch reference gradients, ms per batch": f"{cache_s / steps * 1e3:.2f}",
+        "SMS-UBU epoch / training epoch (median of per-round ratios; goal <= 1.15)": f"{ratio('sms_ubu', 'train'):.3f}",
+        "uncached / cached SMS-UBU epoch (speedup of the cache)": f"{ratio('sms_ubu_nocache', 'sms_ubu'):.3f}",
+        "per-round ratios SMS-UBU / training": ", ".join(f"{s / b:.3f}" for s, b in zip(res["sms_ubu"], res["train"])),
+    }  # fmt: skip
+
+
 def _section(title: str, r: dict) -> str:
     lines = [f"## {title}", ""]
     lines += [f"- {k}: {v:,.3g}" if isinstance(v, float) else f"- {k}: {v}" for k, v in r.items()]
@@ -278,13 +367,15 @@ def _section(title: str, r: dict) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--suite", choices=("two_batch", "integrators", "logistic", "network", "all"), default="two_batch")
+    ap.add_argument("--suite", choices=("two_batch", "integrators", "logistic", "network", "epoch", "all"), default="two_batch")
     ap.add_argument("--chains", type=int, default=4000)
     ap.add_argument("--steps", type=int, default=4000)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--lr-steps", type=int, default=10000, help="steps of each logistic-regression run")
     ap.add_argument("--net-steps", type=int, default=2, help="steps per round of the network benchmark")
     ap.add_argument("--net-batch", type=int, default=200)
+    ap.add_argument("--epoch-images", type=int, default=2000, help="images per epoch of the epoch benchmark")
+    ap.add_argument("--device", default="cpu", help="device of the epoch benchmark (cpu | cuda)")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (DESIGN.md's reference points: 1)")
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
@@ -303,6 +394,9 @@ def main() -> None:
     if a.suite in ("integrators", "network", "all"):
         r = bench_network(a.net_batch, a.net_steps, a.repeats)
         sections.append(_section(f"cnn_fmnist one chain, sampler step vs bare gradient ({machine})", r))
+    if a.suite in ("epoch", "all"):
+        r = bench_epoch(a.epoch_images, a.repeats, a.device, a.net_batch)
+        sections.append(_section(f"cnn_fmnist, one SMS-UBU epoch vs one training epoch ({machine})", r))
     cmd = "python " + " ".join(sys.argv)
     text = "\n\n".join(s.replace("\n\n", f"\n\ncommand: `{cmd}`\n\n", 1) for s in sections)
     print(text)

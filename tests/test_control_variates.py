@@ -125,3 +125,65 @@ def test_control_variate_on_equal_precisions_is_the_full_force(tmp_path):
     m_se, v_se = assert_theta_matches(path, mean[0], cov[0, 0])
     plain = recorded_mixture(linear_scheme_moments(step, Hi, Ri, 0.0, 0.0, "iid", 2), draws)
     assert abs(plain[1][0, 0] - cov[0, 0]) > 8 * v_se
+
+
+def test_cached_reference_gradients_equal_recomputed_ones_with_batchnorm():
+    """The per-batch gradients at x_ref are computed once and looked up from the step's batch
+    (authors' code): the force equals the recomputing estimator for every batch of an sms
+    sweep, on a BatchNorm network with one reference per chain, at one base gradient per call
+    instead of two. Schedules with i.i.d. batches (no fixed partition) fall back."""
+    from bnnsample.batching import Schedule
+    from bnnsample.models.cnn import ARCHITECTURES
+    from bnnsample.models.network import ClassifierPotential
+
+    g = torch.Generator().manual_seed(0)
+    xs, ys = torch.rand(50, 1, 8, 8, generator=g), torch.randint(3, (50,), generator=g)
+    torch.manual_seed(0)
+    net = ClassifierPotential(ARCHITECTURES["cnn_small"](in_channels=1, n_classes=3, image_size=8), xs, ys, xs[:5])
+    sched = Schedule("sms", 50, 10, generator=torch.Generator().manual_seed(1))
+    ref = net.layout.flatten(net.module)[None] + 0.01 * torch.randn(2, net.dim, generator=g)
+    cached = ControlVariate(net, ref, batches=sched._fixed)
+    plain = ControlVariate(net, ref, batches=sched._fixed, cache_limit=0)
+    assert cached.cached and not plain.cached
+    torch.testing.assert_close(cached.ref_force, plain.ref_force)
+    calls = {"n": 0}
+    force = net.force
+
+    def counting(*a):
+        calls["n"] += 1
+        return force(*a)
+
+    net.force = counting
+    x = ref + 0.05 * torch.randn(2, net.dim, generator=g)
+    for _ in range(2 * sched.n_batches):
+        idx = sched.next()
+        assert any(torch.equal(idx, row) for row in sched._fixed)  # a row of the partition
+        before = calls["n"]
+        a = cached.force(x, idx, sched.scale)
+        assert calls["n"] - before == 1
+        b = plain.force(x, idx, sched.scale)
+        assert calls["n"] - before == 3
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-3 * float(b.abs().max()))
+    # power: looking up the wrong batch's reference gradient is far off
+    wrong = cached._cache[(cached._batch_of[idx[0]] + 1) % sched.n_batches]
+    off = force(x, idx, sched.scale) - torch.add(cached._prior_ref, wrong, alpha=sched.scale) + cached.ref_force
+    assert (off - b).abs().max() > 100 * (a - b).abs().max()
+    iid = Schedule("iid", 50, 10, generator=torch.Generator().manual_seed(1))
+    assert not ControlVariate(net, ref, batches=iid._fixed).cached
+
+
+def test_cached_reference_gradients_per_chain_batches():
+    """Per-chain batches [C, n] (analytic targets) look up each chain's own batch."""
+    from bnnsample.batching import Schedule
+
+    base = logistic(N=12)
+    sched = Schedule("sms", 12, 3, chains=4, generator=torch.Generator().manual_seed(2))
+    for ref in (points(4, base.dim, 1), points(1, base.dim, 1)[0]):
+        cached = ControlVariate(base, ref, batches=sched._fixed)
+        plain = ControlVariate(base, ref, batches=sched._fixed, cache_limit=0)
+        assert cached.cached
+        x = points(4, base.dim, 3)
+        for _ in range(8):
+            idx = sched.next()
+            assert idx.shape == (4, 3)
+            torch.testing.assert_close(cached.force(x, idx, 4.0), plain.force(x, idx, 4.0), rtol=1e-12, atol=1e-12)

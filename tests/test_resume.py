@@ -57,3 +57,54 @@ def test_complete_run_is_not_redone_and_other_config_is_refused(tmp_path, capsys
     assert (tmp_path / "samples.h5").stat().st_mtime_ns == before
     with pytest.raises(UserError, match="different config"):
         run_inprocess(tmp_path, [*OVR, "step_size=0.1"])
+
+
+BNN = ["dataset=digits", "chains=2", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=5",
+       "model.n_calibration=100", "dataset.n_test=50", "check_every=5", "evaluate=false", "batch_size=250"]  # fmt: skip
+
+
+def test_bnn_kill_and_resume_is_bit_exact(tmp_path, monkeypatch):
+    """Algorithm 3 on a network (init=swa: Adam -> SWA, localized target, bounces, control
+    variates with cached per-batch reference gradients): a run stopped after 2 draws and
+    rerun gives the uninterrupted run's positions, predictive probabilities, losses and
+    bounce counts bit for bit."""
+    ovr = [*BNN, "control_variate=true"]
+    full, _ = run_inprocess(tmp_path / "a", ovr)
+    record = sampler_mod.Sampler._record
+    calls = {"n": 0}
+
+    def stop_after_2(self, state, buf):
+        record(self, state, buf)
+        calls["n"] += 1
+        if calls["n"] == 2:
+            sampler_mod.request_stop()
+
+    monkeypatch.setattr(sampler_mod.Sampler, "_record", stop_after_2)
+    with pytest.raises(Interrupted):
+        run_inprocess(tmp_path / "b", ovr)
+    monkeypatch.undo()
+    resumed, _ = run_inprocess(tmp_path / "b", ovr)
+    with SampleStore(full) as a, SampleStore(resumed) as b:
+        assert b.complete and b.n_draws == 5 and a.attrs["control_variate"] == "cached"
+        np.testing.assert_array_equal(a.theta(), b.theta())
+        np.testing.assert_array_equal(a.predictive(), b.predictive())
+        for k in ("minibatch_loss", "bounces", "kinetic_temperature"):
+            np.testing.assert_array_equal(a.diagnostics()[k], b.diagnostics()[k])
+        np.testing.assert_array_equal(a.group("baselines")["swa"], b.group("baselines")["swa"])
+
+
+def test_rerun_changing_only_non_sampling_keys_reuses_the_run(tmp_path, capsys):
+    """progress, evaluate, flush cadence, ... do not change the draws: a rerun that changes
+    only them finds the run complete instead of refusing the directory; friction does."""
+    import pytest
+
+    from bnnsample.errors import UserError
+    from tests.helpers import run_inprocess
+
+    toy = ["dataset=two_batch_gaussian", "chains=4", "burn_in=5", "samples=5", "unit=step", "init=zeros"]
+    run_inprocess(tmp_path, [*toy, "evaluate=false"])
+    capsys.readouterr()
+    run_inprocess(tmp_path, [*toy, "evaluate=true", "flush_seconds=3", "check_every=7"])
+    assert "already complete" in capsys.readouterr().out
+    with pytest.raises(UserError, match="different config"):
+        run_inprocess(tmp_path, [*toy, "friction=2"])

@@ -1,0 +1,109 @@
+"""Metrics against ensemble size (paulin2025 §2.4, Figs. 4-6): independent runs pooled into
+disjoint ensembles.
+
+A run (a chain under ``init=swa``: each chain trains its own Adam -> SWA network and samples
+its own localized posterior) gives three predictives on the test set: standard training (the
+network after the decaying-Adam epochs), SWA, and the Bayesian predictive (the mean over the
+run's recorded draws). For an ensemble size ``es`` the R runs are cut into floor(R / es)
+disjoint groups of consecutive runs, runs g*es .. (g+1)*es - 1 (the authors' code); a group's
+predictive is the mean of its runs' predictives,
+
+    p_group = (1 / es) sum_{r in group} p_r,     p_r = (1 / D) sum_{draws} p_{r, draw}  (Bayesian),
+
+and the table holds the mean and the unbiased standard deviation (``torch.std``, ddof 1)
+of each metric over the groups (NaN with one group), as the authors report them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import metrics as M
+
+SIZES = (1, 2, 4, 8, 16)
+METRICS = ("accuracy", "nll", "ace", "rps")
+COLUMNS = ["method", "ensemble_size", "metric", "mean", "std", "groups"]
+
+
+def ensemble_metrics(run_probs, y, sizes=SIZES, method: str = "bayes", metrics=METRICS) -> pd.DataFrame:
+    """Tidy table (``COLUMNS``) for per-run predictives ``run_probs`` [R, n_test, K] and labels
+    ``y`` [n_test]; sizes larger than R are left out."""
+    p = np.asarray(run_probs, dtype=np.float64)
+    if p.ndim != 3:
+        raise ValueError(f"run_probs must be (runs, n_test, classes), got shape {p.shape}")
+    rows = []
+    for es in sizes:
+        n_groups = p.shape[0] // int(es)
+        if int(es) < 1 or n_groups < 1:
+            continue
+        groups = p[: n_groups * es].reshape(n_groups, es, *p.shape[1:]).mean(axis=1)
+        values = {m: [] for m in metrics}
+        for g in groups:
+            all_m = M.classification_metrics(g, y)
+            for m in metrics:
+                values[m].append(all_m[m])
+        for m in metrics:
+            v = np.asarray(values[m])
+            std = float(v.std(ddof=1)) if n_groups > 1 else float("nan")
+            rows.append({"method": method, "ensemble_size": int(es), "metric": m, "mean": float(v.mean()),
+                         "std": std, "groups": n_groups})  # fmt: skip
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def ensemble_table(store, sizes=SIZES, bayes_label: str = "bayes", metrics=METRICS) -> pd.DataFrame:
+    """``ensemble_metrics`` for every predictive a classification run stored: the baselines
+    ``baselines/<name>`` (runs, n_test, K), e.g. standard and swa, and the Bayesian predictive
+    (runs, draws, n_test, K) averaged over draws, labelled ``bayes_label``. Diverged runs are
+    left out of every method, so that all methods pool the same runs."""
+    y = store.array("targets")
+    if y is None:
+        raise ValueError(f"{store.path} has no targets: not a classification run")
+    keep = ~np.asarray(store.diverged(), dtype=bool)
+    parts = []
+    for name, arr in sorted(store.group("baselines").items()):
+        parts.append(ensemble_metrics(arr[keep], y, sizes, name, metrics))
+    pred = store.predictive()
+    if pred is not None and pred.shape[1] > 0:
+        parts.append(ensemble_metrics(pred[keep].mean(axis=1), y, sizes, bayes_label, metrics))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+
+
+def ensemble_rows(store) -> list[dict]:
+    """The table as rows of metrics.csv (group, metric, value, se): group ``<method>@es<k>``,
+    value the mean over groups, se = std / sqrt(groups) (NaN with one group)."""
+    t = ensemble_table(store)
+    return [{"group": f"{r.method}@es{r.ensemble_size}", "metric": r.metric, "value": r.mean,
+             "se": r.std / np.sqrt(r.groups) if r.groups > 1 else float("nan")}
+            for r in t.itertuples()]  # fmt: skip
+
+
+def plot_ensembles(table: pd.DataFrame, path: Path, title: str = "") -> Path:
+    """Metric against ensemble size, one panel per metric, one line per method with the
+    standard deviation over groups as error bars (paulin2025 Figs. 4-6)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metrics = [m for m in METRICS if m in set(table.metric)]
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.2), squeeze=False)
+    for ax, m in zip(axes[0], metrics):
+        for method, t in table[table.metric == m].groupby("method", sort=False):
+            t = t.sort_values("ensemble_size")
+            ax.errorbar(t.ensemble_size, t["mean"], yerr=t["std"].fillna(0.0), marker="o", ms=3, capsize=2,
+                        label=method)  # fmt: skip
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("ensemble size")
+        ax.set_title(m.upper() if m != "accuracy" else "accuracy")
+    axes[0][0].legend(fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
