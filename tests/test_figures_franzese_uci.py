@@ -1,0 +1,179 @@
+"""franzese2021 UCI recipes (bnnsample/figures/franzese2021_uci.py) and the equal-time protocol
+(conf/experiment/franzese2021_uci.yaml, bnnsample/resolvers.py), at tiny size."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import logsumexp
+
+from bnnsample.evaluate.metrics import self_distance_band
+from bnnsample.figures import franzese2021_uci as fz
+from bnnsample.figures.common import compose
+from bnnsample.resolvers import time_steps
+
+
+# -- equal simulated time ---------------------------------------------------------------------
+def test_time_steps_values_and_errors():
+    assert time_steps(10, 0.005) == 2000 and time_steps(2.5, 0.005) == 500  # the oracle's settings
+    assert time_steps(2.5, 0.001, 10) == 250
+    assert time_steps(0.1, 1.0) == 1  # at least one step
+    with pytest.raises(ValueError, match="step_size > 0"):
+        time_steps(1, 0)
+
+
+def test_experiment_config_is_the_protocol():
+    cfg = compose(["experiment=franzese2021_uci", "dataset=boston"])
+    assert (cfg.model.name, cfg.init.name, cfg.integrator.name, cfg.batching.name) == (
+        "ntk_mlp",
+        "zeros",
+        "leapfrog",
+        "full",
+    )
+    assert (cfg.friction, cfg.unit, cfg.samples, cfg.chains) == (5.0, "step", 200, 1)
+    assert (cfg.burn_in, cfg.thin) == (2000, 500)
+    assert cfg.dataset.noise_var == 0.2 and cfg.dataset.n_splits == 5 and cfg.dataset.test_fraction == 0.1
+    cfg = compose(["experiment=franzese2021_uci", "dataset=boston", "step_size=0.01",
+                   "integrator=generalized_lie_trotter", "integrator.n_leapfrog=4"])  # fmt: skip
+    assert (cfg.burn_in, cfg.thin) == (250, 62)  # time / (h N_l): 10 / 0.04, round(2.5 / 0.04) = round(62.5)
+
+
+# -- one run spec -----------------------------------------------------------------------------
+def test_spec_overrides_compose_to_the_intended_run():
+    spec = fz.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5, split=3)
+    cfg = compose(spec.overrides())
+    assert (cfg.batching.name, cfg.batch_size, cfg.step_size, cfg.friction) == ("reshuffle", 16, 0.01, 0.5)
+    assert (cfg.burn_in, cfg.thin, cfg.unit, cfg.dataset.split, cfg.store_theta) == (
+        200,
+        25,
+        "step",
+        3,
+        False,
+    )
+    assert cfg.integrator.noise_correction == "estimate"
+    full = compose(fz.Spec(dataset="boston", integrator="sghmc", h=0.01).overrides())
+    assert full.batching.name == "full" and full.integrator.noise_correction == "none"  # B-hat = 0 exactly
+    glt = fz.Spec(dataset="boston", integrator="generalized_lie_trotter", h=0.01, n_leapfrog=5)
+    assert compose(glt.overrides()).integrator.n_leapfrog == 5 and glt.steps() == (40, 5)
+    assert spec.key() != fz.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5).key()
+
+
+def _result(pred, diverged=None):
+    pred = np.asarray(pred, dtype=np.float64)
+    div = np.zeros(pred.shape[0], bool) if diverged is None else np.asarray(diverged)
+    return fz.Result(fz.Spec(dataset="boston", integrator="leapfrog", h=0.01), pred, div, 0.0)
+
+
+def test_pooling_and_akd_have_power():
+    rng = np.random.default_rng(0)
+    draws = lambda shift: rng.standard_normal((10, 20, 30, 1)) + shift  # (chains, draws, T, 1)
+    runs = [_result(draws(0.0)).pooled(slice(5 * r, 5 * r + 5)) for r in range(2)]
+    assert runs[0].shape == (100, 30)
+    band = self_distance_band(runs)
+    oracle = fz.Oracle(runs, band, None)
+    same, shifted = (
+        fz.akd_to_oracle(_result(draws(0.0)), oracle),
+        fz.akd_to_oracle(_result(draws(0.5)), oracle),
+    )
+    floor = 0.8687 * math.sqrt((200 + 100) / (200 * 100))  # E[D] for 200 vs 100 i.i.d. draws
+    assert abs(same - floor) < 0.15 * floor
+    # a shift of half a standard deviation: D -> Phi(0.25) - Phi(-0.25) = 0.197 plus sampling noise
+    assert shifted > 0.17 and shifted > same + 0.06
+    # a diverged chain: no distance
+    assert math.isnan(fz.akd_to_oracle(_result(draws(0.0), diverged=[True] + [False] * 9), oracle))
+
+
+def test_regression_score_matches_direct_formulas():
+    """RMSE and MNLL in ORIGINAL units from the stored predictive (original-unit means)."""
+    data = fz.load_dataset("boston", 1)
+    rng = np.random.default_rng(1)
+    ym, ys, s2 = data.extras["y_mean"], data.extras["y_std"], data.extras["noise_var"]
+    n_test = len(data.y_test)
+    pred = ym + ys * rng.standard_normal((3, 4, n_test, 1))
+    out = fz.score(_result(pred, diverged=[False, True, False]), data)
+    y = data.y_test.numpy().astype(np.float64)
+    m = pred[[0, 2], :, :, 0].reshape(-1, n_test)
+    assert out["rmse"] == pytest.approx(np.sqrt(np.mean((m.mean(0) - y) ** 2)), rel=1e-6)
+    logp = stats.norm.logpdf(y, m, math.sqrt(s2) * ys)  # predictive sd in original units
+    mnll = -np.mean(logsumexp(logp, axis=0) - math.log(m.shape[0]))
+    assert out["mnll"] == pytest.approx(mnll, rel=1e-6) and out["diverged_chains"] == 1
+
+
+# -- options ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "fig_id,options,message",
+    [
+        (fz.FIG4, {"bogus": "1"}, "unknown option 'bogus'; allowed: scale, datasets"),
+        (fz.FIG4, {"scale": "huge"}, "scale=huge: allowed values: quick, paper"),
+        (fz.FIG4, {"steps": "0.01,x"}, "steps=0.01,x: must be a comma-separated list of numbers"),
+        (fz.FIG4, {"integrators": "leapfrog,ubu"}, "integrators=leapfrog,ubu: allowed values"),
+        (fz.FIG4, {"oracle": "exact"}, "oracle=exact: allowed values: lie_trotter, sghmc_adaptive"),
+        (fz.FIG4, {"datasets": "mnist"}, "datasets=mnist: allowed values: boston"),
+        (fz.FIG5, {"n_leapfrog": "0,5"}, "n_leapfrog=0,5: must be a comma-separated list of integers >= 1"),
+        (fz.FIG10, {"frictions": "-1"}, "frictions=-1: must be a comma-separated list of positive numbers"),
+        (fz.TABLE1, {"splits": "0,7"}, "split indices must be in 0..4"),
+        (fz.TABLE2, {"datasets": "boston"}, "datasets=boston: allowed values: ionosphere"),
+    ],
+)
+def test_bad_options_are_one_line_value_errors(tmp_path, fig_id, options, message):
+    from bnnsample.figures import get_recipe
+
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        get_recipe(fig_id).make(tmp_path, options)
+    assert not (tmp_path / fig_id).exists()
+
+
+# -- whole recipes at tiny size ---------------------------------------------------------------
+def _tiny_sweep(scale, options):
+    """h = 0.01: burn-in 2 steps, thin 1; oracle: LIE-TROTTER h = 0.005, 2 runs of 2 chains x 3 draws."""
+    oracle = fz.OracleSettings(
+        "lie_trotter", runs=2, chains_per_run=2, draws=3, t_burn=0.02, t_thin=0.01, h=0.005
+    )
+    return fz.SweepSettings(
+        steps=[0.01], batches=[0, 64], chains=2, draws=3, t_burn=0.02, t_thin=0.01, oracle=oracle
+    )
+
+
+def test_fig4_tiny_writes_files_and_section(tmp_path, monkeypatch):
+    monkeypatch.setattr(fz, "sweep_settings", _tiny_sweep)
+    files = fz.make_fig4(tmp_path, {"integrators": "leapfrog,sghmc", "datasets": "boston"})
+    assert [f.name for f in files] == ["distances.csv", "distances.png"] and all(
+        f.stat().st_size > 0 for f in files
+    )
+    rows = list(csv.DictReader((tmp_path / fz.FIG4 / "distances.csv").read_text().splitlines()))
+    assert {(r["label"], r["batch"]) for r in rows} == {
+        (a, b) for a in ("SHMC-LEAPFROG", "SGHMC") for b in ("full", "64")
+    }
+    for r in rows:  # 2 chains x 3 draws vs oracle runs of 2 x 3 draws on 51 test points: AKD in (0, 1]
+        assert (
+            0 < float(r["akd"]) <= 1
+            and r["draws"] == "6"
+            and r["burn_in_steps"] == "2"
+            and r["thin_steps"] == "1"
+        )
+    text = (tmp_path / "REPRODUCTION.md").read_text()
+    assert f"<!-- begin {fz.FIG4} -->" in text and "SHMC-LEAPFROG ≈ SGHMC" in text
+    assert (tmp_path / fz.FIG4 / "runs").is_dir()  # the oracle lives here, shared with Figs. 5 and 10
+
+
+def test_table2_tiny_on_offline_stand_in(tmp_path, monkeypatch):
+    def tiny_specs(dataset, split, scale):
+        common = {"dataset": dataset, "chains": 2, "draws": 2, "split": split, "seed": split}
+        return {"SHMC": fz.Spec(integrator="leapfrog", h=0.01, t_burn=0.03, t_thin=0.01, **common),
+                "SGHMC": fz.Spec(integrator="sghmc_adaptive", h=0.01, burn_steps=3, thin_steps=1, **common)}  # fmt: skip
+
+    monkeypatch.setattr(fz, "table_specs", tiny_specs)
+    fz.make_table2(tmp_path, {"datasets": "wine", "splits": "0,1"})
+    summary = list(csv.DictReader((tmp_path / fz.TABLE2 / "summary.csv").read_text().splitlines()))
+    assert [(r["dataset"], r["method"], r["splits"]) for r in summary] == [
+        ("wine", "SHMC", "2"),
+        ("wine", "SGHMC", "2"),
+    ]
+    for r in summary:
+        assert 0 <= float(r["accuracy_mean"]) <= 1 and float(r["mnll_mean"]) > 0
+    text = (tmp_path / "REPRODUCTION.md").read_text()
+    assert "Offline stand-ins" in text and "wine" in text and "no paper value" in text
