@@ -31,6 +31,9 @@ def test_tiny_bnn_run(tmp_path):
     for group in ("bayes", "swa", "standard"):
         for metric in ("accuracy", "nll", "ace", "rps"):
             assert (group, metric) in got
+            assert (f"{group}@es1", metric) in got and (f"{group}@es2", metric) in got  # the 2 runs pooled
+    es2 = table.query("group == 'swa@es2' and metric == 'accuracy'")
+    assert len(es2) == 1 and np.isnan(es2.se.iloc[0])  # one group of two runs: no spread
     acc = table.query("group == 'swa' and metric == 'accuracy'").value.iloc[0]
     assert acc > 0.5  # one epoch of Adam on digits already learns
     assert (tmp_path / "plots" / "ensembles.png").exists()

@@ -193,6 +193,11 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
             else:
                 crow, ensembles = _classification_rows(store, keep) if targets is not None else ([], {})
                 rows += crow
+                if targets is not None and keep.sum() >= 2:
+                    # independent runs (chains) pooled into disjoint ensembles of 1, 2, 4, ...
+                    from .ensembles import ensemble_rows
+
+                    rows += ensemble_rows(store)
             try:
                 rows += reference_rows(store, ref_value, keep)
             except UserError as e:
