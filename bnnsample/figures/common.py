@@ -17,7 +17,7 @@ the reason). Sections are replaced when their recipe is rerun; the others stay.
 """
 
 
-_BLOCK = re.compile(r"<!-- begin (\S+) -->\n(.*?)\n<!-- end \1 -->", re.S)
+_BLOCK = re.compile(r"<!-- begin (\S+) -->\n(.*?)\n<!-- end \1 -->", re.DOTALL)
 _VERDICTS = ("not reproduced", "partly", "reproduced")
 
 
@@ -124,3 +124,29 @@ def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
 
         evaluate_run(run_dir)
     return path
+
+
+def write_csv(path: Path, rows: list[dict], float_format: str | None = "{:.6g}") -> Path:
+    """Rows (dicts) as CSV with the union of their keys as columns, floats formatted with
+    ``float_format`` (None: Python's repr); creates the parent directory."""
+    import csv
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    fmt = (lambda v: float_format.format(v) if isinstance(v, float) else v) if float_format else (lambda v: v)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: fmt(v) for k, v in r.items()})
+    return path
+
+
+def pyplot():
+    """matplotlib.pyplot on the file-only Agg backend (recipes run without a display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

@@ -41,7 +41,6 @@ breast_cancer and wine (scikit-learn), stated as such.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import math
 from dataclasses import asdict, dataclass, field
@@ -49,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import register
+from . import common, register
 from .common import check_options, scale_of, update_reproduction
 
 FIG4, TABLE1, TABLE2, FIG5, FIG10 = (
@@ -350,13 +349,7 @@ def distance_sweep(
 
 
 def write_csv(path: Path, rows: list[dict]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    keys = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys)
-        w.writeheader()
-        w.writerows(rows)
-    return path
+    return common.write_csv(path, rows, float_format=None)
 
 
 def plot_distances(path: Path, rows: list[dict], title: str) -> Path:

@@ -17,7 +17,6 @@ DECISIONs, stated in each recipe's REPRODUCTION.md section:
 
 from __future__ import annotations
 
-import csv
 import math
 import time
 from collections.abc import Callable
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import register
+from . import common, register
 from .common import check_options, compose, scale_of, update_reproduction
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.
@@ -111,26 +110,8 @@ def fit_slope(h, bias, se=None, k: float = 2.0):
     return float(np.polyfit(np.log(h[ok]), np.log(b[ok]), 1)[0]), int(ok.sum())
 
 
-def write_csv(path: Path, rows: list[dict]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    keys = list(rows[0]) if rows else []
-    for r in rows:
-        keys += [k for k in r if k not in keys]
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
-    return path
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+write_csv = common.write_csv
+_plt = common.pyplot
 
 
 def _finite_or_inf(x) -> float:

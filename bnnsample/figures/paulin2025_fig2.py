@@ -30,14 +30,13 @@ burn-in (as the authors' code), at h_L = h_last / 2 of the last level's fine cha
 
 from __future__ import annotations
 
-import csv
 import math
 import time
 from pathlib import Path
 
 import numpy as np
 
-from . import register
+from . import common, register
 from .common import check_options, scale_of, update_reproduction
 
 FIG_ID = "paulin2025-fig2"
@@ -218,13 +217,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     return paths
 
 
-def _write_csv(path: Path, rows: list[dict]) -> Path:
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
-    return path
+_write_csv = common.write_csv
 
 
 def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:

@@ -22,7 +22,6 @@ paper starts at theta = p = 0. Monte Carlo standard errors come from the spread 
 
 from __future__ import annotations
 
-import csv
 import itertools
 import math
 import time
@@ -31,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import register
+from . import common, register
 from .common import check_options, scale_of, update_reproduction
 
 GAMMA = 1.0
@@ -511,22 +510,10 @@ def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int) ->
 
 # -- output helpers -------------------------------------------------------------------------
 def write_csv(rows: list[dict], path: Path) -> Path:
-    keys = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, keys, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
-    return path
+    return common.write_csv(path, rows)
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+_plt = common.pyplot
 
 
 def _table(rows: list[tuple[str, str, str, str, str]]) -> str:
