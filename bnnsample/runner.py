@@ -291,8 +291,10 @@ def same_sampling_config(a: str | None, b: str) -> bool:
 
     if a is None:
         return False
-    strip = lambda y: {k: v for k, v in (yaml.safe_load(y) or {}).items() if k not in NOT_SAMPLING_KEYS}  # noqa: E731
-    return strip(a) == strip(b)
+    def sampling(y: str) -> dict:
+        return {k: v for k, v in (yaml.safe_load(y) or {}).items() if k not in NOT_SAMPLING_KEYS}
+
+    return sampling(a) == sampling(b)
 
 
 def _resumable(path: Path, config_yaml: str):

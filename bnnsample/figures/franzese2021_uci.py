@@ -557,6 +557,23 @@ def _fig4_markdown(rows, s, scale, options, missing) -> str:
     return "\n".join(lines)
 
 
+def _variant_sweep(out_dir: Path, fig_id: str, options: dict, s, variants: list[dict], title: str):
+    """Distance sweeps of ``variants`` (one sampler setting each) on every dataset on disk
+    (default boston): the rows, the CSV and plot written under out_dir/fig_id, and the
+    datasets asked for but not on disk."""
+    datasets, missing = _datasets(options, "boston")
+    if not datasets:
+        raise ValueError(
+            f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)"
+        )
+    rows = []
+    for ds in datasets:
+        rows += distance_sweep(out_dir, fig_id, ds, s, variants)[0]
+    d = out_dir / fig_id
+    files = [write_csv(d / "distances.csv", rows), plot_distances(d / "distances.png", rows, title)]
+    return rows, files, missing
+
+
 # -- Fig. 5: generalized Lie-Trotter N_l sweep ------------------------------------------------
 FIG5_OPTIONS = ("scale", "datasets", "steps", "batches", "n_leapfrog", "oracle")
 
@@ -567,18 +584,10 @@ def make_fig5(out_dir: Path, options: dict) -> list[Path]:
     scale = scale_of(options)
     s = sweep_settings(scale, {"batches": "0,32" if scale == "quick" else "0,64,16", **options})
     nls = _ints(options.get("n_leapfrog", "1,5,25" if scale == "quick" else "1,10,30,100"), "n_leapfrog", 1)
-    datasets, missing = _datasets(options, "boston")
-    if not datasets:
-        raise ValueError(
-            f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)"
-        )
     variants = [{"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n} for n in nls]
-    rows = []
-    for ds in datasets:
-        rows += distance_sweep(out_dir, FIG5, ds, s, variants)[0]
-    d = out_dir / FIG5
-    files = [write_csv(d / "distances.csv", rows),
-             plot_distances(d / "distances.png", rows, "franzese2021 Fig. 5 (reduced): generalized LIE-TROTTER, N_l sweep")]  # fmt: skip
+    rows, files, missing = _variant_sweep(
+        out_dir, FIG5, options, s, variants, "franzese2021 Fig. 5 (reduced): generalized LIE-TROTTER, N_l sweep"
+    )
     # claims: similar small-h behaviour for all N_l; larger errors as h grows and N_l large
     hmin, hmax = min(s.steps), max(s.steps)
     claims = []
@@ -638,18 +647,10 @@ def make_fig10(out_dir: Path, options: dict) -> list[Path]:
     cs = _floats(
         options.get("frictions", "0.5,5,50" if scale == "quick" else "0.5,1,2,5,10,20,50,100"), "frictions"
     )
-    datasets, missing = _datasets(options, "boston")
-    if not datasets:
-        raise ValueError(
-            f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)"
-        )
     variants = [{"label": f"C={c:g}", "integrator": "leapfrog", "friction": c} for c in cs]
-    rows = []
-    for ds in datasets:
-        rows += distance_sweep(out_dir, FIG10, ds, s, variants)[0]
-    d = out_dir / FIG10
-    files = [write_csv(d / "distances.csv", rows),
-             plot_distances(d / "distances.png", rows, "franzese2021 Fig. 10 (reduced): LEAPFROG friction sweep")]  # fmt: skip
+    rows, files, missing = _variant_sweep(
+        out_dir, FIG10, options, s, variants, "franzese2021 Fig. 10 (reduced): LEAPFROG friction sweep"
+    )
     claims = []
     band = rows[0]["self_high"]
     for b in dict.fromkeys(r["batch"] for r in rows):
