@@ -20,3 +20,33 @@ def run_cli(*args, cwd=None, timeout=900):
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture
+def inprocess(monkeypatch):
+    """cli.main in this process (Hydra's basic launcher runs a sweep's jobs here), with its
+    global side effects (signal handlers, Hydra's global state, sys.argv) undone; returns the
+    exit code."""
+    import signal
+
+    from hydra.core.global_hydra import GlobalHydra
+
+    from bnnsample.cli import main
+
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
+
+    def call(*args):
+        GlobalHydra.instance().clear()
+        try:
+            main(list(args))
+        except SystemExit as e:
+            return e.code
+        finally:
+            GlobalHydra.instance().clear()
+            for s, h in handlers.items():
+                signal.signal(s, h)
+        return 0
+
+    return call

@@ -5,13 +5,10 @@ nothing can later look like a complete run.
 Most cases call ``bnnsample.cli.main`` in process (a subprocess costs seconds of imports per
 case); a sample of them also goes through a real subprocess."""
 
-import signal
-import sys
 
 import pytest
-from hydra.core.global_hydra import GlobalHydra
 
-from bnnsample.cli import main, one_line
+from bnnsample.cli import one_line
 
 TOY = ["dataset=two_batch_gaussian", "chains=4", "burn_in=2", "samples=2", "progress=false", "evaluate=false"]
 DIGITS = ["dataset=digits", "chains=1", "burn_in=1", "samples=1", "progress=false", "evaluate=false"]
@@ -77,28 +74,6 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def inprocess(monkeypatch):
-    """Calls cli.main in this process with its global side effects undone afterwards."""
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    monkeypatch.setattr(sys, "argv", list(sys.argv))
-    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
-
-    def call(args):
-        GlobalHydra.instance().clear()
-        try:
-            main(list(args))
-        except SystemExit as e:
-            return e.code
-        finally:
-            GlobalHydra.instance().clear()
-            for s, h in handlers.items():
-                signal.signal(s, h)
-        return 0
-
-    return call
-
-
 def _check(code, stderr, field, tmp_path):
     assert code not in (0, None), stderr
     assert "Traceback" not in stderr, stderr
@@ -119,7 +94,7 @@ def test_at_least_30_cases():
 
 @pytest.mark.parametrize("case", CASES, ids=[" ".join(c[0]) for c in CASES])
 def test_invalid_input_in_process(inprocess, capsys, tmp_path, case):
-    code = inprocess(_args(case, tmp_path))
+    code = inprocess(*_args(case, tmp_path))
     _check(code, capsys.readouterr().err, case[2], tmp_path)
 
 

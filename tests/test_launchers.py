@@ -14,35 +14,13 @@ import pytest
 import yaml
 from hydra.core.global_hydra import GlobalHydra
 
-from bnnsample.cli import job_seed, main
+from bnnsample.cli import job_seed
 from bnnsample.store import SampleStore
 
 from .helpers import run_inprocess
 
 TOY = ["dataset=two_batch_gaussian", "chains=20", "burn_in=20", "samples=30", "thin=1", "progress=false",
        "evaluate=false"]  # fmt: skip
-
-
-@pytest.fixture
-def inprocess(monkeypatch):
-    """cli.main in this process (the basic launcher runs the jobs here); returns the exit code."""
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    monkeypatch.setattr(sys, "argv", list(sys.argv))
-    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
-
-    def call(*args):
-        GlobalHydra.instance().clear()
-        try:
-            main(list(args))
-        except SystemExit as e:
-            return e.code
-        finally:
-            GlobalHydra.instance().clear()
-            for s, h in handlers.items():
-                signal.signal(s, h)
-        return 0
-
-    return call
 
 
 def theta(run_dir: Path) -> np.ndarray:
