@@ -26,6 +26,13 @@ import numpy as np
 FILENAME = "samples.h5"
 
 
+def _draw_chunks(chains: int, draws: int, per_draw: int) -> tuple[int, int]:
+    """(chains, draws) chunk shape of about 2**20 values: HDF5 allocates chunked datasets as
+    they are written, so a run stopped early does not leave a file sized for all planned draws."""
+    c = min(chains, 1024)
+    return c, max(1, min(draws, 2**20 // max(1, c * per_draw)))
+
+
 class SampleStore:
     def __init__(self, path: str | Path, mode: str = "r"):
         self.path = Path(path)
@@ -50,8 +57,7 @@ class SampleStore:
         if store_theta:
             f.create_dataset(
                 "theta", shape=(chains, draws, dim), dtype=theta_dtype,
-                chunks=(min(chains, 1024), max(1, min(draws, 2**20 // max(1, min(chains, 1024) * dim))), dim)
-                if dim <= 4096 else True,
+                chunks=_draw_chunks(chains, draws, dim) + (dim,) if dim <= 4096 else True,
                 fillvalue=np.nan,
             )  # fmt: skip
         if predictive_shape is not None:
@@ -86,7 +92,10 @@ class SampleStore:
             g = self.f["diagnostics"]
             if name not in g:
                 planned = int(self.f.attrs["draws_planned"])
-                g.create_dataset(name, shape=(val.shape[0], planned), dtype="float64", fillvalue=np.nan)
+                g.create_dataset(
+                    name, shape=(val.shape[0], planned), dtype="float64", fillvalue=np.nan,
+                    chunks=_draw_chunks(val.shape[0], planned, 1),
+                )  # fmt: skip
             g[name][:, k0 : k0 + k] = val
         if k is not None:
             self.f.attrs["draws"] = k0 + k

@@ -145,6 +145,21 @@ def test_hdf5_contract_and_metrics(cli, tmp_path):
     assert again.returncode == 0 and pd.read_csv(tmp_path / "metrics.csv").equals(table)
 
 
+def test_file_grows_with_the_draws_written_not_the_draws_planned(tmp_path):
+    """A run planned for 10^6 draws and stopped after 10 leaves a file of megabytes: theta and
+    the per-draw diagnostics are chunked, so HDF5 allocates them as they are written."""
+    from bnnsample.store import SampleStore
+
+    chains, planned = 2000, 1_000_000  # contiguous, one float64 diagnostic would be 16 GB
+    s = SampleStore.create(tmp_path / "s.h5", chains=chains, draws=planned, dim=1, store_theta=True)
+    s.append(theta=np.zeros((chains, 10, 1), "float32"), diagnostics={"kinetic_temperature": np.ones((chains, 10))})
+    s.close()
+    assert (tmp_path / "s.h5").stat().st_size < 64 * 2**20
+    with SampleStore(tmp_path / "s.h5") as s:
+        assert s.f["diagnostics/kinetic_temperature"].shape == (chains, planned)
+        assert s.f["diagnostics/kinetic_temperature"][:, :10].sum() == chains * 10
+
+
 def test_evaluate_names_unreadable_runs(cli, tmp_path):
     bad = tmp_path / "0"
     bad.mkdir()

@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 
 ARGS = [
-    "run", "dataset=two_batch_gaussian", "chains=2000", "burn_in=100", "samples=200000", "thin=1",
+    "run", "dataset=two_batch_gaussian", "chains=2000", "burn_in=100", "samples=200000", "thin=50",
     "flush_seconds=0.2", "check_every=50", "progress=false", "evaluate=false",
 ]  # fmt: skip
+# thin=50 keeps the file small (unthinned, 2000 chains write ~3 GB in the seconds the test waits)
+# while the run still lasts far longer than the test lets it.
 
 
 def start(tmp_path, wait=6.0):
@@ -38,8 +40,8 @@ def check_readable(h5, min_draws=1):
         theta = f["theta"][:, :n]
         assert np.isfinite(theta).all()
         assert int(f["state/draws"][()]) <= n
+        assert "x" in f["state"] or "tensor" in f["state"]
         return n, int(f["state/draws"][()])
-        assert "tensor/x" in f["state"]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
