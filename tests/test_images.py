@@ -1,9 +1,11 @@
-"""Image data sets on small fixtures in their real on-disk formats (CIFAR-10 python batches,
-Celeb-A jpgs + attribute/partition files, chest X-ray JPEG folders), loaded through the same
+"""Image data sets on small fixtures in their real on-disk formats (Fashion-MNIST IDX files,
+CIFAR-10 python batches, Celeb-A jpgs + attribute/partition files, chest X-ray JPEG folders), loaded through the same
 loaders as the real files, compared with torchvision's own readers where torchvision has
 one, plus a 10-step smoke run of each with its model; and the offline MNIST 7-vs-9 PCA set."""
 
+import gzip
 import pickle
+import struct
 
 import numpy as np
 import pytest
@@ -33,6 +35,96 @@ def _smoke(tmp_path, dataset, model, extra=()):
         assert np.isfinite(pred).all()
         np.testing.assert_allclose(pred.sum(-1), 1.0, rtol=1e-4)
     return pred
+
+
+# --------------------------------------------------------------------------- Fashion-MNIST
+def write_idx(path, values: np.ndarray, gz: bool):
+    """IDX as distributed: 0, 0, type 0x08 (ubyte), ndim, big-endian int32 dims, the bytes."""
+    blob = bytes([0, 0, 8, values.ndim]) + struct.pack(f">{values.ndim}i", *values.shape) + values.tobytes()
+    if gz:
+        path = path.with_name(path.name + ".gz")
+        blob = gzip.compress(blob)
+    path.write_bytes(blob)
+
+
+def make_fmnist(root, n_train=40, n_test=12, gz=True, seed=0):
+    """FashionMNIST/raw with the four IDX files; classes cycle 0..9 so every class appears."""
+    rng = np.random.default_rng(seed)
+    raw = root / "FashionMNIST" / "raw"
+    raw.mkdir(parents=True)
+    for prefix, n in (("train", n_train), ("t10k", n_test)):
+        write_idx(raw / f"{prefix}-images-idx3-ubyte", rng.integers(0, 256, (n, 28, 28), dtype=np.uint8), gz)
+        write_idx(raw / f"{prefix}-labels-idx1-ubyte", (np.arange(n) % 10).astype(np.uint8), gz)
+    return raw
+
+
+@pytest.mark.parametrize("gz", [True, False])
+def test_fmnist_fixture_loads_like_torchvision(tmp_path, gz):
+    from torchvision import transforms
+    from torchvision.datasets import FashionMNIST
+
+    raw = make_fmnist(tmp_path, gz=gz)
+    d = LOADERS["fmnist"](_cfg(tmp_path, "fmnist"))
+    assert d.x_train.shape == (40, 1, 28, 28) and d.x_test.shape == (12, 1, 28, 28) and d.n_classes == 10
+    assert d.x_train.dtype == torch.float32 and d.y_train.dtype == torch.long
+    assert d.y_train.tolist() == [i % 10 for i in range(40)]
+    if gz:  # torchvision reads only the unpacked files; it gets them the way its download leaves them
+        for f in raw.glob("*.gz"):
+            f.with_suffix("").write_bytes(gzip.decompress(f.read_bytes()))
+    for train, x, y in ((True, d.x_train, d.y_train), (False, d.x_test, d.y_test)):
+        tv = FashionMNIST(tmp_path, train=train, transform=transforms.ToTensor())
+        torch.testing.assert_close(torch.stack([tv[i][0] for i in range(len(tv))]), x, rtol=0, atol=0)
+        assert tv.targets.tolist() == y.tolist()
+
+
+def test_fmnist_training_subset_is_stratified_and_seeded(tmp_path):
+    make_fmnist(tmp_path, n_train=200, n_test=50)
+    full = LOADERS["fmnist"](_cfg(tmp_path, "fmnist"))
+    d = LOADERS["fmnist"](_cfg(tmp_path, "fmnist", n_train=50, n_test=20, subset_seed=3))
+    assert d.x_train.shape[0] == 50 and d.x_test.shape[0] == 20
+    assert np.bincount(d.y_train.numpy(), minlength=10).tolist() == [5] * 10  # 20 per class -> 5 per class
+    # the kept images are images of the full set, with their labels
+    rows = {bytes(full.x_train[i].numpy()): int(full.y_train[i]) for i in range(200)}
+    assert all(rows[bytes(d.x_train[i].numpy())] == int(d.y_train[i]) for i in range(50))
+    again = LOADERS["fmnist"](_cfg(tmp_path, "fmnist", n_train=50, n_test=20, subset_seed=3))
+    other = LOADERS["fmnist"](_cfg(tmp_path, "fmnist", n_train=50, n_test=20, subset_seed=4))
+    assert torch.equal(again.x_train, d.x_train) and not torch.equal(other.x_train, d.x_train)
+    with pytest.raises(UserError, match=r"dataset.n_train=500: must be between 1 and 200"):
+        LOADERS["fmnist"](_cfg(tmp_path, "fmnist", n_train=500))
+
+
+def test_fmnist_truncated_file_is_one_line(tmp_path):
+    raw = make_fmnist(tmp_path, gz=False)
+    blob = (raw / "train-images-idx3-ubyte").read_bytes()
+    (raw / "train-images-idx3-ubyte").write_bytes(blob[:-100])
+    with pytest.raises(DataMissingError, match="truncated"):
+        LOADERS["fmnist"](_cfg(tmp_path, "fmnist"))
+
+
+def test_fmnist_pipeline_end_to_end(tmp_path):
+    """The fmnist config as shipped (cnn_fmnist, Adam -> SWA -> localized SMS-UBU with control
+    variates, BatchNorm calibration, predictive streamed) on a fixture, at a tiny schedule."""
+    make_fmnist(tmp_path / "data", n_train=40, n_test=12)
+    path, cfg = run_inprocess(tmp_path / "run", [
+        "dataset=fmnist", f"data_dir={tmp_path / 'data'}", "chains=2", "batch_size=10", "init.train_epochs=1",
+        "init.swa_epochs=1", "burn_in=1", "samples=2", "model.n_calibration=20",
+    ])  # fmt: skip
+    assert cfg.model.name == "cnn_fmnist" and cfg.control_variate and cfg.init.name == "swa"
+    with SampleStore(path) as s:
+        pred = s.predictive()
+        assert s.complete and not s.diverged().any() and "theta" not in s.f
+        assert pred.shape == (2, 2, 12, 10) and np.isfinite(pred).all()
+        np.testing.assert_allclose(pred.sum(-1), 1.0, rtol=1e-4)
+        assert set(s.group("baselines")) >= {"swa", "standard"}
+    import pandas as pd
+
+    from bnnsample.evaluate.report import evaluate_run
+
+    evaluate_run(path.parent)
+    table = pd.read_csv(path.parent / "metrics.csv")
+    for method in ("bayes", "swa", "standard"):
+        row = table[(table.group == method) & (table.metric == "nll")]
+        assert len(row) == 1 and np.isfinite(row.value.iloc[0]), method
 
 
 # ------------------------------------------------------------------------------- CIFAR-10
@@ -109,9 +201,14 @@ def make_celeba(root, seed=0):
     names = [f"{i + 1:06d}.jpg" for i in range(len(CELEBA_ROWS))]
     attr_lines, part_lines, id_lines = [str(len(names)), " ".join(CELEBA_ATTRS)], [], []
     bbox = [str(len(names)), "image_id x_1 y_1 width height"]
-    marks = [str(len(names)), "lefteye_x lefteye_y righteye_x righteye_y nose_x nose_y leftmouth_x leftmouth_y rightmouth_x rightmouth_y"]
+    marks = [
+        str(len(names)),
+        "lefteye_x lefteye_y righteye_x righteye_y nose_x nose_y leftmouth_x leftmouth_y rightmouth_x rightmouth_y",
+    ]
     for name, (part, blond, brown) in zip(names, CELEBA_ROWS):
-        Image.fromarray(rng.integers(0, 256, (218, 178, 3), dtype=np.uint8)).save(folder / "img_align_celeba" / name)
+        Image.fromarray(rng.integers(0, 256, (218, 178, 3), dtype=np.uint8)).save(
+            folder / "img_align_celeba" / name
+        )
         vals = rng.choice([-1, 1], len(CELEBA_ATTRS))
         vals[CELEBA_ATTRS.index("Blond_Hair")] = 2 * blond - 1
         vals[CELEBA_ATTRS.index("Brown_Hair")] = 2 * brown - 1
@@ -162,7 +259,12 @@ def make_chestxray(root, counts=None, seed=0):
     """chest_xray/{train,test}/{NORMAL,PNEUMONIA}/*.jpeg of varying sizes, RGB and grayscale
     (as in the real release), plus a .DS_Store that must be skipped."""
     rng = np.random.default_rng(seed)
-    counts = counts or {("train", "PNEUMONIA"): 3, ("train", "NORMAL"): 2, ("test", "PNEUMONIA"): 2, ("test", "NORMAL"): 2}
+    counts = counts or {
+        ("train", "PNEUMONIA"): 3,
+        ("train", "NORMAL"): 2,
+        ("test", "PNEUMONIA"): 2,
+        ("test", "NORMAL"): 2,
+    }
     for (split, cls), n in counts.items():
         folder = root / "chest_xray" / split / cls
         folder.mkdir(parents=True)
@@ -170,7 +272,9 @@ def make_chestxray(root, counts=None, seed=0):
         for i in range(n):
             h, w = int(rng.integers(200, 260)), int(rng.integers(220, 300))
             shape = (h, w, 3) if i % 2 else (h, w)
-            Image.fromarray(rng.integers(0, 256, shape, dtype=np.uint8)).save(folder / f"{cls[:1]}{i:04d}.jpeg")
+            Image.fromarray(rng.integers(0, 256, shape, dtype=np.uint8)).save(
+                folder / f"{cls[:1]}{i:04d}.jpeg"
+            )
     return root / "chest_xray"
 
 
@@ -178,7 +282,9 @@ def test_chestxray_fixture_augments_offline(tmp_path):
     from torchvision import transforms
 
     folder = make_chestxray(tmp_path)
-    cfg = dict(copies={"PNEUMONIA": 2, "NORMAL": 3}, n_train=None, n_test=None, augment_seed=0, image_size=180)
+    cfg = dict(
+        copies={"PNEUMONIA": 2, "NORMAL": 3}, n_train=None, n_test=None, augment_seed=0, image_size=180
+    )
     d = LOADERS["chestxray"](_cfg(tmp_path, "chestxray", **cfg))
     # 3 PNEUMONIA x 2 + 2 NORMAL x 3 augmented copies, originals not kept; labels PNEUMONIA 0, NORMAL 1
     assert d.x_train.shape == (12, 1, 180, 180) and d.x_train.dtype == torch.float32
@@ -190,7 +296,9 @@ def test_chestxray_fixture_augments_offline(tmp_path):
     torch.testing.assert_close(d.x_train, d2.x_train, rtol=0, atol=0)
     # test images: grayscale + Resize((180, 180)) + ToTensor, no augmentation, sorted per class
     tf = transforms.Compose([transforms.Resize((180, 180), antialias=True), transforms.ToTensor()])
-    files = sorted((folder / "test" / "PNEUMONIA").glob("*.jpeg")) + sorted((folder / "test" / "NORMAL").glob("*.jpeg"))
+    files = sorted((folder / "test" / "PNEUMONIA").glob("*.jpeg")) + sorted(
+        (folder / "test" / "NORMAL").glob("*.jpeg")
+    )
     want = torch.stack([tf(Image.open(f).convert("L")) for f in files])
     torch.testing.assert_close(d.x_test, want, rtol=0, atol=0)
     assert d.y_test.tolist() == [0, 0, 1, 1]
@@ -214,7 +322,8 @@ def test_chestxray_smoke_run(tmp_path):
 # ------------------------------------------------------------------------------ missing files
 @pytest.mark.parametrize(
     "name,words",
-    [("cifar10", ["data_batch_1", "test_batch", "cifar-10-batches-py", "download=true"]),
+    [("fmnist", ["train-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz", "FashionMNIST/raw", "download=true"]),
+     ("cifar10", ["data_batch_1", "test_batch", "cifar-10-batches-py", "download=true"]),
      ("celeba", ["img_align_celeba/", "list_attr_celeba.txt", "list_eval_partition.txt", "download=true"]),
      ("chestxray", ["chest_xray", "NORMAL", "PNEUMONIA", "train", "test"])],
 )  # fmt: skip
@@ -226,7 +335,9 @@ def test_missing_files_name_the_expected_files(tmp_path, name, words):
 
 
 def test_missing_chestxray_class_folder_is_named(tmp_path):
-    make_chestxray(tmp_path, counts={("train", "PNEUMONIA"): 1, ("train", "NORMAL"): 1, ("test", "PNEUMONIA"): 1})
+    make_chestxray(
+        tmp_path, counts={("train", "PNEUMONIA"): 1, ("train", "NORMAL"): 1, ("test", "PNEUMONIA"): 1}
+    )
     with pytest.raises(DataMissingError, match="test/NORMAL"):
         LOADERS["chestxray"](_cfg(tmp_path, "chestxray"))
 
@@ -248,7 +359,9 @@ def test_mnist79_pca_offline():
     assert torch.all(d.x_train[:, 0] == 1) and torch.all(d.x_test[:, 0] == 1)
     z = d.x_train[:, 1:]
     torch.testing.assert_close(z.mean(0), torch.zeros(20, dtype=torch.float64), atol=1e-10, rtol=0)
-    torch.testing.assert_close(z.std(0, unbiased=False), torch.ones(20, dtype=torch.float64), atol=1e-10, rtol=0)
+    torch.testing.assert_close(
+        z.std(0, unbiased=False), torch.ones(20, dtype=torch.float64), atol=1e-10, rtol=0
+    )
     cov = z.T @ z / z.shape[0]  # principal component scores are uncorrelated
     torch.testing.assert_close(cov, torch.eye(20, dtype=torch.float64), atol=1e-10, rtol=0)
     b = d.extras["pca_basis"]
@@ -260,7 +373,9 @@ def test_mnist79_pca_offline():
 
 
 def test_mnist79_pca_smoke_run(tmp_path):
-    path, cfg = run_inprocess(tmp_path, ["dataset=mnist79_pca", "chains=2", "unit=step", "burn_in=5", "samples=5"])
+    path, cfg = run_inprocess(
+        tmp_path, ["dataset=mnist79_pca", "chains=2", "unit=step", "burn_in=5", "samples=5"]
+    )
     assert cfg.model.name == "logistic_regression" and cfg.model.prior_precision == 0.01
     with SampleStore(path) as s:
         assert s.theta().shape == (2, 5, 21) and np.isfinite(s.theta()).all()

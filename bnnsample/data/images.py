@@ -60,34 +60,81 @@ FMNIST_FILES = (
 )
 
 
-def fmnist(cfg) -> Data:
-    """Fashion-MNIST through torchvision with ToTensor only (pixels in [0, 1]): 60,000 train,
-    10,000 test. Files are read from ``data_dir/FashionMNIST/raw`` (or downloaded when
-    ``download=true``)."""
-    from torchvision.datasets import FashionMNIST
+def _read_idx(path: Path) -> np.ndarray:
+    """An IDX file (the MNIST / Fashion-MNIST format), gzipped or not: two zero bytes, a type
+    code (0x08 = unsigned byte), the number of dimensions, each dimension as a big-endian
+    int32, then the values in row-major order."""
+    import gzip
 
-    root = Path(str(cfg.data_dir)).expanduser()
-    try:
-        tr = FashionMNIST(root, train=True, download=bool(cfg.download))
-        te = FashionMNIST(root, train=False, download=bool(cfg.download))
-    except RuntimeError:
-        raw = root / "FashionMNIST" / "raw"
-        files = ", ".join(FMNIST_FILES)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as f:
+        raw = f.read()
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
+        raise DataMissingError(f"{path}: not an unsigned-byte IDX file")
+    ndim = raw[3]
+    shape = tuple(int(n) for n in np.frombuffer(raw, ">i4", count=ndim, offset=4))
+    values = np.frombuffer(raw, np.uint8, offset=4 + 4 * ndim).copy()  # writable, for torch
+    if values.size != int(np.prod(shape)):
         raise DataMissingError(
-            f"dataset=fmnist: Fashion-MNIST files not found; expected {files} in {raw} "
-            f"(set data_dir=DIR, or download=true when online)"
-        ) from None
-    to = lambda t: (t.data.float() / 255.0).unsqueeze(1)  # noqa: E731  (ToTensor)
-    return Data(
-        name="fmnist",
-        task="classification",
-        x_train=to(tr),
-        y_train=tr.targets.long(),
-        x_test=to(te),
-        y_test=te.targets.long(),
-        n_classes=10,
-        description="Fashion-MNIST (torchvision), ToTensor only",
-    )
+            f"{path}: IDX header says {shape} but holds {values.size} values (truncated file?)"
+        )
+    return values.reshape(shape)
+
+
+def _find_idx(folder: Path, name: str) -> Path | None:
+    for candidate in (folder / name, folder / f"{name}.gz"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def fmnist(cfg) -> Data:
+    """Fashion-MNIST with ToTensor only (pixels / 255, shape (1, 28, 28)): 60,000 train,
+    10,000 test. Reads the four IDX files, gzipped (as distributed) or unpacked (as torchvision
+    leaves them), from ``data_dir/FashionMNIST/raw``; ``download=true`` runs torchvision's
+    download first. ``n_train`` / ``n_test`` keep stratified seeded subsets (reduced
+    protocols; null keeps all)."""
+    root = _root(cfg)
+    raw = root / "FashionMNIST" / "raw"
+    if bool(cfg.download):
+        from torchvision.datasets import FashionMNIST
+
+        _download("fmnist", lambda: FashionMNIST(root, train=True, download=True))
+    names = [f.removesuffix(".gz") for f in FMNIST_FILES]
+    found = [_find_idx(raw, n) for n in names]
+    if None in found:
+        raise DataMissingError(
+            f"dataset=fmnist: Fashion-MNIST files not found; expected {', '.join(FMNIST_FILES)} "
+            f"(gzipped or not) in {raw} (set data_dir=DIR, or download=true when online)"
+        )
+    x_tr, y_tr, x_te, y_te = (_read_idx(p) for p in found)
+    if x_tr.shape[0] != y_tr.shape[0] or x_te.shape[0] != y_te.shape[0]:
+        raise DataMissingError(f"dataset=fmnist: image and label files in {raw} disagree in length")
+    x_tr, y_tr = _keep_subset(x_tr, y_tr, cfg, "n_train", 0)
+    x_te, y_te = _keep_subset(x_te, y_te, cfg, "n_test", 1)
+    to = lambda u8: _to_float(np.ascontiguousarray(u8[:, None]))  # noqa: E731  (ToTensor)
+    return _to_data("fmnist", to(x_tr), to(x_te), y_tr.astype(np.int64), y_te.astype(np.int64), 10,
+                    f"Fashion-MNIST {len(y_tr)}/{len(y_te)}, ToTensor only")  # fmt: skip
+
+
+def _keep_subset(x: np.ndarray, y: np.ndarray, cfg, key: str, offset: int):
+    """A stratified subset of ``cfg[key]`` examples drawn with ``subset_seed + offset``
+    (every class kept in proportion), or everything when the key is null or absent."""
+    keep = cfg.get(key, None)
+    if keep is None or int(keep) == len(y):
+        return x, y
+    keep = int(keep)
+    if not 0 < keep < len(y):
+        part = "training" if key == "n_train" else "test"
+        raise UserError(
+            f"dataset.{key}={keep}: must be between 1 and {len(y)} (the {cfg.name} {part} set's size), or null"
+        )
+    from sklearn.model_selection import train_test_split
+
+    idx, _ = train_test_split(np.arange(len(y)), train_size=keep, stratify=y if keep >= len(np.unique(y)) else None,
+                              random_state=int(cfg.get("subset_seed", 0)) + offset)  # fmt: skip
+    idx = np.sort(idx)
+    return x[idx], y[idx]
 
 
 def _root(cfg) -> Path:
@@ -133,7 +180,8 @@ def cifar10(cfg) -> Data:
     ``data_dir/cifar-10-batches-py/{data_batch_1..5, test_batch}`` (pickled dicts with
     ``data`` uint8 [n, 3072] and ``labels``), as torchvision's CIFAR10 does, but without its
     MD5 check of every file, so that any file in that format loads (test fixtures included);
-    ``download=true`` runs torchvision's download, which verifies the archive."""
+    ``download=true`` runs torchvision's download, which verifies the archive. ``n_train`` /
+    ``n_test`` keep stratified seeded subsets (null keeps all)."""
     root = _root(cfg)
     if bool(cfg.download):
         from torchvision.datasets import CIFAR10
@@ -150,6 +198,8 @@ def cifar10(cfg) -> Data:
     x_tr = np.concatenate([p[0] for p in parts[:5]])
     y_tr = np.concatenate([p[1] for p in parts[:5]])
     x_te, y_te = parts[5]
+    x_tr, y_tr = _keep_subset(x_tr, y_tr, cfg, "n_train", 0)
+    x_te, y_te = _keep_subset(x_te, y_te, cfg, "n_test", 1)
     return _to_data("cifar10", _to_float(x_tr), _to_float(x_te), y_tr, y_te, 10,
                     f"CIFAR-10 {len(y_tr)}/{len(y_te)} (python batches), ToTensor only")  # fmt: skip
 
@@ -232,7 +282,9 @@ def celeba(cfg) -> Data:
     try:
         blond, brown = attr[:, names.index("Blond_Hair")], attr[:, names.index("Brown_Hair")]
     except ValueError:
-        raise DataMissingError(f"dataset=celeba: {folder / 'list_attr_celeba.txt'} has no Blond_Hair/Brown_Hair columns") from None
+        raise DataMissingError(
+            f"dataset=celeba: {folder / 'list_attr_celeba.txt'} has no Blond_Hair/Brown_Hair columns"
+        ) from None
     keep = (blond + brown) == 1
     split = np.asarray([part.get(f, -1) for f in files])
     tf = transforms.Compose([transforms.Resize(64), transforms.CenterCrop(64)])
@@ -244,14 +296,26 @@ def celeba(cfg) -> Data:
             if m > 1 and len(sel) >= m:
                 sel = sel[_seeded_subset(len(sel), len(sel) // m * m, int(cfg.get("split_seed", 0)))]
         if len(sel) == 0:
-            raise DataMissingError(f"dataset=celeba: no blond/brown-hair images in the {name} partition of {folder}")
+            raise DataMissingError(
+                f"dataset=celeba: no blond/brown-hair images in the {name} partition of {folder}"
+            )
         paths = [folder / "img_align_celeba" / files[i] for i in sel]
         missing = [p for p in paths if not p.is_file()]
         if missing:
-            raise DataMissingError(f"dataset=celeba: {len(missing)} listed images are missing, e.g. {missing[0]}")
+            raise DataMissingError(
+                f"dataset=celeba: {len(missing)} listed images are missing, e.g. {missing[0]}"
+            )
         out[name] = (_to_float(_load_images(paths, tf, "RGB")), torch.from_numpy(blond[sel].copy()))
     (x_tr, y_tr), (x_te, y_te) = out["train"], out["test"]
-    return _to_data("celeba", x_tr, x_te, y_tr, y_te, 2, f"Celeb-A blond (1) vs brown (0) hair, {len(y_tr)}/{len(y_te)}, 64x64")
+    return _to_data(
+        "celeba",
+        x_tr,
+        x_te,
+        y_tr,
+        y_te,
+        2,
+        f"Celeb-A blond (1) vs brown (0) hair, {len(y_tr)}/{len(y_te)}, 64x64",
+    )
 
 
 # ---------------------------------------------------------------------------------- chest X-ray
@@ -260,7 +324,9 @@ _IMAGE_SUFFIXES = {".jpeg", ".jpg", ".png"}
 
 
 def _chest_files(folder: Path):
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in _IMAGE_SUFFIXES) if folder.is_dir() else []
+    return (
+        sorted(p for p in folder.iterdir() if p.suffix.lower() in _IMAGE_SUFFIXES) if folder.is_dir() else []
+    )
 
 
 def chestxray(cfg) -> Data:
