@@ -133,3 +133,40 @@ def test_fig4_verdicts_and_options():
     assert (
         "experiment=paulin2025_fig4_sg_hmc" in ovr and "step_size=0.002" in ovr and "dataset=mnist5k" in ovr
     )
+    # scale=reduced: Fashion-MNIST with a training subset and the narrow CNN; on another data set
+    # the subset key (a key of the fmnist config) is dropped
+    scale, s, _ = fig._settings({"scale": "reduced"})
+    ovr = fig.method_overrides("sms_ubu", s)
+    assert scale == "reduced" and s["chains"] == 16
+    assert {"dataset=fmnist", "model=cnn_small", "dataset.n_train=10000", "step_size=0.0005"} <= set(ovr)
+    _, s, _ = fig._settings({"scale": "reduced", "dataset": "mnist5k"})
+    ovr = fig.method_overrides("sg_hmc", s)
+    assert "dataset=mnist5k" in ovr and not any(o.startswith("dataset.") for o in ovr) and "step_size=0.001" in ovr
+    with pytest.raises(ValueError, match="allowed values: quick, reduced, paper"):
+        fig._settings({"scale": "full"})
+
+
+def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
+    """The reduced protocol end to end on a Fashion-MNIST fixture in the real IDX format: the
+    training subset, two samplers from shared SWA points, fig4.csv and a REPRODUCTION.md
+    section with the paper's numbers beside ours (schedule shrunk to seconds)."""
+    from bnnsample.figures import paulin2025_fig4 as fig
+
+    from .test_images import make_fmnist
+
+    make_fmnist(tmp_path / "data", n_train=440, n_test=20)
+    tiny = dict(fig.REDUCED, chains=2, overrides=[
+        "dataset.n_train=400", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=1", "unit=epoch",
+        "model.n_calibration=200", f"data_dir={tmp_path / 'data'}", "progress=false",
+    ])  # fmt: skip
+    monkeypatch.setitem(fig.SETTINGS, "reduced", tiny)
+    csv, png, md = fig.make(tmp_path / "out", {"scale": "reduced", "methods": "sms_ubu,sg_hmc"})
+    table = pd.read_csv(csv)
+    assert set(table.method) == {"standard", "swa", "sms_ubu", "sg_hmc"}
+    assert sorted(set(table.ensemble_size)) == [1, 2] and np.isfinite(table["mean"]).all()
+    runs = tmp_path / "out" / fig.FIG / "runs" / "reduced_fmnist_2"
+    with SampleStore(runs / "sg_hmc" / "samples.h5") as s:
+        assert s.predictive().shape == (2, 1, 20, 10) and "n_train: 400" in s.f.attrs["config"]
+    text = md.read_text()
+    assert "scale=reduced" in text and "Reduced scale" in text and "| SG-HMC | 16 | 0.9376 |" in text
+    assert png.exists()

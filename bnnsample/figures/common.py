@@ -59,11 +59,12 @@ def render(sections: dict[str, str]) -> str:
     return "\n".join(lines) + "\n\n" + "\n\n".join(body) + "\n"
 
 
-def scale_of(options: dict, default: str = "quick") -> str:
-    """The ``scale=quick|paper`` option (ValueError names the allowed values)."""
+def scale_of(options: dict, default: str = "quick", allowed: tuple[str, ...] = SCALES) -> str:
+    """The ``scale=quick|paper`` option, or a recipe's own list of scales (ValueError names
+    the allowed values)."""
     scale = options.get("scale", default)
-    if scale not in SCALES:
-        raise ValueError(f"scale={scale}: allowed values: {', '.join(SCALES)}")
+    if scale not in allowed:
+        raise ValueError(f"scale={scale}: allowed values: {', '.join(allowed)}")
     return scale
 
 
