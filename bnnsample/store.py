@@ -157,6 +157,23 @@ class SampleStore:
     def predictive(self) -> np.ndarray | None:
         return self.f["predictive"][:, : self.n_draws] if "predictive" in self.f else None
 
+    def predictive_chains(self, keep=None):
+        """Yield each kept chain's predictive (draws, n_test, K), one chain read at a time, so
+        that evaluation holds one run's draws in memory, not all runs' (64 runs x 30 draws of
+        10,000 x 10 probabilities are 768 MB)."""
+        if "predictive" not in self.f:
+            return
+        chains = range(self.f["predictive"].shape[0])
+        for c in chains if keep is None else np.flatnonzero(keep):
+            yield self.f["predictive"][c, : self.n_draws]
+
+    def predictive_mean(self, keep=None) -> np.ndarray | None:
+        """Each kept chain's predictive averaged over its draws, (chains, n_test, K) float64;
+        None without a predictive or without draws."""
+        if "predictive" not in self.f or self.n_draws == 0:
+            return None
+        return np.stack([p.mean(axis=0, dtype=np.float64) for p in self.predictive_chains(keep)])
+
     def diverged(self) -> np.ndarray:
         return self.f["diverged"][...]
 

@@ -95,13 +95,18 @@ def rhat_ess(draws: np.ndarray) -> dict[str, np.ndarray]:
 def per_draw_statistics(store: SampleStore, keep: np.ndarray) -> dict[str, np.ndarray]:
     """Per-draw scalars of the predictive, each (kept chains, draws): classification test_nll
     and true_class_prob, regression test_mse."""
-    pred, y = store.predictive(), store.array("targets")
-    if pred is None or y is None or pred.shape[1] == 0:
+    y = store.array("targets")
+    if y is None or store.n_draws == 0:
         return {}
-    pred = pred[keep].astype(np.float64)
+    rows = [_draw_statistics(p.astype(np.float64), y) for p in store.predictive_chains(keep)]  # chain by chain
+    return {k: np.stack([r[k] for r in rows]) for k in rows[0]} if rows else {}
+
+
+def _draw_statistics(pred: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
+    """pred (draws, n_test, K) of one chain -> each statistic per draw."""
     if np.issubdtype(y.dtype, np.floating):
         return {"test_mse": ((pred[..., 0] - y) ** 2).mean(axis=-1)}
-    p_true = np.take_along_axis(pred, y.astype(np.int64)[None, None, :, None], axis=-1)[..., 0]
+    p_true = np.take_along_axis(pred, y.astype(np.int64)[None, :, None], axis=-1)[..., 0]
     with np.errstate(divide="ignore"):
         logp = np.maximum(np.log(p_true), -100.0)
     return {"test_nll": -logp.mean(axis=-1), "true_class_prob": p_true.mean(axis=-1)}

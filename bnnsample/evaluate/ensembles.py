@@ -65,9 +65,9 @@ def ensemble_table(store, sizes=SIZES, bayes_label: str = "bayes", metrics=METRI
     parts = []
     for name, arr in sorted(store.group("baselines").items()):
         parts.append(ensemble_metrics(arr[keep], y, sizes, name, metrics))
-    pred = store.predictive()
-    if pred is not None and pred.shape[1] > 0:
-        parts.append(ensemble_metrics(pred[keep].mean(axis=1), y, sizes, bayes_label, metrics))
+    per_run = store.predictive_mean(keep)
+    if per_run is not None:
+        parts.append(ensemble_metrics(per_run, y, sizes, bayes_label, metrics))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
 
 

@@ -113,10 +113,10 @@ def _density_rows(store: SampleStore, cfg: dict, keep: np.ndarray, exact) -> lis
 
 def _classification_rows(store: SampleStore, keep: np.ndarray) -> tuple[list[dict], dict]:
     y = store.array("targets")
-    pred = store.predictive()
+    per_run = store.predictive_mean(keep)
     ensembles = {}
-    if pred is not None and pred.shape[1] > 0:
-        ensembles["bayes"] = pred[keep].mean(axis=(0, 1))
+    if per_run is not None and len(per_run):
+        ensembles["bayes"] = per_run.mean(axis=0)
     for name, arr in store.group("baselines").items():
         ensembles[name] = arr.mean(axis=0)
     rows = []
