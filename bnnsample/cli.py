@@ -148,6 +148,10 @@ def one_line(text: str) -> str:
         full = re.search(r"full_key: (\S+)", text)
         key = full.group(1) if full else m.group(1)
         if "." not in key:
+            from .config import KEY_HINTS
+
+            if key in KEY_HINTS:
+                return f"{key}: no such key in the config; {KEY_HINTS[key]}"
             return f"{key}: no such key in the config; top-level keys: {_known_keys()}"
         plus = re.search(r"To append to your config use (\S+)", text)
         return f"{key}: no such key in the config" + (f" (to add it: {plus.group(1)})" if plus else "")

@@ -65,14 +65,34 @@ def top_level_keys() -> tuple[str, ...]:
     return tuple(sorted((set(primary) - {"defaults", "hydra"}) | set(GROUPS)))
 
 
+# keys users reach for that the config names otherwise: the pointer to use instead
+KEY_HINTS = {
+    "runs": "independent runs are chains=N (vectorized in one process; under init=swa each chain trains its "
+    "own network) or a multirun over seed=0,1,... (`bnnsample evaluate SWEEP_DIR` pools the jobs' runs "
+    "into ensembles)",
+    "n_chains": "the number of chains is chains=N",
+    "num_chains": "the number of chains is chains=N",
+    "h": "the step size is step_size=H",
+    "lr": "the sampler's step size is step_size=H; Adam's rates are init.lr and init.swa_lr",
+    "gamma": "the friction is friction=GAMMA",
+    "burnin": "burn-in is burn_in=K (in units of `unit`)",
+    "n_samples": "the number of draws is samples=K",
+}
+
+
+def unknown_key_message(key: str, known) -> str:
+    """What is said about a top-level key the config does not have."""
+    hint = KEY_HINTS.get(str(key))
+    return f"unknown key; {hint}" if hint else f"unknown key; top-level keys: {', '.join(sorted(known))}"
+
+
 def _no_unknown_keys(cfg: DictConfig) -> None:
     """A key added with +key=... that nothing reads would be silently ignored (a typo such as
     +stepsize=0.1): refuse it."""
     known = set(top_level_keys())
     for key in cfg:
         if key not in known:
-            allowed = f"unknown key; top-level keys: {', '.join(sorted(known))}"
-            raise ConfigError(str(key), cfg.get(key), allowed)
+            raise ConfigError(str(key), cfg.get(key), unknown_key_message(key, known))
 
 
 def validate(cfg: DictConfig) -> None:
@@ -110,7 +130,13 @@ def validate_against_data(cfg: DictConfig, n_train: int, dataset: str) -> None:
     what = f" (the training set of {dataset} has {n_train} points)"
     kind = cfg.batching.name
     if kind in ("sms", "reshuffle"):
-        _integer(cfg, "batch_size", low=1, high=n_train // 2, what=what + f"; batching={kind} needs >= 2 minibatches")
+        _integer(
+            cfg,
+            "batch_size",
+            low=1,
+            high=n_train // 2,
+            what=what + f"; batching={kind} needs >= 2 minibatches",
+        )
     elif kind != "full":
         _integer(cfg, "batch_size", low=1, high=n_train, what=what)
 

@@ -100,7 +100,11 @@ def test_multirun_sweep_table_and_slope_plots(cli, tmp_path):
     for name in ("w1", "var_error", "scheme_var_error"):
         assert (sweep / "plots" / f"{name}_vs_step_size.png").stat().st_size > 0
     assert f"sweep table in {sweep / 'sweep.csv'}" in ev.stdout and "slope" in ev.stdout
-    slopes = pd.read_csv(sweep / "slopes.csv").query("group == 'theta[0]'").set_index(["metric", "choice.integrator"])
+    slopes = (
+        pd.read_csv(sweep / "slopes.csv")
+        .query("group == 'theta[0]'")
+        .set_index(["metric", "choice.integrator"])
+    )
     assert len(slopes.loc["w1"]) == 3 and (slopes.loc["w1"].points == 4).all()
     # the exact bias of the schemes: SMS-UBU second order, the i.i.d.-batch schemes first order
     exact = slopes.loc["scheme_var_error"].slope
@@ -138,3 +142,34 @@ def test_corrupt_and_truncated_stores_are_named_and_the_rest_is_evaluated(tmp_pa
     w1 = runs["theta[0]/w1"]
     assert w1[["0", "1"]].gt(0).all() and w1[["2", "3"]].isna().all()
     assert runs.loc["1", "step_size"] == 0.2 and "unreadable" in runs.loc["3", "error"]
+
+
+def test_replicate_jobs_are_pooled_into_ensembles(inprocess, tmp_path):
+    """A multirun over seeds (paulin2025's independent runs as jobs): the runs of the jobs
+    that differ only in the seed are pooled, in job order, into disjoint ensembles; jobs of
+    another setting form their own line."""
+    from bnnsample.evaluate.ensembles import ensemble_metrics, run_predictives
+    from bnnsample.store import SampleStore
+
+    sweep = tmp_path / "sweep"
+    code = inprocess(
+        "run", "-m", "dataset=digits", "dataset.n_test=60", "chains=2", "init.train_epochs=1", "init.swa_epochs=1",
+        "burn_in=1", "samples=2", "model.n_calibration=100", "store_theta=false", "progress=false",
+        "seed=0,1,2", "init.localization=50,25", f"hydra.sweep.dir={sweep}",
+    )  # fmt: skip
+    assert code == 0 and inprocess("evaluate", str(sweep)) == 0
+    t = pd.read_csv(sweep / "ensembles.csv")
+    assert sorted(set(t["init.localization"])) == [25.0, 50.0] and set(t.jobs) == {3}
+    assert set(t.method) == {"standard", "swa", "bayes"} and sorted(set(t.ensemble_size)) == [1, 2, 4]
+    # recompute one line from the stores: 3 jobs x 2 chains, job order
+    runs = pd.read_csv(sweep / "sweep_runs.csv")
+    dirs = runs[runs["init.localization"] == 25.0].sort_values("seed").run_dir
+    preds, y = [], None
+    for d in dirs:
+        with SampleStore(f"{d}/samples.h5") as s:
+            p, y = run_predictives(s)
+            preds.append(p["bayes"])
+    expect = ensemble_metrics(np.concatenate(preds), y, method="bayes")
+    got = t[(t["init.localization"] == 25.0) & (t.method == "bayes")]
+    np.testing.assert_allclose(got["mean"].to_numpy(), expect["mean"].to_numpy(), rtol=1e-9)
+    assert (sweep / "plots" / "ensembles_vs_size_0.png").exists()

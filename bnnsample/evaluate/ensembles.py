@@ -53,21 +53,47 @@ def ensemble_metrics(run_probs, y, sizes=SIZES, method: str = "bayes", metrics=M
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def ensemble_table(store, sizes=SIZES, bayes_label: str = "bayes", metrics=METRICS) -> pd.DataFrame:
-    """``ensemble_metrics`` for every predictive a classification run stored: the baselines
-    ``baselines/<name>`` (runs, n_test, K), e.g. standard and swa, and the Bayesian predictive
-    (runs, draws, n_test, K) averaged over draws, labelled ``bayes_label``. Diverged runs are
-    left out of every method, so that all methods pool the same runs."""
+def run_predictives(store, bayes_label: str = "bayes") -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """({method: per-run predictive (kept runs, n_test, K)}, targets) of a classification run:
+    the baselines ``baselines/<name>`` (e.g. standard and swa) and the Bayesian predictive
+    averaged over each run's draws, labelled ``bayes_label``. Diverged runs are left out of
+    every method, so that all methods pool the same runs."""
     y = store.array("targets")
     if y is None:
         raise ValueError(f"{store.path} has no targets: not a classification run")
     keep = ~np.asarray(store.diverged(), dtype=bool)
-    parts = []
-    for name, arr in sorted(store.group("baselines").items()):
-        parts.append(ensemble_metrics(arr[keep], y, sizes, name, metrics))
+    out = {name: arr[keep] for name, arr in sorted(store.group("baselines").items())}
     per_run = store.predictive_mean(keep)
     if per_run is not None:
-        parts.append(ensemble_metrics(per_run, y, sizes, bayes_label, metrics))
+        out[bayes_label] = per_run
+    return out, y
+
+
+def ensemble_table(store, sizes=SIZES, bayes_label: str = "bayes", metrics=METRICS) -> pd.DataFrame:
+    """``ensemble_metrics`` for every predictive of one classification run (``run_predictives``)."""
+    preds, y = run_predictives(store, bayes_label)
+    parts = [ensemble_metrics(p, y, sizes, name, metrics) for name, p in preds.items()]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+
+
+def pooled_ensemble_table(paths, sizes=SIZES, metrics=METRICS) -> pd.DataFrame:
+    """Runs of several jobs (e.g. a multirun over seeds, one or more chains each) pooled in the
+    order given, then cut into disjoint ensembles as ``ensemble_metrics`` does. The jobs must
+    share the test set; a method missing from any job is left out."""
+    from ..store import SampleStore
+
+    pooled, y0 = {}, None
+    for path in paths:
+        with SampleStore(path) as st:
+            preds, y = run_predictives(st)
+        if y0 is None:
+            y0 = y
+        elif not np.array_equal(y, y0):
+            raise ValueError(f"{path}: another test set than {paths[0]}; runs cannot be pooled")
+        for name, p in preds.items():
+            pooled.setdefault(name, []).append(p)
+    parts = [ensemble_metrics(np.concatenate(ps), y0, sizes, name, metrics)
+             for name, ps in pooled.items() if len(ps) == len(paths)]  # fmt: skip
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
 
 

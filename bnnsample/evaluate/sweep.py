@@ -32,6 +32,11 @@ Written:
                                 calibration metrics (nll, ace, rps of the Bayesian ensemble)
                                 against the ensemble size (kept chains x draws per chain) when
                                 the sweep varies it
+    ensembles.csv, plots/ensembles_vs_size[_k].png
+                                classification jobs that differ only in the seed pooled: their
+                                runs (chains) in job order cut into disjoint ensembles of 1, 2,
+                                4, ... runs for standard training, SWA and the Bayesian
+                                predictive (paulin2025's 64 runs as seed=0..63)
 
 Derived rows: where a run has the exact stationary variance of its discrete scheme
 (``scheme_stationary_var``) and the exact posterior variance, the table also carries
@@ -387,7 +392,13 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
                     ax.plot(hh, f, "-", color=color, lw=1.2)
                     ax.fill_between(hh, lo, hi, color=color, alpha=0.15, lw=0)
                 drawn = True
-            ax.set(xscale="log", yscale="log", xlabel="step size h", ylabel=f"|{metric}|", title=f"{metric} [{g}]")
+            ax.set(
+                xscale="log",
+                yscale="log",
+                xlabel="step size h",
+                ylabel=f"|{metric}|",
+                title=f"{metric} [{g}]",
+            )
             ax.legend(fontsize=7, title=f"log-log slope, {int(level * 100)}% CI", title_fontsize=7)
         if drawn:
             out.mkdir(parents=True, exist_ok=True)
@@ -401,7 +412,9 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
 
 def ensemble_sizes(table: pd.DataFrame) -> pd.Series:
     """Per run: kept chains x draws per chain, from the run's `run` rows."""
-    r = table[table.group == "run"].pivot_table(index="run", columns="metric", values="value", aggfunc="first")
+    r = table[table.group == "run"].pivot_table(
+        index="run", columns="metric", values="value", aggfunc="first"
+    )
     need = {"chains", "diverged_chains", "draws_per_chain"}
     if not need <= set(r.columns):
         return pd.Series(dtype=float)
@@ -432,7 +445,9 @@ def plot_calibration(table: pd.DataFrame, out: Path) -> tuple[list[Path], str]:
     for ax, m in zip(axes[0], metrics):
         for i, (lv, line) in enumerate(cal[cal.metric == m].groupby(keys, sort=True, dropna=False)):
             line = line.sort_values("ensemble_size")
-            ax.plot(line.ensemble_size, line.value, "o-", ms=3, color=f"C{i % 10}", label=_line_label(keys, lv))
+            ax.plot(
+                line.ensemble_size, line.value, "o-", ms=3, color=f"C{i % 10}", label=_line_label(keys, lv)
+            )
         ax.set(xscale="log", xlabel="ensemble size (draws)", ylabel=m, title=f"{m} [{PREDICTIVE_GROUP}]")
         ax.legend(fontsize=7)
     out.mkdir(parents=True, exist_ok=True)
@@ -448,6 +463,44 @@ def plot_calibration(table: pd.DataFrame, out: Path) -> tuple[list[Path], str]:
 # --------------------------------------------------------------------------
 
 
+def pool_replicates(table: pd.DataFrame, sweep_dir: Path) -> tuple[list[Path], str]:
+    """Classification jobs that differ only in the seed (and the keys of ``NOT_LINE_KEYS``
+    other than the step size) are replicates: their runs (chains) are pooled in job order into
+    disjoint ensembles of 1, 2, 4, ... runs (``evaluate.ensembles``; paulin2025's 64 runs as a
+    multirun over seed=0..63). Writes ensembles.csv and plots/ensembles_vs_size[_k].png."""
+    from .ensembles import plot_ensembles, pooled_ensemble_table
+
+    ok = table[(table.status != "failed") & (table.metric == "accuracy")]
+    if ok.empty:
+        return [], ""
+    runs = ok.drop_duplicates("run")
+    keys = line_keys(table) + ([STEP_KEY] if STEP_KEY in runs.columns else [])
+    frames, plots, skipped = [], [], []
+    groups = runs.groupby([runs[k].astype(str) for k in keys], sort=False) if keys else [((), runs)]
+    for i, (values, g) in enumerate(groups):
+        if len(g) < 2:
+            continue
+        label = _line_label(keys, values) if keys else "all runs"
+        try:
+            t = pooled_ensemble_table([Path(d) / FILENAME for d in g.run_dir])
+        except (OSError, ValueError, KeyError) as e:
+            skipped.append(f"{label}: {e}")
+            continue
+        for k in keys:
+            t.insert(0, k, g[k].iloc[0])
+        t.insert(0, "jobs", len(g))
+        frames.append(t)
+        suffix = "" if len(groups) == 1 else f"_{i}"
+        plots.append(plot_ensembles(t, Path(sweep_dir) / "plots" / f"ensembles_vs_size{suffix}.png",
+                                    title=f"{label}: {len(g)} jobs pooled"))  # fmt: skip
+    if not frames:
+        return [], "; ".join(f"ensembles not pooled: {m}" for m in skipped)
+    csv = Path(sweep_dir) / "ensembles.csv"
+    pd.concat(frames, ignore_index=True).to_csv(csv, index=False)
+    note = f"runs of replicate jobs (same settings, other seeds) pooled into ensembles: {csv}"
+    return plots, note + "".join(f"; not pooled: {m}" for m in skipped)
+
+
 def _write_parquet(table: pd.DataFrame, path: Path) -> str:
     try:
         import pyarrow  # noqa: F401
@@ -456,7 +509,9 @@ def _write_parquet(table: pd.DataFrame, path: Path) -> str:
     t = table.copy()
     for c in t.columns:  # parquet wants one type per column: mixed object columns become text
         if t[c].dtype == object and t[c].dropna().map(type).nunique() > 1:
-            t[c] = t[c].map(lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v))
+            t[c] = t[c].map(
+                lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+            )
     try:
         t.to_parquet(path, index=False)
     except Exception as e:  # noqa: BLE001  (the CSV is the table of record)
@@ -494,10 +549,11 @@ def aggregate_sweep(sweep_dir: Path, errors: dict | None = None, echo: bool = Tr
     plots = []
     try:
         plots += plot_slopes(table, sweep_dir / "plots")
-        cal_paths, note = plot_calibration(table, sweep_dir / "plots")
-        plots += cal_paths
-        if note:
-            notes.append(note)
+        for make in (plot_calibration, pool_replicates):
+            paths, note = make(table, sweep_dir if make is pool_replicates else sweep_dir / "plots")
+            plots += paths
+            if note:
+                notes.append(note)
     except Exception as e:  # noqa: BLE001  (plots must never cost the table)
         log.warning("sweep plots failed: %s", e)
         notes.append(f"sweep plots failed: {type(e).__name__}: {e}")
