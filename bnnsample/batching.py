@@ -66,7 +66,11 @@ class Schedule:
         self.device = torch.device(device)
         self.n_batches = n_data // self.batch_size
         self.scale = 1.0 if kind == "full" else n_data / self.batch_size
-        self._eps = 0.0 if kind == "full" else covariance_factor(self.batch_size, n_data, with_replacement=kind == "iid")
+        self._eps = (
+            0.0
+            if kind == "full"
+            else covariance_factor(self.batch_size, n_data, with_replacement=kind == "iid")
+        )
         self._fixed = None
         if kind in ("reshuffle", "sms") and partition == "fixed":
             perm = torch.randperm(n_data, generator=generator, device=self.device)
@@ -111,12 +115,43 @@ class Schedule:
                 self.n_data, shape + (self.batch_size,), generator=self.generator, device=self.device
             )
         if self.kind == "iid_wor":
-            keys = torch.rand(shape + (self.n_data,), generator=self.generator, device=self.device)
-            return torch.topk(keys, self.batch_size, dim=-1).indices
+            return self._distinct(shape)
         tables = self._epoch_tables(max(1, _BLOCK_STEPS // self.period))
         if self.kind == "sms":
             tables = torch.cat([tables, tables.flip(1)], dim=1)
         return tables.reshape(-1, *tables.shape[2:])
+
+    def _distinct(self, shape: tuple[int, ...]) -> torch.Tensor:
+        """[*shape, n] rows of n distinct indices, each row a uniformly random n-subset.
+
+        For n(n - 1) <= N (at most one repeated pair expected per row): draw n indices with
+        replacement and redraw the repeats until none is left. The rule commutes with any
+        relabelling of the data, so the law of the resulting subset is invariant under
+        permutations of range(N), and the only such law on n-subsets is the uniform one. It
+        costs O(n log n) per row instead of the O(N) of ranking N random keys, the rule
+        used for larger batches."""
+        n, N = self.batch_size, self.n_data
+        if n * (n - 1) > N:
+            keys = torch.rand(shape + (N,), generator=self.generator, device=self.device)
+            return torch.topk(keys, n, dim=-1).indices
+        idx = torch.randint(N, shape + (n,), generator=self.generator, device=self.device)
+        flat = idx.view(-1, n)
+        rows = flat
+        pending = None  # row numbers of `rows` in `flat` (None: all rows)
+        while True:
+            ranked, order = rows.sort(dim=-1)
+            repeat = ranked[:, 1:] == ranked[:, :-1]  # a copy of the value before it
+            bad = repeat.any(dim=-1)
+            if not bool(bad.any()):  # host syncs: a few per block of steps
+                return idx
+            redraw = torch.zeros_like(rows, dtype=torch.bool).scatter_(-1, order[:, 1:], repeat)
+            rows = rows.clone()
+            rows[redraw] = torch.randint(
+                N, (int(redraw.sum()),), generator=self.generator, device=self.device
+            )
+            where = bad.nonzero()[:, 0] if pending is None else pending[bad]
+            flat[where] = rows[bad]
+            rows, pending = rows[bad], where
 
     def next(self) -> torch.Tensor | None:
         """Indices of the next step's minibatch (None: the full data set)."""

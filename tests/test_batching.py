@@ -1,7 +1,10 @@
 """Minibatch schedules: the batch sequences each kind promises."""
 
+import collections
 import itertools
+import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -59,6 +62,25 @@ def test_iid_draws_with_replacement_and_iid_wor_without():
     assert (counts / counts.sum() - 0.2).abs().max() < 0.05
     w = Schedule("iid_wor", 5, 4, generator=gen(3))
     assert all(len(set(b.tolist())) == 4 for b in draw(w, 300))
+
+
+@pytest.mark.parametrize("N,n,chains", [(5, 3, None), (12, 3, 40), (400, 20, 8)])
+def test_iid_wor_subsets_are_uniform(N, n, chains):
+    """Both rules (ranking N keys when n(n-1) > N, redrawing repeats otherwise) give n
+    distinct indices whose set is uniform over the C(N, n) subsets (chi-square over subsets,
+    or over pairs when there are too many subsets), independently across chains."""
+    from scipy import stats
+
+    s = Schedule("iid_wor", N, n, chains=chains, generator=gen(7))
+    b = torch.stack(draw(s, 4096 if chains is None else 256)).reshape(-1, n)
+    assert all(len(set(r)) == n for r in b.tolist()) and int(b.min()) >= 0 and int(b.max()) < N
+    if math.comb(N, n) <= 500:
+        keys = [tuple(sorted(r)) for r in b.tolist()]
+        counts = np.array(list(collections.Counter(keys).values()))
+        assert len(counts) == math.comb(N, n)
+    else:  # each index appears with probability n / N
+        counts = torch.bincount(b.reshape(-1), minlength=N).numpy()
+    assert stats.chisquare(counts).pvalue > 1e-3
 
 
 def test_per_chain_schedules_are_independent_and_sms_per_chain():
