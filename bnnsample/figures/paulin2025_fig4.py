@@ -44,35 +44,18 @@ LOCALIZED = ("sms_ubu", "sg_ubu", "sg_ubu_wor")
 LABELS = {"standard": "standard training", "swa": "SWA", "sms_ubu": "SMS-UBU", "sg_ubu": "SG-UBU",
           "sg_ubu_wor": "SG-UBU w/o repl.", "sg_hmc": "SG-HMC", "cyclical_sghmc": "cyclical SG-HMC"}  # fmt: skip
 OPTIONS = ("scale", "dataset", "chains", "methods")
-QUICK = {
-    "dataset": "mnist5k",
-    "model": "cnn_small",
-    "chains": 4,
-    "step": {"ubu": 1e-3, "em": 2e-3},
-    "overrides": [
-        "init.train_epochs=3",
-        "init.swa_epochs=1",
-        "burn_in=1",
-        "samples=3",
-        "thin=1",
-        "unit=epoch",
-    ],
-}
-REDUCED = {
-    "dataset": "fmnist",
-    "model": "cnn_small",
-    "chains": 16,
-    "step": {"ubu": 5e-4, "em": 1e-3},
-    "overrides": [
-        "dataset.n_train=10000",
-        "init.train_epochs=8",
-        "init.swa_epochs=2",
-        "burn_in=2",
-        "samples=10",
-        "thin=1",
-        "unit=epoch",
-    ],
-}
+
+
+def _schedule(train: int, swa: int, burn_in: int, samples: int) -> list[str]:
+    """Overrides of a shortened Algorithm 3 schedule, in epochs, one draw per epoch."""
+    return [f"init.train_epochs={train}", f"init.swa_epochs={swa}", f"burn_in={burn_in}", f"samples={samples}",
+            "thin=1", "unit=epoch"]  # fmt: skip
+
+
+QUICK = {"dataset": "mnist5k", "model": "cnn_small", "chains": 4, "step": {"ubu": 1e-3, "em": 2e-3},
+         "overrides": _schedule(3, 1, 1, 3)}  # fmt: skip
+REDUCED = {"dataset": "fmnist", "model": "cnn_small", "chains": 16, "step": {"ubu": 5e-4, "em": 1e-3},
+           "overrides": ["dataset.n_train=10000", *_schedule(8, 2, 2, 10)]}  # fmt: skip
 PAPER = {"dataset": "fmnist", "model": "cnn_fmnist", "chains": 64, "overrides": [], "step": None}
 SETTINGS = {"quick": QUICK, "reduced": REDUCED, "paper": PAPER}
 
