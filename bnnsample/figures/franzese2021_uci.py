@@ -871,15 +871,21 @@ def _table_markdown(
     return "\n".join(lines)
 
 
-@register(
-    TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC"
-)
-def make_table1(out_dir: Path, options: dict) -> list[Path]:
+def _table_options(options: dict) -> tuple[str, list[int]]:
+    """(scale, splits) of the table recipes; ValueError names a bad option."""
     check_options(options, TABLE_OPTIONS)
     scale = scale_of(options)
     splits = _ints(options.get("splits", "0,1,2,3,4"), "splits")
     if max(splits) > 4:
         raise ValueError(f"splits={options['splits']}: split indices must be in 0..4")
+    return scale, splits
+
+
+@register(
+    TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC"
+)
+def make_table1(out_dir: Path, options: dict) -> list[Path]:
+    scale, splits = _table_options(options)
     datasets, missing = _datasets(options, ",".join(REGRESSION))
     if not datasets:
         raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir)")
@@ -897,11 +903,7 @@ def make_table1(out_dir: Path, options: dict) -> list[Path]:
     TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL"
 )
 def make_table2(out_dir: Path, options: dict) -> list[Path]:
-    check_options(options, TABLE_OPTIONS)
-    scale = scale_of(options)
-    splits = _ints(options.get("splits", "0,1,2,3,4"), "splits")
-    if max(splits) > 4:
-        raise ValueError(f"splits={options['splits']}: split indices must be in 0..4")
+    scale, splits = _table_options(options)
     allowed = CLASSIFICATION + CLASSIFICATION_OFFLINE
     names = _names(options.get("datasets", ",".join(allowed)), "datasets", allowed)
     datasets = [n for n in names if load_dataset(n) is not None]
