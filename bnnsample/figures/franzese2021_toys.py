@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, scale_of, update_reproduction
+from .common import check_options, save_figure, scale_of, update_reproduction
 from .paulin2025_fig1 import build_target, exact_recorded_moments, pooled_moments, preset_scheme, simulate
 
 # ============================================================================================
@@ -150,9 +150,7 @@ def _toy_plot(cells: list[ToyCell], path: Path) -> None:
     fig.suptitle(
         "franzese2021 App. E toy (eta = 0.4, C = 2): stationary histograms vs the posterior N(2/15, 1/3)"
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def _toy_markdown(cells: list[ToyCell], s: dict, seconds: float, files: list[Path]) -> str:
@@ -446,9 +444,7 @@ def _trig_plot(cells: list[TrigCell], band: dict, path: Path) -> None:
     axes[0].set_ylabel("average Kolmogorov distance to the analytic posterior")
     fig.suptitle("franzese2021 Fig. 1: random trigonometric features (256), C = 5 (LEAPFROG full batch: exact, not shown "
                  "in the right panel)")  # fmt: skip
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, files: list[Path]) -> str:

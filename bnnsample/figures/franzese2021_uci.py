@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from . import common, register
-from .common import check_options, scale_of, update_reproduction
+from .common import check_options, save_figure, scale_of, update_reproduction
 
 FIG4, TABLE1, TABLE2, FIG5, FIG10 = (
     f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10")
@@ -382,11 +382,7 @@ def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
     axes[0][0].set_ylabel("average Kolmogorov distance")
     axes[0][-1].legend(fontsize=7)
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def _fmt(x, nd=3) -> str:
@@ -574,15 +570,21 @@ def _variant_sweep(out_dir: Path, fig_id: str, options: dict, s, variants: list[
     return rows, files, missing
 
 
+def _variant_settings(options: dict, allowed: tuple[str, ...]) -> tuple[str, dict]:
+    """(scale, sweep settings) of the Fig. 5 / Fig. 10 variant sweeps: batch sizes 0 (full) and
+    32 at quick scale, 0, 64, 16 at paper scale, unless ``batches`` is given."""
+    check_options(options, allowed)
+    scale = scale_of(options)
+    return scale, sweep_settings(scale, {"batches": "0,32" if scale == "quick" else "0,64,16", **options})
+
+
 # -- Fig. 5: generalized Lie-Trotter N_l sweep ------------------------------------------------
 FIG5_OPTIONS = ("scale", "datasets", "steps", "batches", "n_leapfrog", "oracle")
 
 
 @register(FIG5, "generalized Lie-Trotter (HMC with partial refresh): AKD to the oracle vs h for several N_l")
 def make_fig5(out_dir: Path, options: dict) -> list[Path]:
-    check_options(options, FIG5_OPTIONS)
-    scale = scale_of(options)
-    s = sweep_settings(scale, {"batches": "0,32" if scale == "quick" else "0,64,16", **options})
+    scale, s = _variant_settings(options, FIG5_OPTIONS)
     nls = _ints(options.get("n_leapfrog", "1,5,25" if scale == "quick" else "1,10,30,100"), "n_leapfrog", 1)
     variants = [{"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n} for n in nls]
     rows, files, missing = _variant_sweep(
@@ -641,9 +643,7 @@ FIG10_OPTIONS = ("scale", "datasets", "steps", "batches", "frictions", "oracle")
 
 @register(FIG10, "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size")
 def make_fig10(out_dir: Path, options: dict) -> list[Path]:
-    check_options(options, FIG10_OPTIONS)
-    scale = scale_of(options)
-    s = sweep_settings(scale, {"batches": "0,32" if scale == "quick" else "0,64,16", **options})
+    scale, s = _variant_settings(options, FIG10_OPTIONS)
     cs = _floats(
         options.get("frictions", "0.5,5,50" if scale == "quick" else "0.5,1,2,5,10,20,50,100"), "frictions"
     )
@@ -816,11 +816,7 @@ def _bar_plot(path: Path, summary: list[dict], metrics_: tuple[str, ...], paper:
         ax.set_ylabel(m)
     axes[0][-1].legend(fontsize=7)
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def _table_markdown(

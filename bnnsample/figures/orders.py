@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
+from .common import save_figure
 
 # torch, the integrators and the probe are imported inside the functions: `figure --list` stays fast.
 
@@ -482,9 +483,7 @@ def plot(rows: list[Row], path: Path, batchings=BATCHINGS) -> None:
         ax.legend(fontsize=6, ncol=2)
         ax.grid(True, which="both", lw=0.2)
     fig.suptitle("Exact stationary bias of each integrator (primary statistic, thin=1 recorded law)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def write_markdown(rows: list[Row], path: Path) -> None:

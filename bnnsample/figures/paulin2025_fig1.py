@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, scale_of, update_reproduction
+from .common import check_options, save_figure, scale_of, update_reproduction
 
 FIG_ID = "paulin2025-fig1"
 DATASET = "two_batch_gaussian"
@@ -441,9 +441,7 @@ def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> None:
         ax.grid(True, which="both", lw=0.2)
         ax.legend(fontsize=7, ncol=2)
     fig.suptitle("paulin2025 Fig. 1: two-batch Gaussian, friction 1")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def _verdict_w1(label: str, cs: list[Cell]) -> tuple[str, str]:

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from . import common, register
-from .common import check_options, scale_of, update_reproduction
+from .common import check_options, save_figure, scale_of, update_reproduction
 
 FIG_ID = "paulin2025-fig2"
 OPTIONS = ("scale", "data_dir", "seed")
@@ -247,10 +247,7 @@ def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:
         ax.set(xscale="log", xlabel="h", title=key)
     axes[0].legend(fontsize=8)
     fig.suptitle(f"paulin2025 Fig. 2 reproduction: multinomial logistic regression on {which.split(' (')[0]}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def _fmt(x) -> str:

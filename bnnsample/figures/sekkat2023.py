@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from . import common, register
-from .common import check_options, scale_of, update_reproduction
+from .common import check_options, save_figure, scale_of, update_reproduction
 
 GAMMA = 1.0
 PAPER = "Sekkat & Stoltz (2023), JMLR 24"
@@ -798,9 +798,7 @@ def _mixture_plot(rows, path, x_key, groups, title, ylabel="L1 error of the thet
     ax.set(xscale="log" if x_key != "K" else "linear", yscale="log", xlabel=x_key, ylabel=ylabel,
            title=title + " (dotted: bootstrap histogram-noise floor)")  # fmt: skip
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def _mixture_settings(st, ref) -> str:
