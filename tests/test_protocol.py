@@ -195,3 +195,53 @@ def test_reuse_swa_points_of_another_run(tmp_path):
 
     with pytest.raises(UserError, match="init.reuse"):
         run_inprocess(tmp_path / "c", [*base, "chains=3", f"init.reuse={tmp_path / 'a'}"])
+
+
+def test_each_runs_init_point_is_its_own_swa_average(tmp_path, monkeypatch):
+    """Regression: loading a flat vector into the module must copy it. With views (as
+    torch.nn.utils.vector_to_parameters makes), run c+1's re-initialisation and Adam steps
+    wrote into run c's SWA vector, so init/x0[c] became run c+1's last Adam iterate: the
+    localization centre, bounce box and control-variate reference of every run but the last
+    were the wrong point. init/x0[c] must equal run c's SWA average as train_adam_swa returned
+    it, and the stored SWA baseline must be the prediction at init/x0[c]."""
+    returned = []
+    real = train_mod.train_adam_swa
+
+    def spy(*args, **kwargs):
+        res = real(*args, **kwargs)
+        returned.append(res.swa.clone())  # a private copy, taken before anything else runs
+        return res
+
+    monkeypatch.setattr(train_mod, "train_adam_swa", spy)
+    base = ["dataset=digits", "chains=3", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=1",
+            "model.n_calibration=100", "store_theta=false", "evaluate=false", "dataset.n_test=50"]  # fmt: skip
+    path, _ = run_inprocess(tmp_path / "a", base)
+    from bnnsample.store import SampleStore
+
+    with SampleStore(path) as st:
+        x0 = st.array("init/x0")
+        swa_pred = st.group("baselines")["swa"]
+    assert len(returned) == 3
+    for c in range(3):
+        np.testing.assert_array_equal(x0[c], returned[c].numpy())
+    assert not np.array_equal(x0[0], x0[1])
+    # the SWA baseline is the predictive at the stored centre (same calibration, same module)
+    cfg = compose_cfg(base)
+    from bnnsample.data import load_data
+    from bnnsample.models import build_potential
+
+    pot = build_potential(cfg.model, load_data(cfg), torch.device("cpu"), torch.float32, seed=int(cfg.seed) * 2 + 7919)
+    for c in range(3):
+        np.testing.assert_allclose(pot.predict_one(torch.as_tensor(x0[c])).numpy(), swa_pred[c], atol=1e-6)
+
+
+def test_load_copies_instead_of_aliasing():
+    pot = tiny_potential()
+    flat = pot.layout.flatten(pot.module).clone() + 1.0
+    kept = flat.clone()
+    pot.layout.load(pot.module, flat)
+    with torch.no_grad():
+        for p in pot.module.parameters():
+            p.zero_()
+    torch.testing.assert_close(flat, kept)
+    torch.testing.assert_close(pot.layout.flatten(pot.module), torch.zeros_like(flat))

@@ -52,8 +52,13 @@ class ParamLayout:
     def flatten(self, module: nn.Module) -> torch.Tensor:
         return torch.cat([p.detach().reshape(-1) for p in module.parameters()])
 
+    @torch.no_grad()
     def load(self, module: nn.Module, flat: torch.Tensor) -> None:
-        torch.nn.utils.vector_to_parameters(flat, module.parameters())
+        """Copy ``flat`` into the module's own parameter memory. (``vector_to_parameters``
+        would make the parameters views of ``flat``: a later in-place update of the module,
+        the next run's re-initialisation and Adam steps, would then overwrite ``flat``.)"""
+        for p, part in zip(module.parameters(), torch.split(flat, self.sizes)):
+            p.copy_(part.view_as(p))
 
     def prior_mask(self, like: torch.Tensor) -> torch.Tensor:
         """1 for penalised parameters (names without 'bias'), 0 for biases."""
