@@ -142,8 +142,14 @@ def test_fig4_verdicts_and_options():
     _, s, _ = fig._settings({"scale": "reduced", "dataset": "mnist5k"})
     ovr = fig.method_overrides("sg_hmc", s)
     assert "dataset=mnist5k" in ovr and not any(o.startswith("dataset.") for o in ovr) and "step_size=0.001" in ovr
-    with pytest.raises(ValueError, match="allowed values: quick, reduced, paper"):
+    with pytest.raises(ValueError, match="allowed values: quick, reduced, large, paper"):
         fig._settings({"scale": "full"})
+    # scale=large: all 60,000 images at the paper's steps, SMS-UBU alone unless methods= asks
+    scale, s, methods = fig._settings({"scale": "large"})
+    ovr = fig.method_overrides("sms_ubu", s)
+    assert methods == ["sms_ubu"] and {"dataset=fmnist", "model=cnn_small", "step_size=0.000125"} <= set(ovr)
+    assert not any(o.startswith("dataset.n_train") for o in ovr)
+    assert fig._settings({"scale": "large", "methods": "sms_ubu,sg_hmc"})[2] == ["sms_ubu", "sg_hmc"]
 
 
 def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):

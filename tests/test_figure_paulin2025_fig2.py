@@ -19,7 +19,7 @@ def tiny_data(n=240, n_test=60, D=6, K=3, seed=0):
 
 
 def test_options_and_step_grid():
-    with pytest.raises(ValueError, match="unknown option 'bogus'; allowed: scale, data_dir, seed"):
+    with pytest.raises(ValueError, match="unknown option 'bogus'; allowed: scale, seed, data_dir"):
         fig2.make(None, {"bogus": "1"})
     with pytest.raises(ValueError, match="scale=huge: allowed values: quick, paper"):
         fig2.make(None, {"scale": "huge"})

@@ -38,3 +38,21 @@ def test_options():
         scale_of({"scale": "huge"})
     with pytest.raises(ValueError, match="unknown option 'chians'; allowed: scale, chains"):
         check_options({"chians": "3"}, ("scale", "chains"))
+
+
+def test_every_recipe_takes_data_dir(tmp_path, cli):
+    """data_dir=DIR is accepted by every recipe and becomes an override of every config the
+    recipe composes (Fashion-MNIST, CIFAR-10, UCI files are read from there)."""
+    from bnnsample.figures import common
+
+    options = {"scale": "quick", "data_dir": str(tmp_path)}
+    check_options(options, ("scale",))
+    assert options == {"scale": "quick"}
+    assert common.compose([]).data_dir == str(tmp_path)
+    check_options({}, ("scale",))  # the next call without it: back to the default
+    assert common.compose([]).data_dir != str(tmp_path)
+    with pytest.raises(ValueError, match="allowed: scale, data_dir"):
+        check_options({"bogus": "1"}, ("scale",))
+    out = cli("figure", "paulin2025-fig4", "scale=bogus", f"data_dir={tmp_path}")
+    assert out.returncode != 0 and "scale=bogus: allowed values: quick, reduced, large, paper" in out.stderr
+    assert "data_dir" not in out.stderr

@@ -4,8 +4,11 @@ loaders as the real files, compared with torchvision's own readers where torchvi
 one, plus a 10-step smoke run of each with its model; and the offline MNIST 7-vs-9 PCA set."""
 
 import gzip
+import os
 import pickle
 import struct
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -75,6 +78,67 @@ def test_fmnist_fixture_loads_like_torchvision(tmp_path, gz):
         tv = FashionMNIST(tmp_path, train=train, transform=transforms.ToTensor())
         torch.testing.assert_close(torch.stack([tv[i][0] for i in range(len(tv))]), x, rtol=0, atol=0)
         assert tv.targets.tolist() == y.tolist()
+
+
+def test_fmnist_found_in_data_dir_itself_and_in_system_folders(tmp_path, monkeypatch):
+    """Search order: data_dir/FashionMNIST/raw, data_dir, then the system folders (Debian's
+    dataset-fashion-mnist); a folder counts only when it holds all four files."""
+    make_fmnist(tmp_path / "flat", n_train=30, n_test=10).rename(tmp_path / "flatdir")
+    assert LOADERS["fmnist"](_cfg(tmp_path / "flatdir", "fmnist")).n_train == 30
+    system = make_fmnist(tmp_path / "sys", n_train=20, n_test=10)
+    partial = make_fmnist(tmp_path / "partial", n_train=50, n_test=10)
+    (partial / "t10k-labels-idx1-ubyte.gz").unlink()
+    monkeypatch.setenv("BNNSAMPLE_SYSTEM_DATA", f"{partial}:{system}")
+    assert LOADERS["fmnist"](_cfg(tmp_path / "empty", "fmnist")).n_train == 20  # skips the partial folder
+    assert LOADERS["fmnist"](_cfg(tmp_path / "flatdir", "fmnist")).n_train == 30  # data_dir first
+
+
+def test_fmnist_missing_lists_every_place_and_the_package(tmp_path, monkeypatch):
+    monkeypatch.delenv("BNNSAMPLE_SYSTEM_DATA")
+    from bnnsample.data import locate
+
+    monkeypatch.setitem(locate.SYSTEM_DATA, "fmnist", [(str(tmp_path / "nosys"), "dataset-fashion-mnist")])
+    with pytest.raises(DataMissingError) as e:
+        LOADERS["fmnist"](_cfg(tmp_path / "d", "fmnist"))
+    msg = str(e.value)
+    assert "\n" not in msg
+    for place in (tmp_path / "d" / "FashionMNIST" / "raw", tmp_path / "d", tmp_path / "nosys"):
+        assert str(place) in msg
+    assert "apt-get install dataset-fashion-mnist" in msg and "data_dir=" in msg
+
+
+SYSTEM_FMNIST = "/usr/share/datasets/fashion-mnist"
+needs_system_fmnist = pytest.mark.skipif(
+    not os.path.isdir(SYSTEM_FMNIST), reason=f"Debian's dataset-fashion-mnist is not installed ({SYSTEM_FMNIST})"
+)
+
+
+@needs_system_fmnist
+def test_real_fashion_mnist_from_the_system_folder(tmp_path, monkeypatch):
+    """The real files, found with no data_dir: 60,000 / 10,000 images, 6,000 / 1,000 per class,
+    pixels in [0, 1]; a stratified subset keeps the class balance."""
+    monkeypatch.delenv("BNNSAMPLE_SYSTEM_DATA")
+    d = LOADERS["fmnist"](_cfg(tmp_path / "nothing", "fmnist"))
+    assert d.x_train.shape == (60000, 1, 28, 28) and d.x_test.shape == (10000, 1, 28, 28)
+    assert torch.bincount(d.y_train).tolist() == [6000] * 10 and torch.bincount(d.y_test).tolist() == [1000] * 10
+    assert 0.0 <= float(d.x_train.min()) and float(d.x_train.max()) <= 1.0
+    sub = LOADERS["fmnist"](_cfg(tmp_path / "nothing", "fmnist", n_train=1000))
+    assert torch.bincount(sub.y_train).tolist() == [100] * 10
+
+
+@needs_system_fmnist
+def test_real_fashion_mnist_run_without_data_dir(tmp_path):
+    """`bnnsample run dataset=fmnist` with a tiny schedule and no data_dir runs to completion."""
+    env = {k: v for k, v in os.environ.items() if k != "BNNSAMPLE_SYSTEM_DATA"}
+    out = subprocess.run(
+        [sys.executable, "-m", "bnnsample.cli", "run", "dataset=fmnist", "model=cnn_small", "dataset.n_train=400",
+         "dataset.n_test=100", "chains=1", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=1",
+         "model.n_calibration=200", "progress=false", f"hydra.run.dir={tmp_path / 'run'}"],
+        env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    with SampleStore(tmp_path / "run" / "samples.h5") as s:
+        assert s.complete and s.predictive().shape == (1, 1, 100, 10)
 
 
 def test_fmnist_training_subset_is_stratified_and_seeded(tmp_path):

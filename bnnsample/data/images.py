@@ -10,6 +10,7 @@ import torch
 
 from ..errors import DataMissingError, UserError
 from .base import Data
+from .locate import first_complete, install_hint, system_folders
 
 
 def _split(x: np.ndarray, y: np.ndarray, n_test: int, split_seed: int):
@@ -91,21 +92,24 @@ def _find_idx(folder: Path, name: str) -> Path | None:
 def fmnist(cfg) -> Data:
     """Fashion-MNIST with ToTensor only (pixels / 255, shape (1, 28, 28)): 60,000 train,
     10,000 test. Reads the four IDX files, gzipped (as distributed) or unpacked (as torchvision
-    leaves them), from ``data_dir/FashionMNIST/raw``; ``download=true`` runs torchvision's
-    download first. ``n_train`` / ``n_test`` keep stratified seeded subsets (reduced
-    protocols; null keeps all)."""
+    leaves them), from the first of ``data_dir/FashionMNIST/raw`` (torchvision's layout),
+    ``data_dir`` itself and the system folder of Debian's ``dataset-fashion-mnist``
+    (/usr/share/datasets/fashion-mnist) that holds all four; ``download=true`` runs
+    torchvision's download into ``data_dir`` first. ``n_train`` / ``n_test`` keep stratified
+    seeded subsets (reduced protocols; null keeps all)."""
     root = _root(cfg)
-    raw = root / "FashionMNIST" / "raw"
     if bool(cfg.download):
         from torchvision.datasets import FashionMNIST
 
         _download("fmnist", lambda: FashionMNIST(root, train=True, download=True))
     names = [f.removesuffix(".gz") for f in FMNIST_FILES]
-    found = [_find_idx(raw, n) for n in names]
-    if None in found:
+    folders = [root / "FashionMNIST" / "raw", root, *system_folders("fmnist")]
+    raw, found = first_complete(folders, lambda folder: [_find_idx(folder, n) for n in names])
+    if raw is None:
         raise DataMissingError(
             f"dataset=fmnist: Fashion-MNIST files not found; expected {', '.join(FMNIST_FILES)} "
-            f"(gzipped or not) in {raw} (set data_dir=DIR, or download=true when online)"
+            f"(gzipped or not) in one of {', '.join(str(f) for f in folders)} "
+            f"(set data_dir=DIR, or download=true when online{install_hint('fmnist')})"
         )
     x_tr, y_tr, x_te, y_te = (_read_idx(p) for p in found)
     if x_tr.shape[0] != y_tr.shape[0] or x_te.shape[0] != y_te.shape[0]:

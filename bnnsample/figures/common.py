@@ -68,11 +68,16 @@ def scale_of(options: dict, default: str = "quick", allowed: tuple[str, ...] = S
     return scale
 
 
+COMMON_OPTIONS = ("data_dir",)
+
+
 def check_options(options: dict, allowed: tuple[str, ...]) -> None:
-    """ValueError for an option the recipe does not know, naming the ones it does."""
+    """ValueError for an option the recipe does not know, naming the ones it does. Applies
+    the options every recipe takes (``data_dir``, see ``take_common_options``)."""
+    take_common_options(options)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown option {unknown[0]!r}; allowed: {', '.join(allowed)}")
+        raise ValueError(f"unknown option {unknown[0]!r}; allowed: {', '.join((*allowed, *COMMON_OPTIONS))}")
 
 
 def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
@@ -96,8 +101,23 @@ def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
     return path
 
 
+# Options every recipe takes, set once per `bnnsample figure` call: data_dir=DIR (where image
+# and UCI files are read) becomes an override of every config the recipe composes.
+COMMON_OVERRIDES: list[str] = []
+
+
+def take_common_options(options: dict) -> dict:
+    """Remove the options every recipe takes (COMMON_OPTIONS) from ``options`` and apply them
+    to every config this recipe composes."""
+    COMMON_OVERRIDES.clear()
+    if "data_dir" in options:
+        COMMON_OVERRIDES.append(f"data_dir={options.pop('data_dir')}")
+    return options
+
+
 def compose(overrides=()):
-    """The resolved run config for Hydra ``overrides``, as ``bnnsample run`` would compose it."""
+    """The resolved run config for Hydra ``overrides``, as ``bnnsample run`` would compose it
+    (with the common options of this `figure` call, e.g. data_dir, applied first)."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
@@ -106,7 +126,7 @@ def compose(overrides=()):
 
     GlobalHydra.instance().clear()
     with initialize_config_dir(str(conf_dir()), version_base="1.3"):
-        return hydra_compose("config", overrides=list(overrides))
+        return hydra_compose("config", overrides=[*COMMON_OVERRIDES, *overrides])
 
 
 def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:

@@ -40,7 +40,7 @@ from . import common, register
 from .common import check_options, save_figure, scale_of, update_reproduction
 
 FIG_ID = "paulin2025-fig2"
-OPTIONS = ("scale", "data_dir", "seed")
+OPTIONS = ("scale", "seed")  # and data_dir, which every recipe takes
 PAPER_HS = (2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4, 6.25e-5)
 PAPER_N = 60_000
 GAMMA = math.sqrt(50.0)
@@ -75,7 +75,7 @@ def load_problem(data_dir: str | None):
         which = "fmnist"
     except DataMissingError:
         data = LOADERS["mnist5k"](OmegaConf.create({"name": "mnist5k", "n_test": 1000, "split_seed": 0}))
-        which = f"mnist5k (offline stand-in: no Fashion-MNIST files under {data_dir}/FashionMNIST/raw)"
+        which = f"mnist5k (offline stand-in: no Fashion-MNIST files in data_dir={data_dir} or the system folders)"
     return data, which
 
 
@@ -156,11 +156,9 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     check_options(options, OPTIONS)
     scale = scale_of(options)
     seed = int(options.get("seed", 0))
-    data_dir = options.get("data_dir")
-    if data_dir is None:
-        from .common import compose
+    from .common import compose
 
-        data_dir = str(compose([]).data_dir)
+    data_dir = str(compose([]).data_dir)
     settings = SCALES[scale]
     torch.set_num_threads(1)
     t_start = time.perf_counter()
