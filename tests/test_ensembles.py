@@ -176,3 +176,11 @@ def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
     text = md.read_text()
     assert "scale=reduced" in text and "Reduced scale" in text and "| SG-HMC | 16 | 0.9376 |" in text
     assert png.exists()
+    # the measured explanation: temperatures, reliability bins, excess training loss per sampler
+    temps = pd.read_csv(tmp_path / "out" / fig.FIG / "calibration.csv")
+    assert set(temps.method) == {"standard", "swa", "sms_ubu", "sg_hmc"} and (temps.t_best > 0).all()
+    rel = pd.read_csv(tmp_path / "out" / fig.FIG / "reliability.csv")
+    assert rel.groupby("method")["count"].sum().tolist() == [2 * 20, 2 * 20]
+    excess = pd.read_csv(tmp_path / "out" / fig.FIG / "excess_loss.csv")
+    assert list(excess.method) == ["sms_ubu", "sg_hmc"] and np.isfinite(excess.excess).all()
+    assert "Best-fit test temperature" in text and "| SMS-UBU |" in text.split("Training loss")[1]

@@ -178,6 +178,72 @@ def collect(paths: dict[str, Path], sizes):
     return pd.concat(parts, ignore_index=True)
 
 
+def diagnose(paths: dict[str, Path], sizes, fig_dir: Path) -> list[str]:
+    """Measurements that explain the ensemble table (evaluate.calibration): the best-fit test
+    temperature of each method at ensemble sizes 1 and the largest, reliability bins of the
+    single-run predictives, and each sampler's excess training loss over the SWA point and its
+    kinetic temperature at the draws. Writes calibration.csv, reliability.csv, excess_loss.csv;
+    returns the markdown lines."""
+    import numpy as np
+    import pandas as pd
+
+    from ..evaluate.calibration import excess_training_loss, reliability_rows, temperature_rows
+    from ..evaluate.ensembles import run_predictives
+    from ..store import SampleStore
+
+    preds, y = {}, None
+    kinetic = {}
+    for m, path in paths.items():
+        with SampleStore(path) as st:
+            got, y = run_predictives(st, bayes_label=m)
+            kt = st.group("diagnostics").get("kinetic_temperature")
+            draws = int(st.attrs.get("draws", 0))
+        preds.update(got if m == "sms_ubu" else {m: got[m]})
+        if kt is not None:
+            kinetic[m] = np.asarray(kt)[:, :draws]
+    temps = pd.DataFrame(temperature_rows(preds, y, sizes=sorted({sizes[0], sizes[-1]})))
+    temps.to_csv(fig_dir / "calibration.csv", index=False)
+    rel = reliability_rows({k: preds[k] for k in ("swa", "sms_ubu") if k in preds}, y)
+    rel.to_csv(fig_dir / "reliability.csv", index=False)
+    excess = []
+    for m, path in paths.items():
+        e = excess_training_loss(path.parent)
+        k = kinetic.get(m)
+        e.update(method=m, kinetic_temperature=float(k.mean()) if k is not None else float("nan"),
+                 kinetic_temperature_first_draw=float(k[:, 0].mean()) if k is not None else float("nan"))  # fmt: skip
+        excess.append(e)
+    pd.DataFrame(excess).to_csv(fig_dir / "excess_loss.csv", index=False)
+
+    lines = ["", "Why (measured; `calibration.csv`, `reliability.csv`, `excess_loss.csv`):", "",
+             "Best-fit test temperature T* (softmax(log p / T*) minimises the test NLL; T* > 1: over-confident, "
+             "T* < 1: under-confident), mean ± std over the disjoint groups:", "",
+             "| method | es | T* | NLL | NLL at T* |", "|---|---|---|---|---|"]  # fmt: skip
+    for r in temps.itertuples():
+        sd = "" if math.isnan(r.t_best_std) else f" ± {r.t_best_std:.3f}"
+        lines.append(f"| {LABELS.get(r.method, r.method)} | {r.ensemble_size} | {r.t_best:.3f}{sd} | {r.nll:.4f} | "
+                     f"{r.nll_tempered:.4f} |")  # fmt: skip
+    lines += ["", "Reliability of single-run predictives (top-label confidence bins, pooled over runs; gap = "
+              "accuracy - confidence, positive = under-confident):", "",
+              "| bin | " + " | ".join(f"{LABELS.get(m, m)} count | conf | acc" for m in rel.method.unique()) + " |",
+              "|---|" + "---|---|---|" * rel.method.nunique()]  # fmt: skip
+    for lo in sorted(rel.lo.unique()):
+        cells = []
+        for m in rel.method.unique():
+            r = rel[(rel.method == m) & (rel.lo == lo)].iloc[0]
+            cells.append(f"{int(r['count'])} | {r.confidence:.3f} | {r.accuracy:.3f}" if r["count"] else "0 | | ")
+        lines.append(f"| ({lo:.1f}, {lo + 0.1:.1f}] | " + " | ".join(cells) + " |")
+    lines += ["", "Training loss (mean cross-entropy per datum, BatchNorm on batch statistics) of the draws and of "
+              "the SWA points, their difference per run (mean ± s.e. over runs), and the kinetic temperature "
+              "|v|^2/d at the draws (1 at equilibrium):", "",
+              "| method | draws | SWA | excess | excess x N | d | kinetic T (all draws) | kinetic T (first draw) |",
+              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for e in excess:
+        lines.append(f"| {LABELS.get(e['method'], e['method'])} | {e['draw_loss']:.4f} | {e['swa_loss']:.4f} | "
+                     f"{e['excess']:.4f} ± {e['excess_se']:.4f} | {e['excess_times_n']:.0f} | {e['dim']} | "
+                     f"{e['kinetic_temperature']:.3f} | {e['kinetic_temperature_first_draw']:.3f} |")  # fmt: skip
+    return lines
+
+
 def _value(t, method, es, metric):
     r = t[(t.method == method) & (t.ensemble_size == es) & (t.metric == metric)]
     return (float(r["mean"].iloc[0]), float(r["std"].iloc[0])) if len(r) else (float("nan"), float("nan"))
@@ -252,7 +318,7 @@ def verdicts(t) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-def _markdown(t, s, scale, methods, sizes, seconds, times) -> str:
+def _markdown(t, s, scale, methods, sizes, seconds, times, why=()) -> str:
     cmd = f"bnnsample figure {FIG} scale={scale}"
     if s["dataset"] != SETTINGS[scale]["dataset"]:
         cmd += f" dataset={s['dataset']}"
@@ -300,7 +366,7 @@ def _markdown(t, s, scale, methods, sizes, seconds, times) -> str:
     for m, by_es in PAPER_NUMBERS.items():
         for es, (a, c, n, r) in by_es.items():
             lines.append(f"| {LABELS[m]} | {es} | {a} | {c} | {n} | {r} |")
-    return "\n".join(lines)
+    return "\n".join([*lines, *why])
 
 
 @register(FIG, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines")
@@ -322,8 +388,9 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     png = plot_ensembles(table.assign(method=table.method.map(LABELS)), fig_dir / "fig4.png",
                          title=f"{s['dataset']}, {s['chains']} runs ({scale})")  # fmt: skip
     times = recorded_times(run_root, methods)
+    why = diagnose(paths, sizes, fig_dir)
     md = update_reproduction(
-        Path(out_dir), FIG, _markdown(table, s, scale, methods, sizes, time.monotonic() - t0, times)
+        Path(out_dir), FIG, _markdown(table, s, scale, methods, sizes, time.monotonic() - t0, times, why)
     )
     for p in (csv, png, md):
         print(f"[{FIG}] wrote {p}")
