@@ -184,3 +184,22 @@ def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
     excess = pd.read_csv(tmp_path / "out" / fig.FIG / "excess_loss.csv")
     assert list(excess.method) == ["sms_ubu", "sg_hmc"] and np.isfinite(excess.excess).all()
     assert "Best-fit test temperature" in text and "| SMS-UBU |" in text.split("Training loss")[1]
+
+
+def test_paired_differences_match_the_group_metrics():
+    """diff = metric(A group) - metric(B group) over the same disjoint groups; its mean is the
+    difference of the two ensemble_metrics means, and B = A gives zero."""
+    from bnnsample.evaluate.ensembles import ensemble_metrics, paired_differences
+
+    rng = np.random.default_rng(0)
+    a = rng.dirichlet(np.ones(3), size=(8, 50))
+    b = rng.dirichlet(np.ones(3), size=(8, 50))
+    y = rng.integers(0, 3, 50)
+    d = paired_differences(a, b, y, sizes=(1, 2, 8))
+    ta, tb = ensemble_metrics(a, y, sizes=(1, 2, 8)), ensemble_metrics(b, y, sizes=(1, 2, 8))
+    for r in d.itertuples():
+        ma = ta[(ta.ensemble_size == r.ensemble_size) & (ta.metric == r.metric)]["mean"].iloc[0]
+        mb = tb[(tb.ensemble_size == r.ensemble_size) & (tb.metric == r.metric)]["mean"].iloc[0]
+        assert r.diff == pytest.approx(ma - mb)
+    assert d[d.ensemble_size == 8]["se"].isna().all() and (d[d.ensemble_size == 1]["se"] > 0).all()
+    assert (paired_differences(a, a, y)["diff"] == 0).all()

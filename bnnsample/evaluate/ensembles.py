@@ -53,6 +53,29 @@ def ensemble_metrics(run_probs, y, sizes=SIZES, method: str = "bayes", metrics=M
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def paired_differences(run_probs_a, run_probs_b, y, sizes=SIZES, metrics=METRICS) -> pd.DataFrame:
+    """metric(group of A) - metric(same group of B) for two predictives of the same runs (e.g.
+    the Bayesian and the SWA predictive), cut into the same disjoint groups as
+    ``ensemble_metrics``: columns ensemble_size, metric, diff (mean over groups), se (std over
+    groups / sqrt(groups); NaN with one group), groups. Pairing removes the run-to-run spread
+    that the two share."""
+    a, b = (np.asarray(p, dtype=np.float64) for p in (run_probs_a, run_probs_b))
+    if a.shape != b.shape:
+        raise ValueError(f"paired predictives need the same shape, got {a.shape} and {b.shape}")
+    rows = []
+    for es in sizes:
+        n_groups = a.shape[0] // int(es)
+        if n_groups < 1:
+            continue
+        ga, gb = (p[: n_groups * es].reshape(n_groups, es, *p.shape[1:]).mean(axis=1) for p in (a, b))
+        per = [(M.classification_metrics(x, y), M.classification_metrics(z, y)) for x, z in zip(ga, gb)]
+        for m in metrics:
+            d = np.array([x[m] - z[m] for x, z in per])
+            se = float(d.std(ddof=1) / np.sqrt(n_groups)) if n_groups > 1 else float("nan")
+            rows.append({"ensemble_size": int(es), "metric": m, "diff": float(d.mean()), "se": se, "groups": n_groups})
+    return pd.DataFrame(rows, columns=["ensemble_size", "metric", "diff", "se", "groups"])
+
+
 def run_predictives(store, bayes_label: str = "bayes") -> tuple[dict[str, np.ndarray], np.ndarray]:
     """({method: per-run predictive (kept runs, n_test, K)}, targets) of a classification run:
     the baselines ``baselines/<name>`` (e.g. standard and swa) and the Bayesian predictive
