@@ -368,3 +368,27 @@ def test_dtypes_and_shapes(name, params, dtype):
         ctx.step = 2 * k
         st = integ.advance(st, 2, lambda: Oracle(pot, torch.tensor([0, 1]), 1.5, 1.5), ctx)
     assert st.x.dtype == dtype and st.extra["xi"].dtype == dtype and torch.isfinite(st.x).all()
+
+
+# --- 5. CC-ADL's stability interval (results/ccadl_diagnosis.md)
+
+
+@pytest.mark.parametrize("xi, unstable", [(7.0, False), (7.6, False), (8.0, True), (8.5, True)])
+def test_ccadl_frozen_friction_stability_interval(xi, unstable):
+    """CC-ADL is explicit Euler in the friction (Shang et al. 2015 Algorithm 1, as matthews2018's
+    runs use it): with xi frozen, on U = x^2/2 with Sigma = s, one step maps (x, p) by
+    [[1, h], [-h, 1 - h xi_e - h^2]], xi_e = xi + h s / 2, with det 1 - h xi_e and trace
+    2 - h xi_e - h^2, so it is stable iff 0 < xi_e < 2/h - h/2 (Jury); h = 0.25, s = 1: xi < 7.75.
+    Past it the momentum flips sign and grows every step: the divergence seen in matthews2018
+    Fig. 1 once the thermostat's excursions reach this bound."""
+    from bnnsample.figures.matthews2018 import simulate
+    from bnnsample.models.analytic import NoisyGradientGaussian
+
+    h, s = 0.25, 1.0
+    bound = 2 / h - h / 2 - h * s / 2
+    assert (xi > bound) == unstable
+    pot = NoisyGradientGaussian(1, sigma=math.sqrt(s), sigma_model="constant", seed=3)
+    st = simulate(pot, "ccadl", h=h, gamma=1.0, x0=torch.zeros(64, 1, dtype=torch.float64), steps=1500,
+                  params={"thermostat_mass": math.inf, "initial_friction": xi}, seed=3)  # fmt: skip
+    big = ~torch.isfinite(st.x) | (st.x.abs() > 1e3)
+    assert bool(big.all()) if unstable else not bool(big.any())

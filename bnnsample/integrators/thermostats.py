@@ -547,8 +547,8 @@ class SGNHT(Integrator):
 
 @register
 class CCADL(Integrator):
-    """Covariance-controlled adaptive Langevin (CC-ADL; Shang et al. 2015), as in the code of
-    matthews2018's authors (digest §1.5), with the energy gradient G = -F~ and A = gamma:
+    """Covariance-controlled adaptive Langevin (CC-ADL; Shang et al. 2015, Algorithm 1), as
+    matthews2018's authors run it (their public code), with the energy gradient G = -F~, A = gamma:
 
         x  <- x + h p
         (G, Sigma~) at the new x, from this step's minibatch (oracle.force_and_covariance)
@@ -557,13 +557,21 @@ class CCADL(Integrator):
 
     Sigma~ is the covariance estimate of the force (eps(n) times the batch's per-datum sample
     covariance; 0 for the full batch). Initialisation as the authors' code: xi_0 = 0 (mass
-    mu = 1 there), p_0 ~ N(0, I); initial_friction overrides xi_0. thermostat_mass = mu in
-    (0, inf]; inf freezes xi. One gradient (and one covariance) per step.
+    mu = 1 there; Shang et al. start at xi_0 = A, which changes nothing measurable),
+    p_0 ~ N(0, I); initial_friction overrides xi_0. thermostat_mass = mu in (0, inf]; inf
+    freezes xi. One gradient (and one covariance) per step.
+
+    Stability: the friction is explicit Euler. With xi frozen, on a Gaussian U = w^2 x^2 / 2
+    with Sigma = s, the (x, p) map is stable iff 0 < xi + h s/2 < 2/h - h w^2/2; past it p flips
+    sign and grows every step, and xi (driven by p^2) follows. The thermostat's mean-field
+    equilibrium therefore has a second, unstable root below that bound (the basin edge), and
+    chains whose xi wanders past it diverge: matthews2018 Fig. 1 at h >= 0.25 (d = 1) and
+    Fig. 2 wherever (h^2/2) lambda_max(Sigma~) approaches 2 (results/ccadl_diagnosis.md).
     """
 
     name = "ccadl"
     needs = ("covariance",)
-    summary = "CC-ADL (matthews2018 §1.5, authors' code): thermostat plus the -(h^2/2) Sigma p covariance control"
+    summary = "CC-ADL (Shang et al. 2015 Alg. 1, matthews2018 authors' code): thermostat plus -(h^2/2) Sigma p"
 
     def __init__(self, thermostat_mass=1.0, initial_friction=None):
         self.inv_mass = _inverse_mass(thermostat_mass)
