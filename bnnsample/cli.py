@@ -6,6 +6,7 @@ config help), so everything Hydra accepts works: ``bnnsample run -m step_size=1e
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from hydra.errors import CompactHydraException
 
-from .config import NOT_SAMPLING_KEYS
+from .config import NOT_SAMPLING_KEYS, check_override
 
 USAGE = """usage: bnnsample <command> [args]
 
@@ -38,7 +39,9 @@ config.yaml, metrics.csv, plots/, run.log.
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    print(f"bnnsample: error: {msg}", file=sys.stderr)
+    from .errors import printable
+
+    print(f"bnnsample: error: {printable(msg)}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -155,6 +158,10 @@ def one_line(text: str) -> str:
             return f"{key}: no such key in the config; top-level keys: {_known_keys()}"
         plus = re.search(r"To append to your config use (\S+)", text)
         return f"{key}: no such key in the config" + (f" (to add it: {plus.group(1)})" if plus else "")
+    m = re.search(r"^(?:PermissionError|NotADirectoryError|FileNotFoundError|FileExistsError|IsADirectoryError|"
+                  r"OSError): \[Errno \d+\] (.+)$", lines[-1] if lines else "")  # fmt: skip
+    if m:  # the file system refused (a read-only or missing directory): not a bug
+        return f"{m.group(1)}; choose a run directory that can be written (hydra.run.dir=DIR)"
     # an unexpected exception (a bug, not bad input): its last line, and where to get the rest
     bug = " (internal error; HYDRA_FULL_ERROR=1 shows the traceback)" if "Traceback" in text else ""
     m = re.search(r"Error executing job with overrides: (\[.*\])", text)
@@ -173,13 +180,28 @@ def _check_syntax(argv: list[str]) -> None:
 
     parser = OverridesParser.create()
     for a in argv:
+        if not a.isprintable():
+            _fail(f"{a}: not a valid override (control characters such as a newline or ESC in it)")
         if a.startswith("-") or not ("=" in a or a.startswith("~")):
             continue
         try:
-            parser.parse_override(a)
+            ov = parser.parse_override(a)
         except Exception as e:  # noqa: BLE001  (Hydra's OverrideParseException and friends)
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             _fail(f"{a}: not a valid override ({msg}); e.g. key=value, key=a,b,c (sweep), +key=value")
+        complaint = check_override(ov.key_or_group, _override_values(ov))
+        if complaint:
+            _fail(complaint)
+
+
+def _override_values(ov) -> list[str]:
+    """The values of a parsed override as strings (each value of a sweep)."""
+    try:
+        if ov.is_sweep_override():
+            return [str(v) for v in ov.sweep_string_iterator()]
+        return [ov.get_value_element_as_str()] if ov.value() is not None else []
+    except Exception:  # noqa: BLE001  (range sweeps of numbers, deletions without a value)
+        return []
 
 
 # --------------------------------------------------------------------------
@@ -259,20 +281,11 @@ def _share_cores(hc) -> None:
 
 
 def _evaluated(run_dir: Path, reference) -> bool:
-    """metrics.csv written after the last change of a complete samples.h5, against the same
-    ``reference`` (a rerun may name another one: the run is not redone, only evaluated)."""
-    import yaml
+    """metrics.csv up to date (evaluate.report.metrics_up_to_date); a rerun may name another
+    ``reference``: the run is not redone, only evaluated."""
+    from .evaluate.report import metrics_up_to_date
 
-    from .store import FILENAME, SampleStore
-
-    h5, csv = run_dir / FILENAME, run_dir / "metrics.csv"
-    if not (h5.exists() and csv.exists()) or csv.stat().st_mtime_ns < h5.stat().st_mtime_ns:
-        return False
-    try:
-        with SampleStore(h5) as s:
-            return s.complete and yaml.safe_load(s.attrs["config"]).get("reference") == reference
-    except Exception:  # noqa: BLE001
-        return False
+    return metrics_up_to_date(run_dir, reference)
 
 
 def _hydra_run(argv: list[str]) -> None:
@@ -281,8 +294,9 @@ def _hydra_run(argv: list[str]) -> None:
     from hydra.types import RunMode
     from omegaconf import DictConfig, OmegaConf
 
-    from .errors import Interrupted, UserError
+    from .errors import Interrupted, UserError, log_to_files, printable
     from .paths import conf_dir
+    from .rundir import owned
 
     held = _HeldStderr(sys.stderr)
 
@@ -298,7 +312,9 @@ def _hydra_run(argv: list[str]) -> None:
             out.hold(False)
         preempt = _Preemption()
         before = _stop_on_signals()
+        lock = contextlib.ExitStack()
         try:
+            lock.enter_context(owned(run_dir))  # one owner from here to the end of evaluation
             if multirun:
                 _sweep_seed(cfg, hc.overrides.task)
                 _share_cores(hc)
@@ -312,17 +328,20 @@ def _hydra_run(argv: list[str]) -> None:
 
                 evaluate_run(run_dir, echo=True, reference=reference)
         except UserError as e:
-            logging.getLogger("bnnsample").error(str(e))
+            log_to_files(str(e))
             if multirun:
-                raise JobFailed(str(e)) from None
+                raise JobFailed(printable(e)) from None
             _fail(str(e))
         except (KeyboardInterrupt, Interrupted) as e:
             preempt.requeue_if_asked()
-            msg = f"interrupted ({e or 'at once'}); draws written so far are in {run_dir / 'samples.h5'}"
+            h5 = run_dir / "samples.h5"
+            kept = f"draws written so far are in {h5}" if h5.exists() else "nothing was written"
+            msg = f"interrupted ({e or 'at once'}); {kept}"
             if multirun:
                 raise JobFailed(f"{msg}; rerun the same command to resume") from None
             _fail(msg, 130)
         finally:
+            lock.close()
             if out is not None:
                 out.hold(True)
             if multirun and not isinstance(sys.stderr, _HeldStderr):  # a worker process
@@ -406,7 +425,16 @@ def main(argv: list[str] | None = None) -> None:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)
         return
-    cmd, rest = argv[0], argv[1:]
+    try:
+        _command(argv[0], argv[1:])
+    except BrokenPipeError:
+        # the reader went away (`bnnsample info | head -1`): stop quietly, as cat does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(141)
+
+
+def _command(cmd: str, rest: list[str]) -> None:
     if cmd == "run":
         _hydra_run(rest)
     elif cmd == "evaluate":

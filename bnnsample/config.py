@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import re
 
 import yaml
 from omegaconf import DictConfig
@@ -14,6 +15,14 @@ from .errors import ConfigError
 from .integrators import REGISTRY
 
 DEVICES = ("auto", "cpu", "cuda")
+MAX_COUNT = 2**53  # counts (steps, draws, chains) above this are typos, and overflow HDF5's int64 attributes
+MAX_SEED = 2**32 - 1
+REQUIRED_GROUPS = ("integrator", "batching", "model", "init", "dataset")
+# numbers of the model configs with a range (finite numbers elsewhere): key -> (low, strict)
+MODEL_NUMBERS = {
+    "prior_precision": (0, False), "noise_var": (0, True), "mean_prior_var": (0, True),
+    "precision_shape": (0, True), "precision_rate": (0, True),
+}  # fmt: skip
 DTYPES = ("float32", "float64")
 UNITS = ("step", "epoch")
 
@@ -30,7 +39,7 @@ def _number(cfg, key, *, low=None, strict=True, prefix=""):
     return float(value)
 
 
-def _integer(cfg, key, *, low, high=None, what="", prefix=""):
+def _integer(cfg, key, *, low, high=MAX_COUNT, what="", prefix=""):
     value = cfg.get(key)
     key = prefix + key
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= low
@@ -95,8 +104,40 @@ def _no_unknown_keys(cfg: DictConfig) -> None:
             raise ConfigError(str(key), cfg.get(key), unknown_key_message(key, known))
 
 
+def _groups_present(cfg: DictConfig) -> None:
+    """A config group deleted on the command line (``~integrator``) is named, not a crash."""
+    from .info import group_options
+
+    for group in REQUIRED_GROUPS:
+        node = cfg.get(group)
+        if not isinstance(node, DictConfig) or not isinstance(node.get("name"), str):
+            raise ConfigError(group, "(deleted)" if node is None else node,
+                              f"required; allowed values: {', '.join(group_options(group))}")  # fmt: skip
+
+
+def _model_numbers(cfg: DictConfig) -> None:
+    """The model's numbers: finite everywhere, and in range where a range is known."""
+    for key, value in cfg.model.items():
+        if key in MODEL_NUMBERS:
+            if key == "noise_var" and value is None:
+                continue
+            low, strict = MODEL_NUMBERS[key]
+            _number(cfg.model, key, low=low, strict=strict, prefix="model.")
+        elif key == "n_calibration":
+            _integer(cfg.model, key, low=0, prefix="model.")
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"model.{key}", value, "must be a finite number")
+
+
+def _dataset_sizes(cfg: DictConfig) -> None:
+    for key in ("n_test", "n_train"):
+        if cfg.dataset.get(key) is not None:
+            _integer(cfg.dataset, key, low=1, prefix="dataset.", what=" (or null: all)")
+
+
 def validate(cfg: DictConfig) -> None:
     """Checks that need no data: types, ranges and names."""
+    _groups_present(cfg)
     _no_unknown_keys(cfg)
     _number(cfg, "step_size", low=0)
     _number(cfg, "friction", low=0, strict=False)
@@ -105,7 +146,7 @@ def validate(cfg: DictConfig) -> None:
     _integer(cfg, "burn_in", low=0)
     _integer(cfg, "samples", low=1)
     _integer(cfg, "thin", low=1)
-    _integer(cfg, "seed", low=0)
+    _integer(cfg, "seed", low=0, high=MAX_SEED)
     _integer(cfg, "check_every", low=1)
     _number(cfg, "flush_seconds", low=0, strict=False)
     for key in ("store_theta", "progress", "evaluate", "download", "control_variate"):
@@ -117,6 +158,8 @@ def validate(cfg: DictConfig) -> None:
     _choice(cfg.batching.partition, "batching.partition", PARTITIONS)
     _choice(cfg.batching.per_chain, "batching.per_chain", ("auto", True, False))
     _choice(cfg.integrator.name, "integrator.name", tuple(sorted(REGISTRY)))
+    _model_numbers(cfg)
+    _dataset_sizes(cfg)
     if cfg.init.name == "swa":
         for key in ("train_epochs", "swa_epochs"):
             _integer(cfg.init, key, low=0 if key == "train_epochs" else 1, prefix="init.")
@@ -139,6 +182,32 @@ def validate_against_data(cfg: DictConfig, n_train: int, dataset: str) -> None:
         )
     elif kind != "full":
         _integer(cfg, "batch_size", low=1, high=n_train, what=what)
+
+
+GROUP_VALUE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+MAX_KEY = 100
+
+
+def check_override(key: str, values: list[str]) -> str | None:
+    """The complaint about one command-line override, or None. Config-group values are names
+    of files in the group, never paths (``dataset=../../x`` would load a YAML from outside
+    conf/); keys longer than MAX_KEY characters are typos (Hydra would try them as paths)."""
+    from .info import GROUPS, group_options
+
+    if len(key) > MAX_KEY:
+        return f"{key[:40]}...: a key of {len(key)} characters; no such key in the config; top-level keys: " + ", ".join(
+            top_level_keys()
+        )
+    if not (key in GROUPS or "/" in key):
+        return None
+    for v in values:
+        if v == "null":
+            continue
+        allowed = group_options(key) if key in GROUPS else None
+        if not GROUP_VALUE.fullmatch(v) or ".." in v or (allowed is not None and v not in allowed):
+            names = ", ".join(allowed) if allowed is not None else "names of its options (no paths)"
+            return f"{key}={v}: allowed values: {names}"
+    return None
 
 
 # keys whose value does not change a run's draws; runner.same_sampling_config and cli.job_seed ignore them

@@ -23,3 +23,20 @@ class DataMissingError(UserError):
 
 class Interrupted(Exception):
     """A run stopped on request (Ctrl-C, SIGTERM) after writing its draws and resume state."""
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (newline, ESC, ...) shown as escapes, so that a value
+    from the command line can neither break the one error line nor restyle the terminal."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
+
+
+def log_to_files(msg: str) -> None:
+    """Record an error in the run's log file(s) only: the console gets it once, on stderr."""
+    import logging
+
+    logger = logging.getLogger("bnnsample")
+    record = logger.makeRecord(logger.name, logging.ERROR, __file__, 0, msg, None, None)
+    for h in {*logging.getLogger().handlers, *logger.handlers}:
+        if isinstance(h, logging.FileHandler):
+            h.handle(record)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,9 @@ from .models import build_potential
 from .potential import ControlVariate, ElasticBox, Localized, Oracle
 from .rng import GaussianNoise
 from .sampler import LoopSettings, Sampler
-from .store import FILENAME, SampleStore
+from .resources import check_resources
+from .rundir import check_writable_target, damaged_error, move_aside, owned, write_file
+from .store import FILENAME, SampleStore, StoreDamaged, open_checked
 
 log = logging.getLogger("bnnsample")
 
@@ -37,6 +41,18 @@ def make_generator(device: torch.device, seed: int) -> torch.Generator:
     g = torch.Generator(device=device)
     g.manual_seed(seed)
     return g
+
+
+def _load_data(cfg: DictConfig):
+    """load_data with a loader's ValueError (a test or training size the data set cannot
+    give) as one line naming the key."""
+    try:
+        return load_data(cfg)
+    except ValueError as e:
+        text = str(e).splitlines()[0] if str(e) else type(e).__name__
+        key = next((f"dataset.{k}" for k in ("n_test", "n_train") if k.replace("n_", "") + "_size" in text), "dataset")
+        value = cfg.dataset.get(key.split(".", 1)[1]) if "." in key else cfg.dataset.name
+        raise UserError(f"{key}={value}: the data set {cfg.dataset.name} cannot give it ({text})") from None
 
 
 def _reset_parameters(module: torch.nn.Module) -> None:
@@ -86,10 +102,13 @@ def reuse_swa_initialisation(cfg: DictConfig, pot, device, dtype, store_arrays: 
     src = src / FILENAME if src.is_dir() else src
     if not src.is_file():
         raise UserError(f"init.reuse={cfg.init.reuse}: no {FILENAME} there; give the run directory of an init=swa run")
-    with SampleStore(src) as old:
-        x0 = old.array("init/x0")
-        baselines = old.group("baselines")
-        chains = int(old.attrs.get("chains", -1))
+    try:
+        with open_checked(src) as old:
+            x0 = old.array("init/x0")
+            baselines = old.group("baselines")
+            chains = int(old.attrs.get("chains", -1))
+    except (OSError, KeyError, ValueError) as e:
+        raise UserError(f"init.reuse={cfg.init.reuse}: {src} is not a readable bnnsample store ({e})") from None
     if x0 is None or x0.shape != (int(cfg.chains), pot.dim) or chains != int(cfg.chains):
         got = None if x0 is None else tuple(x0.shape)
         raise UserError(
@@ -160,16 +179,23 @@ def _check_oracle(integrator, pot, sched: Schedule, x0: torch.Tensor) -> None:
 
 
 def run(cfg: DictConfig, run_dir: Path) -> Path:
-    """Execute one run into run_dir; returns the path of samples.h5."""
+    """Execute one run into run_dir; returns the path of samples.h5. The run directory is
+    owned (rundir.owned) for the whole run: a second process refuses."""
     validate(cfg)
+    with owned(run_dir):
+        return _run(cfg, Path(run_dir))
+
+
+def _run(cfg: DictConfig, run_dir: Path) -> Path:
     from .evaluate.reference import check_reference
 
     check_reference(cfg)  # a missing or foreign reference=PATH fails before sampling
     device = resolve_device(cfg.device)
     dtype = getattr(torch, cfg.dtype)
-    data = load_data(cfg)
+    data = _load_data(cfg)
     validate_against_data(cfg, data.n_train, cfg.dataset.name)
     pot = build_potential(cfg.model, data, device, dtype, seed=int(cfg.seed) * 2 + 7919)
+    check_resources(cfg, pot.dim, _predictive_shape(data), run_dir, device)
 
     per_chain = cfg.batching.per_chain
     if per_chain == "auto":
@@ -197,7 +223,8 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
 
     path = run_dir / FILENAME
     config_yaml = OmegaConf.to_yaml(cfg, resolve=True)
-    resume = _resumable(path, config_yaml)
+    n_out = _predictive_shape(data)
+    resume = _resumable(path, config_yaml, _expected_layout(cfg, settings, pot.dim, n_out, data))
     if resume == "complete":
         print(f"[bnnsample] {path} is already complete; nothing to do (choose another hydra.run.dir to rerun)")
         return path
@@ -206,7 +233,7 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     chains = int(cfg.chains)
     boundary = None
     if resume:
-        with SampleStore(path) as old:
+        with open_checked(path) as old:
             x0 = torch.as_tensor(old.array("init/x0"), device=device, dtype=dtype)
     elif cfg.init.name == "swa" and cfg.init.get("reuse"):
         x0 = reuse_swa_initialisation(cfg, pot, device, dtype, extra_arrays)
@@ -254,7 +281,6 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     except ValueError as e:
         raise UserError(f"integrator={cfg.integrator.name}: {e}") from None
 
-    (run_dir / "config.yaml").write_text(config_yaml)
     attrs = {
         "config": config_yaml,
         "version": __version__,
@@ -273,28 +299,85 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
         "device": str(device),
         "control_variate": ("cached" if cv_pot.cached else "recomputed") if cv else "off",
     }
-    n_out = _predictive_shape(data)
     if n_out is not None:
         pot.predictive_numel = n_out[0] * n_out[1]
     if resume:
         store = SampleStore(path, "r+")
         sampler = Sampler(pot, integrator, sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
-        state = sampler.restore(store.read_state(), device)
+        try:
+            state = sampler.restore(store.read_state(), device)
+        except (KeyError, ValueError, RuntimeError) as e:
+            store.close()
+            raise UserError(f"{path}: its resume state does not fit this run ({e}); choose another hydra.run.dir") from None
         store.attrs["draws"] = sampler.draws  # draws written after the last resume state are redone
         print(f"[bnnsample] resuming {path} at step {sampler.step} of {settings.total_steps}")
     else:
         store = _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0)
+        write_file(run_dir / "config.yaml", config_yaml)
         sampler = Sampler(pot, integrator, sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
     try:
         sampler.run(state)
         store.mark_complete()
-        n_div = int(sampler.diverged.sum())
-        summary = f"{n_div} of {chains} chains diverged" if n_div else f"all {chains} chains finite"
-        log.info("sampling done: %d steps, %d draws per chain; %s", settings.total_steps, settings.samples, summary)
-        print(f"[bnnsample] {summary}; samples in {path}")
+    except UserError:
+        # bad input that only the first steps reveal: a store without a single draw or resume
+        # state is removed, so the corrected command runs in this directory
+        if not resume and store.n_draws == 0 and not store.state_consistent:
+            store.close()
+            path.unlink(missing_ok=True)
+            (run_dir / "config.yaml").unlink(missing_ok=True)
+        raise
+    except OSError as e:
+        raise _write_error(path, e, store) from None
     finally:
         store.close()
+    _verify_written(path, _expected_layout(cfg, settings, pot.dim, n_out, data), settings.samples)
+    n_div = int(sampler.diverged.sum())
+    summary = f"{n_div} of {chains} chains diverged" if n_div else f"all {chains} chains finite"
+    log.info("sampling done: %d steps, %d draws per chain; %s", settings.total_steps, settings.samples, summary)
+    print(f"[bnnsample] {summary}; samples in {path}")
     return path
+
+
+def _write_error(path: Path, e: OSError, store: SampleStore) -> UserError:
+    """An OSError while writing draws as one line; a full disk says how to go on."""
+    try:
+        kept = store.state_consistent and int(store.f["state/draws"][()])
+    except Exception:  # noqa: BLE001  (the file may be in any state after a failed write)
+        kept = None
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if e.errno == errno.ENOSPC or "No space left" in str(e) or "errno = 28" in str(e):
+        where = f"{kept} draws per chain and the resume state of the last flush are kept" if kept else "the draws of the last flush are kept"
+        return UserError(
+            f"disk full while writing {path}: {where}; free space (or move the run directory) "
+            "and rerun the same command to resume"
+        )
+    return UserError(f"writing {path} failed ({text}); rerun the same command to resume from the last flush")
+
+
+def _verify_written(path: Path, expected: dict, samples: int) -> None:
+    """Reopen the finished store and read it all back (checksums) before reporting success."""
+    try:
+        with open_checked(path) as s:
+            lacks = s.missing(expected)
+            if lacks or not s.complete or s.n_draws != samples:
+                what = ", ".join(lacks) or f"{s.n_draws} of {samples} draws, complete={s.complete}"
+                raise StoreDamaged(f"not whole after writing: {what}")
+            s.verify()
+    except StoreDamaged as e:
+        raise UserError(f"{path} failed its check after writing ({e}); the run is not reported done") from None
+
+
+def _expected_layout(cfg, settings, dim: int, n_out, data) -> dict:
+    """What a store of this config must hold ({name: shape | None | "group"})."""
+    chains, draws = int(cfg.chains), settings.samples
+    out = {"diverged": (chains,), "init/x0": (chains, dim), "state": "group", "diagnostics": "group"}
+    if cfg.store_theta:
+        out["theta"] = (chains, draws, dim)
+    if n_out is not None:
+        out["predictive"] = (chains, draws, *n_out)
+    if data.y_test is not None:
+        out["targets"] = None
+    return out
 
 
 def same_sampling_config(a: str | None, b: str) -> bool:
@@ -313,28 +396,44 @@ def same_sampling_config(a: str | None, b: str) -> bool:
     return sampling(a) == sampling(b)
 
 
-def _resumable(path: Path, config_yaml: str):
-    """False (start afresh), True (resume from state/) or "complete"."""
+def _resumable(path: Path, config_yaml: str, expected: dict):
+    """False (start afresh), True (resume from state/) or "complete".
+
+    A store that HDF5 cannot read, or whose data fail their checksums, is moved aside and
+    the run refused (UserError naming both files); one that lacks what this config must hold
+    is refused; one without a usable resume state is moved aside and the run starts afresh."""
+    check_writable_target(path)
     if not path.exists():
         return False
     try:
-        with SampleStore(path) as old:
+        with open_checked(path) as old:
             if not same_sampling_config(old.attrs.get("config"), config_yaml):
                 raise UserError(
                     f"{path} holds a run with a different config; choose another hydra.run.dir "
                     "(or delete the file) to start a new run there"
                 )
+            lacks = old.missing(expected) + [f"no attribute {a}" for a in ("draws", "complete") if a not in old.attrs]
+            if lacks:
+                raise UserError(
+                    f"{path} is not a whole store ({', '.join(lacks)}); it cannot be resumed or reused: "
+                    "move it away or choose another hydra.run.dir"
+                )
             if old.complete:
                 return "complete"
-            if "step" in old.f["state"] and not old.state_consistent:
-                log.warning("%s: the run was killed while writing its resume state; starting afresh", path)
-            return old.state_consistent
-    except OSError:
-        log.warning("%s is unreadable; starting the run afresh", path)
-        return False
+            old.verify()
+            consistent = old.state_consistent
+    except StoreDamaged as e:
+        raise damaged_error(path, str(e)) from None
+    if not consistent:
+        dest = move_aside(path, "no resume state")
+        print(f"bnnsample: warning: {path} has no complete resume state (the run was killed before or while "
+              f"writing it); moved it to {dest.name}, starting afresh", file=sys.stderr)
+    return consistent
 
 
 def _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0) -> SampleStore:
+    """The new store, set up under a temporary name and then published as ``path``: a
+    failure while setting it up (a disk that fills, an attribute HDF5 refuses) leaves none."""
     n_out = _predictive_shape(data)
     store = SampleStore.create(
         path,
@@ -345,12 +444,17 @@ def _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0) -> Sa
         theta_dtype=cfg.dtype,
         predictive_shape=n_out,
         attrs=attrs,
+        staged=True,
     )
-    if data.y_test is not None:
-        store.write_array("targets", data.y_test.numpy())
-    for name, arr in extra_arrays.items():
-        store.write_array(name, arr.cpu().numpy() if torch.is_tensor(arr) else arr)
-    store.write_array("init/x0", x0.cpu().numpy())
-    store.flush()
+    try:
+        if data.y_test is not None:
+            store.write_array("targets", data.y_test.numpy())
+        for name, arr in extra_arrays.items():
+            store.write_array(name, arr.cpu().numpy() if torch.is_tensor(arr) else arr)
+        store.write_array("init/x0", x0.cpu().numpy())
+        store.publish()
+    except BaseException:
+        store.discard()
+        raise
     return store
 

@@ -18,12 +18,31 @@ with the resume state, at every flush, so a killed run leaves a readable file.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import h5py
 import numpy as np
 
 FILENAME = "samples.h5"
+# every dataset with at least one value carries a Fletcher-32 checksum per chunk: a flipped
+# byte on disk is an error when read (StoreDamaged), not a wrong number in the metrics
+CHECKSUM = {"fletcher32": True}
+VERIFY_VALUES = 2**24  # values read at a time by verify()
+
+
+class StoreDamaged(OSError):
+    """A store that HDF5 cannot read back: a failed checksum, a truncated or garbled file."""
+
+
+def _checksum(shape) -> dict:
+    """Fletcher-32 needs chunked storage: not for scalars or empty arrays."""
+    return CHECKSUM if len(shape) and int(np.prod(shape)) > 0 else {}
+
+
+def _dataset(group, name: str, value) -> None:
+    value = np.asarray(value)
+    group.create_dataset(name, data=value, **_checksum(value.shape))
 
 
 def _draw_chunks(chains: int, draws: int, per_draw: int) -> tuple[int, int]:
@@ -36,6 +55,7 @@ def _draw_chunks(chains: int, draws: int, per_draw: int) -> tuple[int, int]:
 class SampleStore:
     def __init__(self, path: str | Path, mode: str = "r"):
         self.path = Path(path)
+        self.final_path: Path | None = None  # where publish() moves a staged store
         self.f = h5py.File(self.path, mode)
 
     # -- creation ---------------------------------------------------------------------
@@ -51,22 +71,38 @@ class SampleStore:
         theta_dtype: str = "float32",
         predictive_shape: tuple[int, int] | None = None,
         attrs: dict | None = None,
+        staged: bool = False,
     ) -> "SampleStore":
+        """A new store. ``staged``: written under a temporary name (``path`` is created only
+        by ``publish``), so that a failure while it is being set up leaves nothing at ``path``."""
+        path = Path(path)
+        final = None
+        if staged:
+            final, path = path, path.with_name(f".{path.name}.creating-{os.getpid()}")
         s = cls(path, "w")
-        f = s.f
+        s.final_path = final
+        try:
+            s._layout(chains, draws, dim, store_theta, theta_dtype, predictive_shape, attrs)
+        except BaseException:
+            s.discard()
+            raise
+        return s
+
+    def _layout(self, chains, draws, dim, store_theta, theta_dtype, predictive_shape, attrs) -> None:
+        f = self.f
         if store_theta:
             f.create_dataset(
                 "theta", shape=(chains, draws, dim), dtype=theta_dtype,
                 chunks=_draw_chunks(chains, draws, dim) + (dim,) if dim <= 4096 else True,
-                fillvalue=np.nan,
+                fillvalue=np.nan, **CHECKSUM,
             )  # fmt: skip
         if predictive_shape is not None:
             n_test, k = predictive_shape
             f.create_dataset(
                 "predictive", shape=(chains, draws, n_test, k), dtype="float32",
-                chunks=(1, 1, n_test, k), fillvalue=np.nan,
+                chunks=(1, 1, n_test, k), fillvalue=np.nan, **CHECKSUM,
             )  # fmt: skip
-        f.create_dataset("diverged", data=np.zeros(chains, dtype=bool))
+        _dataset(f, "diverged", np.zeros(chains, dtype=bool))
         f.create_group("diagnostics")
         f.create_group("state")
         f.attrs.update(attrs or {})
@@ -74,7 +110,6 @@ class SampleStore:
         f.attrs["draws"] = 0
         f.attrs["complete"] = False
         f.flush()
-        return s
 
     # -- writing ----------------------------------------------------------------------
     def append(self, theta=None, predictive=None, diagnostics: dict | None = None) -> None:
@@ -94,7 +129,7 @@ class SampleStore:
                 planned = int(self.f.attrs["draws_planned"])
                 g.create_dataset(
                     name, shape=(val.shape[0], planned), dtype="float64", fillvalue=np.nan,
-                    chunks=_draw_chunks(val.shape[0], planned, 1),
+                    chunks=_draw_chunks(val.shape[0], planned, 1), **CHECKSUM,
                 )  # fmt: skip
             g[name][:, k0 : k0 + k] = val
         if k is not None:
@@ -103,7 +138,7 @@ class SampleStore:
     def write_array(self, name: str, value) -> None:
         if name in self.f:
             del self.f[name]
-        self.f.create_dataset(name, data=np.asarray(value))
+        _dataset(self.f, name, value)
 
     def set_diverged(self, mask) -> None:
         self.f["diverged"][...] = np.asarray(mask, dtype=bool)
@@ -122,7 +157,7 @@ class SampleStore:
             else:
                 if name in g:
                     del g[name]
-                g.create_dataset(name, data=value)
+                _dataset(g, name, value)
         g.attrs["writing"] = False
 
     @property
@@ -134,9 +169,58 @@ class SampleStore:
     def flush(self) -> None:
         self.f.flush()
 
+    def publish(self) -> None:
+        """Give a staged store its final name (an atomic rename, never over an existing file)."""
+        if self.final_path is None:
+            return
+        if self.final_path.exists() or self.final_path.is_symlink():
+            raise FileExistsError(f"{self.final_path} appeared while the store was being created")
+        self.f.flush()
+        os.rename(self.path, self.final_path)
+        self.path, self.final_path = self.final_path, None
+
+    def discard(self) -> None:
+        """Close and delete a store that was never published (its setup failed)."""
+        self.close()
+        if self.final_path is not None:
+            self.path.unlink(missing_ok=True)
+
     def mark_complete(self) -> None:
         self.f.attrs["complete"] = True
         self.f.flush()
+
+    # -- checking -------------------------------------------------------------------------
+    def verify(self) -> None:
+        """Read every value of every dataset back, a slab of at most VERIFY_VALUES values at a
+        time, so that HDF5 checks each chunk's Fletcher-32 checksum; raises StoreDamaged
+        naming the first dataset that cannot be read."""
+        names: list[str] = []
+        self.f.visititems(lambda k, v: names.append(k) if isinstance(v, h5py.Dataset) else None)
+        for name in names:
+            d = self.f[name]
+            try:
+                if d.ndim == 0 or d.size == 0:
+                    d[()]
+                    continue
+                step = max(1, VERIFY_VALUES // max(1, d.size // d.shape[0]))
+                for i in range(0, d.shape[0], step):
+                    d[i : i + step]
+            except (OSError, ValueError) as e:
+                raise StoreDamaged(f"{name} cannot be read back: {_first_line(e)}") from None
+
+    def missing(self, expected: dict[str, tuple | None]) -> list[str]:
+        """The datasets of ``expected`` ({name: shape, None for any shape, "group"}) that the store
+        lacks or holds with another shape, as readable phrases."""
+        out = []
+        for name, shape in expected.items():
+            if shape == "group":
+                if not isinstance(self.f.get(name), h5py.Group):
+                    out.append(f"no {name}/ group")
+            elif name not in self.f or not isinstance(self.f[name], h5py.Dataset):
+                out.append(f"no {name}")
+            elif shape is not None and tuple(self.f[name].shape) != tuple(shape):
+                out.append(f"{name} of shape {tuple(self.f[name].shape)}, not {tuple(shape)}")
+        return out
 
     # -- reading ----------------------------------------------------------------------
     @property
@@ -205,3 +289,22 @@ class SampleStore:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def open_checked(path: Path, mode: str = "r") -> "SampleStore":
+    """Open a store; a file HDF5 cannot open raises StoreDamaged with one line."""
+    try:
+        return SampleStore(path, mode)
+    except OSError as e:
+        if isinstance(e, (FileNotFoundError, PermissionError)):
+            raise
+        if "lock" in str(e).lower():  # HDF5's own file locking: another process has it open
+            from .errors import UserError
+
+            raise UserError(f"{path} is open in another process ({_first_line(e)})") from None
+        raise StoreDamaged(f"not a readable HDF5 file: {_first_line(e)}") from None

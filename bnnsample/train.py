@@ -44,7 +44,13 @@ def training_loss(pot: ClassifierPotential):
 
 def adam_steps(opt: torch.optim.Optimizer, loss_fn, batches, after_step=None) -> torch.Tensor:
     """One optimizer step per batch index tensor of ``batches``; ``after_step()`` runs after
-    each step (SWA accumulation). Returns the last loss (a tensor: no host sync)."""
+    each step (SWA accumulation). Returns the last loss (a tensor: no host sync).
+
+    A stop request (Ctrl-C, SIGTERM: sampler.request_stop) ends training after the current
+    step with Interrupted; nothing of the training is kept (a rerun trains again)."""
+    from .errors import Interrupted
+    from .sampler import _stop
+
     loss = torch.tensor(float("nan"))
     for idx in batches:
         opt.zero_grad(set_to_none=True)
@@ -53,6 +59,9 @@ def adam_steps(opt: torch.optim.Optimizer, loss_fn, batches, after_step=None) ->
         opt.step()
         if after_step is not None:
             after_step()
+        if _stop["requested"]:
+            _stop["requested"] = False
+            raise Interrupted("during Adam/SWA training, before sampling; a rerun trains again")
     return loss
 
 

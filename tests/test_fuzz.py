@@ -71,6 +71,23 @@ CASES = [
     (["init=swa", "init.swa_epochs=0"], DIGITS, "init.swa_epochs"),
     (["init=swa", "init.reuse=/nonexistent/run"], DIGITS, "init.reuse"),  # a missing file
     (["dataset=fmnist"], ["data_dir={tmp}/nodata", "progress=false"], "train-images-idx3-ubyte.gz"),
+    # caught late before: no store may be left behind
+    (["burn_in=99999999999999999999"], TOY, "burn_in"),
+    (["dataset=double_well", "integrator=exact_ou"], TOY, "exact_ou"),
+    # inputs that reached the internals
+    (["dataset=../../x"], TOY, "dataset=../../x: allowed values: boston"),
+    (["model.prior_precision=-1"], TOY, "model.prior_precision"),
+    (["model.prior_precision=nan"], TOY, "model.prior_precision"),
+    (["seed=99999999999999999"], TOY, "seed"),
+    (["~integrator"], TOY, "integrator=(deleted)"),
+    (["+" + "a" * 300 + "=1"], TOY, "a key of 300 characters"),
+    (["dataset.n_test=0"], DIGITS, "dataset.n_test"),
+    (["dataset.n_test=5000"], DIGITS, "dataset.n_test=5000"),
+    (["init=swa", "init.reuse=/etc/passwd"], DIGITS, "init.reuse=/etc/passwd"),
+    (["step_size=1\n\x1b[31m"], TOY, "step_size=1\\n\\x1b[31m"),
+    # refused before allocating
+    (["chains=3000000000"], TOY, "chains=3000000000: the chain state needs about"),
+    (["samples=1000000000000"], TOY, "samples=1000000000000, chains=4: the planned samples.h5 is about"),
 ]
 
 
@@ -107,6 +124,42 @@ def test_invalid_input_subprocess(cli, tmp_path, name):
     out = cli(*_args(case, tmp_path))
     _check(out.returncode, out.stderr, case[2], tmp_path)
     assert "Traceback" not in out.stdout
+
+
+def test_corrected_command_runs_where_late_bad_input_failed(inprocess, capsys, tmp_path):
+    run = f"hydra.run.dir={tmp_path}"
+    assert inprocess("run", *TOY, "dataset=double_well", "integrator=exact_ou", run) not in (0, None)
+    assert inprocess("run", *TOY, "dataset=double_well", "integrator=ubu", run) == 0
+
+
+def test_evaluate_reference_yaml_errors_are_one_line(inprocess, capsys, tmp_path):
+    for ref in ("reference=!!python/object:os.system x", "reference=[a,b", "reference={a: 1}"):
+        code = inprocess("evaluate", str(tmp_path), ref)
+        err = capsys.readouterr().err
+        _check(code, err, "reference=", tmp_path)
+
+
+def test_info_into_a_closed_pipe_has_no_traceback():
+    import subprocess
+    import sys
+
+    p = subprocess.run(f"'{sys.executable}' -m bnnsample.cli info | head -1", shell=True, capture_output=True, text=True)
+    assert p.stdout.strip() and "Traceback" not in p.stderr and "BrokenPipe" not in p.stderr, p.stderr
+
+
+def test_errors_are_printed_once_on_stderr(cli, tmp_path):
+    out = cli("run", *TOY, "dataset=double_well", "integrator=exact_ou", f"hydra.run.dir={tmp_path}")
+    assert out.returncode != 0 and "exact_ou" in out.stderr and "exact_ou" not in out.stdout
+    assert "exact_ou" in (tmp_path / "bnnsample.log").read_text()  # the log file keeps it
+    out = cli("evaluate", str(tmp_path / "nothing"))
+    assert out.returncode != 0 and "no samples.h5" in out.stderr and "error" not in out.stdout
+
+
+def test_unwritable_run_directory_is_not_an_internal_error(cli, tmp_path):
+    (tmp_path / "file").write_text("x")
+    out = cli("run", *TOY, f"hydra.run.dir={tmp_path / 'file' / 'run'}")
+    assert out.returncode != 0 and "internal error" not in out.stderr, out.stderr
+    assert len([ln for ln in out.stderr.splitlines() if ln.strip()]) == 1, out.stderr
 
 
 def test_hydra_reports_become_one_line():

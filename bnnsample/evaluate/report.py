@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..errors import UserError
-from ..store import FILENAME, SampleStore
+from ..errors import UserError, printable
+from ..rundir import owned, write_file
+from ..store import FILENAME, SampleStore, StoreDamaged
 from . import metrics as M
 
 log = logging.getLogger("bnnsample")
@@ -209,7 +210,7 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
             if ref_value is not None:
                 notes.append("reference comparison skipped: no kept chain or no draw")
         table = pd.DataFrame(rows, columns=["group", "metric", "value", "se"])
-        table.to_csv(run_dir / "metrics.csv", index=False)
+        write_file(run_dir / "metrics.csv", table.to_csv(index=False))
         from ..plots import plot_run
 
         try:
@@ -236,6 +237,45 @@ def format_table(table: pd.DataFrame) -> str:
     return t.to_string(index=False)
 
 
+def _error(msg: str) -> None:
+    """An error of `evaluate`: one line, on stderr, control characters escaped."""
+    import sys
+
+    sys.stdout.flush()
+    print(f"bnnsample: error: {printable(msg)}", file=sys.stderr, flush=True)
+
+
+def damage_message(e: BaseException) -> str:
+    """What an exception raised while reading a store says about the store, in one line."""
+    text = (str(e).strip().splitlines() or [type(e).__name__])[0]
+    if "filter returned failure" in text or "checksum" in text.lower():
+        return f"damaged {FILENAME}: a checksum (Fletcher-32) does not match ({text}); its metrics are not computed"
+    if isinstance(e, StoreDamaged) or isinstance(e, OSError):
+        return f"damaged or unreadable {FILENAME} ({text})"
+    return f"incomplete {FILENAME} ({type(e).__name__}: {text})"
+
+
+def metrics_up_to_date(run_dir: Path, reference) -> bool:
+    """metrics.csv was written after the last change of a complete samples.h5, against the
+    same ``reference``, and is whole: it parses and its draws_per_chain row matches the store
+    (an empty or truncated file is never taken as up to date)."""
+    h5, csv = Path(run_dir) / FILENAME, Path(run_dir) / "metrics.csv"
+    try:
+        if csv.stat().st_mtime_ns < h5.stat().st_mtime_ns:
+            return False
+        table = pd.read_csv(csv)
+        rows = table[(table.group == "run") & (table.metric == "draws_per_chain")]
+        with SampleStore(h5) as s:
+            return (
+                s.complete
+                and len(rows) == 1
+                and int(rows.value.iloc[0]) == s.n_draws
+                and yaml.safe_load(s.attrs["config"]).get("reference") == reference
+            )
+    except Exception:  # noqa: BLE001  (missing, empty, truncated or foreign files: evaluate again)
+        return False
+
+
 def find_runs(path: Path) -> list[Path]:
     if (path / FILENAME).exists():
         return [path]
@@ -247,7 +287,16 @@ def _reference_argument(paths: list) -> tuple[list[Path], object]:
     reference, rest = _FROM_CONFIG, []
     for p in paths:
         if str(p).startswith("reference="):
-            reference = yaml.safe_load(str(p).split("=", 1)[1]) or None
+            text = str(p).split("=", 1)[1]
+            try:
+                reference = yaml.safe_load(text) or None
+            except yaml.YAMLError as e:
+                why = str(getattr(e, "problem", None) or type(e).__name__)
+                raise UserError(f"reference={text}: not a path or a list [A,B] ({why})") from None
+            if not isinstance(reference, (str, list, type(None))) or (
+                isinstance(reference, list) and not all(isinstance(r, str) for r in reference)
+            ):
+                raise UserError(f"reference={text}: not a path or a list [A,B] of paths")
         else:
             rest.append(Path(p))
     return rest, reference
@@ -261,9 +310,13 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
     runs' own ``reference`` key for this evaluation."""
     from .sweep import aggregate_sweep, job_dirs
 
-    paths, reference = _reference_argument(paths)
+    try:
+        paths, reference = _reference_argument(paths)
+    except UserError as e:
+        _error(str(e))
+        return [Path("reference")]
     if not paths:
-        print("bnnsample: error: evaluate needs a RUN_DIR besides reference=PATH", flush=True)
+        _error("evaluate needs a RUN_DIR besides reference=PATH")
         return [Path("reference")]
     failed = []
     for path in paths:
@@ -271,20 +324,21 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
         is_sweep = path.is_dir() and runs != [path]
         jobs = job_dirs(path) if is_sweep else []
         if not runs and not jobs:
-            print(f"bnnsample: error: {path}: no {FILENAME} found", flush=True)
+            _error(f"{path}: no {FILENAME} found")
             failed.append(path)
         errors = {}
         for run in runs:
             try:
-                print(f"== {run}")
-                evaluate_run(run, echo=True, reference=reference)
+                print(f"== {run}", flush=True)
+                with owned(run):
+                    evaluate_run(run, echo=True, reference=reference)
             except UserError as e:
-                print(f"bnnsample: error: {run}: {e}")
+                _error(f"{run}: {e}")
                 failed.append(run)
                 errors[run] = str(e)
             except (OSError, KeyError, ValueError) as e:
-                msg = f"unreadable or incomplete samples ({type(e).__name__}: {e})"
-                print(f"bnnsample: error: {run}: {msg}")
+                msg = damage_message(e)
+                _error(f"{run}: {msg}")
                 failed.append(run)
                 errors[run] = msg
         if jobs:

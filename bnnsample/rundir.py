@@ -1,0 +1,138 @@
+"""Ownership of a run directory and the rules for the files bnnsample writes there.
+
+* One owner: a process takes an exclusive ``flock`` on ``RUN_DIR/.bnnsample.lock`` (the lock
+  file holds its PID) before it touches anything in the directory, and holds it while it
+  runs, samples and evaluates. The lock is bnnsample's own, independent of HDF5's file
+  locking, so it also holds under ``HDF5_USE_FILE_LOCKING=FALSE`` (NFS, Lustre). A second
+  process refuses at once with one line naming the holder.
+* No writes through links: a file bnnsample would write (samples.h5, config.yaml,
+  metrics.csv, the lock file) that is a symbolic link, or not a regular file, is refused.
+* Nothing damaged is replaced silently: an unreadable samples.h5 is renamed to
+  ``samples.h5.damaged-<time>`` and named in the message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import stat
+import time
+from pathlib import Path
+
+from .errors import UserError
+
+LOCKNAME = ".bnnsample.lock"
+
+# locks this process holds: resolved run directory -> [fd, depth]. flock locks belong to an
+# open file description, so a nested acquire in the same process reuses the held one instead
+# of locking itself out (the CLI locks around run + evaluate, runner.run locks again).
+_held: dict[str, list[int]] = {}
+
+
+class RunDirBusy(UserError):
+    """Another process owns the run directory."""
+
+
+def check_writable_target(path: Path) -> None:
+    """Refuse to write ``path`` when it is a link or not a regular file (a FIFO, a device, a
+    directory): bnnsample never follows a link to write, and never writes over what it did
+    not make. A missing file is fine."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise UserError(
+            f"{path} is a symbolic link (to {os.readlink(path)}); bnnsample never writes through links: "
+            "remove the link or choose another hydra.run.dir"
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise UserError(f"{path} is not a regular file; remove it or choose another hydra.run.dir")
+    if st.st_nlink > 1:
+        raise UserError(
+            f"{path} has {st.st_nlink} hard links; writing it would change the other names too: "
+            "copy it (cp) or choose another hydra.run.dir"
+        )
+
+
+def _holder(lock_path: Path) -> str:
+    try:
+        pid = lock_path.read_text().strip()
+    except OSError:
+        pid = ""
+    return f"PID {pid}" if pid.isdigit() else "another process (PID not yet written)"
+
+
+@contextlib.contextmanager
+def owned(run_dir: Path):
+    """Hold the exclusive lock of ``run_dir`` (created if missing) for the body."""
+    run_dir = Path(run_dir)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        key = str(run_dir.resolve())
+    except OSError as e:
+        raise UserError(f"run directory {run_dir}: cannot create it ({e.strerror or e})") from None
+    if key in _held:
+        _held[key][1] += 1
+        try:
+            yield
+        finally:
+            _held[key][1] -= 1
+        return
+    lock_path = run_dir / LOCKNAME
+    check_writable_target(lock_path)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        raise UserError(f"run directory {run_dir}: cannot write there ({e.strerror or e})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        os.close(fd)
+        if e.errno in (errno.EWOULDBLOCK, errno.EACCES, errno.EAGAIN):
+            raise RunDirBusy(
+                f"{run_dir} is in use by {_holder(lock_path)} (a bnnsample run or evaluation there); "
+                "wait for it to finish or choose another hydra.run.dir"
+            ) from None
+        raise UserError(f"run directory {run_dir}: cannot lock {lock_path} ({e.strerror or e})") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    _held[key] = [fd, 1]
+    try:
+        yield
+    finally:
+        del _held[key]
+        os.close(fd)  # releases the lock; the file stays (unlinking it would race a waiter)
+
+
+def move_aside(path: Path, why: str) -> Path:
+    """Rename a damaged file to ``<name>.damaged-<time>`` (never overwriting one) and return
+    the new path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    dest = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while dest.exists() or dest.is_symlink():
+        dest = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+        n += 1
+    os.rename(path, dest)
+    return dest
+
+
+def damaged_error(path: Path, why: str) -> UserError:
+    """Move a damaged ``path`` aside and return the one-line error that names both files."""
+    dest = move_aside(path, why)
+    return UserError(
+        f"{path} is damaged ({why}); moved it to {dest.name} (nothing deleted); "
+        "rerun the same command to start the run afresh"
+    )
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write a small text file of the run directory: never through a link, never half
+    written (a temporary file renamed over it)."""
+    check_writable_target(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text)
+    os.replace(tmp, path)

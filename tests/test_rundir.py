@@ -1,0 +1,272 @@
+"""A run directory has one owner and its data is never lost: the lock, no writes through
+links, damaged files moved aside, whole stores only, checksums, the final check."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+import pytest
+
+from bnnsample import sampler as sampler_mod
+from bnnsample.errors import Interrupted
+from bnnsample.store import SampleStore
+
+from .helpers import run_inprocess
+
+TOY = ["dataset=two_batch_gaussian", "chains=4", "burn_in=2", "samples=6", "progress=false", "evaluate=false"]
+
+
+def one_error_line(stderr: str) -> str:
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("bnnsample: error: "), stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def run_args(run_dir, *extra):
+    return ["run", *TOY, *extra, f"hydra.run.dir={run_dir}"]
+
+
+def interrupted_run(run_dir, monkeypatch, after=2, extra=()):
+    """A run stopped (as by Ctrl-C) after ``after`` draws: a resumable store."""
+    record = sampler_mod.Sampler._record
+    calls = {"n": 0}
+
+    def stop(self, state, buf):
+        record(self, state, buf)
+        calls["n"] += 1
+        if calls["n"] == after:
+            sampler_mod.request_stop()
+
+    monkeypatch.setattr(sampler_mod.Sampler, "_record", stop)
+    with pytest.raises(Interrupted):
+        run_inprocess(run_dir, [*TOY, "thin=1", *extra])
+    monkeypatch.undo()
+    return run_dir / "samples.h5"
+
+
+def flip_chunk_bytes(h5, name="theta"):
+    """Flip bytes in the middle of the first stored chunk of a dataset, on disk."""
+    with h5py.File(h5, "r") as f:
+        info = f[name].id.get_chunk_info(0)
+    with open(h5, "r+b") as fh:
+        fh.seek(info.byte_offset + info.size // 2)
+        b = fh.read(4)
+        fh.seek(info.byte_offset + info.size // 2)
+        fh.write(bytes(x ^ 0xFF for x in b))
+
+
+# -- one owner ---------------------------------------------------------------------------
+
+
+HOLDER = "import sys\nfrom bnnsample.rundir import owned\nwith owned(sys.argv[1]):\n    print('ready', flush=True)\n    sys.stdin.read()\n"
+
+
+def test_second_run_on_an_owned_directory_refuses_naming_the_pid(inprocess, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HDF5_USE_FILE_LOCKING", "FALSE")  # the lock is bnnsample's own, not HDF5's
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        code = inprocess(*run_args(tmp_path))
+        line = one_error_line(capsys.readouterr().err)
+        assert code not in (0, None)
+        assert f"PID {holder.pid}" in line and "in use" in line
+        assert not (tmp_path / "samples.h5").exists()
+    finally:
+        holder.communicate("")
+    assert inprocess(*run_args(tmp_path)) == 0  # released with the process
+
+
+def test_concurrent_run_does_not_touch_the_running_one(inprocess, capsys, tmp_path, monkeypatch):
+    """A real run writing its store; a second `bnnsample run` there (another command) is
+    refused at once; the first run goes on and its store stays readable."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", HDF5_USE_FILE_LOCKING="FALSE")
+    monkeypatch.setenv("HDF5_USE_FILE_LOCKING", "FALSE")
+    args = ["run", "dataset=two_batch_gaussian", "chains=200", "burn_in=10", "samples=100000", "thin=20",
+            "flush_seconds=0.2", "progress=false", "evaluate=false", f"hydra.run.dir={tmp_path}"]  # fmt: skip
+    first = subprocess.Popen([sys.executable, "-m", "bnnsample.cli", *args], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    h5 = tmp_path / "samples.h5"
+    deadline = time.monotonic() + 120
+    while not h5.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    inode = h5.stat().st_ino
+    code = inprocess("run", *TOY, "chains=7", f"hydra.run.dir={tmp_path}")
+    line = one_error_line(capsys.readouterr().err)
+    assert code not in (0, None) and f"PID {first.pid}" in line
+    assert first.poll() is None and h5.stat().st_ino == inode
+    time.sleep(1.0)
+    first.send_signal(signal.SIGINT)
+    _, err = first.communicate(timeout=60)
+    assert first.returncode == 130, err
+    with h5py.File(h5, "r") as f:
+        n = int(f.attrs["draws"])
+        assert n >= 1 and f["theta"].shape[0] == 200 and np.isfinite(f["theta"][:, :n]).all()
+
+
+def test_a_multirun_still_runs_each_job_in_its_own_directory(inprocess, tmp_path):
+    code = inprocess("run", "-m", *TOY, "seed=1,2", f"hydra.sweep.dir={tmp_path}")
+    assert code == 0
+    for job in ("0", "1"):
+        with SampleStore(tmp_path / job / "samples.h5") as s:
+            assert s.complete
+
+
+# -- links and damaged files ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["file", "/dev/zero"])
+def test_samples_h5_that_is_a_link_is_refused_not_followed(inprocess, capsys, tmp_path, target):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    if target == "file":
+        target = tmp_path / "precious.h5"
+        target.write_bytes(b"precious bytes")
+    (run_dir / "samples.h5").symlink_to(target)
+    code = inprocess(*run_args(run_dir))
+    line = one_error_line(capsys.readouterr().err)
+    assert code not in (0, None) and "symbolic link" in line and "samples.h5" in line
+    assert (run_dir / "samples.h5").is_symlink()
+    if target != "/dev/zero":
+        assert target.read_bytes() == b"precious bytes"
+
+
+def test_unreadable_store_is_moved_aside_and_named(inprocess, capsys, tmp_path):
+    (tmp_path / "samples.h5").write_bytes(b"not hdf5 at all")
+    code = inprocess(*run_args(tmp_path))
+    line = one_error_line(capsys.readouterr().err)
+    moved = list(tmp_path.glob("samples.h5.damaged-*"))
+    assert code not in (0, None) and len(moved) == 1 and moved[0].name in line
+    assert moved[0].read_bytes() == b"not hdf5 at all"
+    assert inprocess(*run_args(tmp_path)) == 0  # the same command then starts afresh
+    with SampleStore(tmp_path / "samples.h5") as s:
+        assert s.complete
+    assert moved[0].read_bytes() == b"not hdf5 at all"
+
+
+# -- whole stores ----------------------------------------------------------------------------
+
+
+def test_resume_without_theta_is_refused(inprocess, capsys, tmp_path, monkeypatch):
+    h5 = interrupted_run(tmp_path, monkeypatch)
+    with h5py.File(h5, "r+") as f:
+        del f["theta"]
+    code = inprocess(*run_args(tmp_path, "thin=1"))
+    line = one_error_line(capsys.readouterr().err)
+    assert code not in (0, None) and "no theta" in line
+    with SampleStore(h5) as s:
+        assert not s.complete and "theta" not in s.f
+
+
+def test_complete_store_without_theta_is_not_taken_as_done(inprocess, capsys, tmp_path):
+    assert inprocess(*run_args(tmp_path)) == 0
+    with h5py.File(tmp_path / "samples.h5", "r+") as f:
+        del f["theta"]
+    capsys.readouterr()
+    code = inprocess(*run_args(tmp_path))
+    line = one_error_line(capsys.readouterr().err)
+    assert code not in (0, None) and "no theta" in line
+
+
+def test_writer_checks_its_store_before_reporting_success(tmp_path, monkeypatch):
+    """A store that lost a dataset while being written is not reported done."""
+    from bnnsample.errors import UserError
+
+    mark = SampleStore.mark_complete
+
+    def lose_theta(self):
+        del self.f["theta"]
+        mark(self)
+
+    monkeypatch.setattr(SampleStore, "mark_complete", lose_theta)
+    with pytest.raises(UserError, match="failed its check after writing"):
+        run_inprocess(tmp_path, TOY)
+
+
+# -- checksums -------------------------------------------------------------------------------
+
+
+def test_datasets_carry_checksums(tmp_path):
+    run_inprocess(tmp_path, TOY)
+    with h5py.File(tmp_path / "samples.h5", "r") as f:
+        for name in ("theta", "diverged", "diagnostics/kinetic_temperature", "init/x0", "state/tensor/x"):
+            assert f[name].fletcher32, name
+
+
+def test_flipped_bytes_are_reported_by_evaluate(inprocess, capsys, tmp_path):
+    assert inprocess(*run_args(tmp_path)) == 0
+    flip_chunk_bytes(tmp_path / "samples.h5")
+    capsys.readouterr()
+    code = inprocess("evaluate", str(tmp_path))
+    out = capsys.readouterr()
+    line = one_error_line(out.err)
+    assert code not in (0, None) and "checksum" in line and str(tmp_path) in line
+    assert not (tmp_path / "metrics.csv").exists()
+
+
+def test_flipped_bytes_are_reported_on_resume(inprocess, capsys, tmp_path, monkeypatch):
+    h5 = interrupted_run(tmp_path, monkeypatch)
+    flip_chunk_bytes(h5)
+    code = inprocess(*run_args(tmp_path, "thin=1"))
+    line = one_error_line(capsys.readouterr().err)
+    moved = list(tmp_path.glob("samples.h5.damaged-*"))
+    assert code not in (0, None) and "damaged" in line and "theta" in line
+    assert len(moved) == 1 and moved[0].name in line and not h5.exists()
+
+
+# -- full disk, signals in training -------------------------------------------------------------
+
+
+def test_full_disk_fails_with_one_line_and_the_rerun_resumes(inprocess, capsys, tmp_path, monkeypatch):
+    """The disk fills while the 4th draw is written: one line, exit != 0, the 3 draws flushed
+    before stay readable with their resume state, and the same command resumes from them."""
+    import errno
+
+    append, calls = SampleStore.append, {"n": 0}
+
+    def full_after_3(self, *a, **k):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        append(self, *a, **k)
+
+    monkeypatch.setattr(SampleStore, "append", full_after_3)
+    args = run_args(tmp_path, "thin=1", "flush_seconds=0")
+    code = inprocess(*args)
+    line = one_error_line(capsys.readouterr().err)
+    assert code not in (0, None) and "disk full" in line
+    with SampleStore(tmp_path / "samples.h5") as s:
+        assert s.n_draws == 3 and s.state_consistent and not s.complete
+        assert np.isfinite(s.theta()).all()
+    monkeypatch.undo()
+    assert inprocess(*args) == 0
+    assert "resuming" in capsys.readouterr().out
+    with SampleStore(tmp_path / "samples.h5") as s:
+        assert s.complete and s.n_draws == 6
+
+
+def test_stop_request_ends_adam_swa_training(tmp_path, monkeypatch):
+    """Ctrl-C/SIGTERM (sampler.request_stop) during Adam/SWA training stops it after the
+    current optimizer step: Interrupted naming training, no store written."""
+    import torch
+
+    step, calls = torch.optim.Adam.step, {"n": 0}
+
+    def stop_at_3(self, *a, **k):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            sampler_mod.request_stop()
+        return step(self, *a, **k)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", stop_at_3)
+    ovr = ["dataset=digits", "chains=1", "init.train_epochs=50", "init.swa_epochs=50", "batch_size=250",
+           "model.n_calibration=100", "dataset.n_test=50", "evaluate=false"]  # fmt: skip
+    with pytest.raises(Interrupted, match="training"):
+        run_inprocess(tmp_path, ovr)
+    assert calls["n"] == 3 and not sampler_mod._stop["requested"]
+    assert not (tmp_path / "samples.h5").exists()
