@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from .models import build_potential
 from .potential import ControlVariate, ElasticBox, Localized, Oracle
 from .rng import GaussianNoise
 from .sampler import LoopSettings, Sampler
-from .resources import check_resources
+from .resources import check_resources, free_memory
 from .rundir import check_writable_target, damaged_error, move_aside, owned, write_file
 from .store import FILENAME, SampleStore, StoreDamaged, open_checked
 
@@ -121,28 +120,14 @@ def reuse_swa_initialisation(cfg: DictConfig, pot, device, dtype, store_arrays: 
     return torch.as_tensor(x0, device=device, dtype=dtype)
 
 
-def _available_memory() -> int:
-    """Bytes of memory available to a new allocation on this host (MemAvailable of
-    /proc/meminfo; free pages where that file is absent)."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-
-
 def _cache_limit(device: torch.device) -> int:
     """Numbers the control variate may keep for its per-batch reference gradients: a quarter
     of the available host memory in float64 numbers on the CPU (at least 2^28), half the free
     memory on a GPU. All of Fashion-MNIST's 300 batches for 16 runs of cnn_small (350M numbers)
     fit on a 24 GB machine; caching keeps one gradient per step instead of two."""
     if device.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(device)
-        return int(free // 8)
-    return max(2**28, _available_memory() // 4 // 8)
+        return int(free_memory(device) // 8)
+    return max(2**28, min(free_memory(device), 2**40) // 4 // 8)
 
 
 _NEEDS = {
