@@ -129,7 +129,7 @@ class Potential:
 
 
 class Localized(Potential):
-    """U_loc(x) = U(x) + (lam/2) ||x - center||^2 (paulin2025 §1.12, Algorithm 3 step 4)."""
+    """U_loc(x) = U(x) + (lam/2) ||x - center||^2 (paulin2025 §4, Algorithm 3 step 4)."""
 
     def __init__(self, base: Potential, center: torch.Tensor, lam: float):
         self.base = base
@@ -166,7 +166,7 @@ class Localized(Potential):
 
 
 class ElasticBox:
-    """Elastic bounces keeping x in the box center + [-delta, delta]^d (paulin2025 §1.12).
+    """Elastic bounces keeping x in the box center + [-delta, delta]^d (paulin2025 §4, Algorithm 3).
 
     Coordinate-wise, with u = x - center:
         v <- (-1)^floor((u + delta) / (2 delta)) v
@@ -227,7 +227,7 @@ class Oracle:
 
 
 class ControlVariate(Potential):
-    """The control-variate force estimator of paulin2025 §1.4 eq. (8), with reference x_ref:
+    """The control-variate force estimator of paulin2025 §2.2 eq. (8), with reference x_ref:
 
         G(x, S) = grad U_0(x) + sum_{i=1}^N grad U_i(x_ref) + scale * sum_{i in S} (grad U_i(x) - grad U_i(x_ref))
                 = base.force(x, S, scale) - base.force(x_ref, S, scale) + G_ref,
@@ -242,7 +242,7 @@ class ControlVariate(Potential):
     gradient. With BatchNorm a datum's loss depends on its batch; summing over the fixed
     partition that the schedule sweeps makes the estimator exactly unbiased for that schedule.
 
-    Cache (the authors' code, §1.4): with ``batches`` given, the K batch gradients at x_ref,
+    Cache (the authors' code, paulin2025 §2.2): with ``batches`` given, the K batch gradients at x_ref,
     g_b = sum_{i in S_b} grad U_i(x_ref), are computed once and kept ([K, C_ref, d]) when they
     fit in ``cache_limit`` numbers; a step then costs ONE minibatch gradient:
 

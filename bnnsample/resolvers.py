@@ -6,7 +6,7 @@ generalized Lie-Trotter's N_l leapfrog steps per refresh):
 
     time_steps(T, h, n) = max(1, round(T / (h n))).
 
-franzese2021 §3.4 runs every sampler for the same simulated time whatever the step size:
+franzese2021 App. F.2 runs every sampler for the same simulated time whatever the step size:
 burn-in time 10 and time 2.5 between kept draws (the oracle's 2000 and 500 steps at
 h = 0.005), i.e. ``burn_in: ${time_steps:10,${step_size}}`` and ``thin:
 ${time_steps:2.5,${step_size}}`` with ``unit: step`` (conf/experiment/franzese2021_uci.yaml).

@@ -1,6 +1,6 @@
 """Optimisation before sampling: Adam with linear decay, then SWA (paulin2025 Algorithm 3).
 
-Algorithm 3, steps 1-3, as the authors' code does them (digest §1.12):
+Algorithm 3, steps 1-3, as the authors' code does them (fashion_MNIST_SMS_UBU.ipynb):
     1. PyTorch default initialisation.
     2. ``train_epochs`` epochs of Adam(lr) with the learning rate decaying linearly,
        lr_e = lr (1 - e / train_epochs) in epoch e.

@@ -1,4 +1,4 @@
-"""The control-variate force estimator (paulin2025 §1.4 eq. 8): unbiased, exact at the
+"""The control-variate force estimator (paulin2025 §2.2 eq. 8): unbiased, exact at the
 reference, less noisy near it, and run through the pipeline it keeps the exact stationary law
 of its own linear recursion."""
 

@@ -1,4 +1,4 @@
-"""Metrics against ensemble size (paulin2025 §2.4): disjoint groups of consecutive runs, mean
+"""Metrics against ensemble size (paulin2025 §5, App. F.1): disjoint groups of consecutive runs, mean
 and unbiased std over groups, for the baselines and the draw-averaged Bayesian predictive."""
 
 import numpy as np

@@ -49,7 +49,7 @@ def test_fit_slope_and_msgld_mapping():
 
 
 def _aboba_exact(h, gamma, a, r, V):
-    """E[theta^2] of ABOBA (chen2015 §1.2b) built here from the equations, on U = a x^2/2 - r x
+    """E[theta^2] of ABOBA (chen2015 §4 eq. (9)) built here from the equations, on U = a x^2/2 - r x
     with additive force noise of variance V: z = (x, v), z' = A z + c + b e + s xi."""
     d = math.exp(-gamma * h / 2)
     # x1 = x + h/2 v ; v2 = d v - h (a x1 - r + e) + sqrt(2 gamma h) xi ; v' = d v2 ; x' = x1 + h/2 v'

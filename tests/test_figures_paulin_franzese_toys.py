@@ -1,6 +1,6 @@
 """The recipes paulin2025-fig1, franzese2021-fig3 and franzese2021-fig1 at tiny size: Monte Carlo
-cells against exact stationary moments (within 4 standard errors) and against the digests'
-independently computed values, divergence detection, the Kolmogorov pipeline, option errors
+cells against exact stationary moments (within 4 standard errors) and against independently
+computed values derived for this project, divergence detection, the Kolmogorov pipeline, option errors
 and the files written."""
 
 import csv
@@ -23,10 +23,10 @@ def toy():
     return pf.build_target(["dataset=franzese_toy"])[2]
 
 
-def test_paulin_cell_matches_exact_law_and_digest(two_batch):
+def test_paulin_cell_matches_exact_law_and_derived(two_batch):
     post_var = 1 / 4.25
     cell = pf.run_cell(two_batch, "SG-UBU", "sg_ubu", 1, chains=1000, records=40, thin_epochs=1, seed=3)
-    # the exact law of the recorded states (probed maps) = the digest's own computation, §4.3(3)
+    # the exact law of the recorded states (probed maps) = the values derived for this project
     assert cell.exact["var"] - post_var == pytest.approx(7.59e-2, rel=2e-3)
     assert cell.exact["mean"] == pytest.approx(-15 / 17, abs=1e-12)
     assert cell.mixed and not cell.diverged
@@ -35,20 +35,20 @@ def test_paulin_cell_matches_exact_law_and_digest(two_batch):
     assert abs(mc["mean"] - cell.exact["mean"]) < 4 * mc["mean_se"]
     # power: the posterior variance (what an unbiased sampler gives) is many standard errors away
     assert abs(mc["var"] - post_var) > 8 * mc["var_se"]
-    # W1 near the authors' notebook value 0.0483 (digest §3.2(a)); floor well below it
+    # W1 near the authors' notebook value 0.0483 (bias_test_wass.ipynb); floor well below it
     assert cell.w1 == pytest.approx(0.0483, rel=0.15)
     assert cell.w1_floor < 0.1 * cell.w1
 
 
 def test_paulin_sms_records_both_phases(two_batch):
     """Odd thinning (in epochs) makes SMS records alternate sweep ends and mid-sweeps; the exact
-    mixture then matches the digest's SMS-UBU numbers (§4.3(3)), which a single phase does not."""
+    mixture then matches the SMS-UBU numbers derived for this project, which a single phase does not."""
     steps = 200 + 2 * np.arange(1, 41)
     both = pf.exact_recorded_moments(two_batch, "ubu", {}, "sms", 1, 0.125, 1.0, steps)
     one = pf.exact_recorded_moments(two_batch, "ubu", {}, "sms", 1, 0.125, 1.0, 200 + 4 * np.arange(1, 41))
     assert abs(both["mean"] + 15 / 17) == pytest.approx(6.57e-3, rel=3e-3)
     assert abs(both["var"] - 1 / 4.25) == pytest.approx(4.75e-3, rel=3e-3)
-    # power: recording only every other epoch (one phase) misses the digest's value by ~8%
+    # power: recording only every other epoch (one phase) misses the derived value by ~8%
     assert abs(abs(one["var"] - 1 / 4.25) - 4.75e-3) > 0.05 * 4.75e-3
 
 
@@ -96,7 +96,7 @@ def test_toy_variance(toy, integrator, batching, expected):
     cell = fz.toy_cell(
         toy, "x", integrator, batching, 0.4, 2.0, chains=400, draws=60, thin=3, burn_in=60, seed=1
     )
-    # exact law of the implemented integrator = the digest's independent Lyapunov value (§7.1)
+    # exact law of the implemented integrator = the independent Lyapunov value derived for this project
     assert cell.exact["var"] == pytest.approx(expected, abs=6e-4)
     mc = cell.mc
     assert abs(mc["var"] - cell.exact["var"]) < 4 * mc["var_se"]

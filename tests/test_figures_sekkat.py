@@ -31,7 +31,7 @@ def test_gaussian_model_constants(gaussian):
 
 
 def test_exact_variances_first_order(gaussian):
-    """(41) and (42) are the first-order expansions of the exact values (digest §4.3-4.4)."""
+    """(41) and (42) are the first-order expansions of the exact values (derived for this project)."""
     _, gm = gaussian
     h, eps = 1e-5, 1900.0
     first = eps * h * gm.sigma_x / 2
@@ -117,7 +117,7 @@ def test_projection_with_basis_recovers_position_dependent_sigma():
 
 
 def test_mixture_projection_errors_nested():
-    """sekkat2023 §4.3: nested classes give non-increasing projection errors (digest §4.9-4.10);
+    """sekkat2023 §4.3: nested classes give non-increasing projection errors (Remark 15, Theorem 17);
     the full-matrix value on our data set is the paper's 0.57 to two digits."""
     ref = S.mixture_reference(cells=120, with_sigma=True)
     p = S.projection_errors(ref)

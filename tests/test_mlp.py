@@ -1,4 +1,4 @@
-"""ntk_mlp (franzese2021 eq. 104) and two_layer_bnn (sekkat2023 E4): closed-form batched
+"""ntk_mlp (franzese2021 eq. 104) and two_layer_bnn (sekkat2023 §3.5): closed-form batched
 gradients against autograd, per-datum gradients, parameter counts, smoke runs of every
 tabular dataset config, and RMSE in original units from the evaluation stage."""
 

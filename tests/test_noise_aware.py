@@ -242,7 +242,7 @@ def run_noisy_gaussian(integ, h, chains=4000, burn_time=20.0, time=100.0, seed=0
 @pytest.mark.parametrize("h", [0.125, 0.25, 0.5])
 def test_nogin_gaussian_exact_under_state_dependent_noise(h):
     """Lemma 4.2: Var x = 1 for every h; E[v^2] at the end of a step = 1/(1 - h^2/4). The
-    variant with a fresh R in line 7 is many standard errors away (digest: -0.34 to -0.46)."""
+    variant with a fresh R in line 7 is many standard errors away (an independent check: -0.34 to -0.46)."""
     x, v2 = run_noisy_gaussian(get_integrator("nogin"), h)
     m, m_se = chain_mean_se(x)
     var, v_se = chain_var_se(x)

@@ -17,7 +17,7 @@ from bnnsample.integrators import get_integrator
 from bnnsample.integrators.base import Integrator, State
 from bnnsample.models.analytic import GaussianMean
 
-# paulin2025 §2.1: grad U_i(x) = H_i x - r_i, H = 1/sd^2, r = y/sd^2
+# paulin2025 §3.4, Fig. 1: grad U_i(x) = H_i x - r_i, H = 1/sd^2, r = y/sd^2
 Y, SD = [-1.0, 1.0], [0.5, 2.0]
 H, R = np.array([4.0, 0.25]), np.array([-4.0, 0.25])
 MAPS = {"ubu": ubu_affine, "baoab": baoab_affine, "em": em_affine}

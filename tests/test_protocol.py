@@ -1,4 +1,4 @@
-"""paulin2025 Algorithm 3 as the authors' code does it (digest §1.12): Adam with linear decay,
+"""paulin2025 Algorithm 3 as the authors' code does it (fashion_MNIST_SMS_UBU.ipynb): Adam with linear decay,
 a fresh Adam for SWA averaging after every step, BatchNorm momentum 1 with batch statistics
 and a large-batch calibration before predicting, prior on non-bias parameters, bounces at
 6/sqrt(lambda_loc), the step-size convention, and the Fig. 4 experiment configs."""

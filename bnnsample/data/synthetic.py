@@ -9,7 +9,7 @@ from .base import Data
 
 
 def two_batch_gaussian(cfg) -> Data:
-    """paulin2025 §2.1: U(x) = sum_{i=1,2} (x - mu_i)^2 / (2 sigma_i^2), mu = (-1, 1),
+    """paulin2025 §3.4, Fig. 1: U(x) = sum_{i=1,2} (x - mu_i)^2 / (2 sigma_i^2), mu = (-1, 1),
     sigma = (0.5, 2). Two data points, minibatches of one point, force scaled by N/n = 2.
     Exact posterior N(-15/17, 1/4.25); no prior term."""
     mu = torch.tensor([[-1.0], [1.0]], dtype=torch.float64)
@@ -24,7 +24,7 @@ def two_batch_gaussian(cfg) -> Data:
 
 
 def noisy_gaussian(cfg) -> Data:
-    """matthews2018 §2.1: target N(mean, I_dim) seen only through a force with injected
+    """matthews2018 §5.1: target N(mean, I_dim) seen only through a force with injected
     Gaussian noise (model noisy_gaussian). No data points; the settings travel in extras."""
     dim = int(cfg.get("dim", 1))
     return Data(
@@ -32,7 +32,7 @@ def noisy_gaussian(cfg) -> Data:
         task="density",
         y_train=torch.zeros(1, dim, dtype=torch.float64),
         extras={k: cfg.get(k, d) for k, d in (("dim", 1), ("mean", 0.0), ("sigma", 1.0), ("sigma_model", "cosine"))},
-        description="N(mean, I) with a Gaussian-noise force of known std sigma(x) (matthews2018 §2.1)",
+        description="N(mean, I) with a Gaussian-noise force of known std sigma(x) (matthews2018 §5.1)",
     )
 
 

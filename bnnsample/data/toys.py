@@ -1,4 +1,4 @@
-"""The papers' synthetic toy data sets (exact constants from the digests; choices the papers
+"""The papers' synthetic toy data sets (exact constants from the papers; choices the papers
 leave open are marked DECISION and configurable in conf/dataset/<name>.yaml).
 
     franzese_toy    franzese2021 App. E: 2 points, Gaussian mean          (model gaussian_mean)
@@ -140,11 +140,12 @@ def gaussian_mean(cfg) -> Data:
 
 
 # -- matthews2018 Fig. 1 ---------------------------------------------------------------------
-DOUBLE_WELL_VARIANCE = 1.0417972965  # E[x^2] under exp(-(x^2 - 1)^2 / 4), matthews2018 digest §2.1
+# E[x^2] under exp(-(x^2 - 1)^2 / 4), matthews2018 §5.1 (quadrature, derived for this project)
+DOUBLE_WELL_VARIANCE = 1.0417972965
 
 
 def double_well(cfg) -> Data:
-    """matthews2018 §2.1 (Fig. 1): target exp(-V) with V(x) = (x^2 - 1)^2 / 4 per coordinate,
+    """matthews2018 §5.1 (Fig. 1): target exp(-V) with V(x) = (x^2 - 1)^2 / 4 per coordinate,
     seen only through F(x) + sigma(x) xi, sigma(x) = 1 - cos(1 + 5x) (sigma_model cosine,
     sigma = 1). Exact mean 0, variance 1.0417972965. No data points; settings in extras."""
     dim = _positive_int(cfg, "dim", 1)
@@ -177,7 +178,7 @@ def _mixture_data(name, y, weights, means, sds, description, **extra) -> Data:
 
 
 def gmm3(cfg) -> Data:
-    """matthews2018 §2.2 (Fig. 2): N = 1,024 points from the equal-weight mixture with
+    """matthews2018 §5.2 (Fig. 2): N = 1,024 points from the equal-weight mixture with
     precisions lambda = (10, 1, 2) and means mu = (-0.8, -0.2, 1). Model gmm: unknown
     (mu, lambda), prior N(mu_i | 0, 100) Gamma(lambda_i | 2, 1), ordered means.
     DECISION: the data realization (the paper's is unseeded) is dataset.seed = 0."""

@@ -1,5 +1,5 @@
-"""Tabular data: the UCI sets of franzese2021 §3.1 (plus scikit-learn's small sets) and the
-synthetic 2-D two-class mixture of sekkat2023 §2 E4.
+"""Tabular data: the UCI sets of franzese2021 App. F.1 (plus scikit-learn's small sets) and the
+synthetic 2-D two-class mixture of sekkat2023 §3.5.
 
 UCI splits (franzese2021 App. F.1: 5 random train/test splits; preprocessing not stated, we
 follow the usual Gal/Mukhoti protocol):
@@ -15,7 +15,7 @@ follow the usual Gal/Mukhoti protocol):
   stays in ORIGINAL units, and the model's ``predict`` returns means in original units, so
   the stored predictive and targets compare directly (RMSE in original units). The
   statistics are kept in ``extras``: x_mean, x_std, y_mean, y_std; ``noise_var`` (the fixed
-  likelihood variance, in standardised units, franzese2021 §3.2) too.
+  likelihood variance, in standardised units, franzese2021 App. F.1, Table 1) too.
 
 Where the data ship in an installed package they load offline: boston (mlxtend), diabetes,
 breast_cancer, wine (scikit-learn). The others are read from ``data_dir`` in their standard
@@ -220,7 +220,7 @@ def load_uci(name: str, cfg) -> Data:
     )
 
 
-# -- sekkat2023 §2 E4 -------------------------------------------------------------------
+# -- sekkat2023 §3.5 -------------------------------------------------------------------
 TWO_CLASS_CENTRES = (
     ((1.0, 1.0), (0.0, 2.0), (1.0, 3.0)),  # class 0: I ~ U{1, 2, 3}
     ((2.0, 0.5), (1.0, 2.0), (2.0, 3.0), (1.0, 4.0)),  # class 1: J ~ U{1, 2, 3, 4}
@@ -229,7 +229,7 @@ X_STAR = (1.0, 1.5)
 
 
 def two_class_2d(cfg) -> Data:
-    """sekkat2023 §2 E4: N = 500 (250 per class), X_k = centre_k,I + c G, G ~ N(0, I_2),
+    """sekkat2023 §3.5: N = 500 (250 per class), X_k = centre_k,I + c G, G ~ N(0, I_2),
     c^2 = 0.03, centre index uniform over the class's centres (TWO_CLASS_CENTRES). The paper
     gives no seed; ours is ``dataset.seed``. The points are shuffled (so fixed minibatch
     partitions mix the classes); inputs are NOT standardised (the observable point x* =

@@ -5,7 +5,7 @@ Rows (group, metric, value, se):
 * ``diagnostics, rhat_max | ess_bulk_min | ess_tail_min`` over theta coordinates (up to
   MAX_COORDS evenly spaced ones for networks) and ``theta[j], rhat | ess_bulk | ess_tail`` for
   the first FIRST_COORDS. R-hat is arviz's rank-normalized split R-hat (Vehtari et al. 2021),
-  ESS arviz's bulk and tail ESS, over the kept chains. paulin2025 §2.3 (Fig. 3) uses the
+  ESS arviz's bulk and tail ESS, over the kept chains. paulin2025 Fig. 3 uses the
   classic Gelman-Rubin statistic on the training loss / test NLL and its code takes no square
   root (R is the squared PSRF); the rank-normalized version here is on the PSRF scale (values
   near 1; > 1.01 is the usual warning level).

@@ -1,4 +1,4 @@
-"""Metrics against ensemble size (paulin2025 §2.4, Figs. 4-6): independent runs pooled into
+"""Metrics against ensemble size (paulin2025 §5, Figs. 4-6): independent runs pooled into
 disjoint ensembles.
 
 A run (a chain under ``init=swa``: each chain trains its own Adam -> SWA network and samples

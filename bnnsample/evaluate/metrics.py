@@ -22,15 +22,15 @@ Conventions
 * All functions reject empty or non-finite input with ``ValueError``: callers
   must drop diverged chains before calling.
 
-Classification definitions follow Paulin et al. (2025), section 2.8 of
-``shared/spec/paulin2025-sms-ubu.md`` (accuracy, NLL clipped at -100, ACE with
+Classification definitions follow Paulin et al. (2025), §3.4 and §5 with the formulas of
+the authors' code (accuracy, NLL clipped at -100, ACE with
 20 equal-count bins, RPS); ECE is the usual top-label, equal-width version and
 is provided for comparison only.  Kolmogorov distances, the average Kolmogorov
 distance over test points and the self-distance band follow Franzese et al.
-(2021), section 3.5.  The relative variance error, the mean relative error of
+(2021), §5 and App. F.2.  The relative variance error, the mean relative error of
 the covariance diagonal and the 500-bin L1 histogram error (eq. 44) follow
-Sekkat & Stoltz (2023), section 2; the bias and MSE of posterior averages over
-independent runs follow Chen et al. (2015), section 2.1.
+Sekkat & Stoltz (2023), §2.5, §3.4 and eq. 44; the bias and MSE of posterior averages over
+independent runs follow Chen et al. (2015), §5.
 """
 
 from __future__ import annotations

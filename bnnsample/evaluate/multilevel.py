@@ -1,4 +1,4 @@
-"""Coupled multilevel estimator of the step-size bias of a sampler (paulin2025 App. D.1, digest §1.13).
+"""Coupled multilevel estimator of the step-size bias of a sampler (paulin2025 App. D.1).
 
 A chain at step h (coarse) and a chain at step h/2 (fine) are advanced together, the coarse
 chain one step for every two fine steps, with shared randomness, so that the time averages
@@ -20,7 +20,7 @@ Gaussian numbers they draw are coupled). The fine chain draws fresh N(0, 1) numb
 chain's k-th draw is built from the fine chain's draws 2k and 2k+1 (same shape), each step
 advancing with ``advance(state, 1, ...)``:
 
-    ubu       exact composition of OU flows (digest §1.2): the coarse chain's U(h/2) is the
+    ubu       exact composition of OU flows (paulin2025 eqs. 3-6): the coarse chain's U(h/2) is the
               fine chain's two U(h/4) with the same numbers, so the coarse step is
               U(h/4) U(h/4) B(h) U(h/4) U(h/4) against the fine U(h/4) B(h/2) U(h/4) U(h/4) B(h/2) U(h/4)
               (``ou_pair_combiner``; pathwise identical to composing the two fine flows)
@@ -35,7 +35,7 @@ chain's bc per coarse step):
     sms, reshuffle     the fine chain runs its own schedule (a palindromic sweep of 2 N_m
                        steps per epoch for sms), the coarse chain an independent schedule of
                        the same kind over the same fixed partition (half a sweep per epoch),
-                       as the authors' SMS_UBU2 (digest §1.13)
+                       as the authors' SMS_UBU2 (multinomial_SMS_UBU.ipynb)
 
 Both chains start at the same x0 with the same velocity. Every marginal law is the real
 scheme's, so the estimator is unbiased for D(h) at any coupling quality; the coupling only
@@ -388,7 +388,7 @@ class TelescopedBias:
         return value, se, floor
 
     def log2_spread(self, weights: np.ndarray | None = None) -> np.ndarray:
-        """The authors' error bar (digest §1.13): std over chunks of log2(mean_i |chunk bias_i|) / 2."""
+        """The authors' error bar (multinomial_SMS_UBU.ipynb): std over chunks of log2(mean_i |chunk bias_i|) / 2."""
         w = np.ones(self.bias.shape[1]) if weights is None else np.asarray(weights, float)
         w = w / w.sum()
         per_chunk = (np.abs(self.chunks) * w).sum(2)  # [L, n_chunks]

@@ -108,7 +108,8 @@ def projection_error(
     with f_k the columns of ``basis`` [G, K] (None: K = 1, f = 1, i.e. AdL's constant
     friction: S* = s* I with s* = (1/d) int tr Sigma dpi, D* = int diag Sigma dpi, or
     Sigma-bar = int Sigma dpi). The norm is ||M||^2 = int sum_ij M_ij(theta)^2 pi(dtheta)
-    (digest §0). sigma [G, d, d] symmetric, weights [G] the posterior mass of each point.
+    (the sum over entries used in sekkat2023's proof of Lemma 14). sigma [G, d, d] symmetric,
+    weights [G] the posterior mass of each point.
     The projection is weighted least squares, entry by entry (full), per diagonal entry
     (diagonal; off-diagonal entries are not approximated) or on tr(Sigma)/d (scalar).
     """

@@ -9,7 +9,7 @@ list of such paths is allowed. Every samples.h5 found is one independent referen
 
 Rows added to metrics.csv (group, metric):
 
-* ``bayes, avg_kolmogorov``: franzese2021 §3.5, the mean over test points t of the
+* ``bayes, avg_kolmogorov``: franzese2021 §5 and App. F.2, the mean over test points t of the
   two-sample Kolmogorov distance sup_x |F_run,t(x) - F_ref,t(x)| between the run's and a
   reference's predictive marginals (``metrics.average_kolmogorov_distance``), averaged over
   the R reference runs; ``se`` is the standard deviation over references / sqrt(R) (nan for
@@ -35,7 +35,7 @@ Rows added to metrics.csv (group, metric):
   (scipy's ``wasserstein_distance``, ``metrics.wasserstein2_1d``, ks_2samp, sekkat2023 eq. 44
   500-bin L1 histogram error over the pooled range), and ``reference, w1_mean | w2_mean``
   (averaged over up to MAX_COORDS evenly spaced coordinates) and ``reference,
-  cov_diag_error`` (sekkat2023 E3: (1/d) sum_i |C_ii - C_ref,ii| / C_ref,ii, the reference
+  cov_diag_error`` (sekkat2023 §3.4: (1/d) sum_i |C_ii - C_ref,ii| / C_ref,ii, the reference
   being full-data AdL). Stored theta of more than MAX_THETA_NUMBERS numbers (a large network's
   weights) is not compared.
 
@@ -208,7 +208,7 @@ def _marginals(pred: np.ndarray) -> np.ndarray:
 
 
 def predictive_rows(run: RunDraws, refs: list[RunDraws]) -> list[dict]:
-    """avg_kolmogorov (franzese2021 §3.5), its exact-sampler floor, the self-distance band and,
+    """avg_kolmogorov (franzese2021 §5 and App. F.2), its exact-sampler floor, the self-distance band and,
     for classification, the class-probability bias against the pooled references."""
     if run.predictive is None:
         return []

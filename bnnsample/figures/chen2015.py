@@ -2,14 +2,14 @@
 
 Target: ``dataset=gaussian_mean`` (variant chen): x_i ~ N(theta, 1), i = 1..1000 (true theta
 0, DECISION), prior N(0, 1), posterior N(mu, 1/1001); test function phi(theta) = theta^2 with
-phi_bar = mu^2 + 1/1001; minibatches of 10 drawn i.i.d. with replacement (DECISION, the
-digest's pilot), force scale N/n. Schemes (the project's integrators):
+phi_bar = mu^2 + 1/1001; minibatches of 10 drawn i.i.d. with replacement (DECISION; the
+paper does not say), force scale N/n. Schemes (the project's integrators):
 
-    SGHMC-S   ``aboba``                         chen2015 §1.2b, the symmetric splitting (K = 2)
-    SGHMC-E   ``sghmc`` noise_correction=none   Euler, theta-first (digest §1.2a option 2; K = 1)
+    SGHMC-S   ``aboba``                         chen2015 §4 eq. (9), the symmetric splitting (K = 2)
+    SGHMC-E   ``sghmc`` noise_correction=none   Euler, theta-first (Chen et al. 2014's form; K = 1)
     SGLD      ``sgld``                          x <- x - h G + sqrt(2h) xi (main-text convention)
 
-Estimators (digest §1.0): phi_hat = (1/L) sum_{l<=L} phi(theta_l) for a fixed step, the
+Estimators (chen2015 §3.1, §3.3): phi_hat = (1/L) sum_{l<=L} phi(theta_l) for a fixed step, the
 step-weighted phi_tilde = sum_l h_l phi(theta_l) / sum_l h_l for decreasing steps; no burn-in;
 bias and MSE over independent runs (``posterior_average_bias_mse``), each run started at
 theta_0 ~ N(0, 1) (p_0 ~ N(0, 1) from the integrator). Exact stationary laws come from the
@@ -245,7 +245,7 @@ def _fig1_md(scale, s, rows, truth, wall) -> str:
             f"theta^2 over L = {s['L']} steps (paper: L = 10^6)."
         ),
         "",
-        "| claim (digest §2.1a, §3.2, §4.6) | paper | ours | verdict |",
+        "| claim (chen2015 §5, Fig. 1; §3.2, Theorem 4) | paper | ours | verdict |",
         "|---|---|---|---|",
         (
             f"| Euler has the larger invariant-measure bias | SGHMC-E above SGHMC-S at every h | exact bias ratio E/S per h: "
@@ -262,7 +262,7 @@ def _fig1_md(scale, s, rows, truth, wall) -> str:
             f"h^{_fmt(p_mb, '.2f')} (h <= 0.02), e.g. {_fmt(S[0.01]['exact_bias'], '.3g')} at h = 0.01 against "
             f"{_fmt(S[0.01]['exact_bias_full_gradient'], '.2g')} with full gradients; full-gradient slopes SGHMC-S "
             f"{_fmt(p_full, '.2f')}, SGHMC-E {_fmt(p_full_e, '.2f')} | not reproduced: minibatch noise dominates "
-            "(digest §5) |"
+            "(exact stationary bias, derived for this project) |"
         ),
         (
             f"| (check) Monte Carlo agrees with the exact stationary bias | - | max |MC - exact| / SE over h = "
@@ -372,7 +372,7 @@ def _fig2_md(scale, s, rows, pot, wall) -> str:
             "over the last three L."
         ),
         "",
-        "| claim (digest §2.1b, §4.4, Remark 10) | paper | ours | verdict |",
+        "| claim (chen2015 §5, Fig. 2; §3.1, Remarks 9-10) | paper | ours | verdict |",
         "|---|---|---|---|",
     ]
     for variant, metric, want in (("SGHMC-D", "bias", 1 / 3), ("SGHMC-F", "mse", 0.2)):
@@ -408,7 +408,7 @@ def _fig2_md(scale, s, rows, pot, wall) -> str:
     lines.append(f"| the stationary bias is the integrator's O(h^2), not the gradient noise (Theorem 4) | noise "
                  f"irrelevant | exact stationary bias of E[theta^2] at h = {h:.4g} (alpha 1/3, L = {Lmax}): minibatch "
                  f"{b_mb:.3g}, full gradient {b_full:.2g} | not reproduced: minibatch noise dominates by "
-                 f"{_fmt(abs(b_mb / b_full), '.0e')}x (digest §5) |")  # fmt: skip
+                 f"{_fmt(abs(b_mb / b_full), '.0e')}x (exact stationary bias, derived for this project) |")  # fmt: skip
     lines += ["", "Files: `alpha_sweep.csv`, `fig2.png`."]
     return "\n".join(lines)
 
@@ -424,7 +424,7 @@ ALPHA_BIAS = {"SGHMC-S": 1 / 3, "SGLD": 1 / 2}  # theory's bias-optimal rates, K
 
 
 def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreasing: bool, seed: int = 0):
-    """Grid search of the paper (§2.1c): the constant (C of h = C L^-alpha, or the initial
+    """Grid search of the paper (chen2015 §5, Fig. 3): the constant (C of h = C L^-alpha, or the initial
     step h_0 of h_l = h_0 l^-alpha) and the friction with the smallest bias at L = L0.
     Stops along the grid once a value diverges. Returns (bias, constant, friction)."""
     best = (math.inf, math.nan, math.nan)
@@ -522,7 +522,7 @@ def _fig3_md(scale, s, rows, chosen, wall) -> str:
         )
         + ".",
         "",
-        "| claim (digest §2.1c) | paper | ours | verdict |",
+        "| claim (chen2015 §5, Fig. 3) | paper | ours | verdict |",
         "|---|---|---|---|",
     ]
     for kind in ("fixed", "decreasing"):

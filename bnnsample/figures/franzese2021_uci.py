@@ -1,6 +1,6 @@
-"""franzese2021 UCI BNN experiments (digest §3-5, §8 items 4-6): Fig. 4, Tables 1-2, Fig. 5, Fig. 10.
+"""franzese2021 UCI BNN experiments (§5, App. F): Fig. 4, Tables 1-2, Fig. 5, Fig. 10.
 
-Protocol (digest §3; conf/experiment/franzese2021_uci.yaml is the same protocol for one run):
+Protocol (App. F.1-F.2; conf/experiment/franzese2021_uci.yaml is the same protocol for one run):
 NTK-parameterised ReLU MLP (eq. 104; 4x50 regression with the fixed noise variance of Table 1,
 2x50 softmax classification), prior N(0, I), seeded 90/10 splits with inputs (and regression
 targets) standardised on the training part, friction C = 5, x0 = 0 and v0 ~ N(0, I) (the paper
@@ -19,7 +19,7 @@ x0 = 0 rather than the posterior; every sampler and the oracle share that law in
 h -> 0, which is what the distance-against-h figures measure.
 
 Distances (Fig. 4, 5, 10): the average Kolmogorov distance (``metrics.average_kolmogorov_distance``,
-digest §3.5) between the pooled predictive draws of the latent mean f(x*) (original units)
+§5 and App. F.2) between the pooled predictive draws of the latent mean f(x*) (original units)
 at each test point, against each of R independent oracle runs, averaged over the R runs; the
 self-distance band is ``metrics.self_distance_band`` over the R oracle runs (mean and 5-95%
 quantiles), so method and band have the same sample sizes. A run with a diverged chain has no
@@ -58,7 +58,7 @@ REGRESSION = ("boston", "concrete", "energy", "yacht")
 CLASSIFICATION = ("ionosphere", "vehicle")
 CLASSIFICATION_OFFLINE = ("breast_cancer", "wine")
 FULL = 0  # batch size code for full batch
-AKD_FLOOR_200 = 0.087  # digest §3.5: E[D] for 200 vs 200 i.i.d. draws
+AKD_FLOOR_200 = 0.087  # E[D] for 200 vs 200 i.i.d. draws (derived for this project)
 
 
 def _floats(text: str, key: str) -> list[float]:
@@ -253,7 +253,7 @@ def oracle_spec(dataset: str, o: OracleSettings) -> Spec:
         "draws": o.draws,
         "seed": 1000,
     }
-    if o.kind == "sghmc_adaptive":  # the paper's oracle: lr 0.005, burn-in 2000, thin 500 (digest §2.7)
+    if o.kind == "sghmc_adaptive":  # the paper's oracle: lr 0.005, burn-in 2000, thin 500 (App. F.2)
         return Spec(integrator="sghmc_adaptive", h=o.h, burn_steps=2000, thin_steps=500, **common)
     return Spec(integrator="lie_trotter", h=o.h, t_burn=o.t_burn, t_thin=o.t_thin, **common)
 
@@ -536,7 +536,7 @@ def _fig4_markdown(rows, s, scale, options, missing) -> str:
     floor = rows[0]["self_mean"]
     n = rows[0]["draws"]
     iid = 0.8687 * math.sqrt(2 / n)
-    claims.append(("§3.5: self-distance ≈ 0.087 for 200 vs 200 (near-independent) draws",
+    claims.append(("App. F.2: self-distance ≈ 0.087 (derived for this project) for 200 vs 200 (near-independent) draws",
                    (f"{floor:.3f} for {n} vs {n} pooled draws; i.i.d. expectation {iid:.3f}: ratio {floor / iid:.2f} "
                     "(above 1: successive draws of a chain are correlated at this thinning)"),
                    "consistent" if floor <= 1.1 * iid else "partly"))  # fmt: skip
@@ -548,7 +548,7 @@ def _fig4_markdown(rows, s, scale, options, missing) -> str:
         lines.append(f"Not run (data files absent under data_dir): {', '.join(missing)}.")
     lines += ["", "AKD to the oracle (mean over oracle runs):", "", _cell_table(rows), "",
               (f"Oracle self-distance: mean {rows[0]['self_mean']:.3f}, 5-95% band [{rows[0]['self_low']:.3f}, "
-              f"{rows[0]['self_high']:.3f}]."), "", "| claim (digest section) | ours | verdict |", "|---|---|---|"]  # fmt: skip
+              f"{rows[0]['self_high']:.3f}]."), "", "| claim (paper section) | ours | verdict |", "|---|---|---|"]  # fmt: skip
     lines += [f"| {c} | {o} | {v} |" for c, o, v in claims]
     return "\n".join(lines)
 
@@ -620,7 +620,7 @@ def make_fig5(out_dir: Path, options: dict) -> list[Path]:
         lines.append(f"Not run (data files absent): {', '.join(missing)}.")
     lines += ["", _cell_table(rows), "", (f"Oracle self-distance band [{rows[0]['self_low']:.3f}, "
               f"{rows[0]['self_high']:.3f}], mean {rows[0]['self_mean']:.3f}."), "",
-              "| claim (digest section) | ours | verdict |", "|---|---|---|"]  # fmt: skip
+              "| claim (paper section) | ours | verdict |", "|---|---|---|"]  # fmt: skip
     lines += [f"| {c} | {o} | {v} |" for c, o, v in claims]
     cells = list(dict.fromkeys((r["batch"], r["step_size"]) for r in rows))
     best1 = []
@@ -685,20 +685,20 @@ def make_fig10(out_dir: Path, options: dict) -> list[Path]:
     if missing:
         lines.append(f"Not run (data files absent): {', '.join(missing)}.")
     lines += ["", _cell_table(rows), "", f"Oracle self-distance band [{rows[0]['self_low']:.3f}, {band:.3f}].", "",
-              "| claim (digest section) | ours | verdict |", "|---|---|---|"]  # fmt: skip
+              "| claim (paper section) | ours | verdict |", "|---|---|---|"]  # fmt: skip
     lines += [f"| {c} | {o} | {v} |" for c, o, v in claims]
     update_reproduction(out_dir, FIG10, "\n".join(lines))
     return files
 
 
 # -- Tables 1 and 2 ---------------------------------------------------------------------------
-TABLE1_PAPER = {  # digest §4: (RMSE SHMC, sd, RMSE SGHMC, sd, MNLL SHMC, sd, MNLL SGHMC, sd)
+TABLE1_PAPER = {  # franzese2021 Table 1 (App. F.1): (RMSE SHMC, sd, RMSE SGHMC, sd, MNLL SHMC, sd, MNLL SGHMC, sd)
     "boston": (2.821, 0.61, 2.825, 0.63, 2.600, 0.09, 2.600, 0.09),
     "concrete": (4.907, 0.39, 4.833, 0.46, 2.971, 0.07, 2.948, 0.09),
     "energy": (0.501, 0.07, 0.489, 0.07, 1.191, 0.07, 1.120, 0.03),
     "yacht": (0.420, 0.12, 0.436, 0.13, 1.180, 0.02, 1.176, 0.02),
 }
-TABLE2_PAPER = {  # digest §4: (acc SHMC, sd, acc SGHMC, sd, MNLL SHMC, sd, MNLL SGHMC, sd)
+TABLE2_PAPER = {  # franzese2021 Table 2 (App. F.1): (acc SHMC, sd, acc SGHMC, sd, MNLL SHMC, sd, MNLL SGHMC, sd)
     "ionosphere": (0.920, 0.03, 0.916, 0.02, 0.294, 0.04, 0.295, 0.04),
     "vehicle": (0.777, 0.02, 0.783, 0.02, 0.588, 0.03, 0.588, 0.03),
 }
@@ -709,7 +709,7 @@ TABLE_SETTINGS = {
     "thin 20 steps, 10 chains x 10 draws.",
     "paper": "SHMC = LEAPFROG full batch, C = 5, h = 0.005, burn-in time 10, time 2.5 between draws, one chain x "
     "200 draws; SGHMC = adaptive SGHMC full batch, lr 0.005, mdecay 0.05, burn-in 2000 steps, thin 500 steps, "
-    "one chain x 200 draws (digest §2.7, §3.4).",
+    "one chain x 200 draws (App. F.1-F.2).",
 }
 
 
@@ -717,7 +717,7 @@ def table_specs(dataset: str, split: int, scale: str) -> dict[str, Spec]:
     """SHMC (LEAPFROG, full batch, C = 5) and the adaptive SGHMC baseline (full batch) for one
     split. quick: 10 chains x 10 draws (SHMC h = 0.01, T_b = 2, T_t = 0.25; SGHMC lr 0.01,
     burn-in 500, thin 20 steps); paper: one chain x 200 draws (SHMC h = 0.005, T_b = 10,
-    T_t = 2.5; SGHMC lr 0.005, burn-in 2000, thin 500 steps, digest §2.7/§3.4)."""
+    T_t = 2.5; SGHMC lr 0.005, burn-in 2000, thin 500 steps, App. F.2)."""
     if scale == "quick":
         common = {"dataset": dataset, "batch": FULL, "chains": 10, "draws": 10, "split": split, "seed": split}
         return {"SHMC": Spec(integrator="leapfrog", h=0.01, t_burn=2.0, t_thin=0.25, **common),
@@ -860,7 +860,7 @@ def _table_markdown(
             d = abs(a[0][f"{m}_mean"] - b[0][f"{m}_mean"])
             diffs.append((ds, m, d, max(a[0][f"{m}_sd"], b[0][f"{m}_sd"])))
     same = all(d <= sd * 1.1 for *_, d, sd in diffs)
-    lines += ["", "| claim (digest §4) | ours | verdict |", "|---|---|---|",
+    lines += ["", "| claim (App. F.1, Tables 1-2) | ours | verdict |", "|---|---|---|",
               "| SHMC and SGHMC give very similar results | abs difference of the means: " +
               ", ".join(f"{ds} {m} {d:.3f} (split sd {sd:.3f})" for ds, m, d, sd in diffs) +
               f" | {'reproduced' if same else 'partly: a difference larger than the split-to-split sd'} |"]  # fmt: skip

@@ -5,8 +5,8 @@ schedules and potentials directly, with thousands of chains as one tensor dimens
 (``simulate``); nothing here re-implements a step. Settings the paper leaves open are
 DECISIONs, stated in each recipe's REPRODUCTION.md section:
 
-    gamma = 1 (the authors' code default); mSGLD's step is eps = h^2/2 (digest §1.5: the
-    authors' mapping, so "h" is the same number for every scheme); CC-ADL with thermostat mass
+    gamma = 1 (the authors' code default); mSGLD's step is eps = h^2/2 (the authors' code,
+    c-matthews/nogin: so "h" is the same number for every scheme); CC-ADL with thermostat mass
     1 and xi_0 = 0 (authors' code); minibatches without replacement (iid_wor), as the authors'
     code draws them; the "exact covariance" variant of Figs. 2-3 gives the scheme the true
     Cov of the minibatch force, N(N-n)/n times the covariance (ddof 1) of all N per-datum
@@ -30,7 +30,7 @@ from .common import check_options, compose, scale_of, update_reproduction
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.
 
 GAMMA = 1.0
-DW_VAR = 1.0417972965  # double-well variance (digest §2.1, quadrature)
+DW_VAR = 1.0417972965  # double-well variance (matthews2018 §5.1 target; quadrature, derived for this project)
 FIG1_SCHEMES = ("nogin", "msgld", "ccadl", "baoab")
 FIG1_TARGETS = {"gaussian": ("noisy_gaussian", 1.0), "double_well": ("double_well", DW_VAR)}
 NOISE_AWARE = ("nogin", "msgld", "ccadl")
@@ -54,7 +54,7 @@ def build_target(overrides, seed: int = 0):
 
 def step_size_for(scheme: str, h: float) -> float:
     """The step passed to the integrator for the paper's h: mSGLD takes eps = h^2/2 (the
-    authors' mapping, matthews digest §1.5); every other scheme takes h."""
+    authors' mapping in their code, c-matthews/nogin); every other scheme takes h."""
     return h * h / 2 if scheme == "msgld" else h
 
 
@@ -339,7 +339,7 @@ def _fig1_markdown(scale, s, bias_rows, conv_rows, hists, edges, slopes, wall) -
             "(naive B~AOAB~, not in the paper's figure). CC-ADL: thermostat mass 1, xi_0 = 0 (authors' code)."
         ),
         "",
-        "| claim (digest §2.1) | paper | ours | verdict |",
+        "| claim (matthews2018 §5.1, Fig. 1) | paper | ours | verdict |",
         "|---|---|---|---|",
     ]
     for t in FIG1_TARGETS:
@@ -387,7 +387,7 @@ def _fig1_markdown(scale, s, bias_rows, conv_rows, hists, edges, slopes, wall) -
 class ExactCovariance:
     """A potential whose force uses the minibatch but whose covariance is the exact one:
     Cov of the minibatch force = eps(n) x (covariance, ddof 1, of all N per-datum gradients),
-    i.e. ``base.force_covariance`` evaluated on the whole data set (matthews2018 §2.2 (ii),
+    i.e. ``base.force_covariance`` evaluated on the whole data set (matthews2018 §5.2,
     the O(N) "exact covariance" of Fig. 2). Everything else is the base potential's."""
 
     def __init__(self, base):
@@ -597,7 +597,7 @@ def _passes_markdown(fig_id, scale, s, rows, covs, ref_se, h, ref_h, describe, w
             f"{_fmt(float(np.min(ref_se)), '.3f')}..{_fmt(float(np.max(ref_se)), '.3f')}, which floors every error."
         ),
         "",
-        "| claim (matthews digest §2.2-2.3) | paper | ours | verdict |",
+        "| claim (matthews2018 §5.2-5.3, Figs. 2-3) | paper | ours | verdict |",
         "|---|---|---|---|",
     ]
     est = "estimated"

@@ -91,8 +91,8 @@ NOT_APPLICABLE = {
     "sms_ghmc": "Metropolis-adjusted (accept/reject): not an affine map",
 }
 
-# Expected order of the stationary bias per (scheme, batching), from the issue text and the
-# digests; "exact": no bias on Gaussian targets (var_x at rounding level); None: no claim.
+# Expected order of the stationary bias per (scheme, batching), from the papers' theorems
+# (SOURCES); "exact": no bias on Gaussian targets (var_x at rounding level); None: no claim.
 _SPLIT2 = {"full": 2, "iid": 1, "reshuffle": 2, "sms": 2}
 _FIRST = {"full": 1, "iid": 1, "reshuffle": 1, "sms": 1}
 THEORY: dict[str, dict[str, object]] = {
@@ -112,22 +112,22 @@ THEORY: dict[str, dict[str, object]] = {
     "exact_ou": {"full": "exact", "iid": 1, "reshuffle": 2, "sms": 2},
 }
 SOURCES = {
-    "ubu": "paulin2025 §1.3-1.6 (UBU 2; SG-UBU weak order 1; SMS-UBU and SG-UBU-wor 2)",
-    "baoab": "paulin2025 §1.7 (BAOAB 2; SG 1; SMS/wor 2)",
-    "obabo": "paulin2025 §1.7 (weak-order-2 splitting)",
+    "ubu": "paulin2025 §2.1-2.2, Algorithms 1-2, Theorems 5 and 15 (UBU 2; SG-UBU weak order 1; SMS-UBU and SG-UBU-wor 2)",
+    "baoab": "paulin2025 §3.4, App. A Algorithms 5-6 (BAOAB 2; SG 1; SMS/wor 2)",
+    "obabo": "paulin2025 §2.1 (weak-order-2 splitting)",
     "aboba": "chen2015 Lemma 8 (2); minibatch bottleneck franzese2021 Thm 3",
-    "lie_trotter": "franzese2021 §2.2 (2); Thm 3 reshuffle min(p,2); iid 1 (digest §1.3)",
-    "generalized_lie_trotter": "franzese2021 §2.3, Prop. 2 (order independent of N_l)",
-    "em": "paulin2025 §1.8 (Euler: 1)",
-    "sgld": "chen2015 §1.1, sekkat2023 Prop. 2 (1)",
-    "leapfrog": "franzese2021 §2.1 (1; theta-marginal exact on Gaussians)",
-    "mt3": "franzese2021 §2.4 (3 full batch; min(p,2) with reshuffled batches)",
-    "nogin": "matthews2018 §1.2, Fig. 1 (exact on Gaussians given Gaussian noise of known covariance; "
+    "lie_trotter": "franzese2021 §4 eqs. 12-13 (2); Thm 3 reshuffle min(p,2); iid 1 (derived for this project)",
+    "generalized_lie_trotter": "franzese2021 §4 eqs. 14-15, Prop. 2 (order independent of N_l)",
+    "em": "paulin2025 Algorithm 4 (Euler: 1)",
+    "sgld": "chen2015 §4 (Euler, K = 1), sekkat2023 Prop. 2 (1)",
+    "leapfrog": "franzese2021 App. B.5.1 eq. 31 (1; theta-marginal exact on Gaussians, derived for this project)",
+    "mt3": "franzese2021 App. B.5.2 eqs. 39-43 (3 full batch; min(p,2) with reshuffled batches)",
+    "nogin": "matthews2018 §3 Algorithm 1, §4.2, Fig. 1 (exact on Gaussians given Gaussian noise of known covariance; "
     "no claim for minibatch covariance estimates)",
-    "msgld": "matthews2018 §1.5: second order in their h with eps = h^2/2, i.e. order 1 in the implemented "
+    "msgld": "matthews2018 §5 and the authors' code: second order in their h with eps = h^2/2, i.e. order 1 in the implemented "
     "step eps (SGLD-type)",
     "sghmc": "Chen et al. 2014 Euler discretisation (1); force at the new x (leapfrog at its midpoint)",
-    "exact_ou": "franzese2021 §8.2 (exact full batch; reshuffle 2; iid 1)",
+    "exact_ou": "franzese2021 App. E.2 (exact full batch); reshuffle 2, iid 1 (derived for this project)",
 }
 
 

@@ -1,13 +1,13 @@
 """`bnnsample figure paulin2025-fig1`: W1 bias of 9 samplers on the 1-D two-batch Gaussian.
 
-paulin2025 §2.1 / Fig. 1 (digest §2.1, §3.2(a), §4.3(3)-(4), §5 row 1): target
+paulin2025 §3.4, Fig. 1 (numbers: the authors' notebook bias_test_wass.ipynb): target
 U = U_1 + U_2, U_i(x) = (x - mu_i)^2 / (2 s_i^2), mu = (-1, 1), s = (0.5, 2) (dataset
 ``two_batch_gaussian``), posterior N(-15/17, 1/4.25); two batches of one point, force scale
 N/n = 2, friction 1. Samplers: {SMS, SG, SG without replacement} x {UBU, BAOAB, EM} = the
 presets sms_ubu, sg_ubu, sg_ubu_wor, sms_baoab, ... (integrator x schedule, nothing
 re-implemented here). Step sizes h = 2^-2 .. 2^-5.
 
-Method (the authors' notebook, digest §2.1): many independent chains from x = 0 (v ~ N(0, 1)),
+Method (the authors' notebook bias_test_wass.ipynb): many independent chains from x = 0 (v ~ N(0, 1)),
 burn-in 50 * 2^k epochs (simulated time 25) for h = 2^-(k+2), then one recorded position per
 ``thin`` epochs (an epoch is 2 steps), all chains and records pooled. The statistic is W1 of the
 pooled sample to the exact posterior law, ``evaluate.metrics.wasserstein1_normal`` (the exact
@@ -41,7 +41,7 @@ from .common import check_options, save_figure, scale_of, update_reproduction
 FIG_ID = "paulin2025-fig1"
 DATASET = "two_batch_gaussian"
 GAMMA = 1.0
-# The authors' BAOAB_hconst uses eta = exp(-gamma h / 2) in the O step (digest §1.7), i.e. the
+# The authors' BAOAB_hconst uses eta = exp(-gamma h / 2) in the O step (bias_test_wass.ipynb), i.e. the
 # textbook BAOAB (ours) with friction gamma / 2: the BAOAB rows run at this friction to reproduce
 # their numbers (option baoab_friction=1 runs the textbook scheme at the paper's gamma = 1).
 BAOAB_FRICTION = 0.5
@@ -54,7 +54,7 @@ SAMPLERS = (
     ("SMS-EM", "sms_em"), ("SG-EM", "sg_em"), ("SG-EM wor", "sg_em_wor"),
 )  # fmt: skip
 
-# digest §3.2(a): the notebook's saved W1 (rows h, as in STEPS); None = diverged (nan)
+# the authors' notebook bias_test_wass.ipynb: its saved W1 (rows h, as in STEPS); None = diverged (nan)
 PAPER_W1 = {
     "SMS-UBU": (0.0412, 0.0071, 0.0021, 0.0005),
     "SG-UBU": (0.1147, 0.0483, 0.0231, 0.0113),
@@ -66,16 +66,18 @@ PAPER_W1 = {
     "SG-EM": (None, 0.3648, 0.1025, 0.0427),
     "SG-EM wor": (None, 0.1903, 0.0659, 0.0289),
 }
-# digest §1.7 / §3.2(b): the notebook's SMS-BAOAB used the fixed order 0,1,1,0 (never the random
-# permutation); a properly randomised SMS-BAOAB gives this at h = 0.25 (the smaller h agree)
+# the notebook's SMS-BAOAB used the fixed order 0,1,1,0 (never the random permutation); a
+# properly randomised SMS-BAOAB gives this at h = 0.25 (an independent re-run, not in the paper;
+# the smaller h agree)
 RANDOMISED_SMS_BAOAB_025 = 0.16455
-# digest §4.3(4): slope of log W1 on log h over the three smallest steps
+# §3.4: bias O(h^2) for SMS and without-replacement UBU/BAOAB, O(h) for the others; slope of
+# log W1 on log h over the three smallest steps (the tolerances are this project's)
 EXPECTED_SLOPE = {"SMS-UBU": (2, 0.4), "SG-UBU wor": (2, 0.4), "SG-BAOAB wor": (2, 0.4), "SMS-BAOAB": (2, 0.4),
                   "SG-UBU": (1, 0.3), "SG-BAOAB": (1, 0.3), "SMS-EM": (1, 0.3), "SG-EM": (1, 0.3),
                   "SG-EM wor": (1, 0.3)}  # fmt: skip
-# digest §4.3(3) [the digest's own exact computation]: (|dmean|, |dvar|) per h; SMS records at
+# derived for this project (exact stationary moments, not in the paper): (|dmean|, |dvar|) per h; SMS records at
 # sweep ends and mid-sweeps, wor at epoch ends; SG-UBU's mean is exact
-DIGEST_EXACT = {
+DERIVED_EXACT = {
     "SG-UBU": ((0.0, 2.15e-1), (0.0, 7.59e-2), (0.0, 3.38e-2), (0.0, 1.61e-2)),
     "SG-UBU wor": ((2.10e-2, 2.26e-2), (5.95e-3, 1.65e-3), (1.56e-3, 1.28e-3), (3.99e-4, 4.30e-4)),
     "SMS-UBU": ((2.56e-2, 4.55e-2), (6.57e-3, 4.75e-3), (1.63e-3, 1.98e-3), (4.06e-4, 5.33e-4)),
@@ -472,10 +474,10 @@ def _settings_text(s: dict) -> str:
         f"Settings: {s['chains']} chains from x = 0 per cell, burn-in 50·2^k epochs (simulated time 25), "
         f"{s['records']} records per chain every {'/'.join(map(str, s['thin']))} epochs for h = "
         f"{', '.join(f'{h:g}' for h in STEPS)} (odd, so SMS records alternate sweep end and mid-sweep); friction 1 "
-        f"for UBU and EM, {s['baoab_friction']:g} for BAOAB (the authors' BAOAB O step uses exp(-γh/2), digest §1.7: "
+        f"for UBU and EM, {s['baoab_friction']:g} for BAOAB (the authors' BAOAB O step uses exp(-γh/2), bias_test_wass.ipynb: "
         "the textbook BAOAB at friction γ/2); float64; per-chain batches, fixed partition {0},{1}. W1: the exact W1 of "
         "the pooled records to N(-15/17, 1/4.25) (`wasserstein1_normal`, exact quantiles). Paper values: the authors' "
-        "notebook output (digest §3.2(a); the paper's figure shows no numbers); the notebook ran 20,000 chains for "
+        "notebook output (bias_test_wass.ipynb; the paper's figure shows no numbers); the notebook ran 20,000 chains for "
         "2000·2^k epochs recording every epoch (4·10^7 values per cell) and took W1 against as many fresh normal "
         "draws. Exact moments: stationary law of the recorded states from affine maps probed off the same "
         "integrators (`evaluate.probe`, `evaluate.stationary`)."
@@ -501,15 +503,15 @@ def _markdown(cells: dict, s: dict, seconds: float, files: list[Path]) -> str:
                           for c in cs)  # fmt: skip
         verdict, reason = _verdict_w1(label, cs)
         if label == "SMS-BAOAB":
-            reason += (f"; h=0.25 compared with the randomised value {RANDOMISED_SMS_BAOAB_025} (digest §3.2(b)): "
-                       "the notebook's 0.0408 came from a fixed batch order 0,1,1,0 (digest §1.7)")  # fmt: skip
-        lines.append(f"| W1 {label}, h = 0.25 / 0.125 / 0.0625 / 0.03125 (§3.2(a)) | {paper} | {ours} | {verdict} | "
+            reason += (f"; h=0.25 compared with the randomised value {RANDOMISED_SMS_BAOAB_025} (an independent randomised re-run, not in the paper): "
+                       "the notebook's 0.0408 came from a fixed batch order 0,1,1,0 (the notebook's code)")  # fmt: skip
+        lines.append(f"| W1 {label}, h = 0.25 / 0.125 / 0.0625 / 0.03125 (bias_test_wass.ipynb) | {paper} | {ours} | {verdict} | "
                      f"{reason} |")  # fmt: skip
     for label, cs in cells.items():
         fit = _slope(cs)
         exp = EXPECTED_SLOPE[label]
         if fit is None:
-            lines.append(f"| slope {label} (§4.3(4)) | {exp[0]} ± {exp[1]} | n/a | not reproduced | fewer than 3 "
+            lines.append(f"| slope {label} (§3.4) | {exp[0]} ± {exp[1]} | n/a | not reproduced | fewer than 3 "
                          "finite W1 values |")  # fmt: skip
             continue
         ok = abs(fit.slope - exp[0]) <= exp[1]
@@ -525,13 +527,13 @@ def _markdown(cells: dict, s: dict, seconds: float, files: list[Path]) -> str:
         if nl:
             why += f"; {nl} of the 3 W1 values are below 3 MC floors (flattens the slope)"
         why += f"; exact slopes of the recorded law: \\|Δmean\\| {ex[0]}, \\|Δvar\\| {ex[1]}"
-        lines.append(f"| slope of log W1 on log h, {label} (§4.3(4)) | {exp[0]} ± {exp[1]} | {fit.slope:.2f} | "
+        lines.append(f"| slope of log W1 on log h, {label} (§3.4) | {exp[0]} ± {exp[1]} | {fit.slope:.2f} | "
                      f"{verdict} | {why} |")  # fmt: skip
     # divergence of EM at h = 0.25
     em = [c for lab, cs in cells.items() if "EM" in lab for c in cs if c.h == 0.25]
     if em:
         ok = all(c.diverged for c in em)
-        lines.append("| EM variants diverge at h = 0.25 (§2.1) | diverged | " + ", ".join(
+        lines.append("| EM variants diverge at h = 0.25 (§3.4) | diverged | " + ", ".join(
             f"{c.label}: spectral radius {c.exact['rho']:.3f}, max \\|x\\| {c.max_abs:.3g}, "
             f"{c.diverged_frac:.0%} non-finite" for c in em)
             + f" | {'reproduced' if ok else 'not reproduced'} | the exact second-moment recursion of the recorded "
@@ -547,13 +549,13 @@ def _markdown(cells: dict, s: dict, seconds: float, files: list[Path]) -> str:
         order = sorted(ranks, key=ranks.get)
         top = order[:2]
         ok = set(top) == {"SMS-UBU", "SG-UBU wor"}
-        lines.append("| SMS-UBU ≈ SG-UBU wor, slightly better than all others (§2.1) | claim | geometric-mean W1 over "
+        lines.append("| SMS-UBU ≈ SG-UBU wor, slightly better than all others (§3.4) | claim | geometric-mean W1 over "
                      "h ≤ 0.125: " + ", ".join(f"{k} {ranks[k]:.4f}" for k in order[:4]) + " ... | "
                      + ("reproduced" if ok else "partly") + " | "
                      + ("the two smallest" if ok else f"the two smallest are {top[0]} and {top[1]}; the paper's own "
                         "table has SG-BAOAB wor below both at h = 0.0625") + " |")  # fmt: skip
-    # exact moments against the digest's computation
-    for label, ref in DIGEST_EXACT.items():
+    # exact moments against the values derived for this project
+    for label, ref in DERIVED_EXACT.items():
         if label not in cells:
             continue
         mean, cov = PAULIN_POSTERIOR
@@ -566,7 +568,7 @@ def _markdown(cells: dict, s: dict, seconds: float, files: list[Path]) -> str:
             for a, b in ((dm, ref[k][0]), (dv, ref[k][1])):
                 worst = max(worst, abs(a - b) / b if b else (0.0 if a < 1e-8 else math.inf))
         verdict = "reproduced" if worst < 0.05 else ("partly" if worst < 0.25 else "not reproduced")
-        lines.append(f"| exact (\\|Δmean\\|, \\|Δvar\\|) {label} (digest §4.3(3), not in the paper) | "
+        lines.append(f"| exact (\\|Δmean\\|, \\|Δvar\\|) {label} (derived for this project, not in the paper) | "
                      f"{' / '.join(theirs)} | {' / '.join(ours)} | {verdict} | largest relative difference "
                      f"{worst:.1%} |")  # fmt: skip
     zs = [

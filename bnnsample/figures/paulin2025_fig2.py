@@ -1,9 +1,10 @@
-"""`bnnsample figure paulin2025-fig2`: Bayesian multinomial logistic regression (paulin2025 §2.2,
+"""`bnnsample figure paulin2025-fig2`: Bayesian multinomial logistic regression (paulin2025 §3.4,
 Figure 2, App. D.1): the coupled multilevel bias of the test-set true-class probabilities
 against the step size, and accuracy / NLL / ACE / RPS against the step size, for SMS-UBU,
 SG-UBU, SG-BAOAB, SMS-BAOAB and SG-HMC (= SG-EM).
 
-Setting (digest §2.2): softmax regression 784 -> 10 with bias (model multinomial_logistic),
+Setting (§3.4 and the authors' notebook multinomial_SMS_UBU.ipynb): softmax regression
+784 -> 10 with bias (model multinomial_logistic),
 prior precision lambda = 50 on the weights only, gamma = sqrt(50), batch 200, all samplers
 started at the MAP x* (L-BFGS: scipy's L-BFGS-B with 30 correction pairs, float64, run to
 convergence; the authors ran torch's LBFGS, history 30, 40 x 20 iterations) with v ~ N(0, I), control-variate gradients at x* (eq. 8, as the authors' code).
@@ -16,7 +17,7 @@ the stability limit on Fashion-MNIST (N = 60,000). The largest Hessian eigenvalu
 N, so on a stand-in with fewer data the grid is scaled by the power of two nearest to
 sqrt(60000 / N) (4 for N = 4,000), keeping h * omega_max comparable (this choice is ours).
 
-Bias (§1.13, evaluate/multilevel.py): level k runs a coupled (h_k, h_k/2) pair; the
+Bias (App. D.1, evaluate/multilevel.py): level k runs a coupled (h_k, h_k/2) pair; the
 telescoped bias(h_k) = sum_{j>=k} (fbar_i(h_j) - fbar_i(h_j/2)) of each test point's
 true-class probability, summarised as mean_i |bias_i(h_k)|. The paper runs every level for
 the same simulated time (400 (1e-3/h) epochs of 300 steps = 120 time units), discarding the
@@ -278,13 +279,13 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_s,
 
     rows = []
     rows.append((
-        "SMS-UBU bias O(h^2): falls ~4x per halving (§2.2, §4.3 item 7)",
+        "SMS-UBU bias O(h^2): falls ~4x per halving (§3.4, Fig. 2; Theorem 5)",
         f"ratios per halving {ratio_text('SMS-UBU')}", order_verdict("SMS-UBU", 4),
     ))  # fmt: skip
     for n in ("SG-UBU", "SG-BAOAB", "SG-HMC"):
         rows.append(
             (
-                f"{n} bias falls ~2x per halving (§4.3 item 7, §5)",
+                f"{n} bias falls ~2x per halving (§2.2: weak order 1 with i.i.d. batches)",
                 f"ratios {ratio_text(n)}",
                 order_verdict(n, 2),
             )
@@ -314,7 +315,7 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_s,
         "not reproduced" if smaller else "reproduced" if not ties else "partly" if larger else "not resolved"
     )
     rows.append((
-        "SMS-UBU has the smallest bias at every h (§2.2, §3.3)",
+        "SMS-UBU has the smallest bias at every h (§3.4, Fig. 2)",
         (f"SMS-UBU significantly smaller than: {', '.join(larger) or 'none'}; larger than: "
         f"{', '.join(smaller) or 'none'}; not distinguishable (within {t_txt} or unresolved): {', '.join(ties) or 'none'}"),
         verdict,
@@ -338,7 +339,7 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_s,
     n_pairs = len(keys) * len(names) * (len(names) - 1) // 2
     spread = {k: np.ptp([met[(n, h_small)][k] for n in names]) for k in keys}
     rows.append((
-        "At small h accuracy/NLL/ACE/RPS are essentially equal across methods (§2.2)",
+        "At small h accuracy/NLL/ACE/RPS are essentially equal across methods (Fig. 2)",
         (f"h={h_small:g}: spreads accuracy {spread['accuracy']:.2g}, NLL {spread['nll']:.2g}, ACE {spread['ace']:.2g}, "
         f"RPS {spread['rps']:.2g}; pairs differing by > {t_txt}: {len(diff_small)} of {n_pairs}"),
         "reproduced" if len(diff_small) <= 0.1 * n_pairs else "partly" if len(diff_small) <= 0.3 * n_pairs
@@ -347,7 +348,7 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_s,
     others = [n for n in names if n != "SG-HMC"]
     worse = [n for n in others if compare(h_big, "nll", n, "SG-HMC") == 1]
     rows.append((
-        "SG-HMC worst at large h (§5 item 2)",
+        "SG-HMC worst at large h (Fig. 2; check derived for this project)",
         f"h={h_big:g}: NLL {fmt_metric(h_big, 'nll')}; SG-HMC significantly worse than {len(worse)} of {len(others)}",
         "reproduced" if len(worse) == len(others) else "partly" if worse else "not reproduced",
     ))  # fmt: skip
@@ -357,7 +358,7 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_s,
     beats = [n for n, a, b in zip(rest, res_nll, res_acc) if a == 1 or b == 1]
     loses = [n for n, a, b in zip(rest, res_nll, res_acc) if a == -1 or b == -1]
     rows.append((
-        "SMS-UBU best calibration and accuracy at the largest h (§2.2)",
+        "SMS-UBU best calibration and accuracy at the largest h (§3.4, Fig. 2)",
         (f"h={h_big:g}: NLL {fmt_metric(h_big, 'nll')}; accuracy {fmt_metric(h_big, 'accuracy')}; SMS-UBU "
         f"significantly better (NLL or accuracy, > {t_txt}) than {', '.join(beats) or 'none'}, worse than "
         f"{', '.join(loses) or 'none'}, within {t_txt} of the rest"),
@@ -368,7 +369,7 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_s,
     cost = np.median([r["ms_per_force_call_per_chain"] for r in bias_rows])
     cmd = "bnnsample figure paulin2025-fig2" + "".join(f" {k}={v}" for k, v in options.items())
     lines = [
-        "## paulin2025-fig2: multinomial logistic regression, coupled multilevel bias (paulin2025 §2.2, Fig. 2, App. D.1)",
+        "## paulin2025-fig2: multinomial logistic regression, coupled multilevel bias (paulin2025 §3.4, Fig. 2, App. D.1)",
         "",
         (
             f"Command: `{cmd}` (scale={scale}). Wall time {total:.0f} s (MAP by L-BFGS {map_s:.0f} s); "

@@ -1,5 +1,5 @@
 """Recipes for Sekkat & Stoltz (2023), "Quantifying the mini-batching error in Bayesian
-inference for Adaptive Langevin dynamics" (digest spec/sekkat2023-adaptive-langevin.md):
+inference for Adaptive Langevin dynamics" (JMLR 24, 2023):
 
     sekkat2023-fig3   Gaussian mean, SGLD and Langevin-OABAO: relative variance error vs eps(n),
                       with and without replacement, against the exact stationary variances
@@ -13,7 +13,7 @@ Method common to all (deviation from the paper, stated in every section): instea
 trajectory of physical length T = 10^6 we run many independent chains (one tensor dimension,
 each with its own minibatches: ``Schedule(per chain)``) for a much shorter time, with the
 project's own integrators, schedules and potentials driven by ``integrator.advance``. Langevin
-OABAO (digest A3) is ``adl`` with thermostat_mass = inf (the friction frozen at gamma I: O(h/2)
+OABAO (§2.4.1, eqs. 25-28) is ``adl`` with thermostat_mass = inf (the friction frozen at gamma I: O(h/2)
 A(h/2) B(h) A(h/2) O(h/2)); the ``obabo`` preset is a different splitting (O B A B O).
 Toy chains start from the exact posterior (closed form or grid quadrature) with v ~ N(0, I),
 so that short burn-ins suffice and the metastable mixture's mode weights start right; the
@@ -126,7 +126,7 @@ def eps_of(N: int, n: int, batching: str) -> float:
     return 0.0 if batching == "full" else covariance_factor(n, N, with_replacement=batching == "iid")
 
 
-# -- exact stationary variances on the Gaussian model (digest §4.3-4.4) ----------------------
+# -- exact stationary variances on the Gaussian model (eqs. 41-42, App. B) --------------------
 @dataclass(frozen=True)
 class GaussianModel:
     """sekkat2023 §2.5.1: a = 1/sigma_post^2 (the force's slope), mu_post, Sigma_x (constant)."""
@@ -150,7 +150,8 @@ def gaussian_model(pot) -> GaussianModel:
 
 def sgld_variance(a: float, eps_sigma: float, h: float) -> float:
     """Exact stationary variance of SGLD theta' = theta + h F_hat + sqrt(2h) G on the Gaussian
-    model, F_hat = -a (theta - mu) + b, Var b = eps(n) Sigma_x (digest §4.3):
+    model, F_hat = -a (theta - mu) + b, Var b = eps(n) Sigma_x (exact; eq. 41 is
+    its first order; derived for this project):
 
         Var = (2h + h^2 eps Sigma_x) / (1 - (1 - a h)^2) = sigma_post^2 (1 + eps h Sigma_x / 2) / (1 - a h / 2).
     """
@@ -159,7 +160,7 @@ def sgld_variance(a: float, eps_sigma: float, h: float) -> float:
 
 def oabao_variance(a: float, eps_sigma: float, h: float, gamma: float = GAMMA) -> float:
     """Exact stationary Var(theta) of Langevin OABAO with a minibatch kick (sekkat2023 eq. 30,
-    digest A3 and §4.4) on the Gaussian model: z = (theta - mu, p) evolves by
+    §2.4.1 and App. B) on the Gaussian model: z = (theta - mu, p) evolves by
 
         O: p <- alpha p + sqrt(1 - alpha^2) G,  alpha = e^{-gamma h/2}
         A: theta <- theta + (h/2) p
@@ -188,7 +189,7 @@ def exact_relative_error(scheme: str, gm: GaussianModel, eps: float, h: float) -
 
 
 def variance_error(x: np.ndarray, exact_var: float) -> tuple[float, float]:
-    """Relative variance error (|Var - var| / var, digest E1) of pooled draws x [C, D] and the
+    """Relative variance error (|Var - var| / var, §2.5.1 and Fig. 3) of pooled draws x [C, D] and the
     Monte Carlo standard error of the signed error (chain_var_se)."""
     from ..evaluate.metrics import chain_var_se, relative_variance_error
 
@@ -244,7 +245,7 @@ FIG5 = {
     "paper": {"h": (1e-3, 3e-3, 5e-3, 8e-3, 1e-2, 2e-2), "n": (1, 2, 5, 10, 20, 50), "chains": 1000, "burn": 10.0,
               "time": 40.0},
 }  # fmt: skip
-ETA_GAUSSIAN = 1.0  # not stated in the paper for this experiment (digest E1)
+ETA_GAUSSIAN = 1.0  # not stated in the paper for this experiment (§3.2.3); this project's choice
 
 
 def adl_relaxation_time(a_mean: float, eta: float) -> float:
@@ -517,7 +518,7 @@ _plt = common.pyplot
 
 
 def _table(rows: list[tuple[str, str, str, str, str]]) -> str:
-    out = ["| claim (digest §3) | paper | ours | verdict | reason / evidence |", "|---|---|---|---|---|"]
+    out = ["| claim (sekkat2023) | paper | ours | verdict | reason / evidence |", "|---|---|---|---|---|"]
     out += [f"| {' | '.join(r)} |" for r in rows]
     return "\n".join(out)
 
@@ -677,9 +678,9 @@ def _fig3_markdown(rows, st, scale, files, wall) -> str:
                 f"with (iid) and without (iid_wor) replacement; {st['chains']} independent chains per setting started "
                 f"from the exact posterior (v ~ N(0, 1)), burn-in {st['burn']} and recorded time {st['time']} (time "
                 f"units per chain) instead of one trajectory of T = 10^6. Langevin = `adl` with thermostat_mass = inf "
-                f"(OABAO, digest A3). Exact values: closed form (SGLD) and discrete Lyapunov equation (OABAO).")  # fmt: skip
+                f"(OABAO, eqs. 25-28). Exact values: closed form (SGLD) and discrete Lyapunov equation (OABAO).")  # fmt: skip
     notes = (
-        "Verdicts compare with the exact stationary variance of each discrete chain (digest §4.3-4.4), which is "
+        "Verdicts compare with the exact stationary variance of each discrete chain (derived for this project from the linear maps of App. B), which is "
         "what Fig. 3 shows up to Monte Carlo error."
     )
     return _section("sekkat2023-fig3", scale, settings, table, notes, files, wall)
@@ -774,7 +775,7 @@ def _fig5_markdown(rows, st, scale, files, wall) -> str:
     ])  # fmt: skip
     settings = (
         f"Gaussian model §2.5.1 (N = 100, data seed 0), AdL eq. 58 with scalar friction (`adl`, friction_kind "
-        f"scalar), gamma = 1, eta = {ETA_GAUSSIAN} (not stated in the paper; digest E1), without replacement, "
+        f"scalar), gamma = 1, eta = {ETA_GAUSSIAN} (not stated in the paper; this project's choice), without replacement, "
         f"h in {list(st['h'])}, n in {list(st['n'])}; {st['chains']} chains from the exact posterior, xi_0 = "
         f"gamma, v ~ N(0, 1), burn-in max({st['burn']}, 3 A eta) time units with A = gamma + eps h Sigma_x / 2 "
         f"the friction's stationary mean (its relaxation time is A eta; column burn_time), recorded time "
@@ -944,8 +945,8 @@ def _fig7_markdown(rows, proj, st, ref, scale, files, wall) -> str:
     fitf = _linear_fit([r["eps_h"] for _, r in ex], [r["l1"] for _, r in ex]) if len(ex) >= 3 else None
     table = _table([
         ("projection error, scalar friction (Remark 15)", "≈ 1.75", f"{proj['scalar']:.3f} (diagonal {proj['diagonal']:.3f})",
-         "partly", ("data-dependent: the paper's data set is unseeded; ours is dataset.seed = 0 (digest §4.9 found "
-         "0.79..1.95 over 4 random data sets)")),
+         "partly", ("data-dependent: the paper's data set is unseeded; ours is dataset.seed = 0 (an independent "
+         "quadrature, derived for this project, found 0.79..1.95 over 4 random data sets)")),
         ("projection error, full matrix", "≈ 0.57", f"{proj['full']:.3f}",
          "reproduced" if abs(proj["full"] - 0.57) < 0.06 else "partly", "grid quadrature of Sigma_x (eq. 12)"),
         ("nesting full <= diagonal <= scalar", "inequalities", (f"{proj['full']:.3f} <= {proj['diagonal']:.3f} <= "
@@ -1127,14 +1128,14 @@ def _fig13_markdown(rows, st, scale, files, wall) -> str:
     settings = (
         f"two_class_2d data (N = 500, c^2 = 0.03, data seed 0), two_layer_bnn (d1 = 8, d = 32, N(0, I) prior), "
         f"AdL (`adl`) with diagonal friction and with 3 group scalars (W1, b, W2 = 16, 8, 8; update by analogy "
-        f"with eq. 59, digest A4), gamma = 1, eta = {ETA_BNN}, h in {list(st['h'])}, n in {list(st['n'])} "
+        f"with eq. 59, Remark 11), gamma = 1, eta = {ETA_BNN}, h in {list(st['h'])}, n in {list(st['n'])} "
         f"without replacement; {st['chains']} chains from theta = 0 (as the paper), burn-in {st['burn']} steps "
         f"and {st['steps']} recorded steps per chain (paper: 4x10^5 epochs); reference: full-batch AdL with "
         f"diagonal friction, same length; observable N_theta(x*) at x* = (1, 1.5); histograms with "
         f"{st['bins']} bins on [0, 1] (the paper does not state its bins)."
     )
     notes = (
-        "Reduced and qualitative (digest §5.6). The BNN posterior is multimodal; a run this short samples "
+        "Reduced and qualitative (the paper runs 4x10^5 epochs, §3.5). The BNN posterior is multimodal; a run this short samples "
         "the modes its chains reach, and the reference carries the same limitation."
     )
     return _section("sekkat2023-fig13", scale, settings, table, notes, files, wall)

@@ -1,6 +1,6 @@
 """Schemes whose step parameters change with time: the adaptive SGHMC of Springenberg et al.
-(2016) (franzese2021's oracle, digest §2.7) and cyclical SG-HMC (Zhang et al. 2020; paulin2025
-digest §1.9)."""
+(2016) (franzese2021's oracle, App. F.2) and cyclical SG-HMC (Zhang et al. 2020; paulin2025
+§5, Fig. 4, and the authors' notebook fashion_MNIST_cyclic_SG_HMC.ipynb)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ CYCLE_UNITS = ("step", "epoch")
 @register
 class SGHMCAdaptive(Integrator):
     """Adaptive SGHMC of Springenberg et al. (2016) as in pysgmcmc's SGHMC optimizer, the
-    franzese2021 oracle (digest §2.7). Per chain and coordinate, with lr = step_size h,
+    franzese2021 oracle (App. F.2; update of pysgmcmc). Per chain and coordinate, with lr = step_size h,
     G = this step's force estimate at the current x:
 
         burn-in only (global step k < burn_in), with r = 1/(tau + 1) from the old tau:
@@ -87,8 +87,8 @@ def cyclical_step_size(h: float, k: int, K: int) -> float:
 
 @register
 class CyclicalSGHMC(Integrator):
-    """Cyclical SG-HMC (Zhang et al. 2020; paulin2025 §1.9, Fig. 4): Euler-Maruyama SG-HMC
-    steps (paulin2025 Alg. 4, §1.8) with a cosine step-size cycle over the global step index
+    """Cyclical SG-HMC (Zhang et al. 2020; paulin2025 §5, Fig. 4): Euler-Maruyama SG-HMC
+    steps (paulin2025 Algorithm 4) with a cosine step-size cycle over the global step index
     k (``ctx.step`` + position in the block, from 0):
 
         h_k = (h/2) (cos(pi mod(k, K)/K) + 1)          K = cycle length in steps

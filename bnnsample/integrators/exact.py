@@ -1,5 +1,5 @@
 """The exact transition of kinetic Langevin dynamics for linear-Gaussian targets
-(franzese2021 App. E.2, digest §2.8, generalised to any diagonal minibatch Hessian)."""
+(franzese2021 App. E.2, eqs. 90-91, generalised to any diagonal minibatch Hessian)."""
 
 from __future__ import annotations
 
@@ -76,8 +76,8 @@ def exact_linear_transition(Hd: torch.Tensor, r: torch.Tensor, gamma: float, h: 
 @register
 class ExactOU(Integrator):
     """exact_ou: the exact law of kinetic Langevin dynamics over a step h for this step's
-    minibatch force, on linear-Gaussian targets (franzese2021 App. E.2, eqs. 90-91; digest
-    §2.8). The minibatch force is G(x) = H x - r with diagonal H (GaussianMean); it is read
+    minibatch force, on linear-Gaussian targets (franzese2021 App. E.2, eqs. 90-91). The
+    minibatch force is G(x) = H x - r with diagonal H (GaussianMean); it is read
     from the oracle as H = diag(oracle.hvp(x, 1)) and r = -G(0), so one step costs one force
     and one HVP. Each coordinate then follows the 2x2 linear SDE
 

@@ -13,7 +13,7 @@ from .base import Force, Integrator, State, StepContext, register
 @register
 class MT3(Integrator):
     """MT3: the 3-stage quasi-symplectic weak-order-3 scheme of Milstein & Tretyakov (2003,
-    §2.3) as printed in franzese2021 App. B.5.2, eqs. (39)-(43) (digest §2.4), unit mass,
+    §2.3) as printed in franzese2021 App. B.5.2, eqs. (39)-(43), unit mass,
     C = gamma, G = this step's minibatch force estimate (F_j = -G(x_j) - C v_j):
 
         x1 = x + (7/24) h v
@@ -29,7 +29,7 @@ class MT3(Integrator):
                - (h^{5/2}/6) Hess U(x3) (s w1) + h^{5/2} C^2 s w1 / 6
         s = sqrt(2C),   w1 ~ N(0, I),   w2 ~ N(0, I/12) independent
 
-    The paper leaves the law of w1, w2 unstated; w2 ~ N(0, 1/12) (the digest's choice) makes
+    The paper leaves the law of w1, w2 unstated; w2 ~ N(0, 1/12) (this project's choice) makes
     h^{3/2}(w1/2 + w2) match int_0^h W(s) ds in variance and in covariance with W(h); other
     variances drop the scheme to weak order 2 (tests/test_higher_order.py checks both).
     Cost per step: 3 force evaluations (at x1, x2, x3) and 1 Hessian-vector product

@@ -45,7 +45,7 @@ def velocity_ou(v, gamma: float, t: float, xi):
 
 @register
 class UBU(Integrator):
-    """UBU (paulin2025 §1.3, Alg. 1/2): one step of size h is U(h/2) o B(h) o U(h/2).
+    """UBU (paulin2025 §2.1-2.2, Algorithms 1-2): one step of size h is U(h/2) o B(h) o U(h/2).
 
         1. (x, v) <- U(x, v, h/2)            exact OU flow, fresh xi_1, xi_2
         2. v <- v - h G(x, omega_k)          force at the new position, this step's minibatch
@@ -54,7 +54,7 @@ class UBU(Integrator):
     One gradient per step. Within a block of n steps the inner half flows are fused,
     U(h/2) U(h/2) = U(h) in law, so a block is U(h/2) [B U(h)]^(n-1) B U(h/2): half the
     Gaussian draws, exactly the same law at block ends. A boundary (elastic bounces) acts
-    after each U that precedes a kick, as in the authors' BNN code (§1.12).
+    after each U that precedes a kick, as in the authors' BNN code (paulin2025 §4, Algorithm 3).
     SMS-UBU, SG-UBU and SG-UBU without replacement are this integrator with the sms, iid and
     reshuffle schedules.
     """
@@ -77,7 +77,7 @@ class UBU(Integrator):
 
 @register
 class BAOAB(Integrator):
-    """BAOAB (paulin2025 §1.7, App. A Alg. 5; textbook O step over the full h):
+    """BAOAB (paulin2025 §2.1, App. A Algorithm 5; textbook O step over the full h):
 
         B  v <- v - (h/2) g_k
         A  x <- x + (h/2) v
@@ -113,7 +113,7 @@ class BAOAB(Integrator):
 
 @register
 class EM(Integrator):
-    """Euler-Maruyama for kinetic Langevin, the SG-HMC of paulin2025 Alg. 4 (§1.8):
+    """Euler-Maruyama for kinetic Langevin, the SG-HMC of paulin2025 Algorithm 4:
 
         x_{k+1} = x_k + h v_k
         v_{k+1} = v_k - h G(x_k, omega_{k+1}) - h gamma v_k + sqrt(2 gamma h) xi_{k+1}
@@ -140,7 +140,7 @@ class EM(Integrator):
 
 @register
 class OBABO(Integrator):
-    """OBABO (paulin2025 §1.7): O(h/2) B(h/2) A(h) B(h/2) O(h/2), with
+    """OBABO (paulin2025 §2.1): O(h/2) B(h/2) A(h) B(h/2) O(h/2), with
     O(h/2): v <- e^{-gamma h/2} v + sqrt(1 - e^{-gamma h}) xi. The force at the end of A is
     this step's minibatch and is reused by the next step's first kick (one gradient per
     step; g_0 takes the schedule's first batch)."""
@@ -166,7 +166,7 @@ class OBABO(Integrator):
 
 @register
 class ABOBA(Integrator):
-    """The symmetric splitting of Chen, Ding & Carin (2015), SGHMC-S (chen2015 §1.2b):
+    """The symmetric splitting of Chen, Ding & Carin (2015), SGHMC-S (chen2015 §4 eq. (9)):
 
         x1 = x + (h/2) v                          A, half step
         v1 = e^{-gamma h/2} v                     friction only, half step
@@ -195,7 +195,7 @@ class ABOBA(Integrator):
 
 @register
 class SGLD(Integrator):
-    """Overdamped Langevin, Euler-Maruyama (SGLD; chen2015 §1.1, Welling & Teh 2011 with the
+    """Overdamped Langevin, Euler-Maruyama (SGLD; chen2015 §4, Welling & Teh 2011 with the
     main-text convention dx = -grad U dt + sqrt(2) dW):  x <- x - h G(x) + sqrt(2h) xi.
     The velocity is unused and kept at zero."""
 
@@ -217,7 +217,7 @@ class SGLD(Integrator):
 
 @register
 class Leapfrog(Integrator):
-    """LEAPFROG of franzese2021 (SHMC, App. B.5.1 eq. 31; §2.1 of the digest):
+    """LEAPFROG of franzese2021 (SHMC, App. B.5.1 eq. 31):
 
         x* = x + (h/2) v
         v' = v - h G(x*) - h gamma v + sqrt(2 gamma h) w          friction on the old v
@@ -242,7 +242,7 @@ class Leapfrog(Integrator):
 
 @register
 class GeneralizedLieTrotter(Integrator):
-    """Generalized LIE-TROTTER of franzese2021 (§2.2-2.3 of the digest, eqs. 12-15, 66):
+    """Generalized LIE-TROTTER of franzese2021 (§4, eqs. 12-15; App. D eq. 66):
     ``n_leapfrog`` = N_l deterministic position-Verlet steps, each with the next minibatch,
 
         x* = x + (h/2) v,   v <- v - h G(x*),   x <- x* + (h/2) v,

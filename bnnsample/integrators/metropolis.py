@@ -1,4 +1,4 @@
-"""Metropolised samplers: SMS-GHMC (paulin2025 App. F, Algorithm 7; digest §1.10)."""
+"""Metropolised samplers: SMS-GHMC (paulin2025 App. F, Algorithm 7)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ class EnergyError(ConfigError, ValueError):
 @register
 class SMSGHMC(Integrator):
     """SMS-GHMC: generalized HMC over a symmetric minibatch sweep with a Metropolis-Hastings
-    test (paulin2025 App. F, Algorithm 7, a variant of Cobb & Jalaian 2021; digest §1.10).
+    test (paulin2025 App. F, Algorithm 7, a variant of Cobb & Jalaian 2021).
     One integrator step is one trajectory of L = ``n_leapfrog`` minibatch steps:
 
         1. v <- eta v + sqrt(1 - eta^2) xi,  eta = exp(-gamma L h)     partial refresh (Horowitz 1991)

@@ -1,7 +1,7 @@
 """Integrators that use an estimate of the gradient-noise covariance Sigma-hat.
 
     nogin   matthews2018 Algorithm 1 (A B~ O B~ A), Gaussian-exact under gradient noise
-    msgld   matthews2018 §1.5 (authors' code): SGLD with the injected noise shrunk by Sigma-hat
+    msgld   matthews2018 §5 (the authors' code): SGLD with the injected noise shrunk by Sigma-hat
     sghmc   Chen, Fox & Guestrin 2014 SGHMC with the noise correction B-hat = h Sigma-hat / 2
 
 Sign convention: the oracle returns G = grad U (energy gradient); the papers' force is
@@ -42,8 +42,8 @@ def gamma_tilde_dense(p: torch.Tensor, sigma: torch.Tensor, lam2: float, a: floa
 def gamma_tilde_lowrank(p: torch.Tensor, factor: torch.Tensor, lam2: float, a: float) -> torch.Tensor:
     """Gamma~ p for Sigma = B^T B, B = ``factor`` [C, k, d], in O(k^2 d + k^3) per chain.
 
-    The digest's low-rank route (matthews digest §1.2): with B B^T = W diag(s) W^T (the
-    nonzero eigenvalues of Sigma), Gamma~ p = c0 p + sum_k (g(s_k) - c0) v_k v_k^T p with
+    The low-rank route that matthews2018 §3 suggests ("a low rank approximation of Sigma"):
+    with B B^T = W diag(s) W^T (the nonzero eigenvalues of Sigma), Gamma~ p = c0 p + sum_k (g(s_k) - c0) v_k v_k^T p with
     c0 = (1 - lam2)/(1 + lam2) and g(s) = (1 - lam2 - a s)/(1 + lam2 + a s). Since
     g(s) - c0 = -2 a s / ((1 + lam2)(1 + lam2 + a s)) and v_k = B^T w_k / sqrt(s_k), the sum
     is -(2a/(1 + lam2)) B^T W diag(1/(1 + lam2 + a s)) W^T B p
@@ -62,7 +62,7 @@ def gamma_tilde_lowrank(p: torch.Tensor, factor: torch.Tensor, lam2: float, a: f
 def apply_gamma_tilde(p: torch.Tensor, cov: GradientCovariance, lam2: float, a: float) -> torch.Tensor:
     """Gamma~ p by the cheapest exact path: elementwise for a diagonal Sigma, the low-rank route
     for a factor with k <= d, a dense solve otherwise. Gamma~ is never clipped: its eigenvalues
-    (g(s) in (-1, 1)) are negative where lam2 + a s > 1 (matthews digest §1.2)."""
+    (g(s) in (-1, 1)) are negative where lam2 + a s > 1 (derived for this project)."""
     if cov.diag is not None:
         s = cov.diag * a
         return p * (1 - lam2 - s) / (1 + lam2 + s)
@@ -73,7 +73,7 @@ def apply_gamma_tilde(p: torch.Tensor, cov: GradientCovariance, lam2: float, a: 
 
 @register
 class NOGIN(Integrator):
-    """NOGIN, matthews2018 Algorithm 1 (digest §1.1-1.2), the string A B~ O B~ A. In our sign
+    """NOGIN, matthews2018 §3, eqs. 7-13 and Algorithm 1, the string A B~ O B~ A. In our sign
     convention (G = -F, p = v, a = h^2/4, lambda^2 = tanh(gamma h / 2)):
 
         3: x <- x + (h/2) v
@@ -124,7 +124,7 @@ class NOGIN(Integrator):
 
 @register
 class MSGLD(Integrator):
-    """mSGLD, matthews2018 §1.5 (the authors' code; the paper gives no equations):
+    """mSGLD, matthews2018 §5 (the authors' code; the paper gives no equations):
 
         authors:  theta <- theta + eps F~ + sqrt(2 eps) (I - (eps/4) Sigma~) R,   eps = dt^2 / 2
         ours:     x <- x - h G(x) + sqrt(2h) (I - (h/4) Sigma-hat(x)) xi
@@ -193,15 +193,15 @@ def clipped_noise_root(u: torch.Tensor, cov: GradientCovariance, gamma: float, c
 
 @register
 class SGHMC(Integrator):
-    """SGHMC of Chen, Fox & Guestrin 2014 (Alg. 2, unit mass, C = gamma; franzese digest §2.6):
+    """SGHMC of Chen, Fox & Guestrin 2014 (Alg. 2, unit mass, C = gamma; franzese2021 §5 compares against it):
 
         x_{k+1} = x_k + h v_k
         v_{k+1} = v_k - h G(x_{k+1}) - h gamma v_k + sqrt(2h) (gamma I - B-hat)^{1/2} xi,
         B-hat = (h/2) Sigma-hat(x_{k+1})         (noise_correction = estimate)
         B-hat = 0                                (noise_correction = none)
 
-    The force is at the NEW position (Chen 2014's theta-first form, chen2015 digest §1.2a
-    option 2, = SGHMC-E up to an index shift); the friction acts on the old v. G and
+    The force is at the NEW position (Chen 2014's theta-first form; chen2015 §4's
+    SGHMC-E up to an index shift); the friction acts on the old v. G and
     Sigma-hat come from the same minibatch. This is not ``em`` (paulin Alg. 4, force at the
     OLD position, fully explicit), and no other scheme here has the same recorded law (with
     noise_correction = none it is franzese's ``leapfrog`` observed at its midpoint x*).

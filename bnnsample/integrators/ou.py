@@ -5,7 +5,7 @@ Conventions (fixed for the whole package): unit mass, temperature 1,
     dX = V dt,   dV = -grad U(X) dt - gamma V dt + sqrt(2 gamma) dW.
 
 With the force switched off, (X, V) is an Ornstein-Uhlenbeck process whose flow over a time
-tau is known exactly in law (paulin2025 digest §1.2, eqs. (3)-(6)). With e = exp(-gamma tau):
+tau is known exactly in law (paulin2025 §2.1, eqs. (3)-(6)). With e = exp(-gamma tau):
 
     x' = x + (1 - e)/gamma * v + s_x xi_1
     v' = e v + rho xi_1 + s_v xi_2,            xi_1, xi_2 ~ N(0, I) independent,

@@ -185,7 +185,7 @@ class Friction:
 
 @register
 class AdaptiveLangevin(Integrator):
-    """Adaptive Langevin (AdL), sekkat2023 eq. 58 (digest A4), Gamma = gamma I, step h:
+    """Adaptive Langevin (AdL), sekkat2023 §3.2.2, eq. 58, Gamma = gamma I, step h:
 
         p^{m+1/2}  = e^{-h xi^m/2} p^m + [gamma (xi^m)^{-1} (I - e^{-h xi^m})]^{1/2} G^m
         xi^{m+1/2} = xi^m + (h / 2 eta) K(p^{m+1/2})
@@ -324,7 +324,7 @@ class PartitionBasis:
 
 @register
 class ExtendedAdaptiveLangevin(Integrator):
-    """Extended AdL (eAdL), sekkat2023 eq. 75 (digest A5; the last line updates p, erratum 5):
+    """Extended AdL (eAdL), sekkat2023 §4.2, eq. 75 (the last line updates p, not xi as printed):
     a position-dependent friction xi(x) = sum_k xi_k f_k(x) on a normalized basis f_k,
 
         xi^m        = sum_k xi_k^m f_k(x^m)
@@ -476,7 +476,7 @@ class _ScalarThermostat:
 
 @register
 class SGNHT(Integrator):
-    """Stochastic-gradient Nose-Hoover thermostat (chen2015 §1.3; Ding et al. 2014), A = gamma:
+    """Stochastic-gradient Nose-Hoover thermostat (chen2015 App. A, Ding et al. 2014; Ding et al. 2014), A = gamma:
 
         dx = p dt,  dp = -grad U dt - xi p dt + sqrt(2A) dW,  d xi = (1/mu) (p^T p / d - 1) dt
 
@@ -496,7 +496,7 @@ class SGNHT(Integrator):
     """
 
     name = "sgnht"
-    summary = "SGNHT (Ding et al. 2014; chen2015 §1.3): Nose-Hoover thermostat, Euler or ABOBA splitting"
+    summary = "SGNHT (Ding et al. 2014; chen2015 App. A, Ding et al. 2014): Nose-Hoover thermostat, Euler or ABOBA splitting"
 
     def __init__(self, form: str = "splitting", thermostat: str = "scalar", thermostat_mass=1.0,
                  initial_friction=None):  # fmt: skip

@@ -79,7 +79,7 @@ SIGMA_MODELS = ("constant", "cosine")
 
 
 class NoisyGradientGaussian(Potential):
-    """matthews2018 §2.1 toy: U(x) = ||x - mu||^2 / 2 (target N(mu, I)) seen through a force
+    """matthews2018 §5.1 toy: U(x) = ||x - mu||^2 / 2 (target N(mu, I)) seen through a force
     with injected Gaussian noise of known, state-dependent covariance:
 
         G(x) = (x - mu) + sigma(x) * xi,   xi ~ N(0, I)   (coordinate-wise)

@@ -1,4 +1,4 @@
-"""Convolutional networks in the style of the SMS-UBU paper (paulin2025 §2.4).
+"""Convolutional networks in the style of the SMS-UBU paper (paulin2025 §5, App. F.1).
 
 Every activation is Softplus(beta=1), every BatchNorm has momentum 1 (the loss always uses
 the current batch's statistics; before predicting, one large calibration batch sets the

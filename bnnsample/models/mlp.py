@@ -2,7 +2,7 @@
 
 Two models:
 
-- ``ntk_mlp`` (franzese2021 §3.2, eq. 104), NTK parameterisation:
+- ``ntk_mlp`` (franzese2021 App. F.1, eq. 104), NTK parameterisation:
       f_1 = W_1 x / sqrt(D_0) + b_1,   f_l = W_l relu(f_{l-1}) / sqrt(D_{l-1}) + b_l  (l = 2..L+1)
   prior N(0, I) on all weights and biases. The activation is not applied to the raw input
   (the usual reading of eq. 104). Regression: L = 4 hidden layers of 50 ("4 layers and 50
@@ -10,7 +10,7 @@ Two models:
   variance per dataset (Boston 0.2, Concrete 0.05, Energy 0.01, Yacht 0.005, on
   standardised targets). Classification: 2 hidden layers of 50, K outputs, softmax
   cross-entropy (franzese2021 does not state the likelihood).
-- ``two_layer_bnn`` (sekkat2023 §2 E4): N_theta(x) = sigmoid(W2 relu(W1 x + b)), d1 = 8 hidden
+- ``two_layer_bnn`` (sekkat2023 §3.5): N_theta(x) = sigmoid(W2 relu(W1 x + b)), d1 = 8 hidden
   units, no output bias, no scaling; d = d1 (D_0 + 2) = 32 for 2-D inputs, flat order W1
   (row-major [d1, D_0]), b, W2; prior N(0, I); Bernoulli likelihood f^y (1 - f)^(1 - y)
   (eq. 70 with its sign fixed).

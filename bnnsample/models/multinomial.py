@@ -1,6 +1,6 @@
 """Bayesian multinomial logistic regression with closed-form gradients batched over chains.
 
-paulin2025 §2.2 (Figure 2): ``Linear(784, 10)`` with bias on Fashion-MNIST (d = 7,850), an
+paulin2025 §3.4 (Figure 2): ``Linear(784, 10)`` with bias on Fashion-MNIST (d = 7,850), an
 isotropic Gaussian prior of precision lambda = 50 on the weights only (biases unpenalised),
 cross-entropy likelihood, no temperature.
 """

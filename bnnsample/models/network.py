@@ -3,7 +3,7 @@
 The sampler sees parameters as one flat vector per chain, x: [C, d]. The force is computed
 with ``functional_call`` + ``vmap`` over the chain dimension on a copy of the network whose
 BatchNorm layers always use batch statistics (no running buffers): the loss is a function of
-the parameters and the minibatch only, as in paulin2025 §1.12. Prediction loads one chain's
+the parameters and the minibatch only, as in paulin2025 §4, Algorithm 3. Prediction loads one chain's
 parameters into an ordinary module, runs it in train mode on a fixed calibration batch
 (BatchNorm momentum 1 copies that batch's statistics) and predicts in eval mode.
 

@@ -4,7 +4,7 @@
     linear_gaussian  Bayesian linear regression, known noise variance (franzese2021 trig features)
     double_well      matthews2018 Fig. 1 double well with state-dependent gradient noise
     mixture          1-D Gaussian mixture, unknown means, known weights and sds (sekkat2023 §2.5.2)
-    gmm              1-D Gaussian mixture, unknown means and precisions (matthews2018 §2.2)
+    gmm              1-D Gaussian mixture, unknown means and precisions (matthews2018 §5.2)
 
 Conventions (bnnsample.potential): x [C, d]; idx [n] (shared), [C, n] (per chain) or None
 (all data); force = grad U_0 + scale * sum_{i in idx} grad U_i, energy likewise. Every energy
@@ -126,7 +126,7 @@ class LinearGaussian(Potential):
 
 # -- matthews2018 double well -------------------------------------------------------------------
 class DoubleWell(NoisyGradientGaussian):
-    """matthews2018 §2.1, second potential: V(x) = sum_j (x_j^2 - 1)^2 / 4 (independent 1-D
+    """matthews2018 §5.1, second potential: V(x) = sum_j (x_j^2 - 1)^2 / 4 (independent 1-D
     double wells), seen through the noisy force
 
         G(x) = V'(x) + sigma(x) xi,   V'(x) = x^3 - x,   xi ~ N(0, I)
@@ -219,7 +219,7 @@ class MixtureMeans(_AutogradHvp, Potential):
 
 
 class GaussianMixture(_AutogradHvp, Potential):
-    """matthews2018 §2.2: 1-D mixture sum_k w_k N(y | mu_k, 1/lam_k) with known weights
+    """matthews2018 §5.2: 1-D mixture sum_k w_k N(y | mu_k, 1/lam_k) with known weights
     (1/3 each for gmm3), unknown means and precisions, prior
 
         pi_0(mu, lam) ∝ H(mu_2 - mu_1) ... H(mu_K - mu_{K-1}) prod_k N(mu_k | 0, v0) Gamma(lam_k | a, b)
