@@ -150,6 +150,12 @@ def test_fig4_verdicts_and_options():
     assert methods == ["sms_ubu"] and {"dataset=fmnist", "model=cnn_small", "step_size=0.000125"} <= set(ovr)
     assert not any(o.startswith("dataset.n_train") for o in ovr)
     assert fig._settings({"scale": "large", "methods": "sms_ubu,sg_hmc"})[2] == ["sms_ubu", "sg_hmc"]
+    # burn_in=B: the same protocol with another burn-in (epochs)
+    _, s, _ = fig._settings({"scale": "reduced", "burn_in": "15"})
+    ovr = fig.method_overrides("sms_ubu", s)
+    assert "burn_in=15" in ovr and "burn_in=2" not in ovr and s["burn_in"] == 15
+    with pytest.raises(ValueError, match="burn_in=x: must be an integer"):
+        fig._settings({"burn_in": "x"})
 
 
 def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):

@@ -417,8 +417,9 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_s,
         "",
         (
             "Notes: the paper's figure values are not in the text (stripped); the claims are its qualitative "
-            "statements. Fashion-MNIST is used only when its files are in data_dir; the stand-in has 15x fewer "
-            "training points, hence the scaled step grid. The quick scale runs each level for 1.6 time units "
+            "statements. Fashion-MNIST is found in data_dir or Debian's dataset-fashion-mnist folder; without it "
+            "the MNIST 5k stand-in (15x fewer training points, hence a scaled step grid) is used. The quick scale "
+            "runs each level for 1.6 time units "
             "(the paper 120), so only biases well above the noise floor are resolved; `scale=paper` runs 6 levels "
             "of 12 time units (still 10x shorter than the paper's, for CPU time). Files: bias.csv, metrics.csv, fig2.png."
         ),

@@ -26,6 +26,9 @@ Three scales:
 - scale=large: all 60,000 Fashion-MNIST training images with ``cnn_small``, the paper's steps
   (UBU 1.25e-4, EM 2.5e-4), 16 runs, 3 Adam + 1 SWA epochs, 1 burn-in epoch and 4 draws,
   SMS-UBU only unless ``methods=`` asks for the baselines.
+- ``burn_in=B`` (epochs) reruns the samplers with another burn-in from the SWA points of the
+  run with the scale's own burn-in when that run exists (runs under ``<runs>_burnin<B>``):
+  the paper's burn-in is 10 epochs of 300 steps of 1.25e-4, 0.375 units of simulated time.
 - scale=paper: the paper's protocol (fmnist, cnn_fmnist, 64 runs, 15 + 5 epochs, 10 burn-in
   epochs, 30 draws, steps 1.25e-4 / 2.5e-4): GPU-days, not feasible on 2 CPU cores.
 
@@ -46,7 +49,7 @@ METHODS = ("sms_ubu", "sg_ubu", "sg_ubu_wor", "sg_hmc", "cyclical_sghmc")
 LOCALIZED = ("sms_ubu", "sg_ubu", "sg_ubu_wor")
 LABELS = {"standard": "standard training", "swa": "SWA", "sms_ubu": "SMS-UBU", "sg_ubu": "SG-UBU",
           "sg_ubu_wor": "SG-UBU w/o repl.", "sg_hmc": "SG-HMC", "cyclical_sghmc": "cyclical SG-HMC"}  # fmt: skip
-OPTIONS = ("scale", "dataset", "chains", "methods")  # and data_dir, which every recipe takes
+OPTIONS = ("scale", "dataset", "chains", "methods", "burn_in")  # and data_dir, which every recipe takes
 
 
 def _schedule(train: int, swa: int, burn_in: int, samples: int) -> list[str]:
@@ -96,6 +99,13 @@ def _settings(options: dict) -> tuple[str, dict, list[str]]:
             s["chains"] = 0
         if s["chains"] < 1:
             raise ValueError(f"chains={options['chains']}: must be an integer >= 1")
+    if "burn_in" in options:
+        # another burn-in (epochs) from the same SWA points: runs under <runs>_burnin<B>
+        b = options["burn_in"]
+        if not b.isdigit():
+            raise ValueError(f"burn_in={b}: must be an integer number of epochs >= 0")
+        s["overrides"] = [f"burn_in={b}" if o.startswith("burn_in=") else o for o in s["overrides"]]
+        s["burn_in"] = int(b)
     methods = options.get("methods", ",".join(s.get("methods", METHODS))).split(",")
     bad = [m for m in methods if m not in METHODS]
     if bad or not methods:
@@ -118,9 +128,10 @@ def method_overrides(method: str, s: dict) -> list[str]:
     return ovr
 
 
-def run_methods(run_root: Path, s: dict, methods) -> dict[str, Path]:
-    """One pipeline run per method; the first (sms_ubu) trains, the others reuse its SWA
-    points and baselines. Finished runs are reused (resume rule)."""
+def run_methods(run_root: Path, s: dict, methods, swa_from: Path | None = None) -> dict[str, Path]:
+    """One pipeline run per method; the first (sms_ubu) trains (or takes the SWA points of
+    the finished run ``swa_from``), the others reuse its SWA points and baselines. Finished
+    runs are reused (resume rule)."""
     import json
     import time
 
@@ -129,6 +140,8 @@ def run_methods(run_root: Path, s: dict, methods) -> dict[str, Path]:
         ovr = method_overrides(m, s)
         if m != "sms_ubu":
             ovr.append(f"init.reuse={run_root / 'sms_ubu'}")
+        elif swa_from is not None:
+            ovr.append(f"init.reuse={swa_from}")
         print(f"[{FIG}] {m}: bnnsample run {' '.join(ovr)}", flush=True)
         timing = run_root / m / "timing.json"
         done = _complete(run_root / m)
@@ -396,6 +409,8 @@ def _markdown(t, s, scale, methods, sizes, seconds, times, why=()) -> str:
         cmd += f" dataset={s['dataset']}"
     if s["chains"] != SETTINGS[scale]["chains"]:
         cmd += f" chains={s['chains']}"
+    if "burn_in" in s:
+        cmd += f" burn_in={s['burn_in']}"
     lines = [
         "## paulin2025 Fig. 4: calibration against ensemble size (SMS-UBU vs SWA vs standard training vs baselines)",
         "",
@@ -450,9 +465,13 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     scale, s, methods = _settings(options)
     t0 = time.monotonic()
     fig_dir = Path(out_dir) / FIG
-    run_root = fig_dir / "runs" / f"{scale}_{s['dataset']}_{s['chains']}"
+    base_root = fig_dir / "runs" / f"{scale}_{s['dataset']}_{s['chains']}"
+    run_root, swa_from = base_root, None
+    if "burn_in" in s:
+        run_root = base_root.with_name(f"{base_root.name}_burnin{s['burn_in']}")
+        swa_from = base_root / "sms_ubu" if _complete(base_root / "sms_ubu") else None
     sizes = [es for es in SIZES if es <= s["chains"]]
-    paths = run_methods(run_root, s, methods)
+    paths = run_methods(run_root, s, methods, swa_from)
     table = collect(paths, sizes)
     fig_dir.mkdir(parents=True, exist_ok=True)
     csv = fig_dir / "fig4.csv"
