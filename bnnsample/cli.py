@@ -191,7 +191,7 @@ def _stop_on_signals() -> dict:
     """In the process that runs the job (the CLI itself, a joblib worker): Ctrl-C and SIGTERM
     stop the sampler at the next block boundary, draws and resume state written. Returns the
     handlers replaced (a joblib worker gets them back between jobs)."""
-    from .sampler import request_stop
+    from .stop import request_stop
 
     if threading.current_thread() is not threading.main_thread():
         return {}
@@ -227,7 +227,7 @@ class _Preemption:
         self.pending = None
         self.sub = _submitit_handler() if threading.current_thread() is threading.main_thread() else None
         if self.sub:
-            from .sampler import request_stop
+            from .stop import request_stop
 
             def on_signal(signum, frame):
                 self.pending = signum
@@ -288,8 +288,6 @@ def _hydra_run(argv: list[str]) -> None:
 
     @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
     def task(cfg: DictConfig) -> None:
-        from . import runner
-
         hc = HydraConfig.get()
         multirun = hc.mode == RunMode.MULTIRUN
         run_dir = Path(hc.runtime.output_dir)
@@ -304,6 +302,13 @@ def _hydra_run(argv: list[str]) -> None:
                 _share_cores(hc)
             reference = OmegaConf.to_container(cfg).get("reference")
             complete_before = _evaluated(run_dir, reference)
+            from . import progress
+            from .config import validate
+
+            validate(cfg)  # bad input is answered before runner imports torch
+            progress.set_enabled(cfg.progress)
+            from . import runner
+
             runner.run(cfg, run_dir)
             if cfg.evaluate and complete_before:
                 print(f"[bnnsample] {run_dir / 'metrics.csv'} is up to date; not evaluated again")

@@ -9,9 +9,7 @@ import numbers
 import yaml
 from omegaconf import DictConfig
 
-from .batching import KINDS, PARTITIONS
 from .errors import ConfigError
-from .integrators import REGISTRY
 
 DEVICES = ("auto", "cpu", "cuda")
 DTYPES = ("float32", "float64")
@@ -113,6 +111,10 @@ def validate(cfg: DictConfig) -> None:
     _choice(cfg.device, "device", DEVICES)
     _choice(cfg.dtype, "dtype", DTYPES)
     _choice(cfg.unit, "unit", UNITS)
+    # torch comes with these two imports: the checks above answer bad input without it
+    from .batching import KINDS, PARTITIONS
+    from .integrators import REGISTRY
+
     _choice(cfg.batching.name, "batching", KINDS)
     _choice(cfg.batching.partition, "batching.partition", PARTITIONS)
     _choice(cfg.batching.per_chain, "batching.per_chain", ("auto", True, False))

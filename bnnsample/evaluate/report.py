@@ -171,8 +171,12 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
     from .diagnostics import diagnostic_rows
     from .reference import reference_rows
 
+    from ..progress import bar
+
     ref_error = None
     notes: list[str] = []
+    # phases: marginals and predictive metrics, reference, diagnostics, plots
+    phases = bar(4, f"evaluating {run_dir.name}", "phase")
     with SampleStore(run_dir / FILENAME) as store:
         cfg = yaml.safe_load(store.attrs["config"])
         ref_value = cfg.get("reference") if reference is _FROM_CONFIG else reference
@@ -198,12 +202,15 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
                     from .ensembles import ensemble_rows
 
                     rows += ensemble_rows(store)
+            phases.update()
             try:
                 rows += reference_rows(store, ref_value, keep)
             except UserError as e:
                 ref_error = e
+            phases.update()
             drows, notes = diagnostic_rows(store, cfg, keep, plots_dir=run_dir / "plots")
             rows += drows
+            phases.update()
         else:
             ensembles = {}
             if ref_value is not None:
@@ -216,6 +223,8 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
             plot_run(run_dir / "plots", store, keep, ensembles, exact)
         except Exception as e:  # plots must never cost the metrics
             log.warning("plotting failed: %s", e)
+        phases.update(phases.total - phases.n)
+        phases.close()
     if echo:
         print(format_table(table))
         for note in notes:
