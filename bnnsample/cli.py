@@ -27,7 +27,8 @@ commands:
                          `run --help` shows the composed config
   evaluate RUN_DIR...    recompute metrics.csv and plots of finished (or partial) runs
   figure ID [--out DIR] [key=value ...]
-                         regenerate a figure/table recipe (default DIR: results/);
+                         regenerate a figure/table recipe (default DIR: ./results of the
+                         current directory) and print each claim's verdict;
                          `figure --list` lists the ids, e.g. `figure orders`
   info                   list integrators, batchings, datasets, models and inits
   --help                 this message
@@ -381,7 +382,7 @@ def _figure(args: list[str]) -> None:
         recipe = get_recipe(fig_id)
     except KeyError as e:
         _fail(e.args[0])
-    out_dir, options = Path("results"), {}
+    out_dir, options = Path.cwd() / "results", {}
     i = 0
     while i < len(rest):
         a = rest[i]
@@ -398,12 +399,21 @@ def _figure(args: list[str]) -> None:
         k, v = a.split("=", 1)
         options[k] = v
         i += 1
-    try:
-        paths = recipe.make(out_dir, options)
-    except (ValueError, TypeError) as e:
-        _fail(f"figure {fig_id}: {e}")
+    from .figures.report import before_and_after, check_out_dir
+
+    out_dir = out_dir.expanduser().resolve()
+    err = check_out_dir(out_dir)
+    if err:
+        _fail(f"figure {fig_id}: --out {out_dir}: {err}")
+    print(f"[bnnsample] figure {fig_id}: writing under {out_dir}", flush=True)
+    with before_and_after(out_dir, fig_id) as verdicts:
+        try:
+            paths = recipe.make(out_dir, options)
+        except (ValueError, TypeError) as e:
+            _fail(f"figure {fig_id}: {e}")
     for p in paths:
         print(p)
+    print(verdicts.text or f"[bnnsample] figure {fig_id}: no claim verdicts written")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -226,23 +226,13 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
         phases.update(phases.total - phases.n)
         phases.close()
     if echo:
-        print(format_table(table))
-        for note in notes:
-            print(f"[bnnsample] note: {note}")
-        print(f"[bnnsample] metrics in {run_dir / 'metrics.csv'}, plots in {run_dir / 'plots'}")
+        from .summary import render
+
+        print(render(table, notes))
+        print(f"[bnnsample] all metrics in {run_dir / 'metrics.csv'}, plots in {run_dir / 'plots'}")
     if ref_error is not None:
         raise ref_error
     return table
-
-
-def format_table(table: pd.DataFrame) -> str:
-    def fmt(x):
-        return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.6g}"
-
-    t = table.copy()
-    t["value"] = t["value"].map(fmt)
-    t["se"] = t["se"].map(fmt)
-    return t.to_string(index=False)
 
 
 def find_runs(path: Path) -> list[Path]:
@@ -274,6 +264,8 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
     if not paths:
         print("bnnsample: error: evaluate needs a RUN_DIR besides reference=PATH", flush=True)
         return [Path("reference")]
+    from ..progress import bar
+
     failed = []
     for path in paths:
         runs = find_runs(path)
@@ -283,10 +275,13 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
             print(f"bnnsample: error: {path}: no {FILENAME} found", flush=True)
             failed.append(path)
         errors = {}
+        # a sweep prints one cross-job table at the end (aggregate_sweep), not every run's
+        ticks = bar(len(runs), f"evaluating {path}", "run", enabled_here=is_sweep)
         for run in runs:
             try:
-                print(f"== {run}")
-                evaluate_run(run, echo=True, reference=reference)
+                if not is_sweep:
+                    print(f"== {run}")
+                evaluate_run(run, echo=not is_sweep, reference=reference)
             except UserError as e:
                 print(f"bnnsample: error: {run}: {e}")
                 failed.append(run)
@@ -296,6 +291,8 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
                 print(f"bnnsample: error: {run}: {msg}")
                 failed.append(run)
                 errors[run] = msg
+            ticks.update()
+        ticks.close()
         if jobs:
             result = aggregate_sweep(path, errors)
             failed += [Path(r) for r in result.failed if Path(r) not in failed]

@@ -562,9 +562,40 @@ def aggregate_sweep(sweep_dir: Path, errors: dict | None = None, echo: bool = Tr
     return SweepResult(table, status, slopes, csv, plots)
 
 
+# headline columns of the cross-job table, the first family a sweep has (all in sweep_runs.csv)
+HEADLINES = (
+    ("bayes/accuracy", "bayes/nll", "bayes/ece"),
+    ("bayes/rmse", "bayes/nll"),
+    ("theta[0]/mean_error", "theta[0]/var_error", "theta[0]/w2"),
+    ("theta[0]/mean", "theta[0]/var"),
+)
+DIAGNOSTIC_COLUMNS = ("run/diverged_chains", "diagnostics/rhat_max", "diagnostics/kinetic_temperature")
+
+
+def cross_job_table(table: pd.DataFrame) -> str:
+    """One line per job: the config keys that vary across the sweep, the headline metrics and
+    the diagnostics, values to 4 significant digits."""
+    wide = wide_table(table)
+    runs = wide[wide.status != "failed"]
+    if runs.empty:
+        return ""
+    keys = [k for k in line_keys(table) if runs[k].astype(str).nunique() > 1]
+    keys += [k for k in (STEP_KEY, "seed") if k in runs.columns and runs[k].nunique() > 1]
+    heads = next((h for h in HEADLINES if all(c in runs.columns for c in h)), ())
+    cols = [*heads, *(c for c in DIAGNOSTIC_COLUMNS if c in runs.columns)]
+    out = runs[["run", *keys, *cols]].copy()
+    for c in cols:
+        out[c] = out[c].map(lambda v: "-" if pd.isna(v) else f"{v:.4g}")
+    out.columns = ["job", *(k.split(".")[-1] if not k.startswith("choice.") else k[7:] for k in keys), *cols]
+    return out.to_string(index=False)
+
+
 def summary(sweep_dir, table, status, slopes, plots, notes) -> str:
     n_ok = int((status.status != "failed").sum())
     lines = [f"== sweep {sweep_dir}: {len(status)} runs, {n_ok} aggregated, {len(status) - n_ok} failed"]
+    jobs = cross_job_table(table)
+    if jobs:
+        lines.append(jobs)
     for _, r in status[status.status != "ok"].iterrows():
         lines.append(f"   {r.status}: {r.run_dir}" + (f"  ({r.error})" if r.error else ""))
     lines.append(f"[bnnsample] sweep table in {sweep_dir / 'sweep.csv'} ({len(table)} rows); one row per run "
