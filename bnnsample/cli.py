@@ -141,9 +141,11 @@ def one_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and "HYDRA_FULL_ERROR" not in ln]
     m = re.search(r"Could not find '(.+)/([^/']+)'", text)
     if m:
+        from .suggest import did_you_mean
+
         opts = [ln.strip() for ln in text.splitlines() if ln.startswith("\t")]
         allowed = f"allowed values: {', '.join(opts)}" if opts else "no such option"
-        return f"{m.group(1)}={m.group(2)}: {allowed}"
+        return f"{m.group(1)}={m.group(2)}{did_you_mean(m.group(2), opts)}: {allowed}"
     m = re.search(r"Could not (?:override|append to|delete from) '([^']+)'", text)
     if m:
         full = re.search(r"full_key: (\S+)", text)
@@ -153,7 +155,11 @@ def one_line(text: str) -> str:
 
             if key in KEY_HINTS:
                 return f"{key}: no such key in the config; {KEY_HINTS[key]}"
-            return f"{key}: no such key in the config; top-level keys: {_known_keys()}"
+            from .config import top_level_keys
+            from .suggest import did_you_mean
+
+            hint = did_you_mean(key, top_level_keys())
+            return f"{key}: no such key in the config{hint}; top-level keys: {_known_keys()}"
         plus = re.search(r"To append to your config use (\S+)", text)
         return f"{key}: no such key in the config" + (f" (to add it: {plus.group(1)})" if plus else "")
     # an unexpected exception (a bug, not bad input): its last line, and where to get the rest
@@ -321,6 +327,9 @@ def _hydra_run(argv: list[str]) -> None:
             logging.getLogger("bnnsample").error(str(e))
             if multirun:
                 raise JobFailed(str(e)) from None
+            from .leftovers import remove_if_only_hydra
+
+            remove_if_only_hydra(run_dir)
             _fail(str(e))
         except (KeyboardInterrupt, Interrupted) as e:
             preempt.requeue_if_asked()
@@ -335,6 +344,9 @@ def _hydra_run(argv: list[str]) -> None:
                 for sig, handler in before.items():
                     signal.signal(sig, handler)
 
+    from .suggest import apply_aliases
+
+    argv = apply_aliases(argv)
     _check_syntax(argv)
     # Ctrl-C and a launcher's SIGTERM stop the loop at the next block boundary, draws kept.
     _stop_on_signals()

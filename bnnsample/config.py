@@ -49,7 +49,10 @@ def _flag(cfg, key):
 
 def _choice(value, key, allowed):
     if value not in allowed:
-        raise ConfigError(key, value, f"allowed values: {', '.join(allowed)}")
+        from .suggest import did_you_mean
+
+        names = [str(a) for a in allowed]
+        raise ConfigError(key, value, f"allowed values: {', '.join(names)}{did_you_mean(value, names)}")
     return value
 
 
@@ -80,8 +83,12 @@ KEY_HINTS = {
 
 def unknown_key_message(key: str, known) -> str:
     """What is said about a top-level key the config does not have."""
+    from .suggest import did_you_mean
+
     hint = KEY_HINTS.get(str(key))
-    return f"unknown key; {hint}" if hint else f"unknown key; top-level keys: {', '.join(sorted(known))}"
+    if hint:
+        return f"unknown key; {hint}"
+    return f"unknown key{did_you_mean(key, known)}; top-level keys: {', '.join(sorted(known))}"
 
 
 def _no_unknown_keys(cfg: DictConfig) -> None:
