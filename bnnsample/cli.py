@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hydra.errors import CompactHydraException
 
-from .config import NOT_SAMPLING_KEYS
+from .config import COMMON_RANDOM_KEYS, NOT_SAMPLING_KEYS
 
 USAGE = """usage: bnnsample <command> [args]
 
@@ -61,9 +61,10 @@ def job_seed(base: int, overrides) -> int:
     Jobs of a sweep differ in their overrides, so they get independent random streams; the
     same command gives the same seeds again (what a rerun or a requeued job needs to resume).
     Overrides of keys that do not change the draws (NOT_SAMPLING_KEYS: progress bar,
-    evaluation, flush cadence, data location) do not enter the hash.
+    evaluation, flush cadence, data location) do not enter the hash, nor the step size
+    (COMMON_RANDOM_KEYS): the jobs of a step-size sweep share their random numbers.
     """
-    kept = [str(o) for o in overrides if _override_key(o) not in NOT_SAMPLING_KEYS]
+    kept = [str(o) for o in overrides if _override_key(o) not in NOT_SAMPLING_KEYS | COMMON_RANDOM_KEYS]
     text = f"{int(base)}|" + "\n".join(sorted(kept))
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % 2**31
 

@@ -154,3 +154,8 @@ def validate_against_data(cfg: DictConfig, n_train: int, dataset: str) -> None:
 NOT_SAMPLING_KEYS = frozenset(
     {"progress", "evaluate", "reference", "flush_seconds", "check_every", "data_dir", "download"}
 )
+
+# keys left out of a multirun job's derived seed (cli.job_seed): jobs that differ only in them
+# share their random numbers (common random numbers), so a step-size sweep compares the
+# schemes' bias on the same noise and its slopes are not swamped by Monte Carlo scatter
+COMMON_RANDOM_KEYS = frozenset({"step_size"})

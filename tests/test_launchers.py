@@ -36,9 +36,9 @@ def job_overrides(run_dir: Path) -> list[str]:
 def test_job_seed_rule():
     a = job_seed(0, ["step_size=0.1", "chains=5"])
     assert a == job_seed(0, ["chains=5", "step_size=0.1"])  # order of the overrides does not matter
-    assert (
-        len({a, job_seed(0, ["step_size=0.2", "chains=5"]), job_seed(1, ["step_size=0.1", "chains=5"])}) == 3
-    )
+    assert len({a, job_seed(0, ["step_size=0.1", "chains=6"]), job_seed(1, ["step_size=0.1", "chains=5"])}) == 3
+    # jobs differing only in the step size share their random numbers (step-size sweeps)
+    assert a == job_seed(0, ["step_size=0.2", "chains=5"])
     assert 0 <= a < 2**31
 
 
