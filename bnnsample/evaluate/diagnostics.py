@@ -331,7 +331,7 @@ def plot_diagnostics(path: Path, store: SampleStore, keep: np.ndarray, stats: di
     if not series or store.n_draws == 0:
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    plot_traces(path, series, max_chains=MAX_TRACE_CHAINS)
+    plot_traces(path, series, max_chains=MAX_TRACE_CHAINS, title="per-draw diagnostics and predictive statistics")
     return path
 
 
