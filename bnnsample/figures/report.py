@@ -40,5 +40,5 @@ def before_and_after(out_dir: Path, fig_id: str):
             continue
         rows = claims(md)
         lines.append(f"[bnnsample] {fid}: {len(rows)} claims (section in {path})")
-        lines += [f"  {verdict:<20.60}  {claim}" for claim, verdict in rows]
+        lines += [f"  {claim}: {verdict}" for claim, verdict in rows]
     v.text = "\n".join(lines)
