@@ -304,13 +304,15 @@ def _hydra_run(argv: list[str]) -> None:
             out.hold(False)
         preempt = _Preemption()
         before = _stop_on_signals()
+        from . import progress
+
         try:
             if multirun:
                 _sweep_seed(cfg, hc.overrides.task)
                 _share_cores(hc)
+                progress.sweep_job_started()
             reference = OmegaConf.to_container(cfg).get("reference")
             complete_before = _evaluated(run_dir, reference)
-            from . import progress
             from .config import validate
 
             validate(cfg)  # bad input is answered before runner imports torch
@@ -324,6 +326,8 @@ def _hydra_run(argv: list[str]) -> None:
                 from .evaluate.report import evaluate_run
 
                 evaluate_run(run_dir, echo=True, reference=reference)
+            if multirun:
+                progress.sweep_job_done(progress.sweep_size(sys.argv[1:]))
         except UserError as e:
             logging.getLogger("bnnsample").error(str(e))
             if multirun:

@@ -9,6 +9,7 @@ write to stderr (tqdm), so stdout keeps only results.
 from __future__ import annotations
 
 import os
+import time
 
 _state = {"enabled": os.environ.get("BNNSAMPLE_PROGRESS", "1").lower() not in ("0", "false", "no", "off")}
 
@@ -56,3 +57,40 @@ class BlockBar:
 
     def finish(self) -> None:
         self.bar.update(self.end - self.bar.n)
+
+
+_sweep = {"start": None, "done": 0}
+
+
+def sweep_size(argv: list[str]) -> int | None:
+    """Jobs of a multirun: the product of the sweep overrides' lengths (a,b,c; range(...)),
+    or None when Hydra's parser cannot tell (globs, an experiment's own sweeper config)."""
+    try:
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
+        n = 1
+        for o in OverridesParser.create().parse_overrides([a for a in argv if "=" in a and not a.startswith("-")]):
+            if o.is_sweep_override():
+                n *= len(list(o.sweep_string_iterator()))
+        return n
+    except Exception:  # noqa: BLE001  (a progress line must never stop a sweep)
+        return None
+
+
+def sweep_job_started() -> None:
+    if _sweep["start"] is None:
+        _sweep["start"] = time.monotonic()
+
+
+def sweep_job_done(total: int | None) -> None:
+    """One line per finished job of a sweep run in this process (Hydra's basic launcher): done
+    of total, elapsed and the ETA at the mean time per job so far."""
+    _sweep["done"] += 1
+    if not enabled() or _sweep["start"] is None:
+        return
+    done, spent = _sweep["done"], time.monotonic() - _sweep["start"]
+    if total and total > done:
+        eta = spent / done * (total - done)
+        print(f"[bnnsample] sweep: {done} of {total} jobs done in {spent:.0f} s; about {eta:.0f} s left", flush=True)
+    elif total:
+        print(f"[bnnsample] sweep: {done} of {total} jobs done in {spent:.0f} s", flush=True)

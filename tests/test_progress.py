@@ -75,3 +75,17 @@ def test_progress_false_silences_evaluation(tmp_path, capsys):
     assert "evaluating" not in capsys.readouterr().err
     evaluate_run(tmp_path)
     assert "evaluating" in capsys.readouterr().err
+
+
+def test_sweep_jobs_report_done_of_total_with_eta(monkeypatch, capsys):
+    assert progress.sweep_size(["-m", "step_size=0.1,0.2,0.4", "seed=range(0,3)", "chains=4"]) == 9
+    monkeypatch.setattr(progress, "_sweep", {"start": None, "done": 0})
+    clock = iter([0.0, 10.0, 20.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    progress.sweep_job_started()
+    progress.sweep_job_done(3)
+    progress.sweep_job_started()
+    progress.sweep_job_done(3)
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["[bnnsample] sweep: 1 of 3 jobs done in 10 s; about 20 s left",
+                   "[bnnsample] sweep: 2 of 3 jobs done in 20 s; about 10 s left"]  # fmt: skip
