@@ -122,13 +122,15 @@ class SlopeFit:
             return f"{self.n} step sizes, need {MIN_POINTS}"
         half = (self.hi - self.lo) / 2
         if half > MAX_CI_HALF_WIDTH:
-            return f"interval +-{half:.2g} wider than +-{MAX_CI_HALF_WIDTH:g}: Monte Carlo noise dominates"
+            return f"interval +-{half:.2g} wider than +-{MAX_CI_HALF_WIDTH:g}: no power law over these step sizes (noise or a change of regime)"
         return ""
 
     def label(self) -> str:
-        why = self.problem()
-        if why:
-            return f"no fit ({why})"
+        """The legend's short form of the fit."""
+        if self.n < MIN_POINTS or not math.isfinite(self.lo):
+            return f"no fit ({self.n} step sizes)"
+        if self.problem():
+            return f"no fit (95% CI +-{(self.hi - self.lo) / 2:.2g})"
         return f"slope {self.slope:.2f} [{self.lo:.2f}, {self.hi:.2f}]"
 
 
@@ -406,7 +408,7 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
                 color = f"C{i % 10}"
                 yerr = np.where(np.isfinite(se[good]), np.minimum(se[good], 0.999 * y[good]), 0.0)
                 ax.errorbar(h[good], y[good], yerr=yerr, fmt="o", ms=4, color=color, capsize=2, label=lab)
-                shown += [y[good] - yerr, y[good] + yerr]
+                shown += [y[good], y[good] + yerr]  # lower error bars may leave the axis
                 if fit is not None and not fit.problem():
                     hh = np.geomspace(h[good].min(), h[good].max(), 50)
                     f, lo, hi = fit.band(hh)
