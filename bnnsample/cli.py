@@ -439,6 +439,10 @@ def main(argv: list[str] | None = None) -> None:
         print(USAGE)
         return
     cmd, rest = argv[0], argv[1:]
+    if cmd in ("run", "evaluate"):
+        from .threads import set_default
+
+        set_default()
     if cmd == "run":
         _hydra_run(rest)
     elif cmd == "evaluate":

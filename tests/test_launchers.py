@@ -108,6 +108,7 @@ def _table(sweep: Path) -> pd.DataFrame:
     return t.sort_values(["run", "group", "metric"]).reset_index(drop=True)
 
 
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
 def test_joblib_sweep_killed_half_way_and_rerun_gives_the_same_table(inprocess, tmp_path, capsys):
     sweep = tmp_path / "killed"
     cmd = [sys.executable, "-m", "bnnsample.cli", "run", "-m", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2",
@@ -170,6 +171,7 @@ def _task_pids(folder: Path) -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the job's process through /proc")
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
 def test_submitit_local_preempted_job_is_requeued_and_resumes_bit_exact(tmp_path):
     sweep = tmp_path / "sweep"
     # long enough (a few seconds on a quiet machine) to be caught mid-run
