@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hydra.errors import CompactHydraException
 
-from .config import NOT_SAMPLING_KEYS, check_override
+from .config import COMMON_RANDOM_KEYS, NOT_SAMPLING_KEYS, check_override
 
 USAGE = """usage: bnnsample <command> [args]
 
@@ -28,7 +28,8 @@ commands:
                          `run --help` shows the composed config
   evaluate RUN_DIR...    recompute metrics.csv and plots of finished (or partial) runs
   figure ID [--out DIR] [key=value ...]
-                         regenerate a figure/table recipe (default DIR: results/);
+                         regenerate a figure/table recipe (default DIR: ./results of the
+                         current directory) and print each claim's verdict;
                          `figure --list` lists the ids, e.g. `figure orders`
   info                   list integrators, batchings, datasets, models and inits
   --help                 this message
@@ -63,9 +64,10 @@ def job_seed(base: int, overrides) -> int:
     Jobs of a sweep differ in their overrides, so they get independent random streams; the
     same command gives the same seeds again (what a rerun or a requeued job needs to resume).
     Overrides of keys that do not change the draws (NOT_SAMPLING_KEYS: progress bar,
-    evaluation, flush cadence, data location) do not enter the hash.
+    evaluation, flush cadence, data location) do not enter the hash, nor the step size
+    (COMMON_RANDOM_KEYS): the jobs of a step-size sweep share their random numbers.
     """
-    kept = [str(o) for o in overrides if _override_key(o) not in NOT_SAMPLING_KEYS]
+    kept = [str(o) for o in overrides if _override_key(o) not in NOT_SAMPLING_KEYS | COMMON_RANDOM_KEYS]
     text = f"{int(base)}|" + "\n".join(sorted(kept))
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % 2**31
 
@@ -143,9 +145,11 @@ def one_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and "HYDRA_FULL_ERROR" not in ln]
     m = re.search(r"Could not find '(.+)/([^/']+)'", text)
     if m:
+        from .suggest import did_you_mean
+
         opts = [ln.strip() for ln in text.splitlines() if ln.startswith("\t")]
         allowed = f"allowed values: {', '.join(opts)}" if opts else "no such option"
-        return f"{m.group(1)}={m.group(2)}: {allowed}"
+        return f"{m.group(1)}={m.group(2)}{did_you_mean(m.group(2), opts)}: {allowed}"
     m = re.search(r"Could not (?:override|append to|delete from) '([^']+)'", text)
     if m:
         full = re.search(r"full_key: (\S+)", text)
@@ -155,7 +159,11 @@ def one_line(text: str) -> str:
 
             if key in KEY_HINTS:
                 return f"{key}: no such key in the config; {KEY_HINTS[key]}"
-            return f"{key}: no such key in the config; top-level keys: {_known_keys()}"
+            from .config import top_level_keys
+            from .suggest import did_you_mean
+
+            hint = did_you_mean(key, top_level_keys())
+            return f"{key}: no such key in the config{hint}; top-level keys: {_known_keys()}"
         plus = re.search(r"To append to your config use (\S+)", text)
         return f"{key}: no such key in the config" + (f" (to add it: {plus.group(1)})" if plus else "")
     m = re.search(r"^(?:PermissionError|NotADirectoryError|FileNotFoundError|FileExistsError|IsADirectoryError|"
@@ -213,7 +221,7 @@ def _stop_on_signals() -> dict:
     """In the process that runs the job (the CLI itself, a joblib worker): Ctrl-C and SIGTERM
     stop the sampler at the next block boundary, draws and resume state written. Returns the
     handlers replaced (a joblib worker gets them back between jobs)."""
-    from .sampler import request_stop
+    from .stop import request_stop
 
     if threading.current_thread() is not threading.main_thread():
         return {}
@@ -249,7 +257,7 @@ class _Preemption:
         self.pending = None
         self.sub = _submitit_handler() if threading.current_thread() is threading.main_thread() else None
         if self.sub:
-            from .sampler import request_stop
+            from .stop import request_stop
 
             def on_signal(signum, frame):
                 self.pending = signum
@@ -302,8 +310,6 @@ def _hydra_run(argv: list[str]) -> None:
 
     @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
     def task(cfg: DictConfig) -> None:
-        from . import runner
-
         hc = HydraConfig.get()
         multirun = hc.mode == RunMode.MULTIRUN
         run_dir = Path(hc.runtime.output_dir)
@@ -312,14 +318,23 @@ def _hydra_run(argv: list[str]) -> None:
             out.hold(False)
         preempt = _Preemption()
         before = _stop_on_signals()
+        from . import progress
+
         lock = contextlib.ExitStack()
         try:
             lock.enter_context(owned(run_dir))  # one owner from here to the end of evaluation
             if multirun:
                 _sweep_seed(cfg, hc.overrides.task)
                 _share_cores(hc)
+                progress.sweep_job_started()
             reference = OmegaConf.to_container(cfg).get("reference")
             complete_before = _evaluated(run_dir, reference)
+            from .config import validate
+
+            validate(cfg)  # bad input is answered before runner imports torch
+            progress.set_enabled(cfg.progress)
+            from . import runner
+
             runner.run(cfg, run_dir)
             if cfg.evaluate and complete_before:
                 print(f"[bnnsample] {run_dir / 'metrics.csv'} is up to date; not evaluated again")
@@ -327,10 +342,16 @@ def _hydra_run(argv: list[str]) -> None:
                 from .evaluate.report import evaluate_run
 
                 evaluate_run(run_dir, echo=True, reference=reference)
+            if multirun:
+                progress.sweep_job_done(progress.sweep_size(sys.argv[1:]))
         except UserError as e:
             log_to_files(str(e))
             if multirun:
                 raise JobFailed(printable(e)) from None
+            lock.close()
+            from .leftovers import remove_if_only_hydra
+
+            remove_if_only_hydra(run_dir)
             _fail(str(e))
         except (KeyboardInterrupt, Interrupted) as e:
             preempt.requeue_if_asked()
@@ -348,6 +369,9 @@ def _hydra_run(argv: list[str]) -> None:
                 for sig, handler in before.items():
                     signal.signal(sig, handler)
 
+    from .suggest import apply_aliases
+
+    argv = apply_aliases(argv)
     _check_syntax(argv)
     # Ctrl-C and a launcher's SIGTERM stop the loop at the next block boundary, draws kept.
     _stop_on_signals()
@@ -395,7 +419,7 @@ def _figure(args: list[str]) -> None:
         recipe = get_recipe(fig_id)
     except KeyError as e:
         _fail(e.args[0])
-    out_dir, options = Path("results"), {}
+    out_dir, options = Path.cwd() / "results", {}
     i = 0
     while i < len(rest):
         a = rest[i]
@@ -412,12 +436,21 @@ def _figure(args: list[str]) -> None:
         k, v = a.split("=", 1)
         options[k] = v
         i += 1
-    try:
-        paths = recipe.make(out_dir, options)
-    except (ValueError, TypeError) as e:
-        _fail(f"figure {fig_id}: {e}")
+    from .figures.report import before_and_after, check_out_dir
+
+    out_dir = out_dir.expanduser().resolve()
+    err = check_out_dir(out_dir)
+    if err:
+        _fail(f"figure {fig_id}: --out {out_dir}: {err}")
+    print(f"[bnnsample] figure {fig_id}: writing under {out_dir}", flush=True)
+    with before_and_after(out_dir, fig_id) as verdicts:
+        try:
+            paths = recipe.make(out_dir, options)
+        except (ValueError, TypeError) as e:
+            _fail(f"figure {fig_id}: {e}")
     for p in paths:
         print(p)
+    print(verdicts.text or f"[bnnsample] figure {fig_id}: no claim verdicts written")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -425,6 +458,10 @@ def main(argv: list[str] | None = None) -> None:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)
         return
+    if argv[0] in ("run", "evaluate"):
+        from .threads import set_default
+
+        set_default()
     try:
         _command(argv[0], argv[1:])
     except BrokenPipeError:

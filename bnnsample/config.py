@@ -10,9 +10,7 @@ import re
 import yaml
 from omegaconf import DictConfig
 
-from .batching import KINDS, PARTITIONS
 from .errors import ConfigError
-from .integrators import REGISTRY
 
 DEVICES = ("auto", "cpu", "cuda")
 MAX_COUNT = 2**53  # counts (steps, draws, chains) above this are typos, and overflow HDF5's int64 attributes
@@ -60,7 +58,10 @@ def _flag(cfg, key):
 
 def _choice(value, key, allowed):
     if value not in allowed:
-        raise ConfigError(key, value, f"allowed values: {', '.join(allowed)}")
+        from .suggest import did_you_mean
+
+        names = [str(a) for a in allowed]
+        raise ConfigError(key, value, f"allowed values: {', '.join(names)}{did_you_mean(value, names)}")
     return value
 
 
@@ -91,8 +92,12 @@ KEY_HINTS = {
 
 def unknown_key_message(key: str, known) -> str:
     """What is said about a top-level key the config does not have."""
+    from .suggest import did_you_mean
+
     hint = KEY_HINTS.get(str(key))
-    return f"unknown key; {hint}" if hint else f"unknown key; top-level keys: {', '.join(sorted(known))}"
+    if hint:
+        return f"unknown key; {hint}"
+    return f"unknown key{did_you_mean(key, known)}; top-level keys: {', '.join(sorted(known))}"
 
 
 def _no_unknown_keys(cfg: DictConfig) -> None:
@@ -154,6 +159,10 @@ def validate(cfg: DictConfig) -> None:
     _choice(cfg.device, "device", DEVICES)
     _choice(cfg.dtype, "dtype", DTYPES)
     _choice(cfg.unit, "unit", UNITS)
+    # torch comes with these two imports: the checks above answer bad input without it
+    from .batching import KINDS, PARTITIONS
+    from .integrators import REGISTRY
+
     _choice(cfg.batching.name, "batching", KINDS)
     _choice(cfg.batching.partition, "batching.partition", PARTITIONS)
     _choice(cfg.batching.per_chain, "batching.per_chain", ("auto", True, False))
@@ -214,3 +223,8 @@ def check_override(key: str, values: list[str]) -> str | None:
 NOT_SAMPLING_KEYS = frozenset(
     {"progress", "evaluate", "reference", "flush_seconds", "check_every", "data_dir", "download"}
 )
+
+# keys left out of a multirun job's derived seed (cli.job_seed): jobs that differ only in them
+# share their random numbers (common random numbers), so a step-size sweep compares the
+# schemes' bias on the same noise and its slopes are not swamped by Monte Carlo scatter
+COMMON_RANDOM_KEYS = frozenset({"step_size"})

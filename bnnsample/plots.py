@@ -37,13 +37,22 @@ def plot_marginal(path: Path, draws: np.ndarray, exact: tuple[float, float] | No
     _save(fig, path)
 
 
-def plot_traces(path: Path, series: dict[str, np.ndarray], max_chains: int = 8) -> None:
-    fig, axes = plt.subplots(len(series), 1, figsize=(6, 2.2 * len(series)), squeeze=False)
+def plot_traces(path: Path, series: dict[str, np.ndarray], max_chains: int = 8, title: str = "") -> None:
+    """One panel per series (chains, draws) against the kept draw, up to max_chains chains,
+    a chain legend on the first panel."""
+    fig, axes = plt.subplots(len(series), 1, figsize=(6.5, 2.2 * len(series) + 0.4), squeeze=False)
     for ax, (name, arr) in zip(axes[:, 0], series.items()):
-        for c in range(min(arr.shape[0], max_chains)):
-            ax.plot(arr[c], lw=0.8)
+        shown = min(arr.shape[0], max_chains)
+        for c in range(shown):
+            ax.plot(arr[c], lw=0.8, label=f"chain {c}")
         ax.set(ylabel=name)
-    axes[-1, 0].set_xlabel("draw")
+    first = axes[0, 0]
+    if first.lines:
+        more = f" (first {max_chains} of {next(iter(series.values())).shape[0]})" if shown < arr.shape[0] else ""
+        first.legend(fontsize=7, ncol=min(4, len(first.lines)), title=f"kept chains{more}", title_fontsize=7)
+    axes[-1, 0].set_xlabel("kept draw")
+    if title:
+        fig.suptitle(title, fontsize=10)
     _save(fig, path)
 
 
@@ -63,7 +72,17 @@ def plot_reliability(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray
     _save(fig, path)
 
 
-def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray) -> None:
+def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, store=None, keep=None) -> None:
+    """Metrics against ensemble size with error bars (evaluate.ensembles: the runs cut into
+    disjoint ensembles of 1, 2, 4, ... runs) when the run has >= 2 kept chains; otherwise the
+    three predictives side by side."""
+    if store is not None and keep is not None and keep.sum() >= 2:
+        from .evaluate.ensembles import ensemble_table, plot_ensembles as against_size
+
+        table = ensemble_table(store)
+        if not table.empty:
+            against_size(table, path, title="standard training vs SWA vs Bayesian: metric against ensemble size")
+            return
     names = [n for n in ORDER if n in ensembles]
     vals = {n: M.classification_metrics(ensembles[n].astype(float), y) for n in names}
     keys = ("accuracy", "nll", "ace", "rps")
@@ -71,22 +90,21 @@ def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray) 
     for ax, k in zip(axes, keys):
         ax.bar(range(len(names)), [vals[n][k] for n in names], color=[f"C{i}" for i in range(len(names))])
         ax.set_xticks(range(len(names)), [LABELS[n] for n in names], rotation=25, fontsize=7)
-        ax.set_title(k)
+        ax.set(title=k, ylabel=k)
     _save(fig, path)
 
 
 def plot_run(out: Path, store, keep: np.ndarray, ensembles: dict, exact) -> None:
     out.mkdir(parents=True, exist_ok=True)
     theta = store.theta() if (store.theta_dim or 0) <= 100 else None  # not a network's weights
-    diags = {k: v[keep] for k, v in store.diagnostics().items()}
     if theta is not None and theta.shape[1] and keep.any():
         theta = theta[keep]
         mx = None if exact is None else (float(exact[0][0]), math.sqrt(float(exact[1][0, 0])))
         plot_marginal(out / "marginal_theta0.png", theta[:, :, 0], mx, "marginal of theta[0]")
-        diags = {"theta[0]": theta[:, :, 0], **diags}
-    if diags and keep.any() and store.n_draws:
-        plot_traces(out / "traces.png", diags)
+        # the diagnostics' traces are in diagnostics.png (evaluate.diagnostics); here theta only
+        traces = {f"theta[{j}]": theta[:, :, j] for j in range(min(theta.shape[2], 3))}
+        plot_traces(out / "traces.png", traces, title="traces of the first coordinates")
     y = store.array("targets")
     if ensembles and y is not None:
         plot_reliability(out / "reliability.png", ensembles, y)
-        plot_ensembles(out / "ensembles.png", ensembles, y)
+        plot_ensembles(out / "ensembles.png", ensembles, y, store, keep)

@@ -70,7 +70,11 @@ def swa_initialisation(cfg: DictConfig, pot, device, store_arrays: dict) -> torc
 
     if not hasattr(pot, "module"):
         raise UserError(f"init=swa trains a neural network; model={cfg.model.name} is not one (allowed: init=zeros)")
+    from .progress import bar
+
     standard, swa = [], []
+    epochs = int(cfg.init.train_epochs) + int(cfg.init.swa_epochs)
+    ticks = bar(int(cfg.chains) * epochs, "Adam+SWA training", "epoch", enabled_here=bool(cfg.progress))
     for c in range(int(cfg.chains)):
         torch.manual_seed(int(cfg.seed) * 100_003 + c)
         _reset_parameters(pot.module)
@@ -82,11 +86,13 @@ def swa_initialisation(cfg: DictConfig, pot, device, store_arrays: dict) -> torc
             swa_lr=float(cfg.init.swa_lr),
             batch_size=int(cfg.batch_size),
             generator=make_generator(device, int(cfg.seed) * 100_003 + c),
+            on_epoch=ticks.update,
         )
         log.info("run %d: Adam+SWA done, last training loss %.4f", c, res.final_loss)
         standard.append(pot.predict_one(res.standard).cpu().numpy())
         swa.append(pot.predict_one(res.swa).cpu().numpy())
         store_arrays[f"init/swa_{c}"] = res.swa
+    ticks.close()
     store_arrays["baselines/standard"] = np.stack(standard)
     store_arrays["baselines/swa"] = np.stack(swa)
     return torch.stack([store_arrays.pop(f"init/swa_{c}") for c in range(int(cfg.chains))])

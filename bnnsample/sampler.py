@@ -20,6 +20,7 @@ from .batching import Schedule
 from .errors import Interrupted
 from .integrators.base import Integrator, State, StepContext
 from .potential import Oracle, Potential
+from .stop import _stop, request_stop  # noqa: F401 (request_stop: the loop's public handler)
 from .store import SampleStore
 
 
@@ -36,17 +37,6 @@ class LoopSettings:
     @property
     def total_steps(self) -> int:
         return self.burn_in + self.samples * self.thin
-
-
-_stop = {"requested": False}
-
-
-def request_stop(signum=None, frame=None) -> None:
-    """Signal handler: the loop stops at the next block boundary, after writing its draws and
-    a consistent resume state. A second request interrupts at once."""
-    if _stop["requested"]:
-        raise KeyboardInterrupt
-    _stop["requested"] = True
 
 
 def _to_np(t: torch.Tensor) -> np.ndarray:
@@ -106,7 +96,11 @@ class Sampler:
         return State(x, v, tensors)
 
     # -- the loop -----------------------------------------------------------------------
+    _on_force = None  # the progress bar's tick, one per force evaluation
+
     def _next_force(self):
+        if self._on_force is not None:
+            self._on_force()
         return Oracle(self.potential, self.schedule.next(), self.schedule.scale, self.schedule.eps)
 
     def _record(self, state: State, buf: dict) -> None:
@@ -155,21 +149,28 @@ class Sampler:
             getattr(self.potential, "predictive_numel", 0)
         )
         last_flush = time.monotonic()
-        from tqdm.auto import tqdm
+        from . import progress
 
-        bar = tqdm(total=total, initial=self.step, unit="step", disable=not s.progress, dynamic_ncols=True)
+        bar = progress.bar(total, "sampling", "step", initial=self.step, enabled_here=s.progress)
         bar.set_postfix(diverged=0)
+        inner = progress.BlockBar(bar) if not bar.disable else None
+        self._on_force = inner.tick if inner is not None else None
         try:
             while self.step < total:
                 next_draw = s.burn_in + s.thin * (self.draws + 1)
                 next_check = (self.step // s.check_every + 1) * s.check_every
                 n = min(next_draw, next_check) - self.step
+                if inner is not None:
+                    inner.begin(n)
                 self.ctx.step, self.ctx.burn_in, self.ctx.total_steps = self.step, s.burn_in, total
                 state = self.integrator.advance(state, n, self._next_force, self.ctx)
                 self.step += n
                 if self.step == next_check:
                     self._check(state)
-                bar.update(n)
+                if inner is not None:
+                    inner.finish()
+                else:
+                    bar.update(n)
                 if self.step == next_draw:
                     self._record(state, buf)
                     self.draws += 1

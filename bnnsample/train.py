@@ -74,7 +74,9 @@ def train_adam_swa(
     swa_lr: float,
     batch_size: int,
     generator: torch.Generator,
+    on_epoch=None,
 ) -> TrainResult:
+    """``on_epoch()`` (a progress bar's tick) runs after every epoch of both phases."""
     m, lay = pot.module, pot.layout
     n = pot.n_data
     steps_per_epoch = max(1, n // batch_size)
@@ -92,6 +94,8 @@ def train_adam_swa(
     for _ in range(train_epochs):
         loss = adam_steps(opt, loss_fn, epoch())
         decay.step()
+        if on_epoch is not None:
+            on_epoch()
     standard = lay.flatten(m).clone()
 
     opt = torch.optim.Adam(m.parameters(), lr=swa_lr)
@@ -104,5 +108,7 @@ def train_adam_swa(
 
     for _ in range(swa_epochs):
         loss = adam_steps(opt, loss_fn, epoch(), accumulate)
+        if on_epoch is not None:
+            on_epoch()
     swa = total / count[0] if count[0] else standard.clone()
     return TrainResult(standard=standard, swa=swa, final_loss=float(loss.detach()))

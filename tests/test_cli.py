@@ -53,7 +53,7 @@ BAD = [
     (["integrator=eadl", "integrator.edges=[[0,1],[0,1]]"], "edges"),
     (["runs=64"], "runs: no such key in the config; independent runs are chains=N"),
     (["+runs=64"], "runs=64: unknown key; independent runs are chains=N"),
-    (["+stepsize=0.1"], "stepsize=0.1: unknown key; top-level keys: batch_size"),
+    (["+stepsize=0.1"], "stepsize=0.1: unknown key (did you mean step_size?); top-level keys: batch_size"),
 ]
 
 

@@ -45,6 +45,7 @@ def check_readable(h5, min_draws=1):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
 def test_interrupt_keeps_draws(tmp_path, sig):
     p, h5 = start(tmp_path)
     p.send_signal(sig)
@@ -55,6 +56,7 @@ def test_interrupt_keeps_draws(tmp_path, sig):
     assert written == in_state  # a stop at a block boundary writes a consistent resume state
 
 
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
 def test_kill_leaves_file_readable_up_to_last_flush(tmp_path):
     p, h5 = start(tmp_path, wait=12.0)
     p.kill()

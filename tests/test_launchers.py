@@ -36,9 +36,9 @@ def job_overrides(run_dir: Path) -> list[str]:
 def test_job_seed_rule():
     a = job_seed(0, ["step_size=0.1", "chains=5"])
     assert a == job_seed(0, ["chains=5", "step_size=0.1"])  # order of the overrides does not matter
-    assert (
-        len({a, job_seed(0, ["step_size=0.2", "chains=5"]), job_seed(1, ["step_size=0.1", "chains=5"])}) == 3
-    )
+    assert len({a, job_seed(0, ["step_size=0.1", "chains=6"]), job_seed(1, ["step_size=0.1", "chains=5"])}) == 3
+    # jobs differing only in the step size share their random numbers (step-size sweeps)
+    assert a == job_seed(0, ["step_size=0.2", "chains=5"])
     assert 0 <= a < 2**31
 
 
@@ -108,6 +108,7 @@ def _table(sweep: Path) -> pd.DataFrame:
     return t.sort_values(["run", "group", "metric"]).reset_index(drop=True)
 
 
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
 def test_joblib_sweep_killed_half_way_and_rerun_gives_the_same_table(inprocess, tmp_path, capsys):
     sweep = tmp_path / "killed"
     cmd = [sys.executable, "-m", "bnnsample.cli", "run", "-m", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2",
@@ -170,6 +171,7 @@ def _task_pids(folder: Path) -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the job's process through /proc")
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
 def test_submitit_local_preempted_job_is_requeued_and_resumes_bit_exact(tmp_path):
     sweep = tmp_path / "sweep"
     # long enough (a few seconds on a quiet machine) to be caught mid-run

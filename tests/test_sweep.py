@@ -61,6 +61,7 @@ def test_calibration_against_ensemble_size(tmp_path):
     assert set(res.table.run) == {"0", "1", "2", "3"} and (res.status.status == "ok").all()
 
 
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
 def test_multirun_sweep_table_and_slope_plots(cli, tmp_path):
     sweep = tmp_path / "sweep"
     out = cli(
@@ -144,6 +145,7 @@ def test_corrupt_and_truncated_stores_are_named_and_the_rest_is_evaluated(tmp_pa
     assert runs.loc["1", "step_size"] == 0.2 and "unreadable" in runs.loc["3", "error"]
 
 
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
 def test_replicate_jobs_are_pooled_into_ensembles(inprocess, tmp_path):
     """A multirun over seeds (paulin2025's independent runs as jobs): the runs of the jobs
     that differ only in the seed are pooled, in job order, into disjoint ensembles; jobs of
@@ -173,3 +175,19 @@ def test_replicate_jobs_are_pooled_into_ensembles(inprocess, tmp_path):
     got = t[(t["init.localization"] == 25.0) & (t.method == "bayes")]
     np.testing.assert_allclose(got["mean"].to_numpy(), expect["mean"].to_numpy(), rtol=1e-9)
     assert (sweep / "plots" / "ensembles_vs_size_0.png").exists()
+
+
+def test_slopes_only_where_the_fit_means_something():
+    from bnnsample.evaluate.sweep import fit_loglog, robust_limits
+
+    h = np.array([0.05, 0.1, 0.2, 0.4])
+    clean = fit_loglog(h, 3 * h**2)
+    assert clean.problem() == "" and clean.label().startswith("slope 2.00")
+    assert "need 3" in fit_loglog(h[:2], h[:2] ** 2).problem() and fit_loglog(h[:2], h[:2]).label() == "no fit (2 step sizes)"
+    noisy = fit_loglog(h, np.array([1e-2, 1e-4, 3e-2, 2e-3]))  # the README example's 2.23 [-32.5, 37.0]
+    assert noisy.label().startswith("no fit (95% CI") and "no power law" in noisy.problem()
+    # a floating-point zero (1e-19 next to 1e-2) is not a point of the fit nor of the axis
+    with_zero = fit_loglog(np.append(h, 0.8), np.append(3 * h**2, 1e-19))
+    assert with_zero.n == 4 and abs(with_zero.slope - 2) < 1e-9
+    lo, hi = robust_limits(np.array([1e-3, 1e-2, np.inf, -1.0, 0.0]))
+    assert 1e-4 < lo < 1e-3 and 1e-2 < hi < 1e-1

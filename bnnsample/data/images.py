@@ -101,7 +101,7 @@ def fmnist(cfg) -> Data:
     if bool(cfg.download):
         from torchvision.datasets import FashionMNIST
 
-        _download("fmnist", lambda: FashionMNIST(root, train=True, download=True))
+        _download("fmnist", lambda: FashionMNIST(root, train=True, download=True), root)
     names = [f.removesuffix(".gz") for f in FMNIST_FILES]
     folders = [root / "FashionMNIST" / "raw", root, *system_folders("fmnist")]
     raw, found = first_complete(folders, lambda folder: [_find_idx(folder, n) for n in names])
@@ -145,13 +145,30 @@ def _root(cfg) -> Path:
     return Path(str(cfg.data_dir)).expanduser()
 
 
-def _download(name: str, fetch) -> None:
-    """Run torchvision's download (download=true); any failure becomes one line."""
+def _download(name: str, fetch, root: Path) -> None:
+    """Run torchvision's download (download=true); any failure becomes one complete line (the
+    whole message, not its first line, which torchvision ends with a colon) and the empty
+    folders the attempt created under ``root`` are removed."""
+    before = {p for p in root.rglob("*") if p.is_dir()} | {root} if root.exists() else set()
     try:
         fetch()
     except Exception as e:  # noqa: BLE001  (network, checksum, missing gdown ...)
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise DataMissingError(f"dataset={name}: download failed: {msg}") from None
+        msg = " ".join(str(e).split()).rstrip(":") or type(e).__name__
+        _remove_new_empty_dirs(root, before)
+        raise DataMissingError(
+            f"dataset={name}: download failed ({msg}); without network, copy the files into {root} "
+            "or set data_dir=DIR, and run with download=false"
+        ) from None
+
+
+def _remove_new_empty_dirs(root: Path, before: set) -> None:
+    if not root.exists():
+        return
+    for d in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        if d not in before and not any(d.iterdir()):
+            d.rmdir()
+    if root not in before and not any(root.iterdir()):
+        root.rmdir()
 
 
 def _to_float(u8: np.ndarray) -> torch.Tensor:
@@ -190,7 +207,7 @@ def cifar10(cfg) -> Data:
     if bool(cfg.download):
         from torchvision.datasets import CIFAR10
 
-        _download("cifar10", lambda: CIFAR10(root, train=True, download=True))
+        _download("cifar10", lambda: CIFAR10(root, train=True, download=True), root)
     folder = root / "cifar-10-batches-py"
     missing = [f for f in CIFAR10_FILES if not (folder / f).is_file()]
     if missing:
@@ -273,7 +290,7 @@ def celeba(cfg) -> Data:
     if bool(cfg.download):
         from torchvision.datasets import CelebA
 
-        _download("celeba", lambda: CelebA(root, split="all", download=True))
+        _download("celeba", lambda: CelebA(root, split="all", download=True), root)
     folder = root / "celeba"
     if not ((folder / "img_align_celeba").is_dir() and (folder / CELEBA_FILES[1]).is_file()
             and (folder / CELEBA_FILES[2]).is_file()):  # fmt: skip

@@ -64,9 +64,14 @@ def metric_row(group: str, metric: str, value, se=float("nan")) -> dict:
 
 
 def _arviz():
+    # arviz 0.2x logs "arviz_base not installed" and the like at INFO on import (Hydra shows INFO)
+    alog = logging.getLogger("arviz")
+    level = alog.level
+    alog.setLevel(logging.WARNING)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import arviz
+    alog.setLevel(level)
 
     return arviz
 
@@ -326,7 +331,7 @@ def plot_diagnostics(path: Path, store: SampleStore, keep: np.ndarray, stats: di
     if not series or store.n_draws == 0:
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    plot_traces(path, series, max_chains=MAX_TRACE_CHAINS)
+    plot_traces(path, series, max_chains=MAX_TRACE_CHAINS, title="per-draw diagnostics and predictive statistics")
     return path
 
 
@@ -346,8 +351,8 @@ def diagnostic_rows(store: SampleStore, cfg: dict, keep: np.ndarray, plots_dir: 
             plot_diagnostics(plots_dir / "diagnostics.png", store, keep, stats)
         except Exception as e:  # noqa: BLE001 -- plots must never cost the metrics
             log.warning("diagnostics plot failed: %s", e)
-    for n in notes:
-        log.info("diagnostics: %s", n)
+    for n in notes:  # the printed summary shows them; the log keeps them for `evaluate` runs too
+        log.debug("diagnostics: %s", n)
     return rows, notes
 
 

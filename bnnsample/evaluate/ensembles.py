@@ -145,7 +145,8 @@ def plot_ensembles(table: pd.DataFrame, path: Path, title: str = "") -> Path:
             ax.errorbar(t.ensemble_size, t["mean"], yerr=t["std"].fillna(0.0), marker="o", ms=3, capsize=2,
                         label=method)  # fmt: skip
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("ensemble size")
+        ax.set_xlabel("ensemble size (runs)")
+        ax.set_ylabel(m.upper() if m != "accuracy" else "accuracy")
         ax.set_title(m.upper() if m != "accuracy" else "accuracy")
     axes[0][0].legend(fontsize=7)
     if title:

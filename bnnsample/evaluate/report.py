@@ -172,8 +172,12 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
     from .diagnostics import diagnostic_rows
     from .reference import reference_rows
 
+    from ..progress import bar
+
     ref_error = None
     notes: list[str] = []
+    # phases: marginals and predictive metrics, reference, diagnostics, plots
+    phases = bar(4, f"evaluating {run_dir.name}", "phase")
     with SampleStore(run_dir / FILENAME) as store:
         cfg = yaml.safe_load(store.attrs["config"])
         ref_value = cfg.get("reference") if reference is _FROM_CONFIG else reference
@@ -199,12 +203,15 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
                     from .ensembles import ensemble_rows
 
                     rows += ensemble_rows(store)
+            phases.update()
             try:
                 rows += reference_rows(store, ref_value, keep)
             except UserError as e:
                 ref_error = e
+            phases.update()
             drows, notes = diagnostic_rows(store, cfg, keep, plots_dir=run_dir / "plots")
             rows += drows
+            phases.update()
         else:
             ensembles = {}
             if ref_value is not None:
@@ -217,24 +224,16 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
             plot_run(run_dir / "plots", store, keep, ensembles, exact)
         except Exception as e:  # plots must never cost the metrics
             log.warning("plotting failed: %s", e)
+        phases.update(phases.total - phases.n)
+        phases.close()
     if echo:
-        print(format_table(table))
-        for note in notes:
-            print(f"[bnnsample] note: {note}")
-        print(f"[bnnsample] metrics in {run_dir / 'metrics.csv'}, plots in {run_dir / 'plots'}")
+        from .summary import render
+
+        print(render(table, notes))
+        print(f"[bnnsample] all metrics in {run_dir / 'metrics.csv'}, plots in {run_dir / 'plots'}")
     if ref_error is not None:
         raise ref_error
     return table
-
-
-def format_table(table: pd.DataFrame) -> str:
-    def fmt(x):
-        return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.6g}"
-
-    t = table.copy()
-    t["value"] = t["value"].map(fmt)
-    t["se"] = t["se"].map(fmt)
-    return t.to_string(index=False)
 
 
 def _error(msg: str) -> None:
@@ -318,6 +317,8 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
     if not paths:
         _error("evaluate needs a RUN_DIR besides reference=PATH")
         return [Path("reference")]
+    from ..progress import bar
+
     failed = []
     for path in paths:
         runs = find_runs(path)
@@ -327,11 +328,14 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
             _error(f"{path}: no {FILENAME} found")
             failed.append(path)
         errors = {}
+        # a sweep prints one cross-job table at the end (aggregate_sweep), not every run's
+        ticks = bar(len(runs), f"evaluating {path}", "run", enabled_here=is_sweep)
         for run in runs:
             try:
-                print(f"== {run}", flush=True)
+                if not is_sweep:
+                    print(f"== {run}", flush=True)
                 with owned(run):
-                    evaluate_run(run, echo=True, reference=reference)
+                    evaluate_run(run, echo=not is_sweep, reference=reference)
             except UserError as e:
                 _error(f"{run}: {e}")
                 failed.append(run)
@@ -341,6 +345,8 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
                 _error(f"{run}: {msg}")
                 failed.append(run)
                 errors[run] = msg
+            ticks.update()
+        ticks.close()
         if jobs:
             result = aggregate_sweep(path, errors)
             failed += [Path(r) for r in result.failed if Path(r) not in failed]

@@ -21,13 +21,16 @@ Written:
     sweep_status.csv            one row per run: run, run_dir, status (ok | incomplete | failed), error
     sweep_runs.csv              the same table wide: one row per run (run, run_dir, status, error,
                                 the config columns, then one ``<group>/<metric>`` column per value)
-    slopes.csv                  every fitted log-log slope with its 95% t interval
+    slopes.csv                  every fitted log-log slope with its 95% t interval; ``fit`` is
+                                "ok" or why the slope says nothing (fewer than 3 step sizes,
+                                an interval wider than +-1)
     plots/<metric>_vs_step_size.png
                                 |metric| against step size on log-log axes, one line per
                                 (integrator preset, batching, batch size[, other swept keys]),
                                 the least-squares slope of log|value| on log h and its 95%
                                 confidence interval in the legend, the 95% confidence band of
-                                the fitted line shaded
+                                the fitted line shaded (only where the fit means something);
+                                y-limits from the plotted values, floating-point zeros left out
     plots/<metric>_vs_ensemble_size.png
                                 calibration metrics (nll, ace, rps of the Bayesian ensemble)
                                 against the ensemble size (kept chains x draws per chain) when
@@ -62,6 +65,9 @@ from ..store import FILENAME
 log = logging.getLogger("bnnsample")
 
 STEP_KEY = "step_size"
+MIN_POINTS = 3  # step sizes a slope needs to carry an interval
+MAX_CI_HALF_WIDTH = 1.0  # a wider 95% interval of an order cannot tell order 1 from order 2
+ROUNDOFF = 1e-12  # |values| below this times the largest of their line are zeros in floating point
 # metrics whose size is a bias/error that shrinks with the step size (plotted as |value|)
 SLOPE_METRICS = (
     "w1", "w2", "kolmogorov", "avg_kolmogorov", "mean_error", "var_error", "rel_var_error",
@@ -108,9 +114,23 @@ class SlopeFit:
         half = t * self.resid_sd * np.sqrt(1.0 / self.n + (lx - self.x_mean) ** 2 / self.sxx)
         return np.exp(fit), np.exp(fit - half), np.exp(fit + half)
 
+    def problem(self) -> str:
+        """Why the slope says nothing ("" when it does): fewer than MIN_POINTS step sizes, or
+        a confidence interval wider than +-MAX_CI_HALF_WIDTH, which cannot tell order 1 from
+        order 2."""
+        if self.n < MIN_POINTS or not math.isfinite(self.lo):
+            return f"{self.n} step sizes, need {MIN_POINTS}"
+        half = (self.hi - self.lo) / 2
+        if half > MAX_CI_HALF_WIDTH:
+            return f"interval +-{half:.2g} wider than +-{MAX_CI_HALF_WIDTH:g}: no power law over these step sizes (noise or a change of regime)"
+        return ""
+
     def label(self) -> str:
-        if not math.isfinite(self.lo):
-            return f"slope {self.slope:.2f} ({self.n} pts, no CI)"
+        """The legend's short form of the fit."""
+        if self.n < MIN_POINTS or not math.isfinite(self.lo):
+            return f"no fit ({self.n} step sizes)"
+        if self.problem():
+            return f"no fit (95% CI +-{(self.hi - self.lo) / 2:.2g})"
         return f"slope {self.slope:.2f} [{self.lo:.2f}, {self.hi:.2f}]"
 
 
@@ -119,7 +139,7 @@ def fit_loglog(x, y, level: float = 0.95) -> SlopeFit | None:
     nonzero; the slope's interval is b +- t_{n-2, (1+level)/2} se(b). None with fewer than 2
     distinct x."""
     x, y = np.asarray(x, dtype=float), np.abs(np.asarray(y, dtype=float))
-    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > ROUNDOFF * np.nanmax(y, initial=0.0))
     lx, ly = np.log(x[ok]), np.log(y[ok])
     n = lx.size
     if n < 2 or np.ptp(lx) == 0:
@@ -350,6 +370,7 @@ def slope_table(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
                     continue
                 rows.append(dict(metric=metric, group=g, line=_line_label(keys, lv), slope=fit.slope,
                                  ci_low=fit.lo, ci_high=fit.hi, slope_se=fit.slope_se, points=fit.n,
+                                 fit=fit.problem() or "ok",
                                  **dict(zip(keys, lv if isinstance(lv, tuple) else (lv,)))))  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -374,19 +395,21 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
         drawn = False
         for ax, g in zip(axes[0], groups):
             sg = sub[sub.group == g]
+            shown = []  # plotted |values|: the y-limits follow them, not the confidence bands
             for i, (lv, line) in enumerate(sg.groupby(keys, sort=True, dropna=False)):
                 line = line.sort_values(STEP_KEY)
                 h, y = line[STEP_KEY].astype(float).to_numpy(), line.value.astype(float).abs().to_numpy()
                 se = line.se.astype(float).to_numpy()
-                good = np.isfinite(y) & (y > 0) & (h > 0)
+                good = np.isfinite(y) & (y > ROUNDOFF * np.nanmax(y, initial=0.0)) & (h > 0)
                 if not good.any():
                     continue
                 fit = fit_loglog(h, y, level)
-                lab = _line_label(keys, lv) + (f": {fit.label()}" if fit else "")
+                lab = _line_label(keys, lv) + (f": {fit.label()}" if fit else ": no fit (1 step size)")
                 color = f"C{i % 10}"
                 yerr = np.where(np.isfinite(se[good]), np.minimum(se[good], 0.999 * y[good]), 0.0)
                 ax.errorbar(h[good], y[good], yerr=yerr, fmt="o", ms=4, color=color, capsize=2, label=lab)
-                if fit is not None:
+                shown += [y[good], y[good] + yerr]  # lower error bars may leave the axis
+                if fit is not None and not fit.problem():
                     hh = np.geomspace(h[good].min(), h[good].max(), 50)
                     f, lo, hi = fit.band(hh)
                     ax.plot(hh, f, "-", color=color, lw=1.2)
@@ -399,6 +422,8 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
                 ylabel=f"|{metric}|",
                 title=f"{metric} [{g}]",
             )
+            if shown:
+                ax.set_ylim(*robust_limits(np.concatenate(shown)))
             ax.legend(fontsize=7, title=f"log-log slope, {int(level * 100)}% CI", title_fontsize=7)
         if drawn:
             out.mkdir(parents=True, exist_ok=True)
@@ -408,6 +433,15 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
             paths.append(path)
         plt.close(fig)
     return paths
+
+
+def robust_limits(values: np.ndarray, pad: float = 1.5) -> tuple[float, float]:
+    """Log-axis limits from the finite positive values, padded by a factor ``pad``."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size == 0:
+        return 1e-3, 1.0
+    return float(v.min() / pad), float(v.max() * pad)
 
 
 def ensemble_sizes(table: pd.DataFrame) -> pd.Series:
@@ -562,9 +596,40 @@ def aggregate_sweep(sweep_dir: Path, errors: dict | None = None, echo: bool = Tr
     return SweepResult(table, status, slopes, csv, plots)
 
 
+# headline columns of the cross-job table, the first family a sweep has (all in sweep_runs.csv)
+HEADLINES = (
+    ("bayes/accuracy", "bayes/nll", "bayes/ece"),
+    ("bayes/rmse", "bayes/nll"),
+    ("theta[0]/mean_error", "theta[0]/var_error", "theta[0]/w2"),
+    ("theta[0]/mean", "theta[0]/var"),
+)
+DIAGNOSTIC_COLUMNS = ("run/diverged_chains", "diagnostics/rhat_max", "diagnostics/kinetic_temperature")
+
+
+def cross_job_table(table: pd.DataFrame) -> str:
+    """One line per job: the config keys that vary across the sweep, the headline metrics and
+    the diagnostics, values to 4 significant digits."""
+    wide = wide_table(table)
+    runs = wide[wide.status != "failed"]
+    if runs.empty:
+        return ""
+    keys = [k for k in line_keys(table) if runs[k].astype(str).nunique() > 1]
+    keys += [k for k in (STEP_KEY, "seed") if k in runs.columns and runs[k].nunique() > 1]
+    heads = next((h for h in HEADLINES if all(c in runs.columns for c in h)), ())
+    cols = [*heads, *(c for c in DIAGNOSTIC_COLUMNS if c in runs.columns)]
+    out = runs[["run", *keys, *cols]].copy()
+    for c in cols:
+        out[c] = out[c].map(lambda v: "-" if pd.isna(v) else f"{v:.4g}")
+    out.columns = ["job", *(k.split(".")[-1] if not k.startswith("choice.") else k[7:] for k in keys), *cols]
+    return out.to_string(index=False)
+
+
 def summary(sweep_dir, table, status, slopes, plots, notes) -> str:
     n_ok = int((status.status != "failed").sum())
     lines = [f"== sweep {sweep_dir}: {len(status)} runs, {n_ok} aggregated, {len(status) - n_ok} failed"]
+    jobs = cross_job_table(table)
+    if jobs:
+        lines.append(jobs)
     for _, r in status[status.status != "ok"].iterrows():
         lines.append(f"   {r.status}: {r.run_dir}" + (f"  ({r.error})" if r.error else ""))
     lines.append(f"[bnnsample] sweep table in {sweep_dir / 'sweep.csv'} ({len(table)} rows); one row per run "
@@ -577,9 +642,11 @@ def summary(sweep_dir, table, status, slopes, plots, notes) -> str:
         first = first if not first.empty else slopes
         width = max(len(s) for s in first.line)
         for _, r in first.iterrows():
-            ci = f"[{r.ci_low:6.2f}, {r.ci_high:6.2f}]" if math.isfinite(r.ci_low) else "(no CI)"
             head = f"  {r.metric:<17} {r.group:<9} {r.line:<{width}}"
-            lines.append(f"{head}  slope {r.slope:6.2f} {ci}  ({r.points} pts)")
+            if r.fit != "ok":
+                lines.append(f"{head}  no fit: {r.fit}")
+                continue
+            lines.append(f"{head}  slope {r.slope:6.2f} [{r.ci_low:6.2f}, {r.ci_high:6.2f}]  ({r.points} pts)")
     for p in plots:
         lines.append(f"[bnnsample] plot {p}")
     lines += [f"[bnnsample] {n}" for n in notes]

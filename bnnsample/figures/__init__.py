@@ -9,7 +9,8 @@ files it wrote) registered under an id with a one-line description::
 Every module of this package except ``common`` is a recipe module, found and imported on
 first use; it should keep heavy imports (matplotlib, runs) inside the function. Bad options
 raise ValueError with the key and the allowed values. ``common`` holds what recipes share
-(the scale option, the results/REPRODUCTION.md section writer).
+(the scale option, the results/REPRODUCTION.md section writer); ``report`` what the
+command prints around a recipe (its output directory, the claims' verdicts).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-_NOT_RECIPES = ("common",)
+_NOT_RECIPES = ("common", "report")
 
 
 @dataclass(frozen=True)

@@ -204,6 +204,13 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
         title="minibatch gradients (the paper's setup)",
     )
     axes[1].set(xlabel="h", ylabel="|bias of E[theta^2]|", title="full gradients: the integrators' own bias")
+    # log x axis: matplotlib labels the minor ticks 2x10^-2, 3x10^-2 ... on top of each other
+    from matplotlib.ticker import NullFormatter
+
+    h_all = [r["h"] for r in rows]
+    ticks = [t for t in (0.005, 0.01, 0.02, 0.05, 0.1) if min(h_all) <= t <= max(h_all)]
+    axes[1].set_xticks(ticks, [f"{t:g}" for t in ticks])
+    axes[1].xaxis.set_minor_formatter(NullFormatter())
     for ax in axes:
         ax.legend(fontsize=7)
     fig.suptitle(f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 (scale={scale})")

@@ -33,18 +33,26 @@ def _order(fig_id: str):
     return paper, kind != "fig", int(num.group(0)) if num else 0, item
 
 
-def verdict_counts(markdown: str) -> dict[str, int]:
-    """Verdicts in the last cell of a section's table rows (rows whose last cell starts with one)."""
-    counts = dict.fromkeys(_VERDICTS, 0)
+def claims(markdown: str) -> list[tuple[str, str]]:
+    """(claim, verdict cell) of each table row of a section whose cell (the last such) starts
+    with a verdict; the claim is the row's first cell."""
+    out = []
     for line in markdown.splitlines():
-        cells = [c.strip().strip("*").lower() for c in line.strip().strip("|").split("|")]
+        cells = [c.strip().strip("*") for c in line.strip().strip("|").split("|")]
         if not line.lstrip().startswith("|") or len(cells) < 2:
             continue
         for cell in cells[::-1]:
-            hit = next((v for v in _VERDICTS if cell.startswith(v)), None)
-            if hit:
-                counts[hit] += 1
+            if any(cell.lower().startswith(v) for v in _VERDICTS):
+                out.append((cells[0], cell))
                 break
+    return out
+
+
+def verdict_counts(markdown: str) -> dict[str, int]:
+    """Verdicts in the last cell of a section's table rows (rows whose last cell starts with one)."""
+    counts = dict.fromkeys(_VERDICTS, 0)
+    for _, cell in claims(markdown):
+        counts[next(v for v in _VERDICTS if cell.lower().startswith(v))] += 1
     return counts
 
 
