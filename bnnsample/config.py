@@ -219,10 +219,10 @@ def check_override(key: str, values: list[str]) -> str | None:
     return None
 
 
-# keys whose value does not change a run's draws; runner.same_sampling_config and cli.job_seed ignore them
-NOT_SAMPLING_KEYS = frozenset(
-    {"progress", "evaluate", "reference", "flush_seconds", "check_every", "data_dir", "download"}
-)
+# keys whose value does not change a run's draws; runner.same_sampling_config and cli.job_seed ignore them.
+# (check_every does change them: a UBU block fuses the OU half-steps inside it, so other block
+# ends give other draws of the same law.)
+NOT_SAMPLING_KEYS = frozenset({"progress", "evaluate", "reference", "flush_seconds", "data_dir", "download"})
 
 # keys left out of a multirun job's derived seed (cli.job_seed): jobs that differ only in them
 # share their random numbers (common random numbers), so a step-size sweep compares the

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 from hydra.core.global_hydra import GlobalHydra
+from omegaconf import OmegaConf
 
 from bnnsample.cli import job_seed
 from bnnsample.store import SampleStore
@@ -65,7 +66,9 @@ def test_sweep_jobs_get_their_own_seeds_unless_seed_is_given(inprocess, tmp_path
 
 def test_keys_that_do_not_change_the_draws_do_not_change_the_seed():
     base = ["step_size=0.1", "samples=30"]
-    assert job_seed(0, base) == job_seed(0, [*base, "progress=false", "check_every=7", "+reference=r.h5"])
+    assert job_seed(0, base) == job_seed(0, [*base, "progress=false", "+reference=r.h5"])
+    # check_every changes the draws (UBU fuses the OU half-steps inside a block): not ignored
+    assert job_seed(0, base) != job_seed(0, [*base, "check_every=7"])
     assert job_seed(0, base) != job_seed(0, [*base, "friction=2"])
     assert job_seed(0, base) != job_seed(1, base)
 
@@ -240,3 +243,20 @@ def test_slurm_preset_makes_a_valid_sbatch_script(tmp_path, monkeypatch):
     for line in ("--partition=gpu", "--time=90", "--gpus-per-node=1", "--cpus-per-task=4", "--mem=16GB",
                  "--signal=USR2@120"):  # fmt: skip
         assert f"#SBATCH {line}" in text, text
+
+
+def test_check_every_changes_ubu_draws_so_a_run_with_another_is_not_reused(tmp_path):
+    """UBU fuses the OU half-steps inside a block of check_every steps: other block ends give
+    other draws (of the same law). So check_every is a sampling key: a rerun with another value
+    in the same directory is refused instead of continuing or reusing the run."""
+    from bnnsample.errors import UserError
+    from bnnsample.runner import same_sampling_config
+
+    toy = ["dataset=two_batch_gaussian", "integrator=sms_ubu", "chains=4", "burn_in=10", "samples=5", "thin=2",
+           "evaluate=false", "seed=1"]  # fmt: skip
+    a, cfg_a = run_inprocess(tmp_path / "a", [*toy, "check_every=1"])
+    b, cfg_b = run_inprocess(tmp_path / "b", [*toy, "check_every=100"])
+    assert not np.array_equal(theta(a.parent), theta(b.parent))
+    assert not same_sampling_config(OmegaConf.to_yaml(cfg_a, resolve=True), OmegaConf.to_yaml(cfg_b, resolve=True))
+    with pytest.raises(UserError, match="different config"):
+        run_inprocess(tmp_path / "a", [*toy, "check_every=100"])
