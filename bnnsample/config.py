@@ -214,8 +214,10 @@ def check_override(key: str, values: list[str]) -> str | None:
             continue
         allowed = group_options(key) if key in GROUPS else None
         if not GROUP_VALUE.fullmatch(v) or ".." in v or (allowed is not None and v not in allowed):
+            from .suggest import did_you_mean
+
             names = ", ".join(allowed) if allowed is not None else "names of its options (no paths)"
-            return f"{key}={v}: allowed values: {names}"
+            return f"{key}={v}: allowed values: {names}{did_you_mean(v, allowed or ())}"
     return None
 
 
