@@ -411,10 +411,13 @@ def _markdown(t, s, scale, methods, sizes, seconds, times, why=()) -> str:
         cmd += f" chains={s['chains']}"
     if "burn_in" in s:
         cmd += f" burn_in={s['burn_in']}"
+    if list(methods) != list(SETTINGS[scale].get("methods", METHODS)):
+        cmd += f" methods={','.join(methods)}"
     lines = [
         "## paulin2025 Fig. 4: calibration against ensemble size (SMS-UBU vs SWA vs standard training vs baselines)",
         "",
-        f"Command: `{cmd}`. Files: `{FIG}/fig4.csv`, `{FIG}/fig4.png`. This invocation: {seconds / 60:.1f} min "
+        f"Command: `{cmd}`. Files: `{FIG}/fig4.csv`, `{FIG}/fig4.png`, `{FIG}/calibration.csv`, "
+        f"`{FIG}/reliability.csv`, `{FIG}/excess_loss.csv`. This invocation: {seconds / 60:.1f} min "
         + "wall (finished runs under `runs/` are reused, not redone); the runs took "
         + ("(not recorded)" if times is None else f"{times[0] / 60:.1f} min wall, {times[1] / 60:.1f} min CPU")
         + " (one thread; wall time grows on a shared machine).",
