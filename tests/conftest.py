@@ -30,8 +30,10 @@ def cli():
 @pytest.fixture
 def inprocess(monkeypatch):
     """cli.main in this process (Hydra's basic launcher runs a sweep's jobs here), with its
-    global side effects (signal handlers, Hydra's global state, sys.argv) undone; returns the
+    global side effects (signal handlers, Hydra's global state, sys.argv, the log handlers
+    Hydra attaches, which hold this test's captured streams and files) undone; returns the
     exit code."""
+    import logging
     import signal
 
     from hydra.core.global_hydra import GlobalHydra
@@ -39,6 +41,8 @@ def inprocess(monkeypatch):
     from bnnsample.cli import main
 
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    loggers = [logging.getLogger(), logging.getLogger("bnnsample")]
+    log_handlers = {lg.name: list(lg.handlers) for lg in loggers}
     monkeypatch.setattr(sys, "argv", list(sys.argv))
     monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
 
@@ -52,6 +56,11 @@ def inprocess(monkeypatch):
             GlobalHydra.instance().clear()
             for s, h in handlers.items():
                 signal.signal(s, h)
+            for lg in loggers:
+                for h in lg.handlers[:]:
+                    if h not in log_handlers[lg.name]:
+                        lg.removeHandler(h)
+                        h.close()
         return 0
 
     return call

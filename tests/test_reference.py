@@ -196,7 +196,7 @@ def test_oracle_run_reused_end_to_end(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         cli_main(["evaluate", str(tmp_path / "run"), f"reference={tmp_path / 'other'}"])
     assert e.value.code == 1
-    err = [line for line in capsys.readouterr().out.splitlines() if line.startswith("bnnsample: error")]
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("bnnsample: error")]
     assert len(err) == 1 and "reference=" in err[0] and "dataset.n_features: run 16, reference 8" in err[0], (
         err
     )

@@ -104,7 +104,7 @@ def test_rerun_changing_only_non_sampling_keys_reuses_the_run(tmp_path, capsys):
     toy = ["dataset=two_batch_gaussian", "chains=4", "burn_in=5", "samples=5", "unit=step", "init=zeros"]
     run_inprocess(tmp_path, [*toy, "evaluate=false"])
     capsys.readouterr()
-    run_inprocess(tmp_path, [*toy, "evaluate=true", "flush_seconds=3", "check_every=7"])
+    run_inprocess(tmp_path, [*toy, "evaluate=true", "flush_seconds=3"])
     assert "already complete" in capsys.readouterr().out
     with pytest.raises(UserError, match="different config"):
         run_inprocess(tmp_path, [*toy, "friction=2"])
