@@ -1,6 +1,6 @@
 """SampleStore: the only module that knows the HDF5 names of ``samples.h5``.
 
-Layout (DESIGN.md storage contract, plus two documented extensions):
+Layout (the storage contract of the README's Outputs section, plus two documented extensions):
 
     theta                  (chains, draws, dim)          thinned positions (optional)
     predictive             (chains, draws, n_test, K)    test-set class probabilities per draw
