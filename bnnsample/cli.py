@@ -296,6 +296,22 @@ def _evaluated(run_dir: Path, reference) -> bool:
     return metrics_up_to_date(run_dir, reference)
 
 
+def _save_hydra_record(cfg, hc, run_dir: Path) -> None:
+    """Hydra's record of the job (.hydra/config.yaml, hydra.yaml, overrides.yaml, as Hydra
+    writes them), written by the run directory's owner: conf/config.yaml sets
+    hydra.output_subdir to null so that Hydra does not write it before the lock is taken (a
+    second command refused on a busy directory would have replaced the running job's)."""
+    from omegaconf import OmegaConf
+
+    from .rundir import write_file
+
+    record = run_dir / ".hydra"
+    record.mkdir(exist_ok=True)
+    for name, node in (("config.yaml", cfg), ("hydra.yaml", OmegaConf.create({"hydra": hc})),
+                       ("overrides.yaml", hc.overrides.task)):  # fmt: skip
+        write_file(record / name, OmegaConf.to_yaml(node))
+
+
 def _hydra_run(argv: list[str]) -> None:
     import hydra
     from hydra.core.hydra_config import HydraConfig
@@ -321,8 +337,11 @@ def _hydra_run(argv: list[str]) -> None:
         from . import progress
 
         lock = contextlib.ExitStack()
+        owner = False
         try:
             lock.enter_context(owned(run_dir))  # one owner from here to the end of evaluation
+            owner = True
+            _save_hydra_record(cfg, hc, run_dir)
             if multirun:
                 _sweep_seed(cfg, hc.overrides.task)
                 _share_cores(hc)
@@ -345,13 +364,15 @@ def _hydra_run(argv: list[str]) -> None:
             if multirun:
                 progress.sweep_job_done(progress.sweep_size(sys.argv[1:]))
         except UserError as e:
-            log_to_files(str(e))
+            if owner:  # the log of a directory another process owns is that process's
+                log_to_files(str(e))
             if multirun:
                 raise JobFailed(printable(e)) from None
             lock.close()
-            from .leftovers import remove_if_only_hydra
+            if owner:  # a run refused because another process owns the directory touches nothing there
+                from .leftovers import remove_if_only_hydra
 
-            remove_if_only_hydra(run_dir)
+                remove_if_only_hydra(run_dir)
             _fail(str(e))
         except (KeyboardInterrupt, Interrupted) as e:
             preempt.requeue_if_asked()

@@ -96,9 +96,9 @@ def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, 
 
 def plot_run(out: Path, store, keep: np.ndarray, ensembles: dict, exact) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    theta = store.theta() if (store.theta_dim or 0) <= 100 else None  # not a network's weights
+    # a network's weights are not plotted; of the others only the first coordinates are read
+    theta = store.theta(keep, coords=slice(0, 3)) if (store.theta_dim or 0) <= 100 else None
     if theta is not None and theta.shape[1] and keep.any():
-        theta = theta[keep]
         mx = None if exact is None else (float(exact[0][0]), math.sqrt(float(exact[1][0, 0])))
         plot_marginal(out / "marginal_theta0.png", theta[:, :, 0], mx, "marginal of theta[0]")
         # the diagnostics' traces are in diagnostics.png (evaluate.diagnostics); here theta only

@@ -29,6 +29,9 @@ FILENAME = "samples.h5"
 # byte on disk is an error when read (StoreDamaged), not a wrong number in the metrics
 CHECKSUM = {"fletcher32": True}
 VERIFY_VALUES = 2**24  # values read at a time by verify()
+# numbers evaluation reads from the predictive at a time (16 MB of float32): its memory does
+# not grow with the number of draws (the issue's 1.34 GB store took 6.9 GB to evaluate)
+READ_VALUES = 2**22
 
 
 class StoreDamaged(OSError):
@@ -235,28 +238,74 @@ class SampleStore:
     def theta_dim(self) -> int | None:
         return self.f["theta"].shape[2] if "theta" in self.f else None
 
-    def theta(self) -> np.ndarray | None:
-        return self.f["theta"][:, : self.n_draws] if "theta" in self.f else None
+    def theta(self, keep=None, coords=None, draws=None) -> np.ndarray | None:
+        """Stored positions (chains, draws, dim), or only the ``keep`` chains, the ``coords``
+        (a slice or increasing indices) and the ``draws`` (increasing indices) asked for, read
+        chain by chain so that no more than the part asked for is ever in memory."""
+        if "theta" not in self.f:
+            return None
+        ds, n = self.f["theta"], self.n_draws
+        if keep is None and coords is None and draws is None:
+            return ds[:, :n]
+        chains = range(ds.shape[0]) if keep is None else np.flatnonzero(keep)
+        rows = slice(0, n) if draws is None else np.asarray(draws, dtype=np.int64)
+        cols = slice(None) if coords is None else coords
+        dim = len(range(ds.shape[2])[cols]) if isinstance(cols, slice) else len(cols)
+        out = np.empty((len(chains), len(range(n)[rows]) if isinstance(rows, slice) else len(rows), dim), ds.dtype)
+        for k, c in enumerate(chains):
+            out[k] = ds[c, rows][:, cols] if not isinstance(rows, slice) else ds[c, rows, cols]
+        return out
+
+    def theta_blocks(self, keep=None, max_values: int | None = None):
+        """Yield the kept chains' positions in consecutive blocks (draws, dim) of at most
+        ``max_values`` numbers (default READ_VALUES; one draw at least), chain after chain."""
+        if "theta" not in self.f:
+            return
+        ds, n = self.f["theta"], self.n_draws
+        per = max(1, (max_values or READ_VALUES) // max(1, ds.shape[2]))
+        for c in range(ds.shape[0]) if keep is None else np.flatnonzero(keep):
+            for start in range(0, n, per):
+                yield ds[c, start : min(n, start + per)]
+
+    @property
+    def has_predictive(self) -> bool:
+        """The store holds predictive draws (a dataset with at least one draw written)."""
+        return "predictive" in self.f and self.f["predictive"].shape[1] > 0 and self.n_draws > 0
 
     def predictive(self) -> np.ndarray | None:
         return self.f["predictive"][:, : self.n_draws] if "predictive" in self.f else None
 
-    def predictive_chains(self, keep=None):
-        """Yield each kept chain's predictive (draws, n_test, K), one chain read at a time, so
-        that evaluation holds one run's draws in memory, not all runs' (64 runs x 30 draws of
-        10,000 x 10 probabilities are 768 MB)."""
+    def predictive_blocks(self, keep=None, max_values: int | None = None):
+        """Yield (k, block): the k-th kept chain's predictive draws in consecutive blocks
+        (draws, n_test, K) of at most ``max_values`` numbers (default READ_VALUES; one draw at least), so that
+        evaluation holds one block in memory whatever the number of runs and draws."""
         if "predictive" not in self.f:
             return
-        chains = range(self.f["predictive"].shape[0])
-        for c in chains if keep is None else np.flatnonzero(keep):
-            yield self.f["predictive"][c, : self.n_draws]
+        ds, n = self.f["predictive"], self.n_draws
+        per = max(1, (max_values or READ_VALUES) // max(1, int(np.prod(ds.shape[2:]))))
+        for k, c in enumerate(range(ds.shape[0]) if keep is None else np.flatnonzero(keep)):
+            for start in range(0, n, per):
+                yield k, ds[c, start : min(n, start + per)]
+
+    def predictive_points(self, keep, start: int, stop: int) -> np.ndarray:
+        """The kept chains' draws pooled at test points start:stop, (kept chains x draws,
+        stop - start, K): evaluation reads a few test points of every draw at a time when a
+        statistic needs all draws of one test point (a Kolmogorov distance)."""
+        ds, n = self.f["predictive"], self.n_draws
+        parts = [ds[c, :n, start:stop] for c in (range(ds.shape[0]) if keep is None else np.flatnonzero(keep))]
+        return np.concatenate(parts) if parts else np.empty((0, stop - start, ds.shape[3]), ds.dtype)
 
     def predictive_mean(self, keep=None) -> np.ndarray | None:
         """Each kept chain's predictive averaged over its draws, (chains, n_test, K) float64;
         None without a predictive or without draws."""
         if "predictive" not in self.f or self.n_draws == 0:
             return None
-        return np.stack([p.mean(axis=0, dtype=np.float64) for p in self.predictive_chains(keep)])
+        ds = self.f["predictive"]
+        chains = ds.shape[0] if keep is None else int(np.count_nonzero(keep))
+        out = np.zeros((chains, *ds.shape[2:]))
+        for k, block in self.predictive_blocks(keep):
+            out[k] += block.sum(axis=0, dtype=np.float64)
+        return out / self.n_draws
 
     def diverged(self) -> np.ndarray:
         return self.f["diverged"][...]

@@ -82,6 +82,35 @@ def test_second_run_on_an_owned_directory_refuses_naming_the_pid(inprocess, caps
     assert inprocess(*run_args(tmp_path)) == 0  # released with the process
 
 
+def test_refused_run_leaves_a_training_run_directory_as_it_was(inprocess, capsys, tmp_path):
+    """While the owner trains (its directory holds only Hydra's record, its log and the lock),
+    a refused second command neither removes the directory nor rewrites .hydra/ or the log."""
+    before = {".hydra/config.yaml": "seed: 1\n", ".hydra/overrides.yaml": "- seed=1\n",
+              ".hydra/hydra.yaml": "hydra: {}\n", "bnnsample.log": "run 0: Adam+SWA done\n"}  # fmt: skip
+    for name, text in before.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        assert inprocess(*run_args(tmp_path, "seed=2")) not in (0, None)
+        assert f"PID {holder.pid}" in one_error_line(capsys.readouterr().err)
+        assert {n: (tmp_path / n).read_text() for n in before} == before
+        assert (tmp_path / ".bnnsample.lock").read_text().strip() == str(holder.pid)
+    finally:
+        holder.communicate("")
+
+
+def test_owner_writes_hydra_record(inprocess, tmp_path):
+    assert inprocess(*run_args(tmp_path, "seed=3")) == 0
+    import yaml
+
+    assert yaml.safe_load((tmp_path / ".hydra" / "config.yaml").read_text())["seed"] == 3
+    assert "seed=3" in yaml.safe_load((tmp_path / ".hydra" / "overrides.yaml").read_text())
+    assert yaml.safe_load((tmp_path / ".hydra" / "hydra.yaml").read_text())["hydra"]["job"]["name"] == "bnnsample"
+
+
 def test_concurrent_run_does_not_touch_the_running_one(inprocess, capsys, tmp_path, monkeypatch):
     """A real run writing its store; a second `bnnsample run` there (another command) is
     refused at once; the first run goes on and its store stays readable."""

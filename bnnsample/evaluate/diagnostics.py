@@ -3,7 +3,8 @@
 Rows (group, metric, value, se):
 
 * ``diagnostics, rhat_max | ess_bulk_min | ess_tail_min`` over theta coordinates (up to
-  MAX_COORDS evenly spaced ones for networks) and ``theta[j], rhat | ess_bulk | ess_tail`` for
+  MAX_COORDS evenly spaced ones for networks, fewer when chains x draws x MAX_COORDS exceeds
+  RHAT_VALUES, so that evaluation memory stays flat in the draws) and ``theta[j], rhat | ess_bulk | ess_tail`` for
   the first FIRST_COORDS. R-hat is arviz's rank-normalized split R-hat (Vehtari et al. 2021),
   ESS arviz's bulk and tail ESS, over the kept chains. paulin2025 Fig. 3 uses the
   classic Gelman-Rubin statistic on the training loss / test NLL and its code takes no square
@@ -49,6 +50,7 @@ log = logging.getLogger("bnnsample")
 
 FIRST_COORDS = 3
 MAX_COORDS = 100  # R-hat/ESS coordinates (arviz costs ~4 ms per coordinate)
+RHAT_VALUES = 2**21  # and at most this many stored numbers (chains x draws x coordinates)
 MAX_POINTS = 4000
 EXACT_LAPLACIAN_DIM = 32
 PROBES = 16
@@ -103,7 +105,10 @@ def per_draw_statistics(store: SampleStore, keep: np.ndarray) -> dict[str, np.nd
     y = store.array("targets")
     if y is None or store.n_draws == 0:
         return {}
-    rows = [_draw_statistics(p.astype(np.float64), y) for p in store.predictive_chains(keep)]  # chain by chain
+    per_chain: dict[int, list[dict]] = {}
+    for k, block in store.predictive_blocks(keep):  # a block of draws at a time: memory flat in the draws
+        per_chain.setdefault(k, []).append(_draw_statistics(block.astype(np.float64), y))
+    rows = [{name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]} for blocks in per_chain.values()]
     return {k: np.stack([r[k] for r in rows]) for k in rows[0]} if rows else {}
 
 
@@ -130,15 +135,16 @@ def _rhat_rows(store: SampleStore, keep: np.ndarray, stats: dict, notes: list) -
         notes.append("chains start from different points (e.g. their own SWA solutions): R-hat across "
                      "them measures the spread of those starts, not convergence to one target")
     numbers = len(keep) * store.n_draws * (store.theta_dim or 0)
-    theta = store.theta() if numbers <= MAX_THETA_NUMBERS else None
     if numbers > MAX_THETA_NUMBERS:
         notes.append(f"theta R-hat/ESS skipped: {numbers} stored numbers (a network's weights)")
-    if theta is not None:
-        dim = theta.shape[2]
-        coords = np.unique(np.linspace(0, dim - 1, min(dim, MAX_COORDS)).round().astype(int))
+    elif store.theta_dim:
+        dim = store.theta_dim
+        # at most RHAT_VALUES numbers: the memory of evaluation does not grow with the draws
+        n_coords = min(dim, MAX_COORDS, max(FIRST_COORDS, RHAT_VALUES // (len(keep) * store.n_draws)))
+        coords = np.unique(np.linspace(0, dim - 1, n_coords).round().astype(int))
         if coords.size < dim:
             notes.append(f"R-hat/ESS over {coords.size} evenly spaced of the {dim} theta coordinates")
-        t = theta[keep][:, :, coords].astype(np.float64)
+        t = store.theta(keep, coords=coords).astype(np.float64)  # only the coordinates used
         spread = t.std(axis=(0, 1)) > 0  # constant coordinates have no R-hat
         if spread.any():
             r = rhat_ess(t[..., spread])
@@ -232,12 +238,15 @@ def rebuild_target(cfg: dict, store: SampleStore | None = None):
     return pot, (np.asarray(x0, dtype=np.float64), lam)
 
 
+def _subsampled_draws(C: int, D: int, max_points: int) -> np.ndarray:
+    """Indices of D' evenly spaced draws of D, C * D' <= max_points (one draw at least)."""
+    per_chain = max(1, min(D, max_points // max(C, 1)))
+    return np.unique(np.linspace(0, D - 1, per_chain).round().astype(int))
+
+
 def _subsample(theta: np.ndarray, max_points: int) -> np.ndarray:
     """(C, D, d) -> (C, D', d) with D' evenly spaced draws, C * D' <= max_points (C kept)."""
-    C, D = theta.shape[:2]
-    per_chain = max(1, min(D, max_points // max(C, 1)))
-    idx = np.unique(np.linspace(0, D - 1, per_chain).round().astype(int))
-    return theta[:, idx]
+    return theta[:, _subsampled_draws(theta.shape[0], theta.shape[1], max_points)]
 
 
 def _chain_se(values: np.ndarray) -> float:
@@ -271,7 +280,9 @@ def temperature_rows(store: SampleStore, cfg: dict, keep: np.ndarray, notes: lis
                 f"configurational temperature skipped: target too large (n_data {pot.n_data} x dim {d})"
             )
             return rows
-        rows += _configurational(store.theta()[keep], pot, loc and (loc[0][keep], loc[1]), points, notes)
+        draws_read = _subsampled_draws(int(keep.sum()), draws, points)  # only the draws used
+        theta = store.theta(keep, draws=draws_read)
+        rows += _configurational(theta, pot, loc and (loc[0][keep], loc[1]), points, notes)
     except Exception as e:  # noqa: BLE001 -- data files gone, a model that cannot serve: the metrics still count
         notes.append(f"configurational temperature skipped: {type(e).__name__}: {e}")
     return rows

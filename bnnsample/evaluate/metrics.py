@@ -48,6 +48,7 @@ __all__ = [
     "rmse",
     "gaussian_mixture_nll",
     "regression_metrics",
+    "regression_metrics_streamed",
     "kolmogorov_distance_normal",
     "wasserstein1_normal",
     "wasserstein1",
@@ -57,6 +58,7 @@ __all__ = [
     "chain_var_se",
     "marginal_kolmogorov_distances",
     "average_kolmogorov_distance",
+    "distance_band",
     "self_distance_band",
     "wasserstein2_1d",
     "wasserstein2_normal",
@@ -287,10 +289,29 @@ def gaussian_mixture_nll(means, y, noise_var) -> float:
     ``means`` is (S, n); a 1-D array is treated as a single draw (S = 1).
     """
     m, t = _regression_inputs(means, y)
+    return regression_metrics_streamed([m], t, noise_var)["nll"]
+
+
+def regression_metrics_streamed(blocks, y, noise_var, y_scale: float = 1.0) -> dict:
+    """``regression_metrics`` of draws given as blocks of rows of ``means`` (each (S_b, n)),
+    one block in memory at a time: sum_s N(y_i; means[s, i], noise_var) is accumulated as a
+    running logsumexp over the blocks, mbar_i as a running sum."""
+    t = _finite_array(y, "y", ndim=1)
     var = _positive_scalar(noise_var, "noise_var")
-    log_dens = -0.5 * (t[None, :] - m) ** 2 / var - 0.5 * np.log(2.0 * np.pi * var)
-    log_pred = special.logsumexp(log_dens, axis=0) - np.log(m.shape[0])
-    return float(-np.mean(log_pred))
+    scale = _positive_scalar(y_scale, "y_scale")
+    log_sum, total, draws = None, np.zeros(t.shape[0]), 0
+    for block in blocks:
+        m, _ = _regression_inputs(block, t)
+        log_dens = special.logsumexp(-0.5 * (t[None, :] - m) ** 2 / var - 0.5 * np.log(2.0 * np.pi * var), axis=0)
+        log_sum = log_dens if log_sum is None else np.logaddexp(log_sum, log_dens)
+        total += m.sum(axis=0)
+        draws += m.shape[0]
+    if not draws:
+        raise ValueError("means holds no draw")
+    return {
+        "rmse": scale * rmse(total / draws, t),
+        "nll": float(-np.mean(log_sum - np.log(draws))) + float(np.log(scale)),
+    }
 
 
 def regression_metrics(means, y, noise_var, y_scale: float = 1.0) -> dict:
@@ -306,11 +327,7 @@ def regression_metrics(means, y, noise_var, y_scale: float = 1.0) -> dict:
     the last term being the Jacobian of the change of units.
     """
     m, t = _regression_inputs(means, y)
-    scale = _positive_scalar(y_scale, "y_scale")
-    return {
-        "rmse": scale * rmse(m.mean(axis=0), t),
-        "nll": gaussian_mixture_nll(m, t, noise_var) + float(np.log(scale)),
-    }
+    return regression_metrics_streamed([m], t, noise_var, y_scale)
 
 
 # --------------------------------------------------------------------------
@@ -557,7 +574,14 @@ def self_distance_band(reference_runs, q=(0.05, 0.95)) -> dict:
             for s in range(r + 1, len(runs))
         ]
     )
-    low, high = np.quantile(d, q_arr)
+    return distance_band(d, q_arr)
+
+
+def distance_band(pair_distances, q=(0.05, 0.95)) -> dict:
+    """{"mean", "low", "high", "pair_distances"} of the pair distances d_rs of
+    ``self_distance_band`` (np.quantile's default linear interpolation for the band)."""
+    d = np.asarray(pair_distances, dtype=np.float64)
+    low, high = np.quantile(d, np.asarray(q, dtype=np.float64))
     return {
         "mean": float(np.mean(d)),
         "low": float(low),

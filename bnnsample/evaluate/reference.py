@@ -47,6 +47,7 @@ shape, nothing to compare) or cannot be read raises ``UserError`` with one line 
 from __future__ import annotations
 
 import math
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +55,7 @@ import numpy as np
 import yaml
 
 from ..errors import UserError
+from .. import store as h5store
 from ..store import FILENAME, SampleStore
 from . import metrics as M
 from .diagnostics import metric_row as _row
@@ -66,14 +68,33 @@ MAX_THETA_NUMBERS = 2**26  # larger stored theta (network weights) is not compar
 
 @dataclass
 class RunDraws:
-    """The kept (non-diverged) draws of one run, pooled over chains."""
+    """The kept (non-diverged) draws of one run, pooled over chains, read from its open store
+    a few test points or coordinates at a time (``points``, ``coords``): evaluation memory
+    does not grow with the number of draws."""
 
     path: Path
     dataset: dict
     targets: np.ndarray | None
-    predictive: np.ndarray | None  # (draws, n_test, K)
-    theta: np.ndarray | None  # (draws, d)
+    store: SampleStore
+    keep: np.ndarray
+    draws: int  # pooled draws: kept chains x draws per chain
+    predictive_shape: tuple | None  # (n_test, K) when the store holds predictive draws
+    theta_dim: int | None  # when it stores theta of at most MAX_THETA_NUMBERS numbers
     complete: bool
+
+    def points(self, start: int, stop: int) -> np.ndarray:
+        """Predictive draws at test points start:stop as (draws, (stop - start) * K) marginals."""
+        pred = self.store.predictive_points(self.keep, start, stop)
+        return pred.reshape(pred.shape[0], -1)
+
+    def coords(self, coords) -> np.ndarray:
+        """theta at ``coords`` (slice or increasing indices), pooled: (draws, len(coords)) float64."""
+        t = self.store.theta(self.keep, coords=coords)
+        return t.reshape(-1, t.shape[2]).astype(np.float64)
+
+    def mean_probs(self) -> np.ndarray:
+        """The predictive averaged over all pooled draws, (n_test, K) float64."""
+        return self.store.predictive_mean(self.keep).mean(axis=0)
 
 
 def _dataset_cfg(attrs) -> dict:
@@ -84,20 +105,23 @@ def _dataset_cfg(attrs) -> dict:
 
 
 def draws_of(store: SampleStore, keep: np.ndarray | None = None) -> RunDraws:
-    """Pool the kept chains of an open store: predictive (S, n_test, K) as stored (float32),
-    theta (S, d) unless it holds more than MAX_THETA_NUMBERS numbers (a network's weights)."""
+    """The kept chains of an open store as RunDraws: predictive when stored, theta unless it
+    holds more than MAX_THETA_NUMBERS numbers (a network's weights)."""
     if keep is None:
         keep = ~store.diverged()
-    pred = store.predictive()
-    big = store.theta_dim is not None and len(keep) * store.n_draws * store.theta_dim > MAX_THETA_NUMBERS
-    theta = None if big else store.theta()
-    pool = lambda a: a[keep].reshape(-1, *a.shape[2:])
+    keep = np.asarray(keep, dtype=bool)
+    draws = int(keep.sum()) * store.n_draws
+    d = store.theta_dim
+    small = d is not None and len(keep) * store.n_draws * d <= MAX_THETA_NUMBERS
     return RunDraws(
         path=store.path,
         dataset=_dataset_cfg(store.attrs),
         targets=store.array("targets"),
-        predictive=pool(pred) if pred is not None and pred.shape[1] > 0 else None,
-        theta=pool(theta).astype(np.float64) if theta is not None and theta.shape[1] > 0 else None,
+        store=store,
+        keep=keep,
+        draws=draws,
+        predictive_shape=tuple(store.f["predictive"].shape[2:]) if store.has_predictive and draws else None,
+        theta_dim=d if small and draws else None,
         complete=store.complete,
     )
 
@@ -155,13 +179,13 @@ def check_reference(cfg) -> list[Path]:
     return paths
 
 
-def load_reference(path: Path) -> RunDraws:
+def load_reference(path: Path, stack: ExitStack) -> RunDraws:
+    """The reference run at ``path``, its store left open in ``stack`` (read as needed)."""
     try:
-        with SampleStore(path) as s:
-            ref = draws_of(s)
+        ref = draws_of(stack.enter_context(SampleStore(path)))
     except (OSError, KeyError) as e:
         raise UserError(f"reference={path}: unreadable ({type(e).__name__}: {e})") from None
-    if ref.predictive is None and ref.theta is None:
+    if ref.predictive_shape is None and ref.theta_dim is None:
         raise UserError(f"reference={path}: holds no finite draws (no kept chain or no draw written)")
     return ref
 
@@ -185,83 +209,100 @@ def check_match(run: RunDraws, ref: RunDraws) -> None:
         and (run.targets.shape != ref.targets.shape or not np.allclose(run.targets, ref.targets))
     ):
         raise UserError(f"{where}: its test set differs from the run's (test targets differ)")
-    if run.predictive is not None:
-        if ref.predictive is None:
+    if run.predictive_shape is not None:
+        if ref.predictive_shape is None:
+            raise UserError(f"{where}: stores no predictive draws, the run does (test set {run.predictive_shape})")
+        if run.predictive_shape != ref.predictive_shape:
             raise UserError(
-                f"{where}: stores no predictive draws, the run does (test set {run.predictive.shape[1:]})"
+                f"{where}: predictive shape (n_test, outputs) {ref.predictive_shape} "
+                f"differs from the run's {run.predictive_shape}"
             )
-        if run.predictive.shape[1:] != ref.predictive.shape[1:]:
-            raise UserError(
-                f"{where}: predictive shape (n_test, outputs) {ref.predictive.shape[1:]} "
-                f"differs from the run's {run.predictive.shape[1:]}"
-            )
-    elif run.theta is None or ref.theta is None or run.theta.shape[1] != ref.theta.shape[1]:
+    elif run.theta_dim is None or ref.theta_dim is None or run.theta_dim != ref.theta_dim:
         raise UserError(
             f"{where}: nothing to compare (the run has no predictive draws and the two files do not "
             "both store theta of the same dimension)"
         )
 
 
-def _marginals(pred: np.ndarray) -> np.ndarray:
-    """(S, n_test, K) -> (S, n_test * K): every (test point, output) is one scalar marginal."""
-    return pred.reshape(pred.shape[0], -1)
+def _blocks(total: int, draws: int, width: int = 1):
+    """Consecutive (start, stop) of ``total`` columns, each block of ``draws`` rows holding at
+    most store.READ_VALUES numbers (columns of ``width`` numbers each, one column at least)."""
+    per = max(1, h5store.READ_VALUES // max(1, draws * width))
+    return [(j, min(total, j + per)) for j in range(0, total, per)]
 
 
 def predictive_rows(run: RunDraws, refs: list[RunDraws]) -> list[dict]:
     """avg_kolmogorov (franzese2021 §5 and App. F.2), its exact-sampler floor, the self-distance band and,
-    for classification, the class-probability bias against the pooled references."""
-    if run.predictive is None:
+    for classification, the class-probability bias against the pooled references. The
+    distances are summed over blocks of test points (all draws of a few test points at a time)."""
+    if run.predictive_shape is None:
         return []
-    a = _marginals(run.predictive)
-    n = a.shape[0]
-    d = np.array([M.average_kolmogorov_distance(a, _marginals(r.predictive)) for r in refs])
-    floor = np.mean(
-        [KOLMOGOROV_MEAN * math.sqrt((n + m) / (n * m)) for m in (r.predictive.shape[0] for r in refs)]
-    )
+    n_test, K = run.predictive_shape
+    pairs = [(r, s) for r in range(len(refs)) for s in range(r + 1, len(refs))] if len(refs) >= 2 else []
+    to_run, between = np.zeros(len(refs)), np.zeros(len(pairs))
+    for start, stop in _blocks(n_test, run.draws + sum(r.draws for r in refs), K):
+        a, bs = run.points(start, stop), [r.points(start, stop) for r in refs]
+        to_run += [M.marginal_kolmogorov_distances(a, b).sum() for b in bs]
+        between += [M.marginal_kolmogorov_distances(bs[r], bs[s]).sum() for r, s in pairs]
+    d = to_run / (n_test * K)  # average_kolmogorov_distance to each reference
+    n = run.draws
+    floor = np.mean([KOLMOGOROV_MEAN * math.sqrt((n + r.draws) / (n * r.draws)) for r in refs])
     se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else float("nan")
     rows = [
         _row(group="bayes", metric="avg_kolmogorov", value=float(d.mean()), se=se),
         _row(group="bayes", metric="avg_kolmogorov_floor", value=float(floor)),
     ]
-    if len(refs) >= 2:
-        band = M.self_distance_band([_marginals(r.predictive) for r in refs])
+    if pairs:
+        band = M.distance_band(between / (n_test * K))
         rows += [_row(group="reference", metric=f"self_distance_{k}", value=band[k])
                  for k in ("mean", "low", "high")]  # fmt: skip
     y = run.targets
-    if y is not None and not np.issubdtype(y.dtype, np.floating) and run.predictive.shape[2] > 1:
-        ref_probs = np.concatenate([r.predictive for r in refs]).mean(axis=0)
-        bias = M.class_probability_bias(run.predictive.mean(axis=0), ref_probs, y)
+    if y is not None and not np.issubdtype(y.dtype, np.floating) and K > 1:
+        ref_probs = sum(r.draws * r.mean_probs() for r in refs) / sum(r.draws for r in refs)
+        bias = M.class_probability_bias(run.mean_probs(), ref_probs, y)
         rows.append(_row(group="bayes", metric="class_prob_bias_ref", value=bias))
     return rows
 
 
 def theta_rows(run: RunDraws, refs: list[RunDraws]) -> list[dict]:
-    """Distances between the run's and the pooled references' theta marginals (same dim)."""
-    if run.theta is None or any(r.theta is None or r.theta.shape[1] != run.theta.shape[1] for r in refs):
+    """Distances between the run's and the pooled references' theta marginals (same dim), read
+    a block of coordinates at a time."""
+    if run.theta_dim is None or any(r.theta_dim != run.theta_dim for r in refs):
         return []
-    a, b = run.theta, np.concatenate([r.theta for r in refs])
-    dim = a.shape[1]
-    rows = []
-    for j in range(min(dim, MAX_MARGINALS)):
-        g = f"theta[{j}]"
-        rows += [
-            _row(group=g, metric="w1_ref", value=M.wasserstein1(a[:, j], b[:, j])),
-            _row(group=g, metric="w2_ref", value=M.wasserstein2_1d(a[:, j], b[:, j])),
-            _row(group=g, metric="kolmogorov_ref", value=M.kolmogorov_distance(a[:, j], b[:, j])),
-        ]
-        if np.ptp(np.r_[a[:, j], b[:, j]]) > 0:
-            l1 = M.l1_histogram_error(a[:, j], b[:, j], bins=500)
-            rows.append(_row(group=g, metric="l1_error_ref", value=l1))
-    coords = np.unique(np.linspace(0, dim - 1, min(dim, MAX_COORDS)).round().astype(int))
+    dim = run.theta_dim
+    averaged = set(np.unique(np.linspace(0, dim - 1, min(dim, MAX_COORDS)).round().astype(int)).tolist())
+    rows, w1, w2, var_a, var_b = [], [], [], [], []
+    for start, stop in _blocks(dim, run.draws + sum(r.draws for r in refs)):
+        cols = slice(start, stop)
+        a, b = run.coords(cols), np.concatenate([r.coords(cols) for r in refs])
+        var_a.append(a.var(axis=0, ddof=1) if a.shape[0] > 1 else None)
+        var_b.append(b.var(axis=0, ddof=1) if b.shape[0] > 1 else None)
+        for i, j in enumerate(range(start, stop)):
+            if j < MAX_MARGINALS:
+                rows += _marginal_rows(f"theta[{j}]", a[:, i], b[:, i])
+            if j in averaged:
+                w1.append(M.wasserstein1(a[:, i], b[:, i]))
+                w2.append(M.wasserstein2_1d(a[:, i], b[:, i]))
     rows += [
-        _row(group="reference", metric="w1_mean", value=float(np.mean([M.wasserstein1(a[:, j], b[:, j]) for j in coords])),
-             se=float("nan")),
-        _row(group="reference", metric="w2_mean",
-             value=float(np.mean([M.wasserstein2_1d(a[:, j], b[:, j]) for j in coords]))),
-    ]  # fmt: skip
-    if a.shape[0] > 1 and b.shape[0] > 1 and np.all(b.var(axis=0, ddof=1) > 0):
-        err = M.relative_covariance_diagonal_error(a.var(axis=0, ddof=1), b.var(axis=0, ddof=1))
-        rows.append(_row(group="reference", metric="cov_diag_error", value=err))
+        _row(group="reference", metric="w1_mean", value=float(np.mean(w1)), se=float("nan")),
+        _row(group="reference", metric="w2_mean", value=float(np.mean(w2))),
+    ]
+    if var_a[0] is not None and var_b[0] is not None:
+        va, vb = np.concatenate(var_a), np.concatenate(var_b)
+        if np.all(vb > 0):
+            rows.append(_row(group="reference", metric="cov_diag_error",
+                             value=M.relative_covariance_diagonal_error(va, vb)))  # fmt: skip
+    return rows
+
+
+def _marginal_rows(group: str, a: np.ndarray, b: np.ndarray) -> list[dict]:
+    rows = [
+        _row(group=group, metric="w1_ref", value=M.wasserstein1(a, b)),
+        _row(group=group, metric="w2_ref", value=M.wasserstein2_1d(a, b)),
+        _row(group=group, metric="kolmogorov_ref", value=M.kolmogorov_distance(a, b)),
+    ]
+    if np.ptp(np.r_[a, b]) > 0:
+        rows.append(_row(group=group, metric="l1_error_ref", value=M.l1_histogram_error(a, b, bins=500)))
     return rows
 
 
@@ -274,14 +315,14 @@ def reference_rows(store: SampleStore, ref_paths, keep: np.ndarray | None = None
     if not paths:
         return []
     run = draws_of(store, keep)
-    refs = [load_reference(p) for p in paths]
-    for ref in refs:
-        check_match(run, ref)
-    m = sum((r.predictive if r.predictive is not None else r.theta).shape[0] for r in refs)
-    rows = [
-        _row(group="reference", metric="references", value=len(refs)),
-        _row(group="reference", metric="reference_draws", value=m),
-        _row(group="reference", metric="incomplete_references", value=sum(not r.complete for r in refs),
-             se=float("nan")),
-    ]  # fmt: skip
-    return rows + predictive_rows(run, refs) + theta_rows(run, refs)
+    with ExitStack() as stack:
+        refs = [load_reference(p, stack) for p in paths]
+        for ref in refs:
+            check_match(run, ref)
+        rows = [
+            _row(group="reference", metric="references", value=len(refs)),
+            _row(group="reference", metric="reference_draws", value=sum(r.draws for r in refs)),
+            _row(group="reference", metric="incomplete_references", value=sum(not r.complete for r in refs),
+                 se=float("nan")),
+        ]  # fmt: skip
+        return rows + predictive_rows(run, refs) + theta_rows(run, refs)

@@ -79,7 +79,7 @@ def _density_rows(store: SampleStore, cfg: dict, keep: np.ndarray, exact) -> lis
     dim = store.theta_dim
     if dim is None or (exact is None and dim > MAX_MARGINALS):
         return []  # no positions stored, or a network's raw weights: no per-coordinate table
-    theta = store.theta()[keep]
+    theta = store.theta(keep, coords=slice(0, MAX_MARGINALS))  # only the coordinates tabulated
     rows = []
     disc = _discrete_stationary(cfg, exact[2], store) if exact is not None else None
     for j in range(min(theta.shape[2], MAX_MARGINALS)):
@@ -145,18 +145,17 @@ def _regression_rows(store: SampleStore, cfg: dict, keep: np.ndarray) -> list[di
     if data.task != "regression":
         return []
     pot = build_potential(c.model, data, torch.device("cpu"), torch.float64)
-    pred = store.predictive()
-    if pred is not None and pred.shape[1] > 0:
-        means = pred[keep][..., 0].reshape(-1, pred.shape[2])
+    if store.has_predictive:
+        means = (block[..., 0] for _, block in store.predictive_blocks(keep))  # a block of draws at a time
     elif store.theta_dim is not None:
-        theta = torch.as_tensor(store.theta()[keep], dtype=torch.float64)
-        means = pot.predict(theta.reshape(-1, theta.shape[-1]))[..., 0].numpy()
+        means = (pot.predict(torch.as_tensor(theta, dtype=torch.float64))[..., 0].numpy()
+                 for theta in store.theta_blocks(keep))  # fmt: skip
     else:
         return []
     noise_var = float(pot.noise_var) * float(data.extras.get("y_std", 1.0)) ** 2
     y = data.y_test.double().numpy()
     return [dict(group="bayes", metric=k, value=v, se=float("nan"))
-            for k, v in M.regression_metrics(means, y, noise_var).items()]  # fmt: skip
+            for k, v in M.regression_metrics_streamed(means, y, noise_var).items()]  # fmt: skip
 
 
 _FROM_CONFIG = object()
