@@ -6,6 +6,7 @@ import torch
 
 from ..errors import UserError
 from ..potential import Potential
+from .batched import rows_dot
 
 
 class LogisticRegression(Potential):
@@ -47,7 +48,7 @@ class LogisticRegression(Potential):
 
     @staticmethod
     def _logits(x, a):
-        return x @ a.T if a.dim() == 2 else torch.bmm(a, x[:, :, None])[..., 0]  # [C, n]
+        return x @ a.T if a.dim() == 2 else rows_dot(a, x)  # [C, n]
 
     def _residual(self, x, a, y):
         z = self._logits(x, a)

@@ -21,6 +21,7 @@ import torch
 from ..errors import UserError
 from ..potential import Potential
 from .analytic import NoisyGradientGaussian
+from .batched import rows_dot
 
 LOG_2PI = math.log(2 * math.pi)
 
@@ -77,7 +78,7 @@ class LinearGaussian(Potential):
         phi, y = _gather(self.phi, idx), _gather(self.y, idx)
         if phi.dim() == 2:
             return phi, x @ phi.T - y
-        return phi, torch.bmm(phi, x[:, :, None])[..., 0] - y
+        return phi, rows_dot(phi, x) - y
 
     def force(self, x, idx, scale):
         if idx is None:
@@ -99,7 +100,7 @@ class LinearGaussian(Potential):
             if phi.dim() == 2:
                 h = (u @ phi.T) @ phi
             else:
-                h = torch.bmm(torch.bmm(phi, u[:, :, None]).transpose(1, 2), phi)[:, 0]
+                h = torch.bmm(rows_dot(phi, u)[:, None, :], phi)[:, 0]
             h = h * (scale / self.noise_var)
         return h.add_(u, alpha=self.lam0) if self.lam0 else h
 
