@@ -240,21 +240,18 @@ class SampleStore:
 
     def theta(self, keep=None, coords=None, draws=None) -> np.ndarray | None:
         """Stored positions (chains, draws, dim), or only the ``keep`` chains, the ``coords``
-        (a slice or increasing indices) and the ``draws`` (increasing indices) asked for, read
-        chain by chain so that no more than the part asked for is ever in memory."""
+        (a slice or increasing indices) and the ``draws`` (increasing indices) asked for: one
+        read of all chains (a chunk holds several), no more than that part in memory."""
         if "theta" not in self.f:
             return None
         ds, n = self.f["theta"], self.n_draws
-        if keep is None and coords is None and draws is None:
-            return ds[:, :n]
-        chains = range(ds.shape[0]) if keep is None else np.flatnonzero(keep)
-        rows = slice(0, n) if draws is None else np.asarray(draws, dtype=np.int64)
         cols = slice(None) if coords is None else coords
-        dim = len(range(ds.shape[2])[cols]) if isinstance(cols, slice) else len(cols)
-        out = np.empty((len(chains), len(range(n)[rows]) if isinstance(rows, slice) else len(rows), dim), ds.dtype)
-        for k, c in enumerate(chains):
-            out[k] = ds[c, rows][:, cols] if not isinstance(rows, slice) else ds[c, rows, cols]
-        return out
+        if draws is None:
+            out = ds[:, :n, cols]
+        else:
+            out = ds[:, np.asarray(draws, dtype=np.int64)]
+            out = out if coords is None else out[:, :, cols]
+        return out if keep is None else out[np.asarray(keep, dtype=bool)]
 
     def theta_blocks(self, keep=None, max_values: int | None = None):
         """Yield the kept chains' positions in consecutive blocks (draws, dim) of at most
@@ -292,8 +289,10 @@ class SampleStore:
         stop - start, K): evaluation reads a few test points of every draw at a time when a
         statistic needs all draws of one test point (a Kolmogorov distance)."""
         ds, n = self.f["predictive"], self.n_draws
-        parts = [ds[c, :n, start:stop] for c in (range(ds.shape[0]) if keep is None else np.flatnonzero(keep))]
-        return np.concatenate(parts) if parts else np.empty((0, stop - start, ds.shape[3]), ds.dtype)
+        part = ds[:, :n, start:stop]  # one read of all chains: a chunk holds several chains
+        if keep is not None:
+            part = part[np.asarray(keep, dtype=bool)]
+        return part.reshape(-1, *part.shape[2:])
 
     def predictive_mean(self, keep=None) -> np.ndarray | None:
         """Each kept chain's predictive averaged over its draws, (chains, n_test, K) float64;

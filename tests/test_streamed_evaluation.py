@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from bnnsample import store as h5store
+from bnnsample.evaluate import reference
 from bnnsample.evaluate.report import evaluate_run
 from bnnsample.store import SampleStore
 
@@ -22,6 +23,7 @@ def _evaluate_both_ways(run_dir, monkeypatch, **kw) -> tuple[pd.DataFrame, pd.Da
     of one chain, one test point or one coordinate at a time)."""
     whole = evaluate_run(run_dir, **kw)
     monkeypatch.setattr(h5store, "READ_VALUES", 1)
+    monkeypatch.setattr(reference, "COMPARE_VALUES", 1)
     tiny = evaluate_run(run_dir, **kw)
     monkeypatch.undo()
     return whole, tiny

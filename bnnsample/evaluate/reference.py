@@ -55,7 +55,6 @@ import numpy as np
 import yaml
 
 from ..errors import UserError
-from .. import store as h5store
 from ..store import FILENAME, SampleStore
 from . import metrics as M
 from .diagnostics import metric_row as _row
@@ -64,6 +63,10 @@ KOLMOGOROV_MEAN = math.sqrt(math.pi / 2) * math.log(2)  # 0.8687, mean of the Ko
 MAX_MARGINALS = 10  # per-coordinate rows
 MAX_COORDS = 1000  # coordinates averaged in w1_mean / w2_mean
 MAX_THETA_NUMBERS = 2**26  # larger stored theta (network weights) is not compared
+# draws held at a time (run and references together): all draws of a block of test points or
+# coordinates. Every block reads each chunk of the stores once, so it is larger than
+# store.READ_VALUES (fewer passes); 2**25 float32 numbers are 128 MB
+COMPARE_VALUES = 2**25
 
 
 @dataclass
@@ -226,8 +229,8 @@ def check_match(run: RunDraws, ref: RunDraws) -> None:
 
 def _blocks(total: int, draws: int, width: int = 1):
     """Consecutive (start, stop) of ``total`` columns, each block of ``draws`` rows holding at
-    most store.READ_VALUES numbers (columns of ``width`` numbers each, one column at least)."""
-    per = max(1, h5store.READ_VALUES // max(1, draws * width))
+    most COMPARE_VALUES numbers (columns of ``width`` numbers each, one column at least)."""
+    per = max(1, COMPARE_VALUES // max(1, draws * width))
     return [(j, min(total, j + per)) for j in range(0, total, per)]
 
 
