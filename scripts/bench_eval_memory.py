@@ -20,14 +20,15 @@ import sys
 from pathlib import Path
 
 
-def _peak_mb(args: list[str]) -> float:
+def _peak_mb(args: list[str]) -> tuple[float, float]:
+    """(peak resident MB, CPU seconds) of one `bnnsample` command in a child process."""
     env = dict(os.environ, OMP_NUM_THREADS="1")
     p = subprocess.Popen([sys.executable, "-m", "bnnsample.cli", *args], env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     _, status, usage = os.wait4(p.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"bnnsample {' '.join(args)} failed: {p.stderr.read().decode()[-500:]}")
-    return usage.ru_maxrss / 1024  # kB on Linux
+    return usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # kB on Linux
 
 
 def main() -> None:
@@ -38,20 +39,20 @@ def main() -> None:
     ap.add_argument("--reference", action="store_true", help="evaluate against a second run of the same size")
     a = ap.parse_args()
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; reference: {a.reference}")
-    print(f"{'draws':>7} {'samples.h5 MB':>14} {'run peak MB':>12} {'evaluate peak MB':>17}")
+    print(f"{'draws':>7} {'samples.h5 MB':>14} {'run peak MB':>12} {'evaluate peak MB':>17} {'evaluate CPU s':>15}")
     for n in [int(x) for x in a.draws.split(",")]:
         run_dir = Path(a.dir) / f"draws{n}"
         run = ["run", "dataset=logistic_synthetic", f"chains={a.chains}", "unit=step", "burn_in=10",
                f"samples={n}", "thin=1", "progress=false", "evaluate=false", f"hydra.run.dir={run_dir}"]  # fmt: skip
-        run_mb = _peak_mb(run)
+        run_mb, _ = _peak_mb(run)
         extra = []
         if a.reference:
             ref_dir = Path(a.dir) / f"reference{n}"
             _peak_mb([*run[:-1], "seed=1", f"hydra.run.dir={ref_dir}"])
             extra = [f"reference={ref_dir}"]
-        eval_mb = _peak_mb(["evaluate", str(run_dir), *extra])
+        eval_mb, eval_cpu = _peak_mb(["evaluate", str(run_dir), *extra])
         size = (run_dir / "samples.h5").stat().st_size / 2**20
-        print(f"{n:>7} {size:>14.1f} {run_mb:>12.0f} {eval_mb:>17.0f}", flush=True)
+        print(f"{n:>7} {size:>14.1f} {run_mb:>12.0f} {eval_mb:>17.0f} {eval_cpu:>15.1f}", flush=True)
 
 
 if __name__ == "__main__":
