@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from . import simulate
 from .batching import Schedule
 from .errors import Interrupted
 from .integrators.base import Integrator, State, StepContext
@@ -156,22 +157,17 @@ class Sampler:
         inner = progress.BlockBar(bar) if not bar.disable else None
         self._on_force = inner.tick if inner is not None else None
         try:
-            while self.step < total:
-                next_draw = s.burn_in + s.thin * (self.draws + 1)
-                next_check = (self.step // s.check_every + 1) * s.check_every
-                n = min(next_draw, next_check) - self.step
-                if inner is not None:
-                    inner.begin(n)
-                self.ctx.step, self.ctx.burn_in, self.ctx.total_steps = self.step, s.burn_in, total
-                state = self.integrator.advance(state, n, self._next_force, self.ctx)
-                self.step += n
-                if self.step == next_check:
+            for blk in simulate.run(self.integrator, state, self._next_force, self.ctx, total=total, start=self.step,
+                                    burn_in=s.burn_in, thin=s.thin, check_every=s.check_every,
+                                    before=inner.begin if inner is not None else None):  # fmt: skip
+                state, self.step = blk.state, blk.t
+                if self.step % s.check_every == 0:
                     self._check(state)
                 if inner is not None:
                     inner.finish()
                 else:
-                    bar.update(n)
-                if self.step == next_draw:
+                    bar.update(blk.n)
+                if blk.draw:
                     self._record(state, buf)
                     self.draws += 1
                     buffered += max(per_draw, 1) * state.x.shape[0]
