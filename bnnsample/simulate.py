@@ -162,7 +162,7 @@ class Chains:
         return Oracle(self.potential, self.schedule.next(), self.schedule.scale, self.schedule.eps)
 
 
-def chains(potential, scheme: str | Integrator, params: dict | None = None, *, x0, v0=None, h: float,
+def make_chains(potential, scheme: str | Integrator, params: dict | None = None, *, x0, v0=None, h: float,
            gamma: float, batching: str = "full", batch_size: int = 1, partition: str = "fixed",
            seed: int = 0, seeds: Seeds | None = None) -> Chains:  # fmt: skip
     """Chains of ``scheme`` (a registered integrator name with ``params``, or an instance) from
@@ -188,9 +188,9 @@ def simulate(potential, scheme: str | Integrator, params: dict | None = None, *,
              record: Callable[[int, State], None] | None = None, step_sizes: Callable[[int], float] | None = None,
              burn_block: int | None = None, batching: str = "full", batch_size: int = 1, partition: str = "fixed",
              seed: int = 0, seeds: Seeds | None = None) -> State:  # fmt: skip
-    """Run ``chains(...)`` for ``steps`` steps and call ``record(t, state)`` at every draw step
+    """Run ``make_chains(...)`` for ``steps`` steps and call ``record(t, state)`` at every draw step
     t = burn_in + thin j; returns the final state."""
-    ch = chains(potential, scheme, params, x0=x0, v0=v0, h=h, gamma=gamma, batching=batching,
+    ch = make_chains(potential, scheme, params, x0=x0, v0=v0, h=h, gamma=gamma, batching=batching,
                 batch_size=batch_size, partition=partition, seed=seed, seeds=seeds)  # fmt: skip
     ch.integrator.check_run(burn_in, steps)
     state = ch.state
@@ -202,15 +202,16 @@ def simulate(potential, scheme: str | Integrator, params: dict | None = None, *,
     return state
 
 
-def draws(potential, scheme: str, params: dict, *, x0, h: float, gamma: float, burn_in: int, thin: int,
+def draws(potential, scheme: str, params: dict, *, chains: int, h: float, gamma: float, burn_in: int, thin: int,
           records: int, observe: Callable | None = None, batching: str = "full", batch_size: int = 1,
           partition: str = "fixed", seed: int = 0) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """(records [R, C, ...] float64, diverged [C] bool): ``observe(x)`` (default x[:, 0]) at the
-    R draw steps burn_in + thin j, the burn-in one block. Chains that go non-finite stay
+    """(records [R, C, ...] float64, diverged [C] bool) of ``chains`` chains from x = 0:
+    ``observe(x)`` (default x[:, 0]) at the R draw steps burn_in + thin j, the burn-in one block. Chains that go non-finite stay
     non-finite; once all have, the remaining records are NaN (the run stops)."""
     observe = observe or (lambda x: x[:, 0])
-    ch = chains(potential, scheme, params, x0=x0, h=h, gamma=gamma, batching=batching, batch_size=batch_size,
-                partition=partition, seed=seed)  # fmt: skip
+    x0 = torch.zeros(chains, potential.dim, dtype=torch.float64)
+    ch = make_chains(potential, scheme, params, x0=x0, h=h, gamma=gamma, batching=batching, batch_size=batch_size,
+                     partition=partition, seed=seed)  # fmt: skip
     out = None
     for blk in run(ch.integrator, ch.state, ch.next_force, ch.ctx, total=burn_in + thin * records,
                    burn_in=burn_in, thin=thin, burn_block=max(burn_in, 1)):  # fmt: skip

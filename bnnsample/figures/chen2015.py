@@ -13,7 +13,7 @@ Estimators (chen2015 §3.1, §3.3): phi_hat = (1/L) sum_{l<=L} phi(theta_l) for 
 step-weighted phi_tilde = sum_l h_l phi(theta_l) / sum_l h_l for decreasing steps; no burn-in;
 bias and MSE over independent runs (``posterior_average_bias_mse``), each run started at
 theta_0 ~ N(0, 1) (p_0 ~ N(0, 1) from the integrator). Exact stationary laws come from the
-affine map that ``evaluate.probe`` reads off each integrator's own ``advance``, with the
+affine map that ``analysis.probe`` reads off each integrator's own ``advance``, with the
 i.i.d. minibatch noise added as its exact covariance (``exact_stationary``).
 """
 
@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, scale_of, update_reproduction
-from .matthews2018 import _fmt, _plt, build_target, fit_slope, simulate, write_csv
+from .common import check_options, fit_slope, scale_of, update_reproduction, write_csv
+from .common import fmt as _fmt
+from .common import pyplot as _plt
 
 SCHEMES = {
     "SGHMC-S": ("aboba", {}),
@@ -41,7 +42,9 @@ TARGET = ("dataset=gaussian_mean", "dataset.variant=chen")
 
 def chen_target(seed: int = 0):
     """(potential, phi_bar = E[theta^2] under the exact posterior)."""
-    _, pot = build_target(TARGET, seed=seed)
+    from ..simulate import build_target
+
+    pot = build_target(TARGET, seed=seed, threads=1).potential
     mean, cov = pot.exact_posterior()
     return pot, float(mean[0] ** 2 + cov[0, 0])
 
@@ -73,10 +76,9 @@ def exact_stationary(
     """
     import torch
 
-    from ..evaluate.probe import probe_step
-    from ..evaluate.stationary import AffineStep, cycle_moments
+    from ..analysis.probe import probe_step
+    from ..analysis.stationary import AffineStep, active_coordinates, cycle_moments
     from ..integrators import get_integrator
-    from .orders import _active
 
     name, params = SCHEMES[label]
 
@@ -93,7 +95,7 @@ def exact_stationary(
         V = pot.n_data**2 / batch_size * float(g.var(unbiased=False))
         Q = Q + V * np.outer(b, b)
     step = AffineStep(p0.A, p0.c, Q)
-    keep = _active([(1.0, [step, AffineStep(p0.A, p0.c + b, Q)])])
+    keep = active_coordinates([(1.0, [step, AffineStep(p0.A, p0.c + b, Q)])])
     A = p0.A[np.ix_(keep, keep)]
     if np.max(np.abs(np.linalg.eigvals(A))) >= 1:
         return math.inf
@@ -108,6 +110,8 @@ def run_averages(pot, label: str, *, runs: int, steps: int, checkpoints, h=None,
     (fixed h) or the step-weighted one (``step_sizes(l)`` = h_l). {L: [runs]} (NaN for
     diverged runs)."""
     import torch
+
+    from ..simulate import simulate
 
     name, params = SCHEMES[label]
     x0 = torch.randn(runs, pot.dim, dtype=torch.float64, generator=torch.Generator().manual_seed(1000 + seed))

@@ -51,65 +51,42 @@ class Run:
     steps: int = 0
 
 
-def load_target(overrides):
-    """(cfg, potential) of a dataset config composed as ``bnnsample run`` would (float64, CPU)."""
-    import torch
+def _target(overrides):
+    """The potential of a dataset config composed as ``bnnsample run`` would (float64, CPU, model seed 0)."""
+    from ..simulate import build_target
 
-    from ..data import load_data
-    from ..models import build_potential
-    from .common import compose
-
-    cfg = compose(list(overrides))
-    return cfg, build_potential(cfg.model, load_data(cfg), "cpu", torch.float64, seed=0)
+    return build_target(overrides, seed=0).potential
 
 
 def simulate(pot, scheme: str, params: dict, batching: str, n: int, h: float, x0, v0=None, *, burn: int,
              draws: int, thin: int, seed: int, gamma: float = GAMMA, predict: bool = False) -> Run:  # fmt: skip
     """Run ``scheme`` (a registered integrator with ``params``) on ``pot`` from x0 [C, d] (and
     v0, else the integrator's own initial velocity), one minibatch per chain and step from the
-    schedule ``batching`` (iid | iid_wor | full) of size n, step h: ``burn`` steps, then
-    ``draws`` records every ``thin`` steps."""
+    schedule ``batching`` (iid | iid_wor | full) of size n, step h: ``burn`` steps (in blocks of
+    at most 1000), then ``draws`` records every ``thin`` steps. The random streams are seeded
+    with ``seed`` (minibatches) and ``seed + 7`` (noise), as for the committed numbers."""
     import torch
 
-    from ..batching import Schedule
     from ..integrators import get_integrator
-    from ..integrators.base import StepContext
-    from ..potential import Oracle
-    from ..rng import GaussianNoise
+    from ..simulate import Seeds
+    from ..simulate import simulate as run
 
     torch.set_num_threads(1)
-    x0 = torch.as_tensor(x0, dtype=torch.float64)
-    C = x0.shape[0]
-    sched = Schedule(batching, pot.n_data, n, chains=C, generator=torch.Generator().manual_seed(seed))
     integ = get_integrator(scheme, **params)
-    total = burn + draws * thin
-    integ.check_run(burn, total)
-    ctx = StepContext(h=h, gamma=gamma, noise=GaussianNoise("cpu", seed + 7), burn_in=burn, total_steps=total)
-    state = integ.init_state(x0, ctx)
-    if v0 is not None:
-        state.v = torch.as_tensor(v0, dtype=torch.float64).clone()
-
-    def next_force():
-        return Oracle(pot, sched.next(), sched.scale, sched.eps)
-
-    t0 = time.perf_counter()
-    done = 0
-    while done < burn:  # blocks of at most 1000 steps: ctx.step stays the global count
-        k = min(1000, burn - done)
-        ctx.step = done
-        state = integ.advance(state, k, next_force, ctx)
-        done += k
     xs, fr, pr = [], [], []
-    for _ in range(draws):
-        ctx.step = done
-        state = integ.advance(state, thin, next_force, ctx)
-        done += thin
+
+    def record(t, state):
         xs.append(state.x.numpy().copy())
         diag = integ.diagnostics(state)
         if "friction" in diag:
             fr.append(diag["friction"].numpy().copy())
         if predict:
             pr.append(pot.predict(state.x)[:, 0, 1].numpy().copy())
+
+    t0 = time.perf_counter()
+    total = burn + draws * thin
+    state = run(pot, integ, x0=x0, v0=v0, h=h, gamma=gamma, steps=total, burn_in=burn, thin=thin, record=record,
+                burn_block=1000, batching=batching, batch_size=n, seeds=Seeds(noise=seed + 7, batches=seed))
     return Run(
         x=np.stack(xs, 1),
         friction=np.stack(fr, 1) if fr else None,
@@ -141,7 +118,7 @@ class GaussianModel:
 
 
 def gaussian_model(pot) -> GaussianModel:
-    from ..evaluate.quadrature import gradient_covariance
+    from ..analysis.quadrature import gradient_covariance
 
     mean, cov = pot.exact_posterior()
     sig = gradient_covariance(pot, np.zeros((1, 1)))[0, 0, 0]
@@ -215,7 +192,7 @@ def fig3_rows(
     settings: dict, schemes=("sgld", "langevin"), samplings=("wor", "iid"), seed: int = 0
 ) -> list[dict]:
     """One row per (scheme, sampling, h, n): measured and exact relative variance errors."""
-    _, pot = load_target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
+    pot = _target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
     gm = gaussian_model(pot)
     rows = []
     for si, scheme in enumerate(schemes):
@@ -258,7 +235,7 @@ def adl_relaxation_time(a_mean: float, eta: float) -> float:
 
 
 def fig5_rows(settings: dict, seed: int = 0) -> list[dict]:
-    _, pot = load_target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
+    pot = _target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
     gm = gaussian_model(pot)
     rows = []
     for hi, h in enumerate(settings["h"]):
@@ -302,9 +279,9 @@ class MixtureReference:
 def mixture_reference(cells: int = 300, with_sigma: bool = False, seed: int = 0) -> MixtureReference:
     """The exact posterior of sekkat2023 §2.5.2 (data seed ``seed``) on a grid over
     [-0.5, 2]^2, its theta_1 marginal and, optionally, Sigma_x on the cells carrying mass."""
-    from ..evaluate import quadrature as q
+    from ..analysis import quadrature as q
 
-    _, pot = load_target(["dataset=mixture_means", f"dataset.seed={seed}"])
+    pot = _target(["dataset=mixture_means", f"dataset.seed={seed}"])
     grid = q.posterior_grid(pot, cells=cells)
     ref = MixtureReference(pot, grid, q.marginal_density_at(grid))
     if with_sigma:
@@ -320,7 +297,7 @@ def projection_errors(ref: MixtureReference) -> dict[str, float]:
     frictions on the K + 1 = 4, 16, 36 functions of the [0, 1.4]^2 partition (Fig. 15)."""
     import torch
 
-    from ..evaluate.quadrature import projection_error
+    from ..analysis.quadrature import projection_error
     from ..integrators.thermostats import PartitionBasis
 
     out = {k: projection_error(ref.sigma, ref.weights, k) for k in ("scalar", "diagonal", "full")}
@@ -464,7 +441,7 @@ def _hist_l1(a: np.ndarray, b: np.ndarray, bins: int) -> float:
 def fig13_rows(settings: dict, seed: int = 0) -> list[dict]:
     import torch
 
-    _, pot = load_target(["dataset=two_class_2d"])
+    pot = _target(["dataset=two_class_2d"])
     C = settings["chains"]
     x0 = torch.zeros(C, pot.dim, dtype=torch.float64)
     kinds = {
@@ -607,7 +584,7 @@ _EXACT_CACHE: dict = {}
 
 
 def _exact_curves():
-    _, pot = load_target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
+    pot = _target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
     gm = gaussian_model(pot)
     _EXACT_CACHE["sgld"] = lambda e, h: abs(exact_relative_error("sgld", gm, e, h))
     _EXACT_CACHE["langevin"] = lambda e, h: abs(exact_relative_error("langevin", gm, e, h))
