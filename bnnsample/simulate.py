@@ -186,16 +186,16 @@ def make_chains(potential, scheme: str | Integrator, params: dict | None = None,
 def simulate(potential, scheme: str | Integrator, params: dict | None = None, *, x0, v0=None, h: float,
              gamma: float, steps: int, burn_in: int = 0, thin: int = 1,
              record: Callable[[int, State], None] | None = None, step_sizes: Callable[[int], float] | None = None,
-             burn_block: int | None = None, batching: str = "full", batch_size: int = 1, partition: str = "fixed",
-             seed: int = 0, seeds: Seeds | None = None) -> State:  # fmt: skip
-    """Run ``make_chains(...)`` for ``steps`` steps and call ``record(t, state)`` at every draw step
-    t = burn_in + thin j; returns the final state."""
+             check_every: int | None = None, burn_block: int | None = None, batching: str = "full",
+             batch_size: int = 1, partition: str = "fixed", seed: int = 0, seeds: Seeds | None = None) -> State:  # fmt: skip
+    """Run ``make_chains(...)`` for ``steps`` steps in the blocks of ``blocks`` and call
+    ``record(t, state)`` at every draw step t = burn_in + thin j; returns the final state."""
     ch = make_chains(potential, scheme, params, x0=x0, v0=v0, h=h, gamma=gamma, batching=batching,
-                batch_size=batch_size, partition=partition, seed=seed, seeds=seeds)  # fmt: skip
+                     batch_size=batch_size, partition=partition, seed=seed, seeds=seeds)  # fmt: skip
     ch.integrator.check_run(burn_in, steps)
     state = ch.state
     for blk in run(ch.integrator, state, ch.next_force, ch.ctx, total=steps, burn_in=burn_in, thin=thin,
-                   burn_block=burn_block, step_sizes=step_sizes):  # fmt: skip
+                   check_every=check_every, burn_block=burn_block, step_sizes=step_sizes):  # fmt: skip
         state = blk.state
         if blk.draw and record is not None:
             record(blk.t, state)
