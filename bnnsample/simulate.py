@@ -158,13 +158,13 @@ class Chains:
     ctx: StepContext
     state: State
 
-    def next_force(self):
-        return Oracle(self.potential, self.schedule.next(), self.schedule.scale, self.schedule.eps)
+    def __post_init__(self):
+        self.next_force = force_supplier(self.potential, self.schedule)
 
 
 def make_chains(potential, scheme: str | Integrator, params: dict | None = None, *, x0, v0=None, h: float,
-           gamma: float, batching: str = "full", batch_size: int = 1, partition: str = "fixed",
-           seed: int = 0, seeds: Seeds | None = None) -> Chains:  # fmt: skip
+                gamma: float, batching: str = "full", batch_size: int = 1, partition: str = "fixed",
+                seed: int = 0, seeds: Seeds | None = None) -> Chains:  # fmt: skip
     """Chains of ``scheme`` (a registered integrator name with ``params``, or an instance) from
     x0 [C, d] (float64) and v0 (else the integrator's initial velocity, drawn all the same),
     one minibatch per chain and step from ``Schedule(batching, ...)``, seeded by
@@ -187,7 +187,8 @@ def simulate(potential, scheme: str | Integrator, params: dict | None = None, *,
              gamma: float, steps: int, burn_in: int = 0, thin: int = 1,
              record: Callable[[int, State], None] | None = None, step_sizes: Callable[[int], float] | None = None,
              check_every: int | None = None, burn_block: int | None = None, batching: str = "full",
-             batch_size: int = 1, partition: str = "fixed", seed: int = 0, seeds: Seeds | None = None) -> State:  # fmt: skip
+             batch_size: int = 1, partition: str = "fixed", seed: int = 0,
+             seeds: Seeds | None = None) -> State:  # fmt: skip
     """Run ``make_chains(...)`` for ``steps`` steps in the blocks of ``blocks`` and call
     ``record(t, state)`` at every draw step t = burn_in + thin j; returns the final state."""
     ch = make_chains(potential, scheme, params, x0=x0, v0=v0, h=h, gamma=gamma, batching=batching,
@@ -206,8 +207,9 @@ def draws(potential, scheme: str, params: dict, *, chains: int, h: float, gamma:
           records: int, observe: Callable | None = None, batching: str = "full", batch_size: int = 1,
           partition: str = "fixed", seed: int = 0) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(records [R, C, ...] float64, diverged [C] bool) of ``chains`` chains from x = 0:
-    ``observe(x)`` (default x[:, 0]) at the R draw steps burn_in + thin j, the burn-in one block. Chains that go non-finite stay
-    non-finite; once all have, the remaining records are NaN (the run stops)."""
+    ``observe(x)`` (default x[:, 0]) at the R draw steps burn_in + thin j, the burn-in one
+    block. Chains that go non-finite stay non-finite; once all have, the remaining records are
+    NaN (the run stops)."""
     observe = observe or (lambda x: x[:, 0])
     x0 = torch.zeros(chains, potential.dim, dtype=torch.float64)
     ch = make_chains(potential, scheme, params, x0=x0, h=h, gamma=gamma, batching=batching, batch_size=batch_size,

@@ -59,7 +59,8 @@ def test_blocks_layout():
     assert [d for *_, d in got] == [False, True, True, False, True, False]
     assert sum(n for _, n, _ in got) == 20
     # a burn-in phase of blocks of at most burn_block steps ending at burn_in, then one block per draw
-    assert [t + n for t, n, _ in K.blocks(2600, burn_in=2500, thin=50, burn_block=1000)] == [1000, 2000, 2500, 2550, 2600]
+    ends = [t + n for t, n, _ in K.blocks(2600, burn_in=2500, thin=50, burn_block=1000)]
+    assert ends == [1000, 2000, 2500, 2550, 2600]
     # a resumed run retraces the uninterrupted one from a block boundary
     full = list(K.blocks(40, burn_in=11, thin=3, check_every=7))
     assert list(K.blocks(40, start=21, burn_in=11, thin=3, check_every=7)) == [b for b in full if b[0] >= 21]

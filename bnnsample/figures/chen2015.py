@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, fit_slope, scale_of, update_reproduction, write_csv
+from .common import check_options, fit_slope, save_figure, scale_of, update_reproduction, write_csv
 from .common import fmt as _fmt
 from .common import pyplot as _plt
 
@@ -161,12 +161,7 @@ FIG1 = {
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Exact stationary bias (minibatch and full gradient) and the Monte Carlo bias of the
     L-step average over independent runs. Options: scale=quick|paper."""
-    check_options(options, ("scale",))
-    scale = scale_of(options)
-    s = FIG1[scale]
-    out = Path(out_dir) / "chen2015-fig1"
-    t0 = time.time()
-    pot, truth = chen_target()
+    scale, s, out, t0, pot, truth = _start(options, FIG1, out_dir, "chen2015-fig1")
     rows = []
     for label in ("SGHMC-S", "SGHMC-E"):
         for i, h in enumerate(s["h"]):
@@ -217,14 +212,25 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     axes[1].xaxis.set_minor_formatter(NullFormatter())
     for ax in axes:
         ax.legend(fontsize=7)
-    fig.suptitle(f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 (scale={scale})")
-    fig.tight_layout()
-    paths.append(out / "fig1.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-    paths.append(
-        update_reproduction(Path(out_dir), "chen2015-fig1", _fig1_md(scale, s, rows, truth, time.time() - t0))
-    )
+    title = f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 (scale={scale})"
+    return _finish(fig, title, out_dir, "chen2015-fig1", paths,
+                   lambda: _fig1_md(scale, s, rows, truth, time.time() - t0))  # fmt: skip
+
+
+def _start(options: dict, table: dict, out_dir: Path, fig_id: str):
+    """(scale, its settings in ``table``, the recipe's folder, start time, potential, phi_bar)."""
+    check_options(options, ("scale",))
+    scale = scale_of(options)
+    t0 = time.time()
+    return scale, table[scale], Path(out_dir) / fig_id, t0, *chen_target()
+
+
+def _finish(fig, title: str, out_dir: Path, fig_id: str, paths: list[Path], markdown) -> list[Path]:
+    """Title and save a recipe's figure (<fig_id>/figK.png), then write its REPRODUCTION.md
+    section ``markdown()`` (called after the figure is written, so the wall time includes it)."""
+    fig.suptitle(title)
+    paths.append(save_figure(fig, Path(out_dir) / fig_id / f"fig{fig_id[-1]}.png"))
+    paths.append(update_reproduction(Path(out_dir), fig_id, markdown()))
     return paths
 
 
@@ -332,12 +338,7 @@ def _afmt(a):
 @register("chen2015-fig2", "bias (SGHMC-D) and MSE (SGHMC-F) against iterations for step-size rates alpha")
 def make_fig2(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper. Both the paper's minibatch setup and full gradients."""
-    check_options(options, ("scale",))
-    scale = scale_of(options)
-    s = FIG2[scale]
-    out = Path(out_dir) / "chen2015-fig2"
-    t0 = time.time()
-    pot, truth = chen_target()
+    scale, s, out, t0, pot, truth = _start(options, FIG2, out_dir, "chen2015-fig2")
     rows = alpha_sweep(pot, truth, s["L"], s["runs"], "iid") + alpha_sweep(
         pot, truth, s["L"], s["runs"], "full"
     )
@@ -357,15 +358,9 @@ def make_fig2(out_dir: Path, options: dict) -> list[Path]:
             ax.set(xlabel="iterations L", ylabel=metric, title=f"{metric} of {variant}, "
                    + ("minibatch n=10 (paper)" if bt == "iid" else "full gradients"))  # fmt: skip
             ax.legend(fontsize=7)
-    fig.suptitle(f"chen2015 Fig. 2 (+ App. K panels): thick red = the theory's optimal alpha (scale={scale})")
-    fig.tight_layout()
-    paths.append(out / "fig2.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-    paths.append(
-        update_reproduction(Path(out_dir), "chen2015-fig2", _fig2_md(scale, s, rows, pot, time.time() - t0))
-    )
-    return paths
+    title = f"chen2015 Fig. 2 (+ App. K panels): thick red = the theory's optimal alpha (scale={scale})"
+    return _finish(fig, title, out_dir, "chen2015-fig2", paths,
+                   lambda: _fig2_md(scale, s, rows, pot, time.time() - t0))  # fmt: skip
 
 
 def _fig2_md(scale, s, rows, pot, wall) -> str:
@@ -457,12 +452,7 @@ def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreas
 @register("chen2015-fig3", "fixed- and decreasing-step SGHMC (splitting) vs SGLD: bias against iterations")
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
-    check_options(options, ("scale",))
-    scale = scale_of(options)
-    s = FIG3[scale]
-    out = Path(out_dir) / "chen2015-fig3"
-    t0 = time.time()
-    pot, truth = chen_target()
+    scale, s, out, t0, pot, truth = _start(options, FIG3, out_dir, "chen2015-fig3")
     L0, Ls = s["L"][0], s["L"]
     rows, chosen = [], {}
     for label in ("SGHMC-S", "SGLD"):
@@ -500,17 +490,9 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
         ax.set(xscale="log", yscale="log", xlabel="iterations L", ylabel="bias of E[theta^2] (bars: 2 SE)",
                title=f"{kind} step size")  # fmt: skip
         ax.legend(fontsize=7)
-    fig.suptitle(f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={scale})")
-    fig.tight_layout()
-    paths.append(out / "fig3.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-    paths.append(
-        update_reproduction(
-            Path(out_dir), "chen2015-fig3", _fig3_md(scale, s, rows, chosen, time.time() - t0)
-        )
-    )
-    return paths
+    title = f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={scale})"
+    return _finish(fig, title, out_dir, "chen2015-fig3", paths,
+                   lambda: _fig3_md(scale, s, rows, chosen, time.time() - t0))  # fmt: skip
 
 
 def _fig3_md(scale, s, rows, chosen, wall) -> str:

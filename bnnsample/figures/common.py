@@ -1,4 +1,5 @@
-"""What figure recipes share: the ``scale`` option and the REPRODUCTION.md section writer."""
+"""What figure recipes share: the ``scale`` option, the output folder, figure saving, slope fits
+and the REPRODUCTION.md section writer. Runs go through the simulation kernel ``bnnsample.simulate``."""
 
 from __future__ import annotations
 
@@ -74,6 +75,13 @@ def scale_of(options: dict, default: str = "quick", allowed: tuple[str, ...] = S
     if scale not in allowed:
         raise ValueError(f"scale={scale}: allowed values: {', '.join(allowed)}")
     return scale
+
+
+def recipe_dir(out_dir, fig_id: str) -> Path:
+    """The folder ``<out_dir>/<fig_id>`` a recipe writes its files to, created."""
+    out = Path(out_dir) / fig_id
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def fit_slope(h, bias, se=None, k: float = 2.0):

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, save_figure, scale_of, update_reproduction
+from .common import check_options, recipe_dir, save_figure, scale_of, update_reproduction
 
 # ============================================================================================
 # franzese2021-fig3: App. E toy
@@ -249,8 +249,6 @@ TOY_CSV = ("integrator", "batching", "label", "eta", "C", "draws", "mean", "mean
 )
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT."""
-    import torch
-
     from ..simulate import build_target
 
     check_options(options, FIG3_OPTIONS)
@@ -259,11 +257,8 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     s["chains"] = _int_option(options, "chains", s["chains"], 2)
     s["draws"] = _int_option(options, "draws", s["draws"], 2)
     seed = _int_option(options, "seed", 0, 0)
-    torch.set_num_threads(1)
-    out = Path(out_dir) / FIG3
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    target = build_target(["dataset=franzese_toy"])
+    out, t0 = recipe_dir(out_dir, FIG3), time.perf_counter()
+    target = build_target(["dataset=franzese_toy"], threads=1)
     cfg, pot = target.cfg, target.potential
     s["h"], s["gamma"] = float(cfg.step_size), float(cfg.friction)
     cells = []
@@ -559,18 +554,12 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
 )
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT, etas=0.04,0.02, schemes=leapfrog,mt3."""
-    import torch
-
+    from ..evaluate.metrics import self_distance_band
     from ..simulate import build_target, preset_scheme
 
-    from ..evaluate.metrics import self_distance_band
-
     s = _parse_fig1(options)
-    torch.set_num_threads(1)
-    out = Path(out_dir) / FIG1
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    target = build_target(["dataset=trig_features"])
+    out, t0 = recipe_dir(out_dir, FIG1), time.perf_counter()
+    target = build_target(["dataset=trig_features"], threads=1)
     cfg, pot = target.cfg, target.potential
     s["gamma"] = float(cfg.friction)
     n = s["chains"] * s["draws"]

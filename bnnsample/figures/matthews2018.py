@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from . import common, register
-from .common import check_options, fit_slope, scale_of, update_reproduction
+from .common import check_options, fit_slope, save_figure, scale_of, update_reproduction
 from .common import fmt as _fmt
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.
@@ -199,13 +199,7 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
             slopes[target, sc] = fit_slope(hh, bb, ee)
             ax.errorbar(hh, np.abs(bb), yerr=2 * ee, marker="o", color=colours[sc], capsize=2,
                         label=f"{sc} (slope {_fmt(slopes[target, sc][0], '.2f')})")  # fmt: skip
-        ax.set(
-            xscale="log",
-            yscale="log",
-            xlabel="h",
-            ylabel="|Var error| (bars: 2 SE)",
-            title=f"{target}: bias vs h",
-        )
+        ax.set(xscale="log", yscale="log", xlabel="h", ylabel="|Var error| (bars: 2 SE)", title=f"{target}: bias vs h")
         ax.legend(fontsize=7)
         ax = axes[r, 1]
         for sc in FIG1_SCHEMES:
@@ -230,10 +224,7 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
         ax.set(xlabel="x", ylabel="density", title=f"{target}: final distributions, h = 0.25")
         ax.legend(fontsize=7)
     fig.suptitle(f"matthews2018 Fig. 1 (scale={scale}, gamma = {GAMMA})")
-    fig.tight_layout()
-    paths.append(out / "fig1.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
+    paths.append(save_figure(fig, out / "fig1.png"))
 
     md = _fig1_markdown(scale, s, bias_rows, conv_rows, hists, edges, slopes, time.time() - t0)
     paths.append(update_reproduction(Path(out_dir), "matthews2018-fig1", md))

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, save_figure, scale_of, update_reproduction
+from .common import check_options, recipe_dir, save_figure, scale_of, update_reproduction
 
 FIG_ID = "paulin2025-fig1"
 DATASET = "two_batch_gaussian"
@@ -462,16 +462,11 @@ PAULIN_POSTERIOR = (-15 / 17, 1 / 4.25)
 )
 def make(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, records=INT, samplers=sms_ubu,sg_em,..."""
-    import torch
-
     from ..simulate import build_target
 
     s = _parse(options)
-    torch.set_num_threads(1)
-    out = Path(out_dir) / FIG_ID
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    pot = build_target([f"dataset={DATASET}"]).potential
+    out, t0 = recipe_dir(out_dir, FIG_ID), time.perf_counter()
+    pot = build_target([f"dataset={DATASET}"], threads=1).potential
     cells: dict[str, list[Cell]] = {}
     floors = [
         noise_floor(pot, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k) for k in range(4)

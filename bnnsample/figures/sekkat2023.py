@@ -513,6 +513,19 @@ def _section(
             f"Settings: {settings}\n\n{table}\n\n{notes}\n")  # fmt: skip
 
 
+def _start(options: dict, table: dict) -> tuple[str, dict, float]:
+    """(scale, its settings in ``table``, start time) of a recipe's options."""
+    scale = _options(options)
+    return scale, table[scale], time.perf_counter()
+
+
+def _output(out_dir: Path, fig_id: str, rows: list[dict], name: str) -> tuple[Path, Path]:
+    """(the recipe's folder under out_dir, the CSV ``name`` of rows written there)."""
+    d = Path(out_dir) / fig_id
+    d.mkdir(parents=True, exist_ok=True)
+    return d, write_csv(rows, d / name)
+
+
 def _options(options: dict) -> str:
     check_options(options, ("scale",))
     scale = scale_of(options)
@@ -529,14 +542,10 @@ def _loglog_safe(v):
     "sekkat2023-fig3", "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)"
 )
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG3[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG3)
     rows = fig3_rows(st)
     _exact_curves()
-    d = Path(out_dir) / "sekkat2023-fig3"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig3.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig3", rows, "fig3.csv")
     png = plot_fig3(rows, st, d / "fig3.png")
     files = [csv_path, png]
     wall = time.perf_counter() - t0
@@ -566,18 +575,9 @@ def plot_fig3(rows: list[dict], st: dict, png: Path) -> Path:
             sel = [r for r in rows if r["scheme"] == scheme and r["sampling"] == smp]
             ax.scatter([r["eps_h"] for r in sel], [r["rel_var_error"] for r in sel], marker=mk, s=14, color=col,
                        label=f"{scheme} {'with' if smp == 'iid' else 'without'} repl.")  # fmt: skip
-    ax.set(
-        xscale="log",
-        yscale="log",
-        xlabel="eps(n) h",
-        ylabel="relative variance error",
-        title="collapse vs eps h",
-    )
+    ax.set(xscale="log", yscale="log", xlabel="eps(n) h", ylabel="relative variance error", title="collapse vs eps h")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return png
+    return save_figure(fig, png)
 
 
 _EXACT_CACHE: dict = {}
@@ -669,13 +669,9 @@ def _fig3_markdown(rows, st, scale, files, wall) -> str:
     "sekkat2023 Fig. 5: AdL relative variance error vs eps(n) (Gaussian, without replacement)",
 )
 def make_fig5(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG5[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG5)
     rows = fig5_rows(st)
-    d = Path(out_dir) / "sekkat2023-fig5"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig5.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig5", rows, "fig5.csv")
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
     for i, h in enumerate(st["h"]):
@@ -694,10 +690,7 @@ def make_fig5(out_dir: Path, options: dict) -> list[Path]:
                 title="Lemma 9: E[xi]")  # fmt: skip
     for ax in axes:
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    png = d / "fig5.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
+    png = save_figure(fig, d / "fig5.png")
     files = [csv_path, png]
     update_reproduction(Path(out_dir), "sekkat2023-fig5", _fig5_markdown(rows, st, scale, files,
                                                                          time.perf_counter() - t0))  # fmt: skip
@@ -795,14 +788,10 @@ def _mixture_settings(st, ref) -> str:
     "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)",
 )
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG4[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG4)
     ref = mixture_reference(st["cells"])
     rows = fig4_rows(st, ref)
-    d = Path(out_dir) / "sekkat2023-fig4"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig4.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig4", rows, "fig4.csv")
     groups = []
     for sch in ("sgld", "langevin"):
         for smp in ("wor", "iid"):
@@ -888,15 +877,11 @@ def _fig4_markdown(rows, st, ref, scale, files, wall) -> str:
     "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)",
 )
 def make_fig7(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG7[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG7)
     ref = mixture_reference(st["cells"], with_sigma=True)
     proj = projection_errors(ref)
     rows = fig7_rows(st, ref)
-    d = Path(out_dir) / "sekkat2023-fig7"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig7.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig7", rows, "fig7.csv")
     proj_path = write_csv(
         [{"class": k, "projection_error": v} for k, v in proj.items()], d / "projection_errors.csv"
     )
@@ -958,17 +943,13 @@ def _fig7_markdown(rows, proj, st, ref, scale, files, wall) -> str:
 
 @register("sekkat2023-fig14", "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)")
 def make_fig14(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG14[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG14)
     ref = mixture_reference(st["cells"], with_sigma=True)
     proj = projection_errors(ref)
     rows = fig14_rows(st, ref)
     for r in rows:
         r["projection_error"] = proj[f"K={r['K']}"]
-    d = Path(out_dir) / "sekkat2023-fig14"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig14.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig14", rows, "fig14.csv")
     groups = [
         (f"n={n} h={h:g}", [r for r in rows if r["n"] == n and r["h"] == h]) for h in st["h"] for n in st["n"]
     ]
@@ -979,10 +960,7 @@ def make_fig14(out_dir: Path, options: dict) -> list[Path]:
     Ks = sorted(EADL_BASES)
     ax.plot(Ks, [proj[f"K={k}"] for k in Ks], "o-")
     ax.set(yscale="log", xlabel="K", ylabel="||Sigma_x - S_K||_L2(pi)", title="Fig. 15: projection error")
-    fig.tight_layout()
-    png15 = d / "fig15_projection.png"
-    fig.savefig(png15, dpi=110)
-    plt.close(fig)
+    png15 = save_figure(fig, d / "fig15_projection.png")
     files = [csv_path, png, png15]
     update_reproduction(Path(out_dir), "sekkat2023-fig14", _fig14_markdown(rows, proj, st, ref, scale, files,
                                                                            time.perf_counter() - t0))  # fmt: skip
@@ -1039,13 +1017,9 @@ def _fig14_markdown(rows, proj, st, ref, scale, files, wall) -> str:
     "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL",
 )
 def make_fig13(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG13[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG13)
     rows = fig13_rows(st)
-    d = Path(out_dir) / "sekkat2023-fig13"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig13.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig13", rows, "fig13.csv")
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.8))
     for i, h in enumerate(st["h"]):
@@ -1058,10 +1032,7 @@ def make_fig13(out_dir: Path, options: dict) -> list[Path]:
     ax.set(xscale="log", xlabel="batch size n", ylabel=f"L1 error, histogram of N_theta(x*) ({st['bins']} bins)",
            title="BNN, AdL diagonal vs 3-group scalar friction, eta = 200")  # fmt: skip
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    png = d / "fig13.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
+    png = save_figure(fig, d / "fig13.png")
     files = [csv_path, png]
     update_reproduction(Path(out_dir), "sekkat2023-fig13", _fig13_markdown(rows, st, scale, files,
                                                                            time.perf_counter() - t0))  # fmt: skip
