@@ -1,6 +1,7 @@
 """The sampling loop: burn-in, thinning, divergence flags, streaming to HDF5, resume state.
 
-The loop advances the integrator in blocks whose boundaries are a function of the absolute
+The loop is the simulation kernel's (``simulate.run``) plus the HDF5 sink. It advances the
+integrator in blocks whose boundaries are a function of the absolute
 step count only (draw steps and multiples of ``check_every``), so a run resumed from a saved
 state retraces the uninterrupted run exactly. Inside a block nothing synchronises with the
 host; after each block a device-side ``isfinite`` test marks diverged chains (they keep their
@@ -16,10 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from . import simulate
 from .batching import Schedule
 from .errors import Interrupted
 from .integrators.base import Integrator, State, StepContext
-from .potential import Oracle, Potential
+from .potential import Potential
 from .stop import _stop, request_stop  # noqa: F401 (request_stop: the loop's public handler)
 from .store import SampleStore
 
@@ -96,13 +98,6 @@ class Sampler:
         return State(x, v, tensors)
 
     # -- the loop -----------------------------------------------------------------------
-    _on_force = None  # the progress bar's tick, one per force evaluation
-
-    def _next_force(self):
-        if self._on_force is not None:
-            self._on_force()
-        return Oracle(self.potential, self.schedule.next(), self.schedule.scale, self.schedule.eps)
-
     def _record(self, state: State, buf: dict) -> None:
         if self.store_theta:
             buf.setdefault("theta", []).append(state.x.detach().clone())
@@ -154,24 +149,20 @@ class Sampler:
         bar = progress.bar(total, "sampling", "step", initial=self.step, enabled_here=s.progress)
         bar.set_postfix(diverged=0)
         inner = progress.BlockBar(bar) if not bar.disable else None
-        self._on_force = inner.tick if inner is not None else None
+        # the progress bar ticks once per force evaluation
+        next_force = simulate.force_supplier(self.potential, self.schedule, inner.tick if inner is not None else None)
         try:
-            while self.step < total:
-                next_draw = s.burn_in + s.thin * (self.draws + 1)
-                next_check = (self.step // s.check_every + 1) * s.check_every
-                n = min(next_draw, next_check) - self.step
-                if inner is not None:
-                    inner.begin(n)
-                self.ctx.step, self.ctx.burn_in, self.ctx.total_steps = self.step, s.burn_in, total
-                state = self.integrator.advance(state, n, self._next_force, self.ctx)
-                self.step += n
-                if self.step == next_check:
+            for blk in simulate.run(self.integrator, state, next_force, self.ctx, total=total, start=self.step,
+                                    burn_in=s.burn_in, thin=s.thin, check_every=s.check_every,
+                                    before=inner.begin if inner is not None else None):  # fmt: skip
+                state, self.step = blk.state, blk.t
+                if self.step % s.check_every == 0:
                     self._check(state)
                 if inner is not None:
                     inner.finish()
                 else:
-                    bar.update(n)
-                if self.step == next_draw:
+                    bar.update(blk.n)
+                if blk.draw:
                     self._record(state, buf)
                     self.draws += 1
                     buffered += max(per_draw, 1) * state.x.shape[0]

@@ -212,6 +212,7 @@ def bench_network(batch: int, steps: int, repeats: int, n_data: int = 2000, inte
     from bnnsample.models.network import ClassifierPotential
     from bnnsample.potential import Oracle
     from bnnsample.rng import GaussianNoise
+    from bnnsample.simulate import advance
 
     torch.manual_seed(0)
     module = cnn_fmnist()
@@ -249,7 +250,7 @@ def bench_network(batch: int, steps: int, repeats: int, n_data: int = 2000, inte
     def sampler():
         nonlocal state
         t0 = time.perf_counter()
-        state = integ.advance(state, steps, next_force, ctx)
+        state = advance(integ, state, steps, next_force, ctx)
         return (time.perf_counter() - t0) / steps
 
     bare(), sampler()  # warm-up
@@ -292,6 +293,7 @@ def bench_epoch(n_data: int, repeats: int, device: str = "cpu", batch: int = 200
     from bnnsample.models.network import ClassifierPotential
     from bnnsample.potential import ControlVariate, ElasticBox, Localized, Oracle
     from bnnsample.rng import GaussianNoise
+    from bnnsample.simulate import advance
     from bnnsample.train import adam_steps, training_loss
 
     dev = torch.device(device)
@@ -332,7 +334,7 @@ def bench_epoch(n_data: int, repeats: int, device: str = "cpu", batch: int = 200
         nf = lambda: Oracle(targets[k], sched.next(), sched.scale, sched.eps)
         sync()
         t = time.perf_counter()
-        states[k] = integ.advance(states[k], steps, nf, ctx)
+        states[k] = advance(integ, states[k], steps, nf, ctx)
         sync()
         return time.perf_counter() - t
 

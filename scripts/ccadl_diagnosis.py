@@ -159,11 +159,11 @@ def part2():
 def part3(chains, steps):
     import torch
 
-    from bnnsample.figures.matthews2018 import build_target, simulate
     from bnnsample.potential import covariance_factor
+    from bnnsample.simulate import build_target, simulate
 
     h = 0.02
-    _, pot = build_target(["dataset=gmm3"])
+    pot = build_target(["dataset=gmm3"], seed=0, threads=1).potential
     st = simulate(pot, "baoab", h=h, gamma=1.0, x0=torch.zeros(chains, pot.dim, dtype=torch.float64), steps=3000)
     st = simulate(pot, "baoab", h=0.03, gamma=1.0, x0=st.x, steps=3000, seed=1)
     x = st.x[torch.isfinite(st.x).all(1)]

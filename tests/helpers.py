@@ -44,7 +44,7 @@ def two_batch_cycles(kind: str, period: int = 1):
     schemes whose step also depends on the step index modulo ``period``."""
     import math
 
-    from bnnsample.evaluate.stationary import batch_sequences
+    from bnnsample.analysis.stationary import batch_sequences
 
     part = [[0], [1]] if kind in ("sms", "reshuffle") else None
     seqs = batch_sequences(kind, 2, 2 if kind == "full" else 1, part)

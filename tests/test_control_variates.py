@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.evaluate.stationary import linear_scheme_moments, recorded_mixture, ubu_affine
+from bnnsample.analysis.stationary import linear_scheme_moments, recorded_mixture, ubu_affine
 from bnnsample.models.logistic import LogisticRegression
 from bnnsample.potential import ControlVariate, Oracle, covariance_factor
 

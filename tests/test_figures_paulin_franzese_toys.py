@@ -9,18 +9,20 @@ import math
 import numpy as np
 import pytest
 
+from bnnsample.analysis.recorded import exact_recorded_moments
 from bnnsample.figures import franzese2021_toys as fz
 from bnnsample.figures import paulin2025_fig1 as pf
+from bnnsample.simulate import build_target
 
 
 @pytest.fixture(scope="module")
 def two_batch():
-    return pf.build_target(["dataset=two_batch_gaussian"])[2]
+    return build_target(["dataset=two_batch_gaussian"]).potential
 
 
 @pytest.fixture(scope="module")
 def toy():
-    return pf.build_target(["dataset=franzese_toy"])[2]
+    return build_target(["dataset=franzese_toy"]).potential
 
 
 def test_paulin_cell_matches_exact_law_and_derived(two_batch):
@@ -44,8 +46,8 @@ def test_paulin_sms_records_both_phases(two_batch):
     """Odd thinning (in epochs) makes SMS records alternate sweep ends and mid-sweeps; the exact
     mixture then matches the SMS-UBU numbers derived for this project, which a single phase does not."""
     steps = 200 + 2 * np.arange(1, 41)
-    both = pf.exact_recorded_moments(two_batch, "ubu", {}, "sms", 1, 0.125, 1.0, steps)
-    one = pf.exact_recorded_moments(two_batch, "ubu", {}, "sms", 1, 0.125, 1.0, 200 + 4 * np.arange(1, 41))
+    both = exact_recorded_moments(two_batch, "ubu", {}, "sms", 1, 0.125, 1.0, steps)
+    one = exact_recorded_moments(two_batch, "ubu", {}, "sms", 1, 0.125, 1.0, 200 + 4 * np.arange(1, 41))
     assert abs(both["mean"] + 15 / 17) == pytest.approx(6.57e-3, rel=3e-3)
     assert abs(both["var"] - 1 / 4.25) == pytest.approx(4.75e-3, rel=3e-3)
     # power: recording only every other epoch (one phase) misses the derived value by ~8%
@@ -62,8 +64,8 @@ def test_paulin_em_diverges_at_quarter_step(two_batch):
 def test_baoab_friction_is_the_authors_convention(two_batch):
     """Our BAOAB at friction 1/2 is the authors' BAOAB_hconst (O step exp(-gamma h/2)) at gamma = 1:
     its exact SG-BAOAB law at h = 0.25 is far wider than the textbook scheme's."""
-    code = pf.exact_recorded_moments(two_batch, "baoab", {}, "iid", 1, 0.25, pf.BAOAB_FRICTION, [500])
-    textbook = pf.exact_recorded_moments(two_batch, "baoab", {}, "iid", 1, 0.25, 1.0, [500])
+    code = exact_recorded_moments(two_batch, "baoab", {}, "iid", 1, 0.25, pf.BAOAB_FRICTION, [500])
+    textbook = exact_recorded_moments(two_batch, "baoab", {}, "iid", 1, 0.25, 1.0, [500])
     assert code["var"] > 2 * textbook["var"]
 
 
@@ -120,7 +122,7 @@ def test_fig3_make_and_options(tmp_path):
 
 @pytest.fixture(scope="module")
 def trig():
-    return pf.build_target(["dataset=trig_features"])[2]
+    return build_target(["dataset=trig_features"]).potential
 
 
 def test_exact_predictive_draws(trig):

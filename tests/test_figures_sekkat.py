@@ -10,15 +10,16 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.evaluate import quadrature as q
+from bnnsample.analysis import quadrature as q
 from bnnsample.figures import recipes
 from bnnsample.figures import sekkat2023 as S
 from bnnsample.models.analytic import GaussianMean
+from bnnsample.simulate import build_target
 
 
 @pytest.fixture(scope="module")
 def gaussian():
-    _, pot = S.load_target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
+    pot = build_target(["dataset=gaussian_mean", "dataset.variant=sekkat"], seed=0).potential
     return pot, S.gaussian_model(pot)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from bnnsample.evaluate.stationary import AffineStep, cycle_moments, recorded_mixture
+from bnnsample.analysis.stationary import AffineStep, cycle_moments, recorded_mixture
 
 from .helpers import assert_theta_matches, run_inprocess, two_batch_cycles
 

@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import norm
 
 from bnnsample.evaluate.metrics import chain_mean_se
-from bnnsample.evaluate.stationary import AffineStep, batch_sequences, cycle_moments
+from bnnsample.analysis.stationary import AffineStep, batch_sequences, cycle_moments
 from bnnsample.store import SampleStore
 
 from .helpers import assert_theta_matches, run_inprocess

@@ -2,7 +2,7 @@
 
 Target: paulin2025's two-batch Gaussian (U_i = (x - mu_i)^2 / (2 s_i^2), mu = (-1, 1),
 s = (0.5, 2), batches of one point, gamma = 1). The exact stationary moments of UBU and EM at
-any step and schedule come from the linear recursion (evaluate/stationary.py, written from
+any step and schedule come from the linear recursion (analysis/stationary.py, written from
 the schemes' equations, not from bnnsample.integrators); the estimator runs the registered
 integrators. Test functions f(x) = (x, x^2).
 """
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.evaluate.multilevel import (
+from bnnsample.analysis.multilevel import (
     CoupledBatches,
     LevelResult,
     combiner_for,
@@ -23,7 +23,7 @@ from bnnsample.evaluate.multilevel import (
     run_level,
     telescope,
 )
-from bnnsample.evaluate.stationary import em_affine, linear_scheme_moments, recorded_mixture, ubu_affine
+from bnnsample.analysis.stationary import em_affine, linear_scheme_moments, recorded_mixture, ubu_affine
 from bnnsample.integrators.ou import ou_constants, ou_step
 from bnnsample.models.analytic import GaussianMean
 

@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from bnnsample.evaluate.metrics import chain_mean_se, chain_var_se
-from bnnsample.evaluate.stationary import (
+from bnnsample.analysis.stationary import (
     AffineStep,
     batch_sequences,
     cycle_moments,

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.evaluate.probe import NotAffine, ProbeError, probe_step
-from bnnsample.evaluate.stationary import (
+from bnnsample.analysis.probe import NotAffine, ProbeError, probe_step
+from bnnsample.analysis.stationary import (
     baoab_affine,
     batch_sequences,
     cycle_moments,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bnnsample.evaluate.report import evaluate_run
-from bnnsample.evaluate.stationary import AffineStep, batch_sequences, cycle_moments, recorded_mixture
+from bnnsample.analysis.stationary import AffineStep, batch_sequences, cycle_moments, recorded_mixture
 
 from .helpers import assert_theta_matches, run_inprocess
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.linalg import solve_discrete_lyapunov
 
-from bnnsample.evaluate.stationary import linear_scheme_moments, recorded_mixture, ubu_affine
+from bnnsample.analysis.stationary import linear_scheme_moments, recorded_mixture, ubu_affine
 
 # paulin2025 §3.4, Fig. 1: grad U_i(x) = H_i x - r_i with H = 1/sigma^2, r = mu/sigma^2
 H = np.array([[4.0], [0.25]])

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.evaluate.stationary import AffineStep, batch_sequences, cycle_moments, recorded_mixture
+from bnnsample.analysis.stationary import AffineStep, batch_sequences, cycle_moments, recorded_mixture
 
 from .helpers import assert_theta_matches, run_inprocess
 
@@ -381,7 +381,7 @@ def test_ccadl_frozen_friction_stability_interval(xi, unstable):
     2 - h xi_e - h^2, so it is stable iff 0 < xi_e < 2/h - h/2 (Jury); h = 0.25, s = 1: xi < 7.75.
     Past it the momentum flips sign and grows every step: the divergence seen in matthews2018
     Fig. 1 once the thermostat's excursions reach this bound."""
-    from bnnsample.figures.matthews2018 import simulate
+    from bnnsample.simulate import simulate
     from bnnsample.models.analytic import NoisyGradientGaussian
 
     h, s = 0.25, 1.0

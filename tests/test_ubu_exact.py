@@ -4,7 +4,7 @@ moments of its own discrete recursion (within 4 Monte Carlo standard errors)."""
 import numpy as np
 import pytest
 
-from bnnsample.evaluate.stationary import linear_scheme_moments, recorded_mixture, ubu_affine
+from bnnsample.analysis.stationary import linear_scheme_moments, recorded_mixture, ubu_affine
 
 from .helpers import assert_theta_matches, run_inprocess
 

@@ -50,7 +50,7 @@ def _exact_posterior(cfg: dict):
 
 def _discrete_stationary(cfg: dict, pot, store: SampleStore):
     """Exact pooled (mean, cov) of the recorded draws of the discrete chain, or None."""
-    from .stationary import SCHEMES, linear_scheme_moments, recorded_mixture
+    from ..analysis.stationary import SCHEMES, linear_scheme_moments, recorded_mixture
 
     scheme = cfg["integrator"]["name"]
     if scheme not in SCHEMES or pot.n_data > 8 or not hasattr(pot, "linear_form"):

@@ -13,7 +13,7 @@ Estimators (chen2015 §3.1, §3.3): phi_hat = (1/L) sum_{l<=L} phi(theta_l) for 
 step-weighted phi_tilde = sum_l h_l phi(theta_l) / sum_l h_l for decreasing steps; no burn-in;
 bias and MSE over independent runs (``posterior_average_bias_mse``), each run started at
 theta_0 ~ N(0, 1) (p_0 ~ N(0, 1) from the integrator). Exact stationary laws come from the
-affine map that ``evaluate.probe`` reads off each integrator's own ``advance``, with the
+affine map that ``analysis.probe`` reads off each integrator's own ``advance``, with the
 i.i.d. minibatch noise added as its exact covariance (``exact_stationary``).
 """
 
@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, scale_of, update_reproduction
-from .matthews2018 import _fmt, _plt, build_target, fit_slope, simulate, write_csv
+from .common import check_options, fit_slope, save_figure, scale_of, update_reproduction, write_csv
+from .common import fmt as _fmt
+from .common import pyplot as _plt
 
 SCHEMES = {
     "SGHMC-S": ("aboba", {}),
@@ -41,7 +42,9 @@ TARGET = ("dataset=gaussian_mean", "dataset.variant=chen")
 
 def chen_target(seed: int = 0):
     """(potential, phi_bar = E[theta^2] under the exact posterior)."""
-    _, pot = build_target(TARGET, seed=seed)
+    from ..simulate import build_target
+
+    pot = build_target(TARGET, seed=seed, threads=1).potential
     mean, cov = pot.exact_posterior()
     return pot, float(mean[0] ** 2 + cov[0, 0])
 
@@ -73,10 +76,9 @@ def exact_stationary(
     """
     import torch
 
-    from ..evaluate.probe import probe_step
-    from ..evaluate.stationary import AffineStep, cycle_moments
+    from ..analysis.probe import probe_step
+    from ..analysis.stationary import AffineStep, active_coordinates, cycle_moments
     from ..integrators import get_integrator
-    from .orders import _active
 
     name, params = SCHEMES[label]
 
@@ -93,7 +95,7 @@ def exact_stationary(
         V = pot.n_data**2 / batch_size * float(g.var(unbiased=False))
         Q = Q + V * np.outer(b, b)
     step = AffineStep(p0.A, p0.c, Q)
-    keep = _active([(1.0, [step, AffineStep(p0.A, p0.c + b, Q)])])
+    keep = active_coordinates([(1.0, [step, AffineStep(p0.A, p0.c + b, Q)])])
     A = p0.A[np.ix_(keep, keep)]
     if np.max(np.abs(np.linalg.eigvals(A))) >= 1:
         return math.inf
@@ -108,6 +110,8 @@ def run_averages(pot, label: str, *, runs: int, steps: int, checkpoints, h=None,
     (fixed h) or the step-weighted one (``step_sizes(l)`` = h_l). {L: [runs]} (NaN for
     diverged runs)."""
     import torch
+
+    from ..simulate import simulate
 
     name, params = SCHEMES[label]
     x0 = torch.randn(runs, pot.dim, dtype=torch.float64, generator=torch.Generator().manual_seed(1000 + seed))
@@ -157,12 +161,7 @@ FIG1 = {
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Exact stationary bias (minibatch and full gradient) and the Monte Carlo bias of the
     L-step average over independent runs. Options: scale=quick|paper."""
-    check_options(options, ("scale",))
-    scale = scale_of(options)
-    s = FIG1[scale]
-    out = Path(out_dir) / "chen2015-fig1"
-    t0 = time.time()
-    pot, truth = chen_target()
+    scale, s, out, t0, pot, truth = _start(options, FIG1, out_dir, "chen2015-fig1")
     rows = []
     for label in ("SGHMC-S", "SGHMC-E"):
         for i, h in enumerate(s["h"]):
@@ -213,14 +212,25 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     axes[1].xaxis.set_minor_formatter(NullFormatter())
     for ax in axes:
         ax.legend(fontsize=7)
-    fig.suptitle(f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 (scale={scale})")
-    fig.tight_layout()
-    paths.append(out / "fig1.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-    paths.append(
-        update_reproduction(Path(out_dir), "chen2015-fig1", _fig1_md(scale, s, rows, truth, time.time() - t0))
-    )
+    title = f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 (scale={scale})"
+    return _finish(fig, title, out_dir, "chen2015-fig1", paths,
+                   lambda: _fig1_md(scale, s, rows, truth, time.time() - t0))  # fmt: skip
+
+
+def _start(options: dict, table: dict, out_dir: Path, fig_id: str):
+    """(scale, its settings in ``table``, the recipe's folder, start time, potential, phi_bar)."""
+    check_options(options, ("scale",))
+    scale = scale_of(options)
+    t0 = time.time()
+    return scale, table[scale], Path(out_dir) / fig_id, t0, *chen_target()
+
+
+def _finish(fig, title: str, out_dir: Path, fig_id: str, paths: list[Path], markdown) -> list[Path]:
+    """Title and save a recipe's figure (<fig_id>/figK.png), then write its REPRODUCTION.md
+    section ``markdown()`` (called after the figure is written, so the wall time includes it)."""
+    fig.suptitle(title)
+    paths.append(save_figure(fig, Path(out_dir) / fig_id / f"fig{fig_id[-1]}.png"))
+    paths.append(update_reproduction(Path(out_dir), fig_id, markdown()))
     return paths
 
 
@@ -328,12 +338,7 @@ def _afmt(a):
 @register("chen2015-fig2", "bias (SGHMC-D) and MSE (SGHMC-F) against iterations for step-size rates alpha")
 def make_fig2(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper. Both the paper's minibatch setup and full gradients."""
-    check_options(options, ("scale",))
-    scale = scale_of(options)
-    s = FIG2[scale]
-    out = Path(out_dir) / "chen2015-fig2"
-    t0 = time.time()
-    pot, truth = chen_target()
+    scale, s, out, t0, pot, truth = _start(options, FIG2, out_dir, "chen2015-fig2")
     rows = alpha_sweep(pot, truth, s["L"], s["runs"], "iid") + alpha_sweep(
         pot, truth, s["L"], s["runs"], "full"
     )
@@ -353,15 +358,9 @@ def make_fig2(out_dir: Path, options: dict) -> list[Path]:
             ax.set(xlabel="iterations L", ylabel=metric, title=f"{metric} of {variant}, "
                    + ("minibatch n=10 (paper)" if bt == "iid" else "full gradients"))  # fmt: skip
             ax.legend(fontsize=7)
-    fig.suptitle(f"chen2015 Fig. 2 (+ App. K panels): thick red = the theory's optimal alpha (scale={scale})")
-    fig.tight_layout()
-    paths.append(out / "fig2.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-    paths.append(
-        update_reproduction(Path(out_dir), "chen2015-fig2", _fig2_md(scale, s, rows, pot, time.time() - t0))
-    )
-    return paths
+    title = f"chen2015 Fig. 2 (+ App. K panels): thick red = the theory's optimal alpha (scale={scale})"
+    return _finish(fig, title, out_dir, "chen2015-fig2", paths,
+                   lambda: _fig2_md(scale, s, rows, pot, time.time() - t0))  # fmt: skip
 
 
 def _fig2_md(scale, s, rows, pot, wall) -> str:
@@ -453,12 +452,7 @@ def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreas
 @register("chen2015-fig3", "fixed- and decreasing-step SGHMC (splitting) vs SGLD: bias against iterations")
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
-    check_options(options, ("scale",))
-    scale = scale_of(options)
-    s = FIG3[scale]
-    out = Path(out_dir) / "chen2015-fig3"
-    t0 = time.time()
-    pot, truth = chen_target()
+    scale, s, out, t0, pot, truth = _start(options, FIG3, out_dir, "chen2015-fig3")
     L0, Ls = s["L"][0], s["L"]
     rows, chosen = [], {}
     for label in ("SGHMC-S", "SGLD"):
@@ -496,17 +490,9 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
         ax.set(xscale="log", yscale="log", xlabel="iterations L", ylabel="bias of E[theta^2] (bars: 2 SE)",
                title=f"{kind} step size")  # fmt: skip
         ax.legend(fontsize=7)
-    fig.suptitle(f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={scale})")
-    fig.tight_layout()
-    paths.append(out / "fig3.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-    paths.append(
-        update_reproduction(
-            Path(out_dir), "chen2015-fig3", _fig3_md(scale, s, rows, chosen, time.time() - t0)
-        )
-    )
-    return paths
+    title = f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={scale})"
+    return _finish(fig, title, out_dir, "chen2015-fig3", paths,
+                   lambda: _fig3_md(scale, s, rows, chosen, time.time() - t0))  # fmt: skip
 
 
 def _fig3_md(scale, s, rows, chosen, wall) -> str:

@@ -1,4 +1,5 @@
-"""What figure recipes share: the ``scale`` option and the REPRODUCTION.md section writer."""
+"""What figure recipes share: the ``scale`` option, the output folder, figure saving, slope fits
+and the REPRODUCTION.md section writer. Runs go through the simulation kernel ``bnnsample.simulate``."""
 
 from __future__ import annotations
 
@@ -74,6 +75,36 @@ def scale_of(options: dict, default: str = "quick", allowed: tuple[str, ...] = S
     if scale not in allowed:
         raise ValueError(f"scale={scale}: allowed values: {', '.join(allowed)}")
     return scale
+
+
+def recipe_dir(out_dir, fig_id: str) -> Path:
+    """The folder ``<out_dir>/<fig_id>`` a recipe writes its files to, created."""
+    out = Path(out_dir) / fig_id
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def fit_slope(h, bias, se=None, k: float = 2.0):
+    """Least-squares slope of log|bias| on log h over the points whose |bias| exceeds k
+    standard errors (all points without se); (slope, number of points used). NaN if < 2."""
+    import math
+
+    import numpy as np
+
+    h, b = np.asarray(h, float), np.abs(np.asarray(bias, float))
+    ok = np.isfinite(b) & (b > 0)
+    if se is not None:
+        ok &= b > k * np.asarray(se, float)
+    if ok.sum() < 2:
+        return math.nan, int(ok.sum())
+    return float(np.polyfit(np.log(h[ok]), np.log(b[ok]), 1)[0]), int(ok.sum())
+
+
+def fmt(x, spec=".3g") -> str:
+    """``format(x, spec)``, or "nan" for None and non-finite floats."""
+    import math
+
+    return "nan" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, spec)
 
 
 COMMON_OPTIONS = ("data_dir",)

@@ -7,7 +7,7 @@ per step drawn i.i.d. (the paper's minibatching) or the full batch, for the anal
 (``lie_trotter``; the paper does not say which order-2 scheme it plotted). Random reshuffling,
 which the paper's theory assumes, is added. Many independent chains from 0 are pooled; the
 variances are compared with the exact stationary variances of the same integrators (affine maps
-read off by ``evaluate.probe``, moments by ``evaluate.stationary``) and with values derived for
+read off by ``analysis.probe``, moments by ``analysis.stationary``) and with values derived for
 this project (0.7494 analytic iid, 0.7571 Lie-Trotter iid, 0.2933 Lie-Trotter full: an
 independent discrete-Lyapunov computation; the paper prints no number, only histograms).
 
@@ -35,8 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, save_figure, scale_of, update_reproduction
-from .paulin2025_fig1 import build_target, exact_recorded_moments, pooled_moments, preset_scheme, simulate
+from .common import check_options, recipe_dir, save_figure, scale_of, update_reproduction
 
 # ============================================================================================
 # franzese2021-fig3: App. E toy
@@ -87,13 +86,14 @@ def toy_cell(pot, label: str, integrator: str, batching: str, h: float, gamma: f
     exact stationary moments of the same integrator under the same schedule."""
     from scipy import stats
 
+    from ..analysis.recorded import exact_recorded_moments, pooled_moments
     from ..evaluate.metrics import kolmogorov_distance_normal
+    from ..simulate import draws as run_draws
 
     t0 = time.perf_counter()
     cell = ToyCell(label, integrator, batching, h, gamma)
-    rec, diverged = simulate(
-        pot, integrator, {}, batching, 1, h, gamma, chains, burn_in, thin, draws, seed=seed
-    )
+    rec, diverged = run_draws(pot, integrator, {}, chains=chains, h=h, gamma=gamma, burn_in=burn_in, thin=thin,
+                              records=draws, batching=batching, batch_size=1, seed=seed)  # fmt: skip
     if diverged.any():
         raise RuntimeError(f"{integrator}/{batching}: {int(diverged.sum())} chains diverged at h={h}")
     steps = burn_in + thin * np.arange(1, draws + 1)
@@ -249,7 +249,7 @@ TOY_CSV = ("integrator", "batching", "label", "eta", "C", "draws", "mean", "mean
 )
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT."""
-    import torch
+    from ..simulate import build_target
 
     check_options(options, FIG3_OPTIONS)
     scale = scale_of(options)
@@ -257,11 +257,9 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     s["chains"] = _int_option(options, "chains", s["chains"], 2)
     s["draws"] = _int_option(options, "draws", s["draws"], 2)
     seed = _int_option(options, "seed", 0, 0)
-    torch.set_num_threads(1)
-    out = Path(out_dir) / FIG3
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    cfg, _, pot = build_target(["dataset=franzese_toy"])
+    out, t0 = recipe_dir(out_dir, FIG3), time.perf_counter()
+    target = build_target(["dataset=franzese_toy"], threads=1)
+    cfg, pot = target.cfg, target.potential
     s["h"], s["gamma"] = float(cfg.step_size), float(cfg.friction)
     cells = []
     for label, name in TOY_INTEGRATORS:
@@ -354,7 +352,7 @@ def full_batch_stationary_akd(pot, integrator: str, eta: float, gamma: float) ->
     equation, ``scipy.linalg.solve_discrete_lyapunov``), Gaussian because the batch is fixed."""
     from scipy.linalg import solve_discrete_lyapunov
 
-    from ..evaluate.probe import probe_step
+    from ..analysis.probe import probe_step
     from ..integrators import get_integrator
 
     pr = probe_step(lambda: get_integrator(integrator), pot, [None], scale=1.0, eps=0.0, h=eta, gamma=gamma)
@@ -375,13 +373,15 @@ def trig_cell(pot, label: str, integrator: str, batch, eta: float, gamma: float,
     """AKD of chains x draws pooled predictive samples of one scheme/batch/eta to ``reference``
     (and, with the full batch and ``exact``, the AKD of the scheme's exact stationary law)."""
     from ..evaluate.metrics import average_kolmogorov_distance
+    from ..simulate import draws as run_draws
 
     t0 = time.perf_counter()
     cell = TrigCell(label, integrator, batch, eta)
     batching, n = ("full", pot.n_data) if batch == "full" else ("reshuffle", int(batch))
     burn, thin = math.ceil(BURN_TIME / eta), math.ceil(THIN_TIME / eta)
-    rec, diverged = simulate(pot, integrator, {}, batching, n, eta, gamma, chains, burn, thin, draws, seed=seed,
-                             observe=lambda x: pot.predict(x)[..., 0])  # fmt: skip
+    rec, diverged = run_draws(pot, integrator, {}, chains=chains, h=eta, gamma=gamma, burn_in=burn, thin=thin,
+                              records=draws, observe=lambda x: pot.predict(x)[..., 0], batching=batching,
+                              batch_size=n, seed=seed)  # fmt: skip
     cell.steps = burn + thin * draws
     # non-finite, or blown up far beyond the O(1) predictive values (unstable step size)
     cell.diverged = bool(diverged.any()) or not np.nanmax(np.abs(rec)) < 1e3
@@ -554,16 +554,13 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
 )
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT, etas=0.04,0.02, schemes=leapfrog,mt3."""
-    import torch
-
     from ..evaluate.metrics import self_distance_band
+    from ..simulate import build_target, preset_scheme
 
     s = _parse_fig1(options)
-    torch.set_num_threads(1)
-    out = Path(out_dir) / FIG1
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    cfg, _, pot = build_target(["dataset=trig_features"])
+    out, t0 = recipe_dir(out_dir, FIG1), time.perf_counter()
+    target = build_target(["dataset=trig_features"], threads=1)
+    cfg, pot = target.cfg, target.potential
     s["gamma"] = float(cfg.friction)
     n = s["chains"] * s["draws"]
     reference = exact_predictive_draws(pot, 2000, s["seed"] + 1)

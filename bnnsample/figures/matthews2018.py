@@ -12,20 +12,20 @@ DECISIONs, stated in each recipe's REPRODUCTION.md section:
     Cov of the minibatch force, N(N-n)/n times the covariance (ddof 1) of all N per-datum
     gradients (``ExactCovariance``), while the force itself still uses n points.
 
-``simulate`` is shared with the chen2015 recipes.
+Runs go through the simulation kernel ``bnnsample.simulate``.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from . import common, register
-from .common import check_options, compose, scale_of, update_reproduction
+from .common import check_options, fit_slope, save_figure, scale_of, update_reproduction
+from .common import fmt as _fmt
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.
 
@@ -36,78 +36,17 @@ FIG1_TARGETS = {"gaussian": ("noisy_gaussian", 1.0), "double_well": ("double_wel
 NOISE_AWARE = ("nogin", "msgld", "ccadl")
 
 
-# -- shared machinery ---------------------------------------------------------------------------
-def build_target(overrides, seed: int = 0):
-    """(cfg, potential) of ``dataset=...`` overrides, float64 on the CPU, as ``bnnsample run``
-    composes and builds them."""
-    import torch
-
-    from ..data import load_data
-    from ..models import build_potential
-
-    torch.set_num_threads(1)  # the recipes' runs are many small ops: one thread is fastest on a shared CPU
-    cfg = compose(list(overrides))
-    data = load_data(cfg)
-    pot = build_potential(cfg.model, data, torch.device("cpu"), torch.float64, seed=seed)
-    return cfg, pot
-
-
 def step_size_for(scheme: str, h: float) -> float:
     """The step passed to the integrator for the paper's h: mSGLD takes eps = h^2/2 (the
     authors' mapping in their code, c-matthews/nogin); every other scheme takes h."""
     return h * h / 2 if scheme == "msgld" else h
 
 
-def simulate(pot, scheme: str, *, h: float, gamma: float, x0, steps: int, params: dict | None = None,
-             batching: str = "full", batch_size: int = 1, seed: int = 0,
-             record: Callable | None = None, every: int = 1, step_sizes: Callable[[int], float] | None = None):  # fmt: skip
-    """Run the project's integrator ``scheme`` for ``steps`` steps on ``pot`` from x0 [C, d],
-    one minibatch per chain per step from ``batching`` (bnnsample.batching.Schedule, per
-    chain), and call ``record(t, state)`` after every ``every`` steps (t = steps done).
-    ``step_sizes(l)`` (l = 1..steps) gives a decreasing step size h_l instead of the fixed h.
-    Returns the final state. Targets with their own noise generator are reseeded with seed."""
-    import torch
+def _target(overrides, seed: int = 0):
+    """The potential of ``dataset=...`` overrides, float64 on the CPU, one torch thread."""
+    from ..simulate import build_target
 
-    from ..batching import Schedule
-    from ..integrators import StepContext, get_integrator
-    from ..potential import Oracle
-    from ..rng import GaussianNoise
-
-    integ = get_integrator(scheme, **(params or {}))
-    C = x0.shape[0]
-    if hasattr(pot, "generator"):
-        pot.generator.manual_seed(10_007 * seed + 3)
-    sched = Schedule(batching, pot.n_data, batch_size, chains=C,
-                     generator=torch.Generator().manual_seed(2 * seed + 1))  # fmt: skip
-    ctx = StepContext(h=h, gamma=gamma, noise=GaussianNoise("cpu", 2 * seed), total_steps=steps)
-    state = integ.init_state(x0, ctx)
-
-    def next_force():
-        return Oracle(pot, sched.next(), sched.scale, sched.eps)
-
-    t = 0
-    while t < steps:
-        n = 1 if step_sizes is not None else min(every - t % every, steps - t)
-        if step_sizes is not None:
-            ctx.h = float(step_sizes(t + 1))
-        ctx.step = t
-        state = integ.advance(state, n, next_force, ctx)
-        t += n
-        if record is not None and t % every == 0:
-            record(t, state)
-    return state
-
-
-def fit_slope(h, bias, se=None, k: float = 2.0):
-    """Least-squares slope of log|bias| on log h over the points whose |bias| exceeds k
-    standard errors (all points without se); (slope, number of points used). NaN if < 2."""
-    h, b = np.asarray(h, float), np.abs(np.asarray(bias, float))
-    ok = np.isfinite(b) & (b > 0)
-    if se is not None:
-        ok &= b > k * np.asarray(se, float)
-    if ok.sum() < 2:
-        return math.nan, int(ok.sum())
-    return float(np.polyfit(np.log(h[ok]), np.log(b[ok]), 1)[0]), int(ok.sum())
+    return build_target(overrides, seed=seed, threads=1).potential
 
 
 write_csv = common.write_csv
@@ -116,10 +55,6 @@ _plt = common.pyplot
 
 def _finite_or_inf(x) -> float:
     return x if math.isfinite(x) else math.inf
-
-
-def _fmt(x, spec=".3g"):
-    return "nan" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, spec)
 
 
 # -- Fig. 1: 1-D toys ---------------------------------------------------------------------------
@@ -138,8 +73,10 @@ def toy_bias(target: str, scheme: str, h: float, chains: int, T: float, seed: in
     bias = variance - exact, se from the spread of the per-chain time averages."""
     import torch
 
+    from ..simulate import simulate
+
     ds, exact = FIG1_TARGETS[target]
-    _, pot = build_target([f"dataset={ds}"], seed=seed)
+    pot = _target([f"dataset={ds}"], seed=seed)
     step = step_size_for(scheme, h)
     steps = math.ceil(T / step)
     burn = steps // 10
@@ -173,8 +110,10 @@ def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, s
     average of x over the run so far). Also the histogram of the second half of all runs."""
     import torch
 
+    from ..simulate import simulate
+
     ds, exact = FIG1_TARGETS[target]
-    _, pot = build_target([f"dataset={ds}"], seed=seed)
+    pot = _target([f"dataset={ds}"], seed=seed)
     checks = sorted({round(v) for v in np.geomspace(10, iters, 25)})
     edges = np.linspace(-3.5, 3.5, 71)
     acc = {"s1": torch.zeros(runs, dtype=torch.float64), "s2": torch.zeros(runs, dtype=torch.float64),
@@ -260,13 +199,7 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
             slopes[target, sc] = fit_slope(hh, bb, ee)
             ax.errorbar(hh, np.abs(bb), yerr=2 * ee, marker="o", color=colours[sc], capsize=2,
                         label=f"{sc} (slope {_fmt(slopes[target, sc][0], '.2f')})")  # fmt: skip
-        ax.set(
-            xscale="log",
-            yscale="log",
-            xlabel="h",
-            ylabel="|Var error| (bars: 2 SE)",
-            title=f"{target}: bias vs h",
-        )
+        ax.set(xscale="log", yscale="log", xlabel="h", ylabel="|Var error| (bars: 2 SE)", title=f"{target}: bias vs h")
         ax.legend(fontsize=7)
         ax = axes[r, 1]
         for sc in FIG1_SCHEMES:
@@ -291,10 +224,7 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
         ax.set(xlabel="x", ylabel="density", title=f"{target}: final distributions, h = 0.25")
         ax.legend(fontsize=7)
     fig.suptitle(f"matthews2018 Fig. 1 (scale={scale}, gamma = {GAMMA})")
-    fig.tight_layout()
-    paths.append(out / "fig1.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
+    paths.append(save_figure(fig, out / "fig1.png"))
 
     md = _fig1_markdown(scale, s, bias_rows, conv_rows, hists, edges, slopes, time.time() - t0)
     paths.append(update_reproduction(Path(out_dir), "matthews2018-fig1", md))
@@ -417,6 +347,8 @@ def reference_moments(pot, natural, *, chains: int, steps: int, burn: int, h: fl
     states)."""
     import torch
 
+    from ..simulate import simulate
+
     acc = {"s1": 0.0, "s2": 0.0}
 
     def record(t, st):
@@ -447,6 +379,8 @@ def passes_error(pot, natural, ref_var, scheme: str, covariance: str, n: int, *,
     pass counts the variance of natural(x) pooled over chains and all steps so far is compared
     with ref_var: error = mean over coordinates of |var / ref_var - 1|. NaN (instability)
     once any chain is non-finite. passes = steps x n / N."""
+
+    from ..simulate import simulate
 
     N = pot.n_data
     steps = math.ceil(max_passes * N / n)
@@ -537,7 +471,7 @@ def _passes_figure(fig_id: str, out_dir: Path, options: dict, settings: dict, ov
     s = settings[scale]
     out = Path(out_dir) / fig_id
     t0 = time.time()
-    _, pot = build_target(overrides)
+    pot = _target(overrides)
     natural = natural_of(pot)
     mean, ref_var, ref_se, draws = reference_moments(pot, natural, chains=s["ref_chains"], steps=s["ref_steps"],
                                                      burn=s["ref_steps"] // 5, h=ref_h, burn_h=h)  # fmt: skip

@@ -16,8 +16,8 @@ draws, which adds their own sampling noise). ``thin`` is odd so that SMS records
 between sweep ends and mid-sweeps (both phases of the notebook's per-epoch records).
 
 Next to each Monte Carlo cell the exact mean and variance of the recorded law come from the
-stationary-moment engine (``evaluate.stationary``) on affine maps read off the same integrator
-(``evaluate.probe``); the Monte Carlo moments must agree with them within a few standard
+stationary-moment engine (``analysis.stationary``) on affine maps read off the same integrator
+(``analysis.probe``); the Monte Carlo moments must agree with them within a few standard
 errors, and a spectral radius >= 1 of the second-moment recursion proves divergence.
 
 W1 has a Monte Carlo floor: the column ``w1_floor`` is W1 of as many i.i.d. exact draws
@@ -30,13 +30,12 @@ import csv
 import math
 import time
 from dataclasses import dataclass, field
-from functools import reduce
 from pathlib import Path
 
 import numpy as np
 
 from . import register
-from .common import check_options, save_figure, scale_of, update_reproduction
+from .common import check_options, recipe_dir, save_figure, scale_of, update_reproduction
 
 FIG_ID = "paulin2025-fig1"
 DATASET = "two_batch_gaussian"
@@ -91,152 +90,6 @@ SCALES = {
 OPTIONS = ("scale", "seed", "chains", "records", "samplers", "baoab_friction")
 
 
-# -- shared machinery (also used by the franzese2021 toy recipes) ------------------------------
-
-
-def build_target(overrides, dtype: str = "float64"):
-    """(cfg, data, potential) of ``bnnsample run`` with these overrides, on the CPU."""
-    import torch
-
-    from ..data import load_data
-    from ..models import build_potential
-    from .common import compose
-
-    cfg = compose(list(overrides))
-    data = load_data(cfg)
-    pot = build_potential(
-        cfg.model, data, torch.device("cpu"), getattr(torch, dtype), seed=int(cfg.seed) * 2 + 7919
-    )
-    return cfg, data, pot
-
-
-def preset_scheme(preset: str) -> tuple[str, dict, str, str]:
-    """(integrator name, integrator parameters, batching, partition) of conf/integrator/<preset>.yaml."""
-    from .common import compose
-
-    cfg = compose([f"integrator={preset}"])
-    params = {k: v for k, v in cfg.integrator.items() if k not in ("name", "description")}
-    return cfg.integrator.name, params, cfg.batching.name, cfg.batching.partition
-
-
-def simulate(pot, integrator: str, params: dict, batching: str, batch_size: int, h: float, gamma: float,
-             chains: int, burn_steps: int, thin_steps: int, records: int, seed: int = 0,
-             observe=None, partition: str = "fixed"):  # fmt: skip
-    """Run ``chains`` independent chains of a registered integrator under a per-chain schedule
-    from x = 0 and return (records [R, C, ...] float64 numpy, diverged [C] bool). A record is
-    ``observe(x)`` (default x[:, 0]) after burn_steps + thin_steps * j steps, j = 1..R. Chains
-    that go non-finite stay non-finite; if all do, the remaining records are NaN."""
-    import torch
-
-    from ..batching import Schedule
-    from ..integrators import get_integrator
-    from ..integrators.base import StepContext
-    from ..potential import Oracle
-    from ..rng import GaussianNoise
-
-    observe = observe or (lambda x: x[:, 0])
-    sched = Schedule(batching, pot.n_data, batch_size, chains=chains, partition=partition,
-                     generator=torch.Generator().manual_seed(2 * seed + 1))  # fmt: skip
-    ctx = StepContext(h=h, gamma=gamma, noise=GaussianNoise("cpu", 2 * seed))
-    integ = get_integrator(integrator, **params)
-    state = integ.init_state(torch.zeros(chains, pot.dim, dtype=torch.float64), ctx)
-
-    def next_force():
-        return Oracle(pot, sched.next(), sched.scale, sched.eps)
-
-    if burn_steps:
-        state = integ.advance(state, burn_steps, next_force, ctx)
-    first = np.asarray(observe(state.x), dtype=np.float64)
-    out = np.full((records, *first.shape), np.nan)
-    for j in range(records):
-        state = integ.advance(state, thin_steps, next_force, ctx)
-        out[j] = np.asarray(observe(state.x), dtype=np.float64)
-        if not torch.isfinite(state.x).any():
-            break
-    diverged = ~np.all(np.isfinite(out.reshape(records, chains, -1)), axis=(0, 2))
-    return out, diverged
-
-
-def batch_offset(pot, integrator: str, params: dict, h: float, gamma: float) -> int:
-    """Minibatches a scheme consumes before its first step beyond one per step (1 for
-    first-same-as-last schemes such as BAOAB, whose g_0 takes the schedule's first batch)."""
-    import torch
-
-    from ..integrators import get_integrator
-    from ..integrators.base import StepContext
-    from ..potential import Oracle
-    from ..rng import GaussianNoise
-
-    calls = []
-
-    def next_force():
-        calls.append(1)
-        return Oracle(pot, None, 1.0, 0.0)
-
-    ctx = StepContext(h=h, gamma=gamma, noise=GaussianNoise("cpu", 0))
-    integ = get_integrator(integrator, **params)
-    state = integ.init_state(torch.zeros(3, pot.dim, dtype=torch.float64), ctx)
-    state = integ.advance(state, 1, next_force, ctx)
-    first = len(calls)
-    integ.advance(state, 1, next_force, ctx)
-    return first - (len(calls) - first)
-
-
-def exact_recorded_moments(pot, integrator: str, params: dict, batching: str, batch_size: int, h: float,
-                           gamma: float, record_steps) -> dict:  # fmt: skip
-    """Exact mean and variance of x[0] pooled over the states after ``record_steps`` sampler
-    steps, in the stationary regime of the scheme under the schedule (fixed partition
-    {0..n-1}, {n..2n-1}, ...; per-batch affine maps read off the integrator by the probe).
-    Also the spectral radius of the cycle's second-moment recursion: >= 1 means the chain
-    diverges and the moments are meaningless."""
-    import torch
-
-    from ..evaluate.probe import probe_step
-    from ..evaluate.stationary import batch_sequences, cycle_moments, recorded_mixture
-    from ..integrators import get_integrator
-    from ..potential import covariance_factor
-
-    N = pot.n_data
-    full = batching == "full"
-    n = N if full else batch_size
-    scale = 1.0 if full else N / n
-    eps = 0.0 if full else covariance_factor(n, N, with_replacement=batching == "iid")
-    partition = [list(range(b * n, (b + 1) * n)) for b in range(N // n)]
-    seqs = batch_sequences(batching, N, n, partition if batching in ("reshuffle", "sms") else None)
-    maps: dict = {}
-
-    def step_map(batch):
-        if batch not in maps:
-            idx = None if full else torch.tensor(batch, dtype=torch.long)
-            maps[batch] = probe_step(lambda: get_integrator(integrator, **params), pot, [idx], scale=scale,
-                                     eps=eps, h=h, gamma=gamma).affine_step()  # fmt: skip
-        return maps[batch]
-
-    cycles = [(p, [step_map(tuple(b)) for b in s]) for p, s in seqs]
-    E2 = sum(p * np.kron(c.A, c.A) for p, c in ((p, reduce(lambda a, b: a.then(b), ms)) for p, ms in cycles))
-    rho = float(np.max(np.abs(np.linalg.eigvals(E2))))
-    offset = batch_offset(pot, integrator, params, h, gamma)
-    mean, cov = recorded_mixture(cycle_moments(cycles), np.asarray(record_steps) + offset)
-    return {
-        "mean": float(mean[0]),
-        "var": float(cov[0, 0]),
-        "rho": rho,
-        "stable": rho < 1.0,
-        "cycle": len(seqs[0][1]),
-    }
-
-
-def pooled_moments(records) -> dict:
-    """Pooled mean and variance of records [R, C] of independent chains with their Monte Carlo
-    standard errors (``chain_mean_se``, ``chain_var_se``)."""
-    from ..evaluate.metrics import chain_mean_se, chain_var_se
-
-    per_chain = np.asarray(records).T  # [C, R]
-    m, m_se = chain_mean_se(per_chain)
-    v, v_se = chain_var_se(per_chain)
-    return {"mean": m, "mean_se": m_se, "var": v, "var_se": v_se}
-
-
 # -- this figure ---------------------------------------------------------------------------------
 
 
@@ -280,9 +133,10 @@ def noise_floor(pot, k: int, chains: int, records: int, thin_epochs: int, seed: 
     exact full-batch flow ``exact_ou``, whose law is the posterior for every h: the Monte Carlo
     floor of W1 with correlated records (larger than that of i.i.d. draws)."""
     from ..evaluate.metrics import wasserstein1_normal
+    from ..simulate import draws
 
-    rec, _ = simulate(pot, "exact_ou", {}, "full", 2, STEPS[k], GAMMA, chains, 100 * 2**k, 2 * thin_epochs, records,
-                      seed=seed + 555)  # fmt: skip
+    rec, _ = draws(pot, "exact_ou", {}, chains=chains, h=STEPS[k], gamma=GAMMA, burn_in=100 * 2**k,
+                   thin=2 * thin_epochs, records=records, batching="full", batch_size=2, seed=seed + 555)  # fmt: skip
     mean, cov = (t.numpy() for t in pot.exact_posterior())
     return wasserstein1_normal(rec.reshape(-1), float(mean[0]), math.sqrt(float(cov[0, 0])))
 
@@ -302,7 +156,9 @@ def run_cell(
     """One (sampler, h = STEPS[k]) cell: the Monte Carlo W1 and moments, and the exact moments.
     A cell whose exact second-moment recursion is unstable (spectral radius >= 1) or whose
     chains went non-finite is diverged: no W1."""
+    from ..analysis.recorded import exact_recorded_moments, pooled_moments
     from ..evaluate.metrics import wasserstein1_normal
+    from ..simulate import draws, preset_scheme
 
     t0 = time.perf_counter()
     h = STEPS[k]
@@ -310,8 +166,9 @@ def run_cell(
     burn_epochs = 50 * 2**k
     steps_per_epoch = 2  # N / n
     cell = Cell(label, preset, h, gamma, chains, records, thin_epochs, burn_epochs)
-    rec, diverged = simulate(pot, name, params, batching, 1, h, gamma, chains, burn_epochs * steps_per_epoch,
-                             thin_epochs * steps_per_epoch, records, seed=seed, partition=partition)  # fmt: skip
+    rec, diverged = draws(pot, name, params, chains=chains, h=h, gamma=gamma, burn_in=burn_epochs * steps_per_epoch,
+                          thin=thin_epochs * steps_per_epoch, records=records, batching=batching, batch_size=1,
+                          partition=partition, seed=seed)  # fmt: skip
     mean, cov = (t.numpy() for t in pot.exact_posterior())
     mu, sd = float(mean[0]), math.sqrt(float(cov[0, 0]))
     cell.diverged_frac = float(diverged.mean())
@@ -480,7 +337,7 @@ def _settings_text(s: dict) -> str:
         "notebook output (bias_test_wass.ipynb; the paper's figure shows no numbers); the notebook ran 20,000 chains for "
         "2000·2^k epochs recording every epoch (4·10^7 values per cell) and took W1 against as many fresh normal "
         "draws. Exact moments: stationary law of the recorded states from affine maps probed off the same "
-        "integrators (`evaluate.probe`, `evaluate.stationary`)."
+        "integrators (`analysis.probe`, `analysis.stationary`)."
     )
 
 
@@ -605,14 +462,11 @@ PAULIN_POSTERIOR = (-15 / 17, 1 / 4.25)
 )
 def make(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, records=INT, samplers=sms_ubu,sg_em,..."""
-    import torch
+    from ..simulate import build_target
 
     s = _parse(options)
-    torch.set_num_threads(1)
-    out = Path(out_dir) / FIG_ID
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    _, _, pot = build_target([f"dataset={DATASET}"])
+    out, t0 = recipe_dir(out_dir, FIG_ID), time.perf_counter()
+    pot = build_target([f"dataset={DATASET}"], threads=1).potential
     cells: dict[str, list[Cell]] = {}
     floors = [
         noise_floor(pot, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k) for k in range(4)

@@ -17,7 +17,7 @@ the stability limit on Fashion-MNIST (N = 60,000). The largest Hessian eigenvalu
 N, so on a stand-in with fewer data the grid is scaled by the power of two nearest to
 sqrt(60000 / N) (4 for N = 4,000), keeping h * omega_max comparable (this choice is ours).
 
-Bias (App. D.1, evaluate/multilevel.py): level k runs a coupled (h_k, h_k/2) pair; the
+Bias (App. D.1, analysis/multilevel.py): level k runs a coupled (h_k, h_k/2) pair; the
 telescoped bias(h_k) = sum_{j>=k} (fbar_i(h_j) - fbar_i(h_j/2)) of each test point's
 true-class probability, summarised as mean_i |bias_i(h_k)|. The paper runs every level for
 the same simulated time (400 (1e-3/h) epochs of 300 steps = 120 time units), discarding the
@@ -114,7 +114,7 @@ def step_grid(n_data: int, levels: int) -> tuple[float, list[float]]:
 def run_sampler(name, pot, x_star, hs, settings, seed, on_level=None):
     """Telescoped bias of one sampler over the step grid (coupled levels)."""
 
-    from ..evaluate.multilevel import multilevel_bias
+    from ..analysis.multilevel import multilevel_bias
 
     integ, batching = SAMPLERS[name]
     T, C = settings["time"], settings["chains"]

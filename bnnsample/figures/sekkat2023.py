@@ -51,65 +51,42 @@ class Run:
     steps: int = 0
 
 
-def load_target(overrides):
-    """(cfg, potential) of a dataset config composed as ``bnnsample run`` would (float64, CPU)."""
-    import torch
+def _target(overrides):
+    """The potential of a dataset config composed as ``bnnsample run`` would (float64, CPU, model seed 0)."""
+    from ..simulate import build_target
 
-    from ..data import load_data
-    from ..models import build_potential
-    from .common import compose
-
-    cfg = compose(list(overrides))
-    return cfg, build_potential(cfg.model, load_data(cfg), "cpu", torch.float64, seed=0)
+    return build_target(overrides, seed=0).potential
 
 
 def simulate(pot, scheme: str, params: dict, batching: str, n: int, h: float, x0, v0=None, *, burn: int,
              draws: int, thin: int, seed: int, gamma: float = GAMMA, predict: bool = False) -> Run:  # fmt: skip
     """Run ``scheme`` (a registered integrator with ``params``) on ``pot`` from x0 [C, d] (and
     v0, else the integrator's own initial velocity), one minibatch per chain and step from the
-    schedule ``batching`` (iid | iid_wor | full) of size n, step h: ``burn`` steps, then
-    ``draws`` records every ``thin`` steps."""
+    schedule ``batching`` (iid | iid_wor | full) of size n, step h: ``burn`` steps (in blocks of
+    at most 1000), then ``draws`` records every ``thin`` steps. The random streams are seeded
+    with ``seed`` (minibatches) and ``seed + 7`` (noise), as for the committed numbers."""
     import torch
 
-    from ..batching import Schedule
     from ..integrators import get_integrator
-    from ..integrators.base import StepContext
-    from ..potential import Oracle
-    from ..rng import GaussianNoise
+    from ..simulate import Seeds
+    from ..simulate import simulate as run
 
     torch.set_num_threads(1)
-    x0 = torch.as_tensor(x0, dtype=torch.float64)
-    C = x0.shape[0]
-    sched = Schedule(batching, pot.n_data, n, chains=C, generator=torch.Generator().manual_seed(seed))
     integ = get_integrator(scheme, **params)
-    total = burn + draws * thin
-    integ.check_run(burn, total)
-    ctx = StepContext(h=h, gamma=gamma, noise=GaussianNoise("cpu", seed + 7), burn_in=burn, total_steps=total)
-    state = integ.init_state(x0, ctx)
-    if v0 is not None:
-        state.v = torch.as_tensor(v0, dtype=torch.float64).clone()
-
-    def next_force():
-        return Oracle(pot, sched.next(), sched.scale, sched.eps)
-
-    t0 = time.perf_counter()
-    done = 0
-    while done < burn:  # blocks of at most 1000 steps: ctx.step stays the global count
-        k = min(1000, burn - done)
-        ctx.step = done
-        state = integ.advance(state, k, next_force, ctx)
-        done += k
     xs, fr, pr = [], [], []
-    for _ in range(draws):
-        ctx.step = done
-        state = integ.advance(state, thin, next_force, ctx)
-        done += thin
+
+    def record(t, state):
         xs.append(state.x.numpy().copy())
         diag = integ.diagnostics(state)
         if "friction" in diag:
             fr.append(diag["friction"].numpy().copy())
         if predict:
             pr.append(pot.predict(state.x)[:, 0, 1].numpy().copy())
+
+    t0 = time.perf_counter()
+    total = burn + draws * thin
+    state = run(pot, integ, x0=x0, v0=v0, h=h, gamma=gamma, steps=total, burn_in=burn, thin=thin, record=record,
+                burn_block=1000, batching=batching, batch_size=n, seeds=Seeds(noise=seed + 7, batches=seed))
     return Run(
         x=np.stack(xs, 1),
         friction=np.stack(fr, 1) if fr else None,
@@ -141,7 +118,7 @@ class GaussianModel:
 
 
 def gaussian_model(pot) -> GaussianModel:
-    from ..evaluate.quadrature import gradient_covariance
+    from ..analysis.quadrature import gradient_covariance
 
     mean, cov = pot.exact_posterior()
     sig = gradient_covariance(pot, np.zeros((1, 1)))[0, 0, 0]
@@ -215,7 +192,7 @@ def fig3_rows(
     settings: dict, schemes=("sgld", "langevin"), samplings=("wor", "iid"), seed: int = 0
 ) -> list[dict]:
     """One row per (scheme, sampling, h, n): measured and exact relative variance errors."""
-    _, pot = load_target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
+    pot = _target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
     gm = gaussian_model(pot)
     rows = []
     for si, scheme in enumerate(schemes):
@@ -258,7 +235,7 @@ def adl_relaxation_time(a_mean: float, eta: float) -> float:
 
 
 def fig5_rows(settings: dict, seed: int = 0) -> list[dict]:
-    _, pot = load_target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
+    pot = _target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
     gm = gaussian_model(pot)
     rows = []
     for hi, h in enumerate(settings["h"]):
@@ -302,9 +279,9 @@ class MixtureReference:
 def mixture_reference(cells: int = 300, with_sigma: bool = False, seed: int = 0) -> MixtureReference:
     """The exact posterior of sekkat2023 §2.5.2 (data seed ``seed``) on a grid over
     [-0.5, 2]^2, its theta_1 marginal and, optionally, Sigma_x on the cells carrying mass."""
-    from ..evaluate import quadrature as q
+    from ..analysis import quadrature as q
 
-    _, pot = load_target(["dataset=mixture_means", f"dataset.seed={seed}"])
+    pot = _target(["dataset=mixture_means", f"dataset.seed={seed}"])
     grid = q.posterior_grid(pot, cells=cells)
     ref = MixtureReference(pot, grid, q.marginal_density_at(grid))
     if with_sigma:
@@ -320,7 +297,7 @@ def projection_errors(ref: MixtureReference) -> dict[str, float]:
     frictions on the K + 1 = 4, 16, 36 functions of the [0, 1.4]^2 partition (Fig. 15)."""
     import torch
 
-    from ..evaluate.quadrature import projection_error
+    from ..analysis.quadrature import projection_error
     from ..integrators.thermostats import PartitionBasis
 
     out = {k: projection_error(ref.sigma, ref.weights, k) for k in ("scalar", "diagonal", "full")}
@@ -464,7 +441,7 @@ def _hist_l1(a: np.ndarray, b: np.ndarray, bins: int) -> float:
 def fig13_rows(settings: dict, seed: int = 0) -> list[dict]:
     import torch
 
-    _, pot = load_target(["dataset=two_class_2d"])
+    pot = _target(["dataset=two_class_2d"])
     C = settings["chains"]
     x0 = torch.zeros(C, pot.dim, dtype=torch.float64)
     kinds = {
@@ -536,6 +513,19 @@ def _section(
             f"Settings: {settings}\n\n{table}\n\n{notes}\n")  # fmt: skip
 
 
+def _start(options: dict, table: dict) -> tuple[str, dict, float]:
+    """(scale, its settings in ``table``, start time) of a recipe's options."""
+    scale = _options(options)
+    return scale, table[scale], time.perf_counter()
+
+
+def _output(out_dir: Path, fig_id: str, rows: list[dict], name: str) -> tuple[Path, Path]:
+    """(the recipe's folder under out_dir, the CSV ``name`` of rows written there)."""
+    d = Path(out_dir) / fig_id
+    d.mkdir(parents=True, exist_ok=True)
+    return d, write_csv(rows, d / name)
+
+
 def _options(options: dict) -> str:
     check_options(options, ("scale",))
     scale = scale_of(options)
@@ -552,14 +542,10 @@ def _loglog_safe(v):
     "sekkat2023-fig3", "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)"
 )
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG3[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG3)
     rows = fig3_rows(st)
     _exact_curves()
-    d = Path(out_dir) / "sekkat2023-fig3"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig3.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig3", rows, "fig3.csv")
     png = plot_fig3(rows, st, d / "fig3.png")
     files = [csv_path, png]
     wall = time.perf_counter() - t0
@@ -589,25 +575,16 @@ def plot_fig3(rows: list[dict], st: dict, png: Path) -> Path:
             sel = [r for r in rows if r["scheme"] == scheme and r["sampling"] == smp]
             ax.scatter([r["eps_h"] for r in sel], [r["rel_var_error"] for r in sel], marker=mk, s=14, color=col,
                        label=f"{scheme} {'with' if smp == 'iid' else 'without'} repl.")  # fmt: skip
-    ax.set(
-        xscale="log",
-        yscale="log",
-        xlabel="eps(n) h",
-        ylabel="relative variance error",
-        title="collapse vs eps h",
-    )
+    ax.set(xscale="log", yscale="log", xlabel="eps(n) h", ylabel="relative variance error", title="collapse vs eps h")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return png
+    return save_figure(fig, png)
 
 
 _EXACT_CACHE: dict = {}
 
 
 def _exact_curves():
-    _, pot = load_target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
+    pot = _target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
     gm = gaussian_model(pot)
     _EXACT_CACHE["sgld"] = lambda e, h: abs(exact_relative_error("sgld", gm, e, h))
     _EXACT_CACHE["langevin"] = lambda e, h: abs(exact_relative_error("langevin", gm, e, h))
@@ -692,13 +669,9 @@ def _fig3_markdown(rows, st, scale, files, wall) -> str:
     "sekkat2023 Fig. 5: AdL relative variance error vs eps(n) (Gaussian, without replacement)",
 )
 def make_fig5(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG5[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG5)
     rows = fig5_rows(st)
-    d = Path(out_dir) / "sekkat2023-fig5"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig5.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig5", rows, "fig5.csv")
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
     for i, h in enumerate(st["h"]):
@@ -717,10 +690,7 @@ def make_fig5(out_dir: Path, options: dict) -> list[Path]:
                 title="Lemma 9: E[xi]")  # fmt: skip
     for ax in axes:
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    png = d / "fig5.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
+    png = save_figure(fig, d / "fig5.png")
     files = [csv_path, png]
     update_reproduction(Path(out_dir), "sekkat2023-fig5", _fig5_markdown(rows, st, scale, files,
                                                                          time.perf_counter() - t0))  # fmt: skip
@@ -818,14 +788,10 @@ def _mixture_settings(st, ref) -> str:
     "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)",
 )
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG4[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG4)
     ref = mixture_reference(st["cells"])
     rows = fig4_rows(st, ref)
-    d = Path(out_dir) / "sekkat2023-fig4"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig4.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig4", rows, "fig4.csv")
     groups = []
     for sch in ("sgld", "langevin"):
         for smp in ("wor", "iid"):
@@ -911,15 +877,11 @@ def _fig4_markdown(rows, st, ref, scale, files, wall) -> str:
     "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)",
 )
 def make_fig7(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG7[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG7)
     ref = mixture_reference(st["cells"], with_sigma=True)
     proj = projection_errors(ref)
     rows = fig7_rows(st, ref)
-    d = Path(out_dir) / "sekkat2023-fig7"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig7.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig7", rows, "fig7.csv")
     proj_path = write_csv(
         [{"class": k, "projection_error": v} for k, v in proj.items()], d / "projection_errors.csv"
     )
@@ -981,17 +943,13 @@ def _fig7_markdown(rows, proj, st, ref, scale, files, wall) -> str:
 
 @register("sekkat2023-fig14", "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)")
 def make_fig14(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG14[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG14)
     ref = mixture_reference(st["cells"], with_sigma=True)
     proj = projection_errors(ref)
     rows = fig14_rows(st, ref)
     for r in rows:
         r["projection_error"] = proj[f"K={r['K']}"]
-    d = Path(out_dir) / "sekkat2023-fig14"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig14.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig14", rows, "fig14.csv")
     groups = [
         (f"n={n} h={h:g}", [r for r in rows if r["n"] == n and r["h"] == h]) for h in st["h"] for n in st["n"]
     ]
@@ -1002,10 +960,7 @@ def make_fig14(out_dir: Path, options: dict) -> list[Path]:
     Ks = sorted(EADL_BASES)
     ax.plot(Ks, [proj[f"K={k}"] for k in Ks], "o-")
     ax.set(yscale="log", xlabel="K", ylabel="||Sigma_x - S_K||_L2(pi)", title="Fig. 15: projection error")
-    fig.tight_layout()
-    png15 = d / "fig15_projection.png"
-    fig.savefig(png15, dpi=110)
-    plt.close(fig)
+    png15 = save_figure(fig, d / "fig15_projection.png")
     files = [csv_path, png, png15]
     update_reproduction(Path(out_dir), "sekkat2023-fig14", _fig14_markdown(rows, proj, st, ref, scale, files,
                                                                            time.perf_counter() - t0))  # fmt: skip
@@ -1062,13 +1017,9 @@ def _fig14_markdown(rows, proj, st, ref, scale, files, wall) -> str:
     "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL",
 )
 def make_fig13(out_dir: Path, options: dict) -> list[Path]:
-    scale = _options(options)
-    st = FIG13[scale]
-    t0 = time.perf_counter()
+    scale, st, t0 = _start(options, FIG13)
     rows = fig13_rows(st)
-    d = Path(out_dir) / "sekkat2023-fig13"
-    d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig13.csv")
+    d, csv_path = _output(out_dir, "sekkat2023-fig13", rows, "fig13.csv")
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.8))
     for i, h in enumerate(st["h"]):
@@ -1081,10 +1032,7 @@ def make_fig13(out_dir: Path, options: dict) -> list[Path]:
     ax.set(xscale="log", xlabel="batch size n", ylabel=f"L1 error, histogram of N_theta(x*) ({st['bins']} bins)",
            title="BNN, AdL diagonal vs 3-group scalar friction, eta = 200")  # fmt: skip
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    png = d / "fig13.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
+    png = save_figure(fig, d / "fig13.png")
     files = [csv_path, png]
     update_reproduction(Path(out_dir), "sekkat2023-fig13", _fig13_markdown(rows, st, scale, files,
                                                                            time.perf_counter() - t0))  # fmt: skip

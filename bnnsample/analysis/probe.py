@@ -32,6 +32,7 @@ import torch
 
 from ..integrators.base import Integrator, State, StepContext
 from ..potential import Oracle, Potential
+from ..simulate import advance
 from .stationary import AffineStep
 
 
@@ -167,9 +168,9 @@ def discover_layout(
         try:
             state = integrator.init_state(torch.zeros(C, potential.dim, dtype=dtype), ctx)
             nf, _ = _supplier(potential, [batch], scale, eps, strict=False)
-            state = integrator.advance(state, 1, nf, ctx)
+            state = advance(integrator, state, 1, nf, ctx)
             nf, calls = _supplier(potential, [batch], scale, eps, strict=False)
-            state = integrator.advance(state, 1, nf, ctx)
+            state = advance(integrator, state, 1, nf, ctx)
         except _AmbiguousChainAxis:
             continue
         break
@@ -238,8 +239,8 @@ def probe_step(
         counter = CountingNoise(C0)
         nf, calls = _supplier(potential, batches, scale, eps, strict=True)
         try:
-            integrator_factory().advance(layout.to_state(torch.zeros(C0, m, dtype=dtype)), 1, nf,
-                                         _ctx(h, gamma, counter, **times))  # fmt: skip
+            advance(integrator_factory(), layout.to_state(torch.zeros(C0, m, dtype=dtype)), 1, nf,
+                    _ctx(h, gamma, counter, **times))  # fmt: skip
         except _AmbiguousChainAxis:
             continue
         break
@@ -264,7 +265,7 @@ def probe_step(
         noise = BasisNoise(table)
         nf, calls = _supplier(potential, batches, scale, eps, strict=True)
         try:
-            out = integrator_factory().advance(layout.to_state(z), 1, nf, _ctx(h, gamma, noise, **times))
+            out = advance(integrator_factory(), layout.to_state(z), 1, nf, _ctx(h, gamma, noise, **times))
         except _AmbiguousChainAxis:
             continue
         break

@@ -62,6 +62,7 @@ from ..integrators.base import Integrator, State, StepContext, get_integrator
 from ..integrators.ou import ou_constants
 from ..potential import Oracle, Potential
 from ..rng import GaussianNoise
+from ..simulate import advance
 
 Combine = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 COUPLED_SCHEMES = ("ubu", "baoab", "em")
@@ -311,11 +312,11 @@ def run_level(
         for k in range(steps):
             b1, b2, bc = batches.next()
             fine_ctx.step = 2 * k
-            fine = fine_int.advance(fine, 1, supplier(b1), fine_ctx)
+            fine = advance(fine_int, fine, 1, supplier(b1), fine_ctx)
             fine_ctx.step = 2 * k + 1
-            fine = fine_int.advance(fine, 1, supplier(b2), fine_ctx)
+            fine = advance(fine_int, fine, 1, supplier(b2), fine_ctx)
             coarse_ctx.step = k
-            coarse = coarse_int.advance(coarse, 1, supplier(bc), coarse_ctx)
+            coarse = advance(coarse_int, coarse, 1, supplier(bc), coarse_ctx)
             if k < burn_in or (k - burn_in) % record_every:
                 continue
             fc, ff = test_fn(coarse.x), test_fn(fine.x)

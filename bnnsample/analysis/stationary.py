@@ -197,3 +197,20 @@ def recorded_mixture(phase_moments, phases) -> tuple[np.ndarray, np.ndarray]:
     mean = sum(wi * m for wi, (m, _) in zip(w, phase_moments))
     second = sum(wi * (c + np.outer(m, m)) for wi, (m, c) in zip(w, phase_moments))
     return mean, second - np.outer(mean, mean)
+
+
+def active_coordinates(seqs) -> list[int]:
+    """Coordinates of z that some map changes or reads: a coordinate j with A e_j = e_j,
+    e_j^T A = e_j^T, c_j = 0 and Q_jj = 0 in every map is carried along untouched (SGLD's v)
+    and would make the moment equations singular."""
+    maps = [a for _, steps in seqs for a in steps]
+    m = maps[0].A.shape[0]
+    out = []
+    for j in range(m):
+        e = np.zeros(m)
+        e[j] = 1.0
+        idle = all(np.array_equal(a.A[j], e) and np.array_equal(a.A[:, j], e) and a.c[j] == 0 and a.Q[j, j] == 0
+                   for a in maps)  # fmt: skip
+        if not idle:
+            out.append(j)
+    return out

@@ -1,0 +1,87 @@
+"""Exact moments of the draws a sampler records, next to their Monte Carlo estimates.
+
+The recorded law of an affine scheme under a batch schedule: per-batch affine maps read off
+the integrator (``probe``), the stationary moments of the schedule's cycle (``stationary``),
+mixed over the recorded phases of the cycle (``recorded_mixture``).
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+
+import numpy as np
+import torch
+
+from ..evaluate.metrics import chain_mean_se, chain_var_se
+from ..integrators import get_integrator
+from ..integrators.base import StepContext
+from ..potential import Oracle, covariance_factor
+from ..rng import GaussianNoise
+from ..simulate import advance
+from .probe import probe_step
+from .stationary import batch_sequences, cycle_moments, recorded_mixture
+
+
+def batch_offset(pot, integrator: str, params: dict, h: float, gamma: float) -> int:
+    """Minibatches a scheme consumes before its first step beyond one per step (1 for
+    first-same-as-last schemes such as BAOAB, whose g_0 takes the schedule's first batch)."""
+
+    calls = []
+
+    def next_force():
+        calls.append(1)
+        return Oracle(pot, None, 1.0, 0.0)
+
+    ctx = StepContext(h=h, gamma=gamma, noise=GaussianNoise("cpu", 0))
+    integ = get_integrator(integrator, **params)
+    state = integ.init_state(torch.zeros(3, pot.dim, dtype=torch.float64), ctx)
+    state = advance(integ, state, 1, next_force, ctx)
+    first = len(calls)
+    advance(integ, state, 1, next_force, ctx)
+    return first - (len(calls) - first)
+
+
+def exact_recorded_moments(pot, integrator: str, params: dict, batching: str, batch_size: int, h: float,
+                           gamma: float, record_steps) -> dict:  # fmt: skip
+    """Exact mean and variance of x[0] pooled over the states after ``record_steps`` sampler
+    steps, in the stationary regime of the scheme under the schedule (fixed partition
+    {0..n-1}, {n..2n-1}, ...; per-batch affine maps read off the integrator by the probe).
+    Also the spectral radius of the cycle's second-moment recursion: >= 1 means the chain
+    diverges and the moments are meaningless."""
+    N = pot.n_data
+    full = batching == "full"
+    n = N if full else batch_size
+    scale = 1.0 if full else N / n
+    eps = 0.0 if full else covariance_factor(n, N, with_replacement=batching == "iid")
+    partition = [list(range(b * n, (b + 1) * n)) for b in range(N // n)]
+    seqs = batch_sequences(batching, N, n, partition if batching in ("reshuffle", "sms") else None)
+    maps: dict = {}
+
+    def step_map(batch):
+        if batch not in maps:
+            idx = None if full else torch.tensor(batch, dtype=torch.long)
+            maps[batch] = probe_step(lambda: get_integrator(integrator, **params), pot, [idx], scale=scale,
+                                     eps=eps, h=h, gamma=gamma).affine_step()  # fmt: skip
+        return maps[batch]
+
+    cycles = [(p, [step_map(tuple(b)) for b in s]) for p, s in seqs]
+    E2 = sum(p * np.kron(c.A, c.A) for p, c in ((p, reduce(lambda a, b: a.then(b), ms)) for p, ms in cycles))
+    rho = float(np.max(np.abs(np.linalg.eigvals(E2))))
+    offset = batch_offset(pot, integrator, params, h, gamma)
+    mean, cov = recorded_mixture(cycle_moments(cycles), np.asarray(record_steps) + offset)
+    return {
+        "mean": float(mean[0]),
+        "var": float(cov[0, 0]),
+        "rho": rho,
+        "stable": rho < 1.0,
+        "cycle": len(seqs[0][1]),
+    }
+
+
+def pooled_moments(records) -> dict:
+    """Pooled mean and variance of records [R, C] of independent chains with their Monte Carlo
+    standard errors (``chain_mean_se``, ``chain_var_se``)."""
+    per_chain = np.asarray(records).T  # [C, R]
+    m, m_se = chain_mean_se(per_chain)
+    v, v_se = chain_var_se(per_chain)
+    return {"mean": m, "mean_se": m_se, "var": v, "var_se": v_se}
