@@ -183,7 +183,7 @@ class ElasticBox:
         self.counts = torch.zeros(center.shape[0], dtype=torch.long, device=center.device)
 
     @classmethod
-    def for_localization(cls, center: torch.Tensor, lam: float, width: float = 6.0) -> "ElasticBox":
+    def for_localization(cls, center: torch.Tensor, lam: float, width: float = 6.0) -> ElasticBox:
         """The authors' choice delta = width / sqrt(lam) (width 6)."""
         return cls(center, width / math.sqrt(lam))
 

@@ -19,10 +19,10 @@ from .errors import UserError
 from .integrators import StepContext, get_integrator
 from .models import build_potential
 from .potential import ControlVariate, ElasticBox, Localized, Oracle
-from .rng import GaussianNoise
-from .sampler import LoopSettings, Sampler
 from .resources import check_resources, free_memory
+from .rng import GaussianNoise
 from .rundir import check_writable_target, damaged_error, move_aside, owned, write_file
+from .sampler import LoopSettings, Sampler
 from .store import FILENAME, SampleStore, StoreDamaged, open_checked
 
 log = logging.getLogger("bnnsample")

@@ -302,7 +302,7 @@ def _configurational(theta: np.ndarray, pot, loc, points: int, notes: list) -> l
         ratio = g2.mean(axis=1) / lap.mean(axis=1)
         rows.append(metric_row(group="diagnostics", metric="configurational_temperature",
                                value=float(g2.mean() / lap.mean()), se=_chain_se(ratio)))  # fmt: skip
-    if C * P < theta.shape[0] * theta.shape[1]:
+    if theta.shape[0] * theta.shape[1] > C * P:
         notes.append(f"configurational temperature from {C * P} of {theta.shape[0] * theta.shape[1]} draws")
     if loc is not None:
         notes.append(f"configurational temperature of the localized target (lambda = {loc[1]:g})")

@@ -91,7 +91,10 @@ def draws_of(store: SampleStore, keep: np.ndarray | None = None) -> RunDraws:
     pred = store.predictive()
     big = store.theta_dim is not None and len(keep) * store.n_draws * store.theta_dim > MAX_THETA_NUMBERS
     theta = None if big else store.theta()
-    pool = lambda a: a[keep].reshape(-1, *a.shape[2:])
+
+    def pool(a):
+        return a[keep].reshape(-1, *a.shape[2:])
+
     return RunDraws(
         path=store.path,
         dataset=_dataset_cfg(store.attrs),

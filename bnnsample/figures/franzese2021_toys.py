@@ -476,13 +476,18 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
     def series(label, batch):
         return [get[(label, batch, e)].akd if (label, batch, e) in get else math.nan for e in etas]
 
-    fmt = lambda xs: " / ".join("div." if not math.isfinite(x) else f"{x:.3f}" for x in xs)
+    def fmt(xs):
+        return " / ".join("div." if not math.isfinite(x) else f"{x:.3f}" for x in xs)
+
     hi = band["high"]
     if {"MT3", "LIE-TROTTER", "SYMMETRIC"} <= set(labels):
         mt3, lt, sym = series("MT3", "full"), series("LIE-TROTTER", "full"), series("SYMMETRIC", "full")
         ex = {lab: [get[(lab, "full", e)].exact_akd if (lab, "full", e) in get else math.nan for e in etas]
               for lab in ("MT3", "LIE-TROTTER", "SYMMETRIC")}  # fmt: skip
-        efmt = lambda xs: " / ".join("div." if not math.isfinite(x) else f"{x:.1e}" for x in xs)
+
+        def efmt(xs):
+            return " / ".join("div." if not math.isfinite(x) else f"{x:.1e}" for x in xs)
+
         pairs = [
             (m, a, b) for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]) if math.isfinite(m)
         ]

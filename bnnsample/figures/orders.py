@@ -469,7 +469,7 @@ def plot(rows: list[Row], path: Path, batchings=BATCHINGS) -> None:
     markers = "osD^v<>phX*"
     for ax, bt in zip(axes.flat, BATCHINGS):
         sel = [r for r in rows if r.batching == bt and r.primary and r.status == "measured"]
-        for i, r in enumerate(sel):
+        for r in sel:
             lab = f"{r.scheme} ({r.statistic}) p={r.fit.slope:.2f}"
             ax.loglog(r.h, np.abs(r.bias), marker=markers[names.index(r.scheme) % len(markers)], ms=4, lw=1,
                       color=colours[r.scheme], label=lab)  # fmt: skip
@@ -572,7 +572,7 @@ def _parse(options: dict) -> dict:
                 lo, hi = (int(x) for x in v.split(":"))
             except ValueError:
                 raise ValueError(f"grid={v}: expected E1:E2 (h = 2^-E1 .. 2^-E2), e.g. 3:7") from None
-            if not (0 <= lo and hi - lo >= 2 and hi <= MAX_EXP):
+            if not (lo >= 0 and hi - lo >= 2 and hi <= MAX_EXP):
                 raise ValueError(f"grid={v}: need 0 <= E1, E2 - E1 >= 2 and E2 <= {MAX_EXP}")
             out["start"] = (lo, hi)
         elif k == "adapt":
