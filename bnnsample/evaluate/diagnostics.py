@@ -324,7 +324,7 @@ def bounce_rows(store: SampleStore, keep: np.ndarray, notes: list) -> list[dict]
 
 def plot_diagnostics(path: Path, store: SampleStore, keep: np.ndarray, stats: dict) -> Path | None:
     """Every per-draw diagnostic and predictive statistic against the draw, chains overlaid."""
-    from ..plots import plot_traces
+    from .plots import plot_traces
 
     series = {k: v[keep] for k, v in store.diagnostics().items() if v.shape[1]}
     series.update(stats)

@@ -215,7 +215,7 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
                 notes.append("reference comparison skipped: no kept chain or no draw")
         table = pd.DataFrame(rows, columns=["group", "metric", "value", "se"])
         write_file(run_dir / "metrics.csv", table.to_csv(index=False))
-        from ..plots import plot_run
+        from .plots import plot_run
 
         try:
             plot_run(run_dir / "plots", store, keep, ensembles, exact)

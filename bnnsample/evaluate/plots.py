@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy.stats import norm  # noqa: E402
 
-from .evaluate import metrics as M  # noqa: E402
+from . import metrics as M  # noqa: E402
 
 ORDER = ("standard", "swa", "bayes")
 LABELS = {"standard": "standard training", "swa": "SWA", "bayes": "Bayesian ensemble"}
