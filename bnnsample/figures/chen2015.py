@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, scale_of, update_reproduction
-from .matthews2018 import _fmt, _plt, build_target, fit_slope, simulate, write_csv
+from .common import check_options, scale_of, update_reproduction, write_csv
+from .matthews2018 import _fmt, _plt, build_target, fit_slope, simulate
 
 SCHEMES = {
     "SGHMC-S": ("aboba", {}),

@@ -155,13 +155,15 @@ def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
     return path
 
 
-def write_csv(path: Path, rows: list[dict], float_format: str | None = "{:.6g}") -> Path:
-    """Rows (dicts) as CSV with the union of their keys as columns, floats formatted with
-    ``float_format`` (None: Python's repr); creates the parent directory."""
+def write_csv(path: Path, rows: list[dict], float_format: str | None = "{:.6g}", columns=None) -> Path:
+    """Rows (dicts) as CSV, floats formatted with ``float_format`` (None: Python's repr); the
+    columns are ``columns`` when given (the header even with no rows), else the union of the
+    rows' keys in order of appearance. Creates the parent directory. The one CSV writer of the
+    recipes."""
     import csv
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    keys = list(dict.fromkeys(k for r in rows for k in r))
+    keys = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
     fmt = (lambda v: float_format.format(v) if isinstance(v, float) else v) if float_format else (lambda v: v)
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys, lineterminator="\n")

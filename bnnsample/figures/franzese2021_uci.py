@@ -48,8 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import common, register
-from .common import check_options, save_figure, scale_of, update_reproduction
+from . import register
+from .common import check_options, save_figure, scale_of, update_reproduction, write_csv
 
 FIG4, TABLE1, TABLE2, FIG5, FIG10 = (
     f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10")
@@ -348,10 +348,6 @@ def distance_sweep(
     return rows, oracle
 
 
-def write_csv(path: Path, rows: list[dict]) -> Path:
-    return common.write_csv(path, rows, float_format=None)
-
-
 def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
     """One panel per (dataset, batch): AKD against h (log-log), a line per label, the oracle
     self-distance mean (dotted) and 5-95% band (shaded); diverged runs are left out."""
@@ -468,7 +464,7 @@ def make_fig4(out_dir: Path, options: dict) -> list[Path]:
     for ds in datasets:
         rows += distance_sweep(out_dir, FIG4, ds, s, variants)[0]
     d = out_dir / FIG4
-    files = [write_csv(d / "distances.csv", rows),
+    files = [write_csv(d / "distances.csv", rows, float_format=None),
              plot_distances(d / "distances.png", rows, "franzese2021 Fig. 4 (reduced): AKD to the oracle vs h")]  # fmt: skip
     update_reproduction(out_dir, FIG4, _fig4_markdown(rows, s, scale, options, missing))
     return files
@@ -566,7 +562,7 @@ def _variant_sweep(out_dir: Path, fig_id: str, options: dict, s, variants: list[
     for ds in datasets:
         rows += distance_sweep(out_dir, fig_id, ds, s, variants)[0]
     d = out_dir / fig_id
-    files = [write_csv(d / "distances.csv", rows), plot_distances(d / "distances.png", rows, title)]
+    files = [write_csv(d / "distances.csv", rows, float_format=None), plot_distances(d / "distances.png", rows, title)]
     return rows, files, missing
 
 
@@ -888,7 +884,8 @@ def make_table1(out_dir: Path, options: dict) -> list[Path]:
     rows = table_rows(out_dir, TABLE1, datasets, splits, scale)
     summary = summarise(rows, ("rmse", "mnll"))
     d = out_dir / TABLE1
-    files = [write_csv(d / "runs.csv", rows), write_csv(d / "summary.csv", summary),
+    files = [write_csv(d / "runs.csv", rows, float_format=None),
+             write_csv(d / "summary.csv", summary, float_format=None),
              _bar_plot(d / "summary.png", summary, ("rmse", "mnll"), TABLE1_PAPER, "franzese2021 Table 1")]  # fmt: skip
     update_reproduction(out_dir, TABLE1, _table_markdown(TABLE1, "UCI regression RMSE and MNLL", summary,
                         TABLE1_PAPER, ("rmse", "mnll"), scale, options, splits, missing, []))  # fmt: skip
@@ -909,7 +906,8 @@ def make_table2(out_dir: Path, options: dict) -> list[Path]:
     rows = table_rows(out_dir, TABLE2, datasets, splits, scale)
     summary = summarise(rows, ("accuracy", "mnll"))
     d = out_dir / TABLE2
-    files = [write_csv(d / "runs.csv", rows), write_csv(d / "summary.csv", summary),
+    files = [write_csv(d / "runs.csv", rows, float_format=None),
+             write_csv(d / "summary.csv", summary, float_format=None),
              _bar_plot(d / "summary.png", summary, ("accuracy", "mnll"), TABLE2_PAPER, "franzese2021 Table 2")]  # fmt: skip
     stand_ins = [n for n in datasets if n in CLASSIFICATION_OFFLINE]
     update_reproduction(out_dir, TABLE2, _table_markdown(TABLE2, "UCI classification accuracy and MNLL", summary,

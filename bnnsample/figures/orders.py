@@ -29,7 +29,6 @@ Scheme parameters come from conf/integrator/<name>.yaml when that preset names t
 
 from __future__ import annotations
 
-import csv
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import save_figure
+from .common import save_figure, write_csv
 
 # torch, the integrators and the probe are imported inside the functions: `figure --list` stays fast.
 
@@ -443,17 +442,13 @@ def _fmt(x: float, spec: str = ".3f") -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
 
-def write_csv(rows: list[Row], path: Path) -> None:
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(CSV_FIELDS)
-        for r in rows:
-            w.writerow([
-                r.scheme, r.batching, r.target, r.statistic, int(r.primary), "" if r.theory is None else r.theory,
-                _fmt(r.fit.slope), _fmt(r.fit.lo), _fmt(r.fit.hi), _fmt(r.fit.rms, ".2e"), r.agrees, r.status,
-                " ".join(f"{k}={v}" for k, v in preset_params(r.scheme).items()),
-                ";".join(f"{h:.6g}" for h in r.h), ";".join(f"{b:.6e}" for b in r.bias), r.note,
-            ])  # fmt: skip
+def _csv_row(r: Row) -> dict:
+    return dict(zip(CSV_FIELDS, [
+        r.scheme, r.batching, r.target, r.statistic, int(r.primary), "" if r.theory is None else r.theory,
+        _fmt(r.fit.slope), _fmt(r.fit.lo), _fmt(r.fit.hi), _fmt(r.fit.rms, ".2e"), r.agrees, r.status,
+        " ".join(f"{k}={v}" for k, v in preset_params(r.scheme).items()),
+        ";".join(f"{h:.6g}" for h in r.h), ";".join(f"{b:.6e}" for b in r.bias), r.note,
+    ]))  # fmt: skip
 
 
 def plot(rows: list[Row], path: Path, batchings=BATCHINGS) -> None:
@@ -591,7 +586,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = measure_orders(opts["schemes"], opts["batchings"], opts["start"], opts["adapt"])
     paths = [out_dir / "orders.csv", out_dir / "orders.png", out_dir / "orders.md"]
-    write_csv(rows, paths[0])
+    write_csv(paths[0], [_csv_row(r) for r in rows], float_format=None, columns=CSV_FIELDS)
     plot(rows, paths[1], opts["batchings"])
     write_markdown(rows, paths[2])
     return paths

@@ -209,14 +209,12 @@ def make(out_dir: Path, options: dict) -> list[Path]:
         )
     total = time.perf_counter() - t_start
 
-    paths = [_write_csv(fig_dir / "bias.csv", bias_rows), _write_csv(fig_dir / "metrics.csv", metric_rows)]
+    paths = [common.write_csv(fig_dir / "bias.csv", bias_rows),
+             common.write_csv(fig_dir / "metrics.csv", metric_rows)]  # fmt: skip
     paths.append(_plot(fig_dir / "fig2.png", bias_rows, metric_rows, which))
     md = _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_seconds, total, options)
     paths.append(update_reproduction(Path(out_dir), FIG_ID, md))
     return paths
-
-
-_write_csv = common.write_csv
 
 
 def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:

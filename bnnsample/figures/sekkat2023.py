@@ -510,10 +510,6 @@ def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int) ->
 
 
 # -- output helpers -------------------------------------------------------------------------
-def write_csv(rows: list[dict], path: Path) -> Path:
-    return common.write_csv(path, rows)
-
-
 _plt = common.pyplot
 
 
@@ -559,7 +555,7 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     _exact_curves()
     d = Path(out_dir) / "sekkat2023-fig3"
     d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig3.csv")
+    csv_path = common.write_csv(d / "fig3.csv", rows)
     png = plot_fig3(rows, st, d / "fig3.png")
     files = [csv_path, png]
     wall = time.perf_counter() - t0
@@ -698,7 +694,7 @@ def make_fig5(out_dir: Path, options: dict) -> list[Path]:
     rows = fig5_rows(st)
     d = Path(out_dir) / "sekkat2023-fig5"
     d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig5.csv")
+    csv_path = common.write_csv(d / "fig5.csv", rows)
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
     for i, h in enumerate(st["h"]):
@@ -825,7 +821,7 @@ def make_fig4(out_dir: Path, options: dict) -> list[Path]:
     rows = fig4_rows(st, ref)
     d = Path(out_dir) / "sekkat2023-fig4"
     d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig4.csv")
+    csv_path = common.write_csv(d / "fig4.csv", rows)
     groups = []
     for sch in ("sgld", "langevin"):
         for smp in ("wor", "iid"):
@@ -919,9 +915,9 @@ def make_fig7(out_dir: Path, options: dict) -> list[Path]:
     rows = fig7_rows(st, ref)
     d = Path(out_dir) / "sekkat2023-fig7"
     d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig7.csv")
-    proj_path = write_csv(
-        [{"class": k, "projection_error": v} for k, v in proj.items()], d / "projection_errors.csv"
+    csv_path = common.write_csv(d / "fig7.csv", rows)
+    proj_path = common.write_csv(
+        d / "projection_errors.csv", [{"class": k, "projection_error": v} for k, v in proj.items()]
     )
     groups = [(f"{lab} h={h:g}", [r for r in rows if r["scheme"] == lab and r["h"] == h])
               for lab in ("adl_full", "adl_scalar", "langevin") for h in st["h"]]  # fmt: skip
@@ -991,7 +987,7 @@ def make_fig14(out_dir: Path, options: dict) -> list[Path]:
         r["projection_error"] = proj[f"K={r['K']}"]
     d = Path(out_dir) / "sekkat2023-fig14"
     d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig14.csv")
+    csv_path = common.write_csv(d / "fig14.csv", rows)
     groups = [
         (f"n={n} h={h:g}", [r for r in rows if r["n"] == n and r["h"] == h]) for h in st["h"] for n in st["n"]
     ]
@@ -1068,7 +1064,7 @@ def make_fig13(out_dir: Path, options: dict) -> list[Path]:
     rows = fig13_rows(st)
     d = Path(out_dir) / "sekkat2023-fig13"
     d.mkdir(parents=True, exist_ok=True)
-    csv_path = write_csv(rows, d / "fig13.csv")
+    csv_path = common.write_csv(d / "fig13.csv", rows)
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.8))
     for i, h in enumerate(st["h"]):
