@@ -77,8 +77,8 @@ def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, 
     disjoint ensembles of 1, 2, 4, ... runs) when the run has >= 2 kept chains; otherwise the
     three predictives side by side."""
     if store is not None and keep is not None and keep.sum() >= 2:
-        from .evaluate.ensembles import ensemble_table
-        from .evaluate.ensembles import plot_ensembles as against_size
+        from .ensembles import ensemble_table
+        from .ensembles import plot_ensembles as against_size
 
         table = ensemble_table(store)
         if not table.empty:
