@@ -38,6 +38,16 @@ def drift(x, v, t: float):
     return torch.add(x, v, alpha=t)
 
 
+def drift_bounce_kick(x, v, t: float, next_force: Callable[[], Force], t_kick: float, ctx: StepContext):
+    """A(t), the boundary, then B(t_kick) with this step's minibatch force at the new position,
+    the force that first-same-as-last schemes carry to the next step; returns (x, v, g)."""
+    x = drift(x, v, t)
+    if ctx.boundary is not None:
+        x, v = ctx.boundary(x, v)
+    g = next_force()(x)
+    return x, kick_with(v, g, t_kick), g
+
+
 def velocity_ou(v, gamma: float, t: float, xi):
     """O step, the exact velocity OU flow over time t: v <- e^{-gamma t} v + sqrt(1 - e^{-2 gamma t}) xi."""
     return torch.mul(v, math.exp(-gamma * t)).add_(xi, alpha=math.sqrt(-math.expm1(-2 * gamma * t)))
@@ -103,11 +113,7 @@ class BAOAB(Integrator):
             v = kick_with(v, g, half)
             x = drift(x, v, half)
             v = velocity_ou(v, ctx.gamma, ctx.h, ctx.normal(*x.shape, like=x))
-            x = drift(x, v, half)
-            if ctx.boundary is not None:
-                x, v = ctx.boundary(x, v)
-            g = next_force()(x)
-            v = kick_with(v, g, half)
+            x, v, g = drift_bounce_kick(x, v, half, next_force, half, ctx)
         return State(x, v, {**state.extra, "g": g})
 
 
@@ -155,11 +161,7 @@ class OBABO(Integrator):
         for _ in range(n):
             v = velocity_ou(v, ctx.gamma, half, ctx.normal(*x.shape, like=x))
             v = kick_with(v, g, half)
-            x = drift(x, v, ctx.h)
-            if ctx.boundary is not None:
-                x, v = ctx.boundary(x, v)
-            g = next_force()(x)
-            v = kick_with(v, g, half)
+            x, v, g = drift_bounce_kick(x, v, ctx.h, next_force, half, ctx)
             v = velocity_ou(v, ctx.gamma, half, ctx.normal(*x.shape, like=x))
         return State(x, v, {**state.extra, "g": g})
 
