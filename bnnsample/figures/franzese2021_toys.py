@@ -26,7 +26,6 @@ the paper compares 2000 vs 2000 samples). The floor is the self-distance of exac
 
 from __future__ import annotations
 
-import csv
 import math
 import time
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, save_figure, scale_of, update_reproduction
+from .common import check_options, save_figure, scale_of, update_reproduction, write_csv
 from .paulin2025_fig1 import build_target, exact_recorded_moments, pooled_moments, preset_scheme, simulate
 
 # ============================================================================================
@@ -244,6 +243,17 @@ TOY_CSV = ("integrator", "batching", "label", "eta", "C", "draws", "mean", "mean
            "seconds")  # fmt: skip
 
 
+def _toy_row(c) -> dict:
+    ref = EXPECTED_TOY[(c.integrator, c.batching)]
+    return dict(zip(TOY_CSV, [
+        c.integrator, c.batching, c.label, c.h, c.gamma, c.samples.size, f"{c.mc['mean']:.6f}",
+        f"{c.mc['mean_se']:.2e}", f"{c.mc['var']:.6f}", f"{c.mc['var_se']:.2e}",
+        f"{c.exact['mean']:.6f}", f"{c.exact['var']:.6f}", ref["var"], ref["src"],
+        f"{(c.mc['var'] - c.exact['var']) / c.mc['var_se']:.3f}", f"{c.ks:.5f}", f"{c.ks_floor:.5f}",
+        f"{c.excess_kurtosis:.4f}", f"{c.seconds:.1f}",
+    ]))  # fmt: skip
+
+
 @register(
     FIG3, "franzese2021 Fig. 3/6 (App. E toy): minibatching vs order, analytic and Lie-Trotter integrators"
 )
@@ -272,16 +282,7 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
             print(f"[{FIG3}] {label:<12} {batching:<9} var={c.mc['var']:.4f}±{c.mc['var_se']:.4f} "
                   f"exact={c.exact['var']:.4f} KS={c.ks:.4f} ({c.seconds:.1f}s)", flush=True)  # fmt: skip
     files = [out / "toy.csv", out / "toy.png"]
-    with open(files[0], "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(TOY_CSV)
-        for c in cells:
-            ref = EXPECTED_TOY[(c.integrator, c.batching)]
-            w.writerow([c.integrator, c.batching, c.label, c.h, c.gamma, c.samples.size, f"{c.mc['mean']:.6f}",
-                        f"{c.mc['mean_se']:.2e}", f"{c.mc['var']:.6f}", f"{c.mc['var_se']:.2e}",
-                        f"{c.exact['mean']:.6f}", f"{c.exact['var']:.6f}", ref["var"], ref["src"],
-                        f"{(c.mc['var'] - c.exact['var']) / c.mc['var_se']:.3f}", f"{c.ks:.5f}", f"{c.ks_floor:.5f}",
-                        f"{c.excess_kurtosis:.4f}", f"{c.seconds:.1f}"])  # fmt: skip
+    write_csv(files[0], [_toy_row(c) for c in cells], float_format=None, columns=TOY_CSV)
     _toy_plot(cells, files[1])
     md = _toy_markdown(cells, s, time.perf_counter() - t0, files)
     files.append(update_reproduction(Path(out_dir), FIG3, md))
@@ -300,6 +301,8 @@ TRIG_SCHEMES = (
     ("MT3", "mt3"),
 )
 TRIG_BATCHES = ("full", 8)
+TRIG_CSV = ("scheme", "integrator", "batch", "eta", "akd", "exact_stationary_akd", "diverged", "samples",
+            "steps_per_chain", "self_distance_mean", "self_distance_low", "self_distance_high", "seconds")  # fmt: skip
 BURN_TIME, THIN_TIME = 20.0, 2.5
 TRIG_SCALES = {
     "quick": {"chains": 100, "draws": 20, "etas": (0.08, 0.06, 0.04, 0.02)},
@@ -584,15 +587,12 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
                 print(f"[{FIG1}] {label:<11} batch={batch!s:<4} eta={eta:<7g} AKD={c.akd:.4f} "
                       f"({c.steps} steps, {c.seconds:.1f}s)", flush=True)  # fmt: skip
     files = [out / "kolmogorov.csv", out / "kolmogorov.png"]
-    with open(files[0], "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(("scheme", "integrator", "batch", "eta", "akd", "exact_stationary_akd", "diverged", "samples", "steps_per_chain",
-                    "self_distance_mean", "self_distance_low", "self_distance_high", "seconds"))  # fmt: skip
-        for c in cells:
-            w.writerow([c.label, c.integrator, c.batch, c.eta, "" if c.diverged else f"{c.akd:.5f}",
-                        "" if not math.isfinite(c.exact_akd) else f"{c.exact_akd:.3e}", int(c.diverged),
-                        n, c.steps, f"{band['mean']:.5f}", f"{band['low']:.5f}", f"{band['high']:.5f}",
-                        f"{c.seconds:.1f}"])  # fmt: skip
+    rows = [dict(zip(TRIG_CSV, [
+        c.label, c.integrator, c.batch, c.eta, "" if c.diverged else f"{c.akd:.5f}",
+        "" if not math.isfinite(c.exact_akd) else f"{c.exact_akd:.3e}", int(c.diverged), n, c.steps,
+        f"{band['mean']:.5f}", f"{band['low']:.5f}", f"{band['high']:.5f}", f"{c.seconds:.1f}",
+    ])) for c in cells]  # fmt: skip
+    write_csv(files[0], rows, float_format=None, columns=TRIG_CSV)
     _trig_plot(cells, band, files[1])
     md = _trig_markdown(cells, band, s, time.perf_counter() - t0, files)
     files.append(update_reproduction(Path(out_dir), FIG1, md))

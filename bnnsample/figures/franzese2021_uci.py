@@ -873,23 +873,30 @@ def _table_options(options: dict) -> tuple[str, list[int]]:
     return scale, splits
 
 
+def _table(out_dir: Path, table_id: str, what: str, paper, metrics: tuple[str, str], datasets, missing, stand_ins,
+           options: dict, scale: str, splits: list[int]) -> list[Path]:  # fmt: skip
+    """Runs, summary, bar plot and REPRODUCTION.md section of Table 1 or 2 (``what``: its subject)."""
+    if not datasets:
+        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir)")
+    rows = table_rows(out_dir, table_id, datasets, splits, scale)
+    summary = summarise(rows, metrics)
+    d = out_dir / table_id
+    files = [write_csv(d / "runs.csv", rows, float_format=None),
+             write_csv(d / "summary.csv", summary, float_format=None),
+             _bar_plot(d / "summary.png", summary, metrics, paper, f"franzese2021 Table {table_id[-1]}")]  # fmt: skip
+    update_reproduction(out_dir, table_id, _table_markdown(table_id, what, summary, paper, metrics, scale, options,
+                                                           splits, missing, stand_ins))  # fmt: skip
+    return files
+
+
 @register(
     TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC"
 )
 def make_table1(out_dir: Path, options: dict) -> list[Path]:
     scale, splits = _table_options(options)
     datasets, missing = _datasets(options, ",".join(REGRESSION))
-    if not datasets:
-        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir)")
-    rows = table_rows(out_dir, TABLE1, datasets, splits, scale)
-    summary = summarise(rows, ("rmse", "mnll"))
-    d = out_dir / TABLE1
-    files = [write_csv(d / "runs.csv", rows, float_format=None),
-             write_csv(d / "summary.csv", summary, float_format=None),
-             _bar_plot(d / "summary.png", summary, ("rmse", "mnll"), TABLE1_PAPER, "franzese2021 Table 1")]  # fmt: skip
-    update_reproduction(out_dir, TABLE1, _table_markdown(TABLE1, "UCI regression RMSE and MNLL", summary,
-                        TABLE1_PAPER, ("rmse", "mnll"), scale, options, splits, missing, []))  # fmt: skip
-    return files
+    return _table(out_dir, TABLE1, "UCI regression RMSE and MNLL", TABLE1_PAPER, ("rmse", "mnll"), datasets, missing,
+                  [], options, scale, splits)  # fmt: skip
 
 
 @register(
@@ -901,15 +908,6 @@ def make_table2(out_dir: Path, options: dict) -> list[Path]:
     names = _names(options.get("datasets", ",".join(allowed)), "datasets", allowed)
     datasets = [n for n in names if load_dataset(n) is not None]
     missing = [n for n in names if n not in datasets]
-    if not datasets:
-        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir)")
-    rows = table_rows(out_dir, TABLE2, datasets, splits, scale)
-    summary = summarise(rows, ("accuracy", "mnll"))
-    d = out_dir / TABLE2
-    files = [write_csv(d / "runs.csv", rows, float_format=None),
-             write_csv(d / "summary.csv", summary, float_format=None),
-             _bar_plot(d / "summary.png", summary, ("accuracy", "mnll"), TABLE2_PAPER, "franzese2021 Table 2")]  # fmt: skip
     stand_ins = [n for n in datasets if n in CLASSIFICATION_OFFLINE]
-    update_reproduction(out_dir, TABLE2, _table_markdown(TABLE2, "UCI classification accuracy and MNLL", summary,
-                        TABLE2_PAPER, ("accuracy", "mnll"), scale, options, splits, missing, stand_ins))  # fmt: skip
-    return files
+    return _table(out_dir, TABLE2, "UCI classification accuracy and MNLL", TABLE2_PAPER, ("accuracy", "mnll"),
+                  datasets, missing, stand_ins, options, scale, splits)  # fmt: skip
