@@ -155,6 +155,39 @@ def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
     return path
 
 
+def scaled_settings(options: dict, allowed, scales: dict) -> dict:
+    """Check ``options`` against ``allowed`` and return a copy of the settings of the chosen
+    scale (``scales[scale]``) with ``scale`` itself added."""
+    check_options(options, allowed)
+    scale = scale_of(options)
+    return dict(scales[scale], scale=scale)
+
+
+def labelled_choice(options: dict, key: str, pairs) -> list[tuple[str, str]]:
+    """The (label, name) pairs whose names the comma-separated option ``key`` lists, in its
+    order (all ``pairs`` when the option is absent); ValueError names the allowed values."""
+    if key not in options:
+        return list(pairs)
+    labels = {name: label for label, name in pairs}
+    pick = [v for v in options[key].split(",") if v]
+    if not pick or any(v not in labels for v in pick):
+        raise ValueError(f"{key}={options[key]}: allowed values: {', '.join(labels)}")
+    return [(labels[v], v) for v in pick]
+
+
+def recipe_start(out_dir: Path, fig_id: str) -> tuple[Path, float]:
+    """The recipe's folder ``out_dir/fig_id`` (created) and its start time; torch on one thread
+    (the recipes' runs are many small operations, fastest single-threaded on a shared CPU)."""
+    import time
+
+    import torch
+
+    torch.set_num_threads(1)
+    out = Path(out_dir) / fig_id
+    out.mkdir(parents=True, exist_ok=True)
+    return out, time.perf_counter()
+
+
 def write_csv(path: Path, rows: list[dict], float_format: str | None = "{:.6g}", columns=None) -> Path:
     """Rows (dicts) as CSV, floats formatted with ``float_format`` (None: Python's repr); the
     columns are ``columns`` when given (the header even with no rows), else the union of the

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, save_figure, scale_of, update_reproduction, write_csv
+from .common import labelled_choice, recipe_start, save_figure, scaled_settings, update_reproduction, write_csv
 from .paulin2025_fig1 import build_target, exact_recorded_moments, pooled_moments, preset_scheme, simulate
 
 # ============================================================================================
@@ -259,18 +259,11 @@ def _toy_row(c) -> dict:
 )
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT."""
-    import torch
-
-    check_options(options, FIG3_OPTIONS)
-    scale = scale_of(options)
-    s = dict(TOY_SCALES[scale], scale=scale)
+    s = scaled_settings(options, FIG3_OPTIONS, TOY_SCALES)
     s["chains"] = _int_option(options, "chains", s["chains"], 2)
     s["draws"] = _int_option(options, "draws", s["draws"], 2)
     seed = _int_option(options, "seed", 0, 0)
-    torch.set_num_threads(1)
-    out = Path(out_dir) / FIG3
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
+    out, t0 = recipe_start(out_dir, FIG3)
     cfg, _, pot = build_target(["dataset=franzese_toy"])
     s["h"], s["gamma"] = float(cfg.step_size), float(cfg.friction)
     cells = []
@@ -397,9 +390,7 @@ def trig_cell(pot, label: str, integrator: str, batch, eta: float, gamma: float,
 
 
 def _parse_fig1(options: dict) -> dict:
-    check_options(options, FIG1_OPTIONS)
-    scale = scale_of(options)
-    s = dict(TRIG_SCALES[scale], scale=scale)
+    s = scaled_settings(options, FIG1_OPTIONS, TRIG_SCALES)
     s["chains"] = _int_option(options, "chains", s["chains"], 2)
     s["draws"] = _int_option(options, "draws", s["draws"], 1)
     s["seed"] = _int_option(options, "seed", 0, 0)
@@ -413,14 +404,7 @@ def _parse_fig1(options: dict) -> dict:
                 f"etas={options['etas']}: expected comma-separated step sizes in (0, 1), e.g. 0.04,0.02"
             )
         s["etas"] = tuple(sorted(etas, reverse=True))
-    names = {n: lab for lab, n in TRIG_SCHEMES}
-    s["schemes"] = list(TRIG_SCHEMES)
-    if "schemes" in options:
-        pick = [v for v in options["schemes"].split(",") if v]
-        bad = [v for v in pick if v not in names]
-        if bad or not pick:
-            raise ValueError(f"schemes={options['schemes']}: allowed values: {', '.join(names)}")
-        s["schemes"] = [(names[v], v) for v in pick]
+    s["schemes"] = labelled_choice(options, "schemes", TRIG_SCHEMES)
     return s
 
 
@@ -562,15 +546,10 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
 )
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT, etas=0.04,0.02, schemes=leapfrog,mt3."""
-    import torch
-
     from ..evaluate.metrics import self_distance_band
 
     s = _parse_fig1(options)
-    torch.set_num_threads(1)
-    out = Path(out_dir) / FIG1
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
+    out, t0 = recipe_start(out_dir, FIG1)
     cfg, _, pot = build_target(["dataset=trig_features"])
     s["gamma"] = float(cfg.friction)
     n = s["chains"] * s["draws"]
