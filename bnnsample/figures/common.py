@@ -155,11 +155,16 @@ def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
     return path
 
 
+def checked_scale(options: dict, allowed) -> str:
+    """Check ``options`` against ``allowed`` and return the chosen scale."""
+    check_options(options, allowed)
+    return scale_of(options)
+
+
 def scaled_settings(options: dict, allowed, scales: dict) -> dict:
     """Check ``options`` against ``allowed`` and return a copy of the settings of the chosen
     scale (``scales[scale]``) with ``scale`` itself added."""
-    check_options(options, allowed)
-    scale = scale_of(options)
+    scale = checked_scale(options, allowed)
     return dict(scales[scale], scale=scale)
 
 

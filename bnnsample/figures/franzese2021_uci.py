@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, save_figure, scale_of, update_reproduction, write_csv
+from .common import checked_scale, save_figure, update_reproduction, write_csv
 
 FIG4, TABLE1, TABLE2, FIG5, FIG10 = (
     f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10")
@@ -449,8 +449,7 @@ FIG4_INTEGRATORS = {"leapfrog": "SHMC-LEAPFROG", "lie_trotter": "LIE-TROTTER", "
     "UCI BNN (Boston; Yacht when on disk): average Kolmogorov distance to the oracle vs h per batch size",
 )
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
-    check_options(options, FIG4_OPTIONS)
-    scale = scale_of(options)
+    scale = checked_scale(options, FIG4_OPTIONS)
     s = sweep_settings(scale, options)
     default_int = "leapfrog,lie_trotter,sghmc" if scale == "quick" else "leapfrog,lie_trotter,aboba,mt3,sghmc"
     integrators = _names(options.get("integrators", default_int), "integrators", tuple(FIG4_INTEGRATORS))
@@ -569,8 +568,7 @@ def _variant_sweep(out_dir: Path, fig_id: str, options: dict, s, variants: list[
 def _variant_settings(options: dict, allowed: tuple[str, ...]) -> tuple[str, dict]:
     """(scale, sweep settings) of the Fig. 5 / Fig. 10 variant sweeps: batch sizes 0 (full) and
     32 at quick scale, 0, 64, 16 at paper scale, unless ``batches`` is given."""
-    check_options(options, allowed)
-    scale = scale_of(options)
+    scale = checked_scale(options, allowed)
     return scale, sweep_settings(scale, {"batches": "0,32" if scale == "quick" else "0,64,16", **options})
 
 
@@ -865,8 +863,7 @@ def _table_markdown(
 
 def _table_options(options: dict) -> tuple[str, list[int]]:
     """(scale, splits) of the table recipes; ValueError names a bad option."""
-    check_options(options, TABLE_OPTIONS)
-    scale = scale_of(options)
+    scale = checked_scale(options, TABLE_OPTIONS)
     splits = _ints(options.get("splits", "0,1,2,3,4"), "splits")
     if max(splits) > 4:
         raise ValueError(f"splits={options['splits']}: split indices must be in 0..4")
