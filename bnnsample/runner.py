@@ -177,8 +177,8 @@ def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
         flush_seconds=float(cfg.flush_seconds),
         progress=bool(cfg.progress),
     )
-    p = _Prepared(cfg, run_dir, device, dtype, data, pot, sched, settings,
-                  config_yaml=OmegaConf.to_yaml(cfg, resolve=True), n_out=_predictive_shape(data), resume=False)  # fmt: skip
+    config_yaml = OmegaConf.to_yaml(cfg, resolve=True)
+    p = _Prepared(cfg, run_dir, device, dtype, data, pot, sched, settings, config_yaml, _predictive_shape(data), False)
     p.resume = _resumable(p.path, p.config_yaml, p.expected)
     return p
 
