@@ -2,8 +2,9 @@
 
 Each strategy is registered under its config name and maps (run config, potential, device,
 dtype, store_arrays) to the chains' initial points x0 [C, d]; it may add arrays for the store
-(the baselines of init=swa) to ``store_arrays``. A strategy whose config has ``localization``
-> 0 makes the runner sample the localized target around x0 (paulin2025 Algorithm 3).
+(the baselines of init=swa) to ``store_arrays``. A strategy registered with ``localized=True``
+has the runner sample the localized target around x0 when its ``init.localization`` is > 0,
+with elastic bounces at ``init.bounce_width`` (paulin2025 Algorithm 3).
 """
 
 from __future__ import annotations
@@ -24,16 +25,24 @@ log = logging.getLogger("bnnsample")
 
 Init = Callable[..., torch.Tensor]
 INITS: dict[str, Init] = {}
+LOCALIZED: set[str] = set()  # strategies whose runs sample the target localized around x0
 
 
-def register(name: str):
+def register(name: str, *, localized: bool = False):
     """Register an initial-point strategy under the config name ``name`` (init=NAME)."""
 
     def deco(fn: Init) -> Init:
         INITS[name] = fn
+        if localized:
+            LOCALIZED.add(name)
         return fn
 
     return deco
+
+
+def localization(cfg: DictConfig) -> float:
+    """lambda_loc of the run's localized target; 0 when the strategy does not localize."""
+    return float(cfg.init.localization) if cfg.init.name in LOCALIZED else 0.0
 
 
 def initial_points(cfg: DictConfig, pot, device: torch.device, dtype: torch.dtype, store_arrays: dict) -> torch.Tensor:
@@ -50,7 +59,7 @@ def zeros(cfg: DictConfig, pot, device, dtype, store_arrays: dict) -> torch.Tens
     return torch.zeros(int(cfg.chains), pot.dim, device=device, dtype=dtype)
 
 
-@register("swa")
+@register("swa", localized=True)
 def swa(cfg: DictConfig, pot, device, dtype, store_arrays: dict) -> torch.Tensor:
     """paulin2025 Algorithm 3 steps 1-3: trained here, or taken from the run ``init.reuse``."""
     if cfg.init.get("reuse"):

@@ -16,7 +16,7 @@ from .batching import Schedule
 from .config import validate, validate_against_data
 from .data import load_data
 from .errors import UserError
-from .initial import initial_points
+from .initial import initial_points, localization
 from .integrators import StepContext, get_integrator
 from .models import build_potential
 from .potential import ControlVariate, ElasticBox, Localized, Oracle
@@ -193,8 +193,8 @@ def _initial_points(p: _Prepared, extra_arrays: dict) -> torch.Tensor:
 
 def _target(p: _Prepared, x0: torch.Tensor):
     """The potential the sampler sees: with the control variate (reference point: each chain's
-    x0) and localized around x0 when the init config asks for it; returns (potential, elastic
-    boundary or None, the ControlVariate or None)."""
+    x0), and localized around x0 when the init strategy localizes (initial.localization);
+    returns (potential, elastic boundary or None, the ControlVariate or None)."""
     cfg, pot, boundary, cv_pot = p.cfg, p.pot, None, None
     cv = cfg.get("control_variate", False)
     if not isinstance(cv, bool):
@@ -205,7 +205,7 @@ def _target(p: _Prepared, x0: torch.Tensor):
         pot = cv_pot = ControlVariate(pot, x0.clone(), batches=p.sched.fixed_partition, chunk=int(cfg.batch_size),
                                       cache_limit=_cache_limit(p.device))  # fmt: skip
         log.info("control variate: per-batch reference gradients %s", "cached" if pot.cached else "recomputed each step")
-    lam = float(cfg.init.get("localization", 0.0))
+    lam = localization(cfg)
     if lam > 0:
         pot = Localized(pot, x0.clone(), lam)
         boundary = ElasticBox.for_localization(x0.clone(), lam, float(cfg.init.bounce_width))
