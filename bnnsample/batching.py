@@ -79,6 +79,12 @@ class Schedule:
         self._pos = 0
 
     @property
+    def fixed_partition(self) -> torch.Tensor | None:
+        """The fixed partition's minibatches as data indices [N_m, n] (reshuffle and sms with
+        partition=fixed), else None."""
+        return self._fixed
+
+    @property
     def period(self) -> int:
         """Steps after which the schedule's law repeats (1 for full and iid kinds)."""
         return {"reshuffle": self.n_batches, "sms": 2 * self.n_batches}.get(self.kind, 1)

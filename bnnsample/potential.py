@@ -128,29 +128,20 @@ class Potential:
         return {}
 
 
-class Localized(Potential):
-    """U_loc(x) = U(x) + (lam/2) ||x - center||^2 (paulin2025 §4, Algorithm 3 step 4)."""
+class Wrapped(Potential):
+    """A potential built on ``base``: its dimension, data and task, and the base's per-datum
+    gradients, Hessian-vector products, predictions, diagnostics and random state unless a
+    subclass changes them."""
 
-    def __init__(self, base: Potential, center: torch.Tensor, lam: float):
+    def __init__(self, base: Potential):
         self.base = base
-        self.center = center
-        self.lam = float(lam)
         self.dim, self.n_data, self.task = base.dim, base.n_data, base.task
-
-    def force(self, x, idx, scale):
-        return self.base.force(x, idx, scale) + self.lam * (x - self.center)
 
     def per_datum_grads(self, x, idx):
         return self.base.per_datum_grads(x, idx)
 
     def hvp(self, x, u, idx, scale):
-        return self.base.hvp(x, u, idx, scale) + self.lam * u
-
-    def energy(self, x, idx, scale):
-        return self.base.energy(x, idx, scale) + self.lam / 2 * ((x - self.center) ** 2).sum(1)
-
-    def force_covariance(self, x, idx, scale, eps):
-        return self.base.force_covariance(x, idx, scale, eps)
+        return self.base.hvp(x, u, idx, scale)
 
     def predict(self, x):
         return self.base.predict(x)
@@ -163,6 +154,27 @@ class Localized(Potential):
 
     def load_state_dict(self, d):
         self.base.load_state_dict(d)
+
+
+class Localized(Wrapped):
+    """U_loc(x) = U(x) + (lam/2) ||x - center||^2 (paulin2025 §4, Algorithm 3 step 4)."""
+
+    def __init__(self, base: Potential, center: torch.Tensor, lam: float):
+        super().__init__(base)
+        self.center = center
+        self.lam = float(lam)
+
+    def force(self, x, idx, scale):
+        return self.base.force(x, idx, scale) + self.lam * (x - self.center)
+
+    def hvp(self, x, u, idx, scale):
+        return self.base.hvp(x, u, idx, scale) + self.lam * u
+
+    def energy(self, x, idx, scale):
+        return self.base.energy(x, idx, scale) + self.lam / 2 * ((x - self.center) ** 2).sum(1)
+
+    def force_covariance(self, x, idx, scale, eps):
+        return self.base.force_covariance(x, idx, scale, eps)
 
 
 class ElasticBox:
@@ -183,7 +195,7 @@ class ElasticBox:
         self.counts = torch.zeros(center.shape[0], dtype=torch.long, device=center.device)
 
     @classmethod
-    def for_localization(cls, center: torch.Tensor, lam: float, width: float = 6.0) -> "ElasticBox":
+    def for_localization(cls, center: torch.Tensor, lam: float, width: float = 6.0) -> ElasticBox:
         """The authors' choice delta = width / sqrt(lam) (width 6)."""
         return cls(center, width / math.sqrt(lam))
 
@@ -226,7 +238,7 @@ class Oracle:
         return self.potential.hvp(x, u, self.idx, self.scale)
 
 
-class ControlVariate(Potential):
+class ControlVariate(Wrapped):
     """The control-variate force estimator of paulin2025 §2.2 eq. (8), with reference x_ref:
 
         G(x, S) = grad U_0(x) + sum_{i=1}^N grad U_i(x_ref) + scale * sum_{i in S} (grad U_i(x) - grad U_i(x_ref))
@@ -267,9 +279,8 @@ class ControlVariate(Potential):
     ):
         if ref.dim() not in (1, 2) or ref.shape[-1] != base.dim:
             raise ValueError(f"control variate reference must be [d] or [C, d] with d = {base.dim}, got {tuple(ref.shape)}")
-        self.base = base
+        super().__init__(base)
         self.ref = ref.detach().clone() if ref.dim() == 2 else ref.detach().reshape(1, -1).clone()
-        self.dim, self.n_data, self.task = base.dim, base.n_data, base.task
         self._cache = self._batch_of = None
         with torch.no_grad():
             self.ref_force = self._full_at_ref(batches, chunk, cache_limit)
@@ -327,20 +338,5 @@ class ControlVariate(Potential):
     def per_datum_grads(self, x, idx):
         return self.base.per_datum_grads(x, idx) - self.base.per_datum_grads(self._ref_for(idx, x.shape[0]), idx)
 
-    def hvp(self, x, u, idx, scale):
-        return self.base.hvp(x, u, idx, scale)
-
-    def predict(self, x):
-        return self.base.predict(x)
-
-    def diagnostics(self):
-        return self.base.diagnostics()
-
     def exact_posterior(self):
         return self.base.exact_posterior()
-
-    def state_dict(self):
-        return self.base.state_dict()
-
-    def load_state_dict(self, d):
-        self.base.load_state_dict(d)

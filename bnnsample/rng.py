@@ -8,6 +8,13 @@ import numpy as np
 import torch
 
 
+def make_generator(device: torch.device | str, seed: int) -> torch.Generator:
+    """A torch generator on ``device`` seeded with ``seed``."""
+    g = torch.Generator(device=device)
+    g.manual_seed(seed)
+    return g
+
+
 class GaussianNoise:
     """Standard normal draws for the integrators' noise.
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import errno
 import logging
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 
@@ -16,13 +16,14 @@ from .batching import Schedule
 from .config import validate, validate_against_data
 from .data import load_data
 from .errors import UserError
+from .initial import initial_points, localization
 from .integrators import StepContext, get_integrator
 from .models import build_potential
 from .potential import ControlVariate, ElasticBox, Localized, Oracle
-from .rng import GaussianNoise
-from .sampler import LoopSettings, Sampler
 from .resources import check_resources, free_memory
+from .rng import GaussianNoise, make_generator
 from .rundir import check_writable_target, damaged_error, move_aside, owned, write_file
+from .sampler import LoopSettings, Sampler
 from .store import FILENAME, SampleStore, StoreDamaged, open_checked
 
 log = logging.getLogger("bnnsample")
@@ -36,12 +37,6 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def make_generator(device: torch.device, seed: int) -> torch.Generator:
-    g = torch.Generator(device=device)
-    g.manual_seed(seed)
-    return g
-
-
 def _load_data(cfg: DictConfig):
     """load_data with a loader's ValueError (a test or training size the data set cannot
     give) as one line naming the key."""
@@ -52,78 +47,6 @@ def _load_data(cfg: DictConfig):
         key = next((f"dataset.{k}" for k in ("n_test", "n_train") if k.replace("n_", "") + "_size" in text), "dataset")
         value = cfg.dataset.get(key.split(".", 1)[1]) if "." in key else cfg.dataset.name
         raise UserError(f"{key}={value}: the data set {cfg.dataset.name} cannot give it ({text})") from None
-
-
-def _reset_parameters(module: torch.nn.Module) -> None:
-    for m in module.modules():
-        if m is not module and hasattr(m, "reset_parameters"):
-            m.reset_parameters()
-
-
-def swa_initialisation(cfg: DictConfig, pot, device, store_arrays: dict) -> torch.Tensor:
-    """Algorithm 3 steps 1-3 for each chain independently; returns x_SWA per chain [C, d].
-
-    Also fills ``store_arrays`` with the baselines' predictive probabilities (standard
-    training and SWA) for the evaluation stage.
-    """
-    from .train import train_adam_swa
-
-    if not hasattr(pot, "module"):
-        raise UserError(f"init=swa trains a neural network; model={cfg.model.name} is not one (allowed: init=zeros)")
-    from .progress import bar
-
-    standard, swa = [], []
-    epochs = int(cfg.init.train_epochs) + int(cfg.init.swa_epochs)
-    ticks = bar(int(cfg.chains) * epochs, "Adam+SWA training", "epoch", enabled_here=bool(cfg.progress))
-    for c in range(int(cfg.chains)):
-        torch.manual_seed(int(cfg.seed) * 100_003 + c)
-        _reset_parameters(pot.module)
-        res = train_adam_swa(
-            pot,
-            train_epochs=int(cfg.init.train_epochs),
-            swa_epochs=int(cfg.init.swa_epochs),
-            lr=float(cfg.init.lr),
-            swa_lr=float(cfg.init.swa_lr),
-            batch_size=int(cfg.batch_size),
-            generator=make_generator(device, int(cfg.seed) * 100_003 + c),
-            on_epoch=ticks.update,
-        )
-        log.info("run %d: Adam+SWA done, last training loss %.4f", c, res.final_loss)
-        standard.append(pot.predict_one(res.standard).cpu().numpy())
-        swa.append(pot.predict_one(res.swa).cpu().numpy())
-        store_arrays[f"init/swa_{c}"] = res.swa
-    ticks.close()
-    store_arrays["baselines/standard"] = np.stack(standard)
-    store_arrays["baselines/swa"] = np.stack(swa)
-    return torch.stack([store_arrays.pop(f"init/swa_{c}") for c in range(int(cfg.chains))])
-
-
-def reuse_swa_initialisation(cfg: DictConfig, pot, device, dtype, store_arrays: dict) -> torch.Tensor:
-    """Algorithm 3 steps 1-3 taken from an earlier run (``init.reuse`` = its run directory or
-    samples.h5): its SWA points (init/x0) and its standard-training and SWA baselines. Lets
-    several samplers start from the same trained networks, as paulin2025 Fig. 4 compares
-    them ("same initialization"), without training again."""
-    src = Path(str(cfg.init.reuse)).expanduser()
-    src = src / FILENAME if src.is_dir() else src
-    if not src.is_file():
-        raise UserError(f"init.reuse={cfg.init.reuse}: no {FILENAME} there; give the run directory of an init=swa run")
-    try:
-        with open_checked(src) as old:
-            x0 = old.array("init/x0")
-            baselines = old.group("baselines")
-            chains = int(old.attrs.get("chains", -1))
-    except (OSError, KeyError, ValueError) as e:
-        raise UserError(f"init.reuse={cfg.init.reuse}: {src} is not a readable bnnsample store ({e})") from None
-    if x0 is None or x0.shape != (int(cfg.chains), pot.dim) or chains != int(cfg.chains):
-        got = None if x0 is None else tuple(x0.shape)
-        raise UserError(
-            f"init.reuse={cfg.init.reuse}: its SWA points have shape {got}; this run needs "
-            f"(chains, dim) = ({int(cfg.chains)}, {pot.dim}): same dataset, model and chains"
-        )
-    for name, arr in baselines.items():
-        store_arrays[f"baselines/{name}"] = arr
-    log.info("reusing the SWA points and baselines of %s", src)
-    return torch.as_tensor(x0, device=device, dtype=dtype)
 
 
 def _cache_limit(device: torch.device) -> int:
@@ -171,13 +94,57 @@ def _check_oracle(integrator, pot, sched: Schedule, x0: torch.Tensor) -> None:
 
 def run(cfg: DictConfig, run_dir: Path) -> Path:
     """Execute one run into run_dir; returns the path of samples.h5. The run directory is
-    owned (rundir.owned) for the whole run: a second process refuses."""
+    owned (rundir.owned) for the whole run: a second process refuses.
+
+    Stages: prepare (validate against the data, build the potential and the batch schedule,
+    decide on resuming), initial points (the init/ strategy, or the stored ones on resume),
+    target (control variate, localization), integrator (checked against the target), sample
+    (into the store, verified when written)."""
     validate(cfg)
     with owned(run_dir):
         return _run(cfg, Path(run_dir))
 
 
+@dataclass
+class _Prepared:
+    """What the stages after ``_prepare`` share."""
+
+    cfg: DictConfig
+    run_dir: Path
+    device: torch.device
+    dtype: torch.dtype
+    data: object
+    pot: object
+    sched: Schedule
+    settings: LoopSettings
+    config_yaml: str
+    n_out: tuple[int, int] | None
+    resume: object  # False, True or "complete" (see _resumable)
+
+    @property
+    def path(self) -> Path:
+        return self.run_dir / FILENAME
+
+    @property
+    def expected(self) -> dict:
+        return _expected_layout(self.cfg, self.settings, self.pot.dim, self.n_out, self.data)
+
+
 def _run(cfg: DictConfig, run_dir: Path) -> Path:
+    p = _prepare(cfg, run_dir)
+    if p.resume == "complete":
+        print(f"[bnnsample] {p.path} is already complete; nothing to do (choose another hydra.run.dir to rerun)")
+        return p.path
+    extra_arrays: dict = {}
+    x0 = _initial_points(p, extra_arrays)
+    pot, boundary, cv = _target(p, x0)
+    integrator, ctx, state = _integrator(p, pot, x0, boundary)
+    return _sample(p, pot, integrator, ctx, state, x0, extra_arrays, cv)
+
+
+def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
+    """Checks that need only the config and the data, the potential, the batch schedule, the
+    loop settings, and whether the run directory holds a run to resume."""
     from .evaluate.reference import check_reference
 
     check_reference(cfg)  # a missing or foreign reference=PATH fails before sampling
@@ -191,14 +158,13 @@ def _run(cfg: DictConfig, run_dir: Path) -> Path:
     per_chain = cfg.batching.per_chain
     if per_chain == "auto":
         per_chain = data.task == "density"
-    seed = int(cfg.seed)
     sched = Schedule(
         cfg.batching.name,
         pot.n_data,
         int(cfg.batch_size),
         chains=int(cfg.chains) if per_chain else None,
         partition=cfg.batching.partition,
-        generator=make_generator(device, seed * 2 + 1),
+        generator=make_generator(device, int(cfg.seed) * 2 + 1),
         device=device,
     )
     steps_per_epoch = max(1, sched.n_batches) if cfg.batching.name != "full" else 1
@@ -211,71 +177,75 @@ def _run(cfg: DictConfig, run_dir: Path) -> Path:
         flush_seconds=float(cfg.flush_seconds),
         progress=bool(cfg.progress),
     )
-
-    path = run_dir / FILENAME
     config_yaml = OmegaConf.to_yaml(cfg, resolve=True)
-    n_out = _predictive_shape(data)
-    resume = _resumable(path, config_yaml, _expected_layout(cfg, settings, pot.dim, n_out, data))
-    if resume == "complete":
-        print(f"[bnnsample] {path} is already complete; nothing to do (choose another hydra.run.dir to rerun)")
-        return path
+    p = _Prepared(cfg, run_dir, device, dtype, data, pot, sched, settings, config_yaml, _predictive_shape(data), False)
+    p.resume = _resumable(p.path, p.config_yaml, p.expected)
+    return p
 
-    extra_arrays: dict = {}
-    chains = int(cfg.chains)
-    boundary = None
-    if resume:
-        with open_checked(path) as old:
-            x0 = torch.as_tensor(old.array("init/x0"), device=device, dtype=dtype)
-    elif cfg.init.name == "swa" and cfg.init.get("reuse"):
-        x0 = reuse_swa_initialisation(cfg, pot, device, dtype, extra_arrays)
-    elif cfg.init.name == "swa":
-        x0 = swa_initialisation(cfg, pot, device, extra_arrays)
-    elif cfg.init.name == "zeros":
-        x0 = torch.zeros(chains, pot.dim, device=device, dtype=dtype)
-    else:
-        raise UserError(f"init={cfg.init.name}: allowed values: swa, zeros")
+
+def _initial_points(p: _Prepared, extra_arrays: dict) -> torch.Tensor:
+    """x0 [C, d]: the stored one when resuming, else the init/ strategy's (bnnsample/initial.py)."""
+    if p.resume:
+        with open_checked(p.path) as old:
+            return torch.as_tensor(old.array("init/x0"), device=p.device, dtype=p.dtype)
+    return initial_points(p.cfg, p.pot, p.device, p.dtype, extra_arrays)
+
+
+def _target(p: _Prepared, x0: torch.Tensor):
+    """The potential the sampler sees: with the control variate (reference point: each chain's
+    x0), and localized around x0 when the init strategy localizes (initial.localization);
+    returns (potential, elastic boundary or None, the ControlVariate or None)."""
+    cfg, pot, boundary, cv_pot = p.cfg, p.pot, None, None
     cv = cfg.get("control_variate", False)
     if not isinstance(cv, bool):
         raise UserError(f"control_variate={cv}: allowed values: true, false")
     if cv:
         # reference: each chain's initial point (its SWA point under init=swa), so the
         # gradient differences are small where the localized chains stay
-        pot = ControlVariate(
-            pot, x0.clone(), batches=sched._fixed, chunk=int(cfg.batch_size), cache_limit=_cache_limit(device)
-        )
-        cv_pot = pot
+        pot = cv_pot = ControlVariate(pot, x0.clone(), batches=p.sched.fixed_partition, chunk=int(cfg.batch_size),
+                                      cache_limit=_cache_limit(p.device))  # fmt: skip
         log.info("control variate: per-batch reference gradients %s", "cached" if pot.cached else "recomputed each step")
-    if cfg.init.name == "swa":
-        lam = float(cfg.init.localization)
-        if lam > 0:
-            pot = Localized(pot, x0.clone(), lam)
-            boundary = ElasticBox.for_localization(x0.clone(), lam, float(cfg.init.bounce_width))
+    lam = localization(cfg)
+    if lam > 0:
+        pot = Localized(pot, x0.clone(), lam)
+        boundary = ElasticBox.for_localization(x0.clone(), lam, float(cfg.init.bounce_width))
+    return pot, boundary, cv_pot
 
+
+def _integrator(p: _Prepared, pot, x0: torch.Tensor, boundary):
+    """The configured integrator, checked against the target and the run length, its step
+    context and initial state; returns (integrator, ctx, state)."""
+    cfg = p.cfg
     params = {k: v for k, v in cfg.integrator.items() if k not in ("name", "description")}
     try:
         integrator = get_integrator(cfg.integrator.name, **params)
     except (TypeError, ValueError) as e:
         raise UserError(f"integrator={cfg.integrator.name}: bad parameters {params}: {e}") from None
-    _check_oracle(integrator, pot, sched, x0)
+    _check_oracle(integrator, pot, p.sched, x0)
     try:
-        integrator.check_run(settings.burn_in, settings.total_steps)
+        integrator.check_run(p.settings.burn_in, p.settings.total_steps)
     except ValueError as e:
         raise UserError(f"integrator={cfg.integrator.name}: {e}") from None
     ctx = StepContext(
         h=float(cfg.step_size),
         gamma=float(cfg.friction),
-        noise=GaussianNoise(device, seed * 2),
+        noise=GaussianNoise(p.device, int(cfg.seed) * 2),
         boundary=boundary,
     )
     try:
         state = integrator.init_state(x0, ctx)
     except ValueError as e:
         raise UserError(f"integrator={cfg.integrator.name}: {e}") from None
+    return integrator, ctx, state
 
-    attrs = {
-        "config": config_yaml,
+
+def _attrs(p: _Prepared, cv_pot) -> dict:
+    """The store's run attributes."""
+    cfg = p.cfg
+    return {
+        "config": p.config_yaml,
         "version": __version__,
-        "seed": seed,
+        "seed": int(cfg.seed),
         "integrator": cfg.integrator.name,
         "batching": cfg.batching.name,
         "dataset": cfg.dataset.name,
@@ -283,29 +253,35 @@ def _run(cfg: DictConfig, run_dir: Path) -> Path:
         "step_size": float(cfg.step_size),
         "friction": float(cfg.friction),
         "batch_size": int(cfg.batch_size),
-        "chains": chains,
-        "burn_in_steps": settings.burn_in,
-        "thin_steps": settings.thin,
-        "schedule_period": sched.period,
-        "device": str(device),
-        "control_variate": ("cached" if cv_pot.cached else "recomputed") if cv else "off",
+        "chains": int(cfg.chains),
+        "burn_in_steps": p.settings.burn_in,
+        "thin_steps": p.settings.thin,
+        "schedule_period": p.sched.period,
+        "device": str(p.device),
+        "control_variate": "off" if cv_pot is None else ("cached" if cv_pot.cached else "recomputed"),
     }
-    if n_out is not None:
-        pot.predictive_numel = n_out[0] * n_out[1]
+
+
+def _sample(p: _Prepared, pot, integrator, ctx, state, x0, extra_arrays: dict, cv_pot) -> Path:
+    """Sample into a new store, or on into the one being resumed; verify what was written."""
+    cfg, path, settings, resume = p.cfg, p.path, p.settings, p.resume
+    attrs = _attrs(p, cv_pot)
+    if p.n_out is not None:
+        pot.predictive_numel = p.n_out[0] * p.n_out[1]
     if resume:
         store = SampleStore(path, "r+")
-        sampler = Sampler(pot, integrator, sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
+        sampler = Sampler(pot, integrator, p.sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
         try:
-            state = sampler.restore(store.read_state(), device)
+            state = sampler.restore(store.read_state(), p.device)
         except (KeyError, ValueError, RuntimeError) as e:
             store.close()
             raise UserError(f"{path}: its resume state does not fit this run ({e}); choose another hydra.run.dir") from None
         store.attrs["draws"] = sampler.draws  # draws written after the last resume state are redone
         print(f"[bnnsample] resuming {path} at step {sampler.step} of {settings.total_steps}")
     else:
-        store = _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0)
-        write_file(run_dir / "config.yaml", config_yaml)
-        sampler = Sampler(pot, integrator, sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
+        store = _create_store(path, cfg, settings, pot, p.data, attrs, extra_arrays, x0)
+        write_file(p.run_dir / "config.yaml", p.config_yaml)
+        sampler = Sampler(pot, integrator, p.sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
     try:
         sampler.run(state)
         store.mark_complete()
@@ -315,13 +291,14 @@ def _run(cfg: DictConfig, run_dir: Path) -> Path:
         if not resume and store.n_draws == 0 and not store.state_consistent:
             store.close()
             path.unlink(missing_ok=True)
-            (run_dir / "config.yaml").unlink(missing_ok=True)
+            (p.run_dir / "config.yaml").unlink(missing_ok=True)
         raise
     except OSError as e:
         raise _write_error(path, e, store) from None
     finally:
         store.close()
-    _verify_written(path, _expected_layout(cfg, settings, pot.dim, n_out, data), settings.samples)
+    _verify_written(path, p.expected, settings.samples)
+    chains = int(cfg.chains)
     n_div = int(sampler.diverged.sum())
     summary = f"{n_div} of {chains} chains diverged" if n_div else f"all {chains} chains finite"
     log.info("sampling done: %d steps, %d draws per chain; %s", settings.total_steps, settings.samples, summary)

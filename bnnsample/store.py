@@ -75,7 +75,7 @@ class SampleStore:
         predictive_shape: tuple[int, int] | None = None,
         attrs: dict | None = None,
         staged: bool = False,
-    ) -> "SampleStore":
+    ) -> SampleStore:
         """A new store. ``staged``: written under a temporary name (``path`` is created only
         by ``publish``), so that a failure while it is being set up leaves nothing at ``path``."""
         path = Path(path)
@@ -344,7 +344,7 @@ def _first_line(e: BaseException) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
-def open_checked(path: Path, mode: str = "r") -> "SampleStore":
+def open_checked(path: Path, mode: str = "r") -> SampleStore:
     """Open a store; a file HDF5 cannot open raises StoreDamaged with one line."""
     try:
         return SampleStore(path, mode)

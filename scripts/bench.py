@@ -331,7 +331,9 @@ def bench_epoch(n_data: int, repeats: int, device: str = "cpu", batch: int = 200
         return time.perf_counter() - t
 
     def sample_epoch(k):
-        nf = lambda: Oracle(targets[k], sched.next(), sched.scale, sched.eps)
+        def nf():
+            return Oracle(targets[k], sched.next(), sched.scale, sched.eps)
+
         sync()
         t = time.perf_counter()
         states[k] = advance(integ, states[k], steps, nf, ctx)
@@ -345,8 +347,13 @@ def bench_epoch(n_data: int, repeats: int, device: str = "cpu", batch: int = 200
         res["sms_ubu"].append(sample_epoch("sms_ubu"))
         res["sms_ubu_nocache"].append(sample_epoch("sms_ubu_nocache"))
     med = {k: _median_spread(v) for k, v in res.items()}
-    ms = lambda k: f"{med[k][0] / steps * 1e3:.2f} [{med[k][1] / steps * 1e3:.2f}, {med[k][2] / steps * 1e3:.2f}]"
-    ratio = lambda a, b: statistics.median(x / y for x, y in zip(res[a], res[b]))
+
+    def ms(k):
+        return f"{med[k][0] / steps * 1e3:.2f} [{med[k][1] / steps * 1e3:.2f}, {med[k][2] / steps * 1e3:.2f}]"
+
+    def ratio(a, b):
+        return statistics.median(x / y for x, y in zip(res[a], res[b]))
+
     name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
     return {
         "setting": f"cnn_fmnist, {pot.dim:,} parameters, one chain, {n_data} random 28x28 images = {steps} steps of "

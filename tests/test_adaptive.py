@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from bnnsample.evaluate.metrics import chain_mean_se, chain_var_se
 from bnnsample.analysis.stationary import AffineStep, cycle_moments, recorded_mixture
+from bnnsample.evaluate.metrics import chain_mean_se, chain_var_se
 from bnnsample.store import SampleStore
 
 from .helpers import assert_theta_matches, run_inprocess, two_batch_cycles

@@ -92,7 +92,10 @@ def test_sampling_steps_make_no_host_synchronisation():
     ctx = StepContext(h=2e-3, gamma=50**0.5, noise=GaussianNoise("cuda", 5), boundary=box)
     integ = get_integrator("ubu")
     state = integ.init_state(x_ref, ctx)
-    nf = lambda: Oracle(target, sched.next(), sched.scale, sched.eps)
+
+    def nf():
+        return Oracle(target, sched.next(), sched.scale, sched.eps)
+
     state = integ.advance(state, 2, nf, ctx)  # warm-up (lazy initialisations may sync once)
     torch.cuda.synchronize()
     torch.cuda.set_sync_debug_mode("error")

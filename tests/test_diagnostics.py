@@ -36,6 +36,6 @@ def test_scheme_diagnostics_follow_the_state(tmp_path, overrides, name):
         assert np.all(np.diff(diag[name], axis=1) != 0)  # the thermostat moves
     elif name == "acceptance_rate":
         np.testing.assert_allclose(last, state["tensor/accepted"] / state["tensor/proposed"], rtol=1e-12)
-        assert np.all((0 <= last) & (last <= 1)) and last.mean() > 0.5
+        assert np.all((last >= 0) & (last <= 1)) and last.mean() > 0.5
     else:
         np.testing.assert_array_equal(last, state["tensor/noise_clipped"])

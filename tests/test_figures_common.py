@@ -1,8 +1,15 @@
-"""figures/common.py: REPRODUCTION.md sections (kept, replaced, sorted, verdicts counted), options."""
+"""figures/common.py: REPRODUCTION.md sections (kept, replaced, sorted, verdicts counted), options, the CSV writer."""
 
 import pytest
 
-from bnnsample.figures.common import check_options, read_sections, scale_of, update_reproduction, verdict_counts
+from bnnsample.figures.common import (
+    check_options,
+    read_sections,
+    scale_of,
+    update_reproduction,
+    verdict_counts,
+    write_csv,
+)
 
 
 def test_sections_replaced_kept_and_sorted(tmp_path):
@@ -56,3 +63,17 @@ def test_every_recipe_takes_data_dir(tmp_path, cli):
     out = cli("figure", "paulin2025-fig4", "scale=bogus", f"data_dir={tmp_path}")
     assert out.returncode != 0 and "scale=bogus: allowed values: quick, reduced, large, paper" in out.stderr
     assert "data_dir" not in out.stderr
+
+
+def test_write_csv_bytes(tmp_path):
+    """The recipes' one CSV writer: union of keys as header, floats as {:.6g} or repr,
+    csv quoting, LF line ends; fixed columns give the header even without rows."""
+    rows = [{"a": 1, "b": 0.1234567891}, {"b": float("nan"), "c": 'x, "y"'}]
+    p = write_csv(tmp_path / "sub" / "t.csv", rows)
+    assert p.read_bytes() == b'a,b,c\n1,0.123457,\n,nan,"x, ""y"""\n'
+    write_csv(p, rows, float_format=None)
+    assert p.read_bytes() == b'a,b,c\n1,0.1234567891,\n,nan,"x, ""y"""\n'
+    write_csv(p, [], columns=("a", "b"))
+    assert p.read_bytes() == b"a,b\n"
+    write_csv(p, [{"b": 2.0, "a": True}], float_format=None, columns=("a", "b"))
+    assert p.read_bytes() == b"a,b\nTrue,2.0\n"

@@ -70,7 +70,10 @@ def _result(pred, diverged=None):
 
 def test_pooling_and_akd_have_power():
     rng = np.random.default_rng(0)
-    draws = lambda shift: rng.standard_normal((10, 20, 30, 1)) + shift  # (chains, draws, T, 1)
+
+    def draws(shift):  # (chains, draws, T, 1)
+        return rng.standard_normal((10, 20, 30, 1)) + shift
+
     runs = [_result(draws(0.0)).pooled(slice(5 * r, 5 * r + 5)) for r in range(2)]
     assert runs[0].shape == (100, 30)
     band = self_distance_band(runs)

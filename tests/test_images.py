@@ -121,7 +121,7 @@ def test_real_fashion_mnist_from_the_system_folder(tmp_path, monkeypatch):
     d = LOADERS["fmnist"](_cfg(tmp_path / "nothing", "fmnist"))
     assert d.x_train.shape == (60000, 1, 28, 28) and d.x_test.shape == (10000, 1, 28, 28)
     assert torch.bincount(d.y_train).tolist() == [6000] * 10 and torch.bincount(d.y_test).tolist() == [1000] * 10
-    assert 0.0 <= float(d.x_train.min()) and float(d.x_train.max()) <= 1.0
+    assert float(d.x_train.min()) >= 0.0 and float(d.x_train.max()) <= 1.0
     sub = LOADERS["fmnist"](_cfg(tmp_path / "nothing", "fmnist", n_train=1000))
     assert torch.bincount(sub.y_train).tolist() == [100] * 10
 
@@ -353,7 +353,7 @@ def test_chestxray_fixture_augments_offline(tmp_path):
     # 3 PNEUMONIA x 2 + 2 NORMAL x 3 augmented copies, originals not kept; labels PNEUMONIA 0, NORMAL 1
     assert d.x_train.shape == (12, 1, 180, 180) and d.x_train.dtype == torch.float32
     assert sorted(d.y_train.tolist()) == [0] * 6 + [1] * 6
-    assert 0.0 <= d.x_train.min() and d.x_train.max() <= 1.0
+    assert d.x_train.min() >= 0.0 and d.x_train.max() <= 1.0
     # copies of one image differ (random crops); the set is reproducible from the seed
     assert len({tuple(x.flatten()[:2000].tolist()) for x in d.x_train}) == 12
     d2 = LOADERS["chestxray"](_cfg(tmp_path, "chestxray", **cfg))

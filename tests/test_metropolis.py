@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from bnnsample.evaluate.metrics import chain_mean_se
 from bnnsample.analysis.stationary import AffineStep, batch_sequences, cycle_moments
+from bnnsample.evaluate.metrics import chain_mean_se
 from bnnsample.store import SampleStore
 
 from .helpers import assert_theta_matches, run_inprocess

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.evaluate.metrics import chain_mean_se, chain_var_se
 from bnnsample.analysis.stationary import (
     AffineStep,
     batch_sequences,
     cycle_moments,
     recorded_mixture,
 )
+from bnnsample.evaluate.metrics import chain_mean_se, chain_var_se
 from bnnsample.integrators import StepContext, get_integrator
 from bnnsample.integrators.base import State
 from bnnsample.integrators.noise_aware import (
@@ -229,7 +229,10 @@ def run_noisy_gaussian(integ, h, chains=4000, burn_time=20.0, time=100.0, seed=0
     pot = NoisyGradientGaussian(dim=1, sigma_model="cosine", seed=seed + 1)
     ctx = StepContext(h=h, gamma=1.0, noise=GaussianNoise("cpu", seed))
     state = integ.init_state(torch.zeros(chains, 1, dtype=torch.float64), ctx)
-    next_force = lambda: Oracle(pot, None, 1.0, 0.0)
+
+    def next_force():
+        return Oracle(pot, None, 1.0, 0.0)
+
     state = integ.advance(state, int(burn_time / h), next_force, ctx)
     xs, v2 = [], []
     for _ in range(int(time / h)):
@@ -271,7 +274,10 @@ def test_nogin_identity_12():
     G = Hm @ (x0 + h / 2 * p) - r  # at the midpoint
     mean_exact = gam @ p - h / 2 * (I + gam) @ G
     cov_exact = I - gam @ gam
-    t = lambda a_: torch.tensor(a_, dtype=torch.float64)
+
+    def t(a_):
+        return torch.tensor(a_, dtype=torch.float64)
+
     gen = torch.Generator().manual_seed(3)
     oracle = FakeOracle(t(Hm), t(r), t(sigma)[None], L=t(np.linalg.cholesky(sigma)), gen=gen)
     from bnnsample.rng import GaussianNoise
@@ -362,7 +368,10 @@ def test_low_rank_minibatch_steps_run(name, dtype):
     y = torch.tensor([[-3.0, 0, 1], [0, 2, 0], [1, 1, -1], [4, -2, 0]], dtype=dtype)
     pot = GaussianMean(y, torch.tensor(1.0, dtype=dtype))
     gen = torch.Generator().manual_seed(0)
-    next_force = lambda: Oracle(pot, torch.randint(4, (16, 2), generator=gen), 2.0, 6.0)
+
+    def next_force():
+        return Oracle(pot, torch.randint(4, (16, 2), generator=gen), 2.0, 6.0)
+
     ctx = StepContext(h=0.5, gamma=1.0, noise=GaussianNoise("cpu", 0))
     integ = get_integrator(name)
     state = integ.advance(integ.init_state(torch.zeros(16, 3, dtype=dtype), ctx), 50, next_force, ctx)

@@ -3,7 +3,7 @@ diagnostics' traces are diagnostics.png's)."""
 
 import numpy as np
 
-from bnnsample import plots
+from bnnsample.evaluate import plots
 
 
 def _capture(monkeypatch):

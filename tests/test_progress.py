@@ -45,7 +45,7 @@ def test_sampling_bar_moves_every_block_and_keeps_the_draws(tmp_path, monkeypatc
 
 
 def test_training_bar_counts_epochs(tmp_path, monkeypatch):
-    from bnnsample.runner import swa_initialisation  # noqa: F401  (the bar is made there)
+    from bnnsample.initial import swa_initialisation  # noqa: F401  (the bar is made there)
 
     seen = []
     real_bar = progress.bar

@@ -137,7 +137,7 @@ def test_prediction_calibrates_batchnorm_on_one_large_batch():
 
 def test_prior_on_non_bias_parameters_only():
     pot = tiny_potential(prior=2.0)
-    for name, size, part in zip(pot.layout.names, pot.layout.sizes, torch.split(pot.mask, pot.layout.sizes)):
+    for name, part in zip(pot.layout.names, torch.split(pot.mask, pot.layout.sizes)):
         assert torch.all(part == (0.0 if "bias" in name else 1.0)), name
     assert any(n.endswith("weight") and "bias" not in n for n in pot.layout.names)
     x = torch.randn(2, pot.dim, generator=torch.Generator().manual_seed(1))

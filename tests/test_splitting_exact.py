@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from bnnsample.evaluate.report import evaluate_run
 from bnnsample.analysis.stationary import AffineStep, batch_sequences, cycle_moments, recorded_mixture
+from bnnsample.evaluate.report import evaluate_run
 
 from .helpers import assert_theta_matches, run_inprocess
 

@@ -6,7 +6,6 @@ import tracemalloc
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from bnnsample import store as h5store
 from bnnsample.evaluate import reference

@@ -381,8 +381,8 @@ def test_ccadl_frozen_friction_stability_interval(xi, unstable):
     2 - h xi_e - h^2, so it is stable iff 0 < xi_e < 2/h - h/2 (Jury); h = 0.25, s = 1: xi < 7.75.
     Past it the momentum flips sign and grows every step: the divergence seen in matthews2018
     Fig. 1 once the thermostat's excursions reach this bound."""
-    from bnnsample.simulate import simulate
     from bnnsample.models.analytic import NoisyGradientGaussian
+    from bnnsample.simulate import simulate
 
     h, s = 0.25, 1.0
     bound = 2 / h - h / 2 - h * s / 2

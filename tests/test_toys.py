@@ -116,7 +116,10 @@ def test_double_well_force_noise_and_moments():
     quiet = build("double_well", load("double_well", sigma=0.0, sigma_model="constant"))
     torch.testing.assert_close(quiet.force(x[:, :1], None, 1.0), _autograd_force(quiet, x[:, :1], None, 1.0), rtol=1e-12, atol=1e-12)
     # the exact variance (derived for this project)
-    w = lambda t: math.exp(-((t * t - 1) ** 2) / 4)
+
+    def w(t):
+        return math.exp(-((t * t - 1) ** 2) / 4)
+
     z = integrate.quad(w, -np.inf, np.inf, epsabs=1e-14, epsrel=1e-13)[0]
     m2 = integrate.quad(lambda t: t * t * w(t), -np.inf, np.inf, epsabs=1e-14, epsrel=1e-13)[0] / z
     assert abs(m2 - 1.0417972965) < 1e-9

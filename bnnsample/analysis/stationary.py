@@ -32,7 +32,7 @@ class AffineStep:
     c: np.ndarray
     Q: np.ndarray
 
-    def then(self, other: "AffineStep") -> "AffineStep":
+    def then(self, other: AffineStep) -> AffineStep:
         """Apply self, then other."""
         return AffineStep(other.A @ self.A, other.A @ self.c + other.c, other.A @ self.Q @ other.A.T + other.Q)
 

@@ -313,7 +313,7 @@ def _configurational(theta: np.ndarray, pot, loc, points: int, notes: list) -> l
         ratio = g2.mean(axis=1) / lap.mean(axis=1)
         rows.append(metric_row(group="diagnostics", metric="configurational_temperature",
                                value=float(g2.mean() / lap.mean()), se=_chain_se(ratio)))  # fmt: skip
-    if C * P < theta.shape[0] * theta.shape[1]:
+    if theta.shape[0] * theta.shape[1] > C * P:
         notes.append(f"configurational temperature from {C * P} of {theta.shape[0] * theta.shape[1]} draws")
     if loc is not None:
         notes.append(f"configurational temperature of the localized target (lambda = {loc[1]:g})")
@@ -335,7 +335,7 @@ def bounce_rows(store: SampleStore, keep: np.ndarray, notes: list) -> list[dict]
 
 def plot_diagnostics(path: Path, store: SampleStore, keep: np.ndarray, stats: dict) -> Path | None:
     """Every per-draw diagnostic and predictive statistic against the draw, chains overlaid."""
-    from ..plots import plot_traces
+    from .plots import plot_traces
 
     series = {k: v[keep] for k, v in store.diagnostics().items() if v.shape[1]}
     series.update(stats)

@@ -30,9 +30,8 @@ EXACT_MODELS = ("gaussian_mean", "noisy_gaussian", "linear_gaussian")
 
 def _exact_posterior(cfg: dict):
     """(mean [d], cov [d, d], potential) for targets whose posterior is Gaussian and known."""
-    from omegaconf import OmegaConf
-
     import torch
+    from omegaconf import OmegaConf
 
     from ..data import load_data
     from ..models import build_potential
@@ -133,9 +132,8 @@ def _regression_rows(store: SampleStore, cfg: dict, keep: np.ndarray) -> list[di
     the noise variance, fitted on standardised targets, becomes noise_var * y_std^2. The
     predictive means come from the store when it has them, else from the stored theta
     through the rebuilt potential."""
-    from omegaconf import OmegaConf
-
     import torch
+    from omegaconf import OmegaConf
 
     from ..data import load_data
     from ..models import build_potential
@@ -168,10 +166,9 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
     with (evaluate/reference.py). A reference that is missing or does not match raises
     UserError after metrics.csv has been written without the reference rows."""
     run_dir = Path(run_dir)
+    from ..progress import bar
     from .diagnostics import diagnostic_rows
     from .reference import reference_rows
-
-    from ..progress import bar
 
     ref_error = None
     notes: list[str] = []
@@ -217,7 +214,7 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
                 notes.append("reference comparison skipped: no kept chain or no draw")
         table = pd.DataFrame(rows, columns=["group", "metric", "value", "se"])
         write_file(run_dir / "metrics.csv", table.to_csv(index=False))
-        from ..plots import plot_run
+        from .plots import plot_run
 
         try:
             plot_run(run_dir / "plots", store, keep, ensembles, exact)
@@ -248,7 +245,7 @@ def damage_message(e: BaseException) -> str:
     text = (str(e).strip().splitlines() or [type(e).__name__])[0]
     if "filter returned failure" in text or "checksum" in text.lower():
         return f"damaged {FILENAME}: a checksum (Fletcher-32) does not match ({text}); its metrics are not computed"
-    if isinstance(e, StoreDamaged) or isinstance(e, OSError):
+    if isinstance(e, (StoreDamaged, OSError)):
         return f"damaged or unreadable {FILENAME} ({text})"
     return f"incomplete {FILENAME} ({type(e).__name__}: {text})"
 

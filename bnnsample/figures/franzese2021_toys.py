@@ -26,7 +26,6 @@ the paper compares 2000 vs 2000 samples). The floor is the self-distance of exac
 
 from __future__ import annotations
 
-import csv
 import math
 import time
 from dataclasses import dataclass, field
@@ -35,7 +34,14 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, recipe_dir, save_figure, scale_of, update_reproduction
+from .common import (
+    labelled_choice,
+    recipe_start,
+    save_figure,
+    scaled_settings,
+    update_reproduction,
+    write_csv,
+)
 
 # ============================================================================================
 # franzese2021-fig3: App. E toy
@@ -244,6 +250,17 @@ TOY_CSV = ("integrator", "batching", "label", "eta", "C", "draws", "mean", "mean
            "seconds")  # fmt: skip
 
 
+def _toy_row(c) -> dict:
+    ref = EXPECTED_TOY[(c.integrator, c.batching)]
+    return dict(zip(TOY_CSV, [
+        c.integrator, c.batching, c.label, c.h, c.gamma, c.samples.size, f"{c.mc['mean']:.6f}",
+        f"{c.mc['mean_se']:.2e}", f"{c.mc['var']:.6f}", f"{c.mc['var_se']:.2e}",
+        f"{c.exact['mean']:.6f}", f"{c.exact['var']:.6f}", ref["var"], ref["src"],
+        f"{(c.mc['var'] - c.exact['var']) / c.mc['var_se']:.3f}", f"{c.ks:.5f}", f"{c.ks_floor:.5f}",
+        f"{c.excess_kurtosis:.4f}", f"{c.seconds:.1f}",
+    ]))  # fmt: skip
+
+
 @register(
     FIG3, "franzese2021 Fig. 3/6 (App. E toy): minibatching vs order, analytic and Lie-Trotter integrators"
 )
@@ -251,13 +268,11 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT."""
     from ..simulate import build_target
 
-    check_options(options, FIG3_OPTIONS)
-    scale = scale_of(options)
-    s = dict(TOY_SCALES[scale], scale=scale)
+    s = scaled_settings(options, FIG3_OPTIONS, TOY_SCALES)
     s["chains"] = _int_option(options, "chains", s["chains"], 2)
     s["draws"] = _int_option(options, "draws", s["draws"], 2)
     seed = _int_option(options, "seed", 0, 0)
-    out, t0 = recipe_dir(out_dir, FIG3), time.perf_counter()
+    out, t0 = recipe_start(out_dir, FIG3)
     target = build_target(["dataset=franzese_toy"], threads=1)
     cfg, pot = target.cfg, target.potential
     s["h"], s["gamma"] = float(cfg.step_size), float(cfg.friction)
@@ -270,16 +285,7 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
             print(f"[{FIG3}] {label:<12} {batching:<9} var={c.mc['var']:.4f}±{c.mc['var_se']:.4f} "
                   f"exact={c.exact['var']:.4f} KS={c.ks:.4f} ({c.seconds:.1f}s)", flush=True)  # fmt: skip
     files = [out / "toy.csv", out / "toy.png"]
-    with open(files[0], "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(TOY_CSV)
-        for c in cells:
-            ref = EXPECTED_TOY[(c.integrator, c.batching)]
-            w.writerow([c.integrator, c.batching, c.label, c.h, c.gamma, c.samples.size, f"{c.mc['mean']:.6f}",
-                        f"{c.mc['mean_se']:.2e}", f"{c.mc['var']:.6f}", f"{c.mc['var_se']:.2e}",
-                        f"{c.exact['mean']:.6f}", f"{c.exact['var']:.6f}", ref["var"], ref["src"],
-                        f"{(c.mc['var'] - c.exact['var']) / c.mc['var_se']:.3f}", f"{c.ks:.5f}", f"{c.ks_floor:.5f}",
-                        f"{c.excess_kurtosis:.4f}", f"{c.seconds:.1f}"])  # fmt: skip
+    write_csv(files[0], [_toy_row(c) for c in cells], float_format=None, columns=TOY_CSV)
     _toy_plot(cells, files[1])
     md = _toy_markdown(cells, s, time.perf_counter() - t0, files)
     files.append(update_reproduction(Path(out_dir), FIG3, md))
@@ -298,6 +304,8 @@ TRIG_SCHEMES = (
     ("MT3", "mt3"),
 )
 TRIG_BATCHES = ("full", 8)
+TRIG_CSV = ("scheme", "integrator", "batch", "eta", "akd", "exact_stationary_akd", "diverged", "samples",
+            "steps_per_chain", "self_distance_mean", "self_distance_low", "self_distance_high", "seconds")  # fmt: skip
 BURN_TIME, THIN_TIME = 20.0, 2.5
 TRIG_SCALES = {
     "quick": {"chains": 100, "draws": 20, "etas": (0.08, 0.06, 0.04, 0.02)},
@@ -394,9 +402,7 @@ def trig_cell(pot, label: str, integrator: str, batch, eta: float, gamma: float,
 
 
 def _parse_fig1(options: dict) -> dict:
-    check_options(options, FIG1_OPTIONS)
-    scale = scale_of(options)
-    s = dict(TRIG_SCALES[scale], scale=scale)
+    s = scaled_settings(options, FIG1_OPTIONS, TRIG_SCALES)
     s["chains"] = _int_option(options, "chains", s["chains"], 2)
     s["draws"] = _int_option(options, "draws", s["draws"], 1)
     s["seed"] = _int_option(options, "seed", 0, 0)
@@ -410,14 +416,7 @@ def _parse_fig1(options: dict) -> dict:
                 f"etas={options['etas']}: expected comma-separated step sizes in (0, 1), e.g. 0.04,0.02"
             )
         s["etas"] = tuple(sorted(etas, reverse=True))
-    names = {n: lab for lab, n in TRIG_SCHEMES}
-    s["schemes"] = list(TRIG_SCHEMES)
-    if "schemes" in options:
-        pick = [v for v in options["schemes"].split(",") if v]
-        bad = [v for v in pick if v not in names]
-        if bad or not pick:
-            raise ValueError(f"schemes={options['schemes']}: allowed values: {', '.join(names)}")
-        s["schemes"] = [(names[v], v) for v in pick]
+    s["schemes"] = labelled_choice(options, "schemes", TRIG_SCHEMES)
     return s
 
 
@@ -476,13 +475,18 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
     def series(label, batch):
         return [get[(label, batch, e)].akd if (label, batch, e) in get else math.nan for e in etas]
 
-    fmt = lambda xs: " / ".join("div." if not math.isfinite(x) else f"{x:.3f}" for x in xs)
+    def fmt(xs):
+        return " / ".join("div." if not math.isfinite(x) else f"{x:.3f}" for x in xs)
+
     hi = band["high"]
     if {"MT3", "LIE-TROTTER", "SYMMETRIC"} <= set(labels):
         mt3, lt, sym = series("MT3", "full"), series("LIE-TROTTER", "full"), series("SYMMETRIC", "full")
         ex = {lab: [get[(lab, "full", e)].exact_akd if (lab, "full", e) in get else math.nan for e in etas]
               for lab in ("MT3", "LIE-TROTTER", "SYMMETRIC")}  # fmt: skip
-        efmt = lambda xs: " / ".join("div." if not math.isfinite(x) else f"{x:.1e}" for x in xs)
+
+        def efmt(xs):
+            return " / ".join("div." if not math.isfinite(x) else f"{x:.1e}" for x in xs)
+
         pairs = [
             (m, a, b) for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]) if math.isfinite(m)
         ]
@@ -558,7 +562,7 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     from ..simulate import build_target, preset_scheme
 
     s = _parse_fig1(options)
-    out, t0 = recipe_dir(out_dir, FIG1), time.perf_counter()
+    out, t0 = recipe_start(out_dir, FIG1)
     target = build_target(["dataset=trig_features"], threads=1)
     cfg, pot = target.cfg, target.potential
     s["gamma"] = float(cfg.friction)
@@ -576,15 +580,12 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
                 print(f"[{FIG1}] {label:<11} batch={batch!s:<4} eta={eta:<7g} AKD={c.akd:.4f} "
                       f"({c.steps} steps, {c.seconds:.1f}s)", flush=True)  # fmt: skip
     files = [out / "kolmogorov.csv", out / "kolmogorov.png"]
-    with open(files[0], "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(("scheme", "integrator", "batch", "eta", "akd", "exact_stationary_akd", "diverged", "samples", "steps_per_chain",
-                    "self_distance_mean", "self_distance_low", "self_distance_high", "seconds"))  # fmt: skip
-        for c in cells:
-            w.writerow([c.label, c.integrator, c.batch, c.eta, "" if c.diverged else f"{c.akd:.5f}",
-                        "" if not math.isfinite(c.exact_akd) else f"{c.exact_akd:.3e}", int(c.diverged),
-                        n, c.steps, f"{band['mean']:.5f}", f"{band['low']:.5f}", f"{band['high']:.5f}",
-                        f"{c.seconds:.1f}"])  # fmt: skip
+    rows = [dict(zip(TRIG_CSV, [
+        c.label, c.integrator, c.batch, c.eta, "" if c.diverged else f"{c.akd:.5f}",
+        "" if not math.isfinite(c.exact_akd) else f"{c.exact_akd:.3e}", int(c.diverged), n, c.steps,
+        f"{band['mean']:.5f}", f"{band['low']:.5f}", f"{band['high']:.5f}", f"{c.seconds:.1f}",
+    ])) for c in cells]  # fmt: skip
+    write_csv(files[0], rows, float_format=None, columns=TRIG_CSV)
     _trig_plot(cells, band, files[1])
     md = _trig_markdown(cells, band, s, time.perf_counter() - t0, files)
     files.append(update_reproduction(Path(out_dir), FIG1, md))

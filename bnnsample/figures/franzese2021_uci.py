@@ -48,8 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import common, register
-from .common import check_options, save_figure, scale_of, update_reproduction
+from . import register
+from .common import checked_scale, save_figure, update_reproduction, write_csv
 
 FIG4, TABLE1, TABLE2, FIG5, FIG10 = (
     f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10")
@@ -348,10 +348,6 @@ def distance_sweep(
     return rows, oracle
 
 
-def write_csv(path: Path, rows: list[dict]) -> Path:
-    return common.write_csv(path, rows, float_format=None)
-
-
 def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
     """One panel per (dataset, batch): AKD against h (log-log), a line per label, the oracle
     self-distance mean (dotted) and 5-95% band (shaded); diverged runs are left out."""
@@ -453,8 +449,7 @@ FIG4_INTEGRATORS = {"leapfrog": "SHMC-LEAPFROG", "lie_trotter": "LIE-TROTTER", "
     "UCI BNN (Boston; Yacht when on disk): average Kolmogorov distance to the oracle vs h per batch size",
 )
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
-    check_options(options, FIG4_OPTIONS)
-    scale = scale_of(options)
+    scale = checked_scale(options, FIG4_OPTIONS)
     s = sweep_settings(scale, options)
     default_int = "leapfrog,lie_trotter,sghmc" if scale == "quick" else "leapfrog,lie_trotter,aboba,mt3,sghmc"
     integrators = _names(options.get("integrators", default_int), "integrators", tuple(FIG4_INTEGRATORS))
@@ -468,7 +463,7 @@ def make_fig4(out_dir: Path, options: dict) -> list[Path]:
     for ds in datasets:
         rows += distance_sweep(out_dir, FIG4, ds, s, variants)[0]
     d = out_dir / FIG4
-    files = [write_csv(d / "distances.csv", rows),
+    files = [write_csv(d / "distances.csv", rows, float_format=None),
              plot_distances(d / "distances.png", rows, "franzese2021 Fig. 4 (reduced): AKD to the oracle vs h")]  # fmt: skip
     update_reproduction(out_dir, FIG4, _fig4_markdown(rows, s, scale, options, missing))
     return files
@@ -566,15 +561,14 @@ def _variant_sweep(out_dir: Path, fig_id: str, options: dict, s, variants: list[
     for ds in datasets:
         rows += distance_sweep(out_dir, fig_id, ds, s, variants)[0]
     d = out_dir / fig_id
-    files = [write_csv(d / "distances.csv", rows), plot_distances(d / "distances.png", rows, title)]
+    files = [write_csv(d / "distances.csv", rows, float_format=None), plot_distances(d / "distances.png", rows, title)]
     return rows, files, missing
 
 
 def _variant_settings(options: dict, allowed: tuple[str, ...]) -> tuple[str, dict]:
     """(scale, sweep settings) of the Fig. 5 / Fig. 10 variant sweeps: batch sizes 0 (full) and
     32 at quick scale, 0, 64, 16 at paper scale, unless ``batches`` is given."""
-    check_options(options, allowed)
-    scale = scale_of(options)
+    scale = checked_scale(options, allowed)
     return scale, sweep_settings(scale, {"batches": "0,32" if scale == "quick" else "0,64,16", **options})
 
 
@@ -869,12 +863,27 @@ def _table_markdown(
 
 def _table_options(options: dict) -> tuple[str, list[int]]:
     """(scale, splits) of the table recipes; ValueError names a bad option."""
-    check_options(options, TABLE_OPTIONS)
-    scale = scale_of(options)
+    scale = checked_scale(options, TABLE_OPTIONS)
     splits = _ints(options.get("splits", "0,1,2,3,4"), "splits")
     if max(splits) > 4:
         raise ValueError(f"splits={options['splits']}: split indices must be in 0..4")
     return scale, splits
+
+
+def _table(out_dir: Path, table_id: str, what: str, paper, metrics: tuple[str, str], datasets, missing, stand_ins,
+           options: dict, scale: str, splits: list[int]) -> list[Path]:  # fmt: skip
+    """Runs, summary, bar plot and REPRODUCTION.md section of Table 1 or 2 (``what``: its subject)."""
+    if not datasets:
+        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir)")
+    rows = table_rows(out_dir, table_id, datasets, splits, scale)
+    summary = summarise(rows, metrics)
+    d = out_dir / table_id
+    files = [write_csv(d / "runs.csv", rows, float_format=None),
+             write_csv(d / "summary.csv", summary, float_format=None),
+             _bar_plot(d / "summary.png", summary, metrics, paper, f"franzese2021 Table {table_id[-1]}")]  # fmt: skip
+    update_reproduction(out_dir, table_id, _table_markdown(table_id, what, summary, paper, metrics, scale, options,
+                                                           splits, missing, stand_ins))  # fmt: skip
+    return files
 
 
 @register(
@@ -883,16 +892,8 @@ def _table_options(options: dict) -> tuple[str, list[int]]:
 def make_table1(out_dir: Path, options: dict) -> list[Path]:
     scale, splits = _table_options(options)
     datasets, missing = _datasets(options, ",".join(REGRESSION))
-    if not datasets:
-        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir)")
-    rows = table_rows(out_dir, TABLE1, datasets, splits, scale)
-    summary = summarise(rows, ("rmse", "mnll"))
-    d = out_dir / TABLE1
-    files = [write_csv(d / "runs.csv", rows), write_csv(d / "summary.csv", summary),
-             _bar_plot(d / "summary.png", summary, ("rmse", "mnll"), TABLE1_PAPER, "franzese2021 Table 1")]  # fmt: skip
-    update_reproduction(out_dir, TABLE1, _table_markdown(TABLE1, "UCI regression RMSE and MNLL", summary,
-                        TABLE1_PAPER, ("rmse", "mnll"), scale, options, splits, missing, []))  # fmt: skip
-    return files
+    return _table(out_dir, TABLE1, "UCI regression RMSE and MNLL", TABLE1_PAPER, ("rmse", "mnll"), datasets, missing,
+                  [], options, scale, splits)  # fmt: skip
 
 
 @register(
@@ -904,14 +905,6 @@ def make_table2(out_dir: Path, options: dict) -> list[Path]:
     names = _names(options.get("datasets", ",".join(allowed)), "datasets", allowed)
     datasets = [n for n in names if load_dataset(n) is not None]
     missing = [n for n in names if n not in datasets]
-    if not datasets:
-        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir)")
-    rows = table_rows(out_dir, TABLE2, datasets, splits, scale)
-    summary = summarise(rows, ("accuracy", "mnll"))
-    d = out_dir / TABLE2
-    files = [write_csv(d / "runs.csv", rows), write_csv(d / "summary.csv", summary),
-             _bar_plot(d / "summary.png", summary, ("accuracy", "mnll"), TABLE2_PAPER, "franzese2021 Table 2")]  # fmt: skip
     stand_ins = [n for n in datasets if n in CLASSIFICATION_OFFLINE]
-    update_reproduction(out_dir, TABLE2, _table_markdown(TABLE2, "UCI classification accuracy and MNLL", summary,
-                        TABLE2_PAPER, ("accuracy", "mnll"), scale, options, splits, missing, stand_ins))  # fmt: skip
-    return files
+    return _table(out_dir, TABLE2, "UCI classification accuracy and MNLL", TABLE2_PAPER, ("accuracy", "mnll"),
+                  datasets, missing, stand_ins, options, scale, splits)  # fmt: skip

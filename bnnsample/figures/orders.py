@@ -29,7 +29,6 @@ Scheme parameters come from conf/integrator/<name>.yaml when that preset names t
 
 from __future__ import annotations
 
-import csv
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import save_figure
+from .common import save_figure, write_csv
 
 # torch, the integrators and the probe are imported inside the functions: `figure --list` stays fast.
 
@@ -426,17 +425,13 @@ def _fmt(x: float, spec: str = ".3f") -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
 
-def write_csv(rows: list[Row], path: Path) -> None:
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(CSV_FIELDS)
-        for r in rows:
-            w.writerow([
-                r.scheme, r.batching, r.target, r.statistic, int(r.primary), "" if r.theory is None else r.theory,
-                _fmt(r.fit.slope), _fmt(r.fit.lo), _fmt(r.fit.hi), _fmt(r.fit.rms, ".2e"), r.agrees, r.status,
-                " ".join(f"{k}={v}" for k, v in preset_params(r.scheme).items()),
-                ";".join(f"{h:.6g}" for h in r.h), ";".join(f"{b:.6e}" for b in r.bias), r.note,
-            ])  # fmt: skip
+def _csv_row(r: Row) -> dict:
+    return dict(zip(CSV_FIELDS, [
+        r.scheme, r.batching, r.target, r.statistic, int(r.primary), "" if r.theory is None else r.theory,
+        _fmt(r.fit.slope), _fmt(r.fit.lo), _fmt(r.fit.hi), _fmt(r.fit.rms, ".2e"), r.agrees, r.status,
+        " ".join(f"{k}={v}" for k, v in preset_params(r.scheme).items()),
+        ";".join(f"{h:.6g}" for h in r.h), ";".join(f"{b:.6e}" for b in r.bias), r.note,
+    ]))  # fmt: skip
 
 
 def plot(rows: list[Row], path: Path, batchings=BATCHINGS) -> None:
@@ -452,7 +447,7 @@ def plot(rows: list[Row], path: Path, batchings=BATCHINGS) -> None:
     markers = "osD^v<>phX*"
     for ax, bt in zip(axes.flat, BATCHINGS):
         sel = [r for r in rows if r.batching == bt and r.primary and r.status == "measured"]
-        for i, r in enumerate(sel):
+        for r in sel:
             lab = f"{r.scheme} ({r.statistic}) p={r.fit.slope:.2f}"
             ax.loglog(r.h, np.abs(r.bias), marker=markers[names.index(r.scheme) % len(markers)], ms=4, lw=1,
                       color=colours[r.scheme], label=lab)  # fmt: skip
@@ -555,7 +550,7 @@ def _parse(options: dict) -> dict:
                 lo, hi = (int(x) for x in v.split(":"))
             except ValueError:
                 raise ValueError(f"grid={v}: expected E1:E2 (h = 2^-E1 .. 2^-E2), e.g. 3:7") from None
-            if not (0 <= lo and hi - lo >= 2 and hi <= MAX_EXP):
+            if not (lo >= 0 and hi - lo >= 2 and hi <= MAX_EXP):
                 raise ValueError(f"grid={v}: need 0 <= E1, E2 - E1 >= 2 and E2 <= {MAX_EXP}")
             out["start"] = (lo, hi)
         elif k == "adapt":
@@ -574,7 +569,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = measure_orders(opts["schemes"], opts["batchings"], opts["start"], opts["adapt"])
     paths = [out_dir / "orders.csv", out_dir / "orders.png", out_dir / "orders.md"]
-    write_csv(rows, paths[0])
+    write_csv(paths[0], [_csv_row(r) for r in rows], float_format=None, columns=CSV_FIELDS)
     plot(rows, paths[1], opts["batchings"])
     write_markdown(rows, paths[2])
     return paths

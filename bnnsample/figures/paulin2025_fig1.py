@@ -26,7 +26,6 @@ W1 has a Monte Carlo floor: the column ``w1_floor`` is W1 of as many i.i.d. exac
 
 from __future__ import annotations
 
-import csv
 import math
 import time
 from dataclasses import dataclass, field
@@ -35,7 +34,14 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .common import check_options, recipe_dir, save_figure, scale_of, update_reproduction
+from .common import (
+    labelled_choice,
+    recipe_start,
+    save_figure,
+    scaled_settings,
+    update_reproduction,
+    write_csv,
+)
 
 FIG_ID = "paulin2025-fig1"
 DATASET = "two_batch_gaussian"
@@ -186,9 +192,7 @@ def run_cell(
 
 
 def _parse(options: dict) -> dict:
-    check_options(options, OPTIONS)
-    scale = scale_of(options)
-    s = dict(SCALES[scale], scale=scale)
+    s = scaled_settings(options, OPTIONS, SCALES)
     for key in ("seed", "chains", "records"):
         if key in options:
             try:
@@ -206,15 +210,7 @@ def _parse(options: dict) -> dict:
             s["baoab_friction"] = -1.0
         if not s["baoab_friction"] > 0:
             raise ValueError(f"baoab_friction={options['baoab_friction']}: must be a number > 0")
-    presets = {p: lab for lab, p in SAMPLERS}
-    if "samplers" in options:
-        names = [x for x in options["samplers"].split(",") if x]
-        bad = [x for x in names if x not in presets]
-        if bad or not names:
-            raise ValueError(f"samplers={options['samplers']}: allowed values: {', '.join(presets)}")
-        s["samplers"] = [(presets[x], x) for x in names]
-    else:
-        s["samplers"] = list(SAMPLERS)
+    s["samplers"] = labelled_choice(options, "samplers", SAMPLERS)
     return s
 
 
@@ -262,7 +258,10 @@ def _row(c: Cell, k: int) -> list:
     mc, ex = c.mc, c.exact
     z_m = (mc["mean"] - ex["mean"]) / mc["mean_se"] if mc else math.nan
     z_v = (mc["var"] - ex["var"]) / mc["var_se"] if mc else math.nan
-    f = lambda x: "" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.6g}"
+
+    def f(x):
+        return "" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.6g}"
+
     return [c.label, c.preset, c.h, c.gamma, c.chains, c.records, c.thin_epochs, c.burn_epochs, f(c.w1), f(c.w1_floor), f(c.w1_iid),
             int(c.noise_limited), f(pv), f(rel), int(c.diverged), f(c.diverged_frac), f(c.max_abs), f(mc.get("mean")), f(mc.get("mean_se")),
             f(mc.get("var")), f(mc.get("var_se")), f(ex["mean"]), f(ex["var"]), f(ex["rho"]), int(c.mixed), f(z_m), f(z_v),
@@ -353,7 +352,10 @@ def _markdown(cells: dict, s: dict, seconds: float, files: list[Path]) -> str:
         "| claim (source) | paper | ours | verdict | reason / evidence |",
         "|---|---|---|---|---|",
     ]
-    fmt = lambda v: "div." if v is None else f"{v:.4f}"
+
+    def fmt(v):
+        return "div." if v is None else f"{v:.4f}"
+
     for label, cs in cells.items():
         paper = " / ".join(fmt(PAPER_W1[label][STEPS.index(c.h)]) for c in cs)
         ours = " / ".join("div." if not math.isfinite(c.w1) else f"{c.w1:.4f}" + ("*" if c.noise_limited else "")
@@ -465,7 +467,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     from ..simulate import build_target
 
     s = _parse(options)
-    out, t0 = recipe_dir(out_dir, FIG_ID), time.perf_counter()
+    out, t0 = recipe_start(out_dir, FIG_ID)
     pot = build_target([f"dataset={DATASET}"], threads=1).potential
     cells: dict[str, list[Cell]] = {}
     floors = [
@@ -493,12 +495,8 @@ def make(out_dir: Path, options: dict) -> list[Path]:
             print(f"[{FIG_ID}] {label:<13} h={c.h:<8g} W1={c.w1:.5f} floor={c.w1_floor:.5f} "
                   f"diverged={c.diverged} ({c.seconds:.1f}s)", flush=True)  # fmt: skip
     files = [out / "w1.csv", out / "w1.png"]
-    with open(files[0], "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(CSV_FIELDS)
-        for cs in cells.values():
-            for c in cs:
-                w.writerow(_row(c, STEPS.index(c.h)))
+    rows = [dict(zip(CSV_FIELDS, _row(c, STEPS.index(c.h)))) for cs in cells.values() for c in cs]
+    write_csv(files[0], rows, float_format=None, columns=CSV_FIELDS)
     _plot(cells, files[1], PAULIN_POSTERIOR)
     md = _markdown(cells, s, time.perf_counter() - t0, files)
     files.append(update_reproduction(Path(out_dir), FIG_ID, md))

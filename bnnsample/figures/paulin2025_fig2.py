@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from . import common, register
-from .common import check_options, save_figure, scale_of, update_reproduction
+from .common import checked_scale, save_figure, update_reproduction
 
 FIG_ID = "paulin2025-fig2"
 OPTIONS = ("scale", "seed")  # and data_dir, which every recipe takes
@@ -154,8 +154,7 @@ def metrics_with_se(mean: np.ndarray, chunks: np.ndarray, y: np.ndarray, K: int)
 def make(out_dir: Path, options: dict) -> list[Path]:
     import torch
 
-    check_options(options, OPTIONS)
-    scale = scale_of(options)
+    scale = checked_scale(options, OPTIONS)
     seed = int(options.get("seed", 0))
     from .common import compose
 
@@ -209,14 +208,12 @@ def make(out_dir: Path, options: dict) -> list[Path]:
         )
     total = time.perf_counter() - t_start
 
-    paths = [_write_csv(fig_dir / "bias.csv", bias_rows), _write_csv(fig_dir / "metrics.csv", metric_rows)]
+    paths = [common.write_csv(fig_dir / "bias.csv", bias_rows),
+             common.write_csv(fig_dir / "metrics.csv", metric_rows)]  # fmt: skip
     paths.append(_plot(fig_dir / "fig2.png", bias_rows, metric_rows, which))
     md = _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_seconds, total, options)
     paths.append(update_reproduction(Path(out_dir), FIG_ID, md))
     return paths
-
-
-_write_csv = common.write_csv
 
 
 def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:

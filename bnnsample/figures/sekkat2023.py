@@ -475,10 +475,7 @@ def fig13_rows(settings: dict, seed: int = 0) -> list[dict]:
 
 def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int) -> dict:
     xi = run.xi  # [C, d] or [C, 3]
-    if kind == "groups":
-        per_coord = np.repeat(xi, GROUPS, axis=1)
-    else:
-        per_coord = xi
+    per_coord = np.repeat(xi, GROUPS, axis=1) if kind == "groups" else xi
     return {"friction": kind, "sampling": sampling, "h": h, "n": n, "eps": eps, "eps_h": eps * h,
             "l1": float("nan") if ref is None else _hist_l1(run.predict, ref.predict, bins),
             "predict_mean": float(run.predict.mean()), "predict_sd": float(run.predict.std()),
@@ -487,10 +484,6 @@ def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int) ->
 
 
 # -- output helpers -------------------------------------------------------------------------
-def write_csv(rows: list[dict], path: Path) -> Path:
-    return common.write_csv(path, rows)
-
-
 _plt = common.pyplot
 
 
@@ -521,9 +514,8 @@ def _start(options: dict, table: dict) -> tuple[str, dict, float]:
 
 def _output(out_dir: Path, fig_id: str, rows: list[dict], name: str) -> tuple[Path, Path]:
     """(the recipe's folder under out_dir, the CSV ``name`` of rows written there)."""
-    d = Path(out_dir) / fig_id
-    d.mkdir(parents=True, exist_ok=True)
-    return d, write_csv(rows, d / name)
+    d = common.recipe_dir(out_dir, fig_id)
+    return d, common.write_csv(d / name, rows)
 
 
 def _options(options: dict) -> str:
@@ -882,8 +874,8 @@ def make_fig7(out_dir: Path, options: dict) -> list[Path]:
     proj = projection_errors(ref)
     rows = fig7_rows(st, ref)
     d, csv_path = _output(out_dir, "sekkat2023-fig7", rows, "fig7.csv")
-    proj_path = write_csv(
-        [{"class": k, "projection_error": v} for k, v in proj.items()], d / "projection_errors.csv"
+    proj_path = common.write_csv(
+        d / "projection_errors.csv", [{"class": k, "projection_error": v} for k, v in proj.items()]
     )
     groups = [(f"{lab} h={h:g}", [r for r in rows if r["scheme"] == lab and r["h"] == h])
               for lab in ("adl_full", "adl_scalar", "langevin") for h in st["h"]]  # fmt: skip

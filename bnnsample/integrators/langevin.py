@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 
@@ -36,6 +36,16 @@ def cached_force(state: State, next_force: Callable[[], Force]):
 def drift(x, v, t: float):
     """A step: x <- x + t v."""
     return torch.add(x, v, alpha=t)
+
+
+def drift_bounce_kick(x, v, t: float, next_force: Callable[[], Force], t_kick: float, ctx: StepContext):
+    """A(t), the boundary, then B(t_kick) with this step's minibatch force at the new position,
+    the force that first-same-as-last schemes carry to the next step; returns (x, v, g)."""
+    x = drift(x, v, t)
+    if ctx.boundary is not None:
+        x, v = ctx.boundary(x, v)
+    g = next_force()(x)
+    return x, kick_with(v, g, t_kick), g
 
 
 def velocity_ou(v, gamma: float, t: float, xi):
@@ -75,8 +85,24 @@ class UBU(Integrator):
         return State(x, v, state.extra)
 
 
+class FirstSameAsLast(Integrator):
+    """Splittings whose end-of-step force is the next step's first kick (one gradient per step):
+    the force is carried in ``state.extra["g"]``; g_0 = G(x_0, omega_1) takes the schedule's
+    first batch. Subclasses implement one step, ``step(x, v, g, next_force, ctx) -> (x, v, g)``."""
+
+    def step(self, x, v, g, next_force: Callable[[], Force], ctx: StepContext):
+        raise NotImplementedError
+
+    def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
+        x, v = state.x, state.v
+        g = cached_force(state, next_force)
+        for _ in range(n):
+            x, v, g = self.step(x, v, g, next_force, ctx)
+        return State(x, v, {**state.extra, "g": g})
+
+
 @register
-class BAOAB(Integrator):
+class BAOAB(FirstSameAsLast):
     """BAOAB (paulin2025 §2.1, App. A Algorithm 5; textbook O step over the full h):
 
         B  v <- v - (h/2) g_k
@@ -95,20 +121,12 @@ class BAOAB(Integrator):
     name = "baoab"
     summary = "BAOAB splitting with first-same-as-last minibatch force (one gradient per step)"
 
-    def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
-        x, v = state.x, state.v
-        g = cached_force(state, next_force)
+    def step(self, x, v, g, next_force: Callable[[], Force], ctx: StepContext):
         half = ctx.h / 2
-        for _ in range(n):
-            v = kick_with(v, g, half)
-            x = drift(x, v, half)
-            v = velocity_ou(v, ctx.gamma, ctx.h, ctx.normal(*x.shape, like=x))
-            x = drift(x, v, half)
-            if ctx.boundary is not None:
-                x, v = ctx.boundary(x, v)
-            g = next_force()(x)
-            v = kick_with(v, g, half)
-        return State(x, v, {**state.extra, "g": g})
+        v = kick_with(v, g, half)
+        x = drift(x, v, half)
+        v = velocity_ou(v, ctx.gamma, ctx.h, ctx.normal(*x.shape, like=x))
+        return drift_bounce_kick(x, v, half, next_force, half, ctx)
 
 
 @register
@@ -139,7 +157,7 @@ class EM(Integrator):
 
 
 @register
-class OBABO(Integrator):
+class OBABO(FirstSameAsLast):
     """OBABO (paulin2025 §2.1): O(h/2) B(h/2) A(h) B(h/2) O(h/2), with
     O(h/2): v <- e^{-gamma h/2} v + sqrt(1 - e^{-gamma h}) xi. The force at the end of A is
     this step's minibatch and is reused by the next step's first kick (one gradient per
@@ -148,20 +166,12 @@ class OBABO(Integrator):
     name = "obabo"
     summary = "OBABO splitting with first-same-as-last minibatch force"
 
-    def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
-        x, v = state.x, state.v
-        g = cached_force(state, next_force)
+    def step(self, x, v, g, next_force: Callable[[], Force], ctx: StepContext):
         half = ctx.h / 2
-        for _ in range(n):
-            v = velocity_ou(v, ctx.gamma, half, ctx.normal(*x.shape, like=x))
-            v = kick_with(v, g, half)
-            x = drift(x, v, ctx.h)
-            if ctx.boundary is not None:
-                x, v = ctx.boundary(x, v)
-            g = next_force()(x)
-            v = kick_with(v, g, half)
-            v = velocity_ou(v, ctx.gamma, half, ctx.normal(*x.shape, like=x))
-        return State(x, v, {**state.extra, "g": g})
+        v = velocity_ou(v, ctx.gamma, half, ctx.normal(*x.shape, like=x))
+        v = kick_with(v, g, half)
+        x, v, g = drift_bounce_kick(x, v, ctx.h, next_force, half, ctx)
+        return x, velocity_ou(v, ctx.gamma, half, ctx.normal(*x.shape, like=x)), g
 
 
 @register

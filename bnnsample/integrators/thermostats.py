@@ -20,7 +20,7 @@ Two conventions for the scalar thermostat, each the paper's own:
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 

@@ -120,7 +120,10 @@ class MLPPotential(Potential):
             return 0.5 * self.lam * (flat**2).sum() + scale * self._datum_losses(out, yb).sum()
 
         self._energy_one = energy_one
-        hess_one = lambda flat, u, xb, yb, s: jvp(lambda f: grad(energy_one)(f, xb, yb, s), (flat,), (u,))[1]
+
+        def hess_one(flat, u, xb, yb, s):
+            return jvp(lambda f: grad(energy_one)(f, xb, yb, s), (flat,), (u,))[1]
+
         self._hvp_shared = vmap(hess_one, in_dims=(0, 0, None, None, None))
         self._hvp_per_chain = vmap(hess_one, in_dims=(0, 0, 0, 0, None))
 

@@ -97,10 +97,7 @@ class LinearGaussian(Potential):
             h = (u @ self.gram) * scale
         else:
             phi = _gather(self.phi, idx)
-            if phi.dim() == 2:
-                h = (u @ phi.T) @ phi
-            else:
-                h = torch.bmm(rows_dot(phi, u)[:, None, :], phi)[:, 0]
+            h = (u @ phi.T) @ phi if phi.dim() == 2 else torch.bmm(rows_dot(phi, u)[:, None, :], phi)[:, 0]
             h = h * (scale / self.noise_var)
         return h.add_(u, alpha=self.lam0) if self.lam0 else h
 
@@ -332,7 +329,10 @@ def build_linear_gaussian(model_cfg, data, device, dtype, seed):
     lam0 = float(_cfg(model_cfg, "prior_precision", 1.0))
     if lam0 < 0:
         raise UserError(f"model.prior_precision={lam0}: must be >= 0")
-    t = lambda a: None if a is None else a.to(device, dtype)
+
+    def t(a):
+        return None if a is None else a.to(device, dtype)
+
     e = data.extras
     return LinearGaussian(t(data.x_train), t(data.y_train), noise_var, lam0, t(data.x_test),
                           y_mean=float(e.get("y_mean", 0.0)), y_std=float(e.get("y_std", 1.0)))  # fmt: skip

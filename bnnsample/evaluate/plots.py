@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy.stats import norm  # noqa: E402
 
-from .evaluate import metrics as M  # noqa: E402
+from . import metrics as M  # noqa: E402
 
 ORDER = ("standard", "swa", "bayes")
 LABELS = {"standard": "standard training", "swa": "SWA", "bayes": "Bayesian ensemble"}
@@ -77,7 +77,8 @@ def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, 
     disjoint ensembles of 1, 2, 4, ... runs) when the run has >= 2 kept chains; otherwise the
     three predictives side by side."""
     if store is not None and keep is not None and keep.sum() >= 2:
-        from .evaluate.ensembles import ensemble_table, plot_ensembles as against_size
+        from .ensembles import ensemble_table
+        from .ensembles import plot_ensembles as against_size
 
         table = ensemble_table(store)
         if not table.empty:

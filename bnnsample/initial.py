@@ -1,0 +1,139 @@
+"""Initial points of a run, one strategy per config of the init/ group.
+
+Each strategy is registered under its config name and maps (run config, potential, device,
+dtype, store_arrays) to the chains' initial points x0 [C, d]; it may add arrays for the store
+(the baselines of init=swa) to ``store_arrays``. A strategy registered with ``localized=True``
+has the runner sample the localized target around x0 when its ``init.localization`` is > 0,
+with elastic bounces at ``init.bounce_width`` (paulin2025 Algorithm 3).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+from omegaconf import DictConfig
+
+from .errors import UserError
+from .rng import make_generator
+from .store import FILENAME, open_checked
+
+log = logging.getLogger("bnnsample")
+
+Init = Callable[..., torch.Tensor]
+INITS: dict[str, Init] = {}
+LOCALIZED: set[str] = set()  # strategies whose runs sample the target localized around x0
+
+
+def register(name: str, *, localized: bool = False):
+    """Register an initial-point strategy under the config name ``name`` (init=NAME)."""
+
+    def deco(fn: Init) -> Init:
+        INITS[name] = fn
+        if localized:
+            LOCALIZED.add(name)
+        return fn
+
+    return deco
+
+
+def localization(cfg: DictConfig) -> float:
+    """lambda_loc of the run's localized target; 0 when the strategy does not localize."""
+    return float(cfg.init.localization) if cfg.init.name in LOCALIZED else 0.0
+
+
+def initial_points(cfg: DictConfig, pot, device: torch.device, dtype: torch.dtype, store_arrays: dict) -> torch.Tensor:
+    """x0 [C, d] of the strategy ``cfg.init.name``."""
+    name = cfg.init.name
+    if name not in INITS:
+        raise UserError(f"init={name}: allowed values: {', '.join(sorted(INITS))}")
+    return INITS[name](cfg, pot, device, dtype, store_arrays)
+
+
+@register("zeros")
+def zeros(cfg: DictConfig, pot, device, dtype, store_arrays: dict) -> torch.Tensor:
+    """Every chain starts at x = 0."""
+    return torch.zeros(int(cfg.chains), pot.dim, device=device, dtype=dtype)
+
+
+@register("swa", localized=True)
+def swa(cfg: DictConfig, pot, device, dtype, store_arrays: dict) -> torch.Tensor:
+    """paulin2025 Algorithm 3 steps 1-3: trained here, or taken from the run ``init.reuse``."""
+    if cfg.init.get("reuse"):
+        return reuse_swa_initialisation(cfg, pot, device, dtype, store_arrays)
+    return swa_initialisation(cfg, pot, device, store_arrays)
+
+
+def _reset_parameters(module: torch.nn.Module) -> None:
+    for m in module.modules():
+        if m is not module and hasattr(m, "reset_parameters"):
+            m.reset_parameters()
+
+
+def swa_initialisation(cfg: DictConfig, pot, device, store_arrays: dict) -> torch.Tensor:
+    """Algorithm 3 steps 1-3 for each chain independently; returns x_SWA per chain [C, d].
+
+    Also fills ``store_arrays`` with the baselines' predictive probabilities (standard
+    training and SWA) for the evaluation stage.
+    """
+    from .train import train_adam_swa
+
+    if not hasattr(pot, "module"):
+        raise UserError(f"init=swa trains a neural network; model={cfg.model.name} is not one (allowed: init=zeros)")
+    from .progress import bar
+
+    standard, swa = [], []
+    epochs = int(cfg.init.train_epochs) + int(cfg.init.swa_epochs)
+    ticks = bar(int(cfg.chains) * epochs, "Adam+SWA training", "epoch", enabled_here=bool(cfg.progress))
+    for c in range(int(cfg.chains)):
+        torch.manual_seed(int(cfg.seed) * 100_003 + c)
+        _reset_parameters(pot.module)
+        res = train_adam_swa(
+            pot,
+            train_epochs=int(cfg.init.train_epochs),
+            swa_epochs=int(cfg.init.swa_epochs),
+            lr=float(cfg.init.lr),
+            swa_lr=float(cfg.init.swa_lr),
+            batch_size=int(cfg.batch_size),
+            generator=make_generator(device, int(cfg.seed) * 100_003 + c),
+            on_epoch=ticks.update,
+        )
+        log.info("run %d: Adam+SWA done, last training loss %.4f", c, res.final_loss)
+        standard.append(pot.predict_one(res.standard).cpu().numpy())
+        swa.append(pot.predict_one(res.swa).cpu().numpy())
+        store_arrays[f"init/swa_{c}"] = res.swa
+    ticks.close()
+    store_arrays["baselines/standard"] = np.stack(standard)
+    store_arrays["baselines/swa"] = np.stack(swa)
+    return torch.stack([store_arrays.pop(f"init/swa_{c}") for c in range(int(cfg.chains))])
+
+
+def reuse_swa_initialisation(cfg: DictConfig, pot, device, dtype, store_arrays: dict) -> torch.Tensor:
+    """Algorithm 3 steps 1-3 taken from an earlier run (``init.reuse`` = its run directory or
+    samples.h5): its SWA points (init/x0) and its standard-training and SWA baselines. Lets
+    several samplers start from the same trained networks, as paulin2025 Fig. 4 compares
+    them ("same initialization"), without training again."""
+    src = Path(str(cfg.init.reuse)).expanduser()
+    src = src / FILENAME if src.is_dir() else src
+    if not src.is_file():
+        raise UserError(f"init.reuse={cfg.init.reuse}: no {FILENAME} there; give the run directory of an init=swa run")
+    try:
+        with open_checked(src) as old:
+            x0 = old.array("init/x0")
+            baselines = old.group("baselines")
+            chains = int(old.attrs.get("chains", -1))
+    except (OSError, KeyError, ValueError) as e:
+        raise UserError(f"init.reuse={cfg.init.reuse}: {src} is not a readable bnnsample store ({e})") from None
+    if x0 is None or x0.shape != (int(cfg.chains), pot.dim) or chains != int(cfg.chains):
+        got = None if x0 is None else tuple(x0.shape)
+        raise UserError(
+            f"init.reuse={cfg.init.reuse}: its SWA points have shape {got}; this run needs "
+            f"(chains, dim) = ({int(cfg.chains)}, {pot.dim}): same dataset, model and chains"
+        )
+    for name, arr in baselines.items():
+        store_arrays[f"baselines/{name}"] = arr
+    log.info("reusing the SWA points and baselines of %s", src)
+    return torch.as_tensor(x0, device=device, dtype=dtype)
