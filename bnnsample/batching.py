@@ -67,9 +67,7 @@ class Schedule:
         self.n_batches = n_data // self.batch_size
         self.scale = 1.0 if kind == "full" else n_data / self.batch_size
         self._eps = (
-            0.0
-            if kind == "full"
-            else covariance_factor(self.batch_size, n_data, with_replacement=kind == "iid")
+            0.0 if kind == "full" else covariance_factor(self.batch_size, n_data, with_replacement=kind == "iid")
         )
         self._fixed = None
         if kind in ("reshuffle", "sms") and partition == "fixed":
@@ -117,9 +115,7 @@ class Schedule:
         """Indices of the next block of steps: [L, n] or [L, C, n] (whole cycles)."""
         shape = (_BLOCK_STEPS,) + ((self.chains,) if self.chains is not None else ())
         if self.kind == "iid":
-            return torch.randint(
-                self.n_data, shape + (self.batch_size,), generator=self.generator, device=self.device
-            )
+            return torch.randint(self.n_data, shape + (self.batch_size,), generator=self.generator, device=self.device)
         if self.kind == "iid_wor":
             return self._distinct(shape)
         tables = self._epoch_tables(max(1, _BLOCK_STEPS // self.period))
@@ -152,9 +148,7 @@ class Schedule:
                 return idx
             redraw = torch.zeros_like(rows, dtype=torch.bool).scatter_(-1, order[:, 1:], repeat)
             rows = rows.clone()
-            rows[redraw] = torch.randint(
-                N, (int(redraw.sum()),), generator=self.generator, device=self.device
-            )
+            rows[redraw] = torch.randint(N, (int(redraw.sum()),), generator=self.generator, device=self.device)
             where = bad.nonzero()[:, 0] if pending is None else pending[bad]
             flat[where] = rows[bad]
             rows, pending = rows[bad], where

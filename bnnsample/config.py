@@ -204,8 +204,9 @@ def check_override(key: str, values: list[str]) -> str | None:
     from .info import GROUPS, group_options
 
     if len(key) > MAX_KEY:
-        return f"{key[:40]}...: a key of {len(key)} characters; no such key in the config; top-level keys: " + ", ".join(
-            top_level_keys()
+        return (
+            f"{key[:40]}...: a key of {len(key)} characters; no such key in the config; top-level keys: "
+            + ", ".join(top_level_keys())
         )
     if not (key in GROUPS or "/" in key):
         return None

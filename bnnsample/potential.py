@@ -278,7 +278,9 @@ class ControlVariate(Wrapped):
         cache_limit: int = 2**28,
     ):
         if ref.dim() not in (1, 2) or ref.shape[-1] != base.dim:
-            raise ValueError(f"control variate reference must be [d] or [C, d] with d = {base.dim}, got {tuple(ref.shape)}")
+            raise ValueError(
+                f"control variate reference must be [d] or [C, d] with d = {base.dim}, got {tuple(ref.shape)}"
+            )
         super().__init__(base)
         self.ref = ref.detach().clone() if ref.dim() == 2 else ref.detach().reshape(1, -1).clone()
         self._cache = self._batch_of = None
@@ -308,7 +310,9 @@ class ControlVariate(Wrapped):
         if keep:
             self._cache = torch.stack(terms)  # [K, C_ref, d]
             self._batch_of = torch.full((self.n_data,), -1, dtype=torch.long, device=dev)
-            self._batch_of[batches.reshape(-1)] = torch.arange(len(terms), device=dev).repeat_interleave(batches.shape[1])
+            self._batch_of[batches.reshape(-1)] = torch.arange(len(terms), device=dev).repeat_interleave(
+                batches.shape[1]
+            )
             self._prior_ref = prior
         return total
 

@@ -204,7 +204,9 @@ def _target(p: _Prepared, x0: torch.Tensor):
         # gradient differences are small where the localized chains stay
         pot = cv_pot = ControlVariate(pot, x0.clone(), batches=p.sched.fixed_partition, chunk=int(cfg.batch_size),
                                       cache_limit=_cache_limit(p.device))  # fmt: skip
-        log.info("control variate: per-batch reference gradients %s", "cached" if pot.cached else "recomputed each step")
+        log.info(
+            "control variate: per-batch reference gradients %s", "cached" if pot.cached else "recomputed each step"
+        )
     lam = localization(cfg)
     if lam > 0:
         pot = Localized(pot, x0.clone(), lam)
@@ -275,7 +277,9 @@ def _sample(p: _Prepared, pot, integrator, ctx, state, x0, extra_arrays: dict, c
             state = sampler.restore(store.read_state(), p.device)
         except (KeyError, ValueError, RuntimeError) as e:
             store.close()
-            raise UserError(f"{path}: its resume state does not fit this run ({e}); choose another hydra.run.dir") from None
+            raise UserError(
+                f"{path}: its resume state does not fit this run ({e}); choose another hydra.run.dir"
+            ) from None
         store.attrs["draws"] = sampler.draws  # draws written after the last resume state are redone
         print(f"[bnnsample] resuming {path} at step {sampler.step} of {settings.total_steps}")
     else:
@@ -314,7 +318,11 @@ def _write_error(path: Path, e: OSError, store: SampleStore) -> UserError:
         kept = None
     text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
     if e.errno == errno.ENOSPC or "No space left" in str(e) or "errno = 28" in str(e):
-        where = f"{kept} draws per chain and the resume state of the last flush are kept" if kept else "the draws of the last flush are kept"
+        where = (
+            f"{kept} draws per chain and the resume state of the last flush are kept"
+            if kept
+            else "the draws of the last flush are kept"
+        )
         return UserError(
             f"disk full while writing {path}: {where}; free space (or move the run directory) "
             "and rerun the same command to resume"
@@ -358,6 +366,7 @@ def same_sampling_config(a: str | None, b: str) -> bool:
 
     if a is None:
         return False
+
     def sampling(y: str) -> dict:
         return {k: v for k, v in (yaml.safe_load(y) or {}).items() if k not in NOT_SAMPLING_KEYS}
 
@@ -394,8 +403,11 @@ def _resumable(path: Path, config_yaml: str, expected: dict):
         raise damaged_error(path, str(e)) from None
     if not consistent:
         dest = move_aside(path, "no resume state")
-        print(f"bnnsample: warning: {path} has no complete resume state (the run was killed before or while "
-              f"writing it); moved it to {dest.name}, starting afresh", file=sys.stderr)
+        print(
+            f"bnnsample: warning: {path} has no complete resume state (the run was killed before or while "
+            f"writing it); moved it to {dest.name}, starting afresh",
+            file=sys.stderr,
+        )
     return consistent
 
 
@@ -425,4 +437,3 @@ def _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0) -> Sa
         store.discard()
         raise
     return store
-

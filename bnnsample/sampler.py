@@ -86,7 +86,9 @@ class Sampler:
         tensors = {k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("tensor/")}
         sched = {k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("schedule/")}
         self.schedule.load_state_dict(sched)
-        self.potential.load_state_dict({k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("potential/")})
+        self.potential.load_state_dict(
+            {k.split("/", 1)[1]: t(v) for k, v in arrays.items() if k.startswith("potential/")}
+        )
         self.ctx.noise.load_state_array(arrays["rng/noise"])
         self.schedule.generator.set_state(torch.as_tensor(arrays["rng/batch"]))
         self.step = int(arrays["step"])
@@ -140,9 +142,7 @@ class Sampler:
             self.diverged = torch.zeros(state.x.shape[0], dtype=torch.bool, device=state.x.device)
         buf: dict = {}
         buffered = 0
-        per_draw = (state.x[0].numel() if self.store_theta else 0) + int(
-            getattr(self.potential, "predictive_numel", 0)
-        )
+        per_draw = (state.x[0].numel() if self.store_theta else 0) + int(getattr(self.potential, "predictive_numel", 0))
         last_flush = time.monotonic()
         from . import progress
 

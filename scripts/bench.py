@@ -56,7 +56,9 @@ def bench_two_batch(chains: int, steps: int) -> dict:
         runner.run(cfg, Path(d))
         total = time.perf_counter() - t0
     # baseline: the same number of bare minibatch force evaluations
-    pot = GaussianMean(torch.tensor([[-1.0], [1.0]], dtype=torch.float64), torch.tensor([0.5, 2.0], dtype=torch.float64))
+    pot = GaussianMean(
+        torch.tensor([[-1.0], [1.0]], dtype=torch.float64), torch.tensor([0.5, 2.0], dtype=torch.float64)
+    )
     x = torch.zeros(chains, 1, dtype=torch.float64)
     idx = torch.randint(2, (chains, 1))
     t0 = time.perf_counter()
@@ -376,7 +378,9 @@ def _section(title: str, r: dict) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--suite", choices=("two_batch", "integrators", "logistic", "network", "epoch", "all"), default="two_batch")
+    ap.add_argument(
+        "--suite", choices=("two_batch", "integrators", "logistic", "network", "epoch", "all"), default="two_batch"
+    )
     ap.add_argument("--chains", type=int, default=4000)
     ap.add_argument("--steps", type=int, default=4000)
     ap.add_argument("--repeats", type=int, default=5)
@@ -395,7 +399,9 @@ def main() -> None:
     )
     sections = []
     if a.suite in ("two_batch", "all"):
-        sections.append(_section(f"two_batch_gaussian, SMS-UBU, float64 ({machine})", bench_two_batch(a.chains, a.steps)))
+        sections.append(
+            _section(f"two_batch_gaussian, SMS-UBU, float64 ({machine})", bench_two_batch(a.chains, a.steps))
+        )
     if a.suite in ("integrators", "logistic", "all"):
         r = bench_logistic(100, a.lr_steps, a.lr_steps, a.repeats)
         sections.append(_section(f"logistic regression, bnnsample vs posteriors ({machine})", r))

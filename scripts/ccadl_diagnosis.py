@@ -45,10 +45,10 @@ def grad_u(x, target):
 def ccadl_numpy(target, h, chains, steps, *, form="euler", xi0=0.0, seed=0):
     """Fraction of diverged chains (|x| > 1e3 or non-finite at any step) of one CC-ADL form:
 
-        x <- x + h p;  G = U'(x) + sigma(x) R1;  Sigma = sigma(x)^2
-        euler:  p <- p - h G - (h^2/2) Sigma p - h xi p + sqrt(2 A h) R2
-        exp:    p <- exp(-h xi - (h^2/2) Sigma) p - h G + sqrt(2 A h) R2
-        xi <- xi + (h/mu) (p^2 - 1)
+    x <- x + h p;  G = U'(x) + sigma(x) R1;  Sigma = sigma(x)^2
+    euler:  p <- p - h G - (h^2/2) Sigma p - h xi p + sqrt(2 A h) R2
+    exp:    p <- exp(-h xi - (h^2/2) Sigma) p - h G + sqrt(2 A h) R2
+    xi <- xi + (h/mu) (p^2 - 1)
     """
     rng = np.random.default_rng(seed)
     x, p, xi = np.zeros(chains), rng.standard_normal(chains), np.full(chains, xi0)
@@ -74,7 +74,9 @@ def part1(chains, T, long_chains, long_steps):
 
     forms = {"authors": dict(xi0=0.0), "shang": dict(xi0=A), "exp": dict(form="exp")}
     print(f"\n### 1. Fig. 1 setting: diverged fraction of {chains} chains, time {T} + 10% burn-in\n")
-    print("| target | h | ours (project ccadl) | authors (xi0=0) | shang Alg. 1 (xi0=A) | half-h (step h/2) | exp friction |")
+    print(
+        "| target | h | ours (project ccadl) | authors (xi0=0) | shang Alg. 1 (xi0=A) | half-h (step h/2) | exp friction |"
+    )
     print("|---|---|---|---|---|---|---|")
     for target in ("gaussian", "double_well"):
         for i, h in enumerate(H_GRID):
@@ -82,7 +84,9 @@ def part1(chains, T, long_chains, long_steps):
             steps += steps // 10
             ours = toy_bias(target, "ccadl", h, chains, T, seed=100 + i)
             row = [f"{ours['diverged'] / chains:.4f}"]
-            row += [f"{ccadl_numpy(target, h, chains, steps, seed=i, **kw):.4f}" for k, kw in forms.items() if k != "exp"]
+            row += [
+                f"{ccadl_numpy(target, h, chains, steps, seed=i, **kw):.4f}" for k, kw in forms.items() if k != "exp"
+            ]
             half = math.ceil(T / (h / 2))
             row.append(f"{ccadl_numpy(target, h / 2, chains, half + half // 10, seed=i):.4f}")
             row.append(f"{ccadl_numpy(target, h, chains, steps, seed=i, **forms['exp']):.4f}")
@@ -136,7 +140,9 @@ def part2():
     print("Frozen map: x' = x + h p, p' = (1 - h xi_e - h^2) p - h x, xi_e = xi + h s/2; det = 1 - h xi_e,")
     print("trace = 2 - h xi_e - h^2: stable iff 0 < xi_e < 2/h - h/2 (Jury). Mean-field thermostat:")
     print("xi <- xi + (h/mu)(E(xi) - 1), E(xi) = stationary E p^2 of the frozen map; multiplier 1 + (h/mu) E'(xi).\n")
-    print("| h | s | 2/h - h/2 | form | xi* (stable) | mult. at xi* | |eig M| at xi* | xi** (basin edge) | mult. at xi** | eig M at xi** |")
+    print(
+        "| h | s | 2/h - h/2 | form | xi* (stable) | mult. at xi* | |eig M| at xi* | xi** (basin edge) | mult. at xi** | eig M at xi** |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for s in (0.0, 1.5):
         for h in H_GRID:
@@ -150,8 +156,14 @@ def part2():
                     d = 1e-6
                     dE = (stationary_p2(h, xi + d, s, form) - stationary_p2(h, xi - d, s, form)) / (2 * d)
                     eig = np.linalg.eigvals(frozen_map(h, xi, s, form)[0])
-                    eigs = ", ".join(f"{z.real:+.3f}{z.imag:+.3f}i" if abs(z.imag) > 1e-12 else f"{z.real:+.3f}" for z in eig)
-                    cells += [f"{xi:.3f}", f"{1 + h / MU * dE:.4f}", eigs if len(cells) else f"{np.max(np.abs(eig)):.4f}"]
+                    eigs = ", ".join(
+                        f"{z.real:+.3f}{z.imag:+.3f}i" if abs(z.imag) > 1e-12 else f"{z.real:+.3f}" for z in eig
+                    )
+                    cells += [
+                        f"{xi:.3f}",
+                        f"{1 + h / MU * dE:.4f}",
+                        eigs if len(cells) else f"{np.max(np.abs(eig)):.4f}",
+                    ]
                 print(f"| {h:.4f} | {s} | {2 / h - h / 2:.3f} | {form} | " + " | ".join(cells) + " |")
 
 
@@ -170,17 +182,27 @@ def part3(chains, steps):
     g = pot.per_datum_grads(x, None)  # [C, N, d]: all N per-datum gradients at each draw
     sx = torch.stack([torch.cov(gc.T) for gc in g])  # per-datum covariance (ddof 1), [C, d, d]
     lam = torch.linalg.eigvalsh(sx)[:, -1].numpy()
-    hess = torch.stack([pot.hvp(x, e.expand_as(x).contiguous(), None, 1.0) for e in torch.eye(pot.dim, dtype=x.dtype)], 1)
+    hess = torch.stack(
+        [pot.hvp(x, e.expand_as(x).contiguous(), None, 1.0) for e in torch.eye(pot.dim, dtype=x.dtype)], 1
+    )
     w2 = torch.linalg.eigvalsh((hess + hess.transpose(1, 2)) / 2)[:, -1].numpy()  # stiffest curvature omega^2
     N = pot.n_data
     rng = np.random.default_rng(0)
     gn = g.numpy()
-    print(f"\n### 3. Fig. 2 setting (gmm3, N = {N}, h = {h}): Sigma-hat = eps(n) x batch covariance of per-datum gradients\n")
+    print(
+        f"\n### 3. Fig. 2 setting (gmm3, N = {N}, h = {h}): Sigma-hat = eps(n) x batch covariance of per-datum gradients\n"
+    )
     print("Euler CC-ADL multiplies p by (1 - h xi - (h^2/2) Sigma-hat) before the kick: along Sigma-hat's top")
-    print("eigenvector the frozen map is unstable once (h^2/2) lambda_max + h xi > 2 - h^2 omega^2 / 2 (omega^2: curvature")
-    print(f"along it; h^2 max omega^2 / 2 = {np.median(h * h * w2 / 2):.3f} at the median draw). {len(x)} posterior draws;")
+    print(
+        "eigenvector the frozen map is unstable once (h^2/2) lambda_max + h xi > 2 - h^2 omega^2 / 2 (omega^2: curvature"
+    )
+    print(
+        f"along it; h^2 max omega^2 / 2 = {np.median(h * h * w2 / 2):.3f} at the median draw). {len(x)} posterior draws;"
+    )
     print("exact: eps(n) Sigma_x (the true Cov of the minibatch force); estimate: 50 minibatches per draw.\n")
-    print(f"| n | eps(n) = N(N-n)/n | (h^2/2) lambda_max exact, median | estimate, median | estimate, 99% | ccadl chains diverged in {steps} steps |")
+    print(
+        f"| n | eps(n) = N(N-n)/n | (h^2/2) lambda_max exact, median | estimate, median | estimate, 99% | ccadl chains diverged in {steps} steps |"
+    )
     print("|---|---|---|---|---|---|")
     for n in (4, 8, 32, 128, 256, 384, 512, 768):
         eps = covariance_factor(n, N, with_replacement=False)
@@ -194,8 +216,11 @@ def part3(chains, steps):
         x0 = x[:16].clone()
         end = simulate(pot, "ccadl", h=h, gamma=1.0, x0=x0, steps=steps, batching="iid_wor", batch_size=n, seed=n)
         bad = (~torch.isfinite(end.x).all(1)) | (end.x.abs().amax(1) > 1e6)
-        print(f"| {n} | {eps:.4g} | {np.median(v):.3g} | {np.median(e):.3g} | {np.percentile(e, 99):.3g} | "
-              f"{int(bad.sum())}/{len(x0)} |", flush=True)
+        print(
+            f"| {n} | {eps:.4g} | {np.median(v):.3g} | {np.median(e):.3g} | {np.percentile(e, 99):.3g} | "
+            f"{int(bad.sum())}/{len(x0)} |",
+            flush=True,
+        )
 
 
 def main():

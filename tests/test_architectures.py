@@ -84,7 +84,9 @@ def _problem(N=30, D=7, K=4, C=3, seed=0):
     a = torch.randn(N, D, generator=g, dtype=torch.float64)
     y = torch.randint(0, K, (N,), generator=g)
     x = torch.randn(C, K * D + K, generator=g, dtype=torch.float64)
-    pot = MultinomialLogistic(a, y, torch.randn(5, D, generator=g, dtype=torch.float64), n_classes=K, prior_precision=50.0)
+    pot = MultinomialLogistic(
+        a, y, torch.randn(5, D, generator=g, dtype=torch.float64), n_classes=K, prior_precision=50.0
+    )
     return pot, a, y, x
 
 
@@ -92,7 +94,7 @@ def _autograd_energy(x1, a, y, idx, scale, K, lam):
     """U_0 + scale * sum_S CE through nn.Linear (weights first, then bias, as in the flat layout)."""
     lin = nn.Linear(a.shape[1], K).double()
     W = x1[: K * a.shape[1]].view(K, a.shape[1])
-    b = x1[K * a.shape[1]:]
+    b = x1[K * a.shape[1] :]
     ab, yb = (a, y) if idx is None else (a[idx], y[idx])
     z = torch.func.functional_call(lin, {"weight": W, "bias": b}, (ab,))
     return 0.5 * lam * (W**2).sum() + scale * F.cross_entropy(z, yb, reduction="sum")
@@ -123,12 +125,15 @@ def test_multinomial_force_energy_hvp_equal_autograd(kind):
     assert pdg.shape == (C, 30 if idx is None else 8, pot.dim)
     torch.testing.assert_close(pot.force(x, idx, scale) - lam * pot.mask * x, scale * pdg.sum(1), atol=1e-10, rtol=0)
     # energy and Hessian-vector products
-    e = torch.stack([_autograd_energy(x[c], a, y, idx[c] if kind == "per_chain" else idx, scale, K, lam) for c in range(C)])
+    e = torch.stack(
+        [_autograd_energy(x[c], a, y, idx[c] if kind == "per_chain" else idx, scale, K, lam) for c in range(C)]
+    )
     torch.testing.assert_close(pot.energy(x, idx, scale), e, atol=1e-10, rtol=0)
     u = torch.randn(x.shape, generator=g, dtype=torch.float64)
     hv = []
     for c in range(C):
         ic = idx[c] if kind == "per_chain" else idx
+
         def f(v, ic=ic):
             return torch.autograd.grad(_autograd_energy(v, a, y, ic, scale, K, lam), v, create_graph=True)[0]
 
@@ -139,13 +144,13 @@ def test_multinomial_force_energy_hvp_equal_autograd(kind):
 def test_multinomial_prior_spares_biases_and_predict_is_softmax():
     pot, a, _, x = _problem()
     D, K = a.shape[1], pot.K
-    assert pot.dim == K * D + K and pot.mask[: K * D].eq(1).all() and pot.mask[K * D:].eq(0).all()
+    assert pot.dim == K * D + K and pot.mask[: K * D].eq(1).all() and pot.mask[K * D :].eq(0).all()
     # with zero data weight the force is lam W, 0 for b
     f = pot.force(x, torch.arange(3), 0.0)
     torch.testing.assert_close(f[:, : K * D], 50.0 * x[:, : K * D])
-    torch.testing.assert_close(f[:, K * D:], torch.zeros(3, K, dtype=torch.float64))
+    torch.testing.assert_close(f[:, K * D :], torch.zeros(3, K, dtype=torch.float64))
     p = pot.predict(x)
-    want = torch.softmax(pot.x_test @ x[1, : K * D].view(K, D).T + x[1, K * D:], -1)
+    want = torch.softmax(pot.x_test @ x[1, : K * D].view(K, D).T + x[1, K * D :], -1)
     torch.testing.assert_close(p[1], want, atol=1e-12, rtol=0)
 
 

@@ -101,20 +101,14 @@ def test_divergent_chains_are_flagged_and_others_go_on(tmp_path):
             f = super().force(x, idx, scale)
             return torch.where(x.abs() > 50, f * 1e308 * 1e308, f)
 
-    pot = Overflowing(
-        torch.tensor([[-1.0], [1.0]], dtype=torch.float64), torch.tensor([0.5, 2.0], dtype=torch.float64)
-    )
+    pot = Overflowing(torch.tensor([[-1.0], [1.0]], dtype=torch.float64), torch.tensor([0.5, 2.0], dtype=torch.float64))
     x0 = torch.zeros(10, 1, dtype=torch.float64)
     x0[:3] = 100.0
     ctx = StepContext(h=0.1, gamma=1.0, noise=GaussianNoise("cpu", 0))
     integ = get_integrator("ubu")
-    store = SampleStore.create(
-        tmp_path / "s.h5", chains=10, draws=20, dim=1, store_theta=True, theta_dtype="float64"
-    )
+    store = SampleStore.create(tmp_path / "s.h5", chains=10, draws=20, dim=1, store_theta=True, theta_dtype="float64")
     sched = Schedule("sms", 2, 1, chains=10, generator=torch.Generator().manual_seed(1))
-    sampler = Sampler(
-        pot, integ, sched, ctx, LoopSettings(burn_in=50, samples=20, thin=5, progress=False), store
-    )
+    sampler = Sampler(pot, integ, sched, ctx, LoopSettings(burn_in=50, samples=20, thin=5, progress=False), store)
     sampler.run(integ.init_state(x0, ctx))
     store.close()
     with SampleStore(tmp_path / "s.h5") as s:
@@ -146,9 +140,7 @@ def test_hdf5_contract_and_metrics(cli, tmp_path):
     assert 0 < w1 < 0.1
     value = table.set_index("metric").value
     assert w1 <= value["w2"] < 0.2  # W1 <= W2 for any pair of laws
-    assert value["relative_var_error"] == pytest.approx(
-        abs(value["var"] / value["posterior_var"] - 1), rel=1e-9
-    )
+    assert value["relative_var_error"] == pytest.approx(abs(value["var"] / value["posterior_var"] - 1), rel=1e-9)
     assert (tmp_path / "config.yaml").exists() and (tmp_path / "plots" / "marginal_theta0.png").exists()
     # `evaluate` alone reproduces the table
     (tmp_path / "metrics.csv").unlink()
@@ -163,9 +155,7 @@ def test_file_grows_with_the_draws_written_not_the_draws_planned(tmp_path):
 
     chains, planned = 2000, 1_000_000  # contiguous, one float64 diagnostic would be 16 GB
     s = SampleStore.create(tmp_path / "s.h5", chains=chains, draws=planned, dim=1, store_theta=True)
-    s.append(
-        theta=np.zeros((chains, 10, 1), "float32"), diagnostics={"kinetic_temperature": np.ones((chains, 10))}
-    )
+    s.append(theta=np.zeros((chains, 10, 1), "float32"), diagnostics={"kinetic_temperature": np.ones((chains, 10))})
     s.close()
     assert (tmp_path / "s.h5").stat().st_size < 64 * 2**20
     with SampleStore(tmp_path / "s.h5") as s:

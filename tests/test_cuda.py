@@ -42,9 +42,7 @@ def algorithm3_target(device, chain_batching="auto", n=80, batch=20):
     xs, ys = torch.rand(n, 1, 8, 8, generator=g, dtype=D), torch.randint(3, (n,), generator=g)
     torch.manual_seed(0)
     module = ARCHITECTURES["cnn_small"](in_channels=1, n_classes=3, image_size=8).to(device, D)
-    pot = ClassifierPotential(
-        module, xs.to(device), ys.to(device), xs[:10].to(device), chain_batching=chain_batching
-    )
+    pot = ClassifierPotential(module, xs.to(device), ys.to(device), xs[:10].to(device), chain_batching=chain_batching)
     partition = torch.randperm(n, generator=torch.Generator().manual_seed(1))[: (n // batch) * batch]
     partition = partition.view(n // batch, batch).to(device)
     x_ref = pot.layout.flatten(module)[None].repeat(2, 1)

@@ -51,9 +51,7 @@ def test_table_from_a_store_averages_draws_and_drops_diverged_runs(tmp_path):
     pred = dirichlet_probs((R, D, n, K), 2).astype(np.float32)
     std_p, swa_p = dirichlet_probs((R, n, K), 3), dirichlet_probs((R, n, K), 4)
     y = np.random.default_rng(5).integers(K, size=n)
-    s = SampleStore.create(
-        tmp_path / "s.h5", chains=R, draws=D, dim=2, store_theta=False, predictive_shape=(n, K)
-    )
+    s = SampleStore.create(tmp_path / "s.h5", chains=R, draws=D, dim=2, store_theta=False, predictive_shape=(n, K))
     s.append(predictive=pred, diagnostics={"kinetic_temperature": np.ones((R, D))})
     s.write_array("targets", y)
     s.write_array("baselines/standard", std_p)
@@ -130,9 +128,7 @@ def test_fig4_verdicts_and_options():
     scale, s, methods = fig._settings({"methods": "sg_hmc", "chains": "8"})
     assert methods == ["sms_ubu", "sg_hmc"] and s["chains"] == 8 and scale == "quick"
     ovr = fig.method_overrides("sg_hmc", s)
-    assert (
-        "experiment=paulin2025_fig4_sg_hmc" in ovr and "step_size=0.002" in ovr and "dataset=mnist5k" in ovr
-    )
+    assert "experiment=paulin2025_fig4_sg_hmc" in ovr and "step_size=0.002" in ovr and "dataset=mnist5k" in ovr
     # scale=reduced: Fashion-MNIST with a training subset and the narrow CNN; on another data set
     # the subset key (a key of the fmnist config) is dropped
     scale, s, _ = fig._settings({"scale": "reduced"})

@@ -133,31 +133,20 @@ def test_bad_options_are_one_line_value_errors(tmp_path, fig_id, options, messag
 # -- whole recipes at tiny size ---------------------------------------------------------------
 def _tiny_sweep(scale, options):
     """h = 0.01: burn-in 2 steps, thin 1; oracle: LIE-TROTTER h = 0.005, 2 runs of 2 chains x 3 draws."""
-    oracle = fz.OracleSettings(
-        "lie_trotter", runs=2, chains_per_run=2, draws=3, t_burn=0.02, t_thin=0.01, h=0.005
-    )
-    return fz.SweepSettings(
-        steps=[0.01], batches=[0, 64], chains=2, draws=3, t_burn=0.02, t_thin=0.01, oracle=oracle
-    )
+    oracle = fz.OracleSettings("lie_trotter", runs=2, chains_per_run=2, draws=3, t_burn=0.02, t_thin=0.01, h=0.005)
+    return fz.SweepSettings(steps=[0.01], batches=[0, 64], chains=2, draws=3, t_burn=0.02, t_thin=0.01, oracle=oracle)
 
 
 def test_fig4_tiny_writes_files_and_section(tmp_path, monkeypatch):
     monkeypatch.setattr(fz, "sweep_settings", _tiny_sweep)
     files = fz.make_fig4(tmp_path, {"integrators": "leapfrog,sghmc", "datasets": "boston"})
-    assert [f.name for f in files] == ["distances.csv", "distances.png"] and all(
-        f.stat().st_size > 0 for f in files
-    )
+    assert [f.name for f in files] == ["distances.csv", "distances.png"] and all(f.stat().st_size > 0 for f in files)
     rows = list(csv.DictReader((tmp_path / fz.FIG4 / "distances.csv").read_text().splitlines()))
     assert {(r["label"], r["batch"]) for r in rows} == {
         (a, b) for a in ("SHMC-LEAPFROG", "SGHMC") for b in ("full", "64")
     }
     for r in rows:  # 2 chains x 3 draws vs oracle runs of 2 x 3 draws on 51 test points: AKD in (0, 1]
-        assert (
-            0 < float(r["akd"]) <= 1
-            and r["draws"] == "6"
-            and r["burn_in_steps"] == "2"
-            and r["thin_steps"] == "1"
-        )
+        assert 0 < float(r["akd"]) <= 1 and r["draws"] == "6" and r["burn_in_steps"] == "2" and r["thin_steps"] == "1"
     text = (tmp_path / "REPRODUCTION.md").read_text()
     assert f"<!-- begin {fz.FIG4} -->" in text and "SHMC-LEAPFROG ≈ SGHMC" in text
     assert (tmp_path / fz.FIG4 / "runs").is_dir()  # the oracle lives here, shared with Figs. 5 and 10

@@ -68,9 +68,7 @@ def _aboba_exact(h, gamma, a, r, V):
 
 def test_exact_stationary_matches_hand_built_aboba():
     pot, truth = chen.chen_target()
-    y = (
-        pot.per_datum_grads(torch.zeros(1, 1, dtype=torch.float64), None)[0, :, 0].numpy() * -1
-    )  # grad U_i(0) = -x_i
+    y = pot.per_datum_grads(torch.zeros(1, 1, dtype=torch.float64), None)[0, :, 0].numpy() * -1  # grad U_i(0) = -x_i
     N = len(y)
     a, r = N + 1.0, float(y.sum())
     V = N**2 / 10 * float(np.var(y))
@@ -88,26 +86,20 @@ def test_exact_stationary_matches_hand_built_aboba():
 def test_monte_carlo_average_matches_exact_stationary_law():
     pot, truth = chen.chen_target()
     h, burn, L = 0.02, 100, 800
-    est = chen.run_averages(
-        pot, "SGHMC-S", runs=120, steps=burn + L, checkpoints=[burn, burn + L], h=h, seed=3
-    )
+    est = chen.run_averages(pot, "SGHMC-S", runs=120, steps=burn + L, checkpoints=[burn, burn + L], h=h, seed=3)
     tail = (est[burn + L] * (burn + L) - est[burn] * burn) / L
     se = tail.std(ddof=1) / math.sqrt(len(tail))
     exact = chen.exact_stationary(pot, "SGHMC-S", h, chen.FRICTION)
     assert abs(tail.mean() - exact) < 4 * se
     # power: the full-gradient law (and the posterior) are many standard errors away
-    assert (
-        abs(tail.mean() - chen.exact_stationary(pot, "SGHMC-S", h, chen.FRICTION, batching="full")) > 50 * se
-    )
+    assert abs(tail.mean() - chen.exact_stationary(pot, "SGHMC-S", h, chen.FRICTION, batching="full")) > 50 * se
     out = chen.bias_mse(tail, truth)
     assert out["bias"] == pytest.approx(abs(tail.mean() - truth)) and out["diverged"] == 0
 
 
 def test_weighted_average_uses_step_sizes():
     pot, _ = chen.chen_target()
-    a = chen.run_averages(
-        pot, "SGLD", runs=4, steps=30, checkpoints=[30], step_sizes=lambda l: 1e-4 * l**-0.5, seed=1
-    )
+    a = chen.run_averages(pot, "SGLD", runs=4, steps=30, checkpoints=[30], step_sizes=lambda l: 1e-4 * l**-0.5, seed=1)
     b = chen.run_averages(pot, "SGLD", runs=4, steps=30, checkpoints=[30], h=1e-4 * 30**-0.5, seed=1)
     assert a[30].shape == (4,) and np.all(np.isfinite(a[30])) and not np.allclose(a[30], b[30])
 
@@ -132,9 +124,7 @@ def test_exact_covariance_is_the_covariance_of_the_minibatch_force():
     x = torch.tensor([[0.4], [-1.2]], dtype=torch.float64)
     forces = torch.stack([pot.force(x, torch.tensor(S), N / n) for S in itertools.combinations(range(N), n)])
     want = forces.var(0, unbiased=False)[:, 0]  # without replacement: uniform over the subsets
-    got = mw.ExactCovariance(pot).force_covariance(
-        x, torch.tensor([0, 1]), N / n, covariance_factor(n, N, False)
-    )
+    got = mw.ExactCovariance(pot).force_covariance(x, torch.tensor([0, 1]), N / n, covariance_factor(n, N, False))
     assert torch.allclose(got.to_dense()[:, 0, 0], want, rtol=1e-12)
     est = pot.force_covariance(x, torch.tensor([0, 1]), N / n, covariance_factor(n, N, False))
     assert not torch.allclose(est.to_dense()[:, 0, 0], want)  # the minibatch estimate is not exact
@@ -144,12 +134,8 @@ def test_passes_error_tiny_gmm_and_passes_to():
     pot = build_target(["dataset=gmm3"], seed=0, threads=1).potential
     x0 = torch.zeros(3, pot.dim, dtype=torch.float64)
     ref = np.ones(2 * pot.K)
-    rows = mw.passes_error(
-        pot, pot.natural, ref, "nogin", "estimated", 64, h=0.02, x0=x0, max_passes=1.0, n_checks=4
-    )
-    assert [r["steps"] for r in rows] == sorted(r["steps"] for r in rows) and rows[-1][
-        "passes"
-    ] == pytest.approx(1.0)
+    rows = mw.passes_error(pot, pot.natural, ref, "nogin", "estimated", 64, h=0.02, x0=x0, max_passes=1.0, n_checks=4)
+    assert [r["steps"] for r in rows] == sorted(r["steps"] for r in rows) and rows[-1]["passes"] == pytest.approx(1.0)
     assert all(np.isfinite(r["error"]) for r in rows)
     fake = [{"scheme": "s", "covariance": "c", "n": n, "passes": p, "error": e}
             for n, p, e in ((4, 1, 0.5), (4, 2, 0.009), (4, 4, 0.02), (8, 1, 0.3), (8, 3, 0.008), (8, 6, 0.005))]  # fmt: skip

@@ -95,9 +95,7 @@ def test_paulin_bad_options(tmp_path, options, match):
      ("exact_ou", "full", 1 / 3), ("exact_ou", "reshuffle", 0.3999)],
 )  # fmt: skip
 def test_toy_variance(toy, integrator, batching, expected):
-    cell = fz.toy_cell(
-        toy, "x", integrator, batching, 0.4, 2.0, chains=400, draws=60, thin=3, burn_in=60, seed=1
-    )
+    cell = fz.toy_cell(toy, "x", integrator, batching, 0.4, 2.0, chains=400, draws=60, thin=3, burn_in=60, seed=1)
     # exact law of the implemented integrator = the independent Lyapunov value derived for this project
     assert cell.exact["var"] == pytest.approx(expected, abs=6e-4)
     mc = cell.mc
@@ -137,9 +135,7 @@ def test_trig_minibatch_error_dominates(trig):
     """Batches of 8 at eta = 0.04 are far from the posterior; the full batch is near the
     sampling floor (LEAPFROG's theta-marginal is exact on Gaussians)."""
     ref = fz.exact_predictive_draws(trig, 2000, seed=1)
-    full = fz.trig_cell(
-        trig, "LEAPFROG", "leapfrog", "full", 0.04, 5.0, chains=20, draws=5, reference=ref, exact=False
-    )
+    full = fz.trig_cell(trig, "LEAPFROG", "leapfrog", "full", 0.04, 5.0, chains=20, draws=5, reference=ref, exact=False)
     mini = fz.trig_cell(trig, "LEAPFROG", "leapfrog", 8, 0.04, 5.0, chains=20, draws=5, reference=ref)
     floor = 0.8687 * math.sqrt((100 + 2000) / (100 * 2000))
     assert full.akd < 1.6 * floor

@@ -78,10 +78,7 @@ def test_quadrature_on_gaussian_target():
     grid marginal is the exact normal density; the full-matrix projection error is 0 and the
     scalar one is ||Sigma - tr(Sigma)/2 I||_F."""
     g = torch.Generator().manual_seed(0)
-    y = (
-        torch.randn(50, 2, generator=g, dtype=torch.float64) * torch.tensor([0.5, 1.5], dtype=torch.float64)
-        + 0.3
-    )
+    y = torch.randn(50, 2, generator=g, dtype=torch.float64) * torch.tensor([0.5, 1.5], dtype=torch.float64) + 0.3
     pot = GaussianMean(y, torch.ones(50, dtype=torch.float64), prior_precision=1.0)
     mean, cov = (t.numpy() for t in pot.exact_posterior())
     grid = q.posterior_grid(pot, box=((-0.5, 1.2), (-0.5, 1.2)), cells=200)
@@ -153,9 +150,7 @@ def test_recipes_registered_and_options(tmp_path):
 
 
 def test_fig5_recipe_tiny(tmp_path, monkeypatch):
-    monkeypatch.setitem(
-        S.FIG5, "quick", {"h": (1e-2,), "n": (20, 50), "chains": 16, "burn": 0.2, "time": 0.2}
-    )
+    monkeypatch.setitem(S.FIG5, "quick", {"h": (1e-2,), "n": (20, 50), "chains": 16, "burn": 0.2, "time": 0.2})
     files = S.make_fig5(tmp_path, {})
     assert all(p.exists() for p in files)
     text = (tmp_path / "REPRODUCTION.md").read_text()

@@ -5,7 +5,6 @@ nothing can later look like a complete run.
 Most cases call ``bnnsample.cli.main`` in process (a subprocess costs seconds of imports per
 case); a sample of them also goes through a real subprocess."""
 
-
 import pytest
 
 from bnnsample.cli import one_line
@@ -143,7 +142,9 @@ def test_info_into_a_closed_pipe_has_no_traceback():
     import subprocess
     import sys
 
-    p = subprocess.run(f"'{sys.executable}' -m bnnsample.cli info | head -1", shell=True, capture_output=True, text=True)
+    p = subprocess.run(
+        f"'{sys.executable}' -m bnnsample.cli info | head -1", shell=True, capture_output=True, text=True
+    )
     assert p.stdout.strip() and "Traceback" not in p.stderr and "BrokenPipe" not in p.stderr, p.stderr
 
 
@@ -171,9 +172,6 @@ def test_hydra_reports_become_one_line():
     struct = "Could not override 'foo'.\nTo append to your config use +foo=1\nKey 'foo' is not in struct\n"
     assert one_line(struct).startswith("foo: no such key in the config; top-level keys: batch_size, ")
     job = "Error executing job with overrides: ['batch_size=3']\nbatch_size=3: must be an integer in 1..2\n"
-    assert (
-        one_line(job)
-        == "the job with overrides ['batch_size=3'] failed: batch_size=3: must be an integer in 1..2"
-    )
+    assert one_line(job) == "the job with overrides ['batch_size=3'] failed: batch_size=3: must be an integer in 1..2"
     tb = "Traceback (most recent call last):\n  File x\nValueError: boom\n\nSet the environment variable HYDRA_FULL_ERROR=1"
     assert one_line(tb) == "ValueError: boom (internal error; HYDRA_FULL_ERROR=1 shows the traceback)"

@@ -270,9 +270,7 @@ def make_celeba(root, seed=0):
         "lefteye_x lefteye_y righteye_x righteye_y nose_x nose_y leftmouth_x leftmouth_y rightmouth_x rightmouth_y",
     ]
     for name, (part, blond, brown) in zip(names, CELEBA_ROWS):
-        Image.fromarray(rng.integers(0, 256, (218, 178, 3), dtype=np.uint8)).save(
-            folder / "img_align_celeba" / name
-        )
+        Image.fromarray(rng.integers(0, 256, (218, 178, 3), dtype=np.uint8)).save(folder / "img_align_celeba" / name)
         vals = rng.choice([-1, 1], len(CELEBA_ATTRS))
         vals[CELEBA_ATTRS.index("Blond_Hair")] = 2 * blond - 1
         vals[CELEBA_ATTRS.index("Brown_Hair")] = 2 * brown - 1
@@ -336,9 +334,7 @@ def make_chestxray(root, counts=None, seed=0):
         for i in range(n):
             h, w = int(rng.integers(200, 260)), int(rng.integers(220, 300))
             shape = (h, w, 3) if i % 2 else (h, w)
-            Image.fromarray(rng.integers(0, 256, shape, dtype=np.uint8)).save(
-                folder / f"{cls[:1]}{i:04d}.jpeg"
-            )
+            Image.fromarray(rng.integers(0, 256, shape, dtype=np.uint8)).save(folder / f"{cls[:1]}{i:04d}.jpeg")
     return root / "chest_xray"
 
 
@@ -346,9 +342,7 @@ def test_chestxray_fixture_augments_offline(tmp_path):
     from torchvision import transforms
 
     folder = make_chestxray(tmp_path)
-    cfg = dict(
-        copies={"PNEUMONIA": 2, "NORMAL": 3}, n_train=None, n_test=None, augment_seed=0, image_size=180
-    )
+    cfg = dict(copies={"PNEUMONIA": 2, "NORMAL": 3}, n_train=None, n_test=None, augment_seed=0, image_size=180)
     d = LOADERS["chestxray"](_cfg(tmp_path, "chestxray", **cfg))
     # 3 PNEUMONIA x 2 + 2 NORMAL x 3 augmented copies, originals not kept; labels PNEUMONIA 0, NORMAL 1
     assert d.x_train.shape == (12, 1, 180, 180) and d.x_train.dtype == torch.float32
@@ -360,9 +354,7 @@ def test_chestxray_fixture_augments_offline(tmp_path):
     torch.testing.assert_close(d.x_train, d2.x_train, rtol=0, atol=0)
     # test images: grayscale + Resize((180, 180)) + ToTensor, no augmentation, sorted per class
     tf = transforms.Compose([transforms.Resize((180, 180), antialias=True), transforms.ToTensor()])
-    files = sorted((folder / "test" / "PNEUMONIA").glob("*.jpeg")) + sorted(
-        (folder / "test" / "NORMAL").glob("*.jpeg")
-    )
+    files = sorted((folder / "test" / "PNEUMONIA").glob("*.jpeg")) + sorted((folder / "test" / "NORMAL").glob("*.jpeg"))
     want = torch.stack([tf(Image.open(f).convert("L")) for f in files])
     torch.testing.assert_close(d.x_test, want, rtol=0, atol=0)
     assert d.y_test.tolist() == [0, 0, 1, 1]
@@ -399,9 +391,7 @@ def test_missing_files_name_the_expected_files(tmp_path, name, words):
 
 
 def test_missing_chestxray_class_folder_is_named(tmp_path):
-    make_chestxray(
-        tmp_path, counts={("train", "PNEUMONIA"): 1, ("train", "NORMAL"): 1, ("test", "PNEUMONIA"): 1}
-    )
+    make_chestxray(tmp_path, counts={("train", "PNEUMONIA"): 1, ("train", "NORMAL"): 1, ("test", "PNEUMONIA"): 1})
     with pytest.raises(DataMissingError, match="test/NORMAL"):
         LOADERS["chestxray"](_cfg(tmp_path, "chestxray"))
 
@@ -423,9 +413,7 @@ def test_mnist79_pca_offline():
     assert torch.all(d.x_train[:, 0] == 1) and torch.all(d.x_test[:, 0] == 1)
     z = d.x_train[:, 1:]
     torch.testing.assert_close(z.mean(0), torch.zeros(20, dtype=torch.float64), atol=1e-10, rtol=0)
-    torch.testing.assert_close(
-        z.std(0, unbiased=False), torch.ones(20, dtype=torch.float64), atol=1e-10, rtol=0
-    )
+    torch.testing.assert_close(z.std(0, unbiased=False), torch.ones(20, dtype=torch.float64), atol=1e-10, rtol=0)
     cov = z.T @ z / z.shape[0]  # principal component scores are uncorrelated
     torch.testing.assert_close(cov, torch.eye(20, dtype=torch.float64), atol=1e-10, rtol=0)
     b = d.extras["pca_basis"]
@@ -437,9 +425,7 @@ def test_mnist79_pca_offline():
 
 
 def test_mnist79_pca_smoke_run(tmp_path):
-    path, cfg = run_inprocess(
-        tmp_path, ["dataset=mnist79_pca", "chains=2", "unit=step", "burn_in=5", "samples=5"]
-    )
+    path, cfg = run_inprocess(tmp_path, ["dataset=mnist79_pca", "chains=2", "unit=step", "burn_in=5", "samples=5"])
     assert cfg.model.name == "logistic_regression" and cfg.model.prior_precision == 0.01
     with SampleStore(path) as s:
         assert s.theta().shape == (2, 5, 21) and np.isfinite(s.theta()).all()

@@ -132,9 +132,7 @@ def test_joblib_sweep_killed_half_way_and_rerun_gives_the_same_table(inprocess, 
     assert _done(sweep / "0")
     was_incomplete = not _done(sweep / "1")
 
-    rerun = subprocess.run(
-        cmd, check=False, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600
-    )
+    rerun = subprocess.run(cmd, check=False, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert "already complete; nothing to do" in rerun.stdout  # job 0 is skipped ...
     if was_incomplete:  # ... job 1 resumes from its state/, or restarts if the kill tore that state
@@ -182,9 +180,7 @@ def test_submitit_local_preempted_job_is_requeued_and_resumes_bit_exact(tmp_path
            "progress=false", "evaluate=false", "step_size=0.1"]  # fmt: skip
     cmd = [sys.executable, "-m", "bnnsample.cli", "run", "-m", "hydra/launcher=submitit_local",
            "hydra.launcher.timeout_min=20", *ovr, f"hydra.sweep.dir={sweep}"]  # fmt: skip
-    p = subprocess.Popen(
-        cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    p = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     job, signalled = sweep / "0", False
     deadline, seen = time.monotonic() + 300, None
     while time.monotonic() < deadline and p.poll() is None and not signalled:
@@ -225,19 +221,13 @@ def test_slurm_preset_makes_a_valid_sbatch_script(tmp_path, monkeypatch):
                                             "hydra.launcher.timeout_min=90"], return_hydra_config=True)  # fmt: skip
     launcher = OmegaConf.to_container(hcfg.hydra.launcher, resolve=False)
     assert launcher["_target_"].endswith("SlurmLauncher")
-    assert (
-        launcher["gpus_per_node"] == 1 and launcher["max_num_timeout"] > 0 and launcher["signal_delay_s"] > 0
-    )
+    assert launcher["gpus_per_node"] == 1 and launcher["max_num_timeout"] > 0 and launcher["signal_delay_s"] > 0
     # the plugin's own mapping of its keys onto the executor (hydra_submitit_launcher.launch)
-    params = {
-        k: v for k, v in launcher.items() if k not in ("_target_", "submitit_folder", "max_num_timeout")
-    }
+    params = {k: v for k, v in launcher.items() if k not in ("_target_", "submitit_folder", "max_num_timeout")}
     params["name"] = "bnnsample"
     base = set(OmegaConf.structured(BaseQueueConf).keys())
     monkeypatch.setattr(submitit.SlurmExecutor, "affinity", classmethod(lambda cls: 1))  # "srun is there"
-    ex = submitit.AutoExecutor(
-        folder=tmp_path, cluster="slurm", slurm_max_num_timeout=launcher["max_num_timeout"]
-    )
+    ex = submitit.AutoExecutor(folder=tmp_path, cluster="slurm", slurm_max_num_timeout=launcher["max_num_timeout"])
     ex.update_parameters(**{k if k in base else f"slurm_{k}": v for k, v in params.items()})
     text = ex._executor._make_submission_file_text("python -m submitit.core._submit x", "uid")
     for line in ("--partition=gpu", "--time=90", "--gpus-per-node=1", "--cpus-per-task=4", "--mem=16GB",

@@ -129,9 +129,7 @@ def test_ace_matches_loop_reference_with_heavy_ties(n, n_bins):
     raw = rng.integers(1, 5, size=(n, 3)).astype(float)  # many exact ties per class
     probs = raw / raw.sum(axis=1, keepdims=True)
     y = rng.integers(0, 3, size=n)
-    assert M.ace(probs, y, n_bins=n_bins) == pytest.approx(
-        _ace_reference(probs, y, n_bins), abs=1e-12
-    )
+    assert M.ace(probs, y, n_bins=n_bins) == pytest.approx(_ace_reference(probs, y, n_bins), abs=1e-12)
 
 
 def _calibrated_sample(n, rng, k=3):
@@ -237,9 +235,7 @@ def test_classification_rejects_bad_input(fn):
 
 def test_rmse_hand():
     # errors 1, -2, 2 -> sqrt((1 + 4 + 4)/3) = sqrt(3)
-    assert M.rmse(np.array([1.0, 0.0, 5.0]), np.array([0.0, 2.0, 3.0])) == pytest.approx(
-        math.sqrt(3.0)
-    )
+    assert M.rmse(np.array([1.0, 0.0, 5.0]), np.array([0.0, 2.0, 3.0])) == pytest.approx(math.sqrt(3.0))
 
 
 def test_gaussian_nll_single_draw_matches_direct_formula():
@@ -294,9 +290,7 @@ def test_regression_rejects_nonfinite():
 
 def test_wasserstein1_normal_single_point_at_mean():
     # W1(delta_mu, N(mu, sd^2)) = E|X - mu| = sd sqrt(2/pi)
-    assert M.wasserstein1_normal(np.array([1.7]), 1.7, 2.5) == pytest.approx(
-        2.5 * math.sqrt(2 / math.pi), rel=1e-12
-    )
+    assert M.wasserstein1_normal(np.array([1.7]), 1.7, 2.5) == pytest.approx(2.5 * math.sqrt(2 / math.pi), rel=1e-12)
 
 
 def test_wasserstein1_normal_single_point_off_mean():
@@ -312,9 +306,7 @@ def test_wasserstein1_normal_two_point_sample():
     #   = 2 [ G(-1) + (1/2)(1) - (G(0) - G(-1)) ],  G(z) = z Phi(z) + phi(z)
     G = lambda z: z * stats.norm.cdf(z) + stats.norm.pdf(z)  # noqa: E731
     expected = 2 * (G(-1.0) + 0.5 - (G(0.0) - G(-1.0)))
-    assert M.wasserstein1_normal(np.array([1.0, -1.0]), 0.0, 1.0) == pytest.approx(
-        expected, rel=1e-12
-    )
+    assert M.wasserstein1_normal(np.array([1.0, -1.0]), 0.0, 1.0) == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -334,14 +326,10 @@ def test_wasserstein1_normal_with_ties_and_far_sample():
     sample = np.array([2.0, 2.0, 2.0, 5.0])
     m = 1_000_000
     grid = stats.norm.ppf((np.arange(m) + 0.5) / m)
-    assert M.wasserstein1_normal(sample, 0.0, 1.0) == pytest.approx(
-        stats.wasserstein_distance(sample, grid), abs=1e-4
-    )
+    assert M.wasserstein1_normal(sample, 0.0, 1.0) == pytest.approx(stats.wasserstein_distance(sample, grid), abs=1e-4)
     # a sample far in the tail: W1 -> |shift| (means differ by 40, spreads similar)
     far = np.random.default_rng(3).normal(40.0, 1.0, size=10_000)
-    assert M.wasserstein1_normal(far, 0.0, 1.0) == pytest.approx(
-        stats.wasserstein_distance(far, grid), abs=1e-4
-    )
+    assert M.wasserstein1_normal(far, 0.0, 1.0) == pytest.approx(stats.wasserstein_distance(far, grid), abs=1e-4)
 
 
 def test_kolmogorov_distance_normal_direct_formula():

@@ -53,12 +53,8 @@ def test_marginal_kolmogorov_distances_match_scipy_per_column():
     b[:5] = np.round(b[:5], 1)  # some ties with rounding
     a[:5] = np.round(a[:5], 1)
     expected = [stats.ks_2samp(a[:, t], b[:, t]).statistic for t in range(6)]
-    np.testing.assert_allclose(
-        M.marginal_kolmogorov_distances(a, b), expected, rtol=1e-12
-    )
-    assert M.average_kolmogorov_distance(a, b) == pytest.approx(
-        np.mean(expected), rel=1e-12
-    )
+    np.testing.assert_allclose(M.marginal_kolmogorov_distances(a, b), expected, rtol=1e-12)
+    assert M.average_kolmogorov_distance(a, b) == pytest.approx(np.mean(expected), rel=1e-12)
 
 
 def test_average_kolmogorov_distance_two_exact_samplers():
@@ -95,9 +91,7 @@ def test_average_kolmogorov_distance_small_samples():
     rng = np.random.default_rng(2024)
     n, m, n_test = 200, 300, 200
     expected = KOLMOGOROV_MEAN * math.sqrt((n + m) / (n * m))
-    d = M.marginal_kolmogorov_distances(
-        rng.standard_normal((n, n_test)), rng.standard_normal((m, n_test))
-    )
+    d = M.marginal_kolmogorov_distances(rng.standard_normal((n, n_test)), rng.standard_normal((m, n_test)))
     se = d.std(ddof=1) / math.sqrt(n_test)
     assert 0.95 * expected - 4 * se < d.mean() < expected + 4 * se
 
@@ -178,9 +172,7 @@ def _w2_linprog(a, b):
     for j in range(m):
         a_eq[n + j, j::m] = 1.0
     b_eq = np.r_[np.full(n, 1.0 / n), np.full(m, 1.0 / m)]
-    res = optimize.linprog(
-        cost.ravel(), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs"
-    )
+    res = optimize.linprog(cost.ravel(), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
     assert res.success
     return math.sqrt(res.fun)
 
@@ -188,13 +180,9 @@ def _w2_linprog(a, b):
 def test_wasserstein2_1d_hand():
     # a = {0, 1}, b = {0, 1, 2}: quantiles on (0,1/3] 0|0, (1/3,1/2] 0|1,
     # (1/2,2/3] 1|1, (2/3,1] 1|2  ->  W2^2 = 1/6 + 1/3 = 1/2
-    assert M.wasserstein2_1d([0.0, 1.0], [2.0, 0.0, 1.0]) == pytest.approx(
-        math.sqrt(0.5)
-    )
+    assert M.wasserstein2_1d([0.0, 1.0], [2.0, 0.0, 1.0]) == pytest.approx(math.sqrt(0.5))
     # equal sizes: sorted pairing, sqrt(((1-0)^2 + (3-2)^2 + (5-7)^2)/3) = sqrt(2)
-    assert M.wasserstein2_1d([3.0, 1.0, 5.0], [7.0, 0.0, 2.0]) == pytest.approx(
-        math.sqrt(2)
-    )
+    assert M.wasserstein2_1d([3.0, 1.0, 5.0], [7.0, 0.0, 2.0]) == pytest.approx(math.sqrt(2))
     # a shift by c has W2 = c exactly; one point vs two: sqrt((1 + 9)/2)
     x = np.array([0.3, -1.2, 2.0, 0.7])
     assert M.wasserstein2_1d(x, x + 0.25) == pytest.approx(0.25)
@@ -237,9 +225,7 @@ def test_wasserstein2_normal_large_sample_and_bias():
     w_exact = M.wasserstein2_normal(x, 2.0, 0.5)
     assert w_exact < 0.01
     # W2 between normals is sqrt(dmu^2 + dsd^2): shifted/scaled target
-    assert M.wasserstein2_normal(x, 2.3, 0.9) == pytest.approx(
-        math.hypot(0.3, 0.4), abs=0.01
-    )
+    assert M.wasserstein2_normal(x, 2.3, 0.9) == pytest.approx(math.hypot(0.3, 0.4), abs=0.01)
 
 
 def test_wasserstein2_bad_input():
@@ -262,9 +248,7 @@ def test_relative_variance_error_hand():
     # |0.011 - 1/101| / (1/101) = |1.111 - 1| = 0.111
     assert M.relative_variance_error(0.011, 1 / 101) == pytest.approx(0.111, rel=1e-12)
     assert M.relative_variance_error(0.5, 1.0) == pytest.approx(0.5)  # absolute value
-    np.testing.assert_allclose(
-        M.relative_variance_error([1.0, 3.0], [2.0, 2.0]), [0.5, 0.5]
-    )
+    np.testing.assert_allclose(M.relative_variance_error([1.0, 3.0], [2.0, 2.0]), [0.5, 0.5])
     with pytest.raises(ValueError, match="> 0"):
         M.relative_variance_error(1.0, 0.0)
     with pytest.raises(ValueError, match="shape"):
@@ -278,15 +262,11 @@ def test_relative_covariance_diagonal_error_hand():
     ref = np.array([[1.0, 0.0], [0.0, 2.0]])
     # (|1.1 - 1|/1 + |1.5 - 2|/2) / 2 = (0.1 + 0.25)/2 = 0.175; off-diagonals ignored
     assert M.relative_covariance_diagonal_error(est, ref) == pytest.approx(0.175)
-    assert M.relative_covariance_diagonal_error(
-        [1.1, 1.5], [1.0, 2.0]
-    ) == pytest.approx(0.175)
+    assert M.relative_covariance_diagonal_error([1.1, 1.5], [1.0, 2.0]) == pytest.approx(0.175)
     # sample covariance of exact draws from the reference law: error ~ sqrt(2/n)
     rng = np.random.default_rng(0)
     draws = rng.multivariate_normal([0, 0, 0], np.diag([1.0, 4.0, 0.25]), size=20_000)
-    err = M.relative_covariance_diagonal_error(
-        np.cov(draws.T), np.diag([1.0, 4.0, 0.25])
-    )
+    err = M.relative_covariance_diagonal_error(np.cov(draws.T), np.diag([1.0, 4.0, 0.25]))
     assert err < 5 * math.sqrt(2 / 20_000)
     with pytest.raises(ValueError, match="square"):
         M.relative_covariance_diagonal_error(np.zeros((2, 3)), np.eye(2))
@@ -305,20 +285,14 @@ def test_l1_histogram_error_hand():
         return np.ones_like(x)
 
     sample = [0.1, 0.1, 0.6, 1.5]
-    assert M.l1_histogram_error(sample, uniform, bins=2, range=(0, 1)) == pytest.approx(
-        0.25
-    )
+    assert M.l1_histogram_error(sample, uniform, bins=2, range=(0, 1)) == pytest.approx(0.25)
     # reference sample {0.2, 0.7}: p = (1, 1) -> same 0.25
-    assert M.l1_histogram_error(
-        sample, [0.2, 0.7], bins=2, range=(0, 1)
-    ) == pytest.approx(0.25)
+    assert M.l1_histogram_error(sample, [0.2, 0.7], bins=2, range=(0, 1)) == pytest.approx(0.25)
     # disjoint samples: L1 = 2 (pooled range)
     assert M.l1_histogram_error([0.0, 0.1], [5.0, 5.1], bins=10) == pytest.approx(2.0)
     # the density is taken at bin centres: p(x) = 2x on (0, 1), 2 bins -> (0.5, 1.5);
     # phat for {0.1, 0.6} is (1, 1): L1 = 0.5 (0.5 + 0.5) = 0.5
-    assert M.l1_histogram_error([0.1, 0.6], lambda x: 2 * x, bins=2, range=(0, 1)) == (
-        pytest.approx(0.5)
-    )
+    assert M.l1_histogram_error([0.1, 0.6], lambda x: 2 * x, bins=2, range=(0, 1)) == (pytest.approx(0.5))
 
 
 def test_l1_histogram_error_matches_numpy_and_converges():
@@ -332,15 +306,10 @@ def test_l1_histogram_error_matches_numpy_and_converges():
     ha = np.histogram(inside(a), bins=edges, density=True)[0] * inside(a).size / a.size
     hb = np.histogram(inside(b), bins=edges, density=True)[0] * inside(b).size / b.size
     expected = np.sum(np.abs(ha - hb)) * (1.4 / 500)
-    assert M.l1_histogram_error(a, b, bins=500, range=(0.0, 1.4)) == pytest.approx(
-        expected
-    )
+    assert M.l1_histogram_error(a, b, bins=500, range=(0.0, 1.4)) == pytest.approx(expected)
     # against the exact density, the error decreases with the sample size
     pdf = stats.norm(0.7, 0.2).pdf
-    errs = [
-        M.l1_histogram_error(rng.normal(0.7, 0.2, size=n), pdf, range=(0.0, 1.4))
-        for n in (10_000, 1_000_000)
-    ]
+    errs = [M.l1_histogram_error(rng.normal(0.7, 0.2, size=n), pdf, range=(0.0, 1.4)) for n in (10_000, 1_000_000)]
     assert errs[1] < errs[0] / 3
     assert errs[1] < 0.05
 

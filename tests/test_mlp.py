@@ -73,7 +73,9 @@ def test_per_datum_grads_sum_to_the_force(dataset, model):
     g = pot.per_datum_grads(x, idx)
     assert g.shape == (2, 12, pot.dim)
     scale = pot.n_data / 12
-    assert (scale * g.sum(1) + pot.lam * x - pot.force(x, idx, scale)).abs().max() < 1e-10 * pot.force(x, idx, scale).abs().max()
+    assert (scale * g.sum(1) + pot.lam * x - pot.force(x, idx, scale)).abs().max() < 1e-10 * pot.force(
+        x, idx, scale
+    ).abs().max()
     # each row is its own datum's gradient (no prior)
     for c, j in [(0, 0), (1, 5)]:
         i = idx[c, j : j + 1]
@@ -132,7 +134,9 @@ def test_regression_predict_is_in_original_units():
     x = torch.randn(2, pot.dim, dtype=F64)
     out = pot.outputs(x, pot.x_test)
     assert torch.allclose(pot.predict(x), out * data.extras["y_std"] + data.extras["y_mean"])
-    assert torch.allclose(pot.predict(torch.zeros(1, pot.dim, dtype=F64)), torch.tensor(data.extras["y_mean"], dtype=F64))
+    assert torch.allclose(
+        pot.predict(torch.zeros(1, pot.dim, dtype=F64)), torch.tensor(data.extras["y_mean"], dtype=F64)
+    )
     assert pot.noise_var == 0.2
 
 
@@ -163,7 +167,9 @@ def test_smoke_run_every_dataset_config(tmp_path, dataset, model):
     if dataset in ("concrete", "energy", "yacht", "ionosphere", "vehicle"):
         write_fixture(dataset, data_dir, np.random.default_rng(0))
         extra = ["batch_size=8"]  # the fixtures have 25 to 36 training points
-    path, cfg = run_inprocess(tmp_path / "run", [f"dataset={dataset}", f"model={model}", f"data_dir={data_dir}", *SMOKE, *extra])
+    path, cfg = run_inprocess(
+        tmp_path / "run", [f"dataset={dataset}", f"model={model}", f"data_dir={data_dir}", *SMOKE, *extra]
+    )
     with SampleStore(path) as s:
         assert s.complete and s.n_draws == 5 and not s.diverged().any()
         theta = s.theta()

@@ -35,9 +35,7 @@ CHAINS, CHUNKS = 1000, 16
 
 
 def potential():
-    return GaussianMean(
-        torch.tensor([-1.0, 1.0], dtype=torch.float64), torch.tensor([0.5, 2.0], dtype=torch.float64)
-    )
+    return GaussianMean(torch.tensor([-1.0, 1.0], dtype=torch.float64), torch.tensor([0.5, 2.0], dtype=torch.float64))
 
 
 def f(x):
@@ -132,9 +130,7 @@ def test_level_difference_matches_exact(scheme, kind, h):
     z = (r.diff - exact) / r.diff_se
     assert r.diverged == 0
     assert np.all(np.abs(z) < 4), (r.diff, exact, r.diff_se)
-    wrong = exact_moments(scheme, kind, h) - exact_moments(
-        scheme, kind, h / 4, phase_step=4 if kind == "sms" else 1
-    )
+    wrong = exact_moments(scheme, kind, h) - exact_moments(scheme, kind, h / 4, phase_step=4 if kind == "sms" else 1)
     assert abs(r.diff[1] - wrong[1]) > 5 * r.diff_se[1], (r.diff, wrong, r.diff_se)
 
 

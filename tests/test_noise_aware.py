@@ -139,10 +139,12 @@ def test_gaussian_points_moments(tmp_path, preset, scheme):
 
     with SampleStore(path) as s:
         th = s.theta()[:, :, 0]
-    print(f"\nMOMENTS {preset}: exact mean {mean[0]:.5f} var {cov[0, 0]:.5f}; measured {th.mean():.5f} "
-          f"{chain_var_se(th)[0]:.5f}; se {m_se:.5f} {v_se:.5f}; z {(th.mean() - mean[0]) / m_se:.2f} "
-          f"{(chain_var_se(th)[0] - cov[0, 0]) / v_se:.2f}; "
-          + " ".join(f"other z {(om[0] - mean[0]) / m_se:.1f} {(oc[0, 0] - cov[0, 0]) / v_se:.1f}" for om, oc in others))
+    print(
+        f"\nMOMENTS {preset}: exact mean {mean[0]:.5f} var {cov[0, 0]:.5f}; measured {th.mean():.5f} "
+        f"{chain_var_se(th)[0]:.5f}; se {m_se:.5f} {v_se:.5f}; z {(th.mean() - mean[0]) / m_se:.2f} "
+        f"{(chain_var_se(th)[0] - cov[0, 0]) / v_se:.2f}; "
+        + " ".join(f"other z {(om[0] - mean[0]) / m_se:.1f} {(oc[0, 0] - cov[0, 0]) / v_se:.1f}" for om, oc in others)
+    )
     for om, oc in others:
         assert abs(oc[0, 0] - cov[0, 0]) > 8 * v_se or abs(om[0] - mean[0]) > 8 * m_se
 
@@ -189,7 +191,9 @@ def one_step_loading(integ, x0, v0, H, r, h, gamma):
     """One step from (x0, v0) with the Gaussian draw set to 0 and to 1: (mean, noise loading)."""
     out = []
     for val in (0.0, 1.0):
-        ctx = StepContext(h=h, gamma=gamma, noise=lambda *shape, like, val=val: torch.full(shape, val, dtype=like.dtype))
+        ctx = StepContext(
+            h=h, gamma=gamma, noise=lambda *shape, like, val=val: torch.full(shape, val, dtype=like.dtype)
+        )
         oracle = FakeOracle(H, r, torch.zeros(1, 1, 1, dtype=torch.float64))
         s = integ.advance(State(x0.clone(), v0.clone()), 1, lambda o=oracle: o, ctx)
         out.append(np.array([float(s.x), float(s.v)]))
@@ -214,8 +218,10 @@ def test_nogin_without_noise_is_matthews_aboba(h, gamma):
     np.testing.assert_allclose(mean, mean_ab, rtol=0, atol=1e-13)
     np.testing.assert_allclose(np.outer(load, load), ab.Q, rtol=0, atol=1e-13)
     _, wrong = one_step_loading(WrongLambda(), x0, v0, H, r, h, gamma)
-    print(f"\nABOBA h={h} gamma={gamma}: Var v' nogin {load[1] ** 2:.12f} aboba {ab.Q[1, 1]:.12f} "
-          f"wrong lambda {wrong[1] ** 2:.6f}; mean diff {np.abs(mean - mean_ab).max():.1e}")
+    print(
+        f"\nABOBA h={h} gamma={gamma}: Var v' nogin {load[1] ** 2:.12f} aboba {ab.Q[1, 1]:.12f} "
+        f"wrong lambda {wrong[1] ** 2:.6f}; mean diff {np.abs(mean - mean_ab).max():.1e}"
+    )
     assert abs(np.outer(wrong, wrong)[1, 1] - ab.Q[1, 1]) > 1e-3
 
 
@@ -255,8 +261,10 @@ def test_nogin_gaussian_exact_under_state_dependent_noise(h):
     assert abs(p2 - 1 / (1 - h * h / 4)) < 4 * p2_se, (p2, p2_se)
     xw, _ = run_noisy_gaussian(FreshR(), h, time=50.0)
     var_w, vw_se = chain_var_se(xw)
-    print(f"\nLEMMA42 h={h}: mean {m:.5f} (se {m_se:.5f}) var {var:.5f} (se {v_se:.5f}) E[p^2] {p2:.5f} "
-          f"(se {p2_se:.5f}, exact {1 / (1 - h * h / 4):.5f}); fresh R var {var_w:.5f} (se {vw_se:.5f})")
+    print(
+        f"\nLEMMA42 h={h}: mean {m:.5f} (se {m_se:.5f}) var {var:.5f} (se {v_se:.5f}) E[p^2] {p2:.5f} "
+        f"(se {p2_se:.5f}, exact {1 / (1 - h * h / 4):.5f}); fresh R var {var_w:.5f} (se {vw_se:.5f})"
+    )
     assert abs(var_w - 1) > 8 * max(v_se, vw_se), (var_w, vw_se)
 
 
@@ -295,9 +303,11 @@ def test_nogin_identity_12():
     assert np.all(np.abs(mean - mean_exact) < 4 * m_se), (mean, mean_exact, m_se)
     assert np.all(np.abs(cov - cov_exact) < 4 * c_se), (cov, cov_exact, c_se)
     _, cov_w = moments(FreshR(), 2)
-    print(f"\nIDENTITY12 mean {mean} exact {mean_exact}; cov {cov.ravel()} exact {cov_exact.ravel()}; "
-          f"max z mean {np.max(np.abs(mean - mean_exact) / m_se):.2f} cov {np.max(np.abs(cov - cov_exact) / c_se):.2f}; "
-          f"fresh R cov {cov_w.ravel()} max z {np.max(np.abs(cov_w - cov_exact) / c_se):.1f}")
+    print(
+        f"\nIDENTITY12 mean {mean} exact {mean_exact}; cov {cov.ravel()} exact {cov_exact.ravel()}; "
+        f"max z mean {np.max(np.abs(mean - mean_exact) / m_se):.2f} cov {np.max(np.abs(cov - cov_exact) / c_se):.2f}; "
+        f"fresh R cov {cov_w.ravel()} max z {np.max(np.abs(cov_w - cov_exact) / c_se):.1f}"
+    )
     assert np.max(np.abs(cov_w - cov_exact) / c_se) > 8
 
 
@@ -317,7 +327,9 @@ def test_gamma_tilde_lowrank_equals_dense(k, d):
     # and both equal the explicit formula (eigenvalues of Gamma~ may be negative: no clipping)
     S = (B.transpose(1, 2) @ B).numpy()
     I = np.eye(d)
-    ref = np.stack([np.linalg.inv((1 + lam2) * I + a * S[c]) @ ((1 - lam2) * I - a * S[c]) @ p[c].numpy() for c in range(C)])
+    ref = np.stack(
+        [np.linalg.inv((1 + lam2) * I + a * S[c]) @ ((1 - lam2) * I - a * S[c]) @ p[c].numpy() for c in range(C)]
+    )
     np.testing.assert_allclose(de.numpy(), ref, rtol=0, atol=1e-10)
     assert min(np.linalg.eigvalsh(np.linalg.inv((1 + lam2) * I + a * S[c]) @ ((1 - lam2) * I - a * S[c])).min()
                for c in range(C)) < 0  # fmt: skip

@@ -61,10 +61,7 @@ def test_avg_kolmogorov_of_exact_samplers_band_and_power(tmp_path):
     T = 200
     y = np.linspace(-1, 1, T)
     run = _write(tmp_path / "run.h5", _exact_draws(rng, 4, 500, T), targets=y)  # n = 2000
-    refs = [
-        _write(tmp_path / f"ref{r}" / "samples.h5", _exact_draws(rng, 2, 1000, T), targets=y)
-        for r in range(5)
-    ]
+    refs = [_write(tmp_path / f"ref{r}" / "samples.h5", _exact_draws(rng, 2, 1000, T), targets=y) for r in range(5)]
     with SampleStore(run) as s:
         rows = reference_rows(s, [str(tmp_path / f"ref{r}") for r in range(5)])
     got = _rows_dict(rows)
@@ -80,9 +77,7 @@ def test_avg_kolmogorov_of_exact_samplers_band_and_power(tmp_path):
     per_ref = np.array(per_ref)
     assert got[("bayes", "avg_kolmogorov")] == pytest.approx(per_ref.mean(), rel=1e-12)
     se = per_ref.mean(0).std(ddof=1) / math.sqrt(T)
-    print(
-        f"avg_kolmogorov {got[('bayes', 'avg_kolmogorov')]:.5f} +- {se:.5f}, 0.8687 sqrt((n+m)/nm) = {expected:.5f}"
-    )
+    print(f"avg_kolmogorov {got[('bayes', 'avg_kolmogorov')]:.5f} +- {se:.5f}, 0.8687 sqrt((n+m)/nm) = {expected:.5f}")
     assert abs(got[("bayes", "avg_kolmogorov")] - expected) < 4 * se
     assert got[("bayes", "avg_kolmogorov_floor")] == pytest.approx(expected, rel=1e-12)
     assert got[("reference", "references")] == 5 and got[("reference", "reference_draws")] == 10_000
@@ -118,9 +113,7 @@ def test_classification_and_theta_rows_match_direct_computation(tmp_path):
     akd = np.mean([stats.ks_2samp(a[:, j], b[:, j]).statistic for j in range(T * K)])
     assert got[("bayes", "avg_kolmogorov")] == pytest.approx(akd, rel=1e-12)
     n, m = a.shape[0], b.shape[0]
-    assert got[("bayes", "avg_kolmogorov_floor")] == pytest.approx(
-        KOLMOGOROV_MEAN * math.sqrt((n + m) / (n * m))
-    )
+    assert got[("bayes", "avg_kolmogorov_floor")] == pytest.approx(KOLMOGOROV_MEAN * math.sqrt((n + m) / (n * m)))
     pr, pf = a.reshape(-1, T, K).mean(0), b.reshape(-1, T, K).mean(0)
     assert got[("bayes", "class_prob_bias_ref")] == pytest.approx(
         np.mean(np.abs(pr[np.arange(T), y] - pf[np.arange(T), y]))
@@ -129,9 +122,7 @@ def test_classification_and_theta_rows_match_direct_computation(tmp_path):
     for j in range(d):
         assert got[(f"theta[{j}]", "w1_ref")] == pytest.approx(stats.wasserstein_distance(ta[:, j], tb[:, j]))
         assert got[(f"theta[{j}]", "w2_ref")] == pytest.approx(M.wasserstein2_1d(ta[:, j], tb[:, j]))
-        assert got[(f"theta[{j}]", "kolmogorov_ref")] == pytest.approx(
-            stats.ks_2samp(ta[:, j], tb[:, j]).statistic
-        )
+        assert got[(f"theta[{j}]", "kolmogorov_ref")] == pytest.approx(stats.ks_2samp(ta[:, j], tb[:, j]).statistic)
     va, vb = ta.var(0, ddof=1), tb.var(0, ddof=1)
     assert got[("reference", "cov_diag_error")] == pytest.approx(np.mean(np.abs(va - vb) / vb))
     assert got[("reference", "w1_mean")] == pytest.approx(
@@ -197,9 +188,7 @@ def test_oracle_run_reused_end_to_end(tmp_path, capsys):
         cli_main(["evaluate", str(tmp_path / "run"), f"reference={tmp_path / 'other'}"])
     assert e.value.code == 1
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("bnnsample: error")]
-    assert len(err) == 1 and "reference=" in err[0] and "dataset.n_features: run 16, reference 8" in err[0], (
-        err
-    )
+    assert len(err) == 1 and "reference=" in err[0] and "dataset.n_features: run 16, reference 8" in err[0], err
     assert "avg_kolmogorov" not in (tmp_path / "run" / "metrics.csv").read_text()
 
 
@@ -225,7 +214,5 @@ def test_cli_run_with_bad_reference_fails_before_sampling(tmp_path, monkeypatch,
             signal.signal(sg, h)
     assert e.value.code not in (0, None)
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
-    assert (
-        len(lines) == 1 and lines[0].startswith(f"bnnsample: error: reference={ref}") and why in lines[0]
-    ), lines
+    assert len(lines) == 1 and lines[0].startswith(f"bnnsample: error: reference={ref}") and why in lines[0], lines
     assert not (tmp_path / "run" / "samples.h5").exists()

@@ -22,7 +22,7 @@ def test_full_batch_matches_discrete_lyapunov(h):
     step = ubu_affine(np.diag(H.sum(0)), R.sum(0), h, 1.0)
     mean = np.linalg.solve(np.eye(2) - step.A, step.c)
     cov = solve_discrete_lyapunov(step.A, step.Q)
-    (m, c), = moments("full", h)
+    ((m, c),) = moments("full", h)
     np.testing.assert_allclose(m, mean, rtol=1e-12)
     np.testing.assert_allclose(c, cov, rtol=1e-10)
 
@@ -32,7 +32,7 @@ def test_full_batch_ubu_variance_bias_is_second_order():
     4.07e-5; mean exact."""
     expected = [1.04e-2, 2.60e-3, 6.51e-4, 1.63e-4, 4.07e-5]
     for k, e in enumerate(expected):
-        (m, c), = moments("full", 0.25 / 2**k)
+        ((m, c),) = moments("full", 0.25 / 2**k)
         assert m[0] == pytest.approx(POST_MEAN, abs=1e-12)
         assert abs(c[0, 0] - POST_VAR) == pytest.approx(e, rel=5e-3)
 
@@ -50,7 +50,7 @@ TABLE = [
 
 @pytest.mark.parametrize("h,sg_dvar,sms_dmean,sms_dvar", TABLE)
 def test_two_batch_biases_match_derived(h, sg_dvar, sms_dmean, sms_dvar):
-    (m, c), = moments("iid", h)
+    ((m, c),) = moments("iid", h)
     assert m[0] == pytest.approx(POST_MEAN, abs=1e-12)  # unbiased linear force: exact mean
     assert abs(c[0, 0] - POST_VAR) == pytest.approx(sg_dvar, rel=1e-2)
     mean, cov = recorded_mixture(moments("sms", h), [0, 2])

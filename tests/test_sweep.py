@@ -101,11 +101,7 @@ def test_multirun_sweep_table_and_slope_plots(cli, tmp_path):
     for name in ("w1", "var_error", "scheme_var_error"):
         assert (sweep / "plots" / f"{name}_vs_step_size.png").stat().st_size > 0
     assert f"sweep table in {sweep / 'sweep.csv'}" in ev.stdout and "slope" in ev.stdout
-    slopes = (
-        pd.read_csv(sweep / "slopes.csv")
-        .query("group == 'theta[0]'")
-        .set_index(["metric", "choice.integrator"])
-    )
+    slopes = pd.read_csv(sweep / "slopes.csv").query("group == 'theta[0]'").set_index(["metric", "choice.integrator"])
     assert len(slopes.loc["w1"]) == 3 and (slopes.loc["w1"].points == 4).all()
     # the exact bias of the schemes: SMS-UBU second order, the i.i.d.-batch schemes first order
     exact = slopes.loc["scheme_var_error"].slope
@@ -183,7 +179,10 @@ def test_slopes_only_where_the_fit_means_something():
     h = np.array([0.05, 0.1, 0.2, 0.4])
     clean = fit_loglog(h, 3 * h**2)
     assert clean.problem() == "" and clean.label().startswith("slope 2.00")
-    assert "need 3" in fit_loglog(h[:2], h[:2] ** 2).problem() and fit_loglog(h[:2], h[:2]).label() == "no fit (2 step sizes)"
+    assert (
+        "need 3" in fit_loglog(h[:2], h[:2] ** 2).problem()
+        and fit_loglog(h[:2], h[:2]).label() == "no fit (2 step sizes)"
+    )
     noisy = fit_loglog(h, np.array([1e-2, 1e-4, 3e-2, 2e-3]))  # the README example's 2.23 [-32.5, 37.0]
     assert noisy.label().startswith("no fit (95% CI") and "no power law" in noisy.problem()
     # a floating-point zero (1e-19 next to 1e-2) is not a point of the fit nor of the axis

@@ -107,7 +107,9 @@ FROZEN = [  # (preset and overrides, dataset, affine step, batching kinds)
 CASES = [(p, ds, st, k) for p, ds, st, kinds in FROZEN for k in kinds]
 
 
-@pytest.mark.parametrize("preset,dataset,step,kind", CASES, ids=[f"{c[0].split()[0]}-{i}-{c[3]}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    "preset,dataset,step,kind", CASES, ids=[f"{c[0].split()[0]}-{i}-{c[3]}" for i, c in enumerate(CASES)]
+)
 def test_frozen_thermostat_moments(tmp_path, preset, dataset, step, kind):
     path, cfg = run_inprocess(
         tmp_path,

@@ -114,7 +114,9 @@ def test_double_well_force_noise_and_moments():
     torch.testing.assert_close(pot.hvp(x, u, None, 1.0), (3 * x**2 - 1) * u)
     # noise-free with sigma = 0: force == grad V exactly
     quiet = build("double_well", load("double_well", sigma=0.0, sigma_model="constant"))
-    torch.testing.assert_close(quiet.force(x[:, :1], None, 1.0), _autograd_force(quiet, x[:, :1], None, 1.0), rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(
+        quiet.force(x[:, :1], None, 1.0), _autograd_force(quiet, x[:, :1], None, 1.0), rtol=1e-12, atol=1e-12
+    )
     # the exact variance (derived for this project)
 
     def w(t):
@@ -148,7 +150,9 @@ def test_franzese_toy_constants_and_posterior():
     # batches of one point, scale 2: the paper's rescaled grad U_i = sigma_l^-2 (theta - 2 x_i / v)
     th = torch.tensor([[0.7], [-1.1]], dtype=F64)
     for i, xi in enumerate((4.0, -3.2)):
-        torch.testing.assert_close(pot.force(th, torch.tensor([i]), 2.0), 3.0 * (th - 2 * xi / v), rtol=1e-14, atol=1e-14)
+        torch.testing.assert_close(
+            pot.force(th, torch.tensor([i]), 2.0), 3.0 * (th - 2 * xi / v), rtol=1e-14, atol=1e-14
+        )
 
 
 @pytest.mark.parametrize("variant,n", [("chen", 1000), ("sekkat", 100)])
@@ -193,7 +197,9 @@ def test_trig_features_data_and_exact_posterior():
     pm, pv = pot.predictive_moments()
     Kst = Xt @ X.T
     np.testing.assert_allclose(pm.numpy(), Kst @ np.linalg.solve(K, y), rtol=0, atol=1e-8)
-    np.testing.assert_allclose(pv.numpy(), (Xt * Xt).sum(1) - np.einsum("ij,ij->i", Kst, np.linalg.solve(K, Kst.T).T), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(
+        pv.numpy(), (Xt * Xt).sum(1) - np.einsum("ij,ij->i", Kst, np.linalg.solve(K, Kst.T).T), rtol=0, atol=1e-8
+    )
     w = torch.randn(C, 256, dtype=F64)
     pred = pot.predict(w)
     assert pred.shape == (C, 200, 1)
@@ -214,7 +220,11 @@ def test_mixture_data_constants():
     g = load("gmm3")
     assert g.y_train.shape == (1024, 1)
     assert torch.allclose(g.extras["weights"], torch.full((3,), 1 / 3, dtype=F64))
-    assert g.extras["true_means"].tolist() == [-0.8, -0.2, 1.0] and g.extras["true_precisions"].tolist() == [10.0, 1.0, 2.0]
+    assert g.extras["true_means"].tolist() == [-0.8, -0.2, 1.0] and g.extras["true_precisions"].tolist() == [
+        10.0,
+        1.0,
+        2.0,
+    ]
     torch.testing.assert_close(g.extras["sds"], torch.tensor([10.0, 1.0, 2.0], dtype=F64) ** -0.5)
     y = g.y_train[:, 0].numpy()
     # mixture mean 0, variance mean(1/lam + mu^2) - 0 = (0.1+1+0.5 + 0.64+0.04+1)/3

@@ -26,6 +26,7 @@ def test_two_batch_gaussian_moments(tmp_path, integrator):
     # thin = 3 is coprime to the sweep lengths, so draws fall on every phase of the cycle
     mean, cov = recorded_mixture(phases, BURN + THIN * np.arange(1, SAMPLES + 1))
     m_se, v_se = assert_theta_matches(path, mean[0], cov[0, 0])
+
     # the test can tell the schemes apart: i.i.d. batches inflate the variance by O(h), the
     # without-replacement schedules shift the mean by O(h^2), both by many standard errors
     def exact(k):

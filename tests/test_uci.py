@@ -126,7 +126,9 @@ def test_packaged_sets_load_offline(tmp_path, name, n_train, n_test, task, k):
     assert data.x_train.shape[0] == n_train and data.x_test.shape[0] == n_test
     np.testing.assert_allclose(data.x_train.mean(0).numpy(), 0.0, atol=1e-5)
     if task == "regression":
-        assert abs(float(data.y_train.mean())) < 1e-5 and float(data.y_train.std(unbiased=False)) == pytest.approx(1.0, abs=1e-5)
+        assert abs(float(data.y_train.mean())) < 1e-5 and float(data.y_train.std(unbiased=False)) == pytest.approx(
+            1.0, abs=1e-5
+        )
         y_tr = data.y_train.double() * data.extras["y_std"] + data.extras["y_mean"]
         assert float(data.y_test.mean()) > 5 and float(y_tr.mean()) == pytest.approx(data.extras["y_mean"])
     if name == "boston":

@@ -273,15 +273,11 @@ def run_level(
     import time
 
     t0 = time.perf_counter()
-    make = (
-        (lambda: get_integrator(integrator, **(params or {}))) if isinstance(integrator, str) else integrator
-    )
+    make = (lambda: get_integrator(integrator, **(params or {}))) if isinstance(integrator, str) else integrator
     fine_int, coarse_int = make(), make()
     scheme = fine_int.name
     if scheme not in COUPLED_SCHEMES:
-        raise ValueError(
-            f"integrator={scheme}: no multilevel coupling; allowed: {', '.join(COUPLED_SCHEMES)}"
-        )
+        raise ValueError(f"integrator={scheme}: no multilevel coupling; allowed: {', '.join(COUPLED_SCHEMES)}")
     if steps <= burn_in:
         raise ValueError(f"steps ({steps}) must exceed burn_in ({burn_in})")
     n_records = (steps - burn_in + record_every - 1) // record_every

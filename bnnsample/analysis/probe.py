@@ -130,7 +130,9 @@ class BasisNoise:
 def _chain_axis(shape: Sequence[int], chains: int) -> int:
     axes = [i for i, s in enumerate(shape) if s == chains]
     if not axes:
-        raise ProbeError(f"a noise draw of shape {tuple(shape)} has no chain axis (size {chains}): noise shared by chains")
+        raise ProbeError(
+            f"a noise draw of shape {tuple(shape)} has no chain axis (size {chains}): noise shared by chains"
+        )
     if len(axes) > 1:
         raise _AmbiguousChainAxis(str(tuple(shape)))
     return axes[0]

@@ -97,9 +97,7 @@ def marginal_density_at(grid: Grid2D):
     return lambda t: np.interp(np.asarray(t, dtype=float), c, p, left=0.0, right=0.0)
 
 
-def projection_error(
-    sigma: np.ndarray, weights: np.ndarray, kind: str, basis: np.ndarray | None = None
-) -> float:
+def projection_error(sigma: np.ndarray, weights: np.ndarray, kind: str, basis: np.ndarray | None = None) -> float:
     """||Sigma - S*||_{L2(pi)} with S* the L2(pi) projection of Sigma onto the friction class
     (sekkat2023 eq. 63, Remark 15; eq. 76 for eAdL):
 

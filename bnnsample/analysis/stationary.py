@@ -117,9 +117,7 @@ def cycle_moments(sequences: list[tuple[float, list[AffineStep]]]) -> list[tuple
     Ec = sum(p * f.c for p, f in full)
     mean0 = np.linalg.solve(np.eye(m_dim) - EA, Ec)
     lhs = np.eye(m_dim**2) - sum(p * np.kron(f.A, f.A) for p, f in full)
-    rhs = sum(
-        p * (np.outer(f.A @ mean0, f.c) + np.outer(f.c, f.A @ mean0) + np.outer(f.c, f.c) + f.Q) for p, f in full
-    )
+    rhs = sum(p * (np.outer(f.A @ mean0, f.c) + np.outer(f.c, f.A @ mean0) + np.outer(f.c, f.c) + f.Q) for p, f in full)
     second0 = np.linalg.solve(lhs, rhs.reshape(-1)).reshape(m_dim, m_dim)
     second0 = (second0 + second0.T) / 2
     out = []

@@ -76,9 +76,7 @@ def _read_idx(path: Path) -> np.ndarray:
     shape = tuple(int(n) for n in np.frombuffer(raw, ">i4", count=ndim, offset=4))
     values = np.frombuffer(raw, np.uint8, offset=4 + 4 * ndim).copy()  # writable, for torch
     if values.size != int(np.prod(shape)):
-        raise DataMissingError(
-            f"{path}: IDX header says {shape} but holds {values.size} values (truncated file?)"
-        )
+        raise DataMissingError(f"{path}: IDX header says {shape} but holds {values.size} values (truncated file?)")
     return values.reshape(shape)
 
 
@@ -317,15 +315,11 @@ def celeba(cfg) -> Data:
             if m > 1 and len(sel) >= m:
                 sel = sel[_seeded_subset(len(sel), len(sel) // m * m, int(cfg.get("split_seed", 0)))]
         if len(sel) == 0:
-            raise DataMissingError(
-                f"dataset=celeba: no blond/brown-hair images in the {name} partition of {folder}"
-            )
+            raise DataMissingError(f"dataset=celeba: no blond/brown-hair images in the {name} partition of {folder}")
         paths = [folder / "img_align_celeba" / files[i] for i in sel]
         missing = [p for p in paths if not p.is_file()]
         if missing:
-            raise DataMissingError(
-                f"dataset=celeba: {len(missing)} listed images are missing, e.g. {missing[0]}"
-            )
+            raise DataMissingError(f"dataset=celeba: {len(missing)} listed images are missing, e.g. {missing[0]}")
         out[name] = (_to_float(_load_images(paths, tf, "RGB")), torch.from_numpy(blond[sel].copy()))
     (x_tr, y_tr), (x_te, y_te) = out["train"], out["test"]
     return _to_data(
@@ -345,9 +339,7 @@ _IMAGE_SUFFIXES = {".jpeg", ".jpg", ".png"}
 
 
 def _chest_files(folder: Path):
-    return (
-        sorted(p for p in folder.iterdir() if p.suffix.lower() in _IMAGE_SUFFIXES) if folder.is_dir() else []
-    )
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in _IMAGE_SUFFIXES) if folder.is_dir() else []
 
 
 def chestxray(cfg) -> Data:

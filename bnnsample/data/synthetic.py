@@ -83,4 +83,9 @@ def logistic_synthetic(cfg) -> Data:
     )
 
 
-LOADERS = {"two_batch_gaussian": two_batch_gaussian, "noisy_gaussian": noisy_gaussian, "gaussian_points": gaussian_points, "logistic_synthetic": logistic_synthetic}
+LOADERS = {
+    "two_batch_gaussian": two_batch_gaussian,
+    "noisy_gaussian": noisy_gaussian,
+    "gaussian_points": gaussian_points,
+    "logistic_synthetic": logistic_synthetic,
+}

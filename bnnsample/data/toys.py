@@ -100,8 +100,13 @@ def trig_features(cfg) -> Data:
         y_train=y_train,
         x_test=trig_design(u_test, omega),
         y_test=y_test,
-        extras={"noise_var": noise_var, "prior_var": 1.0, "frequencies": omega,
-                "inputs_train": u_train, "inputs_test": u_test},
+        extras={
+            "noise_var": noise_var,
+            "prior_var": 1.0,
+            "frequencies": omega,
+            "inputs_train": u_train,
+            "inputs_test": u_test,
+        },
         description=f"franzese2021 random trigonometric features: D={D}, noise variance {noise_var}, "
         f"{n_train} train / {n_test} test points",
     )
@@ -153,8 +158,13 @@ def double_well(cfg) -> Data:
         name="double_well",
         task="density",
         y_train=torch.zeros(1, dim, dtype=F64),
-        extras={"dim": dim, "sigma": float(cfg.get("sigma", 1.0)), "sigma_model": cfg.get("sigma_model", "cosine"),
-                "exact_mean": 0.0, "exact_variance": DOUBLE_WELL_VARIANCE},
+        extras={
+            "dim": dim,
+            "sigma": float(cfg.get("sigma", 1.0)),
+            "sigma_model": cfg.get("sigma_model", "cosine"),
+            "exact_mean": 0.0,
+            "exact_variance": DOUBLE_WELL_VARIANCE,
+        },
         description="matthews2018 double well V=(x^2-1)^2/4 with gradient-noise std 1-cos(1+5x); Var = 1.0417972965",
     )
 
@@ -171,8 +181,12 @@ def _mixture_data(name, y, weights, means, sds, description, **extra) -> Data:
         name=name,
         task="density",
         y_train=y[:, None],
-        extras={"weights": torch.tensor(weights, dtype=F64), "true_means": torch.tensor(means, dtype=F64),
-                "sds": torch.tensor(sds, dtype=F64), **extra},
+        extras={
+            "weights": torch.tensor(weights, dtype=F64),
+            "true_means": torch.tensor(means, dtype=F64),
+            "sds": torch.tensor(sds, dtype=F64),
+            **extra,
+        },
         description=description,
     )
 

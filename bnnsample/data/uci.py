@@ -135,8 +135,18 @@ def _sklearn(fn_name, **kw):
 # name: (task, reader(root) -> (x, y), n_classes, description)
 SETS = {
     "boston": ("regression", _boston, None, "UCI Boston housing (mlxtend), 506 x 13"),
-    "concrete": ("regression", _regression_file("concrete", 9, 8, 8), None, "UCI Concrete compressive strength, 1,030 x 8"),
-    "energy": ("regression", _regression_file("energy", 10, 8, 8), None, "UCI Energy efficiency (heating load), 768 x 8"),
+    "concrete": (
+        "regression",
+        _regression_file("concrete", 9, 8, 8),
+        None,
+        "UCI Concrete compressive strength, 1,030 x 8",
+    ),
+    "energy": (
+        "regression",
+        _regression_file("energy", 10, 8, 8),
+        None,
+        "UCI Energy efficiency (heating load), 768 x 8",
+    ),
     "yacht": ("regression", _regression_file("yacht", 7, 6, 6), None, "UCI Yacht hydrodynamics, 308 x 6"),
     "diabetes": ("regression", _sklearn("load_diabetes", scaled=False), None, "scikit-learn diabetes, 442 x 10"),
     "ionosphere": ("classification", _ionosphere, 2, "UCI Ionosphere (g = 1, b = 0), 351 x 34"),

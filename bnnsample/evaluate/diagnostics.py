@@ -132,8 +132,10 @@ def _rhat_rows(store: SampleStore, keep: np.ndarray, stats: dict, notes: list) -
     if init is not None and len(init) > 1 and np.ptp(init, axis=0).max() > 0:
         # init=swa: every chain samples around its own SWA point (a localized target of its
         # own), so R-hat across chains measures how far apart the modes are, not mixing
-        notes.append("chains start from different points (e.g. their own SWA solutions): R-hat across "
-                     "them measures the spread of those starts, not convergence to one target")
+        notes.append(
+            "chains start from different points (e.g. their own SWA solutions): R-hat across "
+            "them measures the spread of those starts, not convergence to one target"
+        )
     numbers = len(keep) * store.n_draws * (store.theta_dim or 0)
     if numbers > MAX_THETA_NUMBERS:
         notes.append(f"theta R-hat/ESS skipped: {numbers} stored numbers (a network's weights)")
@@ -169,9 +171,7 @@ def _rhat_rows(store: SampleStore, keep: np.ndarray, stats: dict, notes: list) -
 # --------------------------------------------------------------------------
 
 
-def temperature_terms(
-    pot, x, probes: int = PROBES, seed: int = 0, localization=None
-) -> dict[str, np.ndarray]:
+def temperature_terms(pot, x, probes: int = PROBES, seed: int = 0, localization=None) -> dict[str, np.ndarray]:
     """Per point of x [P, d] (torch): ``virial`` = x . grad U(x), ``grad_sq`` = |grad U(x)|^2,
     ``laplacian`` = tr Hess U(x) (exact for d <= EXACT_LAPLACIAN_DIM, else Hutchinson:
     mean_k z_k . Hess z_k, z_k Rademacher; unbiased). Full-data gradient (idx None, scale 1).
@@ -209,9 +209,7 @@ def temperature_terms(
         except (NotImplementedError, AttributeError):
             has_hvp = False
     return {
-        k: torch.cat(v).detach().cpu().double().numpy()
-        for k, v in out.items()
-        if v and (k != "laplacian" or has_hvp)
+        k: torch.cat(v).detach().cpu().double().numpy() for k, v in out.items() if v and (k != "laplacian" or has_hvp)
     }
 
 
@@ -276,9 +274,7 @@ def temperature_rows(store: SampleStore, cfg: dict, keep: np.ndarray, notes: lis
         per_point = float(max(pot.n_data, 1)) * d * (1 + 2 * min(d, PROBES))
         points = int(min(MAX_POINTS, BUDGET // per_point))
         if points < min_points:
-            notes.append(
-                f"configurational temperature skipped: target too large (n_data {pot.n_data} x dim {d})"
-            )
+            notes.append(f"configurational temperature skipped: target too large (n_data {pot.n_data} x dim {d})")
             return rows
         draws_read = _subsampled_draws(int(keep.sum()), draws, points)  # only the draws used
         theta = store.theta(keep, draws=draws_read)
@@ -303,9 +299,7 @@ def _configurational(theta: np.ndarray, pot, loc, points: int, notes: list) -> l
                        se=_chain_se(vir))]  # fmt: skip
     deterministic = torch.equal(pot.force(x[:2], None, 1.0), pot.force(x[:2], None, 1.0))
     if "laplacian" not in terms:
-        notes.append(
-            "configurational_temperature (Rugh form) skipped: the potential has no Hessian-vector product"
-        )
+        notes.append("configurational_temperature (Rugh form) skipped: the potential has no Hessian-vector product")
     elif not deterministic:
         notes.append("configurational_temperature (Rugh form) skipped: the full-data force is itself noisy")
     else:

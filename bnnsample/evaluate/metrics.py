@@ -85,8 +85,7 @@ def _finite_array(x, name: str, ndim: int | None = None) -> np.ndarray:
     if not np.all(np.isfinite(a)):
         bad = int(np.size(a) - np.count_nonzero(np.isfinite(a)))
         raise ValueError(
-            f"{name} contains {bad} non-finite value(s) (NaN/inf); "
-            "drop diverged chains/draws before computing metrics"
+            f"{name} contains {bad} non-finite value(s) (NaN/inf); drop diverged chains/draws before computing metrics"
         )
     return a
 
@@ -127,9 +126,7 @@ def _check_classification(probs, y) -> tuple[np.ndarray, np.ndarray]:
 def _check_chains(draws) -> np.ndarray:
     d = _finite_array(draws, "draws", ndim=2)
     if d.shape[0] < 2:
-        raise ValueError(
-            f"need at least 2 independent chains for a standard error, got {d.shape[0]}"
-        )
+        raise ValueError(f"need at least 2 independent chains for a standard error, got {d.shape[0]}")
     return d
 
 
@@ -216,8 +213,7 @@ def ece(probs, y, n_bins: int = 15) -> float:
     inner_edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
     bins = np.digitize(conf, inner_edges, right=True)  # edges[m] < c <= edges[m+1]
     gap = np.abs(
-        np.bincount(bins, weights=correct, minlength=n_bins)
-        - np.bincount(bins, weights=conf, minlength=n_bins)
+        np.bincount(bins, weights=correct, minlength=n_bins) - np.bincount(bins, weights=conf, minlength=n_bins)
     )
     # sum_m (|B_m|/n) |acc_m - conf_m| = (1/n) sum_m |sum_{B_m} correct - sum_{B_m} c|
     return float(gap.sum() / p.shape[0])
@@ -405,9 +401,7 @@ def kolmogorov_distance(a, b) -> float:
     The ``scipy.stats.ks_2samp`` statistic (its p-value is not used, so the
     cheap asymptotic method is requested; the statistic does not depend on it).
     """
-    return float(
-        stats.ks_2samp(_sample_1d(a, "a"), _sample_1d(b, "b"), method="asymp").statistic
-    )
+    return float(stats.ks_2samp(_sample_1d(a, "a"), _sample_1d(b, "b"), method="asymp").statistic)
 
 
 # --------------------------------------------------------------------------
@@ -473,9 +467,7 @@ def _draws_by_points(x, name: str) -> np.ndarray:
     """Validate a (draws, test_points) array with at least one draw and one point."""
     a = _finite_array(x, name)
     if a.ndim != 2:
-        raise ValueError(
-            f"{name} must be 2-D (draws, test_points), got shape {a.shape}"
-        )
+        raise ValueError(f"{name} must be 2-D (draws, test_points), got shape {a.shape}")
     return a
 
 
@@ -499,9 +491,7 @@ def marginal_kolmogorov_distances(samples, reference) -> np.ndarray:
     a = _draws_by_points(samples, "samples")
     b = _draws_by_points(reference, "reference")
     if a.shape[1] != b.shape[1]:
-        raise ValueError(
-            f"samples has {a.shape[1]} test points but reference has {b.shape[1]}"
-        )
+        raise ValueError(f"samples has {a.shape[1]} test points but reference has {b.shape[1]}")
     n, m = a.shape[0], b.shape[0]
     out = np.empty(a.shape[1])
     block = max(1, 2**22 // (n + m))  # columns per pass: bounded temporaries
@@ -558,21 +548,14 @@ def self_distance_band(reference_runs, q=(0.05, 0.95)) -> dict:
     runs = [_draws_by_points(r, f"reference_runs[{i}]") for i, r in enumerate(runs)]
     n_points = {r.shape[1] for r in runs}
     if len(n_points) != 1:
-        raise ValueError(
-            "reference runs must share the number of test points, got "
-            f"{[r.shape[1] for r in runs]}"
-        )
+        raise ValueError(f"reference runs must share the number of test points, got {[r.shape[1] for r in runs]}")
     q_arr = np.asarray(q, dtype=np.float64)
     if q_arr.shape != (2,) or not np.all(np.isfinite(q_arr)):
         raise ValueError(f"q must be a pair of quantile levels, got {q!r}")
     if not (0.0 <= q_arr[0] <= q_arr[1] <= 1.0):
         raise ValueError(f"q must satisfy 0 <= q[0] <= q[1] <= 1, got {q!r}")
     d = np.array(
-        [
-            average_kolmogorov_distance(runs[r], runs[s])
-            for r in range(len(runs))
-            for s in range(r + 1, len(runs))
-        ]
+        [average_kolmogorov_distance(runs[r], runs[s]) for r in range(len(runs)) for s in range(r + 1, len(runs))]
     )
     return distance_band(d, q_arr)
 
@@ -672,15 +655,11 @@ def _covariance_diagonal(c, name: str) -> np.ndarray:
     a = _finite_array(c, name)
     if a.ndim == 2:
         if a.shape[0] != a.shape[1]:
-            raise ValueError(
-                f"{name} must be a square (d, d) matrix, got shape {a.shape}"
-            )
+            raise ValueError(f"{name} must be a square (d, d) matrix, got shape {a.shape}")
         return np.diagonal(a).copy()
     if a.ndim == 1:
         return a
-    raise ValueError(
-        f"{name} must be a (d, d) matrix or its (d,) diagonal, got shape {a.shape}"
-    )
+    raise ValueError(f"{name} must be a (d, d) matrix or its (d,) diagonal, got shape {a.shape}")
 
 
 def relative_covariance_diagonal_error(cov_est, cov_exact) -> float:
@@ -695,9 +674,7 @@ def relative_covariance_diagonal_error(cov_est, cov_exact) -> float:
     est = _covariance_diagonal(cov_est, "cov_est")
     ref = _covariance_diagonal(cov_exact, "cov_exact")
     if est.shape != ref.shape:
-        raise ValueError(
-            f"cov_est has dimension {est.shape[0]} but cov_exact has {ref.shape[0]}"
-        )
+        raise ValueError(f"cov_est has dimension {est.shape[0]} but cov_exact has {ref.shape[0]}")
     if np.any(ref <= 0):
         raise ValueError("the diagonal of cov_exact must be > 0")
     return float(np.mean(np.abs(est - ref) / ref))
@@ -746,9 +723,7 @@ def l1_histogram_error(sample, reference, bins: int = 500, range=None) -> float:
     else:
         r = np.asarray(range, dtype=np.float64)
         if r.shape != (2,) or not np.all(np.isfinite(r)) or not r[1] > r[0]:
-            raise ValueError(
-                f"range must be finite (lo, hi) with lo < hi, got {range!r}"
-            )
+            raise ValueError(f"range must be finite (lo, hi) with lo < hi, got {range!r}")
         lo, hi = float(r[0]), float(r[1])
     edges = np.linspace(lo, hi, n_bins + 1)
     width = (hi - lo) / n_bins
@@ -759,9 +734,7 @@ def l1_histogram_error(sample, reference, bins: int = 500, range=None) -> float:
         centres = 0.5 * (edges[:-1] + edges[1:])
         p = np.asarray(reference(centres), dtype=np.float64)
         if p.shape != centres.shape:
-            raise ValueError(
-                f"reference density returned shape {p.shape} for {centres.shape} bin centres"
-            )
+            raise ValueError(f"reference density returned shape {p.shape} for {centres.shape} bin centres")
         if not np.all(np.isfinite(p)) or np.any(p < 0):
             raise ValueError("reference density must return finite values >= 0")
     return float(width * np.sum(np.abs(phat - p)))

@@ -446,9 +446,7 @@ def robust_limits(values: np.ndarray, pad: float = 1.5) -> tuple[float, float]:
 
 def ensemble_sizes(table: pd.DataFrame) -> pd.Series:
     """Per run: kept chains x draws per chain, from the run's `run` rows."""
-    r = table[table.group == "run"].pivot_table(
-        index="run", columns="metric", values="value", aggfunc="first"
-    )
+    r = table[table.group == "run"].pivot_table(index="run", columns="metric", values="value", aggfunc="first")
     need = {"chains", "diverged_chains", "draws_per_chain"}
     if not need <= set(r.columns):
         return pd.Series(dtype=float)
@@ -479,9 +477,7 @@ def plot_calibration(table: pd.DataFrame, out: Path) -> tuple[list[Path], str]:
     for ax, m in zip(axes[0], metrics):
         for i, (lv, line) in enumerate(cal[cal.metric == m].groupby(keys, sort=True, dropna=False)):
             line = line.sort_values("ensemble_size")
-            ax.plot(
-                line.ensemble_size, line.value, "o-", ms=3, color=f"C{i % 10}", label=_line_label(keys, lv)
-            )
+            ax.plot(line.ensemble_size, line.value, "o-", ms=3, color=f"C{i % 10}", label=_line_label(keys, lv))
         ax.set(xscale="log", xlabel="ensemble size (draws)", ylabel=m, title=f"{m} [{PREDICTIVE_GROUP}]")
         ax.legend(fontsize=7)
     out.mkdir(parents=True, exist_ok=True)
@@ -543,9 +539,7 @@ def _write_parquet(table: pd.DataFrame, path: Path) -> str:
     t = table.copy()
     for c in t.columns:  # parquet wants one type per column: mixed object columns become text
         if t[c].dtype == object and t[c].dropna().map(type).nunique() > 1:
-            t[c] = t[c].map(
-                lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
-            )
+            t[c] = t[c].map(lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v))
     try:
         t.to_parquet(path, index=False)
     except Exception as e:  # noqa: BLE001  (the CSV is the table of record)

@@ -61,9 +61,7 @@ class _ShiftedForce:
         return self.base.force(x, idx, scale) - self.delta
 
 
-def exact_stationary(
-    pot, label: str, h: float, gamma: float, batching: str = "iid", batch_size: int = BATCH
-) -> float:
+def exact_stationary(pot, label: str, h: float, gamma: float, batching: str = "iid", batch_size: int = BATCH) -> float:
     """Exact stationary E[theta^2] of scheme ``label`` (a key of SCHEMES) at step h; inf if the
     step map is unstable.
 
@@ -83,9 +81,7 @@ def exact_stationary(
     name, params = SCHEMES[label]
 
     def probe(p):
-        return probe_step(
-            lambda: get_integrator(name, **params), p, [None], scale=1.0, eps=0.0, h=h, gamma=gamma
-        )
+        return probe_step(lambda: get_integrator(name, **params), p, [None], scale=1.0, eps=0.0, h=h, gamma=gamma)
 
     p0 = probe(pot)
     b = probe(_ShiftedForce(pot, -1.0)).c - p0.c  # G -> G + 1
@@ -155,9 +151,7 @@ FIG1 = {
 }
 
 
-@register(
-    "chen2015-fig1", "splitting (SGHMC-S) vs Euler (SGHMC-E) invariant-measure bias of E[theta^2] against h"
-)
+@register("chen2015-fig1", "splitting (SGHMC-S) vs Euler (SGHMC-E) invariant-measure bias of E[theta^2] against h")
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Exact stationary bias (minibatch and full gradient) and the Monte Carlo bias of the
     L-step average over independent runs. Options: scale=quick|paper."""
@@ -167,9 +161,7 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
         for i, h in enumerate(s["h"]):
             ex = exact_stationary(pot, label, h, FRICTION)
             ex_full = exact_stationary(pot, label, h, FRICTION, batching="full")
-            burn = int(
-                2.0 / h
-            )  # DECISION: 2 time units of burn-in, so the average shows the invariant measure
+            burn = int(2.0 / h)  # DECISION: 2 time units of burn-in, so the average shows the invariant measure
             est = run_averages(pot, label, runs=s["runs"], steps=burn + s["L"], checkpoints=[burn, burn + s["L"]],
                                h=h, seed=i)  # fmt: skip
             mc = {}
@@ -339,9 +331,7 @@ def _afmt(a):
 def make_fig2(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper. Both the paper's minibatch setup and full gradients."""
     scale, s, out, t0, pot, truth = _start(options, FIG2, out_dir, "chen2015-fig2")
-    rows = alpha_sweep(pot, truth, s["L"], s["runs"], "iid") + alpha_sweep(
-        pot, truth, s["L"], s["runs"], "full"
-    )
+    rows = alpha_sweep(pot, truth, s["L"], s["runs"], "iid") + alpha_sweep(pot, truth, s["L"], s["runs"], "full")
     paths = [write_csv(out / "alpha_sweep.csv", rows)]
     plt = _plt()
     fig, axes = plt.subplots(2, 4, figsize=(18, 8))
@@ -462,12 +452,8 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
         c_step, h0_step = (0.002, 0.002) if label == "SGLD" else (s["C_step"], s["h0_step"])
         grid_c = np.arange(0.001, 0.5 + 1e-12, c_step)
         grid_h0 = np.arange(0.003, 0.05 + 1e-12, h0_step)
-        bf, cf, Df = select_constant(
-            pot, truth, label, grid_c, a, s["runs"], L0, D, decreasing=False, seed=300
-        )
-        bd, cd, Dd = select_constant(
-            pot, truth, label, grid_h0, a, s["runs"], L0, D, decreasing=True, seed=600
-        )
+        bf, cf, Df = select_constant(pot, truth, label, grid_c, a, s["runs"], L0, D, decreasing=False, seed=300)
+        bd, cd, Dd = select_constant(pot, truth, label, grid_h0, a, s["runs"], L0, D, decreasing=True, seed=600)
         chosen[label] = {"fixed": (cf, Df, bf), "decreasing": (cd, Dd, bd)}
         for k, L in enumerate(Ls):
             est = run_averages(pot, label, runs=s["runs"], steps=L, checkpoints=[L], h=cf * L**-a, gamma=Df,
@@ -527,9 +513,7 @@ def _fig3_md(scale, s, rows, chosen, wall) -> str:
         lines.append(f"| SGHMC-S converges faster than SGLD, {kind} step size | SGHMC-S below SGLD at every L | "
                      f"bias SGHMC-S vs SGLD: {txt} ({wins} of {len(s['L'])} L) | {v} |")  # fmt: skip
         for label in ("SGHMC-S", "SGLD"):
-            sel = sorted(
-                (r for r in rows if r["scheme"] == label and r["steps"] == kind), key=lambda r: r["L"]
-            )
+            sel = sorted((r for r in rows if r["scheme"] == label and r["steps"] == kind), key=lambda r: r["L"])
             p, _ = fit_slope([r["L"] for r in sel], [r["bias"] for r in sel], [r["bias_se"] for r in sel])
             want = -2 / 3 if label == "SGHMC-S" else -1 / 2
             why = ("; the minibatch noise makes the stationary bias O(h) (chen2015-fig1), whose optimal rate is "

@@ -110,9 +110,7 @@ def toy_cell(pot, label: str, integrator: str, batching: str, h: float, gamma: f
     cell.samples = flat
     cell.ks = kolmogorov_distance_normal(flat, mean, math.sqrt(var))
     rng = np.random.default_rng(seed + 99)
-    cell.ks_floor = kolmogorov_distance_normal(
-        rng.normal(mean, math.sqrt(var), flat.size), mean, math.sqrt(var)
-    )
+    cell.ks_floor = kolmogorov_distance_normal(rng.normal(mean, math.sqrt(var), flat.size), mean, math.sqrt(var))
     cell.excess_kurtosis = float(stats.kurtosis(flat))
     cell.seconds = time.perf_counter() - t0
     return cell
@@ -137,9 +135,7 @@ def _toy_plot(cells: list[ToyCell], path: Path) -> None:
     import matplotlib.pyplot as plt
     from scipy import stats
 
-    fig, axes = plt.subplots(
-        len(TOY_INTEGRATORS), len(TOY_BATCHINGS), figsize=(13, 7), sharex=True, sharey=True
-    )
+    fig, axes = plt.subplots(len(TOY_INTEGRATORS), len(TOY_BATCHINGS), figsize=(13, 7), sharex=True, sharey=True)
     mean, var = TOY_POSTERIOR
     grid = np.linspace(-3, 3.3, 400)
     for c in cells:
@@ -154,9 +150,7 @@ def _toy_plot(cells: list[ToyCell], path: Path) -> None:
         ax.legend(fontsize=7)
     for ax in axes[-1]:
         ax.set_xlabel("theta")
-    fig.suptitle(
-        "franzese2021 App. E toy (eta = 0.4, C = 2): stationary histograms vs the posterior N(2/15, 1/3)"
-    )
+    fig.suptitle("franzese2021 App. E toy (eta = 0.4, C = 2): stationary histograms vs the posterior N(2/15, 1/3)")
     save_figure(fig, path)
 
 
@@ -261,9 +255,7 @@ def _toy_row(c) -> dict:
     ]))  # fmt: skip
 
 
-@register(
-    FIG3, "franzese2021 Fig. 3/6 (App. E toy): minibatching vs order, analytic and Lie-Trotter integrators"
-)
+@register(FIG3, "franzese2021 Fig. 3/6 (App. E toy): minibatching vs order, analytic and Lie-Trotter integrators")
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT."""
     from ..simulate import build_target
@@ -412,9 +404,7 @@ def _parse_fig1(options: dict) -> dict:
         except ValueError:
             etas = ()
         if not etas or not all(0 < e < 1 for e in etas):
-            raise ValueError(
-                f"etas={options['etas']}: expected comma-separated step sizes in (0, 1), e.g. 0.04,0.02"
-            )
+            raise ValueError(f"etas={options['etas']}: expected comma-separated step sizes in (0, 1), e.g. 0.04,0.02")
         s["etas"] = tuple(sorted(etas, reverse=True))
     s["schemes"] = labelled_choice(options, "schemes", TRIG_SCHEMES)
     return s
@@ -487,9 +477,7 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
         def efmt(xs):
             return " / ".join("div." if not math.isfinite(x) else f"{x:.1e}" for x in xs)
 
-        pairs = [
-            (m, a, b) for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]) if math.isfinite(m)
-        ]
+        pairs = [(m, a, b) for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]) if math.isfinite(m)]
         strict = [m < min(a, b) for m, a, b in pairs]
         vs_lt = [m < a for m, a, _ in pairs]
         lines.append(

@@ -51,9 +51,7 @@ import numpy as np
 from . import register
 from .common import checked_scale, save_figure, update_reproduction, write_csv
 
-FIG4, TABLE1, TABLE2, FIG5, FIG10 = (
-    f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10")
-)
+FIG4, TABLE1, TABLE2, FIG5, FIG10 = (f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10"))
 REGRESSION = ("boston", "concrete", "energy", "yacht")
 CLASSIFICATION = ("ionosphere", "vehicle")
 CLASSIFICATION_OFFLINE = ("breast_cancer", "wine")
@@ -113,16 +111,8 @@ class Spec:
     def steps(self) -> tuple[int, int]:
         from ..resolvers import time_steps
 
-        burn = (
-            self.burn_steps
-            if self.burn_steps is not None
-            else time_steps(self.t_burn, self.h, self.n_leapfrog)
-        )
-        thin = (
-            self.thin_steps
-            if self.thin_steps is not None
-            else time_steps(self.t_thin, self.h, self.n_leapfrog)
-        )
+        burn = self.burn_steps if self.burn_steps is not None else time_steps(self.t_burn, self.h, self.n_leapfrog)
+        thin = self.thin_steps if self.thin_steps is not None else time_steps(self.t_thin, self.h, self.n_leapfrog)
         return burn, thin
 
     def overrides(self) -> list[str]:
@@ -301,9 +291,7 @@ class SweepSettings:
 
 def sweep_settings(scale: str, options: dict) -> SweepSettings:
     quick = scale == "quick"
-    steps = _floats(
-        options.get("steps", "0.005,0.01,0.02" if quick else "0.001,0.002,0.005,0.01,0.02"), "steps"
-    )
+    steps = _floats(options.get("steps", "0.005,0.01,0.02" if quick else "0.001,0.002,0.005,0.01,0.02"), "steps")
     batches = _ints(options.get("batches", "0,32,8" if quick else "0,128,64,32,16,8"), "batches")
     kind = options.get("oracle", "lie_trotter" if quick else "sghmc_adaptive")
     if kind not in ("lie_trotter", "sghmc_adaptive"):
@@ -366,9 +354,7 @@ def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
         ax.axhline(band["self_mean"], color="grey", ls=":", label="oracle self-distance")
         ax.fill_between([min(hs), max(hs)], band["self_low"], band["self_high"], color="grey", alpha=0.2)
         for lab in labels:
-            pts = sorted(
-                (r["step_size"], r["akd"]) for r in sub if r["label"] == lab and np.isfinite(r["akd"])
-            )
+            pts = sorted((r["step_size"], r["akd"]) for r in sub if r["label"] == lab and np.isfinite(r["akd"]))
             if pts:
                 ax.plot(*zip(*pts), marker="o", label=lab)
         ax.set_xscale("log")
@@ -391,9 +377,7 @@ def _cell_table(rows: list[dict]) -> str:
     out = ["| dataset | sampler | batch | " + " | ".join(f"h={h:g}" for h in hs) + " |",
            "|---|---|---|" + "---|" * len(hs)]  # fmt: skip
     for ds, lab, b in dict.fromkeys((r["dataset"], r["label"], r["batch"]) for r in rows):
-        cells = {
-            r["step_size"]: r["akd"] for r in rows if (r["dataset"], r["label"], r["batch"]) == (ds, lab, b)
-        }
+        cells = {r["step_size"]: r["akd"] for r in rows if (r["dataset"], r["label"], r["batch"]) == (ds, lab, b)}
         out.append(f"| {ds} | {lab} | {b} | " + " | ".join(_fmt(cells.get(h, math.nan)) for h in hs) + " |")
     return "\n".join(out)
 
@@ -455,9 +439,7 @@ def make_fig4(out_dir: Path, options: dict) -> list[Path]:
     integrators = _names(options.get("integrators", default_int), "integrators", tuple(FIG4_INTEGRATORS))
     datasets, missing = _datasets(options, "boston,yacht")
     if not datasets:
-        raise ValueError(
-            f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)"
-        )
+        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)")
     variants = [{"label": FIG4_INTEGRATORS[i], "integrator": i} for i in integrators]
     rows = []
     for ds in datasets:
@@ -495,9 +477,7 @@ def _fig4_markdown(rows, s, scale, options, missing) -> str:
     # 2. larger batches tolerate larger h
     ok = {(lab, b): _largest_ok(rows, lab, b) for lab in labels for b in batches}
     order = batches  # given as full, then decreasing minibatch sizes
-    mono = all(
-        ok[(lab, order[i])] >= ok[(lab, order[i + 1])] for lab in labels for i in range(len(order) - 1)
-    )
+    mono = all(ok[(lab, order[i])] >= ok[(lab, order[i + 1])] for lab in labels for i in range(len(order) - 1))
     text = "; ".join(f"{lab}: " + ", ".join(f"{b}: {ok[(lab, b)]:g}" for b in order) for lab in labels)
     claims.append(("§5 Fig. 4 (2): larger batches tolerate larger h",
                    f"largest h inside the self-distance band per batch ({text}; 0 = none)",
@@ -519,9 +499,7 @@ def _fig4_markdown(rows, s, scale, options, missing) -> str:
             r["step_size"]
             for r in full
             if r["label"] == "MT3"
-            and all(
-                r["akd"] <= q["akd"] for q in full if q["step_size"] == r["step_size"] and q["label"] != "MT3"
-            )
+            and all(r["akd"] <= q["akd"] for q in full if q["step_size"] == r["step_size"] and q["label"] != "MT3")
         ]
         claims.append(("§5 Fig. 4 (4-5): MT3 best in full batch; bottleneck with minibatches",
                        f"MT3 lowest full-batch AKD at h in {better}", "see table"))  # fmt: skip
@@ -554,9 +532,7 @@ def _variant_sweep(out_dir: Path, fig_id: str, options: dict, s, variants: list[
     datasets asked for but not on disk."""
     datasets, missing = _datasets(options, "boston")
     if not datasets:
-        raise ValueError(
-            f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)"
-        )
+        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)")
     rows = []
     for ds in datasets:
         rows += distance_sweep(out_dir, fig_id, ds, s, variants)[0]
@@ -598,9 +574,7 @@ def make_fig5(out_dir: Path, options: dict) -> list[Path]:
                        f" (spread {spread:.3f}; band high {band:.3f})",
                        "reproduced" if same else "partly"))  # fmt: skip
         first, last = f"N_l={nls[0]}", f"N_l={nls[-1]}"
-        worse = (not np.isfinite(large.get(last, math.nan))) or large.get(last, 0) > large.get(
-            first, math.inf
-        )
+        worse = (not np.isfinite(large.get(last, math.nan))) or large.get(last, 0) > large.get(first, math.inf)
         claims.append((f"§5 Fig. 5: errors grow with h, more for large N_l (batch {b})",
                        f"h = {hmax:g}: " + ", ".join(f"{k} {_fmt(v)}" for k, v in large.items()),
                        "reproduced" if worse else "not reproduced"))  # fmt: skip
@@ -638,9 +612,7 @@ FIG10_OPTIONS = ("scale", "datasets", "steps", "batches", "frictions", "oracle")
 @register(FIG10, "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size")
 def make_fig10(out_dir: Path, options: dict) -> list[Path]:
     scale, s = _variant_settings(options, FIG10_OPTIONS)
-    cs = _floats(
-        options.get("frictions", "0.5,5,50" if scale == "quick" else "0.5,1,2,5,10,20,50,100"), "frictions"
-    )
+    cs = _floats(options.get("frictions", "0.5,5,50" if scale == "quick" else "0.5,1,2,5,10,20,50,100"), "frictions")
     variants = [{"label": f"C={c:g}", "integrator": "leapfrog", "friction": c} for c in cs]
     rows, files, missing = _variant_sweep(
         out_dir, FIG10, options, s, variants, "franzese2021 Fig. 10 (reduced): LEAPFROG friction sweep"
@@ -776,11 +748,7 @@ def _verdict(ours_mean, ours_sd, paper_mean, paper_sd, k: float = 1.0) -> str:
         return "not reproduced (diverged)"
     tol = max(ours_sd, paper_sd)
     diff = abs(ours_mean - paper_mean)
-    return (
-        "reproduced"
-        if diff <= k * tol * 1.1
-        else ("partly" if diff <= 2 * k * tol * 1.1 else "not reproduced")
-    )
+    return "reproduced" if diff <= k * tol * 1.1 else ("partly" if diff <= 2 * k * tol * 1.1 else "not reproduced")
 
 
 def _bar_plot(path: Path, summary: list[dict], metrics_: tuple[str, ...], paper: dict, title: str) -> Path:
@@ -813,9 +781,7 @@ def _bar_plot(path: Path, summary: list[dict], metrics_: tuple[str, ...], paper:
     return save_figure(fig, path)
 
 
-def _table_markdown(
-    fig_id, title, summary, paper, metrics_, scale, options, splits, missing, stand_ins
-) -> str:
+def _table_markdown(fig_id, title, summary, paper, metrics_, scale, options, splits, missing, stand_ins) -> str:
     m1, m2 = metrics_
     lines = [f"## {fig_id}: {title}", "",
              (f"Command: {_command(fig_id, scale, options)}; "
@@ -827,9 +793,7 @@ def _table_markdown(
     if missing:
         lines.append(f"Not run (data files absent under data_dir): {', '.join(missing)}.")
     if stand_ins:
-        lines.append(
-            f"Offline stand-ins (no paper value; not UCI Ionosphere/Vehicle): {', '.join(stand_ins)}."
-        )
+        lines.append(f"Offline stand-ins (no paper value; not UCI Ionosphere/Vehicle): {', '.join(stand_ins)}.")
     lines += ["", f"| dataset | method | {m1} paper | {m1} ours | verdict | {m2} paper | {m2} ours | verdict |",
               "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in summary:
@@ -886,9 +850,7 @@ def _table(out_dir: Path, table_id: str, what: str, paper, metrics: tuple[str, s
     return files
 
 
-@register(
-    TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC"
-)
+@register(TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC")
 def make_table1(out_dir: Path, options: dict) -> list[Path]:
     scale, splits = _table_options(options)
     datasets, missing = _datasets(options, ",".join(REGRESSION))
@@ -896,9 +858,7 @@ def make_table1(out_dir: Path, options: dict) -> list[Path]:
                   [], options, scale, splits)  # fmt: skip
 
 
-@register(
-    TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL"
-)
+@register(TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL")
 def make_table2(out_dir: Path, options: dict) -> list[Path]:
     scale, splits = _table_options(options)
     allowed = CLASSIFICATION + CLASSIFICATION_OFFLINE

@@ -136,9 +136,7 @@ def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, s
                                "diverged": int((~ok).sum()), "runs": runs})  # fmt: skip
 
     x0 = torch.zeros(runs, 1, dtype=torch.float64)
-    simulate(
-        pot, scheme, h=step_size_for(scheme, h), gamma=GAMMA, x0=x0, steps=iters, record=record, seed=seed
-    )
+    simulate(pot, scheme, h=step_size_for(scheme, h), gamma=GAMMA, x0=x0, steps=iters, record=record, seed=seed)
     hist = acc["hist"] / max(acc["hist"].sum(), 1) / np.diff(edges)
     return acc["out"], edges, hist
 
@@ -283,9 +281,7 @@ def _fig1_markdown(scale, s, bias_rows, conv_rows, hists, edges, slopes, wall) -
                      f"{div['ccadl'][t]} of {s['chains']} | {v} |")  # fmt: skip
     for t in FIG1_TARGETS:
         p = slopes[t, "msgld"][0]
-        lines.append(
-            f"| mSGLD error second order, {t} | slope 2 | slope {sl(t, 'msgld')} | {verdict_order(p, 2)} |"
-        )
+        lines.append(f"| mSGLD error second order, {t} | slope 2 | slope {sl(t, 'msgld')} | {verdict_order(p, 2)} |")
     lines.append(
         f"| NOGIN error agnostic to h, Gaussian | flat (exact for every h, Lemma 4.2) | max |bias|/SE = {z:.1f} over "
         f"the grid; biases {', '.join(_fmt(r['bias'], '+.4f') for r in ng)} | "
@@ -426,9 +422,7 @@ def heatmaps(rows, schemes, covs, path: Path, title: str) -> Path:
     from matplotlib.colors import LogNorm
 
     ns = sorted({r["n"] for r in rows})
-    fig, axes = plt.subplots(
-        len(covs), len(schemes), figsize=(5 * len(schemes), 3.6 * len(covs)), squeeze=False
-    )
+    fig, axes = plt.subplots(len(covs), len(schemes), figsize=(5 * len(schemes), 3.6 * len(covs)), squeeze=False)
     for i, cov in enumerate(covs):
         for j, sc in enumerate(schemes):
             ax = axes[i, j]
@@ -438,9 +432,7 @@ def heatmaps(rows, schemes, covs, path: Path, title: str) -> Path:
                 p = np.array([r["passes"] for r in sel])
                 e = np.array([r["error"] for r in sel])
                 edges = np.concatenate([[p[0] / 1.3], np.sqrt(p[1:] * p[:-1]), [p[-1] * 1.3]])
-                im = ax.pcolormesh(
-                    edges, [k - 0.5, k + 0.5], e[None, :], norm=LogNorm(1e-3, 1), cmap="viridis"
-                )
+                im = ax.pcolormesh(edges, [k - 0.5, k + 0.5], e[None, :], norm=LogNorm(1e-3, 1), cmap="viridis")
             ax.set(xscale="log", yticks=range(len(ns)), yticklabels=ns, xlabel="passes through the data",
                    ylabel="minibatch size n", title=f"{sc}, {cov} covariance")  # fmt: skip
             fig.colorbar(im, ax=ax, label="mean |Var/ref - 1| (white: unstable)")
@@ -481,18 +473,12 @@ def _passes_figure(fig_id: str, out_dir: Path, options: dict, settings: dict, ov
     for sc in SCHEMES_23:
         for cov in covs:
             for i, n in enumerate(s["n"]):
-                rows += passes_error(
-                    pot, natural, ref_var, sc, cov, n, h=h, x0=x0, max_passes=s["passes"], seed=i
-                )
+                rows += passes_error(pot, natural, ref_var, sc, cov, n, h=h, x0=x0, max_passes=s["passes"], seed=i)
     paths = [write_csv(out / "error_vs_passes.csv", rows),
              write_csv(out / "reference.csv", [{"coordinate": k, "mean": float(mean[k]), "variance": float(ref_var[k]),
                                                 "variance_rel_se": float(ref_se[k])} for k in range(len(mean))])]  # fmt: skip
-    paths.append(
-        heatmaps(rows, SCHEMES_23, covs, out / f"{fig_id.split('-')[1]}.png", f"{title} (scale={scale})")
-    )
-    md = _passes_markdown(
-        fig_id, scale, s, rows, covs, ref_se, h, ref_h, describe, time.time() - t0, len(draws)
-    )
+    paths.append(heatmaps(rows, SCHEMES_23, covs, out / f"{fig_id.split('-')[1]}.png", f"{title} (scale={scale})"))
+    md = _passes_markdown(fig_id, scale, s, rows, covs, ref_se, h, ref_h, describe, time.time() - t0, len(draws))
     paths.append(update_reproduction(Path(out_dir), fig_id, md))
     return paths
 
@@ -537,10 +523,7 @@ def _passes_markdown(fig_id, scale, s, rows, covs, ref_se, h, ref_h, describe, w
     est = "estimated"
     fin_est = {sc: [_final(rows, sc, est, n) for n in ns] for sc in SCHEMES_23}
     wins = sum(
-        all(
-            not math.isfinite(fin_est[o][k]) or fin_est["nogin"][k] <= fin_est[o][k]
-            for o in ("msgld", "ccadl")
-        )
+        all(not math.isfinite(fin_est[o][k]) or fin_est["nogin"][k] <= fin_est[o][k] for o in ("msgld", "ccadl"))
         and fin_est["nogin"][k] < 1
         for k in range(len(ns))
     )  # fmt: skip  (an error >= 100% is no win)
@@ -577,9 +560,7 @@ def _passes_markdown(fig_id, scale, s, rows, covs, ref_se, h, ref_h, describe, w
                      zip(small, errs)) + f" | {'reproduced' if np.nanmax(errs) <= 2 * np.nanmin(errs) else 'not reproduced'} "
                      "(within 2x counts as a plateau) |")  # fmt: skip
     if "exact" in covs:
-        mean_err = {
-            (sc, c): np.nanmean([_final(rows, sc, c, n) for n in ns]) for sc in SCHEMES_23 for c in covs
-        }
+        mean_err = {(sc, c): np.nanmean([_final(rows, sc, c, n) for n in ns]) for sc in SCHEMES_23 for c in covs}
         ne, nx = mean_err["nogin", "estimated"], mean_err["nogin", "exact"]
         lines.append(f"| the exact covariance significantly improves NOGIN | improves | mean final error over n: estimated "
                      f"{ne:.3f}, exact {nx:.3f}; per n exact: {fin('nogin', 'exact')} | "
@@ -598,9 +579,7 @@ def _passes_markdown(fig_id, scale, s, rows, covs, ref_se, h, ref_h, describe, w
     return "\n".join(lines)
 
 
-@register(
-    "matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance"
-)
+@register("matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance")
 def make_fig2(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
     return _passes_figure(
@@ -611,9 +590,7 @@ def make_fig2(out_dir: Path, options: dict) -> list[Path]:
     )  # fmt: skip
 
 
-@register(
-    "matthews2018-fig3", "MNIST 7 vs 9 logistic regression (reduced): error against passes x minibatch size"
-)
+@register("matthews2018-fig3", "MNIST 7 vs 9 logistic regression (reduced): error against passes x minibatch size")
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
     return _passes_figure(

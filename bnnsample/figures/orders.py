@@ -387,6 +387,7 @@ def measure_orders(schemes=None, batchings=BATCHINGS, start=START, adapt=True) -
         if name in NOT_APPLICABLE:
             rows += [Row(name, bt, status="not applicable", note=NOT_APPLICABLE[name]) for bt in batchings]
             continue
+
         # the paulin2025 target with the preset's parameters unless another choice probes better
         def score(errs):
             return (sum(not e.startswith("not affine") for e in errs.values()), len(errs))

@@ -346,8 +346,7 @@ def _markdown(cells: dict, s: dict, seconds: float, files: list[Path]) -> str:
     lines = [
         f"## {FIG_ID}: W1 bias of 9 samplers on the two-batch Gaussian (paulin2025 Fig. 1, §3.4)",
         "",
-        f"Command: `bnnsample figure {FIG_ID} scale={s['scale']}` ({seconds / 60:.1f} min). "
-        + _settings_text(s),
+        f"Command: `bnnsample figure {FIG_ID} scale={s['scale']}` ({seconds / 60:.1f} min). " + _settings_text(s),
         "",
         "| claim (source) | paper | ours | verdict | reason / evidence |",
         "|---|---|---|---|---|",
@@ -459,9 +458,7 @@ def _markdown(cells: dict, s: dict, seconds: float, files: list[Path]) -> str:
 PAULIN_POSTERIOR = (-15 / 17, 1 / 4.25)
 
 
-@register(
-    FIG_ID, "paulin2025 Fig. 1: W1 bias vs h of 9 samplers (SMS/SG/wor x UBU/BAOAB/EM), two-batch Gaussian"
-)
+@register(FIG_ID, "paulin2025 Fig. 1: W1 bias vs h of 9 samplers (SMS/SG/wor x UBU/BAOAB/EM), two-batch Gaussian")
 def make(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, records=INT, samplers=sms_ubu,sg_em,..."""
     from ..simulate import build_target
@@ -470,12 +467,8 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     out, t0 = recipe_start(out_dir, FIG_ID)
     pot = build_target([f"dataset={DATASET}"], threads=1).potential
     cells: dict[str, list[Cell]] = {}
-    floors = [
-        noise_floor(pot, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k) for k in range(4)
-    ]
-    print(
-        f"[{FIG_ID}] W1 floor (exact_ou, same protocol): " + ", ".join(f"{f:.5f}" for f in floors), flush=True
-    )
+    floors = [noise_floor(pot, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k) for k in range(4)]
+    print(f"[{FIG_ID}] W1 floor (exact_ou, same protocol): " + ", ".join(f"{f:.5f}" for f in floors), flush=True)
     for label, preset in s["samplers"]:
         for k in range(len(STEPS)):
             gamma = s["baoab_friction"] if "BAOAB" in label else GAMMA

@@ -70,9 +70,7 @@ def load_problem(data_dir: str | None):
     from ..errors import DataMissingError
 
     try:
-        data = LOADERS["fmnist"](
-            OmegaConf.create({"name": "fmnist", "data_dir": data_dir, "download": False})
-        )
+        data = LOADERS["fmnist"](OmegaConf.create({"name": "fmnist", "data_dir": data_dir, "download": False}))
         which = "fmnist"
     except DataMissingError:
         data = LOADERS["mnist5k"](OmegaConf.create({"name": "mnist5k", "n_test": 1000, "split_seed": 0}))
@@ -199,13 +197,9 @@ def make(out_dir: Path, options: dict) -> list[Path]:
                 "coupling_ratio": lv.coupling_ratio(), "diverged_chains": lv.diverged, "coarse_steps": lv.steps,
                 "seconds": lv.seconds, "ms_per_force_call_per_chain": 1e3 * per_step,
             })  # fmt: skip
-            metric_rows.append(
-                {"sampler": name, "h": lv.h, **metrics_with_se(lv.coarse_mean, lv.coarse, y, K)}
-            )
+            metric_rows.append({"sampler": name, "h": lv.h, **metrics_with_se(lv.coarse_mean, lv.coarse, y, K)})
         last = res.levels[-1]
-        metric_rows.append(
-            {"sampler": name, "h": last.h / 2, **metrics_with_se(last.fine_mean, last.fine, y, K)}
-        )
+        metric_rows.append({"sampler": name, "h": last.h / 2, **metrics_with_se(last.fine_mean, last.fine, y, K)})
     total = time.perf_counter() - t_start
 
     paths = [common.write_csv(fig_dir / "bias.csv", bias_rows),
@@ -300,17 +294,13 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_s,
         a = by[(sms, h)]
         for n in names[1:]:
             b = by[(n, h)]
-            if not np.isfinite(b["bias"]) or (
-                b["resolved"] and b["bias"] - t * b["se"] > a["bias"] + t * a["se"]
-            ):
+            if not np.isfinite(b["bias"]) or (b["resolved"] and b["bias"] - t * b["se"] > a["bias"] + t * a["se"]):
                 larger.append(f"{n}@{h:g}")
             elif a["resolved"] and a["bias"] - t * a["se"] > b["bias"] + t * b["se"]:
                 smaller.append(f"{n}@{h:g}")
             else:
                 ties.append(f"{n}@{h:g}")
-    verdict = (
-        "not reproduced" if smaller else "reproduced" if not ties else "partly" if larger else "not resolved"
-    )
+    verdict = "not reproduced" if smaller else "reproduced" if not ties else "partly" if larger else "not resolved"
     rows.append((
         "SMS-UBU has the smallest bias at every h (§3.4, Fig. 2)",
         (f"SMS-UBU significantly smaller than: {', '.join(larger) or 'none'}; larger than: "

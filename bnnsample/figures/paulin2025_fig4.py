@@ -109,9 +109,7 @@ def _settings(options: dict) -> tuple[str, dict, list[str]]:
     methods = options.get("methods", ",".join(s.get("methods", METHODS))).split(",")
     bad = [m for m in methods if m not in METHODS]
     if bad or not methods:
-        raise ValueError(
-            f"methods={options.get('methods')}: allowed values (comma list): {', '.join(METHODS)}"
-        )
+        raise ValueError(f"methods={options.get('methods')}: allowed values (comma list): {', '.join(METHODS)}")
     if methods[0] != "sms_ubu":
         methods = ["sms_ubu", *[m for m in methods if m != "sms_ubu"]]  # trains the shared SWA points
     return scale, s, methods

@@ -85,8 +85,22 @@ def simulate(pot, scheme: str, params: dict, batching: str, n: int, h: float, x0
 
     t0 = time.perf_counter()
     total = burn + draws * thin
-    state = run(pot, integ, x0=x0, v0=v0, h=h, gamma=gamma, steps=total, burn_in=burn, thin=thin, record=record,
-                burn_block=1000, batching=batching, batch_size=n, seeds=Seeds(noise=seed + 7, batches=seed))
+    state = run(
+        pot,
+        integ,
+        x0=x0,
+        v0=v0,
+        h=h,
+        gamma=gamma,
+        steps=total,
+        burn_in=burn,
+        thin=thin,
+        record=record,
+        burn_block=1000,
+        batching=batching,
+        batch_size=n,
+        seeds=Seeds(noise=seed + 7, batches=seed),
+    )
     return Run(
         x=np.stack(xs, 1),
         friction=np.stack(fr, 1) if fr else None,
@@ -188,9 +202,7 @@ FIG3 = {
 }  # fmt: skip
 
 
-def fig3_rows(
-    settings: dict, schemes=("sgld", "langevin"), samplings=("wor", "iid"), seed: int = 0
-) -> list[dict]:
+def fig3_rows(settings: dict, schemes=("sgld", "langevin"), samplings=("wor", "iid"), seed: int = 0) -> list[dict]:
     """One row per (scheme, sampling, h, n): measured and exact relative variance errors."""
     pot = _target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
     gm = gaussian_model(pot)
@@ -245,9 +257,7 @@ def fig5_rows(settings: dict, seed: int = 0) -> list[dict]:
             draws = 200
             steps = max(draws, round(settings["time"] / h))
             eps = eps_of(pot.n_data, n, "iid_wor")
-            burn = max(
-                settings["burn"], 3 * adl_relaxation_time(GAMMA + eps * h * gm.sigma_x / 2, ETA_GAUSSIAN)
-            )
+            burn = max(settings["burn"], 3 * adl_relaxation_time(GAMMA + eps * h * gm.sigma_x / 2, ETA_GAUSSIAN))
             run = simulate(pot, "adl", {"friction_kind": "scalar", "thermostat_mass": ETA_GAUSSIAN}, "iid_wor", n, h,
                            x0, v0, seed=s, draws=draws, thin=steps // draws, burn=round(burn / h))  # fmt: skip
             err, se, signed = variance_error(run.x[:, :, 0], gm.var)
@@ -496,9 +506,7 @@ def _table(rows: list[tuple[str, str, str, str, str]]) -> str:
 _CPU0: list[float] = []  # process time at the start of each recipe (``_options``)
 
 
-def _section(
-    fig_id: str, scale: str, settings: str, table: str, notes: str, files: list[Path], wall: float
-) -> str:
+def _section(fig_id: str, scale: str, settings: str, table: str, notes: str, files: list[Path], wall: float) -> str:
     cpu = time.process_time() - (_CPU0[-1] if _CPU0 else 0.0)
     return (f"## {fig_id} ({PAPER})\n\nCommand: `bnnsample figure {fig_id} scale={scale}` "
             f"(wall time {wall:.0f} s, CPU time {cpu:.0f} s on one thread; the wall time includes waiting on a "
@@ -530,9 +538,7 @@ def _loglog_safe(v):
 
 
 # -- fig 3 ----------------------------------------------------------------------------------
-@register(
-    "sekkat2023-fig3", "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)"
-)
+@register("sekkat2023-fig3", "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)")
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     scale, st, t0 = _start(options, FIG3)
     rows = fig3_rows(st)
@@ -942,9 +948,7 @@ def make_fig14(out_dir: Path, options: dict) -> list[Path]:
     for r in rows:
         r["projection_error"] = proj[f"K={r['K']}"]
     d, csv_path = _output(out_dir, "sekkat2023-fig14", rows, "fig14.csv")
-    groups = [
-        (f"n={n} h={h:g}", [r for r in rows if r["n"] == n and r["h"] == h]) for h in st["h"] for n in st["n"]
-    ]
+    groups = [(f"n={n} h={h:g}", [r for r in rows if r["n"] == n and r["h"] == h]) for h in st["h"] for n in st["n"]]
     png = d / "fig14.png"
     _mixture_plot(rows, png, "K", groups, "eAdL, full-matrix xi_k, eta_k = 1")
     plt = _plt()

@@ -1,9 +1,9 @@
 """Kinetic Langevin integrators built from shared pieces:
 
-    U(tau)  exact Ornstein-Uhlenbeck flow of (x, v)           (ou.py)
-    B(t)    kick        v <- v - t G(x)
-    A(t)    drift       x <- x + t v
-    O(t)    velocity OU v <- e^{-gamma t} v + sqrt(1 - e^{-2 gamma t}) xi
+U(tau)  exact Ornstein-Uhlenbeck flow of (x, v)           (ou.py)
+B(t)    kick        v <- v - t G(x)
+A(t)    drift       x <- x + t v
+O(t)    velocity OU v <- e^{-gamma t} v + sqrt(1 - e^{-2 gamma t}) xi
 """
 
 from __future__ import annotations
@@ -178,11 +178,11 @@ class OBABO(FirstSameAsLast):
 class ABOBA(Integrator):
     """The symmetric splitting of Chen, Ding & Carin (2015), SGHMC-S (chen2015 §4 eq. (9)):
 
-        x1 = x + (h/2) v                          A, half step
-        v1 = e^{-gamma h/2} v                     friction only, half step
-        v2 = v1 - h G(x1) + sqrt(2 gamma h) xi    kick with the force at the half-step position, Euler noise
-        v' = e^{-gamma h/2} v2                    friction only, half step
-        x' = x1 + (h/2) v'                        A, half step
+    x1 = x + (h/2) v                          A, half step
+    v1 = e^{-gamma h/2} v                     friction only, half step
+    v2 = v1 - h G(x1) + sqrt(2 gamma h) xi    kick with the force at the half-step position, Euler noise
+    v' = e^{-gamma h/2} v2                    friction only, half step
+    x' = x1 + (h/2) v'                        A, half step
     """
 
     name = "aboba"
@@ -229,9 +229,9 @@ class SGLD(Integrator):
 class Leapfrog(Integrator):
     """LEAPFROG of franzese2021 (SHMC, App. B.5.1 eq. 31):
 
-        x* = x + (h/2) v
-        v' = v - h G(x*) - h gamma v + sqrt(2 gamma h) w          friction on the old v
-        x' = x* + (h/2) v'
+    x* = x + (h/2) v
+    v' = v - h G(x*) - h gamma v + sqrt(2 gamma h) w          friction on the old v
+    x' = x* + (h/2) v'
     """
 
     name = "leapfrog"

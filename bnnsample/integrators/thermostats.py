@@ -291,7 +291,9 @@ class PartitionBasis:
         self.per_cell = (self.degree + 1) ** dim
         self.size = self.n_cells * self.per_cell
         if self.size > self.MAX_FUNCTIONS:
-            raise ValueError(f"eadl basis has {self.size} functions (> {self.MAX_FUNCTIONS}); use fewer edges or a lower degree")
+            raise ValueError(
+                f"eadl basis has {self.size} functions (> {self.MAX_FUNCTIONS}); use fewer edges or a lower degree"
+            )
         self._t: dict = {}
 
     def indicator_mask(self) -> list[bool]:
@@ -374,8 +376,10 @@ class ExtendedAdaptiveLangevin(Integrator):
 
     def check_run(self, burn_in: int, total_steps: int) -> None:
         if self.normalization == "burn_in" and burn_in < 2:
-            raise ValueError(f"normalization=burn_in estimates the basis norms during burn-in: burn_in must be >= 2 steps "
-                             f"(got {burn_in}), or use normalization=given|none")
+            raise ValueError(
+                f"normalization=burn_in estimates the basis norms during burn-in: burn_in must be >= 2 steps "
+                f"(got {burn_in}), or use normalization=given|none"
+            )
 
     def _make_basis(self, d: int) -> PartitionBasis:
         basis = PartitionBasis(self.edges, self.degree, d)
@@ -496,7 +500,9 @@ class SGNHT(Integrator):
     """
 
     name = "sgnht"
-    summary = "SGNHT (Ding et al. 2014; chen2015 App. A, Ding et al. 2014): Nose-Hoover thermostat, Euler or ABOBA splitting"
+    summary = (
+        "SGNHT (Ding et al. 2014; chen2015 App. A, Ding et al. 2014): Nose-Hoover thermostat, Euler or ABOBA splitting"
+    )
 
     def __init__(self, form: str = "splitting", thermostat: str = "scalar", thermostat_mass=1.0,
                  initial_friction=None):  # fmt: skip
@@ -582,9 +588,9 @@ class CCADL(Integrator):
         st.extra["xi"] = torch.full(x.shape[:1], 0.0 if self.xi0 is None else self.xi0, dtype=x.dtype, device=x.device)
         return st
 
-
     def diagnostics(self, state: State) -> dict[str, torch.Tensor]:
         return {"friction": state.extra["xi"]}
+
     def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
         h = ctx.h
         x, v, xi = state.x, state.v, state.extra["xi"]

@@ -62,7 +62,9 @@ class MultinomialLogistic(Potential):
         if idx.dim() == 1:
             return self.a.index_select(0, idx), self.y.index_select(0, idx)
         flat = idx.reshape(-1)
-        return self.a.index_select(0, flat).view(*idx.shape, self.n_features), self.y.index_select(0, flat).view(idx.shape)
+        return self.a.index_select(0, flat).view(*idx.shape, self.n_features), self.y.index_select(0, flat).view(
+            idx.shape
+        )
 
     def _logits(self, x, a):
         w, b = self._split(x)

@@ -187,9 +187,7 @@ class ClassifierPotential(Potential):
         shared = idx is None or idx.dim() == 1
         chunk = max(1, min(yb.shape[-1], max_numbers // self.dim))
         jac = jacrev(self._datum_losses, chunk_size=chunk)
-        return torch.stack(
-            [jac(x[c], xb if shared else xb[c], yb if shared else yb[c]) for c in range(x.shape[0])]
-        )
+        return torch.stack([jac(x[c], xb if shared else xb[c], yb if shared else yb[c]) for c in range(x.shape[0])])
 
     def hvp(self, x, u, idx, scale):
         """(Hessian of U_0 + scale * minibatch loss at x) u: [C, d], forward-over-reverse
@@ -226,7 +224,9 @@ class ClassifierPotential(Potential):
 def _build_classifier(name):
     def build(model_cfg, data, device, dtype, seed):
         if data.task != "classification" or data.x_train is None or data.x_train.dim() != 4:
-            raise UserError(f"model={name} is an image classifier; dataset={data.name} is not an image classification set")
+            raise UserError(
+                f"model={name} is an image classifier; dataset={data.name} is not an image classification set"
+            )
         c, h, w = data.x_train.shape[1:]
         hw = getattr(ARCHITECTURES[name], "image_hw", None)
         if hw is not None and (h, w) != tuple(hw):

@@ -164,7 +164,9 @@ class DoubleWell(NoisyGradientGaussian):
         """(mean [d], variance [d]) of the target per coordinate."""
         if self.exact_variance is None:
             return None
-        return torch.zeros(self.dim, dtype=torch.float64), torch.full((self.dim,), self.exact_variance, dtype=torch.float64)
+        return torch.zeros(self.dim, dtype=torch.float64), torch.full(
+            (self.dim,), self.exact_variance, dtype=torch.float64
+        )
 
 
 # -- 1-D Gaussian mixtures ---------------------------------------------------------------------
@@ -319,7 +321,9 @@ def build_linear_gaussian(model_cfg, data, device, dtype, seed):
         raise UserError(f"model=linear_gaussian needs a regression data set with feature rows (dataset={data.name})")
     noise_var = model_cfg.get("noise_var") or data.extras.get("noise_var")
     if noise_var is None:
-        raise UserError(f"model.noise_var: dataset={data.name} sets no noise variance; give model.noise_var=<number > 0>")
+        raise UserError(
+            f"model.noise_var: dataset={data.name} sets no noise variance; give model.noise_var=<number > 0>"
+        )
     try:
         noise_var = float(noise_var)
     except (TypeError, ValueError):
