@@ -645,10 +645,15 @@ def relative_variance_error(sample_var, exact_var):
     ref = _finite_array(exact_var, "exact_var")
     if v.shape != ref.shape:
         raise ValueError(f"sample_var shape {v.shape} != exact_var shape {ref.shape}")
-    if np.any(ref <= 0):
-        raise ValueError("exact_var must be > 0")
-    err = np.abs(v - ref) / ref
+    err = _relative_error(v, ref, "exact_var")
     return float(err) if err.ndim == 0 else err
+
+
+def _relative_error(est: np.ndarray, ref: np.ndarray, what: str) -> np.ndarray:
+    """|est - ref| / ref elementwise; ValueError unless every ``ref`` (named ``what``) is > 0."""
+    if np.any(ref <= 0):
+        raise ValueError(f"{what} must be > 0")
+    return np.abs(est - ref) / ref
 
 
 def _covariance_diagonal(c, name: str) -> np.ndarray:
@@ -675,9 +680,7 @@ def relative_covariance_diagonal_error(cov_est, cov_exact) -> float:
     ref = _covariance_diagonal(cov_exact, "cov_exact")
     if est.shape != ref.shape:
         raise ValueError(f"cov_est has dimension {est.shape[0]} but cov_exact has {ref.shape[0]}")
-    if np.any(ref <= 0):
-        raise ValueError("the diagonal of cov_exact must be > 0")
-    return float(np.mean(np.abs(est - ref) / ref))
+    return float(np.mean(_relative_error(est, ref, "the diagonal of cov_exact")))
 
 
 def l1_histogram_error(sample, reference, bins: int = 500, range=None) -> float:
