@@ -231,3 +231,22 @@ NOT_SAMPLING_KEYS = frozenset({"progress", "evaluate", "reference", "flush_secon
 # share their random numbers (common random numbers), so a step-size sweep compares the
 # schemes' bias on the same noise and its slopes are not swamped by Monte Carlo scatter
 COMMON_RANDOM_KEYS = frozenset({"step_size"})
+
+
+# Options every recipe takes, set once per `bnnsample figure` call (figures.common): data_dir=DIR
+# (where image and UCI files are read) becomes an override of every config composed here.
+COMMON_OVERRIDES: list[str] = []
+
+
+def compose(overrides=()):
+    """The resolved run config for Hydra ``overrides``, as ``bnnsample run`` would compose it
+    (with the common options of this `figure` call, e.g. data_dir, applied first)."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from .paths import conf_dir
+
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(str(conf_dir()), version_base="1.3"):
+        return hydra_compose("config", overrides=[*COMMON_OVERRIDES, *overrides])

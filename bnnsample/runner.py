@@ -24,6 +24,7 @@ from .resources import check_resources, free_memory
 from .rng import GaussianNoise, make_generator
 from .rundir import check_writable_target, damaged_error, move_aside, owned, write_file
 from .sampler import LoopSettings, Sampler
+from .simulate import Seeds
 from .store import FILENAME, SampleStore, StoreDamaged, open_checked
 
 log = logging.getLogger("bnnsample")
@@ -152,7 +153,7 @@ def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
     dtype = getattr(torch, cfg.dtype)
     data = _load_data(cfg)
     validate_against_data(cfg, data.n_train, cfg.dataset.name)
-    pot = build_potential(cfg.model, data, device, dtype, seed=int(cfg.seed) * 2 + 7919)
+    pot = build_potential(cfg.model, data, device, dtype, seed=Seeds.of(cfg.seed).model)
     check_resources(cfg, pot.dim, _predictive_shape(data), run_dir, device)
 
     per_chain = cfg.batching.per_chain
@@ -164,7 +165,7 @@ def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
         int(cfg.batch_size),
         chains=int(cfg.chains) if per_chain else None,
         partition=cfg.batching.partition,
-        generator=make_generator(device, int(cfg.seed) * 2 + 1),
+        generator=make_generator(device, Seeds.of(cfg.seed).batches),
         device=device,
     )
     steps_per_epoch = max(1, sched.n_batches) if cfg.batching.name != "full" else 1
@@ -231,7 +232,7 @@ def _integrator(p: _Prepared, pot, x0: torch.Tensor, boundary):
     ctx = StepContext(
         h=float(cfg.step_size),
         gamma=float(cfg.friction),
-        noise=GaussianNoise(p.device, int(cfg.seed) * 2),
+        noise=GaussianNoise(p.device, Seeds.of(cfg.seed).noise),
         boundary=boundary,
     )
     try:

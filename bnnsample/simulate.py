@@ -44,13 +44,15 @@ class Seeds:
     noise: int
     batches: int
     target: int | None = None
+    model: int | None = None  # what the model is built with (a network's initial weights)
 
     @classmethod
     def of(cls, seed: int) -> Seeds:
-        """The seed rule of ``bnnsample run`` (noise 2 seed, batches 2 seed + 1), plus the
-        reseeding of a target with its own noise generator (10007 seed + 3)."""
+        """The seed rule of ``bnnsample run`` (noise 2 seed, batches 2 seed + 1, model
+        2 seed + 7919), plus the reseeding of a target with its own noise generator
+        (10007 seed + 3)."""
         seed = int(seed)
-        return cls(noise=2 * seed, batches=2 * seed + 1, target=10_007 * seed + 3)
+        return cls(noise=2 * seed, batches=2 * seed + 1, target=10_007 * seed + 3, model=2 * seed + 7919)
 
 
 # -- composing a target --------------------------------------------------------------------------
@@ -67,21 +69,21 @@ def build_target(overrides: Sequence[str], *, seed: int | None = None, dtype: st
     composition), on ``device`` in ``dtype``. The model's seed is ``seed``, by default that of
     ``bnnsample run`` (2 cfg.seed + 7919). ``threads`` sets torch's intra-op threads first (the
     recipes' many small operations run fastest on one)."""
+    from .config import compose
     from .data import load_data
-    from .figures.common import compose
     from .models import build_potential
 
     if threads is not None:
         torch.set_num_threads(threads)
     cfg = compose(list(overrides))
     data = load_data(cfg)
-    seed = int(cfg.seed) * 2 + 7919 if seed is None else seed
+    seed = Seeds.of(cfg.seed).model if seed is None else seed
     return Target(cfg, data, build_potential(cfg.model, data, torch.device(device), getattr(torch, dtype), seed=seed))
 
 
 def preset_scheme(preset: str) -> tuple[str, dict, str, str]:
     """(integrator name, integrator parameters, batching, partition) of conf/integrator/<preset>.yaml."""
-    from .figures.common import compose
+    from .config import compose
 
     cfg = compose([f"integrator={preset}"])
     params = {k: v for k, v in cfg.integrator.items() if k not in ("name", "description")}

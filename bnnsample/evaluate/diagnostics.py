@@ -225,7 +225,9 @@ def rebuild_target(cfg: dict, store: SampleStore | None = None):
 
     c = OmegaConf.create(cfg)
     data = load_data(c)
-    pot = build_potential(c.model, data, torch.device("cpu"), torch.float64, seed=int(c.seed) * 2 + 7919)
+    from ..simulate import Seeds
+
+    pot = build_potential(c.model, data, torch.device("cpu"), torch.float64, seed=Seeds.of(c.seed).model)
     init = c.get("init") or {}
     lam = float(init.get("localization", 0.0) or 0.0) if init.get("name") == "swa" else 0.0
     if lam <= 0:

@@ -7,6 +7,8 @@ import fcntl
 import re
 from pathlib import Path
 
+from ..config import COMMON_OVERRIDES, compose  # noqa: F401  (compose: the recipes' config composer)
+
 SCALES = ("quick", "paper")
 
 HEADER = """# Reproduction of the papers' figures and tables
@@ -140,11 +142,6 @@ def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
     return path
 
 
-# Options every recipe takes, set once per `bnnsample figure` call: data_dir=DIR (where image
-# and UCI files are read) becomes an override of every config the recipe composes.
-COMMON_OVERRIDES: list[str] = []
-
-
 def take_common_options(options: dict) -> dict:
     """Remove the options every recipe takes (COMMON_OPTIONS) from ``options`` and apply them
     to every config this recipe composes."""
@@ -152,20 +149,6 @@ def take_common_options(options: dict) -> dict:
     if "data_dir" in options:
         COMMON_OVERRIDES.append(f"data_dir={options.pop('data_dir')}")
     return options
-
-
-def compose(overrides=()):
-    """The resolved run config for Hydra ``overrides``, as ``bnnsample run`` would compose it
-    (with the common options of this `figure` call, e.g. data_dir, applied first)."""
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-
-    from ..paths import conf_dir
-
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(str(conf_dir()), version_base="1.3"):
-        return hydra_compose("config", overrides=[*COMMON_OVERRIDES, *overrides])
 
 
 def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
