@@ -33,15 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import register
-from .common import (
-    labelled_choice,
-    recipe_start,
-    save_figure,
-    scaled_settings,
-    update_reproduction,
-    write_csv,
-)
+from . import common, register
 
 FIG_ID = "paulin2025-fig1"
 DATASET = "two_batch_gaussian"
@@ -192,7 +184,7 @@ def run_cell(
 
 
 def _parse(options: dict) -> dict:
-    s = scaled_settings(options, OPTIONS, SCALES)
+    s = common.scaled_settings(options, OPTIONS, SCALES)
     for key in ("seed", "chains", "records"):
         if key in options:
             try:
@@ -210,7 +202,7 @@ def _parse(options: dict) -> dict:
             s["baoab_friction"] = -1.0
         if not s["baoab_friction"] > 0:
             raise ValueError(f"baoab_friction={options['baoab_friction']}: must be a number > 0")
-    s["samplers"] = labelled_choice(options, "samplers", SAMPLERS)
+    s["samplers"] = common.labelled_choice(options, "samplers", SAMPLERS)
     return s
 
 
@@ -299,7 +291,7 @@ def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> None:
         ax.grid(True, which="both", lw=0.2)
         ax.legend(fontsize=7, ncol=2)
     fig.suptitle("paulin2025 Fig. 1: two-batch Gaussian, friction 1")
-    save_figure(fig, path)
+    common.save_figure(fig, path)
 
 
 def _verdict_w1(label: str, cs: list[Cell]) -> tuple[str, str]:
@@ -464,7 +456,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     from ..simulate import build_target
 
     s = _parse(options)
-    out, t0 = recipe_start(out_dir, FIG_ID)
+    out, t0 = common.recipe_start(out_dir, FIG_ID)
     pot = build_target([f"dataset={DATASET}"], threads=1).potential
     cells: dict[str, list[Cell]] = {}
     floors = [noise_floor(pot, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k) for k in range(4)]
@@ -489,8 +481,8 @@ def make(out_dir: Path, options: dict) -> list[Path]:
                   f"diverged={c.diverged} ({c.seconds:.1f}s)", flush=True)  # fmt: skip
     files = [out / "w1.csv", out / "w1.png"]
     rows = [dict(zip(CSV_FIELDS, _row(c, STEPS.index(c.h)))) for cs in cells.values() for c in cs]
-    write_csv(files[0], rows, float_format=None, columns=CSV_FIELDS)
+    common.write_csv(files[0], rows, float_format=None, columns=CSV_FIELDS)
     _plot(cells, files[1], PAULIN_POSTERIOR)
     md = _markdown(cells, s, time.perf_counter() - t0, files)
-    files.append(update_reproduction(Path(out_dir), FIG_ID, md))
+    files.append(common.update_reproduction(Path(out_dir), FIG_ID, md))
     return files
