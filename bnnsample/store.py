@@ -254,15 +254,11 @@ class SampleStore:
         return out if keep is None else out[np.asarray(keep, dtype=bool)]
 
     def theta_blocks(self, keep=None, max_values: int | None = None):
-        """Yield the kept chains' positions in consecutive blocks (draws, dim) of at most
-        ``max_values`` numbers (default READ_VALUES; one draw at least), chain after chain."""
-        if "theta" not in self.f:
-            return
-        ds, n = self.f["theta"], self.n_draws
-        per = max(1, (max_values or READ_VALUES) // max(1, ds.shape[2]))
-        for c in range(ds.shape[0]) if keep is None else np.flatnonzero(keep):
-            for start in range(0, n, per):
-                yield ds[c, start : min(n, start + per)]
+        """Yield the kept chains' positions in blocks (draws, dim) of consecutive draws of one
+        chain, at most ``max_values`` numbers read at a time (default READ_VALUES)."""
+        if "theta" in self.f:
+            for _, block in self._blocks(self.f["theta"], keep, max_values):
+                yield block
 
     @property
     def has_predictive(self) -> bool:
@@ -273,14 +269,29 @@ class SampleStore:
         return self.f["predictive"][:, : self.n_draws] if "predictive" in self.f else None
 
     def predictive_blocks(self, keep=None, max_values: int | None = None):
-        """Yield (k, block): the k-th kept chain's predictive draws in consecutive blocks
-        (draws, n_test, K) of at most ``max_values`` numbers (default READ_VALUES; one draw at least), so that
-        evaluation holds one block in memory whatever the number of runs and draws."""
-        if "predictive" not in self.f:
+        """Yield (k, block): draws of the k-th kept chain's predictive, (draws, n_test, K), in
+        the order of the draws for each chain, at most ``max_values`` numbers read at a time
+        (default READ_VALUES), so that evaluation holds one block in memory whatever the
+        number of runs and draws."""
+        if "predictive" in self.f:
+            yield from self._blocks(self.f["predictive"], keep, max_values)
+
+    def _blocks(self, ds, keep, max_values):
+        """(k, ds[c, draws]) for the kept chains c (k-th kept), a block of consecutive draws of
+        all chains read at once when it fits (an HDF5 chunk holds several chains: reading one
+        chain at a time would read each chunk once per chain), else chain by chain."""
+        n, per_draw = self.n_draws, max(1, int(np.prod(ds.shape[2:])))
+        kept = np.arange(ds.shape[0]) if keep is None else np.flatnonzero(keep)
+        budget = max_values or READ_VALUES
+        if ds.shape[0] * per_draw <= budget:
+            per = budget // (ds.shape[0] * per_draw)
+            for start in range(0, n, per):
+                block = ds[:, start : min(n, start + per)]
+                for k, c in enumerate(kept):
+                    yield k, block[c]
             return
-        ds, n = self.f["predictive"], self.n_draws
-        per = max(1, (max_values or READ_VALUES) // max(1, int(np.prod(ds.shape[2:]))))
-        for k, c in enumerate(range(ds.shape[0]) if keep is None else np.flatnonzero(keep)):
+        per = max(1, budget // per_draw)
+        for k, c in enumerate(kept):
             for start in range(0, n, per):
                 yield k, ds[c, start : min(n, start + per)]
 
