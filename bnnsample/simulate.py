@@ -15,8 +15,9 @@ run exactly. They matter for the numbers: a splitting such as UBU fuses the half
 one block, so two block layouts give different (equally valid) chains.
 
 Seeds. One rule for every caller, ``Seeds.of(seed)`` (that of ``bnnsample run``): the Gaussian
-noise from seed ``2 seed``, the minibatch schedule from ``2 seed + 1``, and a target with its
-own noise generator (noisy-gradient toys) reseeded with ``10007 seed + 3``.
+noise from seed ``2 seed``, the minibatch schedule from ``2 seed + 1``, the model (a network's
+initial weights) from ``2 seed + 7919``, and a target with its own noise generator
+(noisy-gradient toys) reseeded with ``10007 seed + 3``.
 """
 
 from __future__ import annotations
