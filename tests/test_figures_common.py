@@ -2,6 +2,17 @@
 
 import pytest
 
+from bnnsample.figures.claims import (
+    SOURCES,
+    Claim,
+    Outcome,
+    by_count,
+    by_z,
+    check,
+    not_tested,
+    row,
+    table,
+)
 from bnnsample.figures.common import (
     check_options,
     read_sections,
@@ -22,7 +33,9 @@ def test_sections_replaced_kept_and_sorted(tmp_path):
     sections = read_sections(text)
     assert list(sections) == ["chen2015-fig3", "chen2015-table1", "paulin2025-fig2", "paulin2025-fig10"]
     assert sections["paulin2025-fig2"].startswith("## fig2 again")
-    assert "| [paulin2025-fig2](#paulin2025-fig2) | 0 | 0 | 1 |" in text
+    assert "| [paulin2025-fig2](#paulin2025-fig2) | 0 | 0 | 1 | 0 | 0 | 0 | 0 |" in text
+    assert "| **paulin2025 total** | 0 | 0 | 1 | 0 | 0 | 0 | 0 |" in text
+    assert "| **all papers** | 0 | 0 | 1 | 0 | 0 | 0 | 0 |" in text
 
 
 def test_verdict_counts_reads_the_last_verdict_cell():
@@ -36,7 +49,40 @@ def test_verdict_counts_reads_the_last_verdict_cell():
             "text mentioning reproduced outside a table",
         ]
     )
-    assert verdict_counts(md) == {"not reproduced": 1, "partly": 1, "reproduced": 1}
+    counts = verdict_counts(md)
+    assert counts == {"not reproduced": 1, "partly": 1, "reproduced": 1, "not tested": 0, **dict.fromkeys(SOURCES, 0)}
+
+
+def test_claim_table_rows_are_counted_by_verdict_and_source(tmp_path):
+    """The one row writer: every verdict and source is counted in the index, per section,
+    per paper and overall; check rows and escaped pipes in a cell do not count or split."""
+    rows = [
+        (Claim("a |x| claim", "Fig. 1", "0.5", tolerance="within 2 s.e."), by_z(0.1, 0.1, "0.6 ± 0.1")),
+        (Claim("b", "§3", "smaller", source="statement"), by_z(1.0, 0.2, "1.0 ± 0.2")),
+        (Claim("c", "App. E", "0.25", source="derived"), by_count(1, 3, "1 of 3")),
+        (Claim("d", "Table 2", "0.9"), not_tested("scale", why="needs 10 CPU-hours")),
+        (Claim("MC agrees with exact", "-", "-", source="check"), check(True, "z = 0.3")),
+    ]
+    md = table(rows, heading="claim (x2020)")
+    assert "not reproduced (5.0 s.e.)" in md and "a \\|x\\| claim" in md
+    counts = verdict_counts(md)
+    assert counts == {"reproduced": 1, "partly": 1, "not reproduced": 1, "not tested": 1,
+                      "printed": 2, "statement": 1, "derived": 1}  # fmt: skip
+    update_reproduction(tmp_path, "x2020-fig1", md)
+    update_reproduction(tmp_path, "x2020-fig2", table(rows[:1]))
+    text = (tmp_path / "REPRODUCTION.md").read_text()
+    assert "| **x2020 total** | 2 | 1 | 1 | 1 | 3 | 1 | 1 |" in text
+    assert "| **all papers** | 2 | 1 | 1 | 1 | 3 | 1 | 1 |" in text
+
+
+def test_claim_outcomes_refuse_what_the_vocabulary_does_not_have():
+    with pytest.raises(ValueError, match="reason=slow: allowed values: scale, data, not a paper experiment"):
+        not_tested("slow")
+    with pytest.raises(ValueError, match="source=paper: allowed values"):
+        Claim("x", "-", "-", source="paper")
+    with pytest.raises(ValueError, match="verdict='ok'"):
+        row(Claim("x", "-", "-"), Outcome("ok", "1"))
+    assert by_count(0, 0, "-").verdict == "not tested: scale"
 
 
 def test_options():

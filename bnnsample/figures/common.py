@@ -8,20 +8,32 @@ import re
 from pathlib import Path
 
 from ..config import COMMON_OVERRIDES, compose  # noqa: F401  (compose: the recipes' config composer)
+from .claims import SOURCES, VERDICTS, verdict_of
 
 SCALES = ("quick", "paper")
 
 HEADER = """# Reproduction of the papers' figures and tables
 
 Each section is written by `bnnsample figure <id>` (the command is in the section) from
-runs actually made; the files it wrote are under `results/<id>/`. A row per quantitative
-claim: the paper's value, ours, and a verdict (reproduced / partly / not reproduced, with
-the reason). Sections are replaced when their recipe is rerun; the others stay.
+runs actually made; the files it wrote are under `results/<id>/`. A row per claim: where the
+paper makes it, the paper's value and whether that value is *printed* in the paper, a
+*statement* of the paper (no number) or *derived* for this project (an exact variance, a rerun
+of the authors' code), our numbers with standard errors, and a verdict:
+
+- **reproduced**: agreement within the tolerance the row states;
+- **partly**: some of the claim's cases agree, or agreement only within a looser tolerance;
+- **not reproduced**: a measured disagreement, with its size in standard errors where the
+  measurement has one;
+- **not tested**: not put to a test here, and why: the *scale* that fits on this machine does
+  not resolve it, the *data* are not available, or it is *not a paper experiment*.
+
+Rows marked *check* test our own machinery and are not counted. Sections are replaced when
+their recipe is rerun; the others stay.
 """
 
 
 _BLOCK = re.compile(r"<!-- begin (\S+) -->\n(.*?)\n<!-- end \1 -->", re.DOTALL)
-_VERDICTS = ("not reproduced", "partly", "reproduced")
+_PIPE = re.compile(r"(?<!\\)\|")
 
 
 def read_sections(text: str) -> dict[str, str]:
@@ -36,36 +48,59 @@ def _order(fig_id: str):
     return paper, kind != "fig", int(num.group(0)) if num else 0, item
 
 
+def _rows(markdown: str):
+    """(claim, verdict cell, source or "") of each table row with a verdict cell (the last one)."""
+    for line in markdown.splitlines():
+        if not line.lstrip().startswith("|"):
+            continue
+        cells = [c.strip().strip("*") for c in _PIPE.split(line.strip().strip("|"))]
+        if len(cells) < 2:
+            continue
+        for cell in cells[::-1]:
+            if verdict_of(cell):
+                yield cells[0], cell, next((c for c in cells if c in SOURCES), "")
+                break
+
+
 def claims(markdown: str) -> list[tuple[str, str]]:
     """(claim, verdict cell) of each table row of a section whose cell (the last such) starts
     with a verdict; the claim is the row's first cell."""
-    out = []
-    for line in markdown.splitlines():
-        cells = [c.strip().strip("*") for c in line.strip().strip("|").split("|")]
-        if not line.lstrip().startswith("|") or len(cells) < 2:
-            continue
-        for cell in cells[::-1]:
-            if any(cell.lower().startswith(v) for v in _VERDICTS):
-                out.append((cells[0], cell))
-                break
-    return out
+    return [(claim, cell) for claim, cell, _ in _rows(markdown)]
 
 
 def verdict_counts(markdown: str) -> dict[str, int]:
-    """Verdicts in the last cell of a section's table rows (rows whose last cell starts with one)."""
-    counts = dict.fromkeys(_VERDICTS, 0)
-    for _, cell in claims(markdown):
-        counts[next(v for v in _VERDICTS if cell.lower().startswith(v))] += 1
+    """Verdicts in the last cell of a section's table rows (rows whose last cell starts with
+    one), and how many of the rows' paper values are of each source ("printed", "statement",
+    "derived")."""
+    counts = dict.fromkeys((*VERDICTS, *SOURCES), 0)
+    for _, cell, source in _rows(markdown):
+        counts[verdict_of(cell)] += 1
+        if source:
+            counts[source] += 1
     return counts
 
 
+def _index_row(label: str, c: dict) -> str:
+    return "| " + " | ".join([label, *(str(c[k]) for k in (*VERDICTS, *SOURCES))]) + " |"
+
+
 def render(sections: dict[str, str]) -> str:
-    """The whole REPRODUCTION.md: header, index of verdict counts, sorted sections."""
+    """The whole REPRODUCTION.md: header, index of verdict counts per section with totals per
+    paper and overall, sorted sections."""
     ids = sorted(sections, key=_order)
-    lines = [HEADER, "| id | reproduced | partly | not reproduced |", "|---|---|---|---|"]
+    keys = (*VERDICTS, *SOURCES)
+    lines = [HEADER, "| id | " + " | ".join(keys) + " |", "|---" * (len(keys) + 1) + "|"]
+    total = dict.fromkeys(keys, 0)
+    papers: dict[str, dict] = {}
     for fid in ids:
         c = verdict_counts(sections[fid])
-        lines.append(f"| [{fid}](#{fid}) | {c['reproduced']} | {c['partly']} | {c['not reproduced']} |")
+        lines.append(_index_row(f"[{fid}](#{fid})", c))
+        paper = papers.setdefault(fid.partition("-")[0], dict.fromkeys(keys, 0))
+        for k in keys:
+            paper[k] += c[k]
+            total[k] += c[k]
+    lines += [_index_row(f"**{p} total**", c) for p, c in papers.items()]
+    lines.append(_index_row("**all papers**", total))
     body = [f'<a id="{fid}"></a>\n<!-- begin {fid} -->\n{sections[fid]}\n<!-- end {fid} -->' for fid in ids]
     return "\n".join(lines) + "\n\n" + "\n\n".join(body) + "\n"
 

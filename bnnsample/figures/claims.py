@@ -1,0 +1,146 @@
+"""Claims as data, and the one writer that turns measured numbers into REPRODUCTION.md rows.
+
+A recipe lists what it checks as a table of ``Claim`` (what the paper says, where it says it,
+the paper's value, whether that value is printed in the paper or derived for this project,
+what counts as agreement, how we measure it). After its runs it gives each claim an ``Outcome``
+(our numbers with their standard errors, a verdict, why) and ``table`` writes the rows::
+
+    CLAIMS = {
+        "bias_ratio": Claim("Euler has the larger invariant-measure bias", "§5, Fig. 1",
+                            "SGHMC-E above SGHMC-S at every h", source="statement",
+                            tolerance="ratio E/S > 1 at every stable h",
+                            method="exact stationary bias of each scheme's affine step"),
+    }
+    ...
+    rows = [(CLAIMS["bias_ratio"], by_count(n_larger, n_h, ours="ratio per h: ..."))]
+    markdown = table(rows, heading="claim (chen2015)")
+
+Verdicts (``VERDICTS``):
+
+- *reproduced*: our number agrees with the paper's within the claim's tolerance;
+- *partly*: some of the claim's cases agree, or agreement only within a looser tolerance;
+- *not reproduced*: a measured disagreement, with its size in standard errors where the
+  measurement has one (``not_reproduced(..., z=...)``);
+- *not tested*: the claim could not be put to a test here, and why (``NOT_TESTED``: the scale
+  that fits on this machine does not resolve it, the data are not available, or the
+  experiment is not one the paper ran).
+
+The paper's value is one of ``SOURCES``: a number printed in the paper, a statement of the paper
+(qualitative, no number), or a value derived for this project (an exact variance, a rerun of
+the authors' code) that the paper does not print.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+VERDICTS = ("reproduced", "partly", "not reproduced", "not tested")
+SOURCES = ("printed", "statement", "derived")
+NOT_TESTED = ("scale", "data", "not a paper experiment")
+CHECK = "check"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper. ``source``: "printed" (a number in the paper), "statement" (the
+    paper's words, no number) or "derived" (a value computed for this project); "check" marks
+    a row that checks our own machinery (Monte Carlo against exact) and is not counted."""
+
+    text: str
+    where: str
+    paper: str
+    source: str = "printed"
+    tolerance: str = ""
+    method: str = ""
+
+    def __post_init__(self):
+        if self.source not in (*SOURCES, CHECK):
+            raise ValueError(f"source={self.source}: allowed values: {', '.join((*SOURCES, CHECK))}")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Our measurement of a claim: ``verdict`` (one of VERDICTS, or "passed"/"failed" for a
+    check), ``ours`` (the numbers, with standard errors), ``why`` (the reason, the evidence)."""
+
+    verdict: str
+    ours: str
+    why: str = ""
+
+
+def reproduced(ours: str, why: str = "") -> Outcome:
+    return Outcome("reproduced", ours, why)
+
+
+def partly(ours: str, why: str = "") -> Outcome:
+    return Outcome("partly", ours, why)
+
+
+def not_reproduced(ours: str, why: str = "", z: float | None = None) -> Outcome:
+    """A measured disagreement; ``z`` its size in standard errors when the measurement has one."""
+    size = f" ({abs(z):.1f} s.e.)" if z is not None and math.isfinite(z) else ""
+    return Outcome(f"not reproduced{size}", ours, why)
+
+
+def not_tested(reason: str, ours: str = "-", why: str = "") -> Outcome:
+    """A claim not put to a test; ``reason`` one of NOT_TESTED, ``why`` what it would take."""
+    if reason not in NOT_TESTED:
+        raise ValueError(f"reason={reason}: allowed values: {', '.join(NOT_TESTED)}")
+    return Outcome(f"not tested: {reason}", ours, why)
+
+
+def check(ok: bool, ours: str, why: str = "") -> Outcome:
+    """The outcome of a check of our own machinery (not a paper claim, not counted)."""
+    return Outcome("passed" if ok else "FAILED", ours, why)
+
+
+def by_count(good: int, total: int, ours: str, why: str = "") -> Outcome:
+    """reproduced when all ``total`` cases agree, partly when some do, not reproduced when none."""
+    if total == 0:
+        return not_tested("scale", ours, why or "no case of the claim was run")
+    if good == total:
+        return reproduced(ours, why)
+    return partly(ours, why) if good else not_reproduced(ours, why)
+
+
+def by_z(diff: float, se: float, ours: str, why: str = "", k: float = 2.0) -> Outcome:
+    """Agreement within ``k`` standard errors: reproduced when |diff| <= k se, else not
+    reproduced with the size of the difference in standard errors."""
+    z = diff / se if se > 0 else math.copysign(math.inf, diff) if diff else 0.0
+    if abs(z) <= k:
+        return reproduced(ours, why)
+    return not_reproduced(ours, why, z=z)
+
+
+def verdict_of(cell: str) -> str | None:
+    """The verdict (one of VERDICTS) a table cell starts with, or None."""
+    low = cell.strip().strip("*").lower()
+    for v in ("not reproduced", "not tested", "partly", "reproduced"):
+        if low.startswith(v):
+            return v
+    return None
+
+
+COLUMNS = ("where", "paper", "value", "ours", "verdict", "agreement means · measured by · why")
+
+
+def row(claim: Claim, outcome: Outcome) -> str:
+    """One markdown table row: claim | where | paper | value | ours | verdict | tolerance, method, why."""
+    if claim.source == CHECK and verdict_of(outcome.verdict):
+        raise ValueError(f"a check row has no paper verdict: {claim.text}")
+    if claim.source != CHECK and not verdict_of(outcome.verdict):
+        raise ValueError(f"verdict={outcome.verdict!r}: allowed values: {', '.join(VERDICTS)}")
+    notes = " · ".join(s for s in (claim.tolerance, claim.method, outcome.why) if s)
+    cells = (claim.text, claim.where, claim.paper, claim.source, outcome.ours, outcome.verdict, notes or "-")
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def table(rows, heading: str = "claim") -> str:
+    """The markdown table of (Claim, Outcome) pairs, with a header row."""
+    head = "| " + " | ".join((heading, *COLUMNS)) + " |"
+    return "\n".join([head, "|" + "---|" * (len(COLUMNS) + 1), *(row(c, o) for c, o in rows)])
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ").strip() or "-"
