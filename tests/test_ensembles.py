@@ -99,26 +99,54 @@ def _table(values):
     return pd.DataFrame(rows)
 
 
+def _diffs(per_size):
+    """{baseline: paired-differences table} from {es: {(baseline, metric): (diff, se)}}."""
+    rows = {}
+    for es, cells in per_size.items():
+        for (base, metric), (d, se) in cells.items():
+            rows.setdefault(base, []).append({"ensemble_size": es, "metric": metric, "diff": d, "se": se, "groups": 2})
+    return {b: pd.DataFrame(r) for b, r in rows.items()}
+
+
+def _cells(nll, ace, rps, acc=(0.01, 0.002)):
+    return {(b, m): v for b in ("swa", "standard") for m, v in
+            (("nll", nll), ("ace", ace), ("rps", rps), ("accuracy", acc))}  # fmt: skip
+
+
 def test_fig4_verdicts_and_options():
+    """Per ensemble size, the calibration claim from the six paired differences: reproduced when
+    all are lower beyond 2 s.e., not reproduced (with its size in s.e.) when one is higher,
+    partly otherwise; the SG-HMC rows from the ensemble table; not tested without baselines."""
     from bnnsample.figures import paulin2025_fig4 as fig
+    from bnnsample.figures.common import verdict_counts
 
     good = {("standard", es): (0.90, 0.30, 0.010, 0.020) for es in (1, 2)}
     good |= {("swa", es): (0.91, 0.28, 0.009, 0.019) for es in (1, 2)}
     good |= {("sms_ubu", 1): (0.92, 0.20, 0.004, 0.015), ("sms_ubu", 2): (0.93, 0.18, 0.002, 0.014)}
     good |= {("sg_hmc", 1): (0.90, 0.25, 0.006, 0.018), ("sg_hmc", 2): (0.90, 0.24, 0.007, 0.018)}
-    rows = fig.verdicts(_table(good))
-    assert rows[0][2] == "reproduced" and "12 of 12" in rows[0][1]  # 2 sizes x 3 metrics x 2 baselines
-    assert all(row[2] == "reproduced" for row in rows)
+    lower = _cells((-0.05, 0.01), (-0.004, 0.001), (-0.002, 0.0005))
+    mixed = _cells((0.03, 0.01), (-0.004, 0.001), (-0.0001, 0.0005), acc=(-0.02, 0.005))
+    rows = fig.verdicts(_table(good), _diffs({1: lower, 2: lower}))
+    assert [o.verdict for _, o in rows] == ["reproduced"] * 5
+    assert rows[0][0].text.endswith("ensemble size 1") and rows[1][0].text.endswith("ensemble size 2")
+    rows = fig.verdicts(_table(good), _diffs({1: lower, 2: mixed}))
+    assert rows[1][1].verdict == "not reproduced (3.0 s.e.)" and "2 of 6 higher" in rows[1][1].why
+    assert rows[2][1].verdict == "not reproduced (4.0 s.e.)"  # accuracy lower at es = 2
+    tie = _cells((-0.001, 0.01), (-0.004, 0.001), (-0.002, 0.0005), acc=(0.001, 0.002))
+    rows = fig.verdicts(_table(good), _diffs({1: lower, 2: tie}))
+    assert rows[1][1].verdict == "partly" and rows[2][1].verdict == "partly"
     bad = dict(good)
-    bad[("sms_ubu", 1)] = (0.92, 0.40, 0.020, 0.030)  # worse than both baselines at es = 1
-    bad[("sms_ubu", 2)] = (0.92, 0.40, 0.020, 0.030)
     bad[("sg_hmc", 2)] = (0.90, 0.24, 0.001, 0.018)  # ACE improves with size by more than one std
-    rows = fig.verdicts(_table(bad))
-    assert rows[0][2] == "not reproduced" and "not lower" in rows[0][3]
-    assert next(r for r in rows if "SG-HMC's ACE" in r[0])[2] == "not reproduced"
+    assert next(o for c, o in fig.verdicts(_table(bad), {}) if "ACE does not" in c.text).verdict == "not reproduced"
     flat_ubu = dict(good)
     flat_ubu[("sms_ubu", 2)] = (0.93, 0.18, 0.005, 0.014)  # SMS-UBU's ACE does not improve either
-    assert next(r for r in fig.verdicts(_table(flat_ubu)) if "SG-HMC's ACE" in r[0])[2] == "partly"
+    assert next(o for c, o in fig.verdicts(_table(flat_ubu), {}) if "ACE does not" in c.text).verdict == "partly"
+    no_baselines = {k: v for k, v in good.items() if k[0] != "sg_hmc"}
+    rows = fig.verdicts(_table(no_baselines), _diffs({1: lower, 2: lower}))
+    assert [o.verdict for _, o in rows[-2:]] == ["not tested: scale"] * 2
+    md = fig.table(rows)
+    assert verdict_counts(md) == {"reproduced": 3, "partly": 0, "not reproduced": 0, "not tested": 2,
+                                       "printed": 0, "statement": 4, "derived": 1}  # fmt: skip
     with pytest.raises(ValueError, match="allowed: scale"):
         fig._settings({"bogus": "1"})
     with pytest.raises(ValueError, match="scale=huge"):

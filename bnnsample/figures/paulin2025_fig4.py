@@ -39,9 +39,11 @@ its images), ``chains=`` the number of runs, ``methods=`` a comma list.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from . import register
+from .claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced, table
 from .common import check_options, run_pipeline, scale_of, update_reproduction
 
 FIG = "paulin2025-fig4"
@@ -190,12 +192,12 @@ def collect(paths: dict[str, Path], sizes):
     return pd.concat(parts, ignore_index=True)
 
 
-def diagnose(paths: dict[str, Path], sizes, fig_dir: Path) -> list[str]:
+def diagnose(paths: dict[str, Path], sizes, fig_dir: Path) -> tuple[list[str], dict]:
     """Measurements that explain the ensemble table (evaluate.calibration): the best-fit test
     temperature of each method at ensemble sizes 1 and the largest, reliability bins of the
     single-run predictives, and each sampler's excess training loss over the SWA point and its
     kinetic temperature at the draws. Writes calibration.csv, reliability.csv, excess_loss.csv;
-    returns the markdown lines."""
+    returns the markdown lines and the paired differences (``paired``) behind the verdicts."""
     import numpy as np
     import pandas as pd
 
@@ -213,7 +215,7 @@ def diagnose(paths: dict[str, Path], sizes, fig_dir: Path) -> list[str]:
         preds.update(got if m == "sms_ubu" else {m: got[m]})
         if kt is not None:
             kinetic[m] = np.asarray(kt)[:, :draws]
-    per_size = per_size_verdicts(preds, y, sizes)
+    diffs = paired(preds, y, sizes)
     temps = pd.DataFrame(temperature_rows(preds, y, sizes=sorted({sizes[0], sizes[-1]})))
     temps.to_csv(fig_dir / "calibration.csv", index=False)
     rel = reliability_rows({k: preds[k] for k in ("swa", "sms_ubu") if k in preds}, y)
@@ -227,7 +229,7 @@ def diagnose(paths: dict[str, Path], sizes, fig_dir: Path) -> list[str]:
         excess.append(e)
     pd.DataFrame(excess).to_csv(fig_dir / "excess_loss.csv", index=False)
 
-    lines = [*per_size, "", "Why (measured; `calibration.csv`, `reliability.csv`, `excess_loss.csv`):", "",
+    lines = [*paired_table(diffs, sizes), "", "Why (measured; `calibration.csv`, `reliability.csv`, `excess_loss.csv`):", "",
              "Best-fit test temperature T* (softmax(log p / T*) minimises the test NLL; T* > 1: over-confident, "
              "T* < 1: under-confident), mean ± std over the disjoint groups:", "",
              "| method | es | T* | NLL | NLL at T* |", "|---|---|---|---|---|"]  # fmt: skip
@@ -254,7 +256,7 @@ def diagnose(paths: dict[str, Path], sizes, fig_dir: Path) -> list[str]:
         lines.append(f"| {LABELS.get(e['method'], e['method'])} | {e['draw_loss']:.4f} | {e['swa_loss']:.4f} | "
                      f"{e['excess']:.4f} ± {e['excess_se']:.4f} | {e['excess_times_n']:.0f} | {e['dim']} | "
                      f"{e['kinetic_temperature']:.3f} | {e['kinetic_temperature_first_draw']:.3f} |")  # fmt: skip
-    return lines
+    return lines, diffs
 
 
 def _judge(diff: float, se: float, higher_is_better: bool) -> str:
@@ -270,42 +272,155 @@ def _judge(diff: float, se: float, higher_is_better: bool) -> str:
     return "not distinguishable"
 
 
-def per_size_verdicts(preds: dict, y, sizes) -> list[str]:
-    """The paper's claim (§5: the Bayesian ensemble is better calibrated than SWA and standard
-    training at equal ensemble size) judged at each size: SMS-UBU minus SWA and minus standard
-    training, paired over the same disjoint groups of runs, mean ± s.e. over groups."""
+def paired(preds: dict, y, sizes) -> dict:
+    """{baseline: paired_differences(SMS-UBU, baseline)} for SWA and standard training: the
+    same disjoint groups of runs, mean and s.e. over groups."""
     from ..evaluate.ensembles import paired_differences
 
     if "sms_ubu" not in preds:
-        return []
-    diffs = {b: paired_differences(preds["sms_ubu"], preds[b], y, sizes) for b in ("swa", "standard") if b in preds}
-    lines = ["", "Verdict per ensemble size: SMS-UBU minus the baseline, paired over the same groups of runs "
-             "(mean ± s.e. over groups; better/worse = beyond 2 s.e.). The claim holds at a size when SMS-UBU "
-             "is better in NLL, ACE and RPS than both baselines:", "",
-             "| es | vs | accuracy | NLL | ACE | RPS | verdict |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+        return {}
+    return {b: paired_differences(preds["sms_ubu"], preds[b], y, sizes) for b in ("swa", "standard") if b in preds}
+
+
+def _diff(diffs: dict, base: str, es: int, metric: str) -> tuple[float, float]:
+    d = diffs.get(base)
+    r = d[(d.ensemble_size == es) & (d.metric == metric)] if d is not None else ()
+    return (float(r["diff"].iloc[0]), float(r["se"].iloc[0])) if len(r) else (math.nan, math.nan)
+
+
+def paired_table(diffs: dict, sizes) -> list[str]:
+    """The paired differences behind the per-size verdicts, one row per (size, baseline)."""
+    lines = ["", "SMS-UBU minus the baseline, paired over the same groups of runs (mean ± s.e. over groups; "
+             "better/worse = beyond 2 s.e.):", "",
+             "| es | vs | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
     for es in sizes:
-        judged = []
-        for base, d in diffs.items():
+        for base in diffs:
             cells = []
             for metric in ("accuracy", "nll", "ace", "rps"):
-                r = d[(d.ensemble_size == es) & (d.metric == metric)]
-                if not len(r):
-                    cells.append("")
-                    continue
-                diff, se = float(r["diff"].iloc[0]), float(r["se"].iloc[0])
+                diff, se = _diff(diffs, base, es, metric)
                 j = _judge(diff, se, metric == "accuracy")
-                if metric != "accuracy":
-                    judged.append(j.split(" ")[0])
                 cells.append(f"{diff:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}") + f" ({j})")
-            lines.append(f"| {es} | {LABELS[base]} | " + " | ".join(cells) + " | |")
-        if all(j == "better" for j in judged):
-            verdict = "reproduced"
-        elif any(j == "worse" for j in judged):
-            verdict = f"not reproduced ({judged.count('worse')} of {len(judged)} worse)"
-        else:
-            verdict = f"partly ({judged.count('better')} of {len(judged)} better)"
-        lines[-1] = lines[-1][: -len(" |")] + f" {verdict} |"
+            lines.append(f"| {es} | {LABELS[base]} | " + " | ".join(cells) + " |")
     return lines
+
+
+_BASELINES_RUN = "the baselines are not run at this scale (about 30 CPU-minutes each at scale=large: methods=...)"
+CLAIMS = {
+    "calibration": Claim(
+        "the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA and than standard training of the "
+        "same ensemble size",
+        "§5, Figs. 4-6",
+        "lower at every ensemble size",
+        source="statement",
+        tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) lower beyond 2 s.e.; partly: "
+        "none higher beyond 2 s.e.; not reproduced: any higher beyond 2 s.e. (size of the largest in s.e.)",
+        method="paired differences over the same disjoint groups of runs, s.e. over groups",
+    ),
+    "accuracy": Claim(
+        "small accuracy gains over SWA ensembles of the same size",
+        "§5",
+        "gains at every ensemble size",
+        source="statement",
+        tolerance="reproduced: higher beyond 2 s.e. at every size; partly: nowhere lower "
+        "beyond 2 s.e.; not reproduced: lower beyond 2 s.e. at some size",
+        method="paired accuracy differences SMS-UBU - SWA",
+    ),
+    "sghmc_ace": Claim(
+        "SG-HMC's ACE does not improve with ensemble size",
+        "§5, Fig. 4 (authors' notebook fashion_MNIST_SG_HMC.ipynb)",
+        "0.0037 -> 0.0052 from 1 to 16",
+        source="derived",
+        tolerance="SG-HMC's ACE does not decrease beyond one std over groups while SMS-UBU's does",
+        method="ACE at the smallest and largest ensemble size, mean ± std over groups",
+    ),
+    "sghmc_worse": Claim(
+        "SG-HMC (whole target, lambda_loc = 0) does worse than the localized UBU methods in NLL and ACE",
+        "§5, Fig. 4",
+        "worse at every ensemble size",
+        source="statement",
+        tolerance="SG-HMC above the best UBU method in every (metric, size) cell",
+        method="ensemble means over groups",
+    ),
+}
+
+
+def _sized(claim: Claim, es: int) -> Claim:
+    return replace(claim, text=f"{claim.text}: ensemble size {es}", paper=f"{claim.paper} (here {es})")
+
+
+def _calibration_at(diffs: dict, es: int):
+    """The §5 calibration claim at one ensemble size, from the six paired differences."""
+    cells, worst = [], (0.0, "")
+    judged = []
+    for base in diffs:
+        for metric in ("nll", "ace", "rps"):
+            diff, se = _diff(diffs, base, es, metric)
+            j = _judge(diff, se, False)
+            judged.append(j.split(" ")[0])
+            cells.append(f"{metric.upper()} vs {LABELS[base]} {diff:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}"))
+            if se > 0 and diff / se > worst[0]:
+                worst = (diff / se, f"{metric.upper()} vs {LABELS[base]}")
+    ours = "; ".join(cells)
+    if not judged:
+        return not_tested("scale", ours, "SWA/standard predictions missing")
+    if all(j == "better" for j in judged):
+        return reproduced(ours)
+    if "worse" in judged:
+        return not_reproduced(ours, f"{judged.count('worse')} of {len(judged)} higher beyond 2 s.e.; largest: "
+                              f"{worst[1]}", z=worst[0] or None)  # fmt: skip
+    return partly(ours, f"{judged.count('better')} of {len(judged)} lower beyond 2 s.e., none higher")
+
+
+def _accuracy(diffs: dict, sizes):
+    got = [(es, *_diff(diffs, "swa", es, "accuracy")) for es in sizes]
+    ours = "; ".join(f"es={es}: {d:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}") for es, d, se in got)
+    judged = [_judge(d, se, True).split(" ")[0] for _, d, se in got]
+    if not got or "swa" not in diffs:
+        return not_tested("scale", ours or "-", "SWA predictions missing")
+    if "worse" in judged:
+        z = min(d / se for _, d, se in got if se > 0) if any(se > 0 for *_, se in got) else None
+        return not_reproduced(ours, f"lower beyond 2 s.e. at {judged.count('worse')} of {len(got)} sizes", z=z)
+    if all(j == "better" for j in judged):
+        return reproduced(ours)
+    return partly(ours, f"higher beyond 2 s.e. at {judged.count('better')} of {len(got)} sizes, nowhere lower")
+
+
+def _sghmc_ace(t, sizes):
+    if "sg_hmc" not in set(t.method) or len(sizes) < 2:
+        return not_tested("scale", why=_BASELINES_RUN)
+    a1, s1 = _value(t, "sg_hmc", sizes[0], "ace")
+    an, _ = _value(t, "sg_hmc", sizes[-1], "ace")
+    (u1, us1), un = _value(t, "sms_ubu", sizes[0], "ace"), _value(t, "sms_ubu", sizes[-1], "ace")[0]
+    ours = f"SG-HMC ACE {a1:.4f} (es={sizes[0]}) -> {an:.4f} (es={sizes[-1]}); SMS-UBU {u1:.4f} -> {un:.4f}"
+    if an < a1 - (0.0 if math.isnan(s1) else s1):
+        return not_reproduced(ours, f"decreases by {a1 - an:.4f} (> one std {s1:.4f})")
+    if un < u1 - (0.0 if math.isnan(us1) else us1):
+        return reproduced(ours, "no decrease beyond one std over groups, while SMS-UBU's ACE decreases")
+    return partly(ours, "SG-HMC's ACE does not decrease, but neither does SMS-UBU's here (the paper's UBU ACE "
+                  "falls 0.0030 -> 0.0018), so the contrast is not shown")  # fmt: skip
+
+
+def _sghmc_worse(t, sizes):
+    ubu = [u for u in LOCALIZED if u in set(t.method)]
+    if "sg_hmc" not in set(t.method):
+        return not_tested("scale", why=_BASELINES_RUN)
+    cells = [(m, es) for m in ("nll", "ace") for es in sizes]
+    same = [(m, es) for m, es in cells if _value(t, "sg_hmc", es, m)[0] <= min(_value(t, u, es, m)[0] for u in ubu)]
+    ours = f"SG-HMC worse than the best UBU method in {len(cells) - len(same)} of {len(cells)} (metric, size) cells"
+    why = "SG-HMC as good or better at: " + ", ".join(f"{m.upper()} es={es}" for m, es in same) if same else ""
+    return by_count(len(cells) - len(same), len(cells), ours, why)
+
+
+def verdicts(t, diffs: dict) -> list:
+    """(Claim, Outcome) of each Fig. 4 claim: the calibration claim at each ensemble size
+    (paired differences ``diffs`` from ``paired``), the accuracy claim, the SG-HMC claims
+    (from the tidy ensemble table ``t``)."""
+    sizes = sorted(set(t.ensemble_size))
+    rows = [(_sized(CLAIMS["calibration"], es), _calibration_at(diffs, es)) for es in sizes]
+    rows.append((CLAIMS["accuracy"], _accuracy(diffs, sizes)))
+    rows.append((CLAIMS["sghmc_ace"], _sghmc_ace(t, sizes)))
+    rows.append((CLAIMS["sghmc_worse"], _sghmc_worse(t, sizes)))
+    return rows
 
 
 def baseline_comparison(t) -> list[str]:
@@ -332,76 +447,7 @@ def _value(t, method, es, metric):
     return (float(r["mean"].iloc[0]), float(r["std"].iloc[0])) if len(r) else (float("nan"), float("nan"))
 
 
-def verdicts(t) -> list[tuple[str, str, str, str]]:
-    """(claim, ours, verdict, reason) rows for the paper's Fig. 4 claims."""
-    sizes = sorted(set(t.ensemble_size))
-    rows = []
-    wins, total, losses = 0, 0, []
-    for es in sizes:
-        for metric in ("nll", "ace", "rps"):
-            b = _value(t, "sms_ubu", es, metric)[0]
-            for base in ("swa", "standard"):
-                o = _value(t, base, es, metric)[0]
-                total += 1
-                if b < o:
-                    wins += 1
-                else:
-                    losses.append(f"{metric.upper()} es={es}: {b:.4f} vs {base} {o:.4f}")
-    verdict = "reproduced" if wins == total else ("partly" if wins > total // 2 else "not reproduced")
-    rows.append((
-        "§5, Figs. 4-6: the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA and standard training "
-        + "at equal ensemble size",
-        f"lower in {wins} of {total} (metric, size, baseline) comparisons",
-        verdict,
-        "all lower" if not losses else "not lower: " + "; ".join(losses[:6]) + (" ..." if len(losses) > 6 else ""),
-    ))  # fmt: skip
-    acc = [(es, _value(t, "sms_ubu", es, "accuracy")[0], _value(t, "swa", es, "accuracy")[0]) for es in sizes]
-    ok = all(b >= s - 0.005 for _, b, s in acc)
-    rows.append((
-        "§5: small accuracy gains over same-size ensembles",
-        "; ".join(f"es={es}: {b:.4f} vs SWA {s:.4f}" for es, b, s in acc),
-        "reproduced" if all(b >= s for _, b, s in acc) else ("partly" if ok else "not reproduced"),
-        "accuracy at least SWA's at every size" if all(b >= s for _, b, s in acc) else
-        ("within 0.5 points of SWA" if ok else "below SWA by more than 0.5 points"),
-    ))  # fmt: skip
-    if "sg_hmc" in set(t.method) and len(sizes) > 1:
-        a1, s1 = _value(t, "sg_hmc", sizes[0], "ace")
-        an, _ = _value(t, "sg_hmc", sizes[-1], "ace")
-        (u1, us1), un = _value(t, "sms_ubu", sizes[0], "ace"), _value(t, "sms_ubu", sizes[-1], "ace")[0]
-        flat = an >= a1 - (0.0 if math.isnan(s1) else s1)
-        ubu_improves = un < u1 - (0.0 if math.isnan(us1) else us1)
-        if not flat:
-            verdict, reason = "not reproduced", f"decreases by {a1 - an:.4f} (> one std {s1:.4f})"
-        elif ubu_improves:
-            verdict, reason = (
-                "reproduced",
-                "no decrease beyond one std over groups, while SMS-UBU's ACE decreases",
-            )
-        else:
-            verdict = "partly"
-            reason = ("SG-HMC's ACE does not decrease, but neither does SMS-UBU's here (the paper's UBU ACE falls "
-                      "0.0030 -> 0.0018), so the contrast is not shown")  # fmt: skip
-        rows.append((
-            "authors' notebook fashion_MNIST_SG_HMC.ipynb: SG-HMC's ACE does not improve with ensemble size (0.0037 -> 0.0052 from 1 to 16)",
-            f"SG-HMC ACE {a1:.4f} (es={sizes[0]}) -> {an:.4f} (es={sizes[-1]}); SMS-UBU {u1:.4f} -> {un:.4f}",
-            verdict,
-            reason,
-        ))  # fmt: skip
-        worse = [
-            (m, es) for m in ("nll", "ace") for es in sizes
-            if _value(t, "sg_hmc", es, m)[0] <= min(_value(t, u, es, m)[0] for u in LOCALIZED if u in set(t.method))
-        ]  # fmt: skip
-        rows.append((
-            "§5, Fig. 4: SG-HMC (whole target, lambda_loc = 0) does worse than the localized UBU methods (NLL, ACE)",
-            f"SG-HMC worse than the best UBU method in {2 * len(sizes) - len(worse)} of {2 * len(sizes)} "
-            + "(metric, size) cells",
-            "reproduced" if not worse else ("partly" if len(worse) < len(sizes) else "not reproduced"),
-            "" if not worse else "SG-HMC as good or better at: " + ", ".join(f"{m.upper()} es={es}" for m, es in worse),
-        ))  # fmt: skip
-    return rows
-
-
-def _markdown(t, s, scale, methods, sizes, seconds, times, why=()) -> str:
+def _markdown(t, diffs, s, scale, methods, sizes, seconds, times, why=()) -> str:
     cmd = f"bnnsample figure {FIG} scale={scale}"
     if s["dataset"] != SETTINGS[scale]["dataset"]:
         cmd += f" dataset={s['dataset']}"
@@ -433,10 +479,8 @@ def _markdown(t, s, scale, methods, sizes, seconds, times, why=()) -> str:
                     "cnn_small for the 1.27M-parameter CNN, shorter schedules, ensembles up to the number of runs.",
            "paper": ""}[scale],
         "",
-        "| claim (paulin2025) | ours | verdict | reason |",
-        "|---|---|---|---|",
+        table(verdicts(t, diffs), heading="claim (paulin2025)"),
     ]  # fmt: skip
-    lines += [f"| {c} | {o} | {v} | {r} |" for c, o, v, r in verdicts(t)]
     lines += ["", "Ours (mean ± std over the disjoint groups; std blank with one group):", "",
               "| method | es | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
     for m in ["standard", "swa", *methods]:
@@ -480,9 +524,10 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     png = plot_ensembles(table.assign(method=table.method.map(LABELS)), fig_dir / "fig4.png",
                          title=f"{s['dataset']}, {s['chains']} runs ({scale})")  # fmt: skip
     times = recorded_times(run_root, methods)
-    why = baseline_comparison(table) + diagnose(paths, sizes, fig_dir)
+    measured, diffs = diagnose(paths, sizes, fig_dir)
+    why = baseline_comparison(table) + measured
     md = update_reproduction(
-        Path(out_dir), FIG, _markdown(table, s, scale, methods, sizes, time.monotonic() - t0, times, why)
+        Path(out_dir), FIG, _markdown(table, diffs, s, scale, methods, sizes, time.monotonic() - t0, times, why)
     )
     for p in (csv, png, md):
         print(f"[{FIG}] wrote {p}")
