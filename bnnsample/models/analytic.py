@@ -140,12 +140,22 @@ def build_gaussian_mean(model_cfg, data, device, dtype, seed):
     )
 
 
-@register("noisy_gaussian")
-def build_noisy_gaussian(model_cfg, data, device, dtype, seed):
-    if data.name != "noisy_gaussian":
-        raise UserError(f"model=noisy_gaussian goes with dataset=noisy_gaussian, not dataset={data.name}")
-    e = data.extras
+def from_own_dataset(name: str, data, make):
+    """``make(data.extras)``, the potential of a model that goes only with the dataset of the
+    same name, whose settings travel in the extras; a setting the potential refuses (its
+    ValueError) is a UserError naming the dataset key."""
+    if data.name != name:
+        raise UserError(f"model={name} goes with dataset={name}, not dataset={data.name}")
     try:
-        return NoisyGradientGaussian(e["dim"], e["mean"], e["sigma"], e["sigma_model"], seed=seed, device=device)
+        return make(data.extras)
     except ValueError as err:
         raise UserError(f"dataset.{err}") from None
+
+
+@register("noisy_gaussian")
+def build_noisy_gaussian(model_cfg, data, device, dtype, seed):
+    return from_own_dataset(
+        "noisy_gaussian",
+        data,
+        lambda e: NoisyGradientGaussian(e["dim"], e["mean"], e["sigma"], e["sigma_model"], seed=seed, device=device),
+    )

@@ -21,7 +21,7 @@ import torch
 from ..errors import UserError
 from ..potential import Potential
 from . import register
-from .analytic import NoisyGradientGaussian
+from .analytic import NoisyGradientGaussian, from_own_dataset
 from .batched import rows_dot
 
 LOG_2PI = math.log(2 * math.pi)
@@ -346,14 +346,11 @@ def build_linear_gaussian(model_cfg, data, device, dtype, seed):
 
 @register("double_well")
 def build_double_well(model_cfg, data, device, dtype, seed):
-    if data.name != "double_well":
-        raise UserError(f"model=double_well goes with dataset=double_well, not dataset={data.name}")
-    e = data.extras
-    try:
+    def make(e):
         return DoubleWell(e["dim"], e["sigma"], e["sigma_model"], seed=seed, device=device,
                           exact_variance=e.get("exact_variance"))  # fmt: skip
-    except ValueError as err:
-        raise UserError(f"dataset.{err}") from None
+
+    return from_own_dataset("double_well", data, make)
 
 
 def _mixture_data(name, data, device, dtype):
