@@ -18,39 +18,28 @@ import torch
 from omegaconf import DictConfig
 
 from .errors import UserError
+from .registry import Registry
 from .rng import make_generator
 from .store import FILENAME, open_checked
 
 log = logging.getLogger("bnnsample")
 
 Init = Callable[..., torch.Tensor]
-INITS: dict[str, Init] = {}
-LOCALIZED: set[str] = set()  # strategies whose runs sample the target localized around x0
-
-
-def register(name: str, *, localized: bool = False):
-    """Register an initial-point strategy under the config name ``name`` (init=NAME)."""
-
-    def deco(fn: Init) -> Init:
-        INITS[name] = fn
-        if localized:
-            LOCALIZED.add(name)
-        return fn
-
-    return deco
+# @register(NAME) files a strategy under init=NAME; @register(NAME, localized=True) marks one
+# whose runs sample the target localized around x0
+INITS: Registry[Init] = Registry("init")
+register = INITS.register
 
 
 def localization(cfg: DictConfig) -> float:
     """lambda_loc of the run's localized target; 0 when the strategy does not localize."""
-    return float(cfg.init.localization) if cfg.init.name in LOCALIZED else 0.0
+    localized = INITS.attrs.get(cfg.init.name, {}).get("localized", False)
+    return float(cfg.init.localization) if localized else 0.0
 
 
 def initial_points(cfg: DictConfig, pot, device: torch.device, dtype: torch.dtype, store_arrays: dict) -> torch.Tensor:
     """x0 [C, d] of the strategy ``cfg.init.name``."""
-    name = cfg.init.name
-    if name not in INITS:
-        raise UserError(f"init={name}: allowed values: {', '.join(sorted(INITS))}")
-    return INITS[name](cfg, pot, device, dtype, store_arrays)
+    return INITS[cfg.init.name](cfg, pot, device, dtype, store_arrays)
 
 
 @register("zeros")

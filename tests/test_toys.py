@@ -132,6 +132,16 @@ def test_double_well_force_noise_and_moments():
         build("double_well", load("mixture_means"))
 
 
+@pytest.mark.parametrize("model,other", [("double_well", "noisy_gaussian"), ("noisy_gaussian", "double_well")])
+def test_models_of_their_own_dataset_refuse_other_data_and_bad_settings(model, other):
+    """double_well and noisy_gaussian take their settings from their own data set's extras."""
+    assert build(model, load(model, dim=2)).dim == 2
+    with pytest.raises(UserError, match=rf"^model={model} goes with dataset={model}, not dataset={other}$"):
+        build(model, load(other))
+    with pytest.raises(UserError, match=r"^dataset\.sigma_model=nope: allowed values: .*cosine"):
+        build(model, load(model, sigma_model="nope"))
+
+
 def test_franzese_toy_constants_and_posterior():
     """App. E: x = (4, -3.2), sigma_x^2 = 2, sigma_theta^2 = 0.5, posterior eq. 79:
     mean (x_1 + x_2)/v, v = sigma_x^2/sigma_theta^2 + 2 = 6; variance (1/0.5 + 2/2)^-1 = 1/3.

@@ -1,14 +1,15 @@
-"""Dataset registry: ``load_data(cfg.dataset)`` dispatches on ``cfg.dataset.name``."""
+"""Dataset registry: ``load_data(cfg.dataset)`` dispatches on ``cfg.dataset.name``. A loader
+``loader(dataset_cfg) -> Data`` is filed under its config name with ``@register(NAME)`` in the
+module of its kind."""
 
 from __future__ import annotations
 
-from . import images, synthetic, toys, uci
+from ..registry import Registry, import_modules
 from .base import Data
 
-# each loader module exports LOADERS: {config name: loader(dataset_cfg) -> Data}
-LOADERS: dict = {}
-for _module in (synthetic, images, uci, toys):
-    LOADERS.update(_module.LOADERS)
+LOADERS: Registry = Registry("dataset")
+register = LOADERS.register
+import_modules(__name__, ("synthetic", "images", "uci", "toys"))
 
 
 def load_data(cfg) -> Data:
@@ -21,4 +22,4 @@ def load_data(cfg) -> Data:
     return LOADERS[ds["name"]](OmegaConf.create(ds))
 
 
-__all__ = ["Data", "LOADERS", "load_data"]
+__all__ = ["Data", "LOADERS", "load_data", "register"]

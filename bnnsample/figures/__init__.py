@@ -15,11 +15,11 @@ command prints around a recipe (its output directory, the claims' verdicts).
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..registry import Registry, import_modules, module_names
 
 _NOT_RECIPES = ("common", "report")
 
@@ -31,31 +31,29 @@ class Recipe:
     make: Callable[[Path, dict], list[Path]]
 
 
-FIGURES: dict[str, Recipe] = {}
+FIGURES: Registry[Recipe] = Registry("figure", message="unknown figure {name!r}; allowed: {allowed}")
 
 
 def register(fig_id: str, description: str):
-    def deco(fn):
-        FIGURES[fig_id] = Recipe(fig_id, description, fn)
-        return fn
+    """Decorator: file ``make`` as the recipe ``fig_id``."""
+
+    def deco(make):
+        FIGURES.add(fig_id, Recipe(fig_id, description, make))
+        return make
 
     return deco
 
 
 def _load() -> None:
-    for info in pkgutil.iter_modules(__path__):
-        if info.name not in _NOT_RECIPES and not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}")
+    import_modules(__name__, [m for m in module_names(__path__) if m not in _NOT_RECIPES and not m.startswith("_")])
 
 
 def recipes() -> dict[str, Recipe]:
     _load()
-    return dict(sorted(FIGURES.items()))
+    return {fig_id: FIGURES[fig_id] for fig_id in FIGURES.names()}
 
 
 def get_recipe(fig_id: str) -> Recipe:
-    """The recipe of ``fig_id``; KeyError names the allowed ids."""
-    all_ = recipes()
-    if fig_id not in all_:
-        raise KeyError(f"unknown figure {fig_id!r}; allowed: {', '.join(all_)}")
-    return all_[fig_id]
+    """The recipe of ``fig_id``; UnknownName (a KeyError) names the allowed ids."""
+    _load()
+    return FIGURES[fig_id]

@@ -8,12 +8,9 @@ Every module of this package is imported here, so a class decorated with ``@regi
 new module is known to ``run``, sweeps and the recipes without being named anywhere else.
 """
 
-import importlib
-import pkgutil
-
+from ..registry import import_modules, module_names
 from .base import REGISTRY, Integrator, State, StepContext, get_integrator
 
-for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-    importlib.import_module(f"{__name__}.{_info.name}")
+import_modules(__name__, module_names(__path__))
 
 __all__ = ["REGISTRY", "Integrator", "State", "StepContext", "get_integrator"]

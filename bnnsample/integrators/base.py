@@ -20,6 +20,7 @@ from typing import Protocol
 
 import torch
 
+from ..registry import Registry
 from ..rng import GaussianNoise
 
 Force = Callable[[torch.Tensor], torch.Tensor]
@@ -84,14 +85,15 @@ class Integrator:
         raise NotImplementedError
 
 
-REGISTRY: dict[str, type[Integrator]] = {}
+REGISTRY: Registry[type[Integrator]] = Registry("integrator.name")
 
 
 def register(cls: type[Integrator]) -> type[Integrator]:
-    REGISTRY[cls.name] = cls
-    return cls
+    """Class decorator: file an Integrator subclass under its ``name``."""
+    return REGISTRY.add(cls.name, cls)
 
 
 def get_integrator(name: str, **params) -> Integrator:
-    """An integrator by config name; ``params`` are its scheme parameters (e.g. n_leapfrog)."""
+    """An integrator by config name; ``params`` are its scheme parameters (e.g. n_leapfrog).
+    An unknown name raises UnknownName (allowed values listed)."""
     return REGISTRY[name](**params)

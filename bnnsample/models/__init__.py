@@ -1,28 +1,27 @@
 """Model registry: ``build_potential(cfg, data, device, dtype)`` turns a model config and data
-into the Potential the sampler sees. Each model module exports ``BUILDERS``: {config name:
-builder(model_cfg, data, device, dtype, seed) -> Potential}; a builder raises UserError when
-the data do not suit the model."""
+into the Potential the sampler sees. A builder ``builder(model_cfg, data, device, dtype, seed)
+-> Potential`` is filed under its config name with ``@register(NAME)`` in the module of its
+kind; a builder raises UserError when the data do not suit the model."""
 
 from __future__ import annotations
 
 import torch
 
 from ..data.base import Data
-from ..errors import UserError
-from . import analytic, logistic, mlp, multinomial, network, toys
+from ..registry import Registry, import_modules
 
-BUILDERS: dict = {}
-for _module in (analytic, logistic, multinomial, network, toys, mlp):
-    BUILDERS.update(_module.BUILDERS)
+# the message for an unknown model lists the models in order of registration, which is the
+# order of the modules below
+BUILDERS: Registry = Registry("model", sort=False)
+register = BUILDERS.register
+import_modules(__name__, ("analytic", "logistic", "multinomial", "network", "toys", "mlp"))
 
 MODELS = tuple(BUILDERS)
 
 
 def build_potential(model_cfg, data: Data, device: torch.device, dtype: torch.dtype, seed: int = 0):
-    name = model_cfg.name
-    if name not in BUILDERS:
-        raise UserError(f"model={name}: allowed values: {', '.join(MODELS)}")
-    return BUILDERS[name](model_cfg, data, device, dtype, seed)
+    """The Potential of ``model_cfg.name``; UnknownName lists the models."""
+    return BUILDERS[model_cfg.name](model_cfg, data, device, dtype, seed)
 
 
-__all__ = ["BUILDERS", "MODELS", "build_potential"]
+__all__ = ["BUILDERS", "MODELS", "build_potential", "register"]

@@ -6,6 +6,7 @@ import torch
 
 from ..errors import UserError
 from ..potential import GradientCovariance, Potential
+from . import register
 
 
 class GaussianMean(Potential):
@@ -127,16 +128,7 @@ class NoisyGradientGaussian(Potential):
             self.generator.set_state(d["noise_generator"].cpu().to(torch.uint8))
 
 
-def build_noisy_gaussian(model_cfg, data, device, dtype, seed):
-    if data.name != "noisy_gaussian":
-        raise UserError(f"model=noisy_gaussian goes with dataset=noisy_gaussian, not dataset={data.name}")
-    e = data.extras
-    try:
-        return NoisyGradientGaussian(e["dim"], e["mean"], e["sigma"], e["sigma_model"], seed=seed, device=device)
-    except ValueError as err:
-        raise UserError(f"dataset.{err}") from None
-
-
+@register("gaussian_mean")
 def build_gaussian_mean(model_cfg, data, device, dtype, seed):
     if data.task != "density" or "noise_sd" not in data.extras:
         raise UserError(f"model=gaussian_mean needs observations with noise_sd (dataset={data.name} has none)")
@@ -148,4 +140,22 @@ def build_gaussian_mean(model_cfg, data, device, dtype, seed):
     )
 
 
-BUILDERS = {"gaussian_mean": build_gaussian_mean, "noisy_gaussian": build_noisy_gaussian}
+def from_own_dataset(name: str, data, make):
+    """``make(data.extras)``, the potential of a model that goes only with the dataset of the
+    same name, whose settings travel in the extras; a setting the potential refuses (its
+    ValueError) is a UserError naming the dataset key."""
+    if data.name != name:
+        raise UserError(f"model={name} goes with dataset={name}, not dataset={data.name}")
+    try:
+        return make(data.extras)
+    except ValueError as err:
+        raise UserError(f"dataset.{err}") from None
+
+
+@register("noisy_gaussian")
+def build_noisy_gaussian(model_cfg, data, device, dtype, seed):
+    return from_own_dataset(
+        "noisy_gaussian",
+        data,
+        lambda e: NoisyGradientGaussian(e["dim"], e["mean"], e["sigma"], e["sigma_model"], seed=seed, device=device),
+    )

@@ -6,6 +6,7 @@ import torch
 
 from ..errors import UserError
 from ..potential import Potential
+from . import register
 from .batched import rows_dot
 
 
@@ -94,6 +95,7 @@ class LogisticRegression(Potential):
         return {"minibatch_loss": (torch.nn.functional.softplus(z) - z * y).mean(-1)}
 
 
+@register("logistic_regression")
 def build_logistic_regression(model_cfg, data, device, dtype, seed):
     if data.task != "classification" or data.n_classes != 2 or data.x_train is None or data.x_train.dim() != 2:
         raise UserError(f"model=logistic_regression needs binary labels and a 2-D design (dataset={data.name})")
@@ -105,4 +107,4 @@ def build_logistic_regression(model_cfg, data, device, dtype, seed):
     )
 
 
-BUILDERS = {"logistic_regression": build_logistic_regression, "logistic": build_logistic_regression}
+register("logistic")(build_logistic_regression)  # the short name

@@ -37,6 +37,7 @@ from torch.func import functional_call, grad, jvp, vmap
 
 from ..errors import UserError
 from ..potential import Potential
+from . import register
 from .network import ParamLayout
 
 
@@ -240,6 +241,7 @@ def _tabular(name, data):
         raise UserError(f"model={name} needs a 2-D design [N, D] with labels or targets (dataset={data.name})")
 
 
+@register("ntk_mlp")
 def build_ntk_mlp(model_cfg, data, device, dtype, seed):
     _tabular("ntk_mlp", data)
     regression = data.task == "regression"
@@ -270,6 +272,7 @@ def build_ntk_mlp(model_cfg, data, device, dtype, seed):
     )
 
 
+@register("two_layer_bnn")
 def build_two_layer_bnn(model_cfg, data, device, dtype, seed):
     _tabular("two_layer_bnn", data)
     if data.task != "classification" or data.n_classes != 2:
@@ -288,6 +291,3 @@ def build_two_layer_bnn(model_cfg, data, device, dtype, seed):
         data.x_test.to(device, dtype) if data.x_test is not None else None,
         prior_precision=float(model_cfg.get("prior_precision", 1.0)),
     )
-
-
-BUILDERS = {"ntk_mlp": build_ntk_mlp, "two_layer_bnn": build_two_layer_bnn}

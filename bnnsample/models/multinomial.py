@@ -12,6 +12,7 @@ import torch.nn.functional as F
 
 from ..errors import UserError
 from ..potential import Potential
+from . import register
 
 
 class MultinomialLogistic(Potential):
@@ -141,6 +142,7 @@ def _flat(t):
     return None if t is None else t.reshape(t.shape[0], -1)
 
 
+@register("multinomial_logistic")
 def build_multinomial_logistic(model_cfg, data, device, dtype, seed):
     if data.task != "classification" or data.x_train is None or data.n_classes is None:
         raise UserError(f"model=multinomial_logistic needs a classification data set (dataset={data.name})")
@@ -151,6 +153,3 @@ def build_multinomial_logistic(model_cfg, data, device, dtype, seed):
         n_classes=int(data.n_classes),
         prior_precision=float(model_cfg.prior_precision),
     )
-
-
-BUILDERS = {"multinomial_logistic": build_multinomial_logistic}

@@ -32,6 +32,7 @@ from torch.func import functional_call, grad, grad_and_value, jacrev, jvp, repla
 
 from ..errors import UserError
 from ..potential import Potential
+from . import register
 from .cnn import ARCHITECTURES
 
 
@@ -248,4 +249,5 @@ def _build_classifier(name):
     return build
 
 
-BUILDERS = {name: _build_classifier(name) for name in ARCHITECTURES}
+for _name in ARCHITECTURES:
+    register(_name)(_build_classifier(_name))

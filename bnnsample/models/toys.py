@@ -20,7 +20,8 @@ import torch
 
 from ..errors import UserError
 from ..potential import Potential
-from .analytic import NoisyGradientGaussian
+from . import register
+from .analytic import NoisyGradientGaussian, from_own_dataset
 from .batched import rows_dot
 
 LOG_2PI = math.log(2 * math.pi)
@@ -316,6 +317,7 @@ def _cfg(model_cfg, key, default):
     return default if val is None else val
 
 
+@register("linear_gaussian")
 def build_linear_gaussian(model_cfg, data, device, dtype, seed):
     if data.task != "regression" or data.x_train is None or data.x_train.dim() != 2:
         raise UserError(f"model=linear_gaussian needs a regression data set with feature rows (dataset={data.name})")
@@ -342,15 +344,13 @@ def build_linear_gaussian(model_cfg, data, device, dtype, seed):
                           y_mean=float(e.get("y_mean", 0.0)), y_std=float(e.get("y_std", 1.0)))  # fmt: skip
 
 
+@register("double_well")
 def build_double_well(model_cfg, data, device, dtype, seed):
-    if data.name != "double_well":
-        raise UserError(f"model=double_well goes with dataset=double_well, not dataset={data.name}")
-    e = data.extras
-    try:
+    def make(e):
         return DoubleWell(e["dim"], e["sigma"], e["sigma_model"], seed=seed, device=device,
                           exact_variance=e.get("exact_variance"))  # fmt: skip
-    except ValueError as err:
-        raise UserError(f"dataset.{err}") from None
+
+    return from_own_dataset("double_well", data, make)
 
 
 def _mixture_data(name, data, device, dtype):
@@ -360,6 +360,7 @@ def _mixture_data(name, data, device, dtype):
     return data.y_train.to(device, dtype), e["weights"].to(device, dtype), e["sds"].to(device, dtype)
 
 
+@register("mixture")
 def build_mixture(model_cfg, data, device, dtype, seed):
     y, w, sds = _mixture_data("mixture", data, device, dtype)
     lam0 = float(_cfg(model_cfg, "prior_precision", 1.0))
@@ -368,6 +369,7 @@ def build_mixture(model_cfg, data, device, dtype, seed):
     return MixtureMeans(y, w, sds, lam0)
 
 
+@register("gmm")
 def build_gmm(model_cfg, data, device, dtype, seed):
     y, w, _ = _mixture_data("gmm", data, device, dtype)
     vals = {}
@@ -380,11 +382,3 @@ def build_gmm(model_cfg, data, device, dtype, seed):
     if not isinstance(ordered, bool):
         raise UserError(f"model.ordered={ordered}: allowed values: true, false")
     return GaussianMixture(y, w, vals["mean_prior_var"], vals["precision_shape"], vals["precision_rate"], ordered)
-
-
-BUILDERS = {
-    "linear_gaussian": build_linear_gaussian,
-    "double_well": build_double_well,
-    "mixture": build_mixture,
-    "gmm": build_gmm,
-}
