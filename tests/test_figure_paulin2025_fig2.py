@@ -1,6 +1,8 @@
 """Smoke test of the paulin2025-fig2 recipe's pieces at tiny size (not the quick scale)."""
 
 import csv
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,6 +10,10 @@ import torch
 
 from bnnsample.data.base import Data
 from bnnsample.figures import paulin2025_fig2 as fig2
+from bnnsample.figures.claims import VERDICTS
+from bnnsample.figures.common import claims, read_sections, verdict_counts
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
 def tiny_data(n=240, n_test=60, D=6, K=3, seed=0):
@@ -56,7 +62,52 @@ def test_recipe_end_to_end_tiny(tmp_path, monkeypatch):
     assert all(float(m["accuracy"]) > 0.5 for m in mets)  # chance is about 1/3
     md = (tmp_path / "REPRODUCTION.md").read_text()
     assert "<!-- begin paulin2025-fig2 -->" in md and "tiny synthetic" in md
-    table = md.split("| claim (paper) | ours | verdict |")[1].split("\n\n")[0]
-    assert table.count("\n| ") == 8  # one row per claim
-    assert all(v in ("reproduced", "partly", "not reproduced", "not resolved")
-               for v in (line.rsplit("|", 2)[1].strip() for line in table.strip().splitlines()[1:]))  # fmt: skip
+    section = read_sections(md)[fig2.FIG_ID]
+    rows = section.split("| claim (paulin2025) |")[1].split("\n\n")[0].splitlines()[2:]
+    assert len(rows) == len(fig2.CLAIMS)  # one row per claim
+    counts = verdict_counts(section)
+    assert sum(counts[v] for v in VERDICTS) == len(fig2.CLAIMS) - 1  # the SG-HMC row is a check, not counted
+    assert counts["statement"] == len(fig2.CLAIMS) - 1
+    check_rows = [row for row in rows if "| check |" in row]
+    assert len(check_rows) == 1 and re.search(r"\| (passed|FAILED) \|", check_rows[0])
+    # the section is a function of the CSVs: written again from them it is the same
+    assert rerender(section, tmp_path / fig2.FIG_ID, {"scale": "quick"}) == section
+
+
+def rerender(section: str, fig_dir, options) -> str:
+    """The section written again from the CSVs in ``fig_dir``, with the data's name and the
+    run's seconds read off the section (the only things the CSVs do not hold)."""
+    which = re.search(r"Data: \*\*(.+?)\*\*", section).group(1)
+    total, map_s = map(float, re.search(r"Wall time (\d+) s \(MAP by L-BFGS (\d+) s\)", section).groups())
+    return fig2.markdown_from_csv(fig_dir, options, which, map_s, total)
+
+
+def test_committed_section_is_what_the_committed_csvs_give():
+    """results/paulin2025-fig2 (a 27-minute run): its section of REPRODUCTION.md is the one the
+    code writes from its CSVs, so the claim rows can be checked without a rerun."""
+    section = read_sections((RESULTS / "REPRODUCTION.md").read_text())[fig2.FIG_ID]
+    assert rerender(section, RESULTS / fig2.FIG_ID, {"scale": "quick"}) == section
+    assert len(claims(section)) == len(fig2.CLAIMS) - 1
+
+
+def test_claims_table_is_filled():
+    for claim in fig2.CLAIMS.values():
+        assert claim.text and claim.where and claim.paper and claim.tolerance and claim.method
+        assert claim.source in ("statement", "check")
+
+
+def bias_rows(values, se, resolved=True, name="SG-BAOAB"):
+    return {(name, h): {"bias": v, "se": s, "resolved": resolved} for h, v, s in zip((4e-3, 2e-3, 1e-3), values, se)}
+
+
+@pytest.mark.parametrize(
+    "values,se,resolved,target,verdict",
+    [((0.08, 0.02, 0.005), (1e-3, 5e-4, 2e-4), True, 4, "reproduced"),
+     ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), True, 4, "not reproduced (56.6 s.e.)"),
+     ((0.08, 0.04, 0.01), (1e-3, 5e-4, 2e-4), True, 2, "partly"),
+     ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), False, 2, "not tested: scale")],
+)  # fmt: skip
+def test_ratio_rule(values, se, resolved, target, verdict):
+    """Ratios per halving against the band of the claim; unresolved levels do not count."""
+    out = fig2._ratio_outcome(bias_rows(values, se, resolved), "SG-BAOAB", [4e-3, 2e-3, 1e-3], target)
+    assert out.verdict == verdict

@@ -12,6 +12,8 @@ import pytest
 from bnnsample.analysis.recorded import exact_recorded_moments
 from bnnsample.figures import franzese2021_toys as fz
 from bnnsample.figures import paulin2025_fig1 as pf
+from bnnsample.figures.claims import VERDICTS
+from bnnsample.figures.common import read_sections, verdict_counts
 from bnnsample.simulate import build_target
 
 
@@ -75,8 +77,61 @@ def test_paulin_make_writes_files_and_section(tmp_path):
     assert {"w1.csv", "w1.png", "REPRODUCTION.md"} <= names
     rows = list(csv.DictReader((tmp_path / pf.FIG_ID / "w1.csv").read_text().splitlines()))
     assert [float(r["h"]) for r in rows] == list(pf.STEPS)
+    assert rows[0]["w1_se"] and float(rows[0]["w1_se"]) > 0
     text = (tmp_path / "REPRODUCTION.md").read_text()
-    assert f"<!-- begin {pf.FIG_ID} -->" in text and "| W1 SG-UBU" in text
+    section = read_sections(text)[pf.FIG_ID]
+    assert f"<!-- begin {pf.FIG_ID} -->" in text and "| W1 of SG-UBU to the posterior" in section
+    # one sampler: its W1 row (derived) and slope row (statement), and two checks that are not counted
+    assert sum(line.startswith("| ") for line in section.splitlines()) == 1 + 2 + 2  # header, claims, checks
+    counts = verdict_counts(section)
+    assert sum(counts[v] for v in VERDICTS) == 2 and (counts["derived"], counts["statement"]) == (1, 1)
+    assert section.count("| check | ") == 2 and section.count("| passed |") == 2
+
+
+def test_paulin_claims_table_is_filled():
+    """Every claim names where the paper makes it, its value and the value's source; the
+    notebook's W1 values are derived (the paper prints no number), the orders are statements."""
+    for key, claim in pf.CLAIMS.items():
+        assert claim.text and claim.where and claim.paper and claim.tolerance and claim.method
+        kind = key[0] if isinstance(key, tuple) else key
+        expected = {"w1": "derived", "exact": "check", "mc": "check"}.get(kind, "statement")
+        assert claim.source == expected, key
+    assert "re-run of the notebook" in pf.CLAIMS["w1", "SMS-BAOAB"].method
+
+
+def cells(label, w1, se=1e-4, floor=1e-4, rho=0.5):
+    """Cells of ``label`` at the four steps with the given W1 (None: diverged)."""
+    out = []
+    for h, w in zip(pf.STEPS, w1):
+        c = pf.Cell(label, "x", h, 1.0, 10, 10, 1, 50, w1=math.nan if w is None else w, w1_se=se, w1_floor=floor,
+                    exact={"rho": 1.2 if w is None else rho, "mean": -15 / 17 + h**2, "var": 1 / 4.25 + h**2})
+        out.append(c)
+    return out
+
+
+@pytest.mark.parametrize(
+    "w1,verdict",
+    [((0.0412, 0.0071, 0.0021, 0.0005), "reproduced"),
+     ((0.0412, 0.0071, 0.0021, 0.0007), "partly"),  # +40%, 2 s.e. but below 3 floors: not resolved
+     ((0.0612, 0.0101, 0.0031, 0.0015), "not reproduced (10.0 s.e.)"),
+     ((0.046, 0.0080, 0.0025, 0.0007), "not tested: scale")],
+)  # fmt: skip
+def test_paulin_w1_rule(w1, verdict):
+    """Each h agrees within 10% of the notebook's value; a cell outside it counts against the
+    claim only when it is over 2 s.e. away and above 3 Monte Carlo floors."""
+    floor = 0.02 if verdict == "not tested: scale" else 1e-4  # every cell below 3 floors
+    assert pf._w1_outcome("SMS-UBU", cells("SMS-UBU", w1, floor=floor)).verdict == verdict
+
+
+def test_paulin_slope_rule():
+    """A slope whose fit has 2 of its 3 points at the noise floor is not a measurement; a
+    pre-asymptotic slope (the finest pair within the tolerance) is partly."""
+    assert pf._slope_outcome("SMS-UBU", cells("SMS-UBU", (0.04, 0.01, 0.0025, 6.25e-4))).verdict == "reproduced"
+    floor = cells("SMS-UBU", (0.04, 0.01, 0.0025, 6.25e-4), floor=1e-3)
+    assert pf._slope_outcome("SMS-UBU", floor).verdict == "not tested: scale"
+    em = pf._slope_outcome("SG-EM", cells("SG-EM", (None, 0.36, 0.10, 0.044)))
+    assert em.verdict == "partly" and "pre-asymptotic" in em.why
+    assert pf._slope_outcome("SG-EM", cells("SG-EM", (None, 0.5, 0.1, 0.02))).verdict.startswith("not reproduced (")
 
 
 @pytest.mark.parametrize(
@@ -186,3 +241,17 @@ def test_full_batch_stationary_akd_lie_trotter(trig):
     got = fz.full_batch_stationary_akd(trig, "lie_trotter", eta, gamma)
     assert got == pytest.approx(want, rel=1e-6)
     assert 1e-3 < got < 1e-2  # order-2 bias, far above rounding and far below the 2000-sample floor
+
+
+@pytest.mark.parametrize(
+    "other,verdict",
+    [((0.08, 0.02, 0.005, 0.002), "reproduced"), ((0.0405, 0.0064, 0.005, 0.002), "partly"),
+     ((0.03, 0.004, 0.001, 0.0005), "not reproduced (7.8 s.e.)")],
+)  # fmt: skip
+def test_paulin_best_rule(other, verdict):
+    """SMS-UBU and SG-UBU wor below every other sampler at each h (beyond 2 s.e.); a tie leaves
+    that h unresolved."""
+    cs = {"SMS-UBU": cells("SMS-UBU", (0.0412, 0.0071, 0.0021, 0.0005)),
+          "SG-UBU wor": cells("SG-UBU wor", (0.0273, 0.0060, 0.0017, 0.0005)),
+          "SG-BAOAB": cells("SG-BAOAB", other)}  # fmt: skip
+    assert pf._best_outcome(cs).verdict == verdict

@@ -332,6 +332,30 @@ def test_wasserstein1_normal_with_ties_and_far_sample():
     assert M.wasserstein1_normal(far, 0.0, 1.0) == pytest.approx(stats.wasserstein_distance(far, grid), abs=1e-4)
 
 
+
+@pytest.mark.parametrize("shift, scale", [(0.15, 1.0), (0.0, 1.1)])
+def test_wasserstein1_normal_se_is_the_spread_over_replicates(shift, scale):
+    """Chains of AR(1) draws (correlation 0.7) of a biased law: the delta-method s.e. is the
+    standard deviation of W1 over independent replicates, and (power) it is far larger than
+    the s.e. the same draws would have if they were independent."""
+    rng = np.random.default_rng(11)
+
+    def chains(c=200, d=20, rho=0.7):
+        e = rng.normal(size=(c, d))
+        x = np.empty_like(e)
+        x[:, 0] = e[:, 0]
+        for j in range(1, d):
+            x[:, j] = rho * x[:, j - 1] + math.sqrt(1 - rho**2) * e[:, j]
+        return shift + scale * x
+
+    reps = [chains() for _ in range(200)]
+    spread = np.std([M.wasserstein1_normal(x, 0.0, 1.0) for x in reps], ddof=1)
+    se = np.mean([M.wasserstein1_normal_se(x, 0.0, 1.0) for x in reps])
+    assert se == pytest.approx(spread, rel=0.15)
+    assert se > 1.4 * M.wasserstein1_normal_se(reps[0].reshape(-1, 1), 0.0, 1.0)
+    with pytest.raises(ValueError, match="at least 2 independent chains"):
+        M.wasserstein1_normal_se(reps[0][:1], 0.0, 1.0)
+
 def test_kolmogorov_distance_normal_direct_formula():
     rng = np.random.default_rng(4)
     sample = rng.normal(0.2, 1.3, size=500)

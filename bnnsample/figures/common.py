@@ -258,6 +258,25 @@ def write_csv(path: Path, rows: list[dict], float_format: str | None = "{:.6g}",
     return path
 
 
+def read_csv(path: Path) -> list[dict]:
+    """Rows of a CSV that ``write_csv`` wrote, its cells parsed back: True/False as booleans,
+    integers, floats (nan included), anything else as text (an empty cell stays "")."""
+    import csv
+
+    def parse(v: str):
+        if v in ("True", "False"):
+            return v == "True"
+        for kind in (int, float):
+            try:
+                return kind(v)
+            except ValueError:
+                pass
+        return v
+
+    with open(path, newline="") as f:
+        return [{k: parse(v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+
 def pyplot():
     """matplotlib.pyplot on the file-only Agg backend (recipes run without a display)."""
     import matplotlib

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from . import common, register
+from .claims import Claim, by_count, check, not_reproduced, not_tested, partly, reproduced, table
 
 FIG_ID = "paulin2025-fig1"
 DATASET = "two_batch_gaussian"
@@ -51,7 +52,8 @@ SAMPLERS = (
     ("SMS-EM", "sms_em"), ("SG-EM", "sg_em"), ("SG-EM wor", "sg_em_wor"),
 )  # fmt: skip
 
-# the authors' notebook bias_test_wass.ipynb: its saved W1 (rows h, as in STEPS); None = diverged (nan)
+# the authors' notebook bias_test_wass.ipynb: its saved W1 (rows h, as in STEPS); None = diverged (nan). The paper's
+# Fig. 1 plots these values and prints no number: for this project they are derived values, not printed ones
 PAPER_W1 = {
     "SMS-UBU": (0.0412, 0.0071, 0.0021, 0.0005),
     "SG-UBU": (0.1147, 0.0483, 0.0231, 0.0113),
@@ -64,7 +66,7 @@ PAPER_W1 = {
     "SG-EM wor": (None, 0.1903, 0.0659, 0.0289),
 }
 # the notebook's SMS-BAOAB used the fixed order 0,1,1,0 (never the random permutation); a
-# properly randomised SMS-BAOAB gives this at h = 0.25 (an independent re-run, not in the paper;
+# properly randomised SMS-BAOAB gives this at h = 0.25 (an independent re-run of the notebook, not in the paper;
 # the smaller h agree)
 RANDOMISED_SMS_BAOAB_025 = 0.16455
 # §3.4: bias O(h^2) for SMS and without-replacement UBU/BAOAB, O(h) for the others; slope of
@@ -79,6 +81,64 @@ DERIVED_EXACT = {
     "SG-UBU wor": ((2.10e-2, 2.26e-2), (5.95e-3, 1.65e-3), (1.56e-3, 1.28e-3), (3.99e-4, 4.30e-4)),
     "SMS-UBU": ((2.56e-2, 4.55e-2), (6.57e-3, 4.75e-3), (1.63e-3, 1.98e-3), (4.06e-4, 5.33e-4)),
 }
+W1_TOL = 0.10  # relative agreement of a W1 cell with the notebook's value (this project's tolerance)
+NOISE_FLOORS = 3  # a W1 below this many Monte Carlo floors mostly measures sampling noise
+# what resolves the cells and slopes below 3 floors at scale=quick: the floors of scale=paper at h = 0.0625 and
+# 0.03125 were measured (noise_floor, seed 0: 14.5 and 27.2 CPU-s); its CPU time is estimated from the quick run's
+# 66 CPU-s (12x the chain-epochs) and the W1 of 2e7 records per cell (about 12 CPU-s each)
+SCALE_WHY = ("scale=paper (20,000 chains x 1,000 records, thinning 1/3/7/15 epochs) lowers the floors at h = 0.0625 "
+             "and 0.03125 to 0.00015 and 0.000084 (measured), below a third of the notebook's W1 values there; "
+             "about 15 CPU-min")
+
+
+def _w1_claim(label: str) -> Claim:
+    def fmt(v):
+        return "div." if v is None else f"{v:.4f}"
+
+    values = [fmt(v) for v in PAPER_W1[label]]
+    method = ("the values are the saved output, to 4 decimals, of the authors' notebook bias_test_wass.ipynb (the "
+              "data plotted in Fig. 1; the paper prints no number); ours: exact W1 of the pooled records ± "
+              "delta-method s.e. over chains")  # fmt: skip
+    if label == "SMS-BAOAB":
+        values[0] = f"{RANDOMISED_SMS_BAOAB_025:.4f}†"
+        method += ("; † h = 0.25: an independent re-run of the notebook with the batch order randomised per sweep "
+                   "(the notebook's own 0.0408 comes from its fixed order 0,1,1,0, which is not the SMS scheme)")
+    return Claim(f"W1 of {label} to the posterior at h = 0.25 / 0.125 / 0.0625 / 0.03125", "§3.4, Fig. 1",
+                 " / ".join(values), source="derived",
+                 tolerance=f"each h within ±{W1_TOL:.0%} of the value (both diverged also agrees)",
+                 method=method)  # fmt: skip
+
+
+def _slope_claim(label: str) -> Claim:
+    order, tol = EXPECTED_SLOPE[label]
+    return Claim(f"bias of {label} is O(h{'^2' if order == 2 else ''}) (weak order {order})", "§3.4, Fig. 1",
+                 f"slope {order}", source="statement", tolerance=f"slope within {order} ± {tol} (this project's)",
+                 method="least squares of log W1 on log h over h = 0.125, 0.0625, 0.03125; MC s.e. of the slope "
+                 "from the W1 s.e.")  # fmt: skip
+
+
+CLAIMS = {
+    **{("w1", label): _w1_claim(label) for label, _ in SAMPLERS},
+    **{("slope", label): _slope_claim(label) for label, _ in SAMPLERS},
+    "em_diverge": Claim("the EM variants diverge at the largest step size h = 0.25", "§3.4, Fig. 1", "diverged",
+                        source="statement", tolerance="all three diverge",
+                        method="spectral radius of the exact second-moment recursion of the recorded chain >= 1: "
+                        "the variance grows geometrically"),
+    "best": Claim("SMS-UBU and SG-UBU wor perform similarly and slightly outperform all other methods",
+                  "§3.4, Fig. 1", "the two smallest W1", source="statement",
+                  tolerance="at each h where both are above 3 MC floors, every other sampler's W1 more than 2 s.e. "
+                  "above the larger of the two (within 2 s.e.: a tie, not resolved)",
+                  method="W1 ± s.e. per h; h where SMS-UBU or SG-UBU wor is below 3 floors are not counted"),
+    **{("exact", label): Claim(f"exact (|Δmean|, |Δvar|) of {label}'s recorded law = an independent "
+                               "exact computation (derived for this project, not in the paper)", "Fig. 1 setting",
+                               " / ".join(f"{m:.2e}, {v:.2e}" for m, v in ref), source="check",
+                               tolerance="largest relative difference < 5%",
+                               method="stationary moments from affine maps probed off our integrators")
+       for label, ref in DERIVED_EXACT.items()},
+    "mc": Claim("Monte Carlo moments = exact stationary moments of the recorded law", "Fig. 1 setting", "-",
+                source="check", tolerance="largest |z| < 4.5",
+                method="z = (MC - exact) / MC standard error over independent chains"),
+}  # fmt: skip
 
 SCALES = {
     # chains, records per chain, thin in epochs for k = 0..3 (odd), burn-in epochs 50 * 2^k
@@ -102,6 +162,7 @@ class Cell:
     thin_epochs: int
     burn_epochs: int
     w1: float = math.nan
+    w1_se: float = math.nan  # delta-method Monte Carlo s.e. over the independent chains
     w1_floor: float = math.nan  # W1 of an exact sampler under the same protocol (noise_floor)
     w1_iid: float = math.nan  # W1 of as many i.i.d. exact draws
     diverged_frac: float = 0.0
@@ -112,7 +173,7 @@ class Cell:
 
     @property
     def noise_limited(self) -> bool:
-        return math.isfinite(self.w1) and self.w1 < 3 * self.w1_floor
+        return math.isfinite(self.w1) and self.w1 < NOISE_FLOORS * self.w1_floor
 
     @property
     def mixed(self) -> bool:
@@ -155,7 +216,7 @@ def run_cell(
     A cell whose exact second-moment recursion is unstable (spectral radius >= 1) or whose
     chains went non-finite is diverged: no W1."""
     from ..analysis.recorded import exact_recorded_moments, pooled_moments
-    from ..evaluate.metrics import wasserstein1_normal
+    from ..evaluate.metrics import wasserstein1_normal, wasserstein1_normal_se
     from ..simulate import draws, preset_scheme
 
     t0 = time.perf_counter()
@@ -175,6 +236,7 @@ def run_cell(
     cell.max_abs = float(np.nanmax(np.abs(rec))) if np.isfinite(rec).any() else math.inf
     if not cell.diverged:
         cell.w1 = wasserstein1_normal(rec.reshape(-1), mu, sd)
+        cell.w1_se = wasserstein1_normal_se(rec.T, mu, sd)
         rng = np.random.default_rng(seed + 17)
         cell.w1_iid = wasserstein1_normal(rng.normal(mu, sd, rec.size), mu, sd)
         cell.w1_floor = cell.w1_iid if floor is None else floor
@@ -239,9 +301,10 @@ def _exact_slopes(cells: list[Cell]) -> tuple[str, str]:
     return out[0], out[1]
 
 
-CSV_FIELDS = ("sampler", "preset", "h", "friction", "chains", "records", "thin_epochs", "burn_epochs", "w1", "w1_floor_exact_sampler", "w1_iid_draws",
-              "noise_limited", "paper_w1", "rel_dev", "diverged", "diverged_frac", "max_abs_x", "mc_mean", "mc_mean_se", "mc_var", "mc_var_se",
-              "exact_mean", "exact_var", "exact_rho", "mixed_in_burn_in", "z_mean", "z_var", "seconds")  # fmt: skip
+CSV_FIELDS = ("sampler", "preset", "h", "friction", "chains", "records", "thin_epochs", "burn_epochs", "w1", "w1_se",
+              "w1_floor_exact_sampler", "w1_iid_draws", "noise_limited", "paper_w1", "rel_dev", "diverged",
+              "diverged_frac", "max_abs_x", "mc_mean", "mc_mean_se", "mc_var", "mc_var_se", "exact_mean", "exact_var",
+              "exact_rho", "mixed_in_burn_in", "z_mean", "z_var", "seconds")  # fmt: skip
 
 
 def _row(c: Cell, k: int) -> list:
@@ -254,10 +317,10 @@ def _row(c: Cell, k: int) -> list:
     def f(x):
         return "" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.6g}"
 
-    return [c.label, c.preset, c.h, c.gamma, c.chains, c.records, c.thin_epochs, c.burn_epochs, f(c.w1), f(c.w1_floor), f(c.w1_iid),
-            int(c.noise_limited), f(pv), f(rel), int(c.diverged), f(c.diverged_frac), f(c.max_abs), f(mc.get("mean")), f(mc.get("mean_se")),
-            f(mc.get("var")), f(mc.get("var_se")), f(ex["mean"]), f(ex["var"]), f(ex["rho"]), int(c.mixed), f(z_m), f(z_v),
-            f"{c.seconds:.1f}"]  # fmt: skip
+    return [c.label, c.preset, c.h, c.gamma, c.chains, c.records, c.thin_epochs, c.burn_epochs, f(c.w1), f(c.w1_se),
+            f(c.w1_floor), f(c.w1_iid), int(c.noise_limited), f(pv), f(rel), int(c.diverged), f(c.diverged_frac),
+            f(c.max_abs), f(mc.get("mean")), f(mc.get("mean_se")), f(mc.get("var")), f(mc.get("var_se")),
+            f(ex["mean"]), f(ex["var"]), f(ex["rho"]), int(c.mixed), f(z_m), f(z_v), f"{c.seconds:.1f}"]  # fmt: skip
 
 
 def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> None:
@@ -294,29 +357,6 @@ def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> None:
     common.save_figure(fig, path)
 
 
-def _verdict_w1(label: str, cs: list[Cell]) -> tuple[str, str]:
-    bad = []
-    for c in cs:
-        k = STEPS.index(c.h)
-        pv = _paper_value(label, k)
-        if pv is None:
-            if not c.diverged:
-                bad.append(f"h={c.h:g}: paper diverged, ours W1={c.w1:.4f}")
-            continue
-        if c.diverged:
-            bad.append(f"h={c.h:g}: ours diverged (spectral radius {c.exact['rho']:.3f})")
-            continue
-        rel = (c.w1 - pv) / pv
-        if abs(rel) > 0.10:
-            tag = " (noise-limited)" if c.noise_limited else ""
-            bad.append(f"h={c.h:g}: {rel:+.0%}{tag}")
-    if not bad:
-        return "reproduced", "every cell within ±10%"
-    if all("noise-limited" in b for b in bad) or len(bad) <= 1:
-        return "partly", "; ".join(bad)
-    return "not reproduced", "; ".join(bad)
-
-
 def _settings_text(s: dict) -> str:
     return (
         f"Settings: {s['chains']} chains from x = 0 per cell, burn-in 50·2^k epochs (simulated time 25), "
@@ -332,119 +372,180 @@ def _settings_text(s: dict) -> str:
     )
 
 
-def _markdown(cells: dict, s: dict, seconds: float, files: list[Path]) -> str:
+def _w1_text(c: Cell) -> str:
+    if not math.isfinite(c.w1):
+        return "div."
+    return f"{c.w1:.4f} ± {c.w1_se:.2g}" + ("*" if c.noise_limited else "")
+
+
+def _w1_outcome(label: str, cs: list[Cell]):
+    """Each h agrees when our W1 is within W1_TOL of the notebook's value (or both diverged). A
+    cell outside it disagrees when the difference is over 2 s.e. and our W1 is above the noise
+    floors; otherwise it is not resolved at this scale (and counts for neither side)."""
+    good, zs, notes, noise = 0, [], [], 0  # noise: cells outside the tolerance and below the floors
+    for c in cs:
+        pv = _paper_value(label, STEPS.index(c.h))
+        if pv is None or c.diverged:
+            good += pv is None and c.diverged
+            if pv is None and not c.diverged:
+                notes.append(f"h={c.h:g}: the notebook diverged, ours W1 {c.w1:.4f}")
+                zs.append(math.inf)
+            elif c.diverged and pv is not None:
+                notes.append(f"h={c.h:g}: ours diverged (spectral radius {c.exact['rho']:.3f})")
+                zs.append(math.inf)
+            continue
+        rel, z = (c.w1 - pv) / pv, (c.w1 - pv) / c.w1_se
+        if label == "SMS-BAOAB" and c.h == STEPS[0]:
+            notes.append(f"h={c.h:g}: {rel:+.0%} against the re-run value †; ours is {c.w1 / PAPER_W1[label][0]:.1f}x "
+                         f"the notebook's fixed-order {PAPER_W1[label][0]}")
+        if abs(rel) <= W1_TOL:
+            good += 1
+            continue
+        unresolved = c.noise_limited or abs(z) <= 2
+        tag = " (*, not resolved)" if c.noise_limited else " (within 2 s.e.)" if unresolved else ""
+        notes.append(f"h={c.h:g}: {rel:+.0%} = {z:+.1f} s.e. = {(c.w1 - pv) / c.w1_floor:+.1f} MC floors{tag}")
+        if not unresolved:
+            zs.append(z)
+        noise += c.noise_limited
+    if noise:
+        notes.append(f"*: ours below {NOISE_FLOORS} MC floors, mostly sampling noise (which the s.e. does not "
+                     f"measure): not resolved at this scale; {SCALE_WHY}")
+    ours, why = " / ".join(_w1_text(c) for c in cs), "; ".join(notes)
+    if len(zs) + good == 0:
+        return not_tested("scale", ours, why)
+    if good == 0:
+        return not_reproduced(ours, why, z=min(zs, key=abs))
+    return partly(ours, why) if zs or good < len(cs) else reproduced(ours, why)
+
+
+def _slope_outcome(label: str, cs: list[Cell]):
+    """Least-squares slope over the three smallest h with its Monte Carlo s.e. (from the W1
+    s.e.); a fit with 2 or 3 of its points below the noise floors is not a measurement."""
     from ..evaluate.sweep import fit_loglog
 
-    lines = [
+    order, tol = EXPECTED_SLOPE[label]
+    fin = sorted((c for c in cs if math.isfinite(c.w1)), key=lambda c: c.h)[:3]  # the points _slope fits
+    fit = _slope(cs)
+    if fit is None:
+        return not_reproduced("-", "fewer than 3 finite W1 values")
+    rel_se = np.array([c.w1_se / c.w1 for c in fin])
+    se = float(np.sqrt(np.sum(((np.log([c.h for c in fin]) - fit.x_mean) / fit.sxx) ** 2 * rel_se**2)))
+    local = math.log2(fin[1].w1 / fin[0].w1)
+    local_se = math.hypot(rel_se[0], rel_se[1]) / math.log(2)
+    ours = (f"{fit.slope:.2f} ± {se:.2g} (MC s.e.); local slope {local:.2f} ± {local_se:.2g} between h = "
+            f"{fin[1].h:g} and {fin[0].h:g}")
+    pv = [PAPER_W1[label][STEPS.index(c.h)] for c in fin]
+    pfit = fit_loglog([c.h for c in fin], pv) if None not in pv else None
+    ex = _exact_slopes(cs)
+    why = "" if pfit is None else f"the notebook's W1 values give {pfit.slope:.2f}; "
+    why += (f"95% CI of the 3-point fit (its residuals) [{fit.lo:.2f}, {fit.hi:.2f}]; exact slopes of the recorded "
+            f"law: |Δmean| {ex[0]}, |Δvar| {ex[1]}")
+    nl = sum(c.noise_limited for c in fin)
+    if nl >= 2:
+        return not_tested("scale", ours, f"{nl} of the 3 W1 values are below {NOISE_FLOORS} MC floors, so the fit "
+                          f"measures sampling noise (it flattens the slope); {SCALE_WHY}; {why}")
+    if nl:
+        why += f"; {nl} of the 3 W1 values is below {NOISE_FLOORS} MC floors"
+    if abs(fit.slope - order) <= tol:
+        return reproduced(ours, why)
+    if abs(local - order) <= tol:
+        return partly(ours, f"the 3-point slope is {(fit.slope - order) / se:+.0f} s.e. from {order}, outside the "
+                      f"tolerance, and the local slope at the smallest h is within it: the slope still falls towards "
+                      f"{order} as h decreases (pre-asymptotic); {why}")
+    return not_reproduced(ours, why, z=(fit.slope - order) / se)
+
+
+def _em_outcome(cells: dict):
+    em = [c for lab, cs in cells.items() if "EM" in lab for c in cs if c.h == 0.25]
+    ours = ", ".join(f"{c.label}: spectral radius {c.exact['rho']:.3f}, max |x| {c.max_abs:.3g}, "
+                     f"{c.diverged_frac:.0%} non-finite" for c in em)  # fmt: skip
+    return by_count(sum(c.diverged for c in em), len(em), ours,
+                    "non-finite once the run is long enough; the other samplers' radii are < 1")  # fmt: skip
+
+
+def _best_outcome(cells: dict):
+    """At each h where SMS-UBU and SG-UBU wor are both above the noise floors, every other
+    sampler's W1 against the larger of the two: above by more than 2 s.e. (the claim holds at
+    h when all are), below by more than 2 s.e. (it fails), or a tie (not resolved)."""
+    best = ("SMS-UBU", "SG-UBU wor")
+    held, failed, parts, unresolved = 0, [], [], []
+    for k, h in enumerate(STEPS):
+        at = {lab: cs[k] for lab, cs in cells.items() if k < len(cs) and math.isfinite(cs[k].w1)}
+        others = [c for lab, c in at.items() if lab not in best]
+        if not others or any(b not in at or at[b].noise_limited for b in best):
+            unresolved.append(f"{h:g}")
+            continue
+        top = max((at[b] for b in best), key=lambda c: c.w1)
+        z = {c.label: (c.w1 - top.w1) / math.hypot(c.w1_se, top.w1_se) for c in others}
+        below, ties = [lab for lab, v in z.items() if v < -2], [lab for lab, v in z.items() if abs(v) <= 2]
+        held += not below and not ties
+        failed += [z[lab] for lab in below]
+        part = f"h={h:g}: SMS-UBU {_w1_text(at['SMS-UBU'])}, SG-UBU wor {_w1_text(at['SG-UBU wor'])}"
+        for kind, labs in (("below the larger by > 2 s.e.", below), ("within 2 s.e. of the larger", ties)):
+            if labs:
+                part += f"; {kind}: " + ", ".join(f"{lab} {_w1_text(at[lab])} (z={z[lab]:+.1f})" for lab in labs)
+        if not below and not ties:
+            nxt = min(others, key=lambda c: c.w1)
+            part += f"; next {nxt.label} {_w1_text(nxt)} (z={z[nxt.label]:+.1f})"
+        parts.append(part)
+    why = f"h = {', '.join(unresolved)} not counted (a sampler of the two below {NOISE_FLOORS} MC floors)"
+    ours, why = "; ".join(parts) or "-", why if unresolved else ""
+    if not held:
+        return not_reproduced(ours, why, z=min(failed, key=abs)) if failed else not_tested("scale", ours, why)
+    return by_count(held, len(parts), ours, why)
+
+
+def _exact_check(label: str, cs: list[Cell]):
+    mean, var = PAULIN_POSTERIOR
+    ref = DERIVED_EXACT[label]
+    ours, worst = [], 0.0
+    for c in cs:
+        k = STEPS.index(c.h)
+        dm, dv = abs(c.exact["mean"] - mean), abs(c.exact["var"] - var)
+        ours.append(f"{dm:.2e}, {dv:.2e}")
+        for a, b in ((dm, ref[k][0]), (dv, ref[k][1])):
+            worst = max(worst, abs(a - b) / b if b else (0.0 if a < 1e-8 else math.inf))
+    return check(worst < 0.05, " / ".join(ours), f"largest relative difference {worst:.1%}")
+
+
+def _mc_check(cells: dict):
+    zs = [abs(c.mc[k] - c.exact[k]) / c.mc[f"{k}_se"] for cs in cells.values() for c in cs if c.mc and c.mixed
+          for k in ("mean", "var")]  # fmt: skip
+    slow = [f"{c.label} h={c.h:g} (radius {c.exact['rho']:.3f})" for cs in cells.values() for c in cs
+            if c.mc and not c.mixed]  # fmt: skip
+    why = "left out, second moments not mixed within the burn-in: " + ", ".join(slow) if slow else ""
+    return check(max(zs) < 4.5, f"largest |z| = {max(zs):.2f} over {len(zs)} means/variances", why)
+
+
+def outcomes(cells: dict) -> list:
+    """(Claim, Outcome) per claim of CLAIMS that the run's samplers test."""
+    rows = [(CLAIMS["w1", lab], _w1_outcome(lab, cs)) for lab, cs in cells.items()]
+    rows += [(CLAIMS["slope", lab], _slope_outcome(lab, cs)) for lab, cs in cells.items()]
+    if any("EM" in lab and cs[0].h == 0.25 for lab, cs in cells.items()):
+        rows.append((CLAIMS["em_diverge"], _em_outcome(cells)))
+    if len(cells) >= 3 and {"SMS-UBU", "SG-UBU wor"} <= set(cells):
+        rows.append((CLAIMS["best"], _best_outcome(cells)))
+    rows += [(CLAIMS["exact", lab], _exact_check(lab, cells[lab])) for lab in DERIVED_EXACT if lab in cells]
+    if any(c.mc and c.mixed for cs in cells.values() for c in cs):
+        rows.append((CLAIMS["mc"], _mc_check(cells)))
+    return rows
+
+
+def _markdown(cells: dict, s: dict, seconds: float, files: list[Path]) -> str:
+    floors = ", ".join(f"{c.w1_floor:.5f}" for c in next(iter(cells.values())))
+    return "\n".join([
         f"## {FIG_ID}: W1 bias of 9 samplers on the two-batch Gaussian (paulin2025 Fig. 1, §3.4)",
         "",
         f"Command: `bnnsample figure {FIG_ID} scale={s['scale']}` ({seconds / 60:.1f} min). " + _settings_text(s),
         "",
-        "| claim (source) | paper | ours | verdict | reason / evidence |",
-        "|---|---|---|---|---|",
-    ]
-
-    def fmt(v):
-        return "div." if v is None else f"{v:.4f}"
-
-    for label, cs in cells.items():
-        paper = " / ".join(fmt(PAPER_W1[label][STEPS.index(c.h)]) for c in cs)
-        ours = " / ".join("div." if not math.isfinite(c.w1) else f"{c.w1:.4f}" + ("*" if c.noise_limited else "")
-                          for c in cs)  # fmt: skip
-        verdict, reason = _verdict_w1(label, cs)
-        if label == "SMS-BAOAB":
-            reason += (f"; h=0.25 compared with the randomised value {RANDOMISED_SMS_BAOAB_025} (an independent randomised re-run, not in the paper): "
-                       "the notebook's 0.0408 came from a fixed batch order 0,1,1,0 (the notebook's code)")  # fmt: skip
-        lines.append(f"| W1 {label}, h = 0.25 / 0.125 / 0.0625 / 0.03125 (bias_test_wass.ipynb) | {paper} | {ours} | {verdict} | "
-                     f"{reason} |")  # fmt: skip
-    for label, cs in cells.items():
-        fit = _slope(cs)
-        exp = EXPECTED_SLOPE[label]
-        if fit is None:
-            lines.append(f"| slope {label} (§3.4) | {exp[0]} ± {exp[1]} | n/a | not reproduced | fewer than 3 "
-                         "finite W1 values |")  # fmt: skip
-            continue
-        ok = abs(fit.slope - exp[0]) <= exp[1]
-        pv = [PAPER_W1[label][STEPS.index(c.h)] for c in sorted(cs, key=lambda c: c.h)[:3]]
-        pfit = fit_loglog(sorted(c.h for c in cs)[:3], pv) if None not in pv else None
-        nl = sum(c.noise_limited for c in sorted(cs, key=lambda c: c.h)[:3])
-        ex = _exact_slopes(cs)
-        same = pfit is not None and abs(pfit.slope - fit.slope) <= max(0.3, 2 * fit.slope_se)
-        # with 2 or 3 of the 3 points at the noise floor the fitted slope is not a measurement
-        verdict = "reproduced" if ok and nl < 2 else ("partly" if ok or nl or same else "not reproduced")
-        why = "" if pfit is None else f"the notebook's own W1 values give {pfit.slope:.2f}; "
-        why += f"least squares over h = 0.125..0.03125, 95% CI [{fit.lo:.2f}, {fit.hi:.2f}]"
-        if nl:
-            why += f"; {nl} of the 3 W1 values are below 3 MC floors (flattens the slope)"
-        why += f"; exact slopes of the recorded law: \\|Δmean\\| {ex[0]}, \\|Δvar\\| {ex[1]}"
-        lines.append(f"| slope of log W1 on log h, {label} (§3.4) | {exp[0]} ± {exp[1]} | {fit.slope:.2f} | "
-                     f"{verdict} | {why} |")  # fmt: skip
-    # divergence of EM at h = 0.25
-    em = [c for lab, cs in cells.items() if "EM" in lab for c in cs if c.h == 0.25]
-    if em:
-        ok = all(c.diverged for c in em)
-        lines.append("| EM variants diverge at h = 0.25 (§3.4) | diverged | " + ", ".join(
-            f"{c.label}: spectral radius {c.exact['rho']:.3f}, max \\|x\\| {c.max_abs:.3g}, "
-            f"{c.diverged_frac:.0%} non-finite" for c in em)
-            + f" | {'reproduced' if ok else 'not reproduced'} | the exact second-moment recursion of the recorded "
-            "chain has spectral radius >= 1: the variance grows geometrically (non-finite once the run is long "
-            "enough); the others are < 1 |")  # fmt: skip
-    # best samplers
-    ranks = {}
-    for label, cs in cells.items():
-        vals = [c.w1 for c in cs if c.h <= 0.125]
-        if vals and all(math.isfinite(v) for v in vals):
-            ranks[label] = float(np.exp(np.mean(np.log(vals))))
-    if len(ranks) >= 3 and "SMS-UBU" in ranks and "SG-UBU wor" in ranks:
-        order = sorted(ranks, key=ranks.get)
-        top = order[:2]
-        ok = set(top) == {"SMS-UBU", "SG-UBU wor"}
-        lines.append("| SMS-UBU ≈ SG-UBU wor, slightly better than all others (§3.4) | claim | geometric-mean W1 over "
-                     "h ≤ 0.125: " + ", ".join(f"{k} {ranks[k]:.4f}" for k in order[:4]) + " ... | "
-                     + ("reproduced" if ok else "partly") + " | "
-                     + ("the two smallest" if ok else f"the two smallest are {top[0]} and {top[1]}; the paper's own "
-                        "table has SG-BAOAB wor below both at h = 0.0625") + " |")  # fmt: skip
-    # exact moments against the values derived for this project
-    for label, ref in DERIVED_EXACT.items():
-        if label not in cells:
-            continue
-        mean, cov = PAULIN_POSTERIOR
-        ours, theirs, worst = [], [], 0.0
-        for c in cells[label]:
-            k = STEPS.index(c.h)
-            dm, dv = abs(c.exact["mean"] - mean), abs(c.exact["var"] - cov)
-            ours.append(f"{dm:.2e}, {dv:.2e}")
-            theirs.append(f"{ref[k][0]:.2e}, {ref[k][1]:.2e}")
-            for a, b in ((dm, ref[k][0]), (dv, ref[k][1])):
-                worst = max(worst, abs(a - b) / b if b else (0.0 if a < 1e-8 else math.inf))
-        verdict = "reproduced" if worst < 0.05 else ("partly" if worst < 0.25 else "not reproduced")
-        lines.append(f"| exact (\\|Δmean\\|, \\|Δvar\\|) {label} (derived for this project, not in the paper) | "
-                     f"{' / '.join(theirs)} | {' / '.join(ours)} | {verdict} | largest relative difference "
-                     f"{worst:.1%} |")  # fmt: skip
-    zs = [
-        abs(z)
-        for cs in cells.values()
-        for c in cs
-        if c.mc and c.mixed
-        for z in (
-            (c.mc["mean"] - c.exact["mean"]) / c.mc["mean_se"],
-            (c.mc["var"] - c.exact["var"]) / c.mc["var_se"],
-        )
-    ]
-    slow = [f"{c.label} h={c.h:g} (radius {c.exact['rho']:.3f})" for cs in cells.values() for c in cs
-            if c.mc and not c.mixed]  # fmt: skip
-    if zs:
-        lines.append(f"| Monte Carlo moments = exact stationary moments of the recorded law (our check) | — | largest "
-                     f"\\|z\\| = {max(zs):.2f} over {len(zs)} means/variances | "
-                     f"{'reproduced' if max(zs) < 4.5 else 'not reproduced'} | z = (MC - exact) / MC standard error "
-                     "over independent chains" + ("; left out, second moments not mixed within the burn-in: "
-                     + ", ".join(slow) if slow else "") + " |")  # fmt: skip
-    floors = ", ".join(f"{c.w1_floor:.5f}" for c in next(iter(cells.values())))
-    lines += ["", "`*`: below 3 Monte Carlo floors (the floor is the W1 of the exact full-batch flow `exact_ou` run "
-              f"with the same chains, burn-in and records: {floors} for h = 0.25 ... 0.03125; W1 of as many i.i.d. "
-              "exact draws is in the CSV); such values mostly measure sampling noise. Files: "
-              + ", ".join(f"`{p.name}`" for p in files) + "."]  # fmt: skip
-    return "\n".join(lines)
+        table(outcomes(cells), heading="claim (paulin2025)"),
+        "",
+        f"`*`: below {NOISE_FLOORS} Monte Carlo floors (the floor is the W1 of the exact full-batch flow `exact_ou` "
+        f"run with the same chains, burn-in and records: {floors} for h = 0.25 ... 0.03125; W1 of as many i.i.d. "
+        "exact draws is in the CSV); such values mostly measure sampling noise. ±: the delta-method Monte Carlo "
+        "standard error of W1 over the independent chains (`wasserstein1_normal_se`; it does not include the "
+        "upward bias of a W1 near its floor). Files: " + ", ".join(f"`{p.name}`" for p in files) + ".",
+    ])  # fmt: skip
 
 
 PAULIN_POSTERIOR = (-15 / 17, 1 / 4.25)
