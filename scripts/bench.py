@@ -1,6 +1,6 @@
 """Throughput benchmarks, reported as ratios against a baseline measured in the same run.
 
-    python scripts/bench.py [--suite two_batch|integrators|epoch|all] [--out results/bench.md]
+    python scripts/bench.py [--suite two_batch|integrators|epoch|peers|all] [--out results/bench.md]
 
 two_batch (--chains, --steps): SMS-UBU chain-steps per second on two_batch_gaussian through
 the real pipeline (``bnnsample.runner.run``: schedule, integrator, divergence checks, HDF5
@@ -8,9 +8,8 @@ streaming), with the bare closed-form force evaluation of the same chains as the
 
 integrators:
   logistic  Bayesian logistic regression (logistic_synthetic: N = 10,000, d = 100, batch 100),
-            bnnsample SMS-UBU with 100 chains through the real pipeline (runner.run) against
-            ``posteriors.sgmcmc.sghmc`` (one chain, torch autograd log-posterior on the same
-            data; ``pip install -e .[bench]``), and the bare closed-form minibatch gradient.
+            bnnsample SG-HMC and SMS-UBU with 100 chains through the real pipeline (runner.run)
+            against the bare closed-form minibatch gradient of the same chains.
   network   one chain of cnn_fmnist (1,265,258 parameters, random 28x28 inputs, float32):
             one UBU step with the SMS schedule (noise, OU flows, schedule, oracle incl. the
             flat-parameter unflatten) over the bare forward+backward of the ordinary module on
@@ -18,6 +17,18 @@ integrators:
 epoch (--epoch-images, --device): one SMS-UBU epoch of Algorithm 3 (cnn_fmnist, localized
             target, bounces, cached control variates) against one plain Adam training epoch on
             the same batches and device (issue 7's goal: at most 1.15x).
+peers (--chains 1,10,100,1000,4000, --steps, --repeats; ``pip install -e .[bench]``):
+            bnnsample's pipeline (runner.run, sg_hmc and sms_ubu) against blackjax SGHMC
+            (jit + vmap over chains + lax.scan over steps, compile time apart) and posteriors'
+            sghmc (under torch.func.vmap over the chains, and one chain at a time) on
+            logistic_synthetic in float32: the same chains, steps, step size, friction and
+            minibatch size, one minibatch gradient per chain and step, shared and per-chain
+            minibatches; chain-steps per CPU-second and per wall-second and the ratios
+            bnnsample / peer. Torch and XLA are pinned to --threads threads; the thread
+            settings, library versions and load averages are printed. Details, and what differs
+            between the variants (SMS-UBU draws two normals per coordinate and step):
+            scripts/bench_peers.py. Without --steps, a run has 100,000 / chains steps (rounded
+            to 10, within 50..10,000).
 The measured variants are interleaved over --repeats rounds and the medians reported, with
 the spread (min-max over rounds) as the noise estimate.
 """
@@ -25,15 +36,14 @@ the spread (min-max over rounds) as the noise estimate.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import torch
+from bench_common import interleaved, logistic_cfg, machine_text, median_spread, ratio_spread, spread_text, timed
 
 
 def bench_two_batch(chains: int, steps: int) -> dict:
@@ -74,87 +84,29 @@ def bench_two_batch(chains: int, steps: int) -> dict:
     }
 
 
-def _median_spread(xs):
-    xs = sorted(xs)
-    return statistics.median(xs), xs[0], xs[-1]
-
-
-def _logistic_cfg(chains: int, steps: int, integrator: str, dtype: str):
-    from hydra import compose, initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-
-    from bnnsample.paths import conf_dir
-
-    GlobalHydra.instance().clear()
-    draws = 10
-    with initialize_config_dir(str(conf_dir()), version_base="1.3"):
-        return compose(
-            "config",
-            overrides=[
-                "dataset=logistic_synthetic", f"integrator={integrator}", f"chains={chains}", f"dtype={dtype}",
-                "unit=step", "burn_in=0", f"samples={draws}", f"thin={max(1, steps // draws)}", "progress=false",
-                "step_size=0.02", "friction=5.0",
-            ],
-        )  # fmt: skip
-
-
-def bench_logistic(chains: int, steps: int, posteriors_steps: int, repeats: int, dtype: str = "float32",
+def bench_logistic(chains: int, steps: int, repeats: int, dtype: str = "float32",
                    integrators: tuple[str, ...] = ("sg_hmc", "sms_ubu")) -> dict:  # fmt: skip
-    """bnnsample (runner.run, many chains; each preset of ``integrators``) vs posteriors SGHMC
-    (one chain) vs the bare closed-form minibatch gradient of all chains, interleaved. The
-    like-for-like row is sg_hmc (Euler SGHMC with i.i.d. batches, one normal per coordinate
-    and step, as posteriors' sghmc); SMS-UBU draws two normals per coordinate and step."""
+    """bnnsample (runner.run, many chains; each preset of ``integrators``) against the bare
+    closed-form minibatch gradient of all chains, interleaved. blackjax and posteriors on the
+    same chains and steps: the peers suite (scripts/bench_peers.py)."""
     from bnnsample import runner
     from bnnsample.data import load_data
     from bnnsample.models.logistic import LogisticRegression
 
-    cfgs = {name: _logistic_cfg(chains, steps, name, dtype) for name in integrators}
+    cfgs = {name: logistic_cfg(chains, steps, name, dtype) for name in integrators}
     cfg = cfgs[integrators[0]]
     data = load_data(cfg)
     tdtype = getattr(torch, dtype)
     X, y = data.x_train.to(tdtype), data.y_train.to(tdtype)
     N, d = X.shape
     n = int(cfg.batch_size)
-    lam = float(cfg.model.prior_precision)
-
-    try:
-        import posteriors  # noqa: F401
-        from posteriors.sgmcmc import sghmc
-    except ImportError:
-        sghmc = None
-
-    def log_posterior(params, batch):
-        # posteriors' recommended scaling: per-datum log-likelihood average plus log-prior / N
-        xb, yb = batch
-        z = xb @ params
-        loglik = -(torch.nn.functional.softplus(z) - yb * z).mean()
-        return loglik - 0.5 * lam * (params**2).sum() / N, z
-
-    def run_posteriors():
-        transform = sghmc.build(log_posterior, lr=1e-3, alpha=1.0, temperature=1 / N)
-        state = transform.init(torch.zeros(d, dtype=tdtype))
-        idx = torch.randint(N, (posteriors_steps, n))
-        t0 = time.perf_counter()
-        for k in range(posteriors_steps):
-            state, _ = transform.update(state, (X[idx[k]], y[idx[k]]), inplace=True)
-        return (time.perf_counter() - t0) / posteriors_steps
-
-    def run_autograd_gradient():
-        params = torch.zeros(d, dtype=tdtype, requires_grad=True)
-        idx = torch.randint(N, (posteriors_steps, n))
-        t0 = time.perf_counter()
-        for k in range(posteriors_steps):
-            lp, _ = log_posterior(params, (X[idx[k]], y[idx[k]]))
-            torch.autograd.grad(lp, params)
-        return (time.perf_counter() - t0) / posteriors_steps
 
     def run_bnnsample(c):
         with tempfile.TemporaryDirectory() as dd:
-            t0 = time.perf_counter()
-            runner.run(c, Path(dd))
-            return (time.perf_counter() - t0) / (steps * chains)
+            _, t = timed(lambda: runner.run(c, Path(dd)))
+            return t.wall / (steps * chains)
 
-    pot = LogisticRegression(X, y, prior_precision=lam)
+    pot = LogisticRegression(X, y, prior_precision=float(cfg.model.prior_precision))
     xs = torch.zeros(chains, d, dtype=tdtype)
 
     def run_force():
@@ -164,42 +116,21 @@ def bench_logistic(chains: int, steps: int, posteriors_steps: int, repeats: int,
             pot.force(xs, idx[k], N / n)
         return (time.perf_counter() - t0) / (steps * chains)
 
-    res = {"force": [], "post": [], "grad": [], **{name: [] for name in integrators}}
-    for _ in range(repeats):
-        for name in integrators:
-            res[name].append(run_bnnsample(cfgs[name]))
-        res["force"].append(run_force())
-        if sghmc is not None:
-            res["post"].append(run_posteriors())
-            res["grad"].append(run_autograd_gradient())
-    force = _median_spread(res["force"])[0]
+    res = interleaved({**{name: partial(run_bnnsample, cfgs[name]) for name in integrators}, "force": run_force},
+                      repeats)  # fmt: skip
+    force = median_spread(res["force"])[0]
     out = {
         "setting": f"N = {N}, d = {d}, batch {n}, {chains} chains, {steps} steps per run, {dtype}, {repeats} rounds",
         "bare closed-form minibatch force of all chains, µs per chain": f"{force * 1e6:.3g}",
     }
     for name in integrators:
-        bnn, bnn_lo, bnn_hi = _median_spread(res[name])
+        bnn = median_spread(res[name])
         out.update({
             f"bnnsample {name} (runner.run incl. setup, HDF5, 10 draws), µs per chain-step (median [min, max])":
-                f"{bnn * 1e6:.3g} [{bnn_lo * 1e6:.3g}, {bnn_hi * 1e6:.3g}]",
-            f"bnnsample {name} chain-steps per second": f"{1 / bnn:,.0f}",
-            f"bnnsample {name} step / bare force": f"{bnn / force:.2f}",
+                spread_text([x * 1e6 for x in bnn]),
+            f"bnnsample {name} chain-steps per second": f"{1 / bnn[0]:,.0f}",
+            f"bnnsample {name} step / bare force": f"{bnn[0] / force:.2f}",
         })  # fmt: skip
-    if sghmc is None:
-        out["posteriors"] = "not installed (pip install -e .[bench]); comparison skipped"
-        return out
-    post, post_lo, post_hi = _median_spread(res["post"])
-    grad = _median_spread(res["grad"])[0]
-    out.update({
-        f"posteriors {posteriors.__version__} sgmcmc.sghmc, one chain, µs per step (median [min, max])":
-            f"{post * 1e6:.0f} [{post_lo * 1e6:.0f}, {post_hi * 1e6:.0f}]",
-        "bare autograd minibatch gradient, one chain, µs": f"{grad * 1e6:.0f}",
-        "posteriors step / bare autograd gradient": f"{post / grad:.2f}",
-    })  # fmt: skip
-    for name in integrators:
-        bnn = _median_spread(res[name])[0]
-        out[f"throughput ratio bnnsample {name} / posteriors (chain-steps per second)"] = f"{post / bnn:.0f}"
-        out[f"per-round ratios, {name}"] = ", ".join(f"{p / b:.0f}" for p, b in zip(res["post"], res[name]))
     return out
 
 
@@ -256,22 +187,16 @@ def bench_network(batch: int, steps: int, repeats: int, n_data: int = 2000, inte
         return (time.perf_counter() - t0) / steps
 
     bare(), sampler()  # warm-up
-    res = {"bare": [], "sampler": [], "force": [], "noise": []}
-    for _ in range(repeats):
-        res["bare"].append(bare())
-        res["sampler"].append(sampler())
-        res["force"].append(force_only())
-        res["noise"].append(noise_only())
-    med = {k: _median_spread(v) for k, v in res.items()}
-    ms = lambda k: f"{med[k][0] * 1e3:.1f} [{med[k][1] * 1e3:.1f}, {med[k][2] * 1e3:.1f}]"  # noqa: E731
+    res = interleaved({"bare": bare, "sampler": sampler, "force": force_only, "noise": noise_only}, repeats)
+    med = {k: median_spread(v) for k, v in res.items()}
+    ms = lambda k: spread_text([x * 1e3 for x in med[k]], ".1f")  # noqa: E731
     return {
         "setting": f"cnn_fmnist, {pot.dim:,} parameters, one chain, batch {batch}, float32, {steps} steps x {repeats} rounds",
         "bare forward+backward (module, autograd), ms (median [min, max])": ms("bare"),
         f"sampler step ({integrator} advance, sms schedule, oracle, noise), ms": ms("sampler"),
         "oracle force alone (functional_call + unflatten + prior), ms": ms("force"),
         "noise alone (2 x d standard normals), ms": ms("noise"),
-        "sampler step / bare forward+backward (median of ratios)":
-            f"{statistics.median(s / b for s, b in zip(res['sampler'], res['bare'])):.3f}",
+        "sampler step / bare forward+backward (median of ratios)": f"{ratio_spread(res['sampler'], res['bare'])[0]:.3f}",
         "per-round ratios": ", ".join(f"{s / b:.3f}" for s, b in zip(res["sampler"], res["bare"])),
     }  # fmt: skip
 
@@ -343,18 +268,15 @@ def bench_epoch(n_data: int, repeats: int, device: str = "cpu", batch: int = 200
         return time.perf_counter() - t
 
     train_epoch(), sample_epoch("sms_ubu"), sample_epoch("sms_ubu_nocache")  # warm-up
-    res = {"train": [], "sms_ubu": [], "sms_ubu_nocache": []}
-    for _ in range(repeats):
-        res["train"].append(train_epoch())
-        res["sms_ubu"].append(sample_epoch("sms_ubu"))
-        res["sms_ubu_nocache"].append(sample_epoch("sms_ubu_nocache"))
-    med = {k: _median_spread(v) for k, v in res.items()}
+    variants = {"train": train_epoch, **{k: partial(sample_epoch, k) for k in ("sms_ubu", "sms_ubu_nocache")}}
+    res = interleaved(variants, repeats)
+    med = {k: median_spread(v) for k, v in res.items()}
 
     def ms(k):
-        return f"{med[k][0] / steps * 1e3:.2f} [{med[k][1] / steps * 1e3:.2f}, {med[k][2] / steps * 1e3:.2f}]"
+        return spread_text([x / steps * 1e3 for x in med[k]], ".2f")
 
     def ratio(a, b):
-        return statistics.median(x / y for x, y in zip(res[a], res[b]))
+        return ratio_spread(res[a], res[b])[0]
 
     name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
     return {
@@ -376,13 +298,21 @@ def _section(title: str, r: dict) -> str:
     return "\n".join(lines)
 
 
+def _int_list(text: str) -> list[int]:
+    return [int(x) for x in text.split(",")]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument(
-        "--suite", choices=("two_batch", "integrators", "logistic", "network", "epoch", "all"), default="two_batch"
+        "--suite",
+        choices=("two_batch", "integrators", "logistic", "network", "epoch", "peers", "all"),
+        default="two_batch",
+        help="all: every suite but peers (which needs .[bench])",
     )
-    ap.add_argument("--chains", type=int, default=4000)
-    ap.add_argument("--steps", type=int, default=4000)
+    ap.add_argument("--chains", type=_int_list, default=None,
+                    help="chain counts, comma-separated (two_batch: 4000; peers: 1,10,100,1000,4000)")  # fmt: skip
+    ap.add_argument("--steps", type=int, default=None, help="steps per run (two_batch: 4000; peers: see above)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--lr-steps", type=int, default=10000, help="steps of each logistic-regression run")
     ap.add_argument("--net-steps", type=int, default=2, help="steps per round of the network benchmark")
@@ -393,18 +323,15 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    machine = (
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, "
-        f"{torch.get_num_threads()} threads"
-    )
+    machine = machine_text()
     sections = []
     if a.suite in ("two_batch", "all"):
-        sections.append(
-            _section(f"two_batch_gaussian, SMS-UBU, float64 ({machine})", bench_two_batch(a.chains, a.steps))
-        )
+        for chains in a.chains or [4000]:
+            r = bench_two_batch(chains, a.steps or 4000)
+            sections.append(_section(f"two_batch_gaussian, SMS-UBU, float64 ({machine})", r))
     if a.suite in ("integrators", "logistic", "all"):
-        r = bench_logistic(100, a.lr_steps, a.lr_steps, a.repeats)
-        sections.append(_section(f"logistic regression, bnnsample vs posteriors ({machine})", r))
+        r = bench_logistic(100, a.lr_steps, a.repeats)
+        sections.append(_section(f"logistic regression, bnnsample pipeline vs bare force ({machine})", r))
         print(sections[-1], flush=True)
     if a.suite in ("integrators", "network", "all"):
         r = bench_network(a.net_batch, a.net_steps, a.repeats)
@@ -412,6 +339,12 @@ def main() -> None:
     if a.suite in ("epoch", "all"):
         r = bench_epoch(a.epoch_images, a.repeats, a.device, a.net_batch)
         sections.append(_section(f"cnn_fmnist, one SMS-UBU epoch vs one training epoch ({machine})", r))
+    if a.suite == "peers":
+        from bench_peers import run_suite
+
+        body = run_suite(a.chains or [1, 10, 100, 1000, 4000], a.steps, a.repeats, a.threads)
+        sections.append(f"## logistic regression, bnnsample vs blackjax and posteriors, like for like ({machine})\n\n"
+                        + body)  # fmt: skip
     cmd = "python " + " ".join(sys.argv)
     text = "\n\n".join(s.replace("\n\n", f"\n\ncommand: `{cmd}`\n\n", 1) for s in sections)
     print(text)

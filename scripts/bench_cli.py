@@ -16,6 +16,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
+
+from bench_common import interleaved
 
 COMMANDS = {
     "import torch": ["-c", "import torch"],
@@ -39,11 +42,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args()
-    times: dict[str, list[tuple[float, float]]] = {k: [] for k in COMMANDS}
     with tempfile.TemporaryDirectory() as cwd:  # failed runs must not litter the caller's directory
-        for _ in range(a.repeats):
-            for name, args in COMMANDS.items():
-                times[name].append(measure(args, cwd))
+        times = interleaved({name: partial(measure, args, cwd) for name, args in COMMANDS.items()}, a.repeats)
     base = statistics.median(c for _, c in times["import torch"])
     print(f"{'command':<40} {'wall s':>7} {'CPU s':>7} {'CPU / import torch':>19}")
     for name, rows in times.items():

@@ -1,0 +1,403 @@
+"""The peers suite of scripts/bench.py: bnnsample's pipeline against blackjax and posteriors, like for like.
+
+Target: Bayesian logistic regression on logistic_synthetic (N = 10,000, d = 100, Gaussian
+prior of precision 1), float32, minibatches of n = 100 drawn uniformly with replacement,
+U(x) = (1/2)|x|^2 + (N/n) sum_{i in S} [softplus(a_i.x) - y_i a_i.x], all chains started
+at x = 0 with v ~ N(0, I). Every method makes, per chain and step, one minibatch gradient
+of U at the current position; h = 0.02, gamma = 5. The SGHMC of all three is the same
+Euler scheme (paulin2025 Algorithm 4, bnnsample's ``em``):
+
+    x_{k+1} = x_k + h v_k
+    v_{k+1} = (1 - h gamma) v_k - h grad U(x_k, S_{k+1}) + sqrt(2 gamma h) xi_{k+1}
+
+blackjax's ``sgmcmc.diffusions.sghmc(alpha, beta)`` step and posteriors'
+``sgmcmc.sghmc.update`` are this update with step_size = lr = h, alpha = gamma, beta = 0,
+temperature 1 (posteriors: sigma = 1) and log-density -U, one standard normal per
+coordinate and step. Variants, each run for the same chains and steps:
+
+  bnnsample sg_hmc   ``runner.run`` with integrator=sg_hmc (em, iid batches): the whole
+                     pipeline (data, config checks, schedule, divergence checks, one draw and
+                     its test-set predictive written to HDF5 and verified)
+  bnnsample sms_ubu  the same with integrator=sms_ubu: UBU with the sms schedule draws TWO
+                     normals per coordinate and step (the OU flow's position and velocity
+                     parts) and sweeps a fixed partition in the sms order instead of iid batches
+  blackjax           ``jax.jit`` of ``lax.scan`` over steps of ``jax.vmap`` over chains of
+                     blackjax's ``grad_estimator`` (N x mean of the vmapped per-datum
+                     log-likelihood + log-prior) and its SGHMC diffusion step; minibatch
+                     indices and noise keys drawn inside the scan. Compilation (lower +
+                     compile) is timed once per setting and reported apart. blackjax's
+                     top-level ``blackjax.sghmc`` kernel is not used: it redraws the momentum
+                     at every call and reuses one minibatch for its num_integration_steps
+                     gradients, so it cannot make one fresh-minibatch SGHMC step per call.
+  posteriors vmap    ``torch.func.vmap`` (randomness="different") over chains of
+                     posteriors' ``sghmc`` transform's ``update`` on (params, momenta), one
+                     Python call per step, the minibatch drawn with torch per step
+  posteriors 1 chain posteriors as its documentation runs it: one chain, ``update(...,
+                     inplace=True)`` per step; the C chains one after another, of which the
+                     first ``k = min(C, ceil(LOOP_CHAIN_STEPS / steps))`` are run (each chain
+                     costs the same); its rate is per chain-step of those k chains
+
+Batching: "shared" gives all chains the same minibatch each step (bnnsample's default for a
+classification target), "per-chain" one minibatch per chain and step (bnnsample:
+batching.per_chain=true; blackjax and posteriors vmap: the minibatch vmapped over chains);
+with one chain the two are the same and only "shared" is run.
+
+Each round runs every variant once, in the order above, and rounds are interleaved. Reported:
+chain-steps per CPU-second (process CPU time, all threads) and per wall-second, median
+[min, max] over rounds; CPU/wall (about 1 with one thread on an idle core; more means a
+library used more threads than pinned, less that the process waited for a core); the ratios bnnsample / peer of chain-steps per second, per round
+before the median; and |x| at the end (mean over chains) as the check that all variants run
+the same dynamics on the same target (equal up to Monte Carlo noise, about 0.5 for one chain).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from bench_common import Timing, interleaved, load_text, logistic_cfg, median_spread, ratio_spread, spread_text, timed
+
+BNNSAMPLE = ("sg_hmc", "sms_ubu")
+PEERS = ("blackjax", "posteriors vmap", "posteriors 1 chain")
+# chain-steps of the posteriors one-chain variant per round at the least (its chains run one after another)
+LOOP_CHAIN_STEPS = 2000
+# chain-steps per run of the default step count: the slowest variant takes a few CPU-seconds a round
+DEFAULT_CHAIN_STEPS = 100_000
+
+
+def default_steps(chains: int) -> int:
+    """Steps per run: DEFAULT_CHAIN_STEPS / chains rounded to a multiple of 10, at least 50, at most 10,000."""
+    return int(min(10_000, max(50, round(DEFAULT_CHAIN_STEPS / chains / 10) * 10)))
+
+
+def loop_chains(chains: int, steps: int) -> int:
+    """How many of the C chains the one-chain-at-a-time variant runs: enough for LOOP_CHAIN_STEPS chain-steps."""
+    return min(chains, math.ceil(LOOP_CHAIN_STEPS / steps))
+
+
+def pin_threads(threads: int) -> str:
+    """One thread (or ``threads``) for torch and XLA; must run before jax is imported. Returns what was set."""
+    if "jax" in sys.modules:
+        raise RuntimeError("pin_threads must run before jax is imported (XLA reads its flags once)")
+    xla = f"--xla_cpu_multi_thread_eigen={'true' if threads > 1 else 'false'} intra_op_parallelism_threads={threads}"
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + xla).strip()
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    torch.set_num_threads(threads)
+    with contextlib.suppress(RuntimeError):  # settable once, before any inter-op work
+        torch.set_num_interop_threads(threads)
+    return (
+        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, torch intra-op {torch.get_num_threads()} "
+        f"and inter-op {torch.get_num_interop_threads()} threads, XLA_FLAGS='{os.environ['XLA_FLAGS']}'"
+    )
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The data and settings every variant of one table block shares."""
+
+    a: torch.Tensor  # [N, d] features, float32
+    y: torch.Tensor  # [N] labels in {0, 1}, float32
+    lam: float
+    h: float
+    gamma: float
+    batch: int
+    chains: int
+    steps: int
+    per_chain: bool
+
+    @property
+    def n_data(self) -> int:
+        return self.a.shape[0]
+
+    @property
+    def dim(self) -> int:
+        return self.a.shape[1]
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One run of one variant: its timing, the chain-steps it made, mean |x| over chains at the end."""
+
+    timing: Timing
+    chain_steps: int
+    end_norm: float
+
+    @property
+    def cpu_rate(self) -> float:
+        return self.chain_steps / self.timing.cpu
+
+    @property
+    def wall_rate(self) -> float:
+        return self.chain_steps / self.timing.wall
+
+
+def _mean_norm(x) -> float:
+    return float(torch.as_tensor(x).double().norm(dim=-1).mean())
+
+
+def bnnsample_variant(cfg) -> Callable[[], Measured]:
+    """``runner.run`` of ``cfg`` into a fresh directory; |x| from the last stored draw (read after the timing)."""
+    import h5py
+
+    from bnnsample import runner
+
+    chain_steps = int(cfg.chains) * int(cfg.samples) * int(cfg.thin)
+
+    def run() -> Measured:
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(io.StringIO()):
+            path, t = timed(lambda: runner.run(cfg, Path(d)))
+            with h5py.File(path, "r") as f:
+                end = f["theta"][:, -1]
+        return Measured(t, chain_steps, _mean_norm(end))
+
+    return run
+
+
+def blackjax_variant(p: Problem) -> tuple[Timing, Callable[[], Measured]]:
+    """(compile timing, run): blackjax's SGHMC diffusion and gradient estimator, jit(scan(vmap))."""
+    import jax
+    import jax.numpy as jnp
+    from blackjax.sgmcmc.diffusions import sghmc
+    from blackjax.sgmcmc.gradients import grad_estimator
+
+    a, y = jnp.asarray(p.a.numpy()), jnp.asarray(p.y.numpy())
+    N, C, n = p.n_data, p.chains, p.batch
+
+    def logprior(x):
+        return -0.5 * p.lam * jnp.sum(x**2)
+
+    def loglik(x, datum):
+        ai, yi = datum
+        z = ai @ x
+        return yi * z - jax.nn.softplus(z)
+
+    grad = grad_estimator(logprior, loglik, N)
+    diffusion = sghmc(alpha=p.gamma, beta=0.0)
+
+    def chain_step(x, v, key, minibatch):
+        return diffusion(key, x, v, grad(x, minibatch), p.h)
+
+    vstep = jax.vmap(chain_step, in_axes=(0, 0, 0, 0 if p.per_chain else None))
+
+    def body(carry, key):
+        k_batch, k_noise = jax.random.split(key)
+        idx = jax.random.randint(k_batch, (C, n) if p.per_chain else (n,), 0, N)
+        return vstep(*carry, jax.random.split(k_noise, C), (a[idx], y[idx])), None
+
+    def run_chains(x, v, key):
+        (x, v), _ = jax.lax.scan(body, (x, v), jax.random.split(key, p.steps))
+        return x, v
+
+    x0 = jnp.zeros((C, p.dim), jnp.float32)
+    v0 = jax.random.normal(jax.random.key(1), (C, p.dim), jnp.float32)
+    key = jax.random.key(0)
+    compiled, compile_t = timed(lambda: jax.jit(run_chains).lower(x0, v0, key).compile())
+    rounds = iter(range(1 << 30))
+
+    def run() -> Measured:
+        k = jax.random.fold_in(key, next(rounds))
+        (x, _), t = timed(lambda: jax.block_until_ready(compiled(x0, v0, k)))
+        return Measured(t, C * p.steps, _mean_norm(np.array(x)))  # a writable copy for torch
+
+    return compile_t, run
+
+
+def _posteriors_transform(p: Problem):
+    from posteriors.sgmcmc import sghmc
+
+    N, n = p.n_data, p.batch
+
+    def log_posterior(x, minibatch):
+        ab, yb = minibatch
+        z = ab @ x
+        return (N / n) * (yb * z - torch.nn.functional.softplus(z)).sum() - 0.5 * p.lam * (x**2).sum(), z
+
+    return sghmc, sghmc.build(log_posterior, lr=p.h, alpha=p.gamma, beta=0.0, sigma=1.0, temperature=1.0)
+
+
+def posteriors_vmap_variant(p: Problem) -> Callable[[], Measured]:
+    """posteriors' sghmc update under torch.func.vmap over the chains, one call per step."""
+    sghmc, transform = _posteriors_transform(p)
+    N, C, n = p.n_data, p.chains, p.batch
+
+    def chain_step(x, m, minibatch):
+        state, _ = transform.update(sghmc.SGHMCState(x, m), minibatch)
+        return state.params, state.momenta
+
+    vstep = torch.func.vmap(chain_step, in_dims=(0, 0, 0 if p.per_chain else None), randomness="different")
+    shape = (C, n) if p.per_chain else (n,)
+
+    def chains() -> torch.Tensor:
+        x, m = torch.zeros(C, p.dim), torch.randn(C, p.dim)
+        for _ in range(p.steps):
+            idx = torch.randint(N, shape)
+            x, m = vstep(x, m, (p.a[idx], p.y[idx]))
+        return x
+
+    def run() -> Measured:
+        x, t = timed(chains)
+        return Measured(t, C * p.steps, _mean_norm(x))
+
+    return run
+
+
+def posteriors_loop_variant(p: Problem) -> Callable[[], Measured]:
+    """posteriors' sghmc as documented, one chain at a time: ``loop_chains`` of the C chains, one after another."""
+    _, transform = _posteriors_transform(p)
+    k = loop_chains(p.chains, p.steps)
+
+    def chains() -> list[torch.Tensor]:
+        ends = []
+        for _ in range(k):
+            state = transform.init(torch.zeros(p.dim))
+            for _ in range(p.steps):
+                idx = torch.randint(p.n_data, (p.batch,))
+                state, _ = transform.update(state, (p.a[idx], p.y[idx]), inplace=True)
+            ends.append(state.params.clone())
+        return ends
+
+    def run() -> Measured:
+        ends, t = timed(chains)
+        return Measured(t, k * p.steps, _mean_norm(torch.stack(ends)))
+
+    return run
+
+
+@dataclass
+class Block:
+    """The measurements of one (chains, batching) setting."""
+
+    chains: int
+    steps: int
+    batching: str
+    rounds: dict[str, list[Measured]]
+    compile_s: float | None = None
+
+
+def measure(chains: int, steps: int, repeats: int) -> list[Block]:
+    """Build every variant for ``chains`` chains and ``steps`` steps (shared and, for more than one
+    chain, per-chain minibatches), run them in ``repeats`` interleaved rounds after one warm-up call
+    each; one Block per batching."""
+    from bnnsample.data import load_data
+
+    batchings = ("shared", "per-chain") if chains > 1 else ("shared",)
+    cfgs = {
+        (name, b): logistic_cfg(chains, steps, name, "float32", draws=1,
+                                overrides=[f"batching.per_chain={str(b == 'per-chain').lower()}"])
+        for b in batchings for name in BNNSAMPLE
+    }  # fmt: skip
+    cfg = next(iter(cfgs.values()))
+    data = load_data(cfg)
+    variants: dict[tuple[str, str], Callable[[], Measured]] = {}
+    compile_s = {}
+    for b in batchings:
+        p = Problem(data.x_train.float(), data.y_train.float(), float(cfg.model.prior_precision),
+                    float(cfg.step_size), float(cfg.friction), int(cfg.batch_size), chains, steps,
+                    per_chain=b == "per-chain")  # fmt: skip
+        for name in BNNSAMPLE:
+            variants[(f"bnnsample {name}", b)] = bnnsample_variant(cfgs[(name, b)])
+        compile_t, variants[("blackjax", b)] = blackjax_variant(p)
+        compile_s[b] = compile_t.wall
+        variants[("posteriors vmap", b)] = posteriors_vmap_variant(p)
+        if b == "shared":  # one chain has one minibatch
+            variants[("posteriors 1 chain", b)] = posteriors_loop_variant(p)
+    for fn in variants.values():  # warm-up: caches, allocator, first-call dispatch
+        fn()
+    res = interleaved(variants, repeats)
+    return [
+        Block(chains, steps, b, {name: r for (name, bb), r in res.items() if bb == b}, compile_s[b]) for b in batchings
+    ]
+
+
+def _rate_text(rs: list[Measured], attr: str) -> str:
+    return spread_text(median_spread([getattr(r, attr) for r in rs]), ",.0f")
+
+
+def rates_table(blocks: list[Block]) -> str:
+    """Markdown: one row per (chains, batching, variant) with the rates, CPU/wall, compile time, |x| at the end."""
+    rows = [
+        "| chains | steps | batching | variant | chain-steps / CPU-s | chain-steps / wall-s | CPU / wall "
+        "| compile s | \\|x\\| at end |",
+        "|---:|---:|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for bl in blocks:
+        for name, rs in bl.rounds.items():
+            k = rs[0].chain_steps // bl.steps
+            label = f"{name} ({k} of {bl.chains} chains run)" if k != bl.chains else name
+            cw = median_spread([r.timing.cpu / r.timing.wall for r in rs])[0]
+            comp = f"{bl.compile_s:.2f}" if name == "blackjax" else ""
+            norm = median_spread([r.end_norm for r in rs])[0]
+            rows.append(f"| {bl.chains} | {bl.steps} | {bl.batching} | {label} | {_rate_text(rs, 'cpu_rate')} "
+                        f"| {_rate_text(rs, 'wall_rate')} | {cw:.2f} | {comp} | {norm:.2f} |")  # fmt: skip
+    return "\n".join(rows)
+
+
+def ratios_table(blocks: list[Block]) -> str:
+    """Markdown: bnnsample / peer of chain-steps per second, per CPU-second and per wall-second,
+    median [min, max] of the per-round ratios."""
+    rows = [
+        "| chains | batching | bnnsample / peer | CPU-s ratio | wall-s ratio |",
+        "|---:|---|---|---:|---:|",
+    ]
+    for bl in blocks:
+        for ours in BNNSAMPLE:
+            mine = bl.rounds[f"bnnsample {ours}"]
+            for peer in PEERS:
+                if peer not in bl.rounds:
+                    continue
+                theirs = bl.rounds[peer]
+                cpu = ratio_spread([r.cpu_rate for r in mine], [r.cpu_rate for r in theirs])
+                wall = ratio_spread([r.wall_rate for r in mine], [r.wall_rate for r in theirs])
+                rows.append(f"| {bl.chains} | {bl.batching} | {ours} / {peer} | {spread_text(cpu)} "
+                            f"| {spread_text(wall)} |")  # fmt: skip
+    return "\n".join(rows)
+
+
+def versions_text() -> str:
+    import blackjax
+    import jax
+    import posteriors
+
+    import bnnsample
+
+    return (
+        f"bnnsample {bnnsample.__version__}, torch {torch.__version__}, jax {jax.__version__}, "
+        f"blackjax {blackjax.__version__}, posteriors {posteriors.__version__}"
+    )
+
+
+def run_suite(chain_counts: list[int], steps: int | None, repeats: int, threads: int) -> str:
+    """The whole suite as markdown: settings, versions, threads, load before and after, the two tables."""
+    import importlib.util
+
+    missing = [m for m in ("jax", "blackjax", "posteriors") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise SystemExit(f"the peers suite needs {', '.join(missing)}: pip install -e .[bench]")
+    pinned = pin_threads(threads)
+    head = [f"- threads: {pinned}", f"- {versions_text()}", f"- before: {load_text()}"]
+    print("\n".join(head), flush=True)
+    blocks = []
+    for c in chain_counts:
+        blocks += measure(c, steps or default_steps(c), repeats)
+        head.append(f"- after {c} chains: {load_text()}")
+        print(head[-1], flush=True)
+    return "\n".join([
+        "- setting: logistic_synthetic (N = 10,000, d = 100, batch 100, iid minibatches for all but sms_ubu), "
+        f"float32, h = 0.02, gamma = 5, {repeats} interleaved rounds after one warm-up call each; "
+        "median [min, max] over rounds",
+        "- normals per coordinate and step: 1 (sg_hmc, blackjax, posteriors), 2 (sms_ubu); bnnsample's rates "
+        "include its per-run cost (config checks, data, one draw with its test predictive written to HDF5 and "
+        "verified), the peers' rates only their sampling loop",
+        *head, "",
+        rates_table(blocks), "",
+        ratios_table(blocks),
+    ])  # fmt: skip

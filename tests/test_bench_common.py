@@ -1,0 +1,41 @@
+"""The benchmark suites' shared helpers (scripts/bench_common.py): the order of interleaved
+rounds, and ratios taken round by round before the median."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+_spec = importlib.util.spec_from_file_location(
+    "bench_common", Path(__file__).resolve().parents[1] / "scripts" / "bench_common.py"
+)
+bench_common = sys.modules.setdefault("bench_common", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(bench_common)  # registered first: its dataclasses look their module up
+
+
+def test_interleaved_calls_each_variant_once_per_round_in_order():
+    calls = []
+
+    def variant(name):
+        def call():
+            calls.append(name)
+            return len(calls)
+
+        return call
+
+    res = bench_common.interleaved({name: variant(name) for name in "abc"}, 3)
+    assert calls == list("abcabcabc")
+    assert res == {"a": [1, 4, 7], "b": [2, 5, 8], "c": [3, 6, 9]}
+
+
+def test_ratio_spread_pairs_the_rounds_before_the_median():
+    # per-round ratios 1, 5, 0.5: median 1; the ratio of the medians (4 / 2) would be 2
+    assert bench_common.ratio_spread([1.0, 10.0, 4.0], [1.0, 2.0, 8.0]) == pytest.approx((1.0, 0.5, 5.0))
+    assert bench_common.median_spread([3.0, 1.0, 2.0]) == (2.0, 1.0, 3.0)
+    with pytest.raises(ValueError, match="one value per round"):
+        bench_common.ratio_spread([1.0, 2.0], [1.0])
+
+
+def test_spread_text():
+    assert bench_common.spread_text((1234.4, 1000.0, 2000.0), ",.0f") == "1,234 [1,000, 2,000]"
