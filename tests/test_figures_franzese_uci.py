@@ -13,7 +13,8 @@ from scipy.special import logsumexp
 
 from bnnsample.evaluate.metrics import self_distance_band
 from bnnsample.figures import franzese2021_uci as fz
-from bnnsample.figures.common import compose
+from bnnsample.figures.claims import SOURCES, VERDICTS
+from bnnsample.figures.common import compose, read_sections, verdict_counts
 from bnnsample.resolvers import time_steps
 
 
@@ -148,7 +149,13 @@ def test_fig4_tiny_writes_files_and_section(tmp_path, monkeypatch):
     for r in rows:  # 2 chains x 3 draws vs oracle runs of 2 x 3 draws on 51 test points: AKD in (0, 1]
         assert 0 < float(r["akd"]) <= 1 and r["draws"] == "6" and r["burn_in_steps"] == "2" and r["thin_steps"] == "1"
     text = (tmp_path / "REPRODUCTION.md").read_text()
-    assert f"<!-- begin {fz.FIG4} -->" in text and "SHMC-LEAPFROG ≈ SGHMC" in text
+    assert f"<!-- begin {fz.FIG4} -->" in text
+    md = read_sections(text)[fz.FIG4]
+    assert f"| {fz.FIG4_CLAIMS['sghmc'].text} | {fz.FIG4_CLAIMS['sghmc'].where} |" in md
+    # a row per claim; MT3 and SYMMETRIC not run, 6 draws per run (not 200): not tested for scale
+    counts = verdict_counts(md)
+    assert sum(counts[v] for v in VERDICTS) == len(fz.FIG4_CLAIMS) and counts["not tested"] >= 3
+    assert md.count("| not tested: scale |") >= 3 and (counts["statement"], counts["derived"]) == (5, 1)
     assert (tmp_path / fz.FIG4 / "runs").is_dir()  # the oracle lives here, shared with Figs. 5 and 10
 
 
@@ -168,4 +175,99 @@ def test_table2_tiny_on_offline_stand_in(tmp_path, monkeypatch):
     for r in summary:
         assert 0 <= float(r["accuracy_mean"]) <= 1 and float(r["mnll_mean"]) > 0
     text = (tmp_path / "REPRODUCTION.md").read_text()
-    assert "Offline stand-ins" in text and "wine" in text and "no paper value" in text
+    assert "Offline stand-ins" in text and "| wine | SHMC |" in text
+    md = read_sections(text)[fz.TABLE2]
+    # the paper's datasets are not on disk: each of its numbers and its reading are not tested (data)
+    assert verdict_counts(md) == {"reproduced": 0, "partly": 0, "not reproduced": 0, "not tested": 5,
+                                  "printed": 4, "statement": 1, "derived": 0}  # fmt: skip
+    assert md.count("| not tested: data |") == 5 and "offline stand-ins (not paper experiments)" in md
+
+
+# -- claims -------------------------------------------------------------------------------------
+def test_uci_claims_have_every_field():
+    tables = (fz.FIG4_CLAIMS, fz.FIG5_CLAIMS, fz.FIG10_CLAIMS, fz.TABLE1_CLAIMS, fz.TABLE2_CLAIMS)
+    for claim in (c for t in tables for c in t.values()):
+        assert claim.text and claim.where and claim.paper and claim.tolerance and claim.method
+        assert claim.source in SOURCES
+    # the paper's printed numbers: every (dataset, metric) of Tables 1 and 2
+    assert len([c for c in fz.TABLE1_CLAIMS.values() if c.source == "printed"]) == 8
+    assert fz.TABLE1_CLAIMS[("boston", "rmse")].paper == "SHMC 2.821 ± 0.61, SGHMC 2.825 ± 0.63"
+    assert fz.FIG4_CLAIMS["self"].source == "derived"
+
+
+def _sweep_rows(akd: dict, width=0.01):
+    """Distance rows of a sweep: akd[(label, batch, h)], band [0.14, 0.14 + width]."""
+    band = {"self_mean": 0.145, "self_low": 0.14, "self_high": 0.14 + width}
+    return [{"dataset": "boston", "label": lab, "batch": b, "step_size": h, "akd": v, "draws": 100, **band}
+            for (lab, b, h), v in akd.items()]
+
+
+def _row_of(md, claim):
+    return next(line for line in md.splitlines() if line.startswith(f"| {claim.text} |"))
+
+
+@pytest.mark.parametrize("scale", ["quick", "paper"])
+def test_fig10_markdown_tests_c_only_at_the_papers_burn_in(scale):
+    """Fig. 10's claims are about convergence: at quick scale (burn-in time 2, oracle at C = 5)
+    they are not tested; at the paper's burn-in time 10 they are measured."""
+    s = fz.sweep_settings(scale, {"batches": "0", "steps": "0.01,0.02", "oracle": "lie_trotter"})
+    akd = {("C=0.5", "full", 0.01): 0.2, ("C=5", "full", 0.01): 0.145, ("C=10", "full", 0.01): 0.15,
+           ("C=0.5", "full", 0.02): 0.4, ("C=5", "full", 0.02): 0.2, ("C=10", "full", 0.02): 0.25}  # fmt: skip
+    md = fz._fig10_markdown(_sweep_rows(akd), s, [0.5, 5.0, 10.0], scale, {"scale": scale}, [])
+    ins, c510 = (_row_of(md, fz.FIG10_CLAIMS[k]) for k in ("insensitive", "c_5_10"))
+    if scale == "quick":
+        assert "| not tested: scale |" in ins and "| not tested: scale |" in c510
+        assert "burn-in time 2 (paper: 10) and the oracle at C = 5" in ins and "favours C = 5" in c510
+        assert "no C in (5, 10]" not in c510  # C = 10 was run
+    else:  # spread 0.055 at h = 0.01 is within max(0.05, 3 x 0.01) -> no; C = 5 lowest in both cells
+        assert "| not reproduced |" in ins and "spread over C at h = 0.01: batch full: 0.055" in ins
+        assert "| reproduced |" in c510 and "in 2 of 2 (batch, h) cells" in c510
+    assert sum(verdict_counts(md)[v] for v in VERDICTS) == 2
+
+
+def test_fig5_markdown_one_row_per_claim():
+    s = fz.sweep_settings("quick", {"batches": "0,32", "steps": "0.01,0.02"})
+    akd = {("N_l=1", "full", 0.01): 0.145, ("N_l=25", "full", 0.01): 0.148, ("N_l=1", "full", 0.02): 0.16,
+           ("N_l=25", "full", 0.02): 0.3, ("N_l=1", 32, 0.01): 0.2, ("N_l=25", 32, 0.01): 0.25,
+           ("N_l=1", 32, 0.02): 0.3, ("N_l=25", 32, 0.02): math.nan}  # fmt: skip
+    md = fz._fig5_markdown(_sweep_rows(akd), s, [1, 25], "quick", {}, [])
+    assert "| partly |" in _row_of(md, fz.FIG5_CLAIMS["small_h"])  # full batch inside the band, batch 32 not
+    assert "| reproduced |" in _row_of(md, fz.FIG5_CLAIMS["large_h"])  # larger at N_l = 25, or diverged
+    assert "in 4 of 4 (batch/h) cells" in _row_of(md, fz.FIG5_CLAIMS["nl1"])
+    assert verdict_counts(md)["statement"] == len(fz.FIG5_CLAIMS) == 3
+
+
+def test_table1_markdown_z_against_the_papers_numbers():
+    """Split means against Table 1 by z (the paper's ± read as the sd over 5 splits), and the
+    paired SHMC - SGHMC difference over the same splits."""
+    rows = [{"dataset": "boston", "split": k, "method": m, "rmse": 2.8 + 0.1 * k + (0.5 if m == "SHMC" else 0.0),
+             "mnll": 2.6 + 0.01 * k} for k in range(5) for m in ("SHMC", "SGHMC")]  # fmt: skip
+    md = fz._table_markdown(fz.TABLE1, "t", rows, fz.TABLE1_PAPER, ("rmse", "mnll"), "quick", {}, list(range(5)),
+                            ["concrete", "energy", "yacht"], [])  # fmt: skip
+    rmse = _row_of(md, fz.TABLE1_CLAIMS[("boston", "rmse")])
+    # SHMC 3.5 ± 0.158 vs 2.821 ± 0.61: se = sqrt(0.61^2/5 + 0.158^2/5) = 0.282, z = +2.41; SGHMC z = +0.60
+    assert "SHMC 3.500 ± 0.158 (z = +2.41), SGHMC 3.000 ± 0.158 (z = +0.60)" in rmse and "| partly |" in rmse
+    assert "| reproduced |" in _row_of(md, fz.TABLE1_CLAIMS[("boston", "mnll")])
+    similar = _row_of(md, fz.TABLE1_CLAIMS["similar"])  # RMSE differs by 0.5 on every split: sd 0, z = inf
+    assert "boston RMSE +0.500" in similar and "| partly |" in similar
+    counts = verdict_counts(md)
+    assert counts["not tested"] == 6 and counts["printed"] == 8 and sum(counts[v] for v in VERDICTS) == 9
+
+
+def test_fig4_markdown_with_every_sampler_of_the_paper():
+    """At scale=paper MT3 and SYMMETRIC are run and 200 draws pooled: every claim gets a measured verdict."""
+    s = fz.sweep_settings("paper", {"batches": "0,32", "steps": "0.01,0.02"})
+    base = {"SHMC-LEAPFROG": 0.0, "LIE-TROTTER": 0.0, "SYMMETRIC": 0.005, "MT3": -0.002, "SGHMC": 0.05}
+    akd = {(lab, b, h): 0.145 + d + (0.1 if b == 32 else 0.0) + (0.02 if h == 0.02 else 0.0)
+           for lab, d in base.items() for b in ("full", 32) for h in (0.01, 0.02)}  # fmt: skip
+    rows = [dict(r, draws=200, self_mean=0.088) for r in _sweep_rows(akd)]
+    md = fz._fig4_markdown(rows, s, "paper", {"scale": "paper"}, [])
+    assert "not tested" not in md
+    assert "| not reproduced |" in _row_of(md, fz.FIG4_CLAIMS["sghmc"])  # SGHMC 0.05 above: no cell within 0.01
+    assert "| reproduced |" in _row_of(md, fz.FIG4_CLAIMS["batch"])
+    assert "| partly |" in _row_of(md, fz.FIG4_CLAIMS["small_h"])  # full batch inside the band, 32 not
+    assert "| reproduced |" in _row_of(md, fz.FIG4_CLAIMS["mt3"]) and "h in [0.01, 0.02]" in md
+    assert "| reproduced |" in _row_of(md, fz.FIG4_CLAIMS["sym_lt"])
+    self_row = _row_of(md, fz.FIG4_CLAIMS["self"])  # 0.088 vs the i.i.d. 0.0869 for 200 vs 200
+    assert "| reproduced |" in self_row and "0.088 for 200 vs 200 pooled draws" in self_row
+    assert sum(verdict_counts(md)[v] for v in VERDICTS) == len(fz.FIG4_CLAIMS)

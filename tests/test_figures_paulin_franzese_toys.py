@@ -12,7 +12,7 @@ import pytest
 from bnnsample.analysis.recorded import exact_recorded_moments
 from bnnsample.figures import franzese2021_toys as fz
 from bnnsample.figures import paulin2025_fig1 as pf
-from bnnsample.figures.claims import VERDICTS
+from bnnsample.figures.claims import CHECK, SOURCES, VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
 from bnnsample.simulate import build_target
 
@@ -103,8 +103,20 @@ def cells(label, w1, se=1e-4, floor=1e-4, rho=0.5):
     """Cells of ``label`` at the four steps with the given W1 (None: diverged)."""
     out = []
     for h, w in zip(pf.STEPS, w1):
-        c = pf.Cell(label, "x", h, 1.0, 10, 10, 1, 50, w1=math.nan if w is None else w, w1_se=se, w1_floor=floor,
-                    exact={"rho": 1.2 if w is None else rho, "mean": -15 / 17 + h**2, "var": 1 / 4.25 + h**2})
+        c = pf.Cell(
+            label,
+            "x",
+            h,
+            1.0,
+            10,
+            10,
+            1,
+            50,
+            w1=math.nan if w is None else w,
+            w1_se=se,
+            w1_floor=floor,
+            exact={"rho": 1.2 if w is None else rho, "mean": -15 / 17 + h**2, "var": 1 / 4.25 + h**2},
+        )
         out.append(c)
     return out
 
@@ -166,7 +178,16 @@ def test_fig3_make_and_options(tmp_path):
     assert {p.name for p in files} >= {"toy.csv", "toy.png", "REPRODUCTION.md"}
     rows = list(csv.DictReader((tmp_path / fz.FIG3 / "toy.csv").read_text().splitlines()))
     assert len(rows) == 6
-    assert "<!-- begin franzese2021-fig3 -->" in (tmp_path / "REPRODUCTION.md").read_text()
+    text = (tmp_path / "REPRODUCTION.md").read_text()
+    assert "<!-- begin franzese2021-fig3 -->" in text
+    # one row per claim: 4 stationary laws, mean, order, kurtosis, reshuffle (not a paper experiment) + a check
+    md = read_sections(text)[fz.FIG3]
+    counts = verdict_counts(md)
+    assert sum(counts[v] for v in VERDICTS) == len(fz.FIG3_LAW_CLAIMS) + len(fz.FIG3_CLAIMS) - 1 == 8
+    assert (counts["statement"], counts["derived"]) == (2, 6) and counts["printed"] == 0
+    assert "| not tested: not a paper experiment |" in md and md.count("| check |") == 1
+    for claim in (*fz.FIG3_LAW_CLAIMS.values(), *fz.FIG3_CLAIMS.values()):
+        assert f"| {claim.text} | {claim.where} |" in md
     with pytest.raises(ValueError, match="allowed"):
         fz.make_fig3(tmp_path, {"eta": "0.1"})
     with pytest.raises(ValueError, match="draws"):
@@ -255,3 +276,46 @@ def test_paulin_best_rule(other, verdict):
           "SG-UBU wor": cells("SG-UBU wor", (0.0273, 0.0060, 0.0017, 0.0005)),
           "SG-BAOAB": cells("SG-BAOAB", other)}  # fmt: skip
     assert pf._best_outcome(cs).verdict == verdict
+
+
+def test_franzese_toy_claims_have_every_field():
+    for claim in (*fz.FIG1_CLAIMS.values(), *fz.FIG3_LAW_CLAIMS.values(), *fz.FIG3_CLAIMS.values()):
+        assert claim.text and claim.tolerance and claim.source in (*SOURCES, CHECK)
+        if claim.source != CHECK:
+            assert claim.where and claim.where != "-" and claim.paper and claim.paper != "-" and claim.method
+    # the App. E values are derived for this project (the paper prints histograms only)
+    assert {c.source for c in fz.FIG3_LAW_CLAIMS.values()} == {"statement", "derived"}
+    assert fz.FIG1_CLAIMS["leapfrog_exact"].source == "derived"
+
+
+def _trig_cells(mt3_exact, mt3_b8, floor8):
+    """Synthetic Fig. 1 cells at etas 0.04, 0.02: full-batch exact AKDs 1e-3 (LT), 2e-4 (SYM) and
+    ``mt3_exact`` (MT3); batch-8 Monte Carlo AKDs 0.3 then ``floor8`` (order 2) and ``mt3_b8`` (MT3)."""
+    cells = []
+    for label, name in fz.TRIG_SCHEMES:
+        for k, eta in enumerate((0.04, 0.02)):
+            exact = {"LEAPFROG": 1e-15, "LIE-TROTTER": 1e-3, "SYMMETRIC": 2e-4, "MT3": mt3_exact[k]}[label]
+            cells.append(fz.TrigCell(label, name, "full", eta, akd=0.028, exact_akd=exact))
+            akd8 = mt3_b8[k] if label == "MT3" else (0.3, floor8)[k]
+            cells.append(fz.TrigCell(label, name, 8, eta, akd=akd8))
+    return cells
+
+
+@pytest.mark.parametrize(
+    "mt3_exact,mt3_b8,floor8,expected",
+    [((1e-5, 1e-6), (0.1, 0.028), 0.028,  # MT3 best in full batch; no zone where it is no better; all reach
+      {"full_order": "reproduced", "bottleneck": "not reproduced", "small_eta": "reproduced"}),
+     ((1e-5, 3e-4), (0.3, 0.2), 0.2,  # MT3 above SYMMETRIC at 0.02; equal at batch 8; batch 8 above the band
+      {"full_order": "partly", "bottleneck": "reproduced", "small_eta": "partly"})],
+)  # fmt: skip
+def test_fig1_markdown_verdicts(mt3_exact, mt3_b8, floor8, expected):
+    band = {"mean": 0.027, "low": 0.026, "high": 0.0285}
+    s = {"scale": "quick", "gamma": 5.0, "etas": (0.04, 0.02), "chains": 100, "draws": 20, "schemes": fz.TRIG_SCHEMES}
+    md = fz._trig_markdown(_trig_cells(mt3_exact, mt3_b8, floor8), band, s, 60.0, [])
+    for key, verdict in expected.items():
+        claim = fz.FIG1_CLAIMS[key]
+        row = next(line for line in md.splitlines() if line.startswith(f"| {claim.text} |"))
+        assert f"| {verdict} |" in row, row
+    assert "| SYMMETRIC and LIE-TROTTER (both order 2) respond alike" in md
+    counts = verdict_counts(md)
+    assert sum(counts[v] for v in VERDICTS) == len(fz.FIG1_CLAIMS) == counts["statement"] + counts["derived"]
