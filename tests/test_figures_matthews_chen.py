@@ -12,7 +12,8 @@ import torch
 from bnnsample.figures import chen2015 as chen
 from bnnsample.figures import matthews2018 as mw
 from bnnsample.figures import recipes
-from bnnsample.figures.common import fit_slope
+from bnnsample.figures.claims import by_slope
+from bnnsample.figures.common import fit_slope, fit_slope_se
 from bnnsample.simulate import build_target
 
 IDS = (
@@ -140,3 +141,26 @@ def test_passes_error_tiny_gmm_and_passes_to():
     fake = [{"scheme": "s", "covariance": "c", "n": n, "passes": p, "error": e}
             for n, p, e in ((4, 1, 0.5), (4, 2, 0.009), (4, 4, 0.02), (8, 1, 0.3), (8, 3, 0.008), (8, 6, 0.005))]  # fmt: skip
     assert mw.passes_to(fake, "s", "c", 0.01) == (3, 8)  # n=4 goes back above 1%
+
+
+# -- claims tables and the verdicts of the rendered sections ------------------------------------------
+def test_fit_slope_se_is_the_spread_of_fitted_slopes():
+    """The slope's s.e. from the biases' s.e. matches the spread of slopes fitted to noisy
+    biases (power: a s.e. off by 20% fails)."""
+    rng = np.random.default_rng(0)
+    h = np.array([0.1, 0.15, 0.2, 0.3])
+    b = 2 * h**1.5
+    se = np.array([0.08, 0.05, 0.04, 0.02]) * b
+    slopes = [fit_slope(h, b + se * rng.standard_normal(4))[0] for _ in range(4000)]
+    p, s, k = fit_slope_se(h, b, se)
+    assert k == 4 and p == pytest.approx(1.5) and s == pytest.approx(np.std(slopes), rel=0.06)
+    assert math.isnan(fit_slope_se(h[:1], b[:1], se[:1])[1])
+
+
+def test_by_slope_verdicts():
+    assert by_slope(1.9, 0.1, 2, 0.5, "x").verdict == "reproduced"
+    assert by_slope(1.44, 0.115, 1, 0.5, "x").verdict == "partly"  # within 0.5 but 3.8 s.e. off
+    assert by_slope(-0.48, 0.014, -2 / 3, 0.15, "x").verdict == "not reproduced (13.3 s.e.)"
+    assert by_slope(3.0, 0.6, 2, 0.5, "x").verdict == "not tested: scale"  # the s.e. does not resolve 0.5
+    assert by_slope(math.nan, math.nan, 2, 0.5, "x").verdict == "not tested: scale"
+    assert by_slope(1.0, 0.0, 2, 0.3, "x").verdict == "not reproduced"  # exact values: tolerance only
