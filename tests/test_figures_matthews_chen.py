@@ -13,7 +13,7 @@ import torch
 from bnnsample.figures import chen2015 as chen
 from bnnsample.figures import matthews2018 as mw
 from bnnsample.figures import recipes
-from bnnsample.figures.claims import by_slope
+from bnnsample.figures.claims import SOURCES, by_slope
 from bnnsample.figures.common import claims as claims_of
 from bnnsample.figures.common import fit_slope, fit_slope_se, verdict_counts
 from bnnsample.simulate import build_target
@@ -146,6 +146,25 @@ def test_passes_error_tiny_gmm_and_passes_to():
 
 
 # -- claims tables and the verdicts of the rendered sections ------------------------------------------
+def _all_claims():
+    yield from chen.FIG1_CLAIMS.values()
+    yield from chen.FIG2_CLAIMS.values()
+    yield from chen.FIG3_CLAIMS.values()
+    yield from mw.FIG1_CLAIMS.values()
+    for fig in ("matthews2018-fig2", "matthews2018-fig3"):
+        yield from mw._passes_claims(fig).values()
+
+
+def test_claims_tables_have_every_field():
+    claims = list(_all_claims())
+    assert len(claims) == 4 + 5 + 6 + 9 + 5 + 4
+    for c in claims:
+        assert c.text and c.where and c.paper and c.method and c.source in (*SOURCES, "check"), c
+        assert c.tolerance or c.source == "derived", c
+        assert c.where == "-" or "§" in c.where, c  # the paper's own section numbers
+        assert "shared" not in f"{c.where} {c.tolerance} {c.method}" and "digest" not in c.method
+
+
 def test_fit_slope_se_is_the_spread_of_fitted_slopes():
     """The slope's s.e. from the biases' s.e. matches the spread of slopes fitted to noisy
     biases (power: a s.e. off by 20% fails)."""
@@ -219,3 +238,69 @@ def test_chen_fig3_section_counts_and_sizes():
     assert "| not reproduced (" in line and "s.e.) |" in line
     # the SGHMC-S rates (slope -0.48 against -2/3) are measured disagreements with their size
     assert md.count("bias rate of SGHMC-S") == 2 and md.count("| not reproduced (") == 3
+
+
+def _passes_rows(finals: dict):
+    """Rows of passes_error for final errors {(scheme, cov, n): error} (two checkpoints each)."""
+    return [{"scheme": sc, "covariance": cov, "n": n, "passes": p, "error": e * (1.5 if p == 5 else 1)}
+            for (sc, cov, n), e in finals.items() for p in (5, 10)]  # fmt: skip
+
+
+def test_matthews_fig2_rows_within_the_reference_are_not_tested():
+    """The audited fig2 rows: NOGIN with a 9349% error is no stable run; differences within 2u
+    of the reference's uncertainty are not tested; nothing converged for mSGLD: not tested."""
+    nan = math.nan
+    finals = {}
+    for sc, est, ex in (("nogin", (93.49, 0.471, 0.452), (0.335, 0.377, 0.470)),
+                        ("msgld", (nan, 1.647, 0.575), (nan, 1.476, 0.578)),
+                        ("ccadl", (nan, nan, nan), (nan, nan, nan))):  # fmt: skip
+        for k, n in enumerate((8, 32, 128)):
+            finals[sc, "estimated", n], finals[sc, "exact", n] = est[k], ex[k]
+    s = mw.FIG2["quick"]
+    ref_se = np.array([0.089, 0.154, 0.241, 0.183, 0.511, 0.066])
+    md = mw._passes_markdown("matthews2018-fig2", "quick", s, _passes_rows(finals), ("estimated", "exact"), ref_se,
+                             0.02, 0.03, "gmm3", 1.0, 64, dict.fromkeys(s["n"], (3.0, 0.5)))  # fmt: skip
+    verdicts = dict(claims_of(md))
+    claims = mw._passes_claims("matthews2018-fig2")
+    assert verdicts[claims["exact_nogin"].text] == "partly"  # better only at n = 8, where the estimate fails
+    assert "fails at n = 8 (error 9349%)" in md
+    assert verdicts[claims["outperforms"].text] == "partly"
+    assert verdicts[claims["fifty"].text] == verdicts[claims["same", "msgld"].text] == "not tested: scale"
+    assert verdicts[claims["same", "ccadl"].text] == "not tested: scale" and "results/ccadl_diagnosis.md" in md
+    assert _counts(md) == {"partly": 2, "not tested": 3, "printed": 1, "statement": 4}
+    assert "What a test of the rows not tested at scale=quick takes: u below 0.5%" in md
+    # the same differences with a precise reference are resolved: the exact covariance better at every n
+    finals.update({("nogin", "exact", n): 0.01 for n in (32, 128)})
+    md = mw._passes_markdown("matthews2018-fig2", "quick", s, _passes_rows(finals), ("estimated", "exact"),
+                             ref_se / 100, 0.02, 0.03, "gmm3", 1.0, 64, dict.fromkeys(s["n"], (3.0, 0.5)))  # fmt: skip
+    assert dict(claims_of(md))[claims["exact_nogin"].text] == "reproduced"
+
+
+def test_matthews_fig3_stable_at_small_n_is_at_most_partly():
+    finals = {}
+    for sc, e in (("nogin", (4.09, 0.065, 0.331, 0.776)), ("msgld", (0.570, 0.856, 0.954, 0.989)),
+                  ("ccadl", (math.nan, 0.337, 0.121, 0.743))):  # fmt: skip
+        finals.update({(sc, "estimated", n): v for n, v in zip((6, 25, 100, 400), e)})
+    s = mw.FIG3["quick"]
+    load = dict.fromkeys(s["n"], (3.0, 0.5))
+    md = mw._passes_markdown("matthews2018-fig3", "quick", s, _passes_rows(finals), ("estimated",),
+                             np.full(21, 0.0068), 0.005, 0.02, "mnist", 1.0, 128, load)  # fmt: skip
+    verdicts = dict(claims_of(md))
+    claims = mw._passes_claims("matthews2018-fig3")
+    assert verdicts[claims["stable_small_n"].text] == "partly" and "mSGLD stable at n = 6 too" in md
+    assert verdicts[claims["one_pct"].text] == "not tested: scale"
+    assert verdicts[claims["plateau"].text] == "not reproduced"
+    assert _counts(md) == {"partly": 2, "not reproduced": 1, "not tested": 1, "printed": 1, "statement": 3}
+
+
+def test_friction_load_of_the_estimated_covariance():
+    """Data -a, -a, a, a: a minibatch of 2 (without replacement) has gradients of opposite sign
+    with probability 4/6, batch variance 2 a^2, eps(2) = 4 x 2 / 2, so (h^2/2) lambda = 4 h^2 a^2;
+    else 0."""
+    from bnnsample.models.analytic import GaussianMean
+
+    a, h = 10.0, 0.1
+    pot = GaussianMean(torch.tensor([-a, -a, a, a], dtype=torch.float64), torch.ones(4, dtype=torch.float64))
+    median, share = mw.friction_load(pot, torch.zeros(1, 1, dtype=torch.float64), h, 2, batches=2000)
+    assert median == pytest.approx(4 * h * h * a * a) and share == pytest.approx(4 / 6, abs=0.035)
+    assert mw.friction_load(pot, torch.zeros(1, 1, dtype=torch.float64), h / 2, 2) == (pytest.approx(1.0), 0.0)
