@@ -113,6 +113,26 @@ def by_z(diff: float, se: float, ours: str, why: str = "", k: float = 2.0) -> Ou
     return not_reproduced(ours, why, z=z)
 
 
+def by_slope(slope: float, se: float, want: float, tol: float, ours: str, why: str = "", k: float = 2.0) -> Outcome:
+    """A fitted rate (slope ± s.e.) against the paper's ``want``: reproduced when within ``tol``
+    and within k s.e.; partly when within ``tol`` only (the looser tolerance: higher-order
+    terms at the sizes run); not reproduced beyond both, with the size in s.e.; not tested
+    (scale) when no slope could be fitted or its s.e. does not resolve ``tol``. A slope of
+    exact values (se 0 or NaN) is judged by ``tol`` alone."""
+    if not math.isfinite(slope):
+        return not_tested("scale", ours, why or "fewer than two points resolved from their noise")
+    d = slope - want
+    noisy = math.isfinite(se) and se > 0
+    if abs(d) <= tol:
+        if not noisy or abs(d) <= k * se:
+            return reproduced(ours, why)
+        return partly(ours, "; ".join(s for s in (why, f"within {tol:g} of {want:g} but {abs(d) / se:.1f} s.e.") if s))
+    if noisy and abs(d) <= k * se:
+        return not_tested("scale", ours, "; ".join(s for s in (why, f"the slope's s.e. {se:.2g} does not resolve "
+                                                                    f"a tolerance of {tol:g}") if s))  # fmt: skip
+    return not_reproduced(ours, why, z=d / se if noisy else None)
+
+
 def verdict_of(cell: str) -> str | None:
     """The verdict (one of VERDICTS) a table cell starts with, or None."""
     low = cell.strip().strip("*").lower()
