@@ -123,3 +123,20 @@ def test_write_csv_bytes(tmp_path):
     assert p.read_bytes() == b"a,b\n"
     write_csv(p, [{"b": 2.0, "a": True}], float_format=None, columns=("a", "b"))
     assert p.read_bytes() == b"a,b\nTrue,2.0\n"
+
+
+def test_the_verdict_column_is_read_not_a_notes_cell_after_it():
+    md = "\n".join(
+        [
+            "| claim | paper | verdict | notes |",
+            "|---|---|---|---|",
+            "| x | 1 | not reproduced (3.0 s.e.) | reproduced at the other h |",
+            "| y | 2 | partly | - |",
+            "",
+            "| claim | ours | verdict |",
+            "|---|---|---|",
+            "| z | 3 | reproduced |",
+        ]
+    )
+    counts = verdict_counts(md)
+    assert (counts["not reproduced"], counts["partly"], counts["reproduced"]) == (1, 1, 1)

@@ -49,14 +49,25 @@ def _order(fig_id: str):
 
 
 def _rows(markdown: str):
-    """(claim, verdict cell, source or "") of each table row with a verdict cell (the last one)."""
+    """(claim, verdict cell, source or "") of each table row with a verdict: the cell under a
+    "verdict" header when the table has one, else the last cell that starts with a verdict (a
+    notes cell after the verdict column is never read as the verdict)."""
+    column = None
     for line in markdown.splitlines():
         if not line.lstrip().startswith("|"):
+            column = None
             continue
         cells = [c.strip().strip("*") for c in _PIPE.split(line.strip().strip("|"))]
+        if set("".join(cells)) <= set("-: "):
+            continue
+        heads = [c.lower() for c in cells]
+        if "verdict" in heads:
+            column = heads.index("verdict")
+            continue
         if len(cells) < 2:
             continue
-        for cell in cells[::-1]:
+        found = [cells[column]] if column is not None and column < len(cells) else cells[::-1]
+        for cell in found:
             if verdict_of(cell):
                 yield cells[0], cell, next((c for c in cells if c in SOURCES), "")
                 break
