@@ -141,6 +141,9 @@ def test_fig4_verdicts_and_options():
     flat_ubu = dict(good)
     flat_ubu[("sms_ubu", 2)] = (0.93, 0.18, 0.005, 0.014)  # SMS-UBU's ACE does not improve either
     assert next(o for c, o in fig.verdicts(_table(flat_ubu), {}) if "ACE does not" in c.text).verdict == "partly"
+    one_group = {b: d.assign(se=float("nan")) for b, d in _diffs({1: lower, 2: mixed}).items()}
+    rows = fig.verdicts(_table(good), one_group)
+    assert rows[1][1].verdict == "not tested: scale" and "by sign alone 2 of 6 higher" in rows[1][1].why
     no_baselines = {k: v for k, v in good.items() if k[0] != "sg_hmc"}
     rows = fig.verdicts(_table(no_baselines), _diffs({1: lower, 2: lower}))
     assert [o.verdict for _, o in rows[-2:]] == ["not tested: scale"] * 2
