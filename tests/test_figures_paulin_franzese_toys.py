@@ -218,7 +218,7 @@ def test_trig_minibatch_error_dominates(trig):
     assert mini.akd > 2.5 * floor
 
 
-@pytest.mark.parametrize("options,match", [({"etas": "0.1,abc"}, "etas"), ({"schemes": "euler"}, "schemes"),
+@pytest.mark.parametrize("options,match", [({"steps": "0.1,abc"}, "steps"), ({"schemes": "euler"}, "schemes"),
                                            ({"n": "3"}, "allowed"), ({"scale": "big"}, "scale")])  # fmt: skip
 def test_fig1_bad_options(tmp_path, options, match):
     with pytest.raises(ValueError, match=match):
@@ -310,7 +310,7 @@ def _trig_cells(mt3_exact, mt3_b8, floor8):
 )  # fmt: skip
 def test_fig1_markdown_verdicts(mt3_exact, mt3_b8, floor8, expected):
     band = {"mean": 0.027, "low": 0.026, "high": 0.0285}
-    s = {"scale": "quick", "gamma": 5.0, "etas": (0.04, 0.02), "chains": 100, "draws": 20, "schemes": fz.TRIG_SCHEMES}
+    s = {"scale": "quick", "gamma": 5.0, "steps": (0.04, 0.02), "chains": 100, "draws": 20, "schemes": fz.TRIG_SCHEMES}
     md = fz._trig_markdown(_trig_cells(mt3_exact, mt3_b8, floor8), band, s, 60.0, [])
     for key, verdict in expected.items():
         claim = fz.FIG1_CLAIMS[key]

@@ -157,10 +157,14 @@ def _toy_plot(cells: list[ToyCell], path: Path) -> None:
 
 # claims of Figs. 3/6 (App. E toy): one per paper condition (the stationary law's variance and KS
 # distance together), then the paper's reading and the properties derived for this project
-_TOY_LAW_TOL = ("Var θ of the pooled draws within 2 s.e. of the value and KS within 25% of it (analytic full "
-                "batch: KS below 3 x that of as many exact draws + 0.002, sampling noise only)")
-_TOY_LAW_METHOD = ("chains from 0 pooled; s.e. from the spread over chains; KS to N(2/15, 1/3); 'exact' = the "
-                   "stationary variance of the recorded states of the implemented integrator (probed affine maps)")
+_TOY_LAW_TOL = (
+    "Var θ of the pooled draws within 2 s.e. of the value and KS within 25% of it (analytic full "
+    "batch: KS below 3 x that of as many exact draws + 0.002, sampling noise only)"
+)
+_TOY_LAW_METHOD = (
+    "chains from 0 pooled; s.e. from the spread over chains; KS to N(2/15, 1/3); 'exact' = the "
+    "stationary variance of the recorded states of the implemented integrator (probed affine maps)"
+)
 FIG3_LAW_CLAIMS = {
     ("exact_ou", "full"): Claim(
         "analytic integrator, full batch: the stationary law is the posterior N(2/15, 1/3)",
@@ -211,8 +215,9 @@ def _toy_law(c: ToyCell, n: int) -> Outcome:
     z = (c.mc["var"] - ref["var"]) / c.mc["var_se"]
     noise_only = ref["ks"] < 0.01  # the posterior itself: KS is sampling noise
     ks_ok = c.ks < 3 * c.ks_floor + 0.002 if noise_only else abs(c.ks - ref["ks"]) < 0.25 * ref["ks"]
-    ours = (f"Var θ {c.mc['var']:.4f} ± {c.mc['var_se']:.4f} (z = {z:+.2f}; exact law {c.exact['var']:.4f}); "
-            f"KS {c.ks:.4f}")
+    ours = (
+        f"Var θ {c.mc['var']:.4f} ± {c.mc['var_se']:.4f} (z = {z:+.2f}; exact law {c.exact['var']:.4f}); KS {c.ks:.4f}"
+    )
     why = f"KS of as many exact i.i.d. draws = {c.ks_floor:.4f} ({n:,} draws vs the paper's 100K)"
     good = (abs(z) <= 2) + ks_ok
     if good == 0:
@@ -280,7 +285,7 @@ def _toy_markdown(cells: list[ToyCell], s: dict, seconds: float, files: list[Pat
     return "\n".join(lines)
 
 
-TOY_CSV = ("integrator", "batching", "label", "eta", "C", "draws", "mean", "mean_se", "var", "var_se", "exact_mean",
+TOY_CSV = ("integrator", "batching", "label", "h", "C", "draws", "mean", "mean_se", "var", "var_se", "exact_mean",
            "exact_var", "expected_var", "expected_source", "z_var", "ks", "ks_iid_floor", "excess_kurtosis",
            "seconds")  # fmt: skip
 
@@ -337,14 +342,14 @@ TRIG_SCHEMES = (
     ("MT3", "mt3"),
 )
 TRIG_BATCHES = ("full", 8)
-TRIG_CSV = ("scheme", "integrator", "batch", "eta", "akd", "exact_stationary_akd", "diverged", "samples",
+TRIG_CSV = ("scheme", "integrator", "batch", "h", "akd", "exact_stationary_akd", "diverged", "samples",
             "steps_per_chain", "self_distance_mean", "self_distance_low", "self_distance_high", "seconds")  # fmt: skip
 BURN_TIME, THIN_TIME = 20.0, 2.5
 TRIG_SCALES = {
-    "quick": {"chains": 100, "draws": 20, "etas": (0.08, 0.06, 0.04, 0.02)},
-    "paper": {"chains": 100, "draws": 20, "etas": (0.08, 0.06, 0.04, 0.02, 0.01, 0.005, 0.0025, 0.001)},
+    "quick": {"chains": 100, "draws": 20, "steps": (0.08, 0.06, 0.04, 0.02)},
+    "paper": {"chains": 100, "draws": 20, "steps": (0.08, 0.06, 0.04, 0.02, 0.01, 0.005, 0.0025, 0.001)},
 }
-FIG1_OPTIONS = ("scale", "seed", "chains", "draws", "etas", "schemes")
+FIG1_OPTIONS = ("scale", "seed", "chains", "draws", "steps", "schemes")
 
 
 @dataclass
@@ -352,7 +357,7 @@ class TrigCell:
     label: str
     integrator: str
     batch: object  # "full" or an int
-    eta: float
+    h: float
     akd: float = math.nan
     exact_akd: float = math.nan  # full batch: AKD of the scheme's exact (Gaussian) stationary law
     diverged: bool = False
@@ -385,9 +390,9 @@ def normal_kolmogorov(m1, s1, m2, s2, grid: int = 4001) -> np.ndarray:
     return np.abs(ndtr((x - m1) / s1) - ndtr((x - m2) / s2)).max(-1)
 
 
-def full_batch_stationary_akd(pot, integrator: str, eta: float, gamma: float) -> float:
+def full_batch_stationary_akd(pot, integrator: str, h: float, gamma: float) -> float:
     """Average Kolmogorov distance between the exact stationary predictive marginals of a scheme
-    with the full batch and the posterior predictive (nan if the scheme is unstable at eta). One
+    with the full batch and the posterior predictive (nan if the scheme is unstable at h). One
     step is the affine map z' = A z + c + N(0, Q) read off the integrator (``probe_step``); its
     stationary law is N(m, S) with (I - A) m = c and S = A S A^T + Q (a discrete Lyapunov
     equation, ``scipy.linalg.solve_discrete_lyapunov``), Gaussian because the batch is fixed."""
@@ -396,7 +401,7 @@ def full_batch_stationary_akd(pot, integrator: str, eta: float, gamma: float) ->
     from ..analysis.probe import probe_step
     from ..integrators import get_integrator
 
-    pr = probe_step(lambda: get_integrator(integrator), pot, [None], scale=1.0, eps=0.0, h=eta, gamma=gamma)
+    pr = probe_step(lambda: get_integrator(integrator), pot, [None], scale=1.0, eps=0.0, h=h, gamma=gamma)
     if np.max(np.abs(np.linalg.eigvals(pr.A))) >= 1:
         return math.nan
     m = np.linalg.solve(np.eye(pr.A.shape[0]) - pr.A, pr.c)
@@ -409,25 +414,25 @@ def full_batch_stationary_akd(pot, integrator: str, eta: float, gamma: float) ->
     return float(np.mean(normal_kolmogorov(mean, np.sqrt(np.maximum(var, 0)), m0, np.sqrt(v0))))
 
 
-def trig_cell(pot, label: str, integrator: str, batch, eta: float, gamma: float, chains: int, draws: int,
+def trig_cell(pot, label: str, integrator: str, batch, h: float, gamma: float, chains: int, draws: int,
               reference: np.ndarray, seed: int = 0, exact: bool = True) -> TrigCell:  # fmt: skip
-    """AKD of chains x draws pooled predictive samples of one scheme/batch/eta to ``reference``
+    """AKD of chains x draws pooled predictive samples of one scheme/batch/step size h to ``reference``
     (and, with the full batch and ``exact``, the AKD of the scheme's exact stationary law)."""
     from ..evaluate.metrics import average_kolmogorov_distance
     from ..simulate import draws as run_draws
 
     t0 = time.perf_counter()
-    cell = TrigCell(label, integrator, batch, eta)
+    cell = TrigCell(label, integrator, batch, h)
     batching, n = ("full", pot.n_data) if batch == "full" else ("reshuffle", int(batch))
-    burn, thin = math.ceil(BURN_TIME / eta), math.ceil(THIN_TIME / eta)
-    rec, diverged = run_draws(pot, integrator, {}, chains=chains, h=eta, gamma=gamma, burn_in=burn, thin=thin,
+    burn, thin = math.ceil(BURN_TIME / h), math.ceil(THIN_TIME / h)
+    rec, diverged = run_draws(pot, integrator, {}, chains=chains, h=h, gamma=gamma, burn_in=burn, thin=thin,
                               records=draws, observe=lambda x: pot.predict(x)[..., 0], batching=batching,
                               batch_size=n, seed=seed)  # fmt: skip
     cell.steps = burn + thin * draws
     # non-finite, or blown up far beyond the O(1) predictive values (unstable step size)
     cell.diverged = bool(diverged.any()) or not np.nanmax(np.abs(rec)) < 1e3
     if exact and batch == "full":
-        cell.exact_akd = full_batch_stationary_akd(pot, integrator, eta, gamma)
+        cell.exact_akd = full_batch_stationary_akd(pot, integrator, h, gamma)
     if not cell.diverged:
         cell.akd = average_kolmogorov_distance(rec.reshape(-1, rec.shape[-1]), reference)
     cell.seconds = time.perf_counter() - t0
@@ -439,14 +444,14 @@ def _parse_fig1(options: dict) -> dict:
     s["chains"] = _int_option(options, "chains", s["chains"], 2)
     s["draws"] = _int_option(options, "draws", s["draws"], 1)
     s["seed"] = _int_option(options, "seed", 0, 0)
-    if "etas" in options:
+    if "steps" in options:
         try:
-            etas = tuple(float(v) for v in options["etas"].split(",") if v)
+            steps = tuple(float(v) for v in options["steps"].split(",") if v)
         except ValueError:
-            etas = ()
-        if not etas or not all(0 < e < 1 for e in etas):
-            raise ValueError(f"etas={options['etas']}: expected comma-separated step sizes in (0, 1), e.g. 0.04,0.02")
-        s["etas"] = tuple(sorted(etas, reverse=True))
+            steps = ()
+        if not steps or not all(0 < e < 1 for e in steps):
+            raise ValueError(f"steps={options['steps']}: expected comma-separated step sizes in (0, 1), e.g. 0.04,0.02")
+        s["steps"] = tuple(sorted(steps, reverse=True))
     s["schemes"] = labelled_choice(options, "schemes", TRIG_SCHEMES)
     return s
 
@@ -462,15 +467,15 @@ def _trig_plot(cells: list[TrigCell], band: dict, path: Path) -> None:
               ("full", "exact_akd", "full batch, exact stationary law"))  # fmt: skip
     for ax, (batch, key, title) in zip(axes, panels):
         for i, (label, _) in enumerate(TRIG_SCHEMES):
-            cs = sorted((c for c in cells if c.label == label and c.batch == batch), key=lambda c: c.eta)
+            cs = sorted((c for c in cells if c.label == label and c.batch == batch), key=lambda c: c.h)
             ys = [getattr(c, key) for c in cs]
             ys = [y if math.isfinite(y) and y > 1e-12 and not c.diverged else np.nan for y, c in zip(ys, cs)]
             if cs and np.isfinite(ys).any():
-                ax.loglog([c.eta for c in cs], ys, marker="osD^"[i], color=f"C{i}", label=label)
+                ax.loglog([c.h for c in cs], ys, marker="osD^"[i], color=f"C{i}", label=label)
         if key == "akd":
             ax.axhline(band["mean"], color="grey", ls=":", label="self-distance of exact samples")
             ax.axhspan(band["low"], band["high"], color="grey", alpha=0.2)
-        ax.set(title=title, xlabel="step size eta")
+        ax.set(title=title, xlabel="step size h (the paper's eta)")
         ax.grid(True, which="both", lw=0.2)
         ax.legend(fontsize=8)
     axes[0].set_ylabel("average Kolmogorov distance to the analytic posterior")
@@ -479,8 +484,10 @@ def _trig_plot(cells: list[TrigCell], band: dict, path: Path) -> None:
     save_figure(fig, path)
 
 
-_TRIG_MC = ("average over the 200 test points of the two-sample Kolmogorov distance of f(x*) to 2000 exact "
-            "posterior draws (AKD), chains x draws pooled")
+_TRIG_MC = (
+    "average over the 200 test points of the two-sample Kolmogorov distance of f(x*) to 2000 exact "
+    "posterior draws (AKD), chains x draws pooled"
+)
 FIG1_CLAIMS = {
     "full_order": Claim(
         "full batch: higher-order schemes consistently better at every eta, no bottleneck",
@@ -520,7 +527,7 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
             f"Command: `bnnsample figure {FIG1} scale={s['scale']}` ({seconds / 60:.1f} min). Settings: dataset "
             "`trig_features` (D = 256, 200 training points, 200 test points; the paper leaves frequencies, inputs and "
             f"targets open: see conf/dataset/trig_features.yaml), model `linear_gaussian`, C = {s['gamma']:g}, eta in "
-            f"{', '.join(f'{e:g}' for e in s['etas'])} (the paper's grid is not recoverable; its smallest eta is "
+            f"{', '.join(f'{e:g}' for e in s['steps'])} (the paper's grid is not recoverable; its smallest eta is "
             f"0.001), full batch and batches of 8 in a random order per epoch. {s['chains']} chains from 0 x "
             f"{s['draws']} draws = {s['chains'] * s['draws']} predictive samples per curve point (paper: 2000), burn-in "
             f"simulated time {BURN_TIME:g}, one draw per simulated time {THIN_TIME:g}. Distance: average over the 200 test "
@@ -530,12 +537,12 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
         ),
         "",
     ]
-    get = {(c.label, c.batch, c.eta): c for c in cells}
-    etas = s["etas"]
+    get = {(c.label, c.batch, c.h): c for c in cells}
+    hs = s["steps"]
     labels = [lab for lab, _ in s["schemes"]]
 
     def series(label, batch, key="akd"):
-        return [getattr(get[(label, batch, e)], key) if (label, batch, e) in get else math.nan for e in etas]
+        return [getattr(get[(label, batch, e)], key) if (label, batch, e) in get else math.nan for e in hs]
 
     def fmt(xs, spec=".3f"):
         return " / ".join("div." if not math.isfinite(x) else f"{x:{spec}}" for x in xs)
@@ -548,7 +555,7 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
         strict = sum(m < min(a, b) for m, a, b in pairs)
         rows.append((FIG1_CLAIMS["full_order"], by_count(
             strict, len(pairs),
-            f"exact stationary AKD (eta {', '.join(f'{e:g}' for e in etas)}): MT3 {fmt(ex['MT3'], '.1e')}; LT "
+            f"exact stationary AKD (eta {', '.join(f'{e:g}' for e in hs)}): MT3 {fmt(ex['MT3'], '.1e')}; LT "
             f"{fmt(ex['LIE-TROTTER'], '.1e')}; SYM {fmt(ex['SYMMETRIC'], '.1e')}. Monte Carlo: MT3 "
             f"{fmt(series('MT3', 'full'))}; LT {fmt(series('LIE-TROTTER', 'full'))}; SYM "
             f"{fmt(series('SYMMETRIC', 'full'))}",
@@ -557,7 +564,7 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
             f"floor ({band['mean']:.3f}), so the Monte Carlo curves cannot separate the schemes at any stable "
             "eta")))  # fmt: skip
         mt3b, ltb, symb = series("MT3", 8), series("LIE-TROTTER", 8), series("SYMMETRIC", 8)
-        zone = [e for e, m, a, b in zip(etas, mt3b, ltb, symb) if math.isfinite(m) and m >= min(a, b) - 0.01
+        zone = [e for e, m, a, b in zip(hs, mt3b, ltb, symb) if math.isfinite(m) and m >= min(a, b) - 0.01
                 and min(a, b) > hi]  # fmt: skip
         gain = ", ".join(f"{m - min(a, b):+.1e}" for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]))
         ours = f"MT3 {fmt(mt3b)}; LT {fmt(ltb)}; SYM {fmt(symb)}"
@@ -576,14 +583,16 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
             if (xs := [x for x in series(lab, b) if math.isfinite(x)])]  # fmt: skip
     rows.append((FIG1_CLAIMS["small_eta"], by_count(
         sum(x <= hi * 1.15 for *_, x in last), len(last),
-        f"at eta = {etas[-1]:g}: " + ", ".join(f"{lab}/{b}: {x:.3f}" for lab, b, x in last),
+        f"at eta = {hs[-1]:g}: " + ", ".join(f"{lab}/{b}: {x:.3f}" for lab, b, x in last),
         f"exact-sample band [{band['low']:.3f}, {hi:.3f}]; batch 8 needs smaller eta than this grid's: "
         f"{FIG1_PAPER_COST}")))  # fmt: skip
     if "LEAPFROG" in labels:
         lfx = series("LEAPFROG", "full", "exact_akd")
         fin = [x for x in lfx if math.isfinite(x)]
-        ours = (f"exact stationary AKD <= {max(fin) if fin else math.nan:.1e} at every stable eta ({len(fin)} of "
-                f"{len(lfx)}); Monte Carlo {fmt(series('LEAPFROG', 'full'))}")
+        ours = (
+            f"exact stationary AKD <= {max(fin) if fin else math.nan:.1e} at every stable eta ({len(fin)} of "
+            f"{len(lfx)}); Monte Carlo {fmt(series('LEAPFROG', 'full'))}"
+        )
         why = "its Monte Carlo distances measure the protocol's sampling noise (correlated draws)"
         ok = bool(fin) and max(fin) < 1e-9
         rows.append((FIG1_CLAIMS["leapfrog_exact"], reproduced(ours, why) if ok else not_reproduced(ours, why)))
@@ -596,7 +605,7 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
     "franzese2021 Fig. 1: Kolmogorov distance vs step size, trig features, 4 integrators, full / batch 8",
 )
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
-    """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT, etas=0.04,0.02, schemes=leapfrog,mt3."""
+    """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT, steps=0.04,0.02, schemes=leapfrog,mt3."""
     from ..evaluate.metrics import self_distance_band
     from ..simulate import build_target, preset_scheme
 
@@ -612,15 +621,15 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     for label, name in s["schemes"]:
         preset_scheme(name)  # the preset exists (and names this integrator)
         for batch in TRIG_BATCHES:
-            for k, eta in enumerate(s["etas"]):
-                c = trig_cell(pot, label, name, batch, eta, s["gamma"], s["chains"], s["draws"], reference,
+            for k, h in enumerate(s["steps"]):
+                c = trig_cell(pot, label, name, batch, h, s["gamma"], s["chains"], s["draws"], reference,
                               seed=s["seed"] + 1000 * k + (7 if batch == "full" else 0))  # fmt: skip
                 cells.append(c)
-                print(f"[{FIG1}] {label:<11} batch={batch!s:<4} eta={eta:<7g} AKD={c.akd:.4f} "
+                print(f"[{FIG1}] {label:<11} batch={batch!s:<4} h={h:<7g} AKD={c.akd:.4f} "
                       f"({c.steps} steps, {c.seconds:.1f}s)", flush=True)  # fmt: skip
     files = [out / "kolmogorov.csv", out / "kolmogorov.png"]
     rows = [dict(zip(TRIG_CSV, [
-        c.label, c.integrator, c.batch, c.eta, "" if c.diverged else f"{c.akd:.5f}",
+        c.label, c.integrator, c.batch, c.h, "" if c.diverged else f"{c.akd:.5f}",
         "" if not math.isfinite(c.exact_akd) else f"{c.exact_akd:.3e}", int(c.diverged), n, c.steps,
         f"{band['mean']:.5f}", f"{band['low']:.5f}", f"{band['high']:.5f}", f"{c.seconds:.1f}",
     ])) for c in cells]  # fmt: skip
