@@ -40,3 +40,14 @@ def log_to_files(msg: str) -> None:
     for h in {*logging.getLogger().handlers, *logger.handlers}:
         if isinstance(h, logging.FileHandler):
             h.handle(record)
+
+
+def positive_number(value, error: type[Exception], message: str) -> float:
+    """``float(value)`` when it is a number > 0 (inf included), else ``error(message)``."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise error(message) from None
+    if not number > 0:
+        raise error(message)
+    return number

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import torch
 
+from ..errors import positive_number
 from .base import Force, Integrator, State, StepContext, register
 from .langevin import drift, kick, kick_with
 
@@ -32,12 +33,9 @@ FRICTION_KINDS = ("scalar", "diagonal", "full", "groups")
 
 def _inverse_mass(value, field: str = "thermostat_mass") -> float:
     """1/eta for a thermostat mass eta in (0, inf]; inf gives 0 (frozen thermostat)."""
-    try:
-        eta = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{field} must be a number > 0 or inf, got {value!r}") from None
-    if not eta > 0:
-        raise ValueError(f"{field} must be > 0 (inf freezes the thermostat), got {value!r}")
+    eta = positive_number(
+        value, ValueError, f"{field} must be a number > 0 (inf freezes the thermostat), got {value!r}"
+    )
     return 0.0 if math.isinf(eta) else 1.0 / eta
 
 

@@ -18,7 +18,7 @@ import math
 
 import torch
 
-from ..errors import UserError
+from ..errors import UserError, positive_number
 from ..potential import Potential
 from . import register
 from .analytic import NoisyGradientGaussian, from_own_dataset
@@ -326,12 +326,7 @@ def build_linear_gaussian(model_cfg, data, device, dtype, seed):
         raise UserError(
             f"model.noise_var: dataset={data.name} sets no noise variance; give model.noise_var=<number > 0>"
         )
-    try:
-        noise_var = float(noise_var)
-    except (TypeError, ValueError):
-        raise UserError(f"model.noise_var={noise_var}: must be a number > 0") from None
-    if not noise_var > 0:
-        raise UserError(f"model.noise_var={noise_var}: must be a number > 0")
+    noise_var = positive_number(noise_var, UserError, f"model.noise_var={noise_var}: must be a number > 0")
     lam0 = float(_cfg(model_cfg, "prior_precision", 1.0))
     if lam0 < 0:
         raise UserError(f"model.prior_precision={lam0}: must be >= 0")
