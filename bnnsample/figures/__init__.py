@@ -6,10 +6,11 @@ files it wrote) registered under an id with a one-line description::
     @register("orders", "measured orders of convergence of every integrator")
     def make(out_dir, options): ...
 
-Every module of this package except ``common`` is a recipe module, found and imported on
-first use; it should keep heavy imports (matplotlib, runs) inside the function. Bad options
-raise ValueError with the key and the allowed values. ``common`` holds what recipes share
-(the scale option, the results/REPRODUCTION.md section writer); ``report`` what the
+Every module of this package except ``claims``, ``common`` and ``report`` is a recipe module,
+found and imported on first use; it should keep heavy imports (matplotlib, runs) inside the function. Bad options
+raise ValueError with the key and the allowed values. ``claims`` holds the claims-as-data
+types and the one writer of verdict rows, ``common`` what recipes share (the scale option, the
+results/REPRODUCTION.md section writer); ``report`` what the
 command prints around a recipe (its output directory, the claims' verdicts).
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from ..registry import Registry, import_modules, module_names
 
-_NOT_RECIPES = ("common", "report")
+_NOT_RECIPES = ("claims", "common", "report")
 
 
 @dataclass(frozen=True)
