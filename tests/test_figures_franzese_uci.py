@@ -198,8 +198,10 @@ def test_uci_claims_have_every_field():
 def _sweep_rows(akd: dict, width=0.01):
     """Distance rows of a sweep: akd[(label, batch, h)], band [0.14, 0.14 + width]."""
     band = {"self_mean": 0.145, "self_low": 0.14, "self_high": 0.14 + width}
-    return [{"dataset": "boston", "label": lab, "batch": b, "step_size": h, "akd": v, "draws": 100, **band}
-            for (lab, b, h), v in akd.items()]
+    return [
+        {"dataset": "boston", "label": lab, "batch": b, "step_size": h, "akd": v, "draws": 100, **band}
+        for (lab, b, h), v in akd.items()
+    ]
 
 
 def _row_of(md, claim):

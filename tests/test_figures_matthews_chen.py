@@ -210,8 +210,11 @@ def test_chen_fig2_section_counts():
     full-gradient rows: not a paper experiment; a smaller alpha ahead early, overtaken late."""
     pot, _ = chen.chen_target()
     grid = itertools.product(("SGHMC-F", "SGHMC-D"), ("iid", "full"), chen.ALPHAS, chen.FIG2["quick"]["L"])
-    rows = [{"variant": v, "batching": bt, "alpha": a, "L": L, "bias": m, "mse": m, "bias_se": m / 100,
-             "mse_se": m / 100} for v, bt, a, L in grid for m in [0.01 * (1 + 3 * a) * (L / 100) ** -(0.3 + 2 * a)]]
+    rows = [
+        {"variant": v, "batching": bt, "alpha": a, "L": L, "bias": m, "mse": m, "bias_se": m / 100, "mse_se": m / 100}
+        for v, bt, a, L in grid
+        for m in [0.01 * (1 + 3 * a) * (L / 100) ** -(0.3 + 2 * a)]
+    ]
     md = chen._fig2_md("quick", chen.FIG2["quick"], rows, pot, 1.0)
     assert _counts(md) == {"reproduced": 1, "not reproduced": 2, "not tested": 2, "printed": 2, "statement": 1,
                            "derived": 2}  # fmt: skip
@@ -225,7 +228,7 @@ def _fig3_rows(sgld_bias):
     for scheme in ("SGHMC-S", "SGLD"):
         for steps in ("fixed", "decreasing"):
             for L in chen.FIG3["quick"]["L"]:
-                b = 0.45 * L ** -0.48 if scheme == "SGHMC-S" else sgld_bias[steps] * L**-0.5
+                b = 0.45 * L**-0.48 if scheme == "SGHMC-S" else sgld_bias[steps] * L**-0.5
                 rows.append({"scheme": scheme, "steps": steps, "L": L, "bias": b, "bias_se": 0.05 * b})
     return rows
 

@@ -225,7 +225,8 @@ def test_fig7_ratio_at_the_noise_floor_is_not_measured():
     assert out[S.FIG7_CLAIMS["proj_full"].text] == "reproduced"
     far = [{**d, "scalar": 0.9 + 0.01 * k} for k, d in enumerate(BY_DATA)]
     assert _verdicts(S.fig7_outcomes(at_floor, PROJ, far, st, "quick"))[S.FIG7_CLAIMS["proj_scalar"].text].startswith(
-        "not reproduced (")
+        "not reproduced ("
+    )
 
 
 def _fig14_rows(l1, se=0.005, mass=0.365):

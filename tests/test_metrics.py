@@ -332,7 +332,6 @@ def test_wasserstein1_normal_with_ties_and_far_sample():
     assert M.wasserstein1_normal(far, 0.0, 1.0) == pytest.approx(stats.wasserstein_distance(far, grid), abs=1e-4)
 
 
-
 @pytest.mark.parametrize("shift, scale", [(0.15, 1.0), (0.0, 1.1)])
 def test_wasserstein1_normal_se_is_the_spread_over_replicates(shift, scale):
     """Chains of AR(1) draws (correlation 0.7) of a biased law: the delta-method s.e. is the
@@ -355,6 +354,7 @@ def test_wasserstein1_normal_se_is_the_spread_over_replicates(shift, scale):
     assert se > 1.4 * M.wasserstein1_normal_se(reps[0].reshape(-1, 1), 0.0, 1.0)
     with pytest.raises(ValueError, match="at least 2 independent chains"):
         M.wasserstein1_normal_se(reps[0][:1], 0.0, 1.0)
+
 
 def test_kolmogorov_distance_normal_direct_formula():
     rng = np.random.default_rng(4)

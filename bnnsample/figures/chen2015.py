@@ -227,30 +227,45 @@ def _finish(fig, title: str, out_dir: Path, fig_id: str, paths: list[Path], mark
     return paths
 
 
-NOISE = ("the i.i.d. minibatch noise (variance (N^2/n) Var(x_i), about 1e5) heats the momentum by O(h), a term "
-         "Theorem 4 leaves out")
+NOISE = (
+    "the i.i.d. minibatch noise (variance (N^2/n) Var(x_i), about 1e5) heats the momentum by O(h), a term "
+    "Theorem 4 leaves out"
+)
 FIG1_CLAIMS = {  # Claim(text, where, paper, source, tolerance, method)
     "euler_larger": Claim(
-        "Euler (SGHMC-E) has the larger invariant-measure bias", "§5, Fig. 1", "SGHMC-E above SGHMC-S at every h",
-        "statement", "|bias| of SGHMC-E >= SGHMC-S's at every h of the grid (unstable counts as larger)",
+        "Euler (SGHMC-E) has the larger invariant-measure bias",
+        "§5, Fig. 1",
+        "SGHMC-E above SGHMC-S at every h",
+        "statement",
+        "|bias| of SGHMC-E >= SGHMC-S's at every h of the grid (unstable counts as larger)",
         "exact stationary E[theta^2] of each integrator's affine step with the minibatch noise covariance (discrete "
         "Lyapunov equation), checked by Monte Carlo below",
     ),
     "euler_explodes": Claim(
-        "Euler explodes at large h, the splitting does not", "§5, Fig. 1", "Euler blows up", "statement",
+        "Euler explodes at large h, the splitting does not",
+        "§5, Fig. 1",
+        "Euler blows up",
+        "statement",
         "some h of the grid at which SGHMC-E's step map is unstable and SGHMC-S's is not",
         "spectral radius of each step map; the Monte Carlo runs at those h diverge",
     ),
     "theorem4": Claim(
         "the invariant-measure bias is O(h^K), K = 2 for the splitting, whatever the gradient noise",
-        "§3.2, Theorem 4; §5, Fig. 1", "bias ~ h^2", "statement",
+        "§3.2, Theorem 4; §5, Fig. 1",
+        "bias ~ h^2",
+        "statement",
         "slope of log|bias| on log h within 0.3 of 2 (h <= 0.02; minibatches n = 10, the paper's setup)",
         "exact stationary bias of SGHMC-S; size: the Monte Carlo bias at the smallest h against the integrator's own "
         "O(h^2) bias (full gradients), in s.e. of the Monte Carlo bias",
     ),
-    "mc_check": Claim("Monte Carlo agrees with the exact stationary bias", "-", "-", "check",
-                      "|MC - exact| <= 3 s.e. at every finite h, both schemes",
-                      "200 runs x L steps after 2 time units of burn-in"),
+    "mc_check": Claim(
+        "Monte Carlo agrees with the exact stationary bias",
+        "-",
+        "-",
+        "check",
+        "|MC - exact| <= 3 s.e. at every finite h, both schemes",
+        "200 runs x L steps after 2 time units of burn-in",
+    ),
 }
 
 
@@ -302,8 +317,15 @@ def _fig1_md(scale, s, rows, truth, wall) -> str:
         f"Monte Carlo: {s['runs']} runs from theta_0, p_0 ~ N(0, 1), 2 time units of burn-in, then the average of "
         f"theta^2 over L = {s['L']} steps (paper: L = 10^6)."
     )
-    return _section("chen2015-fig1", "splitting vs Euler, invariant-measure bias against h", scale, wall, settings,
-                    rows_md, "`bias_vs_h.csv`, `fig1.png`")
+    return _section(
+        "chen2015-fig1",
+        "splitting vs Euler, invariant-measure bias against h",
+        scale,
+        wall,
+        settings,
+        rows_md,
+        "`bias_vs_h.csv`, `fig1.png`",
+    )
 
 
 # -- Fig. 2 -------------------------------------------------------------------------------------
@@ -353,26 +375,38 @@ def _afmt(a):
 _ALPHA_GRID = "alpha in {1/10, 1/5, 1/3, 1/2}, 200 runs each, s.e. over runs; independent runs per alpha"
 FIG2_CLAIMS = {
     ("bias", "iid"): Claim(
-        "the optimal step-size rate for the bias of SGHMC-D (decreasing steps)", "§5, Fig. 2 left; §3.3, Remark 10",
-        "alpha = 1/3", tolerance="the bias at the largest L is lowest at alpha = 1/3",
+        "the optimal step-size rate for the bias of SGHMC-D (decreasing steps)",
+        "§5, Fig. 2 left; §3.3, Remark 10",
+        "alpha = 1/3",
+        tolerance="the bias at the largest L is lowest at alpha = 1/3",
         method=f"{_ALPHA_GRID}; size: bias at 1/3 minus the lowest, in s.e. of the difference",
     ),
     ("mse", "iid"): Claim(
-        "the optimal step-size rate for the MSE of SGHMC-F (fixed steps)", "§5, Fig. 2 right; §3.1, Remark 9",
-        "alpha = 1/5", tolerance="the MSE at the largest L is lowest at alpha = 1/5",
+        "the optimal step-size rate for the MSE of SGHMC-F (fixed steps)",
+        "§5, Fig. 2 right; §3.1, Remark 9",
+        "alpha = 1/5",
+        tolerance="the MSE at the largest L is lowest at alpha = 1/5",
         method=f"{_ALPHA_GRID}; size: MSE at 1/5 minus the lowest, in s.e. of the difference",
     ),
     ("bias", "full"): Claim(
-        "the same bias optimum with full gradients (no minibatch noise)", "§3.3, Remark 10 (the paper's Fig. 2 uses "
-        "minibatches of 10)", "alpha = 1/3", source="derived", method=_ALPHA_GRID,
+        "the same bias optimum with full gradients (no minibatch noise)",
+        "§3.3, Remark 10 (the paper's Fig. 2 uses minibatches of 10)",
+        "alpha = 1/3",
+        source="derived",
+        method=_ALPHA_GRID,
     ),
     ("mse", "full"): Claim(
-        "the same MSE optimum with full gradients (no minibatch noise)", "§3.1, Remark 9 (the paper's Fig. 2 uses "
-        "minibatches of 10)", "alpha = 1/5", source="derived", method=_ALPHA_GRID,
+        "the same MSE optimum with full gradients (no minibatch noise)",
+        "§3.1, Remark 9 (the paper's Fig. 2 uses minibatches of 10)",
+        "alpha = 1/5",
+        source="derived",
+        method=_ALPHA_GRID,
     ),
     "early_late": Claim(
-        "a smaller-than-optimal alpha is better at first, then overtaken by the optimal one", "§5, Fig. 2",
-        "smaller alpha ahead at small L, behind at large L", source="statement",
+        "a smaller-than-optimal alpha is better at first, then overtaken by the optimal one",
+        "§5, Fig. 2",
+        "smaller alpha ahead at small L, behind at large L",
+        source="statement",
         tolerance="the alpha with the lowest MSE at the largest L is beaten at the smallest L by a smaller alpha, and "
         "beats it at the largest L, each beyond 2 s.e. (one of the two within 2 s.e.: partly)",
         method="MSE of SGHMC-F, minibatches n = 10, 200 runs, s.e. over runs",
@@ -469,8 +503,15 @@ def _fig2_md(scale, s, rows, pot, wall) -> str:
         "setup) and, to separate the integrator from the gradient noise, full gradients. Values at "
         f"L = {Lmax} ± s.e. over runs; slopes: least squares over the last three L."
     )
-    return _section("chen2015-fig2", "step-size rates alpha, bias of SGHMC-D and MSE of SGHMC-F", scale, wall,
-                    settings, rows_md, "`alpha_sweep.csv`, `fig2.png`")
+    return _section(
+        "chen2015-fig2",
+        "step-size rates alpha, bias of SGHMC-D and MSE of SGHMC-F",
+        scale,
+        wall,
+        settings,
+        rows_md,
+        "`alpha_sweep.csv`, `fig2.png`",
+    )
 
 
 # -- Fig. 3 -------------------------------------------------------------------------------------
@@ -617,5 +658,12 @@ def _fig3_md(scale, s, rows, chosen, wall) -> str:
             rows_md.append((FIG3_CLAIMS["rate", label, kind],
                             by_slope(p, se, RATE[label], 0.15, f"slope {_fmt(p, '.2f')} ± {_fmt(se, '.2f')} "
                                                                 f"({k} L)", cause)))  # fmt: skip
-    return _section("chen2015-fig3", "SGHMC (splitting) vs SGLD, bias against iterations", scale, wall, settings,
-                    rows_md, "`bias_vs_L.csv`, `fig3.png`")
+    return _section(
+        "chen2015-fig3",
+        "SGHMC (splitting) vs SGLD, bias against iterations",
+        scale,
+        wall,
+        settings,
+        rows_md,
+        "`bias_vs_L.csv`, `fig3.png`",
+    )

@@ -426,8 +426,10 @@ def _command(fig_id: str, scale: str, options: dict) -> str:
 
 
 # -- claims -----------------------------------------------------------------------------------
-_AKD = ("AKD of the pooled predictive draws of f(x*) to each oracle run, averaged over the runs; band = the 5-95% "
-        "quantiles of the oracle runs' self-distance")
+_AKD = (
+    "AKD of the pooled predictive draws of f(x*) to each oracle run, averaged over the runs; band = the 5-95% "
+    "quantiles of the oracle runs' self-distance"
+)
 
 
 def _akd_claim(text: str, where: str, paper: str, tolerance: str) -> Claim:
@@ -484,13 +486,19 @@ FIG10_CLAIMS = {
 # steps per (sampler, batch) summed over h. Measured per step of 10 chains: full batch LEAPFROG 7 ms, batch
 # 64 1.6 ms, batch 16 0.9 ms, SGHMC batch 16 7 ms, MT3 full batch 50 ms; the adaptive-SGHMC oracle (5 runs
 # of 10 chains, 12,000 steps) about 7 CPU-minutes
-FIG4_PAPER_COST = ("scale=paper (adds SYMMETRIC and MT3, batches full/128/64/32/16/8, h down to 0.001, burn-in "
-                   "time 10, 200 draws per run): about 6 CPU-hours (estimated from measured costs per step)")
-FIG5_PAPER_COST = ("scale=paper (N_l 1/10/30/100, batches full/64/16, h down to 0.001, burn-in time 10): about "
-                   "1.5 CPU-hours (estimated)")
-FIG10_PAPER_COST = ("scale=paper (8 values of C from 0.5 to 100, batches full/64/16, h down to 0.001, burn-in time "
-                    "10, the C-free adaptive-SGHMC oracle): about 2.5 CPU-hours (estimated); `scale=paper "
-                    "frictions=0.5,5,10,50 batches=0 steps=0.005,0.01,0.02`: about 20 CPU-minutes")
+FIG4_PAPER_COST = (
+    "scale=paper (adds SYMMETRIC and MT3, batches full/128/64/32/16/8, h down to 0.001, burn-in "
+    "time 10, 200 draws per run): about 6 CPU-hours (estimated from measured costs per step)"
+)
+FIG5_PAPER_COST = (
+    "scale=paper (N_l 1/10/30/100, batches full/64/16, h down to 0.001, burn-in time 10): about "
+    "1.5 CPU-hours (estimated)"
+)
+FIG10_PAPER_COST = (
+    "scale=paper (8 values of C from 0.5 to 100, batches full/64/16, h down to 0.001, burn-in time "
+    "10, the C-free adaptive-SGHMC oracle): about 2.5 CPU-hours (estimated); `scale=paper "
+    "frictions=0.5,5,10,50 batches=0 steps=0.005,0.01,0.02`: about 20 CPU-minutes"
+)
 
 
 # -- Fig. 4 -----------------------------------------------------------------------------------
@@ -566,8 +574,12 @@ def _fig4_markdown(rows, s, scale, options, missing) -> str:
     # 4-5. MT3, SYMMETRIC: run at scale=paper only
     full = [r for r in rows if r["batch"] == "full"]
     if "MT3" in labels:
-        best = [r["step_size"] for r in full if r["label"] == "MT3" and all(
-            r["akd"] <= q["akd"] for q in full if q["step_size"] == r["step_size"] and q["label"] != "MT3")]
+        best = [
+            r["step_size"]
+            for r in full
+            if r["label"] == "MT3"
+            and all(r["akd"] <= q["akd"] for q in full if q["step_size"] == r["step_size"] and q["label"] != "MT3")
+        ]
         n_h = len({r["step_size"] for r in full if r["label"] == "MT3"})
         out.append((FIG4_CLAIMS["mt3"], by_count(len(best), n_h, f"MT3 lowest full-batch AKD at h in {best}")))
     else:
@@ -586,8 +598,10 @@ def _fig4_markdown(rows, s, scale, options, missing) -> str:
     # the oracle's self-distance against the i.i.d. expectation for as many draws
     floor, n = rows[0]["self_mean"], rows[0]["draws"]
     iid = 0.8687 * math.sqrt(2 / n)
-    ours = (f"{floor:.3f} for {n} vs {n} pooled draws; i.i.d. expectation {iid:.3f}: ratio {floor / iid:.2f} "
-            "(above 1: successive draws of a chain are correlated at this thinning)")
+    ours = (
+        f"{floor:.3f} for {n} vs {n} pooled draws; i.i.d. expectation {iid:.3f}: ratio {floor / iid:.2f} "
+        "(above 1: successive draws of a chain are correlated at this thinning)"
+    )
     if n != 200:
         out.append((FIG4_CLAIMS["self"], not_tested("scale", ours, f"{n} draws per run, not 200: scale=paper pools "
                                                                   "200 (10 chains x 20 draws)")))  # fmt: skip
@@ -645,9 +659,16 @@ FIG5_OPTIONS = ("scale", "datasets", "steps", "batches", "n_leapfrog", "oracle")
 @register(FIG5, "generalized Lie-Trotter (HMC with partial refresh): AKD to the oracle vs h for several N_l")
 def make_fig5(out_dir: Path, options: dict) -> list[Path]:
     return _variant_recipe(
-        out_dir, FIG5, options, FIG5_OPTIONS, ("n_leapfrog", "1,5,25", "1,10,30,100"), lambda t, k: _ints(t, k, 1),
+        out_dir,
+        FIG5,
+        options,
+        FIG5_OPTIONS,
+        ("n_leapfrog", "1,5,25", "1,10,30,100"),
+        lambda t, k: _ints(t, k, 1),
         lambda n: {"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n},
-        "franzese2021 Fig. 5 (reduced): generalized LIE-TROTTER, N_l sweep", _fig5_markdown)
+        "franzese2021 Fig. 5 (reduced): generalized LIE-TROTTER, N_l sweep",
+        _fig5_markdown,
+    )
 
 
 def _fig5_markdown(rows, s, nls, scale, options, missing) -> str:
@@ -683,11 +704,14 @@ def _fig5_markdown(rows, s, nls, scale, options, missing) -> str:
         if np.isfinite(one) and fin and one <= min(fin) + width:
             best1.append(f"{b}/{h:g}")
     ours = f"{first} lowest (within the band width) in {len(best1)} of {len(cells)} (batch/h) cells: " + (
-        ", ".join(best1) or "none")
+        ", ".join(best1) or "none"
+    )
     out.append((FIG5_CLAIMS["nl1"], reproduced(ours) if len(best1) >= 2 * len(cells) / 3
                 else partly(ours) if best1 else not_reproduced(ours)))  # fmt: skip
-    settings = (f"N_l in {nls}; one integrator step = N_l leapfrog steps then the exact OU refresh alpha = "
-                "exp(-h N_l C), so burn-in/thin steps are time / (h N_l) (rounded, at least 1). " + _settings_text(s))
+    settings = (
+        f"N_l in {nls}; one integrator step = N_l leapfrog steps then the exact OU refresh alpha = "
+        "exp(-h N_l C), so burn-in/thin steps are time / (h N_l) (rounded, at least 1). " + _settings_text(s)
+    )
     return _sweep_section(FIG5, "generalized LIE-TROTTER, N_l sweep (reduced)", scale, options, settings, missing,
                           rows, out)  # fmt: skip
 
@@ -699,9 +723,16 @@ FIG10_OPTIONS = ("scale", "datasets", "steps", "batches", "frictions", "oracle")
 @register(FIG10, "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size")
 def make_fig10(out_dir: Path, options: dict) -> list[Path]:
     return _variant_recipe(
-        out_dir, FIG10, options, FIG10_OPTIONS, ("frictions", "0.5,5,50", "0.5,1,2,5,10,20,50,100"), _floats,
+        out_dir,
+        FIG10,
+        options,
+        FIG10_OPTIONS,
+        ("frictions", "0.5,5,50", "0.5,1,2,5,10,20,50,100"),
+        _floats,
         lambda c: {"label": f"C={c:g}", "integrator": "leapfrog", "friction": c},
-        "franzese2021 Fig. 10 (reduced): LEAPFROG friction sweep", _fig10_markdown)
+        "franzese2021 Fig. 10 (reduced): LEAPFROG friction sweep",
+        _fig10_markdown,
+    )
 
 
 def _fig10_markdown(rows, s, cs, scale, options, missing) -> str:
@@ -726,24 +757,36 @@ def _fig10_markdown(rows, s, cs, scale, options, missing) -> str:
         spreads.append(f"batch {b}: {spread:.3f}")
         insensitive += len(fin) == len(best[min(s.steps)][1]) and spread <= max(0.05, 3 * width)
     ours = "; ".join(txt) + f"; spread over C at h = {min(s.steps):g}: " + ", ".join(spreads)
-    best_ours = f"a C in [5, 10] lowest or within the band width {width:.3f} of the lowest in {sum(near)} of " \
-                f"{len(near)} (batch, h) cells (C run: {', '.join(f'{c:g}' for c in cs)})"
+    best_ours = (
+        f"a C in [5, 10] lowest or within the band width {width:.3f} of the lowest in {sum(near)} of "
+        f"{len(near)} (batch, h) cells (C run: {', '.join(f'{c:g}' for c in cs)})"
+    )
     if s.t_burn >= PAPER_T_BURN and len(cs) > 1:
         out = [(FIG10_CLAIMS["insensitive"], by_count(insensitive, len(batches), ours)),
                (FIG10_CLAIMS["c_5_10"], by_count(sum(near), len(near), best_ours))]  # fmt: skip
     else:
         at5 = s.oracle.kind == "lie_trotter"  # the oracle is a C = 5 run with the same burn-in
-        short = (f"burn-in time {s.t_burn:g} (paper: {PAPER_T_BURN:g})" + (" and the oracle at C = 5 with the same "
-                 "burn-in" if at5 else "") + ": the law after burn-in depends on C (large C is overdamped and has not "
-                 "left x0 = 0, small C mixes slowly), so the distances measure that transient, not convergence")
+        short = (
+            f"burn-in time {s.t_burn:g} (paper: {PAPER_T_BURN:g})"
+            + (" and the oracle at C = 5 with the same burn-in" if at5 else "")
+            + ": the law after burn-in depends on C (large C is overdamped and has not "
+            "left x0 = 0, small C mixes slowly), so the distances measure that transient, not convergence"
+        )
         favours = ", which favours C = 5 by construction" if at5 else ""
         no_c = "" if any(5 < c <= 10 for c in cs) else "; no C in (5, 10] was run"
         out = [(FIG10_CLAIMS["insensitive"], not_tested("scale", ours, f"{short}; {FIG10_PAPER_COST}")),
                (FIG10_CLAIMS["c_5_10"], not_tested("scale", best_ours, f"{short}{favours}{no_c}; "
                                                    f"{FIG10_PAPER_COST}"))]  # fmt: skip
-    settings = f"C in {cs}. " + _settings_text(s) + (
-        " The oracle runs at C = 5: at short simulated times the sampled law depends on C, so part of the distance "
-        "for C != 5 is that dependence, not discretisation error." if s.oracle.kind == "lie_trotter" else "")
+    settings = (
+        f"C in {cs}. "
+        + _settings_text(s)
+        + (
+            " The oracle runs at C = 5: at short simulated times the sampled law depends on C, so part of the distance "
+            "for C != 5 is that dependence, not discretisation error."
+            if s.oracle.kind == "lie_trotter"
+            else ""
+        )
+    )
     return _sweep_section(FIG10, "LEAPFROG friction sweep (reduced)", scale, options, settings, missing, rows, out)
 
 

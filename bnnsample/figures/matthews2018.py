@@ -231,10 +231,14 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     return paths
 
 
-CCADL_CAUSE = ("CC-ADL diverges through the explicit-Euler friction p <- (1 - h xi - (h^2/2) Sigma) p of Shang et "
-               "al.'s Algorithm 1 (the authors' code), not a bug (results/ccadl_diagnosis.md)")
-CCADL_TOY = (f"{CCADL_CAUSE}: with one thermostat on the 1-D variable, xi passes an unstable equilibrium, then "
-             "2/h - h/2, where the factor falls below -1")
+CCADL_CAUSE = (
+    "CC-ADL diverges through the explicit-Euler friction p <- (1 - h xi - (h^2/2) Sigma) p of Shang et "
+    "al.'s Algorithm 1 (the authors' code), not a bug (results/ccadl_diagnosis.md)"
+)
+CCADL_TOY = (
+    f"{CCADL_CAUSE}: with one thermostat on the 1-D variable, xi passes an unstable equilibrium, then "
+    "2/h - h/2, where the factor falls below -1"
+)
 _ORDER = {
     "tolerance": "fitted slope within 0.5 of the order and within 2 s.e. (within 0.5 only: partly)",
     "method": "least squares of log|bias| on log h over the h at which no chain diverged and |bias| > 2 s.e.; the "
@@ -282,7 +286,8 @@ def _fig1_markdown(scale, s, bias_rows, conv_rows, hists, edges, slopes, wall) -
     def order(target, sc, want):
         p, se, k = slopes[target, sc]
         ours = f"slope {_fmt(p, '.2f')} ± {_fmt(se, '.2f')} ({k} h); biases " + ", ".join(
-            f"{_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}" for r in b(target, sc))
+            f"{_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}" for r in b(target, sc)
+        )
         why = ""
         if sc == "ccadl":
             ours += "; bias/h " + ", ".join(f"{_fmt(r['bias'] / r['h'], '+.2f')}" for r in b(target, sc))
@@ -293,7 +298,8 @@ def _fig1_markdown(scale, s, bias_rows, conv_rows, hists, edges, slopes, wall) -
     ng = b("gaussian", "nogin")
     z = max((r["bias"] / r["se"] for r in ng), key=abs)
     flat = f"max |bias|/s.e. = {abs(z):.1f} over the {len(ng)} h; biases " + ", ".join(
-        f"{_fmt(r['bias'], '+.4f')} ± {r['se']:.4f}" for r in ng)
+        f"{_fmt(r['bias'], '+.4f')} ± {r['se']:.4f}" for r in ng
+    )
     rows = [(FIG1_CLAIMS["order", "ccadl", t], order(t, "ccadl", 1)) for t in FIG1_TARGETS]
     rows += [(FIG1_CLAIMS["order", "msgld", t], order(t, "msgld", 2)) for t in FIG1_TARGETS]
     rows.append((FIG1_CLAIMS["nogin_flat"], reproduced(flat) if abs(z) <= 3.5 else not_reproduced(flat, z=z)))
@@ -595,8 +601,10 @@ def _by_n(results: dict, ours: str, what: str, why: str = "") -> Outcome:
     return partly(ours, why) if got["win"] else not_reproduced(ours, why)
 
 
-_U = ("u = mean over coordinates of the reference variance's relative s.e., how far the reference alone moves an "
-      "error; a difference within 2u is not resolved")
+_U = (
+    "u = mean over coordinates of the reference variance's relative s.e., how far the reference alone moves an "
+    "error; a difference within 2u is not resolved"
+)
 _FINAL = "final error after the run: mean over coordinates of |Var/Var_ref - 1|"
 
 
@@ -611,15 +619,21 @@ def _passes_claims(fig_id: str) -> dict:
     )}  # fmt: skip
     if fig_id.endswith("fig2"):
         claims["fifty"] = Claim(
-            "NOGIN needs about 50 times fewer passes than CC-ADL to reach a 1% error", where, "about 50x fewer passes",
+            "NOGIN needs about 50 times fewer passes than CC-ADL to reach a 1% error",
+            where,
+            "about 50x fewer passes",
             tolerance="ratio of the passes after which the error stays <= 1% (best n of each) at least 25",
             method=f"error against passes; {_U}: a 1% error is resolved only when 2u < 1%",
         )
         claims["exact_nogin"] = Claim(
             "the exact covariance significantly improves NOGIN (its bias comes from the covariance estimate, not the "
-            "integrator)", where, "improves", source="statement",
+            "integrator)",
+            where,
+            "improves",
+            source="statement",
             tolerance="at each n NOGIN with the exact covariance works and beats the estimated one by more than 2u, or "
-            "the estimated one fails; at every n: reproduced, at some: partly", method=f"{_FINAL}; {_U}",
+            "the estimated one fails; at every n: reproduced, at some: partly",
+            method=f"{_FINAL}; {_U}",
         )
         for sc in ("msgld", "ccadl"):
             claims["same", sc] = Claim(
@@ -629,19 +643,26 @@ def _passes_claims(fig_id: str) -> dict:
             )  # fmt: skip
     else:
         claims["one_pct"] = Claim(
-            "NOGIN reaches about a 1% error in about one hundred passes", where, "~1% at ~100 passes",
+            "NOGIN reaches about a 1% error in about one hundred passes",
+            where,
+            "~1% at ~100 passes",
             tolerance="passes after which NOGIN's error stays <= 1% (best n) at most 150",
             method=f"error against passes; {_U}: a 1% error is resolved only when 2u < 1%, and only by runs of 100 "
             "passes or more",
         )
         claims["plateau"] = Claim(
-            "NOGIN's efficiency plateaus for n < 300 (vertical contours)", f"{where}; §4.3",
-            "similar error per pass for every n < 300", source="statement",
-            tolerance="NOGIN's final errors at the n < 300 within a factor 2 of each other", method=_FINAL,
+            "NOGIN's efficiency plateaus for n < 300 (vertical contours)",
+            f"{where}; §4.3",
+            "similar error per pass for every n < 300",
+            source="statement",
+            tolerance="NOGIN's final errors at the n < 300 within a factor 2 of each other",
+            method=_FINAL,
         )
         claims["stable_small_n"] = Claim(
-            "NOGIN remains stable (with some bias) at n = 6, which mSGLD and CC-ADL cannot at h = 0.005", where,
-            "NOGIN stable at n = 6, the others not", source="statement",
+            "NOGIN remains stable (with some bias) at n = 6, which mSGLD and CC-ADL cannot at h = 0.005",
+            where,
+            "NOGIN stable at n = 6, the others not",
+            source="statement",
             tolerance="NOGIN finite at the smallest n and both others not (one of them: partly)",
             method="unstable: a chain non-finite",
         )
@@ -694,8 +715,10 @@ def _passes_markdown(fig_id, scale, s, rows, covs, ref_se, h, ref_h, describe, w
     if "exact" in covs:  # Fig. 2 (GMM)
         out.append((claims["fifty"], _fifty(rows, u, s, need)))
         res = {n: _versus(_final(rows, "nogin", "exact", n), [_final(rows, "nogin", est, n)], u) for n in ns}
-        ours = f"NOGIN final errors at n = {' / '.join(map(str, ns))}: estimated {fin('nogin', est)}, exact " \
-               f"{fin('nogin', 'exact')}; 2u = {2 * u:.3g}"
+        ours = (
+            f"NOGIN final errors at n = {' / '.join(map(str, ns))}: estimated {fin('nogin', est)}, exact "
+            f"{fin('nogin', 'exact')}; 2u = {2 * u:.3g}"
+        )
         out.append((claims["exact_nogin"], _by_n(res, ours, "the exact covariance better",
                                                  _fails(rows, "nogin", est, ns))))  # fmt: skip
         for sc in ("msgld", "ccadl"):
@@ -777,8 +800,10 @@ def _fig3_outcomes(rows, claims, s, u, need, ccadl):
     ns, est = s["n"], "estimated"
     pn, nn = passes_to(rows, "nogin", est, 0.01)
     best = min(ns, key=lambda n: _finite_or_inf(_final(rows, "nogin", est, n)))
-    ours = (f"passes to stay <= 1%: {_fmt(pn, '.3g')} (n={nn}); lowest final error "
-            f"{_final(rows, 'nogin', est, best):.3g} at n = {best}; run {s['passes']:g} passes; 2u = {2 * u:.3g}")
+    ours = (
+        f"passes to stay <= 1%: {_fmt(pn, '.3g')} (n={nn}); lowest final error "
+        f"{_final(rows, 'nogin', est, best):.3g} at n = {best}; run {s['passes']:g} passes; 2u = {2 * u:.3g}"
+    )
     if s["passes"] < 100 or 2 * u >= 0.01:
         one = not_tested("scale", ours, f"runs of {s['passes']:g} passes with 2u = {2 * u:.2%}; {need}")
     else:
@@ -787,8 +812,13 @@ def _fig3_outcomes(rows, claims, s, u, need, ccadl):
     errs = [_final(rows, "nogin", est, n) for n in small]
     ours = "NOGIN final error per n: " + ", ".join(f"n={n}: {_fmt(e, '.3g')}" for n, e in zip(small, errs))
     flat = np.nanmax(errs) <= 2 * np.nanmin(errs)
-    plateau = reproduced(ours) if flat else not_reproduced(
-        ours, f"errors differ by {np.nanmax(errs) / np.nanmin(errs):.0f}x after the same {s['passes']:g} passes")
+    plateau = (
+        reproduced(ours)
+        if flat
+        else not_reproduced(
+            ours, f"errors differ by {np.nanmax(errs) / np.nanmin(errs):.0f}x after the same {s['passes']:g} passes"
+        )
+    )
     n0 = ns[0]
     fin0 = {sc: _final(rows, sc, est, n0) for sc in SCHEMES_23}
     ours = f"final error at n = {n0}: " + ", ".join(f"{LABELS[sc]} {_fmt(e, '.3g')}" for sc, e in fin0.items())

@@ -86,9 +86,11 @@ NOISE_FLOORS = 3  # a W1 below this many Monte Carlo floors mostly measures samp
 # what resolves the cells and slopes below 3 floors at scale=quick: the floors of scale=paper at h = 0.0625 and
 # 0.03125 were measured (noise_floor, seed 0: 14.5 and 27.2 CPU-s); its CPU time is estimated from the quick run's
 # 66 CPU-s (12x the chain-epochs) and the W1 of 2e7 records per cell (about 12 CPU-s each)
-SCALE_WHY = ("scale=paper (20,000 chains x 1,000 records, thinning 1/3/7/15 epochs) lowers the floors at h = 0.0625 "
-             "and 0.03125 to 0.00015 and 0.000084 (measured), below a third of the notebook's W1 values there; "
-             "about 15 CPU-min")
+SCALE_WHY = (
+    "scale=paper (20,000 chains x 1,000 records, thinning 1/3/7/15 epochs) lowers the floors at h = 0.0625 "
+    "and 0.03125 to 0.00015 and 0.000084 (measured), below a third of the notebook's W1 values there; "
+    "about 15 CPU-min"
+)
 
 
 def _w1_claim(label: str) -> Claim:
@@ -101,8 +103,10 @@ def _w1_claim(label: str) -> Claim:
               "delta-method s.e. over chains")  # fmt: skip
     if label == "SMS-BAOAB":
         values[0] = f"{RANDOMISED_SMS_BAOAB_025:.4f}†"
-        method += ("; † h = 0.25: an independent re-run of the notebook with the batch order randomised per sweep "
-                   "(the notebook's own 0.0408 comes from its fixed order 0,1,1,0, which is not the SMS scheme)")
+        method += (
+            "; † h = 0.25: an independent re-run of the notebook with the batch order randomised per sweep "
+            "(the notebook's own 0.0408 comes from its fixed order 0,1,1,0, which is not the SMS scheme)"
+        )
     return Claim(f"W1 of {label} to the posterior at h = 0.25 / 0.125 / 0.0625 / 0.03125", "§3.4, Fig. 1",
                  " / ".join(values), source="derived",
                  tolerance=f"each h within ±{W1_TOL:.0%} of the value (both diverged also agrees)",
@@ -396,8 +400,10 @@ def _w1_outcome(label: str, cs: list[Cell]):
             continue
         rel, z = (c.w1 - pv) / pv, (c.w1 - pv) / c.w1_se
         if label == "SMS-BAOAB" and c.h == STEPS[0]:
-            notes.append(f"h={c.h:g}: {rel:+.0%} against the re-run value †; ours is {c.w1 / PAPER_W1[label][0]:.1f}x "
-                         f"the notebook's fixed-order {PAPER_W1[label][0]}")
+            notes.append(
+                f"h={c.h:g}: {rel:+.0%} against the re-run value †; ours is {c.w1 / PAPER_W1[label][0]:.1f}x "
+                f"the notebook's fixed-order {PAPER_W1[label][0]}"
+            )
         if abs(rel) <= W1_TOL:
             good += 1
             continue
@@ -408,8 +414,10 @@ def _w1_outcome(label: str, cs: list[Cell]):
             zs.append(z)
         noise += c.noise_limited
     if noise:
-        notes.append(f"*: ours below {NOISE_FLOORS} MC floors, mostly sampling noise (which the s.e. does not "
-                     f"measure): not resolved at this scale; {SCALE_WHY}")
+        notes.append(
+            f"*: ours below {NOISE_FLOORS} MC floors, mostly sampling noise (which the s.e. does not "
+            f"measure): not resolved at this scale; {SCALE_WHY}"
+        )
     ours, why = " / ".join(_w1_text(c) for c in cs), "; ".join(notes)
     if len(zs) + good == 0:
         return not_tested("scale", ours, why)
@@ -432,26 +440,37 @@ def _slope_outcome(label: str, cs: list[Cell]):
     se = float(np.sqrt(np.sum(((np.log([c.h for c in fin]) - fit.x_mean) / fit.sxx) ** 2 * rel_se**2)))
     local = math.log2(fin[1].w1 / fin[0].w1)
     local_se = math.hypot(rel_se[0], rel_se[1]) / math.log(2)
-    ours = (f"{fit.slope:.2f} ± {se:.2g} (MC s.e.); local slope {local:.2f} ± {local_se:.2g} between h = "
-            f"{fin[1].h:g} and {fin[0].h:g}")
+    ours = (
+        f"{fit.slope:.2f} ± {se:.2g} (MC s.e.); local slope {local:.2f} ± {local_se:.2g} between h = "
+        f"{fin[1].h:g} and {fin[0].h:g}"
+    )
     pv = [PAPER_W1[label][STEPS.index(c.h)] for c in fin]
     pfit = fit_loglog([c.h for c in fin], pv) if None not in pv else None
     ex = _exact_slopes(cs)
     why = "" if pfit is None else f"the notebook's W1 values give {pfit.slope:.2f}; "
-    why += (f"95% CI of the 3-point fit (its residuals) [{fit.lo:.2f}, {fit.hi:.2f}]; exact slopes of the recorded "
-            f"law: |Δmean| {ex[0]}, |Δvar| {ex[1]}")
+    why += (
+        f"95% CI of the 3-point fit (its residuals) [{fit.lo:.2f}, {fit.hi:.2f}]; exact slopes of the recorded "
+        f"law: |Δmean| {ex[0]}, |Δvar| {ex[1]}"
+    )
     nl = sum(c.noise_limited for c in fin)
     if nl >= 2:
-        return not_tested("scale", ours, f"{nl} of the 3 W1 values are below {NOISE_FLOORS} MC floors, so the fit "
-                          f"measures sampling noise (it flattens the slope); {SCALE_WHY}; {why}")
+        return not_tested(
+            "scale",
+            ours,
+            f"{nl} of the 3 W1 values are below {NOISE_FLOORS} MC floors, so the fit "
+            f"measures sampling noise (it flattens the slope); {SCALE_WHY}; {why}",
+        )
     if nl:
         why += f"; {nl} of the 3 W1 values is below {NOISE_FLOORS} MC floors"
     if abs(fit.slope - order) <= tol:
         return reproduced(ours, why)
     if abs(local - order) <= tol:
-        return partly(ours, f"the 3-point slope is {(fit.slope - order) / se:+.0f} s.e. from {order}, outside the "
-                      f"tolerance, and the local slope at the smallest h is within it: the slope still falls towards "
-                      f"{order} as h decreases (pre-asymptotic); {why}")
+        return partly(
+            ours,
+            f"the 3-point slope is {(fit.slope - order) / se:+.0f} s.e. from {order}, outside the "
+            f"tolerance, and the local slope at the smallest h is within it: the slope still falls towards "
+            f"{order} as h decreases (pre-asymptotic); {why}",
+        )
     return not_reproduced(ours, why, z=(fit.slope - order) / se)
 
 

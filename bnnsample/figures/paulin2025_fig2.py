@@ -65,12 +65,16 @@ SCALES = {
 # the quick scale resolves only biases well above the noise floors (sqrt(2/pi) x mean chunk SE, which scales as
 # 1/sqrt(chains x time per level)): what a larger run would take, from the quick run's 1.6 ms per chain and
 # coarse step (3 force calls) and its 21-min MAP
-SCALE_WHY = ("scale=paper (6 levels to h = 6.25e-5, 12 time units per level, 4 chains) lowers the noise floors about "
-             "2x; about 3.5 CPU-hours of sampling plus the MAP (about 21 min)")
+SCALE_WHY = (
+    "scale=paper (6 levels to h = 6.25e-5, 12 time units per level, 4 chains) lowers the noise floors about "
+    "2x; about 3.5 CPU-hours of sampling plus the MAP (about 21 min)"
+)
 RATIO_BAND = {4: (3.0, 5.5), 2: (1.5, 2.9)}  # a ratio per halving "about 4" / "about 2" (this project's bands)
-_RATIO_METHOD = ("ratio of successive telescoped biases ± delta-method s.e. from the levels' chunk s.e. (levels "
-                 "taken as independent: they share the finer terms, so this s.e. is if anything too large); a ratio "
-                 "counts when both levels are resolved (value above twice its noise floor)")
+_RATIO_METHOD = (
+    "ratio of successive telescoped biases ± delta-method s.e. from the levels' chunk s.e. (levels "
+    "taken as independent: they share the finer terms, so this s.e. is if anything too large); a ratio "
+    "counts when both levels are resolved (value above twice its noise floor)"
+)
 CLAIMS = {
     "sms_order": Claim("SMS-UBU bias O(h^2): falls ~4x per halving of h", "§3.4, Fig. 2; Theorem 5", "O(h^2)",
                        source="statement", tolerance="every resolved ratio within [3, 5.5]", method=_RATIO_METHOD),
@@ -331,8 +335,9 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int):
         elif ok:
             zs.append(_z(r - target, se))
     ours = "ratios per halving " + ", ".join(texts)
-    why = "; ".join([f"{good + len(zs)} of {len(texts)} ratios resolved",
-                     *(f"{z:+.1f} s.e. from {target}" for z in zs)])
+    why = "; ".join(
+        [f"{good + len(zs)} of {len(texts)} ratios resolved", *(f"{z:+.1f} s.e. from {target}" for z in zs)]
+    )
     return _counted(good, zs, good + len(zs), ours, why)
 
 
@@ -356,7 +361,7 @@ def _bias_comparison(by: dict, hs: list, t: float):
             else:
                 ties.append(f"{n}@{h:g}")
         texts.append(f"{n} {', '.join(z_h)}" + (" (not part of the claim)" if n == "SG-UBU" else ""))
-    ours = (f"(other - SMS-UBU) / combined SE at h = {', '.join(f'{h:g}' for h in hs)}: " + "; ".join(texts))
+    ours = f"(other - SMS-UBU) / combined SE at h = {', '.join(f'{h:g}' for h in hs)}: " + "; ".join(texts)
     why = f"ties (intervals ± {t:.2g} SE overlap, or unresolved): {', '.join(ties)}" if ties else ""
     return _counted(good, zs, len(others) * len(hs), ours, why)
 
@@ -377,7 +382,7 @@ def _fmt_metric(met: dict, h: float, key: str) -> str:
 
 def _small_h_outcome(met: dict, t: float, h_small: float):
     names, keys = list(SAMPLERS), ("accuracy", "nll", "ace", "rps")
-    pairs = [(a, b, k) for k in keys for i, a in enumerate(names) for b in names[i + 1:]]
+    pairs = [(a, b, k) for k in keys for i, a in enumerate(names) for b in names[i + 1 :]]
     differ = []
     for a, b, k in pairs:
         sign, z = _compare(met, t, h_small, k, a, b, lower_better=k != "accuracy")
@@ -395,9 +400,11 @@ def _small_h_outcome(met: dict, t: float, h_small: float):
         rest = len(differ) - len(zs)
         nll = ", ".join(f"{_fmt(r['nll'])}" for r in sorted((r for (n, _), r in met.items() if n == worst),
                                                             key=lambda r: -r["h"]))  # fmt: skip
-        why = (f"{len(zs)} of the differing pairs involve {worst} (|z| {min(zs):.1f} to {max(zs):.1f}), whose NLL "
-               f"still changes with every halving ({nll}): h = {h_small:g} is not yet small for it; the others "
-               f"differ in {rest} pairs; the paper's grid goes down to h = {PAPER_HS[-1]:g}; {SCALE_WHY}")
+        why = (
+            f"{len(zs)} of the differing pairs involve {worst} (|z| {min(zs):.1f} to {max(zs):.1f}), whose NLL "
+            f"still changes with every halving ({nll}): h = {h_small:g} is not yet small for it; the others "
+            f"differ in {rest} pairs; the paper's grid goes down to h = {PAPER_HS[-1]:g}; {SCALE_WHY}"
+        )
     return _counted(len(pairs) - len(differ), [z for *_, z in differ], len(pairs), ours, why)
 
 
@@ -417,10 +424,14 @@ def _sms_best_outcome(met: dict, t: float, h_big: float):
     beats = [n for n, a, b in zip(rest, nll, acc) if a[0] == 1 or b[0] == 1]
     loses = [(n, min(a[1], b[1])) for n, a, b in zip(rest, nll, acc) if a[0] == -1 or b[0] == -1]
     zs = "; ".join(f"{n} NLL {a[1]:+.1f}, accuracy {b[1]:+.1f}" for n, a, b in zip(rest, nll, acc))
-    ours = (f"h={h_big:g}: NLL {_fmt_metric(met, h_big, 'nll')}; accuracy {_fmt_metric(met, h_big, 'accuracy')}; "
-            f"SMS-UBU's advantage in combined SE: {zs}")
-    why = (f"significantly better (> {t:.2g} SE) than {', '.join(beats) or 'none'}, worse than "
-           f"{', '.join(n for n, _ in loses) or 'none'}, within {t:.2g} SE of the rest")
+    ours = (
+        f"h={h_big:g}: NLL {_fmt_metric(met, h_big, 'nll')}; accuracy {_fmt_metric(met, h_big, 'accuracy')}; "
+        f"SMS-UBU's advantage in combined SE: {zs}"
+    )
+    why = (
+        f"significantly better (> {t:.2g} SE) than {', '.join(beats) or 'none'}, worse than "
+        f"{', '.join(n for n, _ in loses) or 'none'}, within {t:.2g} SE of the rest"
+    )
     if loses:
         return not_reproduced(ours, why, z=min((z for _, z in loses), key=abs))
     return _counted(len(beats), [], len(rest), ours, why)

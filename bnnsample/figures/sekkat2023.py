@@ -712,8 +712,11 @@ def fig3_outcomes(rows, st) -> list[tuple[Claim, Outcome]]:
     s_ok = sum(abs(v / (gm.sigma_x / 2) - 1) < 0.15 for v, _ in slopes.values())
     ratios = []
     for r in rows:
-        o = [q for q in rows
-             if q["scheme"] == "langevin" and (q["h"], q["n"], q["sampling"]) == (r["h"], r["n"], r["sampling"])]
+        o = [
+            q
+            for q in rows
+            if q["scheme"] == "langevin" and (q["h"], q["n"], q["sampling"]) == (r["h"], r["n"], r["sampling"])
+        ]
         if r["scheme"] == "sgld" and o and r["eps"] * gm.sigma_x >= 10 * gm.a:
             s, lv = r["rel_var_error"], o[0]["rel_var_error"]
             ratios.append((s / lv, s / lv * math.hypot(r["se"] / s, o[0]["se"] / lv), r["exact"] / o[0]["exact"]))
@@ -849,8 +852,9 @@ def fig5_outcomes(rows, st) -> list[tuple[Claim, Outcome]]:
     dv = [(r["xi_var"] - r["xi_var_predicted"]) / r["xi_var_se"] for r in ok]
 
     def spread(hs):
-        return "; ".join(f"h={h:g}: errors {min(errs[h]):.1e}..{max(errs[h]):.1e}, max pairwise z {zs[h]:.1f}"
-                         for h in hs)
+        return "; ".join(
+            f"h={h:g}: errors {min(errs[h]):.1e}..{max(errs[h]):.1e}, max pairwise z {zs[h]:.1f}" for h in hs
+        )
 
     def outside(key, pred):
         return (f"; outside (eps h up to {max(r['eps_h'] for r in out):.3g}): {_span([r[key] for r in out])} vs "
@@ -1046,8 +1050,11 @@ def fig4_outcomes(rows, st, scale: str) -> list[tuple[Claim, Outcome]]:
         fit = f"h = {h0:g}: L1 = {b0:.3f} + {b1:.2e} eps, R^2 = {r2:.3f}; {pts}"
         affine = reproduced(fit) if r2 >= 0.9 else partly(fit)
     else:
-        affine = not_tested("scale", f"h = {h0:g}: {pts or 'no point below 0.1'}",
-                            f"{len(res)} of {len(lin)} points below 0.1 exceed their floor by > 2 s.e.; {floor_why}")
+        affine = not_tested(
+            "scale",
+            f"h = {h0:g}: {pts or 'no point below 0.1'}",
+            f"{len(res)} of {len(lin)} points below 0.1 exceed their floor by > 2 s.e.; {floor_why}",
+        )
     zs = []
     for r in sg:
         wor = [(q["eps"], q["l1"], q["l1_se"]) for q in sg if q["sampling"] == "wor" and q["h"] == r["h"]]
@@ -1136,7 +1143,9 @@ def fig7_outcomes(rows, proj, by_data, st, scale: str) -> list[tuple[Claim, Outc
         b0, b1, r2 = _linear_fit([v for v, _ in x], [r["l1"] for _, r in x])
         lin = (reproduced if r2 >= 0.8 else partly)(
             f"L1 = {b0:.3f} + {b1:.2e} x, R^2 = {r2:.2f} over {len(x)} settings (x = eps h ||Sigma_x - S*|| "
-            f"{min(v for v, _ in x):.2g}..{max(v for v, _ in x):.2g})", "intercept = noise floor + time-step error")
+            f"{min(v for v, _ in x):.2g}..{max(v for v, _ in x):.2g})",
+            "intercept = noise floor + time-step error",
+        )
     else:
         lin = not_tested("scale", f"{len(x)} settings above the noise floor", floor_why)
 
@@ -1373,8 +1382,12 @@ def fig13_outcomes(rows, st) -> list[tuple[Claim, Outcome]]:
     noise = [r["l1"] for r in rows if r["sampling"] == "full"]
     series = {(h, kind): sorted([r for r in wor if r["h"] == h and r["friction"] == kind], key=lambda r: r["n"])
               for h in st["h"] for kind in ("diagonal", "groups")}  # fmt: skip
-    grows_ours = "; ".join(f"{k} h={h:g}: " + ", ".join(f"n={r['n']} {r['l1']:.3f}" for r in sel)
-                           for (h, k), sel in series.items()) + f"; reference noise {_span(noise, '.3f')}"
+    grows_ours = (
+        "; ".join(
+            f"{k} h={h:g}: " + ", ".join(f"n={r['n']} {r['l1']:.3f}" for r in sel) for (h, k), sel in series.items()
+        )
+        + f"; reference noise {_span(noise, '.3f')}"
+    )
     diag_ours = "; ".join(f"n={a['n']} h={a['h']:g} (eps h {a['eps_h']:.3g}): diagonal {a['l1']:.3f} vs groups "
                           f"{b['l1']:.3f}" for a, b in pairs)  # fmt: skip
     xi_ours = "; ".join(f"n={a['n']} h={a['h']:g}: diagonal {a['friction_mean']:.3f} vs groups "
@@ -1390,8 +1403,10 @@ def fig13_outcomes(rows, st) -> list[tuple[Claim, Outcome]]:
                f"diagonal friction is not stationary (its chains run hot). Needs a burn-in of "
                f"{need / min(st['h']):.0f} steps per run, about {cpu / 3600:.1f} CPU-hours for this grid at this "
                "run's cost per step")  # fmt: skip
-        return [(FIG13_CLAIMS[k], not_tested("scale", ours, why))
-                for k, ours in (("grows", grows_ours), ("diag_better", diag_ours), ("xi_mean", xi_ours))]
+        return [
+            (FIG13_CLAIMS[k], not_tested("scale", ours, why))
+            for k, ours in (("grows", grows_ours), ("diag_better", diag_ours), ("xi_mean", xi_ours))
+        ]
     grows = [all(a["l1"] >= b["l1"] for a, b in itertools.pairwise(sel)) for sel in series.values()]
     best = [max((p for p in pairs if p[0]["h"] == h), key=lambda p: p[0]["n"]) for h in st["h"]]
     C = FIG13_CLAIMS
