@@ -23,7 +23,7 @@ from .potential import ControlVariate, ElasticBox, Localized, Oracle
 from .resources import check_resources, free_memory
 from .rng import GaussianNoise, make_generator
 from .rundir import check_writable_target, damaged_error, move_aside, owned, write_file
-from .sampler import LoopSettings, Sampler
+from .sampler import LoopSettings, Sampler, block_draws, draw_numbers
 from .simulate import Seeds
 from .store import FILENAME, SampleStore, StoreDamaged, open_checked
 
@@ -416,6 +416,7 @@ def _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0) -> Sa
     """The new store, set up under a temporary name and then published as ``path``: a
     failure while setting it up (a disk that fills, an attribute HDF5 refuses) leaves none."""
     n_out = _predictive_shape(data)
+    per_draw = draw_numbers(pot.dim, bool(cfg.store_theta), getattr(pot, "predictive_numel", 0))
     store = SampleStore.create(
         path,
         chains=int(cfg.chains),
@@ -426,6 +427,7 @@ def _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0) -> Sa
         predictive_shape=n_out,
         attrs=attrs,
         staged=True,
+        block_draws=block_draws(int(cfg.chains), per_draw, settings.flush_numbers),
     )
     try:
         if data.y_test is not None:

@@ -48,17 +48,42 @@ def _dataset(group, name: str, value) -> None:
     group.create_dataset(name, data=value, **_checksum(value.shape))
 
 
-def _draw_chunks(chains: int, draws: int, per_draw: int) -> tuple[int, int]:
+# values of one predictive chunk (256 KB of float32): a chunk holds one draw of this many
+# values' worth of chains, so that a block of draws is written in few chunks (one chunk per
+# chain and draw cost 2.2x the write time of 1000 chains x 10 draws x 4000 values)
+PREDICTIVE_CHUNK_VALUES = 2**16
+
+
+def _predictive_chunks(chains: int, n_test: int, k: int) -> tuple[int, int, int, int]:
+    """(chains, 1, n_test, K): one draw of several chains per chunk, so that any block of
+    draws fills whole chunks (no chunk is read back and rewritten by the next block)."""
+    return max(1, min(chains, PREDICTIVE_CHUNK_VALUES // max(1, n_test * k))), 1, n_test, k
+
+
+def _chunk_step(ds, step: int, axis: int = 0) -> int:
+    """``step`` indices along ``axis`` rounded down to whole chunks of ``ds`` (at least one
+    chunk): reads of that many never split a chunk, so none is read twice."""
+    per_chunk = ds.chunks[axis] if ds.chunks else 1
+    return max(per_chunk, step // per_chunk * per_chunk)
+
+
+def _draw_chunks(chains: int, draws: int, per_draw: int, block: int | None = None) -> tuple[int, int]:
     """(chains, draws) chunk shape of about 2**20 values: HDF5 allocates chunked datasets as
-    they are written, so a run stopped early does not leave a file sized for all planned draws."""
+    they are written, so a run stopped early does not leave a file sized for all planned draws.
+    With the writer's ``block`` of draws (a power of two) the chunk spans a power of two of
+    draws no larger, so that each full block writes whole chunks."""
     c = min(chains, 1024)
-    return c, max(1, min(draws, 2**20 // max(1, c * per_draw)))
+    n = max(1, 2**20 // max(1, c * per_draw))
+    if block is not None:
+        n = 1 << (min(n, block).bit_length() - 1)
+    return c, min(draws, n)
 
 
 class SampleStore:
-    def __init__(self, path: str | Path, mode: str = "r"):
+    def __init__(self, path: str | Path, mode: str = "r", block_draws: int | None = None):
         self.path = Path(path)
         self.final_path: Path | None = None  # where publish() moves a staged store
+        self.block_draws = block_draws  # draws the writer appends at a time (chunk shapes)
         self.f = h5py.File(self.path, mode)
 
     # -- creation ---------------------------------------------------------------------
@@ -75,14 +100,17 @@ class SampleStore:
         predictive_shape: tuple[int, int] | None = None,
         attrs: dict | None = None,
         staged: bool = False,
+        block_draws: int | None = None,
     ) -> SampleStore:
         """A new store. ``staged``: written under a temporary name (``path`` is created only
-        by ``publish``), so that a failure while it is being set up leaves nothing at ``path``."""
+        by ``publish``), so that a failure while it is being set up leaves nothing at ``path``.
+        ``block_draws``: the draws each ``append`` writes (a power of two), which the chunks
+        of the per-draw datasets are shaped for."""
         path = Path(path)
         final = None
         if staged:
             final, path = path, path.with_name(f".{path.name}.creating-{os.getpid()}")
-        s = cls(path, "w")
+        s = cls(path, "w", block_draws)
         s.final_path = final
         try:
             s._layout(chains, draws, dim, store_theta, theta_dtype, predictive_shape, attrs)
@@ -96,14 +124,14 @@ class SampleStore:
         if store_theta:
             f.create_dataset(
                 "theta", shape=(chains, draws, dim), dtype=theta_dtype,
-                chunks=_draw_chunks(chains, draws, dim) + (dim,) if dim <= 4096 else True,
+                chunks=_draw_chunks(chains, draws, dim, self.block_draws) + (dim,) if dim <= 4096 else True,
                 fillvalue=np.nan, **CHECKSUM,
             )  # fmt: skip
         if predictive_shape is not None:
             n_test, k = predictive_shape
             f.create_dataset(
                 "predictive", shape=(chains, draws, n_test, k), dtype="float32",
-                chunks=(1, 1, n_test, k), fillvalue=np.nan, **CHECKSUM,
+                chunks=_predictive_chunks(chains, n_test, k), fillvalue=np.nan, **CHECKSUM,
             )  # fmt: skip
         _dataset(f, "diverged", np.zeros(chains, dtype=bool))
         f.create_group("diagnostics")
@@ -132,7 +160,7 @@ class SampleStore:
                 planned = int(self.f.attrs["draws_planned"])
                 g.create_dataset(
                     name, shape=(val.shape[0], planned), dtype="float64", fillvalue=np.nan,
-                    chunks=_draw_chunks(val.shape[0], planned, 1), **CHECKSUM,
+                    chunks=_draw_chunks(val.shape[0], planned, 1, self.block_draws), **CHECKSUM,
                 )  # fmt: skip
             g[name][:, k0 : k0 + k] = val
         if k is not None:
@@ -205,9 +233,16 @@ class SampleStore:
                 if d.ndim == 0 or d.size == 0:
                     d[()]
                     continue
-                step = max(1, VERIFY_VALUES // max(1, d.size // d.shape[0]))
+                row = max(1, d.size // d.shape[0])  # values per chain
+                step = _chunk_step(d, VERIFY_VALUES // row)
+                # chains of one chunk with too many draws to read at once: a slab of draws at a time
+                per = _chunk_step(d, VERIFY_VALUES // (step * row // d.shape[1]), 1) if d.ndim > 1 else 1
                 for i in range(0, d.shape[0], step):
-                    d[i : i + step]
+                    if d.ndim > 1 and step * row > VERIFY_VALUES:
+                        for j in range(0, d.shape[1], per):
+                            d[i : i + step, j : j + per]
+                    else:
+                        d[i : i + step]
             except (OSError, ValueError) as e:
                 raise StoreDamaged(f"{name} cannot be read back: {_first_line(e)}") from None
 
@@ -279,7 +314,8 @@ class SampleStore:
     def _blocks(self, ds, keep, max_values):
         """(k, ds[c, draws]) for the kept chains c (k-th kept), a block of consecutive draws of
         all chains read at once when it fits (an HDF5 chunk holds several chains: reading one
-        chain at a time would read each chunk once per chain), else chain by chain."""
+        chain at a time would read each chunk once per chain), else the chains of one chunk
+        at a time when they fit, else chain by chain."""
         n, per_draw = self.n_draws, max(1, int(np.prod(ds.shape[2:])))
         kept = np.arange(ds.shape[0]) if keep is None else np.flatnonzero(keep)
         budget = max_values or READ_VALUES
@@ -289,6 +325,16 @@ class SampleStore:
                 block = ds[:, start : min(n, start + per)]
                 for k, c in enumerate(kept):
                     yield k, block[c]
+            return
+        group = _chunk_step(ds, 1)  # the chains of one chunk
+        if group > 1 and group * per_draw <= budget:
+            per = budget // (group * per_draw)
+            for g0 in range(0, ds.shape[0], group):
+                ks = [(k, c) for k, c in enumerate(kept) if g0 <= c < g0 + group]
+                for start in range(0, n, per) if ks else ():
+                    block = ds[g0 : g0 + group, start : min(n, start + per)]
+                    for k, c in ks:
+                        yield k, block[c - g0]
             return
         per = max(1, budget // per_draw)
         for k, c in enumerate(kept):

@@ -1,6 +1,6 @@
 """Throughput benchmarks, reported as ratios against a baseline measured in the same run.
 
-    python scripts/bench.py [--suite two_batch|integrators|epoch|peers|all] [--out results/bench.md]
+    python scripts/bench.py [--suite two_batch|integrators|epoch|recording|peers|all] [--out results/bench.md]
 
 two_batch (--chains, --steps): SMS-UBU chain-steps per second on two_batch_gaussian through
 the real pipeline (``bnnsample.runner.run``: schedule, integrator, divergence checks, HDF5
@@ -29,6 +29,10 @@ peers (--chains 1,10,100,1000,4000, --steps, --repeats; ``pip install -e .[bench
             between the variants (SMS-UBU draws two normals per coordinate and step):
             scripts/bench_peers.py. Without --steps, a run has 100,000 / chains steps (rounded
             to 10, within 50..10,000).
+recording (--rec-chains, --rec-steps, --rec-draws): CPU time of the whole ``runner.run`` (setup,
+            draws and test predictions recorded, HDF5, resume state, checks) over the bare kernel
+            loop of the same logistic-regression chains, steps and blocks (issue 18's goal: at
+            most 1.15x at 100 and 1000 chains).
 The measured variants are interleaved over --repeats rounds and the medians reported, with
 the spread (min-max over rounds) as the noise estimate.
 """
@@ -131,6 +135,58 @@ def bench_logistic(chains: int, steps: int, repeats: int, dtype: str = "float32"
             f"bnnsample {name} chain-steps per second": f"{1 / bnn[0]:,.0f}",
             f"bnnsample {name} step / bare force": f"{bnn[0] / force:.2f}",
         })  # fmt: skip
+    return out
+
+
+def _bare_loop(cfg, run_dir: Path):
+    """The runner's own target, integrator, schedule and initial state (its stages, no store),
+    advanced through the kernel over the run's blocks with nothing recorded; returns a callable
+    that runs it and gives its CPU seconds."""
+    from bnnsample import runner, simulate
+
+    p = runner._prepare(cfg, run_dir)
+    x0 = runner._initial_points(p, {})
+    pot, boundary, _ = runner._target(p, x0)
+    s = p.settings
+
+    def bare() -> float:
+        integ, ctx, state = runner._integrator(p, pot, x0, boundary)
+        t0 = time.process_time()
+        for _ in simulate.run(integ, state, simulate.force_supplier(pot, p.sched), ctx, total=s.total_steps,
+                              burn_in=s.burn_in, thin=s.thin, check_every=s.check_every):  # fmt: skip
+            pass
+        return time.process_time() - t0
+
+    return bare
+
+
+def bench_recording(chains: tuple[int, ...], steps: int, repeats: int, draws: int = 10, dtype: str = "float32",
+                    integrator: str = "sms_ubu") -> dict:  # fmt: skip
+    """CPU time of ``runner.run`` (setup, recording, HDF5, checks) over the bare kernel loop of
+    the same chains, steps and blocks (``_bare_loop``), logistic regression, interleaved rounds."""
+    from bnnsample import runner
+
+    out = {"setting": f"logistic_synthetic, {integrator}, {dtype}, {steps} steps, {draws} draws (thin "
+                      f"{max(1, steps // draws)}), {repeats} rounds, CPU time (time.process_time)"}  # fmt: skip
+    for c in chains:
+        cfg = logistic_cfg(c, steps, integrator, dtype, draws=draws)
+        res = {"run": [], "bare": []}
+        with tempfile.TemporaryDirectory() as d:
+            bare = _bare_loop(cfg, Path(d))
+            for r in range(repeats):
+                t0 = time.process_time()
+                runner.run(cfg, Path(d) / f"run{r}")
+                res["run"].append(time.process_time() - t0)
+                (Path(d) / f"run{r}" / "samples.h5").unlink()
+                res["bare"].append(bare())
+        ratios = [a / b for a, b in zip(res["run"], res["bare"])]
+        med, lo, hi = median_spread(ratios)
+        out[f"{c} chains: runner.run / bare loop (median [min, max] of per-round ratios)"] = (
+            f"{med:.3f} [{lo:.3f}, {hi:.3f}]"
+        )
+        out[f"{c} chains: CPU s, runner.run / bare (medians)"] = (
+            f"{median_spread(res['run'])[0]:.2f} / {median_spread(res['bare'])[0]:.2f}"
+        )
     return out
 
 
@@ -306,7 +362,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument(
         "--suite",
-        choices=("two_batch", "integrators", "logistic", "network", "epoch", "peers", "all"),
+        choices=("two_batch", "integrators", "logistic", "network", "epoch", "recording", "peers", "all"),
         default="two_batch",
         help="all: every suite but peers (which needs .[bench])",
     )
@@ -318,6 +374,9 @@ def main() -> None:
     ap.add_argument("--net-steps", type=int, default=2, help="steps per round of the network benchmark")
     ap.add_argument("--net-batch", type=int, default=200)
     ap.add_argument("--epoch-images", type=int, default=2000, help="images per epoch of the epoch benchmark")
+    ap.add_argument("--rec-chains", type=int, nargs="+", default=[100, 1000], help="chains of the recording suite")
+    ap.add_argument("--rec-steps", type=int, default=1000, help="steps of each recording-suite run")
+    ap.add_argument("--rec-draws", type=int, default=10, help="draws of each recording-suite run")
     ap.add_argument("--device", default="cpu", help="device of the epoch benchmark (cpu | cuda)")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (DESIGN.md's reference points: 1)")
     ap.add_argument("--out", type=Path, default=None)
@@ -339,6 +398,9 @@ def main() -> None:
     if a.suite in ("epoch", "all"):
         r = bench_epoch(a.epoch_images, a.repeats, a.device, a.net_batch)
         sections.append(_section(f"cnn_fmnist, one SMS-UBU epoch vs one training epoch ({machine})", r))
+    if a.suite in ("recording", "all"):
+        r = bench_recording(tuple(a.rec_chains), a.rec_steps, a.repeats, a.rec_draws)
+        sections.append(_section(f"logistic regression, runner.run over the bare kernel loop ({machine})", r))
     if a.suite == "peers":
         from bench_peers import run_suite
 

@@ -104,3 +104,34 @@ def test_evaluation_memory_does_not_grow_with_the_draws(tmp_path, monkeypatch):
         tracemalloc.stop()
     one_chain = 160 * n_test * 2 * 4
     assert peaks[160] - peaks[20] < one_chain / 4, (peaks, one_chain)
+
+
+def test_block_chunks_and_reads_of_chunk_groups(tmp_path, monkeypatch):
+    """The per-draw datasets' chunks fit the writer's blocks of draws (a power of two of draws
+    dividing the block, one draw of several chains for the predictive), and the reads of chains
+    a chunk at a time (when all chains do not fit the budget) and verify() give every value."""
+    monkeypatch.setattr(h5store, "PREDICTIVE_CHUNK_VALUES", 30)  # two chains of 15 values per chunk
+    rng = np.random.default_rng(1)
+    theta, pred = rng.normal(size=(5, 12, 7)), rng.random(size=(5, 12, 5, 3)).astype(np.float32)
+    temp = rng.normal(size=(5, 12))
+    s = SampleStore.create(tmp_path / "samples.h5", chains=5, draws=12, dim=7, store_theta=True,
+                           theta_dtype="float64", predictive_shape=(5, 3), attrs={"config": "{}"},
+                           block_draws=8)  # fmt: skip
+    for k0 in (0, 8):  # a full block, then the last (shorter) one
+        s.append(theta=theta[:, k0 : k0 + 8], predictive=pred[:, k0 : k0 + 8],
+                 diagnostics={"kinetic_temperature": temp[:, k0 : k0 + 8]})  # fmt: skip
+    assert s.f["theta"].chunks == (5, 8, 7) and s.f["diagnostics/kinetic_temperature"].chunks == (5, 8)
+    assert s.f["predictive"].chunks == (2, 1, 5, 3)
+    s.close()
+    monkeypatch.setattr(h5store, "VERIFY_VALUES", 40)  # a chunk of chains, a few draws at a time
+    keep = np.array([True, False, True, True, True])
+    with SampleStore(tmp_path / "samples.h5") as s:
+        s.verify()
+        assert s.n_draws == 12
+        np.testing.assert_array_equal(s.diagnostics()["kinetic_temperature"], temp)
+        blocks = list(s.predictive_blocks(keep, max_values=70))  # 2 chains x 15 values: 2 draws per read
+        assert sorted({k for k, _ in blocks}) == [0, 1, 2, 3] and max(len(b) for _, b in blocks) == 2
+        for k, c in enumerate(np.flatnonzero(keep)):
+            np.testing.assert_array_equal(np.concatenate([b for j, b in blocks if j == k]), pred[c])
+        np.testing.assert_array_equal(np.concatenate(list(s.theta_blocks(keep, max_values=14))),
+                                      theta[keep].reshape(-1, 7))  # fmt: skip

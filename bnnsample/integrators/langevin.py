@@ -63,8 +63,13 @@ class UBU(Integrator):
 
     One gradient per step. Within a block of n steps the inner half flows are fused,
     U(h/2) U(h/2) = U(h) in law, so a block is U(h/2) [B U(h)]^(n-1) B U(h/2): half the
-    Gaussian draws, exactly the same law at block ends. A boundary (elastic bounces) acts
-    after each U that precedes a kick, as in the authors' BNN code (paulin2025 §4, Algorithm 3).
+    Gaussian draws, exactly the same law at block ends. Fusing across a block end would
+    change the law at a draw there (thin = 1: every step ends a block): the recorded state Z
+    lies between the two half flows, and given the post-kick state W, (Z, U(h/2) Z) is
+    Gaussian with a nonsingular 4 x 4 covariance per coordinate (the Schur complement is the
+    half flow's noise covariance), so an exact chain draws 4 normals per coordinate there, as
+    the unfused steps do. A boundary (elastic bounces) acts after each U that precedes a
+    kick, as in the authors' BNN code (paulin2025 §4, Algorithm 3).
     SMS-UBU, SG-UBU and SG-UBU without replacement are this integrator with the sms, iid and
     reshuffle schedules.
     """

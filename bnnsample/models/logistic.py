@@ -7,7 +7,7 @@ import torch
 from ..errors import UserError
 from ..potential import Potential
 from . import register
-from .batched import rows_dot
+from .batched import rows_dot, two_class
 
 
 class LogisticRegression(Potential):
@@ -85,8 +85,7 @@ class LogisticRegression(Potential):
         """Class probabilities (1 - p, p) on the test set: [C, n_test, 2]."""
         if self.x_test is None:
             return None
-        p = torch.sigmoid(x @ self.x_test.T)
-        return torch.stack([1 - p, p], dim=-1)
+        return two_class(torch.sigmoid(x @ self.x_test.T))
 
     def diagnostics(self):
         if self._last is None:

@@ -38,6 +38,7 @@ from torch.func import functional_call, grad, jvp, vmap
 from ..errors import UserError
 from ..potential import Potential
 from . import register
+from .batched import two_class
 from .network import ParamLayout
 
 
@@ -228,8 +229,7 @@ class MLPPotential(Potential):
         if self.head == "gaussian":
             return out * self.y_std + self.y_mean
         if self.head == "sigmoid":
-            p = torch.sigmoid(out[..., 0])
-            return torch.stack([1 - p, p], dim=-1)
+            return two_class(torch.sigmoid(out[..., 0]))
         return torch.softmax(out, -1)
 
     def diagnostics(self):
