@@ -10,6 +10,11 @@ from . import register
 from .batched import rows_dot, two_class
 
 
+# values of per-chain batch rows gathered at a time (1 MB of float32, about a core's L2 cache
+# here): chains per block of the per-chain force = this / (n d)
+PER_CHAIN_BLOCK_VALUES = 2**18
+
+
 class LogisticRegression(Potential):
     """Binary logistic regression, weights x in R^d, features a_i [d], labels y_i in {0, 1}:
 
@@ -57,11 +62,29 @@ class LogisticRegression(Potential):
         return torch.sigmoid(z).sub_(y)  # p - y, [C, n]
 
     def force(self, x, idx, scale):
+        if idx is not None and idx.dim() == 2:
+            return self._per_chain_force(x, idx, scale)
         a, y = self._batch(idx)
         r = self._residual(x, a, y)
-        if a.dim() == 2:  # lam x + scale (p - y) A_S in one kernel
-            return torch.addmm(x, r, a, beta=self.lam, alpha=scale)
-        return torch.baddbmm(x[:, None, :], r[:, None, :], a, beta=self.lam, alpha=scale)[:, 0]
+        return torch.addmm(x, r, a, beta=self.lam, alpha=scale)  # lam x + scale (p - y) A_S in one kernel
+
+    def _per_chain_force(self, x, idx, scale):
+        """lam x_c + scale (p_c - y_c) A_c for per-chain batches (idx [C, n]), a block of
+        chains at a time: the block's gathered rows A_c [k, n, d] are read by both batched
+        matmuls while they are still in the core's cache. Gathering all chains' rows first
+        (C x n x d values, 40 MB at 1000 chains) took 4.9x the time at 1000 chains and 6.4x at
+        4000 (n = d = 100, float32, one thread); the numbers are the same."""
+        C, n = idx.shape
+        k = max(1, PER_CHAIN_BLOCK_VALUES // (n * self.dim))
+        y = self.y.index_select(0, idx.reshape(-1)).view(C, n)
+        z, out = x.new_empty(C, n), torch.empty_like(x)
+        for c in range(0, C, k):
+            a = self.a.index_select(0, idx[c : c + k].reshape(-1)).view(-1, n, self.dim)
+            z[c : c + k] = rows_dot(a, x[c : c + k])
+            r = torch.sigmoid(z[c : c + k]).sub_(y[c : c + k])
+            out[c : c + k] = torch.baddbmm(x[c : c + k, None, :], r[:, None, :], a, beta=self.lam, alpha=scale)[:, 0]
+        self._last = (z, y)
+        return out
 
     def per_datum_grads(self, x, idx):
         """grad U_i(x) = (p_i - y_i) a_i for i in the batch: [C, n, d]."""

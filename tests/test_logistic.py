@@ -1,0 +1,54 @@
+"""The closed-form binary logistic-regression force (models/logistic.py) against autograd of
+the minibatch energy, for the full data, a batch shared by the chains and one batch per chain
+(the last computed a block of chains at a time, blocks of uneven size)."""
+
+import pytest
+import torch
+
+from bnnsample.models import logistic as L
+
+D = torch.float64
+
+
+def _problem(N=40, d=5, C=7, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    a = torch.randn(N, d, generator=g, dtype=D)
+    y = (torch.rand(N, generator=g, dtype=D) < 0.5).long()
+    return L.LogisticRegression(a, y, prior_precision=0.7), torch.randn(C, d, generator=g, dtype=D), g
+
+
+def _autograd(pot, x, idx, scale):
+    """(force, minibatch loss) of each chain by autograd of lam/2 |x|^2 + scale sum_S U_i(x)."""
+    forces, losses = [], []
+    for c in range(x.shape[0]):
+        rows = slice(None) if idx is None else idx[c] if idx.dim() == 2 else idx
+        leaf = x[c].clone().requires_grad_(True)
+        z = pot.a[rows] @ leaf
+        per = torch.nn.functional.softplus(z) - pot.y[rows] * z
+        (grad,) = torch.autograd.grad(0.5 * pot.lam * leaf.square().sum() + scale * per.sum(), leaf)
+        forces.append(grad)
+        losses.append(per.mean().detach())
+    return torch.stack(forces), torch.stack(losses)
+
+
+@pytest.mark.parametrize("kind", ["full", "shared", "per_chain"])
+def test_force_and_minibatch_loss_equal_autograd(kind, monkeypatch):
+    pot, x, g = _problem()
+    C, n = x.shape[0], 6
+    idx = {"full": None, "shared": torch.randint(0, 40, (n,), generator=g),
+           "per_chain": torch.randint(0, 40, (C, n), generator=g)}[kind]  # fmt: skip
+    # 3 chains per block of the per-chain force: blocks of 3, 3 and 1 chains
+    monkeypatch.setattr(L, "PER_CHAIN_BLOCK_VALUES", 3 * n * pot.dim)
+    scale = 1.0 if idx is None else 40 / n
+    force, loss = _autograd(pot, x, idx, scale)
+    torch.testing.assert_close(pot.force(x, idx, scale), force, atol=1e-12, rtol=0)
+    torch.testing.assert_close(pot.diagnostics()["minibatch_loss"], loss, atol=1e-12, rtol=0)
+
+
+def test_per_chain_blocks_do_not_change_the_numbers(monkeypatch):
+    pot, x, g = _problem(C=9)
+    idx = torch.randint(0, 40, (9, 6), generator=g)
+    whole = pot.force(x, idx, 4.0)  # one block: all 9 chains
+    for chains in (1, 2, 4):
+        monkeypatch.setattr(L, "PER_CHAIN_BLOCK_VALUES", chains * 6 * pot.dim)
+        assert torch.equal(pot.force(x, idx, 4.0), whole)
