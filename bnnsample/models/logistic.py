@@ -9,7 +9,6 @@ from ..potential import Potential
 from . import register
 from .batched import rows_dot, two_class
 
-
 # values of per-chain batch rows gathered at a time (1 MB of float32, about a core's L2 cache
 # here): chains per block of the per-chain force = this / (n d)
 PER_CHAIN_BLOCK_VALUES = 2**18
