@@ -73,7 +73,11 @@ class Schedule:
         if kind in ("reshuffle", "sms") and partition == "fixed":
             perm = torch.randperm(n_data, generator=generator, device=self.device)
             self._fixed = perm[: self.n_batches * self.batch_size].view(self.n_batches, self.batch_size)
-        self._table: torch.Tensor | None = None  # [L, n] or [L, C, n] indices of the current cycle
+        # the current block of steps: data indices [L, n] or [L, C, n]; with a fixed partition,
+        # batch numbers [L] or [L, C] into it (the indices of 4,000 chains' SMS cycle are 640 MB
+        # of int64 to build and to save with the resume state, the batch numbers 6.4 MB)
+        self._table: torch.Tensor | None = None
+        self._by_batch = self._fixed is not None
         self._pos = 0
 
     @property
@@ -101,18 +105,20 @@ class Schedule:
         return torch.argsort(keys, dim=-1)
 
     def _epoch_tables(self, cycles: int) -> torch.Tensor:
-        """Data indices of `cycles` independent epochs, batches in sweep order:
-        [cycles, N_m, n] or [cycles, N_m, C, n]."""
+        """The batches of `cycles` independent epochs in sweep order: with a fixed partition
+        their numbers [cycles, N_m] or [cycles, N_m, C], else data indices [cycles, N_m, n]
+        or [cycles, N_m, C, n]."""
         if self._fixed is not None:
             order = self._rand_perms(cycles, self.n_batches)  # [K, N_m] or [K, C, N_m]
-            return self._fixed[order if self.chains is None else order.transpose(1, 2)]
+            return order if self.chains is None else order.transpose(1, 2)
         perm = self._rand_perms(cycles, self.n_data)[..., : self.n_batches * self.batch_size]
         if self.chains is None:
             return perm.view(cycles, self.n_batches, self.batch_size)
         return perm.view(cycles, self.chains, self.n_batches, self.batch_size).transpose(1, 2)
 
     def _new_cycle(self) -> torch.Tensor:
-        """Indices of the next block of steps: [L, n] or [L, C, n] (whole cycles)."""
+        """The next block of steps (whole cycles): indices [L, n] or [L, C, n], batch numbers
+        [L] or [L, C] with a fixed partition."""
         shape = (_BLOCK_STEPS,) + ((self.chains,) if self.chains is not None else ())
         if self.kind == "iid":
             return torch.randint(self.n_data, shape + (self.batch_size,), generator=self.generator, device=self.device)
@@ -158,23 +164,26 @@ class Schedule:
         if self.kind == "full":
             return None
         if self._table is None or self._pos == self._table.shape[0]:
-            self._table = self._new_cycle()
+            self._table, self._by_batch = self._new_cycle(), self._fixed is not None
             self._pos = 0
         idx = self._table[self._pos]
         self._pos += 1
-        return idx
+        return self._fixed[idx] if self._by_batch else idx
 
     # -- resume ------------------------------------------------------------------------
     def state_dict(self) -> dict[str, torch.Tensor]:
         out = {"pos": torch.tensor(self._pos)}
         if self._table is not None:
-            out["table"] = self._table
+            out["batch_table" if self._by_batch else "table"] = self._table
         if self._fixed is not None:
             out["fixed_partition"] = self._fixed
         return out
 
     def load_state_dict(self, d: dict[str, torch.Tensor]) -> None:
         self._pos = int(d["pos"])
-        self._table = d["table"].to(self.device) if "table" in d else None
+        # "table" holds data indices (also in stores written before batch numbers were kept)
+        table = d.get("batch_table", d.get("table"))
+        self._table = table.to(self.device) if table is not None else None
+        self._by_batch = "batch_table" in d
         if "fixed_partition" in d:
             self._fixed = d["fixed_partition"].to(self.device)
