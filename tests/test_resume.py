@@ -158,3 +158,23 @@ def test_unflushed_block_is_recomputed_after_a_crash(tmp_path, monkeypatch):
         np.testing.assert_array_equal(a.theta(), b.theta())
         for k, v in a.diagnostics().items():
             np.testing.assert_array_equal(v, b.diagnostics()[k])
+
+
+def test_draw_buffer_marks_quantities_missing_from_a_draw_nan():
+    """A quantity first recorded in the middle of a block, or missing from one draw, is NaN in
+    those slots (the buffer is allocated unfilled)."""
+    import torch
+
+    from bnnsample.sampler import DrawBuffer
+
+    buf, f64 = DrawBuffer(4), {"a": torch.float64, "b": torch.float64}
+    buf.add({"a": torch.ones(2)}, f64)
+    buf.add({"a": 2 * torch.ones(2), "b": torch.ones(2)}, f64)
+    buf.add({"b": 3 * torch.ones(2)}, f64)
+    out = buf.take()
+    np.testing.assert_array_equal(out["a"], [[1, 2, np.nan]] * 2)
+    np.testing.assert_array_equal(out["b"], [[np.nan, 1, 3]] * 2)
+    buf.add({"b": 4 * torch.ones(2)}, f64)  # a new block: slot 0 of "a" is missing
+    out = buf.take()
+    np.testing.assert_array_equal(out["a"], [[np.nan]] * 2)
+    np.testing.assert_array_equal(out["b"], [[4]] * 2)
