@@ -277,6 +277,19 @@ def test_fig13_short_runs_are_not_tests():
     assert out[C["grows"].text] == out[C["diag_better"].text] == out[C["xi_mean"].text] == "reproduced"
 
 
+def test_fig13_names_the_cells_past_their_own_relaxation_time():
+    """The note lists the (n, h) cells whose burn-in passes 3 A eta of the cell's own friction
+    (A = its 3-group run's mean friction) with their values, and the others with what they need."""
+    rows = _fig13_rows({"diagonal": 1.2, "groups": 1.25})
+    for r in rows:  # n = 10 runs hot: A = 20 needs 3 x 20 x 200 = 12,000 time units
+        if r["n"] == 10:
+            r["friction_mean"] = 20.0
+    text = S._fig13_stationary_cells(rows, dict(S.FIG13["quick"], burn=300_000))  # 3,000 time units
+    past, pending = text.split("not yet:")
+    assert "n=250 h=0.01 (3 A eta = 750)" in past and "n=50 h=0.01" in past and "n=10" not in past
+    assert "n=10 h=0.01 (3 A eta = 12000)" in pending and "n=250" not in pending
+
+
 def test_fig4_affine_needs_points_above_the_floor():
     st = S.FIG4["quick"]
     rows = [_mix("sgld", h, n, 0.055 + (h == 3e-4) * 0.2) for h in st["h"] for n in st["n"]]

@@ -498,7 +498,8 @@ FIG13 = {
     "paper": {"h": (5e-3, 1e-2), "n": (5, 10, 25, 50, 100, 250), "chains": 64, "burn": 20000, "steps": 80000,
               "bins": 50},
     # quick's grid with a burn-in of 2,500 time units, past 3 relaxation times A eta of the
-    # diagonal friction (2,255 at quick's A = 3.76): the scale at which the claims are tested
+    # diagonal friction as quick measured A (3.76, 3 A eta = 2,255). Run this long, A reaches 22.1
+    # at n = 10 (3 A eta = 13,250), so only n = 250 is stationary here (33 CPU-minutes)
     "stationary": {"h": (1e-2,), "n": (10, 50, 250), "chains": 32, "burn": 250000, "steps": 4500, "bins": 50},
 }  # fmt: skip
 ETA_BNN = 200.0
@@ -1433,6 +1434,32 @@ def _fig13_markdown(rows, st, scale, files, wall) -> str:
     )
     notes = (
         "Reduced and qualitative (the paper runs 4x10^5 epochs, §3.5). The BNN posterior is multimodal; a run this short samples "
-        "the modes its chains reach, and the reference carries the same limitation."
+        "the modes its chains reach, and the reference carries the same limitation. "
+        + _fig13_stationary_cells(rows, st)
     )
     return _section("sekkat2023-fig13", scale, settings, fig13_outcomes(rows, st), notes, files, wall)
+
+
+def _fig13_stationary_cells(rows, st) -> str:
+    """Which (n, h) cells ran past 3 relaxation times A eta of their own diagonal friction (A =
+    the mean friction of the 3-group run of the cell, which relaxes faster), with their values:
+    the claims need every cell, these are the ones already measured."""
+    burn_t = st["burn"] * min(st["h"])
+    done, pending = [], []
+    for a in (r for r in rows if r["sampling"] == "wor" and r["friction"] == "diagonal"):
+        b = next(
+            q
+            for q in rows
+            if q["sampling"] == "wor" and q["friction"] == "groups" and (q["h"], q["n"]) == (a["h"], a["n"])
+        )
+        need = 3 * b["friction_mean"] * ETA_BNN
+        cell = f"n={a['n']} h={a['h']:g} (3 A eta = {need:.0f})"
+        if burn_t >= need:
+            done.append(f"{cell}: L1 diagonal {a['l1']:.3f} vs groups {b['l1']:.3f}, mean friction {a['friction_mean']:.3f} "
+                        f"vs {b['friction_mean']:.3f}")  # fmt: skip
+        else:
+            pending.append(cell)
+    noise = _span([r["l1"] for r in rows if r["sampling"] == "full"], ".3f")
+    return (f"Cells past 3 A eta of their own friction at burn-in {burn_t:g} time units: "
+            + ("; ".join(done) if done else "none") + f" (reference noise {noise}); not yet: "
+            + (", ".join(pending) if pending else "none") + ".")  # fmt: skip
