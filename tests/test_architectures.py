@@ -11,7 +11,7 @@ from torch import nn
 
 from bnnsample.data.base import Data
 from bnnsample.errors import UserError
-from bnnsample.models import build_potential
+from bnnsample.models import batched, build_potential
 from bnnsample.models.cnn import ARCHITECTURES
 from bnnsample.models.multinomial import MultinomialLogistic
 from bnnsample.store import SampleStore
@@ -111,8 +111,9 @@ def _autograd_force(x, a, y, idx, scale, K, lam):
 
 
 @pytest.mark.parametrize("kind", ["full", "shared", "per_chain"])
-def test_multinomial_force_energy_hvp_equal_autograd(kind):
+def test_multinomial_force_energy_hvp_equal_autograd(kind, monkeypatch):
     pot, a, y, x = _problem()
+    monkeypatch.setattr(batched, "PER_CHAIN_BLOCK_VALUES", 2 * 8 * a.shape[1])  # per-chain blocks of 2 and 1 chains
     K, lam, C = pot.K, pot.lam, x.shape[0]
     g = torch.Generator().manual_seed(1)
     idx = {"full": None, "shared": torch.randint(0, 30, (8,), generator=g),
@@ -120,6 +121,9 @@ def test_multinomial_force_energy_hvp_equal_autograd(kind):
     scale = 1.0 if idx is None else 30 / 8
     want = _autograd_force(x, a, y, idx, scale, K, lam)
     torch.testing.assert_close(pot.force(x, idx, scale), want, atol=1e-10, rtol=0)
+    # the minibatch loss of the force's batch, kept across the blocks
+    ce = (pot.energy(x, idx, scale) - 0.5 * lam * (pot.mask * x * x).sum(1)) / scale
+    torch.testing.assert_close(pot.diagnostics()["minibatch_loss"], ce / (30 if idx is None else 8), atol=1e-10, rtol=0)
     # per-datum gradients sum to the data part of the force
     pdg = pot.per_datum_grads(x, idx)
     assert pdg.shape == (C, 30 if idx is None else 8, pot.dim)

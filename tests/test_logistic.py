@@ -5,6 +5,7 @@ the minibatch energy, for the full data, a batch shared by the chains and one ba
 import pytest
 import torch
 
+from bnnsample.models import batched
 from bnnsample.models import logistic as L
 
 D = torch.float64
@@ -38,7 +39,7 @@ def test_force_and_minibatch_loss_equal_autograd(kind, monkeypatch):
     idx = {"full": None, "shared": torch.randint(0, 40, (n,), generator=g),
            "per_chain": torch.randint(0, 40, (C, n), generator=g)}[kind]  # fmt: skip
     # 3 chains per block of the per-chain force: blocks of 3, 3 and 1 chains
-    monkeypatch.setattr(L, "PER_CHAIN_BLOCK_VALUES", 3 * n * pot.dim)
+    monkeypatch.setattr(batched, "PER_CHAIN_BLOCK_VALUES", 3 * n * pot.dim)
     scale = 1.0 if idx is None else 40 / n
     force, loss = _autograd(pot, x, idx, scale)
     torch.testing.assert_close(pot.force(x, idx, scale), force, atol=1e-12, rtol=0)
@@ -50,5 +51,5 @@ def test_per_chain_blocks_do_not_change_the_numbers(monkeypatch):
     idx = torch.randint(0, 40, (9, 6), generator=g)
     whole = pot.force(x, idx, 4.0)  # one block: all 9 chains
     for chains in (1, 2, 4):
-        monkeypatch.setattr(L, "PER_CHAIN_BLOCK_VALUES", chains * 6 * pot.dim)
+        monkeypatch.setattr(batched, "PER_CHAIN_BLOCK_VALUES", chains * 6 * pot.dim)
         assert torch.equal(pot.force(x, idx, 4.0), whole)
