@@ -7,7 +7,7 @@ import torch
 from ..errors import UserError
 from ..potential import Potential
 from . import register
-from .batched import chain_blocks, rows_dot, two_class
+from .batched import force_in_blocks, rows_dot, two_class
 
 
 class LogisticRegression(Potential):
@@ -57,26 +57,16 @@ class LogisticRegression(Potential):
         return torch.sigmoid(z).sub_(y)  # p - y, [C, n]
 
     def force(self, x, idx, scale):
-        if idx is not None and idx.dim() == 2:
-            return self._per_chain_force(x, idx, scale)
+        if idx is not None and idx.dim() == 2:  # per-chain batches, a block of chains at a time
+            return force_in_blocks(self, x, idx, scale, idx.shape[1] * self.dim)
+        return self._force(x, idx, scale)
+
+    def _force(self, x, idx, scale):
         a, y = self._batch(idx)
         r = self._residual(x, a, y)
-        return torch.addmm(x, r, a, beta=self.lam, alpha=scale)  # lam x + scale (p - y) A_S in one kernel
-
-    def _per_chain_force(self, x, idx, scale):
-        """lam x_c + scale (p_c - y_c) A_c for per-chain batches (idx [C, n]), a block of
-        chains at a time (``chain_blocks``): the block's gathered rows A_c [k, n, d] are read
-        by both batched matmuls while they are still in the core's cache."""
-        C, n = idx.shape
-        y = self.y.index_select(0, idx.reshape(-1)).view(C, n)
-        z, out = x.new_empty(C, n), torch.empty_like(x)
-        for b in chain_blocks(C, n * self.dim):
-            a = self.a.index_select(0, idx[b].reshape(-1)).view(-1, n, self.dim)
-            z[b] = rows_dot(a, x[b])
-            r = torch.sigmoid(z[b]).sub_(y[b])
-            out[b] = torch.baddbmm(x[b, None, :], r[:, None, :], a, beta=self.lam, alpha=scale)[:, 0]
-        self._last = (z, y)
-        return out
+        if a.dim() == 2:  # lam x + scale (p - y) A_S in one kernel
+            return torch.addmm(x, r, a, beta=self.lam, alpha=scale)
+        return torch.baddbmm(x[:, None, :], r[:, None, :], a, beta=self.lam, alpha=scale)[:, 0]
 
     def per_datum_grads(self, x, idx):
         """grad U_i(x) = (p_i - y_i) a_i for i in the batch: [C, n, d]."""

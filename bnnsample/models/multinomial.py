@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from ..errors import UserError
 from ..potential import Potential
 from . import register
-from .batched import chain_blocks
+from .batched import force_in_blocks
 
 
 class MultinomialLogistic(Potential):
@@ -95,15 +95,9 @@ class MultinomialLogistic(Potential):
 
     # -- the Potential interface -------------------------------------------------------------
     def force(self, x, idx, scale):
-        if idx is None or idx.dim() == 1:
-            return self._force(x, idx, scale)
-        # per-chain batches a block of chains at a time (chain_blocks: the block's rows stay in cache)
-        out, last = [], []
-        for b in chain_blocks(idx.shape[0], idx.shape[1] * self.n_features):
-            out.append(self._force(x[b], idx[b], scale))
-            last.append(self._last)
-        self._last = tuple(torch.cat(t) for t in zip(*last))
-        return torch.cat(out)
+        if idx is not None and idx.dim() == 2:  # per-chain batches, a block of chains at a time
+            return force_in_blocks(self, x, idx, scale, idx.shape[1] * self.n_features)
+        return self._force(x, idx, scale)
 
     def _force(self, x, idx, scale):
         a, y = self._batch(idx)
