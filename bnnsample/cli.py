@@ -464,11 +464,15 @@ def _figure(args: list[str]) -> None:
     if err:
         _fail(f"figure {fig_id}: --out {out_dir}: {err}")
     print(f"[bnnsample] figure {fig_id}: writing under {out_dir}", flush=True)
+    from .errors import Interrupted, UserError
+
     with before_and_after(out_dir, fig_id) as verdicts:
         try:
             paths = recipe.make(out_dir, options)
-        except (ValueError, TypeError) as e:
+        except (ValueError, TypeError, UserError) as e:
             _fail(f"figure {fig_id}: {e}")
+        except (KeyboardInterrupt, Interrupted) as e:
+            _fail(f"figure {fig_id}: interrupted ({e or 'at once'}); the same command resumes its runs", 130)
     for p in paths:
         print(p)
     print(verdicts.text or f"[bnnsample] figure {fig_id}: no claim verdicts written")

@@ -4,7 +4,8 @@
   file holds its PID) before it touches anything in the directory, and holds it while it
   runs, samples and evaluates. The lock is bnnsample's own, independent of HDF5's file
   locking, so it also holds under ``HDF5_USE_FILE_LOCKING=FALSE`` (NFS, Lustre). A second
-  process refuses at once with one line naming the holder.
+  ``bnnsample run`` refuses at once with one line naming the holder; a figure recipe, which
+  needs that run's result, says whom it waits for and waits (``owned(..., wait=True)``).
 * No writes through links: a file bnnsample would write (samples.h5, config.yaml,
   metrics.csv, the lock file) that is a symbolic link, or not a regular file, is refused.
 * Nothing damaged is replaced silently: an unreadable samples.h5 is renamed to
@@ -18,6 +19,7 @@ import errno
 import fcntl
 import os
 import stat
+import sys
 import time
 from pathlib import Path
 
@@ -66,8 +68,10 @@ def _holder(lock_path: Path) -> str:
 
 
 @contextlib.contextmanager
-def owned(run_dir: Path):
-    """Hold the exclusive lock of ``run_dir`` (created if missing) for the body."""
+def owned(run_dir: Path, wait: bool = False):
+    """Hold the exclusive lock of ``run_dir`` (created if missing) for the body. When another
+    process holds it: raise RunDirBusy, or with ``wait`` print whom we wait for on stderr and
+    block until it lets go."""
     run_dir = Path(run_dir)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -90,13 +94,18 @@ def owned(run_dir: Path):
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as e:
-        os.close(fd)
-        if e.errno in (errno.EWOULDBLOCK, errno.EACCES, errno.EAGAIN):
+        busy = e.errno in (errno.EWOULDBLOCK, errno.EACCES, errno.EAGAIN)
+        if not busy:
+            os.close(fd)
+            raise UserError(f"run directory {run_dir}: cannot lock {lock_path} ({e.strerror or e})") from None
+        if not wait:
+            os.close(fd)
             raise RunDirBusy(
                 f"{run_dir} is in use by {_holder(lock_path)} (a bnnsample run or evaluation there); "
                 "wait for it to finish or choose another hydra.run.dir"
             ) from None
-        raise UserError(f"run directory {run_dir}: cannot lock {lock_path} ({e.strerror or e})") from None
+        print(f"[bnnsample] waiting for {run_dir}: in use by {_holder(lock_path)}", file=sys.stderr, flush=True)
+        fcntl.flock(fd, fcntl.LOCK_EX)
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()}\n".encode())
     _held[key] = [fd, 1]

@@ -48,3 +48,20 @@ def test_figure_refuses_to_write_into_the_package(tmp_path, monkeypatch, capsys,
     assert e.value.code == 2
     assert "inside the bnnsample package" in capsys.readouterr().err
     assert not (pkg / "results").exists()
+
+
+def test_figure_answers_a_user_error_in_one_line(tmp_path, monkeypatch, capsys):
+    """A recipe that stops on bad input (here a run directory it cannot own) prints one line
+    naming the figure, no traceback."""
+    from bnnsample.rundir import RunDirBusy
+
+    def make(out_dir, options):
+        raise RunDirBusy("/x is in use by PID 1")
+
+    monkeypatch.setitem(figures.FIGURES, "fake-busy", figures.Recipe("fake-busy", "a test recipe", make))
+    monkeypatch.setattr(figures, "_load", lambda: None)
+    with pytest.raises(SystemExit) as e:
+        main(["figure", "fake-busy", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2
+    assert err.strip().splitlines() == ["bnnsample: error: figure fake-busy: /x is in use by PID 1"]

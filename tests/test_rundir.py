@@ -299,3 +299,28 @@ def test_stop_request_ends_adam_swa_training(tmp_path, monkeypatch):
         run_inprocess(tmp_path, ovr)
     assert calls["n"] == 3 and not sampler_mod._stop["requested"]
     assert not (tmp_path / "samples.h5").exists()
+
+
+def test_waiting_owner_names_the_holder_and_takes_over_when_it_lets_go(tmp_path, capsys):
+    """owned(wait=True), what a figure recipe uses for a run another recipe is producing:
+    one line naming the holder, then the lock once the holder's process is done."""
+    from bnnsample.rundir import RunDirBusy, owned
+
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert holder.stdout.readline().strip() == "ready"
+    with pytest.raises(RunDirBusy), owned(tmp_path):
+        pass
+    import threading
+
+    released = threading.Event()
+
+    def release():
+        released.set()
+        holder.communicate("")
+
+    threading.Timer(0.5, release).start()
+    with owned(tmp_path, wait=True):
+        assert released.is_set()  # got the lock only once the holder was told to let go
+        assert (tmp_path / ".bnnsample.lock").read_text().strip() == str(os.getpid())
+    assert f"waiting for {tmp_path}: in use by PID {holder.pid}" in capsys.readouterr().err

@@ -229,17 +229,20 @@ def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
     """Run ``bnnsample run`` in process into ``run_dir`` (no progress bar); returns samples.h5.
 
     A finished run in ``run_dir`` with the same config is reused, not redone (the runner's
-    resume rule), so an interrupted recipe picks up where it stopped.
+    resume rule), so an interrupted recipe picks up where it stopped. A run directory another
+    process owns (a second recipe sharing this run) is waited for, not refused: the recipe
+    needs its result.
     """
     from .. import runner
+    from ..rundir import owned
 
     cfg = compose(["progress=false", *overrides])
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path = runner.run(cfg, run_dir)
-    if evaluate:
-        from ..evaluate.report import evaluate_run
+    with owned(run_dir, wait=True):
+        path = runner.run(cfg, run_dir)
+        if evaluate:
+            from ..evaluate.report import evaluate_run
 
-        evaluate_run(run_dir)
+            evaluate_run(run_dir)
     return path
 
 
