@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import torch
 
+from .gather import take_rows
 from .potential import covariance_factor
 
 KINDS = ("full", "iid", "iid_wor", "reshuffle", "sms")
@@ -102,6 +103,9 @@ class Schedule:
         """Independent uniformly random permutations of range(m): [cycles, m] or [cycles, C, m]."""
         lead = (cycles,) if self.chains is None else (cycles, self.chains)
         keys = torch.rand(*lead, m, generator=self.generator, device=self.device)
+        if m == 2:  # argsort of two keys (a tie, 1 in 2^24, keeps the order as argsort does), 3x faster
+            first = (keys[..., 1] < keys[..., 0]).long()
+            return torch.stack((first, 1 - first), dim=-1)
         return torch.argsort(keys, dim=-1)
 
     def _epoch_tables(self, cycles: int) -> torch.Tensor:
@@ -168,7 +172,9 @@ class Schedule:
             self._pos = 0
         idx = self._table[self._pos]
         self._pos += 1
-        return self._fixed[idx] if self._by_batch else idx
+        if not self._by_batch:
+            return idx
+        return take_rows(self._fixed, idx)
 
     # -- resume ------------------------------------------------------------------------
     def state_dict(self) -> dict[str, torch.Tensor]:

@@ -134,3 +134,45 @@ def test_bad_arguments():
         Schedule("iid", 5, 6, generator=gen())
     with pytest.raises(ValueError, match="unknown batching"):
         Schedule("nope", 5, 1, generator=gen())
+
+
+@pytest.mark.parametrize("kind", ["sms", "reshuffle"])
+@pytest.mark.parametrize("chains", [None, 300])
+def test_two_batch_orders_are_those_of_argsort(kind, chains, monkeypatch):
+    """Two batches take the comparison of their two random keys instead of argsort: the
+    index stream is the one argsort gives, ties included (keys from a coarse generator make
+    ties frequent)."""
+    import bnnsample.batching as batching
+
+    def run(fast):
+        if not fast:
+            monkeypatch.setattr(batching.Schedule, "_rand_perms", slow)
+        s = Schedule(kind, 5, 2, chains=chains, generator=torch.Generator().manual_seed(3))
+        out = torch.stack([s.next() for _ in range(200)])
+        monkeypatch.undo()
+        return out
+
+    def slow(self, cycles, m):
+        lead = (cycles,) if self.chains is None else (cycles, self.chains)
+        return torch.argsort(torch.rand(*lead, m, generator=self.generator), dim=-1)
+
+    assert torch.equal(run(True), run(False))
+    coarse = torch.randint(0, 3, (20000, 2)).float()  # a third of the pairs tie
+    first = (coarse[:, 1] < coarse[:, 0]).long()
+    assert torch.equal(torch.stack((first, 1 - first), -1), torch.argsort(coarse, dim=-1))
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.int64, torch.bfloat16])
+@pytest.mark.parametrize("idx_shape", [(), (7,), (4, 3), (5, 1)])
+def test_take_rows_is_index_select(dtype, idx_shape):
+    from bnnsample.gather import take_rows
+
+    table = (torch.arange(6 * 4).reshape(6, 2, 2) * 3 - 5).to(dtype)
+    idx = torch.randint(6, idx_shape, generator=torch.Generator().manual_seed(1))
+    got = take_rows(table, idx)
+    assert got.shape == (*idx_shape, 2, 2) and got.dtype == dtype
+    assert torch.equal(got, table[idx])
+    assert torch.equal(take_rows(table[:, 0, 0], idx), table[:, 0, 0][idx])  # rows of one number
+    w = table.double().requires_grad_()  # autograd keeps index_select, and its gradient
+    take_rows(w, idx).sum().backward()
+    assert torch.equal(w.grad[:, 0, 0], torch.bincount(idx.reshape(-1), minlength=6).double())

@@ -26,6 +26,7 @@ W1 has a Monte Carlo floor: the column ``w1_floor`` is W1 of as many i.i.d. exac
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -204,6 +205,15 @@ def noise_floor(pot, k: int, chains: int, records: int, thin_epochs: int, seed: 
     return wasserstein1_normal(rec.reshape(-1), float(mean[0]), math.sqrt(float(cov[0, 0])))
 
 
+@functools.lru_cache(maxsize=4)
+def iid_w1(mu: float, sd: float, size: int, seed: int) -> float:
+    """W1 to N(mu, sd^2) of ``size`` i.i.d. draws from it (generator seed ``seed``): the same
+    number for every cell of a grid, so computed once."""
+    from ..evaluate.metrics import wasserstein1_normal
+
+    return wasserstein1_normal(np.random.default_rng(seed).normal(mu, sd, size), mu, sd)
+
+
 def run_cell(
     pot,
     label: str,
@@ -220,7 +230,7 @@ def run_cell(
     A cell whose exact second-moment recursion is unstable (spectral radius >= 1) or whose
     chains went non-finite is diverged: no W1."""
     from ..analysis.recorded import exact_recorded_moments, pooled_moments
-    from ..evaluate.metrics import wasserstein1_normal, wasserstein1_normal_se
+    from ..evaluate.metrics import wasserstein1_normal_with_se
     from ..simulate import draws, preset_scheme
 
     t0 = time.perf_counter()
@@ -239,10 +249,8 @@ def run_cell(
     cell.exact = exact_recorded_moments(pot, name, params, batching, 1, h, gamma, record_steps)
     cell.max_abs = float(np.nanmax(np.abs(rec))) if np.isfinite(rec).any() else math.inf
     if not cell.diverged:
-        cell.w1 = wasserstein1_normal(rec.reshape(-1), mu, sd)
-        cell.w1_se = wasserstein1_normal_se(rec.T, mu, sd)
-        rng = np.random.default_rng(seed + 17)
-        cell.w1_iid = wasserstein1_normal(rng.normal(mu, sd, rec.size), mu, sd)
+        cell.w1, cell.w1_se = wasserstein1_normal_with_se(rec.T, mu, sd)
+        cell.w1_iid = iid_w1(mu, sd, rec.size, seed + 17)
         cell.w1_floor = cell.w1_iid if floor is None else floor
         cell.mc = pooled_moments(rec)
     cell.seconds = time.perf_counter() - t0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..errors import UserError
+from ..gather import take_rows
 from ..potential import GradientCovariance, Potential
 from . import register
 
@@ -28,22 +29,23 @@ class GaussianMean(Potential):
         self.prec_y = self.prec * y  # [N, d]
         self.lam0 = float(prior_precision)
         self.m0 = float(prior_mean)
-        self._scaled: dict[float, torch.Tensor] = {}
+        self._scaled: dict[float, tuple[torch.Tensor, torch.Tensor]] = {}
 
-    def _table(self, scale: float) -> torch.Tensor:
-        """[N, 2, d] rows (scale P_i, -scale P_i y_i): one gather serves a whole minibatch force."""
+    def _tables(self, scale: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """(scale P_i, -scale P_i y_i), [N, d] each: the two gathered tables of a minibatch force."""
         if scale not in self._scaled:
-            self._scaled[scale] = torch.stack([scale * self.prec, -scale * self.prec_y], dim=1)
+            self._scaled[scale] = (scale * self.prec, -scale * self.prec_y)
         return self._scaled[scale]
 
     def force(self, x, idx, scale):
-        table = self._table(scale)
+        a, b = self._tables(scale)
         if idx is None:
-            t = table.sum(0)
+            a, b = a.sum(0), b.sum(0)
+        elif idx.shape[-1] == 1:
+            a, b = take_rows(a, idx[..., 0]), take_rows(b, idx[..., 0])  # [C, d] or [d]
         else:
-            t = table.index_select(0, idx.reshape(-1)).view(*idx.shape, *table.shape[1:])
-            t = t.squeeze(-3) if idx.shape[-1] == 1 else t.sum(-3)  # [C, 2, d] or [2, d]
-        f = torch.addcmul(t[..., 1, :], x, t[..., 0, :])
+            a, b = take_rows(a, idx).sum(-2), take_rows(b, idx).sum(-2)
+        f = torch.addcmul(b, x, a)
         return f.add_(x - self.m0, alpha=self.lam0) if self.lam0 else f
 
     def per_datum_grads(self, x, idx):
@@ -54,8 +56,8 @@ class GaussianMean(Potential):
 
     def hvp(self, x, u, idx, scale):
         """(lam0 + scale sum_S P_i) u: the estimated potential is quadratic with diagonal Hessian."""
-        table = self._table(scale)
-        h = table[:, 0].sum(0) if idx is None else table[:, 0][idx].sum(-2)
+        a, _ = self._tables(scale)
+        h = a.sum(0) if idx is None else take_rows(a, idx).sum(-2)
         return (h + self.lam0) * u
 
     def energy(self, x, idx, scale):
