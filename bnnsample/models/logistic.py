@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..errors import UserError
+from ..gather import take_rows
 from ..potential import Potential
 from . import register
 from .batched import force_in_blocks, rows_dot, two_class
@@ -42,10 +43,7 @@ class LogisticRegression(Potential):
         """(A_S, y_S): [n, d], [n] for idx None or [n]; [C, n, d], [C, n] for idx [C, n]."""
         if idx is None:
             return self.a, self.y
-        if idx.dim() == 1:  # index_select is measurably cheaper than advanced indexing here
-            return self.a.index_select(0, idx), self.y.index_select(0, idx)
-        flat = idx.reshape(-1)
-        return self.a.index_select(0, flat).view(*idx.shape, self.dim), self.y.index_select(0, flat).view(idx.shape)
+        return take_rows(self.a, idx), take_rows(self.y, idx)
 
     @staticmethod
     def _logits(x, a):

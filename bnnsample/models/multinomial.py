@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import UserError
+from ..gather import take_rows
 from ..potential import Potential
 from . import register
 from .batched import force_in_blocks
@@ -61,12 +62,7 @@ class MultinomialLogistic(Potential):
     def _batch(self, idx):
         if idx is None:
             return self.a, self.y
-        if idx.dim() == 1:
-            return self.a.index_select(0, idx), self.y.index_select(0, idx)
-        flat = idx.reshape(-1)
-        return self.a.index_select(0, flat).view(*idx.shape, self.n_features), self.y.index_select(0, flat).view(
-            idx.shape
-        )
+        return take_rows(self.a, idx), take_rows(self.y, idx)
 
     def _logits(self, x, a):
         w, b = self._split(x)

@@ -19,6 +19,7 @@ import math
 import torch
 
 from ..errors import UserError, positive_number
+from ..gather import take_rows
 from ..potential import Potential
 from . import register
 from .analytic import NoisyGradientGaussian, from_own_dataset
@@ -29,7 +30,7 @@ LOG_2PI = math.log(2 * math.pi)
 
 def _gather(table: torch.Tensor, idx: torch.Tensor | None) -> torch.Tensor:
     """Rows of ``table`` [N, ...] for idx: [N, ...] (None), [n, ...] or [C, n, ...]."""
-    return table if idx is None else table[idx]
+    return table if idx is None else take_rows(table, idx)
 
 
 class _AutogradHvp:
