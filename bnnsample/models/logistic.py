@@ -43,6 +43,8 @@ class LogisticRegression(Potential):
         """(A_S, y_S): [n, d], [n] for idx None or [n]; [C, n, d], [C, n] for idx [C, n]."""
         if idx is None:
             return self.a, self.y
+        if idx.dim() == 1:  # one shared batch, the one-chain hot path: no dispatch
+            return self.a.index_select(0, idx), self.y.index_select(0, idx)
         return take_rows(self.a, idx), take_rows(self.y, idx)
 
     @staticmethod

@@ -62,6 +62,8 @@ class MultinomialLogistic(Potential):
     def _batch(self, idx):
         if idx is None:
             return self.a, self.y
+        if idx.dim() == 1:  # one shared batch, the one-chain hot path: no dispatch
+            return self.a.index_select(0, idx), self.y.index_select(0, idx)
         return take_rows(self.a, idx), take_rows(self.y, idx)
 
     def _logits(self, x, a):
