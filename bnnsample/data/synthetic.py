@@ -9,7 +9,7 @@ from . import register
 from .base import Data
 
 
-@register("two_batch_gaussian")
+@register("two_batch_gaussian", generated=True)
 def two_batch_gaussian(cfg) -> Data:
     """paulin2025 §3.4, Fig. 1: U(x) = sum_{i=1,2} (x - mu_i)^2 / (2 sigma_i^2), mu = (-1, 1),
     sigma = (0.5, 2). Two data points, minibatches of one point, force scaled by N/n = 2.
@@ -25,7 +25,7 @@ def two_batch_gaussian(cfg) -> Data:
     )
 
 
-@register("noisy_gaussian")
+@register("noisy_gaussian", generated=True)
 def noisy_gaussian(cfg) -> Data:
     """matthews2018 §5.1: target N(mean, I_dim) seen only through a force with injected
     Gaussian noise (model noisy_gaussian). No data points; the settings travel in extras."""
@@ -39,7 +39,7 @@ def noisy_gaussian(cfg) -> Data:
     )
 
 
-@register("gaussian_points")
+@register("gaussian_points", generated=True)
 def gaussian_points(cfg) -> Data:
     """A general Gaussian-mean target for exact-moment studies: observations y_i (a list of
     numbers, or of d-vectors) with noise standard deviations noise_sd (one number, or one per
@@ -60,7 +60,7 @@ def gaussian_points(cfg) -> Data:
     )
 
 
-@register("logistic_synthetic")
+@register("logistic_synthetic", generated=True)
 def logistic_synthetic(cfg) -> Data:
     """Binary logistic-regression data from a seeded Gaussian design (the benchmark target):
     features a_i ~ N(0, I_d / d), a true weight vector w ~ N(0, signal^2 I_d), so the true
