@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import special, stats
 
 from bnnsample.evaluate import metrics as M
 
@@ -354,6 +354,26 @@ def test_wasserstein1_normal_se_is_the_spread_over_replicates(shift, scale):
     assert se > 1.4 * M.wasserstein1_normal_se(reps[0].reshape(-1, 1), 0.0, 1.0)
     with pytest.raises(ValueError, match="at least 2 independent chains"):
         M.wasserstein1_normal_se(reps[0][:1], 0.0, 1.0)
+
+
+def test_wasserstein1_normal_with_se_from_one_sort_in_chunks(monkeypatch):
+    """W1 and its s.e. from one sort, in chunks smaller than the sample: the pooled W1 of
+    ``wasserstein1_normal``, and the s.e. of psi computed over the whole sample at once (the
+    delta-method formula of the docstring), for draws stored chain-major or transposed."""
+    monkeypatch.setattr(M, "_W1_CHUNK", 37)  # many chunks, the last one short
+    rng = np.random.default_rng(5)
+    d = rng.normal(0.2, 1.3, size=(40, 25))
+    w1, se = M.wasserstein1_normal_with_se(d, 0.1, 1.2)
+    assert w1 == pytest.approx(M.wasserstein1_normal(d.reshape(-1), 0.1, 1.2), rel=1e-12)
+    z = ((d - 0.1) / 1.2).reshape(-1)
+    order = np.argsort(z)
+    zs = z[order]
+    m = np.clip(special.ndtri(np.arange(1, zs.size) / zs.size), zs[:-1], zs[1:])
+    psi = np.empty_like(z)
+    psi[order] = -np.concatenate(([0.0], np.cumsum(2 * m - zs[:-1] - zs[1:])))
+    expected = 1.2 * np.std(psi.reshape(d.shape).mean(axis=1), ddof=1) / np.sqrt(d.shape[0])
+    assert se == pytest.approx(expected, rel=1e-10)
+    assert M.wasserstein1_normal_with_se(np.asfortranarray(d), 0.1, 1.2) == pytest.approx((w1, se), rel=1e-12)
 
 
 def test_kolmogorov_distance_normal_direct_formula():

@@ -431,12 +431,16 @@ def wasserstein1_normal_with_se(draws, mean, sd) -> tuple[float, float]:
     d = _check_chains(draws)
     mu = _finite_scalar(mean, "mean")
     s = _positive_scalar(sd, "sd")
-    z = ((d - mu) / s).reshape(-1)
+    z = np.subtract(d, mu, order="C")  # draws of a chain contiguous, whatever the layout of ``draws``
+    z /= s
+    z = z.reshape(-1)
     order = np.argsort(z)  # tied values get the same psi: any order of ties will do
+    z = z[order]
     psi = np.empty_like(z)
-    w1 = _w1_sorted(z[order], psi)
+    w1 = _w1_sorted(z, psi)
     chains, per_chain = d.shape
-    psibar = np.bincount(order // per_chain, weights=psi, minlength=chains) / per_chain
+    chain_of = np.floor_divide(order, per_chain, out=order)  # arrays of 2e7 values: no more than needed
+    psibar = np.bincount(chain_of, weights=psi, minlength=chains) / per_chain
     return float(s * w1), float(s * np.std(psibar, ddof=1) / np.sqrt(chains))
 
 
