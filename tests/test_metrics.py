@@ -376,6 +376,21 @@ def test_wasserstein1_normal_with_se_from_one_sort_in_chunks(monkeypatch):
     assert M.wasserstein1_normal_with_se(np.asfortranarray(d), 0.1, 1.2) == pytest.approx((w1, se), rel=1e-12)
 
 
+@pytest.mark.parametrize("chains", [1, 2, 3, 300])
+def test_chains_in_value_order_pairs_each_value_with_its_chain(chains):
+    """The chain numbers of the integer-key sort, beside the sorted values, are the (value,
+    chain) pairs of the data: signs, zeros of both signs, exact ties, huge and tiny values."""
+    rng = np.random.default_rng(chains)
+    z = rng.normal(size=(chains, 41)) * rng.choice([1e-300, 1e-3, 1.0, 1e200], size=(chains, 41))
+    z[:, :5] = np.round(z[:, :5])  # ties across chains
+    z[0, 5], z[-1, 6] = 0.0, -0.0
+    got = M._chains_in_value_order(z)
+    zs = np.sort(z.reshape(-1))
+    pairs = sorted(zip(zs.tolist(), got.tolist()))
+    expected = sorted(zip(z.reshape(-1).tolist(), np.repeat(np.arange(chains), 41).tolist()))
+    assert pairs == expected
+
+
 def test_kolmogorov_distance_normal_direct_formula():
     rng = np.random.default_rng(4)
     sample = rng.normal(0.2, 1.3, size=500)

@@ -433,15 +433,37 @@ def wasserstein1_normal_with_se(draws, mean, sd) -> tuple[float, float]:
     s = _positive_scalar(sd, "sd")
     z = np.subtract(d, mu, order="C")  # draws of a chain contiguous, whatever the layout of ``draws``
     z /= s
-    z = z.reshape(-1)
-    order = np.argsort(z)  # tied values get the same psi: any order of ties will do
-    z = z[order]
+    chain_of = _chains_in_value_order(z)
+    z = np.sort(z.reshape(-1))
     psi = np.empty_like(z)
     w1 = _w1_sorted(z, psi)
     chains, per_chain = d.shape
-    chain_of = np.floor_divide(order, per_chain, out=order)  # arrays of 2e7 values: no more than needed
     psibar = np.bincount(chain_of, weights=psi, minlength=chains) / per_chain
     return float(s * w1), float(s * np.std(psibar, ddof=1) / np.sqrt(chains))
+
+
+def _chains_in_value_order(z: np.ndarray) -> np.ndarray:
+    """The chain (row) of each value of ``z`` [C, D], listed in ascending order of value.
+
+    From one sort of 64-bit integer keys instead of an argsort (0.13 against 1.8 CPU-s for the
+    2e7 records of a paulin2025 Fig. 1 cell, one thread; NumPy sorts integers with SIMD code
+    and argsorts without): a float's bits, made monotone (negative floats' magnitude bits
+    flipped), with their last ceil(log2 C) bits replaced by the chain number. Values that
+    differ only in those bits (relative 2^-37 for 20,000 chains) may come out in either order,
+    which moves psi of ``wasserstein1_normal_with_se`` by as little (it is 1-Lipschitz in z)."""
+    chains = z.shape[0]
+    bits = max(1, int(chains - 1).bit_length())
+    if bits > 24:  # the keys would lose more than half of a float64's 52 fraction bits
+        return np.argsort(z.reshape(-1)) // z.shape[1]
+    key = np.ascontiguousarray(z).view(np.int64).copy()
+    key ^= (key >> 63) & np.int64(0x7FFF_FFFF_FFFF_FFFF)
+    mask = np.int64((1 << bits) - 1)
+    key &= ~mask
+    key |= np.arange(chains, dtype=np.int64)[:, None]
+    key = key.reshape(-1)
+    key.sort()
+    key &= mask
+    return key
 
 
 def wasserstein1_normal_se(draws, mean, sd) -> float:
