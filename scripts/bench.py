@@ -1,10 +1,14 @@
 """Throughput benchmarks, reported as ratios against a baseline measured in the same run.
 
-    python scripts/bench.py [--suite two_batch|integrators|epoch|recording|peers|all] [--out results/bench.md]
+    python scripts/bench.py [--suite two_batch|toy|integrators|epoch|recording|peers|all] [--out results/bench.md]
 
 two_batch (--chains, --steps): SMS-UBU chain-steps per second on two_batch_gaussian through
 the real pipeline (``bnnsample.runner.run``: schedule, integrator, divergence checks, HDF5
 streaming), with the bare closed-form force evaluation of the same chains as the baseline.
+
+toy (--chains, default 20,000, --steps, default 2,000): the simulation kernel of paulin2025
+Fig. 1 (sms_ubu, sg_baoab, sg_em on two_batch_gaussian, float64, one block, nothing recorded)
+against its random-number floor, the same float64 normals from the same generator alone.
 
 integrators:
   logistic  Bayesian logistic regression (logistic_synthetic: N = 10,000, d = 100, batch 100),
@@ -47,7 +51,16 @@ from functools import partial
 from pathlib import Path
 
 import torch
-from bench_common import interleaved, logistic_cfg, machine_text, median_spread, ratio_spread, spread_text, timed
+from bench_common import (
+    interleaved,
+    load_text,
+    logistic_cfg,
+    machine_text,
+    median_spread,
+    ratio_spread,
+    spread_text,
+    timed,
+)
 
 
 def bench_two_batch(chains: int, steps: int) -> dict:
@@ -85,6 +98,46 @@ def bench_two_batch(chains: int, steps: int) -> dict:
         "seconds (whole run incl. setup and HDF5)": total,
         "chain-steps/s": chains * steps / total,
         "run time / bare force time": total / force_time,
+    }
+
+
+def bench_toy(chains: int, steps: int, repeats: int, preset: str = "sms_ubu") -> dict:
+    """The simulation kernel of paulin2025 Fig. 1 (``simulate.run``: integrator, per-chain
+    schedule, force; one block, nothing recorded) on two_batch_gaussian in float64, against
+    its random-number floor: the same float64 normals drawn from the same generator
+    (``GaussianNoise``, UBU draws 2 per coordinate and step plus the first half-step's),
+    nothing else. Interleaved rounds, CPU time."""
+    from bnnsample.rng import GaussianNoise
+    from bnnsample.simulate import build_target, make_chains, preset_scheme, run
+
+    pot = build_target(["dataset=two_batch_gaussian"], dtype="float64").potential
+    name, params, batching, partition = preset_scheme(preset)
+
+    def loop() -> float:
+        ch = make_chains(pot, name, params, x0=torch.zeros(chains, 1, dtype=torch.float64), h=0.0625, gamma=1.0,
+                         batching=batching, batch_size=1, partition=partition, seed=1)  # fmt: skip
+        t0 = time.process_time()
+        for _ in run(ch.integrator, ch.state, ch.next_force, ch.ctx, total=steps, burn_in=steps, burn_block=steps):
+            pass
+        return time.process_time() - t0
+
+    per_step = {"ubu": 2}.get(name, 1)
+
+    def floor() -> float:
+        noise, like = GaussianNoise("cpu", 1), torch.zeros(1, dtype=torch.float64)
+        t0 = time.process_time()
+        for _ in range(steps + (name == "ubu")):
+            noise(per_step, chains, 1, like=like)
+        return time.process_time() - t0
+
+    res = interleaved({"loop": loop, "floor": floor}, repeats)
+    ns = {k: [t / (chains * steps) * 1e9 for t in v] for k, v in res.items()}
+    return {
+        "setting": f"{preset} on two_batch_gaussian, {chains} chains x {steps} steps, float64, {repeats} rounds, "
+        f"CPU time; {load_text()}",
+        "kernel loop, ns per chain-step (median [min, max])": spread_text(median_spread(ns["loop"])),
+        "its normals alone, ns per chain-step": spread_text(median_spread(ns["floor"])),
+        "loop / floor (per-round ratios)": spread_text(ratio_spread(res["loop"], res["floor"])),
     }
 
 
@@ -362,7 +415,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument(
         "--suite",
-        choices=("two_batch", "integrators", "logistic", "network", "epoch", "recording", "peers", "all"),
+        choices=("two_batch", "toy", "integrators", "logistic", "network", "epoch", "recording", "peers", "all"),
         default="two_batch",
         help="all: every suite but peers (which needs .[bench])",
     )
@@ -388,6 +441,11 @@ def main() -> None:
         for chains in a.chains or [4000]:
             r = bench_two_batch(chains, a.steps or 4000)
             sections.append(_section(f"two_batch_gaussian, SMS-UBU, float64 ({machine})", r))
+    if a.suite in ("toy", "all"):
+        for preset in ("sms_ubu", "sg_baoab", "sg_em"):
+            r = bench_toy((a.chains or [20_000])[0], a.steps or 2000, a.repeats, preset)
+            sections.append(_section(f"paulin2025 Fig. 1 kernel vs its random numbers ({machine})", r))
+            print(sections[-1], flush=True)
     if a.suite in ("integrators", "logistic", "all"):
         r = bench_logistic(100, a.lr_steps, a.repeats)
         sections.append(_section(f"logistic regression, bnnsample pipeline vs bare force ({machine})", r))
