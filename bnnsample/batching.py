@@ -172,9 +172,7 @@ class Schedule:
             self._pos = 0
         idx = self._table[self._pos]
         self._pos += 1
-        if not self._by_batch:
-            return idx
-        return take_rows(self._fixed, idx)
+        return take_rows(self._fixed, idx) if self._by_batch else idx
 
     # -- resume ------------------------------------------------------------------------
     def state_dict(self) -> dict[str, torch.Tensor]:
