@@ -78,6 +78,9 @@ class Schedule:
         # batch numbers [L] or [L, C] into it (the indices of 4,000 chains' SMS cycle are 640 MB
         # of int64 to build and to save with the resume state, the batch numbers 6.4 MB)
         self._table: torch.Tensor | None = None
+        self._rows: tuple[
+            torch.Tensor, ...
+        ] = ()  # the block's steps as views (a tuple lookup per step, not an indexing op)
         self._by_batch = self._fixed is not None
         self._pos = 0
 
@@ -169,8 +172,8 @@ class Schedule:
             return None
         if self._table is None or self._pos == self._table.shape[0]:
             self._table, self._by_batch = self._new_cycle(), self._fixed is not None
-            self._pos = 0
-        idx = self._table[self._pos]
+            self._rows, self._pos = self._table.unbind(0), 0
+        idx = self._rows[self._pos]
         self._pos += 1
         return take_rows(self._fixed, idx) if self._by_batch else idx
 
@@ -188,6 +191,7 @@ class Schedule:
         # "table" holds data indices (also in stores written before batch numbers were kept)
         table = d.get("batch_table", d.get("table"))
         self._table = table.to(self.device) if table is not None else None
+        self._rows = self._table.unbind(0) if table is not None else ()
         self._by_batch = "batch_table" in d
         if "fixed_partition" in d:
             self._fixed = d["fixed_partition"].to(self.device)
