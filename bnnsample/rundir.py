@@ -105,7 +105,11 @@ def owned(run_dir: Path, wait: bool = False):
                 "wait for it to finish or choose another hydra.run.dir"
             ) from None
         print(f"[bnnsample] waiting for {run_dir}: in use by {_holder(lock_path)}", file=sys.stderr, flush=True)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:  # Ctrl-C while waiting
+            os.close(fd)
+            raise
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()}\n".encode())
     _held[key] = [fd, 1]
