@@ -236,3 +236,38 @@ def test_paired_differences_match_the_group_metrics():
         assert r.diff == pytest.approx(ma - mb)
     assert d[d.ensemble_size == 8]["se"].isna().all() and (d[d.ensemble_size == 1]["se"] > 0).all()
     assert (paired_differences(a, a, y)["diff"] == 0).all()
+
+
+def test_fig4_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeypatch):
+    """A run interrupted and resumed reports the time of both invocations (timing.json), and
+    a run started afresh (no samples.h5 yet) does not add an earlier run's time."""
+    import json
+    import time
+
+    from bnnsample.figures import paulin2025_fig4 as fig4
+
+    calls = []
+
+    def fake_pipeline(run_dir, ovr):
+        calls.append(run_dir)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "samples.h5").write_bytes(b"")
+        t0 = time.process_time()
+        while time.process_time() - t0 < 0.05:
+            pass
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return run_dir / "samples.h5"
+
+    monkeypatch.setattr(fig4, "run_pipeline", fake_pipeline)
+    monkeypatch.setattr(fig4, "method_overrides", lambda m, s: [])
+    monkeypatch.setattr(fig4, "_complete", lambda d: False)
+    with pytest.raises(KeyboardInterrupt):
+        fig4.run_methods(tmp_path, {}, ["sms_ubu"])
+    first = json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"]
+    fig4.run_methods(tmp_path, {}, ["sms_ubu"])
+    both = json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"]
+    assert first >= 0.05 and both >= first + 0.05
+    (tmp_path / "sms_ubu" / "samples.h5").unlink()  # started afresh
+    fig4.run_methods(tmp_path, {}, ["sms_ubu"])
+    assert 0.05 <= json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"] < both

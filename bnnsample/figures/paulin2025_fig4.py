@@ -147,11 +147,17 @@ def run_methods(run_root: Path, s: dict, methods, swa_from: Path | None = None) 
         print(f"[{FIG}] {m}: bnnsample run {' '.join(ovr)}", flush=True)
         timing = run_root / m / "timing.json"
         done = _complete(run_root / m)
+        fresh = not (run_root / m / "samples.h5").exists()
         wall, cpu = time.monotonic(), time.process_time()
-        paths[m] = run_pipeline(run_root / m, ovr)
-        if not done:
-            spent = {"wall_s": time.monotonic() - wall, "cpu_s": time.process_time() - cpu}
-            timing.write_text(json.dumps(spent))
+        try:
+            paths[m] = run_pipeline(run_root / m, ovr)
+        finally:  # an interrupted invocation counts too: a resumed run's time is the sum of its invocations
+            if not done and (run_root / m).is_dir():
+                before = json.loads(timing.read_text()) if timing.exists() and not fresh else {}
+                timing.write_text(json.dumps({
+                    "wall_s": before.get("wall_s", 0.0) + time.monotonic() - wall,
+                    "cpu_s": before.get("cpu_s", 0.0) + time.process_time() - cpu,
+                }))  # fmt: skip
     return paths
 
 
