@@ -32,3 +32,14 @@ def take_rows(table: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     if idx.dim() == 1:  # one shared batch: no reshapes (a view costs about as much as a small gather)
         return table.index_select(0, idx)
     return table.index_select(0, idx.reshape(-1)).view(idx.shape + table.shape[1:])
+
+
+def batch_rows(idx: torch.Tensor | None, *tables: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The rows of each of ``tables`` for a minibatch ``idx``: the tables themselves for the
+    full batch (None), ``take_rows`` otherwise; one shared batch [n], the one-chain hot path,
+    goes straight to ``index_select``."""
+    if idx is None:
+        return tables
+    if idx.dim() == 1:
+        return tuple(t.index_select(0, idx) for t in tables)
+    return tuple(take_rows(t, idx) for t in tables)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from ..errors import UserError
-from ..gather import take_rows
+from ..gather import batch_rows
 from ..potential import Potential
 from . import register
 from .batched import force_in_blocks, rows_dot, two_class
@@ -41,11 +41,7 @@ class LogisticRegression(Potential):
 
     def _batch(self, idx):
         """(A_S, y_S): [n, d], [n] for idx None or [n]; [C, n, d], [C, n] for idx [C, n]."""
-        if idx is None:
-            return self.a, self.y
-        if idx.dim() == 1:  # one shared batch, the one-chain hot path: no dispatch
-            return self.a.index_select(0, idx), self.y.index_select(0, idx)
-        return take_rows(self.a, idx), take_rows(self.y, idx)
+        return batch_rows(idx, self.a, self.y)
 
     @staticmethod
     def _logits(x, a):

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import UserError
-from ..gather import take_rows
+from ..gather import batch_rows
 from ..potential import Potential
 from . import register
 from .batched import force_in_blocks
@@ -60,11 +60,7 @@ class MultinomialLogistic(Potential):
         return torch.cat([gw.reshape(gw.shape[0], -1), gb], dim=1)
 
     def _batch(self, idx):
-        if idx is None:
-            return self.a, self.y
-        if idx.dim() == 1:  # one shared batch, the one-chain hot path: no dispatch
-            return self.a.index_select(0, idx), self.y.index_select(0, idx)
-        return take_rows(self.a, idx), take_rows(self.y, idx)
+        return batch_rows(idx, self.a, self.y)
 
     def _logits(self, x, a):
         w, b = self._split(x)
