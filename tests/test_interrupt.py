@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 ARGS = [
-    "run", "dataset=two_batch_gaussian", "chains=2000", "burn_in=100", "samples=200000", "thin=50",
+    "run", "dataset=two_batch_gaussian", "chains=2000", "burn_in=100", "samples=4000", "thin=500",
     "flush_seconds=0.2", "check_every=50", "progress=false", "evaluate=false",
 ]  # fmt: skip
-# thin=50 keeps the file small (unthinned, 2000 chains write ~3 GB in the seconds the test waits)
-# while the run still lasts far longer than the test lets it.
+# 2,000,000 steps last minutes, far longer than the test lets the run go, while thin=500 keeps
+# the planned samples.h5 at ~0.26 GB: the run refuses to start when the planned file does not fit
+# on the disk (a CI machine had 9 GB free), and a draw is still written every few tens of ms.
 
 
 def start(tmp_path, wait=6.0):

@@ -116,7 +116,7 @@ def test_concurrent_run_does_not_touch_the_running_one(inprocess, capsys, tmp_pa
     refused at once; the first run goes on and its store stays readable."""
     env = dict(os.environ, OMP_NUM_THREADS="1", HDF5_USE_FILE_LOCKING="FALSE")
     monkeypatch.setenv("HDF5_USE_FILE_LOCKING", "FALSE")
-    args = ["run", "dataset=two_batch_gaussian", "chains=200", "burn_in=10", "samples=100000", "thin=20",
+    args = ["run", "dataset=two_batch_gaussian", "chains=200", "burn_in=10", "samples=10000", "thin=200",
             "flush_seconds=0.2", "progress=false", "evaluate=false", f"hydra.run.dir={tmp_path}"]  # fmt: skip
     first = subprocess.Popen([sys.executable, "-m", "bnnsample.cli", *args], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
