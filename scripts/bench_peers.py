@@ -45,7 +45,8 @@ with one chain the two are the same and only "shared" is run.
 Each round runs every variant once, in the order above, and rounds are interleaved. Reported:
 chain-steps per CPU-second (process CPU time, all threads) and per wall-second, median
 [min, max] over rounds; CPU/wall (about 1 with one thread on an idle core; more means a
-library used more threads than pinned, less that the process waited for a core); the ratios bnnsample / peer of chain-steps per second, per round
+library used more threads than pinned, less that the process waited for a core: the process
+is bound to as many cores as threads, so it cannot exceed 1 with one thread); the ratios bnnsample / peer of chain-steps per second, per round
 before the median; and |x| at the end (mean over chains) as the check that all variants run
 the same dynamics on the same target (equal up to Monte Carlo noise, about 0.5 for one chain).
 """
@@ -85,9 +86,17 @@ def loop_chains(chains: int, steps: int) -> int:
 
 
 def pin_threads(threads: int) -> str:
-    """One thread (or ``threads``) for torch and XLA; must run before jax is imported. Returns what was set."""
+    """One thread (or ``threads``) for torch and XLA, and the process bound to that many cores;
+    must run before jax is imported. Returns what was set.
+
+    The core binding is what holds XLA to them: with the flags alone, jax 0.10's CPU runtime
+    still ran a second busy thread on an idle second core (CPU / wall 1.4-2.0 for blackjax on a
+    quiet 2-core machine), so its CPU time counted work that one pinned thread would not do."""
     if "jax" in sys.modules:
         raise RuntimeError("pin_threads must run before jax is imported (XLA reads its flags once)")
+    cores = sorted(os.sched_getaffinity(0))[:threads] if hasattr(os, "sched_setaffinity") else []
+    if cores:
+        os.sched_setaffinity(0, cores)
     xla = f"--xla_cpu_multi_thread_eigen={'true' if threads > 1 else 'false'} intra_op_parallelism_threads={threads}"
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + xla).strip()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -96,7 +105,8 @@ def pin_threads(threads: int) -> str:
         torch.set_num_interop_threads(threads)
     return (
         f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, torch intra-op {torch.get_num_threads()} "
-        f"and inter-op {torch.get_num_interop_threads()} threads, XLA_FLAGS='{os.environ['XLA_FLAGS']}'"
+        f"and inter-op {torch.get_num_interop_threads()} threads, XLA_FLAGS='{os.environ['XLA_FLAGS']}', "
+        f"process bound to core(s) {','.join(map(str, cores)) or 'unbound (no sched_setaffinity)'}"
     )
 
 
