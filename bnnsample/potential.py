@@ -119,6 +119,17 @@ class Potential:
         """Predictive output per chain, [C, n_test, K]; None for targets without a test set."""
         return None
 
+    def predict_into(self, x: torch.Tensor, out: torch.Tensor) -> None:
+        """``predict(x)`` written into ``out`` [C, n_test, K] (a slot of the sampler's draw
+        buffer, possibly of another dtype). Targets whose predictive is large override it to
+        write there directly instead of through a [C, n_test, K] temporary. NaN where the
+        target has no predictive, as for a quantity missing from a draw."""
+        p = self.predict(x)
+        if p is None:
+            out.fill_(float("nan"))
+        else:
+            out.copy_(p)
+
     def exact_posterior(self) -> tuple[torch.Tensor, torch.Tensor] | None:
         """(mean [d], covariance [d, d]) when the posterior is Gaussian and known."""
         return None
@@ -145,6 +156,9 @@ class Wrapped(Potential):
 
     def predict(self, x):
         return self.base.predict(x)
+
+    def predict_into(self, x, out):
+        self.base.predict_into(x, out)
 
     def diagnostics(self):
         return self.base.diagnostics()

@@ -270,7 +270,7 @@ def _sample(p: _Prepared, pot, integrator, ctx, state, x0, extra_arrays: dict, c
     cfg, path, settings, resume = p.cfg, p.path, p.settings, p.resume
     attrs = _attrs(p, cv_pot)
     if p.n_out is not None:
-        pot.predictive_numel = p.n_out[0] * p.n_out[1]
+        pot.predictive_shape = p.n_out
     if resume:
         store = SampleStore(path, "r+")
         sampler = Sampler(pot, integrator, p.sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
@@ -416,7 +416,7 @@ def _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0) -> Sa
     """The new store, set up under a temporary name and then published as ``path``: a
     failure while setting it up (a disk that fills, an attribute HDF5 refuses) leaves none."""
     n_out = _predictive_shape(data)
-    per_draw = draw_numbers(pot.dim, bool(cfg.store_theta), getattr(pot, "predictive_numel", 0))
+    per_draw = draw_numbers(pot.dim, bool(cfg.store_theta), n_out[0] * n_out[1] if n_out else 0)
     store = SampleStore.create(
         path,
         chains=int(cfg.chains),

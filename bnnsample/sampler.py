@@ -14,6 +14,7 @@ last flushed block and recomputes the draws that were only buffered.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -78,22 +79,34 @@ class DrawBuffer:
         self.capacity = max(1, int(capacity))
         self.n = 0
         self._arrays: dict[str, torch.Tensor] = {}
+        self._slotted: set[str] = set()
+
+    def _array(self, name: str, shape, dtype: torch.dtype, device) -> torch.Tensor:
+        """The array of ``name`` [C, capacity, ...] for values of ``shape`` [C, ...]. Not filled
+        when allocated (NaN-filling the 64 MB predictive buffer of 4,000 chains cost as much as
+        5 of their sampling steps): only the slots of this block's earlier draws are."""
+        a = self._arrays.get(name)
+        if a is None:
+            a = self._arrays[name] = torch.empty((shape[0], self.capacity, *shape[1:]), dtype=dtype, device=device)
+            a[:, : self.n] = float("nan")
+        return a
+
+    def slot(self, name: str, shape, dtype: torch.dtype, device) -> torch.Tensor:
+        """The current draw's slot of ``name`` [C, ...], for the caller to write in place (the
+        test predictive: no temporary of its size, no copy); counts as given to ``add``."""
+        self._slotted.add(name)
+        return self._array(name, shape, dtype, device)[:, self.n]
 
     def add(self, values: dict[str, torch.Tensor], dtypes: dict[str, torch.dtype]) -> None:
-        """Copy each value [C, ...] into its slot, converted to ``dtypes[name]``. A quantity
-        first seen in the middle of a block is NaN in the block's earlier slots, one missing
-        from a draw NaN in its slot. The arrays are not filled when allocated (NaN-filling the
-        64 MB predictive buffer of 4,000 chains cost as much as 5 of their sampling steps)."""
+        """Copy each value [C, ...] into its slot, converted to ``dtypes[name]``, and end the
+        draw. A quantity first seen in the middle of a block is NaN in the block's earlier
+        slots, one missing from a draw (neither given nor slotted) NaN in its slot."""
         for name, v in values.items():
-            a = self._arrays.get(name)
-            if a is None:
-                shape = (v.shape[0], self.capacity, *v.shape[1:])
-                a = self._arrays[name] = torch.empty(shape, dtype=dtypes[name], device=v.device)
-                a[:, : self.n] = float("nan")
-            a[:, self.n].copy_(v.detach())
+            self._array(name, v.shape, dtypes[name], v.device)[:, self.n].copy_(v.detach())
         for name, a in self._arrays.items():
-            if name not in values:
+            if name not in values and name not in self._slotted:
                 a[:, self.n] = float("nan")
+        self._slotted.clear()
         self.n += 1
 
     def take(self) -> dict[str, np.ndarray]:
@@ -158,9 +171,10 @@ class Sampler:
         values, dtypes = {}, {}
         if self.store_theta:
             values["theta"], dtypes["theta"] = state.x, state.x.dtype
-        pred = self.potential.predict(state.x)
-        if pred is not None:
-            values["predictive"], dtypes["predictive"] = pred, torch.float32
+        shape = getattr(self.potential, "predictive_shape", None)  # (n_test, K): set by the runner
+        if shape is not None:
+            out = buf.slot("predictive", (state.x.shape[0], *shape), torch.float32, state.x.device)
+            self.potential.predict_into(state.x, out)
         diag = {"kinetic_temperature": (state.v**2).mean(dim=1)}
         diag.update(self.potential.diagnostics())
         diag.update(self.integrator.diagnostics(state))
@@ -195,7 +209,8 @@ class Sampler:
         total = s.total_steps
         if self.diverged is None:
             self.diverged = torch.zeros(state.x.shape[0], dtype=torch.bool, device=state.x.device)
-        per_draw = draw_numbers(state.x[0].numel(), self.store_theta, getattr(self.potential, "predictive_numel", 0))
+        shape = getattr(self.potential, "predictive_shape", None)
+        per_draw = draw_numbers(state.x[0].numel(), self.store_theta, math.prod(shape) if shape else 0)
         if self.store.block_draws is None:  # a store opened to resume: chunks of new datasets fit the blocks
             self.store.block_draws = block_draws(state.x.shape[0], per_draw, s.flush_numbers)
         block = self.store.block_draws

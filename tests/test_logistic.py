@@ -53,3 +53,26 @@ def test_per_chain_blocks_do_not_change_the_numbers(monkeypatch):
     for chains in (1, 2, 4):
         monkeypatch.setattr(batched, "PER_CHAIN_BLOCK_VALUES", chains * 6 * pot.dim)
         assert torch.equal(pot.force(x, idx, 4.0), whole)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_predictive_written_in_place_equals_the_formula(dtype):
+    """predict / predict_into write sigmoid(x a_test^T) as (1 - p, p) without temporaries;
+    the numbers are those of the formula, also when written into a strided float32 slot of
+    the draw buffer from float64 chains."""
+    g = torch.Generator().manual_seed(1)
+    a, x_test = torch.randn(40, 5, generator=g, dtype=dtype), torch.randn(16, 5, generator=g, dtype=dtype)
+    pot = L.LogisticRegression(a, (torch.rand(40, generator=g) < 0.5).long(), x_test=x_test)
+    x = torch.randn(7, 5, generator=g, dtype=dtype)
+    p = torch.sigmoid(x @ x_test.T)
+    whole = torch.stack([1 - p, p], -1)
+    got = pot.predict(x)
+    assert got.dtype == dtype and torch.equal(got, whole)
+    slot = torch.full((7, 2, 16, 2), -1.0)[:, 1]  # a strided slot of a [C, capacity, n, K] buffer
+    pot.predict_into(x, slot)
+    assert torch.equal(slot, whole.float())
+
+
+def test_no_test_set_no_predictive():
+    pot, x, _ = _problem()
+    assert pot.predict(x) is None

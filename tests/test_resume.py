@@ -178,3 +178,24 @@ def test_draw_buffer_marks_quantities_missing_from_a_draw_nan():
     out = buf.take()
     np.testing.assert_array_equal(out["a"], [[np.nan]] * 2)
     np.testing.assert_array_equal(out["b"], [[4]] * 2)
+
+
+def test_draw_buffer_slot_is_written_in_place_and_counts_as_given():
+    """A quantity written into its slot (the predictive) is kept, not NaN, in that draw; a
+    draw where it is neither slotted nor given is NaN."""
+    import torch
+
+    from bnnsample.sampler import DrawBuffer
+
+    buf, f64 = DrawBuffer(3), {"a": torch.float64}
+    buf.slot("p", (2, 3), torch.float32, "cpu").fill_(5)
+    buf.add({"a": torch.ones(2)}, f64)
+    buf.add({"a": torch.ones(2)}, f64)
+    buf.slot("p", (2, 3), torch.float32, "cpu").copy_(torch.arange(6.0).reshape(2, 3))
+    buf.add({}, f64)
+    out = buf.take()
+    assert out["p"].shape == (2, 3, 3) and out["p"].dtype == np.float32
+    np.testing.assert_array_equal(out["p"][:, 0], 5)
+    assert np.isnan(out["p"][:, 1]).all()
+    np.testing.assert_array_equal(out["p"][:, 2], [[0, 1, 2], [3, 4, 5]])
+    np.testing.assert_array_equal(out["a"], [[1, 1, np.nan]] * 2)

@@ -86,7 +86,16 @@ class LogisticRegression(Potential):
         """Class probabilities (1 - p, p) on the test set: [C, n_test, 2]."""
         if self.x_test is None:
             return None
-        return two_class(torch.sigmoid(x @ self.x_test.T))
+        out = x.new_empty(x.shape[0], self.x_test.shape[0], 2)
+        self.predict_into(x, out)
+        return out
+
+    def predict_into(self, x, out):
+        """(1 - p, p) with p = sigmoid(x a_test^T) written into out [C, n_test, 2]: the sigmoid
+        in place on the logits, no other temporary (4000 chains x 2000 test points, one thread:
+        26 ms against 79 for the [C, n_test, 2] array and its copy into the draw buffer; the
+        same numbers: a product computed a block of chains at a time was not, for small blocks)."""
+        two_class(torch.sigmoid_(x @ self.x_test.T), out=out)
 
     def diagnostics(self):
         if self._last is None:
