@@ -39,3 +39,20 @@ def test_ratio_spread_pairs_the_rounds_before_the_median():
 
 def test_spread_text():
     assert bench_common.spread_text((1234.4, 1000.0, 2000.0), ",.0f") == "1,234 [1,000, 2,000]"
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity"), reason="needs sched_setaffinity (Linux)")
+def test_peers_suite_binds_the_process_to_its_thread_count():
+    """The peers suite holds every library to ``--threads`` cores by binding the process: the
+    XLA flags alone left jax's CPU runtime a second busy thread. Run in a child process, whose
+    affinity the binding may change."""
+    import subprocess
+
+    scripts = Path(__file__).resolve().parents[1] / "scripts"
+    code = (
+        "import os, sys; sys.path.insert(0, sys.argv[1]); import bench_peers; "
+        "line = bench_peers.pin_threads(1); print(len(os.sched_getaffinity(0))); print(line)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(scripts)], capture_output=True, text=True, check=True)
+    n, line = out.stdout.splitlines()[:2]
+    assert n == "1" and "process bound to core(s) " in line and "intra-op 1" in line
