@@ -128,7 +128,7 @@ class Potential:
         if p is None:
             out.fill_(float("nan"))
         else:
-            out.copy_(p)
+            out.copy_(p.detach())
 
     def exact_posterior(self) -> tuple[torch.Tensor, torch.Tensor] | None:
         """(mean [d], covariance [d, d]) when the posterior is Gaussian and known."""
