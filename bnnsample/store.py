@@ -351,17 +351,25 @@ class SampleStore:
             part = part[np.asarray(keep, dtype=bool)]
         return part.reshape(-1, *part.shape[2:])
 
-    def predictive_mean(self, keep=None) -> np.ndarray | None:
-        """Each kept chain's predictive averaged over its draws, (chains, n_test, K) float64;
-        None without a predictive or without draws."""
+    def predictive_mean(self, keep=None, last: int | None = None) -> np.ndarray | None:
+        """Each kept chain's predictive averaged over its draws, (chains, n_test, K) float64,
+        or over its ``last`` draws only (all when None or more than there are); None without a
+        predictive or without draws."""
         if "predictive" not in self.f or self.n_draws == 0:
             return None
+        if last is not None and int(last) < 1:
+            raise ValueError(f"last must be a number of draws >= 1, got {last}")
         ds = self.f["predictive"]
         chains = ds.shape[0] if keep is None else int(np.count_nonzero(keep))
+        first = 0 if last is None else max(0, self.n_draws - int(last))
         out = np.zeros((chains, *ds.shape[2:]))
+        seen = np.zeros(chains, dtype=np.int64)  # draws of each chain already read: blocks come in draw order
         for k, block in self.predictive_blocks(keep):
-            out[k] += block.sum(axis=0, dtype=np.float64)
-        return out / self.n_draws
+            skip = max(0, first - int(seen[k]))
+            if skip < len(block):
+                out[k] += block[skip:].sum(axis=0, dtype=np.float64)
+            seen[k] += len(block)
+        return out / (self.n_draws - first)
 
     def diverged(self) -> np.ndarray:
         return self.f["diverged"][...]

@@ -195,7 +195,7 @@ def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
 
     make_fmnist(tmp_path / "data", n_train=440, n_test=20)
     tiny = dict(fig.REDUCED, chains=2, overrides=[
-        "dataset.n_train=400", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=1", "unit=epoch",
+        "dataset.n_train=400", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=2", "unit=epoch",
         "model.n_calibration=200", f"data_dir={tmp_path / 'data'}", "progress=false",
     ])  # fmt: skip
     monkeypatch.setitem(fig.SETTINGS, "reduced", tiny)
@@ -205,7 +205,7 @@ def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
     assert sorted(set(table.ensemble_size)) == [1, 2] and np.isfinite(table["mean"]).all()
     runs = tmp_path / "out" / fig.FIG / "runs" / "reduced_fmnist_2"
     with SampleStore(runs / "sg_hmc" / "samples.h5") as s:
-        assert s.predictive().shape == (2, 1, 20, 10) and "n_train: 400" in s.f.attrs["config"]
+        assert s.predictive().shape == (2, 2, 20, 10) and "n_train: 400" in s.f.attrs["config"]
     text = md.read_text()
     assert "scale=reduced" in text and "Reduced scale" in text and "| SG-HMC | 16 | 0.9376 |" in text
     assert png.exists()
@@ -217,6 +217,37 @@ def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
     excess = pd.read_csv(tmp_path / "out" / fig.FIG / "excess_loss.csv")
     assert list(excess.method) == ["sms_ubu", "sg_hmc"] and np.isfinite(excess.excess).all()
     assert "Best-fit test temperature" in text and "| SMS-UBU |" in text.split("Training loss")[1]
+    by_draws = pd.read_csv(tmp_path / "out" / fig.FIG / "draws.csv")
+    assert sorted(set(by_draws.draws)) == [1, 2] and np.isfinite(by_draws["diff"]).all()
+    assert "| draws per run | es |" in text
+
+
+def test_draws_differences_average_the_last_draws(tmp_path):
+    """SMS-UBU minus SWA with the last k draws: k = all is the paired difference of the usual
+    Bayesian predictive, k = 1 that of the last draw alone; diverged runs are left out."""
+    from bnnsample.evaluate.ensembles import draw_counts, draws_differences, paired_differences
+
+    rng = np.random.default_rng(3)
+    pred = rng.dirichlet(np.ones(3), size=(5, 6, 40)).astype(np.float32)
+    swa = rng.dirichlet(np.ones(3), size=(5, 40))
+    y = rng.integers(0, 3, 40)
+    s = SampleStore.create(tmp_path / "samples.h5", chains=5, draws=6, dim=2, store_theta=False,
+                           predictive_shape=(40, 3), attrs={"config": "{}"})  # fmt: skip
+    s.append(predictive=pred)
+    s.write_array("baselines/swa", swa)
+    s.write_array("targets", y)
+    s.set_diverged(np.array([False, False, True, False, False]))
+    s.close()
+    keep = np.array([True, True, False, True, True])
+    assert draw_counts(6) == [1, 2, 4, 6] and draw_counts(1) == [1] and draw_counts(4) == [1, 2, 4]
+    with SampleStore(tmp_path / "samples.h5") as st:
+        got = draws_differences(st, "swa", sizes=(1, 2), metrics=("nll", "ace"))
+    assert sorted(set(got.draws)) == [1, 2, 4, 6]
+    for k, probs in ((6, pred[keep].astype(np.float64).mean(axis=1)), (1, pred[keep][:, -1])):
+        want = paired_differences(probs, swa[keep], y, sizes=(1, 2), metrics=("nll", "ace"))
+        mine = got[got.draws == k].reset_index(drop=True)
+        np.testing.assert_allclose(mine["diff"], want["diff"], rtol=1e-9)
+        np.testing.assert_allclose(mine["se"], want["se"], rtol=1e-9)
 
 
 def test_paired_differences_match_the_group_metrics():

@@ -7,6 +7,7 @@ import tracemalloc
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from bnnsample import store as h5store
 from bnnsample.evaluate import reference
@@ -82,6 +83,11 @@ def test_theta_reads_only_the_part_asked_for(tmp_path):
         blocks = list(s.predictive_blocks(keep, max_values=40))  # 40 // 15 = 2 draws per block
         assert [k for k, _ in blocks] == [0] * 5 + [1] * 5 + [2] * 5 and max(len(b) for _, b in blocks) == 2
         np.testing.assert_allclose(s.predictive_mean(keep), pred[keep].astype(np.float64).mean(axis=1), rtol=1e-12)
+        for last in (1, 3, 8, 9, 50):  # across the 2-draw blocks; more than there are: all
+            want = pred[keep][:, -last:].astype(np.float64).mean(axis=1)
+            np.testing.assert_allclose(s.predictive_mean(keep, last=last), want, rtol=1e-12)
+        with pytest.raises(ValueError, match="last"):
+            s.predictive_mean(keep, last=0)
         np.testing.assert_array_equal(s.predictive_points(keep, 1, 3), pred[keep][:, :, 1:3].reshape(-1, 2, 3))
 
 

@@ -92,6 +92,31 @@ def run_predictives(store, bayes_label: str = "bayes") -> tuple[dict[str, np.nda
     return out, y
 
 
+def draw_counts(n_draws: int) -> list[int]:
+    """1, 2, 4, ... draws up to ``n_draws``, and ``n_draws`` itself."""
+    counts = [2**i for i in range(max(1, int(n_draws)).bit_length()) if 2**i < n_draws]
+    return [*counts, int(n_draws)]
+
+
+def draws_differences(store, baseline: str = "swa", sizes=SIZES, metrics=METRICS, counts=None) -> pd.DataFrame:
+    """How the Bayesian ensemble's lead over a baseline moves with the number of draws per run:
+    for each count k (default ``draw_counts``), the Bayesian predictive of every run is the mean
+    of its LAST k draws (the ones furthest into sampling), and ``paired_differences`` against
+    ``baselines/<baseline>`` of the same runs gives diff and se per ensemble size; a column
+    ``draws`` holds k. Diverged runs are left out of both."""
+    y = store.array("targets")
+    keep = ~np.asarray(store.diverged(), dtype=bool)
+    base = store.group("baselines").get(baseline)
+    if y is None or base is None or store.n_draws == 0:
+        raise ValueError(f"{store.path}: needs targets, baselines/{baseline} and draws")
+    base = np.asarray(base)[keep]
+    parts = []
+    for k in counts or draw_counts(store.n_draws):
+        d = paired_differences(store.predictive_mean(keep, last=k), base, y, sizes, metrics)
+        parts.append(d.assign(draws=int(k)))
+    return pd.concat(parts, ignore_index=True)
+
+
 def ensemble_table(store, sizes=SIZES, bayes_label: str = "bayes", metrics=METRICS) -> pd.DataFrame:
     """``ensemble_metrics`` for every predictive of one classification run (``run_predictives``)."""
     preds, y = run_predictives(store, bayes_label)

@@ -204,13 +204,14 @@ def diagnose(paths: dict[str, Path], sizes, fig_dir: Path) -> tuple[list[str], d
     """Measurements that explain the ensemble table (evaluate.calibration): the best-fit test
     temperature of each method at ensemble sizes 1 and the largest, reliability bins of the
     single-run predictives, and each sampler's excess training loss over the SWA point and its
-    kinetic temperature at the draws. Writes calibration.csv, reliability.csv, excess_loss.csv;
+    kinetic temperature at the draws, and SMS-UBU minus SWA against the number of draws per run.
+    Writes calibration.csv, reliability.csv, excess_loss.csv, draws.csv;
     returns the markdown lines and the paired differences (``paired``) behind the verdicts."""
     import numpy as np
     import pandas as pd
 
     from ..evaluate.calibration import excess_training_loss, reliability_rows, temperature_rows
-    from ..evaluate.ensembles import run_predictives
+    from ..evaluate.ensembles import draws_differences, run_predictives
     from ..store import SampleStore
 
     preds, y = {}, None
@@ -236,8 +237,13 @@ def diagnose(paths: dict[str, Path], sizes, fig_dir: Path) -> tuple[list[str], d
                  kinetic_temperature_first_draw=float(k[:, 0].mean()) if k is not None else float("nan"))  # fmt: skip
         excess.append(e)
     pd.DataFrame(excess).to_csv(fig_dir / "excess_loss.csv", index=False)
+    by_draws = None
+    if "sms_ubu" in paths:
+        with SampleStore(paths["sms_ubu"]) as st:
+            by_draws = draws_differences(st, "swa", sizes, metrics=("accuracy", "nll", "ace"))
+        by_draws.to_csv(fig_dir / "draws.csv", index=False)
 
-    lines = [*paired_table(diffs, sizes), "", "Why (measured; `calibration.csv`, `reliability.csv`, `excess_loss.csv`):", "",
+    lines = [*paired_table(diffs, sizes), "", "Why (measured; `calibration.csv`, `reliability.csv`, `excess_loss.csv`, `draws.csv`):", "",
              "Best-fit test temperature T* (softmax(log p / T*) minimises the test NLL; T* > 1: over-confident, "
              "T* < 1: under-confident), mean ± std over the disjoint groups:", "",
              "| method | es | T* | NLL | NLL at T* |", "|---|---|---|---|---|"]  # fmt: skip
@@ -264,7 +270,23 @@ def diagnose(paths: dict[str, Path], sizes, fig_dir: Path) -> tuple[list[str], d
         lines.append(f"| {LABELS.get(e['method'], e['method'])} | {e['draw_loss']:.4f} | {e['swa_loss']:.4f} | "
                      f"{e['excess']:.4f} ± {e['excess_se']:.4f} | {e['excess_times_n']:.0f} | {e['dim']} | "
                      f"{e['kinetic_temperature']:.3f} | {e['kinetic_temperature_first_draw']:.3f} |")  # fmt: skip
+    if by_draws is not None:
+        lines += draws_table(by_draws)
     return lines, diffs
+
+
+def draws_table(by_draws) -> list[str]:
+    """Markdown of ``draws_differences``: SMS-UBU minus SWA with the last k draws of each run."""
+    lines = ["", "SMS-UBU minus SWA with each run's Bayesian predictive averaged over its last k draws "
+             "(`draws.csv`; mean ± s.e. over the disjoint groups, paired):", "",
+             "| draws per run | es | accuracy | NLL | ACE |", "|---|---|---|---|---|"]  # fmt: skip
+    for (k, es), g in by_draws.groupby(["draws", "ensemble_size"], sort=True):
+        cells = []
+        for metric in ("accuracy", "nll", "ace"):
+            r = g[g.metric == metric].iloc[0]
+            cells.append(f"{r['diff']:+.4f}" + ("" if math.isnan(r["se"]) else f" ± {r['se']:.4f}"))
+        lines.append(f"| {k} | {es} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _judge(diff: float, se: float, higher_is_better: bool) -> str:
@@ -485,7 +507,7 @@ def _markdown(t, diffs, s, scale, methods, sizes, seconds, times, why=()) -> str
         "## paulin2025 Fig. 4: calibration against ensemble size (SMS-UBU vs SWA vs standard training vs baselines)",
         "",
         f"Command: `{cmd}`. Files: `{FIG}/fig4.csv`, `{FIG}/fig4.png`, `{FIG}/calibration.csv`, "
-        f"`{FIG}/reliability.csv`, `{FIG}/excess_loss.csv`. This invocation: {seconds / 60:.1f} min "
+        f"`{FIG}/reliability.csv`, `{FIG}/excess_loss.csv`, `{FIG}/draws.csv`. This invocation: {seconds / 60:.1f} min "
         + "wall (finished runs under `runs/` are reused, not redone); the runs took "
         + ("(not recorded)" if times is None else f"{times[0] / 60:.1f} min wall, {times[1] / 60:.1f} min CPU")
         + " (one thread; wall time grows on a shared machine).",
