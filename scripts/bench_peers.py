@@ -32,6 +32,14 @@ coordinate and step. Variants, each run for the same chains and steps:
   posteriors vmap    ``torch.func.vmap`` (randomness="different") over chains of
                      posteriors' ``sghmc`` transform's ``update`` on (params, momenta), one
                      Python call per step, the minibatch drawn with torch per step
+  torch floor        not a sampler (shared batches only): per step only the torch kernels that
+                     any eager torch SGHMC of this target must run, each once, in a Python
+                     loop: the gather of the batch's rows and labels (index_select; the
+                     indices of all steps drawn at once), the two products (logits
+                     x A_S^T, gradient r A_S) and the chains' normals (torch.randn); no
+                     sigmoid, no update. Its rate bounds what bnnsample can reach with
+                     torch's kernels, and floor / peer bounds the ratios above it (|x| is
+                     not meaningful for it)
   posteriors 1 chain posteriors as its documentation runs it: one chain, ``update(...,
                      inplace=True)`` per step; the C chains one after another, of which the
                      first ``k = min(C, ceil(LOOP_CHAIN_STEPS / steps))`` are run (each chain
@@ -69,6 +77,7 @@ from bench_common import Timing, interleaved, load_text, logistic_cfg, median_sp
 
 BNNSAMPLE = ("sg_hmc", "sms_ubu")
 PEERS = ("blackjax", "posteriors vmap", "posteriors 1 chain")
+FLOOR = "torch floor"
 # chain-steps of the posteriors one-chain variant per round at the least (its chains run one after another)
 LOOP_CHAIN_STEPS = 2000
 # chain-steps per run of the default step count: the slowest variant takes a few CPU-seconds a round
@@ -260,6 +269,29 @@ def posteriors_vmap_variant(p: Problem) -> Callable[[], Measured]:
     return run
 
 
+def floor_variant(p: Problem) -> Callable[[], Measured]:
+    """``torch floor``: the torch kernels of one SGHMC step of this target with a minibatch
+    shared by the chains and nothing else (gather, two products, normals), once per step; the
+    indices of all steps drawn at once, as bnnsample's schedules draw a cycle of batches."""
+    N, C, n, d = p.n_data, p.chains, p.batch, p.dim
+    g = torch.Generator().manual_seed(0)
+
+    def steps() -> torch.Tensor:
+        x = torch.zeros(C, d)
+        table = torch.randint(N, (p.steps, n), generator=g)
+        for idx in table:
+            a, y = p.a.index_select(0, idx), p.y.index_select(0, idx)
+            torch.addmm(x, torch.nn.functional.linear(x, a), a)
+            torch.randn(C, d, generator=g)
+        return y
+
+    def run() -> Measured:
+        _, t = timed(steps)
+        return Measured(t, C * p.steps, math.nan)
+
+    return run
+
+
 def posteriors_loop_variant(p: Problem) -> Callable[[], Measured]:
     """posteriors' sghmc as documented, one chain at a time: ``loop_chains`` of the C chains, one after another."""
     _, transform = _posteriors_transform(p)
@@ -318,6 +350,8 @@ def measure(chains: int, steps: int, repeats: int) -> list[Block]:
         compile_t, variants[("blackjax", b)] = blackjax_variant(p)
         compile_s[b] = compile_t.wall
         variants[("posteriors vmap", b)] = posteriors_vmap_variant(p)
+        if b == "shared":  # per-chain batches: the cost is in how the rows are gathered, no one floor
+            variants[(FLOOR, b)] = floor_variant(p)
         if b == "shared":  # one chain has one minibatch
             variants[("posteriors 1 chain", b)] = posteriors_loop_variant(p)
     for fn in variants.values():  # warm-up: caches, allocator, first-call dispatch
@@ -347,7 +381,7 @@ def rates_table(blocks: list[Block]) -> str:
             comp = f"{bl.compile_s:.2f}" if name == "blackjax" else ""
             norm = median_spread([r.end_norm for r in rs])[0]
             rows.append(f"| {bl.chains} | {bl.steps} | {bl.batching} | {label} | {_rate_text(rs, 'cpu_rate')} "
-                        f"| {_rate_text(rs, 'wall_rate')} | {cw:.2f} | {comp} | {norm:.2f} |")  # fmt: skip
+                        f"| {_rate_text(rs, 'wall_rate')} | {cw:.2f} | {comp} | {'' if math.isnan(norm) else f'{norm:.2f}'} |")  # fmt: skip
     return "\n".join(rows)
 
 
@@ -359,8 +393,10 @@ def ratios_table(blocks: list[Block]) -> str:
         "|---:|---|---|---:|---:|",
     ]
     for bl in blocks:
-        for ours in BNNSAMPLE:
-            mine = bl.rounds[f"bnnsample {ours}"]
+        for ours in (*BNNSAMPLE, FLOOR):
+            mine = bl.rounds.get(f"bnnsample {ours}") or bl.rounds.get(ours)
+            if mine is None:
+                continue
             for peer in PEERS:
                 if peer not in bl.rounds:
                     continue

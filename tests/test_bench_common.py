@@ -56,3 +56,22 @@ def test_peers_suite_binds_the_process_to_its_thread_count():
     out = subprocess.run([sys.executable, "-c", code, str(scripts)], capture_output=True, text=True, check=True)
     n, line = out.stdout.splitlines()[:2]
     assert n == "1" and "process bound to core(s) " in line and "intra-op 1" in line
+
+
+def test_peers_floor_runs_the_step_kernels_for_the_same_chain_steps():
+    """The torch floor of the peers suite makes the same chain-steps as the samplers it bounds
+    (chains x steps), with the batch shared by the chains, and has no |x| to compare."""
+    import math
+
+    import torch
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    try:
+        import bench_peers
+    finally:
+        sys.path.pop(0)
+    g = torch.Generator().manual_seed(0)
+    a, y = torch.randn(50, 4, generator=g), (torch.rand(50, generator=g) < 0.5).float()
+    p = bench_peers.Problem(a, y, 1.0, 0.01, 1.0, batch=5, chains=3, steps=7, per_chain=False)
+    m = bench_peers.floor_variant(p)()
+    assert m.chain_steps == 21 and math.isnan(m.end_norm) and m.timing.cpu >= 0
