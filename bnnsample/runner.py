@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 
@@ -248,6 +249,10 @@ def _attrs(p: _Prepared, cv_pot) -> dict:
     return {
         "config": p.config_yaml,
         "version": __version__,
+        # the numbers of a run depend on the libraries' kernels too: a rerun under another torch
+        # or NumPy build agrees in law, not bit for bit
+        "torch_version": str(torch.__version__),  # a str subclass, which h5py cannot store
+        "numpy_version": np.__version__,
         "seed": int(cfg.seed),
         "integrator": cfg.integrator.name,
         "batching": cfg.batching.name,

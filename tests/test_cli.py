@@ -4,6 +4,7 @@ import h5py
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from bnnsample.info import GROUPS
 from bnnsample.paths import conf_dir
@@ -134,6 +135,7 @@ def test_hdf5_contract_and_metrics(cli, tmp_path):
         assert f.attrs["complete"] and f.attrs["draws"] == 40
         assert "two_batch_gaussian" in f.attrs["config"]
         assert f.attrs["integrator"] == "ubu" and f.attrs["batching"] == "sms"
+        assert f.attrs["torch_version"] == torch.__version__ and f.attrs["numpy_version"] == np.__version__
         assert f.attrs["step_size"] == 0.0625 and f.attrs["batch_size"] == 1
     table = pd.read_csv(tmp_path / "metrics.csv")
     w1 = table.query("metric == 'w1'").value.iloc[0]
