@@ -350,9 +350,8 @@ def measure(chains: int, steps: int, repeats: int) -> list[Block]:
         compile_t, variants[("blackjax", b)] = blackjax_variant(p)
         compile_s[b] = compile_t.wall
         variants[("posteriors vmap", b)] = posteriors_vmap_variant(p)
-        if b == "shared":  # per-chain batches: the cost is in how the rows are gathered, no one floor
+        if b == "shared":  # one chain has one minibatch; per-chain, the cost is in how rows are gathered: no one floor
             variants[(FLOOR, b)] = floor_variant(p)
-        if b == "shared":  # one chain has one minibatch
             variants[("posteriors 1 chain", b)] = posteriors_loop_variant(p)
     for fn in variants.values():  # warm-up: caches, allocator, first-call dispatch
         fn()
