@@ -337,14 +337,21 @@ def _write_error(path: Path, e: OSError, store: SampleStore) -> UserError:
 
 
 def _verify_written(path: Path, expected: dict, samples: int) -> None:
-    """Reopen the finished store and read it all back (checksums) before reporting success."""
+    """Reopen the finished store, check its layout and read its resume state back (checksums)
+    before reporting success.
+
+    The draws are not read back here: right after writing they come from the operating
+    system's page cache, not from the disk, so a second pass over every value would re-check
+    only HDF5's own bookkeeping (measured: a fifth of the fixed cost of a 4000-chain run,
+    64 MB of test predictions per draw). Their Fletcher-32 checksums are checked wherever they
+    are read later: on resume (``_resumable``) and by the evaluation."""
     try:
         with open_checked(path) as s:
             lacks = s.missing(expected)
             if lacks or not s.complete or s.n_draws != samples:
                 what = ", ".join(lacks) or f"{s.n_draws} of {samples} draws, complete={s.complete}"
                 raise StoreDamaged(f"not whole after writing: {what}")
-            s.verify()
+            s.verify(under="state")
     except StoreDamaged as e:
         raise UserError(f"{path} failed its check after writing ({e}); the run is not reported done") from None
 

@@ -221,12 +221,13 @@ class SampleStore:
         self.f.flush()
 
     # -- checking -------------------------------------------------------------------------
-    def verify(self) -> None:
-        """Read every value of every dataset back, a slab of at most VERIFY_VALUES values at a
-        time, so that HDF5 checks each chunk's Fletcher-32 checksum; raises StoreDamaged
-        naming the first dataset that cannot be read."""
+    def verify(self, under: str | None = None) -> None:
+        """Read every value of every dataset back (or of those in the group ``under``), a slab
+        of at most VERIFY_VALUES values at a time, so that HDF5 checks each chunk's Fletcher-32
+        checksum; raises StoreDamaged naming the first dataset that cannot be read."""
         names: list[str] = []
-        self.f.visititems(lambda k, v: names.append(k) if isinstance(v, h5py.Dataset) else None)
+        group = self.f if under is None else self.f[under]
+        group.visititems(lambda k, v: names.append(v.name.lstrip("/")) if isinstance(v, h5py.Dataset) else None)
         for name in names:
             d = self.f[name]
             try:

@@ -227,6 +227,24 @@ def test_datasets_carry_checksums(tmp_path):
             assert f[name].fletcher32, name
 
 
+def test_verify_under_a_group_reads_only_that_group(tmp_path):
+    """The after-write check reads back the resume state (verify(under="state")), not the
+    draws: a flipped byte in theta is found by the whole-store verify only, one in the state
+    by both."""
+    from bnnsample.store import StoreDamaged
+
+    run_inprocess(tmp_path, TOY)
+    h5 = tmp_path / "samples.h5"
+    flip_chunk_bytes(h5)
+    with SampleStore(h5) as s:
+        s.verify(under="state")
+        with pytest.raises(StoreDamaged, match="^theta cannot be read back"):
+            s.verify()
+    flip_chunk_bytes(h5, "state/tensor/x")
+    with SampleStore(h5) as s, pytest.raises(StoreDamaged, match="^state/tensor/x cannot be read back"):
+        s.verify(under="state")
+
+
 def test_flipped_bytes_are_reported_by_evaluate(inprocess, capsys, tmp_path):
     assert inprocess(*run_args(tmp_path)) == 0
     flip_chunk_bytes(tmp_path / "samples.h5")
