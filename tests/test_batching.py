@@ -138,25 +138,32 @@ def test_bad_arguments():
 
 @pytest.mark.parametrize("kind", ["sms", "reshuffle"])
 @pytest.mark.parametrize("chains", [None, 300])
-def test_two_batch_orders_are_those_of_argsort(kind, chains, monkeypatch):
-    """Two batches take the comparison of their two random keys instead of argsort: the
-    index stream is the one argsort gives, ties included (keys from a coarse generator make
-    ties frequent)."""
+@pytest.mark.parametrize("n_data", [5, 7])
+def test_sweep_tables_are_those_of_argsort(kind, chains, n_data, monkeypatch):
+    """The fixed partition's step tables (two batches: the comparison of their two random keys
+    instead of argsort; many chains: written straight into one step-major array) give the
+    index stream of the plain construction: argsort of the keys, transposed, the mirror
+    concatenated for sms; ties included (keys from a coarse generator make ties frequent)."""
     import bnnsample.batching as batching
 
     def run(fast):
         if not fast:
-            monkeypatch.setattr(batching.Schedule, "_rand_perms", slow)
-        s = Schedule(kind, 5, 2, chains=chains, generator=torch.Generator().manual_seed(3))
+            monkeypatch.setattr(batching.Schedule, "_sweeps", plain)
+        s = Schedule(kind, n_data, 2, chains=chains, generator=torch.Generator().manual_seed(3))
         out = torch.stack([s.next() for _ in range(200)])
         monkeypatch.undo()
         return out
 
-    def slow(self, cycles, m):
+    def plain(self, cycles):
         lead = (cycles,) if self.chains is None else (cycles, self.chains)
-        return torch.argsort(torch.rand(*lead, m, generator=self.generator), dim=-1)
+        order = torch.argsort(torch.rand(*lead, self.n_batches, generator=self.generator), dim=-1)
+        order = order if self.chains is None else order.transpose(1, 2)
+        return torch.cat([order, order.flip(1)], dim=1) if self.kind == "sms" else order
 
     assert torch.equal(run(True), run(False))
+
+
+def test_two_key_comparison_is_argsort_with_ties():
     coarse = torch.randint(0, 3, (20000, 2)).float()  # a third of the pairs tie
     first = (coarse[:, 1] < coarse[:, 0]).long()
     assert torch.equal(torch.stack((first, 1 - first), -1), torch.argsort(coarse, dim=-1))
