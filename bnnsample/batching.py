@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import torch
 
+from . import hostmem
 from .gather import take_rows
 from .potential import covariance_factor
 
@@ -152,7 +153,7 @@ class Schedule:
         if self._fixed is None or self.chains is None:
             tables = self._epoch_tables(cycles)
             return torch.cat([tables, tables.flip(1)], dim=1) if sms else tables
-        out = torch.empty(cycles, 2 * m if sms else m, self.chains, dtype=torch.long, device=self.device)
+        out = hostmem.empty((cycles, 2 * m if sms else m, self.chains), torch.long, self.device)
         if m == 2:
             first = self._second_first((cycles, self.chains))
             out[:, 0] = first

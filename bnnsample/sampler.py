@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from . import simulate
+from . import hostmem, simulate
 from .batching import Schedule
 from .errors import Interrupted
 from .integrators.base import Integrator, State, StepContext
@@ -87,7 +87,7 @@ class DrawBuffer:
         5 of their sampling steps): only the slots of this block's earlier draws are."""
         a = self._arrays.get(name)
         if a is None:
-            a = self._arrays[name] = torch.empty((shape[0], self.capacity, *shape[1:]), dtype=dtype, device=device)
+            a = self._arrays[name] = hostmem.empty((shape[0], self.capacity, *shape[1:]), dtype, device)
             a[:, : self.n] = float("nan")
         return a
 

@@ -17,7 +17,8 @@ coordinate and step. Variants, each run for the same chains and steps:
 
   bnnsample sg_hmc   ``runner.run`` with integrator=sg_hmc (em, iid batches): the whole
                      pipeline (data, config checks, schedule, divergence checks, one draw and
-                     its test-set predictive written to HDF5 and verified)
+                     its test-set predictive written to HDF5, the store's layout and resume
+                     state checked)
   bnnsample sms_ubu  the same with integrator=sms_ubu: UBU with the sms schedule draws TWO
                      normals per coordinate and step (the OU flow's position and velocity
                      parts) and sweeps a fixed partition in the sms order instead of iid batches
@@ -440,8 +441,8 @@ def run_suite(chain_counts: list[int], steps: int | None, repeats: int, threads:
         f"float32, h = 0.02, gamma = 5, {repeats} interleaved rounds after one warm-up call each; "
         "median [min, max] over rounds",
         "- normals per coordinate and step: 1 (sg_hmc, blackjax, posteriors), 2 (sms_ubu); bnnsample's rates "
-        "include its per-run cost (config checks, data, one draw with its test predictive written to HDF5 and "
-        "verified), the peers' rates only their sampling loop",
+        "include its per-run cost (config checks, data, one draw with its test predictive written to HDF5, the "
+        "store's layout and resume state checked), the peers' rates only their sampling loop",
         *head, "",
         rates_table(blocks), "",
         ratios_table(blocks),
