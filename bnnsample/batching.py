@@ -199,7 +199,7 @@ class Schedule:
         """Indices of the next step's minibatch (None: the full data set)."""
         if self.kind == "full":
             return None
-        if self._table is None or self._pos == self._table.shape[0]:
+        if self._pos == len(self._rows):  # also before the first cycle: no rows, position 0
             self._table, self._by_batch = self._new_cycle(), self._fixed is not None
             self._rows, self._pos = self._table.unbind(0), 0
         idx = self._rows[self._pos]

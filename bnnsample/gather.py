@@ -41,5 +41,5 @@ def batch_rows(idx: torch.Tensor | None, *tables: torch.Tensor) -> tuple[torch.T
     if idx is None:
         return tables
     if idx.dim() == 1:
-        return tuple(t.index_select(0, idx) for t in tables)
-    return tuple(take_rows(t, idx) for t in tables)
+        return tuple([t.index_select(0, idx) for t in tables])  # a list display: no generator frame per step
+    return tuple([take_rows(t, idx) for t in tables])

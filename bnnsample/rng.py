@@ -32,9 +32,10 @@ class GaussianNoise:
         self._torch.manual_seed(seed)
 
     def __call__(self, *shape: int, like: torch.Tensor) -> torch.Tensor:
+        """Normals of ``shape`` in ``like``'s dtype, on this stream's device (the generator's)."""
         if self._np is not None and like.dtype == torch.float64:
             return torch.from_numpy(self._np.standard_normal(shape))
-        return torch.randn(*shape, dtype=like.dtype, device=like.device, generator=self._torch)
+        return torch.randn(*shape, dtype=like.dtype, device=self.device, generator=self._torch)
 
     def state_array(self) -> np.ndarray:
         state = {"torch": self._torch.get_state().cpu().numpy().tobytes()}
