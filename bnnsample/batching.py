@@ -147,8 +147,8 @@ class Schedule:
 
         The batch numbers of many chains are written straight into one step-major array
         [cycles, L, C]: for the toys of paulin2025 Fig. 1 (N_m = 2, 20,000 chains) stacking,
-        transposing, mirroring and concatenating separate arrays cost about 80 us per step,
-        half of the rest of the step besides its normals."""
+        transposing, mirroring and concatenating separate arrays made ``next`` cost 139 against
+        76 us per step, a quarter of the SMS-UBU step besides its normals."""
         m, sms = self.n_batches, self.kind == "sms"
         if self._fixed is None or self.chains is None:
             tables = self._epoch_tables(cycles)
