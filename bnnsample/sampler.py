@@ -226,7 +226,8 @@ class Sampler:
         try:
             for blk in simulate.run(self.integrator, state, next_force, self.ctx, total=total, start=self.step,
                                     burn_in=s.burn_in, thin=s.thin, check_every=s.check_every,
-                                    before=inner.begin if inner is not None else None):  # fmt: skip
+                                    before=inner.begin if inner is not None else None,
+                                    inference=getattr(self.potential, "closed_form", False)):  # fmt: skip
                 state, self.step = blk.state, blk.t
                 if self.step % s.check_every == 0:
                     self._check(state)

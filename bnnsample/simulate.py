@@ -124,10 +124,13 @@ class Block:
 def run(integrator: Integrator, state: State, next_force: Callable, ctx: StepContext, *, total: int,
         start: int = 0, burn_in: int = 0, thin: int = 1, check_every: int | None = None,
         burn_block: int | None = None, step_sizes: Callable[[int], float] | None = None,
-        before: Callable[[int], None] | None = None) -> Iterator[Block]:  # fmt: skip
+        before: Callable[[int], None] | None = None, inference: bool = False) -> Iterator[Block]:  # fmt: skip
     """Advance ``state`` block by block (``blocks``) and yield each block's end. The context
     carries the absolute step count, burn-in and total; ``step_sizes(l)`` (l = 1..total) sets
-    the step of step l (one-step blocks); ``before(n)`` is called before each block."""
+    the step of step l (one-step blocks); ``before(n)`` is called before each block.
+    ``inference`` runs the steps under ``torch.inference_mode`` (a target whose
+    ``closed_form`` is set); the states it yields are then inference tensors, which code
+    outside may read and copy but not change in place."""
     ctx.burn_in, ctx.total_steps = burn_in, total
     for t, n, draw in blocks(total, start=start, burn_in=burn_in, thin=thin, check_every=check_every,
                              burn_block=burn_block, single=step_sizes is not None):  # fmt: skip
@@ -136,7 +139,8 @@ def run(integrator: Integrator, state: State, next_force: Callable, ctx: StepCon
         ctx.step = t
         if before is not None:
             before(n)
-        state = advance(integrator, state, n, next_force, ctx)
+        with torch.inference_mode(inference):
+            state = advance(integrator, state, n, next_force, ctx)
         yield Block(t + n, n, state, draw)
 
 
@@ -199,7 +203,8 @@ def simulate(potential, scheme: str | Integrator, params: dict | None = None, *,
     ch.integrator.check_run(burn_in, steps)
     state = ch.state
     for blk in run(ch.integrator, state, ch.next_force, ch.ctx, total=steps, burn_in=burn_in, thin=thin,
-                   check_every=check_every, burn_block=burn_block, step_sizes=step_sizes):  # fmt: skip
+                   check_every=check_every, burn_block=burn_block, step_sizes=step_sizes,
+                   inference=getattr(potential, "closed_form", False)):  # fmt: skip
         state = blk.state
         if blk.draw and record is not None:
             record(blk.t, state)
@@ -219,7 +224,7 @@ def draws(potential, scheme: str, params: dict, *, chains: int, h: float, gamma:
                      partition=partition, seed=seed)  # fmt: skip
     out = None
     for blk in run(ch.integrator, ch.state, ch.next_force, ch.ctx, total=burn_in + thin * records,
-                   burn_in=burn_in, thin=thin, burn_block=max(burn_in, 1)):  # fmt: skip
+                   burn_in=burn_in, thin=thin, burn_block=max(burn_in, 1), inference=getattr(potential, "closed_form", False)):  # fmt: skip
         if not blk.draw:
             continue
         obs = np.asarray(observe(blk.state.x), dtype=np.float64)

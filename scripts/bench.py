@@ -117,7 +117,16 @@ def bench_toy(chains: int, steps: int, repeats: int, preset: str = "sms_ubu") ->
         ch = make_chains(pot, name, params, x0=torch.zeros(chains, 1, dtype=torch.float64), h=0.0625, gamma=1.0,
                          batching=batching, batch_size=1, partition=partition, seed=1)  # fmt: skip
         t0 = time.process_time()
-        for _ in run(ch.integrator, ch.state, ch.next_force, ch.ctx, total=steps, burn_in=steps, burn_block=steps):
+        for _ in run(
+            ch.integrator,
+            ch.state,
+            ch.next_force,
+            ch.ctx,
+            total=steps,
+            burn_in=steps,
+            burn_block=steps,
+            inference=pot.closed_form,
+        ):
             pass
         return time.process_time() - t0
 
@@ -206,7 +215,8 @@ def _bare_loop(cfg, run_dir: Path):
         integ, ctx, state = runner._integrator(p, pot, x0, boundary)
         t0 = time.process_time()
         for _ in simulate.run(integ, state, simulate.force_supplier(pot, p.sched), ctx, total=s.total_steps,
-                              burn_in=s.burn_in, thin=s.thin, check_every=s.check_every):  # fmt: skip
+                              burn_in=s.burn_in, thin=s.thin, check_every=s.check_every,
+                              inference=pot.closed_form):  # fmt: skip
             pass
         return time.process_time() - t0
 

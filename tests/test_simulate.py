@@ -92,3 +92,39 @@ def test_target_with_own_noise_is_reseeded():
     assert torch.equal(first, run())  # the target's generator is reseeded, not left where the last run put it
     kept = K.Seeds(noise=4, batches=5)  # the same streams without reseeding the target
     assert not torch.equal(run(kept), run(kept))
+
+
+@pytest.mark.parametrize("preset", ["sms_ubu", "sg_hmc", "sg_baoab"])
+def test_closed_form_targets_step_under_inference_mode_with_the_same_numbers(preset, monkeypatch):
+    """A target whose every method is tensor arithmetic (``closed_form``) is stepped under
+    torch.inference_mode: the yielded states are inference tensors, and the chains are the
+    ones the same loop gives with autograd's bookkeeping on, bit for bit."""
+    from bnnsample.models.logistic import LogisticRegression
+
+    pot = K.build_target(["dataset=logistic_synthetic", "dataset.n_train=500", "dataset.n_test=50"]).potential
+    assert isinstance(pot, LogisticRegression) and pot.closed_form
+    name, params, batching, partition = K.preset_scheme(preset)
+
+    def chains():
+        out = []
+        K.simulate(pot, name, params, x0=torch.zeros(3, pot.dim, dtype=torch.float64), h=0.01, gamma=2.0, steps=40, burn_in=10, thin=5,
+                   record=lambda t, s: out.append((s.x.is_inference(), s.x.clone())), batching=batching,
+                   batch_size=50, partition=partition, seed=3)  # fmt: skip
+        return out
+
+    fast = chains()
+    monkeypatch.setattr(LogisticRegression, "closed_form", False)
+    plain = chains()
+    assert all(inf for inf, _ in fast) and not any(inf for inf, _ in plain)
+    assert all(torch.equal(a, b) for (_, a), (_, b) in zip(fast, plain)) and len(fast) == 6
+
+
+def test_targets_with_autograd_are_not_closed_form_and_wrappers_follow_their_base():
+    from bnnsample.models.toys import MixtureMeans
+    from bnnsample.potential import Localized
+
+    logistic = K.build_target(["dataset=logistic_synthetic", "dataset.n_train=200", "dataset.n_test=20"]).potential
+    assert logistic.closed_form and Localized(logistic, torch.zeros(logistic.dim), 1.0).closed_form
+    assert not MixtureMeans.closed_form  # its Hessian-vector products differentiate the force
+    assert not K.build_target(["dataset=digits"], dtype="float32").potential.closed_form  # a network, autograd
+    assert not K.build_target(["dataset=boston", "model=ntk_mlp"]).potential.closed_form

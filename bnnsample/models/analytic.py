@@ -21,6 +21,8 @@ class GaussianMean(Potential):
     paulin2025's two-batch test (§2.1) is y = (-1, 1), s = (0.5, 2), lam0 = 0.
     """
 
+    closed_form = True
+
     def __init__(self, y: torch.Tensor, noise_sd: torch.Tensor, prior_precision: float = 0.0, prior_mean: float = 0.0):
         y = y if y.dim() == 2 else y[:, None]
         sd = noise_sd.expand_as(y) if noise_sd.dim() == 2 else noise_sd.reshape(-1, 1).expand_as(y)
@@ -94,6 +96,8 @@ class NoisyGradientGaussian(Potential):
     There are no data: batching must be ``full``. The noise has its own generator, saved
     with the resume state.
     """
+
+    closed_form = True
 
     def __init__(self, dim: int, mean: float = 0.0, sigma: float = 1.0, sigma_model: str = "cosine",
                  seed: int = 0, device="cpu", dtype=torch.float64):  # fmt: skip

@@ -27,6 +27,7 @@ class LogisticRegression(Potential):
     constant feature to the design for one.
     """
 
+    closed_form = True
     task = "classification"
 
     def __init__(self, x_train: torch.Tensor, y_train: torch.Tensor, x_test: torch.Tensor | None = None,

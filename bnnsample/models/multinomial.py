@@ -35,6 +35,7 @@ class MultinomialLogistic(Potential):
     (idx [C, n], A_S [C, n, D]) they are batched matmuls. No autograd.
     """
 
+    closed_form = True
     task = "classification"
 
     def __init__(self, x_train, y_train, x_test=None, n_classes: int | None = None, prior_precision: float = 50.0):

@@ -61,6 +61,7 @@ class LinearGaussian(Potential):
     Phi^T Phi and Phi^T y (O(C d^2)); minibatches cost O(C n d).
     """
 
+    closed_form = True
     task = "regression"
 
     def __init__(self, phi: torch.Tensor, y: torch.Tensor, noise_var: float, prior_precision: float = 1.0,
