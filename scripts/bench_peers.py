@@ -38,7 +38,8 @@ coordinate and step. Variants, each run for the same chains and steps:
                      loop: the gather of the batch's rows and labels (index_select; the
                      indices of all steps drawn at once), the two products (logits
                      x A_S^T, gradient r A_S) and the chains' normals (torch.randn); no
-                     sigmoid, no update. Its rate bounds what bnnsample can reach with
+                     sigmoid, no update; under torch.inference_mode, as bnnsample steps
+                     closed-form targets. Its rate bounds what bnnsample can reach with
                      torch's kernels, and floor / peer bounds the ratios above it (|x| is
                      not meaningful for it)
   posteriors 1 chain posteriors as its documentation runs it: one chain, ``update(...,
@@ -272,11 +273,13 @@ def posteriors_vmap_variant(p: Problem) -> Callable[[], Measured]:
 
 def floor_variant(p: Problem) -> Callable[[], Measured]:
     """``torch floor``: the torch kernels of one SGHMC step of this target with a minibatch
-    shared by the chains and nothing else (gather, two products, normals), once per step; the
-    indices of all steps drawn at once, as bnnsample's schedules draw a cycle of batches."""
+    shared by the chains and nothing else (gather, two products, normals), once per step, under
+    torch.inference_mode as bnnsample steps a closed-form target; the indices of all steps
+    drawn at once, as bnnsample's schedules draw a cycle of batches."""
     N, C, n, d = p.n_data, p.chains, p.batch, p.dim
     g = torch.Generator().manual_seed(0)
 
+    @torch.inference_mode()
     def steps() -> torch.Tensor:
         x = torch.zeros(C, d)
         table = torch.randint(N, (p.steps, n), generator=g)
