@@ -22,6 +22,7 @@ initial weights) from ``2 seed + 7919``, and a target with its own noise generat
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -139,7 +140,7 @@ def run(integrator: Integrator, state: State, next_force: Callable, ctx: StepCon
         ctx.step = t
         if before is not None:
             before(n)
-        with torch.inference_mode(inference):
+        with torch.inference_mode() if inference else contextlib.nullcontext():  # never switched off for a caller
             state = advance(integrator, state, n, next_force, ctx)
         yield Block(t + n, n, state, draw)
 
