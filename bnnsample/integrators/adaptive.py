@@ -11,6 +11,7 @@ import torch
 
 from .base import Force, Integrator, State, StepContext, register
 from .langevin import drift, kick_with
+from .scalars import scaled
 
 CYCLE_UNITS = ("step", "epoch")
 
@@ -72,7 +73,7 @@ class SGHMCAdaptive(Integrator):
                     tau = tau + 1 - tau * g * g / v_hat
                     g = g + r * (f - g)
                     v_hat = v_hat + r * (f * f - v_hat)
-                v = torch.mul(v, 1 - self.mdecay).addcmul_(m, f, value=-lr2)
+                v = scaled(v, 1 - self.mdecay).addcmul_(m, f, value=-lr2)
                 v = v.addcmul_(sigma, ctx.normal(*x.shape, like=x))
                 x = x + v
                 if ctx.boundary is not None:
@@ -132,7 +133,7 @@ class CyclicalSGHMC(Integrator):
             h = cyclical_step_size(ctx.h, k, K)
             f = oracle(x)
             x_new = drift(x, v, h)
-            v = kick_with(torch.mul(v, 1 - h * gamma), f, h)
+            v = kick_with(scaled(v, 1 - h * gamma), f, h)
             if (k % K) / K >= self.exploration:
                 v = v.add_(ctx.normal(*x.shape, like=x), alpha=math.sqrt(2 * gamma * h))
             x = x_new

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import torch
 
 from .base import Force, Integrator, State, StepContext, register
+from .scalars import scaled
 
 
 @register
@@ -59,8 +60,8 @@ class MT3(Integrator):
             g3 = oracle(x3)
             v3 = torch.add(v, f1, alpha=2 / 3 * h).add_(f2, alpha=-2 / 3 * h).add_(g3, alpha=-h).div_(1 + h * C)
             w = ctx.normal(2, *x.shape, like=x)
-            sw1 = w[0].mul(s)
-            iw = torch.add(sw1.mul(0.5), w[1], alpha=s / math.sqrt(12.0))  # s (w1/2 + w2), w2 = w[1]/sqrt(12)
+            sw1 = scaled(w[0], s)
+            iw = torch.add(scaled(sw1, 0.5), w[1], alpha=s / math.sqrt(12.0))  # s (w1/2 + w2), w2 = w[1]/sqrt(12)
             x = torch.add(x3, iw, alpha=h15).add_(sw1, alpha=-C * h25 / 6)
             hv = oracle.hvp(x3, sw1)
             v = (torch.add(v3, sw1, alpha=math.sqrt(h) + h25 * C * C / 6)

@@ -15,6 +15,7 @@ import torch
 
 from .base import Force, Integrator, State, StepContext, register
 from .ou import ou_constants, ou_step
+from .scalars import scale_, scaled
 
 
 def kick(v, force, x, h: float):
@@ -50,7 +51,7 @@ def drift_bounce_kick(x, v, t: float, next_force: Callable[[], Force], t_kick: f
 
 def velocity_ou(v, gamma: float, t: float, xi):
     """O step, the exact velocity OU flow over time t: v <- e^{-gamma t} v + sqrt(1 - e^{-2 gamma t}) xi."""
-    return torch.mul(v, math.exp(-gamma * t)).add_(xi, alpha=math.sqrt(-math.expm1(-2 * gamma * t)))
+    return scaled(v, math.exp(-gamma * t)).add_(xi, alpha=math.sqrt(-math.expm1(-2 * gamma * t)))
 
 
 @register
@@ -154,7 +155,7 @@ class EM(Integrator):
         for _ in range(n):
             f = next_force()(x)
             x_new = drift(x, v, h)
-            v = torch.mul(v, 1 - h * gamma).add_(f, alpha=-h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
+            v = scaled(v, 1 - h * gamma).add_(f, alpha=-h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
             x = x_new
             if ctx.boundary is not None:
                 x, v = ctx.boundary(x, v)
@@ -202,8 +203,8 @@ class ABOBA(Integrator):
             x = drift(x, v, half)
             if ctx.boundary is not None:
                 x, v = ctx.boundary(x, v)
-            v = kick(torch.mul(v, damp), next_force(), x, ctx.h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
-            v = v.mul_(damp)
+            v = kick(scaled(v, damp), next_force(), x, ctx.h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
+            v = scale_(v, damp)
             x = drift(x, v, half)
         return State(x, v, state.extra)
 
@@ -250,7 +251,7 @@ class Leapfrog(Integrator):
             x = drift(x, v, half)
             if ctx.boundary is not None:
                 x, v = ctx.boundary(x, v)
-            v = kick(torch.mul(v, 1 - h * gamma), next_force(), x, h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
+            v = kick(scaled(v, 1 - h * gamma), next_force(), x, h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
             x = drift(x, v, half)
         return State(x, v, state.extra)
 
