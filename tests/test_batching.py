@@ -129,6 +129,24 @@ def test_fixed_partition_state_holds_batch_numbers_and_old_index_tables_still_re
         assert all(torch.equal(x, y) for x, y in zip(draw(a2, 150), draw(b, 150)))
 
 
+@pytest.mark.parametrize("kind", ["sms", "reshuffle"])
+@pytest.mark.parametrize("chains", [None, 3])
+def test_fixed_partition_batches_are_its_rows_at_the_block_batch_numbers(kind, chains):
+    """Each step's batch is the fixed partition's row at the block's batch number for that step
+    (shared batches: the row itself, per chain: gathered), across block ends (64 steps) and
+    after a resume mid-block."""
+    s = Schedule(kind, 30, 4, chains=chains, generator=gen(8))
+    for step in range(150):
+        idx = s.next()
+        state = s.state_dict()
+        assert torch.equal(idx, s.fixed_partition[state["batch_table"][int(state["pos"]) - 1]]), step
+        if step == 70:
+            r = Schedule(kind, 30, 4, chains=chains, generator=gen(99))
+            r.load_state_dict(state)
+            r.generator.set_state(s.generator.get_state())
+            s = r
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="batch_size"):
         Schedule("iid", 5, 6, generator=gen())
