@@ -85,6 +85,7 @@ def ou_constants(gamma: float, tau: float) -> OUConstants:
 
 def ou_step(x: torch.Tensor, v: torch.Tensor, c: OUConstants, noise: torch.Tensor):
     """Apply the exact OU flow with constants c; noise has shape (2, *x.shape), N(0, 1)."""
-    x_new = torch.add(x, v, alpha=c.drift).add_(noise[0], alpha=c.s_x)
-    v_new = scaled(v, c.eta).add_(noise[0], alpha=c.rho).add_(noise[1], alpha=c.s_v)
+    xi1, xi2 = noise.unbind(0)  # one op for both views
+    x_new = torch.add(x, v, alpha=c.drift).add_(xi1, alpha=c.s_x)
+    v_new = scaled(v, c.eta).add_(xi1, alpha=c.rho).add_(xi2, alpha=c.s_v)
     return x_new, v_new
