@@ -27,8 +27,11 @@ def force_in_blocks(model, x: torch.Tensor, idx: torch.Tensor, scale: float, per
     """``model._force`` of per-chain batches (idx [C, n]) over ``chain_blocks``: the forces
     and the model's record of the last minibatch (``model._last``, tensors with a leading
     chain axis) joined over the blocks."""
+    blocks = chain_blocks(idx.shape[0], per_chain)
+    if len(blocks) == 1:  # all chains in one block: nothing to slice or join
+        return model._force(x, idx, scale)
     out, last = [], []
-    for b in chain_blocks(idx.shape[0], per_chain):
+    for b in blocks:
         out.append(model._force(x[b], idx[b], scale))
         last.append(model._last)
     model._last = tuple(torch.cat(t) for t in zip(*last))
