@@ -21,6 +21,7 @@ import torch
 from ..potential import GradientCovariance
 from .base import Force, Integrator, State, StepContext, register
 from .langevin import drift, kick_with
+from .scalars import scaled
 
 
 def nogin_lambda2(gamma: float, h: float) -> float:
@@ -56,7 +57,7 @@ def gamma_tilde_lowrank(p: torch.Tensor, factor: torch.Tensor, lam2: float, a: f
     k = torch.baddbmm(eye.expand(factor.shape[0], -1, -1), factor, factor.transpose(1, 2), beta=hi, alpha=a)
     bp = factor @ p[..., None]  # [C, k, 1]
     y = torch.cholesky_solve(bp, torch.linalg.cholesky_ex(k)[0])  # k is positive definite: no check, no sync
-    return torch.mul(p, (1 - lam2) / hi).sub_((factor.transpose(1, 2) @ y)[..., 0], alpha=2 * a / hi)
+    return scaled(p, (1 - lam2) / hi).sub_((factor.transpose(1, 2) @ y)[..., 0], alpha=2 * a / hi)
 
 
 def apply_gamma_tilde(p: torch.Tensor, cov: GradientCovariance, lam2: float, a: float) -> torch.Tensor:
@@ -253,6 +254,6 @@ class SGHMC(Integrator):
             else:
                 g = next_force()(x_new)
                 noise = math.sqrt(2 * gamma * h)
-            v = kick_with(torch.mul(v, 1 - h * gamma), g, h).add_(xi, alpha=noise)
+            v = kick_with(scaled(v, 1 - h * gamma), g, h).add_(xi, alpha=noise)
             x = x_new
         return State(x, v, {**state.extra, "noise_clipped": clipped})
