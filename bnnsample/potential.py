@@ -348,9 +348,10 @@ class ControlVariate(Wrapped):
 
     def _cached_at_ref(self, idx, scale, C):
         """base.force(x_ref, idx, scale) from the cache: prior + scale * g_b."""
-        b = self._batch_of[idx[..., 0]]  # [] shared batch, [C] one per chain
+        # index_select with a [1] index: indexing with a 0-dim device tensor would sync with the host
+        b = self._batch_of.index_select(0, idx[..., :1].reshape(-1))  # [1] shared batch, [C] one per chain
         if idx.dim() == 1:
-            g = self._cache.index_select(0, b.reshape(1))[0]  # a 0-dim index would sync with the host
+            g = self._cache.index_select(0, b)[0]
         else:
             g = self._cache[b, torch.arange(C, device=b.device) if self._cache.shape[1] == C else 0]
         return torch.add(self._prior_ref, g, alpha=scale)
