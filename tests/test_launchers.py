@@ -177,7 +177,9 @@ def test_submitit_local_preempted_job_is_requeued_and_resumes_bit_exact(tmp_path
     sweep = tmp_path / "sweep"
     # long enough (a few seconds on a quiet machine) to be caught mid-run
     ovr = ["dataset=two_batch_gaussian", "chains=50", "burn_in=50", "samples=12000", "thin=1", "flush_seconds=0.05",
-           "progress=false", "evaluate=false", "step_size=0.1"]  # fmt: skip
+           "progress=false", "evaluate=false", "step_size=0.1", "device=cpu"]  # fmt: skip
+    # device=cpu: submitit_local hides the GPUs from a job unless gpus_per_node is set, and the
+    # run alone below must use the same device
     cmd = [sys.executable, "-m", "bnnsample.cli", "run", "-m", "hydra/launcher=submitit_local",
            "hydra.launcher.timeout_min=20", *ovr, f"hydra.sweep.dir={sweep}"]  # fmt: skip
     p = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

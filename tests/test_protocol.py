@@ -214,7 +214,7 @@ def test_each_runs_init_point_is_its_own_swa_average(tmp_path, monkeypatch):
 
     monkeypatch.setattr(train_mod, "train_adam_swa", spy)
     base = ["dataset=digits", "chains=3", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=1",
-            "model.n_calibration=100", "store_theta=false", "evaluate=false", "dataset.n_test=50"]  # fmt: skip
+            "model.n_calibration=100", "store_theta=false", "evaluate=false", "dataset.n_test=50", "device=cpu"]  # fmt: skip
     path, _ = run_inprocess(tmp_path / "a", base)
     from bnnsample.store import SampleStore
 
