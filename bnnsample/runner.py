@@ -16,6 +16,7 @@ from . import __version__
 from .batching import Schedule
 from .config import validate, validate_against_data
 from .data import load_data
+from .determinism import deterministic_kernels
 from .errors import UserError
 from .initial import initial_points, localization
 from .integrators import StepContext, get_integrator
@@ -103,7 +104,7 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     target (control variate, localization), integrator (checked against the target), sample
     (into the store, verified when written)."""
     validate(cfg)
-    with owned(run_dir):
+    with owned(run_dir), deterministic_kernels(resolve_device(cfg.device)):
         return _run(cfg, Path(run_dir))
 
 

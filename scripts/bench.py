@@ -47,6 +47,7 @@ import argparse
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 
@@ -441,6 +442,12 @@ def main() -> None:
     ap.add_argument("--rec-steps", type=int, default=1000, help="steps of each recording-suite run")
     ap.add_argument("--rec-draws", type=int, default=10, help="draws of each recording-suite run")
     ap.add_argument("--device", default="cpu", help="device of the epoch benchmark (cpu | cuda)")
+    ap.add_argument(
+        "--cuda-kernels",
+        choices=("deterministic", "fast"),
+        default="deterministic",
+        help="epoch benchmark on CUDA: the runner's deterministic kernels, or cuDNN's fastest",
+    )
     ap.add_argument("--threads", type=int, default=1, help="torch threads (DESIGN.md's reference points: 1)")
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
@@ -464,7 +471,12 @@ def main() -> None:
         r = bench_network(a.net_batch, a.net_steps, a.repeats)
         sections.append(_section(f"cnn_fmnist one chain, sampler step vs bare gradient ({machine})", r))
     if a.suite in ("epoch", "all"):
-        r = bench_epoch(a.epoch_images, a.repeats, a.device, a.net_batch)
+        from bnnsample.determinism import deterministic_kernels
+
+        kernels = deterministic_kernels(torch.device(a.device)) if a.cuda_kernels == "deterministic" else nullcontext()
+        with kernels:
+            r = bench_epoch(a.epoch_images, a.repeats, a.device, a.net_batch)
+        r["CUDA kernels"] = a.cuda_kernels if a.device.startswith("cuda") else "n/a (cpu)"
         sections.append(_section(f"cnn_fmnist, one SMS-UBU epoch vs one training epoch ({machine})", r))
     if a.suite in ("recording", "all"):
         r = bench_recording(tuple(a.rec_chains), a.rec_steps, a.repeats, a.rec_draws)
