@@ -448,7 +448,9 @@ def main() -> None:
         default="deterministic",
         help="epoch benchmark on CUDA: the runner's deterministic kernels, or cuDNN's fastest",
     )
-    ap.add_argument("--threads", type=int, default=1, help="torch threads (DESIGN.md's reference points: 1)")
+    ap.add_argument(
+        "--threads", type=int, default=1, help="torch threads (1: the default of bnnsample run, bnnsample/threads.py)"
+    )
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
