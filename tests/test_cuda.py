@@ -127,8 +127,8 @@ def test_pipeline_on_cuda_end_to_end(tmp_path):
 def test_two_network_runs_of_one_seed_agree_bit_for_bit(tmp_path):
     """Adam -> SWA on a CNN, then localized SMS-UBU with cached control variates, twice with
     one seed on the GPU: the same SWA point and draws, bit for bit (runner's deterministic
-    kernels; without them cuDNN's convolution backward made the runs differ at the fifth
-    digit on an H100)."""
+    kernels; without them the two runs differed at the fifth digit of the SWA point on an
+    H100)."""
     from bnnsample.store import SampleStore
 
     ovr = ["dataset=digits", "device=cuda", "chains=2", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1",
