@@ -158,10 +158,9 @@ def test_bad_arguments():
 @pytest.mark.parametrize("chains", [None, 300])
 @pytest.mark.parametrize("n_data", [5, 7])
 def test_sweep_tables_are_those_of_argsort(kind, chains, n_data, monkeypatch):
-    """The fixed partition's step tables (two batches: the comparison of their two random keys
-    instead of argsort; many chains: written straight into one step-major array) give the
-    index stream of the plain construction: argsort of the keys, transposed, the mirror
-    concatenated for sms; ties included (keys from a coarse generator make ties frequent)."""
+    """The fixed partition's step tables (many chains: written straight into one step-major
+    array) give the index stream of the plain construction: the epochs' orders (argsort of
+    random keys; two batches: one random bit each), transposed, the mirror concatenated for sms."""
     import bnnsample.batching as batching
 
     def run(fast):
@@ -174,17 +173,40 @@ def test_sweep_tables_are_those_of_argsort(kind, chains, n_data, monkeypatch):
 
     def plain(self, cycles):
         lead = (cycles,) if self.chains is None else (cycles, self.chains)
-        order = torch.argsort(torch.rand(*lead, self.n_batches, generator=self.generator), dim=-1)
+        if self.n_batches == 2:
+            first = self._second_first(lead).long()
+            order = torch.stack((first, 1 - first), dim=-1)
+        else:
+            order = torch.argsort(torch.rand(*lead, self.n_batches, generator=self.generator), dim=-1)
         order = order if self.chains is None else order.transpose(1, 2)
         return torch.cat([order, order.flip(1)], dim=1) if self.kind == "sms" else order
 
     assert torch.equal(run(True), run(False))
 
 
-def test_two_key_comparison_is_argsort_with_ties():
-    coarse = torch.randint(0, 3, (20000, 2)).float()  # a third of the pairs tie
-    first = (coarse[:, 1] < coarse[:, 0]).long()
-    assert torch.equal(torch.stack((first, 1 - first), -1), torch.argsort(coarse, dim=-1))
+@pytest.mark.parametrize("lead", [(40_000, 5), (3, 7), (1,)])
+def test_orders_of_two_batches_are_fair_independent_bits(lead):
+    """The random orders of two batches (``_second_first``): every bit is fair, and bits at
+    lags 1..16 (neighbours within a byte and across bytes, across chains and cycles) are
+    independent: each pair's four joint frequencies within 5 standard errors of 1/4. The
+    first draws of two schedules of different seeds differ, and a seed's draws repeat."""
+    s = Schedule("sms", 4, 2, chains=None, generator=torch.Generator().manual_seed(5))
+    b = s._second_first(lead)
+    assert b.shape == lead and b.dtype == torch.bool
+    if b.numel() < 1000:
+        return
+    x = b.reshape(-1).double()
+    m = x.numel()
+    assert abs(x.mean() - 0.5) < 5 * 0.5 / m**0.5
+    for lag in range(1, 17):
+        u, v = x[:-lag], x[lag:]
+        for pu in (0, 1):
+            for pv in (0, 1):
+                f = ((u == pu) & (v == pv)).double().mean()
+                assert abs(f - 0.25) < 5 * (0.25 * 0.75 / u.numel()) ** 0.5, (lag, pu, pv)
+    again = Schedule("sms", 4, 2, generator=torch.Generator().manual_seed(5))._second_first(lead)
+    other = Schedule("sms", 4, 2, generator=torch.Generator().manual_seed(6))._second_first(lead)
+    assert torch.equal(b, again) and not torch.equal(b, other)
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.int64, torch.bfloat16])
