@@ -174,7 +174,7 @@ def test_sweep_tables_are_those_of_argsort(kind, chains, n_data, monkeypatch):
     def plain(self, cycles):
         lead = (cycles,) if self.chains is None else (cycles, self.chains)
         if self.n_batches == 2:
-            first = self._second_first(lead).long()
+            first = self._fair_bits(lead).long()
             order = torch.stack((first, 1 - first), dim=-1)
         else:
             order = torch.argsort(torch.rand(*lead, self.n_batches, generator=self.generator), dim=-1)
@@ -185,13 +185,13 @@ def test_sweep_tables_are_those_of_argsort(kind, chains, n_data, monkeypatch):
 
 
 @pytest.mark.parametrize("lead", [(40_000, 5), (3, 7), (1,)])
-def test_orders_of_two_batches_are_fair_independent_bits(lead):
-    """The random orders of two batches (``_second_first``): every bit is fair, and bits at
-    lags 1..16 (neighbours within a byte and across bytes, across chains and cycles) are
+def test_fair_bits_are_fair_and_independent(lead):
+    """The random orders of two batches and the i.i.d. indices of two data points
+    (``_fair_bits``): every bit is fair, and bits at lags 1..16 (neighbours within a byte and across bytes, across chains and cycles) are
     independent: each pair's four joint frequencies within 5 standard errors of 1/4. The
     first draws of two schedules of different seeds differ, and a seed's draws repeat."""
     s = Schedule("sms", 4, 2, chains=None, generator=torch.Generator().manual_seed(5))
-    b = s._second_first(lead)
+    b = s._fair_bits(lead)
     assert b.shape == lead and b.dtype == torch.bool
     if b.numel() < 1000:
         return
@@ -204,9 +204,24 @@ def test_orders_of_two_batches_are_fair_independent_bits(lead):
             for pv in (0, 1):
                 f = ((u == pu) & (v == pv)).double().mean()
                 assert abs(f - 0.25) < 5 * (0.25 * 0.75 / u.numel()) ** 0.5, (lag, pu, pv)
-    again = Schedule("sms", 4, 2, generator=torch.Generator().manual_seed(5))._second_first(lead)
-    other = Schedule("sms", 4, 2, generator=torch.Generator().manual_seed(6))._second_first(lead)
+    again = Schedule("sms", 4, 2, generator=torch.Generator().manual_seed(5))._fair_bits(lead)
+    other = Schedule("sms", 4, 2, generator=torch.Generator().manual_seed(6))._fair_bits(lead)
     assert torch.equal(b, again) and not torch.equal(b, other)
+
+
+@pytest.mark.parametrize("chains", [None, 500])
+@pytest.mark.parametrize("n", [1, 2])
+def test_iid_batches_of_two_data_points_are_fair(chains, n):
+    """i.i.d. batches from two data points (the toys' one-bit draws): shapes, values in {0, 1},
+    each index 1 with frequency 1/2 (within 5 s.e.), per step and chain independent of the last."""
+    s = Schedule("iid", 2, n, chains=chains, generator=torch.Generator().manual_seed(2))
+    idx = torch.stack([s.next() for _ in range(400)])
+    assert idx.shape == ((400, n) if chains is None else (400, chains, n)) and idx.dtype == torch.long
+    assert set(idx.unique().tolist()) == {0, 1}
+    x = idx.double()
+    assert abs(x.mean() - 0.5) < 5 * 0.5 / x.numel() ** 0.5
+    same = (x[1:] == x[:-1]).double().mean()  # consecutive steps agree half the time
+    assert abs(same - 0.5) < 5 * 0.5 / x[1:].numel() ** 0.5
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.int64, torch.bfloat16])
