@@ -2,4 +2,4 @@
 
 __version__ = "0.1.0"
 
-from . import resolvers  # noqa: F401  (OmegaConf resolvers used by conf/, e.g. ${time_steps:...})
+from .plumbing import resolvers  # noqa: F401  (OmegaConf resolvers used by conf/, e.g. ${time_steps:...})

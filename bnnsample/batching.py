@@ -31,8 +31,8 @@ import math
 
 import torch
 
-from . import hostmem
 from .gather import take_rows
+from .plumbing import hostmem
 from .potential import covariance_factor
 
 KINDS = ("full", "iid", "iid_wor", "reshuffle", "sms")

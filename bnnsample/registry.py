@@ -19,7 +19,7 @@ import pkgutil
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
-from .errors import UserError
+from .plumbing.errors import UserError
 
 T = TypeVar("T")
 

@@ -33,8 +33,8 @@ import torch
 from .batching import Schedule
 from .integrators import get_integrator
 from .integrators.base import Integrator, State, StepContext
+from .plumbing.rng import GaussianNoise
 from .potential import Oracle
-from .rng import GaussianNoise
 
 
 # -- the one seed rule ---------------------------------------------------------------------------

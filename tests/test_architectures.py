@@ -10,10 +10,10 @@ from omegaconf import OmegaConf
 from torch import nn
 
 from bnnsample.data.base import Data
-from bnnsample.errors import UserError
 from bnnsample.models import batched, build_potential
 from bnnsample.models.cnn import ARCHITECTURES
 from bnnsample.models.multinomial import MultinomialLogistic
+from bnnsample.plumbing.errors import UserError
 from bnnsample.store import SampleStore
 
 from .helpers import run_inprocess

@@ -81,7 +81,7 @@ def test_sampling_steps_make_no_host_synchronisation():
     """The per-step path (schedule, oracle, cached control variate, localization, bounces,
     UBU with CUDA noise, vmap over chains) under CUDA's sync debug mode "error": any
     device-to-host synchronisation (.item(), .cpu(), nonzero, a 0-dim index) raises."""
-    from bnnsample.rng import GaussianNoise
+    from bnnsample.plumbing.rng import GaussianNoise
 
     target, box, partition, x_ref = algorithm3_target("cuda", chain_batching="vmap")
     sched = Schedule("sms", target.n_data, partition.shape[1], generator=torch.Generator("cuda").manual_seed(1),

@@ -6,7 +6,7 @@ import os
 
 import torch
 
-from bnnsample.determinism import deterministic_kernels
+from bnnsample.plumbing.determinism import deterministic_kernels
 
 
 def _flags():

@@ -15,7 +15,7 @@ from bnnsample.evaluate.metrics import self_distance_band
 from bnnsample.figures import franzese2021_uci as fz
 from bnnsample.figures.claims import SOURCES, VERDICTS
 from bnnsample.figures.common import compose, read_sections, verdict_counts
-from bnnsample.resolvers import time_steps
+from bnnsample.plumbing.resolvers import time_steps
 
 
 # -- equal simulated time ---------------------------------------------------------------------

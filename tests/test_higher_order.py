@@ -215,7 +215,7 @@ def test_exact_ou_transition_matches_expm():
 
 
 def test_exact_ou_rejects_nonlinear_targets(tmp_path):
-    from bnnsample.errors import UserError
+    from bnnsample.plumbing.errors import UserError
 
     with pytest.raises(ValueError, match="model=NoisyGradientGaussian.*gaussian_mean") as e:
         run_inprocess(tmp_path, ["integrator=exact_ou", "dataset=noisy_gaussian", "chains=2", "burn_in=1",

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from bnnsample import hostmem
+from bnnsample.plumbing import hostmem
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.bool, torch.bfloat16])

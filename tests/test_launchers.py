@@ -215,7 +215,7 @@ def test_slurm_preset_makes_a_valid_sbatch_script(tmp_path, monkeypatch):
     from hydra_plugins.hydra_submitit_launcher.config import BaseQueueConf
     from omegaconf import OmegaConf
 
-    from bnnsample.paths import conf_dir
+    from bnnsample.plumbing.paths import conf_dir
 
     GlobalHydra.instance().clear()
     with initialize_config_dir(str(conf_dir()), version_base="1.3"):
@@ -241,7 +241,7 @@ def test_check_every_changes_ubu_draws_so_a_run_with_another_is_not_reused(tmp_p
     """UBU fuses the OU half-steps inside a block of check_every steps: other block ends give
     other draws (of the same law). So check_every is a sampling key: a rerun with another value
     in the same directory is refused instead of continuing or reusing the run."""
-    from bnnsample.errors import UserError
+    from bnnsample.plumbing.errors import UserError
     from bnnsample.runner import same_sampling_config
 
     toy = ["dataset=two_batch_gaussian", "integrator=sms_ubu", "chains=4", "burn_in=10", "samples=5", "thin=2",

@@ -11,8 +11,8 @@ import torch
 from torch.func import functional_call, grad
 
 from bnnsample.data import load_data
-from bnnsample.errors import UserError
 from bnnsample.models import build_potential
+from bnnsample.plumbing.errors import UserError
 from bnnsample.store import SampleStore
 from tests.helpers import compose_cfg, run_inprocess
 from tests.test_uci import write_fixture

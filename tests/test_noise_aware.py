@@ -229,8 +229,8 @@ def run_noisy_gaussian(integ, h, chains=4000, burn_time=20.0, time=100.0, seed=0
     """NOGIN-type integrator on matthews' toy N(0, 1) with noise std 1 - cos(1 + 5 x), exact
     Sigma(x), gamma = 1: (draws of x [C, T], mean of v^2 at the end of steps)."""
     from bnnsample.models.analytic import NoisyGradientGaussian
+    from bnnsample.plumbing.rng import GaussianNoise
     from bnnsample.potential import Oracle
-    from bnnsample.rng import GaussianNoise
 
     pot = NoisyGradientGaussian(dim=1, sigma_model="cosine", seed=seed + 1)
     ctx = StepContext(h=h, gamma=1.0, noise=GaussianNoise("cpu", seed))
@@ -288,7 +288,7 @@ def test_nogin_identity_12():
 
     gen = torch.Generator().manual_seed(3)
     oracle = FakeOracle(t(Hm), t(r), t(sigma)[None], L=t(np.linalg.cholesky(sigma)), gen=gen)
-    from bnnsample.rng import GaussianNoise
+    from bnnsample.plumbing.rng import GaussianNoise
 
     def moments(integ, seed):
         ctx = StepContext(h=h, gamma=gamma, noise=GaussianNoise("cpu", seed))
@@ -374,8 +374,8 @@ def test_sghmc_clipped_root_paths_agree(k, d):
 def test_low_rank_minibatch_steps_run(name, dtype):
     """d = 3 with batches of 2 (the factor path, k <= d), both dtypes; sghmc counts clipping."""
     from bnnsample.models.analytic import GaussianMean
+    from bnnsample.plumbing.rng import GaussianNoise
     from bnnsample.potential import Oracle
-    from bnnsample.rng import GaussianNoise
 
     y = torch.tensor([[-3.0, 0, 1], [0, 2, 0], [1, 1, -1], [4, -2, 0]], dtype=dtype)
     pot = GaussianMean(y, torch.tensor(1.0, dtype=dtype))

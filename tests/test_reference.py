@@ -14,10 +14,10 @@ from hydra.core.global_hydra import GlobalHydra
 from scipy import stats
 
 from bnnsample.cli import main as cli_main
-from bnnsample.errors import UserError
 from bnnsample.evaluate import metrics as M
 from bnnsample.evaluate.reference import KOLMOGOROV_MEAN, reference_rows, resolve_reference_paths
 from bnnsample.evaluate.report import evaluate_run
+from bnnsample.plumbing.errors import UserError
 from bnnsample.store import SampleStore
 
 from .helpers import run_inprocess

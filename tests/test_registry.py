@@ -5,7 +5,7 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from bnnsample.errors import UserError
+from bnnsample.plumbing.errors import UserError
 from bnnsample.registry import Registry, UnknownName
 
 

@@ -134,8 +134,8 @@ def _run_direct(name, params, y, kind, h, chains, burn_time, time, seed, every=1
     from bnnsample.batching import Schedule
     from bnnsample.integrators import StepContext, get_integrator
     from bnnsample.models.analytic import GaussianMean
+    from bnnsample.plumbing.rng import GaussianNoise
     from bnnsample.potential import Oracle
-    from bnnsample.rng import GaussianNoise
 
     pot = GaussianMean(torch.tensor(y, dtype=torch.float64), torch.tensor(1.0, dtype=torch.float64))
     sched = Schedule(kind, pot.n_data, 2, chains=chains, generator=torch.Generator().manual_seed(seed))
@@ -313,8 +313,8 @@ def test_eadl_one_cell_is_adl():
     """One unbounded cell of degree 0 with norm 1 gives AdL's trajectory exactly."""
     from bnnsample.integrators import StepContext, get_integrator
     from bnnsample.models.analytic import GaussianMean
+    from bnnsample.plumbing.rng import GaussianNoise
     from bnnsample.potential import Oracle
-    from bnnsample.rng import GaussianNoise
 
     pot = GaussianMean(torch.tensor(PTS_Y), torch.tensor(1.0, dtype=torch.float64))
     out = {}
@@ -358,8 +358,8 @@ def test_groups_must_sum_to_d():
 def test_dtypes_and_shapes(name, params, dtype):
     from bnnsample.integrators import StepContext, get_integrator
     from bnnsample.models.analytic import GaussianMean
+    from bnnsample.plumbing.rng import GaussianNoise
     from bnnsample.potential import Oracle
-    from bnnsample.rng import GaussianNoise
 
     y = torch.tensor([[-1.0, 0.0, 1.0], [0.5, 1.0, 0.0], [1.0, -1.0, 2.0]], dtype=dtype)
     pot = GaussianMean(y, torch.tensor(1.0, dtype=dtype))

@@ -11,8 +11,8 @@ from omegaconf import OmegaConf
 from scipy import integrate, stats
 
 from bnnsample.data import LOADERS
-from bnnsample.errors import UserError
 from bnnsample.models import build_potential
+from bnnsample.plumbing.errors import UserError
 
 from .helpers import compose_cfg, run_inprocess
 

@@ -60,8 +60,8 @@ import torch
 from ..batching import Schedule
 from ..integrators.base import Integrator, State, StepContext, get_integrator
 from ..integrators.ou import ou_constants
+from ..plumbing.rng import GaussianNoise
 from ..potential import Oracle, Potential
-from ..rng import GaussianNoise
 from ..simulate import advance
 
 Combine = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]

@@ -16,7 +16,7 @@ minibatches:
     two check chains         random z and random noise              -> must equal A z + c + N xi
 
 K, the count of standard normals one chain draws during the step, comes from a dry run. The
-noise object replaces ``bnnsample.rng.GaussianNoise`` (same call ``noise(*shape, like=t)``);
+noise object replaces ``bnnsample.plumbing.rng.GaussianNoise`` (same call ``noise(*shape, like=t)``);
 it finds the chain axis of each requested shape as the one axis of size C. A step that fails
 the check (thermostats, Metropolis tests, noise multiplied by the state) raises ``NotAffine``.
 """

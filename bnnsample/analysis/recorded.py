@@ -12,12 +12,12 @@ from functools import reduce
 import numpy as np
 import torch
 
-from ..evaluate.metrics import chain_mean_se, chain_var_se
 from ..integrators import get_integrator
 from ..integrators.base import StepContext
+from ..plumbing.rng import GaussianNoise
 from ..potential import Oracle, covariance_factor
-from ..rng import GaussianNoise
 from ..simulate import advance
+from ..stats import chain_mean_se, chain_var_se
 from .probe import probe_step
 from .stationary import batch_sequences, cycle_moments, recorded_mixture
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..errors import UserError
+from ..plumbing.errors import UserError
 from . import register
 from .base import Data
 

@@ -17,7 +17,7 @@ import math
 
 import torch
 
-from ..errors import UserError
+from ..plumbing.errors import UserError
 from . import register
 from .base import Data
 

@@ -331,14 +331,15 @@ def bounce_rows(store: SampleStore, keep: np.ndarray, notes: list) -> list[dict]
 
 def plot_diagnostics(path: Path, store: SampleStore, keep: np.ndarray, stats: dict) -> Path | None:
     """Every per-draw diagnostic and predictive statistic against the draw, chains overlaid."""
-    from .plots import plot_traces
+    from .plots import plot_traces, run_label
 
     series = {k: v[keep] for k, v in store.diagnostics().items() if v.shape[1]}
     series.update(stats)
     if not series or store.n_draws == 0:
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    plot_traces(path, series, max_chains=MAX_TRACE_CHAINS, title="per-draw diagnostics and predictive statistics")
+    plot_traces(path, series, max_chains=MAX_TRACE_CHAINS,
+                title=f"per-draw diagnostics and predictive statistics: {run_label(store)}")  # fmt: skip
     return path
 
 

@@ -38,6 +38,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
+from ..stats import chain_mean_se, chain_var_se  # noqa: F401  (re-exported: the pooled estimates live in stats)
+from ..stats import check_chains as _check_chains
+from ..stats import finite_array as _finite_array
+
 __all__ = [
     "accuracy",
     "nll",
@@ -76,21 +80,6 @@ __all__ = [
 # --------------------------------------------------------------------------
 
 
-def _finite_array(x, name: str, ndim: int | None = None) -> np.ndarray:
-    """Return ``x`` as a float64 array; raise ValueError if empty or non-finite."""
-    a = np.asarray(x, dtype=np.float64)
-    if ndim is not None and a.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {a.shape}")
-    if a.size == 0:
-        raise ValueError(f"{name} is empty")
-    if not np.all(np.isfinite(a)):
-        bad = int(np.size(a) - np.count_nonzero(np.isfinite(a)))
-        raise ValueError(
-            f"{name} contains {bad} non-finite value(s) (NaN/inf); drop diverged chains/draws before computing metrics"
-        )
-    return a
-
-
 def _sample_1d(x, name: str = "sample") -> np.ndarray:
     """Flatten a sample to 1-D float64, checking it is non-empty and finite."""
     return _finite_array(np.ravel(np.asarray(x, dtype=np.float64)), name)
@@ -122,13 +111,6 @@ def _check_classification(probs, y) -> tuple[np.ndarray, np.ndarray]:
     if np.any(yf != np.round(yf)) or np.any(yf < 0) or np.any(yf >= k):
         raise ValueError(f"y must hold integer labels in [0, {k - 1}]")
     return p, yf.astype(np.int64)
-
-
-def _check_chains(draws) -> np.ndarray:
-    d = _finite_array(draws, "draws", ndim=2)
-    if d.shape[0] < 2:
-        raise ValueError(f"need at least 2 independent chains for a standard error, got {d.shape[0]}")
-    return d
 
 
 # --------------------------------------------------------------------------
@@ -507,37 +489,6 @@ def moment_errors(sample, mean, var) -> dict:
         "var_error": var_error,
         "rel_var_error": var_error / v,
     }
-
-
-def _pooled_with_se(per_chain: np.ndarray, pooled: float) -> tuple[float, float]:
-    """(pooled estimate, std_{ddof=1}(per-chain estimates) / sqrt(chains))."""
-    return pooled, float(np.std(per_chain, ddof=1) / np.sqrt(per_chain.size))
-
-
-def chain_mean_se(draws) -> tuple[float, float]:
-    """Pooled mean over independent chains and its Monte Carlo standard error.
-
-    ``draws`` is (C, D).  Returns (xbar, se) with
-        xbar = (1/(C D)) sum_{c,d} x_cd,
-        se   = std_{ddof=1}( xbar_1, ..., xbar_C ) / sqrt(C),  xbar_c = (1/D) sum_d x_cd.
-    """
-    d = _check_chains(draws)
-    return _pooled_with_se(d.mean(axis=1), float(d.mean()))
-
-
-def chain_var_se(draws) -> tuple[float, float]:
-    """Pooled variance over independent chains and its Monte Carlo standard error.
-
-    ``draws`` is (C, D).  Returns (s2, se) with
-        xbar = (1/(C D)) sum_{c,d} x_cd,
-        s2   = (1/(C D)) sum_{c,d} (x_cd - xbar)^2          (ddof 0),
-        v_c  = (1/D) sum_d (x_cd - xbar)^2                   (about the pooled mean),
-        se   = std_{ddof=1}( v_1, ..., v_C ) / sqrt(C).
-    Note s2 = (1/C) sum_c v_c.
-    """
-    d = _check_chains(draws)
-    sq_dev = (d - d.mean()) ** 2
-    return _pooled_with_se(sq_dev.mean(axis=1), float(sq_dev.mean()))
 
 
 # --------------------------------------------------------------------------

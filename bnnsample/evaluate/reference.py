@@ -54,7 +54,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ..errors import UserError
+from ..plumbing.errors import UserError
 from ..store import FILENAME, SampleStore
 from . import metrics as M
 from .diagnostics import metric_row as _row

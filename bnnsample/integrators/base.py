@@ -20,8 +20,8 @@ from typing import Protocol
 
 import torch
 
+from ..plumbing.rng import GaussianNoise
 from ..registry import Registry
-from ..rng import GaussianNoise
 
 Force = Callable[[torch.Tensor], torch.Tensor]
 

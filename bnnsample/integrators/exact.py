@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import torch
 
-from ..errors import ConfigError
+from ..plumbing.errors import ConfigError
 from .base import Force, Integrator, State, StepContext, register
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import torch
 
-from ..errors import positive_number
+from ..plumbing.errors import positive_number
 from .base import Force, Integrator, State, StepContext, register
 from .langevin import drift, kick, kick_with
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from ..errors import UserError
 from ..gather import take_rows
+from ..plumbing.errors import UserError
 from ..potential import GradientCovariance, Potential
 from . import register
 

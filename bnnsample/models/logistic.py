@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from .. import hostmem
-from ..errors import UserError
 from ..gather import batch_rows
+from ..plumbing import hostmem
+from ..plumbing.errors import UserError
 from ..potential import Potential
 from . import register
 from .batched import force_in_blocks, rows_dot, two_class

@@ -35,7 +35,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, grad, jvp, vmap
 
-from ..errors import UserError
+from ..plumbing.errors import UserError
 from ..potential import Potential
 from . import register
 from .batched import two_class

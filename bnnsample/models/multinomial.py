@@ -10,8 +10,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from ..errors import UserError
 from ..gather import batch_rows
+from ..plumbing.errors import UserError
 from ..potential import Potential
 from . import register
 from .batched import force_in_blocks

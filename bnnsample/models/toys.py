@@ -18,8 +18,8 @@ import math
 
 import torch
 
-from ..errors import UserError, positive_number
 from ..gather import take_rows
+from ..plumbing.errors import UserError, positive_number
 from ..potential import Potential
 from . import register
 from .analytic import NoisyGradientGaussian, from_own_dataset

@@ -14,6 +14,31 @@ import time
 _state = {"enabled": os.environ.get("BNNSAMPLE_PROGRESS", "1").lower() not in ("0", "false", "no", "off")}
 
 
+def message(text: str, file=None) -> None:
+    """Print a line (an error, a note) above any open progress bar, never glued to it: tqdm
+    clears the bars, prints, and draws them again below."""
+    import sys
+
+    file = sys.stderr if file is None else file
+    if "tqdm" in sys.modules:
+        from tqdm import tqdm
+
+        tqdm.write(text, file=file)
+        file.flush()
+    else:
+        print(text, file=file, flush=True)
+
+
+def say(text: str, file=None) -> None:
+    """A "[bnnsample] ..." status line on stdout (or ``file``) above any open bar, control
+    characters of names (a run directory called with an escape code) shown escaped."""
+    import sys
+
+    from .errors import printable
+
+    message(f"[bnnsample] {printable(text)}", sys.stdout if file is None else file)
+
+
 def set_enabled(on: bool) -> None:
     """Switch every bar of this process on or off (the run's ``progress`` key)."""
     _state["enabled"] = bool(on)
@@ -82,15 +107,18 @@ def sweep_job_started() -> None:
         _sweep["start"] = time.monotonic()
 
 
-def sweep_job_done(total: int | None) -> None:
+def sweep_job_done(total: int | None, sweep_dir=None) -> None:
     """One line per finished job of a sweep run in this process (Hydra's basic launcher): done
-    of total, elapsed and the ETA at the mean time per job so far."""
+    of total, elapsed and the ETA at the mean time per job so far; the last names the sweep's
+    folder and the command that tabulates it."""
     _sweep["done"] += 1
-    if not enabled() or _sweep["start"] is None:
+    if _sweep["start"] is None:
         return
     done, spent = _sweep["done"], time.monotonic() - _sweep["start"]
-    if total and total > done:
+    if total and total > done and enabled():
         eta = spent / done * (total - done)
-        print(f"[bnnsample] sweep: {done} of {total} jobs done in {spent:.0f} s; about {eta:.0f} s left", flush=True)
-    elif total:
-        print(f"[bnnsample] sweep: {done} of {total} jobs done in {spent:.0f} s", flush=True)
+        say(f"sweep: {done} of {total} jobs done in {spent:.0f} s; about {eta:.0f} s left")
+    elif total and total <= done:
+        where = f"; runs in {sweep_dir}: `bnnsample evaluate {sweep_dir}` writes sweep.csv, slopes.csv and plots/" if (
+            sweep_dir) else ""  # fmt: skip
+        say(f"sweep: {done} of {total} jobs done in {spent:.0f} s{where}")

@@ -20,7 +20,6 @@ from pathlib import Path
 import torch
 
 from .errors import UserError
-from .store import FILENAME
 
 STATE_ARRAYS = 6
 DIAGNOSTICS = 3
@@ -35,19 +34,75 @@ def _size(n: float) -> str:
 
 
 def free_memory(device: torch.device) -> int:
-    """Bytes the run may still allocate: free GPU memory, or MemAvailable of the host."""
+    """Bytes the run may still allocate: free GPU memory; on the host the least of
+    MemAvailable, the room left under this process's cgroup limit (memory.max, or v1's
+    memory.limit_in_bytes) and its address-space limit (ulimit -v)."""
     if device.type == "cuda":
         return int(torch.cuda.mem_get_info(device)[0])
+    limits = [_mem_available(), _cgroup_room(), _rlimit_room()]
+    known = [x for x in limits if x is not None]
+    return min(known) if known else 2**62  # unknown: do not refuse
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None  # "max": no limit
+
+
+def _mem_available() -> int | None:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemAvailable:"):
                 return int(line.split()[1]) * 1024
     except OSError:
         pass
-    return 2**62  # unknown: do not refuse
+    return None
 
 
-def check_resources(cfg, dim: int, predictive_shape, run_dir: Path, device: torch.device) -> None:
+def _cgroup_room() -> int | None:
+    """Limit minus usage of this process's memory cgroup (v2, else v1), or None."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        rel = parts[2].lstrip("/")
+        if parts[0] == "0":  # cgroup v2
+            base = Path("/sys/fs/cgroup") / rel
+            limit, used = _read_int(base / "memory.max"), _read_int(base / "memory.current")
+        elif "memory" in parts[1].split(","):
+            base = Path("/sys/fs/cgroup/memory") / rel
+            limit, used = _read_int(base / "memory.limit_in_bytes"), _read_int(base / "memory.usage_in_bytes")
+        else:
+            continue
+        if limit is not None and limit < 2**60:
+            return max(0, limit - (used or 0))
+    return None
+
+
+def _rlimit_room() -> int | None:
+    """The address-space limit (ulimit -v) minus what this process has mapped, or None."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                return max(0, soft - int(line.split()[1]) * 1024)
+    except OSError:
+        pass
+    return soft
+
+
+def check_resources(cfg, dim: int, predictive_shape, store_path: Path, device: torch.device) -> None:
     """UserError (one line naming the key) when the chain state would not fit in memory or
     the planned output not on the run directory's disk (less what a resumed store holds)."""
     chains, samples = int(cfg.chains), int(cfg.samples)
@@ -63,7 +118,7 @@ def check_resources(cfg, dim: int, predictive_shape, run_dir: Path, device: torc
     if predictive_shape is not None:
         per_draw += 4 * predictive_shape[0] * predictive_shape[1]
     planned = chains * samples * per_draw
-    existing = run_dir / FILENAME
+    existing, run_dir = store_path, store_path.parent
     have = existing.stat().st_size if existing.is_file() and not existing.is_symlink() else 0
     disk = shutil.disk_usage(run_dir).free
     if planned - have > disk:

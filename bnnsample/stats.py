@@ -1,0 +1,158 @@
+"""Pure statistics that need no run: Student-t quantiles and intervals for means over a few
+independent groups, pooled means and variances over independent chains with their Monte Carlo
+standard errors, and the one log-log slope fitter (orders of convergence, with t intervals). The lowest floor of the package: it imports nothing of bnnsample, and
+analysis/, evaluate/ and figures/ take these from here."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+MIN_POINTS = 3  # step sizes a slope needs to carry an interval
+MAX_CI_HALF_WIDTH = 1.0  # a wider 95% interval of an order cannot tell order 1 from order 2
+ROUNDOFF = 1e-12  # |values| below this times the largest of their line are zeros in floating point
+
+
+def t_quantile(groups: int, level: float = 0.95) -> float:
+    """The two-sided ``level`` quantile of Student's t with groups - 1 degrees of freedom, the
+    factor that turns the standard error of a mean over ``groups`` independent values into the
+    half-width of its confidence interval (12.71 for 2 groups, 2.36 for 8, 1.96 in the limit);
+    NaN for fewer than 2 groups."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.5 + level / 2, groups - 1)) if groups >= 2 else math.nan
+
+
+def t_interval(mean: float, se: float, groups: int, level: float = 0.95) -> tuple[float, float]:
+    """(low, high) of the ``level`` t interval of a mean with standard error ``se`` over
+    ``groups`` independent groups; (NaN, NaN) for fewer than 2."""
+    half = t_quantile(groups, level) * se
+    return mean - half, mean + half
+
+
+def finite_array(x, name: str, ndim: int | None = None) -> np.ndarray:
+    """Return ``x`` as a float64 array; raise ValueError if empty or non-finite."""
+    a = np.asarray(x, dtype=np.float64)
+    if ndim is not None and a.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {a.shape}")
+    if a.size == 0:
+        raise ValueError(f"{name} is empty")
+    if not np.all(np.isfinite(a)):
+        bad = int(np.size(a) - np.count_nonzero(np.isfinite(a)))
+        raise ValueError(
+            f"{name} contains {bad} non-finite value(s) (NaN/inf); drop diverged chains/draws before computing metrics"
+        )
+    return a
+
+
+def check_chains(draws) -> np.ndarray:
+    d = finite_array(draws, "draws", ndim=2)
+    if d.shape[0] < 2:
+        raise ValueError(f"need at least 2 independent chains for a standard error, got {d.shape[0]}")
+    return d
+
+
+def pooled_with_se(per_chain: np.ndarray, pooled: float) -> tuple[float, float]:
+    """(pooled estimate, std_{ddof=1}(per-chain estimates) / sqrt(chains))."""
+    return pooled, float(np.std(per_chain, ddof=1) / np.sqrt(per_chain.size))
+
+
+def chain_mean_se(draws) -> tuple[float, float]:
+    """Pooled mean over independent chains and its Monte Carlo standard error.
+
+    ``draws`` is (C, D).  Returns (xbar, se) with
+        xbar = (1/(C D)) sum_{c,d} x_cd,
+        se   = std_{ddof=1}( xbar_1, ..., xbar_C ) / sqrt(C),  xbar_c = (1/D) sum_d x_cd.
+    """
+    d = check_chains(draws)
+    return pooled_with_se(d.mean(axis=1), float(d.mean()))
+
+
+def chain_var_se(draws) -> tuple[float, float]:
+    """Pooled variance over independent chains and its Monte Carlo standard error.
+
+    ``draws`` is (C, D).  Returns (s2, se) with
+        xbar = (1/(C D)) sum_{c,d} x_cd,
+        s2   = (1/(C D)) sum_{c,d} (x_cd - xbar)^2          (ddof 0),
+        v_c  = (1/D) sum_d (x_cd - xbar)^2                   (about the pooled mean),
+        se   = std_{ddof=1}( v_1, ..., v_C ) / sqrt(C).
+    Note s2 = (1/C) sum_c v_c.
+    """
+    d = check_chains(draws)
+    sq_dev = (d - d.mean()) ** 2
+    return pooled_with_se(sq_dev.mean(axis=1), float(sq_dev.mean()))
+
+
+@dataclass
+class SlopeFit:
+    """Least squares log|y| = intercept + slope log x, with a t confidence interval."""
+
+    slope: float
+    intercept: float
+    slope_se: float
+    lo: float  # confidence interval of the slope (nan with fewer than 3 points)
+    hi: float
+    n: int
+    level: float
+    x_mean: float  # of log x
+    sxx: float  # sum (log x - mean)^2
+    resid_sd: float
+    rms: float = math.nan  # root mean square residual of log|y|
+
+    def band(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(fit, lower, upper) of the fitted line at x, on the original scale: the confidence
+        band of the mean response exp(a + b log x +- t s sqrt(1/n + (log x - xbar)^2 / Sxx))."""
+        lx = np.log(np.asarray(x, dtype=float))
+        fit = self.intercept + self.slope * lx
+        if self.n < 3:
+            return np.exp(fit), np.exp(fit), np.exp(fit)
+        from scipy.stats import t as _t
+
+        t = _t.ppf(0.5 + self.level / 2, self.n - 2)
+        half = t * self.resid_sd * np.sqrt(1.0 / self.n + (lx - self.x_mean) ** 2 / self.sxx)
+        return np.exp(fit), np.exp(fit - half), np.exp(fit + half)
+
+    def problem(self) -> str:
+        """Why the slope says nothing ("" when it does): fewer than MIN_POINTS step sizes, or
+        a confidence interval wider than +-MAX_CI_HALF_WIDTH, which cannot tell order 1 from
+        order 2."""
+        if self.n < MIN_POINTS or not math.isfinite(self.lo):
+            return f"{self.n} step sizes, need {MIN_POINTS}"
+        half = (self.hi - self.lo) / 2
+        if half > MAX_CI_HALF_WIDTH:
+            return f"interval +-{half:.2g} wider than +-{MAX_CI_HALF_WIDTH:g}: no power law over these step sizes (noise or a change of regime)"
+        return ""
+
+    def label(self) -> str:
+        """The legend's short form of the fit."""
+        if self.n < MIN_POINTS or not math.isfinite(self.lo):
+            return f"no fit ({self.n} step sizes)"
+        if self.problem():
+            return f"no fit (95% CI +-{(self.hi - self.lo) / 2:.2g})"
+        return f"slope {self.slope:.2f} [{self.lo:.2f}, {self.hi:.2f}]"
+
+
+def fit_loglog(x, y, level: float = 0.95) -> SlopeFit | None:
+    """Fit log|y| = a + b log x by least squares over the points with x > 0 and y finite and
+    nonzero; the slope's interval is b +- t_{n-2, (1+level)/2} se(b). None with fewer than 2
+    distinct x."""
+    x, y = np.asarray(x, dtype=float), np.abs(np.asarray(y, dtype=float))
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > ROUNDOFF * np.nanmax(y, initial=0.0))
+    lx, ly = np.log(x[ok]), np.log(y[ok])
+    n = lx.size
+    if n < 2 or np.ptp(lx) == 0:
+        return None
+    xm = lx.mean()
+    sxx = float(((lx - xm) ** 2).sum())
+    b = float(((lx - xm) * (ly - ly.mean())).sum() / sxx)
+    a = float(ly.mean() - b * xm)
+    ssr = float(((ly - a - b * lx) ** 2).sum())
+    if n > 2:
+        s = math.sqrt(ssr / (n - 2))
+        se = s / math.sqrt(sxx)
+        lo, hi = b - t_quantile(n - 1, level) * se, b + t_quantile(n - 1, level) * se  # n - 2 degrees of freedom
+    else:
+        s = se = lo = hi = float("nan")
+    return SlopeFit(b, a, se, lo, hi, n, level, float(xm), sxx, s, math.sqrt(ssr / n))
