@@ -23,7 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-from .errors import UserError
+from .plumbing.errors import UserError
+from .plumbing.progress import say
 
 LOCKNAME = ".bnnsample.lock"
 
@@ -104,7 +105,7 @@ def owned(run_dir: Path, wait: bool = False):
                 f"{run_dir} is in use by {_holder(lock_path)} (a bnnsample run or evaluation there); "
                 "wait for it to finish or choose another hydra.run.dir"
             ) from None
-        print(f"[bnnsample] waiting for {run_dir}: in use by {_holder(lock_path)}", file=sys.stderr, flush=True)
+        say(f"waiting for {run_dir}: in use by {_holder(lock_path)}", sys.stderr)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
         except BaseException:  # Ctrl-C while waiting
@@ -142,10 +143,46 @@ def damaged_error(path: Path, why: str) -> UserError:
     )
 
 
-def write_file(path: Path, text: str) -> None:
-    """Write a small text file of the run directory: never through a link, never half
-    written (a temporary file renamed over it)."""
+def write_bytes(path: Path, data: bytes, durable: bool = True) -> Path:
+    """The one way bnnsample writes a file: never through a link (``check_writable_target``),
+    never half written (a temporary file beside it, fsynced when ``durable``, renamed over it),
+    and a write the file system refuses (disk full, read-only, I/O error) is one line naming
+    the file and the cause (WriteRefused), the temporary file removed and the old file, if
+    any, left as it was."""
+    from .plumbing.errors import WriteRefused
+
+    path = Path(path)
     check_writable_target(path)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            if durable:
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise WriteRefused(f"could not write {path}: {e.strerror or type(e).__name__}") from None
+    return path
+
+
+def write_file(path: Path, text: str, durable: bool = False) -> Path:
+    """A text file written as ``write_bytes`` writes (UTF-8)."""
+    return write_bytes(path, text.encode(), durable)
+
+
+def write_frame(frame, path: Path, **to_csv) -> Path:
+    """A pandas DataFrame as CSV, written as ``write_bytes`` writes."""
+    return write_file(path, frame.to_csv(**to_csv))
+
+
+def write_figure(fig, path: Path, **savefig) -> Path:
+    """A matplotlib figure (PNG), written as ``write_bytes`` writes."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lstrip(".") or "png", **savefig)
+    return write_bytes(path, buf.getvalue(), durable=False)

@@ -18,6 +18,8 @@ with the resume state, at every flush, so a killed run leaves a readable file.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 from pathlib import Path
 
@@ -32,6 +34,53 @@ VERIFY_VALUES = 2**24  # values read at a time by verify()
 # numbers evaluation reads from the predictive at a time (16 MB of float32): its memory does
 # not grow with the number of draws (the issue's 1.34 GB store took 6.9 GB to evaluate)
 READ_VALUES = 2**22
+
+
+METADATA_MARGIN = 4 << 20  # bytes kept free beyond a write's data and chunks: HDF5's metadata
+
+
+def _free_or_refuse(path: Path, nbytes: int, fd: int | None = None) -> None:
+    """Refuse, before HDF5 touches the file, a write of about ``nbytes`` that the file system
+    could not take: HDF5 does not survive a failed write (h5py then crashes with a segmentation
+    fault when the file is closed), so a disk that filled since the last flush, or a file
+    system remounted read-only, must be found here. With the open file's descriptor ``fd`` the
+    space is also taken now: ``nbytes`` past the end of the file are allocated without changing
+    its size (fallocate with FALLOC_FL_KEEP_SIZE), so another process that fills the disk
+    between this check and HDF5's writes cannot take it. Raises WriteRefused (one line)."""
+    from .plumbing.errors import WriteRefused
+
+    st = os.statvfs(path.parent)
+    if st.f_flag & os.ST_RDONLY:
+        raise WriteRefused(f"{path}: its file system is read-only now")
+    free = st.f_bavail * st.f_frsize
+    if free < nbytes:
+        raise WriteRefused(f"{path}: the disk has {free / 2**20:.1f} MB free, the next write needs about "
+                           f"{nbytes / 2**20:.1f} MB")  # fmt: skip
+    if fd is not None:
+        err = _allocate_past_end(fd, nbytes)
+        if err == errno.ENOSPC:
+            raise WriteRefused(f"{path}: the disk cannot take the next write (about {nbytes / 2**20:.1f} MB)")
+        if err == errno.EROFS:
+            raise WriteRefused(f"{path}: its file system is read-only now")
+
+
+def _allocate_past_end(fd: int, nbytes: int) -> int:
+    """fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, size + nbytes): the file's blocks up to ``nbytes``
+    past its end allocated, its size unchanged (HDF5 reads the size as its end of file); 0, or
+    the errno; 0 also where the call or the file system does not support it (the free-space
+    check above is then what holds)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fallocate = libc.fallocate
+    except (OSError, AttributeError):
+        return 0
+    fallocate.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64)
+    if fallocate(fd, 1, 0, os.fstat(fd).st_size + int(nbytes)) == 0:  # 1 = FALLOC_FL_KEEP_SIZE
+        return 0
+    err = ctypes.get_errno()
+    return err if err in (errno.ENOSPC, errno.EROFS, errno.EIO) else 0
 
 
 class StoreDamaged(OSError):
@@ -137,12 +186,42 @@ class SampleStore:
         f.create_group("diagnostics")
         f.create_group("state")
         f.attrs.update(attrs or {})
+        if "config" in f.attrs:  # the run's record: a changed digit must not pass unnoticed
+            f.attrs["config_sha256"] = _sha256(str(f.attrs["config"]))
         f.attrs["draws_planned"] = draws
         f.attrs["draws"] = 0
         f.attrs["complete"] = False
         f.flush()
 
     # -- writing ----------------------------------------------------------------------
+    def reserve(self, draws: int, new_diagnostics: int = 0, extra_bytes: int = 0) -> None:
+        """Check, and take, the disk space that appending ``draws`` draws will use
+        (``_free_or_refuse``): every chunk the append touches, whole (HDF5 writes a filtered
+        chunk whole, and may write it to new space before freeing the old), those of the
+        ``new_diagnostics`` datasets it creates too, plus ``extra_bytes`` (the resume state) and
+        room for HDF5's metadata."""
+        import math
+
+        k0, k = int(self.f.attrs["draws"]), max(1, int(draws))
+        chains, planned = int(self.f["diverged"].shape[0]), int(self.f.attrs["draws_planned"])
+
+        def touched(shape, chunks, itemsize) -> int:
+            first, last = k0 // chunks[1], min(k0 + k - 1, shape[1] - 1) // chunks[1]
+            per_draw_chunk = math.prod(math.ceil(n / c) for i, (n, c) in enumerate(zip(shape, chunks)) if i != 1)
+            return (last - first + 1) * per_draw_chunk * math.prod(chunks) * itemsize
+
+        need = 0
+        for ds in (self.f.get("theta"), self.f.get("predictive"), *self.f["diagnostics"].values()):
+            if ds is not None and ds.chunks is not None:
+                need += touched(ds.shape, ds.chunks, ds.dtype.itemsize)
+        new = _draw_chunks(chains, planned, 1, self.block_draws)
+        need += new_diagnostics * touched((chains, planned), new, 8)
+        try:
+            fd = self.f.id.get_vfd_handle()
+        except (OSError, TypeError, ValueError):  # a driver without a file descriptor
+            fd = None
+        _free_or_refuse(self.path, need + int(extra_bytes) + METADATA_MARGIN, fd)
+
     def append(self, theta=None, predictive=None, diagnostics: dict | None = None) -> None:
         """Append a block of k draws: theta [C, k, d], predictive [C, k, n, K], diag [C, k]."""
         k0 = int(self.f.attrs["draws"])
@@ -194,11 +273,17 @@ class SampleStore:
     @property
     def state_consistent(self) -> bool:
         """A resume state that was completely written (not torn by a kill mid-flush)."""
+        if "state" not in self.f:
+            return False
         g = self.f["state"]
         return "step" in g and not bool(g.attrs.get("writing", False))
 
     def flush(self) -> None:
+        """Write HDF5's buffers and have the operating system put them on the disk (fsync), so
+        that a crash of the machine, not only of the process, keeps the last flush."""
         self.f.flush()
+        with contextlib.suppress(OSError, TypeError, ValueError):  # a driver without a file descriptor
+            os.fsync(self.f.id.get_vfd_handle())
 
     def publish(self) -> None:
         """Give a staged store its final name (an atomic rename, never over an existing file)."""
@@ -381,7 +466,8 @@ class SampleStore:
     def read_state(self) -> dict[str, np.ndarray]:
         """The resume state as {"a/b": array} (nested groups flattened)."""
         out = {}
-        self.f["state"].visititems(lambda k, v: out.__setitem__(k, v[...]) if isinstance(v, h5py.Dataset) else None)
+        if "state" in self.f:  # a complete run can be evaluated without it
+            self.f["state"].visititems(lambda k, v: out.__setitem__(k, v[...]) if isinstance(v, h5py.Dataset) else None)
         return out
 
     def array(self, name: str) -> np.ndarray | None:
@@ -394,6 +480,28 @@ class SampleStore:
     def attrs(self):
         return self.f.attrs
 
+    def config(self) -> dict:
+        """The run's resolved config (attrs["config"], YAML) as a dict, checked against the
+        checksum written with it; StoreDamaged when it was changed or does not parse."""
+        import yaml
+
+        text = self.f.attrs.get("config")
+        if text is None:
+            return {}
+        text = str(text)
+        want = self.f.attrs.get("config_sha256")
+        if want is not None and _sha256(text) != str(want):
+            raise StoreDamaged(
+                f"{self.path}: its stored config was changed after the run (its SHA-256 differs from the one written with it)"
+            )
+        try:
+            cfg = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise StoreDamaged(f"{self.path}: its stored config is not valid YAML ({_first_line(e)})") from None
+        if not isinstance(cfg, dict):
+            raise StoreDamaged(f"{self.path}: its stored config is not a mapping")
+        return cfg
+
     def close(self) -> None:
         if self.f.id.valid:
             self.f.close()
@@ -403,6 +511,12 @@ class SampleStore:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _sha256(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _first_line(e: BaseException) -> str:
@@ -417,8 +531,8 @@ def open_checked(path: Path, mode: str = "r") -> SampleStore:
     except OSError as e:
         if isinstance(e, (FileNotFoundError, PermissionError)):
             raise
-        if "lock" in str(e).lower():  # HDF5's own file locking: another process has it open
-            from .errors import UserError
+        if "unable to lock file" in str(e).lower():  # HDF5's own file locking: another program has it open
+            from .plumbing.errors import UserError
 
-            raise UserError(f"{path} is open in another process ({_first_line(e)})") from None
+            raise UserError(f"{path} is open in another program ({_first_line(e)})") from None
         raise StoreDamaged(f"not a readable HDF5 file: {_first_line(e)}") from None

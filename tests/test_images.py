@@ -17,7 +17,7 @@ from omegaconf import OmegaConf
 from PIL import Image
 
 from bnnsample.data import LOADERS
-from bnnsample.errors import DataMissingError, UserError
+from bnnsample.plumbing.errors import DataMissingError, UserError
 from bnnsample.store import SampleStore
 
 from .helpers import run_inprocess
@@ -80,17 +80,39 @@ def test_fmnist_fixture_loads_like_torchvision(tmp_path, gz):
         assert tv.targets.tolist() == y.tolist()
 
 
+def _default_cfg(tmp_path, monkeypatch, **kw):
+    """The config of a user who gave no data_dir (the default, under a HOME of the test)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return OmegaConf.create({"name": "fmnist", "data_dir": "~/.cache/bnnsample", "download": False, **kw})
+
+
 def test_fmnist_found_in_data_dir_itself_and_in_system_folders(tmp_path, monkeypatch):
-    """Search order: data_dir/FashionMNIST/raw, data_dir, then the system folders (Debian's
-    dataset-fashion-mnist); a folder counts only when it holds all four files."""
+    """Search order: data_dir/FashionMNIST/raw, data_dir, then, when data_dir is the default,
+    the system folders (Debian's dataset-fashion-mnist); a folder counts only when it holds all
+    four files. A data_dir the user gave is honoured: without the files there, an error naming
+    it, never the system copy."""
     make_fmnist(tmp_path / "flat", n_train=30, n_test=10).rename(tmp_path / "flatdir")
     assert LOADERS["fmnist"](_cfg(tmp_path / "flatdir", "fmnist")).n_train == 30
     system = make_fmnist(tmp_path / "sys", n_train=20, n_test=10)
     partial = make_fmnist(tmp_path / "partial", n_train=50, n_test=10)
     (partial / "t10k-labels-idx1-ubyte.gz").unlink()
     monkeypatch.setenv("BNNSAMPLE_SYSTEM_DATA", f"{partial}:{system}")
-    assert LOADERS["fmnist"](_cfg(tmp_path / "empty", "fmnist")).n_train == 20  # skips the partial folder
+    assert LOADERS["fmnist"](_default_cfg(tmp_path, monkeypatch)).n_train == 20  # skips the partial folder
     assert LOADERS["fmnist"](_cfg(tmp_path / "flatdir", "fmnist")).n_train == 30  # data_dir first
+    with pytest.raises(DataMissingError, match="data_dir was given, so the system folders are not searched") as e:
+        LOADERS["fmnist"](_cfg(tmp_path / "empty", "fmnist"))
+    assert str(tmp_path / "empty") in str(e.value) and str(system) not in str(e.value)
+
+
+def test_fmnist_damaged_file_is_named(tmp_path):
+    raw = make_fmnist(tmp_path, n_train=20, n_test=10)
+    blob = (raw / "train-images-idx3-ubyte.gz").read_bytes()
+    (raw / "train-images-idx3-ubyte.gz").write_bytes(blob[: len(blob) // 2])  # truncated download
+    with pytest.raises(DataMissingError, match=r"train-images-idx3-ubyte.gz: damaged \(EOFError"):
+        LOADERS["fmnist"](_cfg(tmp_path, "fmnist"))
+    (raw / "train-images-idx3-ubyte.gz").write_bytes(blob[:12] + b"garbage" * 50)
+    with pytest.raises(DataMissingError, match="train-images-idx3-ubyte.gz: damaged"):
+        LOADERS["fmnist"](_cfg(tmp_path, "fmnist"))
 
 
 def test_fmnist_missing_lists_every_place_and_the_package(tmp_path, monkeypatch):
@@ -99,10 +121,11 @@ def test_fmnist_missing_lists_every_place_and_the_package(tmp_path, monkeypatch)
 
     monkeypatch.setitem(locate.SYSTEM_DATA, "fmnist", [(str(tmp_path / "nosys"), "dataset-fashion-mnist")])
     with pytest.raises(DataMissingError) as e:
-        LOADERS["fmnist"](_cfg(tmp_path / "d", "fmnist"))
+        LOADERS["fmnist"](_default_cfg(tmp_path, monkeypatch))
     msg = str(e.value)
     assert "\n" not in msg
-    for place in (tmp_path / "d" / "FashionMNIST" / "raw", tmp_path / "d", tmp_path / "nosys"):
+    d = tmp_path / "home" / ".cache" / "bnnsample"
+    for place in (d / "FashionMNIST" / "raw", d, tmp_path / "nosys"):
         assert str(place) in msg
     assert "apt-get install dataset-fashion-mnist" in msg and "data_dir=" in msg
 
@@ -118,11 +141,11 @@ def test_real_fashion_mnist_from_the_system_folder(tmp_path, monkeypatch):
     """The real files, found with no data_dir: 60,000 / 10,000 images, 6,000 / 1,000 per class,
     pixels in [0, 1]; a stratified subset keeps the class balance."""
     monkeypatch.delenv("BNNSAMPLE_SYSTEM_DATA")
-    d = LOADERS["fmnist"](_cfg(tmp_path / "nothing", "fmnist"))
+    d = LOADERS["fmnist"](_default_cfg(tmp_path, monkeypatch))
     assert d.x_train.shape == (60000, 1, 28, 28) and d.x_test.shape == (10000, 1, 28, 28)
     assert torch.bincount(d.y_train).tolist() == [6000] * 10 and torch.bincount(d.y_test).tolist() == [1000] * 10
     assert float(d.x_train.min()) >= 0.0 and float(d.x_train.max()) <= 1.0
-    sub = LOADERS["fmnist"](_cfg(tmp_path / "nothing", "fmnist", n_train=1000))
+    sub = LOADERS["fmnist"](_default_cfg(tmp_path, monkeypatch, n_train=1000))
     assert torch.bincount(sub.y_train).tolist() == [100] * 10
 
 

@@ -53,6 +53,7 @@ def test_interrupt_keeps_draws(tmp_path, sig):
     out, err = p.communicate(timeout=60)
     assert p.returncode not in (0, None)
     assert "interrupted" in err and "Traceback" not in err
+    assert f"to resume: bnnsample run {' '.join(ARGS[1:])} hydra.run.dir={tmp_path}" in err
     written, in_state = check_readable(h5)
     assert written == in_state  # a stop at a block boundary writes a consistent resume state
 
@@ -63,3 +64,26 @@ def test_kill_leaves_file_readable_up_to_last_flush(tmp_path):
     p.kill()
     p.communicate(timeout=60)
     check_readable(h5)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
+def test_interrupt_during_the_evaluation_stage_of_run(tmp_path, sig):
+    """Ctrl-C or SIGTERM while `run` evaluates (no block boundary to stop at) interrupts at once:
+    exit 130, one line saying the samples are complete and how to evaluate them, no traceback."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    args = ["run", "dataset=two_batch_gaussian", "chains=4000", "samples=400", "thin=1", "burn_in=0", "unit=step",
+            "progress=true", f"hydra.run.dir={tmp_path}"]  # fmt: skip
+    p = subprocess.Popen([sys.executable, "-m", "bnnsample.cli", *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)  # fmt: skip
+    seen = b""
+    while b"evaluating" not in seen:
+        chunk = os.read(p.stderr.fileno(), 4096)
+        assert chunk, seen[-2000:]
+        seen += chunk
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=120)
+    err = (seen + err).decode()
+    assert p.returncode == 130, err[-2000:]
+    assert "interrupted during the evaluation" in err and f"bnnsample evaluate {tmp_path}" in err
+    assert "Traceback" not in err

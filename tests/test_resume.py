@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from bnnsample import sampler as sampler_mod
-from bnnsample.errors import Interrupted, UserError
+from bnnsample.plumbing.errors import Interrupted, UserError
 from bnnsample.store import SampleStore
 
-from .helpers import run_inprocess
+from .helpers import run_inprocess, stop_after_draws
 
 OVR = ["dataset=two_batch_gaussian", "chains=50", "burn_in=30", "samples=40", "thin=3", "check_every=7"]
 
@@ -26,17 +26,7 @@ OVR = ["dataset=two_batch_gaussian", "chains=50", "burn_in=30", "samples=40", "t
 def test_kill_and_resume_is_bit_exact(tmp_path, monkeypatch, extra):
     ovr = [*OVR, *extra]
     full, _ = run_inprocess(tmp_path / "a", ovr)
-
-    record = sampler_mod.Sampler._record
-    calls = {"n": 0}
-
-    def stop_after_13(self, state, buf):
-        record(self, state, buf)
-        calls["n"] += 1
-        if calls["n"] == 13:
-            sampler_mod.request_stop()
-
-    monkeypatch.setattr(sampler_mod.Sampler, "_record", stop_after_13)
+    stop_after_draws(monkeypatch, 13)
     with pytest.raises(Interrupted):
         run_inprocess(tmp_path / "b", ovr)
     monkeypatch.undo()
@@ -70,16 +60,7 @@ def test_bnn_kill_and_resume_is_bit_exact(tmp_path, monkeypatch):
     bounce counts bit for bit."""
     ovr = [*BNN, "control_variate=true"]
     full, _ = run_inprocess(tmp_path / "a", ovr)
-    record = sampler_mod.Sampler._record
-    calls = {"n": 0}
-
-    def stop_after_2(self, state, buf):
-        record(self, state, buf)
-        calls["n"] += 1
-        if calls["n"] == 2:
-            sampler_mod.request_stop()
-
-    monkeypatch.setattr(sampler_mod.Sampler, "_record", stop_after_2)
+    stop_after_draws(monkeypatch, 2)
     with pytest.raises(Interrupted):
         run_inprocess(tmp_path / "b", ovr)
     monkeypatch.undo()
@@ -98,7 +79,7 @@ def test_rerun_changing_only_non_sampling_keys_reuses_the_run(tmp_path, capsys):
     only them finds the run complete instead of refusing the directory; friction does."""
     import pytest
 
-    from bnnsample.errors import UserError
+    from bnnsample.plumbing.errors import UserError
     from tests.helpers import run_inprocess
 
     toy = ["dataset=two_batch_gaussian", "chains=4", "burn_in=5", "samples=5", "unit=step", "init=zeros"]
@@ -199,3 +180,108 @@ def test_draw_buffer_slot_is_written_in_place_and_counts_as_given():
     assert np.isnan(out["p"][:, 1]).all()
     np.testing.assert_array_equal(out["p"][:, 2], [[0, 1, 2], [3, 4, 5]])
     np.testing.assert_array_equal(out["a"], [[1, 1, np.nan]] * 2)
+
+
+def test_training_stopped_and_resumed_is_bit_exact(tmp_path, monkeypatch):
+    """A stop request during Adam + SWA training writes training.pt; the rerun continues the
+    training from it (no second start) and gives the uninterrupted run's SWA points, baselines
+    and draws bit for bit; the checkpoint is removed once the store holds the trained points.
+    Stopped in the SWA phase (step 14 of 2 + 1 epochs of 6 steps), so both phases are resumed."""
+    from bnnsample import train as train_mod
+
+    ovr = [*BNN, "init.train_epochs=2", "samples=2"]
+    full, _ = run_inprocess(tmp_path / "a", ovr)
+    real = train_mod.train_runs
+
+    def stop_at_14(*a, **k):
+        ticks = {"n": 0}
+        inner = k["on_step"]
+
+        def on_step():
+            inner()
+            ticks["n"] += 1
+            if ticks["n"] == 14:
+                sampler_mod.request_stop()
+
+        return real(*a, **{**k, "on_step": on_step})
+
+    monkeypatch.setattr(train_mod, "train_runs", stop_at_14)
+    with pytest.raises(Interrupted, match="14 of 18 training steps saved in training.pt"):
+        run_inprocess(tmp_path / "b", ovr)
+    monkeypatch.undo()
+    assert (tmp_path / "b" / "training.pt").exists() and not (tmp_path / "b" / "samples.h5").exists()
+    steps = []
+
+    def count(*a, **k):
+        inner = k["on_step"]
+        return real(*a, **{**k, "on_step": lambda: (steps.append(1), inner())})
+
+    monkeypatch.setattr(train_mod, "train_runs", count)
+    resumed, _ = run_inprocess(tmp_path / "b", ovr)
+    assert len(steps) == 18 - 14 and not (tmp_path / "b" / "training.pt").exists()
+    with SampleStore(full) as a, SampleStore(resumed) as b:
+        np.testing.assert_array_equal(a.array("init/x0"), b.array("init/x0"))
+        np.testing.assert_array_equal(a.group("baselines")["standard"], b.group("baselines")["standard"])
+        np.testing.assert_array_equal(a.predictive(), b.predictive())
+
+
+def test_a_checkpoint_of_other_settings_or_damaged_is_not_continued(tmp_path, capsys):
+    """training.pt of another training (other lr) is not continued; a damaged one is moved
+    aside under a new name and the run trains afresh."""
+    from bnnsample.train import _TrainingState
+
+    ovr = [*BNN, "samples=1"]
+    run_dir = tmp_path / "r"
+    run_dir.mkdir()
+    (run_dir / "training.pt").write_bytes(b"not a checkpoint")
+    run_inprocess(run_dir, ovr)
+    assert list(run_dir.glob("training.pt.damaged-*")) and not (run_dir / "training.pt").exists()
+    other = tmp_path / "o"
+    other.mkdir()
+    import torch
+
+    from bnnsample.train import Adam
+
+    st = _TrainingState(x=torch.zeros(2, 3), k=5, opt=Adam.fresh(torch.zeros(2, 3)))
+    st.save(other / "training.pt", "another-tag", [], [])
+    run_inprocess(other, ovr)  # trains afresh (other tag): completes, checkpoint removed
+    assert not (other / "training.pt").exists()
+
+
+def test_time_limit_stops_with_resume_state_and_the_rerun_finishes_bit_exact(tmp_path):
+    """time_limit=SECONDS: a stop request when the time is up; the run stops at the next
+    block boundary with TimeLimit (exit code 3 on the command line), its draws and resume
+    state written; rerunning without the limit (a key that does not change the draws)
+    resumes and gives the uninterrupted run's draws bit for bit."""
+    from bnnsample.plumbing.errors import TimeLimit
+
+    ovr = [*OVR, "integrator=sms_ubu", "check_every=1", "flush_seconds=0"]
+    full, _ = run_inprocess(tmp_path / "a", ovr)
+    with pytest.raises(TimeLimit, match="time_limit=1e-06 s reached"):
+        run_inprocess(tmp_path / "b", [*ovr, "time_limit=1e-6"])
+    with SampleStore(tmp_path / "b" / "samples.h5") as s:
+        assert not s.complete
+    resumed, _ = run_inprocess(tmp_path / "b", ovr)
+    with SampleStore(full) as a, SampleStore(resumed) as b:
+        assert b.complete
+        np.testing.assert_array_equal(a.theta(), b.theta())
+
+
+def test_a_resume_state_of_another_shape_is_refused_before_resuming(tmp_path, monkeypatch, capsys):
+    """A resume state whose velocities do not have the run's shape (a hand-edited or foreign
+    store) is one line before "resuming" is printed, not a tensor-size error at the first step."""
+    import h5py
+
+    ovr = [*OVR, "integrator=sms_ubu"]
+    stop_after_draws(monkeypatch, 3)
+    with pytest.raises(Interrupted):
+        run_inprocess(tmp_path, ovr)
+    monkeypatch.undo()
+    with h5py.File(tmp_path / "samples.h5", "r+") as f:
+        v = f["state/tensor/v"][...]
+        del f["state/tensor/v"]
+        f["state/tensor/v"] = v[:-1]
+    capsys.readouterr()
+    with pytest.raises(UserError, match="its resume state does not fit this run .*state v is"):
+        run_inprocess(tmp_path, ovr)
+    assert "resuming" not in capsys.readouterr().out

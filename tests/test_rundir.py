@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from bnnsample import sampler as sampler_mod
-from bnnsample.errors import Interrupted
+from bnnsample.plumbing.errors import Interrupted
 from bnnsample.store import SampleStore
 
-from .helpers import run_inprocess
+from .helpers import run_inprocess, stop_after_draws
 
 TOY = ["dataset=two_batch_gaussian", "chains=4", "burn_in=2", "samples=6", "progress=false", "evaluate=false"]
 
@@ -33,16 +33,7 @@ def run_args(run_dir, *extra):
 
 def interrupted_run(run_dir, monkeypatch, after=2, extra=()):
     """A run stopped (as by Ctrl-C) after ``after`` draws: a resumable store."""
-    record = sampler_mod.Sampler._record
-    calls = {"n": 0}
-
-    def stop(self, state, buf):
-        record(self, state, buf)
-        calls["n"] += 1
-        if calls["n"] == after:
-            sampler_mod.request_stop()
-
-    monkeypatch.setattr(sampler_mod.Sampler, "_record", stop)
+    stop_after_draws(monkeypatch, after)
     with pytest.raises(Interrupted):
         run_inprocess(run_dir, [*TOY, "thin=1", *extra])
     monkeypatch.undo()
@@ -204,7 +195,7 @@ def test_complete_store_without_theta_is_not_taken_as_done(inprocess, capsys, tm
 
 def test_writer_checks_its_store_before_reporting_success(tmp_path, monkeypatch):
     """A store that lost a dataset while being written is not reported done."""
-    from bnnsample.errors import UserError
+    from bnnsample.plumbing.errors import UserError
 
     mark = SampleStore.mark_complete
 
@@ -299,10 +290,11 @@ def test_full_disk_fails_with_one_line_and_the_rerun_resumes(inprocess, capsys, 
 
 def test_stop_request_ends_adam_swa_training(tmp_path, monkeypatch):
     """Ctrl-C/SIGTERM (sampler.request_stop) during Adam/SWA training stops it after the
-    current optimizer step: Interrupted naming training, no store written."""
-    import torch
+    current optimizer step: Interrupted naming training, no store written, the training's
+    checkpoint kept for the rerun."""
+    from bnnsample.train import Adam
 
-    step, calls = torch.optim.Adam.step, {"n": 0}
+    step, calls = Adam.step, {"n": 0}
 
     def stop_at_3(self, *a, **k):
         calls["n"] += 1
@@ -310,13 +302,13 @@ def test_stop_request_ends_adam_swa_training(tmp_path, monkeypatch):
             sampler_mod.request_stop()
         return step(self, *a, **k)
 
-    monkeypatch.setattr(torch.optim.Adam, "step", stop_at_3)
+    monkeypatch.setattr(Adam, "step", stop_at_3)
     ovr = ["dataset=digits", "chains=1", "init.train_epochs=50", "init.swa_epochs=50", "batch_size=250",
            "model.n_calibration=100", "dataset.n_test=50", "evaluate=false"]  # fmt: skip
     with pytest.raises(Interrupted, match="training"):
         run_inprocess(tmp_path, ovr)
     assert calls["n"] == 3 and not sampler_mod._stop["requested"]
-    assert not (tmp_path / "samples.h5").exists()
+    assert not (tmp_path / "samples.h5").exists() and (tmp_path / "training.pt").exists()
 
 
 def test_waiting_owner_names_the_holder_and_takes_over_when_it_lets_go(tmp_path, capsys):

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..errors import DataMissingError, UserError
+from ..plumbing.errors import DataMissingError, UserError
 from . import register
 from .base import Data
-from .locate import first_complete, install_hint, system_folders
+from .locate import default_data_dir, first_complete, install_hint, system_folders
 
 
 def _split(x: np.ndarray, y: np.ndarray, n_test: int, split_seed: int):
@@ -69,10 +69,14 @@ def _read_idx(path: Path) -> np.ndarray:
     code (0x08 = unsigned byte), the number of dimensions, each dimension as a big-endian
     int32, then the values in row-major order."""
     import gzip
+    import zlib
 
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as f:
-        raw = f.read()
+    try:
+        with opener(path, "rb") as f:
+            raw = f.read()
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise DataMissingError(f"{path}: damaged ({type(e).__name__}: {e}); replace the file") from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
         raise DataMissingError(f"{path}: not an unsigned-byte IDX file")
     ndim = raw[3]
@@ -105,13 +109,16 @@ def fmnist(cfg) -> Data:
 
         _download("fmnist", lambda: FashionMNIST(root, train=True, download=True), root)
     names = [f.removesuffix(".gz") for f in FMNIST_FILES]
-    folders = [root / "FashionMNIST" / "raw", root, *system_folders("fmnist")]
+    # a data_dir given by the user is honoured: the system folders stand in only for the default
+    folders = [root / "FashionMNIST" / "raw", root, *(system_folders("fmnist") if _default_root(cfg) else [])]
     raw, found = first_complete(folders, lambda folder: [_find_idx(folder, n) for n in names])
     if raw is None:
         raise DataMissingError(
             f"dataset=fmnist: Fashion-MNIST files not found; expected {', '.join(FMNIST_FILES)} "
             f"(gzipped or not) in one of {', '.join(str(f) for f in folders)} "
-            f"(set data_dir=DIR, or download=true when online{install_hint('fmnist')})"
+            + (f"(set data_dir=DIR, or download=true when online{install_hint('fmnist')})" if _default_root(cfg)
+               else "(data_dir was given, so the system folders are not searched; download=true fetches the files "
+               "when online)")
         )
     x_tr, y_tr, x_te, y_te = (_read_idx(p) for p in found)
     if x_tr.shape[0] != y_tr.shape[0] or x_te.shape[0] != y_te.shape[0]:
@@ -145,6 +152,10 @@ def _keep_subset(x: np.ndarray, y: np.ndarray, cfg, key: str, offset: int):
 
 def _root(cfg) -> Path:
     return Path(str(cfg.data_dir)).expanduser()
+
+
+def _default_root(cfg) -> bool:
+    return default_data_dir(cfg)
 
 
 def _download(name: str, fetch, root: Path) -> None:

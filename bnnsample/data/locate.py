@@ -12,10 +12,21 @@ import os
 from pathlib import Path
 
 # dataset name -> [(folder, the Debian package that installs it)]
+_MLBENCH = [(f"{lib}/mlbench/data", "r-cran-mlbench") for lib in
+            ("/usr/lib/R/site-library", "/usr/local/lib/R/site-library", "/usr/lib/R/library")]  # fmt: skip
 SYSTEM_DATA: dict[str, list[tuple[str, str]]] = {
     "fmnist": [("/usr/share/datasets/fashion-mnist", "dataset-fashion-mnist")],
+    "ionosphere": _MLBENCH,  # Ionosphere.rda (R's mlbench package; read with the rdata package)
+    "vehicle": _MLBENCH,  # Vehicle.rda
 }
 ENV = "BNNSAMPLE_SYSTEM_DATA"
+DEFAULT_DATA_DIR = "~/.cache/bnnsample"  # conf/config.yaml's data_dir
+
+
+def default_data_dir(cfg) -> bool:
+    """Whether ``cfg.data_dir`` is the default one: only then may a system copy stand in; a
+    data_dir the user gave is honoured (its files or an error naming it)."""
+    return str(cfg.get("data_dir", DEFAULT_DATA_DIR)) == DEFAULT_DATA_DIR
 
 
 def system_folders(name: str) -> list[Path]:
