@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from omegaconf import DictConfig
 
-from .errors import UserError
+from .plumbing.errors import UserError
+from .plumbing.rng import make_generator
 from .registry import Registry
-from .rng import make_generator
 from .store import FILENAME, open_checked
 
 log = logging.getLogger("bnnsample")
@@ -37,23 +37,30 @@ def localization(cfg: DictConfig) -> float:
     return float(cfg.init.localization) if localized else 0.0
 
 
-def initial_points(cfg: DictConfig, pot, device: torch.device, dtype: torch.dtype, store_arrays: dict) -> torch.Tensor:
-    """x0 [C, d] of the strategy ``cfg.init.name``."""
-    return INITS[cfg.init.name](cfg, pot, device, dtype, store_arrays)
+TRAINING_CHECKPOINT = "training.pt"
+
+
+def initial_points(
+    cfg: DictConfig, pot, device: torch.device, dtype: torch.dtype, store_arrays: dict, run_dir: Path | None = None
+) -> torch.Tensor:
+    """x0 [C, d] of the strategy ``cfg.init.name``; a strategy that trains keeps a resumable
+    checkpoint in ``run_dir`` (``TRAINING_CHECKPOINT``) when it is stopped."""
+    return INITS[cfg.init.name](cfg, pot, device, dtype, store_arrays, run_dir=run_dir)
 
 
 @register("zeros")
-def zeros(cfg: DictConfig, pot, device, dtype, store_arrays: dict) -> torch.Tensor:
+def zeros(cfg: DictConfig, pot, device, dtype, store_arrays: dict, run_dir=None) -> torch.Tensor:
     """Every chain starts at x = 0."""
     return torch.zeros(int(cfg.chains), pot.dim, device=device, dtype=dtype)
 
 
 @register("swa", localized=True)
-def swa(cfg: DictConfig, pot, device, dtype, store_arrays: dict) -> torch.Tensor:
+def swa(cfg: DictConfig, pot, device, dtype, store_arrays: dict, run_dir=None) -> torch.Tensor:
     """paulin2025 Algorithm 3 steps 1-3: trained here, or taken from the run ``init.reuse``."""
     if cfg.init.get("reuse"):
         return reuse_swa_initialisation(cfg, pot, device, dtype, store_arrays)
-    return swa_initialisation(cfg, pot, device, store_arrays)
+    checkpoint = None if run_dir is None else Path(run_dir) / TRAINING_CHECKPOINT
+    return swa_initialisation(cfg, pot, device, store_arrays, checkpoint)
 
 
 def _reset_parameters(module: torch.nn.Module) -> None:
@@ -62,42 +69,70 @@ def _reset_parameters(module: torch.nn.Module) -> None:
             m.reset_parameters()
 
 
-def swa_initialisation(cfg: DictConfig, pot, device, store_arrays: dict) -> torch.Tensor:
+def training_tag(cfg: DictConfig, device) -> str:
+    """A fingerprint of what decides the training's numbers (a checkpoint of other settings
+    is not continued)."""
+    import hashlib
+    import json
+
+    from omegaconf import OmegaConf
+
+    keys = {k: OmegaConf.to_container(cfg[k], resolve=True) for k in ("init", "model", "dataset")}
+    keys.update({k: cfg[k] for k in ("seed", "chains", "batch_size", "dtype")}, device=torch.device(device).type)
+    keys["init"].pop("reuse", None)
+    return hashlib.sha256(json.dumps(keys, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def swa_initialisation(
+    cfg: DictConfig, pot, device, store_arrays: dict, checkpoint: Path | None = None
+) -> torch.Tensor:
     """Algorithm 3 steps 1-3 for each chain independently; returns x_SWA per chain [C, d].
 
-    Also fills ``store_arrays`` with the baselines' predictive probabilities (standard
-    training and SWA) for the evaluation stage.
+    Run c starts from PyTorch's default initialisation under the seed seed * 100003 + c and
+    draws its batches from a generator of the same seed; the runs are trained together
+    (``train.train_runs``: vectorised over runs on CUDA, one autograd pass per run on the CPU),
+    which gives each run what training it alone would give. Also fills ``store_arrays`` with
+    the baselines' predictive probabilities (standard training and SWA) for the evaluation.
     """
-    from .train import train_adam_swa
+    from .plumbing.progress import bar
+    from .train import train_runs
 
     if not hasattr(pot, "module"):
         raise UserError(f"init=swa trains a neural network; model={cfg.model.name} is not one (allowed: init=zeros)")
-    from .progress import bar
-
-    standard, swa = [], []
-    epochs = int(cfg.init.train_epochs) + int(cfg.init.swa_epochs)
-    ticks = bar(int(cfg.chains) * epochs, "Adam+SWA training", "epoch", enabled_here=bool(cfg.progress))
-    for c in range(int(cfg.chains)):
-        torch.manual_seed(int(cfg.seed) * 100_003 + c)
+    chains, seeds = int(cfg.chains), [int(cfg.seed) * 100_003 + c for c in range(int(cfg.chains))]
+    x0 = []
+    for seed in seeds:
+        torch.manual_seed(seed)
         _reset_parameters(pot.module)
-        res = train_adam_swa(
+        x0.append(pot.layout.flatten(pot.module).clone())
+    epochs = int(cfg.init.train_epochs) + int(cfg.init.swa_epochs)
+    steps = epochs * max(1, pot.n_data // int(cfg.batch_size))
+    with bar(steps, f"Adam+SWA training ({chains} runs together)", "step", enabled_here=bool(cfg.progress)) as ticks:
+        res = train_runs(
             pot,
+            torch.stack(x0),
             train_epochs=int(cfg.init.train_epochs),
             swa_epochs=int(cfg.init.swa_epochs),
             lr=float(cfg.init.lr),
             swa_lr=float(cfg.init.swa_lr),
             batch_size=int(cfg.batch_size),
-            generator=make_generator(device, int(cfg.seed) * 100_003 + c),
-            on_epoch=ticks.update,
+            generators=[make_generator(device, seed) for seed in seeds],
+            on_step=ticks.update,
+            checkpoint=checkpoint,
+            tag=training_tag(cfg, device),
         )
-        log.info("run %d: Adam+SWA done, last training loss %.4f", c, res.final_loss)
-        standard.append(pot.predict_one(res.standard).cpu().numpy())
-        swa.append(pot.predict_one(res.swa).cpu().numpy())
-        store_arrays[f"init/swa_{c}"] = res.swa
-    ticks.close()
+    log.info("Adam+SWA done for %d runs, last batch's mean cross-entropy %.4f", chains, res.final_loss)
+    with bar(
+        2 * chains, "baselines: standard and SWA predictions", "network", enabled_here=bool(cfg.progress)
+    ) as ticks:
+        standard, swa = [], []
+        for c in range(chains):
+            for flat, out in ((res.standard[c], standard), (res.swa[c], swa)):
+                out.append(pot.predict_one(flat).cpu().numpy())
+                ticks.update()
     store_arrays["baselines/standard"] = np.stack(standard)
     store_arrays["baselines/swa"] = np.stack(swa)
-    return torch.stack([store_arrays.pop(f"init/swa_{c}") for c in range(int(cfg.chains))])
+    return res.swa
 
 
 def reuse_swa_initialisation(cfg: DictConfig, pot, device, dtype, store_arrays: dict) -> torch.Tensor:

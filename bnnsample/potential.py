@@ -322,14 +322,20 @@ class ControlVariate(Wrapped):
         keep = batches is not None and batches.shape[0] * self.ref.numel() <= cache_limit
         if batches is None:
             batches = list(torch.arange(self.n_data, device=dev).split(max(1, int(chunk))))
+        from .plumbing.progress import bar
+
         prior = self.base.force(self.ref, batches[0], 0.0)
         total = prior.clone()
         terms = []
-        for b in batches:
-            g = self.base.force(self.ref, b, 1.0) - prior
-            total += g
-            if keep:
-                terms.append(g)
+        # a network's pass over the data at x_ref takes minutes on a CPU: it gets its bar
+        with bar(len(batches), "control variate: gradients at the reference point", "batch",
+                 enabled_here=hasattr(self.base, "module")) as ticks:  # fmt: skip
+            for b in batches:
+                g = self.base.force(self.ref, b, 1.0) - prior
+                total += g
+                if keep:
+                    terms.append(g)
+                ticks.update()
         if keep:
             self._cache = torch.stack(terms)  # [K, C_ref, d]
             self._batch_of = torch.full((self.n_data,), -1, dtype=torch.long, device=dev)

@@ -16,14 +16,16 @@ from . import __version__
 from .batching import Schedule
 from .config import validate, validate_against_data
 from .data import load_data
-from .determinism import deterministic_kernels
-from .errors import UserError
-from .initial import initial_points, localization
+from .initial import TRAINING_CHECKPOINT, initial_points, localization
 from .integrators import StepContext, get_integrator
 from .models import build_potential
+from .plumbing.determinism import deterministic_kernels
+from .plumbing.errors import Interrupted, TimeLimit, UserError, WriteRefused
+from .plumbing.progress import say
+from .plumbing.resources import check_resources, free_memory
+from .plumbing.rng import GaussianNoise, make_generator
+from .plumbing.stop import deadline
 from .potential import ControlVariate, ElasticBox, Localized, Oracle
-from .resources import check_resources, free_memory
-from .rng import GaussianNoise, make_generator
 from .rundir import check_writable_target, damaged_error, move_aside, owned, write_file
 from .sampler import LoopSettings, Sampler, block_draws, draw_numbers
 from .simulate import Seeds
@@ -104,8 +106,14 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     target (control variate, localization), integrator (checked against the target), sample
     (into the store, verified when written)."""
     validate(cfg)
-    with owned(run_dir), deterministic_kernels(resolve_device(cfg.device)):
-        return _run(cfg, Path(run_dir))
+    limit = cfg.get("time_limit")
+    with owned(run_dir), deterministic_kernels(resolve_device(cfg.device)), deadline(limit):
+        try:
+            return _run(cfg, Path(run_dir))
+        except Interrupted as e:
+            if deadline.expired():
+                raise TimeLimit(f"time_limit={limit} s reached: {e}; the same command resumes") from None
+            raise
 
 
 @dataclass
@@ -136,8 +144,10 @@ class _Prepared:
 def _run(cfg: DictConfig, run_dir: Path) -> Path:
     p = _prepare(cfg, run_dir)
     if p.resume == "complete":
-        print(f"[bnnsample] {p.path} is already complete; nothing to do (choose another hydra.run.dir to rerun)")
+        say(f"{p.path} is already complete; nothing to do (choose another hydra.run.dir to rerun)")
         return p.path
+    if hasattr(p.pot, "module") and not p.resume:
+        _print_estimate(p)
     extra_arrays: dict = {}
     x0 = _initial_points(p, extra_arrays)
     pot, boundary, cv = _target(p, x0)
@@ -156,8 +166,27 @@ def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
     data = _load_data(cfg)
     validate_against_data(cfg, data.n_train, cfg.dataset.name)
     pot = build_potential(cfg.model, data, device, dtype, seed=Seeds.of(cfg.seed).model)
-    check_resources(cfg, pot.dim, _predictive_shape(data), run_dir, device)
+    check_resources(cfg, pot.dim, _predictive_shape(data), run_dir / FILENAME, device)
 
+    sched, settings = _schedule_and_settings(cfg, data, pot, device)
+    config_yaml = OmegaConf.to_yaml(cfg, resolve=True)
+    p = _Prepared(cfg, run_dir, device, dtype, data, pot, sched, settings, config_yaml, _predictive_shape(data), False)
+    p.resume = _resumable(p.path, p.config_yaml, p.expected)
+    return p
+
+
+def _print_estimate(p: _Prepared) -> None:
+    """One line with the run's estimated time on this device (models/cost.py), before a
+    network run trains or samples."""
+    from .models.cost import estimate_line, run_cost
+
+    training = p.cfg.init.name == "swa" and not p.cfg.init.get("reuse")
+    cost = run_cost(p.cfg, p.pot, _steps_per_epoch(p.cfg, p.sched), p.settings.total_steps, p.device, training)
+    print(estimate_line(cost, p.cfg, p.device), flush=True)
+
+
+def _schedule_and_settings(cfg: DictConfig, data, pot, device: torch.device) -> tuple[Schedule, LoopSettings]:
+    """The run's batch schedule and loop settings (burn-in and thinning in steps)."""
     per_chain = cfg.batching.per_chain
     if per_chain == "auto":
         per_chain = data.task == "density"
@@ -170,8 +199,7 @@ def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
         generator=make_generator(device, Seeds.of(cfg.seed).batches),
         device=device,
     )
-    steps_per_epoch = max(1, sched.n_batches) if cfg.batching.name != "full" else 1
-    unit = steps_per_epoch if cfg.unit == "epoch" else 1
+    unit = _steps_per_epoch(cfg, sched) if cfg.unit == "epoch" else 1
     settings = LoopSettings(
         burn_in=int(cfg.burn_in) * unit,
         samples=int(cfg.samples),
@@ -180,10 +208,26 @@ def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
         flush_seconds=float(cfg.flush_seconds),
         progress=bool(cfg.progress),
     )
-    config_yaml = OmegaConf.to_yaml(cfg, resolve=True)
-    p = _Prepared(cfg, run_dir, device, dtype, data, pot, sched, settings, config_yaml, _predictive_shape(data), False)
-    p.resume = _resumable(p.path, p.config_yaml, p.expected)
-    return p
+    return sched, settings
+
+
+def _steps_per_epoch(cfg: DictConfig, sched: Schedule) -> int:
+    return max(1, sched.n_batches) if cfg.batching.name != "full" else 1
+
+
+def estimate_cost(cfg: DictConfig, training: bool = True):
+    """The cost model (models/cost.py) of a network run of ``cfg`` on its device, without
+    running it: data, potential and schedule built, two force evaluations timed."""
+    from .models.cost import run_cost
+
+    validate(cfg)
+    device = resolve_device(cfg.device)
+    data = _load_data(cfg)
+    pot = build_potential(cfg.model, data, device, getattr(torch, cfg.dtype), seed=Seeds.of(cfg.seed).model)
+    if not hasattr(pot, "module"):
+        raise UserError(f"model={cfg.model.name}: the cost estimate is for networks")
+    sched, settings = _schedule_and_settings(cfg, data, pot, device)
+    return run_cost(cfg, pot, _steps_per_epoch(cfg, sched), settings.total_steps, device, training)
 
 
 def _initial_points(p: _Prepared, extra_arrays: dict) -> torch.Tensor:
@@ -191,7 +235,7 @@ def _initial_points(p: _Prepared, extra_arrays: dict) -> torch.Tensor:
     if p.resume:
         with open_checked(p.path) as old:
             return torch.as_tensor(old.array("init/x0"), device=p.device, dtype=p.dtype)
-    return initial_points(p.cfg, p.pot, p.device, p.dtype, extra_arrays)
+    return initial_points(p.cfg, p.pot, p.device, p.dtype, extra_arrays, run_dir=p.run_dir)
 
 
 def _target(p: _Prepared, x0: torch.Tensor):
@@ -280,22 +324,33 @@ def _sample(p: _Prepared, pot, integrator, ctx, state, x0, extra_arrays: dict, c
     if resume:
         store = SampleStore(path, "r+")
         sampler = Sampler(pot, integrator, p.sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
+        fresh = {k: (tuple(v.shape), v.dtype) for k, v in state.tensors().items()}
         try:
             state = sampler.restore(store.read_state(), p.device)
+            got = {k: (tuple(v.shape), v.dtype) for k, v in state.tensors().items()}
+            if got != fresh:  # found before "resuming" is said and the first step fails
+                k = next(k for k in sorted({*got, *fresh}) if got.get(k) != fresh.get(k))
+                raise ValueError(f"state {k} is {got.get(k)}, this run's is {fresh.get(k)}")
         except (KeyError, ValueError, RuntimeError) as e:
             store.close()
             raise UserError(
                 f"{path}: its resume state does not fit this run ({e}); choose another hydra.run.dir"
             ) from None
         store.attrs["draws"] = sampler.draws  # draws written after the last resume state are redone
-        print(f"[bnnsample] resuming {path} at step {sampler.step} of {settings.total_steps}")
+        write_file(p.run_dir / "config.yaml", p.config_yaml)  # a stale or edited copy does not survive
+        say(f"resuming {path} at step {sampler.step} of {settings.total_steps}")
     else:
         store = _create_store(path, cfg, settings, pot, p.data, attrs, extra_arrays, x0)
         write_file(p.run_dir / "config.yaml", p.config_yaml)
+        (p.run_dir / TRAINING_CHECKPOINT).unlink(missing_ok=True)  # the store holds the trained points now
         sampler = Sampler(pot, integrator, p.sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
     try:
         sampler.run(state)
         store.mark_complete()
+    except WriteRefused as e:
+        kept = store.n_draws
+        raise WriteRefused(f"{e}; nothing was written past the last flush ({kept} draws per chain and their resume "
+                           "state are kept): free space and rerun the same command to resume") from None  # fmt: skip
     except UserError:
         # bad input that only the first steps reveal: a store without a single draw or resume
         # state is removed, so the corrected command runs in this directory
@@ -313,7 +368,7 @@ def _sample(p: _Prepared, pot, integrator, ctx, state, x0, extra_arrays: dict, c
     n_div = int(sampler.diverged.sum())
     summary = f"{n_div} of {chains} chains diverged" if n_div else f"all {chains} chains finite"
     log.info("sampling done: %d steps, %d draws per chain; %s", settings.total_steps, settings.samples, summary)
-    print(f"[bnnsample] {summary}; samples in {path}")
+    say(f"{summary}; samples in {path}")
     return path
 
 

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from . import hostmem, simulate
+from . import simulate
 from .batching import Schedule
-from .errors import Interrupted
 from .integrators.base import Integrator, State, StepContext
+from .plumbing import hostmem
+from .plumbing.errors import Interrupted
+from .plumbing.stop import _stop, request_stop  # noqa: F401 (request_stop: the loop's public handler)
 from .potential import Potential
-from .stop import _stop, request_stop  # noqa: F401 (request_stop: the loop's public handler)
 from .store import SampleStore
 
 
@@ -192,12 +193,21 @@ class Sampler:
     def _write_draws(self, buf: DrawBuffer, state: State) -> None:
         self._check(state)
         block = buf.take()
+        have = self.store.f["diagnostics"]
+        new = sum(1 for k in block if k.startswith("diag/") and k.split("/", 1)[1] not in have)
+        draws = next((v.shape[1] for v in block.values()), 0)
+        self.store.reserve(draws, new, self._state_bytes(state))
         self.store.append(
             theta=block.get("theta"),
             predictive=block.get("predictive"),
             diagnostics={k.split("/", 1)[1]: v for k, v in block.items() if k.startswith("diag/")},
         )
         self.store.set_diverged(_to_np(self.diverged))
+
+    @staticmethod
+    def _state_bytes(state: State) -> int:
+        """About the bytes of the resume state (positions, velocities, thermostats)."""
+        return sum(t.numel() * t.element_size() for t in vars(state).values() if isinstance(t, torch.Tensor))
 
     def _flush(self, state: State, buf: DrawBuffer) -> None:
         self._write_draws(buf, state)
@@ -216,7 +226,7 @@ class Sampler:
         block = self.store.block_draws
         buf = DrawBuffer(min(block, s.samples))
         last_flush = time.monotonic()
-        from . import progress
+        from .plumbing import progress
 
         bar = progress.bar(total, "sampling", "step", initial=self.step, enabled_here=s.progress)
         bar.set_postfix(diverged=0)

@@ -1,6 +1,6 @@
 """Throughput benchmarks, reported as ratios against a baseline measured in the same run.
 
-    python scripts/bench.py [--suite two_batch|toy|integrators|epoch|recording|peers|all] [--out results/bench.md]
+    python scripts/bench.py [--suite two_batch|toy|integrators|conv|epoch|recording|peers|all] [--out results/bench.md]
 
 two_batch (--chains, --steps): SMS-UBU chain-steps per second on two_batch_gaussian through
 the real pipeline (``bnnsample.runner.run``: schedule, integrator, divergence checks, HDF5
@@ -18,6 +18,9 @@ integrators:
             one UBU step with the SMS schedule (noise, OU flows, schedule, oracle incl. the
             flat-parameter unflatten) over the bare forward+backward of the ordinary module on
             the same batch size.
+conv (--repeats, --net-batch): the force of cnn_small and cnn_fmnist (one chain, the layout
+            bnnsample picks: channels-last on the CPU) against a plain eager forward+backward in
+            PyTorch's default layout, CPU time; cnn_fmnist's FLOP/s against a matmul's.
 epoch (--epoch-images, --device): one SMS-UBU epoch of Algorithm 3 (cnn_fmnist, localized
             target, bounces, cached control variates) against one plain Adam training epoch on
             the same batches and device (issue 7's goal: at most 1.15x).
@@ -61,6 +64,7 @@ from bench_common import (
     ratio_spread,
     spread_text,
     timed,
+    update_bench_md,
 )
 
 
@@ -69,7 +73,7 @@ def bench_two_batch(chains: int, steps: int) -> dict:
 
     from bnnsample import runner
     from bnnsample.models.analytic import GaussianMean
-    from bnnsample.paths import conf_dir
+    from bnnsample.plumbing.paths import conf_dir
 
     with initialize_config_dir(str(conf_dir()), version_base="1.3"):
         cfg = compose(
@@ -108,7 +112,7 @@ def bench_toy(chains: int, steps: int, repeats: int, preset: str = "sms_ubu") ->
     its random-number floor: the same float64 normals drawn from the same generator
     (``GaussianNoise``, UBU draws 2 per coordinate and step plus the first half-step's),
     nothing else. Interleaved rounds, CPU time."""
-    from bnnsample.rng import GaussianNoise
+    from bnnsample.plumbing.rng import GaussianNoise
     from bnnsample.simulate import build_target, make_chains, preset_scheme, run
 
     pot = build_target(["dataset=two_batch_gaussian"], dtype="float64").potential
@@ -263,8 +267,8 @@ def bench_network(batch: int, steps: int, repeats: int, n_data: int = 2000, inte
     from bnnsample.integrators import StepContext, get_integrator
     from bnnsample.models.cnn import cnn_fmnist
     from bnnsample.models.network import ClassifierPotential
+    from bnnsample.plumbing.rng import GaussianNoise
     from bnnsample.potential import Oracle
-    from bnnsample.rng import GaussianNoise
     from bnnsample.simulate import advance
 
     torch.manual_seed(0)
@@ -321,6 +325,78 @@ def bench_network(batch: int, steps: int, repeats: int, n_data: int = 2000, inte
     }  # fmt: skip
 
 
+def bench_conv(repeats: int, batch: int = 200, steps: int = 5) -> dict:
+    """The networks' force in the layout bnnsample picks (``memory_format=auto``: channels-last
+    on the CPU) against a plain eager forward + backward of the same network in PyTorch's
+    default layout, one chain, the same batch, interleaved rounds, CPU time; and the force of
+    cnn_fmnist in FLOP/s (FLOPs counted by torch's FlopCounterMode) against a 1024^3 float32
+    matmul's FLOP/s measured in the same rounds (the core's sustained rate)."""
+    import torch.nn.functional as F
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from bnnsample.models.cnn import ARCHITECTURES
+    from bnnsample.models.network import ClassifierPotential
+
+    g = torch.Generator().manual_seed(0)
+    xt = torch.rand(2000, 1, 28, 28, generator=g)
+    yt = torch.randint(10, (2000,), generator=g)
+    idx = torch.randint(2000, (batch,), generator=g)
+    xb, yb = xt[idx], yt[idx]
+    variants, flops, fmt = {}, {}, {}
+    for name in ("cnn_small", "cnn_fmnist"):
+        torch.manual_seed(0)
+        plain = ARCHITECTURES[name]()
+        torch.manual_seed(0)
+        pot = ClassifierPotential(ARCHITECTURES[name](), xt, yt, xt[:10])
+        fmt[name] = pot.memory_format
+        x = pot.layout.flatten(pot.module)[None]
+        n = steps if name == "cnn_small" else 1
+
+        def eager(m=plain, n=n):
+            for _ in range(n):
+                m.zero_grad(set_to_none=True)
+                F.cross_entropy(m(xb), yb, reduction="sum").backward()
+
+        def force(p=pot, x=x, n=n):
+            for _ in range(n):
+                p.force(x, idx, 1.0)
+
+        with FlopCounterMode(display=False) as fc:
+            pot.force(x, idx, 1.0)
+        flops[name] = fc.get_total_flops()
+        for label, fn in (("eager", eager), ("force", force)):
+            fn()  # warm-up
+            variants[f"{name} {label}"] = lambda fn=fn, n=n: (lambda t: (t.cpu / n, t.wall / n))(timed(fn)[1])
+    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    variants["matmul"] = lambda: (lambda t: (t.cpu / 20, t.wall / 20))(timed(lambda: [a @ b for _ in range(20)])[1])
+    res = interleaved(variants, repeats)
+    cpu = {k: [c for c, _ in v] for k, v in res.items()}
+    wall = {k: [w for _, w in v] for k, v in res.items()}
+    matmul_rate = [2 * 1024**3 / c for c in cpu["matmul"]]
+    fmnist_rate = [flops["cnn_fmnist"] / c for c in cpu["cnn_fmnist force"]]
+    ms = lambda k: spread_text([x * 1e3 for x in median_spread(cpu[k])], ".1f")  # noqa: E731
+    out = {"setting": f"one chain, batch {batch}, float32, random 28x28 inputs, {repeats} interleaved rounds, CPU time "
+                      f"(wall beside); layout picked: " + ", ".join(f"{k} {v}" for k, v in fmt.items())}  # fmt: skip
+    for name in ("cnn_small", "cnn_fmnist"):
+        out[f"{name} plain eager forward+backward (default layout), CPU ms (median [min, max])"] = ms(f"{name} eager")
+        out[f"{name} bnnsample force ({fmt[name]}), CPU ms"] = ms(f"{name} force")
+        out[f"{name} wall ms eager / force"] = (
+            f"{median_spread(wall[f'{name} eager'])[0] * 1e3:.1f} / {median_spread(wall[f'{name} force'])[0] * 1e3:.1f}"
+        )
+        r = ratio_spread(cpu[f"{name} eager"], cpu[f"{name} force"])
+        out[f"{name} speed-up of the force over plain eager (median of per-round CPU ratios [min, max])"] = spread_text(
+            r, ".2f"
+        )
+    out["cnn_fmnist force FLOPs (FlopCounterMode)"] = f"{flops['cnn_fmnist'] / 1e9:.1f} GFLOP"
+    out["cnn_fmnist force GFLOP/s (CPU time)"] = spread_text(median_spread([x / 1e9 for x in fmnist_rate]), ".1f")
+    out["matmul 1024^3 float32 GFLOP/s (CPU time)"] = spread_text(median_spread([x / 1e9 for x in matmul_rate]), ".1f")
+    out["cnn_fmnist force / matmul FLOP/s (median of per-round ratios [min, max])"] = spread_text(
+        median_spread([f / m for f, m in zip(fmnist_rate, matmul_rate)]), ".2f"
+    )
+    out["load"] = load_text()
+    return out
+
+
 def bench_epoch(n_data: int, repeats: int, device: str = "cpu", batch: int = 200) -> dict:
     """One epoch of Algorithm 3's sampling phase against one epoch of plain training, same
     device, same batches. cnn_fmnist (one chain) on random data of Fashion-MNIST shape,
@@ -338,8 +414,8 @@ def bench_epoch(n_data: int, repeats: int, device: str = "cpu", batch: int = 200
     from bnnsample.integrators import StepContext, get_integrator
     from bnnsample.models.cnn import cnn_fmnist
     from bnnsample.models.network import ClassifierPotential
+    from bnnsample.plumbing.rng import GaussianNoise
     from bnnsample.potential import ControlVariate, ElasticBox, Localized, Oracle
-    from bnnsample.rng import GaussianNoise
     from bnnsample.simulate import advance
     from bnnsample.train import adam_steps, training_loss
 
@@ -426,7 +502,18 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument(
         "--suite",
-        choices=("two_batch", "toy", "integrators", "logistic", "network", "epoch", "recording", "peers", "all"),
+        choices=(
+            "two_batch",
+            "toy",
+            "integrators",
+            "logistic",
+            "network",
+            "conv",
+            "epoch",
+            "recording",
+            "peers",
+            "all",
+        ),
         default="two_batch",
         help="all: every suite but peers (which needs .[bench])",
     )
@@ -472,8 +559,13 @@ def main() -> None:
     if a.suite in ("integrators", "network", "all"):
         r = bench_network(a.net_batch, a.net_steps, a.repeats)
         sections.append(_section(f"cnn_fmnist one chain, sampler step vs bare gradient ({machine})", r))
+    if a.suite in ("conv", "all"):
+        r = bench_conv(a.repeats, a.net_batch)
+        sections.append(
+            _section(f"CPU convolutions: the networks' force vs plain eager, FLOP/s vs matmul ({machine})", r)
+        )
     if a.suite in ("epoch", "all"):
-        from bnnsample.determinism import deterministic_kernels
+        from bnnsample.plumbing.determinism import deterministic_kernels
 
         kernels = deterministic_kernels(torch.device(a.device)) if a.cuda_kernels == "deterministic" else nullcontext()
         with kernels:
@@ -492,10 +584,9 @@ def main() -> None:
     cmd = "python " + " ".join(sys.argv)
     text = "\n\n".join(s.replace("\n\n", f"\n\ncommand: `{cmd}`\n\n", 1) for s in sections)
     print(text)
-    if a.out:
+    if a.out:  # one current section per suite and command; the replaced ones go to bench_history.csv
         a.out.parent.mkdir(parents=True, exist_ok=True)
-        with open(a.out, "a") as f:
-            f.write(text + "\n\n")
+        update_bench_md(a.out, [s.replace("\n\n", f"\n\ncommand: `{cmd}`\n\n", 1) for s in sections])
 
 
 if __name__ == "__main__":

@@ -86,7 +86,7 @@ def logistic_cfg(chains: int, steps: int, integrator: str, dtype: str, draws: in
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from bnnsample.paths import conf_dir
+    from bnnsample.plumbing.paths import conf_dir
 
     GlobalHydra.instance().clear()
     with initialize_config_dir(str(conf_dir()), version_base="1.3"):
@@ -98,3 +98,57 @@ def logistic_cfg(chains: int, steps: int, integrator: str, dtype: str, draws: in
                 "step_size=0.02", "friction=5.0", *overrides,
             ],
         )  # fmt: skip
+
+
+HISTORY = "bench_history.csv"  # beside bench.md: every section a newer run of its suite replaced
+
+
+def _split_sections(text: str) -> list[str]:
+    """The '## ' sections of a bench.md text, each with its heading."""
+    parts = ("\n" + text).split("\n## ")
+    return ["## " + p.strip() for p in parts[1:] if p.strip()]
+
+
+def section_key(section: str) -> tuple[str, str]:
+    """(suite title without the machine in parentheses, command) of a bench.md section: a
+    newer section of the same key replaces the older one."""
+    import re
+
+    title = section.splitlines()[0].removeprefix("## ")
+    title = re.sub(r"\s*\([^()]*\)\s*$", "", title)
+    m = re.search(r"^command: `([^`]*)`", section, re.M)
+    command = re.sub(r"\s*--out \S+", "", m.group(1)) if m else ""
+    return title, command
+
+
+def update_bench_md(path, new_sections: list[str]) -> None:
+    """Write ``new_sections`` into bench.md, one current section per suite and command (the
+    latest), each dated; the sections they replace go to bench_history.csv beside it (suite,
+    command, machine, date, the section's markdown)."""
+    import csv
+    import io
+    import re
+    import time
+    from pathlib import Path
+
+    path = Path(path)
+    today = time.strftime("%Y-%m-%d")
+    old = _split_sections(path.read_text()) if path.exists() else []
+    dated = [s if re.search(r"^date: ", s, re.M) else s.replace("\n", f"\n\ndate: {today}", 1) for s in new_sections]
+    replaced = {section_key(s) for s in dated}
+    keep = [s for s in old if section_key(s) not in replaced]
+    gone = [s for s in old if section_key(s) in replaced]
+    if gone:
+        hist = path.with_name(HISTORY)
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        if not hist.exists():
+            w.writerow(["suite", "command", "machine", "date", "section"])
+        for s in gone:
+            suite, command = section_key(s)
+            machine = re.search(r"\(([^()]*)\)\s*$", s.splitlines()[0])
+            date = re.search(r"^date: (\S+)", s, re.M)
+            w.writerow([suite, command, machine.group(1) if machine else "", date.group(1) if date else "", s])
+        with open(hist, "a", newline="") as fh:
+            fh.write(buf.getvalue())
+    path.write_text("\n\n".join([*keep, *dated]) + "\n")

@@ -99,12 +99,13 @@ def _table(values):
     return pd.DataFrame(rows)
 
 
-def _diffs(per_size):
+def _diffs(per_size, groups=8):
     """{baseline: paired-differences table} from {es: {(baseline, metric): (diff, se)}}."""
     rows = {}
     for es, cells in per_size.items():
         for (base, metric), (d, se) in cells.items():
-            rows.setdefault(base, []).append({"ensemble_size": es, "metric": metric, "diff": d, "se": se, "groups": 2})
+            rows.setdefault(base, []).append({"ensemble_size": es, "metric": metric, "diff": d, "se": se,
+                                              "groups": groups})  # fmt: skip
     return {b: pd.DataFrame(r) for b, r in rows.items()}
 
 
@@ -129,6 +130,28 @@ def test_fig4_verdicts_and_options():
     rows = fig.verdicts(_table(good), _diffs({1: lower, 2: lower}))
     assert [o.verdict for _, o in rows] == ["reproduced"] * 5
     assert rows[0][0].text.endswith("ensemble size 1") and rows[1][0].text.endswith("ensemble size 2")
+    # t intervals: with 2 groups (t = 12.7) four to five s.e. below 0 do not exclude 0
+    rows = fig.verdicts(_table(good), _diffs({1: lower, 2: lower}, groups=2))
+    assert [o.verdict for _, o in rows[:3]] == ["partly"] * 3
+    # the setting a verdict was measured at starts every row's numbers
+    rows = fig.verdicts(_table(good), _diffs({1: lower, 2: lower}), setting="cnn_small, 30 draws, 16 runs")
+    assert all(o.ours.startswith("at cnn_small, 30 draws, 16 runs: ") for _, o in rows)
+    # a "not reproduced" whose gap moves in SMS-UBU's favour with the draws per run, below the
+    # paper's 30, is "not tested: scale" with the reason; with 30 draws it stands
+    by_draws = pd.DataFrame([{"ensemble_size": 2, "metric": "nll", "draws": k, "diff": d, "se": 0.002, "groups": 8}
+                             for k, d in ((1, 0.04), (2, 0.02), (4, 0.005))])  # fmt: skip
+    mixed_rows = fig.verdicts(_table(good), _diffs({1: lower, 2: _cells((0.03, 0.01), (-0.004, 0.001),
+                                                                         (-0.0001, 0.0005))}), by_draws=by_draws)  # fmt: skip
+    assert (
+        mixed_rows[1][1].verdict == "not tested: scale"
+        and "+0.0400 -> +0.0050 from 1 to 4 draws" in mixed_rows[1][1].why
+    )
+    flat = by_draws.assign(diff=0.03)
+    mixed_rows = fig.verdicts(_table(good), _diffs({1: lower, 2: _cells((0.03, 0.01), (-0.004, 0.001),
+                                                                         (-0.0001, 0.0005))}), by_draws=flat)  # fmt: skip
+    assert mixed_rows[1][1].verdict.startswith("not reproduced")
+    thirty = by_draws.assign(draws=by_draws.draws * 10)
+    assert fig.hinges_on_draws(thirty, 2, "nll", False) is None and fig.hinges_on_draws(by_draws, 2, "nll", False)
     rows = fig.verdicts(_table(good), _diffs({1: lower, 2: mixed}))
     assert rows[1][1].verdict == "not reproduced (3.0 s.e.)" and "2 of 6 higher" in rows[1][1].why
     assert rows[2][1].verdict == "not reproduced (4.0 s.e.)"  # accuracy lower at es = 2
@@ -291,7 +314,7 @@ def test_fig4_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeypatch
         return run_dir / "samples.h5"
 
     monkeypatch.setattr(fig4, "run_pipeline", fake_pipeline)
-    monkeypatch.setattr(fig4, "method_overrides", lambda m, s: [])
+    monkeypatch.setattr(fig4, "method_overrides", lambda m, s, p=0: [])
     monkeypatch.setattr(fig4, "_complete", lambda d: False)
     with pytest.raises(KeyboardInterrupt):
         fig4.run_methods(tmp_path, {}, ["sms_ubu"])
@@ -302,3 +325,63 @@ def test_fig4_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeypatch
     (tmp_path / "sms_ubu" / "samples.h5").unlink()  # started afresh
     fig4.run_methods(tmp_path, {}, ["sms_ubu"])
     assert 0.05 <= json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"] < both
+
+
+def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
+    """A scale with ``part_runs`` makes its runs in parts (one run directory each, seed = part
+    number) and pools them in part order: the table equals ensemble_metrics of the parts'
+    predictives concatenated; runs=4 reuses the two parts of runs=2 and adds two; a worker
+    (``part=``) makes only its parts; workers=2 starts two processes with disjoint shares."""
+    from bnnsample.evaluate.ensembles import ensemble_metrics, run_predictives
+    from bnnsample.figures import paulin2025_fig4 as fig
+
+    from .test_images import make_fmnist
+
+    make_fmnist(tmp_path / "data", n_train=200, n_test=20)
+    tiny = dict(fig.PAPER_SCHEDULE, chains=2, part_runs=1, overrides=[
+        "init.train_epochs=1", "init.swa_epochs=1", "burn_in=0", "samples=2", "unit=epoch",
+        "model.n_calibration=100", f"data_dir={tmp_path / 'data'}", "progress=false", "batch_size=50",
+    ])  # fmt: skip
+    monkeypatch.setitem(fig.SETTINGS, "paper_schedule", tiny)
+    out = tmp_path / "out"
+    csv, _, md = fig.make(out, {"scale": "paper_schedule"})
+    root = out / fig.FIG / "runs" / "paper_schedule_fmnist"
+    parts = [root / f"part{p}" / "sms_ubu" / "samples.h5" for p in (0, 1)]
+    preds = []
+    for p, path in enumerate(parts):
+        with SampleStore(path) as st:
+            assert st.attrs["chains"] == 1 and f"seed: {p}" in st.f.attrs["config"]
+            got, y = run_predictives(st, bayes_label="sms_ubu")
+        preds.append(got["sms_ubu"])
+    want = ensemble_metrics(np.concatenate(preds), y, sizes=(1, 2), method="sms_ubu")
+    table = pd.read_csv(csv)
+    mine = table[table.method == "sms_ubu"].reset_index(drop=True)
+    np.testing.assert_allclose(mine["mean"], want["mean"], rtol=1e-9)
+    assert "runs made in parts of 1" in md.read_text()
+    # a worker makes its parts only and writes no tables
+    assert fig.make(out, {"scale": "paper_schedule", "runs": "3", "part": "2"}) == []
+    assert (root / "part2" / "sms_ubu" / "samples.h5").exists() and not (root / "part3").exists()
+    with pytest.raises(ValueError, match="part=5: allowed values"):
+        fig.make(out, {"scale": "paper_schedule", "runs": "3", "part": "5"})
+    from bnnsample.plumbing.errors import TimeLimit
+
+    with pytest.raises(TimeLimit, match="time_limit reached before sms_ubu part 3"):  # parts 0-2 are made
+        fig.make(out, {"scale": "paper_schedule", "runs": "4", "time_limit": "0.5"})
+    # workers: disjoint shares of the unfinished parts, one process each
+    started = []
+
+    class FakeProc:
+        def __init__(self, cmd, **kw):
+            started.append(cmd)
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr("subprocess.Popen", FakeProc)
+    _, s, methods = fig._settings({"scale": "paper_schedule", "runs": "6", "workers": "2"})
+    fig.run_workers(out, {"scale": "paper_schedule", "runs": "6", "workers": "2"}, s, root, methods)
+    shares = [c[-1] for c in started]
+    assert shares == ["part=3,5", "part=4"] and all("workers=2" not in c for c in started)
+    with pytest.raises(ValueError, match="runs=3: scale=paper_schedule runs in parts of 2"):
+        monkeypatch.setitem(fig.SETTINGS, "paper_schedule", dict(tiny, part_runs=2))
+        fig._settings({"scale": "paper_schedule", "runs": "3"})

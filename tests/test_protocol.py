@@ -191,7 +191,7 @@ def test_reuse_swa_points_of_another_run(tmp_path):
     with SampleStore(first) as a, SampleStore(second) as b:
         np.testing.assert_array_equal(a.array("init/x0"), b.array("init/x0"))
         np.testing.assert_array_equal(a.group("baselines")["swa"], b.group("baselines")["swa"])
-    from bnnsample.errors import UserError
+    from bnnsample.plumbing.errors import UserError
 
     with pytest.raises(UserError, match="init.reuse"):
         run_inprocess(tmp_path / "c", [*base, "chains=3", f"init.reuse={tmp_path / 'a'}"])
@@ -202,17 +202,17 @@ def test_each_runs_init_point_is_its_own_swa_average(tmp_path, monkeypatch):
     torch.nn.utils.vector_to_parameters makes), run c+1's re-initialisation and Adam steps
     wrote into run c's SWA vector, so init/x0[c] became run c+1's last Adam iterate: the
     localization centre, bounce box and control-variate reference of every run but the last
-    were the wrong point. init/x0[c] must equal run c's SWA average as train_adam_swa returned
+    were the wrong point. init/x0[c] must equal run c's SWA average as train_runs returned
     it, and the stored SWA baseline must be the prediction at init/x0[c]."""
     returned = []
-    real = train_mod.train_adam_swa
+    real = train_mod.train_runs
 
     def spy(*args, **kwargs):
         res = real(*args, **kwargs)
-        returned.append(res.swa.clone())  # a private copy, taken before anything else runs
+        returned.extend(res.swa.clone())  # a private copy, taken before anything else runs
         return res
 
-    monkeypatch.setattr(train_mod, "train_adam_swa", spy)
+    monkeypatch.setattr(train_mod, "train_runs", spy)
     base = ["dataset=digits", "chains=3", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=1",
             "model.n_calibration=100", "store_theta=false", "evaluate=false", "dataset.n_test=50", "device=cpu"]  # fmt: skip
     path, _ = run_inprocess(tmp_path / "a", base)

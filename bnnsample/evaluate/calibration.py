@@ -94,7 +94,7 @@ def reliability_rows(preds: dict[str, np.ndarray], y, n_bins: int = 10) -> pd.Da
     return pd.concat(parts, ignore_index=True)
 
 
-def excess_training_loss(run_dir, n_batches: int = 20, seed: int = 0) -> dict:
+def excess_training_loss(run_dirs, n_batches: int = 20, seed: int = 0) -> dict:
     """How far above the SWA point the sampled networks sit on the training loss.
 
     Draws: the mean over chains and draws of the stored per-draw minibatch loss
@@ -104,6 +104,7 @@ def excess_training_loss(run_dir, n_batches: int = 20, seed: int = 0) -> dict:
     the run's batch size. Returns both with standard errors and the excess times N, to be set
     against d_eff / 2 for a Gaussian localized posterior (E[U(x) - U(x*)] = d_eff / 2 with
     d_eff = sum_i l_i / (l_i + lambda_loc) over the Hessian eigenvalues l_i of U at x*).
+    ``run_dirs``: one run directory, or several whose runs are pooled (same data and model).
     """
     from pathlib import Path
 
@@ -112,9 +113,42 @@ def excess_training_loss(run_dir, n_batches: int = 20, seed: int = 0) -> dict:
 
     from ..data import load_data
     from ..models import build_potential
+
+    dirs = [Path(d) for d in (run_dirs if isinstance(run_dirs, list | tuple) else [run_dirs])]
+    cfg = OmegaConf.load(dirs[0] / "config.yaml")
+    pot = build_potential(cfg.model, load_data(cfg), torch.device("cpu"), torch.float32, seed=0)
+    bs = int(cfg.batch_size)
+    idx = torch.randint(pot.n_data, (n_batches, bs), generator=torch.Generator().manual_seed(seed))
+    per_run = [_draw_and_swa_losses(d, pot, idx) for d in dirs]
+    per_chain_draw = np.concatenate([d for d, _ in per_run])
+    per_chain_swa = np.concatenate([s for _, s in per_run])
+    diff = per_chain_draw - per_chain_swa
+    n = pot.n_data
+
+    def se(v):
+        return float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
+
+    return {
+        "draw_loss": float(per_chain_draw.mean()),
+        "draw_loss_se": se(per_chain_draw),
+        "swa_loss": float(per_chain_swa.mean()),
+        "swa_loss_se": se(per_chain_swa),
+        "excess": float(diff.mean()),
+        "excess_se": se(diff),
+        "excess_times_n": float(diff.mean() * n),
+        "n_train": n,
+        "dim": int(pot.dim),
+        "runs": int(len(diff)),
+    }
+
+
+def _draw_and_swa_losses(run_dir, pot, idx) -> tuple[np.ndarray, np.ndarray]:
+    """Per kept run: the mean stored minibatch loss of its draws, and the mean loss of its SWA
+    point over the batches ``idx`` [n_batches, batch]."""
+    import torch
+
     from ..store import FILENAME, SampleStore
 
-    run_dir = Path(run_dir)
     with SampleStore(run_dir / FILENAME) as st:
         diag = st.group("diagnostics").get("minibatch_loss")
         x0 = st.array("init/x0")
@@ -122,32 +156,10 @@ def excess_training_loss(run_dir, n_batches: int = 20, seed: int = 0) -> dict:
         draws = int(st.attrs.get("draws", 0))
     if diag is None or x0 is None:
         raise ValueError(f"{run_dir}: needs diagnostics/minibatch_loss and init/x0 (an init=swa run)")
-    draw_loss = np.asarray(diag)[keep, :draws]
-    cfg = OmegaConf.load(run_dir / "config.yaml")
-    data = load_data(cfg)
-    pot = build_potential(cfg.model, data, torch.device("cpu"), torch.float32, seed=0)
-    g = torch.Generator().manual_seed(seed)
-    bs = int(cfg.batch_size)
-    idx = torch.randint(pot.n_data, (n_batches, bs), generator=g)
+    bs = idx.shape[1]
     swa = []
     with torch.no_grad():
         for c in np.flatnonzero(keep):
             x = torch.as_tensor(x0[c], dtype=torch.float32)
             swa.append([float(pot._batch_loss(x, pot.x_train[i], pot.y_train[i])) / bs for i in idx])
-    swa = np.asarray(swa)
-    per_chain_draw = draw_loss.mean(axis=1)
-    per_chain_swa = swa.mean(axis=1)
-    diff = per_chain_draw - per_chain_swa
-    n = pot.n_data
-    return {
-        "draw_loss": float(per_chain_draw.mean()),
-        "draw_loss_se": float(per_chain_draw.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan"),
-        "swa_loss": float(per_chain_swa.mean()),
-        "swa_loss_se": float(per_chain_swa.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan"),
-        "excess": float(diff.mean()),
-        "excess_se": float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan"),
-        "excess_times_n": float(diff.mean() * n),
-        "n_train": n,
-        "dim": int(pot.dim),
-        "runs": int(len(diff)),
-    }
+    return np.asarray(diag)[keep, :draws].mean(axis=1), np.asarray(swa).mean(axis=1)

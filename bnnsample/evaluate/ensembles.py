@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..rundir import write_figure
 from . import metrics as M
 
 SIZES = (1, 2, 4, 8, 16)
@@ -76,20 +77,36 @@ def paired_differences(run_probs_a, run_probs_b, y, sizes=SIZES, metrics=METRICS
     return pd.DataFrame(rows, columns=["ensemble_size", "metric", "diff", "se", "groups"])
 
 
-def run_predictives(store, bayes_label: str = "bayes") -> tuple[dict[str, np.ndarray], np.ndarray]:
+def _as_list(stores) -> list:
+    return list(stores) if isinstance(stores, list | tuple) else [stores]
+
+
+def run_predictives(stores, bayes_label: str = "bayes") -> tuple[dict[str, np.ndarray], np.ndarray]:
     """({method: per-run predictive (kept runs, n_test, K)}, targets) of a classification run:
     the baselines ``baselines/<name>`` (e.g. standard and swa) and the Bayesian predictive
     averaged over each run's draws, labelled ``bayes_label``. Diverged runs are left out of
-    every method, so that all methods pool the same runs."""
-    y = store.array("targets")
-    if y is None:
-        raise ValueError(f"{store.path} has no targets: not a classification run")
-    keep = ~np.asarray(store.diverged(), dtype=bool)
-    out = {name: arr[keep] for name, arr in sorted(store.group("baselines").items())}
-    per_run = store.predictive_mean(keep)
-    if per_run is not None:
-        out[bayes_label] = per_run
-    return out, y
+    every method, so that all methods pool the same runs.
+
+    ``stores`` is one store or a list of stores whose runs are pooled in the order given (a
+    recipe's runs split over processes, a multirun over seeds); they must share the test set,
+    and a method missing from any of them is left out."""
+    stores = _as_list(stores)
+    pooled, y0 = {}, None
+    for store in stores:
+        y = store.array("targets")
+        if y is None:
+            raise ValueError(f"{store.path} has no targets: not a classification run")
+        if y0 is None:
+            y0 = y
+        elif not np.array_equal(y, y0):
+            raise ValueError(f"{store.path}: another test set than {stores[0].path}; runs cannot be pooled")
+        keep = ~np.asarray(store.diverged(), dtype=bool)
+        for name, arr in sorted(store.group("baselines").items()):
+            pooled.setdefault(name, []).append(arr[keep])
+        per_run = store.predictive_mean(keep)
+        if per_run is not None:
+            pooled.setdefault(bayes_label, []).append(per_run)
+    return {name: np.concatenate(ps) for name, ps in pooled.items() if len(ps) == len(stores)}, y0
 
 
 def draw_counts(n_draws: int) -> list[int]:
@@ -98,28 +115,33 @@ def draw_counts(n_draws: int) -> list[int]:
     return [*counts, int(n_draws)]
 
 
-def draws_differences(store, baseline: str = "swa", sizes=SIZES, metrics=METRICS, counts=None) -> pd.DataFrame:
+def draws_differences(stores, baseline: str = "swa", sizes=SIZES, metrics=METRICS, counts=None) -> pd.DataFrame:
     """How the Bayesian ensemble's lead over a baseline moves with the number of draws per run:
     for each count k (default ``draw_counts``), the Bayesian predictive of every run is the mean
     of its LAST k draws (the ones furthest into sampling), and ``paired_differences`` against
     ``baselines/<baseline>`` of the same runs gives diff and se per ensemble size; a column
-    ``draws`` holds k. Diverged runs are left out of both."""
-    y = store.array("targets")
-    keep = ~np.asarray(store.diverged(), dtype=bool)
-    base = store.group("baselines").get(baseline)
-    if y is None or base is None or store.n_draws == 0:
-        raise ValueError(f"{store.path}: needs targets, baselines/{baseline} and draws")
-    base = np.asarray(base)[keep]
+    ``draws`` holds k. Diverged runs are left out of both. ``stores``: one store or several
+    pooled in order (``run_predictives``)."""
+    stores = _as_list(stores)
+    y = stores[0].array("targets")
+    keeps = [~np.asarray(st.diverged(), dtype=bool) for st in stores]
+    bases = [st.group("baselines").get(baseline) for st in stores]
+    n_draws = min(st.n_draws for st in stores)
+    if y is None or any(b is None for b in bases) or n_draws == 0:
+        raise ValueError(f"{stores[0].path}: needs targets, baselines/{baseline} and draws")
+    base = np.concatenate([np.asarray(b)[k] for b, k in zip(bases, keeps)])
     parts = []
-    for k in counts or draw_counts(store.n_draws):
-        d = paired_differences(store.predictive_mean(keep, last=k), base, y, sizes, metrics)
+    for k in counts or draw_counts(n_draws):
+        per_run = np.concatenate([st.predictive_mean(keep, last=k) for st, keep in zip(stores, keeps)])
+        d = paired_differences(per_run, base, y, sizes, metrics)
         parts.append(d.assign(draws=int(k)))
     return pd.concat(parts, ignore_index=True)
 
 
-def ensemble_table(store, sizes=SIZES, bayes_label: str = "bayes", metrics=METRICS) -> pd.DataFrame:
-    """``ensemble_metrics`` for every predictive of one classification run (``run_predictives``)."""
-    preds, y = run_predictives(store, bayes_label)
+def ensemble_table(stores, sizes=SIZES, bayes_label: str = "bayes", metrics=METRICS) -> pd.DataFrame:
+    """``ensemble_metrics`` for every predictive of one classification run, or of several
+    pooled in order (``run_predictives``)."""
+    preds, y = run_predictives(stores, bayes_label)
     parts = [ensemble_metrics(p, y, sizes, name, metrics) for name, p in preds.items()]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
 
@@ -128,21 +150,13 @@ def pooled_ensemble_table(paths, sizes=SIZES, metrics=METRICS) -> pd.DataFrame:
     """Runs of several jobs (e.g. a multirun over seeds, one or more chains each) pooled in the
     order given, then cut into disjoint ensembles as ``ensemble_metrics`` does. The jobs must
     share the test set; a method missing from any job is left out."""
+    from contextlib import ExitStack
+
     from ..store import SampleStore
 
-    pooled, y0 = {}, None
-    for path in paths:
-        with SampleStore(path) as st:
-            preds, y = run_predictives(st)
-        if y0 is None:
-            y0 = y
-        elif not np.array_equal(y, y0):
-            raise ValueError(f"{path}: another test set than {paths[0]}; runs cannot be pooled")
-        for name, p in preds.items():
-            pooled.setdefault(name, []).append(p)
-    parts = [ensemble_metrics(np.concatenate(ps), y0, sizes, name, metrics)
-             for name, ps in pooled.items() if len(ps) == len(paths)]  # fmt: skip
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+    with ExitStack() as stack:
+        stores = [stack.enter_context(SampleStore(path)) for path in paths]
+        return ensemble_table(stores, sizes, metrics=metrics)
 
 
 def ensemble_rows(store) -> list[dict]:
@@ -177,8 +191,6 @@ def plot_ensembles(table: pd.DataFrame, path: Path, title: str = "") -> Path:
     if title:
         fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    path = write_figure(fig, Path(path), dpi=120)
     plt.close(fig)
     return path

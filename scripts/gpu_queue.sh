@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# bnnsample's GPU jobs in priority order, for a machine with a CUDA GPU and no network:
+#
+#   bash scripts/gpu_queue.sh --list              # the jobs, one a line, the first first
+#   bash scripts/gpu_queue.sh OUT_DIR [SECONDS]   # run them in order within SECONDS (default 540)
+#
+# Each job gets the time left; the paper-scale Fig. 4 job stops at that limit with its resume
+# state written (exit code 3) and continues where it stopped when the queue is run again on the
+# same machine (its runs live under results/paulin2025-fig4/runs/). Small outputs are copied to
+# OUT_DIR: queue.txt (each job's exit code and seconds), fig4.tgz (tables, plot, section, logs),
+# cuda_tests.txt, bench_epoch.txt.
+#
+# Set-up where the registry is reachable (the GPU machine has none): `bash scripts/gpu_wheels.sh`
+# writes the missing dependencies to .whl/, and the Fashion-MNIST files go to data/
+# (`mkdir -p data && cp /usr/share/datasets/fashion-mnist/*.gz data/`); carry both.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# a smoke test on a CPU at tiny sizes, writing outside the repository's results/:
+#   PYTHON=.venv/bin/python QUEUE_DEVICE=cpu QUEUE_RESULTS=/tmp/qres FIG4_OPTIONS="scale=quick runs=2" \
+#       bash scripts/gpu_queue.sh /tmp/q 120
+PY=${PYTHON:-python3}
+DEV=${QUEUE_DEVICE:-cuda}
+RES=${QUEUE_RESULTS:-results}
+FIG4=${FIG4_OPTIONS:-scale=paper runs=16}
+JOBS=(
+    "fig4_paper|paulin2025 Fig. 4 at the paper's scale (cnn_fmnist, 15 + 5 epochs, 10 burn-in, 30 draws, 16 runs in parts of 8, SMS-UBU), resumable|bnnsample figure paulin2025-fig4 $FIG4 device=$DEV"
+    "cuda_tests|the CUDA tests, and the vectorised-training and memory-format laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/test_memory_format.py"
+    "bench_epoch|one SMS-UBU epoch of cnn_fmnist against one Adam epoch on the GPU|$PY scripts/bench.py --suite epoch --device $DEV --epoch-images 20000 --repeats 3"
+)
+
+if [[ "${1:-}" == "--list" ]]; then
+    for j in "${JOBS[@]}"; do
+        IFS='|' read -r name what cmd <<<"$j"
+        echo "$name: $cmd  # $what"
+    done
+    exit 0
+fi
+if [[ $# -lt 1 ]]; then
+    echo "usage: bash scripts/gpu_queue.sh OUT_DIR [SECONDS] | --list" >&2
+    exit 2
+fi
+OUT=$(mkdir -p "$1" && cd "$1" && pwd)
+BUDGET=${2:-540}
+START=$(date +%s)
+left() { echo $((BUDGET - ($(date +%s) - START))); }
+
+export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+if [[ -d .whl ]]; then
+    "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+        && export PYTHONPATH="$PYTHONPATH:/tmp/site"
+fi
+DATA=()
+if ls data/train-images-idx3-ubyte* >/dev/null 2>&1; then
+    DATA=("data_dir=$PWD/data")
+fi
+bnnsample() { "$PY" -c "from bnnsample.cli import main; main()" "$@"; }
+{ nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || echo "no nvidia-smi: device $DEV"; } >"$OUT/queue.txt" 2>&1
+
+for j in "${JOBS[@]}"; do
+    IFS='|' read -r name what cmd <<<"$j"
+    t=$(left)
+    if ((t < 60)); then
+        echo "$name skipped: ${t} s left" >>"$OUT/queue.txt"
+        continue
+    fi
+    t0=$(date +%s)
+    case $name in
+        fig4_paper)  # its own time limit: stops with resume state written (exit 3)
+            eval "$cmd time_limit=$((t - 40)) ${DATA[*]} --out $RES" >"$OUT/fig4.log" 2>&1
+            rc=$?
+            mkdir -p "$RES/paulin2025-fig4/runs"
+            tar czf "$OUT/fig4.tgz" -C "$OUT" fig4.log -C "$RES" REPRODUCTION.md \
+                $(cd "$RES" && find paulin2025-fig4 -maxdepth 1 -type f) \
+                $(cd "$RES" && find paulin2025-fig4/runs \( -name '*.log' -o -name timing.json -o -name config.yaml \)) \
+                2>/dev/null
+            rm -f "$OUT/fig4.log"
+            ;;
+        *)
+            eval "timeout $((t - 20)) $cmd" >"$OUT/$name.txt" 2>&1
+            rc=$?
+            ;;
+    esac
+    echo "$name exit $rc after $(($(date +%s) - t0)) s" >>"$OUT/queue.txt"
+done
+cat "$OUT/queue.txt"
