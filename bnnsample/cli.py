@@ -18,7 +18,8 @@ from pathlib import Path
 
 from hydra.errors import CompactHydraException
 
-from .config import COMMON_RANDOM_KEYS, NOT_SAMPLING_KEYS, check_override
+from .config import COMMON_RANDOM_KEYS, NOT_SAMPLING_KEYS, VALUE_RULES, check_override, check_value
+from .plumbing.progress import say
 
 USAGE = """usage: bnnsample <command> [args]
 
@@ -31,18 +32,22 @@ commands:
                          regenerate a figure/table recipe (default DIR: ./results of the
                          current directory) and print each claim's verdict;
                          `figure --list` lists the ids, e.g. `figure orders`
+  export RUN_DIR...      write RUN_DIR/posterior.nc, the run as an ArviZ InferenceData (posterior
+                         theta, sample_stats with kinetic temperature and divergence, predictions)
   info                   list integrators, batchings, datasets, models and inits
   --help                 this message
 
 Output goes to Hydra's run directory (hydra.run.dir=DIR to choose it): samples.h5,
-config.yaml, metrics.csv, plots/, run.log.
+config.yaml, metrics.csv, plots/, bnnsample.log. A stopped run (Ctrl-C, SIGTERM, time_limit)
+prints the command that resumes it: the same overrides with hydra.run.dir=RUN_DIR.
 """
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    from .errors import printable
+    from .plumbing.errors import printable
+    from .plumbing.progress import message
 
-    print(f"bnnsample: error: {printable(msg)}", file=sys.stderr)
+    message(f"bnnsample: error: {printable(msg)}", sys.stderr)
     sys.exit(code)
 
 
@@ -145,7 +150,7 @@ def one_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and "HYDRA_FULL_ERROR" not in ln]
     m = re.search(r"Could not find '(.+)/([^/']+)'", text)
     if m:
-        from .suggest import did_you_mean
+        from .plumbing.suggest import did_you_mean
 
         opts = [ln.strip() for ln in text.splitlines() if ln.startswith("\t")]
         allowed = f"allowed values: {', '.join(opts)}" if opts else "no such option"
@@ -160,7 +165,7 @@ def one_line(text: str) -> str:
             if key in KEY_HINTS:
                 return f"{key}: no such key in the config; {KEY_HINTS[key]}"
             from .config import top_level_keys
-            from .suggest import did_you_mean
+            from .plumbing.suggest import did_you_mean
 
             hint = did_you_mean(key, top_level_keys())
             return f"{key}: no such key in the config{hint}; top-level keys: {_known_keys()}"
@@ -198,8 +203,20 @@ def _check_syntax(argv: list[str]) -> None:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             _fail(f"{a}: not a valid override ({msg}); e.g. key=value, key=a,b,c (sweep), +key=value")
         complaint = check_override(ov.key_or_group, _override_values(ov))
+        if complaint is None and ov.key_or_group in VALUE_RULES and not ov.is_delete():
+            complaint = next(filter(None, (check_value(ov.key_or_group, v) for v in _typed_values(ov))), None)
         if complaint:
             _fail(complaint)
+
+
+def _typed_values(ov) -> list:
+    """The values of a parsed override as Hydra types them (each value of a sweep)."""
+    try:
+        if ov.is_sweep_override():
+            return list(ov.sweep_iterator())
+        return [ov.value()]
+    except Exception:  # noqa: BLE001  (interpolations, range sweeps: left to validate)
+        return []
 
 
 def _override_values(ov) -> list[str]:
@@ -221,12 +238,56 @@ def _stop_on_signals() -> dict:
     """In the process that runs the job (the CLI itself, a joblib worker): Ctrl-C and SIGTERM
     stop the sampler at the next block boundary, draws and resume state written. Returns the
     handlers replaced (a joblib worker gets them back between jobs)."""
-    from .stop import request_stop
+    from .plumbing.stop import request_stop
 
     if threading.current_thread() is not threading.main_thread():
         return {}
     sigs = [signal.SIGINT] + ([] if _submitit_handler() else [signal.SIGTERM])
     return {sig: signal.signal(sig, request_stop) for sig in sigs}
+
+
+def _log_above_bars():
+    """Log records on the console go above the progress bars (tqdm.write), never glued to the
+    bar's line."""
+    from tqdm.contrib.logging import logging_redirect_tqdm
+
+    return logging_redirect_tqdm(loggers=[logging.getLogger()])  # Hydra's console handler is the root's
+
+
+def resume_command(argv: list[str], run_dir: Path) -> str:
+    """The command that continues the run in ``run_dir``: the same overrides with the run
+    directory named (Hydra's default directory is new for every command)."""
+    import shlex
+
+    kept = [a for a in argv if not a.startswith(("hydra.run.dir=", "time_limit="))]
+    return shlex.join(["bnnsample", "run", *kept, f"hydra.run.dir={run_dir}"])
+
+
+def _interrupt_at_once() -> None:
+    """From here on Ctrl-C and SIGTERM interrupt at once (KeyboardInterrupt), as during an
+    evaluation, which has no block boundary to stop at; a request made since the sampling
+    loop's last check counts."""
+    from .plumbing.stop import _stop
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    if not _submitit_handler():
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+    if _stop["requested"]:
+        _stop["requested"] = False
+        raise KeyboardInterrupt
+
+
+def _evaluating(run_dir: Path) -> bool:
+    """Whether the run in ``run_dir`` is complete (an interrupt then came during evaluation)."""
+    from .store import FILENAME, SampleStore
+
+    try:
+        with SampleStore(run_dir / FILENAME) as st:
+            return bool(st.complete)
+    except Exception:  # noqa: BLE001  (no store, or one being written: not the evaluation)
+        return False
 
 
 def _submitit_handler():
@@ -257,7 +318,7 @@ class _Preemption:
         self.pending = None
         self.sub = _submitit_handler() if threading.current_thread() is threading.main_thread() else None
         if self.sub:
-            from .stop import request_stop
+            from .plumbing.stop import request_stop
 
             def on_signal(signum, frame):
                 self.pending = signum
@@ -318,8 +379,17 @@ def _hydra_run(argv: list[str]) -> None:
     from hydra.types import RunMode
     from omegaconf import DictConfig, OmegaConf
 
-    from .errors import Interrupted, UserError, log_to_files, printable
-    from .paths import conf_dir
+    from .plumbing.errors import (
+        TIME_LIMIT_EXIT,
+        Interrupted,
+        TimeLimit,
+        UserError,
+        guard_log_files,
+        log_failures,
+        log_to_files,
+        printable,
+    )
+    from .plumbing.paths import conf_dir
     from .rundir import owned
 
     held = _HeldStderr(sys.stderr)
@@ -334,11 +404,12 @@ def _hydra_run(argv: list[str]) -> None:
             out.hold(False)
         preempt = _Preemption()
         before = _stop_on_signals()
-        from . import progress
+        from .plumbing import progress
 
         lock = contextlib.ExitStack()
         owner = False
         try:
+            guard_log_files()
             lock.enter_context(owned(run_dir))  # one owner from here to the end of evaluation
             owner = True
             _save_hydra_record(cfg, hc, run_dir)
@@ -354,15 +425,21 @@ def _hydra_run(argv: list[str]) -> None:
             progress.set_enabled(cfg.progress)
             from . import runner
 
-            runner.run(cfg, run_dir)
+            with _log_above_bars():
+                runner.run(cfg, run_dir)
+            _interrupt_at_once()  # the evaluation has no block boundary to stop at
             if cfg.evaluate and complete_before:
-                print(f"[bnnsample] {run_dir / 'metrics.csv'} is up to date; not evaluated again")
+                say(f"{run_dir / 'metrics.csv'} is up to date; not evaluated again")
             elif cfg.evaluate:
                 from .evaluate.report import evaluate_run
 
-                evaluate_run(run_dir, echo=True, reference=reference)
+                with _log_above_bars():
+                    evaluate_run(run_dir, echo=True, reference=reference)
+            failed = log_failures()
+            if failed:
+                raise UserError(f"{failed}; the run itself is complete in {run_dir}")
             if multirun:
-                progress.sweep_job_done(progress.sweep_size(sys.argv[1:]))
+                progress.sweep_job_done(progress.sweep_size(sys.argv[1:]), run_dir.parent)
         except UserError as e:
             if owner:  # the log of a directory another process owns is that process's
                 log_to_files(str(e))
@@ -370,7 +447,7 @@ def _hydra_run(argv: list[str]) -> None:
                 raise JobFailed(printable(e)) from None
             lock.close()
             if owner:  # a run refused because another process owns the directory touches nothing there
-                from .leftovers import remove_if_only_hydra
+                from .plumbing.leftovers import remove_if_only_hydra
 
                 remove_if_only_hydra(run_dir)
             _fail(str(e))
@@ -378,10 +455,17 @@ def _hydra_run(argv: list[str]) -> None:
             preempt.requeue_if_asked()
             h5 = run_dir / "samples.h5"
             kept = f"draws written so far are in {h5}" if h5.exists() else "nothing was written"
-            msg = f"interrupted ({e or 'at once'}); {kept}"
+            if isinstance(e, KeyboardInterrupt) and _evaluating(run_dir):
+                msg = f"interrupted during the evaluation; {h5} is complete: bnnsample evaluate {run_dir} evaluates it"
+            elif isinstance(e, TimeLimit):
+                msg = f"stopped: {e}" + (f"; draws and resume state in {h5}" if h5.exists() else "")
+            else:
+                msg = f"interrupted ({e or 'at once'}); {kept}"
+            if not multirun and not (isinstance(e, KeyboardInterrupt) and _evaluating(run_dir)):
+                msg += f"; to resume: {resume_command(sys.argv[1:], run_dir)}"
             if multirun:
                 raise JobFailed(f"{msg}; rerun the same command to resume") from None
-            _fail(msg, 130)
+            _fail(msg, TIME_LIMIT_EXIT if isinstance(e, TimeLimit) else 130)
         finally:
             lock.close()
             if out is not None:
@@ -390,7 +474,7 @@ def _hydra_run(argv: list[str]) -> None:
                 for sig, handler in before.items():
                     signal.signal(sig, handler)
 
-    from .suggest import apply_aliases
+    from .plumbing.suggest import apply_aliases
 
     argv = apply_aliases(argv)
     _check_syntax(argv)
@@ -418,61 +502,149 @@ def _evaluate(paths: list[str]) -> None:
 
     if not paths:
         _fail("evaluate needs at least one RUN_DIR (a directory holding samples.h5, or a multirun directory)")
-    failed = evaluate_paths([Path(p) for p in paths])
+    from .plumbing.errors import UserError, printable
+
+    try:
+        failed = evaluate_paths([Path(p) for p in paths])
+    except KeyboardInterrupt:
+        _fail("evaluate: interrupted; metrics.csv of the runs finished so far are written, rerun to do the rest", 130)
+    except UserError as e:
+        _fail(str(e))
+    except OSError as e:  # a path the file system refuses (too long, not readable, a disk that fills)
+        _fail(f"evaluate: {printable(e.filename or '')}: {e.strerror or type(e).__name__}")
     if failed:
         sys.exit(1)
 
 
+def _export(paths: list[str]) -> None:
+    from .plumbing.errors import UserError, printable
+
+    if not paths or paths[0] in ("-h", "--help"):
+        print("usage: bnnsample export RUN_DIR...  (writes RUN_DIR/posterior.nc, an ArviZ InferenceData)")
+        return
+    from .evaluate.export import export_run
+    from .store import FILENAME, StoreDamaged
+
+    for p in paths:
+        run_dir = Path(p)
+        if not (run_dir / FILENAME).is_file():
+            _fail(f"export: {printable(p)}: no {FILENAME} there (give a run directory)")
+        try:
+            say(f"wrote {export_run(run_dir)}")
+        except (UserError, StoreDamaged) as e:
+            _fail(f"export: {e}")
+        except OSError as e:
+            _fail(f"export: {printable(e.filename or p)}: {e.strerror or type(e).__name__}")
+        except KeyboardInterrupt:
+            _fail("export: interrupted; nothing was replaced", 130)
+
+
 def _figure(args: list[str]) -> None:
     from .figures import get_recipe, recipes
+    from .figures.report import measured_costs, recipe_lines
 
     if not args or args[0] in ("-h", "--help"):
-        print("usage: bnnsample figure ID [--out DIR] [key=value ...] | bnnsample figure --list")
+        print("usage: bnnsample figure ID [--out DIR] [--replace] [key=value ...] | bnnsample figure --list")
         return
+    costs_dir = Path.cwd() / "results"
     if args[0] == "--list":
-        listed = recipes()
-        width = max(map(len, listed))
-        for rid, r in listed.items():
-            print(f"{rid:<{width}}  {r.description}")
+        print(f"figures, their scales and what each cost when last run (from {costs_dir / 'costs.csv'}):")
+        for r in recipes().values():
+            print("\n".join(recipe_lines(r, measured_costs(costs_dir))))
         return
     fig_id, rest = args[0], args[1:]
     try:
         recipe = get_recipe(fig_id)
     except KeyError as e:
         _fail(e.args[0])
-    out_dir, options = Path.cwd() / "results", {}
+    if rest and rest[0] in ("-h", "--help"):
+        print("\n".join(recipe_lines(recipe, measured_costs(costs_dir), detail=True)))
+        return
+    out_dir, options, replace = _figure_arguments(fig_id, rest)
+    _run_recipe(recipe, _figure_out_dir(fig_id, out_dir, options, replace), options)
+
+
+def _figure_arguments(fig_id: str, rest: list[str]) -> tuple[Path, dict, bool]:
+    """(--out DIR or ./results, the key=value options, --replace) of `figure ID ...`."""
+    out_dir, options, replace = Path.cwd() / "results", {}, False
     i = 0
     while i < len(rest):
         a = rest[i]
-        if a == "--out" or a.startswith("--out="):
-            if a == "--out":
-                if i + 1 >= len(rest):
-                    _fail("--out needs a directory")
-                out_dir, i = Path(rest[i + 1]), i + 2
-            else:
-                out_dir, i = Path(a.split("=", 1)[1]), i + 1
-            continue
-        if "=" not in a or a.startswith("-"):
-            _fail(f"figure {fig_id}: bad argument {a!r}; expected --out DIR or key=value")
-        k, v = a.split("=", 1)
-        options[k] = v
-        i += 1
-    from .figures.report import before_and_after, check_out_dir
+        if a == "--replace":
+            replace, i = True, i + 1
+        elif a == "--out":
+            if i + 1 >= len(rest):
+                _fail("--out needs a directory")
+            out_dir, i = Path(rest[i + 1]), i + 2
+        elif a.startswith("--out="):
+            out_dir, i = Path(a.split("=", 1)[1]), i + 1
+        elif "=" not in a or a.startswith("-"):
+            _fail(f"figure {fig_id}: bad argument {a!r}; expected --out DIR, --replace or key=value")
+        else:
+            k, v = a.split("=", 1)
+            options[k], i = v, i + 1
+    return out_dir, options, replace
+
+
+def _figure_out_dir(fig_id: str, out_dir: Path, options: dict, replace: bool) -> Path:
+    """Where the recipe writes: never the package; beside a section of another scale unless
+    --replace."""
+    from .figures.report import beside_other_scale, check_out_dir
 
     out_dir = out_dir.expanduser().resolve()
     err = check_out_dir(out_dir)
     if err:
         _fail(f"figure {fig_id}: --out {out_dir}: {err}")
-    print(f"[bnnsample] figure {fig_id}: writing under {out_dir}", flush=True)
-    from .errors import Interrupted, UserError
+    beside = None if replace else beside_other_scale(out_dir, fig_id, options.get("scale", "quick"))
+    if beside is not None:
+        out_dir, held = beside
+        say(f"figure {fig_id}: {out_dir.parent / 'REPRODUCTION.md'} holds this figure at {held}; this run writes "
+            f"beside it, under {out_dir} (--replace replaces it)")  # fmt: skip
+    say(f"figure {fig_id}: writing under {out_dir}")
+    return out_dir
 
-    with before_and_after(out_dir, fig_id) as verdicts:
+
+def _ledger_rows(out_dir: Path, fig_id: str) -> list:
+    import csv
+
+    from .figures.report import LEDGER
+
+    path = out_dir / LEDGER
+    if not path.exists():
+        return []
+    with open(path, newline="") as fh:
+        return [r for r in csv.DictReader(fh) if r["figure"] == fig_id]
+
+
+def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
+    """Run a recipe, print its files and its claims' verdicts with their reasons, and record
+    its cost (this process and the workers it waited for) in out_dir/costs.csv."""
+    import resource
+    import time
+
+    from .figures.claims import recording
+    from .figures.report import before_and_after, record_cost
+    from .plumbing.errors import TIME_LIMIT_EXIT, Interrupted, TimeLimit, UserError
+
+    fig_id = recipe.id
+    recorded_before = len(_ledger_rows(out_dir, fig_id))
+    wall0, cpu0 = time.monotonic(), time.process_time()
+    with before_and_after(out_dir, fig_id) as verdicts, recording():
         try:
             paths = recipe.make(out_dir, options)
         except (ValueError, TypeError, UserError) as e:
             _fail(f"figure {fig_id}: {e}")
+        except TimeLimit as e:
+            _fail(f"figure {fig_id}: stopped at its time limit ({e}); the same command resumes its runs",
+                  TIME_LIMIT_EXIT)  # fmt: skip
         except (KeyboardInterrupt, Interrupted) as e:
             _fail(f"figure {fig_id}: interrupted ({e or 'at once'}); the same command resumes its runs", 130)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # a finished invocation (a worker's share writes no tables and is not counted), unless the
+    # recipe recorded its cost itself (the runs it reused, whose time it kept)
+    if paths and len(_ledger_rows(out_dir, fig_id)) == recorded_before:
+        cpu = time.process_time() - cpu0 + children.ru_utime + children.ru_stime
+        record_cost(out_dir, fig_id, options, time.monotonic() - wall0, cpu)
     for p in paths:
         print(p)
     print(verdicts.text or f"[bnnsample] figure {fig_id}: no claim verdicts written")
@@ -484,7 +656,7 @@ def main(argv: list[str] | None = None) -> None:
         print(USAGE)
         return
     if argv[0] in ("run", "evaluate"):
-        from .threads import set_default
+        from .plumbing.threads import set_default
 
         set_default()
     try:
@@ -503,12 +675,14 @@ def _command(cmd: str, rest: list[str]) -> None:
         _evaluate(rest)
     elif cmd == "figure":
         _figure(rest)
+    elif cmd == "export":
+        _export(rest)
     elif cmd == "info":
-        from .info import print_info
+        from .plumbing.info import print_info
 
         print_info()
     else:
-        _fail(f"unknown command {cmd!r}; allowed: run, evaluate, figure, info, --help")
+        _fail(f"unknown command {cmd!r}; allowed: run, evaluate, figure, export, info, --help")
 
 
 if __name__ == "__main__":

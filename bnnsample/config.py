@@ -10,7 +10,7 @@ import re
 import yaml
 from omegaconf import DictConfig
 
-from .errors import ConfigError
+from .plumbing.errors import ConfigError
 
 DEVICES = ("auto", "cpu", "cuda")
 MAX_COUNT = 2**53  # counts (steps, draws, chains) above this are typos, and overflow HDF5's int64 attributes
@@ -58,7 +58,7 @@ def _flag(cfg, key):
 
 def _choice(value, key, allowed):
     if value not in allowed:
-        from .suggest import did_you_mean
+        from .plumbing.suggest import did_you_mean
 
         names = [str(a) for a in allowed]
         raise ConfigError(key, value, f"allowed values: {', '.join(names)}{did_you_mean(value, names)}")
@@ -68,8 +68,8 @@ def _choice(value, key, allowed):
 @functools.cache
 def top_level_keys() -> tuple[str, ...]:
     """The keys a run config may have: those of conf/config.yaml and the config groups."""
-    from .info import GROUPS
-    from .paths import conf_dir
+    from .plumbing.info import GROUPS
+    from .plumbing.paths import conf_dir
 
     primary = yaml.safe_load((conf_dir() / "config.yaml").read_text()) or {}
     return tuple(sorted((set(primary) - {"defaults", "hydra"}) | set(GROUPS)))
@@ -92,7 +92,7 @@ KEY_HINTS = {
 
 def unknown_key_message(key: str, known) -> str:
     """What is said about a top-level key the config does not have."""
-    from .suggest import did_you_mean
+    from .plumbing.suggest import did_you_mean
 
     hint = KEY_HINTS.get(str(key))
     if hint:
@@ -111,13 +111,55 @@ def _no_unknown_keys(cfg: DictConfig) -> None:
 
 def _groups_present(cfg: DictConfig) -> None:
     """A config group deleted on the command line (``~integrator``) is named, not a crash."""
-    from .info import group_options
+    from .plumbing.info import group_options
 
     for group in REQUIRED_GROUPS:
         node = cfg.get(group)
         if not isinstance(node, DictConfig) or not isinstance(node.get("name"), str):
             raise ConfigError(group, "(deleted)" if node is None else node,
                               f"required; allowed values: {', '.join(group_options(group))}")  # fmt: skip
+
+
+# the networks' implementation choices (models/network.py), checked before torch is imported
+MODEL_CHOICES = {"chain_batching": ("auto", "vmap", "loop"), "memory_format": ("auto", "channels_last", "contiguous")}
+
+
+def _optional(rule):
+    return lambda cfg, key: None if cfg.get(key) is None else rule(cfg, key)
+
+
+# the rule of each top-level value, applied to the composed config (validate) and, before Hydra
+# and torch are loaded, to the values given on the command line (check_override)
+VALUE_RULES = {
+    "step_size": lambda c, k: _number(c, k, low=0),
+    "friction": lambda c, k: _number(c, k, low=0, strict=False),
+    "chains": lambda c, k: _integer(c, k, low=1),
+    "batch_size": lambda c, k: _integer(c, k, low=1),
+    "burn_in": lambda c, k: _integer(c, k, low=0),
+    "samples": lambda c, k: _integer(c, k, low=1),
+    "thin": lambda c, k: _integer(c, k, low=1),
+    "seed": lambda c, k: _integer(c, k, low=0, high=MAX_SEED),
+    "check_every": lambda c, k: _integer(c, k, low=1),
+    "flush_seconds": lambda c, k: _number(c, k, low=0, strict=False),
+    "time_limit": _optional(lambda c, k: _number(c, k, low=0)),  # seconds; null: none
+    **dict.fromkeys(("store_theta", "progress", "evaluate", "download", "control_variate"), _flag),
+    "device": lambda c, k: _choice(c.get(k), k, DEVICES),
+    "dtype": lambda c, k: _choice(c.get(k), k, DTYPES),
+    "unit": lambda c, k: _choice(c.get(k), k, UNITS),
+}
+
+
+def check_value(key: str, value) -> str | None:
+    """The complaint about one top-level value given on the command line (as Hydra parses it),
+    by the rule ``validate`` applies, or None."""
+    rule = VALUE_RULES.get(key)
+    if rule is None:
+        return None
+    try:
+        rule({key: value}, key)
+    except ConfigError as e:
+        return str(e)
+    return None
 
 
 def _model_numbers(cfg: DictConfig) -> None:
@@ -130,6 +172,8 @@ def _model_numbers(cfg: DictConfig) -> None:
             _number(cfg.model, key, low=low, strict=strict, prefix="model.")
         elif key == "n_calibration":
             _integer(cfg.model, key, low=0, prefix="model.")
+        elif key in MODEL_CHOICES:
+            _choice(value, f"model.{key}", MODEL_CHOICES[key])
         elif isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"model.{key}", value, "must be a finite number")
 
@@ -144,21 +188,8 @@ def validate(cfg: DictConfig) -> None:
     """Checks that need no data: types, ranges and names."""
     _groups_present(cfg)
     _no_unknown_keys(cfg)
-    _number(cfg, "step_size", low=0)
-    _number(cfg, "friction", low=0, strict=False)
-    _integer(cfg, "chains", low=1)
-    _integer(cfg, "batch_size", low=1)
-    _integer(cfg, "burn_in", low=0)
-    _integer(cfg, "samples", low=1)
-    _integer(cfg, "thin", low=1)
-    _integer(cfg, "seed", low=0, high=MAX_SEED)
-    _integer(cfg, "check_every", low=1)
-    _number(cfg, "flush_seconds", low=0, strict=False)
-    for key in ("store_theta", "progress", "evaluate", "download", "control_variate"):
-        _flag(cfg, key)
-    _choice(cfg.device, "device", DEVICES)
-    _choice(cfg.dtype, "dtype", DTYPES)
-    _choice(cfg.unit, "unit", UNITS)
+    for key, rule in VALUE_RULES.items():
+        rule(cfg, key)
     # torch comes with these two imports: the checks above answer bad input without it
     from .batching import KINDS, PARTITIONS
     from .integrators import REGISTRY
@@ -177,9 +208,18 @@ def validate(cfg: DictConfig) -> None:
         _number(cfg.init, "localization", low=0, strict=False, prefix="init.")
 
 
+MAX_STEPS = 10**12  # a run this long takes years at the fastest step; more is a typo
+
+
 def validate_against_data(cfg: DictConfig, n_train: int, dataset: str) -> None:
     """Checks that need the training set size."""
     what = f" (the training set of {dataset} has {n_train} points)"
+    unit = max(1, n_train // int(cfg.batch_size)) if cfg.unit == "epoch" and cfg.batching.name != "full" else 1
+    steps = (int(cfg.burn_in) + int(cfg.samples) * int(cfg.thin)) * unit
+    if steps > MAX_STEPS:
+        key = max(("burn_in", "samples", "thin"), key=lambda k: int(cfg[k]))
+        raise ConfigError(key, cfg[key], f"burn_in + samples x thin = {steps:.3g} steps; at most {MAX_STEPS:.0e} "
+                          "(lower thin, samples or burn_in)")  # fmt: skip
     kind = cfg.batching.name
     if kind in ("sms", "reshuffle"):
         _integer(
@@ -201,7 +241,7 @@ def check_override(key: str, values: list[str]) -> str | None:
     """The complaint about one command-line override, or None. Config-group values are names
     of files in the group, never paths (``dataset=../../x`` would load a YAML from outside
     conf/); keys longer than MAX_KEY characters are typos (Hydra would try them as paths)."""
-    from .info import GROUPS, group_options
+    from .plumbing.info import GROUPS, group_options
 
     if len(key) > MAX_KEY:
         return (
@@ -215,7 +255,7 @@ def check_override(key: str, values: list[str]) -> str | None:
             continue
         allowed = group_options(key) if key in GROUPS else None
         if not GROUP_VALUE.fullmatch(v) or ".." in v or (allowed is not None and v not in allowed):
-            from .suggest import did_you_mean
+            from .plumbing.suggest import did_you_mean
 
             names = ", ".join(allowed) if allowed is not None else "names of its options (no paths)"
             return f"{key}={v}: allowed values: {names}{did_you_mean(v, allowed or ())}"
@@ -225,7 +265,9 @@ def check_override(key: str, values: list[str]) -> str | None:
 # keys whose value does not change a run's draws; runner.same_sampling_config and cli.job_seed ignore them.
 # (check_every does change them: a UBU block fuses the OU half-steps inside it, so other block
 # ends give other draws of the same law.)
-NOT_SAMPLING_KEYS = frozenset({"progress", "evaluate", "reference", "flush_seconds", "data_dir", "download"})
+NOT_SAMPLING_KEYS = frozenset(
+    {"progress", "evaluate", "reference", "flush_seconds", "data_dir", "download", "time_limit"}
+)
 
 # keys left out of a multirun job's derived seed (cli.job_seed): jobs that differ only in them
 # share their random numbers (common random numbers), so a step-size sweep compares the
@@ -245,7 +287,7 @@ def compose(overrides=()):
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from .paths import conf_dir
+    from .plumbing.paths import conf_dir
 
     GlobalHydra.instance().clear()
     with initialize_config_dir(str(conf_dir()), version_base="1.3"):

@@ -8,7 +8,7 @@ from hydra.core.global_hydra import GlobalHydra
 
 def compose_cfg(overrides=()):
     GlobalHydra.instance().clear()
-    from bnnsample.paths import conf_dir
+    from bnnsample.plumbing.paths import conf_dir
 
     with initialize_config_dir(str(conf_dir()), version_base="1.3"):
         return compose("config", overrides=list(overrides))
@@ -54,3 +54,19 @@ def two_batch_cycles(kind: str, period: int = 1):
     for _ in range(T // L):
         out = [(p * q, a + list(b)) for p, a in out for q, b in seqs]
     return out
+
+
+def stop_after_draws(monkeypatch, n: int) -> None:
+    """A stop request (as Ctrl-C makes) right after the n-th recorded draw."""
+    from bnnsample import sampler as sampler_mod
+
+    record = sampler_mod.Sampler._record
+    calls = {"n": 0}
+
+    def stop_after(self, state, buf):
+        record(self, state, buf)
+        calls["n"] += 1
+        if calls["n"] == n:
+            sampler_mod.request_stop()
+
+    monkeypatch.setattr(sampler_mod.Sampler, "_record", stop_after)

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 import torch
 
-from bnnsample.info import GROUPS
-from bnnsample.paths import conf_dir
+from bnnsample.plumbing.info import GROUPS
+from bnnsample.plumbing.paths import conf_dir
 
 from .helpers import compose_cfg
 
@@ -93,7 +93,7 @@ def test_divergent_chains_are_flagged_and_others_go_on(tmp_path):
     from bnnsample.batching import Schedule
     from bnnsample.integrators import StepContext, get_integrator
     from bnnsample.models.analytic import GaussianMean
-    from bnnsample.rng import GaussianNoise
+    from bnnsample.plumbing.rng import GaussianNoise
     from bnnsample.sampler import LoopSettings, Sampler
     from bnnsample.store import SampleStore
 
@@ -171,3 +171,18 @@ def test_evaluate_names_unreadable_runs(cli, tmp_path):
     (bad / "samples.h5").write_bytes(b"not hdf5")
     out = cli("evaluate", str(tmp_path))
     assert out.returncode != 0 and str(bad) in out.stdout
+
+
+def test_help_names_the_files_a_run_writes(tmp_path, cli):
+    """Every file the top-level --help says a run writes is in the run directory afterwards."""
+    import re
+
+    from bnnsample.cli import USAGE
+
+    named = re.search(r"Output goes to .*?: (.*?)\.\s", USAGE, re.S).group(1).replace("\n", " ")
+    files = [f.strip() for f in named.split(",")]
+    assert "bnnsample.log" in files and "samples.h5" in files
+    out = cli("run", "dataset=two_batch_gaussian", "chains=10", "samples=5", f"hydra.run.dir={tmp_path}")
+    assert out.returncode == 0, out.stderr[-1000:]
+    for f in files:
+        assert (tmp_path / f.rstrip("/")).exists(), f

@@ -65,3 +65,68 @@ def test_figure_answers_a_user_error_in_one_line(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert e.value.code == 2
     assert err.strip().splitlines() == ["bnnsample: error: figure fake-busy: /x is in use by PID 1"]
+
+
+def test_figure_writes_beside_results_of_another_scale(tmp_path, monkeypatch, capsys, fake_recipe):
+    """Committed results made at scale=paper are not replaced by a quick run: it writes under
+    results/scale-quick/ and says so; --replace replaces them; the same scale replaces."""
+    monkeypatch.chdir(tmp_path)
+    paper = SECTION + "\nCommand: `bnnsample figure fake-fig1 scale=paper`.\n"
+    update_reproduction(tmp_path / "results", "fake-fig1", paper)
+    before = (tmp_path / "results" / "REPRODUCTION.md").read_text()
+    main(["figure", "fake-fig1"])
+    out = capsys.readouterr().out
+    assert (tmp_path / "results" / "REPRODUCTION.md").read_text() == before
+    assert (tmp_path / "results" / "scale-quick" / "fake-fig1" / "a.csv").exists()
+    assert "holds this figure at scale=paper" in out and "--replace" in out
+    main(["figure", "fake-fig1", "--replace"])
+    assert (tmp_path / "results" / "REPRODUCTION.md").read_text() != before
+    update_reproduction(tmp_path / "results", "fake-fig1", paper)
+    main(["figure", "fake-fig1", "scale=paper"])  # the scale it holds: replaced in place
+    assert "writes beside" not in capsys.readouterr().out
+
+
+def test_list_and_help_show_scales_options_and_measured_cost(tmp_path, monkeypatch, capsys, fake_recipe):
+    """A finished invocation is recorded in results/costs.csv; `figure --list` shows every
+    recipe's scales with the cost measured for each, `figure ID --help` also its options."""
+    monkeypatch.chdir(tmp_path)
+    main(["figure", "fake-fig1", "scale=paper"])
+    ledger = (tmp_path / "results" / "costs.csv").read_text().splitlines()
+    assert ledger[0].startswith("figure,scale,options,wall_s,cpu_s") and ledger[1].startswith("fake-fig1,paper,")
+    capsys.readouterr()
+    main(["figure", "--list"])
+    out = capsys.readouterr().out
+    block = out[out.index("fake-fig1") :].splitlines()[:3]
+    assert block[1].strip().startswith("scale=quick (default): not measured")
+    assert block[2].strip().startswith("scale=paper: ") and "min" in block[2]
+    main(["figure", "fake-fig1", "--help"])
+    assert "options: scale, data_dir" in capsys.readouterr().out
+
+
+def test_claims_csv_is_the_structured_record(tmp_path, monkeypatch, capsys):
+    """A recipe whose section holds a claims.table gets results/<id>/claims.csv (a row per
+    claim with its verdict, reason and the command's setting); the index counts from it and
+    the command prints the reasons from it."""
+    from bnnsample.figures.claims import Claim, not_tested, reproduced, table
+    from bnnsample.figures.common import read_csv
+
+    def make(out_dir, options):
+        rows = [
+            (Claim("slope 2", "§3", "2", source="printed"), reproduced("1.98 ± 0.03")),
+            (Claim("ESS", "§4", "high", source="statement"), not_tested("scale", "-", "needs 10x the steps")),
+        ]
+        md = f"## fake-fig2\\n\\nCommand: `bnnsample figure fake-fig2 scale=quick`.\\n\\n{table(rows)}"
+        return [update_reproduction(Path(out_dir), "fake-fig2", md)]
+
+    monkeypatch.setitem(figures.FIGURES, "fake-fig2", figures.Recipe("fake-fig2", "a test recipe", make))
+    monkeypatch.setattr(figures, "_load", lambda: None)
+    monkeypatch.chdir(tmp_path)
+    main(["figure", "fake-fig2"])
+    got = read_csv(tmp_path / "results" / "fake-fig2" / "claims.csv")
+    assert [r["verdict"] for r in got] == ["reproduced", "not tested: scale"]
+    assert got[1]["reason"] == "needs 10x the steps" and got[0]["setting"] == "bnnsample figure fake-fig2 scale=quick"
+    assert got[0]["claim_id"] == "fake-fig2#1" and got[0]["source"] == "printed"
+    out = capsys.readouterr().out
+    assert "ESS: not tested: scale (needs 10x the steps)" in out
+    index = (tmp_path / "results" / "REPRODUCTION.md").read_text().split("<a id")[0]
+    assert "| [fake-fig2](#fake-fig2) | 1 | 0 | 0 | 1 | 1 | 1 | 0 |" in index

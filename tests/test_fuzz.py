@@ -86,7 +86,8 @@ CASES = [
     (["step_size=1\n\x1b[31m"], TOY, "step_size=1\\n\\x1b[31m"),
     # refused before allocating
     (["chains=3000000000"], TOY, "chains=3000000000: the chain state needs about"),
-    (["samples=1000000000000"], TOY, "samples=1000000000000, chains=4: the planned samples.h5 is about"),
+    (["samples=1000000000000"], TOY, "samples=1000000000000: burn_in + samples x thin = 2e+12 steps; at most"),
+    (["samples=10000000000"], TOY, "samples=10000000000, chains=4: the planned samples.h5 is about"),
 ]
 
 

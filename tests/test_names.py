@@ -7,7 +7,7 @@ import pytest
 
 from bnnsample.cli import one_line
 from bnnsample.config import unknown_key_message
-from bnnsample.suggest import apply_aliases, did_you_mean
+from bnnsample.plumbing.suggest import apply_aliases, did_you_mean
 
 
 def test_aliases_and_did_you_mean():
@@ -23,7 +23,7 @@ def test_aliases_and_did_you_mean():
 
 def test_offline_download_error_is_complete_and_leaves_no_folders(tmp_path):
     from bnnsample.data.images import _download
-    from bnnsample.errors import DataMissingError
+    from bnnsample.plumbing.errors import DataMissingError
 
     root = tmp_path / "cache"
 
@@ -48,7 +48,8 @@ def test_failed_run_leaves_no_output_folder(tmp_path, inprocess, monkeypatch):
     keep.mkdir()
     (keep / "notes.txt").write_text("x")
     assert inprocess("run", "step_size=-1", f"hydra.run.dir={keep}") == 2
-    assert (keep / "notes.txt").exists() and Path(keep / ".hydra").exists()
+    # a bad value is refused before Hydra sets the run up: nothing is written there
+    assert (keep / "notes.txt").exists() and not Path(keep / ".hydra").exists()
 
 
 def test_chest_xray_alias_reaches_the_dataset(tmp_path, inprocess, capsys):

@@ -3,7 +3,7 @@ training and evaluation bars, and progress=false silencing all of them."""
 
 import numpy as np
 
-from bnnsample import progress
+from bnnsample.plumbing import progress
 from bnnsample.store import SampleStore
 
 from .helpers import compose_cfg
@@ -44,7 +44,7 @@ def test_sampling_bar_moves_every_block_and_keeps_the_draws(tmp_path, monkeypatc
     assert "sampling:" in capsys.readouterr().err
 
 
-def test_training_bar_counts_epochs(tmp_path, monkeypatch):
+def test_training_bar_counts_steps(tmp_path, monkeypatch):
     from bnnsample.initial import swa_initialisation  # noqa: F401  (the bar is made there)
 
     seen = []
@@ -58,7 +58,11 @@ def test_training_bar_counts_epochs(tmp_path, monkeypatch):
     ovr = ["dataset=digits", "model=cnn_small", "chains=2", "init.train_epochs=2", "init.swa_epochs=1",
            "burn_in=1", "samples=1", "evaluate=false", "progress=false"]  # fmt: skip
     _run(tmp_path, ovr)
-    assert ("Adam+SWA training", 2 * 3, False) in seen
+    from bnnsample.data import load_data
+
+    cfg = compose_cfg(ovr)
+    steps = load_data(cfg).x_train.shape[0] // int(cfg.batch_size)
+    assert ("Adam+SWA training (2 runs together)", 3 * steps, False) in seen  # one tick per step of all runs
     assert ("sampling", seen[-1][1], False) in seen
 
 

@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy.stats import norm  # noqa: E402
 
+from ..rundir import write_figure
 from . import metrics as M  # noqa: E402
 
 ORDER = ("standard", "swa", "bayes")
@@ -21,7 +22,7 @@ LABELS = {"standard": "standard training", "swa": "SWA", "bayes": "Bayesian ense
 
 def _save(fig, path: Path) -> None:
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -56,7 +57,8 @@ def plot_traces(path: Path, series: dict[str, np.ndarray], max_chains: int = 8, 
     _save(fig, path)
 
 
-def plot_reliability(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, n_bins: int = 15) -> None:
+def plot_reliability(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, n_bins: int = 15,
+                     title: str = "") -> None:  # fmt: skip
     fig, ax = plt.subplots(figsize=(4.5, 4.5))
     ax.plot([0, 1], [0, 1], "k:", lw=1)
     edges = np.linspace(0, 1, n_bins + 1)
@@ -67,7 +69,7 @@ def plot_reliability(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray
         xs = [conf[b == k].mean() for k in range(n_bins) if (b == k).any()]
         ys = [correct[b == k].mean() for k in range(n_bins) if (b == k).any()]
         ax.plot(xs, ys, "o-", ms=3, label=LABELS[name])
-    ax.set(xlabel="confidence", ylabel="accuracy", title="reliability (top label)")
+    ax.set(xlabel="confidence", ylabel="accuracy", title="reliability (top label)" + (f"\n{title}" if title else ""))
     ax.legend(fontsize=8)
     _save(fig, path)
 
@@ -95,17 +97,25 @@ def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, 
     _save(fig, path)
 
 
+def run_label(store) -> str:
+    """What a plot of one run names: dataset, integrator with its batching, step size, chains."""
+    a = store.attrs
+    return (f"{a.get('dataset', '?')}: {a.get('integrator', '?')} ({a.get('batching', '?')} batches), "
+            f"h = {float(a.get('step_size', float('nan'))):g}, {int(a.get('chains', 0))} chains")  # fmt: skip
+
+
 def plot_run(out: Path, store, keep: np.ndarray, ensembles: dict, exact) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    label = run_label(store)
     # a network's weights are not plotted; of the others only the first coordinates are read
     theta = store.theta(keep, coords=slice(0, 3)) if (store.theta_dim or 0) <= 100 else None
     if theta is not None and theta.shape[1] and keep.any():
         mx = None if exact is None else (float(exact[0][0]), math.sqrt(float(exact[1][0, 0])))
-        plot_marginal(out / "marginal_theta0.png", theta[:, :, 0], mx, "marginal of theta[0]")
+        plot_marginal(out / "marginal_theta0.png", theta[:, :, 0], mx, f"marginal of theta[0]\n{label}")
         # the diagnostics' traces are in diagnostics.png (evaluate.diagnostics); here theta only
         traces = {f"theta[{j}]": theta[:, :, j] for j in range(min(theta.shape[2], 3))}
-        plot_traces(out / "traces.png", traces, title="traces of the first coordinates")
+        plot_traces(out / "traces.png", traces, title=f"traces of the first coordinates: {label}")
     y = store.array("targets")
     if ensembles and y is not None:
-        plot_reliability(out / "reliability.png", ensembles, y)
+        plot_reliability(out / "reliability.png", ensembles, y, title=label)
         plot_ensembles(out / "ensembles.png", ensembles, y, store, keep)

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..errors import UserError, printable
+from ..plumbing.errors import UserError, printable
+from ..plumbing.progress import say
 from ..rundir import owned, write_file
 from ..store import FILENAME, SampleStore, StoreDamaged
 from . import metrics as M
@@ -60,7 +61,7 @@ def _discrete_stationary(cfg: dict, pot, store: SampleStore):
     partition = None
     if kind in ("sms", "reshuffle") and cfg["batching"]["partition"] == "fixed":
         part = store.read_state().get("schedule/fixed_partition")
-        if part is None:
+        if part is None:  # not stored (or the resume state removed): the exact moments need it
             return None
         partition = part.tolist()
     H_i, r_i, lam0, r0 = (t.numpy() if hasattr(t, "numpy") else t for t in pot.linear_form())
@@ -166,7 +167,7 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
     with (evaluate/reference.py). A reference that is missing or does not match raises
     UserError after metrics.csv has been written without the reference rows."""
     run_dir = Path(run_dir)
-    from ..progress import bar
+    from ..plumbing.progress import bar
     from .diagnostics import diagnostic_rows
     from .reference import reference_rows
 
@@ -175,7 +176,7 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
     # phases: marginals and predictive metrics, reference, diagnostics, plots
     phases = bar(4, f"evaluating {run_dir.name}", "phase")
     with SampleStore(run_dir / FILENAME) as store:
-        cfg = yaml.safe_load(store.attrs["config"])
+        cfg = store.config()
         ref_value = cfg.get("reference") if reference is _FROM_CONFIG else reference
         diverged = store.diverged()
         keep = ~diverged
@@ -226,7 +227,7 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
         from .summary import render
 
         print(render(table, notes))
-        print(f"[bnnsample] all metrics in {run_dir / 'metrics.csv'}, plots in {run_dir / 'plots'}")
+        say(f"all metrics in {run_dir / 'metrics.csv'}, plots in {run_dir / 'plots'}")
     if ref_error is not None:
         raise ref_error
     return table
@@ -236,8 +237,10 @@ def _error(msg: str) -> None:
     """An error of `evaluate`: one line, on stderr, control characters escaped."""
     import sys
 
+    from ..plumbing.progress import message
+
     sys.stdout.flush()
-    print(f"bnnsample: error: {printable(msg)}", file=sys.stderr, flush=True)
+    message(f"bnnsample: error: {printable(msg)}", sys.stderr)
 
 
 def damage_message(e: BaseException) -> str:
@@ -265,7 +268,7 @@ def metrics_up_to_date(run_dir: Path, reference) -> bool:
                 s.complete
                 and len(rows) == 1
                 and int(rows.value.iloc[0]) == s.n_draws
-                and yaml.safe_load(s.attrs["config"]).get("reference") == reference
+                and s.config().get("reference") == reference
             )
     except Exception:  # noqa: BLE001  (missing, empty, truncated or foreign files: evaluate again)
         return False
@@ -313,7 +316,7 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
     if not paths:
         _error("evaluate needs a RUN_DIR besides reference=PATH")
         return [Path("reference")]
-    from ..progress import bar
+    from ..plumbing.progress import bar
 
     failed = []
     for path in paths:

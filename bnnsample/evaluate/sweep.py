@@ -58,16 +58,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
-from scipy import stats
 
+from ..rundir import write_figure, write_frame
+from ..stats import MAX_CI_HALF_WIDTH, MIN_POINTS, ROUNDOFF, SlopeFit, fit_loglog  # noqa: F401  (the one slope fitter)
 from ..store import FILENAME
 
 log = logging.getLogger("bnnsample")
 
 STEP_KEY = "step_size"
-MIN_POINTS = 3  # step sizes a slope needs to carry an interval
-MAX_CI_HALF_WIDTH = 1.0  # a wider 95% interval of an order cannot tell order 1 from order 2
-ROUNDOFF = 1e-12  # |values| below this times the largest of their line are zeros in floating point
 # metrics whose size is a bias/error that shrinks with the step size (plotted as |value|)
 SLOPE_METRICS = (
     "w1", "w2", "kolmogorov", "avg_kolmogorov", "mean_error", "var_error", "rel_var_error",
@@ -86,76 +84,6 @@ NOT_LINE_KEYS = {STEP_KEY, "seed", "chains", "samples", "progress", "flush_secon
 # --------------------------------------------------------------------------
 # slope fit
 # --------------------------------------------------------------------------
-
-
-@dataclass
-class SlopeFit:
-    """Least squares log|y| = intercept + slope log x, with a t confidence interval."""
-
-    slope: float
-    intercept: float
-    slope_se: float
-    lo: float  # confidence interval of the slope (nan with fewer than 3 points)
-    hi: float
-    n: int
-    level: float
-    x_mean: float  # of log x
-    sxx: float  # sum (log x - mean)^2
-    resid_sd: float
-
-    def band(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(fit, lower, upper) of the fitted line at x, on the original scale: the confidence
-        band of the mean response exp(a + b log x +- t s sqrt(1/n + (log x - xbar)^2 / Sxx))."""
-        lx = np.log(np.asarray(x, dtype=float))
-        fit = self.intercept + self.slope * lx
-        if self.n < 3:
-            return np.exp(fit), np.exp(fit), np.exp(fit)
-        t = stats.t.ppf(0.5 + self.level / 2, self.n - 2)
-        half = t * self.resid_sd * np.sqrt(1.0 / self.n + (lx - self.x_mean) ** 2 / self.sxx)
-        return np.exp(fit), np.exp(fit - half), np.exp(fit + half)
-
-    def problem(self) -> str:
-        """Why the slope says nothing ("" when it does): fewer than MIN_POINTS step sizes, or
-        a confidence interval wider than +-MAX_CI_HALF_WIDTH, which cannot tell order 1 from
-        order 2."""
-        if self.n < MIN_POINTS or not math.isfinite(self.lo):
-            return f"{self.n} step sizes, need {MIN_POINTS}"
-        half = (self.hi - self.lo) / 2
-        if half > MAX_CI_HALF_WIDTH:
-            return f"interval +-{half:.2g} wider than +-{MAX_CI_HALF_WIDTH:g}: no power law over these step sizes (noise or a change of regime)"
-        return ""
-
-    def label(self) -> str:
-        """The legend's short form of the fit."""
-        if self.n < MIN_POINTS or not math.isfinite(self.lo):
-            return f"no fit ({self.n} step sizes)"
-        if self.problem():
-            return f"no fit (95% CI +-{(self.hi - self.lo) / 2:.2g})"
-        return f"slope {self.slope:.2f} [{self.lo:.2f}, {self.hi:.2f}]"
-
-
-def fit_loglog(x, y, level: float = 0.95) -> SlopeFit | None:
-    """Fit log|y| = a + b log x by least squares over the points with x > 0 and y finite and
-    nonzero; the slope's interval is b +- t_{n-2, (1+level)/2} se(b). None with fewer than 2
-    distinct x."""
-    x, y = np.asarray(x, dtype=float), np.abs(np.asarray(y, dtype=float))
-    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > ROUNDOFF * np.nanmax(y, initial=0.0))
-    lx, ly = np.log(x[ok]), np.log(y[ok])
-    n = lx.size
-    if n < 2 or np.ptp(lx) == 0:
-        return None
-    xm = lx.mean()
-    sxx = float(((lx - xm) ** 2).sum())
-    b = float(((lx - xm) * (ly - ly.mean())).sum() / sxx)
-    a = float(ly.mean() - b * xm)
-    if n > 2:
-        s = math.sqrt(float(((ly - a - b * lx) ** 2).sum()) / (n - 2))
-        se = s / math.sqrt(sxx)
-        t = stats.t.ppf(0.5 + level / 2, n - 2)
-        lo, hi = b - t * se, b + t * se
-    else:
-        s = se = lo = hi = float("nan")
-    return SlopeFit(b, a, se, lo, hi, n, level, float(xm), sxx, s)
 
 
 # --------------------------------------------------------------------------
@@ -211,7 +139,7 @@ def read_config(run_dir: Path) -> dict:
             from ..store import SampleStore
 
             with SampleStore(run_dir / FILENAME) as s:
-                cfg = yaml.safe_load(s.attrs["config"])
+                cfg = s.config()
         except Exception:  # noqa: BLE001  (an unreadable store is reported elsewhere)
             cfg = None
     flat = flatten(cfg if isinstance(cfg, dict) else {})
@@ -415,6 +343,7 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
                     ax.plot(hh, f, "-", color=color, lw=1.2)
                     ax.fill_between(hh, lo, hi, color=color, alpha=0.15, lw=0)
                 drawn = True
+            _guides(ax, sg)
             ax.set(
                 xscale="log",
                 yscale="log",
@@ -429,10 +358,32 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
             out.mkdir(parents=True, exist_ok=True)
             path = out / f"{metric}_vs_step_size.png"
             fig.tight_layout()
-            fig.savefig(path, dpi=110)
+            write_figure(fig, path, dpi=110)
             paths.append(path)
         plt.close(fig)
     return paths
+
+
+def _guides(ax, sg: pd.DataFrame) -> None:
+    """What a reader needs to tell a rate from noise: dashed lines of order 1 and 2 in h through
+    the geometric mean of the panel's values at its middle step, and the Monte Carlo floor (the median
+    standard error of the panel's points, dotted): values near or below it are noise, so a
+    flattening there is not a broken integrator."""
+    h = sg[STEP_KEY].astype(float).to_numpy()
+    y = sg.value.astype(float).abs().to_numpy()
+    se = sg.se.astype(float).to_numpy()
+    good = np.isfinite(y) & (y > 0) & (h > 0)
+    if good.sum() < 2:
+        return
+    hh = np.geomspace(h[good].min(), h[good].max(), 20)
+    steps = np.unique(h[good])
+    mid = steps[len(steps) // 2]  # anchored mid-range: the largest step is often past the asymptotic regime
+    y0 = float(np.exp(np.log(y[good][h[good] == mid]).mean()))  # through the middle of the lines there
+    for order, style in ((1, (0, (4, 3))), (2, (0, (1, 2, 4, 2)))):
+        ax.plot(hh, y0 * (hh / mid) ** order, color="0.55", lw=0.9, ls=style, label=f"order {order} (guide)")
+    floor = se[good & np.isfinite(se) & (se > 0)]
+    if floor.size:
+        ax.axhline(float(np.median(floor)), color="0.3", lw=0.9, ls=":", label="Monte Carlo s.e. (median)")
 
 
 def robust_limits(values: np.ndarray, pad: float = 1.5) -> tuple[float, float]:
@@ -483,7 +434,7 @@ def plot_calibration(table: pd.DataFrame, out: Path) -> tuple[list[Path], str]:
     out.mkdir(parents=True, exist_ok=True)
     path = out / "calibration_vs_ensemble_size.png"
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)
     return [path], ""
 
@@ -526,7 +477,7 @@ def pool_replicates(table: pd.DataFrame, sweep_dir: Path) -> tuple[list[Path], s
     if not frames:
         return [], "; ".join(f"ensembles not pooled: {m}" for m in skipped)
     csv = Path(sweep_dir) / "ensembles.csv"
-    pd.concat(frames, ignore_index=True).to_csv(csv, index=False)
+    write_frame(pd.concat(frames, ignore_index=True), csv, index=False)
     note = f"runs of replicate jobs (same settings, other seeds) pooled into ensembles: {csv}"
     return plots, note + "".join(f"; not pooled: {m}" for m in skipped)
 
@@ -567,13 +518,13 @@ def aggregate_sweep(sweep_dir: Path, errors: dict | None = None, echo: bool = Tr
     sweep_dir = Path(sweep_dir)
     table, status = collect(sweep_dir, errors)
     csv = sweep_dir / "sweep.csv"
-    table.to_csv(csv, index=False)
-    status.to_csv(sweep_dir / "sweep_status.csv", index=False)
-    wide_table(table).to_csv(sweep_dir / "sweep_runs.csv", index=False)
+    write_frame(table, csv, index=False)
+    write_frame(status, sweep_dir / "sweep_status.csv", index=False)
+    write_frame(wide_table(table), sweep_dir / "sweep_runs.csv", index=False)
     notes = [n for n in [_write_parquet(table, sweep_dir / "sweep.parquet")] if n]
     slopes = slope_table(table)
     if not slopes.empty:
-        slopes.to_csv(sweep_dir / "slopes.csv", index=False)
+        write_frame(slopes, sweep_dir / "slopes.csv", index=False)
     plots = []
     try:
         plots += plot_slopes(table, sweep_dir / "plots")

@@ -30,16 +30,20 @@ class Recipe:
     id: str
     description: str
     make: Callable[[Path, dict], list[Path]]
+    scales: tuple[str, ...] = ("quick", "paper")  # the first is the default
+    options: tuple[str, ...] = ("scale",)  # besides data_dir, which every recipe takes
 
 
 FIGURES: Registry[Recipe] = Registry("figure", message="unknown figure {name!r}; allowed: {allowed}")
 
 
-def register(fig_id: str, description: str):
-    """Decorator: file ``make`` as the recipe ``fig_id``."""
+def register(fig_id: str, description: str, scales=("quick", "paper"), options=("scale",)):
+    """Decorator: file ``make`` as the recipe ``fig_id``, with the scales it runs at (the first
+    its default; () for a recipe without scales) and the options it takes, which
+    ``bnnsample figure --list`` and ``figure ID --help`` show."""
 
     def deco(make):
-        FIGURES.add(fig_id, Recipe(fig_id, description, make))
+        FIGURES.add(fig_id, Recipe(fig_id, description, make, tuple(scales), tuple(options)))
         return make
 
     return deco

@@ -33,6 +33,8 @@ the authors' code) that the paper does not print.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 VERDICTS = ("reproduced", "partly", "not reproduced", "not tested")
@@ -157,9 +159,58 @@ def row(claim: Claim, outcome: Outcome) -> str:
 
 
 def table(rows, heading: str = "claim") -> str:
-    """The markdown table of (Claim, Outcome) pairs, with a header row."""
+    """The markdown table of (Claim, Outcome) pairs, with a header row. The rows are also kept
+    for the recipe's claims.csv, which ``common.update_reproduction`` writes (``take_recorded``)."""
+    rows = list(rows)
+    held = _recording.get()
+    if held is not None:
+        held.extend(rows)
     head = "| " + " | ".join((heading, *COLUMNS)) + " |"
     return "\n".join([head, "|" + "---|" * (len(COLUMNS) + 1), *(row(c, o) for c, o in rows)])
+
+
+# The (Claim, Outcome) rows ``table`` wrote inside the current ``recording()``: a recipe writes
+# its tables, then its section, whose writer takes the rows for claims.csv. A context variable,
+# not a module list, so that tables written outside a recipe's invocation (tests, a recipe's
+# helper called alone) are never filed under the next figure that writes its section.
+_recording: ContextVar[list | None] = ContextVar("claims_recording", default=None)
+
+
+@contextmanager
+def recording():
+    """Record the rows every ``table`` writes until the block ends (one recipe invocation)."""
+    token = _recording.set([])
+    try:
+        yield
+    finally:
+        _recording.reset(token)
+
+
+def take_recorded() -> list:
+    """The rows ``table`` wrote inside the current recording since the last call, and forget
+    them; none outside a recording."""
+    held = _recording.get()
+    if held is None:
+        return []
+    rows = list(held)
+    held.clear()
+    return rows
+
+
+CSV_COLUMNS = ("claim_id", "claim", "where", "paper", "source", "ours", "verdict", "reason", "tolerance", "method",
+               "setting")  # fmt: skip
+
+
+def csv_rows(fig_id: str, rows, setting: str) -> list[dict]:
+    """claims.csv rows of (Claim, Outcome) pairs: a stable id (the figure and the claim's
+    position), the claim and its source, ours, the verdict, its reason, the rule, how we
+    measured, and the setting the recipe ran at. Checks of our own machinery are left out."""
+    out = []
+    for i, (c, o) in enumerate((c, o) for c, o in rows if c.source != CHECK):
+        out.append({"claim_id": f"{fig_id}#{i + 1}", "claim": c.text, "where": c.where, "paper": c.paper,
+                    "source": c.source, "ours": o.ours, "verdict": o.verdict, "reason": o.why,
+                    "tolerance": c.tolerance, "method": c.method, "setting": setting})  # fmt: skip
+    return out
 
 
 def _cell(text: str) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import fcntl
 import re
+import sys
 from pathlib import Path
 
 from ..config import COMMON_OVERRIDES, compose  # noqa: F401  (compose: the recipes' config composer)
+from ..rundir import write_figure, write_file
 from .claims import SOURCES, VERDICTS, verdict_of
 
 SCALES = ("quick", "paper")
@@ -66,17 +68,28 @@ def _rows(markdown: str):
             continue
         if len(cells) < 2:
             continue
-        found = [cells[column]] if column is not None and column < len(cells) else cells[::-1]
-        for cell in found:
-            if verdict_of(cell):
-                yield cells[0], cell, next((c for c in cells if c in SOURCES), "")
+        found = [column] if column is not None and column < len(cells) else range(len(cells) - 1, -1, -1)
+        for i in found:
+            if verdict_of(cells[i]):
+                notes = cells[i + 1] if i + 1 < len(cells) else ""
+                yield cells[0], cells[i], next((c for c in cells if c in SOURCES), ""), notes
                 break
 
 
 def claims(markdown: str) -> list[tuple[str, str]]:
     """(claim, verdict cell) of each table row of a section whose cell (the last such) starts
     with a verdict; the claim is the row's first cell."""
-    return [(claim, cell) for claim, cell, _ in _rows(markdown)]
+    return [(claim, cell) for claim, cell, *_ in _rows(markdown)]
+
+
+def claims_with_reasons(markdown: str) -> list[tuple[str, str, str]]:
+    """(claim, verdict cell, reason) of each row: the reason is the last part of the row's
+    notes cell ("agreement means · measured by · why"), where the outcome's why stands."""
+    out = []
+    for claim, cell, _, notes in _rows(markdown):
+        parts = [p.strip() for p in notes.replace("\\|", "|").split(" · ") if p.strip() and p.strip() != "-"]
+        out.append((claim, cell, parts[-1] if len(parts) >= 3 or (parts and verdict_of(cell) != "reproduced") else ""))
+    return out
 
 
 def verdict_counts(markdown: str) -> dict[str, int]:
@@ -84,7 +97,7 @@ def verdict_counts(markdown: str) -> dict[str, int]:
     one), and how many of the rows' paper values are of each source ("printed", "statement",
     "derived")."""
     counts = dict.fromkeys((*VERDICTS, *SOURCES), 0)
-    for _, cell, source in _rows(markdown):
+    for _, cell, source, _ in _rows(markdown):
         counts[verdict_of(cell)] += 1
         if source:
             counts[source] += 1
@@ -95,16 +108,17 @@ def _index_row(label: str, c: dict) -> str:
     return "| " + " | ".join([label, *(str(c[k]) for k in (*VERDICTS, *SOURCES))]) + " |"
 
 
-def render(sections: dict[str, str]) -> str:
-    """The whole REPRODUCTION.md: header, index of verdict counts per section with totals per
-    paper and overall, sorted sections."""
+def render(sections: dict[str, str], out_dir: Path | None = None) -> str:
+    """The whole REPRODUCTION.md: header, index of verdict counts per section (from each
+    figure's claims.csv under ``out_dir`` where there is one) with totals per paper and
+    overall, sorted sections."""
     ids = sorted(sections, key=_order)
     keys = (*VERDICTS, *SOURCES)
     lines = [HEADER, "| id | " + " | ".join(keys) + " |", "|---" * (len(keys) + 1) + "|"]
     total = dict.fromkeys(keys, 0)
     papers: dict[str, dict] = {}
     for fid in ids:
-        c = verdict_counts(sections[fid])
+        c = claims_counts(out_dir, fid, sections[fid])
         lines.append(_index_row(f"[{fid}](#{fid})", c))
         paper = papers.setdefault(fid.partition("-")[0], dict.fromkeys(keys, 0))
         for k in keys:
@@ -123,6 +137,25 @@ def scale_of(options: dict, default: str = "quick", allowed: tuple[str, ...] = S
     if scale not in allowed:
         raise ValueError(f"scale={scale}: allowed values: {', '.join(allowed)}")
     return scale
+
+
+class CellBar:
+    """The progress of a recipe's cells: a bar with an ETA, each finished cell's line printed
+    above it (``done``)."""
+
+    def __init__(self, fig_id: str, total: int):
+        from ..plumbing.progress import bar
+
+        self.fig_id, self.bar = fig_id, bar(total, f"{fig_id} cells", "cell")
+
+    def done(self, text: str) -> None:
+        from ..plumbing.progress import message
+
+        message(f"[{self.fig_id}] {text}", sys.stdout)
+        self.bar.update()
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def recipe_dir(out_dir, fig_id: str) -> Path:
@@ -153,10 +186,11 @@ def fit_slope(h, bias, se=None, k: float = 2.0):
 
     import numpy as np
 
+    from ..stats import fit_loglog
+
     x, y, _ = _slope_points(h, bias, se, k)
-    if len(x) < 2:
-        return math.nan, len(x)
-    return float(np.polyfit(x, y, 1)[0]), len(x)
+    fit = fit_loglog(np.exp(x), np.exp(y)) if len(x) >= 2 else None
+    return (math.nan if fit is None else fit.slope), len(x)
 
 
 def fit_slope_se(h, bias, se, k: float = 2.0):
@@ -203,17 +237,49 @@ def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
     that counts each section's verdicts. A lock file serializes recipes that run at the same
     time.
     """
+    from .claims import take_recorded
+
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "REPRODUCTION.md"
+    rows = take_recorded()
+    if rows:
+        write_claims(out_dir / fig_id / CLAIMS_CSV, fig_id, rows, section_setting(markdown))
     with open(out_dir / ".REPRODUCTION.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         sections = read_sections(path.read_text()) if path.exists() else {}
         sections[fig_id] = markdown.strip()
-        text = render(sections)
-        tmp = path.with_suffix(".md.tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
+        write_file(path, render(sections, out_dir))
     return path
+
+
+CLAIMS_CSV = "claims.csv"
+
+
+def section_setting(markdown: str) -> str:
+    """The setting a section was made at: its command (scale and options)."""
+    m = re.search(r"Command: `(bnnsample figure [^`]*)`", markdown)
+    return m.group(1) if m else ""
+
+
+def write_claims(path: Path, fig_id: str, rows, setting: str) -> Path:
+    """results/<id>/claims.csv: one structured row per claim (``claims.csv_rows``)."""
+    from .claims import CSV_COLUMNS, csv_rows
+
+    return write_csv(path, csv_rows(fig_id, rows, setting), float_format=None, columns=CSV_COLUMNS)
+
+
+def claims_counts(out_dir: Path, fig_id: str, markdown: str) -> dict[str, int]:
+    """The verdict and source counts of a figure, from its claims.csv when it has one (the
+    structured record), else read from the section's markdown."""
+    path = Path(out_dir) / fig_id / CLAIMS_CSV if out_dir is not None else None
+    if path is None or not path.exists():
+        return verdict_counts(markdown)
+    counts = dict.fromkeys((*VERDICTS, *SOURCES), 0)
+    for r in read_csv(path):
+        counts[verdict_of(str(r["verdict"]))] += 1
+        if r["source"] in SOURCES:
+            counts[r["source"]] += 1
+    return counts
 
 
 def take_common_options(options: dict) -> dict:
@@ -226,7 +292,8 @@ def take_common_options(options: dict) -> dict:
 
 
 def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
-    """Run ``bnnsample run`` in process into ``run_dir`` (no progress bar); returns samples.h5.
+    """Run ``bnnsample run`` in process into ``run_dir`` (progress bars when stderr is a
+    terminal); returns samples.h5.
 
     A finished run in ``run_dir`` with the same config is reused, not redone (the runner's
     resume rule), so an interrupted recipe picks up where it stopped. A run directory another
@@ -236,7 +303,8 @@ def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
     from .. import runner
     from ..rundir import owned
 
-    cfg = compose(["progress=false", *overrides])
+    # the runs' own bars (training per step, sampling) where a person watches; none in logs
+    cfg = compose([f"progress={str(sys.stderr.isatty()).lower()}", *overrides])
     with owned(run_dir, wait=True):
         path = runner.run(cfg, run_dir)
         if evaluate:
@@ -288,16 +356,16 @@ def write_csv(path: Path, rows: list[dict], float_format: str | None = "{:.6g}",
     rows' keys in order of appearance. Creates the parent directory. The one CSV writer of the
     recipes."""
     import csv
+    import io
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     keys = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
     fmt = (lambda v: float_format.format(v) if isinstance(v, float) else v) if float_format else (lambda v: v)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: fmt(v) for k, v in r.items()})
-    return path
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: fmt(v) for k, v in r.items()})
+    return write_file(path, buf.getvalue())
 
 
 def read_csv(path: Path) -> list[dict]:
@@ -332,7 +400,6 @@ def pyplot():
 def save_figure(fig, path: Path) -> Path:
     """Lay out, write (creating the folder) and close a recipe's figure."""
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     pyplot().close(fig)
     return path

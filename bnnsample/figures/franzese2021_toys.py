@@ -36,6 +36,7 @@ import numpy as np
 from . import register
 from .claims import Claim, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced, table
 from .common import (
+    CellBar,
     labelled_choice,
     recipe_start,
     save_figure,
@@ -301,7 +302,8 @@ def _toy_row(c) -> dict:
     ]))  # fmt: skip
 
 
-@register(FIG3, "franzese2021 Fig. 3/6 (App. E toy): minibatching vs order, analytic and Lie-Trotter integrators")
+@register(FIG3, "franzese2021 Fig. 3/6 (App. E toy): minibatching vs order, analytic and Lie-Trotter integrators",
+          scales=tuple(TOY_SCALES), options=FIG3_OPTIONS)  # fmt: skip
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT."""
     from ..simulate import build_target
@@ -315,13 +317,15 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     cfg, pot = target.cfg, target.potential
     s["h"], s["gamma"] = float(cfg.step_size), float(cfg.friction)
     cells = []
+    ticks = CellBar(FIG3, len(TOY_INTEGRATORS) * len(TOY_BATCHINGS))
     for label, name in TOY_INTEGRATORS:
         for k, batching in enumerate(TOY_BATCHINGS):
             c = toy_cell(pot, label, name, batching, s["h"], s["gamma"], s["chains"], s["draws"], s["thin"],
                          s["burn_in"], seed=seed + 10 * k + (5 if name == "lie_trotter" else 0))  # fmt: skip
             cells.append(c)
-            print(f"[{FIG3}] {label:<12} {batching:<9} var={c.mc['var']:.4f}±{c.mc['var_se']:.4f} "
-                  f"exact={c.exact['var']:.4f} KS={c.ks:.4f} ({c.seconds:.1f}s)", flush=True)  # fmt: skip
+            ticks.done(f"{label:<12} {batching:<9} var={c.mc['var']:.4f}±{c.mc['var_se']:.4f} "
+                       f"exact={c.exact['var']:.4f} KS={c.ks:.4f} ({c.seconds:.1f}s)")  # fmt: skip
+    ticks.close()
     files = [out / "toy.csv", out / "toy.png"]
     write_csv(files[0], [_toy_row(c) for c in cells], float_format=None, columns=TOY_CSV)
     _toy_plot(cells, files[1])
@@ -600,10 +604,10 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
     return "\n".join(lines)
 
 
-@register(
-    FIG1,
-    "franzese2021 Fig. 1: Kolmogorov distance vs step size, trig features, 4 integrators, full / batch 8",
-)
+FIG1_ABOUT = "franzese2021 Fig. 1: Kolmogorov distance vs step size, trig features, 4 integrators, full / batch 8"
+
+
+@register(FIG1, FIG1_ABOUT, scales=tuple(TRIG_SCALES), options=FIG1_OPTIONS)
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT, steps=0.04,0.02, schemes=leapfrog,mt3."""
     from ..evaluate.metrics import self_distance_band
@@ -618,6 +622,7 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     reference = exact_predictive_draws(pot, 2000, s["seed"] + 1)
     band = self_distance_band([exact_predictive_draws(pot, n, s["seed"] + 100 + i) for i in range(5)])
     cells = []
+    ticks = CellBar(FIG1, len(s["schemes"]) * len(TRIG_BATCHES) * len(s["steps"]))
     for label, name in s["schemes"]:
         preset_scheme(name)  # the preset exists (and names this integrator)
         for batch in TRIG_BATCHES:
@@ -625,8 +630,9 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
                 c = trig_cell(pot, label, name, batch, h, s["gamma"], s["chains"], s["draws"], reference,
                               seed=s["seed"] + 1000 * k + (7 if batch == "full" else 0))  # fmt: skip
                 cells.append(c)
-                print(f"[{FIG1}] {label:<11} batch={batch!s:<4} h={h:<7g} AKD={c.akd:.4f} "
-                      f"({c.steps} steps, {c.seconds:.1f}s)", flush=True)  # fmt: skip
+                ticks.done(f"{label:<11} batch={batch!s:<4} h={h:<7g} AKD={c.akd:.4f} ({c.steps} steps, "
+                           f"{c.seconds:.1f}s)")  # fmt: skip
+    ticks.close()
     files = [out / "kolmogorov.csv", out / "kolmogorov.png"]
     rows = [dict(zip(TRIG_CSV, [
         c.label, c.integrator, c.batch, c.h, "" if c.diverged else f"{c.akd:.5f}",

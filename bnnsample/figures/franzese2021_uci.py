@@ -112,7 +112,7 @@ class Spec:
     thin_steps: int | None = None
 
     def steps(self) -> tuple[int, int]:
-        from ..resolvers import time_steps
+        from ..plumbing.resolvers import time_steps
 
         burn = self.burn_steps if self.burn_steps is not None else time_steps(self.t_burn, self.h, self.n_leapfrog)
         thin = self.thin_steps if self.thin_steps is not None else time_steps(self.t_thin, self.h, self.n_leapfrog)
@@ -195,7 +195,7 @@ def run_spec(spec: Spec, runs_dir: Path) -> Result:
 
     import torch
 
-    from ..errors import UserError
+    from ..plumbing.errors import UserError
     from ..store import SampleStore
     from .common import compose, run_pipeline
 
@@ -217,7 +217,7 @@ def run_spec(spec: Spec, runs_dir: Path) -> Result:
 def load_dataset(name: str, split: int = 0):
     """The Data of ``dataset=name`` split ``split``, or None when its files are missing."""
     from ..data import load_data
-    from ..errors import DataMissingError
+    from ..plumbing.errors import DataMissingError
     from .common import compose
 
     try:
@@ -510,6 +510,7 @@ FIG4_INTEGRATORS = {"leapfrog": "SHMC-LEAPFROG", "lie_trotter": "LIE-TROTTER", "
 @register(
     FIG4,
     "UCI BNN (Boston; Yacht when on disk): average Kolmogorov distance to the oracle vs h per batch size",
+    options=FIG4_OPTIONS,
 )
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
     scale = checked_scale(options, FIG4_OPTIONS)
@@ -656,7 +657,8 @@ def _variant_recipe(out_dir: Path, fig_id: str, options: dict, allowed, values, 
 FIG5_OPTIONS = ("scale", "datasets", "steps", "batches", "n_leapfrog", "oracle")
 
 
-@register(FIG5, "generalized Lie-Trotter (HMC with partial refresh): AKD to the oracle vs h for several N_l")
+@register(FIG5, "generalized Lie-Trotter (HMC with partial refresh): AKD to the oracle vs h for several N_l",
+          options=FIG5_OPTIONS)  # fmt: skip
 def make_fig5(out_dir: Path, options: dict) -> list[Path]:
     return _variant_recipe(
         out_dir,
@@ -720,7 +722,8 @@ def _fig5_markdown(rows, s, nls, scale, options, missing) -> str:
 FIG10_OPTIONS = ("scale", "datasets", "steps", "batches", "frictions", "oracle")
 
 
-@register(FIG10, "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size")
+@register(FIG10, "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size",
+          options=FIG10_OPTIONS)  # fmt: skip
 def make_fig10(out_dir: Path, options: dict) -> list[Path]:
     return _variant_recipe(
         out_dir,
@@ -1031,7 +1034,8 @@ def _table(out_dir: Path, table_id: str, what: str, paper, metrics: tuple[str, s
     return files
 
 
-@register(TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC")
+@register(TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC",
+          options=TABLE_OPTIONS)  # fmt: skip
 def make_table1(out_dir: Path, options: dict) -> list[Path]:
     scale, splits = _table_options(options)
     datasets, missing = _datasets(options, ",".join(REGRESSION))
@@ -1039,7 +1043,8 @@ def make_table1(out_dir: Path, options: dict) -> list[Path]:
                   [], options, scale, splits)  # fmt: skip
 
 
-@register(TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL")
+@register(TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL",
+          options=TABLE_OPTIONS)  # fmt: skip
 def make_table2(out_dir: Path, options: dict) -> list[Path]:
     scale, splits = _table_options(options)
     allowed = CLASSIFICATION + CLASSIFICATION_OFFLINE

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..rundir import write_figure
 from . import common, register
 from .claims import Claim, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced, table
 from .common import check_options, fit_slope_se, save_figure, scale_of, update_reproduction
@@ -497,7 +498,7 @@ def heatmaps(rows, schemes, covs, path: Path, title: str) -> Path:
             fig.colorbar(im, ax=ax, label="mean |Var/ref - 1| (white: unstable)")
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    write_figure(fig, path, dpi=100)
     plt.close(fig)
     return path
 

@@ -36,6 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..rundir import write_file
+from ..stats import fit_loglog
 from . import register
 from .common import save_figure, write_csv
 
@@ -166,27 +168,19 @@ class Row:
 
 
 def fit_order(h, bias) -> Fit:
-    """Least-squares slope of log|bias| on log h with a 95% t-interval and the RMS residual."""
-    from scipy.stats import t as student_t
-
-    X, Y = np.log(np.asarray(h)), np.log(np.abs(np.asarray(bias)))
-    n = len(X)
-    Xc = X - X.mean()
-    slope = float((Xc * (Y - Y.mean())).sum() / (Xc**2).sum())
-    res = Y - (Y.mean() + slope * Xc)
-    rms = float(np.sqrt((res**2).mean()))
-    if n < 3:
-        return Fit(slope, math.nan, math.nan, rms)
-    se = math.sqrt((res**2).sum() / (n - 2) / (Xc**2).sum())
-    half = float(student_t.ppf(0.975, n - 2)) * se
-    return Fit(slope, slope - half, slope + half, rms)
+    """Least-squares slope of log|bias| on log h with a 95% t-interval and the RMS residual
+    (``stats.fit_loglog``)."""
+    f = fit_loglog(h, bias)
+    if f is None:
+        return Fit(math.nan, math.nan, math.nan, math.nan)
+    return Fit(f.slope, f.lo, f.hi, f.rms)
 
 
 def preset_params(name: str) -> dict:
     """Scheme parameters of conf/integrator/<name>.yaml when that preset is the scheme itself."""
     import yaml
 
-    from ..paths import conf_dir
+    from ..plumbing.paths import conf_dir
 
     f = conf_dir() / "integrator" / f"{name}.yaml"
     if not f.exists():
@@ -523,7 +517,7 @@ def write_markdown(rows: list[Row], path: Path) -> None:
         lines += [f"- {r.scheme} / {r.batching}: {r.status}: {r.note}" for r in skipped]
     lines += ["", "## Sources of the theory column", ""]
     lines += [f"- {k}: {v}" for k, v in SOURCES.items()]
-    path.write_text("\n".join(lines) + "\n")
+    write_file(path, "\n".join(lines) + "\n")
 
 
 def _parse(options: dict) -> dict:
@@ -561,7 +555,8 @@ def _parse(options: dict) -> dict:
     return out
 
 
-@register("orders", "measured order of the stationary bias vs step size, every integrator x batching")
+@register("orders", "measured order of the stationary bias vs step size, every integrator x batching", scales=(),
+          options=("schemes", "batchings", "grid", "adapt"))  # fmt: skip
 def make(out_dir: Path, options: dict) -> list[Path]:
     """Write orders.csv, orders.png and orders.md into out_dir. Options: schemes=a,b
     batchings=full,iid grid=E1:E2 (initial window, h = 2^-E) adapt=0|1."""

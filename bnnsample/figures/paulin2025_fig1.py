@@ -83,6 +83,9 @@ DERIVED_EXACT = {
     "SMS-UBU": ((2.56e-2, 4.55e-2), (6.57e-3, 4.75e-3), (1.63e-3, 1.98e-3), (4.06e-4, 5.33e-4)),
 }
 W1_TOL = 0.10  # relative agreement of a W1 cell with the notebook's value (this project's tolerance)
+# the notebook's values are printed to 4 decimals (0.0005 is anything in [0.00045, 0.00055)): half a
+# unit of the last digit is added to the tolerance, so a value printed to one digit is not held to 10%
+W1_ROUNDING = 0.5e-4
 NOISE_FLOORS = 3  # a W1 below this many Monte Carlo floors mostly measures sampling noise
 # what resolves the cells and slopes below 3 floors at scale=quick: the floors of scale=paper at h = 0.0625 and
 # 0.03125 were measured (noise_floor, seed 0: 14.5 and 27.2 CPU-s); its CPU time is estimated from the quick run's
@@ -110,7 +113,8 @@ def _w1_claim(label: str) -> Claim:
         )
     return Claim(f"W1 of {label} to the posterior at h = 0.25 / 0.125 / 0.0625 / 0.03125", "§3.4, Fig. 1",
                  " / ".join(values), source="derived",
-                 tolerance=f"each h within ±{W1_TOL:.0%} of the value (both diverged also agrees)",
+                 tolerance=f"each h within ±{W1_TOL:.0%} of the value plus half a unit of its last printed digit "
+                           f"(±{W1_ROUNDING:g}; both diverged also agrees)",
                  method=method)  # fmt: skip
 
 
@@ -412,7 +416,7 @@ def _w1_outcome(label: str, cs: list[Cell]):
                 f"h={c.h:g}: {rel:+.0%} against the re-run value †; ours is {c.w1 / PAPER_W1[label][0]:.1f}x "
                 f"the notebook's fixed-order {PAPER_W1[label][0]}"
             )
-        if abs(rel) <= W1_TOL:
+        if abs(c.w1 - pv) <= W1_TOL * pv + W1_ROUNDING:
             good += 1
             continue
         unresolved = c.noise_limited or abs(z) <= 2
@@ -578,7 +582,8 @@ def _markdown(cells: dict, s: dict, seconds: float, files: list[Path]) -> str:
 PAULIN_POSTERIOR = (-15 / 17, 1 / 4.25)
 
 
-@register(FIG_ID, "paulin2025 Fig. 1: W1 bias vs h of 9 samplers (SMS/SG/wor x UBU/BAOAB/EM), two-batch Gaussian")
+@register(FIG_ID, "paulin2025 Fig. 1: W1 bias vs h of 9 samplers (SMS/SG/wor x UBU/BAOAB/EM), two-batch Gaussian",
+          scales=tuple(SCALES), options=OPTIONS)  # fmt: skip
 def make(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, records=INT, samplers=sms_ubu,sg_em,..."""
     from ..simulate import build_target
@@ -589,6 +594,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     cells: dict[str, list[Cell]] = {}
     floors = [noise_floor(pot, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k) for k in range(4)]
     print(f"[{FIG_ID}] W1 floor (exact_ou, same protocol): " + ", ".join(f"{f:.5f}" for f in floors), flush=True)
+    ticks = common.CellBar(FIG_ID, len(s["samplers"]) * len(STEPS))
     for label, preset in s["samplers"]:
         for k in range(len(STEPS)):
             gamma = s["baoab_friction"] if "BAOAB" in label else GAMMA
@@ -605,8 +611,9 @@ def make(out_dir: Path, options: dict) -> list[Path]:
                 floors[k],
             )
             cells.setdefault(label, []).append(c)
-            print(f"[{FIG_ID}] {label:<13} h={c.h:<8g} W1={c.w1:.5f} floor={c.w1_floor:.5f} "
-                  f"diverged={c.diverged} ({c.seconds:.1f}s)", flush=True)  # fmt: skip
+            ticks.done(f"{label:<13} h={c.h:<8g} W1={c.w1:.5f} floor={c.w1_floor:.5f} diverged={c.diverged} "
+                       f"({c.seconds:.1f}s)")  # fmt: skip
+    ticks.close()
     files = [out / "w1.csv", out / "w1.png"]
     rows = [dict(zip(CSV_FIELDS, _row(c, STEPS.index(c.h)))) for cs in cells.values() for c in cs]
     common.write_csv(files[0], rows, float_format=None, columns=CSV_FIELDS)

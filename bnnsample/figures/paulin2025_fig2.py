@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..stats import t_quantile
 from . import common, register
 from .claims import Claim, by_count, check, not_reproduced, not_tested, table
 from .common import checked_scale, save_figure, update_reproduction
@@ -108,7 +109,7 @@ def load_problem(data_dir: str | None):
     from omegaconf import OmegaConf
 
     from ..data import LOADERS
-    from ..errors import DataMissingError
+    from ..plumbing.errors import DataMissingError
 
     try:
         data = LOADERS["fmnist"](OmegaConf.create({"name": "fmnist", "data_dir": data_dir, "download": False}))
@@ -186,10 +187,10 @@ def metrics_with_se(mean: np.ndarray, chunks: np.ndarray, y: np.ndarray, K: int)
     return out
 
 
-@register(
-    FIG_ID,
-    "multinomial logistic regression: coupled multilevel bias and accuracy/NLL/ACE/RPS vs h, 5 samplers",
-)
+ABOUT = "multinomial logistic regression: coupled multilevel bias and accuracy/NLL/ACE/RPS vs h, 5 samplers"
+
+
+@register(FIG_ID, ABOUT, scales=tuple(SCALES), options=OPTIONS)
 def make(out_dir: Path, options: dict) -> list[Path]:
     import torch
 
@@ -295,13 +296,6 @@ def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:
 
 def _fmt(x) -> str:
     return "nan" if x is None or not np.isfinite(x) else f"{x:.3g}"
-
-
-def _t_quantile(chunks: int) -> float:
-    """Chunk SEs have chunks - 1 degrees of freedom: the two-sided 95% t quantile."""
-    from scipy.stats import t as student_t
-
-    return float(student_t.ppf(0.975, chunks - 1))
 
 
 def _z(diff: float, se: float) -> float:
@@ -443,7 +437,7 @@ def outcomes(hs: list, chunks: int, bias_rows: list, metric_rows: list) -> list:
     by = {(r["sampler"], r["h"]): r for r in bias_rows}
     met = {(r["sampler"], r["h"]): r for r in metric_rows}
     hs = sorted(hs, reverse=True)
-    t = _t_quantile(chunks)
+    t = t_quantile(chunks)  # chunk s.e.s have chunks - 1 degrees of freedom
     h_small, h_big = min(r["h"] for r in metric_rows), hs[0]
     return [
         (CLAIMS["sms_order"], _ratio_outcome(by, "SMS-UBU", hs, 4)),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from pathlib import Path
 
-from .common import claims, read_sections
+from .common import claims_with_reasons, read_sections
 
 
 def check_out_dir(out_dir: Path) -> str:
@@ -15,6 +15,38 @@ def check_out_dir(out_dir: Path) -> str:
     if out_dir == package or package in out_dir.parents:
         return f"inside the bnnsample package ({package}); run from another directory or give --out DIR"
     return ""
+
+
+def section_scale(markdown: str) -> str:
+    """The scale a REPRODUCTION.md section was made at: ``scale=X`` of its Command line, quick
+    (every recipe's default) when the command names none."""
+    import re
+
+    m = re.search(r"Command: `bnnsample figure \S+([^`]*)`", markdown)
+    got = re.search(r"(?:^|\s)scale=(\S+)", m.group(1)) if m else None
+    return got.group(1) if got else "quick"
+
+
+def beside_other_scale(out_dir: Path, fig_id: str, scale: str) -> tuple[Path, str] | None:
+    """(the folder to write to instead, the scale held) when ``out_dir/REPRODUCTION.md`` holds
+    ``fig_id`` made at another scale than ``scale``: results of one scale never silently
+    replace those of another; the run goes to ``out_dir/scale-<scale>`` (its own
+    REPRODUCTION.md and figure folder). None: write to ``out_dir``."""
+    path = out_dir / "REPRODUCTION.md"
+    held = read_sections(path.read_text()).get(fig_id) if path.exists() else None
+    if held is None or section_scale(held) == scale:
+        return None
+    return out_dir / f"scale-{scale}", f"scale={section_scale(held)}"
+
+
+def _claims_of(out_dir: Path, fig_id: str, markdown: str) -> list[tuple[str, str, str]]:
+    """(claim, verdict, reason) of a figure: from its claims.csv, or read from its section."""
+    from .common import CLAIMS_CSV, read_csv
+
+    path = out_dir / fig_id / CLAIMS_CSV
+    if path.exists():
+        return [(str(r["claim"]), str(r["verdict"]), str(r["reason"])) for r in read_csv(path)]
+    return claims_with_reasons(markdown)
 
 
 class Verdicts:
@@ -38,7 +70,77 @@ def before_and_after(out_dir: Path, fig_id: str):
     for fid, md in new.items():
         if old.get(fid) == md and fid != fig_id:
             continue
-        rows = claims(md)
+        rows = _claims_of(out_dir, fid, md)
         lines.append(f"[bnnsample] {fid}: {len(rows)} claims (section in {path})")
-        lines += [f"  {claim}: {verdict}" for claim, verdict in rows]
+        lines += [f"  {claim}: {verdict}" + (f" ({why})" if why else "") for claim, verdict, why in rows]
     v.text = "\n".join(lines)
+
+
+LEDGER = "costs.csv"  # out_dir/costs.csv: what each figure invocation cost on the machine that ran it
+LEDGER_COLUMNS = ("figure", "scale", "options", "wall_s", "cpu_s", "date", "machine")
+
+
+def record_cost(out_dir: Path, fig_id: str, options: dict, wall: float, cpu: float) -> None:
+    """Record one finished invocation in ``out_dir/costs.csv`` (CPU of this process and of
+    the worker processes it waited for), replacing the row of the same figure, scale and
+    options."""
+    import csv
+    import io
+    import os
+    import platform
+    import time
+
+    from ..rundir import write_file
+
+    path = out_dir / LEDGER
+    scale = options.get("scale", "")
+    rest = " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "scale")
+    rows = []
+    if path.exists():
+        with open(path, newline="") as fh:  # the row of the same figure, scale and options is replaced
+            rows = [r for r in csv.DictReader(fh) if (r["figure"], r["scale"], r["options"]) != (fig_id, scale, rest)]
+    rows.append(dict(zip(LEDGER_COLUMNS, [fig_id, scale, rest, f"{wall:.0f}", f"{cpu:.0f}", time.strftime("%Y-%m-%d"),
+                                          f"{platform.machine()} {os.cpu_count()} cores"])))  # fmt: skip
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=LEDGER_COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    write_file(path, buf.getvalue())
+
+
+def measured_costs(out_dir: Path) -> dict[tuple[str, str], dict]:
+    """{(figure, scale): the latest ledger row} of ``out_dir/costs.csv`` (empty without one)."""
+    import csv
+
+    path = out_dir / LEDGER
+    if not path.exists():
+        return {}
+    with open(path, newline="") as fh:
+        return {(r["figure"], r["scale"]): r for r in csv.DictReader(fh)}
+
+
+def _cost_text(row: dict | None) -> str:
+    if row is None:
+        return "not measured"
+    cpu = float(row["cpu_s"] or "nan")
+    wall = float(row["wall_s"] or "nan")
+    minutes = cpu / 60 if cpu == cpu else wall / 60
+    what = "CPU" if cpu == cpu else "wall"
+    extra = f" with {row['options']}" if row.get("options") else ""
+    return f"{minutes:.1f} {what}-min{extra} ({row['date']}, {row['machine']})"
+
+
+def recipe_lines(recipe, costs: dict, detail: bool = False) -> list[str]:
+    """What ``figure --list`` (or, with ``detail``, ``figure ID --help``) shows of a recipe."""
+    lines = [f"{recipe.id}  {recipe.description}"]
+    if recipe.scales:
+        for i, sc in enumerate(recipe.scales):
+            tag = " (default)" if i == 0 else ""
+            lines.append(f"    scale={sc}{tag}: {_cost_text(costs.get((recipe.id, sc)))}")
+    else:
+        lines.append(f"    {_cost_text(costs.get((recipe.id, '')))}")
+    if detail:
+        opts = ", ".join((*recipe.options, "data_dir"))
+        lines += [f"    options: {opts}", "    usage: bnnsample figure " + recipe.id +
+                  " [--out DIR] [--replace] [key=value ...]"]  # fmt: skip
+    return lines

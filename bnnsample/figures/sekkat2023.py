@@ -1335,6 +1335,7 @@ def _fig14_markdown(rows, proj, st, ref, scale, files, wall) -> str:
 @register(
     "sekkat2023-fig13",
     "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL",
+    scales=tuple(FIG13),
 )
 def make_fig13(out_dir: Path, options: dict) -> list[Path]:
     scale, st, t0 = _start(options, FIG13)
