@@ -290,6 +290,19 @@ def _evaluating(run_dir: Path) -> bool:
         return False
 
 
+def _kept_after_stop(run_dir: Path) -> str:
+    """What a stopped run left in ``run_dir`` for its resume: the draws, else the training
+    state of a run stopped while it trained its initial points, else nothing."""
+    from .initial import TRAINING_CHECKPOINT
+
+    h5, ckpt = run_dir / "samples.h5", run_dir / TRAINING_CHECKPOINT
+    if h5.exists():
+        return f"draws written so far are in {h5}"
+    if ckpt.exists():
+        return f"the training state is in {ckpt}"
+    return "nothing was written"
+
+
 def _submitit_handler():
     """submitit's (signal, handler) for preemption/timeout when this process is a submitit job."""
     sm = sys.modules.get("submitit")
@@ -454,7 +467,7 @@ def _hydra_run(argv: list[str]) -> None:
         except (KeyboardInterrupt, Interrupted) as e:
             preempt.requeue_if_asked()
             h5 = run_dir / "samples.h5"
-            kept = f"draws written so far are in {h5}" if h5.exists() else "nothing was written"
+            kept = _kept_after_stop(run_dir)
             if isinstance(e, KeyboardInterrupt) and _evaluating(run_dir):
                 msg = f"interrupted during the evaluation; {h5} is complete: bnnsample evaluate {run_dir} evaluates it"
             elif isinstance(e, TimeLimit):

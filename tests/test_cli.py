@@ -186,3 +186,15 @@ def test_help_names_the_files_a_run_writes(tmp_path, cli):
     assert out.returncode == 0, out.stderr[-1000:]
     for f in files:
         assert (tmp_path / f.rstrip("/")).exists(), f
+
+
+def test_stop_message_names_what_was_kept(tmp_path):
+    """A run stopped while it trains its initial points names its training checkpoint, not
+    'nothing was written'; the draws win once the store exists."""
+    from bnnsample.cli import _kept_after_stop
+
+    assert _kept_after_stop(tmp_path) == "nothing was written"
+    (tmp_path / "training.pt").write_bytes(b"x")
+    assert _kept_after_stop(tmp_path) == f"the training state is in {tmp_path / 'training.pt'}"
+    (tmp_path / "samples.h5").write_bytes(b"x")
+    assert _kept_after_stop(tmp_path).startswith("draws written so far are in")

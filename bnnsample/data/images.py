@@ -116,9 +116,12 @@ def fmnist(cfg) -> Data:
         raise DataMissingError(
             f"dataset=fmnist: Fashion-MNIST files not found; expected {', '.join(FMNIST_FILES)} "
             f"(gzipped or not) in one of {', '.join(str(f) for f in folders)} "
-            + (f"(set data_dir=DIR, or download=true when online{install_hint('fmnist')})" if _default_root(cfg)
-               else "(data_dir was given, so the system folders are not searched; download=true fetches the files "
-               "when online)")
+            + (
+                f"(set data_dir=DIR, or download=true when online{install_hint('fmnist')})"
+                if _default_root(cfg)
+                else "(data_dir was given, so the system folders are not searched; download=true fetches the files "
+                "when online)"
+            )
         )
     x_tr, y_tr, x_te, y_te = (_read_idx(p) for p in found)
     if x_tr.shape[0] != y_tr.shape[0] or x_te.shape[0] != y_te.shape[0]:
