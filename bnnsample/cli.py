@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hydra.errors import CompactHydraException
 
-from .config import COMMON_RANDOM_KEYS, NOT_SAMPLING_KEYS, VALUE_RULES, check_override, check_value
+from .config import CHECKED_KEYS, COMMON_RANDOM_KEYS, NOT_SAMPLING_KEYS, check_override, check_value
 from .plumbing.progress import say
 
 USAGE = """usage: bnnsample <command> [args]
@@ -203,7 +203,7 @@ def _check_syntax(argv: list[str]) -> None:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             _fail(f"{a}: not a valid override ({msg}); e.g. key=value, key=a,b,c (sweep), +key=value")
         complaint = check_override(ov.key_or_group, _override_values(ov))
-        if complaint is None and ov.key_or_group in VALUE_RULES and not ov.is_delete():
+        if complaint is None and ov.key_or_group in CHECKED_KEYS and not ov.is_delete():
             complaint = next(filter(None, (check_value(ov.key_or_group, v) for v in _typed_values(ov))), None)
         if complaint:
             _fail(complaint)

@@ -6,11 +6,12 @@ import functools
 import math
 import numbers
 import re
+from pathlib import Path
 
 import yaml
 from omegaconf import DictConfig
 
-from .plumbing.errors import ConfigError
+from .plumbing.errors import ConfigError, UserError
 
 DEVICES = ("auto", "cpu", "cuda")
 MAX_COUNT = 2**53  # counts (steps, draws, chains) above this are typos, and overflow HDF5's int64 attributes
@@ -149,48 +150,107 @@ VALUE_RULES = {
 }
 
 
+def _in_group(prefix: str, rule):
+    """A rule of a key of a group (``model.``, ``dataset.``, ``init.``), named with its prefix."""
+    return lambda c, k: rule(c, k, prefix=prefix)
+
+
+def _model_number(low, strict):
+    return _in_group("model.", functools.partial(_number, low=low, strict=strict))
+
+
+# the rules of the group values that need no data, by dotted key: validate applies them to the
+# composed config, and the command line applies them to the values given, before Hydra loads
+GROUP_RULES = {
+    **{f"model.{k}": _model_number(low, strict) for k, (low, strict) in MODEL_NUMBERS.items()},
+    "model.noise_var": _optional(_model_number(*MODEL_NUMBERS["noise_var"])),
+    "model.n_calibration": _in_group("model.", functools.partial(_integer, low=0)),
+    **{f"model.{k}": (lambda allowed: lambda c, k: _choice(c.get(k), f"model.{k}", allowed))(v)
+       for k, v in MODEL_CHOICES.items()},  # fmt: skip
+    **dict.fromkeys(("dataset.n_test", "dataset.n_train"),
+                    _optional(_in_group("dataset.", functools.partial(_integer, low=1, what=" (or null: all)")))),  # fmt: skip
+    "init.train_epochs": _in_group("init.", functools.partial(_integer, low=0)),
+    "init.swa_epochs": _in_group("init.", functools.partial(_integer, low=1)),
+    **dict.fromkeys(("init.lr", "init.swa_lr", "init.bounce_width"), _in_group("init.", functools.partial(_number, low=0))),
+    "init.localization": _in_group("init.", functools.partial(_number, low=0, strict=False)),
+}
+
+
+def reference_paths(value) -> list[Path]:
+    """The samples.h5 files named by ``reference`` (a path or a list of paths); each path is a
+    samples.h5, a run directory, or a directory of runs. Missing -> UserError (one line)."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, (str, Path)) else list(value)
+    out = []
+    for item in items:
+        p = Path(str(item)).expanduser()
+        if p.is_file():
+            out.append(p)
+        elif (p / "samples.h5").is_file():
+            out.append(p / "samples.h5")
+        elif p.is_dir() and (found := sorted(p.rglob("samples.h5"))):
+            out += found
+        else:
+            raise UserError(
+                f"reference={item}: no samples.h5 there (expected a samples.h5, a run directory "
+                "holding one, or a directory of runs, e.g. one made by `bnnsample run "
+                "experiment=franzese2021_oracle ...`)"
+            )
+    return out
+
+
 def check_value(key: str, value) -> str | None:
-    """The complaint about one top-level value given on the command line (as Hydra parses it),
-    by the rule ``validate`` applies, or None."""
-    rule = VALUE_RULES.get(key)
-    if rule is None:
-        return None
+    """The complaint about one value given on the command line (as Hydra parses it), by the
+    rule ``validate`` applies, or None: top-level values, the groups' numbers and choices, and
+    whether ``reference`` names samples."""
+    leaf = key.rsplit(".", 1)[-1]
+    rule = VALUE_RULES.get(key) or GROUP_RULES.get(key)
     try:
-        rule({key: value}, key)
-    except ConfigError as e:
+        if key == "reference":
+            reference_paths(value)
+        elif rule is not None:
+            rule({leaf: value}, leaf)
+    except (ConfigError, UserError) as e:
         return str(e)
     return None
 
 
-def _model_numbers(cfg: DictConfig) -> None:
-    """The model's numbers: finite everywhere, and in range where a range is known."""
+CHECKED_KEYS = frozenset({*VALUE_RULES, *GROUP_RULES, "reference"})  # what check_value answers
+
+
+def _group_values(cfg: DictConfig) -> None:
+    """The groups' numbers and choices (GROUP_RULES; init's only under init=swa, which reads
+    them); the model's other floats finite."""
+    for dotted, rule in GROUP_RULES.items():
+        group, key = dotted.split(".", 1)
+        if key in cfg[group] and (group != "init" or cfg.init.name == "swa"):
+            rule(cfg[group], key)
     for key, value in cfg.model.items():
-        if key in MODEL_NUMBERS:
-            if key == "noise_var" and value is None:
-                continue
-            low, strict = MODEL_NUMBERS[key]
-            _number(cfg.model, key, low=low, strict=strict, prefix="model.")
-        elif key == "n_calibration":
-            _integer(cfg.model, key, low=0, prefix="model.")
-        elif key in MODEL_CHOICES:
-            _choice(value, f"model.{key}", MODEL_CHOICES[key])
-        elif isinstance(value, float) and not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"model.{key}", value, "must be a finite number")
 
 
-def _dataset_sizes(cfg: DictConfig) -> None:
-    for key in ("n_test", "n_train"):
-        if cfg.dataset.get(key) is not None:
-            _integer(cfg.dataset, key, low=1, prefix="dataset.", what=" (or null: all)")
+def _reference(cfg: DictConfig) -> None:
+    """reference=PATH exists, is readable and was made on the same data set (reads the
+    reference's attributes only; the full check runs at evaluation)."""
+    if cfg.get("reference") is None:
+        return
+    from .evaluate.reference import check_reference
+
+    check_reference(cfg)
 
 
 def validate(cfg: DictConfig) -> None:
-    """Checks that need no data: types, ranges and names."""
+    """Checks that need no data: types, ranges, names and the reference. Every check that
+    needs no torch comes first, so that bad input is answered before torch is loaded."""
     _groups_present(cfg)
     _no_unknown_keys(cfg)
     for key, rule in VALUE_RULES.items():
         rule(cfg, key)
-    # torch comes with these two imports: the checks above answer bad input without it
+    _group_values(cfg)
+    _reference(cfg)
+    # torch comes with these two imports (the registries of schedules and schemes)
     from .batching import KINDS, PARTITIONS
     from .integrators import REGISTRY
 
@@ -198,14 +258,6 @@ def validate(cfg: DictConfig) -> None:
     _choice(cfg.batching.partition, "batching.partition", PARTITIONS)
     _choice(cfg.batching.per_chain, "batching.per_chain", ("auto", True, False))
     _choice(cfg.integrator.name, "integrator.name", tuple(sorted(REGISTRY)))
-    _model_numbers(cfg)
-    _dataset_sizes(cfg)
-    if cfg.init.name == "swa":
-        for key in ("train_epochs", "swa_epochs"):
-            _integer(cfg.init, key, low=0 if key == "train_epochs" else 1, prefix="init.")
-        for key in ("lr", "swa_lr", "bounce_width"):
-            _number(cfg.init, key, low=0, prefix="init.")
-        _number(cfg.init, "localization", low=0, strict=False, prefix="init.")
 
 
 MAX_STEPS = 10**12  # a run this long takes years at the fastest step; more is a typo

@@ -158,9 +158,6 @@ def _run(cfg: DictConfig, run_dir: Path) -> Path:
 def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
     """Checks that need only the config and the data, the potential, the batch schedule, the
     loop settings, and whether the run directory holds a run to resume."""
-    from .evaluate.reference import check_reference
-
-    check_reference(cfg)  # a missing or foreign reference=PATH fails before sampling
     device = resolve_device(cfg.device)
     dtype = getattr(torch, cfg.dtype)
     data = _load_data(cfg)

@@ -33,6 +33,12 @@ print("TORCH_IMPORTED" if "torch" in sys.modules else "TORCH_NOT_IMPORTED", file
         ["run", "integrator=sms_ubuu"],
         ["run", "step_size=-1"],
         ["run", "chains=0"],
+        ["run", "chains=four"],
+        ["run", "model.prior_precision=-1"],
+        ["run", "dataset.n_test=-5"],
+        ["run", "init.lr=-1"],
+        ["run", "model.memory_format=fast"],
+        ["run", "reference=/no/such/run"],
     ],
 )
 def test_answers_without_torch(args, tmp_path):
@@ -44,6 +50,9 @@ def test_answers_without_torch(args, tmp_path):
     )
     assert "TORCH_NOT_IMPORTED" in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
+    if args[0] == "run":  # one line naming the field
+        key = args[1].split("=")[0]
+        assert f"bnnsample: error: {key}" in out.stderr, out.stderr
 
 
 def test_run_uses_one_torch_thread_unless_told(tmp_path):

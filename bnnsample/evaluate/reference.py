@@ -54,8 +54,9 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from ..config import reference_paths
 from ..plumbing.errors import UserError
-from ..store import FILENAME, SampleStore
+from ..store import SampleStore
 from . import metrics as M
 from .diagnostics import metric_row as _row
 
@@ -129,30 +130,7 @@ def draws_of(store: SampleStore, keep: np.ndarray | None = None) -> RunDraws:
     )
 
 
-def resolve_reference_paths(value) -> list[Path]:
-    """The samples.h5 files named by ``reference`` (a path or a list of paths); each path is a
-    samples.h5, a run directory, or a directory of runs. Missing -> UserError (one line)."""
-    if value is None:
-        return []
-    items = [value] if isinstance(value, (str, Path)) else list(value)
-    if not items:
-        return []
-    out = []
-    for item in items:
-        p = Path(str(item)).expanduser()
-        if p.is_file():
-            out.append(p)
-        elif (p / FILENAME).is_file():
-            out.append(p / FILENAME)
-        elif p.is_dir() and (found := sorted(p.rglob(FILENAME))):
-            out += found
-        else:
-            raise UserError(
-                f"reference={item}: no {FILENAME} there (expected a samples.h5, a run directory "
-                "holding one, or a directory of runs, e.g. one made by `bnnsample run "
-                "experiment=franzese2021_oracle ...`)"
-            )
-    return out
+resolve_reference_paths = reference_paths  # config.reference_paths: resolved there, before torch loads
 
 
 def check_reference(cfg) -> list[Path]:
