@@ -27,7 +27,16 @@ import numpy as np
 
 from . import register
 from .claims import Claim, by_count, by_slope, check, not_reproduced, not_tested, partly, reproduced, table
-from .common import check_options, fit_slope, fit_slope_se, save_figure, scale_of, update_reproduction, write_csv
+from .common import (
+    CellBar,
+    check_options,
+    fit_slope,
+    fit_slope_se,
+    save_figure,
+    scale_of,
+    update_reproduction,
+    write_csv,
+)
 from .common import fmt as _fmt
 from .common import pyplot as _plt
 
@@ -152,26 +161,34 @@ FIG1 = {
 }
 
 
-@register("chen2015-fig1", "splitting (SGHMC-S) vs Euler (SGHMC-E) invariant-measure bias of E[theta^2] against h")
+@register("chen2015-fig1", "splitting (SGHMC-S) vs Euler (SGHMC-E) invariant-measure bias of E[theta^2] against h",
+          scales=tuple(FIG1), options=("scale",))  # fmt: skip
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Exact stationary bias (minibatch and full gradient) and the Monte Carlo bias of the
     L-step average over independent runs. Options: scale=quick|paper."""
     scale, s, out, t0, pot, truth = _start(options, FIG1, out_dir, "chen2015-fig1")
     rows = []
-    for label in ("SGHMC-S", "SGHMC-E"):
-        for i, h in enumerate(s["h"]):
-            ex = exact_stationary(pot, label, h, FRICTION)
-            ex_full = exact_stationary(pot, label, h, FRICTION, batching="full")
-            burn = int(2.0 / h)  # DECISION: 2 time units of burn-in, so the average shows the invariant measure
-            est = run_averages(pot, label, runs=s["runs"], steps=burn + s["L"], checkpoints=[burn, burn + s["L"]],
-                               h=h, seed=i)  # fmt: skip
-            mc = {}
-            if burn in est and burn + s["L"] in est:
-                tail = (est[burn + s["L"]] * (burn + s["L"]) - est[burn] * burn) / s["L"]
-                mc = bias_mse(tail, truth)
-            rows.append({"scheme": label, "h": h, "exact_bias": ex - truth, "exact_bias_full_gradient": ex_full - truth,
-                         "mc_bias": mc.get("bias", math.nan), "mc_bias_se": mc.get("bias_se", math.nan),
-                         "mc_diverged": mc.get("diverged", s["runs"]), "runs": s["runs"], "L": s["L"]})  # fmt: skip
+    bar = CellBar("chen2015-fig1", 2 * len(s["h"]))
+    try:
+        for label in ("SGHMC-S", "SGHMC-E"):
+            for i, h in enumerate(s["h"]):
+                ex = exact_stationary(pot, label, h, FRICTION)
+                ex_full = exact_stationary(pot, label, h, FRICTION, batching="full")
+                burn = int(2.0 / h)  # DECISION: 2 time units of burn-in, so the average shows the invariant measure
+                est = run_averages(pot, label, runs=s["runs"], steps=burn + s["L"], checkpoints=[burn, burn + s["L"]],
+                                   h=h, seed=i)  # fmt: skip
+                mc = {}
+                if burn in est and burn + s["L"] in est:
+                    tail = (est[burn + s["L"]] * (burn + s["L"]) - est[burn] * burn) / s["L"]
+                    mc = bias_mse(tail, truth)
+                rows.append({"scheme": label, "h": h, "exact_bias": ex - truth,
+                             "exact_bias_full_gradient": ex_full - truth, "mc_bias": mc.get("bias", math.nan),
+                             "mc_bias_se": mc.get("bias_se", math.nan), "mc_diverged": mc.get("diverged", s["runs"]),
+                             "runs": s["runs"], "L": s["L"]})  # fmt: skip
+                bar.done(f"{label} h={h:g}: exact bias {ex - truth:.3g}, Monte Carlo {rows[-1]['mc_bias']:.3g} ± "
+                         f"{rows[-1]['mc_bias_se']:.2g}")  # fmt: skip
+    finally:
+        bar.close()
     paths = [write_csv(out / "bias_vs_h.csv", rows)]
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
@@ -337,9 +354,9 @@ FIG2 = {
 C_FIXED, C_DECR = 0.033, 0.045  # chen2015 §5 prefactors
 
 
-def alpha_sweep(pot, truth, Ls, runs, batching: str, seed: int = 0) -> list[dict]:
+def alpha_sweep(pot, truth, Ls, runs, batching: str, seed: int = 0, bar=None) -> list[dict]:
     """Bias and MSE against L for SGHMC-F (h = 0.033 L^-alpha, one run per L) and SGHMC-D
-    (h_l = 0.045 l^-alpha, step-weighted average, one run to max L)."""
+    (h_l = 0.045 l^-alpha, step-weighted average, one run to max L); ``bar.done`` after each alpha."""
     rows = []
     for a_i, a in enumerate(ALPHAS):
         for L in Ls:
@@ -352,6 +369,9 @@ def alpha_sweep(pot, truth, Ls, runs, batching: str, seed: int = 0) -> list[dict
         for L in Ls:
             rows.append({"variant": "SGHMC-D", "batching": batching, "alpha": a, "L": L, "h": C_DECR * L**-a,
                          **bias_mse(est[L], truth)})  # fmt: skip
+        if bar:
+            bar.done(f"{batching} alpha={_afmt(a)}: at L={Ls[-1]} SGHMC-F MSE {rows[-1 - len(Ls)]['mse']:.3g}, "
+                     f"SGHMC-D bias {rows[-1]['bias']:.3g}")  # fmt: skip
     return rows
 
 
@@ -447,11 +467,16 @@ def _early_late(rows, Ls):
     return reproduced(ours) if min(z0, z1) > 2 else partly(ours, "one of the two differences within 2 s.e.")
 
 
-@register("chen2015-fig2", "bias (SGHMC-D) and MSE (SGHMC-F) against iterations for step-size rates alpha")
+@register("chen2015-fig2", "bias (SGHMC-D) and MSE (SGHMC-F) against iterations for step-size rates alpha",
+          scales=tuple(FIG2), options=("scale",))  # fmt: skip
 def make_fig2(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper. Both the paper's minibatch setup and full gradients."""
     scale, s, out, t0, pot, truth = _start(options, FIG2, out_dir, "chen2015-fig2")
-    rows = alpha_sweep(pot, truth, s["L"], s["runs"], "iid") + alpha_sweep(pot, truth, s["L"], s["runs"], "full")
+    bar = CellBar("chen2015-fig2", 2 * len(ALPHAS))
+    try:
+        rows = [r for bt in ("iid", "full") for r in alpha_sweep(pot, truth, s["L"], s["runs"], bt, bar=bar)]
+    finally:
+        bar.close()
     paths = [write_csv(out / "alpha_sweep.csv", rows)]
     plt = _plt()
     fig, axes = plt.subplots(2, 4, figsize=(18, 8))
@@ -548,32 +573,41 @@ def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreas
     return best
 
 
-@register("chen2015-fig3", "fixed- and decreasing-step SGHMC (splitting) vs SGLD: bias against iterations")
+@register("chen2015-fig3", "fixed- and decreasing-step SGHMC (splitting) vs SGLD: bias against iterations",
+          scales=tuple(FIG3), options=("scale",))  # fmt: skip
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
     scale, s, out, t0, pot, truth = _start(options, FIG3, out_dir, "chen2015-fig3")
     L0, Ls = s["L"][0], s["L"]
     rows, chosen = [], {}
-    for label in ("SGHMC-S", "SGLD"):
-        a = ALPHA_BIAS[label]
-        D = s["D"] if label == "SGHMC-S" else (1.0,)
-        # SGLD is stable only for h < 2/(N+1): its grid stops early, so it always gets the paper's fine steps
-        c_step, h0_step = (0.002, 0.002) if label == "SGLD" else (s["C_step"], s["h0_step"])
-        grid_c = np.arange(0.001, 0.5 + 1e-12, c_step)
-        grid_h0 = np.arange(H0_START[label], 0.05 + 1e-12, h0_step)
-        bf, cf, Df = select_constant(pot, truth, label, grid_c, a, s["runs"], L0, D, decreasing=False, seed=300)
-        bd, cd, Dd = select_constant(pot, truth, label, grid_h0, a, s["runs"], L0, D, decreasing=True, seed=600)
-        chosen[label] = {"fixed": (cf, Df, bf), "decreasing": (cd, Dd, bd)}
-        for k, L in enumerate(Ls):
-            est = run_averages(pot, label, runs=s["runs"], steps=L, checkpoints=[L], h=cf * L**-a, gamma=Df,
-                               seed=900 + k)[L]  # fmt: skip
-            rows.append({"scheme": label, "steps": "fixed", "alpha": a, "C": cf, "D": Df, "L": L, "h": cf * L**-a,
-                         **bias_mse(est, truth)})  # fmt: skip
-        est = run_averages(pot, label, runs=s["runs"], steps=max(Ls), checkpoints=Ls,
-                           step_sizes=lambda l, c=cd, a=a: c * l**-a, gamma=Dd, seed=950)  # fmt: skip
-        for L in Ls:
-            rows.append({"scheme": label, "steps": "decreasing", "alpha": a, "C": cd, "D": Dd, "L": L,
-                         "h": cd * L**-a, **bias_mse(est[L], truth)})  # fmt: skip
+    bar = CellBar("chen2015-fig3", 2 * 3)
+    try:
+        for label in ("SGHMC-S", "SGLD"):
+            a = ALPHA_BIAS[label]
+            D = s["D"] if label == "SGHMC-S" else (1.0,)
+            # SGLD is stable only for h < 2/(N+1): its grid stops early, so it always gets the paper's fine steps
+            c_step, h0_step = (0.002, 0.002) if label == "SGLD" else (s["C_step"], s["h0_step"])
+            grid_c = np.arange(0.001, 0.5 + 1e-12, c_step)
+            grid_h0 = np.arange(H0_START[label], 0.05 + 1e-12, h0_step)
+            bf, cf, Df = select_constant(pot, truth, label, grid_c, a, s["runs"], L0, D, decreasing=False, seed=300)
+            bar.done(f"{label} fixed-step search at L={L0}: C={cf:.3g}, D={Df:g}, bias {bf:.3g}")
+            bd, cd, Dd = select_constant(pot, truth, label, grid_h0, a, s["runs"], L0, D, decreasing=True, seed=600)
+            bar.done(f"{label} decreasing-step search at L={L0}: h_0={cd:.3g}, D={Dd:g}, bias {bd:.3g}")
+            chosen[label] = {"fixed": (cf, Df, bf), "decreasing": (cd, Dd, bd)}
+            for k, L in enumerate(Ls):
+                est = run_averages(pot, label, runs=s["runs"], steps=L, checkpoints=[L], h=cf * L**-a, gamma=Df,
+                                   seed=900 + k)[L]  # fmt: skip
+                rows.append({"scheme": label, "steps": "fixed", "alpha": a, "C": cf, "D": Df, "L": L, "h": cf * L**-a,
+                             **bias_mse(est, truth)})  # fmt: skip
+            est = run_averages(pot, label, runs=s["runs"], steps=max(Ls), checkpoints=Ls,
+                               step_sizes=lambda l, c=cd, a=a: c * l**-a, gamma=Dd, seed=950)  # fmt: skip
+            for L in Ls:
+                rows.append({"scheme": label, "steps": "decreasing", "alpha": a, "C": cd, "D": Dd, "L": L,
+                             "h": cd * L**-a, **bias_mse(est[L], truth)})  # fmt: skip
+            bar.done(f"{label} runs to L={Ls[-1]}: bias fixed {rows[-1 - len(Ls)]['bias']:.3g}, decreasing "
+                     f"{rows[-1]['bias']:.3g}")  # fmt: skip
+    finally:
+        bar.close()
     paths = [write_csv(out / "bias_vs_L.csv", rows)]
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))

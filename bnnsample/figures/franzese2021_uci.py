@@ -50,7 +50,7 @@ import numpy as np
 
 from . import register
 from .claims import Claim, Outcome, by_count, not_reproduced, not_tested, partly, reproduced, table
-from .common import checked_scale, save_figure, update_reproduction, write_csv
+from .common import SCALES, CellBar, checked_scale, save_figure, update_reproduction, write_csv
 from .franzese2021_toys import FIG1_CLAIMS
 
 FIG4, TABLE1, TABLE2, FIG5, FIG10 = (f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10"))
@@ -313,11 +313,15 @@ def _runs_dir(out_dir: Path, fig_id: str) -> Path:
 
 
 def distance_sweep(
-    out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, variants: list[dict]
+    out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, variants: list[dict], bar=None
 ) -> tuple[list[dict], Oracle]:
     """AKD to the oracle for every variant x batch size x step size. A variant is a dict with
-    ``label`` and Spec fields (integrator, friction, n_leapfrog)."""
+    ``label`` and Spec fields (integrator, friction, n_leapfrog). ``bar.done`` after the oracle
+    and after each run: 1 + len(variants) x batches x steps cells."""
     oracle = make_oracle(dataset, s.oracle, _runs_dir(out_dir, FIG4))
+    if bar:
+        bar.done(f"{dataset} oracle ({s.oracle.kind}): self-distance {oracle.band['mean']:.3f} "
+                 f"({oracle.result.seconds:.1f}s)")  # fmt: skip
     rows = []
     for var in variants:
         fields = {k: v for k, v in var.items() if k != "label"}
@@ -336,7 +340,19 @@ def distance_sweep(
                     "self_mean": oracle.band["mean"], "self_low": oracle.band["low"], "self_high": oracle.band["high"],
                     "seconds": round(res.seconds, 1),
                 })  # fmt: skip
+                if bar:
+                    bar.done(f"{dataset} {var['label']} batch {rows[-1]['batch']} h={h:g}: AKD "
+                             f"{rows[-1]['akd']:.3f} ({res.seconds:.1f}s)")  # fmt: skip
     return rows, oracle
+
+
+def _sweeps(out_dir: Path, fig_id: str, datasets: list[str], s: SweepSettings, variants: list[dict]) -> list[dict]:
+    """The rows of ``distance_sweep`` on every dataset, under one bar of their runs."""
+    bar = CellBar(fig_id, len(datasets) * (1 + len(variants) * len(s.batches) * len(s.steps)))
+    try:
+        return [r for ds in datasets for r in distance_sweep(out_dir, fig_id, ds, s, variants, bar)[0]]
+    finally:
+        bar.close()
 
 
 def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
@@ -510,6 +526,7 @@ FIG4_INTEGRATORS = {"leapfrog": "SHMC-LEAPFROG", "lie_trotter": "LIE-TROTTER", "
 @register(
     FIG4,
     "UCI BNN (Boston; Yacht when on disk): average Kolmogorov distance to the oracle vs h per batch size",
+    scales=SCALES,
     options=FIG4_OPTIONS,
 )
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
@@ -521,9 +538,7 @@ def make_fig4(out_dir: Path, options: dict) -> list[Path]:
     if not datasets:
         raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)")
     variants = [{"label": FIG4_INTEGRATORS[i], "integrator": i} for i in integrators]
-    rows = []
-    for ds in datasets:
-        rows += distance_sweep(out_dir, FIG4, ds, s, variants)[0]
+    rows = _sweeps(out_dir, FIG4, datasets, s, variants)
     d = out_dir / FIG4
     files = [write_csv(d / "distances.csv", rows, float_format=None),
              plot_distances(d / "distances.png", rows, "franzese2021 Fig. 4 (reduced): AKD to the oracle vs h")]  # fmt: skip
@@ -644,9 +659,7 @@ def _variant_recipe(out_dir: Path, fig_id: str, options: dict, allowed, values, 
     datasets, missing = _datasets(options, "boston")
     if not datasets:
         raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)")
-    rows = []
-    for ds in datasets:
-        rows += distance_sweep(out_dir, fig_id, ds, s, [variant(v) for v in vals])[0]
+    rows = _sweeps(out_dir, fig_id, datasets, s, [variant(v) for v in vals])
     d = out_dir / fig_id
     files = [write_csv(d / "distances.csv", rows, float_format=None), plot_distances(d / "distances.png", rows, title)]
     update_reproduction(out_dir, fig_id, markdown(rows, s, vals, scale, options, missing))
@@ -658,7 +671,7 @@ FIG5_OPTIONS = ("scale", "datasets", "steps", "batches", "n_leapfrog", "oracle")
 
 
 @register(FIG5, "generalized Lie-Trotter (HMC with partial refresh): AKD to the oracle vs h for several N_l",
-          options=FIG5_OPTIONS)  # fmt: skip
+          scales=SCALES, options=FIG5_OPTIONS)  # fmt: skip
 def make_fig5(out_dir: Path, options: dict) -> list[Path]:
     return _variant_recipe(
         out_dir,
@@ -723,7 +736,7 @@ FIG10_OPTIONS = ("scale", "datasets", "steps", "batches", "frictions", "oracle")
 
 
 @register(FIG10, "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size",
-          options=FIG10_OPTIONS)  # fmt: skip
+          scales=SCALES, options=FIG10_OPTIONS)  # fmt: skip
 def make_fig10(out_dir: Path, options: dict) -> list[Path]:
     return _variant_recipe(
         out_dir,
@@ -851,15 +864,24 @@ def score(result: Result, data) -> dict:
 
 
 def table_rows(out_dir: Path, fig_id: str, datasets: list[str], splits: list[int], scale: str) -> list[dict]:
+    """A row per dataset x split x method, under a bar of the (dataset, split) cells."""
     rows = []
-    for ds in datasets:
-        for split in splits:
-            data = load_dataset(ds, split)
-            for method, spec in table_specs(ds, split, scale).items():
-                res = run_spec(spec, _runs_dir(out_dir, fig_id))
-                rows.append({"dataset": ds, "split": split, "method": method, "integrator": spec.integrator,
-                             "step_size": spec.h, "n_train": len(data.y_train), "n_test": len(data.y_test),
-                             **score(res, data), "seconds": round(res.seconds, 1)})  # fmt: skip
+    bar = CellBar(fig_id, len(datasets) * len(splits))
+    try:
+        for ds in datasets:
+            for split in splits:
+                data = load_dataset(ds, split)
+                specs = table_specs(ds, split, scale)
+                for method, spec in specs.items():
+                    res = run_spec(spec, _runs_dir(out_dir, fig_id))
+                    rows.append({"dataset": ds, "split": split, "method": method, "integrator": spec.integrator,
+                                 "step_size": spec.h, "n_train": len(data.y_train), "n_test": len(data.y_test),
+                                 **score(res, data), "seconds": round(res.seconds, 1)})  # fmt: skip
+                bar.done(f"{ds} split {split}: " + "; ".join(
+                    f"{r['method']} " + " ".join(f"{k} {r[k]:.3g}" for k in ("rmse", "accuracy", "mnll") if k in r)
+                    + f" ({r['seconds']:.0f}s)" for r in rows[-len(specs):]))  # fmt: skip
+    finally:
+        bar.close()
     return rows
 
 
@@ -1035,7 +1057,7 @@ def _table(out_dir: Path, table_id: str, what: str, paper, metrics: tuple[str, s
 
 
 @register(TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC",
-          options=TABLE_OPTIONS)  # fmt: skip
+          scales=SCALES, options=TABLE_OPTIONS)  # fmt: skip
 def make_table1(out_dir: Path, options: dict) -> list[Path]:
     scale, splits = _table_options(options)
     datasets, missing = _datasets(options, ",".join(REGRESSION))
@@ -1044,7 +1066,7 @@ def make_table1(out_dir: Path, options: dict) -> list[Path]:
 
 
 @register(TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL",
-          options=TABLE_OPTIONS)  # fmt: skip
+          scales=SCALES, options=TABLE_OPTIONS)  # fmt: skip
 def make_table2(out_dir: Path, options: dict) -> list[Path]:
     scale, splits = _table_options(options)
     allowed = CLASSIFICATION + CLASSIFICATION_OFFLINE

@@ -158,7 +158,8 @@ def _mass_right(edges, dens) -> float:
     return float(w[centres > 0].sum() / w.sum())
 
 
-@register("matthews2018-fig1", "NOGIN vs mSGLD vs CC-ADL (+ naive BAOAB) on the 1-D Gaussian and double well")
+@register("matthews2018-fig1", "NOGIN vs mSGLD vs CC-ADL (+ naive BAOAB) on the 1-D Gaussian and double well",
+          scales=tuple(FIG1), options=("scale",))  # fmt: skip
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Left: long-run variance error against h; right: error against iterations at h = 0.25,
     with the final distributions. Options: scale=quick|paper."""
@@ -169,14 +170,23 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     bias_rows, conv_rows, hists = [], [], {}
-    for target in FIG1_TARGETS:
-        for scheme in FIG1_SCHEMES:
-            T = s["T_sgld"] if scheme == "msgld" else s["T"]
-            for i, h in enumerate(s["h"]):
-                bias_rows.append(toy_bias(target, scheme, h, s["chains"], T, seed=100 + i))
-            rows, edges, hist = toy_convergence(target, scheme, 0.25, s["runs"], s["iters"], seed=7)
-            conv_rows += rows
-            hists[target, scheme] = hist
+    bar = common.CellBar("matthews2018-fig1", len(FIG1_TARGETS) * len(FIG1_SCHEMES) * (len(s["h"]) + 1))
+    try:
+        for target in FIG1_TARGETS:
+            for scheme in FIG1_SCHEMES:
+                T = s["T_sgld"] if scheme == "msgld" else s["T"]
+                for i, h in enumerate(s["h"]):
+                    b = toy_bias(target, scheme, h, s["chains"], T, seed=100 + i)
+                    bias_rows.append(b)
+                    bar.done(f"{target} {scheme} h={h:g}: Var bias {b['bias']:+.4f} ± {b['se']:.4f}, "
+                             f"diverged {b['diverged']}")  # fmt: skip
+                rows, edges, hist = toy_convergence(target, scheme, 0.25, s["runs"], s["iters"], seed=7)
+                conv_rows += rows
+                hists[target, scheme] = hist
+                bar.done(f"{target} {scheme} h=0.25, {s['iters']} iterations: mean |Var error| "
+                         f"{rows[-1]['mean_abs_error']:.3g}")  # fmt: skip
+    finally:
+        bar.close()
     paths = [
         write_csv(out / "bias_vs_h.csv", bias_rows),
         write_csv(out / "error_vs_iterations.csv", conv_rows),
@@ -550,10 +560,17 @@ def _passes_figure(fig_id: str, out_dir: Path, options: dict, settings: dict, ov
     # every chain starts at the reference draws' mean point: a scheme must move to find the variance
     x0 = draws.mean(0, keepdim=True).expand(s["chains"], -1).clone()
     rows = []
-    for sc in SCHEMES_23:
-        for cov in covs:
-            for i, n in enumerate(s["n"]):
-                rows += passes_error(pot, natural, ref_var, sc, cov, n, h=h, x0=x0, max_passes=s["passes"], seed=i)
+    bar = common.CellBar(fig_id, 1 + len(SCHEMES_23) * len(covs) * len(s["n"]))
+    try:
+        bar.done(f"reference: {len(draws)} of {s['ref_chains']} chains finite, u = {float(np.mean(ref_se)):.3g}")
+        for sc in SCHEMES_23:
+            for cov in covs:
+                for i, n in enumerate(s["n"]):
+                    rows += passes_error(pot, natural, ref_var, sc, cov, n, h=h, x0=x0, max_passes=s["passes"],
+                                         seed=i)  # fmt: skip
+                    bar.done(f"{sc} {cov} n={n}: error {rows[-1]['error']:.3g} after {rows[-1]['passes']:.3g} passes")
+    finally:
+        bar.close()
     paths = [write_csv(out / "error_vs_passes.csv", rows),
              write_csv(out / "reference.csv", [{"coordinate": k, "mean": float(mean[k]), "variance": float(ref_var[k]),
                                                 "variance_rel_se": float(ref_se[k])} for k in range(len(mean))])]  # fmt: skip
@@ -834,7 +851,8 @@ def _fig3_outcomes(rows, claims, s, u, need, ccadl):
     return [(claims["one_pct"], one), (claims["plateau"], plateau), (claims["stable_small_n"], small_n)]
 
 
-@register("matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance")
+@register("matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance",
+          scales=tuple(FIG2), options=("scale",))  # fmt: skip
 def make_fig2(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
     return _passes_figure(
@@ -845,7 +863,8 @@ def make_fig2(out_dir: Path, options: dict) -> list[Path]:
     )  # fmt: skip
 
 
-@register("matthews2018-fig3", "MNIST 7 vs 9 logistic regression (reduced): error against passes x minibatch size")
+@register("matthews2018-fig3", "MNIST 7 vs 9 logistic regression (reduced): error against passes x minibatch size",
+          scales=tuple(FIG3), options=("scale",))  # fmt: skip
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
     return _passes_figure(

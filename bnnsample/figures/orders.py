@@ -39,7 +39,7 @@ import numpy as np
 from ..rundir import write_file
 from ..stats import fit_loglog
 from . import register
-from .common import save_figure, write_csv
+from .common import CellBar, save_figure, write_csv
 
 # torch, the integrators and the probe are imported inside the functions: `figure --list` stays fast.
 
@@ -371,42 +371,53 @@ def _probe_target(name: str, target: Target, batchings, defaults: bool = False) 
     return errors
 
 
-def measure_orders(schemes=None, batchings=BATCHINGS, start=START, adapt=True) -> list[Row]:
-    """Every requested registered scheme x batching; failures become rows with the reason."""
+def measure_orders(schemes=None, batchings=BATCHINGS, start=START, adapt=True, bar=None) -> list[Row]:
+    """Every requested registered scheme x batching; failures become rows with the reason.
+    ``bar.done`` after each scheme."""
     from ..integrators import REGISTRY
 
     names = list(REGISTRY) if schemes is None else list(schemes)
     rows: list[Row] = []
     for name in names:
-        if name in NOT_APPLICABLE:
-            rows += [Row(name, bt, status="not applicable", note=NOT_APPLICABLE[name]) for bt in batchings]
+        got = _scheme_rows(name, batchings, start, adapt)
+        rows += got
+        if bar:
+            bar.done(f"{name}: " + ", ".join(f"{r.batching} " + (f"p={r.fit.slope:.2f}" if r.status == "measured"
+                                                                 else r.status) for r in got if r.primary))  # fmt: skip
+    return rows
+
+
+def _scheme_rows(name: str, batchings, start, adapt) -> list[Row]:
+    """The rows of one scheme of ``measure_orders``."""
+    if name in NOT_APPLICABLE:
+        return [Row(name, bt, status="not applicable", note=NOT_APPLICABLE[name]) for bt in batchings]
+
+    # the paulin2025 target with the preset's parameters unless another choice probes better
+    def score(errs):
+        return (sum(not e.startswith("not affine") for e in errs.values()), len(errs))
+
+    best = (TARGETS[0], False, _probe_target(name, TARGETS[0], batchings))
+    for target, defaults in ((TARGETS[1], False), (TARGETS[0], True), (TARGETS[1], True)):
+        if score(best[2])[0] == 0:
+            break
+        if defaults and not preset_params(name):
             continue
-
-        # the paulin2025 target with the preset's parameters unless another choice probes better
-        def score(errs):
-            return (sum(not e.startswith("not affine") for e in errs.values()), len(errs))
-
-        best = (TARGETS[0], False, _probe_target(name, TARGETS[0], batchings))
-        for target, defaults in ((TARGETS[1], False), (TARGETS[0], True), (TARGETS[1], True)):
-            if score(best[2])[0] == 0:
-                break
-            if defaults and not preset_params(name):
-                continue
-            errs = _probe_target(name, target, batchings, defaults)
-            if score(errs) < score(best[2]):
-                best = (target, defaults, errs)
-        target, defaults, errors = best
-        sch = _Scheme(name, target, defaults)
-        for bt in batchings:
-            th = THEORY.get(name, {}).get(bt)
-            if bt in errors:
-                status = "not affine" if errors[bt].startswith("not affine") else "error"
-                rows.append(Row(name, bt, target.name, theory=th, status=status, note=errors[bt]))
-                continue
-            try:
-                rows += measure(sch, bt, start, adapt)
-            except Exception as e:  # noqa: BLE001
-                rows.append(Row(name, bt, target.name, theory=th, status="error", note=f"{type(e).__name__}: {e}"))
+        errs = _probe_target(name, target, batchings, defaults)
+        if score(errs) < score(best[2]):
+            best = (target, defaults, errs)
+    target, defaults, errors = best
+    sch = _Scheme(name, target, defaults)
+    rows: list[Row] = []
+    for bt in batchings:
+        th = THEORY.get(name, {}).get(bt)
+        if bt in errors:
+            status = "not affine" if errors[bt].startswith("not affine") else "error"
+            rows.append(Row(name, bt, target.name, theory=th, status=status, note=errors[bt]))
+            continue
+        try:
+            rows += measure(sch, bt, start, adapt)
+        except Exception as e:  # noqa: BLE001
+            rows.append(Row(name, bt, target.name, theory=th, status="error", note=f"{type(e).__name__}: {e}"))
     return rows
 
 
@@ -560,10 +571,17 @@ def _parse(options: dict) -> dict:
 def make(out_dir: Path, options: dict) -> list[Path]:
     """Write orders.csv, orders.png and orders.md into out_dir. Options: schemes=a,b
     batchings=full,iid grid=E1:E2 (initial window, h = 2^-E) adapt=0|1."""
+    from ..integrators import REGISTRY
+
     opts = _parse(options)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    rows = measure_orders(opts["schemes"], opts["batchings"], opts["start"], opts["adapt"])
+    schemes = opts["schemes"] or list(REGISTRY)
+    bar = CellBar("orders", len(schemes))
+    try:
+        rows = measure_orders(schemes, opts["batchings"], opts["start"], opts["adapt"], bar)
+    finally:
+        bar.close()
     paths = [out_dir / "orders.csv", out_dir / "orders.png", out_dir / "orders.md"]
     write_csv(paths[0], [_csv_row(r) for r in rows], float_format=None, columns=CSV_FIELDS)
     plot(rows, paths[1], opts["batchings"])

@@ -219,16 +219,17 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     fig_dir.mkdir(parents=True, exist_ok=True)
 
     bias_rows, metric_rows, results = [], [], {}
-    for name in SAMPLERS:
+    bar = common.CellBar(FIG_ID, len(SAMPLERS) * len(hs))
+    try:
+        for name in SAMPLERS:
 
-        def report(lv, name=name):
-            print(
-                f"{name} h={lv.h:g}: {lv.steps} coarse steps, {lv.seconds:.0f} s, diverged {lv.diverged}",
-                flush=True,
-            )
+            def report(lv, name=name):
+                bar.done(f"{name} h={lv.h:g}: {lv.steps} coarse steps, {lv.seconds:.0f} s, diverged {lv.diverged}")
 
-        res = run_sampler(name, cv, x_star, hs, settings, seed, on_level=report)
-        results[name] = res
+            results[name] = run_sampler(name, cv, x_star, hs, settings, seed, on_level=report)
+    finally:
+        bar.close()
+    for name, res in results.items():
         value, se, floor = res.mean_abs(true_class)
         spread = res.log2_spread(true_class)
         for k, lv in enumerate(res.levels):

@@ -47,7 +47,7 @@ from ..rundir import write_file, write_frame
 from ..stats import t_quantile
 from . import register
 from .claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced, table
-from .common import check_options, run_pipeline, scale_of, update_reproduction
+from .common import CellBar, check_options, run_pipeline, scale_of, update_reproduction
 
 FIG = "paulin2025-fig4"
 METHODS = ("sms_ubu", "sg_ubu", "sg_ubu_wor", "sg_hmc", "cyclical_sghmc")
@@ -212,39 +212,49 @@ def part_dir(run_root: Path, s: dict, part: int) -> Path:
 def run_methods(run_root: Path, s: dict, methods, swa_from: Path | None = None, parts=None) -> dict[str, list[Path]]:
     """One pipeline run per method and part ({method: [samples.h5 of each part]}); the first
     method (sms_ubu) trains (or takes the SWA points of the finished runs ``swa_from``), the
-    others reuse its SWA points and baselines. Finished runs are reused (resume rule)."""
+    others reuse its SWA points and baselines. Finished runs are reused (resume rule). A bar
+    over the runs (the cells)."""
     import json
+    import sys
 
     from ..plumbing.errors import TimeLimit
+    from ..plumbing.progress import message
 
     paths = {m: [] for m in methods}
-    for p in range(n_parts(s)) if parts is None else parts:
-        root = part_dir(run_root, s, p)
-        for m in methods:
-            ovr = method_overrides(m, s, p)
-            if m != "sms_ubu":
-                ovr.append(f"init.reuse={root / 'sms_ubu'}")
-            elif swa_from is not None:
-                ovr.append(f"init.reuse={part_dir(swa_from, s, p) / 'sms_ubu'}")
-            if s.get("deadline") is not None and not _complete(root / m):
-                left = s["deadline"] - time.monotonic()
-                if left < 1:
-                    raise TimeLimit(f"time_limit reached before {m}{f' part {p}' if n_parts(s) > 1 else ''}")
-                ovr.append(f"time_limit={left:.0f}")
-            print(f"[{FIG}] {m}{f' part {p}' if n_parts(s) > 1 else ''}: bnnsample run {' '.join(ovr)}", flush=True)
-            timing = root / m / "timing.json"
-            done = _complete(root / m)
-            fresh = not (root / m / "samples.h5").exists()
-            wall, cpu = time.monotonic(), time.process_time()
-            try:
-                paths[m].append(run_pipeline(root / m, ovr))
-            finally:  # an interrupted invocation counts too: a resumed run's time is the sum of its invocations
-                if not done and (root / m).is_dir():
-                    before = json.loads(timing.read_text()) if timing.exists() and not fresh else {}
-                    write_file(timing, json.dumps({
-                        "wall_s": before.get("wall_s", 0.0) + time.monotonic() - wall,
-                        "cpu_s": before.get("cpu_s", 0.0) + time.process_time() - cpu,
-                    }))  # fmt: skip
+    parts = range(n_parts(s)) if parts is None else parts
+    bar = CellBar(FIG, len(parts) * len(methods))
+    try:
+        for p in parts:
+            root = part_dir(run_root, s, p)
+            for m in methods:
+                name = f"{m}{f' part {p}' if n_parts(s) > 1 else ''}"
+                ovr = method_overrides(m, s, p)
+                if m != "sms_ubu":
+                    ovr.append(f"init.reuse={root / 'sms_ubu'}")
+                elif swa_from is not None:
+                    ovr.append(f"init.reuse={part_dir(swa_from, s, p) / 'sms_ubu'}")
+                if s.get("deadline") is not None and not _complete(root / m):
+                    left = s["deadline"] - time.monotonic()
+                    if left < 1:
+                        raise TimeLimit(f"time_limit reached before {name}")
+                    ovr.append(f"time_limit={left:.0f}")
+                message(f"[{FIG}] {name}: bnnsample run {' '.join(ovr)}", sys.stdout)
+                timing = root / m / "timing.json"
+                done = _complete(root / m)
+                fresh = not (root / m / "samples.h5").exists()
+                wall, cpu = time.monotonic(), time.process_time()
+                try:
+                    paths[m].append(run_pipeline(root / m, ovr))
+                finally:  # an interrupted invocation counts too: a resumed run's time is the sum of its invocations
+                    if not done and (root / m).is_dir():
+                        before = json.loads(timing.read_text()) if timing.exists() and not fresh else {}
+                        write_file(timing, json.dumps({
+                            "wall_s": before.get("wall_s", 0.0) + time.monotonic() - wall,
+                            "cpu_s": before.get("cpu_s", 0.0) + time.process_time() - cpu,
+                        }))  # fmt: skip
+                bar.done(f"{name}: " + ("finished before, reused" if done else f"{time.monotonic() - wall:.0f} s"))
+    finally:
+        bar.close()
     return paths
 
 

@@ -209,8 +209,9 @@ FIG3 = {
 }  # fmt: skip
 
 
-def fig3_rows(settings: dict, schemes=("sgld", "langevin"), samplings=("wor", "iid"), seed: int = 0) -> list[dict]:
-    """One row per (scheme, sampling, h, n): measured and exact relative variance errors."""
+def fig3_rows(settings: dict, schemes=("sgld", "langevin"), samplings=("wor", "iid"), seed: int = 0,
+              bar=None) -> list[dict]:  # fmt: skip
+    """One row per (scheme, sampling, h, n): measured and exact relative variance errors; ``bar.done`` after each."""
     pot = _target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
     gm = gaussian_model(pot)
     rows = []
@@ -234,6 +235,9 @@ def fig3_rows(settings: dict, schemes=("sgld", "langevin"), samplings=("wor", "i
                                  "z": (signed - ex) / se, "mean_error": float(run.x.mean() - gm.mu),
                                  "mean_se": float(run.x[:, :, 0].mean(1).std(ddof=1) / math.sqrt(run.x.shape[0])),
                                  "chains": settings["chains"], "steps": run.steps, "seconds": run.seconds})  # fmt: skip
+                    if bar:
+                        bar.done(f"{scheme} {smp} h={h:g} n={n}: relative variance error {err:.3g} ± {se:.2g} "
+                                 f"(exact {ex:.3g}, {run.seconds:.1f}s)")  # fmt: skip
     return rows
 
 
@@ -254,7 +258,7 @@ def adl_relaxation_time(a_mean: float, eta: float) -> float:
     return a_mean * eta
 
 
-def fig5_rows(settings: dict, seed: int = 0) -> list[dict]:
+def fig5_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
     from ..evaluate.metrics import chain_var_se
 
     pot = _target(["dataset=gaussian_mean", "dataset.variant=sekkat"])
@@ -280,6 +284,9 @@ def fig5_rows(settings: dict, seed: int = 0) -> list[dict]:
                          "xi_var_se": chain_var_se(fr)[1],
                          "xi_var_predicted": 1 / ETA_GAUSSIAN, "mean_error": float(run.x.mean() - gm.mu), "burn_time": burn,
                          "chains": settings["chains"], "steps": run.steps, "seconds": run.seconds})  # fmt: skip
+            if bar:
+                bar.done(f"h={h:g} n={n}: relative variance error {err:.3g} ± {se:.2g}, mean friction "
+                         f"{rows[-1]['xi_mean']:.4g} ({run.seconds:.1f}s)")  # fmt: skip
     return rows
 
 
@@ -379,9 +386,17 @@ def mixture_row(ref: MixtureReference, scheme: str, params: dict, batching: str,
     return row
 
 
-def mixture_rows(ref: MixtureReference, plan) -> list[dict]:
-    """One ``mixture_row`` per (arguments, extra columns) of a plan."""
-    return [{**mixture_row(ref, *args), **extra} for args, extra in plan]
+def mixture_rows(ref: MixtureReference, plan, bar=None) -> list[dict]:
+    """One ``mixture_row`` per (arguments, extra columns) of a plan; ``bar.done`` after each."""
+    rows = []
+    for args, extra in plan:
+        r = {**mixture_row(ref, *args), **extra}
+        rows.append(r)
+        if bar:
+            bar.done(f"{r['scheme']} {r['sampling']} h={r['h']:g} n={r['n']}"
+                     + "".join(f" {k}={v}" for k, v in extra.items())
+                     + f": L1 {r['l1']:.3f} (floor {r['l1_noise_floor']:.3f}, {r['seconds']:.1f}s)")  # fmt: skip
+    return rows
 
 
 def mixture_work(plan, draws: int = 200) -> int:
@@ -420,8 +435,8 @@ def fig4_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan
 
 
-def fig4_rows(settings: dict, ref: MixtureReference, seed: int = 0) -> list[dict]:
-    return mixture_rows(ref, fig4_plan(settings, seed))
+def fig4_rows(settings: dict, ref: MixtureReference, seed: int = 0, bar=None) -> list[dict]:
+    return mixture_rows(ref, fig4_plan(settings, seed), bar)
 
 
 ETA_MIXTURE = 0.1  # sekkat2023 §3.3.2
@@ -433,15 +448,18 @@ FIG7 = {
 }  # fmt: skip
 
 
-def projection_errors_by_data(settings: dict, ref: MixtureReference) -> list[dict]:
+def projection_errors_by_data(settings: dict, ref: MixtureReference, bar=None) -> list[dict]:
     """The projection errors of the scalar, diagonal and full frictions on data sets drawn as
     §2.5.2 with data seeds 0, 1, ... (``ref`` is data seed 0): their spread is what a data set
-    realization changes (the paper's is unseeded)."""
+    realization changes (the paper's is unseeded). ``bar.done`` after each data set."""
     rows = []
     for s in range(settings["data_seeds"]):
         r = ref if s == 0 else mixture_reference(settings["cells"], with_sigma=True, seed=s)
         p = projection_errors(r)
         rows.append({"data_seed": s, **{k: p[k] for k in ("scalar", "diagonal", "full")}})
+        if bar:
+            bar.done(f"data seed {s}: projection errors " + ", ".join(f"{k} {p[k]:.3g}" for k in ("scalar", "diagonal",
+                                                                                             "full")))  # fmt: skip
     return rows
 
 
@@ -462,8 +480,8 @@ def fig7_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan
 
 
-def fig7_rows(settings: dict, ref: MixtureReference, seed: int = 0) -> list[dict]:
-    return mixture_rows(ref, fig7_plan(settings, seed))
+def fig7_rows(settings: dict, ref: MixtureReference, seed: int = 0, bar=None) -> list[dict]:
+    return mixture_rows(ref, fig7_plan(settings, seed), bar)
 
 
 EDGES = [0.0, 0.7, 1.4]
@@ -488,8 +506,8 @@ def fig14_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan
 
 
-def fig14_rows(settings: dict, ref: MixtureReference, seed: int = 0) -> list[dict]:
-    return mixture_rows(ref, fig14_plan(settings, seed))
+def fig14_rows(settings: dict, ref: MixtureReference, seed: int = 0, bar=None) -> list[dict]:
+    return mixture_rows(ref, fig14_plan(settings, seed), bar)
 
 
 # -- the BNN (fig 13) -----------------------------------------------------------------------
@@ -512,7 +530,7 @@ def _hist_l1(a: np.ndarray, b: np.ndarray, bins: int) -> float:
     return l1_histogram_error(a.ravel(), b.ravel(), bins=bins, range=(0.0, 1.0))
 
 
-def fig13_rows(settings: dict, seed: int = 0) -> list[dict]:
+def fig13_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
     import torch
 
     pot = _target(["dataset=two_class_2d"])
@@ -531,6 +549,9 @@ def fig13_rows(settings: dict, seed: int = 0) -> list[dict]:
                            burn=settings["burn"], draws=draws, thin=settings["steps"] // draws, predict=True)  # fmt: skip
             refs[(h, kind)] = run
             rows.append(_bnn_row(kind, "full", h, pot.n_data, 0.0, run, None, settings["bins"]))
+            if bar:
+                bar.done(f"{kind} full batch h={h:g}: mean friction {rows[-1]['friction_mean']:.3f} "
+                         f"({run.seconds:.1f}s)")  # fmt: skip
         for n in settings["n"]:
             for kind, p in kinds.items():
                 s += 1
@@ -538,6 +559,9 @@ def fig13_rows(settings: dict, seed: int = 0) -> list[dict]:
                                burn=settings["burn"], draws=draws, thin=settings["steps"] // draws, predict=True)  # fmt: skip
                 rows.append(_bnn_row(kind, "wor", h, n, eps_of(pot.n_data, n, "iid_wor"), run,
                                      refs[(h, "diagonal")], settings["bins"]))  # fmt: skip
+                if bar:
+                    bar.done(f"{kind} h={h:g} n={n}: L1 {rows[-1]['l1']:.3f}, mean friction "
+                             f"{rows[-1]['friction_mean']:.3f} ({run.seconds:.1f}s)")  # fmt: skip
     # the reference's own noise: its two full-batch runs (diagonal vs groups) against each other
     for h in settings["h"]:
         for r in rows:
@@ -611,10 +635,15 @@ def _loglog_safe(v):
 
 
 # -- fig 3 ----------------------------------------------------------------------------------
-@register("sekkat2023-fig3", "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)")
+@register("sekkat2023-fig3", "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)",
+          scales=tuple(FIG3), options=("scale",))  # fmt: skip
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     scale, st, t0 = _start(options, FIG3)
-    rows = fig3_rows(st)
+    bar = common.CellBar("sekkat2023-fig3", 2 * 2 * len(st["h"]) * len(st["n"]))
+    try:
+        rows = fig3_rows(st, bar=bar)
+    finally:
+        bar.close()
     _exact_curves()
     d, csv_path = _output(out_dir, "sekkat2023-fig3", rows, "fig3.csv")
     png = plot_fig3(rows, st, d / "fig3.png")
@@ -776,10 +805,16 @@ def _fig3_markdown(rows, st, scale, files, wall) -> str:
 @register(
     "sekkat2023-fig5",
     "sekkat2023 Fig. 5: AdL relative variance error vs eps(n) (Gaussian, without replacement)",
+    scales=tuple(FIG5),
+    options=("scale",),
 )
 def make_fig5(out_dir: Path, options: dict) -> list[Path]:
     scale, st, t0 = _start(options, FIG5)
-    rows = fig5_rows(st)
+    bar = common.CellBar("sekkat2023-fig5", len(st["h"]) * len(st["n"]))
+    try:
+        rows = fig5_rows(st, bar=bar)
+    finally:
+        bar.close()
     d, csv_path = _output(out_dir, "sekkat2023-fig5", rows, "fig5.csv")
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
@@ -935,11 +970,18 @@ def _mixture_settings(st, ref) -> str:
 @register(
     "sekkat2023-fig4",
     "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)",
+    scales=tuple(FIG4),
+    options=("scale",),
 )
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
     scale, st, t0 = _start(options, FIG4)
-    ref = mixture_reference(st["cells"])
-    rows = fig4_rows(st, ref)
+    bar = common.CellBar("sekkat2023-fig4", 1 + len(fig4_plan(st)))
+    try:
+        ref = mixture_reference(st["cells"])
+        bar.done(f"reference: theta_1 marginal on {st['cells']} cells")
+        rows = fig4_rows(st, ref, bar=bar)
+    finally:
+        bar.close()
     d, csv_path = _output(out_dir, "sekkat2023-fig4", rows, "fig4.csv")
     groups = []
     for sch in ("sgld", "langevin"):
@@ -1258,17 +1300,24 @@ def _fig4_markdown(rows, st, ref, scale, files, wall) -> str:
 @register(
     "sekkat2023-fig7",
     "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)",
+    scales=tuple(FIG7),
+    options=("scale",),
 )
 def make_fig7(out_dir: Path, options: dict) -> list[Path]:
     scale, st, t0 = _start(options, FIG7)
-    ref = mixture_reference(st["cells"], with_sigma=True)
-    proj = projection_errors(ref)
-    rows = fig7_rows(st, ref)
-    d, csv_path = _output(out_dir, "sekkat2023-fig7", rows, "fig7.csv")
-    proj_path = common.write_csv(
-        d / "projection_errors.csv", [{"class": k, "projection_error": v} for k, v in proj.items()]
-    )
-    by_data = projection_errors_by_data(st, ref)
+    bar = common.CellBar("sekkat2023-fig7", 1 + len(fig7_plan(st)) + st["data_seeds"])
+    try:
+        ref = mixture_reference(st["cells"], with_sigma=True)
+        proj = projection_errors(ref)
+        bar.done(f"reference: projection errors scalar {proj['scalar']:.3g}, full {proj['full']:.3g}")
+        rows = fig7_rows(st, ref, bar=bar)
+        d, csv_path = _output(out_dir, "sekkat2023-fig7", rows, "fig7.csv")
+        proj_path = common.write_csv(
+            d / "projection_errors.csv", [{"class": k, "projection_error": v} for k, v in proj.items()]
+        )
+        by_data = projection_errors_by_data(st, ref, bar=bar)
+    finally:
+        bar.close()
     by_data_path = common.write_csv(d / "projection_errors_by_data.csv", by_data)
     groups = [(f"{lab} h={h:g}", [r for r in rows if r["scheme"] == lab and r["h"] == h])
               for lab in ("adl_full", "adl_scalar", "langevin") for h in st["h"]]  # fmt: skip
@@ -1292,12 +1341,18 @@ def _fig7_markdown(rows, proj, by_data, st, ref, scale, files, wall) -> str:
     return _section("sekkat2023-fig7", scale, settings, fig7_outcomes(rows, proj, by_data, st, scale), "", files, wall)
 
 
-@register("sekkat2023-fig14", "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)")
+@register("sekkat2023-fig14", "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)",
+          scales=tuple(FIG14), options=("scale",))  # fmt: skip
 def make_fig14(out_dir: Path, options: dict) -> list[Path]:
     scale, st, t0 = _start(options, FIG14)
-    ref = mixture_reference(st["cells"], with_sigma=True)
-    proj = projection_errors(ref)
-    rows = fig14_rows(st, ref)
+    bar = common.CellBar("sekkat2023-fig14", 1 + len(fig14_plan(st)))
+    try:
+        ref = mixture_reference(st["cells"], with_sigma=True)
+        proj = projection_errors(ref)
+        bar.done("reference: projection errors " + ", ".join(f"{k} {v:.3g}" for k, v in proj.items()))
+        rows = fig14_rows(st, ref, bar=bar)
+    finally:
+        bar.close()
     for r in rows:
         r["projection_error"] = proj[f"K={r['K']}"]
     d, csv_path = _output(out_dir, "sekkat2023-fig14", rows, "fig14.csv")
@@ -1336,10 +1391,15 @@ def _fig14_markdown(rows, proj, st, ref, scale, files, wall) -> str:
     "sekkat2023-fig13",
     "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL",
     scales=tuple(FIG13),
+    options=("scale",),
 )
 def make_fig13(out_dir: Path, options: dict) -> list[Path]:
     scale, st, t0 = _start(options, FIG13)
-    rows = fig13_rows(st)
+    bar = common.CellBar("sekkat2023-fig13", 2 * len(st["h"]) * (1 + len(st["n"])))
+    try:
+        rows = fig13_rows(st, bar=bar)
+    finally:
+        bar.close()
     d, csv_path = _output(out_dir, "sekkat2023-fig13", rows, "fig13.csv")
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.8))
