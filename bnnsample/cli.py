@@ -28,10 +28,12 @@ commands:
                          step_size=0.0625 chains=4000 ...); `run -m a=1,2` sweeps (Hydra multirun);
                          `run --help` shows the composed config
   evaluate RUN_DIR...    recompute metrics.csv and plots of finished (or partial) runs
-  figure ID [--out DIR] [key=value ...]
+  figure ID [--out DIR] [--replace] [key=value ...]
                          regenerate a figure/table recipe (default DIR: ./results of the
-                         current directory) and print each claim's verdict;
-                         `figure --list` lists the ids, e.g. `figure orders`
+                         current directory) and print each claim's verdict with its reason;
+                         a section made at another scale is kept (the run writes beside it)
+                         unless --replace; `figure --list` lists the ids with their scales and
+                         measured costs, `figure ID --help` a recipe's options
   export RUN_DIR...      write RUN_DIR/posterior.nc, the run as an ArviZ InferenceData (posterior
                          theta, sample_stats with kinetic temperature and divergence, predictions)
   info                   list integrators, batchings, datasets, models and inits
@@ -620,9 +622,9 @@ def _figure_out_dir(fig_id: str, out_dir: Path, options: dict, replace: bool) ->
 def _ledger_rows(out_dir: Path, fig_id: str) -> list:
     import csv
 
-    from .figures.report import LEDGER
+    from .figures.report import ledger_path
 
-    path = out_dir / LEDGER
+    path = ledger_path(out_dir)
     if not path.exists():
         return []
     with open(path, newline="") as fh:

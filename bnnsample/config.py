@@ -165,13 +165,19 @@ GROUP_RULES = {
     **{f"model.{k}": _model_number(low, strict) for k, (low, strict) in MODEL_NUMBERS.items()},
     "model.noise_var": _optional(_model_number(*MODEL_NUMBERS["noise_var"])),
     "model.n_calibration": _in_group("model.", functools.partial(_integer, low=0)),
-    **{f"model.{k}": (lambda allowed: lambda c, k: _choice(c.get(k), f"model.{k}", allowed))(v)
-       for k, v in MODEL_CHOICES.items()},  # fmt: skip
-    **dict.fromkeys(("dataset.n_test", "dataset.n_train"),
-                    _optional(_in_group("dataset.", functools.partial(_integer, low=1, what=" (or null: all)")))),  # fmt: skip
+    **{
+        f"model.{k}": (lambda allowed: lambda c, k: _choice(c.get(k), f"model.{k}", allowed))(v)
+        for k, v in MODEL_CHOICES.items()
+    },  # fmt: skip
+    **dict.fromkeys(
+        ("dataset.n_test", "dataset.n_train"),
+        _optional(_in_group("dataset.", functools.partial(_integer, low=1, what=" (or null: all)"))),
+    ),  # fmt: skip
     "init.train_epochs": _in_group("init.", functools.partial(_integer, low=0)),
     "init.swa_epochs": _in_group("init.", functools.partial(_integer, low=1)),
-    **dict.fromkeys(("init.lr", "init.swa_lr", "init.bounce_width"), _in_group("init.", functools.partial(_number, low=0))),
+    **dict.fromkeys(
+        ("init.lr", "init.swa_lr", "init.bounce_width"), _in_group("init.", functools.partial(_number, low=0))
+    ),
     "init.localization": _in_group("init.", functools.partial(_number, low=0, strict=False)),
 }
 

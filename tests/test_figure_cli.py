@@ -130,3 +130,30 @@ def test_claims_csv_is_the_structured_record(tmp_path, monkeypatch, capsys):
     assert "ESS: not tested: scale (needs 10x the steps)" in out
     index = (tmp_path / "results" / "REPRODUCTION.md").read_text().split("<a id")[0]
     assert "| [fake-fig2](#fake-fig2) | 1 | 0 | 0 | 1 | 1 | 1 | 0 |" in index
+
+
+def test_default_scale_and_runs_beside_are_costed_where_list_reads(tmp_path, monkeypatch, capsys, fake_recipe):
+    """A run without scale= is recorded under the recipe's default scale, and a run written
+    beside a section of another scale records in results/costs.csv, which --list reads."""
+    monkeypatch.chdir(tmp_path)
+    main(["figure", "fake-fig1", "scale=paper"])
+    paper = SECTION + "\nCommand: `bnnsample figure fake-fig1 scale=paper`.\n"
+    update_reproduction(tmp_path / "results", "fake-fig1", paper)
+    main(["figure", "fake-fig1"])  # writes beside the paper-scale section
+    assert (tmp_path / "results" / "scale-quick" / "fake-fig1" / "a.csv").exists()
+    assert not (tmp_path / "results" / "scale-quick" / "costs.csv").exists()
+    rows = (tmp_path / "results" / "costs.csv").read_text().splitlines()[1:]
+    assert sorted(r.split(",")[1] for r in rows) == ["paper", "quick"]
+    capsys.readouterr()
+    main(["figure", "--list"])
+    block = capsys.readouterr().out.split("fake-fig1", 1)[1].splitlines()[:3]
+    assert "not measured" not in block[1] and "not measured" not in block[2]
+
+
+def test_a_verdict_without_a_reason_prints_what_was_measured_and_the_rule():
+    from bnnsample.figures.report import _reason
+
+    assert _reason({"reason": "needs 10x the steps", "ours": "1", "tolerance": "t"}) == "needs 10x the steps"
+    got = _reason({"reason": "", "ours": "0.101 ± 0.002", "tolerance": "within 2 s.e."})
+    assert got == "ours: 0.101 ± 0.002; rule: within 2 s.e."
+    assert _reason({"reason": float("nan"), "ours": "-", "tolerance": ""}) == ""

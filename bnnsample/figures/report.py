@@ -45,8 +45,20 @@ def _claims_of(out_dir: Path, fig_id: str, markdown: str) -> list[tuple[str, str
 
     path = out_dir / fig_id / CLAIMS_CSV
     if path.exists():
-        return [(str(r["claim"]), str(r["verdict"]), str(r["reason"])) for r in read_csv(path)]
+        return [(str(r["claim"]), str(r["verdict"]), _reason(r)) for r in read_csv(path)]
     return claims_with_reasons(markdown)
+
+
+def _reason(r: dict) -> str:
+    """Why a claims.csv row got its verdict: the outcome's reason, else what we measured and
+    the rule it was held to (a verdict is never printed bare)."""
+    why = str(r.get("reason") or "").strip()
+    if why and why != "nan":
+        return why
+    ours, rule = str(r.get("ours") or "").strip(), str(r.get("tolerance") or "").strip()
+    text = "; ".join(p for p in (f"ours: {ours}" if ours not in ("", "-", "nan") else "",
+                                 f"rule: {rule}" if rule not in ("", "-", "nan") else "") if p)  # fmt: skip
+    return text if len(text) <= 240 else text[:237] + "..."
 
 
 class Verdicts:
@@ -92,8 +104,8 @@ def record_cost(out_dir: Path, fig_id: str, options: dict, wall: float, cpu: flo
 
     from ..rundir import write_file
 
-    path = out_dir / LEDGER
-    scale = options.get("scale", "")
+    path = ledger_path(out_dir)
+    scale = options.get("scale") or default_scale(fig_id)
     rest = " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "scale")
     rows = []
     if path.exists():
@@ -106,6 +118,27 @@ def record_cost(out_dir: Path, fig_id: str, options: dict, wall: float, cpu: flo
     w.writeheader()
     w.writerows(rows)
     write_file(path, buf.getvalue())
+
+
+def ledger_path(out_dir: Path) -> Path:
+    """The costs.csv of the results folder ``out_dir`` belongs to: a run written beside a
+    section of another scale (``results/scale-<scale>/``) records its cost in ``results/``,
+    where ``figure --list`` reads it."""
+    out_dir = Path(out_dir)
+    if out_dir.name.startswith("scale-") and (out_dir.parent / "REPRODUCTION.md").exists():
+        out_dir = out_dir.parent
+    return out_dir / LEDGER
+
+
+def default_scale(fig_id: str) -> str:
+    """The scale a recipe runs at when the command names none (its first), '' without scales."""
+    from . import FIGURES
+
+    try:
+        scales = FIGURES[fig_id].scales
+    except KeyError:
+        return ""
+    return scales[0] if scales else ""
 
 
 def measured_costs(out_dir: Path) -> dict[tuple[str, str], dict]:
