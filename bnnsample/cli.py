@@ -512,14 +512,22 @@ def _hydra_run(argv: list[str]) -> None:
             held.dump()
 
 
-def _evaluate(paths: list[str]) -> None:
-    from .evaluate.report import evaluate_paths
+def _interrupt_on_sigterm() -> None:
+    """SIGTERM stops a command that has no block boundary to stop at (evaluate, export) as
+    Ctrl-C does: one line, nothing half written."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
 
+
+def _evaluate(paths: list[str]) -> None:
     if not paths:
         _fail("evaluate needs at least one RUN_DIR (a directory holding samples.h5, or a multirun directory)")
     from .plumbing.errors import UserError, printable
 
-    try:
+    _interrupt_on_sigterm()
+    try:  # the import too: Ctrl-C while scipy and matplotlib load is an interrupt, not a traceback
+        from .evaluate.report import evaluate_paths
+
         failed = evaluate_paths([Path(p) for p in paths])
     except KeyboardInterrupt:
         _fail("evaluate: interrupted; metrics.csv of the runs finished so far are written, rerun to do the rest", 130)
@@ -537,12 +545,20 @@ def _export(paths: list[str]) -> None:
     if not paths or paths[0] in ("-h", "--help"):
         print("usage: bnnsample export RUN_DIR...  (writes RUN_DIR/posterior.nc, an ArviZ InferenceData)")
         return
-    from .evaluate.export import export_run
-    from .store import FILENAME, StoreDamaged
+    _interrupt_on_sigterm()
+    try:
+        from .evaluate.export import export_run
+        from .store import FILENAME, StoreDamaged
+    except KeyboardInterrupt:
+        _fail("export: interrupted; nothing was replaced", 130)
 
     for p in paths:
         run_dir = Path(p)
-        if not (run_dir / FILENAME).is_file():
+        try:
+            found = (run_dir / FILENAME).is_file()
+        except OSError as e:  # a path the file system refuses (too long)
+            _fail(f"export: {printable(p)}: {e.strerror or type(e).__name__}")
+        if not found:
             _fail(f"export: {printable(p)}: no {FILENAME} there (give a run directory)")
         try:
             say(f"wrote {export_run(run_dir)}")

@@ -144,6 +144,7 @@ class _Prepared:
 def _run(cfg: DictConfig, run_dir: Path) -> Path:
     p = _prepare(cfg, run_dir)
     if p.resume == "complete":
+        write_file(p.run_dir / "config.yaml", p.config_yaml)  # an edited or stale copy does not survive
         say(f"{p.path} is already complete; nothing to do (choose another hydra.run.dir to rerun)")
         return p.path
     if hasattr(p.pot, "module") and not p.resume:
@@ -455,7 +456,9 @@ def _resumable(path: Path, config_yaml: str, expected: dict):
                     f"{path} holds a run with a different config; choose another hydra.run.dir "
                     "(or delete the file) to start a new run there"
                 )
-            lacks = old.missing(expected) + [f"no attribute {a}" for a in ("draws", "complete") if a not in old.attrs]
+            # a complete run needs no resume state: one whose state/ was removed is still whole
+            needed = {k: v for k, v in expected.items() if not (old.complete and k == "state")}
+            lacks = old.missing(needed) + [f"no attribute {a}" for a in ("draws", "complete") if a not in old.attrs]
             if lacks:
                 raise UserError(
                     f"{path} is not a whole store ({', '.join(lacks)}); it cannot be resumed or reused: "

@@ -232,19 +232,33 @@ def bench_recording(chains: tuple[int, ...], steps: int, repeats: int, draws: in
                     integrator: str = "sms_ubu") -> dict:  # fmt: skip
     """CPU time of ``runner.run`` (setup, recording, HDF5, checks) over the bare kernel loop of
     the same chains, steps and blocks (``_bare_loop``), logistic regression, interleaved rounds."""
-    from bnnsample import runner
+    from bnnsample import runner, store
 
     out = {"setting": f"logistic_synthetic, {integrator}, {dtype}, {steps} steps, {draws} draws (thin "
-                      f"{max(1, steps // draws)}), {repeats} rounds, CPU time (time.process_time)"}  # fmt: skip
+                      f"{max(1, steps // draws)}), {repeats} rounds, CPU time (time.process_time); fsync "
+                      "timed where the store calls it (wall), as a share of the run's wall time"}  # fmt: skip
+    synced = {"s": 0.0, "n": 0}
+    plain_fsync = store._fsync
+
+    def timed_fsync(fd):
+        t0 = time.perf_counter()
+        plain_fsync(fd)
+        synced["s"] += time.perf_counter() - t0
+        synced["n"] += 1
+
+    store._fsync = timed_fsync
     for c in chains:
         cfg = logistic_cfg(c, steps, integrator, dtype, draws=draws)
-        res = {"run": [], "bare": []}
-        with tempfile.TemporaryDirectory() as d:
+        res = {"run": [], "bare": [], "fsync_share": [], "fsyncs": []}
+        with tempfile.TemporaryDirectory(dir=Path.cwd()) as d:  # the disk runs write to, not a tmpfs
             bare = _bare_loop(cfg, Path(d))
             for r in range(repeats):
-                t0 = time.process_time()
+                synced.update(s=0.0, n=0)
+                t0, w0 = time.process_time(), time.perf_counter()
                 runner.run(cfg, Path(d) / f"run{r}")
                 res["run"].append(time.process_time() - t0)
+                res["fsync_share"].append(synced["s"] / (time.perf_counter() - w0))
+                res["fsyncs"].append(synced["n"])
                 (Path(d) / f"run{r}" / "samples.h5").unlink()
                 res["bare"].append(bare())
         ratios = [a / b for a, b in zip(res["run"], res["bare"])]
@@ -255,6 +269,11 @@ def bench_recording(chains: tuple[int, ...], steps: int, repeats: int, draws: in
         out[f"{c} chains: CPU s, runner.run / bare (medians)"] = (
             f"{median_spread(res['run'])[0]:.2f} / {median_spread(res['bare'])[0]:.2f}"
         )
+        share = median_spread([100 * x for x in res["fsync_share"]])
+        out[f"{c} chains: fsync wall time, % of the run's wall time (median [min, max]; fsyncs per run)"] = (
+            f"{share[0]:.2f} [{share[1]:.2f}, {share[2]:.2f}]; {median_spread(res['fsyncs'])[0]:.0f}"
+        )
+    store._fsync = plain_fsync
     return out
 
 

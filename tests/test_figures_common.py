@@ -157,3 +157,14 @@ def test_the_verdict_column_is_read_not_a_notes_cell_after_it():
     )
     counts = verdict_counts(md)
     assert (counts["not reproduced"], counts["partly"], counts["reproduced"]) == (1, 1, 1)
+
+
+def test_the_reproduction_lock_is_never_taken_through_a_link(tmp_path):
+    from bnnsample.plumbing.errors import UserError
+
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep")
+    (tmp_path / ".REPRODUCTION.lock").symlink_to(target)
+    with pytest.raises(UserError, match="REPRODUCTION.lock"):
+        update_reproduction(tmp_path, "paulin2025-fig2", "## fig2")
+    assert target.read_text() == "keep" and not (tmp_path / "REPRODUCTION.md").exists()

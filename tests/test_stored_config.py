@@ -36,3 +36,77 @@ def test_a_complete_run_without_its_resume_state_is_evaluated(tmp_path, cli):
     out = cli("evaluate", str(tmp_path / "r"))
     assert out.returncode == 0, out.stderr[-1500:]
     assert (tmp_path / "r" / "metrics.csv").exists()
+
+
+def test_a_rerun_of_a_complete_run_needs_no_state_and_restores_config_yaml(tmp_path):
+    """A complete run whose state/ group was removed is still complete on a rerun (not 'not a
+    whole store'), and a config.yaml edited since is rewritten from the run's config."""
+    path, _ = run_inprocess(tmp_path / "r", OVR)
+    with h5py.File(path, "r+") as f:
+        del f["state"]
+    (tmp_path / "r" / "config.yaml").write_text("step_size: 99\n")
+    run_inprocess(tmp_path / "r", OVR)
+    assert "step_size: 0.0625" in (tmp_path / "r" / "config.yaml").read_text()
+
+
+def test_sweep_tables_label_a_run_by_its_stored_config_not_an_edited_yaml(tmp_path):
+    from bnnsample.evaluate.sweep import read_config
+
+    run_inprocess(tmp_path / "r", OVR)
+    (tmp_path / "r" / "config.yaml").write_text("step_size: 99\n")
+    assert read_config(tmp_path / "r")["step_size"] == 0.0625
+
+
+def test_a_refused_plot_write_ends_evaluate_in_one_line(tmp_path, monkeypatch, capsys):
+    """metrics.csv is written; the plot the disk refused ends `evaluate` with one line and
+    exit 2, never a warning and exit 0."""
+    from bnnsample.cli import main
+    from bnnsample.evaluate import plots
+    from bnnsample.plumbing.errors import WriteRefused
+
+    run_inprocess(tmp_path / "r", OVR)
+
+    def refuse(*a, **k):
+        raise WriteRefused(f"could not write {tmp_path / 'r' / 'plots' / 'x.png'}: No space left on device")
+
+    monkeypatch.setattr(plots, "plot_run", refuse)
+    with pytest.raises(SystemExit) as e:
+        main(["evaluate", str(tmp_path / "r")])
+    text = capsys.readouterr()
+    err = [ln for ln in text.err.splitlines() if ln.startswith("bnnsample: error")]
+    assert e.value.code == 2 and len(err) == 1 and "No space left on device" in err[0], text.err
+    assert "Traceback" not in text.err and "plotting failed" not in text.out + text.err
+    assert (tmp_path / "r" / "metrics.csv").exists()
+
+
+def test_a_flush_the_disk_refuses_is_a_refused_write(tmp_path, monkeypatch):
+    """fsync is where a delayed ENOSPC or EIO shows: it is a WriteRefused naming the store,
+    not ignored; a file system that cannot sync (EINVAL) is not an error."""
+    import errno
+
+    from bnnsample import store as store_mod
+    from bnnsample.plumbing.errors import WriteRefused
+
+    s = store_mod.SampleStore.create(tmp_path / "s.h5", chains=2, draws=4, dim=1, store_theta=True)
+    for code, refused in ((errno.EIO, True), (errno.ENOSPC, True), (errno.EINVAL, False)):
+
+        def fsync(fd, code=code):
+            raise OSError(code, errno.errorcode[code])
+
+        monkeypatch.setattr(store_mod.os, "fsync", fsync)
+        if refused:
+            with pytest.raises(WriteRefused, match="s.h5: the disk refused the last flush"):
+                s.flush()
+        else:
+            s.flush()
+    monkeypatch.undo()
+    s.close()
+
+
+def test_export_of_a_path_too_long_is_one_line(capsys):
+    from bnnsample.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["export", "/tmp/" + "x" * 5000])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1 and err[0].startswith("bnnsample: error: export:"), err

@@ -355,8 +355,12 @@ def diagnostic_rows(store: SampleStore, cfg: dict, keep: np.ndarray, plots_dir: 
     rows += temperature_rows(store, cfg, keep, notes, pot)
     rows += bounce_rows(store, keep, notes)
     if plots_dir is not None:
+        from ..plumbing.errors import WriteRefused
+
         try:
             plot_diagnostics(plots_dir / "diagnostics.png", store, keep, stats)
+        except WriteRefused:  # the disk refused: one line and stop, never a warning
+            raise
         except Exception as e:  # noqa: BLE001 -- plots must never cost the metrics
             log.warning("diagnostics plot failed: %s", e)
     for n in notes:  # the printed summary shows them; the log keeps them for `evaluate` runs too

@@ -64,7 +64,9 @@ def inference_data(store: SampleStore):
 
 
 def export_run(run_dir: Path) -> Path:
-    """Write RUN_DIR/posterior.nc (never through a link; a temporary file renamed over it)."""
+    """Write RUN_DIR/posterior.nc (never through a link; a temporary file renamed over it).
+    Not through ``rundir.write_bytes``: netCDF of any size is written by arviz to a file, not
+    held in memory; the same rules hold, and a refused write is one WriteRefused line."""
     run_dir = Path(run_dir)
     out = run_dir / NAME
     check_writable_target(out)
@@ -75,6 +77,10 @@ def export_run(run_dir: Path) -> Path:
     try:
         idata.to_netcdf(str(tmp))
         os.replace(tmp, out)
+    except OSError as e:
+        from ..plumbing.errors import WriteRefused
+
+        raise WriteRefused(f"could not write {out}: {e.strerror or type(e).__name__}") from None
     finally:
         tmp.unlink(missing_ok=True)
     return out

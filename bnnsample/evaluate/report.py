@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..plumbing.errors import UserError, printable
+from ..plumbing.errors import UserError, WriteRefused, printable
 from ..plumbing.progress import say
 from ..rundir import owned, write_file
 from ..store import FILENAME, SampleStore, StoreDamaged
@@ -219,6 +219,8 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
 
         try:
             plot_run(run_dir / "plots", store, keep, ensembles, exact)
+        except WriteRefused:  # the disk refused (metrics.csv is written): one line and stop
+            raise
         except Exception as e:  # plots must never cost the metrics
             log.warning("plotting failed: %s", e)
         phases.update(phases.total - phases.n)
@@ -328,13 +330,16 @@ def evaluate_paths(paths: list[Path]) -> list[Path]:
             failed.append(path)
         errors = {}
         # a sweep prints one cross-job table at the end (aggregate_sweep), not every run's
-        ticks = bar(len(runs), f"evaluating {path}", "run", enabled_here=is_sweep)
+        ticks = bar(len(runs), f"evaluating {printable(str(path))}", "run", enabled_here=is_sweep)
         for run in runs:
             try:
                 if not is_sweep:
-                    print(f"== {run}", flush=True)
+                    print(f"== {printable(str(run))}", flush=True)
                 with owned(run):
                     evaluate_run(run, echo=not is_sweep, reference=reference)
+            except WriteRefused:  # the disk refused a write: the other runs would meet it too
+                ticks.close()
+                raise
             except UserError as e:
                 _error(f"{run}: {e}")
                 failed.append(run)

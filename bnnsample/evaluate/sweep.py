@@ -125,23 +125,24 @@ def job_dirs(sweep_dir: Path) -> list[Path]:
 
 
 def read_config(run_dir: Path) -> dict:
-    """Flattened resolved config of a run, plus choice.<group> from Hydra's record."""
+    """Flattened resolved config of a run, plus choice.<group> from Hydra's record. The config
+    stored with the samples (checked against its checksum) comes first: a config.yaml edited
+    or left from another run must not relabel them; the YAML files serve runs without a store."""
     cfg = None
-    for p in (run_dir / "config.yaml", run_dir / ".hydra" / "config.yaml"):
-        if p.exists():
-            try:
-                cfg = yaml.safe_load(p.read_text())
-                break
-            except yaml.YAMLError:
-                continue
-    if cfg is None and (run_dir / FILENAME).exists():
+    if (run_dir / FILENAME).exists():
         try:
             from ..store import SampleStore
 
             with SampleStore(run_dir / FILENAME) as s:
-                cfg = s.config()
+                cfg = s.config() or None
         except Exception:  # noqa: BLE001  (an unreadable store is reported elsewhere)
             cfg = None
+    for p in (run_dir / "config.yaml", run_dir / ".hydra" / "config.yaml"):
+        if cfg is None and p.exists():
+            try:
+                cfg = yaml.safe_load(p.read_text())
+            except yaml.YAMLError:
+                continue
     flat = flatten(cfg if isinstance(cfg, dict) else {})
     hy = run_dir / ".hydra" / "hydra.yaml"
     if hy.exists():

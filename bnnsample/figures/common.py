@@ -4,11 +4,13 @@ and the REPRODUCTION.md section writer. Runs go through the simulation kernel ``
 from __future__ import annotations
 
 import fcntl
+import os
 import re
 import sys
 from pathlib import Path
 
 from ..config import COMMON_OVERRIDES, compose  # noqa: F401  (compose: the recipes' config composer)
+from ..plumbing.errors import UserError
 from ..rundir import write_figure, write_file
 from .claims import SOURCES, VERDICTS, verdict_of
 
@@ -244,11 +246,19 @@ def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
     rows = take_recorded()
     if rows:
         write_claims(out_dir / fig_id / CLAIMS_CSV, fig_id, rows, section_setting(markdown))
-    with open(out_dir / ".REPRODUCTION.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    lock = out_dir / ".REPRODUCTION.lock"
+    try:  # never through a link: O_NOFOLLOW, and nothing is written to the lock file
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        raise UserError(f"{lock}: cannot take the lock of REPRODUCTION.md ({e.strerror or e}; a symbolic link "
+                        "there is refused)") from None  # fmt: skip
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         sections = read_sections(path.read_text()) if path.exists() else {}
         sections[fig_id] = markdown.strip()
         write_file(path, render(sections, out_dir))
+    finally:
+        os.close(fd)
     return path
 
 
