@@ -149,7 +149,8 @@ def _known_keys() -> str:
 def one_line(text: str) -> str:
     """Hydra's multi-line error report -> one line naming the field and what is allowed."""
     text = text.split("Config search path:")[0]
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and "HYDRA_FULL_ERROR" not in ln]
+    lines = [ln.strip().removeprefix("bnnsample: error: ") for ln in text.splitlines()
+             if ln.strip() and "HYDRA_FULL_ERROR" not in ln]  # fmt: skip
     m = re.search(r"Could not find '(.+)/([^/']+)'", text)
     if m:
         from .plumbing.suggest import did_you_mean

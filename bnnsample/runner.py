@@ -498,11 +498,15 @@ def _create_store(path, cfg, settings, pot, data, attrs, extra_arrays, x0) -> Sa
         block_draws=block_draws(int(cfg.chains), per_draw, settings.flush_numbers),
     )
     try:
+        arrays = {
+            name: arr.cpu().numpy() if torch.is_tensor(arr) else np.asarray(arr) for name, arr in extra_arrays.items()
+        }
         if data.y_test is not None:
-            store.write_array("targets", data.y_test.numpy())
-        for name, arr in extra_arrays.items():
-            store.write_array(name, arr.cpu().numpy() if torch.is_tensor(arr) else arr)
-        store.write_array("init/x0", x0.cpu().numpy())
+            arrays = {"targets": data.y_test.numpy(), **arrays}
+        arrays["init/x0"] = x0.cpu().numpy()
+        store.reserve_bytes(sum(a.nbytes for a in arrays.values()))  # HDF5 must not meet a full disk
+        for name, arr in arrays.items():
+            store.write_array(name, arr)
         store.publish()
     except BaseException:
         store.discard()

@@ -223,11 +223,19 @@ class SampleStore:
                 need += touched(ds.shape, ds.chunks, ds.dtype.itemsize)
         new = _draw_chunks(chains, planned, 1, self.block_draws)
         need += new_diagnostics * touched((chains, planned), new, 8)
+        _free_or_refuse(self.path, need + int(extra_bytes) + METADATA_MARGIN, self._fd())
+
+    def reserve_bytes(self, nbytes: int) -> None:
+        """Check, and take, the room of ``nbytes`` about to be written outside ``append`` (the
+        arrays a new store is given once), plus HDF5's metadata."""
+        _free_or_refuse(self.path, int(nbytes) + METADATA_MARGIN, self._fd())
+
+    def _fd(self) -> int | None:
+        """The open file's descriptor; None for a driver without one."""
         try:
-            fd = self.f.id.get_vfd_handle()
-        except (OSError, TypeError, ValueError):  # a driver without a file descriptor
-            fd = None
-        _free_or_refuse(self.path, need + int(extra_bytes) + METADATA_MARGIN, fd)
+            return self.f.id.get_vfd_handle()
+        except (OSError, TypeError, ValueError):
+            return None
 
     def append(self, theta=None, predictive=None, diagnostics: dict | None = None) -> None:
         """Append a block of k draws: theta [C, k, d], predictive [C, k, n, K], diag [C, k]."""
@@ -290,9 +298,8 @@ class SampleStore:
         that a crash of the machine, not only of the process, keeps the last flush. A write the
         disk refused late (fsync is where a delayed ENOSPC or EIO shows) is WriteRefused."""
         self.f.flush()
-        try:
-            fd = self.f.id.get_vfd_handle()
-        except (OSError, TypeError, ValueError):  # a driver without a file descriptor
+        fd = self._fd()
+        if fd is None:
             return
         try:
             _fsync(fd)
@@ -320,11 +327,7 @@ class SampleStore:
             self.path.unlink(missing_ok=True)
 
     def mark_complete(self) -> None:
-        try:
-            fd = self.f.id.get_vfd_handle()
-        except (OSError, TypeError, ValueError):
-            fd = None
-        _free_or_refuse(self.path, METADATA_MARGIN, fd)
+        _free_or_refuse(self.path, METADATA_MARGIN, self._fd())
         self.f.attrs["complete"] = True
         self.flush()
 

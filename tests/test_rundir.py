@@ -334,3 +334,17 @@ def test_waiting_owner_names_the_holder_and_takes_over_when_it_lets_go(tmp_path,
         assert released.is_set()  # got the lock only once the holder was told to let go
         assert (tmp_path / ".bnnsample.lock").read_text().strip() == str(os.getpid())
     assert f"waiting for {tmp_path}: in use by PID {holder.pid}" in capsys.readouterr().err
+
+
+def test_a_sweep_never_writes_hydras_multirun_yaml_through_a_link(tmp_path, cli):
+    """Hydra saves multirun.yaml itself; a link there is refused before (one line, exit 2)
+    and what it points to is left as it was."""
+    sweep, target = tmp_path / "sweep", tmp_path / "elsewhere.yaml"
+    sweep.mkdir()
+    target.write_text("keep\n")
+    (sweep / "multirun.yaml").symlink_to(target)
+    out = cli("run", "-m", "dataset=two_batch_gaussian", "chains=2", "samples=2", "burn_in=1", "seed=1,2",
+              f"hydra.sweep.dir={sweep}", "evaluate=false", "progress=false", cwd=tmp_path)  # fmt: skip
+    errors = [ln for ln in out.stderr.splitlines() if ln.startswith("bnnsample: error")]
+    assert out.returncode == 2 and len(errors) == 1 and "multirun.yaml is a symbolic link" in errors[0], out.stderr
+    assert target.read_text() == "keep\n" and not (sweep / "0").exists()
