@@ -1,6 +1,6 @@
 """Throughput benchmarks, reported as ratios against a baseline measured in the same run.
 
-    python scripts/bench.py [--suite two_batch|toy|integrators|conv|epoch|recording|peers|all] [--out results/bench.md]
+    python scripts/bench.py [--suite two_batch|toy|integrators|conv|epoch|recording|fsync|peers|all] [--out results/bench.md]
 
 two_batch (--chains, --steps): SMS-UBU chain-steps per second on two_batch_gaussian through
 the real pipeline (``bnnsample.runner.run``: schedule, integrator, divergence checks, HDF5
@@ -274,7 +274,46 @@ def bench_recording(chains: tuple[int, ...], steps: int, repeats: int, draws: in
             f"{share[0]:.2f} [{share[1]:.2f}, {share[2]:.2f}]; {median_spread(res['fsyncs'])[0]:.0f}"
         )
     store._fsync = plain_fsync
+    out["load"] = load_text()
     return out
+
+
+def bench_fsync_default() -> dict:
+    """The README's default run (``bnnsample run``: cnn_small on the embedded MNIST subset) with
+    the store's fsync timed (wall) where it is called, as a share of the run's wall time: what
+    making each resume checkpoint durable costs a default run."""
+    from bnnsample import store
+    from bnnsample.cli import main
+
+    synced = {"s": 0.0, "n": 0}
+    plain_fsync = store._fsync
+
+    def timed_fsync(fd):
+        t0 = time.perf_counter()
+        plain_fsync(fd)
+        synced["s"] += time.perf_counter() - t0
+        synced["n"] += 1
+
+    store._fsync, argv = timed_fsync, list(sys.argv)  # the CLI hands sys.argv to Hydra: bench.md records ours
+    try:
+        with tempfile.TemporaryDirectory(dir=Path.cwd()) as d:  # the disk runs write to, not a tmpfs
+            w0, c0 = time.perf_counter(), time.process_time()
+            try:
+                main(["run", f"hydra.run.dir={Path(d) / 'run'}", "progress=false"])
+            except SystemExit as e:
+                if e.code:
+                    raise
+            wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    finally:
+        store._fsync, sys.argv = plain_fsync, argv
+    return {
+        "setting": "bnnsample run (the README's default: cnn_small, mnist5k, 4 chains, Adam + SWA, SMS-UBU, evaluation)",
+        "run wall / CPU s": f"{wall:.1f} / {cpu:.1f}",
+        "resume checkpoints fsynced": synced["n"],
+        "fsync wall time, ms": f"{synced['s'] * 1e3:.1f}",
+        "fsync share of the run's wall time, % (goal <= 2)": f"{100 * synced['s'] / wall:.3f}",
+        "load": load_text(),
+    }  # fmt: skip
 
 
 def bench_network(batch: int, steps: int, repeats: int, n_data: int = 2000, integrator: str = "ubu") -> dict:
@@ -530,6 +569,7 @@ def main() -> None:
             "conv",
             "epoch",
             "recording",
+            "fsync",
             "peers",
             "all",
         ),
@@ -591,6 +631,9 @@ def main() -> None:
             r = bench_epoch(a.epoch_images, a.repeats, a.device, a.net_batch)
         r["CUDA kernels"] = a.cuda_kernels if a.device.startswith("cuda") else "n/a (cpu)"
         sections.append(_section(f"cnn_fmnist, one SMS-UBU epoch vs one training epoch ({machine})", r))
+    if a.suite in ("fsync", "all"):
+        r = bench_fsync_default()
+        sections.append(_section(f"the default run, what fsync at each checkpoint costs ({machine})", r))
     if a.suite in ("recording", "all"):
         r = bench_recording(tuple(a.rec_chains), a.rec_steps, a.repeats, a.rec_draws)
         sections.append(_section(f"logistic regression, runner.run over the bare kernel loop ({machine})", r))
