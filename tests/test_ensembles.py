@@ -150,6 +150,10 @@ def test_fig4_verdicts_and_options():
     mixed_rows = fig.verdicts(_table(good), _diffs({1: lower, 2: _cells((0.03, 0.01), (-0.004, 0.001),
                                                                          (-0.0001, 0.0005))}), by_draws=flat)  # fmt: skip
     assert mixed_rows[1][1].verdict.startswith("not reproduced")
+    # the NLL gap's dependence on the draws does not excuse an ACE that is worse
+    ace_worse = _cells((-0.05, 0.01), (0.004, 0.001), (-0.002, 0.0005))
+    rows = fig.verdicts(_table(good), _diffs({1: lower, 2: ace_worse}), by_draws=by_draws)
+    assert rows[1][1].verdict.startswith("not reproduced") and "ACE" in rows[1][1].why
     thirty = by_draws.assign(draws=by_draws.draws * 10)
     assert fig.hinges_on_draws(thirty, 2, "nll", False) is None and fig.hinges_on_draws(by_draws, 2, "nll", False)
     rows = fig.verdicts(_table(good), _diffs({1: lower, 2: mixed}))

@@ -593,6 +593,18 @@ def _calibration_at(diffs: dict, es: int):
     return partly(ours, f"{judged.count('better')} of {len(judged)} lower (t interval below 0), none higher")
 
 
+def _worse_metrics(diffs: dict, es: int) -> list[str]:
+    """The metrics (nll, ace, rps) in which SMS-UBU is worse than some baseline at ``es``."""
+    worse = []
+    for m in ("nll", "ace", "rps"):
+        for base in diffs:
+            diff, se, groups = _diff(diffs, base, es, m)
+            if _judge(diff, se, False, groups) == "worse":
+                worse.append(m)
+                break
+    return worse
+
+
 def _accuracy(diffs: dict, sizes):
     got = [(es, *_diff(diffs, "swa", es, "accuracy")[:2]) for es in sizes]
     groups = {es: _diff(diffs, "swa", es, "accuracy")[2] for es in sizes}
@@ -683,7 +695,10 @@ def verdicts(t, diffs: dict, setting: str = "", by_draws=None) -> list:
     rows = []
     for es in sizes:
         o = _calibration_at(diffs, es)
-        why = hinges_on_draws(by_draws, es, "nll", False) if o.verdict.startswith("not reproduced") else None
+        why = None
+        if o.verdict.startswith("not reproduced"):  # hinges on the draws only if every metric found worse does
+            hinges = [hinges_on_draws(by_draws, es, m, False) for m in _worse_metrics(diffs, es)]
+            why = "; ".join(hinges) if hinges and all(hinges) else None
         rows.append((_sized(CLAIMS["calibration"], es), not_tested("scale", o.ours, f"{o.why}; {why}") if why else o))
     o = _accuracy(diffs, sizes)
     if o.verdict.startswith("not reproduced"):
