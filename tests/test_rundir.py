@@ -348,3 +348,17 @@ def test_a_sweep_never_writes_hydras_multirun_yaml_through_a_link(tmp_path, cli)
     errors = [ln for ln in out.stderr.splitlines() if ln.startswith("bnnsample: error")]
     assert out.returncode == 2 and len(errors) == 1 and "multirun.yaml is a symbolic link" in errors[0], out.stderr
     assert target.read_text() == "keep\n" and not (sweep / "0").exists()
+
+
+def test_a_link_at_one_sweep_table_refuses_the_set_before_any_is_written(tmp_path):
+    """sweep_status.csv is a link: nothing of the set is written, sweep.csv included, and the
+    link's target is left as it was."""
+    from bnnsample.evaluate.sweep import aggregate_sweep
+    from bnnsample.plumbing.errors import UserError
+
+    target = tmp_path / "elsewhere.csv"
+    target.write_text("keep\n")
+    (tmp_path / "sweep_status.csv").symlink_to(target)
+    with pytest.raises(UserError, match="sweep_status.csv is a symbolic link"):
+        aggregate_sweep(tmp_path, echo=False)
+    assert target.read_text() == "keep\n" and not (tmp_path / "sweep.csv").exists()

@@ -59,7 +59,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..rundir import write_figure, write_frame
+from ..rundir import check_writable_target, write_bytes, write_figure, write_frame
 from ..stats import MAX_CI_HALF_WIDTH, MIN_POINTS, ROUNDOFF, SlopeFit, fit_loglog  # noqa: F401  (the one slope fitter)
 from ..store import FILENAME
 
@@ -492,10 +492,14 @@ def _write_parquet(table: pd.DataFrame, path: Path) -> str:
     for c in t.columns:  # parquet wants one type per column: mixed object columns become text
         if t[c].dtype == object and t[c].dropna().map(type).nunique() > 1:
             t[c] = t[c].map(lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v))
+    import io
+
+    buf = io.BytesIO()
     try:
-        t.to_parquet(path, index=False)
+        t.to_parquet(buf, index=False)
     except Exception as e:  # noqa: BLE001  (the CSV is the table of record)
         return f"sweep.parquet not written ({type(e).__name__}: {e})"
+    write_bytes(path, buf.getvalue(), durable=False)
     return ""
 
 
@@ -519,6 +523,9 @@ def aggregate_sweep(sweep_dir: Path, errors: dict | None = None, echo: bool = Tr
     sweep_dir = Path(sweep_dir)
     table, status = collect(sweep_dir, errors)
     csv = sweep_dir / "sweep.csv"
+    names = ("sweep.csv", "sweep_status.csv", "sweep_runs.csv", "sweep.parquet", "slopes.csv", "ensembles.csv")
+    for name in names:  # all refused before any is written: never half a set of tables
+        check_writable_target(sweep_dir / name)
     write_frame(table, csv, index=False)
     write_frame(status, sweep_dir / "sweep_status.csv", index=False)
     write_frame(wide_table(table), sweep_dir / "sweep_runs.csv", index=False)
