@@ -91,6 +91,7 @@ def test_multirun_sweep_table_and_slope_plots(cli, tmp_path):
     assert set(ok["batching.name"]) == {"sms", "iid"} and set(ok["integrator.name"]) == {"ubu", "baoab"}
     w1 = ok.query("metric == 'w1' and group == 'theta[0]'")
     assert len(w1) == 12 and (w1.value > 0).all()
+    assert (w1.se > 0).all() and (w1.se < w1.value).all()  # W1's Monte Carlo s.e. over chains: the plots' floor
 
     failed = table[table.status == "failed"]
     assert sorted(failed.run.astype(str)) == ["12", "13"]
@@ -190,3 +191,23 @@ def test_slopes_only_where_the_fit_means_something():
     assert with_zero.n == 4 and abs(with_zero.slope - 2) < 1e-9
     lo, hi = robust_limits(np.array([1e-3, 1e-2, np.inf, -1.0, 0.0]))
     assert 1e-4 < lo < 1e-3 and 1e-2 < hi < 1e-1
+
+
+def test_slope_plots_keep_the_monte_carlo_floor_in_view(tmp_path, monkeypatch):
+    """The floor (median s.e.) sits far below the points: the y-axis reaches down to it."""
+    from bnnsample.evaluate import sweep as sw
+
+    rows = [dict(run=str(i), status="ok", group="theta[0]", metric="w1", value=0.01 * h, se=1e-5, step_size=h,
+                 **{"choice.integrator": "sms_ubu"}) for i, h in enumerate((0.1, 0.2, 0.4))]  # fmt: skip
+    limits = []
+    real_plt = __import__("matplotlib.pyplot", fromlist=["subplots"])
+    real_subplots = real_plt.subplots
+
+    def subplots(*a, **k):
+        fig, axes = real_subplots(*a, **k)
+        limits.append(axes[0][0])
+        return fig, axes
+
+    monkeypatch.setattr(real_plt, "subplots", subplots)
+    paths = sw.plot_slopes(pd.DataFrame(rows), tmp_path)
+    assert paths and limits[0].get_ylim()[0] < 1e-5

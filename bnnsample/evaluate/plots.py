@@ -33,7 +33,8 @@ def plot_marginal(path: Path, draws: np.ndarray, exact: tuple[float, float] | No
         mu, sd = exact
         grid = np.linspace(mu - 5 * sd, mu + 5 * sd, 400)
         ax.plot(grid, norm.pdf(grid, mu, sd), "k-", lw=1.5, label=f"exact N({mu:.4g}, {sd**2:.4g})")
-    ax.set(title=title, xlabel="x", ylabel="density")
+    ax.set(xlabel="x", ylabel="density")
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     _save(fig, path)
 
@@ -100,7 +101,7 @@ def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, 
 def run_label(store) -> str:
     """What a plot of one run names: dataset, integrator with its batching, step size, chains."""
     a = store.attrs
-    return (f"{a.get('dataset', '?')}: {a.get('integrator', '?')} ({a.get('batching', '?')} batches), "
+    return (f"{a.get('dataset', '?')}: {a.get('integrator', '?')} ({a.get('batching', '?')} batches)\n"
             f"h = {float(a.get('step_size', float('nan'))):g}, {int(a.get('chains', 0))} chains")  # fmt: skip
 
 

@@ -91,13 +91,16 @@ def _density_rows(store: SampleStore, cfg: dict, keep: np.ndarray, exact) -> lis
         if exact is not None:
             mu, sd = float(exact[0][j]), math.sqrt(float(exact[1][j, j]))
             flat = draws.reshape(-1)
+            # W1 with its Monte Carlo s.e. over chains (one sort): the sweep plots draw the floor
+            w1, w1_se = (M.wasserstein1_normal_with_se(draws, mu, sd) if draws.shape[0] > 1
+                         else (M.wasserstein1_normal(flat, mu, sd), float("nan")))  # fmt: skip
             rows += [
                 dict(group=g, metric="posterior_mean", value=mu, se=0.0),
                 dict(group=g, metric="posterior_var", value=sd**2, se=0.0),
                 dict(group=g, metric="mean_error", value=m - mu, se=m_se),
                 dict(group=g, metric="var_error", value=v - sd**2, se=v_se),
                 dict(group=g, metric="relative_var_error", value=M.relative_variance_error(v, sd**2), se=v_se / sd**2),
-                dict(group=g, metric="w1", value=M.wasserstein1_normal(flat, mu, sd), se=float("nan")),
+                dict(group=g, metric="w1", value=w1, se=w1_se),
                 dict(group=g, metric="w2", value=M.wasserstein2_normal(flat, mu, sd), se=float("nan")),
                 dict(group=g, metric="kolmogorov", value=M.kolmogorov_distance_normal(flat, mu, sd), se=float("nan")),
             ]

@@ -344,7 +344,9 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
                     ax.plot(hh, f, "-", color=color, lw=1.2)
                     ax.fill_between(hh, lo, hi, color=color, alpha=0.15, lw=0)
                 drawn = True
-            _guides(ax, sg)
+            floor = _guides(ax, sg)
+            if floor is not None:  # the floor is what the points are read against: keep it in view
+                shown.append(np.array([floor]))
             ax.set(
                 xscale="log",
                 yscale="log",
@@ -365,7 +367,7 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
     return paths
 
 
-def _guides(ax, sg: pd.DataFrame) -> None:
+def _guides(ax, sg: pd.DataFrame) -> float | None:
     """What a reader needs to tell a rate from noise: dashed lines of order 1 and 2 in h through
     the geometric mean of the panel's values at its middle step, and the Monte Carlo floor (the median
     standard error of the panel's points, dotted): values near or below it are noise, so a
@@ -375,7 +377,7 @@ def _guides(ax, sg: pd.DataFrame) -> None:
     se = sg.se.astype(float).to_numpy()
     good = np.isfinite(y) & (y > 0) & (h > 0)
     if good.sum() < 2:
-        return
+        return None
     hh = np.geomspace(h[good].min(), h[good].max(), 20)
     steps = np.unique(h[good])
     mid = steps[len(steps) // 2]  # anchored mid-range: the largest step is often past the asymptotic regime
@@ -383,8 +385,10 @@ def _guides(ax, sg: pd.DataFrame) -> None:
     for order, style in ((1, (0, (4, 3))), (2, (0, (1, 2, 4, 2)))):
         ax.plot(hh, y0 * (hh / mid) ** order, color="0.55", lw=0.9, ls=style, label=f"order {order} (guide)")
     floor = se[good & np.isfinite(se) & (se > 0)]
-    if floor.size:
-        ax.axhline(float(np.median(floor)), color="0.3", lw=0.9, ls=":", label="Monte Carlo s.e. (median)")
+    if not floor.size:
+        return None
+    ax.axhline(float(np.median(floor)), color="0.3", lw=0.9, ls=":", label="Monte Carlo s.e. (median)")
+    return float(np.median(floor))
 
 
 def robust_limits(values: np.ndarray, pad: float = 1.5) -> tuple[float, float]:
