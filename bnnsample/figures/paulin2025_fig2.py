@@ -3,7 +3,7 @@ Figure 2, App. D.1): the coupled multilevel bias of the test-set true-class prob
 against the step size, and accuracy / NLL / ACE / RPS against the step size, for SMS-UBU,
 SG-UBU, SG-BAOAB, SMS-BAOAB and SG-HMC (= SG-EM).
 
-Setting (§3.4 and the authors' notebook multinomial_SMS_UBU.ipynb): softmax regression
+Setting (§3.4 and the authors' notebook multinomial_SMS_UBU.ipynb, github.com/paulindani/SMS_Kinetic_Langevin): softmax regression
 784 -> 10 with bias (model multinomial_logistic),
 prior precision lambda = 50 on the weights only, gamma = sqrt(50), batch 200, all samplers
 started at the MAP x* (L-BFGS: scipy's L-BFGS-B with 30 correction pairs, float64, run to
