@@ -394,3 +394,32 @@ def test_ccadl_frozen_friction_stability_interval(xi, unstable):
                   params={"thermostat_mass": math.inf, "initial_friction": xi}, seed=3)  # fmt: skip
     big = ~torch.isfinite(st.x) | (st.x.abs() > 1e3)
     assert bool(big.all()) if unstable else not bool(big.any())
+
+
+def test_ccadl_shared_thermostat_is_one_xi_driven_by_the_mean_over_chains():
+    """shared_thermostat: every chain carries the same xi, and one step moves it by
+    (h/mu)(mean over the chains and coordinates of p^2 - 1) computed from the new momenta;
+    per-chain thermostats differ. A chain gone non-finite does not poison the others' xi."""
+    from bnnsample.integrators import StepContext, get_integrator
+    from bnnsample.models.analytic import NoisyGradientGaussian
+    from bnnsample.plumbing.rng import GaussianNoise
+    from bnnsample.potential import Oracle
+    from bnnsample.simulate import simulate
+
+    pot = NoisyGradientGaussian(1, sigma=1.0, sigma_model="constant", seed=3)
+    x0 = torch.zeros(500, 1, dtype=torch.float64)
+    shared = simulate(pot, "ccadl", h=0.1, gamma=1.0, x0=x0, steps=400, params={"shared_thermostat": True}, seed=3)
+    own = simulate(pot, "ccadl", h=0.1, gamma=1.0, x0=x0, steps=400, seed=3)
+    assert float(shared.extra["xi"].std()) == 0.0 and float(own.extra["xi"].std()) > 0.1
+    assert abs(float((shared.v**2).mean()) - 1.0) < 0.15  # the shared thermostat holds the mean p^2 at 1
+
+    integ = get_integrator("ccadl", shared_thermostat=True)
+    ctx = StepContext(h=0.1, gamma=1.0, noise=GaussianNoise("cpu", 0))
+    st = integ.init_state(torch.zeros(6, 2, dtype=torch.float64), ctx)
+    st.v[0] = float("nan")
+    xi0 = st.extra["xi"].clone()
+    nxt = integ.advance(st, 1, lambda: Oracle(pot, None, 1.0, 0.0), ctx)
+    p2 = (nxt.v[1:] ** 2).mean()
+    torch.testing.assert_close(nxt.extra["xi"][1:], (xi0[1:] + 0.1 * (p2 - 1)).expand(5), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="shared_thermostat"):
+        get_integrator("ccadl", shared_thermostat="yes")

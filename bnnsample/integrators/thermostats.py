@@ -565,6 +565,14 @@ class CCADL(Integrator):
     p_0 ~ N(0, I); initial_friction overrides xi_0. thermostat_mass = mu in (0, inf]; inf
     freezes xi. One gradient (and one covariance) per step.
 
+    shared_thermostat: one xi for all chains (replicas), driven by p^T p averaged over every
+    chain's coordinates, xi <- xi + (h/mu) (mean over chains and coordinates of p^2 - 1), as the
+    authors' public code runs its replicas (github.com/c-matthews/nogin, lib/integrators/ccadl.py:
+    one scalar thermostat, sum(p*p) / p.size over the replicas' momenta). The chains are then
+    coupled through xi, which averages C d degrees of freedom and barely fluctuates; diverged
+    (non-finite) chains are left out of the mean. Default False: one thermostat per chain, the
+    independent chains the rest of bnnsample assumes.
+
     Stability: the friction is explicit Euler. With xi frozen, on a Gaussian U = w^2 x^2 / 2
     with Sigma = s, the (x, p) map is stable iff 0 < xi + h s/2 < 2/h - h w^2/2; past it p flips
     sign and grows every step, and xi (driven by p^2) follows. The thermostat's mean-field
@@ -577,14 +585,24 @@ class CCADL(Integrator):
     needs = ("covariance",)
     summary = "CC-ADL (Shang et al. 2015 Alg. 1, matthews2018 authors' code): thermostat plus -(h^2/2) Sigma p"
 
-    def __init__(self, thermostat_mass=1.0, initial_friction=None):
+    def __init__(self, thermostat_mass=1.0, initial_friction=None, shared_thermostat=False):
         self.inv_mass = _inverse_mass(thermostat_mass)
         self.xi0 = _optional_float(initial_friction, "initial_friction")
+        if not isinstance(shared_thermostat, bool):
+            raise ValueError(f"shared_thermostat={shared_thermostat!r}: allowed values: true, false")
+        self.shared = shared_thermostat
 
     def init_state(self, x, ctx: StepContext) -> State:
         st = super().init_state(x, ctx)
         st.extra["xi"] = torch.full(x.shape[:1], 0.0 if self.xi0 is None else self.xi0, dtype=x.dtype, device=x.device)
         return st
+
+    def _temperature(self, v: torch.Tensor) -> torch.Tensor:
+        """p^T p / d per chain, or (shared thermostat) its mean over the finite chains, for every chain."""
+        per_chain = (v * v).mean(1)
+        if not self.shared:
+            return per_chain
+        return torch.nanmean(per_chain.masked_fill(~torch.isfinite(per_chain), float("nan"))).expand_as(per_chain)
 
     def diagnostics(self, state: State) -> dict[str, torch.Tensor]:
         return {"friction": state.extra["xi"]}
@@ -606,7 +624,7 @@ class CCADL(Integrator):
             v = (v - h * xi[:, None] * v).add_(corr, alpha=-h * h / 2)
             v = kick_with(v, g, h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
             if c:
-                xi = xi + c * ((v * v).mean(1) - 1)
+                xi = xi + c * (self._temperature(v) - 1)
         return State(x, v, {**state.extra, "xi": xi})
 
 
