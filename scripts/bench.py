@@ -50,7 +50,7 @@ import argparse
 import sys
 import tempfile
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 
@@ -232,71 +232,79 @@ def bench_recording(chains: tuple[int, ...], steps: int, repeats: int, draws: in
                     integrator: str = "sms_ubu") -> dict:  # fmt: skip
     """CPU time of ``runner.run`` (setup, recording, HDF5, checks) over the bare kernel loop of
     the same chains, steps and blocks (``_bare_loop``), logistic regression, interleaved rounds."""
-    from bnnsample import runner, store
+    from bnnsample import runner
 
     out = {"setting": f"logistic_synthetic, {integrator}, {dtype}, {steps} steps, {draws} draws (thin "
                       f"{max(1, steps // draws)}), {repeats} rounds, CPU time (time.process_time); fsync "
                       "timed where the store calls it (wall), as a share of the run's wall time"}  # fmt: skip
-    synced = {"s": 0.0, "n": 0}
-    plain_fsync = store._fsync
+    with timed_fsync() as synced:
+        for c in chains:
+            _recording_cell(out, runner, c, steps, repeats, draws, dtype, integrator, synced)
+    out["load"] = load_text()
+    return out
 
-    def timed_fsync(fd):
+
+@contextmanager
+def timed_fsync():
+    """The store's fsync (``store._fsync``) timed where it is called: yields {"s": wall seconds,
+    "n": calls}, which the caller may reset between runs."""
+    from bnnsample import store
+
+    synced = {"s": 0.0, "n": 0}
+    plain = store._fsync
+
+    def timed(fd):
         t0 = time.perf_counter()
-        plain_fsync(fd)
+        plain(fd)
         synced["s"] += time.perf_counter() - t0
         synced["n"] += 1
 
-    store._fsync = timed_fsync
-    for c in chains:
-        cfg = logistic_cfg(c, steps, integrator, dtype, draws=draws)
-        res = {"run": [], "bare": [], "fsync_share": [], "fsyncs": []}
-        with tempfile.TemporaryDirectory(dir=Path.cwd()) as d:  # the disk runs write to, not a tmpfs
-            bare = _bare_loop(cfg, Path(d))
-            for r in range(repeats):
-                synced.update(s=0.0, n=0)
-                t0, w0 = time.process_time(), time.perf_counter()
-                runner.run(cfg, Path(d) / f"run{r}")
-                res["run"].append(time.process_time() - t0)
-                res["fsync_share"].append(synced["s"] / (time.perf_counter() - w0))
-                res["fsyncs"].append(synced["n"])
-                (Path(d) / f"run{r}" / "samples.h5").unlink()
-                res["bare"].append(bare())
-        ratios = [a / b for a, b in zip(res["run"], res["bare"])]
-        med, lo, hi = median_spread(ratios)
-        out[f"{c} chains: runner.run / bare loop (median [min, max] of per-round ratios)"] = (
-            f"{med:.3f} [{lo:.3f}, {hi:.3f}]"
-        )
-        out[f"{c} chains: CPU s, runner.run / bare (medians)"] = (
-            f"{median_spread(res['run'])[0]:.2f} / {median_spread(res['bare'])[0]:.2f}"
-        )
-        share = median_spread([100 * x for x in res["fsync_share"]])
-        out[f"{c} chains: fsync wall time, % of the run's wall time (median [min, max]; fsyncs per run)"] = (
-            f"{share[0]:.2f} [{share[1]:.2f}, {share[2]:.2f}]; {median_spread(res['fsyncs'])[0]:.0f}"
-        )
-    store._fsync = plain_fsync
-    out["load"] = load_text()
-    return out
+    store._fsync = timed
+    try:
+        yield synced
+    finally:
+        store._fsync = plain
+
+
+def _recording_cell(out: dict, runner, c: int, steps: int, repeats: int, draws: int, dtype: str, integrator: str,
+                    synced: dict) -> None:  # fmt: skip
+    """One chain count of the recording suite: runner.run against the bare loop, interleaved."""
+    cfg = logistic_cfg(c, steps, integrator, dtype, draws=draws)
+    res = {"run": [], "bare": [], "fsync_share": [], "fsyncs": []}
+    with tempfile.TemporaryDirectory(dir=Path.cwd()) as d:  # the disk runs write to, not a tmpfs
+        bare = _bare_loop(cfg, Path(d))
+        for r in range(repeats):
+            synced.update(s=0.0, n=0)
+            t0, w0 = time.process_time(), time.perf_counter()
+            runner.run(cfg, Path(d) / f"run{r}")
+            res["run"].append(time.process_time() - t0)
+            res["fsync_share"].append(synced["s"] / (time.perf_counter() - w0))
+            res["fsyncs"].append(synced["n"])
+            (Path(d) / f"run{r}" / "samples.h5").unlink()
+            res["bare"].append(bare())
+    ratios = [a / b for a, b in zip(res["run"], res["bare"])]
+    med, lo, hi = median_spread(ratios)
+    out[f"{c} chains: runner.run / bare loop (median [min, max] of per-round ratios)"] = (
+        f"{med:.3f} [{lo:.3f}, {hi:.3f}]"
+    )
+    out[f"{c} chains: CPU s, runner.run / bare (medians)"] = (
+        f"{median_spread(res['run'])[0]:.2f} / {median_spread(res['bare'])[0]:.2f}"
+    )
+    share = median_spread([100 * x for x in res["fsync_share"]])
+    out[f"{c} chains: fsync wall time, % of the run's wall time (median [min, max]; fsyncs per run)"] = (
+        f"{share[0]:.2f} [{share[1]:.2f}, {share[2]:.2f}]; {median_spread(res['fsyncs'])[0]:.0f}"
+    )
 
 
 def bench_fsync_default() -> dict:
     """The README's default run (``bnnsample run``: cnn_small on the embedded MNIST subset) with
     the store's fsync timed (wall) where it is called, as a share of the run's wall time: what
     making each resume checkpoint durable costs a default run."""
-    from bnnsample import store
     from bnnsample.cli import main
 
-    synced = {"s": 0.0, "n": 0}
-    plain_fsync = store._fsync
-
-    def timed_fsync(fd):
-        t0 = time.perf_counter()
-        plain_fsync(fd)
-        synced["s"] += time.perf_counter() - t0
-        synced["n"] += 1
-
-    store._fsync, argv = timed_fsync, list(sys.argv)  # the CLI hands sys.argv to Hydra: bench.md records ours
+    argv = list(sys.argv)  # the CLI hands sys.argv to Hydra: bench.md records ours
     try:
-        with tempfile.TemporaryDirectory(dir=Path.cwd()) as d:  # the disk runs write to, not a tmpfs
+        with timed_fsync() as synced, tempfile.TemporaryDirectory(dir=Path.cwd()) as d:  # a disk, not a tmpfs
             w0, c0 = time.perf_counter(), time.process_time()
             try:
                 main(["run", f"hydra.run.dir={Path(d) / 'run'}", "progress=false"])
@@ -305,7 +313,7 @@ def bench_fsync_default() -> dict:
                     raise
             wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     finally:
-        store._fsync, sys.argv = plain_fsync, argv
+        sys.argv = argv
     return {
         "setting": "bnnsample run (the README's default: cnn_small, mnist5k, 4 chains, Adam + SWA, SMS-UBU, evaluation)",
         "run wall / CPU s": f"{wall:.1f} / {cpu:.1f}",
