@@ -13,6 +13,10 @@ Parts (each prints a markdown table):
      shang        Shang et al. 2015 Algorithm 1 literally: xi_0 = A
      half-h       the authors' update with step h/2 (if the paper's h meant two steps)
      exp          friction applied as exp(-h (xi + h Sigma / 2)) instead of 1 - h xi - h^2 Sigma / 2
+     shared       the authors' update with one thermostat for all chains (replicas), driven by p^2
+                  averaged over the live chains, as their public code runs its replicas
+                  (github.com/c-matthews/nogin, lib/integrators/ccadl.py); the project's
+                  ``ccadl integrator.shared_thermostat=true``
    and the fraction of chains surviving 100,000 steps at h = 0.25 (Fig. 1 right panel).
 2. Linear stability on the Gaussian target, Sigma = s constant: the frozen-friction map of
    (x, p), its stability interval in xi, and the thermostat's mean-field equilibria: the
@@ -49,21 +53,29 @@ def ccadl_numpy(target, h, chains, steps, *, form="euler", xi0=0.0, seed=0):
     euler:  p <- p - h G - (h^2/2) Sigma p - h xi p + sqrt(2 A h) R2
     exp:    p <- exp(-h xi - (h^2/2) Sigma) p - h G + sqrt(2 A h) R2
     xi <- xi + (h/mu) (p^2 - 1)
+    shared: the euler update with one xi for all chains, xi <- xi + (h/mu) (mean of p^2 over the
+            chains not diverged - 1)
     """
     rng = np.random.default_rng(seed)
     x, p, xi = np.zeros(chains), rng.standard_normal(chains), np.full(chains, xi0)
     dead = np.zeros(chains, bool)
+    shared_xi = xi0  # the shared thermostat's one value (the per-chain array is reset at dead chains)
     for _ in range(steps):
         x = x + h * p
         s2 = sigma2(x)
         g = grad_u(x, target) + np.sqrt(s2) * rng.standard_normal(chains)
         r = rng.standard_normal(chains)
         with np.errstate(all="ignore"):
-            if form == "euler":
+            if form in ("euler", "shared"):
                 p = p - h * g - (h * h / 2) * s2 * p - h * xi * p + math.sqrt(2 * A * h) * r
             else:
                 p = np.exp(-h * xi - h * h * s2 / 2) * p - h * g + math.sqrt(2 * A * h) * r
-            xi = xi + (h / MU) * (p * p - 1)
+            if form == "shared":
+                live = ~dead & np.isfinite(p)
+                shared_xi += (h / MU) * (np.mean(p[live] ** 2) - 1) if live.any() else 0.0
+                xi = np.full(chains, shared_xi)
+            else:
+                xi = xi + (h / MU) * (p * p - 1)
             dead |= ~np.isfinite(x) | (np.abs(x) > 1e3)
         x[dead], p[dead], xi[dead] = 0.0, 0.0, xi0  # frozen: keeps the arithmetic finite
     return float(dead.mean())
@@ -75,9 +87,10 @@ def part1(chains, T, long_chains, long_steps):
     forms = {"authors": dict(xi0=0.0), "shang": dict(xi0=A), "exp": dict(form="exp")}
     print(f"\n### 1. Fig. 1 setting: diverged fraction of {chains} chains, time {T} + 10% burn-in\n")
     print(
-        "| target | h | ours (project ccadl) | authors (xi0=0) | shang Alg. 1 (xi0=A) | half-h (step h/2) | exp friction |"
+        "| target | h | ours (project ccadl) | authors (xi0=0) | shang Alg. 1 (xi0=A) | half-h (step h/2) | exp friction "
+        "| shared thermostat |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for target in ("gaussian", "double_well"):
         for i, h in enumerate(H_GRID):
             steps = math.ceil(T / h)
@@ -90,12 +103,14 @@ def part1(chains, T, long_chains, long_steps):
             half = math.ceil(T / (h / 2))
             row.append(f"{ccadl_numpy(target, h / 2, chains, half + half // 10, seed=i):.4f}")
             row.append(f"{ccadl_numpy(target, h, chains, steps, seed=i, **forms['exp']):.4f}")
+            row.append(f"{ccadl_numpy(target, h, chains, steps, seed=i, form='shared'):.4f}")
             print(f"| {target} | {h:.4f} | " + " | ".join(row) + " |", flush=True)
     print(f"\nh = 0.25, {long_steps} steps (Fig. 1 right panel length), {long_chains} chains: diverged fraction")
     for target in ("gaussian", "double_well"):
         a = ccadl_numpy(target, 0.25, long_chains, long_steps, seed=11)
         e = ccadl_numpy(target, 0.25, long_chains, long_steps, seed=11, form="exp")
-        print(f"- {target}: authors/ours form {a:.4f}, exp friction {e:.4f}")
+        s = ccadl_numpy(target, 0.25, long_chains, long_steps, seed=11, form="shared")
+        print(f"- {target}: authors/ours form {a:.4f}, exp friction {e:.4f}, shared thermostat {s:.4f}")
 
 
 # -- 2. linear stability on the Gaussian target ------------------------------------------------
