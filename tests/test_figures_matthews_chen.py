@@ -296,6 +296,37 @@ def test_matthews_fig3_stable_at_small_n_is_at_most_partly():
     assert _counts(md) == {"partly": 2, "not reproduced": 1, "not tested": 1, "printed": 1, "statement": 3}
 
 
+def test_fig3_passes_count_the_papers_n():
+    """Fig. 3's passes are over the paper's N = 12214 (§5.3), not the target's N: the run takes
+    passes x 12214 / n steps and reports passes = steps x n / 12214 (data_passes over the
+    target's own N); counting over the target's N (1024 here) would take 12x fewer steps."""
+    assert mw.FIG3["paper"]["pass_N"] == mw.FIG3["quick"]["pass_N"] == mw.N_PAPER_FIG3 == 12214
+    assert "pass_N" not in mw.FIG2["paper"]  # the GMM's N = 1024 is the paper's own
+    pot = build_target(["dataset=gmm3"], seed=0, threads=1).potential
+    x0 = torch.zeros(2, pot.dim, dtype=torch.float64)
+    ref = np.ones(2 * pot.K)
+    kw = {"h": 0.02, "x0": x0, "max_passes": 1.0, "n_checks": 3}
+    rows = mw.passes_error(pot, pot.natural, ref, "nogin", "estimated", 100, pass_n=12214, **kw)
+    last = rows[-1]
+    assert last["steps"] == round(12214 / 100) == 122  # the last checkpoint; the run takes ceil(...) = 123
+    assert last["passes"] == pytest.approx(122 * 100 / 12214) == pytest.approx(1.0, abs=0.01)
+    assert last["data_passes"] == pytest.approx(122 * 100 / pot.n_data)
+    own = mw.passes_error(pot, pot.natural, ref, "nogin", "estimated", 100, **kw)
+    assert own[-1]["steps"] == round(pot.n_data / 100) == 10 and own[-1]["passes"] == own[-1]["data_passes"]
+    # the section says so, and the 1% row is judged on passes over the paper's N
+    finals = {
+        (sc, "estimated", n): e for sc in mw.SCHEMES_23 for n, e in zip((6, 25, 100, 400), (0.5, 0.02, 0.008, 0.3))
+    }
+    rows = [dict(r, passes=r["passes"] * 10) for r in _passes_rows(finals)]  # checkpoints at 50 and 100 passes
+    s = dict(mw.FIG3["quick"], passes=100.0)
+    md = mw._passes_markdown("matthews2018-fig3", "paper", s, rows, ("estimated",), np.full(21, 0.001), 0.005, 0.02,
+                             "mnist", 1.0, 128, dict.fromkeys(s["n"], (0.1, 0.0)), n_data=800)  # fmt: skip
+    assert "up to 100 passes counted over the paper's N = 12214" in md and "1527 passes over them" in md
+    line = next(x for x in md.splitlines() if x.startswith("| NOGIN reaches about a 1% error"))
+    assert "| reproduced |" in line and "passes (over the paper's N = 12214) to stay <= 1%: 100 (n=100)" in line
+    assert "passes count the paper's N = 12214" in line and "1527 passes over our N = 800" in line
+
+
 def test_friction_load_of_the_estimated_covariance():
     """Data -a, -a, a, a: a minibatch of 2 (without replacement) has gradients of opposite sign
     with probability 4/6, batch variance 2 a^2, eps(2) = 4 x 2 / 2, so (h^2/2) lambda = 4 h^2 a^2;
@@ -307,3 +338,17 @@ def test_friction_load_of_the_estimated_covariance():
     median, share = mw.friction_load(pot, torch.zeros(1, 1, dtype=torch.float64), h, 2, batches=2000)
     assert median == pytest.approx(4 * h * h * a * a) and share == pytest.approx(4 / 6, abs=0.035)
     assert mw.friction_load(pot, torch.zeros(1, 1, dtype=torch.float64), h / 2, 2) == (pytest.approx(1.0), 0.0)
+
+
+@pytest.mark.parametrize("final, u, want", [(0.0141, 0.0035, "partly"), (0.0141, 0.001, "not reproduced"),
+                                            (0.008, 0.0035, "reproduced")])  # fmt: skip
+def test_fig3_about_one_percent_is_judged_within_the_references_noise(final, u, want):
+    """'About 1% after about 100 passes': staying <= 1% reproduces it; a lowest error above 1%
+    by less than the reference's 2u is partly (not resolved from 1%); beyond that, not reproduced."""
+    claims = mw._passes_claims("matthews2018-fig3")
+    finals = {
+        (sc, "estimated", n): e for sc in mw.SCHEMES_23 for n, e in zip((6, 25, 100, 400), (0.5, 0.02, final, 0.3))
+    }
+    rows = [dict(r, passes=r["passes"] * 10) for r in _passes_rows(finals)]
+    one = mw._fig3_outcomes(rows, claims, dict(mw.FIG3["quick"], passes=100.0), u, "need", "ccadl")[0][1]
+    assert one.verdict.startswith(want) and (want != "partly" or "within 1% + 2u" in one.why)
