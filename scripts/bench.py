@@ -232,14 +232,12 @@ def bench_recording(chains: tuple[int, ...], steps: int, repeats: int, draws: in
                     integrator: str = "sms_ubu") -> dict:  # fmt: skip
     """CPU time of ``runner.run`` (setup, recording, HDF5, checks) over the bare kernel loop of
     the same chains, steps and blocks (``_bare_loop``), logistic regression, interleaved rounds."""
-    from bnnsample import runner
-
     out = {"setting": f"logistic_synthetic, {integrator}, {dtype}, {steps} steps, {draws} draws (thin "
                       f"{max(1, steps // draws)}), {repeats} rounds, CPU time (time.process_time); fsync "
                       "timed where the store calls it (wall), as a share of the run's wall time"}  # fmt: skip
     with timed_fsync() as synced:
         for c in chains:
-            _recording_cell(out, runner, c, steps, repeats, draws, dtype, integrator, synced)
+            _recording_cell(out, c, steps, repeats, draws, dtype, integrator, synced)
     out["load"] = load_text()
     return out
 
@@ -266,9 +264,11 @@ def timed_fsync():
         store._fsync = plain
 
 
-def _recording_cell(out: dict, runner, c: int, steps: int, repeats: int, draws: int, dtype: str, integrator: str,
+def _recording_cell(out: dict, c: int, steps: int, repeats: int, draws: int, dtype: str, integrator: str,
                     synced: dict) -> None:  # fmt: skip
     """One chain count of the recording suite: runner.run against the bare loop, interleaved."""
+    from bnnsample import runner
+
     cfg = logistic_cfg(c, steps, integrator, dtype, draws=draws)
     res = {"run": [], "bare": [], "fsync_share": [], "fsyncs": []}
     with tempfile.TemporaryDirectory(dir=Path.cwd()) as d:  # the disk runs write to, not a tmpfs
