@@ -654,14 +654,17 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
     import resource
     import time
 
+    from .config import figure_overrides
     from .figures.claims import recording
+    from .figures.common import COMMON_OPTIONS
     from .figures.report import before_and_after, record_cost
     from .plumbing.errors import TIME_LIMIT_EXIT, Interrupted, TimeLimit, UserError
 
     fig_id = recipe.id
     recorded_before = len(_ledger_rows(out_dir, fig_id))
     wall0, cpu0 = time.monotonic(), time.process_time()
-    with before_and_after(out_dir, fig_id) as verdicts, recording():
+    common = [f"{k}={options.pop(k)}" for k in COMMON_OPTIONS if k in options]
+    with before_and_after(out_dir, fig_id) as verdicts, recording(), figure_overrides(common):
         try:
             paths = recipe.make(out_dir, options)
         except (ValueError, TypeError, UserError) as e:

@@ -6,6 +6,8 @@ import functools
 import math
 import numbers
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import yaml
@@ -333,14 +335,32 @@ NOT_SAMPLING_KEYS = frozenset(
 COMMON_RANDOM_KEYS = frozenset({"step_size"})
 
 
-# Options every recipe takes, set once per `bnnsample figure` call (figures.common): data_dir=DIR
-# (where image and UCI files are read) becomes an override of every config composed here.
-COMMON_OVERRIDES: list[str] = []
+# The overrides every config composed for one `bnnsample figure` call starts with (data_dir=DIR,
+# an option every recipe takes): a context variable the CLI sets around the recipe, so no
+# option outlives the call that gave it.
+_FIGURE_OVERRIDES: ContextVar[tuple[str, ...]] = ContextVar("figure_overrides", default=())
+
+
+@contextmanager
+def figure_overrides(overrides):
+    """Apply ``overrides`` (``key=value`` strings) first to every config ``compose`` builds
+    until the block ends."""
+    token = _FIGURE_OVERRIDES.set(tuple(overrides))
+    try:
+        yield
+    finally:
+        _FIGURE_OVERRIDES.reset(token)
+
+
+def current_figure_overrides() -> tuple[str, ...]:
+    """The overrides of the enclosing ``figure_overrides`` block (a recipe passes them on to
+    the worker processes it starts)."""
+    return _FIGURE_OVERRIDES.get()
 
 
 def compose(overrides=()):
     """The resolved run config for Hydra ``overrides``, as ``bnnsample run`` would compose it
-    (with the common options of this `figure` call, e.g. data_dir, applied first)."""
+    (with the overrides of the enclosing ``figure_overrides`` block, e.g. data_dir, first)."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
@@ -349,4 +369,4 @@ def compose(overrides=()):
 
     GlobalHydra.instance().clear()
     with initialize_config_dir(str(conf_dir()), version_base="1.3"):
-        return hydra_compose("config", overrides=[*COMMON_OVERRIDES, *overrides])
+        return hydra_compose("config", overrides=[*_FIGURE_OVERRIDES.get(), *overrides])

@@ -112,15 +112,22 @@ def test_options():
 
 def test_every_recipe_takes_data_dir(tmp_path, cli):
     """data_dir=DIR is accepted by every recipe and becomes an override of every config the
-    recipe composes (Fashion-MNIST, CIFAR-10, UCI files are read from there)."""
-    from bnnsample.figures import common
+    recipe composes (Fashion-MNIST, CIFAR-10, UCI files are read from there), for that call
+    only: nothing of it is left for the next call or for code run outside a recipe."""
+    from bnnsample import cli as cli_module
+    from bnnsample.config import compose, current_figure_overrides
+    from bnnsample.figures import Recipe
 
-    options = {"scale": "quick", "data_dir": str(tmp_path)}
-    check_options(options, ("scale",))
-    assert options == {"scale": "quick"}
-    assert common.compose([]).data_dir == str(tmp_path)
-    check_options({}, ("scale",))  # the next call without it: back to the default
-    assert common.compose([]).data_dir != str(tmp_path)
+    seen = {}
+
+    def make(out_dir, options):
+        check_options(options, ("scale",))
+        seen.update(options=dict(options), data_dir=compose([]).data_dir, passed_on=current_figure_overrides())
+        return []
+
+    cli_module._run_recipe(Recipe("fake-fig1", "a fake", make), tmp_path, {"scale": "quick", "data_dir": str(tmp_path)})
+    assert seen == {"options": {"scale": "quick"}, "data_dir": str(tmp_path), "passed_on": (f"data_dir={tmp_path}",)}
+    assert compose([]).data_dir != str(tmp_path) and current_figure_overrides() == ()
     with pytest.raises(ValueError, match="allowed: scale, data_dir"):
         check_options({"bogus": "1"}, ("scale",))
     out = cli("figure", "paulin2025-fig4", "scale=bogus", f"data_dir={tmp_path}")

@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..config import COMMON_OVERRIDES, compose  # noqa: F401  (compose: the recipes' config composer)
+from ..config import compose  # noqa: F401  (compose: the recipes' config composer)
 from ..plumbing.errors import UserError
 from ..rundir import write_figure, write_file
 from .claims import SOURCES, VERDICTS, verdict_of
@@ -223,9 +223,8 @@ COMMON_OPTIONS = ("data_dir",)
 
 
 def check_options(options: dict, allowed: tuple[str, ...]) -> None:
-    """ValueError for an option the recipe does not know, naming the ones it does. Applies
-    the options every recipe takes (``data_dir``, see ``take_common_options``)."""
-    take_common_options(options)
+    """ValueError for an option the recipe does not know, naming the ones it does (and those
+    every recipe takes, COMMON_OPTIONS, which the CLI applies: ``config.figure_overrides``)."""
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(f"unknown option {unknown[0]!r}; allowed: {', '.join((*allowed, *COMMON_OPTIONS))}")
@@ -290,15 +289,6 @@ def claims_counts(out_dir: Path, fig_id: str, markdown: str) -> dict[str, int]:
         if r["source"] in SOURCES:
             counts[r["source"]] += 1
     return counts
-
-
-def take_common_options(options: dict) -> dict:
-    """Remove the options every recipe takes (COMMON_OPTIONS) from ``options`` and apply them
-    to every config this recipe composes."""
-    COMMON_OVERRIDES.clear()
-    if "data_dir" in options:
-        COMMON_OVERRIDES.append(f"data_dir={options.pop('data_dir')}")
-    return options
 
 
 def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
