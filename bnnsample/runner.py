@@ -18,7 +18,6 @@ from .config import validate, validate_against_data
 from .data import load_data
 from .initial import TRAINING_CHECKPOINT, initial_points, localization
 from .integrators import StepContext, get_integrator
-from .models import build_potential
 from .plumbing.determinism import deterministic_kernels
 from .plumbing.errors import Interrupted, TimeLimit, UserError, WriteRefused
 from .plumbing.progress import say
@@ -28,7 +27,7 @@ from .plumbing.stop import deadline
 from .potential import ControlVariate, ElasticBox, Localized, Oracle
 from .rundir import check_writable_target, damaged_error, move_aside, owned, write_file
 from .sampler import LoopSettings, Sampler, block_draws, draw_numbers
-from .simulate import Seeds
+from .simulate import Seeds, potential_of
 from .store import FILENAME, SampleStore, StoreDamaged, open_checked
 
 log = logging.getLogger("bnnsample")
@@ -163,7 +162,7 @@ def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
     dtype = getattr(torch, cfg.dtype)
     data = _load_data(cfg)
     validate_against_data(cfg, data.n_train, cfg.dataset.name)
-    pot = build_potential(cfg.model, data, device, dtype, seed=Seeds.of(cfg.seed).model)
+    pot = potential_of(cfg, data, device=device, dtype=dtype)
     check_resources(cfg, pot.dim, _predictive_shape(data), run_dir / FILENAME, device)
 
     sched, settings = _schedule_and_settings(cfg, data, pot, device)
@@ -221,7 +220,7 @@ def estimate_cost(cfg: DictConfig, training: bool = True):
     validate(cfg)
     device = resolve_device(cfg.device)
     data = _load_data(cfg)
-    pot = build_potential(cfg.model, data, device, getattr(torch, cfg.dtype), seed=Seeds.of(cfg.seed).model)
+    pot = potential_of(cfg, data, device=device)
     if not hasattr(pot, "module"):
         raise UserError(f"model={cfg.model.name}: the cost estimate is for networks")
     sched, settings = _schedule_and_settings(cfg, data, pot, device)

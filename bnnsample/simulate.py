@@ -65,22 +65,40 @@ class Target:
     potential: Any
 
 
+def potential_of(cfg, data, *, device="cpu", dtype=None, seed: int | None = None):
+    """The potential a run of ``cfg`` samples, on ``data``: the one way a target is built from a
+    config (runner, evaluation, recipes), with the one seed rule, the model built with
+    ``Seeds.of(cfg.seed).model`` (a recipe may fix ``seed`` itself). ``dtype`` defaults to
+    ``cfg.dtype``."""
+    from .models import build_potential
+
+    seed = Seeds.of(cfg.seed).model if seed is None else seed
+    dtype = getattr(torch, dtype or cfg.dtype) if not isinstance(dtype, torch.dtype) else dtype
+    return build_potential(cfg.model, data, torch.device(device), dtype, seed=seed)
+
+
+def target_of(cfg, *, device="cpu", dtype=None, seed: int | None = None) -> Target:
+    """The config, data and potential (``potential_of``) of a run config (composed, or read
+    back from a run's config.yaml)."""
+    from omegaconf import DictConfig, OmegaConf
+
+    from .data import load_data
+
+    cfg = cfg if isinstance(cfg, DictConfig) else OmegaConf.create(cfg)
+    data = load_data(cfg)
+    return Target(cfg, data, potential_of(cfg, data, device=device, dtype=dtype, seed=seed))
+
+
 def build_target(overrides: Sequence[str], *, seed: int | None = None, dtype: str = "float64",
                  device: str = "cpu", threads: int | None = None) -> Target:  # fmt: skip
     """The config, data and potential of ``bnnsample run`` with these overrides (Hydra
-    composition), on ``device`` in ``dtype``. The model's seed is ``seed``, by default that of
-    ``bnnsample run`` (2 cfg.seed + 7919). ``threads`` sets torch's intra-op threads first (the
-    recipes' many small operations run fastest on one)."""
+    composition), on ``device`` in ``dtype`` (``target_of``). ``threads`` sets torch's intra-op
+    threads first (the recipes' many small operations run fastest on one)."""
     from .config import compose
-    from .data import load_data
-    from .models import build_potential
 
     if threads is not None:
         torch.set_num_threads(threads)
-    cfg = compose(list(overrides))
-    data = load_data(cfg)
-    seed = Seeds.of(cfg.seed).model if seed is None else seed
-    return Target(cfg, data, build_potential(cfg.model, data, torch.device(device), getattr(torch, dtype), seed=seed))
+    return target_of(compose(list(overrides)), device=device, dtype=dtype, seed=seed)
 
 
 def preset_scheme(preset: str) -> tuple[str, dict, str, str]:

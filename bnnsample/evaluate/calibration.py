@@ -111,12 +111,11 @@ def excess_training_loss(run_dirs, n_batches: int = 20, seed: int = 0) -> dict:
     import torch
     from omegaconf import OmegaConf
 
-    from ..data import load_data
-    from ..models import build_potential
+    from ..simulate import target_of
 
     dirs = [Path(d) for d in (run_dirs if isinstance(run_dirs, list | tuple) else [run_dirs])]
     cfg = OmegaConf.load(dirs[0] / "config.yaml")
-    pot = build_potential(cfg.model, load_data(cfg), torch.device("cpu"), torch.float32, seed=0)
+    pot = target_of(cfg, dtype="float32").potential
     bs = int(cfg.batch_size)
     idx = torch.randint(pot.n_data, (n_batches, bs), generator=torch.Generator().manual_seed(seed))
     per_run = [_draw_and_swa_losses(d, pot, idx) for d in dirs]

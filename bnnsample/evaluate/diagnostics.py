@@ -217,17 +217,12 @@ def rebuild_target(cfg: dict, store: SampleStore | None = None):
     """(potential, localization) of the target the chains sampled: the model's potential
     rebuilt in float64 on the CPU, and under init=swa with localization lam > 0 paulin2025's
     term (lam/2) |x - x0_c|^2 as (x0 [chains, d] from the store, lam), else None."""
-    import torch
     from omegaconf import OmegaConf
 
-    from ..data import load_data
-    from ..models import build_potential
+    from ..simulate import target_of
 
     c = OmegaConf.create(cfg)
-    data = load_data(c)
-    from ..simulate import Seeds
-
-    pot = build_potential(c.model, data, torch.device("cpu"), torch.float64, seed=Seeds.of(c.seed).model)
+    pot = target_of(c, dtype="float64").potential
     init = c.get("init") or {}
     lam = float(init.get("localization", 0.0) or 0.0) if init.get("name") == "swa" else 0.0
     if lam <= 0:

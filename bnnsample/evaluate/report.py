@@ -31,17 +31,14 @@ EXACT_MODELS = ("gaussian_mean", "noisy_gaussian", "linear_gaussian")
 
 def _exact_posterior(cfg: dict):
     """(mean [d], cov [d, d], potential) for targets whose posterior is Gaussian and known."""
-    import torch
     from omegaconf import OmegaConf
 
-    from ..data import load_data
-    from ..models import build_potential
+    from ..simulate import target_of
 
     c = OmegaConf.create(cfg)
     if c.model.name not in EXACT_MODELS:
         return None
-    data = load_data(c)
-    pot = build_potential(c.model, data, torch.device("cpu"), torch.float64)
+    pot = target_of(c, dtype="float64").potential
     exact = pot.exact_posterior()
     if exact is None:
         return None
@@ -137,16 +134,13 @@ def _regression_rows(store: SampleStore, cfg: dict, keep: np.ndarray) -> list[di
     predictive means come from the store when it has them, else from the stored theta
     through the rebuilt potential."""
     import torch
-    from omegaconf import OmegaConf
 
-    from ..data import load_data
-    from ..models import build_potential
+    from ..simulate import target_of
 
-    c = OmegaConf.create(cfg)
-    data = load_data(c)
+    target = target_of(cfg, dtype="float64")
+    data, pot = target.data, target.potential
     if data.task != "regression":
         return []
-    pot = build_potential(c.model, data, torch.device("cpu"), torch.float64)
     if store.has_predictive:
         means = (block[..., 0] for _, block in store.predictive_blocks(keep))  # a block of draws at a time
     elif store.theta_dim is not None:
