@@ -109,22 +109,26 @@ def _split_sections(text: str) -> list[str]:
     return ["## " + p.strip() for p in parts[1:] if p.strip()]
 
 
-def section_key(section: str) -> tuple[str, str]:
-    """(suite title without the machine in parentheses, command) of a bench.md section: a
-    newer section of the same key replaces the older one."""
+def section_key(section: str) -> str:
+    """The suite of a bench.md section: its title without the machine in parentheses. A newer
+    section of the same suite replaces the older one, whatever command made either."""
     import re
 
     title = section.splitlines()[0].removeprefix("## ")
-    title = re.sub(r"\s*\([^()]*\)\s*$", "", title)
+    return re.sub(r"\s*\([^()]*\)\s*$", "", title)
+
+
+def _command(section: str) -> str:
+    import re
+
     m = re.search(r"^command: `([^`]*)`", section, re.M)
-    command = re.sub(r"\s*--out \S+", "", m.group(1)) if m else ""
-    return title, command
+    return re.sub(r"\s*--out \S+", "", m.group(1)) if m else ""
 
 
 def update_bench_md(path, new_sections: list[str]) -> None:
-    """Write ``new_sections`` into bench.md, one current section per suite and command (the
-    latest), each dated; the sections they replace go to bench_history.csv beside it (suite,
-    command, machine, date, the section's markdown)."""
+    """Write ``new_sections`` into bench.md, one current section per suite (the latest: a new
+    one, else the last in the file), each dated; the sections they replace go to
+    bench_history.csv beside it (suite, command, machine, date, the section's markdown)."""
     import csv
     import io
     import re
@@ -135,9 +139,9 @@ def update_bench_md(path, new_sections: list[str]) -> None:
     today = time.strftime("%Y-%m-%d")
     old = _split_sections(path.read_text()) if path.exists() else []
     dated = [s if re.search(r"^date: ", s, re.M) else s.replace("\n", f"\n\ndate: {today}", 1) for s in new_sections]
-    replaced = {section_key(s) for s in dated}
-    keep = [s for s in old if section_key(s) not in replaced]
-    gone = [s for s in old if section_key(s) in replaced]
+    latest = {section_key(s): s for s in [*old, *dated]}  # a later section of a suite wins
+    keep = [s for s in old if latest[section_key(s)] is s]
+    gone = [s for s in old if latest[section_key(s)] is not s]
     if gone:
         hist = path.with_name(HISTORY)
         buf = io.StringIO()
@@ -145,10 +149,10 @@ def update_bench_md(path, new_sections: list[str]) -> None:
         if not hist.exists():
             w.writerow(["suite", "command", "machine", "date", "section"])
         for s in gone:
-            suite, command = section_key(s)
+            suite, command = section_key(s), _command(s)
             machine = re.search(r"\(([^()]*)\)\s*$", s.splitlines()[0])
             date = re.search(r"^date: (\S+)", s, re.M)
             w.writerow([suite, command, machine.group(1) if machine else "", date.group(1) if date else "", s])
         with open(hist, "a", newline="") as fh:
             fh.write(buf.getvalue())
-    path.write_text("\n\n".join([*keep, *dated]) + "\n")
+    path.write_text("\n\n".join([*keep, *(s for s in dated if latest[section_key(s)] is s)]) + "\n")

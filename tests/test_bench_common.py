@@ -75,3 +75,22 @@ def test_peers_floor_runs_the_step_kernels_for_the_same_chain_steps():
     p = bench_peers.Problem(a, y, 1.0, 0.01, 1.0, batch=5, chains=3, steps=7, per_chain=False)
     m = bench_peers.floor_variant(p)()
     assert m.chain_steps == 21 and math.isnan(m.end_norm) and m.timing.cpu >= 0
+
+
+def test_bench_md_holds_one_current_section_per_suite(tmp_path):
+    """Whatever command made them, the latest section of a suite is the one bench.md shows;
+    the older ones (in the file or replaced by a new run) move to bench_history.csv."""
+    import csv
+
+    md = tmp_path / "bench.md"
+    md.write_text("## suite A (m1)\n\ndate: 2026-01-01\ncommand: `a --x 1`\n\n- 1\n\n"
+                  "## suite B (m1)\n\ndate: 2026-01-02\n\n- 2\n\n"
+                  "## suite A (m2)\n\ndate: 2026-01-03\ncommand: `a --x 2 --out bench.md`\n\n- 3\n")  # fmt: skip
+    bench_common.update_bench_md(md, [])
+    assert md.read_text().count("## suite A") == 1 and "- 3" in md.read_text() and "- 1" not in md.read_text()
+    bench_common.update_bench_md(md, ["## suite B (m3)\n\n- 4"])
+    text = md.read_text()
+    assert text.count("## suite B") == 1 and "- 4" in text and "- 2" not in text
+    hist = list(csv.DictReader((tmp_path / "bench_history.csv").read_text().splitlines()))
+    assert [(r["suite"], r["command"], r["machine"], r["date"]) for r in hist] == [
+        ("suite A", "a --x 1", "m1", "2026-01-01"), ("suite B", "", "m1", "2026-01-02")]  # fmt: skip
