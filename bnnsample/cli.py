@@ -140,45 +140,56 @@ class _HeldStderr:
             self.real.write(text)
 
 
-def _known_keys() -> str:
-    from .config import top_level_keys
-
-    return ", ".join(top_level_keys())
-
-
 def one_line(text: str) -> str:
     """Hydra's multi-line error report -> one line naming the field and what is allowed."""
     text = text.split("Config search path:")[0]
     lines = [ln.strip().removeprefix("bnnsample: error: ") for ln in text.splitlines()
              if ln.strip() and "HYDRA_FULL_ERROR" not in ln]  # fmt: skip
+    return _missing_option(text) or _unknown_key(text) or _refused_write(lines) or _failure(text, lines)
+
+
+def _missing_option(text: str) -> str | None:
+    """A config group option that does not exist: 'group=name: allowed values: ...'."""
     m = re.search(r"Could not find '(.+)/([^/']+)'", text)
-    if m:
-        from .plumbing.suggest import did_you_mean
+    if not m:
+        return None
+    from .plumbing.suggest import did_you_mean
 
-        opts = [ln.strip() for ln in text.splitlines() if ln.startswith("\t")]
-        allowed = f"allowed values: {', '.join(opts)}" if opts else "no such option"
-        return f"{m.group(1)}={m.group(2)}{did_you_mean(m.group(2), opts)}: {allowed}"
+    opts = [ln.strip() for ln in text.splitlines() if ln.startswith("\t")]
+    allowed = f"allowed values: {', '.join(opts)}" if opts else "no such option"
+    return f"{m.group(1)}={m.group(2)}{did_you_mean(m.group(2), opts)}: {allowed}"
+
+
+def _unknown_key(text: str) -> str | None:
+    """A key the config does not have: 'key: no such key in the config' and what to use instead
+    (a top-level key: the config's name for it, or the closest and all top-level keys)."""
     m = re.search(r"Could not (?:override|append to|delete from) '([^']+)'", text)
-    if m:
-        full = re.search(r"full_key: (\S+)", text)
-        key = full.group(1) if full else m.group(1)
-        if "." not in key:
-            from .config import KEY_HINTS
-
-            if key in KEY_HINTS:
-                return f"{key}: no such key in the config; {KEY_HINTS[key]}"
-            from .config import top_level_keys
-            from .plumbing.suggest import did_you_mean
-
-            hint = did_you_mean(key, top_level_keys())
-            return f"{key}: no such key in the config{hint}; top-level keys: {_known_keys()}"
+    if not m:
+        return None
+    full = re.search(r"full_key: (\S+)", text)
+    key = full.group(1) if full else m.group(1)
+    if "." in key:
         plus = re.search(r"To append to your config use (\S+)", text)
         return f"{key}: no such key in the config" + (f" (to add it: {plus.group(1)})" if plus else "")
+    from .config import KEY_HINTS, top_level_keys
+    from .plumbing.suggest import did_you_mean
+
+    if key in KEY_HINTS:
+        return f"{key}: no such key in the config; {KEY_HINTS[key]}"
+    keys = top_level_keys()
+    return f"{key}: no such key in the config{did_you_mean(key, keys)}; top-level keys: {', '.join(keys)}"
+
+
+def _refused_write(lines: list[str]) -> str | None:
+    """The file system refused (a read-only or missing directory): not a bug."""
     m = re.search(r"^(?:PermissionError|NotADirectoryError|FileNotFoundError|FileExistsError|IsADirectoryError|"
                   r"OSError): \[Errno \d+\] (.+)$", lines[-1] if lines else "")  # fmt: skip
-    if m:  # the file system refused (a read-only or missing directory): not a bug
-        return f"{m.group(1)}; choose a run directory that can be written (hydra.run.dir=DIR)"
-    # an unexpected exception (a bug, not bad input): its last line, and where to get the rest
+    return f"{m.group(1)}; choose a run directory that can be written (hydra.run.dir=DIR)" if m else None
+
+
+def _failure(text: str, lines: list[str]) -> str:
+    """A failed job or an unexpected exception (a bug, not bad input): its last line, and where
+    to get the rest."""
     bug = " (internal error; HYDRA_FULL_ERROR=1 shows the traceback)" if "Traceback" in text else ""
     m = re.search(r"Error executing job with overrides: (\[.*\])", text)
     if m:

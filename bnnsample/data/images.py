@@ -380,7 +380,6 @@ def chestxray(cfg) -> Data:
     Test set: Resize((180, 180)), no augmentation; ``n_test`` (default 600) keeps a seeded
     random subset of the 624 test images as the authors' 3 full batches (null: all).
     """
-    from PIL import ImageOps
     from torchvision import transforms
 
     root = _root(cfg) / "chest_xray"
@@ -392,54 +391,67 @@ def chestxray(cfg) -> Data:
             f"{root}/{{train,test}}/{{NORMAL,PNEUMONIA}} (Kermany et al. layout; none in {', '.join(empty)}; "
             f"set data_dir=DIR; there is no automatic download)"
         )
-    copies = dict(cfg.get("copies") or {"PNEUMONIA": 6, "NORMAL": 18})
-    bad = [k for k in copies if k not in CHEST_CLASSES]
-    if bad or any(int(v) < 1 for v in copies.values()):
-        raise UserError(f"dataset.copies={copies}: needs integer counts >= 1 for PNEUMONIA and NORMAL")
+    copies = _chest_copies(cfg)
     size = int(cfg.get("image_size", 180))
     seed = int(cfg.get("augment_seed", 0))
-    rng = np.random.default_rng(seed)
-
-    # the training pool: (file, label, number of copies)
-    files = [(p, lab) for lab, c in enumerate(CHEST_CLASSES) for p in found[("train", c)]]
-    n_copies = np.asarray([int(copies.get(CHEST_CLASSES[lab], 1)) for _, lab in files])
-    n_train = cfg.get("n_train", None)
-    pool = int(n_copies.sum())
-    if n_train is not None and int(n_train) > pool:  # top up: one more copy of random images
-        extra = int(n_train) - pool
-        n_copies += np.bincount(np.resize(rng.permutation(len(files)), extra), minlength=len(files))
-    aug = transforms.Compose([
-        transforms.RandomResizedCrop((size, size), antialias=True),
-        transforms.RandomRotation(20),
-        transforms.RandomHorizontalFlip(p=0.5),
-    ])  # fmt: skip
-    from PIL import Image
-
-    x_tr = np.empty((int(n_copies.sum()), 1, size, size), dtype=np.uint8)
-    y_tr = np.empty(int(n_copies.sum()), dtype=np.int64)
-    k = 0
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        for (path, lab), m in zip(files, n_copies):
-            with Image.open(path) as im:
-                gray = ImageOps.grayscale(im)
-                for _ in range(int(m)):
-                    x_tr[k, 0] = np.asarray(aug(gray), dtype=np.uint8)
-                    y_tr[k] = lab
-                    k += 1
-    perm = rng.permutation(len(y_tr))  # the authors shuffle the list
-    if n_train is not None:
-        perm = perm[: int(n_train)]
-    x_tr, y_tr = x_tr[perm], y_tr[perm]
-
-    test = [(p, lab) for lab, c in enumerate(CHEST_CLASSES) for p in found[("test", c)]]
-    n_test = cfg.get("n_test", None)
+    labelled = {s: [(p, lab) for lab, c in enumerate(CHEST_CLASSES) for p in found[(s, c)]] for s in ("train", "test")}
+    x_tr, y_tr = _chest_train(labelled["train"], copies, cfg.get("n_train", None), size, seed)
+    test, n_test = labelled["test"], cfg.get("n_test", None)
     if n_test is not None and int(n_test) < len(test):
         test = [test[i] for i in _seeded_subset(len(test), int(n_test), seed + 1)]
     x_te = _load_images([p for p, _ in test], transforms.Resize((size, size), antialias=True), "L")
     y_te = np.asarray([lab for _, lab in test], dtype=np.int64)
     return _to_data("chestxray", _to_float(x_tr), _to_float(x_te), y_tr, y_te, 2,
                     f"chest X-ray pneumonia (0) vs normal (1), {len(y_tr)} augmented train / {len(y_te)} test, {size}x{size} grayscale")  # fmt: skip
+
+
+def _chest_copies(cfg) -> dict:
+    """``dataset.copies``: augmented copies per class (default 6 per PNEUMONIA, 18 per NORMAL image)."""
+    copies = dict(cfg.get("copies") or {"PNEUMONIA": 6, "NORMAL": 18})
+    bad = [k for k in copies if k not in CHEST_CLASSES]
+    if bad or any(int(v) < 1 for v in copies.values()):
+        raise UserError(f"dataset.copies={copies}: needs integer counts >= 1 for PNEUMONIA and NORMAL")
+    return copies
+
+
+def _chest_train(files, copies: dict, n_train, size: int, seed: int):
+    """The augmented training set (uint8 [n, 1, size, size], labels) of the (file, label) pool:
+    ``copies`` per class, topped up with one more copy of random images or cut to ``n_train``,
+    shuffled (the authors shuffle the list)."""
+    rng = np.random.default_rng(seed)
+    n_copies = np.asarray([int(copies.get(CHEST_CLASSES[lab], 1)) for _, lab in files])
+    pool = int(n_copies.sum())
+    if n_train is not None and int(n_train) > pool:  # top up: one more copy of random images
+        n_copies += np.bincount(np.resize(rng.permutation(len(files)), int(n_train) - pool), minlength=len(files))
+    x = _augmented([p for p, _ in files], n_copies, size, seed)
+    y = np.repeat(np.asarray([lab for _, lab in files], dtype=np.int64), n_copies)
+    perm = rng.permutation(len(y))
+    if n_train is not None:
+        perm = perm[: int(n_train)]
+    return x[perm], y[perm]
+
+
+def _augmented(paths, n_copies, size: int, seed: int) -> np.ndarray:
+    """``n_copies[i]`` seeded augmentations of grayscale image i, stacked as uint8 [n, 1, size, size]."""
+    from PIL import Image, ImageOps
+    from torchvision import transforms
+
+    aug = transforms.Compose([
+        transforms.RandomResizedCrop((size, size), antialias=True),
+        transforms.RandomRotation(20),
+        transforms.RandomHorizontalFlip(p=0.5),
+    ])  # fmt: skip
+    x = np.empty((int(n_copies.sum()), 1, size, size), dtype=np.uint8)
+    k = 0
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        for path, m in zip(paths, n_copies):
+            with Image.open(path) as im:
+                gray = ImageOps.grayscale(im)
+                for _ in range(int(m)):
+                    x[k, 0] = np.asarray(aug(gray), dtype=np.uint8)
+                    k += 1
+    return x
 
 
 # ---------------------------------------------------------------------------- MNIST 7 vs 9 PCA

@@ -127,7 +127,6 @@ def _rhat_rows(store: SampleStore, keep: np.ndarray, stats: dict, notes: list) -
     if C < 2 or D < 4:
         notes.append(f"R-hat/ESS skipped: need >= 2 kept chains and >= 4 draws (have {C} and {D})")
         return []
-    rows = []
     init = store.array("init/x0")
     if init is not None and len(init) > 1 and np.ptp(init, axis=0).max() > 0:
         # init=swa: every chain samples around its own SWA point (a localized target of its
@@ -136,34 +135,41 @@ def _rhat_rows(store: SampleStore, keep: np.ndarray, stats: dict, notes: list) -
             "chains start from different points (e.g. their own SWA solutions): R-hat across "
             "them measures the spread of those starts, not convergence to one target"
         )
-    numbers = len(keep) * store.n_draws * (store.theta_dim or 0)
-    if numbers > MAX_THETA_NUMBERS:
-        notes.append(f"theta R-hat/ESS skipped: {numbers} stored numbers (a network's weights)")
-    elif store.theta_dim:
-        dim = store.theta_dim
-        # at most RHAT_VALUES numbers: the memory of evaluation does not grow with the draws
-        n_coords = min(dim, MAX_COORDS, max(FIRST_COORDS, RHAT_VALUES // (len(keep) * store.n_draws)))
-        coords = np.unique(np.linspace(0, dim - 1, n_coords).round().astype(int))
-        if coords.size < dim:
-            notes.append(f"R-hat/ESS over {coords.size} evenly spaced of the {dim} theta coordinates")
-        t = store.theta(keep, coords=coords).astype(np.float64)  # only the coordinates used
-        spread = t.std(axis=(0, 1)) > 0  # constant coordinates have no R-hat
-        if spread.any():
-            r = rhat_ess(t[..., spread])
-            rows += [metric_row(group="diagnostics", metric="rhat_max", value=float(np.nanmax(r["rhat"]))),
-                     metric_row(group="diagnostics", metric="ess_bulk_min", value=float(np.nanmin(r["ess_bulk"]))),
-                     metric_row(group="diagnostics", metric="ess_tail_min", value=float(np.nanmin(r["ess_tail"])))]  # fmt: skip
-            first = [j for j in range(min(FIRST_COORDS, dim)) if coords[j] == j and spread[j]]
-            pos = {j: int(np.flatnonzero(np.flatnonzero(spread) == j)[0]) for j in first}
-            for j in first:
-                rows += [metric_row(group=f"theta[{j}]", metric=k, value=float(r[k][pos[j]]))
-                         for k in ("rhat", "ess_bulk", "ess_tail")]  # fmt: skip
+    rows = _theta_rhat_rows(store, keep, notes)
     for name, arr in stats.items():
         if np.all(np.isfinite(arr)) and arr.std() > 0:
             r = rhat_ess(arr)
-            rows += [metric_row(group="diagnostics", metric=f"{k}_{name}", value=r[k])
-                     for k in ("rhat", "ess_bulk", "ess_tail")]  # fmt: skip
+            rows += [metric_row("diagnostics", f"{k}_{name}", r[k]) for k in ("rhat", "ess_bulk", "ess_tail")]
     return rows
+
+
+def _theta_rhat_rows(store: SampleStore, keep: np.ndarray, notes: list) -> list[dict]:
+    """rhat_max, ess_bulk_min, ess_tail_min over (up to MAX_COORDS) theta coordinates and the
+    per-coordinate values of the first FIRST_COORDS."""
+    numbers = len(keep) * store.n_draws * (store.theta_dim or 0)
+    if numbers > MAX_THETA_NUMBERS:
+        notes.append(f"theta R-hat/ESS skipped: {numbers} stored numbers (a network's weights)")
+        return []
+    dim = store.theta_dim
+    if not dim:
+        return []
+    # at most RHAT_VALUES numbers: the memory of evaluation does not grow with the draws
+    n_coords = min(dim, MAX_COORDS, max(FIRST_COORDS, RHAT_VALUES // (len(keep) * store.n_draws)))
+    coords = np.unique(np.linspace(0, dim - 1, n_coords).round().astype(int))
+    if coords.size < dim:
+        notes.append(f"R-hat/ESS over {coords.size} evenly spaced of the {dim} theta coordinates")
+    t = store.theta(keep, coords=coords).astype(np.float64)  # only the coordinates used
+    spread = t.std(axis=(0, 1)) > 0  # constant coordinates have no R-hat
+    if not spread.any():
+        return []
+    r = rhat_ess(t[..., spread])
+    rows = [metric_row("diagnostics", "rhat_max", np.nanmax(r["rhat"])),
+            metric_row("diagnostics", "ess_bulk_min", np.nanmin(r["ess_bulk"])),
+            metric_row("diagnostics", "ess_tail_min", np.nanmin(r["ess_tail"]))]  # fmt: skip
+    first = [j for j in range(min(FIRST_COORDS, dim)) if coords[j] == j and spread[j]]
+    # coordinate j (< FIRST_COORDS) is column j of t, so column spread[:j].sum() of the spread ones
+    return rows + [metric_row(f"theta[{j}]", k, r[k][int(spread[:j].sum())]) for j in first
+                   for k in ("rhat", "ess_bulk", "ess_tail")]  # fmt: skip
 
 
 # --------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
-from .claims import Claim, by_count, by_slope, check, not_reproduced, not_tested, partly, reproduced, table
+from .claims import Claim, Outcome, by_count, by_slope, check, not_reproduced, not_tested, partly, reproduced, table
 from .common import (
     CellBar,
     check_options,
@@ -143,15 +143,10 @@ def bias_mse(estimates: np.ndarray, truth: float) -> dict:
 
     e = np.asarray(estimates, float)
     ok = np.isfinite(e) & (np.abs(e) < 1e6)
+    bad = int((~ok).sum())
     if ok.sum() < max(2, len(e) // 2):
-        return {
-            "bias": math.inf,
-            "mse": math.inf,
-            "bias_se": math.nan,
-            "mse_se": math.nan,
-            "diverged": int((~ok).sum()),
-        }
-    return {**posterior_average_bias_mse(e[ok], truth), "diverged": int((~ok).sum())}
+        return {"bias": math.inf, "mse": math.inf, "bias_se": math.nan, "mse_se": math.nan, "diverged": bad}
+    return {**posterior_average_bias_mse(e[ok], truth), "diverged": bad}
 
 
 # -- Fig. 1 -------------------------------------------------------------------------------------
@@ -166,51 +161,49 @@ FIG1 = {
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Exact stationary bias (minibatch and full gradient) and the Monte Carlo bias of the
     L-step average over independent runs. Options: scale=quick|paper."""
-    scale, s, out, t0, pot, truth = _start(options, FIG1, out_dir, "chen2015-fig1")
+    scale, s, t0, pot, truth = _start(options, FIG1)
     rows = []
     bar = CellBar("chen2015-fig1", 2 * len(s["h"]))
     try:
         for label in ("SGHMC-S", "SGHMC-E"):
             for i, h in enumerate(s["h"]):
-                ex = exact_stationary(pot, label, h, FRICTION)
-                ex_full = exact_stationary(pot, label, h, FRICTION, batching="full")
-                burn = int(2.0 / h)  # DECISION: 2 time units of burn-in, so the average shows the invariant measure
-                est = run_averages(pot, label, runs=s["runs"], steps=burn + s["L"], checkpoints=[burn, burn + s["L"]],
-                                   h=h, seed=i)  # fmt: skip
-                mc = {}
-                if burn in est and burn + s["L"] in est:
-                    tail = (est[burn + s["L"]] * (burn + s["L"]) - est[burn] * burn) / s["L"]
-                    mc = bias_mse(tail, truth)
-                rows.append({"scheme": label, "h": h, "exact_bias": ex - truth,
-                             "exact_bias_full_gradient": ex_full - truth, "mc_bias": mc.get("bias", math.nan),
-                             "mc_bias_se": mc.get("bias_se", math.nan), "mc_diverged": mc.get("diverged", s["runs"]),
-                             "runs": s["runs"], "L": s["L"]})  # fmt: skip
-                bar.done(f"{label} h={h:g}: exact bias {ex - truth:.3g}, Monte Carlo {rows[-1]['mc_bias']:.3g} ± "
-                         f"{rows[-1]['mc_bias_se']:.2g}")  # fmt: skip
+                rows.append(r := _fig1_row(pot, truth, s, label, h, seed=i))
+                bar.done(f"{label} h={h:g}: exact bias {r['exact_bias']:.3g}, Monte Carlo {r['mc_bias']:.3g} ± "
+                         f"{r['mc_bias_se']:.2g}")  # fmt: skip
     finally:
         bar.close()
-    paths = [write_csv(out / "bias_vs_h.csv", rows)]
-    plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    title = f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 (scale={scale})"
+    return _finish(out_dir, "chen2015-fig1", "bias_vs_h.csv", rows, lambda: _fig1_plot(rows, s), title,
+                   lambda: _fig1_md(scale, s, rows, truth, time.time() - t0))  # fmt: skip
+
+
+def _fig1_row(pot, truth, s, label: str, h: float, seed: int) -> dict:
+    """One (scheme, h) of Fig. 1: the exact stationary biases and the Monte Carlo bias of the
+    L-step average after the burn-in."""
+    ex = exact_stationary(pot, label, h, FRICTION)
+    ex_full = exact_stationary(pot, label, h, FRICTION, batching="full")
+    burn = int(2.0 / h)  # DECISION: 2 time units of burn-in, so the average shows the invariant measure
+    end = burn + s["L"]
+    est = run_averages(pot, label, runs=s["runs"], steps=end, checkpoints=[burn, end], h=h, seed=seed)
+    mc = bias_mse((est[end] * end - est[burn] * burn) / s["L"], truth) if burn in est and end in est else {}
+    return {"scheme": label, "h": h, "exact_bias": ex - truth, "exact_bias_full_gradient": ex_full - truth,
+            "mc_bias": mc.get("bias", math.nan), "mc_bias_se": mc.get("bias_se", math.nan),
+            "mc_diverged": mc.get("diverged", s["runs"]), "runs": s["runs"], "L": s["L"]}  # fmt: skip
+
+
+def _fig1_plot(rows, s):
+    fig, axes = _plt().subplots(1, 2, figsize=(12, 4.6))
     for label, col in (("SGHMC-S", "C3"), ("SGHMC-E", "C0")):
         sel = [r for r in rows if r["scheme"] == label]
         hh = [r["h"] for r in sel]
-        axes[0].semilogy(
-            hh, [abs(r["exact_bias"]) for r in sel], "-", color=col, label=f"{label} exact (minibatch n=10)"
-        )
+        axes[0].semilogy(hh, [abs(r["exact_bias"]) for r in sel], "-", color=col,
+                         label=f"{label} exact (minibatch n=10)")  # fmt: skip
         axes[0].errorbar(hh, [r["mc_bias"] for r in sel], yerr=[2 * r["mc_bias_se"] for r in sel], fmt="o", color=col,
                          capsize=2, label=f"{label} Monte Carlo, {s['runs']} runs x L={s['L']}")  # fmt: skip
-        axes[1].loglog(
-            hh,
-            [abs(r["exact_bias_full_gradient"]) for r in sel],
-            "o-",
-            color=col,
-            label=f"{label} exact, full gradient",
-        )
+        axes[1].loglog(hh, [abs(r["exact_bias_full_gradient"]) for r in sel], "o-", color=col,
+                       label=f"{label} exact, full gradient")  # fmt: skip
     axes[0].set(
-        xlabel="h",
-        ylabel="|bias of E[theta^2]| (inf: unstable)",
-        title="minibatch gradients (the paper's setup)",
+        xlabel="h", ylabel="|bias of E[theta^2]| (inf: unstable)", title="minibatch gradients (the paper's setup)"
     )
     axes[1].set(xlabel="h", ylabel="|bias of E[theta^2]|", title="full gradients: the integrators' own bias")
     # log x axis: matplotlib labels the minor ticks 2x10^-2, 3x10^-2 ... on top of each other
@@ -222,22 +215,22 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     axes[1].xaxis.set_minor_formatter(NullFormatter())
     for ax in axes:
         ax.legend(fontsize=7)
-    title = f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 (scale={scale})"
-    return _finish(fig, title, out_dir, "chen2015-fig1", paths,
-                   lambda: _fig1_md(scale, s, rows, truth, time.time() - t0))  # fmt: skip
+    return fig
 
 
-def _start(options: dict, table: dict, out_dir: Path, fig_id: str):
-    """(scale, its settings in ``table``, the recipe's folder, start time, potential, phi_bar)."""
+def _start(options: dict, table: dict):
+    """(scale, its settings in ``table``, start time, potential, phi_bar)."""
     check_options(options, ("scale",))
     scale = scale_of(options)
-    t0 = time.time()
-    return scale, table[scale], Path(out_dir) / fig_id, t0, *chen_target()
+    return scale, table[scale], time.time(), *chen_target()
 
 
-def _finish(fig, title: str, out_dir: Path, fig_id: str, paths: list[Path], markdown) -> list[Path]:
-    """Title and save a recipe's figure (<fig_id>/figK.png), then write its REPRODUCTION.md
-    section ``markdown()`` (called after the figure is written, so the wall time includes it)."""
+def _finish(out_dir: Path, fig_id: str, csv_name: str, rows, plot, title: str, markdown) -> list[Path]:
+    """Write a recipe's rows (<fig_id>/<csv_name>), its figure ``plot()`` with ``title``
+    (<fig_id>/figK.png), then its REPRODUCTION.md section ``markdown()`` (called after the
+    figure is written, so the wall time includes it)."""
+    paths = [write_csv(Path(out_dir) / fig_id / csv_name, rows)]
+    fig = plot()
     fig.suptitle(title)
     paths.append(save_figure(fig, Path(out_dir) / fig_id / f"fig{fig_id[-1]}.png"))
     paths.append(update_reproduction(Path(out_dir), fig_id, markdown()))
@@ -286,45 +279,15 @@ FIG1_CLAIMS = {  # Claim(text, where, paper, source, tolerance, method)
 }
 
 
-def _section(fig_id: str, title: str, scale: str, wall: float, settings: str, rows_md, files: str) -> str:
-    """A recipe's REPRODUCTION.md section: title, command, settings, the claims table, files."""
+def _section(fig_id: str, title: str, scale: str, wall: float, settings: str, outcomes, files: str) -> str:
+    """A recipe's REPRODUCTION.md section: title, command, settings, the claims table of
+    ``outcomes`` [(Claim, Outcome)], files."""
     command = f"Command: `bnnsample figure {fig_id} scale={scale}` (wall time {wall:.0f} s)."
-    claims = table(rows_md, heading="claim (chen2015)")
+    claims = table(outcomes, heading="claim (chen2015)")
     return "\n".join([f"## {fig_id}: {title}", "", command, "", settings, "", claims, "", f"Files: {files}."])
 
 
 def _fig1_md(scale, s, rows, truth, wall) -> str:
-    S = {r["h"]: r for r in rows if r["scheme"] == "SGHMC-S"}
-    E = {r["h"]: r for r in rows if r["scheme"] == "SGHMC-E"}
-    hs = s["h"]
-    ratio = ", ".join(f"{h:g}: {_fmt(E[h]['exact_bias'] / S[h]['exact_bias'], '.2f')}" for h in hs)
-    larger = sum(abs(E[h]["exact_bias"]) >= abs(S[h]["exact_bias"]) for h in hs)
-    e_unst = [h for h in hs if not math.isfinite(E[h]["exact_bias"])]
-    s_unst = [h for h in hs if not math.isfinite(S[h]["exact_bias"])]
-    unst = f"unstable h: SGHMC-E {e_unst or 'none'}, SGHMC-S {s_unst or 'none'} (grid up to {hs[-1]:g})"
-    explodes = reproduced(unst) if set(e_unst) - set(s_unst) else not_reproduced(unst)
-    fin = [h for h in hs if math.isfinite(S[h]["exact_bias"]) and h <= 0.02]
-    p_mb, _ = fit_slope(fin, [S[h]["exact_bias"] for h in fin])
-    p_full, _ = fit_slope(hs[:4], [S[h]["exact_bias_full_gradient"] for h in hs[:4]])
-    p_full_e, _ = fit_slope(hs[:4], [E[h]["exact_bias_full_gradient"] for h in hs[:4]])
-    h0 = S[hs[0]]
-    z = (h0["mc_bias"] - abs(h0["exact_bias_full_gradient"])) / h0["mc_bias_se"]
-    ours = (f"SGHMC-S exact bias ~ h^{_fmt(p_mb, '.2f')} (h <= 0.02) with minibatches; at h = {hs[0]:g}: Monte Carlo "
-            f"{h0['mc_bias']:.4g} ± {h0['mc_bias_se']:.2g}, exact {h0['exact_bias']:.4g}, full gradients "
-            f"{h0['exact_bias_full_gradient']:.2g}; full-gradient slopes SGHMC-S {_fmt(p_full, '.2f')}, SGHMC-E "
-            f"{_fmt(p_full_e, '.2f')}")  # fmt: skip
-    theorem4 = (reproduced(ours) if abs(p_mb - 2) <= 0.3 else
-                not_reproduced(ours, f"{NOISE}; with full gradients the slope is 2", z=z))  # fmt: skip
-    agree = [abs(r["mc_bias"] - abs(r["exact_bias"])) / r["mc_bias_se"] for r in rows
-             if math.isfinite(r["exact_bias"]) and math.isfinite(r["mc_bias"])]  # fmt: skip
-    worst = max(agree) if agree else math.nan
-    rows_md = [
-        (FIG1_CLAIMS["euler_larger"], by_count(larger, len(hs), f"exact bias ratio E/S per h: {ratio}")),
-        (FIG1_CLAIMS["euler_explodes"], explodes),
-        (FIG1_CLAIMS["theorem4"], theorem4),
-        (FIG1_CLAIMS["mc_check"], check(worst <= 3, f"max |MC - exact| / s.e. = {_fmt(worst, '.1f')} over "
-                                                    f"{len(agree)} (scheme, h)")),
-    ]  # fmt: skip
     settings = (
         "Settings: `gaussian_mean` variant chen (N = 1000, true theta 0, posterior N(mu, 1/1001), "
         f"phi_bar = {truth:.6g}), i.i.d. minibatches n = 10 with replacement, friction D = {FRICTION:g} (DECISION), "
@@ -334,15 +297,56 @@ def _fig1_md(scale, s, rows, truth, wall) -> str:
         f"Monte Carlo: {s['runs']} runs from theta_0, p_0 ~ N(0, 1), 2 time units of burn-in, then the average of "
         f"theta^2 over L = {s['L']} steps (paper: L = 10^6)."
     )
-    return _section(
-        "chen2015-fig1",
-        "splitting vs Euler, invariant-measure bias against h",
-        scale,
-        wall,
-        settings,
-        rows_md,
-        "`bias_vs_h.csv`, `fig1.png`",
-    )
+    return _section("chen2015-fig1", "splitting vs Euler, invariant-measure bias against h", scale, wall, settings,
+                    _fig1_outcomes(s, rows), "`bias_vs_h.csv`, `fig1.png`")  # fmt: skip
+
+
+def _fig1_outcomes(s, rows) -> list[tuple[Claim, Outcome]]:
+    """The outcomes of FIG1_CLAIMS from the rows of ``bias_vs_h.csv``."""
+    S, E = ({r["h"]: r for r in rows if r["scheme"] == label} for label in ("SGHMC-S", "SGHMC-E"))
+    hs = s["h"]
+    return [
+        (FIG1_CLAIMS["euler_larger"], _euler_larger(S, E, hs)),
+        (FIG1_CLAIMS["euler_explodes"], _euler_explodes(S, E, hs)),
+        (FIG1_CLAIMS["theorem4"], _theorem4(S, E, hs)),
+        (FIG1_CLAIMS["mc_check"], _mc_check(rows)),
+    ]
+
+
+def _euler_larger(S, E, hs) -> Outcome:
+    ratio = ", ".join(f"{h:g}: {_fmt(E[h]['exact_bias'] / S[h]['exact_bias'], '.2f')}" for h in hs)
+    larger = sum(abs(E[h]["exact_bias"]) >= abs(S[h]["exact_bias"]) for h in hs)
+    return by_count(larger, len(hs), f"exact bias ratio E/S per h: {ratio}")
+
+
+def _euler_explodes(S, E, hs) -> Outcome:
+    e_unst, s_unst = ([h for h in hs if not math.isfinite(X[h]["exact_bias"])] for X in (E, S))
+    unst = f"unstable h: SGHMC-E {e_unst or 'none'}, SGHMC-S {s_unst or 'none'} (grid up to {hs[-1]:g})"
+    return reproduced(unst) if set(e_unst) - set(s_unst) else not_reproduced(unst)
+
+
+def _theorem4(S, E, hs) -> Outcome:
+    """Slope of SGHMC-S's exact minibatch bias on h <= 0.02 against K = 2; the size of a
+    disagreement: the Monte Carlo bias at the smallest h against the full-gradient O(h^2) bias."""
+    fin = [h for h in hs if math.isfinite(S[h]["exact_bias"]) and h <= 0.02]
+    p_mb, _ = fit_slope(fin, [S[h]["exact_bias"] for h in fin])
+    p_full, p_full_e = (fit_slope(hs[:4], [X[h]["exact_bias_full_gradient"] for h in hs[:4]])[0] for X in (S, E))
+    h0 = S[hs[0]]
+    ours = (f"SGHMC-S exact bias ~ h^{_fmt(p_mb, '.2f')} (h <= 0.02) with minibatches; at h = {hs[0]:g}: Monte Carlo "
+            f"{h0['mc_bias']:.4g} ± {h0['mc_bias_se']:.2g}, exact {h0['exact_bias']:.4g}, full gradients "
+            f"{h0['exact_bias_full_gradient']:.2g}; full-gradient slopes SGHMC-S {_fmt(p_full, '.2f')}, SGHMC-E "
+            f"{_fmt(p_full_e, '.2f')}")  # fmt: skip
+    if abs(p_mb - 2) <= 0.3:
+        return reproduced(ours)
+    z = (h0["mc_bias"] - abs(h0["exact_bias_full_gradient"])) / h0["mc_bias_se"]
+    return not_reproduced(ours, f"{NOISE}; with full gradients the slope is 2", z=z)
+
+
+def _mc_check(rows) -> Outcome:
+    agree = [abs(r["mc_bias"] - abs(r["exact_bias"])) / r["mc_bias_se"] for r in rows
+             if math.isfinite(r["exact_bias"]) and math.isfinite(r["mc_bias"])]  # fmt: skip
+    worst = max(agree, default=math.nan)
+    return check(worst <= 3, f"max |MC - exact| / s.e. = {_fmt(worst, '.1f')} over {len(agree)} (scheme, h)")
 
 
 # -- Fig. 2 -------------------------------------------------------------------------------------
@@ -471,15 +475,19 @@ def _early_late(rows, Ls):
           scales=tuple(FIG2), options=("scale",))  # fmt: skip
 def make_fig2(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper. Both the paper's minibatch setup and full gradients."""
-    scale, s, out, t0, pot, truth = _start(options, FIG2, out_dir, "chen2015-fig2")
+    scale, s, t0, pot, truth = _start(options, FIG2)
     bar = CellBar("chen2015-fig2", 2 * len(ALPHAS))
     try:
         rows = [r for bt in ("iid", "full") for r in alpha_sweep(pot, truth, s["L"], s["runs"], bt, bar=bar)]
     finally:
         bar.close()
-    paths = [write_csv(out / "alpha_sweep.csv", rows)]
-    plt = _plt()
-    fig, axes = plt.subplots(2, 4, figsize=(18, 8))
+    title = f"chen2015 Fig. 2 (+ App. K panels): thick red = the theory's optimal alpha (scale={scale})"
+    return _finish(out_dir, "chen2015-fig2", "alpha_sweep.csv", rows, lambda: _fig2_plot(rows), title,
+                   lambda: _fig2_md(scale, s, rows, pot, time.time() - t0))  # fmt: skip
+
+
+def _fig2_plot(rows):
+    fig, axes = _plt().subplots(2, 4, figsize=(18, 8))
     for r, bt in enumerate(("iid", "full")):
         for c, (variant, metric) in enumerate((("SGHMC-D", "bias"), ("SGHMC-F", "mse"), ("SGHMC-F", "bias"),
                                                ("SGHMC-D", "mse"))):  # fmt: skip
@@ -493,20 +501,39 @@ def make_fig2(out_dir: Path, options: dict) -> list[Path]:
             ax.set(xlabel="iterations L", ylabel=metric, title=f"{metric} of {variant}, "
                    + ("minibatch n=10 (paper)" if bt == "iid" else "full gradients"))  # fmt: skip
             ax.legend(fontsize=7)
-    title = f"chen2015 Fig. 2 (+ App. K panels): thick red = the theory's optimal alpha (scale={scale})"
-    return _finish(fig, title, out_dir, "chen2015-fig2", paths,
-                   lambda: _fig2_md(scale, s, rows, pot, time.time() - t0))  # fmt: skip
+    return fig
 
 
 def _fig2_md(scale, s, rows, pot, wall) -> str:
-    Lmax = max(s["L"])
+    settings = (
+        f"Settings: SGHMC-S (`aboba`), D = {FRICTION:g}, SGHMC-F h = 0.033 L^-alpha (one run per L), SGHMC-D "
+        f"h_l = 0.045 l^-alpha with the step-weighted average; alpha in {{1/10, 1/5, 1/3, 1/2}}, L in {s['L']}, "
+        f"{s['runs']} runs each from theta_0, p_0 ~ N(0, 1), no burn-in; i.i.d. minibatches n = 10 (the paper's "
+        "setup) and, to separate the integrator from the gradient noise, full gradients. Values at "
+        f"L = {max(s['L'])} ± s.e. over runs; slopes: least squares over the last three L."
+    )
+    return _section("chen2015-fig2", "step-size rates alpha, bias of SGHMC-D and MSE of SGHMC-F", scale, wall,
+                    settings, _fig2_outcomes(s, rows, pot), "`alpha_sweep.csv`, `fig2.png`")  # fmt: skip
+
+
+def _fig2_outcomes(s, rows, pot) -> list[tuple[Claim, Outcome]]:
+    """The outcomes of FIG2_CLAIMS from the rows of ``alpha_sweep.csv``: the optimal alpha of
+    each (metric, batching), then the early/late claim."""
+    why = _optima_cause(pot, max(s["L"]))
+    optima = [(FIG2_CLAIMS[m, bt], _optimum(FIG2_CLAIMS[m, bt], *_alpha_summary(rows, v, bt, m), want, why[bt]))
+              for v, m, want in (("SGHMC-D", "bias", 1 / 3), ("SGHMC-F", "mse", 0.2)) for bt in ("iid", "full")]  # fmt: skip
+    return [*optima, (FIG2_CLAIMS["early_late"], _early_late(rows, s["L"]))]
+
+
+def _optima_cause(pot, Lmax) -> dict[str, str]:
+    """Why the optima lie where they do, per batching: the stationary bias at the fixed-step h of
+    alpha 1/3 at the largest L (minibatches), the integrator's own bias at the largest step (full)."""
     _, truth = chen_target()
-    # the cause of the minibatch optima: the stationary bias at the fixed-step h of alpha 1/3 at the largest L
     h = C_FIXED * Lmax ** (-1 / 3)
     b_mb = exact_stationary(pot, "SGHMC-S", h, FRICTION) - truth
     b_full = exact_stationary(pot, "SGHMC-S", h, FRICTION, batching="full") - truth
     b_top = exact_stationary(pot, "SGHMC-S", C_DECR, FRICTION, batching="full") - truth
-    why = {
+    return {
         "iid": f"{NOISE}, so the stationary bias is O(h) (chen2015-fig1, Theorem 4 row; here at h = {h:.4g}: "
         f"{b_mb:.3g} with minibatches, {b_full:.2g} with full gradients) and the K = 1 optima apply: alpha = 1/2 for "
         "the bias, 1/3 for the MSE",
@@ -514,29 +541,6 @@ def _fig2_md(scale, s, rows, pot, wall) -> str:
         f"{abs(b_top):.2g} (at the largest step, h = {C_DECR:g}), so the 1/(Lh) term dominates and the largest step "
         "(smallest alpha) is lowest at every L run",
     }
-    rows_md = []
-    for variant, metric, want in (("SGHMC-D", "bias", 1 / 3), ("SGHMC-F", "mse", 0.2)):
-        for bt in ("iid", "full"):
-            summ, best = _alpha_summary(rows, variant, bt, metric)
-            claim = FIG2_CLAIMS[metric, bt]
-            rows_md.append((claim, _optimum(claim, summ, best, want, why[bt])))
-    rows_md.append((FIG2_CLAIMS["early_late"], _early_late(rows, s["L"])))
-    settings = (
-        f"Settings: SGHMC-S (`aboba`), D = {FRICTION:g}, SGHMC-F h = 0.033 L^-alpha (one run per L), SGHMC-D "
-        f"h_l = 0.045 l^-alpha with the step-weighted average; alpha in {{1/10, 1/5, 1/3, 1/2}}, L in {s['L']}, "
-        f"{s['runs']} runs each from theta_0, p_0 ~ N(0, 1), no burn-in; i.i.d. minibatches n = 10 (the paper's "
-        "setup) and, to separate the integrator from the gradient noise, full gradients. Values at "
-        f"L = {Lmax} ± s.e. over runs; slopes: least squares over the last three L."
-    )
-    return _section(
-        "chen2015-fig2",
-        "step-size rates alpha, bias of SGHMC-D and MSE of SGHMC-F",
-        scale,
-        wall,
-        settings,
-        rows_md,
-        "`alpha_sweep.csv`, `fig2.png`",
-    )
 
 
 # -- Fig. 3 -------------------------------------------------------------------------------------
@@ -560,12 +564,9 @@ def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreas
     best = (math.inf, math.nan, math.nan)
     for D in frictions:
         for i, c in enumerate(grid):
-            if decreasing:
-                est = run_averages(pot, label, runs=runs, steps=L0, checkpoints=[L0], step_sizes=lambda l, c=c: c * l**-alpha,
-                                   gamma=D, seed=seed + i)[L0]  # fmt: skip
-            else:
-                est = run_averages(pot, label, runs=runs, steps=L0, checkpoints=[L0], h=c * L0**-alpha, gamma=D,
-                                   seed=seed + i)[L0]  # fmt: skip
+            h, sizes = (None, lambda l, c=c: c * l**-alpha) if decreasing else (c * L0**-alpha, None)
+            est = run_averages(pot, label, runs=runs, steps=L0, checkpoints=[L0], h=h, step_sizes=sizes, gamma=D,
+                               seed=seed + i)[L0]  # fmt: skip
             b = bias_mse(est, truth)["bias"]
             if not math.isfinite(b):
                 break
@@ -577,40 +578,51 @@ def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreas
           scales=tuple(FIG3), options=("scale",))  # fmt: skip
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
-    scale, s, out, t0, pot, truth = _start(options, FIG3, out_dir, "chen2015-fig3")
-    L0, Ls = s["L"][0], s["L"]
+    scale, s, t0, pot, truth = _start(options, FIG3)
     rows, chosen = [], {}
     bar = CellBar("chen2015-fig3", 2 * 3)
     try:
         for label in ("SGHMC-S", "SGLD"):
-            a = ALPHA_BIAS[label]
-            D = s["D"] if label == "SGHMC-S" else (1.0,)
-            # SGLD is stable only for h < 2/(N+1): its grid stops early, so it always gets the paper's fine steps
-            c_step, h0_step = (0.002, 0.002) if label == "SGLD" else (s["C_step"], s["h0_step"])
-            grid_c = np.arange(0.001, 0.5 + 1e-12, c_step)
-            grid_h0 = np.arange(H0_START[label], 0.05 + 1e-12, h0_step)
-            bf, cf, Df = select_constant(pot, truth, label, grid_c, a, s["runs"], L0, D, decreasing=False, seed=300)
-            bar.done(f"{label} fixed-step search at L={L0}: C={cf:.3g}, D={Df:g}, bias {bf:.3g}")
-            bd, cd, Dd = select_constant(pot, truth, label, grid_h0, a, s["runs"], L0, D, decreasing=True, seed=600)
-            bar.done(f"{label} decreasing-step search at L={L0}: h_0={cd:.3g}, D={Dd:g}, bias {bd:.3g}")
-            chosen[label] = {"fixed": (cf, Df, bf), "decreasing": (cd, Dd, bd)}
-            for k, L in enumerate(Ls):
-                est = run_averages(pot, label, runs=s["runs"], steps=L, checkpoints=[L], h=cf * L**-a, gamma=Df,
-                                   seed=900 + k)[L]  # fmt: skip
-                rows.append({"scheme": label, "steps": "fixed", "alpha": a, "C": cf, "D": Df, "L": L, "h": cf * L**-a,
-                             **bias_mse(est, truth)})  # fmt: skip
-            est = run_averages(pot, label, runs=s["runs"], steps=max(Ls), checkpoints=Ls,
-                               step_sizes=lambda l, c=cd, a=a: c * l**-a, gamma=Dd, seed=950)  # fmt: skip
-            for L in Ls:
-                rows.append({"scheme": label, "steps": "decreasing", "alpha": a, "C": cd, "D": Dd, "L": L,
-                             "h": cd * L**-a, **bias_mse(est[L], truth)})  # fmt: skip
-            bar.done(f"{label} runs to L={Ls[-1]}: bias fixed {rows[-1 - len(Ls)]['bias']:.3g}, decreasing "
-                     f"{rows[-1]['bias']:.3g}")  # fmt: skip
+            got, chosen[label] = _fig3_scheme(pot, truth, s, label, bar)
+            rows += got
     finally:
         bar.close()
-    paths = [write_csv(out / "bias_vs_L.csv", rows)]
-    plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    title = f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={scale})"
+    return _finish(out_dir, "chen2015-fig3", "bias_vs_L.csv", rows, lambda: _fig3_plot(rows), title,
+                   lambda: _fig3_md(scale, s, rows, chosen, time.time() - t0))  # fmt: skip
+
+
+def _fig3_scheme(pot, truth, s, label: str, bar):
+    """One scheme of Fig. 3: the grid searches at the first L, then fixed steps (a run per L)
+    and decreasing steps (one run to the last L) with the chosen constants. Returns (rows,
+    {"fixed": (C, D, bias), "decreasing": (h_0, D, bias)})."""
+    a, L0, Ls = ALPHA_BIAS[label], s["L"][0], s["L"]
+    D = s["D"] if label == "SGHMC-S" else (1.0,)
+    # SGLD is stable only for h < 2/(N+1): its grid stops early, so it always gets the paper's fine steps
+    c_step, h0_step = (0.002, 0.002) if label == "SGLD" else (s["C_step"], s["h0_step"])
+    grid_c = np.arange(0.001, 0.5 + 1e-12, c_step)
+    grid_h0 = np.arange(H0_START[label], 0.05 + 1e-12, h0_step)
+    bf, cf, Df = select_constant(pot, truth, label, grid_c, a, s["runs"], L0, D, decreasing=False, seed=300)
+    bar.done(f"{label} fixed-step search at L={L0}: C={cf:.3g}, D={Df:g}, bias {bf:.3g}")
+    bd, cd, Dd = select_constant(pot, truth, label, grid_h0, a, s["runs"], L0, D, decreasing=True, seed=600)
+    bar.done(f"{label} decreasing-step search at L={L0}: h_0={cd:.3g}, D={Dd:g}, bias {bd:.3g}")
+
+    def row(steps, c, D, L, est):
+        return {"scheme": label, "steps": steps, "alpha": a, "C": c, "D": D, "L": L, "h": c * L**-a,
+                **bias_mse(est, truth)}  # fmt: skip
+
+    rows = [row("fixed", cf, Df, L, run_averages(pot, label, runs=s["runs"], steps=L, checkpoints=[L], h=cf * L**-a,
+                                                 gamma=Df, seed=900 + k)[L]) for k, L in enumerate(Ls)]  # fmt: skip
+    est = run_averages(pot, label, runs=s["runs"], steps=max(Ls), checkpoints=Ls,
+                       step_sizes=lambda l: cd * l**-a, gamma=Dd, seed=950)  # fmt: skip
+    rows += [row("decreasing", cd, Dd, L, est[L]) for L in Ls]
+    bar.done(f"{label} runs to L={Ls[-1]}: bias fixed {rows[-1 - len(Ls)]['bias']:.3g}, decreasing "
+             f"{rows[-1]['bias']:.3g}")  # fmt: skip
+    return rows, {"fixed": (cf, Df, bf), "decreasing": (cd, Dd, bd)}
+
+
+def _fig3_plot(rows):
+    fig, axes = _plt().subplots(1, 2, figsize=(12, 4.6))
     for ax, kind in zip(axes, ("fixed", "decreasing")):
         for label, col in (("SGHMC-S", "C3"), ("SGLD", "C0")):
             sel = [r for r in rows if r["scheme"] == label and r["steps"] == kind]
@@ -619,9 +631,7 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
         ax.set(xscale="log", yscale="log", xlabel="iterations L", ylabel="bias of E[theta^2] (bars: 2 SE)",
                title=f"{kind} step size")  # fmt: skip
         ax.legend(fontsize=7)
-    title = f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={scale})"
-    return _finish(fig, title, out_dir, "chen2015-fig3", paths,
-                   lambda: _fig3_md(scale, s, rows, chosen, time.time() - t0))  # fmt: skip
+    return fig
 
 
 RATE = {"SGHMC-S": -2 / 3, "SGLD": -1 / 2}  # bias rates at the optimal alpha, K = 2 and K = 1
@@ -679,25 +689,26 @@ def _fig3_md(scale, s, rows, chosen, wall) -> str:
         )
         + "."
     )
-    rows_md = []
+    return _section("chen2015-fig3", "SGHMC (splitting) vs SGLD, bias against iterations", scale, wall, settings,
+                    _fig3_outcomes(s, rows), "`bias_vs_L.csv`, `fig3.png`")  # fmt: skip
+
+
+def _fig3_outcomes(s, rows) -> list[tuple[Claim, Outcome]]:
+    """The outcomes of FIG3_CLAIMS from the rows of ``bias_vs_L.csv``: per step-size kind,
+    SGHMC-S faster than SGLD, then each scheme's bias rate."""
+    Ls, out = s["L"], []
     for kind in ("fixed", "decreasing"):
         sel = {label: {r["L"]: r for r in rows if r["scheme"] == label and r["steps"] == kind} for label in RATE}
-        slopes = {label: fit_slope_se(s["L"], [sel[label][L]["bias"] for L in s["L"]],
-                                      [sel[label][L]["bias_se"] for L in s["L"]]) for label in RATE}  # fmt: skip
-        p = _fmt(slopes["SGHMC-S"][0], ".2f")
-        why = f"SGHMC-S's bias falls as L^{p}, not L^-0.67: {NOISE}, so the splitting's second order is lost"
-        rows_md.append((FIG3_CLAIMS["faster", kind], _faster(sel["SGHMC-S"], sel["SGLD"], s["L"], why)))
-        for label, (p, se, k) in slopes.items():
-            cause = f"{NOISE}: the bias is O(h), whose optimal rate is L^-1/2" if label == "SGHMC-S" else ""
-            rows_md.append((FIG3_CLAIMS["rate", label, kind],
-                            by_slope(p, se, RATE[label], 0.15, f"slope {_fmt(p, '.2f')} ± {_fmt(se, '.2f')} "
-                                                                f"({k} L)", cause)))  # fmt: skip
-    return _section(
-        "chen2015-fig3",
-        "SGHMC (splitting) vs SGLD, bias against iterations",
-        scale,
-        wall,
-        settings,
-        rows_md,
-        "`bias_vs_L.csv`, `fig3.png`",
-    )
+        slopes = {label: fit_slope_se(Ls, [sel[label][L]["bias"] for L in Ls], [sel[label][L]["bias_se"] for L in Ls])
+                  for label in RATE}  # fmt: skip
+        why = (f"SGHMC-S's bias falls as L^{_fmt(slopes['SGHMC-S'][0], '.2f')}, not L^-0.67: {NOISE}, so the "
+               "splitting's second order is lost")  # fmt: skip
+        out.append((FIG3_CLAIMS["faster", kind], _faster(sel["SGHMC-S"], sel["SGLD"], Ls, why)))
+        out += [(FIG3_CLAIMS["rate", label, kind], _rate(label, *slopes[label])) for label in RATE]
+    return out
+
+
+def _rate(label: str, p: float, se: float, k: int) -> Outcome:
+    """Outcome of the bias rate of ``label``: the fitted slope (± s.e., over k L) against RATE."""
+    cause = f"{NOISE}: the bias is O(h), whose optimal rate is L^-1/2" if label == "SGHMC-S" else ""
+    return by_slope(p, se, RATE[label], 0.15, f"slope {_fmt(p, '.2f')} ± {_fmt(se, '.2f')} ({k} L)", cause)

@@ -39,7 +39,7 @@ import numpy as np
 from ..rundir import write_file
 from ..stats import fit_loglog
 from . import register
-from .common import CellBar, save_figure, write_csv
+from .common import CellBar, pyplot, save_figure, write_csv
 
 # torch, the integrators and the probe are imported inside the functions: `figure --list` stays fast.
 
@@ -171,9 +171,7 @@ def fit_order(h, bias) -> Fit:
     """Least-squares slope of log|bias| on log h with a 95% t-interval and the RMS residual
     (``stats.fit_loglog``)."""
     f = fit_loglog(h, bias)
-    if f is None:
-        return Fit(math.nan, math.nan, math.nan, math.nan)
-    return Fit(f.slope, f.lo, f.hi, f.rms)
+    return Fit() if f is None else Fit(f.slope, f.lo, f.hi, f.rms)
 
 
 def preset_params(name: str) -> dict:
@@ -316,40 +314,47 @@ STATS = ("var_x", "m2_v", "mean_x")
 
 def measure(scheme: _Scheme, batching: str, start=START, adapt: bool = True) -> list[Row]:
     """Rows (one per statistic: the primary one first) for one scheme and batching."""
+    hs, ser, prim = _settled_window(scheme, batching, start, adapt)
+    theory = THEORY.get(scheme.name, {}).get(batching)
+    rows = []
+    for stat in (prim, *(k for k in STATS if k != prim)):
+        vals = [float(v) for v in ser[stat]]
+        if any(math.isnan(v) for v in vals):
+            continue
+        exact, first = _is_exact(vals), stat == prim
+        rows.append(Row(scheme.name, batching, scheme.target.name, stat, first, theory if first else None,
+                        "exact" if exact else "measured", Fit() if exact else fit_order(hs, vals), hs, vals,
+                        _primary_note(scheme, prim, vals) if first else ""))  # fmt: skip
+    return rows
+
+
+def _settled_window(scheme: _Scheme, batching: str, start, adapt: bool):
+    """(grid h = 2^-e over the window, {statistic: biases on it}, primary statistic). With
+    ``adapt`` the window slides from ``start`` to smaller h until the primary bias is exact or
+    asymptotic, at most to MAX_EXP and never into |bias| < FLOOR."""
     cache: dict = {}
     lo, hi = start
     while True:
         ser = {k: [_bias(scheme, batching, e, cache)[k] for e in range(lo, hi + 1)] for k in STATS}
         prim = "var_x" if not _is_exact(ser["var_x"]) else "m2_v"
         b = ser[prim]
-        if _is_exact(b) or _asymptotic(b) or not adapt or hi >= MAX_EXP:
-            break
-        if abs(_bias(scheme, batching, hi + 1, cache)[prim]) < FLOOR:
-            break
+        if (_is_exact(b) or _asymptotic(b) or not adapt or hi >= MAX_EXP
+                or abs(_bias(scheme, batching, hi + 1, cache)[prim]) < FLOOR):  # fmt: skip
+            return [2.0**-e for e in range(lo, hi + 1)], ser, prim
         lo, hi = lo + 1, hi + 1
-    theory = THEORY.get(scheme.name, {}).get(batching)
-    hs = [2.0**-e for e in range(lo, hi + 1)]
+
+
+def _primary_note(scheme: _Scheme, prim: str, bias) -> str:
+    if prim == "m2_v" and _is_exact(bias):
+        return "var_x and E[v^2] exact on this target"
     notes = [scheme.note] if scheme.note else []
     if prim == "m2_v":
         notes.append("var_x exact on this target; order measured on E[v^2]")
-    if not (_is_exact(b) or _asymptotic(b)):
+    if not (_is_exact(bias) or _asymptotic(bias)):
         notes.append("local slopes not settled on the grid")
     if scheme.target.name != TARGETS[0].name:
         notes.append(f"target {scheme.target.name}")
-    rows = []
-    for stat in (prim, *(k for k in STATS if k != prim)):
-        vals = [float(v) for v in ser[stat]]
-        if any(math.isnan(v) for v in vals):
-            continue
-        exact = _is_exact(vals)
-        is_prim = stat == prim
-        r = Row(scheme.name, batching, scheme.target.name, stat, is_prim, theory if is_prim else None,
-                "exact" if exact else "measured", Fit() if exact else fit_order(hs, vals), hs, vals,
-                "; ".join(notes) if is_prim else "")  # fmt: skip
-        if is_prim and prim == "m2_v" and exact:
-            r.note = "var_x and E[v^2] exact on this target"
-        rows.append(r)
-    return rows
+    return "; ".join(notes)
 
 
 def _probe_target(name: str, target: Target, batchings, defaults: bool = False) -> dict[str, str]:
@@ -440,12 +445,8 @@ def _csv_row(r: Row) -> dict:
     ]))  # fmt: skip
 
 
-def plot(rows: list[Row], path: Path, batchings=BATCHINGS) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot(rows: list[Row], path: Path) -> None:
+    plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(12, 9), squeeze=False)
     names = sorted({r.scheme for r in rows})
     cmap = plt.get_cmap("tab20")
@@ -492,78 +493,95 @@ def write_markdown(rows: list[Row], path: Path) -> None:
     by_key: dict = {}
     for r in rows:
         by_key.setdefault((r.scheme, r.batching), []).append(r)
-    for (s, bt), rs in by_key.items():
-        r = rs[0]
-        mp = ", ".join(f"{x.statistic} " + ("exact" if x.status == "exact" else f"{x.fit.slope:.2f}")
-                       for x in rs if not x.primary)  # fmt: skip
-        th = "" if r.theory is None else str(r.theory)
-        if r.status == "measured":
-            p, ci = f"{r.fit.slope:.3f}", f"[{r.fit.lo:.3f}, {r.fit.hi:.3f}]"
-            grid = f"2^-{round(-math.log2(r.h[0]))}..2^-{round(-math.log2(r.h[-1]))}"
-            rms = f"{r.fit.rms:.1e}"
-        else:
-            p, ci, rms = r.status, "", ""
-            grid = "" if not r.h else f"2^-{round(-math.log2(r.h[0]))}..2^-{round(-math.log2(r.h[-1]))}"
-        lines.append(f"| {s} | {bt} | {r.target} | {r.statistic} | {th} | {p} | {ci} | {rms} | {grid} | "
-                     f"{r.agrees} | {mp} | {r.note} |")  # fmt: skip
-    dis = [r for r in rows if r.primary and r.agrees == "no"]
-    lines += ["", "## Disagreements with the papers", ""]
-    if not dis:
-        lines.append("None: every measured order agrees with the theory where the papers make a claim.")
-    for r in dis:
-        b = ", ".join(f"{v:.3e}" for v in r.bias)
-        meas = "exact (bias at rounding level)" if r.status == "exact" else (
-            f"p = {r.fit.slope:.3f} [{r.fit.lo:.3f}, {r.fit.hi:.3f}]")  # fmt: skip
-        lines.append(f"- **{r.scheme} / {r.batching}**: theory {r.theory} ({SOURCES.get(r.scheme, 'issue text')}), "
-                     f"measured {meas} on {r.statistic}, target {r.target}; |bias| at h = "
-                     f"{', '.join(f'{h:g}' for h in r.h)}: {b}. {r.note}")  # fmt: skip
-    nc = [r for r in rows if r.primary and r.status == "measured" and r.theory is None]
-    if nc:
-        lines += ["", "## Measured where no paper makes a claim", ""]
-        lines += [f"- {r.scheme} / {r.batching}: p = {r.fit.slope:.3f} [{r.fit.lo:.3f}, {r.fit.hi:.3f}]"
-                  for r in nc]  # fmt: skip
-    skipped = [r for r in rows if r.status in ("not affine", "not applicable", "error", "skipped")]
-    if skipped:
-        lines += ["", "## Not measured", ""]
-        lines += [f"- {r.scheme} / {r.batching}: {r.status}: {r.note}" for r in skipped]
-    lines += ["", "## Sources of the theory column", ""]
-    lines += [f"- {k}: {v}" for k, v in SOURCES.items()]
+    lines += [_table_line(rs) for rs in by_key.values()]
+    dis = [_disagreement(r) for r in rows if r.primary and r.agrees == "no"]
+    lines += _md_section("Disagreements with the papers",
+                         dis or ["None: every measured order agrees with the theory where the papers make a claim."])  # fmt: skip
+    lines += _md_section("Measured where no paper makes a claim",
+                         [f"- {r.scheme} / {r.batching}: {_p_ci(r.fit)}" for r in rows
+                          if r.primary and r.status == "measured" and r.theory is None])  # fmt: skip
+    lines += _md_section("Not measured", [f"- {r.scheme} / {r.batching}: {r.status}: {r.note}" for r in rows
+                                          if r.status in ("not affine", "not applicable", "error", "skipped")])  # fmt: skip
+    lines += _md_section("Sources of the theory column", [f"- {k}: {v}" for k, v in SOURCES.items()])
     write_file(path, "\n".join(lines) + "\n")
 
 
+def _md_section(title: str, items: list[str]) -> list[str]:
+    """A '## title' list of orders.md; nothing when there are no items."""
+    return ["", f"## {title}", "", *items] if items else []
+
+
+def _p_ci(f: Fit) -> str:
+    return f"p = {f.slope:.3f} [{f.lo:.3f}, {f.hi:.3f}]"
+
+
+def _table_line(rs: list[Row]) -> str:
+    """The orders.md table line of one (scheme, batching): its primary row (the first) and the
+    slopes of its other statistics."""
+    r = rs[0]
+    mp = ", ".join(f"{x.statistic} " + ("exact" if x.status == "exact" else f"{x.fit.slope:.2f}")
+                   for x in rs if not x.primary)  # fmt: skip
+    th = "" if r.theory is None else str(r.theory)
+    grid = f"2^-{round(-math.log2(r.h[0]))}..2^-{round(-math.log2(r.h[-1]))}" if r.h else ""
+    if r.status == "measured":
+        p, ci, rms = f"{r.fit.slope:.3f}", f"[{r.fit.lo:.3f}, {r.fit.hi:.3f}]", f"{r.fit.rms:.1e}"
+    else:
+        p, ci, rms = r.status, "", ""
+    return (f"| {r.scheme} | {r.batching} | {r.target} | {r.statistic} | {th} | {p} | {ci} | {rms} | {grid} | "
+            f"{r.agrees} | {mp} | {r.note} |")  # fmt: skip
+
+
+def _disagreement(r: Row) -> str:
+    b = ", ".join(f"{v:.3e}" for v in r.bias)
+    meas = "exact (bias at rounding level)" if r.status == "exact" else _p_ci(r.fit)
+    return (f"- **{r.scheme} / {r.batching}**: theory {r.theory} ({SOURCES.get(r.scheme, 'issue text')}), "
+            f"measured {meas} on {r.statistic}, target {r.target}; |bias| at h = "
+            f"{', '.join(f'{h:g}' for h in r.h)}: {b}. {r.note}")  # fmt: skip
+
+
 def _parse(options: dict) -> dict:
+    """The options of ``figure orders``: {schemes, batchings, grid (E1, E2), adapt}."""
     from ..integrators import REGISTRY
 
-    allowed = ("schemes", "batchings", "grid", "adapt")
-    out = {"schemes": None, "batchings": BATCHINGS, "start": START, "adapt": True}
+    parsers = {
+        "schemes": lambda v: _names("schemes", v, REGISTRY, lambda bad: f"unknown {', '.join(bad) or '(empty)'}; "
+                                    f"allowed: {', '.join(REGISTRY)}"),
+        "batchings": lambda v: tuple(_names("batchings", v, BATCHINGS,
+                                            lambda _: f"allowed values: {', '.join(BATCHINGS)}")),
+        "grid": _grid,
+        "adapt": _adapt,
+    }  # fmt: skip
+    out = {"schemes": None, "batchings": BATCHINGS, "grid": START, "adapt": True}
     for k, v in options.items():
-        if k not in allowed:
-            raise ValueError(f"unknown option {k!r} for figure orders; allowed: {', '.join(allowed)}")
-        if k == "schemes":
-            names = [s for s in v.split(",") if s]
-            bad = [s for s in names if s not in REGISTRY]
-            if bad or not names:
-                raise ValueError(f"schemes={v}: unknown {', '.join(bad) or '(empty)'}; allowed: {', '.join(REGISTRY)}")
-            out["schemes"] = names
-        elif k == "batchings":
-            names = [s for s in v.split(",") if s]
-            bad = [s for s in names if s not in BATCHINGS]
-            if bad or not names:
-                raise ValueError(f"batchings={v}: allowed values: {', '.join(BATCHINGS)}")
-            out["batchings"] = tuple(names)
-        elif k == "grid":
-            try:
-                lo, hi = (int(x) for x in v.split(":"))
-            except ValueError:
-                raise ValueError(f"grid={v}: expected E1:E2 (h = 2^-E1 .. 2^-E2), e.g. 3:7") from None
-            if not (lo >= 0 and hi - lo >= 2 and hi <= MAX_EXP):
-                raise ValueError(f"grid={v}: need 0 <= E1, E2 - E1 >= 2 and E2 <= {MAX_EXP}")
-            out["start"] = (lo, hi)
-        elif k == "adapt":
-            if v not in ("0", "1", "true", "false"):
-                raise ValueError(f"adapt={v}: allowed values: 0, 1")
-            out["adapt"] = v in ("1", "true")
+        if k not in parsers:
+            raise ValueError(f"unknown option {k!r} for figure orders; allowed: {', '.join(parsers)}")
+        out[k] = parsers[k](v)
     return out
+
+
+def _names(key: str, v: str, allowed, complaint) -> list[str]:
+    """The comma-separated names in ``v``, all in ``allowed`` (else ValueError ``complaint(unknown)``)."""
+    names = [s for s in v.split(",") if s]
+    bad = [s for s in names if s not in allowed]
+    if bad or not names:
+        raise ValueError(f"{key}={v}: {complaint(bad)}")
+    return names
+
+
+def _grid(v: str) -> tuple[int, int]:
+    try:
+        lo, hi = (int(x) for x in v.split(":"))
+    except ValueError:
+        raise ValueError(f"grid={v}: expected E1:E2 (h = 2^-E1 .. 2^-E2), e.g. 3:7") from None
+    if not (lo >= 0 and hi - lo >= 2 and hi <= MAX_EXP):
+        raise ValueError(f"grid={v}: need 0 <= E1, E2 - E1 >= 2 and E2 <= {MAX_EXP}")
+    return lo, hi
+
+
+def _adapt(v: str) -> bool:
+    if v not in ("0", "1", "true", "false"):
+        raise ValueError(f"adapt={v}: allowed values: 0, 1")
+    return v in ("1", "true")
 
 
 @register("orders", "measured order of the stationary bias vs step size, every integrator x batching", scales=(),
@@ -579,11 +597,11 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     schemes = opts["schemes"] or list(REGISTRY)
     bar = CellBar("orders", len(schemes))
     try:
-        rows = measure_orders(schemes, opts["batchings"], opts["start"], opts["adapt"], bar)
+        rows = measure_orders(schemes, opts["batchings"], opts["grid"], opts["adapt"], bar)
     finally:
         bar.close()
     paths = [out_dir / "orders.csv", out_dir / "orders.png", out_dir / "orders.md"]
     write_csv(paths[0], [_csv_row(r) for r in rows], float_format=None, columns=CSV_FIELDS)
-    plot(rows, paths[1], opts["batchings"])
+    plot(rows, paths[1])
     write_markdown(rows, paths[2])
     return paths
