@@ -118,8 +118,8 @@ def test_fig4_verdicts_and_options():
     """Per ensemble size, the calibration claim from the six paired differences: reproduced when
     all are lower beyond 2 s.e., not reproduced (with its size in s.e.) when one is higher,
     partly otherwise; the SG-HMC rows from the ensemble table; not tested without baselines."""
-    from bnnsample.figures import paulin2025_fig4 as fig
     from bnnsample.figures.common import verdict_counts
+    from bnnsample.figures.paulin2025 import fig4 as fig
 
     good = {("standard", es): (0.90, 0.30, 0.010, 0.020) for es in (1, 2)}
     good |= {("swa", es): (0.91, 0.28, 0.009, 0.019) for es in (1, 2)}
@@ -216,7 +216,7 @@ def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
     """The reduced protocol end to end on a Fashion-MNIST fixture in the real IDX format: the
     training subset, two samplers from shared SWA points, fig4.csv and a REPRODUCTION.md
     section with the paper's numbers beside ours (schedule shrunk to seconds)."""
-    from bnnsample.figures import paulin2025_fig4 as fig
+    from bnnsample.figures.paulin2025 import fig4 as fig
 
     from .test_images import make_fmnist
 
@@ -302,7 +302,7 @@ def test_fig4_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeypatch
     import json
     import time
 
-    from bnnsample.figures import paulin2025_fig4 as fig4
+    from bnnsample.figures.paulin2025 import fig4
 
     calls = []
 
@@ -337,7 +337,7 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
     predictives concatenated; runs=4 reuses the two parts of runs=2 and adds two; a worker
     (``part=``) makes only its parts; workers=2 starts two processes with disjoint shares."""
     from bnnsample.evaluate.ensembles import ensemble_metrics, run_predictives
-    from bnnsample.figures import paulin2025_fig4 as fig
+    from bnnsample.figures.paulin2025 import fig4 as fig
 
     from .test_images import make_fmnist
 

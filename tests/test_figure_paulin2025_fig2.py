@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from bnnsample.data.base import Data
-from bnnsample.figures import paulin2025_fig2 as fig2
 from bnnsample.figures.claims import VERDICTS
 from bnnsample.figures.common import claims, read_sections, verdict_counts
+from bnnsample.figures.paulin2025 import fig2
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -49,7 +49,7 @@ def test_recipe_end_to_end_tiny(tmp_path, monkeypatch):
     section with one row per claim, and finite metrics whose accuracy beats chance."""
     monkeypatch.setattr(fig2, "load_problem", lambda data_dir: (tiny_data(), "tiny synthetic"))
     monkeypatch.setitem(fig2.SCALES, "quick", {"levels": 2, "time": 0.4, "chains": 2, "chunks": 4})
-    paths = fig2.make(tmp_path, {"scale": "quick", "data_dir": str(tmp_path)})
+    paths = fig2.make(tmp_path, {"scale": "quick"})
     names = {p.name for p in paths}
     assert {"bias.csv", "metrics.csv", "fig2.png", "REPRODUCTION.md"} <= names
     with open(tmp_path / fig2.FIG_ID / "bias.csv") as fh:

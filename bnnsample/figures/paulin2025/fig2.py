@@ -37,10 +37,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..stats import t_quantile
-from . import common, register
-from .claims import Claim, by_count, check, not_reproduced, not_tested, table
-from .common import checked_scale, save_figure, update_reproduction
+from ...stats import t_quantile
+from .. import common, register
+from ..claims import Claim, by_count, check, not_reproduced, not_tested, table
+from ..common import checked_scale, save_figure, update_reproduction
 
 FIG_ID = "paulin2025-fig2"
 OPTIONS = ("scale", "seed")  # and data_dir, which every recipe takes
@@ -108,8 +108,8 @@ def load_problem(data_dir: str | None):
     """(Data, which) with which = 'fmnist' or 'mnist5k (stand-in: ...)'."""
     from omegaconf import OmegaConf
 
-    from ..data import LOADERS
-    from ..plumbing.errors import DataMissingError
+    from ...data import LOADERS
+    from ...plumbing.errors import DataMissingError
 
     try:
         data = LOADERS["fmnist"](OmegaConf.create({"name": "fmnist", "data_dir": data_dir, "download": False}))
@@ -123,7 +123,7 @@ def load_problem(data_dir: str | None):
 def build_potential(data, dtype):
     from omegaconf import OmegaConf
 
-    from ..models.multinomial import build_multinomial_logistic
+    from ...models.multinomial import build_multinomial_logistic
 
     return build_multinomial_logistic(OmegaConf.create({"prior_precision": LAMBDA}), data, "cpu", dtype, 0)
 
@@ -154,7 +154,7 @@ def step_grid(n_data: int, levels: int) -> tuple[float, list[float]]:
 def run_sampler(name, pot, x_star, hs, settings, seed, on_level=None):
     """Telescoped bias of one sampler over the step grid (coupled levels)."""
 
-    from ..analysis.multilevel import multilevel_bias
+    from ...analysis.multilevel import multilevel_bias
 
     integ, batching = SAMPLERS[name]
     T, C = settings["time"], settings["chains"]
@@ -168,7 +168,7 @@ def run_sampler(name, pot, x_star, hs, settings, seed, on_level=None):
 
 
 def _metrics(probs: np.ndarray, y: np.ndarray) -> dict:
-    from ..evaluate.metrics import accuracy, ace, nll, rps
+    from ...evaluate.metrics import accuracy, ace, nll, rps
 
     if not np.all(np.isfinite(probs)):
         return {"accuracy": float("nan"), "nll": float("nan"), "ace": float("nan"), "rps": float("nan")}
@@ -196,15 +196,13 @@ def make(out_dir: Path, options: dict) -> list[Path]:
 
     scale = checked_scale(options, OPTIONS)
     seed = int(options.get("seed", 0))
-    from .common import compose
-
-    data_dir = str(compose([]).data_dir)
+    data_dir = str(common.compose([]).data_dir)
     settings = SCALES[scale]
     torch.set_num_threads(1)
     t_start = time.perf_counter()
     data, which = load_problem(data_dir)
     pot = build_potential(data, torch.float32)
-    from ..potential import ControlVariate
+    from ...potential import ControlVariate
 
     t0 = time.perf_counter()
     x_star = find_map(build_potential(data, torch.float64)).to(torch.float32)
@@ -261,8 +259,9 @@ def markdown_from_csv(fig_dir: Path, options: dict, which: str, map_s: float, to
     bias_rows, metric_rows = (common.read_csv(fig_dir / name) for name in ("bias.csv", "metrics.csv"))
     scale = options.get("scale", "quick")
     hs = list(dict.fromkeys(r["h"] for r in bias_rows))
-    factor = max(hs) / PAPER_HS[0]
-    return _markdown(scale, which, factor, hs, SCALES[scale], bias_rows, metric_rows, map_s, total, options)
+    factor, settings = max(hs) / PAPER_HS[0], SCALES[scale]
+    rows = outcomes(hs, settings["chunks"], bias_rows, metric_rows)
+    return _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, rows, map_s, total, options)
 
 
 def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:
@@ -450,7 +449,7 @@ def outcomes(hs: list, chunks: int, bias_rows: list, metric_rows: list) -> list:
     ]
 
 
-def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_s, total, options) -> str:
+def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, rows, map_s, total, options) -> str:
     by = {(r["sampler"], r["h"]): r for r in bias_rows}
     names = list(SAMPLERS)
     hs_sorted = sorted(hs, reverse=True)
@@ -474,7 +473,7 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, map_s,
             f"{settings['chains']} coupled chain pairs, {settings['chunks']} chunks. float32."
         ),
         "",
-        table(outcomes(hs, settings["chunks"], bias_rows, metric_rows), heading="claim (paulin2025)"),
+        table(rows, heading="claim (paulin2025)"),
         "",
         (
             "`*`: a ratio or comparison involving a level whose bias is below twice its noise floor "

@@ -40,14 +40,15 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from ..rundir import write_file, write_frame
-from ..stats import t_quantile
-from . import register
-from .claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced, table
-from .common import CellBar, check_options, run_pipeline, scale_of, update_reproduction
+from ...rundir import write_file, write_frame
+from ...stats import t_quantile
+from .. import register
+from ..claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced, table
+from ..common import CellBar, check_options, run_pipeline, scale_of, update_reproduction
 
 FIG = "paulin2025-fig4"
 METHODS = ("sms_ubu", "sg_ubu", "sg_ubu_wor", "sg_hmc", "cyclical_sghmc")
@@ -217,8 +218,8 @@ def run_methods(run_root: Path, s: dict, methods, swa_from: Path | None = None, 
     import json
     import sys
 
-    from ..plumbing.errors import TimeLimit
-    from ..plumbing.progress import message
+    from ...plumbing.errors import TimeLimit
+    from ...plumbing.progress import message
 
     paths = {m: [] for m in methods}
     parts = range(n_parts(s)) if parts is None else parts
@@ -261,9 +262,9 @@ def run_methods(run_root: Path, s: dict, methods, swa_from: Path | None = None, 
 def print_estimate(s: dict, methods, run_root: Path) -> None:
     """One line at the start: the estimated time of the runs still to make (models/cost.py:
     a timed force of one part's runs on the device the runs will use, times their steps)."""
-    from ..models.cost import duration_text
-    from ..runner import estimate_cost
-    from .common import compose
+    from ...models.cost import duration_text
+    from ...runner import estimate_cost
+    from ..common import compose
 
     todo = [(m, p) for p in range(n_parts(s)) for m in methods if not _complete(part_dir(run_root, s, p) / m)]
     if not todo:
@@ -287,7 +288,8 @@ def run_workers(out_dir: Path, options: dict, s: dict, run_root: Path, methods) 
     import subprocess
     import sys
 
-    from ..plumbing.errors import TIME_LIMIT_EXIT, TimeLimit
+    from ...config import current_figure_overrides
+    from ...plumbing.errors import TIME_LIMIT_EXIT, TimeLimit
 
     parts = [p for p in range(n_parts(s)) if not all(_complete(part_dir(run_root, s, p) / m) for m in methods)]
     shares = [parts[w :: s["workers"]] for w in range(s["workers"])]
@@ -295,7 +297,8 @@ def run_workers(out_dir: Path, options: dict, s: dict, run_root: Path, methods) 
     for w, share in enumerate(x for x in shares if x):
         log = run_root / f"worker{w}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
-        opts = [f"{k}={v}" for k, v in options.items() if k not in ("workers", "part", "time_limit")]
+        opts = [*current_figure_overrides(), *(f"{k}={v}" for k, v in options.items()
+                                               if k not in ("workers", "part", "time_limit"))]  # fmt: skip
         if s.get("deadline") is not None:
             opts.append(f"time_limit={max(1.0, s['deadline'] - time.monotonic()):.0f}")
         cmd = [sys.executable, "-c", "from bnnsample.cli import main; main()", "figure", FIG, "--out", str(out_dir),
@@ -312,7 +315,7 @@ def run_workers(out_dir: Path, options: dict, s: dict, run_root: Path, methods) 
 
 
 def _complete(run_dir: Path) -> bool:
-    from ..store import FILENAME, SampleStore
+    from ...store import FILENAME, SampleStore
 
     if not (run_dir / FILENAME).exists():
         return False
@@ -335,18 +338,13 @@ def recorded_times(roots: list[Path], methods) -> tuple[float, float] | None:
     return sum(g["wall_s"] for g in got), sum(g["cpu_s"] for g in got)
 
 
+@contextmanager
 def stores(paths: list[Path]):
     """The stores of one method's parts, open together (a context manager yielding a list)."""
-    from contextlib import ExitStack, contextmanager
+    from ...store import SampleStore
 
-    from ..store import SampleStore
-
-    @contextmanager
-    def opened():
-        with ExitStack() as stack:
-            yield [stack.enter_context(SampleStore(p)) for p in paths]
-
-    return opened()
+    with ExitStack() as stack:
+        yield [stack.enter_context(SampleStore(p)) for p in paths]
 
 
 def collect(paths: dict[str, list[Path]], sizes):
@@ -354,7 +352,7 @@ def collect(paths: dict[str, list[Path]], sizes):
     Bayesian predictive labelled by its method; the parts' runs pooled in part order."""
     import pandas as pd
 
-    from ..evaluate.ensembles import ensemble_table
+    from ...evaluate.ensembles import ensemble_table
 
     parts = []
     for m, part_paths in paths.items():
@@ -369,7 +367,7 @@ def predictives_and_kinetic(paths: dict[str, list[Path]]):
     the test labels; {method: kinetic temperature (runs, draws)}), the parts pooled in order."""
     import numpy as np
 
-    from ..evaluate.ensembles import run_predictives
+    from ...evaluate.ensembles import run_predictives
 
     preds, y, kinetic = {}, None, {}
     for m, part_paths in paths.items():
@@ -426,8 +424,8 @@ def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[s
     the draws table (None without SMS-UBU)."""
     import pandas as pd
 
-    from ..evaluate.calibration import excess_training_loss, reliability_rows, temperature_rows
-    from ..evaluate.ensembles import draws_differences
+    from ...evaluate.calibration import excess_training_loss, reliability_rows, temperature_rows
+    from ...evaluate.ensembles import draws_differences
 
     preds, y, kinetic = predictives_and_kinetic(paths)
     diffs = paired(preds, y, sizes)
@@ -486,7 +484,7 @@ def _judge(diff: float, se: float, higher_is_better: bool, groups: int = 0) -> s
 def paired(preds: dict, y, sizes) -> dict:
     """{baseline: paired_differences(SMS-UBU, baseline)} for SWA and standard training: the
     same disjoint groups of runs, mean and s.e. over groups."""
-    from ..evaluate.ensembles import paired_differences
+    from ...evaluate.ensembles import paired_differences
 
     if "sms_ubu" not in preds:
         return {}
@@ -736,7 +734,7 @@ def _value(t, method, es, metric):
     return (float(r["mean"].iloc[0]), float(r["std"].iloc[0])) if len(r) else (float("nan"), float("nan"))
 
 
-def _markdown(t, diffs, s, scale, methods, sizes, seconds, times, why=(), setting="", by_draws=None) -> str:
+def _markdown(t, rows, s, scale, methods, sizes, seconds, times, why=()) -> str:
     cmd = f"bnnsample figure {FIG} scale={scale}"
     if s["dataset"] != SETTINGS[scale]["dataset"]:
         cmd += f" dataset={s['dataset']}"
@@ -775,7 +773,7 @@ def _markdown(t, diffs, s, scale, methods, sizes, seconds, times, why=(), settin
                              f"runs made in parts of {s.get('part_runs')} (seed = part), pooled in part order.",
            "paper": ""}[scale],
         "",
-        table(verdicts(t, diffs, setting, by_draws), heading="claim (paulin2025)"),
+        table(rows, heading="claim (paulin2025)"),
     ]  # fmt: skip
     lines += ["", "Ours (mean ± std over the disjoint groups; std blank with one group):", "",
               "| method | es | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
@@ -801,7 +799,7 @@ def _markdown(t, diffs, s, scale, methods, sizes, seconds, times, why=(), settin
           scales=tuple(SETTINGS), options=OPTIONS)  # fmt: skip
 def make(out_dir: Path, options: dict) -> list[Path]:
 
-    from ..evaluate.ensembles import SIZES, plot_ensembles
+    from ...evaluate.ensembles import SIZES, plot_ensembles
 
     scale, s, methods = _settings(options)
     t0 = time.monotonic()
@@ -832,7 +830,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
                          title=f"{s['dataset']}, {s['chains']} runs ({scale})")  # fmt: skip
     times = recorded_times([part_dir(run_root, s, p) for p in range(n_parts(s))], methods)
     if times is not None:  # the ledger holds what the runs took, not this (perhaps reusing) invocation
-        from .report import record_cost
+        from ..report import record_cost
 
         record_cost(Path(out_dir), FIG, {k: v for k, v in options.items() if k not in ("part", "time_limit")},
                     times[0], times[1])  # fmt: skip
@@ -841,10 +839,9 @@ def make(out_dir: Path, options: dict) -> list[Path]:
 
     setting = setting_text(OmegaConf.load(paths["sms_ubu"][0].parent / "config.yaml"), s["chains"])
     why = baseline_comparison(table) + measured
+    rows = verdicts(table, diffs, setting, by_draws)
     md = update_reproduction(
-        Path(out_dir),
-        FIG,
-        _markdown(table, diffs, s, scale, methods, sizes, time.monotonic() - t0, times, why, setting, by_draws),
+        Path(out_dir), FIG, _markdown(table, rows, s, scale, methods, sizes, time.monotonic() - t0, times, why)
     )
     for p in (csv, png, md):
         print(f"[{FIG}] wrote {p}")
