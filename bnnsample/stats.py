@@ -156,3 +156,36 @@ def fit_loglog(x, y, level: float = 0.95) -> SlopeFit | None:
     else:
         s = se = lo = hi = float("nan")
     return SlopeFit(b, a, se, lo, hi, n, level, float(xm), sxx, s, math.sqrt(ssr / n))
+
+
+def _slope_points(h, bias, se, k: float):
+    """(log h, log|bias|, relative s.e. or None) of the points with a finite nonzero bias that
+    exceeds k standard errors (every such point without se)."""
+    h, b = np.asarray(h, float), np.abs(np.asarray(bias, float))
+    ok = np.isfinite(b) & (b > 0)
+    if se is not None:
+        se = np.asarray(se, float)
+        ok &= b > k * se
+        return np.log(h[ok]), np.log(b[ok]), se[ok] / b[ok]
+    return np.log(h[ok]), np.log(b[ok]), None
+
+
+def fit_slope(h, bias, se=None, k: float = 2.0):
+    """``fit_loglog`` of |bias| on h over the points whose |bias| exceeds k standard errors
+    (all points without se); (slope, number of points used). NaN if < 2."""
+    x, y, _ = _slope_points(h, bias, se, k)
+    fit = fit_loglog(np.exp(x), np.exp(y)) if len(x) >= 2 else None
+    return (math.nan if fit is None else fit.slope), len(x)
+
+
+def fit_slope_se(h, bias, se, k: float = 2.0):
+    """``fit_slope`` with the standard error of its slope: the least-squares slope is
+    sum_i c_i y_i with c_i = (x_i - mean x) / sum_j (x_j - mean x)^2, so with independent
+    errors se_i / |bias_i| on y_i = log|bias_i| its s.e. is sqrt(sum_i c_i^2 (se_i / bias_i)^2).
+    (slope, s.e., number of points); NaN s.e. with fewer than 2 points."""
+    slope, n = fit_slope(h, bias, se, k)
+    x, _, rel = _slope_points(h, bias, se, k)
+    if n < 2:
+        return slope, math.nan, n
+    c = (x - x.mean()) / ((x - x.mean()) ** 2).sum()
+    return slope, float(np.sqrt((c**2 * rel**2).sum())), n

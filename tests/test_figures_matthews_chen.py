@@ -15,8 +15,9 @@ from bnnsample.figures import matthews2018 as mw
 from bnnsample.figures import recipes
 from bnnsample.figures.claims import SOURCES, by_slope
 from bnnsample.figures.common import claims as claims_of
-from bnnsample.figures.common import fit_slope, fit_slope_se, verdict_counts
+from bnnsample.figures.common import verdict_counts
 from bnnsample.simulate import build_target
+from bnnsample.stats import fit_slope, fit_slope_se
 
 IDS = (
     "matthews2018-fig1",

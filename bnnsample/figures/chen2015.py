@@ -25,13 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..stats import fit_slope, fit_slope_se
 from . import register
 from .claims import Claim, Outcome, by_count, by_slope, check, not_reproduced, not_tested, partly, reproduced, table
 from .common import (
     CellBar,
     check_options,
-    fit_slope,
-    fit_slope_se,
     save_figure,
     scale_of,
     update_reproduction,

@@ -24,9 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from ..rundir import write_figure
+from ..stats import fit_slope_se
 from . import common, register
 from .claims import Claim, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced, table
-from .common import checked_scale, fit_slope_se, pyplot, recipe_dir, save_figure, update_reproduction, write_csv
+from .common import checked_scale, pyplot, recipe_dir, save_figure, update_reproduction, write_csv
 from .common import fmt as _fmt
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.

@@ -351,7 +351,7 @@ def _reference(c: Cell):
 
 def _exact_slopes(cells: list[Cell]) -> tuple[str, str]:
     """Slopes of the exact |mean bias| and |variance bias| over the three smallest h ("exact" below 1e-12)."""
-    from ...evaluate.sweep import fit_loglog
+    from ...stats import fit_loglog
 
     cs = sorted(cells, key=lambda c: c.h)[:3]
     mean, var = PAULIN_POSTERIOR
@@ -513,7 +513,7 @@ def _w1_outcome(label: str, cs: list[Cell]):
 def _slope_outcome(label: str, cs: list[Cell]):
     """Least-squares slope over the three smallest h with its Monte Carlo s.e. (from the W1
     s.e.); a fit with 2 or 3 of its points below the noise floors is not a measurement."""
-    from ...evaluate.sweep import fit_loglog
+    from ...stats import fit_loglog
 
     order, tol = EXPECTED_SLOPE[label]
     fin = sorted((c for c in cs if math.isfinite(c.w1)), key=lambda c: c.h)[:3]
