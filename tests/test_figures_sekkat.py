@@ -12,9 +12,9 @@ import torch
 
 from bnnsample.analysis import quadrature as q
 from bnnsample.figures import recipes
-from bnnsample.figures import sekkat2023 as S
 from bnnsample.figures.claims import SOURCES, VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
+from bnnsample.figures.sekkat2023 import fig3, fig4, fig5, fig7, fig13, fig14, mixture, shared
 from bnnsample.models.analytic import GaussianMean
 from bnnsample.simulate import build_target
 
@@ -22,7 +22,7 @@ from bnnsample.simulate import build_target
 @pytest.fixture(scope="module")
 def gaussian():
     pot = build_target(["dataset=gaussian_mean", "dataset.variant=sekkat"], seed=0).potential
-    return pot, S.gaussian_model(pot)
+    return pot, shared.gaussian_model(pot)
 
 
 def test_gaussian_model_constants(gaussian):
@@ -38,17 +38,17 @@ def test_exact_variances_first_order(gaussian):
     _, gm = gaussian
     h, eps = 1e-5, 1900.0
     first = eps * h * gm.sigma_x / 2
-    lang = S.exact_relative_error("langevin", gm, eps, h)
-    sgld = S.exact_relative_error("sgld", gm, eps, h)
+    lang = shared.exact_relative_error("langevin", gm, eps, h)
+    sgld = shared.exact_relative_error("sgld", gm, eps, h)
     assert lang == pytest.approx(first, rel=1e-3)
     assert sgld == pytest.approx(first + h * gm.a / 2, rel=1e-3)
     # SGLD closed form = the geometric series of the linear recursion
     a, es = gm.a, eps * gm.sigma_x
     h = 2e-3
     series = sum((1 - a * h) ** (2 * k) for k in range(20000)) * (2 * h + h * h * es)
-    assert S.sgld_variance(a, es, h) == pytest.approx(series, rel=1e-10)
+    assert shared.sgld_variance(a, es, h) == pytest.approx(series, rel=1e-10)
     # full-gradient OABAO is O(h^2) on the Gaussian, far below the minibatch term
-    assert abs(S.exact_relative_error("langevin", gm, 0.0, 2e-3)) < 1e-3 * S.exact_relative_error(
+    assert abs(shared.exact_relative_error("langevin", gm, 0.0, 2e-3)) < 1e-3 * shared.exact_relative_error(
         "langevin", gm, 100, 2e-3
     )
 
@@ -63,15 +63,15 @@ def test_run_matches_exact_variance(gaussian, scheme, batching, burn, time_, wro
     SGLD resolves a 20% error in eps(n); Langevin, slower to decorrelate, the unbiased value)."""
     pot, gm = gaussian
     h, n, C = 2e-3, 5, 200
-    x0, v0 = S._gaussian_start(gm, C, 3)
-    name, params = S.SCHEMES[scheme]
-    run = S.simulate(pot, name, params, batching, n, h, x0, v0, burn=round(burn / h), draws=100,
+    x0, v0 = shared._gaussian_start(gm, C, 3)
+    name, params = fig3.SCHEMES[scheme]
+    run = shared.simulate(pot, name, params, batching, n, h, x0, v0, burn=round(burn / h), draws=100,
                      thin=round(time_ / h) // 100, seed=11)  # fmt: skip
-    _, se, signed = S.variance_error(run.x[:, :, 0], gm.var)
-    eps = S.eps_of(pot.n_data, n, batching)
-    exact = S.exact_relative_error(scheme, gm, eps, h)
+    _, se, signed = shared.variance_error(run.x[:, :, 0], gm.var)
+    eps = shared.eps_of(pot.n_data, n, batching)
+    exact = shared.exact_relative_error(scheme, gm, eps, h)
     assert abs(signed - exact) < 4 * se, (signed, exact, se)
-    wrong = S.exact_relative_error(scheme, gm, eps * wrong_eps, h)
+    wrong = shared.exact_relative_error(scheme, gm, eps * wrong_eps, h)
     assert abs(wrong - exact) > 8 * se
 
 
@@ -119,8 +119,8 @@ def test_projection_with_basis_recovers_position_dependent_sigma():
 def test_mixture_projection_errors_nested():
     """sekkat2023 §4.3: nested classes give non-increasing projection errors (Remark 15, Theorem 17);
     the full-matrix value on our data set is the paper's 0.57 to two digits."""
-    ref = S.mixture_reference(cells=120, with_sigma=True)
-    p = S.projection_errors(ref)
+    ref = mixture.mixture_reference(cells=120, with_sigma=True)
+    p = mixture.projection_errors(ref)
     assert p["full"] <= p["diagonal"] <= p["scalar"]
     assert p["K=0"] >= p["K=3"] >= p["K=15"] >= p["K=35"]
     assert p["K=15"] < 0.2 * p["K=3"]
@@ -132,14 +132,14 @@ def test_mixture_row_and_floor():
     """A tiny eAdL run on the mixture gives a finite L1 error in [0, 2] with a bootstrap s.e., and
     exact posterior draws have an L1 error at the level of the bootstrap floor (it is a noise
     estimate)."""
-    ref = S.mixture_reference(cells=120)
-    row = S.mixture_row(ref, "eadl", {"edges": S.EDGES, "degree": 1, "friction_kind": "full"}, "iid_wor", 15, 3e-3,
-                        chains=20, burn_time=0.06, time_=0.06, seed=5, label="eadl", draws=20)  # fmt: skip
+    ref = mixture.mixture_reference(cells=120)
+    row = mixture.mixture_row(ref, "eadl", {"edges": mixture.EDGES, "degree": 1, "friction_kind": "full"}, "iid_wor",
+                              15, 3e-3, chains=20, burn_time=0.06, time_=0.06, seed=5, label="eadl", draws=20)  # fmt: skip
     assert 0 < row["l1"] < 2 and row["eps"] == pytest.approx(200 * 185 / 15)
     assert 0 < row["l1_se"] < row["l1"]
     exact = ref.grid.sample(200 * 50, np.random.default_rng(2))[:, 0].reshape(200, 50)
-    floor, se = S.l1_floor(exact, ref, seed=3)
-    assert 0.5 * floor < S.l1_error(exact, ref) < 2.0 * floor
+    floor, se = mixture.l1_floor(exact, ref, seed=3)
+    assert 0.5 * floor < mixture.l1_error(exact, ref) < 2.0 * floor
     # the L1 error's bootstrap s.e. is a fluctuation of the error, far below its noise level
     assert 0 < se < 0.5 * floor
 
@@ -156,22 +156,22 @@ def test_recipes_registered_and_options(tmp_path):
 
 
 def test_fig5_recipe_tiny(tmp_path, monkeypatch):
-    monkeypatch.setitem(S.FIG5, "quick", {"h": (1e-2,), "n": (20, 50), "chains": 16, "burn": 0.2, "time": 0.2})
-    files = S.make_fig5(tmp_path, {})
+    monkeypatch.setitem(fig5.FIG5, "quick", {"h": (1e-2,), "n": (20, 50), "chains": 16, "burn": 0.2, "time": 0.2})
+    files = fig5.make_fig5(tmp_path, {})
     assert all(p.exists() for p in files)
     text = (tmp_path / "REPRODUCTION.md").read_text()
     assert "<!-- begin sekkat2023-fig5 -->" in text and "| E[xi] = gamma" in text
     section = read_sections(text)["sekkat2023-fig5"]
     counts = verdict_counts(section)
-    claims = [c for c in S.FIG5_CLAIMS.values() if c.source != "check"]
+    claims = [c for c in fig5.FIG5_CLAIMS.values() if c.source != "check"]
     assert sum(counts[v] for v in VERDICTS) == len(claims) == sum(counts[s] for s in SOURCES)
     assert all(f"| {c.text} | {c.where} |" in section for c in claims)
     rows = (tmp_path / "sekkat2023-fig5" / "fig5.csv").read_text().splitlines()
     assert len(rows) == 3
 
 
-ALL_CLAIMS = {"fig3": S.FIG3_CLAIMS, "fig4": S.FIG4_CLAIMS, "fig5": S.FIG5_CLAIMS, "fig7": S.FIG7_CLAIMS,
-              "fig13": S.FIG13_CLAIMS, "fig14": S.FIG14_CLAIMS}  # fmt: skip
+ALL_CLAIMS = {"fig3": fig3.FIG3_CLAIMS, "fig4": fig4.FIG4_CLAIMS, "fig5": fig5.FIG5_CLAIMS, "fig7": fig7.FIG7_CLAIMS,
+              "fig13": fig13.FIG13_CLAIMS, "fig14": fig14.FIG14_CLAIMS}  # fmt: skip
 
 
 @pytest.mark.parametrize("fig", sorted(ALL_CLAIMS))
@@ -196,7 +196,7 @@ def _verdicts(outcomes):
 
 
 def _fig7_rows(full_l1, scalar_l1, langevin_l1=0.6):
-    st = S.FIG7["quick"]
+    st = fig7.FIG7["quick"]
     rows = [_mix("adl_full", h, n, full_l1(h, n)) for h in st["h"] for n in st["n"]]
     rows += [_mix("adl_scalar", h, n, scalar_l1(h, n)) for h in st["h"] for n in st["n"]]
     return rows + [_mix("langevin", h, n, langevin_l1) for n, h in st["langevin"]]
@@ -210,27 +210,27 @@ def test_fig7_ratio_at_the_noise_floor_is_not_measured():
     """Issue 16: where the full-matrix errors sit at their noise floor, the scalar/full ratio is not
     measured (not tested: scale), however large the scalar errors; it is measured where both are
     resolved, and partly when only some settings are."""
-    st = S.FIG7["quick"]
-    ratio = S.FIG7_CLAIMS["ratio"].text
+    st = fig7.FIG7["quick"]
+    ratio = fig7.FIG7_CLAIMS["ratio"].text
     at_floor = _fig7_rows(lambda h, n: 0.05, lambda h, n: 0.05 + 1000 * h)
-    out = _verdicts(S.fig7_outcomes(at_floor, PROJ, BY_DATA, st, "quick"))
+    out = _verdicts(fig7.fig7_outcomes(at_floor, PROJ, BY_DATA, st, "quick"))
     assert out[ratio] == "not tested: scale"
     resolved = _fig7_rows(lambda h, n: 0.05 + 50 * h, lambda h, n: 0.05 + 100 * h)  # ratio 1.4..1.7 ~ 2.0
-    assert _verdicts(S.fig7_outcomes(resolved, PROJ, BY_DATA, st, "quick"))[ratio] == "reproduced"
+    assert _verdicts(fig7.fig7_outcomes(resolved, PROJ, BY_DATA, st, "quick"))[ratio] == "reproduced"
     one = _fig7_rows(lambda h, n: 0.05 + 50 * h * (h == 3e-3 and n == 5), lambda h, n: 0.05 + 100 * h)
-    assert _verdicts(S.fig7_outcomes(one, PROJ, BY_DATA, st, "quick"))[ratio] == "partly"
+    assert _verdicts(fig7.fig7_outcomes(one, PROJ, BY_DATA, st, "quick"))[ratio] == "partly"
     off = _fig7_rows(lambda h, n: 0.05 + 10 * h, lambda h, n: 0.05 + 200 * h)  # ratio ~ 3.5..5, twice ours
-    assert _verdicts(S.fig7_outcomes(off, PROJ, BY_DATA, st, "quick"))[ratio] == "not reproduced"
+    assert _verdicts(fig7.fig7_outcomes(off, PROJ, BY_DATA, st, "quick"))[ratio] == "not reproduced"
     # projection errors: the paper's value against the spread over data sets
-    assert out[S.FIG7_CLAIMS["proj_full"].text] == "reproduced"
+    assert out[fig7.FIG7_CLAIMS["proj_full"].text] == "reproduced"
     far = [{**d, "scalar": 0.9 + 0.01 * k} for k, d in enumerate(BY_DATA)]
-    assert _verdicts(S.fig7_outcomes(at_floor, PROJ, far, st, "quick"))[S.FIG7_CLAIMS["proj_scalar"].text].startswith(
-        "not reproduced ("
-    )
+    assert _verdicts(fig7.fig7_outcomes(at_floor, PROJ, far, st, "quick"))[
+        fig7.FIG7_CLAIMS["proj_scalar"].text
+    ].startswith("not reproduced (")
 
 
 def _fig14_rows(l1, se=0.005, mass=0.365):
-    st = S.FIG14["quick"]
+    st = fig14.FIG14["quick"]
     return [_mix("eadl", h, n, l1(K, n), se, K=K, **{"mass_theta1_gt_0.7": mass}) for h in st["h"] for n in st["n"]
             for K in (0, 3, 15, 35)]  # fmt: skip
 
@@ -238,19 +238,19 @@ def _fig14_rows(l1, se=0.005, mass=0.365):
 def test_fig14_verdicts_follow_the_measured_changes():
     """Drops count only beyond 2 s.e.; a residual far above half the AdL excess is a measured
     disagreement (the n = 5 case of issue 16), one at the floor agrees."""
-    st, proj = S.FIG14["quick"], {"K=0": 0.57, "K=3": 0.56, "K=15": 0.03, "K=35": 0.01}
-    C = S.FIG14_CLAIMS
+    st, proj = fig14.FIG14["quick"], {"K=0": 0.57, "K=3": 0.56, "K=15": 0.03, "K=35": 0.01}
+    C = fig14.FIG14_CLAIMS
     clear = {0: 0.30, 3: 0.20, 15: 0.06, 35: 0.055}
-    out = _verdicts(S.fig14_outcomes(_fig14_rows(lambda K, n: clear[K]), proj, st, "quick"))
+    out = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K]), proj, st, "quick"))
     assert out[C["k3"].text] == out[C["k15"].text] == out[C["residual"].text] == "reproduced"
     assert out[C["monotone"].text] == "passed"
-    noisy = _verdicts(S.fig14_outcomes(_fig14_rows(lambda K, n: clear[K], se=0.05), proj, st, "quick"))
+    noisy = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K], se=0.05), proj, st, "quick"))
     assert noisy[C["k3"].text] == "not tested: scale"
     n5_stuck = {0: 0.30, 3: 0.24, 15: 0.17, 35: 0.31}
     mixed = _fig14_rows(lambda K, n: n5_stuck[K] if n == 5 else clear[K], se=0.02)
-    out = _verdicts(S.fig14_outcomes(mixed, proj, st, "quick"))
+    out = _verdicts(fig14.fig14_outcomes(mixed, proj, st, "quick"))
     assert out[C["residual"].text] == "partly"
-    both = _verdicts(S.fig14_outcomes(_fig14_rows(lambda K, n: n5_stuck[K], se=0.02), proj, st, "quick"))
+    both = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: n5_stuck[K], se=0.02), proj, st, "quick"))
     assert both[C["residual"].text].startswith("not reproduced (")
 
 
@@ -267,13 +267,13 @@ def _fig13_rows(friction_mean):
 def test_fig13_short_runs_are_not_tests():
     """Issue 16: a burn-in shorter than 3 relaxation times A eta of the diagonal friction leaves
     every row untested (scale), with the steps it would take; a long enough one is measured."""
-    st = S.FIG13["quick"]
-    short = S.fig13_outcomes(_fig13_rows({"diagonal": 1.5, "groups": 3.6}), st)
+    st = fig13.FIG13["quick"]
+    short = fig13.fig13_outcomes(_fig13_rows({"diagonal": 1.5, "groups": 3.6}), st)
     assert [o.verdict for _, o in short] == ["not tested: scale"] * 3
     assert all("CPU-hours" in o.why and "2160" in o.why for _, o in short)  # 3 x 3.6 x 200 time units
     long_ = dict(st, burn=300_000)
-    out = _verdicts(S.fig13_outcomes(_fig13_rows({"diagonal": 1.2, "groups": 1.25}), long_))
-    C = S.FIG13_CLAIMS
+    out = _verdicts(fig13.fig13_outcomes(_fig13_rows({"diagonal": 1.2, "groups": 1.25}), long_))
+    C = fig13.FIG13_CLAIMS
     assert out[C["grows"].text] == out[C["diag_better"].text] == out[C["xi_mean"].text] == "reproduced"
 
 
@@ -284,19 +284,19 @@ def test_fig13_names_the_cells_past_their_own_relaxation_time():
     for r in rows:  # n = 10 runs hot: A = 20 needs 3 x 20 x 200 = 12,000 time units
         if r["n"] == 10:
             r["friction_mean"] = 20.0
-    text = S._fig13_stationary_cells(rows, dict(S.FIG13["quick"], burn=300_000))  # 3,000 time units
+    text = fig13._fig13_stationary_cells(rows, dict(fig13.FIG13["quick"], burn=300_000))  # 3,000 time units
     past, pending = text.split("not yet:")
     assert "n=250 h=0.01 (3 A eta = 750)" in past and "n=50 h=0.01" in past and "n=10" not in past
     assert "n=10 h=0.01 (3 A eta = 12000)" in pending and "n=250" not in pending
 
 
 def test_fig4_affine_needs_points_above_the_floor():
-    st = S.FIG4["quick"]
+    st = fig4.FIG4["quick"]
     rows = [_mix("sgld", h, n, 0.055 + (h == 3e-4) * 0.2) for h in st["h"] for n in st["n"]]
     rows = [{**r, "eps": {5: 7800.0, 15: 2466.67, 50: 600.0}[r["n"]]} for r in rows]
     rows += [{**_mix("langevin", 1e-4, 15, 0.06), "eps": 2466.67}]
-    out = _verdicts(S.fig4_outcomes(rows, st, "quick"))
-    assert out[S.FIG4_CLAIMS["affine"].text] == "not tested: scale"
-    assert out[S.FIG4_CLAIMS["sgld_langevin"].text] == "not tested: scale"
+    out = _verdicts(fig4.fig4_outcomes(rows, st, "quick"))
+    assert out[fig4.FIG4_CLAIMS["affine"].text] == "not tested: scale"
+    assert out[fig4.FIG4_CLAIMS["sgld_langevin"].text] == "not tested: scale"
     lin = [{**r, "l1": 0.05 + 5e-6 * r["eps"], "l1_noise_floor": 0.02} if r["h"] == 1e-4 else r for r in rows]
-    assert _verdicts(S.fig4_outcomes(lin, st, "quick"))[S.FIG4_CLAIMS["affine"].text] == "reproduced"
+    assert _verdicts(fig4.fig4_outcomes(lin, st, "quick"))[fig4.FIG4_CLAIMS["affine"].text] == "reproduced"

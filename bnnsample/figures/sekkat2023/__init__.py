@@ -1,0 +1,16 @@
+"""Recipes for Sekkat & Stoltz (2023), "Quantifying the mini-batching error in Bayesian inference for Adaptive
+Langevin dynamics" (JMLR 24, 2023), one module per figure:
+
+    fig3     sekkat2023-fig3   Gaussian mean, SGLD and Langevin-OABAO: relative variance error vs eps(n),
+                               with and without replacement, against the exact stationary variances
+    fig5     sekkat2023-fig5   same target, AdL (scalar friction)
+    fig4     sekkat2023-fig4   two-means mixture, SGLD / Langevin: L1 error (eq. 44) of the theta_1 marginal
+    fig7     sekkat2023-fig7   mixture, AdL full-matrix vs scalar friction; projection errors (Remark 15)
+    fig14    sekkat2023-fig14  mixture, eAdL with K + 1 = 1, 4, 16, 36 basis functions (+ Fig. 15 projections)
+    fig13    sekkat2023-fig13  BNN on the 2-D two-class data, AdL diagonal vs 3-group friction (reduced)
+    mixture  the mixture's exact reference, runs and L1 errors with their noise floor (figs 4, 7, 14)
+    shared   the method common to all: runs of the project's samplers, the Gaussian model's exact variances,
+             the claims with their rules, a recipe's invocation and its section
+"""
+
+from . import fig3, fig4, fig5, fig7, fig13, fig14  # noqa: F401  (importing them registers their recipes)

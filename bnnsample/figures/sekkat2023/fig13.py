@@ -1,0 +1,204 @@
+"""sekkat2023-fig13 (reduced): the BNN of §3.5 on the 2-D two-class data sampled by AdL with a diagonal and a
+3-group friction: L1 error of the histogram of N_theta(x*) against n (Fig. 13)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+
+from .. import common, register
+from ..claims import Claim, Outcome, by_count, not_tested
+from .shared import Claims, Invocation, Run, cpu, eps_of, simulate, span, target
+
+ID = "sekkat2023-fig13"
+FIG13 = {
+    "quick": {"h": (1e-2,), "n": (10, 50, 250), "chains": 32, "burn": 1500, "steps": 4500, "bins": 50},
+    "paper": {"h": (5e-3, 1e-2), "n": (5, 10, 25, 50, 100, 250), "chains": 64, "burn": 20000, "steps": 80000,
+              "bins": 50},
+    # quick's grid with a burn-in of 2,500 time units, past 3 relaxation times A eta of the
+    # diagonal friction as quick measured A (3.76, 3 A eta = 2,255). Run this long, A reaches 22.1
+    # at n = 10 (3 A eta = 13,250), so only n = 250 is stationary here (33 CPU-minutes)
+    "stationary": {"h": (1e-2,), "n": (10, 50, 250), "chains": 32, "burn": 250000, "steps": 4500, "bins": 50},
+}  # fmt: skip
+ETA_BNN = 200.0
+GROUPS = [16, 8, 8]  # W1, b, W2 of d1 = 8 (sekkat2023 §3.5)
+
+
+def _hist_l1(a: np.ndarray, b: np.ndarray, bins: int) -> float:
+    from ...evaluate.metrics import l1_histogram_error
+
+    return l1_histogram_error(a.ravel(), b.ravel(), bins=bins, range=(0.0, 1.0))
+
+
+def fig13_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
+    """Per h, the full-batch reference runs then one run per n, each with the diagonal and the 3-group friction;
+    the L1 error of a reference run is against the other friction's (the reference's own noise)."""
+    import torch
+
+    pot = target(["dataset=two_class_2d"])
+    x0 = torch.zeros(settings["chains"], pot.dim, dtype=torch.float64)
+    kinds = {"diagonal": {"friction_kind": "diagonal"}, "groups": {"friction_kind": "groups", "groups": GROUPS}}
+    rows, refs, s = [], {}, seed
+    for h in settings["h"]:
+        for smp, batching, n in (("full", "full", pot.n_data), *(("wor", "iid_wor", n) for n in settings["n"])):
+            for kind, p in kinds.items():
+                s += 1
+                run = simulate(pot, "adl", {**p, "thermostat_mass": ETA_BNN}, batching, n, h, x0, seed=s,
+                               burn=settings["burn"], draws=400, thin=settings["steps"] // 400, predict=True)  # fmt: skip
+                if smp == "full":
+                    refs[(h, kind)] = run
+                ref = None if smp == "full" else refs[(h, "diagonal")]
+                rows.append(_bnn_row(kind, smp, h, n, eps_of(pot.n_data, n, batching), run, ref, settings["bins"]))
+                if bar:
+                    at = f"full batch h={h:g}: " if smp == "full" else f"h={h:g} n={n}: L1 {rows[-1]['l1']:.3f}, "
+                    bar.done(f"{kind} {at}mean friction {rows[-1]['friction_mean']:.3f} ({run.seconds:.1f}s)")
+    for r in rows:
+        if r["sampling"] == "full":
+            other = "diagonal" if r["friction"] == "groups" else "groups"
+            r["l1"] = _hist_l1(refs[(r["h"], r["friction"])].predict, refs[(r["h"], other)].predict, settings["bins"])
+    return rows
+
+
+def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int) -> dict:
+    xi = run.xi  # [C, d] or [C, 3]
+    per_coord = np.repeat(xi, GROUPS, axis=1) if kind == "groups" else xi
+    return {"friction": kind, "sampling": sampling, "h": h, "n": n, "eps": eps, "eps_h": eps * h,
+            "l1": float("nan") if ref is None else _hist_l1(run.predict, ref.predict, bins),
+            "predict_mean": float(run.predict.mean()), "predict_sd": float(run.predict.std()),
+            "friction_mean": float(run.friction.mean()), "friction_coord_sd": float(per_coord.mean(0).std()),
+            "chains": run.x.shape[0], "steps": run.steps, "seconds": run.seconds}  # fmt: skip
+
+
+@register(ID, "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL",
+          scales=tuple(FIG13))  # fmt: skip
+def make_fig13(out_dir: Path, options: dict) -> list[Path]:
+    inv = Invocation(ID, out_dir, options, FIG13)
+    with inv.cells(2 * len(inv.st["h"]) * (1 + len(inv.st["n"]))) as bar:
+        rows = fig13_rows(inv.st, bar=bar)
+    files = [inv.csv(rows, "fig13.csv"), plot_fig13(rows, inv.st, inv.dir / "fig13.png")]
+    return inv.finish(_fig13_markdown(inv, fig13_outcomes(rows, inv.st), rows, files), files)
+
+
+def plot_fig13(rows: list[dict], st: dict, png: Path) -> Path:
+    fig, ax = common.pyplot().subplots(figsize=(7, 4.8))
+    for i, h in enumerate(st["h"]):
+        for kind, mk in (("diagonal", "o-"), ("groups", "s--")):
+            sel = sorted([r for r in rows if r["h"] == h and r["friction"] == kind and r["sampling"] == "wor"],
+                         key=lambda r: r["n"])  # fmt: skip
+            ax.plot([r["n"] for r in sel], [r["l1"] for r in sel], mk, color=f"C{i}", label=f"{kind} h={h:g}")
+        fl = [r["l1"] for r in rows if r["h"] == h and r["sampling"] == "full"]
+        ax.axhline(np.mean(fl), color=f"C{i}", lw=0.8, ls=":", label=f"reference noise (full batch) h={h:g}")
+    ax.set(xscale="log", xlabel="batch size n", ylabel=f"L1 error, histogram of N_theta(x*) ({st['bins']} bins)",
+           title="BNN, AdL diagonal vs 3-group scalar friction, eta = 200")  # fmt: skip
+    ax.legend(fontsize=7)
+    return common.save_figure(fig, png)
+
+
+FIG13_CLAIMS = Claims()
+
+
+def fig13_outcomes(rows, st) -> list[tuple[Claim, Outcome]]:
+    """The measured outcome of each claim of FIG13_CLAIMS: measured only when the burn-in lets the diagonal
+    friction reach its stationary mean A (relaxation time A eta, eta = 200: each xi_i is driven by one
+    coordinate, a group scalar by all size(g) of its coordinates, size(g) times faster)."""
+    return FIG13_CLAIMS.outcomes(rows, st, _too_short(rows, st))
+
+
+def _pairs(rows) -> list[tuple[dict, dict]]:
+    """(diagonal, 3-group) rows of each mini-batch (n, h)."""
+    wor = [r for r in rows if r["sampling"] == "wor"]
+    return [(r, next(q for q in wor if q["friction"] == "groups" and (q["h"], q["n"]) == (r["h"], r["n"])))
+            for r in wor if r["friction"] == "diagonal"]  # fmt: skip
+
+
+def _too_short(rows, st) -> str:
+    """Why the claims are not tested when the burn-in is shorter than 3 A eta, A the largest mean group friction
+    (which relaxes faster than the diagonal one); "" when it is long enough."""
+    A = max(b["friction_mean"] for _, b in _pairs(rows))
+    need, h = 3 * A * ETA_BNN, min(st["h"])
+    if st["burn"] * h < need:
+        work = cpu() / sum(r["steps"] for r in rows) * (need / h + st["steps"]) * len(rows)
+        return (f"burn-in {st['burn'] * h:g} time units (run {(st['burn'] + st['steps']) * h:g}) vs 3 A eta = "
+                f"{need:.0f} (A = {A:.2f}, the largest mean group friction, which relaxes size(g) times faster): the "
+                f"diagonal friction is not stationary (its chains run hot). Needs a burn-in of {need / h:.0f} steps "
+                f"per run, about {work / 3600:.1f} CPU-hours for this grid at this run's cost per step")  # fmt: skip
+    return ""
+
+
+@FIG13_CLAIMS.rule("grows", Claim(
+    "the L1 error grows as n decreases", "§3.5, Fig. 13", "grows as n decreases", source="statement",
+    tolerance="L1 non-increasing in n for each friction and h",
+    method="L1 between the histograms of N_theta(x*) of the mini-batch run and of full-batch diagonal AdL; "
+           "measured once the burn-in reaches 3 relaxation times A eta of the diagonal friction"))  # fmt: skip
+def _grows(rows, st, short):
+    series = {(h, kind): sorted([r for r in rows if r["sampling"] == "wor" and r["h"] == h and r["friction"] == kind],
+                                key=lambda r: r["n"]) for h in st["h"] for kind in ("diagonal", "groups")}  # fmt: skip
+    ours = ("; ".join(f"{k} h={h:g}: " + ", ".join(f"n={r['n']} {r['l1']:.3f}" for r in sel)
+                      for (h, k), sel in series.items())
+            + f"; reference noise {span([r['l1'] for r in rows if r['sampling'] == 'full'], '.3f')}")  # fmt: skip
+    grows = [all(a["l1"] >= b["l1"] for a, b in itertools.pairwise(sel)) for sel in series.values()]
+    return not_tested("scale", ours, short) if short else by_count(sum(grows), len(grows), ours)
+
+
+@FIG13_CLAIMS.rule("diag_better", Claim(
+    "diagonal AdL has a lower error than 3-group scalar AdL when eps(n) h is small enough", "§3.5, Fig. 13",
+    "diagonal < scalar", source="statement",
+    tolerance="diagonal L1 below the 3-group L1 at the smallest eps(n) h of each h",
+    method="as the row above"))  # fmt: skip
+def _diag_better(rows, st, short):
+    pairs = _pairs(rows)
+    ours = "; ".join(f"n={a['n']} h={a['h']:g} (eps h {a['eps_h']:.3g}): diagonal {a['l1']:.3f} vs groups "
+                     f"{b['l1']:.3f}" for a, b in pairs)  # fmt: skip
+    if short:
+        return not_tested("scale", ours, short)
+    best = [max((p for p in pairs if p[0]["h"] == h), key=lambda p: p[0]["n"]) for h in st["h"]]
+    return by_count(sum(a["l1"] < b["l1"] for a, b in best), len(best), ours)
+
+
+@FIG13_CLAIMS.rule("xi_mean", Claim(
+    "the time average of the diagonal xi's mean equals that of the scalar xi", "§3.5 (after Fig. 13)",
+    "≈ equal", source="statement", tolerance="within 10% at every (n, h)",
+    method="time and chain average of tr(xi)/d, after the same burn-in"))  # fmt: skip
+def _xi_mean(rows, st, short):
+    pairs = _pairs(rows)
+    ours = "; ".join(f"n={a['n']} h={a['h']:g}: diagonal {a['friction_mean']:.3f} vs groups "
+                     f"{b['friction_mean']:.3f}" for a, b in pairs)  # fmt: skip
+    good = sum(abs(a["friction_mean"] - b["friction_mean"]) <= 0.1 * b["friction_mean"] for a, b in pairs)
+    return not_tested("scale", ours, short) if short else by_count(good, len(pairs), ours)
+
+
+def _fig13_markdown(inv: Invocation, outcomes, rows, files: list[Path]) -> str:
+    st = inv.st
+    settings = (f"two_class_2d data (N = 500, c^2 = 0.03, data seed 0), two_layer_bnn (d1 = 8, d = 32, N(0, I) prior), "
+                f"AdL (`adl`) with diagonal friction and with 3 group scalars (W1, b, W2 = 16, 8, 8; update by analogy "
+                f"with eq. 59, Remark 11), gamma = 1, eta = {ETA_BNN}, h in {list(st['h'])}, n in {list(st['n'])} "
+                f"without replacement; {st['chains']} chains from theta = 0 (as the paper), burn-in {st['burn']} steps "
+                f"and {st['steps']} recorded steps per chain (paper: 4x10^5 epochs); reference: full-batch AdL with "
+                f"diagonal friction, same length; observable N_theta(x*) at x* = (1, 1.5); histograms with "
+                f"{st['bins']} bins on [0, 1] (the paper does not state its bins).")  # fmt: skip
+    notes = ("Reduced and qualitative (the paper runs 4x10^5 epochs, §3.5). The BNN posterior is multimodal; a run "
+             "this short samples the modes its chains reach, and the reference carries the same limitation. "
+             + _fig13_stationary_cells(rows, st))  # fmt: skip
+    return inv.section(settings, outcomes, notes, files)
+
+
+def _fig13_stationary_cells(rows, st) -> str:
+    """Which (n, h) cells ran past 3 relaxation times A eta of their own diagonal friction (A =
+    the mean friction of the 3-group run of the cell, which relaxes faster), with their values:
+    the claims need every cell, these are the ones already measured."""
+    burn_t = st["burn"] * min(st["h"])
+    done, pending = [], []
+    for a, b in _pairs(rows):
+        need = 3 * b["friction_mean"] * ETA_BNN
+        cell = f"n={a['n']} h={a['h']:g} (3 A eta = {need:.0f})"
+        if burn_t >= need:
+            done.append(f"{cell}: L1 diagonal {a['l1']:.3f} vs groups {b['l1']:.3f}, mean friction "
+                        f"{a['friction_mean']:.3f} vs {b['friction_mean']:.3f}")  # fmt: skip
+        else:
+            pending.append(cell)
+    noise = span([r["l1"] for r in rows if r["sampling"] == "full"], ".3f")
+    return (f"Cells past 3 A eta of their own friction at burn-in {burn_t:g} time units: "
+            + ("; ".join(done) if done else "none") + f" (reference noise {noise}); not yet: "
+            + (", ".join(pending) if pending else "none") + ".")  # fmt: skip

@@ -1,0 +1,202 @@
+"""The mixture of sekkat2023 §2.5.2 that figs 4, 7 and 14 sample: the exact posterior by grid quadrature (its
+theta_1 marginal, Sigma_x and the L2(pi) projection errors), the runs of a figure's plan, and the L1 error of
+eq. 44 with a histogram-noise floor and a standard error from a bootstrap over chains: an error that does not
+exceed its floor by more than 2 s.e. measures no bias, and a claim that rests only on such errors is "not
+tested: scale"."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import common
+from ..common import save_figure
+from .shared import cpu, eps_of, simulate, target
+
+BINS, RANGE = 500, (0.0, 1.4)
+EDGES = [0.0, 0.7, 1.4]
+CLASSES = ("scalar", "diagonal", "full")  # the constant frictions of AdL (Remark 15)
+
+
+@dataclass
+class MixtureReference:
+    pot: object
+    grid: object
+    density: object  # callable theta_1 -> marginal density
+    sigma: np.ndarray = field(default=None)  # Sigma_x at the grid points with mass
+    weights: np.ndarray = field(default=None)
+    points: np.ndarray = field(default=None)
+
+
+def mixture_reference(cells: int = 300, with_sigma: bool = False, seed: int = 0) -> MixtureReference:
+    """The exact posterior of sekkat2023 §2.5.2 (data seed ``seed``) on a grid over
+    [-0.5, 2]^2, its theta_1 marginal and, optionally, Sigma_x on the cells carrying mass."""
+    from ...analysis import quadrature as q
+
+    pot = target(["dataset=mixture_means", f"dataset.seed={seed}"])
+    grid = q.posterior_grid(pot, cells=cells)
+    ref = MixtureReference(pot, grid, q.marginal_density_at(grid))
+    if with_sigma:
+        w = grid.weights.ravel()
+        keep = w > 1e-12 * w.max()
+        ref.points, ref.weights = grid.points[keep], w[keep]
+        ref.sigma = q.gradient_covariance(pot, ref.points)
+    return ref
+
+
+def projection_errors(ref: MixtureReference) -> dict[str, float]:
+    """||Sigma_x - S*||_{L2(pi)} for AdL's scalar, diagonal, full frictions and eAdL's full
+    frictions on the K + 1 = 4, 16, 36 functions of the [0, 1.4]^2 partition (Fig. 15)."""
+    import torch
+
+    from ...analysis.quadrature import projection_error
+    from ...integrators.thermostats import PartitionBasis
+
+    out = {k: projection_error(ref.sigma, ref.weights, k) for k in CLASSES}
+    for deg, K in ((0, 3), (1, 15), (2, 35)):
+        f = PartitionBasis(EDGES, deg, 2)(torch.as_tensor(ref.points)).numpy()
+        out[f"K={K}"] = projection_error(ref.sigma, ref.weights, "full", f)
+    out["K=0"] = out["full"]
+    return out
+
+
+def l1_error(theta1: np.ndarray, ref: MixtureReference) -> float:
+    from ...evaluate.metrics import l1_histogram_error
+
+    return l1_histogram_error(theta1.ravel(), ref.density, bins=BINS, range=RANGE)
+
+
+def l1_floor(theta1: np.ndarray, ref: MixtureReference, seed: int, reps: int = 20) -> tuple[float, float]:
+    """Histogram-noise floor of the L1 error of draws theta1 [C, D] from C independent chains, and
+    the standard error of the L1 error itself, from ``reps`` bootstrap resamples of whole chains
+    (which respect the correlation inside chains and the between-chain mode weights):
+
+        floor = mean_r L1(resample_r, pooled)       (the bootstrap estimate of E L1(histogram, its mean))
+        se    = sd_r   L1(resample_r, reference)    (the bootstrap s.e. of the L1 error, eq. 44).
+    """
+    from ...evaluate.metrics import l1_histogram_error
+
+    rng = np.random.default_rng(seed)
+    C = theta1.shape[0]
+    floor, err = [], []
+    for _ in range(reps):
+        resample = theta1[rng.integers(0, C, C)].ravel()
+        floor.append(l1_histogram_error(resample, theta1.ravel(), bins=BINS, range=RANGE))
+        err.append(l1_error(resample, ref))
+    return float(np.mean(floor)), float(np.std(err, ddof=1))
+
+
+def _steps(h: float, burn_time: float, time_: float, draws: int) -> tuple[int, int]:
+    """(burn-in steps, thinning) of a mixture run of ``burn_time`` + ``time_`` time units at step h."""
+    return max(2, round(burn_time / h)), max(draws, round(time_ / h)) // draws
+
+
+def mixture_row(ref: MixtureReference, scheme: str, params: dict, batching: str, n: int, h: float, chains: int,
+                burn_time: float, time_: float, seed: int, label: str, draws: int = 200) -> dict:  # fmt: skip
+    rng = np.random.default_rng(seed)
+    x0 = ref.grid.sample(chains, rng)
+    v0 = rng.standard_normal((chains, 2))
+    burn, thin = _steps(h, burn_time, time_, draws)
+    run = simulate(ref.pot, scheme, params, batching, n, h, x0, v0, seed=seed, draws=draws, thin=thin, burn=burn)
+    th1 = run.x[:, :, 0]
+    floor, se = l1_floor(th1, ref, seed)
+    eps = eps_of(ref.pot.n_data, n, batching)
+    row = {"scheme": label, "sampling": {"iid_wor": "wor", "iid": "iid", "full": "full"}[batching], "h": h, "n": n,
+           "eps": eps, "eps_h": eps * h, "l1": l1_error(th1, ref), "l1_se": se, "l1_noise_floor": floor,
+           "mass_theta1_gt_0.7": float((th1 > 0.7).mean()), "exact_mass_gt_0.7": 1 - ref.grid.mass_in(-9, 0.7),
+           "chains": chains, "steps": run.steps, "seconds": run.seconds}  # fmt: skip
+    if run.friction is not None:
+        row["friction_mean"] = float(run.friction.mean())
+    return row
+
+
+def mixture_rows(ref: MixtureReference, plan, bar=None) -> list[dict]:
+    """One ``mixture_row`` per (arguments, extra columns) of a plan; ``bar.done`` after each."""
+    rows = []
+    for args, extra in plan:
+        r = {**mixture_row(ref, *args), **extra}
+        rows.append(r)
+        if bar:
+            bar.done(f"{r['scheme']} {r['sampling']} h={r['h']:g} n={r['n']}"
+                     + "".join(f" {k}={v}" for k, v in extra.items())
+                     + f": L1 {r['l1']:.3f} (floor {r['l1_noise_floor']:.3f}, {r['seconds']:.1f}s)")  # fmt: skip
+    return rows
+
+
+def mixture_work(plan, draws: int = 200) -> int:
+    """Chains x steps of a plan's runs (their CPU time is about proportional to it)."""
+    total = 0
+    for (_, _, _, _, h, chains, burn_time, time_, *_), _ in plan:
+        burn, thin = _steps(h, burn_time, time_, draws)
+        total += chains * (burn + draws * thin)
+    return total
+
+
+def plot(path, x_key, groups, title, ylabel="L1 error of the theta_1 marginal (eq. 44)"):
+    """The L1 errors of each (label, rows) group against ``x_key``, with their noise floors (dotted)."""
+    fig, ax = common.pyplot().subplots(figsize=(7, 4.8))
+    for i, (label, sel) in enumerate(groups):
+        sel = sorted(sel, key=lambda r: r[x_key])
+        ax.plot([r[x_key] for r in sel], [r["l1"] for r in sel], "o-", color=f"C{i % 10}", label=label)
+        ax.plot([r[x_key] for r in sel], [r["l1_noise_floor"] for r in sel], ":", color=f"C{i % 10}", lw=0.8)
+    ax.set(xscale="log" if x_key != "K" else "linear", yscale="log", xlabel=x_key, ylabel=ylabel,
+           title=title + " (dotted: bootstrap histogram-noise floor)")  # fmt: skip
+    ax.legend(fontsize=7)
+    return save_figure(fig, path)
+
+
+def settings_text(st, ref) -> str:
+    """The settings a mixture figure's section states first: data, reference, chains, L1 and its noise."""
+    return (
+        f"mixture §2.5.2 (dataset mixture_means, N = 200, data seed 0; the paper's data set is unseeded), "
+        f"reference theta_1 marginal by midpoint quadrature of the exact posterior on a {st['cells']}^2 grid over "
+        f"[-0.5, 2]^2 (mass of theta_1 in [0, 1.4]: {ref.grid.mass_in(0, 1.4):.6f}); L1 with {BINS} bins on "
+        f"{list(RANGE)}; {st['chains']} chains per setting started from exact posterior draws (so the two modes "
+        f"start with their exact weights; exact mass of theta_1 > 0.7: {1 - ref.grid.mass_in(-9, 0.7):.3f}), "
+        f"v ~ N(0, I). Noise floor and s.e. of each L1 error from 20 bootstrap resamples of whole chains (floor: "
+        f"mean L1 between a resample's histogram and the pooled one; s.e.: sd of the resamples' L1 errors); an L1 "
+        f"error measures a bias where it exceeds its floor by more than 2 s.e."
+    )
+
+
+# -- what the mixture claims' rules share ------------------------------------------------------
+def linear_fit(x, y) -> tuple[float, float, float]:
+    """(intercept, slope, R^2) of y on x."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    A = np.stack([np.ones_like(x), x], 1)
+    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
+    res = y - A @ coef
+    r2 = 1 - (res**2).sum() / max(((y - y.mean()) ** 2).sum(), 1e-300)
+    return float(coef[0]), float(coef[1]), float(r2)
+
+
+def l1_text(r) -> str:
+    return f"{r['l1']:.3f} ± {r['l1_se']:.3f} (floor {r['l1_noise_floor']:.3f})"
+
+
+def resolved(r) -> bool:
+    """The L1 error exceeds its histogram-noise floor by more than 2 s.e.: it measures a bias, not noise."""
+    return r["l1"] - r["l1_noise_floor"] > 2 * r["l1_se"]
+
+
+def bound_z(a, b, c: float = 1.0, excess: bool = False) -> float:
+    """(x_b - c x_a) in standard errors (independent runs a, b), x the L1 error or, with ``excess``, its excess
+    over the noise floor (whose own noise, a mean over resamples, is neglected)."""
+    xa, xb = (r["l1"] - (r["l1_noise_floor"] if excess else 0.0) for r in (a, b))
+    return (xb - c * xa) / math.hypot(c * a["l1_se"], b["l1_se"])
+
+
+def scale_why(rows, scale: str, scales: dict, plan) -> str:
+    """What resolving the noise floor of a mixture figure takes: the floor falls as 1/sqrt(chains x time)."""
+    f = [r["l1_noise_floor"] for r in rows]
+    now = f"histogram-noise floor {min(f):.3f}..{max(f):.3f} at {rows[0]['chains']} chains per setting; it falls as " \
+          "1/sqrt(chains x recorded time)"  # fmt: skip
+    if scale == "paper":
+        return now + "; a lower floor needs more than scale=paper"
+    q, p = scales[scale], scales["paper"]
+    gain = p["chains"] * p["time"] / (q["chains"] * q["time"])
+    work = cpu() * mixture_work(plan(p)) / mixture_work(plan(q))
+    return (f"{now}; scale=paper ({gain:.1f}x the chains x time per setting: floor / {math.sqrt(gain):.1f}) would take "
+            f"about {work / 3600:.1f} CPU-hours (this run's CPU time x the ratio of chains x steps)")  # fmt: skip
