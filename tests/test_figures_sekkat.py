@@ -157,7 +157,7 @@ def test_recipes_registered_and_options(tmp_path):
 
 def test_fig5_recipe_tiny(tmp_path, monkeypatch):
     monkeypatch.setitem(fig5.FIG5, "quick", {"h": (1e-2,), "n": (20, 50), "chains": 16, "burn": 0.2, "time": 0.2})
-    files = fig5.make_fig5(tmp_path, {})
+    files = recipes()["sekkat2023-fig5"].make(tmp_path, {})
     assert all(p.exists() for p in files)
     text = (tmp_path / "REPRODUCTION.md").read_text()
     assert "<!-- begin sekkat2023-fig5 -->" in text and "| E[xi] = gamma" in text

@@ -1,17 +1,21 @@
 """Figure recipes: ``bnnsample figure <id> [--out DIR] [key=value ...]``.
 
-A recipe is a function ``make(out_dir: Path, options: dict[str, str]) -> list[Path]`` (the
-files it wrote) registered under an id with a one-line description::
+A recipe is declared as a ``driver.Figure`` (its scales and options, ``rows``, ``outcomes``,
+``plot``, its settings text) and filed with ``driver.register_figure``; the driver runs it and
+writes its CSV, plot, claims.csv and REPRODUCTION.md section. Recipes that do more than one
+table per invocation register a function ``make(out_dir: Path, options: dict[str, str]) ->
+list[Path]`` (the files it wrote) under an id with a one-line description::
 
     @register("orders", "measured orders of convergence of every integrator")
     def make(out_dir, options): ...
 
-Every module of this package except ``claims``, ``common`` and ``report`` is a recipe module,
-found and imported on first use; it should keep heavy imports (matplotlib, runs) inside the function. Bad options
-raise ValueError with the key and the allowed values. ``claims`` holds the claims-as-data
-types and the one writer of verdict rows, ``common`` what recipes share (the scale option, the
-results/REPRODUCTION.md section writer); ``report`` what the
-command prints around a recipe (its output directory, the claims' verdicts).
+Every module or subpackage of this package except ``claims``, ``common``, ``driver`` and
+``report`` holds recipes (a package per paper with several), found and imported on first use;
+heavy imports (matplotlib, runs) stay inside functions. Bad options raise ValueError with the
+key and the allowed values. ``claims`` holds the claims-as-data types and the one writer of
+verdict rows, ``common`` what recipes share (the scale option, CSV and figure writers, the
+REPRODUCTION.md section writer), ``report`` what the command prints around a recipe (its
+output directory, the claims' verdicts, the costs).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from pathlib import Path
 
 from ..registry import Registry, import_modules, module_names
 
-_NOT_RECIPES = ("claims", "common", "report")
+_NOT_RECIPES = ("claims", "common", "driver", "report")
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,27 @@ def by_slope(slope: float, se: float, want: float, tol: float, ours: str, why: s
     return not_reproduced(ours, why, z=d / se if noisy else None)
 
 
+class Claims(dict):
+    """A figure's claims {key: Claim}, each filed with the rule that measures its outcome:
+    ``@CLAIMS.rule(key, Claim(...))`` above a function of the figure's measurements returning an
+    Outcome; ``outcomes`` applies the rules in the order they were filed (claims.csv ids follow
+    that order)."""
+
+    def __init__(self):
+        super().__init__()
+        self.rules = {}
+
+    def rule(self, key: str, claim: Claim):
+        def deco(fn):
+            self[key], self.rules[key] = claim, fn
+            return fn
+
+        return deco
+
+    def outcomes(self, *args) -> list[tuple[Claim, Outcome]]:
+        return [(self[k], fn(*args)) for k, fn in self.rules.items()]
+
+
 def verdict_of(cell: str) -> str | None:
     """The verdict (one of VERDICTS) a table cell starts with, or None."""
     low = cell.strip().strip("*").lower()

@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import common, register
-from ..claims import Claim, Outcome, by_count, not_tested
-from .shared import Claims, Invocation, Run, cpu, eps_of, simulate, span, target
+from ..claims import Claim, Claims, Outcome, by_count, not_tested
+from ..driver import Invocation
+from .shared import PAPER, Run, eps_of, simulate, span, target
 
 ID = "sekkat2023-fig13"
 FIG13 = {
@@ -74,7 +75,7 @@ def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int) ->
 @register(ID, "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL",
           scales=tuple(FIG13))  # fmt: skip
 def make_fig13(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG13)
+    inv = Invocation(ID, out_dir, options, FIG13, title=f" ({PAPER})", heading="claim (sekkat2023)")
     with inv.cells(2 * len(inv.st["h"]) * (1 + len(inv.st["n"]))) as bar:
         rows = fig13_rows(inv.st, bar=bar)
     files = [inv.csv(rows, "fig13.csv"), plot_fig13(rows, inv.st, inv.dir / "fig13.png")]
@@ -119,11 +120,16 @@ def _too_short(rows, st) -> str:
     A = max(b["friction_mean"] for _, b in _pairs(rows))
     need, h = 3 * A * ETA_BNN, min(st["h"])
     if st["burn"] * h < need:
-        work = cpu() / sum(r["steps"] for r in rows) * (need / h + st["steps"]) * len(rows)
+        work = (
+            sum(r.get("seconds", 0.0) for r in rows)
+            / sum(r["steps"] for r in rows)
+            * (need / h + st["steps"])
+            * len(rows)
+        )
         return (f"burn-in {st['burn'] * h:g} time units (run {(st['burn'] + st['steps']) * h:g}) vs 3 A eta = "
                 f"{need:.0f} (A = {A:.2f}, the largest mean group friction, which relaxes size(g) times faster): the "
                 f"diagonal friction is not stationary (its chains run hot). Needs a burn-in of {need / h:.0f} steps "
-                f"per run, about {work / 3600:.1f} CPU-hours for this grid at this run's cost per step")  # fmt: skip
+                f"per run, about {work / 3600:.1f} CPU-hours for this grid at this run's sampling cost per step")  # fmt: skip
     return ""
 
 

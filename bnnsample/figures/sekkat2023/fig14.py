@@ -7,10 +7,11 @@ import itertools
 from pathlib import Path
 
 from .. import common, register
-from ..claims import Claim, Outcome, by_count, check, not_reproduced, not_tested
+from ..claims import Claim, Claims, Outcome, by_count, check, not_reproduced, not_tested
+from ..driver import Invocation
 from . import mixture
 from .mixture import EDGES, bound_z, l1_text, resolved
-from .shared import Claims, Invocation
+from .shared import PAPER
 
 ID = "sekkat2023-fig14"
 EADL_BASES = {0: ([0.0, 1.4], 0), 3: (EDGES, 0), 15: (EDGES, 1), 35: (EDGES, 2)}  # K: (edges, degree)
@@ -36,7 +37,7 @@ def fig14_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
 
 @register(ID, "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)", scales=tuple(FIG14))
 def make_fig14(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG14)
+    inv = Invocation(ID, out_dir, options, FIG14, title=f" ({PAPER})", heading="claim (sekkat2023)")
     st, plan = inv.st, fig14_plan(inv.st)
     with inv.cells(1 + len(plan)) as bar:
         ref = mixture.mixture_reference(st["cells"], with_sigma=True)

@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import common, register
-from ..claims import Claim, Outcome, by_count
-from .shared import BATCHING, LANGEVIN, Claims, Invocation, eps_of, exact_relative_error, gaussian, gaussian_run
+from ..claims import Claim, Claims, Outcome, by_count
+from ..driver import Invocation
+from .shared import BATCHING, LANGEVIN, PAPER, eps_of, exact_relative_error, gaussian, gaussian_run
 
 ID = "sekkat2023-fig3"
 SCHEMES = {"sgld": ("sgld", {}), "langevin": LANGEVIN}
@@ -52,7 +53,7 @@ def fig3_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
 @register(ID, "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)",
           scales=tuple(FIG3))  # fmt: skip
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG3)
+    inv = Invocation(ID, out_dir, options, FIG3, title=f" ({PAPER})", heading="claim (sekkat2023)")
     with inv.cells(2 * 2 * len(inv.st["h"]) * len(inv.st["n"])) as bar:
         rows = fig3_rows(inv.st, bar=bar)
     files = [inv.csv(rows, "fig3.csv"), plot_fig3(rows, inv.st, inv.dir / "fig3.png")]

@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import register
-from ..claims import Claim, Outcome, by_count, not_tested, partly, reproduced
+from ..claims import Claim, Claims, Outcome, by_count, not_tested, partly, reproduced
+from ..driver import Invocation
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
-from .shared import BATCHING, LANGEVIN, Claims, Invocation, tally
+from .shared import BATCHING, LANGEVIN, PAPER, tally
 
 ID = "sekkat2023-fig4"
 FIG4 = {
@@ -45,7 +46,7 @@ def fig4_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
 @register(ID, "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)",
           scales=tuple(FIG4))  # fmt: skip
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG4)
+    inv = Invocation(ID, out_dir, options, FIG4, title=f" ({PAPER})", heading="claim (sekkat2023)")
     st, plan = inv.st, fig4_plan(inv.st)
     with inv.cells(1 + len(plan)) as bar:
         ref = mixture.mixture_reference(st["cells"])

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import common, register
-from ..claims import Claim, Outcome, by_count
-from .shared import GAMMA, Claims, Invocation, eps_of, exact_relative_error, gaussian, gaussian_run, span, tally
+from .. import common
+from ..claims import Claim, Claims, Outcome, by_count
+from ..driver import Figure, Invocation, register_figure
+from .shared import GAMMA, PAPER, eps_of, exact_relative_error, gaussian, gaussian_run, span, tally
 
 ID = "sekkat2023-fig5"
 FIG5 = {
@@ -50,16 +51,6 @@ def fig5_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
                 bar.done(f"h={h:g} n={n}: relative variance error {err:.3g} ± {se:.2g}, mean friction "
                          f"{rows[-1]['xi_mean']:.4g} ({run.seconds:.1f}s)")  # fmt: skip
     return rows
-
-
-@register(ID, "sekkat2023 Fig. 5: AdL relative variance error vs eps(n) (Gaussian, without replacement)",
-          scales=tuple(FIG5))  # fmt: skip
-def make_fig5(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG5)
-    with inv.cells(len(inv.st["h"]) * len(inv.st["n"])) as bar:
-        rows = fig5_rows(inv.st, bar=bar)
-    files = [inv.csv(rows, "fig5.csv"), plot_fig5(rows, inv.st, inv.dir / "fig5.png")]
-    return inv.finish(_fig5_markdown(inv, fig5_outcomes(rows, inv.st), files), files)
 
 
 def plot_fig5(rows: list[dict], st: dict, png: Path) -> Path:
@@ -174,14 +165,22 @@ def _xi_var(rows, st):
                     "at eps h >> 10 (h xi of order 1) the scheme leaves the asymptotic regime")  # fmt: skip
 
 
-def _fig5_markdown(inv: Invocation, outcomes, files: list[Path]) -> str:
+def _settings(inv: Invocation) -> str:
     st = inv.st
-    settings = (f"Gaussian model §2.5.1 (N = 100, data seed 0), AdL eq. 58 with scalar friction (`adl`, friction_kind "
-                f"scalar), gamma = 1, eta = {ETA_GAUSSIAN} (not stated in the paper; this project's choice), without "
-                f"replacement, h in {list(st['h'])}, n in {list(st['n'])}; {st['chains']} chains from the exact "
-                f"posterior, xi_0 = gamma, v ~ N(0, 1), burn-in max({st['burn']}, 3 A eta) time units with A = gamma + "
-                "eps h Sigma_x / 2 the friction's stationary mean (its relaxation time is A eta; column burn_time), "
-                f"recorded time {st['time']} per chain (paper: T = 10^6).")  # fmt: skip
-    notes = ("AdL errors at small h are at or below the Monte Carlo resolution (the SE column of fig5.csv); the "
-             "'independent of n' verdict means no difference between batch sizes beyond 4 SE.")  # fmt: skip
-    return inv.section(settings, outcomes, notes, files)
+    return (f"Gaussian model §2.5.1 (N = 100, data seed 0), AdL eq. 58 with scalar friction (`adl`, friction_kind "
+            f"scalar), gamma = 1, eta = {ETA_GAUSSIAN} (not stated in the paper; this project's choice), without "
+            f"replacement, h in {list(st['h'])}, n in {list(st['n'])}; {st['chains']} chains from the exact "
+            f"posterior, xi_0 = gamma, v ~ N(0, 1), burn-in max({st['burn']}, 3 A eta) time units with A = gamma + "
+            "eps h Sigma_x / 2 the friction's stationary mean (its relaxation time is A eta; column burn_time), "
+            f"recorded time {st['time']} per chain (paper: T = 10^6).")  # fmt: skip
+
+
+NOTES = ("AdL errors at small h are at or below the Monte Carlo resolution (the SE column of fig5.csv); the "
+         "'independent of n' verdict means no difference between batch sizes beyond 4 SE.")  # fmt: skip
+
+FIGURE = register_figure(Figure(
+    ID, f" ({PAPER})", "sekkat2023 Fig. 5: AdL relative variance error vs eps(n) (Gaussian, without replacement)",
+    FIG5, rows=lambda inv, bar: fig5_rows(inv.st, bar=bar), outcomes=lambda rows, inv: fig5_outcomes(rows, inv.st),
+    settings=_settings, cells=lambda inv: len(inv.st["h"]) * len(inv.st["n"]),
+    plot=lambda rows, inv, png: plot_fig5(rows, inv.st, png), notes=lambda rows, inv: NOTES, csv="fig5.csv",
+    png="fig5.png", heading="claim (sekkat2023)"))  # fmt: skip

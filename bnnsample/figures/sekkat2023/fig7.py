@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import register
-from ..claims import Claim, Outcome, by_count, by_z, check, not_tested, partly, reproduced
+from ..claims import Claim, Claims, Outcome, by_count, by_z, check, not_tested, partly, reproduced
+from ..driver import Invocation
 from . import mixture
 from .mixture import CLASSES, bound_z, l1_text, projection_errors, resolved
-from .shared import LANGEVIN, Claims, Invocation
+from .shared import LANGEVIN, PAPER
 
 ID = "sekkat2023-fig7"
 ETA_MIXTURE = 0.1  # sekkat2023 §3.3.2
@@ -57,7 +58,7 @@ def fig7_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
 @register(ID, "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)",
           scales=tuple(FIG7))  # fmt: skip
 def make_fig7(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG7)
+    inv = Invocation(ID, out_dir, options, FIG7, title=f" ({PAPER})", heading="claim (sekkat2023)")
     st, plan = inv.st, fig7_plan(inv.st)
     with inv.cells(1 + len(plan) + st["data_seeds"]) as bar:
         ref = mixture.mixture_reference(st["cells"], with_sigma=True)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import common
 from ..common import save_figure
-from .shared import cpu, eps_of, simulate, target
+from .shared import eps_of, simulate, target
 
 BINS, RANGE = 500, (0.0, 1.4)
 EDGES = [0.0, 0.7, 1.4]
@@ -197,6 +197,6 @@ def scale_why(rows, scale: str, scales: dict, plan) -> str:
         return now + "; a lower floor needs more than scale=paper"
     q, p = scales[scale], scales["paper"]
     gain = p["chains"] * p["time"] / (q["chains"] * q["time"])
-    work = cpu() * mixture_work(plan(p)) / mixture_work(plan(q))
+    work = sum(r.get("seconds", 0.0) for r in rows) * mixture_work(plan(p)) / mixture_work(plan(q))
     return (f"{now}; scale=paper ({gain:.1f}x the chains x time per setting: floor / {math.sqrt(gain):.1f}) would take "
-            f"about {work / 3600:.1f} CPU-hours (this run's CPU time x the ratio of chains x steps)")  # fmt: skip
+            f"about {work / 3600:.1f} CPU-hours (this run's sampling time x the ratio of chains x steps)")  # fmt: skip

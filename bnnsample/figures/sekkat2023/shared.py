@@ -19,15 +19,11 @@ from __future__ import annotations
 
 import math
 import time
-from contextlib import closing
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from .. import common
-from ..claims import Claim, Outcome, by_count, not_reproduced, table
-from ..common import check_options, scale_of, update_reproduction
+from ..claims import Outcome, by_count, not_reproduced
 
 GAMMA = 1.0
 PAPER = "Sekkat & Stoltz (2023), JMLR 24"
@@ -187,71 +183,11 @@ def gaussian_run(pot, gm: GaussianModel, scheme: str, params: dict, batching: st
     return run, *variance_error(run.x[:, :, 0], gm.var)
 
 
-# -- claims and their rules -----------------------------------------------------------------
-class Claims(dict):
-    """A figure's claims {key: Claim}, each filed with the rule that measures its outcome:
-    ``@CLAIMS.rule(key, Claim(...))`` above a function of the figure's measurements returning an
-    Outcome; ``outcomes`` applies the rules in the order they were filed."""
-
-    def __init__(self):
-        super().__init__()
-        self.rules = {}
-
-    def rule(self, key: str, claim: Claim):
-        def deco(fn):
-            self[key], self.rules[key] = claim, fn
-            return fn
-
-        return deco
-
-    def outcomes(self, *args) -> list[tuple[Claim, Outcome]]:
-        return [(self[k], fn(*args)) for k, fn in self.rules.items()]
-
-
+# -- claim rules ------------------------------------------------------------------------------
 def tally(good: int, total: int, ours: str, why: str = "", z: float | None = None) -> Outcome:
     """``by_count``, with the size in s.e. of the largest disagreement ``z`` when no case agrees."""
     out = by_count(good, total, ours, why)
     return not_reproduced(ours, why, z=z) if out.verdict == "not reproduced" and z is not None else out
-
-
-# -- a recipe's invocation and output ---------------------------------------------------------
-_CPU0: list[float] = []  # process time at the start of each recipe (``Invocation``)
-
-
-def cpu() -> float:
-    """CPU seconds since the start of the recipe (``Invocation``)."""
-    return time.process_time() - (_CPU0[-1] if _CPU0 else 0.0)
-
-
-class Invocation:
-    """One invocation of a recipe: the scale its ``options`` pick among ``scales`` and that scale's settings
-    (``st``), its start, its folder (``dir``, made by the first ``csv``) and its REPRODUCTION.md section."""
-
-    def __init__(self, fig_id: str, out_dir: Path, options: dict, scales: dict):
-        check_options(options, ("scale",))
-        self.fig_id, self.out_dir, self.scale = fig_id, Path(out_dir), scale_of(options, allowed=tuple(scales))
-        _CPU0.append(time.process_time())
-        self.st, self.t0 = scales[self.scale], time.perf_counter()
-
-    def cells(self, total: int):
-        """A progress bar of ``total`` cells (``bar.done`` after each), closed when its with block ends."""
-        return closing(common.CellBar(self.fig_id, total))
-
-    def csv(self, rows: list[dict], name: str) -> Path:
-        self.dir = common.recipe_dir(self.out_dir, self.fig_id)
-        return common.write_csv(self.dir / name, rows)
-
-    def section(self, settings: str, outcomes, notes: str, files: list[Path]) -> str:
-        """The section: command, files, settings, the claims table of ``outcomes`` ((Claim, Outcome) pairs), notes."""
-        return (f"## {self.fig_id} ({PAPER})\n\nCommand: `bnnsample figure {self.fig_id} scale={self.scale}` (wall "
-                f"time {time.perf_counter() - self.t0:.0f} s, CPU time {cpu():.0f} s on one thread; the wall time "
-                f"includes waiting on a shared machine). Files: {', '.join(f'`{p.name}`' for p in files)}.\n\n"
-                f"Settings: {settings}\n\n{table(outcomes, heading='claim (sekkat2023)')}\n\n{notes}\n")  # fmt: skip
-
-    def finish(self, section: str, files: list[Path]) -> list[Path]:
-        """Write ``section`` into out_dir/REPRODUCTION.md; the recipe's files."""
-        update_reproduction(self.out_dir, self.fig_id, section)
-        return files
 
 
 def span(v, spec: str = ".3g") -> str:
