@@ -239,14 +239,39 @@ def _group_values(cfg: DictConfig) -> None:
             raise ConfigError(f"model.{key}", value, "must be a finite number")
 
 
-def _reference(cfg: DictConfig) -> None:
-    """reference=PATH exists, is readable and was made on the same data set (reads the
-    reference's attributes only; the full check runs at evaluation)."""
-    if cfg.get("reference") is None:
-        return
-    from .evaluate.reference import check_reference
+def first_difference(a: dict, b: dict) -> str:
+    """The first key where two dataset groups differ, as ``dataset.KEY: run .., reference ..``."""
+    for k in sorted(set(a) | set(b)):
+        if a.get(k) != b.get(k):
+            return f"dataset.{k}: run {a.get(k)!r}, reference {b.get(k)!r}"
+    return ""
 
-    check_reference(cfg)
+
+def check_reference(cfg) -> list[Path]:
+    """Before sampling: the ``reference`` of a run config (DictConfig or dict) exists, is
+    readable and was made on the same data set; UserError (one line) otherwise. Cheap (reads
+    attributes only); the full check (test set, shapes) runs at evaluation."""
+    from omegaconf import OmegaConf
+
+    from .store import SampleStore, stored_dataset
+
+    value = cfg.get("reference")
+    if value is not None and not isinstance(value, (str, Path)):
+        value = list(value)
+    paths = reference_paths(value)
+    ds = cfg.get("dataset")
+    ds = dict(OmegaConf.to_container(ds, resolve=True) if OmegaConf.is_config(ds) else (ds or {}))
+    ds.pop("description", None)
+    for p in paths:
+        try:
+            with SampleStore(p) as s:
+                ref_ds = stored_dataset(s.attrs)
+        except (OSError, KeyError) as e:
+            raise UserError(f"reference={p}: unreadable ({type(e).__name__}: {e})") from None
+        diff = first_difference(ds, ref_ds)
+        if diff:
+            raise UserError(f"reference={p}: another data set than the run's ({diff})")
+    return paths
 
 
 def validate(cfg: DictConfig) -> None:
@@ -257,7 +282,8 @@ def validate(cfg: DictConfig) -> None:
     for key, rule in VALUE_RULES.items():
         rule(cfg, key)
     _group_values(cfg)
-    _reference(cfg)
+    if cfg.get("reference") is not None:
+        check_reference(cfg)
     # torch comes with these two imports (the registries of schedules and schemes)
     from .batching import KINDS, PARTITIONS
     from .integrators import REGISTRY

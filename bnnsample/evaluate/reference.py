@@ -52,11 +52,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 
-from ..config import reference_paths
+from ..config import first_difference, reference_paths
 from ..plumbing.errors import UserError
-from ..store import SampleStore
+from ..store import SampleStore, stored_dataset
 from . import metrics as M
 from .diagnostics import metric_row as _row
 
@@ -101,13 +100,6 @@ class RunDraws:
         return self.store.predictive_mean(self.keep).mean(axis=0)
 
 
-def _dataset_cfg(attrs) -> dict:
-    cfg = yaml.safe_load(attrs["config"]) if "config" in attrs else {}
-    ds = dict(cfg.get("dataset") or {})
-    ds.pop("description", None)
-    return ds
-
-
 def draws_of(store: SampleStore, keep: np.ndarray | None = None) -> RunDraws:
     """The kept chains of an open store as RunDraws: predictive when stored, theta unless it
     holds more than MAX_THETA_NUMBERS numbers (a network's weights)."""
@@ -119,7 +111,7 @@ def draws_of(store: SampleStore, keep: np.ndarray | None = None) -> RunDraws:
     small = d is not None and len(keep) * store.n_draws * d <= MAX_THETA_NUMBERS
     return RunDraws(
         path=store.path,
-        dataset=_dataset_cfg(store.attrs),
+        dataset=stored_dataset(store.attrs),
         targets=store.array("targets"),
         store=store,
         keep=keep,
@@ -133,33 +125,6 @@ def draws_of(store: SampleStore, keep: np.ndarray | None = None) -> RunDraws:
 resolve_reference_paths = reference_paths  # config.reference_paths: resolved there, before torch loads
 
 
-def check_reference(cfg) -> list[Path]:
-    """Before sampling: the ``reference`` of a run config (DictConfig or dict) exists, is
-    readable and was made on the same data set; UserError (one line) otherwise. Cheap (reads
-    attributes only); the full check (test set, shapes) runs at evaluation."""
-    value = cfg.get("reference")
-    if value is not None and not isinstance(value, (str, Path)):
-        value = list(value)
-    paths = resolve_reference_paths(value)
-    if not paths:
-        return []
-    from omegaconf import OmegaConf
-
-    ds = cfg.get("dataset")
-    ds = dict(OmegaConf.to_container(ds, resolve=True) if OmegaConf.is_config(ds) else (ds or {}))
-    ds.pop("description", None)
-    for p in paths:
-        try:
-            with SampleStore(p) as s:
-                ref_ds = _dataset_cfg(s.attrs)
-        except (OSError, KeyError) as e:
-            raise UserError(f"reference={p}: unreadable ({type(e).__name__}: {e})") from None
-        diff = _first_difference(ds, ref_ds)
-        if diff:
-            raise UserError(f"reference={p}: another data set than the run's ({diff})")
-    return paths
-
-
 def load_reference(path: Path, stack: ExitStack) -> RunDraws:
     """The reference run at ``path``, its store left open in ``stack`` (read as needed)."""
     try:
@@ -171,18 +136,11 @@ def load_reference(path: Path, stack: ExitStack) -> RunDraws:
     return ref
 
 
-def _first_difference(a: dict, b: dict) -> str:
-    for k in sorted(set(a) | set(b)):
-        if a.get(k) != b.get(k):
-            return f"dataset.{k}: run {a.get(k)!r}, reference {b.get(k)!r}"
-    return ""
-
-
 def check_match(run: RunDraws, ref: RunDraws) -> None:
     """UserError (naming ``reference`` and why) unless ref was made on the run's data set and
     test set and gives something to compare."""
     where = f"reference={ref.path}"
-    diff = _first_difference(run.dataset, ref.dataset)
+    diff = first_difference(run.dataset, ref.dataset)
     if diff:
         raise UserError(f"{where}: another data set than the run's ({diff})")
     if (run.targets is None) != (ref.targets is None) or (
