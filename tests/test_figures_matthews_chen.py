@@ -16,6 +16,7 @@ from bnnsample.figures import recipes
 from bnnsample.figures.claims import SOURCES, by_slope
 from bnnsample.figures.common import claims as claims_of
 from bnnsample.figures.common import verdict_counts
+from bnnsample.figures.driver import Invocation
 from bnnsample.simulate import build_target
 from bnnsample.stats import fit_slope, fit_slope_se
 
@@ -193,6 +194,13 @@ def _counts(md):
     return {k: v for k, v in c.items() if v}
 
 
+def _chen_section(fig, rows):
+    """The section of a chen2015 recipe (a declared Figure) for these rows (no constants chosen: fig3)."""
+    inv = Invocation(fig.id, ".", {}, fig.scales, heading=fig.heading)
+    inv.chosen = {}
+    return inv.section(fig.settings(inv), fig.outcomes(rows, inv), fig.notes(rows, inv), [])
+
+
 def test_chen_fig1_section_counts():
     hs = chen.FIG1["quick"]["h"]
     rows = []
@@ -201,7 +209,7 @@ def test_chen_fig1_section_counts():
             ex = math.inf if scheme == "SGHMC-E" and h > 0.052 else 5 * h + extra * h * h
             rows.append({"scheme": scheme, "h": h, "exact_bias": ex, "exact_bias_full_gradient": -4e-3 * h * h,
                          "mc_bias": ex + 1e-4, "mc_bias_se": 2e-4})  # fmt: skip
-    md = chen._fig1_md("quick", chen.FIG1["quick"], rows, 1e-3, 1.0)
+    md = _chen_section(chen.FIGURE1, rows)
     assert _counts(md) == {"reproduced": 2, "not reproduced": 1, "statement": 3}
     assert "| passed |" in md and "not reproduced (125.5 s.e.)" in md  # (0.025 + 1e-4) / 2e-4 at h = 0.005
 
@@ -209,14 +217,13 @@ def test_chen_fig1_section_counts():
 def test_chen_fig2_section_counts():
     """Optima measured elsewhere than the paper's: not reproduced with their size; the
     full-gradient rows: not a paper experiment; a smaller alpha ahead early, overtaken late."""
-    pot, _ = chen.chen_target()
     grid = itertools.product(("SGHMC-F", "SGHMC-D"), ("iid", "full"), chen.ALPHAS, chen.FIG2["quick"]["L"])
     rows = [
         {"variant": v, "batching": bt, "alpha": a, "L": L, "bias": m, "mse": m, "bias_se": m / 100, "mse_se": m / 100}
         for v, bt, a, L in grid
         for m in [0.01 * (1 + 3 * a) * (L / 100) ** -(0.3 + 2 * a)]
     ]
-    md = chen._fig2_md("quick", chen.FIG2["quick"], rows, pot, 1.0)
+    md = _chen_section(chen.FIGURE2, rows)
     assert _counts(md) == {"reproduced": 1, "not reproduced": 2, "not tested": 2, "printed": 2, "statement": 1,
                            "derived": 2}  # fmt: skip
     assert md.count("| not tested: not a paper experiment |") == 2
@@ -235,7 +242,7 @@ def _fig3_rows(sgld_bias):
 
 
 def test_chen_fig3_section_counts_and_sizes():
-    md = chen._fig3_md("quick", chen.FIG3["quick"], _fig3_rows({"fixed": 0.3, "decreasing": 8.0}), {}, 1.0)
+    md = _chen_section(chen.FIGURE3, _fig3_rows({"fixed": 0.3, "decreasing": 8.0}))
     # fixed: SGHMC-S above SGLD at every L (not reproduced, size in s.e.); decreasing: below (reproduced)
     assert _counts(md) == {"reproduced": 3, "not reproduced": 3, "statement": 2, "printed": 2, "derived": 2}
     line = next(x for x in md.splitlines() if x.startswith("| SGHMC (splitting) converges faster than SGLD (Euler), f"))
@@ -251,9 +258,12 @@ def _passes_rows(finals: dict):
 
 
 def _section(fig_id, scale, s, rows, covs, ref_se, load, n_data=None):
-    """The section of matthews2018 Fig. 2 or 3 for these rows (h, reference size and wall time made up)."""
+    """The section of matthews2018 Fig. 2 or 3 for these rows (h and reference size made up)."""
+    inv = Invocation(fig_id, ".", {"scale": scale}, {scale: s}, heading=mw.HEADING)
     out = mw._passes_outcomes(fig_id, s, rows, covs, ref_se, load, n_data)
-    return mw._passes_markdown(fig_id, scale, s, out, ref_se, 0.02, 0.03, "test", 1.0, 64, n_data)
+    return inv.section(
+        mw._passes_settings(s, "test", 0.02, 0.03, ref_se, 64, n_data), out, mw._passes_notes(inv, out), []
+    )
 
 
 def test_matthews_fig2_rows_within_the_reference_are_not_tested():

@@ -20,24 +20,16 @@ i.i.d. minibatch noise added as its exact covariance (``exact_stationary``).
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 import numpy as np
 
 from ..stats import fit_slope, fit_slope_se
-from . import register
-from .claims import Claim, Outcome, by_count, by_slope, check, not_reproduced, not_tested, partly, reproduced, table
-from .common import (
-    CellBar,
-    check_options,
-    save_figure,
-    scale_of,
-    update_reproduction,
-    write_csv,
-)
+from .claims import Claim, Claims, Outcome, by_count, by_slope, check, not_reproduced, not_tested, partly, reproduced
 from .common import fmt as _fmt
 from .common import pyplot as _plt
+from .common import save_figure
+from .driver import Figure, Invocation, register_figure
 
 SCHEMES = {
     "SGHMC-S": ("aboba", {}),
@@ -153,27 +145,20 @@ FIG1 = {
     "quick": {"h": [0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.055, 0.06], "runs": 200, "L": 5_000},
     "paper": {"h": [0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.055, 0.06], "runs": 200, "L": 200_000},
 }
+HEADING = "claim (chen2015)"
 
 
-@register("chen2015-fig1", "splitting (SGHMC-S) vs Euler (SGHMC-E) invariant-measure bias of E[theta^2] against h",
-          scales=tuple(FIG1), options=("scale",))  # fmt: skip
-def make_fig1(out_dir: Path, options: dict) -> list[Path]:
+def _fig1_rows(inv: Invocation, bar) -> list[dict]:
     """Exact stationary bias (minibatch and full gradient) and the Monte Carlo bias of the
-    L-step average over independent runs. Options: scale=quick|paper."""
-    scale, s, t0, pot, truth = _start(options, FIG1)
+    L-step average over independent runs, per (scheme, h)."""
+    pot, truth = chen_target()
     rows = []
-    bar = CellBar("chen2015-fig1", 2 * len(s["h"]))
-    try:
-        for label in ("SGHMC-S", "SGHMC-E"):
-            for i, h in enumerate(s["h"]):
-                rows.append(r := _fig1_row(pot, truth, s, label, h, seed=i))
-                bar.done(f"{label} h={h:g}: exact bias {r['exact_bias']:.3g}, Monte Carlo {r['mc_bias']:.3g} ± "
-                         f"{r['mc_bias_se']:.2g}")  # fmt: skip
-    finally:
-        bar.close()
-    title = f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 (scale={scale})"
-    return _finish(out_dir, "chen2015-fig1", "bias_vs_h.csv", rows, lambda: _fig1_plot(rows, s), title,
-                   lambda: _fig1_md(scale, s, rows, truth, time.time() - t0))  # fmt: skip
+    for label in ("SGHMC-S", "SGHMC-E"):
+        for i, h in enumerate(inv.st["h"]):
+            rows.append(r := _fig1_row(pot, truth, inv.st, label, h, seed=i))
+            bar.done(f"{label} h={h:g}: exact bias {r['exact_bias']:.3g}, Monte Carlo {r['mc_bias']:.3g} ± "
+                     f"{r['mc_bias_se']:.2g}")  # fmt: skip
+    return rows
 
 
 def _fig1_row(pot, truth, s, label: str, h: float, seed: int) -> dict:
@@ -190,7 +175,7 @@ def _fig1_row(pot, truth, s, label: str, h: float, seed: int) -> dict:
             "mc_diverged": mc.get("diverged", s["runs"]), "runs": s["runs"], "L": s["L"]}  # fmt: skip
 
 
-def _fig1_plot(rows, s):
+def _fig1_plot(rows, inv: Invocation, png: Path) -> Path:
     fig, axes = _plt().subplots(1, 2, figsize=(12, 4.6))
     for label, col in (("SGHMC-S", "C3"), ("SGHMC-E", "C0")):
         sel = [r for r in rows if r["scheme"] == label]
@@ -198,7 +183,7 @@ def _fig1_plot(rows, s):
         axes[0].semilogy(hh, [abs(r["exact_bias"]) for r in sel], "-", color=col,
                          label=f"{label} exact (minibatch n=10)")  # fmt: skip
         axes[0].errorbar(hh, [r["mc_bias"] for r in sel], yerr=[2 * r["mc_bias_se"] for r in sel], fmt="o", color=col,
-                         capsize=2, label=f"{label} Monte Carlo, {s['runs']} runs x L={s['L']}")  # fmt: skip
+                         capsize=2, label=f"{label} Monte Carlo, {inv.st['runs']} runs x L={inv.st['L']}")  # fmt: skip
         axes[1].loglog(hh, [abs(r["exact_bias_full_gradient"]) for r in sel], "o-", color=col,
                        label=f"{label} exact, full gradient")  # fmt: skip
     axes[0].set(
@@ -214,116 +199,50 @@ def _fig1_plot(rows, s):
     axes[1].xaxis.set_minor_formatter(NullFormatter())
     for ax in axes:
         ax.legend(fontsize=7)
-    return fig
-
-
-def _start(options: dict, table: dict):
-    """(scale, its settings in ``table``, start time, potential, phi_bar)."""
-    check_options(options, ("scale",))
-    scale = scale_of(options)
-    return scale, table[scale], time.time(), *chen_target()
-
-
-def _finish(out_dir: Path, fig_id: str, csv_name: str, rows, plot, title: str, markdown) -> list[Path]:
-    """Write a recipe's rows (<fig_id>/<csv_name>), its figure ``plot()`` with ``title``
-    (<fig_id>/figK.png), then its REPRODUCTION.md section ``markdown()`` (called after the
-    figure is written, so the wall time includes it)."""
-    paths = [write_csv(Path(out_dir) / fig_id / csv_name, rows)]
-    fig = plot()
-    fig.suptitle(title)
-    paths.append(save_figure(fig, Path(out_dir) / fig_id / f"fig{fig_id[-1]}.png"))
-    paths.append(update_reproduction(Path(out_dir), fig_id, markdown()))
-    return paths
+    fig.suptitle(f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 (scale={inv.scale})")
+    return save_figure(fig, png)
 
 
 NOISE = (
     "the i.i.d. minibatch noise (variance (N^2/n) Var(x_i), about 1e5) heats the momentum by O(h), a term "
     "Theorem 4 leaves out"
 )
-FIG1_CLAIMS = {  # Claim(text, where, paper, source, tolerance, method)
-    "euler_larger": Claim(
-        "Euler (SGHMC-E) has the larger invariant-measure bias",
-        "§5, Fig. 1",
-        "SGHMC-E above SGHMC-S at every h",
-        "statement",
-        "|bias| of SGHMC-E >= SGHMC-S's at every h of the grid (unstable counts as larger)",
-        "exact stationary E[theta^2] of each integrator's affine step with the minibatch noise covariance (discrete "
-        "Lyapunov equation), checked by Monte Carlo below",
-    ),
-    "euler_explodes": Claim(
-        "Euler explodes at large h, the splitting does not",
-        "§5, Fig. 1",
-        "Euler blows up",
-        "statement",
-        "some h of the grid at which SGHMC-E's step map is unstable and SGHMC-S's is not",
-        "spectral radius of each step map; the Monte Carlo runs at those h diverge",
-    ),
-    "theorem4": Claim(
-        "the invariant-measure bias is O(h^K), K = 2 for the splitting, whatever the gradient noise",
-        "§3.2, Theorem 4; §5, Fig. 1",
-        "bias ~ h^2",
-        "statement",
-        "slope of log|bias| on log h within 0.3 of 2 (h <= 0.02; minibatches n = 10, the paper's setup)",
-        "exact stationary bias of SGHMC-S; size: the Monte Carlo bias at the smallest h against the integrator's own "
-        "O(h^2) bias (full gradients), in s.e. of the Monte Carlo bias",
-    ),
-    "mc_check": Claim(
-        "Monte Carlo agrees with the exact stationary bias",
-        "-",
-        "-",
-        "check",
-        "|MC - exact| <= 3 s.e. at every finite h, both schemes",
-        "200 runs x L steps after 2 time units of burn-in",
-    ),
-}
+FIG1_CLAIMS = Claims()  # Claim(text, where, paper, source, tolerance, method)
 
 
-def _section(fig_id: str, title: str, scale: str, wall: float, settings: str, outcomes, files: str) -> str:
-    """A recipe's REPRODUCTION.md section: title, command, settings, the claims table of
-    ``outcomes`` [(Claim, Outcome)], files."""
-    command = f"Command: `bnnsample figure {fig_id} scale={scale}` (wall time {wall:.0f} s)."
-    claims = table(outcomes, heading="claim (chen2015)")
-    return "\n".join([f"## {fig_id}: {title}", "", command, "", settings, "", claims, "", f"Files: {files}."])
-
-
-def _fig1_md(scale, s, rows, truth, wall) -> str:
-    settings = (
-        "Settings: `gaussian_mean` variant chen (N = 1000, true theta 0, posterior N(mu, 1/1001), "
-        f"phi_bar = {truth:.6g}), i.i.d. minibatches n = 10 with replacement, friction D = {FRICTION:g} (DECISION), "
-        "SGHMC-S = `aboba`, SGHMC-E = `sghmc noise_correction=none`. Exact: stationary E[theta^2] of the integrator's "
-        "own affine step (probe) with the minibatch noise covariance, by the discrete Lyapunov equation; also with "
-        "full gradients. "
-        f"Monte Carlo: {s['runs']} runs from theta_0, p_0 ~ N(0, 1), 2 time units of burn-in, then the average of "
-        f"theta^2 over L = {s['L']} steps (paper: L = 10^6)."
-    )
-    return _section("chen2015-fig1", "splitting vs Euler, invariant-measure bias against h", scale, wall, settings,
-                    _fig1_outcomes(s, rows), "`bias_vs_h.csv`, `fig1.png`")  # fmt: skip
-
-
-def _fig1_outcomes(s, rows) -> list[tuple[Claim, Outcome]]:
-    """The outcomes of FIG1_CLAIMS from the rows of ``bias_vs_h.csv``."""
+def _fig1_outcomes(rows, inv: Invocation) -> list[tuple[Claim, Outcome]]:
+    """The outcomes of FIG1_CLAIMS from the rows of ``bias_vs_h.csv``, by scheme and h."""
     S, E = ({r["h"]: r for r in rows if r["scheme"] == label} for label in ("SGHMC-S", "SGHMC-E"))
-    hs = s["h"]
-    return [
-        (FIG1_CLAIMS["euler_larger"], _euler_larger(S, E, hs)),
-        (FIG1_CLAIMS["euler_explodes"], _euler_explodes(S, E, hs)),
-        (FIG1_CLAIMS["theorem4"], _theorem4(S, E, hs)),
-        (FIG1_CLAIMS["mc_check"], _mc_check(rows)),
-    ]
+    return FIG1_CLAIMS.outcomes(S, E, inv.st["h"])
 
 
+@FIG1_CLAIMS.rule("euler_larger", Claim(
+    "Euler (SGHMC-E) has the larger invariant-measure bias", "§5, Fig. 1", "SGHMC-E above SGHMC-S at every h",
+    "statement", "|bias| of SGHMC-E >= SGHMC-S's at every h of the grid (unstable counts as larger)",
+    "exact stationary E[theta^2] of each integrator's affine step with the minibatch noise covariance (discrete "
+    "Lyapunov equation), checked by Monte Carlo below"))  # fmt: skip
 def _euler_larger(S, E, hs) -> Outcome:
     ratio = ", ".join(f"{h:g}: {_fmt(E[h]['exact_bias'] / S[h]['exact_bias'], '.2f')}" for h in hs)
     larger = sum(abs(E[h]["exact_bias"]) >= abs(S[h]["exact_bias"]) for h in hs)
     return by_count(larger, len(hs), f"exact bias ratio E/S per h: {ratio}")
 
 
+@FIG1_CLAIMS.rule("euler_explodes", Claim(
+    "Euler explodes at large h, the splitting does not", "§5, Fig. 1", "Euler blows up", "statement",
+    "some h of the grid at which SGHMC-E's step map is unstable and SGHMC-S's is not",
+    "spectral radius of each step map; the Monte Carlo runs at those h diverge"))  # fmt: skip
 def _euler_explodes(S, E, hs) -> Outcome:
     e_unst, s_unst = ([h for h in hs if not math.isfinite(X[h]["exact_bias"])] for X in (E, S))
     unst = f"unstable h: SGHMC-E {e_unst or 'none'}, SGHMC-S {s_unst or 'none'} (grid up to {hs[-1]:g})"
     return reproduced(unst) if set(e_unst) - set(s_unst) else not_reproduced(unst)
 
 
+@FIG1_CLAIMS.rule("theorem4", Claim(
+    "the invariant-measure bias is O(h^K), K = 2 for the splitting, whatever the gradient noise",
+    "§3.2, Theorem 4; §5, Fig. 1", "bias ~ h^2", "statement",
+    "slope of log|bias| on log h within 0.3 of 2 (h <= 0.02; minibatches n = 10, the paper's setup)",
+    "exact stationary bias of SGHMC-S; size: the Monte Carlo bias at the smallest h against the integrator's own "
+    "O(h^2) bias (full gradients), in s.e. of the Monte Carlo bias"))  # fmt: skip
 def _theorem4(S, E, hs) -> Outcome:
     """Slope of SGHMC-S's exact minibatch bias on h <= 0.02 against K = 2; the size of a
     disagreement: the Monte Carlo bias at the smallest h against the full-gradient O(h^2) bias."""
@@ -341,11 +260,32 @@ def _theorem4(S, E, hs) -> Outcome:
     return not_reproduced(ours, f"{NOISE}; with full gradients the slope is 2", z=z)
 
 
-def _mc_check(rows) -> Outcome:
-    agree = [abs(r["mc_bias"] - abs(r["exact_bias"])) / r["mc_bias_se"] for r in rows
+@FIG1_CLAIMS.rule("mc_check", Claim(
+    "Monte Carlo agrees with the exact stationary bias", "-", "-", "check",
+    "|MC - exact| <= 3 s.e. at every finite h, both schemes", "200 runs x L steps after 2 time units of burn-in"))  # fmt: skip
+def _mc_check(S, E, hs) -> Outcome:
+    agree = [abs(r["mc_bias"] - abs(r["exact_bias"])) / r["mc_bias_se"] for r in (*S.values(), *E.values())
              if math.isfinite(r["exact_bias"]) and math.isfinite(r["mc_bias"])]  # fmt: skip
     worst = max(agree, default=math.nan)
     return check(worst <= 3, f"max |MC - exact| / s.e. = {_fmt(worst, '.1f')} over {len(agree)} (scheme, h)")
+
+
+def _fig1_settings(inv: Invocation) -> str:
+    return (
+        "`gaussian_mean` variant chen (N = 1000, true theta 0, posterior N(mu, 1/1001), "
+        f"phi_bar = {chen_target()[1]:.6g}), i.i.d. minibatches n = 10 with replacement, friction D = {FRICTION:g} "
+        "(DECISION), SGHMC-S = `aboba`, SGHMC-E = `sghmc noise_correction=none`. Exact: stationary E[theta^2] of the "
+        "integrator's own affine step (probe) with the minibatch noise covariance, by the discrete Lyapunov equation; "
+        f"also with full gradients. Monte Carlo: {inv.st['runs']} runs from theta_0, p_0 ~ N(0, 1), 2 time units of "
+        f"burn-in, then the average of theta^2 over L = {inv.st['L']} steps (paper: L = 10^6)."
+    )
+
+
+FIGURE1 = register_figure(Figure(
+    "chen2015-fig1", ": splitting vs Euler, invariant-measure bias against h",
+    "splitting (SGHMC-S) vs Euler (SGHMC-E) invariant-measure bias of E[theta^2] against h", FIG1, rows=_fig1_rows,
+    outcomes=_fig1_outcomes, settings=_fig1_settings, cells=lambda inv: 2 * len(inv.st["h"]), plot=_fig1_plot,
+    csv="bias_vs_h.csv", png="fig1.png", heading=HEADING))  # fmt: skip
 
 
 # -- Fig. 2 -------------------------------------------------------------------------------------
@@ -470,22 +410,13 @@ def _early_late(rows, Ls):
     return reproduced(ours) if min(z0, z1) > 2 else partly(ours, "one of the two differences within 2 s.e.")
 
 
-@register("chen2015-fig2", "bias (SGHMC-D) and MSE (SGHMC-F) against iterations for step-size rates alpha",
-          scales=tuple(FIG2), options=("scale",))  # fmt: skip
-def make_fig2(out_dir: Path, options: dict) -> list[Path]:
-    """Options: scale=quick|paper. Both the paper's minibatch setup and full gradients."""
-    scale, s, t0, pot, truth = _start(options, FIG2)
-    bar = CellBar("chen2015-fig2", 2 * len(ALPHAS))
-    try:
-        rows = [r for bt in ("iid", "full") for r in alpha_sweep(pot, truth, s["L"], s["runs"], bt, bar=bar)]
-    finally:
-        bar.close()
-    title = f"chen2015 Fig. 2 (+ App. K panels): thick red = the theory's optimal alpha (scale={scale})"
-    return _finish(out_dir, "chen2015-fig2", "alpha_sweep.csv", rows, lambda: _fig2_plot(rows), title,
-                   lambda: _fig2_md(scale, s, rows, pot, time.time() - t0))  # fmt: skip
+def _fig2_rows(inv: Invocation, bar) -> list[dict]:
+    """Both the paper's minibatch setup and full gradients."""
+    pot, truth = chen_target()
+    return [r for bt in ("iid", "full") for r in alpha_sweep(pot, truth, inv.st["L"], inv.st["runs"], bt, bar=bar)]
 
 
-def _fig2_plot(rows):
+def _fig2_plot(rows, inv: Invocation, png: Path) -> Path:
     fig, axes = _plt().subplots(2, 4, figsize=(18, 8))
     for r, bt in enumerate(("iid", "full")):
         for c, (variant, metric) in enumerate((("SGHMC-D", "bias"), ("SGHMC-F", "mse"), ("SGHMC-F", "bias"),
@@ -500,34 +431,34 @@ def _fig2_plot(rows):
             ax.set(xlabel="iterations L", ylabel=metric, title=f"{metric} of {variant}, "
                    + ("minibatch n=10 (paper)" if bt == "iid" else "full gradients"))  # fmt: skip
             ax.legend(fontsize=7)
-    return fig
+    fig.suptitle(f"chen2015 Fig. 2 (+ App. K panels): thick red = the theory's optimal alpha (scale={inv.scale})")
+    return save_figure(fig, png)
 
 
-def _fig2_md(scale, s, rows, pot, wall) -> str:
-    settings = (
-        f"Settings: SGHMC-S (`aboba`), D = {FRICTION:g}, SGHMC-F h = 0.033 L^-alpha (one run per L), SGHMC-D "
+def _fig2_settings(inv: Invocation) -> str:
+    s = inv.st
+    return (
+        f"SGHMC-S (`aboba`), D = {FRICTION:g}, SGHMC-F h = 0.033 L^-alpha (one run per L), SGHMC-D "
         f"h_l = 0.045 l^-alpha with the step-weighted average; alpha in {{1/10, 1/5, 1/3, 1/2}}, L in {s['L']}, "
         f"{s['runs']} runs each from theta_0, p_0 ~ N(0, 1), no burn-in; i.i.d. minibatches n = 10 (the paper's "
         "setup) and, to separate the integrator from the gradient noise, full gradients. Values at "
         f"L = {max(s['L'])} ± s.e. over runs; slopes: least squares over the last three L."
     )
-    return _section("chen2015-fig2", "step-size rates alpha, bias of SGHMC-D and MSE of SGHMC-F", scale, wall,
-                    settings, _fig2_outcomes(s, rows, pot), "`alpha_sweep.csv`, `fig2.png`")  # fmt: skip
 
 
-def _fig2_outcomes(s, rows, pot) -> list[tuple[Claim, Outcome]]:
+def _fig2_outcomes(rows, inv: Invocation) -> list[tuple[Claim, Outcome]]:
     """The outcomes of FIG2_CLAIMS from the rows of ``alpha_sweep.csv``: the optimal alpha of
     each (metric, batching), then the early/late claim."""
-    why = _optima_cause(pot, max(s["L"]))
+    why = _optima_cause(max(inv.st["L"]))
     optima = [(FIG2_CLAIMS[m, bt], _optimum(FIG2_CLAIMS[m, bt], *_alpha_summary(rows, v, bt, m), want, why[bt]))
               for v, m, want in (("SGHMC-D", "bias", 1 / 3), ("SGHMC-F", "mse", 0.2)) for bt in ("iid", "full")]  # fmt: skip
-    return [*optima, (FIG2_CLAIMS["early_late"], _early_late(rows, s["L"]))]
+    return [*optima, (FIG2_CLAIMS["early_late"], _early_late(rows, inv.st["L"]))]
 
 
-def _optima_cause(pot, Lmax) -> dict[str, str]:
+def _optima_cause(Lmax) -> dict[str, str]:
     """Why the optima lie where they do, per batching: the stationary bias at the fixed-step h of
     alpha 1/3 at the largest L (minibatches), the integrator's own bias at the largest step (full)."""
-    _, truth = chen_target()
+    pot, truth = chen_target()
     h = C_FIXED * Lmax ** (-1 / 3)
     b_mb = exact_stationary(pot, "SGHMC-S", h, FRICTION) - truth
     b_full = exact_stationary(pot, "SGHMC-S", h, FRICTION, batching="full") - truth
@@ -540,6 +471,13 @@ def _optima_cause(pot, Lmax) -> dict[str, str]:
         f"{abs(b_top):.2g} (at the largest step, h = {C_DECR:g}), so the 1/(Lh) term dominates and the largest step "
         "(smallest alpha) is lowest at every L run",
     }
+
+
+FIGURE2 = register_figure(Figure(
+    "chen2015-fig2", ": step-size rates alpha, bias of SGHMC-D and MSE of SGHMC-F",
+    "bias (SGHMC-D) and MSE (SGHMC-F) against iterations for step-size rates alpha", FIG2, rows=_fig2_rows,
+    outcomes=_fig2_outcomes, settings=_fig2_settings, cells=lambda inv: 2 * len(ALPHAS), plot=_fig2_plot,
+    csv="alpha_sweep.csv", png="fig2.png", heading=HEADING))  # fmt: skip
 
 
 # -- Fig. 3 -------------------------------------------------------------------------------------
@@ -573,22 +511,15 @@ def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreas
     return best
 
 
-@register("chen2015-fig3", "fixed- and decreasing-step SGHMC (splitting) vs SGLD: bias against iterations",
-          scales=tuple(FIG3), options=("scale",))  # fmt: skip
-def make_fig3(out_dir: Path, options: dict) -> list[Path]:
-    """Options: scale=quick|paper."""
-    scale, s, t0, pot, truth = _start(options, FIG3)
-    rows, chosen = [], {}
-    bar = CellBar("chen2015-fig3", 2 * 3)
-    try:
-        for label in ("SGHMC-S", "SGLD"):
-            got, chosen[label] = _fig3_scheme(pot, truth, s, label, bar)
-            rows += got
-    finally:
-        bar.close()
-    title = f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={scale})"
-    return _finish(out_dir, "chen2015-fig3", "bias_vs_L.csv", rows, lambda: _fig3_plot(rows), title,
-                   lambda: _fig3_md(scale, s, rows, chosen, time.time() - t0))  # fmt: skip
+def _fig3_rows(inv: Invocation, bar) -> list[dict]:
+    """Both schemes (``_fig3_scheme``); the constants each chose are kept on ``inv.chosen`` for the
+    settings text (the driver gives ``settings`` the invocation only)."""
+    pot, truth = chen_target()
+    rows, inv.chosen = [], {}
+    for label in ("SGHMC-S", "SGLD"):
+        got, inv.chosen[label] = _fig3_scheme(pot, truth, inv.st, label, bar)
+        rows += got
+    return rows
 
 
 def _fig3_scheme(pot, truth, s, label: str, bar):
@@ -620,7 +551,7 @@ def _fig3_scheme(pot, truth, s, label: str, bar):
     return rows, {"fixed": (cf, Df, bf), "decreasing": (cd, Dd, bd)}
 
 
-def _fig3_plot(rows):
+def _fig3_plot(rows, inv: Invocation, png: Path) -> Path:
     fig, axes = _plt().subplots(1, 2, figsize=(12, 4.6))
     for ax, kind in zip(axes, ("fixed", "decreasing")):
         for label, col in (("SGHMC-S", "C3"), ("SGLD", "C0")):
@@ -630,7 +561,8 @@ def _fig3_plot(rows):
         ax.set(xscale="log", yscale="log", xlabel="iterations L", ylabel="bias of E[theta^2] (bars: 2 SE)",
                title=f"{kind} step size")  # fmt: skip
         ax.legend(fontsize=7)
-    return fig
+    fig.suptitle(f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={inv.scale})")
+    return save_figure(fig, png)
 
 
 RATE = {"SGHMC-S": -2 / 3, "SGLD": -1 / 2}  # bias rates at the optimal alpha, K = 2 and K = 1
@@ -670,9 +602,10 @@ def _faster(S, G, Ls, why):
     return not_tested("scale", ours, "no L resolves the difference")
 
 
-def _fig3_md(scale, s, rows, chosen, wall) -> str:
-    settings = (
-        f"Settings: fixed steps h = C L^-alpha (alpha = 1/3 SGHMC-S, 1/2 SGLD), C by grid search over "
+def _fig3_settings(inv: Invocation) -> str:
+    s = inv.st
+    return (
+        f"fixed steps h = C L^-alpha (alpha = 1/3 SGHMC-S, 1/2 SGLD), C by grid search over "
         f"0.001..0.5 step {s['C_step']} for SGHMC-S, 0.002 for SGLD (paper: 0.002) at L = {s['L'][0]}, SGHMC's D in "
         f"{{10, 20, 30}} chosen with it; decreasing steps h_l = h_0 l^-alpha, h_0 by grid search over "
         f"{H0_START['SGHMC-S']:g}..0.05 step {s['h0_step']} for SGHMC-S, {H0_START['SGLD']:g}..0.05 step 0.002 for "
@@ -681,21 +614,16 @@ def _fig3_md(scale, s, rows, chosen, wall) -> str:
         f"L = {s['L'][0]} (DECISION: the paper does not say at which L), step-weighted average; {s['runs']} runs from "
         "theta_0, p_0 ~ N(0, 1); i.i.d. minibatches n = 10; SGLD in the main-text convention "
         "x <- x - h G + sqrt(2h) xi (DECISION). Chosen: "
-        + "; ".join(
-            f"{k} fixed C = {v['fixed'][0]:.3g}, D = {v['fixed'][1]:g}; decreasing h_0 = {v['decreasing'][0]:.3g}, "
-            f"D = {v['decreasing'][1]:g}"
-            for k, v in chosen.items()
-        )
+        + "; ".join(f"{k} fixed C = {v['fixed'][0]:.3g}, D = {v['fixed'][1]:g}; decreasing h_0 = "
+                    f"{v['decreasing'][0]:.3g}, D = {v['decreasing'][1]:g}" for k, v in inv.chosen.items())
         + "."
-    )
-    return _section("chen2015-fig3", "SGHMC (splitting) vs SGLD, bias against iterations", scale, wall, settings,
-                    _fig3_outcomes(s, rows), "`bias_vs_L.csv`, `fig3.png`")  # fmt: skip
+    )  # fmt: skip
 
 
-def _fig3_outcomes(s, rows) -> list[tuple[Claim, Outcome]]:
+def _fig3_outcomes(rows, inv: Invocation) -> list[tuple[Claim, Outcome]]:
     """The outcomes of FIG3_CLAIMS from the rows of ``bias_vs_L.csv``: per step-size kind,
     SGHMC-S faster than SGLD, then each scheme's bias rate."""
-    Ls, out = s["L"], []
+    Ls, out = inv.st["L"], []
     for kind in ("fixed", "decreasing"):
         sel = {label: {r["L"]: r for r in rows if r["scheme"] == label and r["steps"] == kind} for label in RATE}
         slopes = {label: fit_slope_se(Ls, [sel[label][L]["bias"] for L in Ls], [sel[label][L]["bias_se"] for L in Ls])
@@ -711,3 +639,10 @@ def _rate(label: str, p: float, se: float, k: int) -> Outcome:
     """Outcome of the bias rate of ``label``: the fitted slope (± s.e., over k L) against RATE."""
     cause = f"{NOISE}: the bias is O(h), whose optimal rate is L^-1/2" if label == "SGHMC-S" else ""
     return by_slope(p, se, RATE[label], 0.15, f"slope {_fmt(p, '.2f')} ± {_fmt(se, '.2f')} ({k} L)", cause)
+
+
+FIGURE3 = register_figure(Figure(
+    "chen2015-fig3", ": SGHMC (splitting) vs SGLD, bias against iterations",
+    "fixed- and decreasing-step SGHMC (splitting) vs SGLD: bias against iterations", FIG3, rows=_fig3_rows,
+    outcomes=_fig3_outcomes, settings=_fig3_settings, cells=lambda inv: 2 * 3, plot=_fig3_plot, csv="bias_vs_L.csv",
+    png="fig3.png", heading=HEADING))  # fmt: skip

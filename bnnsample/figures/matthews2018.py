@@ -17,18 +17,19 @@ Runs go through the simulation kernel ``bnnsample.simulate``.
 
 from __future__ import annotations
 
+import itertools
 import math
-import time
 from pathlib import Path
 
 import numpy as np
 
 from ..rundir import write_figure
 from ..stats import fit_slope_se
-from . import common, register
-from .claims import Claim, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced, table
-from .common import checked_scale, pyplot, recipe_dir, save_figure, update_reproduction, write_csv
+from . import register
+from .claims import Claim, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced
 from .common import fmt as _fmt
+from .common import pyplot, save_figure
+from .driver import Invocation
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.
 
@@ -36,6 +37,7 @@ GAMMA = 1.0
 DW_VAR = 1.0417972965  # double-well variance (matthews2018 §5.1 target; quadrature, derived for this project)
 FIG1_SCHEMES = ("nogin", "msgld", "ccadl", "baoab")
 FIG1_TARGETS = {"gaussian": ("noisy_gaussian", 1.0), "double_well": ("double_well", DW_VAR)}
+HEADING = "claim (matthews2018)"
 
 
 def step_size_for(scheme: str, h: float) -> float:
@@ -158,44 +160,40 @@ def _sel(rows, target: str, sc: str) -> list:
 
 
 @register("matthews2018-fig1", "NOGIN vs mSGLD vs CC-ADL (+ naive BAOAB) on the 1-D Gaussian and double well",
-          scales=tuple(FIG1), options=("scale",))  # fmt: skip
+          scales=tuple(FIG1))  # fmt: skip
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Left: long-run variance error against h; right: error against iterations at h = 0.25,
     with the final distributions. Options: scale=quick|paper."""
-    scale = checked_scale(options, ("scale",))
-    s, out, t0 = FIG1[scale], recipe_dir(out_dir, "matthews2018-fig1"), time.time()
-    bias_rows, conv_rows, hists, edges = _fig1_runs(s)
+    inv = Invocation("matthews2018-fig1", out_dir, options, FIG1, title=": NOGIN, mSGLD, CC-ADL on the 1-D Gaussian "
+                     "and double well", heading=HEADING)  # fmt: skip
+    with inv.cells(len(FIG1_TARGETS) * len(FIG1_SCHEMES) * (len(inv.st["h"]) + 1)) as bar:
+        bias_rows, conv_rows, hists, edges = _fig1_runs(inv.st, bar)
     hist_rows = [{"target": t, "scheme": sc, "x_left": float(edges[j]), "x_right": float(edges[j + 1]),
                   "density": float(hists[t, sc][j])} for (t, sc) in hists for j in range(len(edges) - 1)]  # fmt: skip
-    paths = [write_csv(out / "bias_vs_h.csv", bias_rows), write_csv(out / "error_vs_iterations.csv", conv_rows),
-             write_csv(out / "distributions_h0.25.csv", hist_rows)]  # fmt: skip
+    files = [inv.csv(bias_rows, "bias_vs_h.csv"), inv.csv(conv_rows, "error_vs_iterations.csv"),
+             inv.csv(hist_rows, "distributions_h0.25.csv")]  # fmt: skip
     slopes = {(t, sc): _fig1_slope(bias_rows, t, sc) for t in FIG1_TARGETS for sc in FIG1_SCHEMES}
-    paths.append(_fig1_plot(out / "fig1.png", scale, bias_rows, conv_rows, hists, edges, slopes))
-    md = _fig1_markdown(scale, s, _fig1_outcomes(s, bias_rows, conv_rows, hists, edges, slopes), time.time() - t0)
-    paths.append(update_reproduction(Path(out_dir), "matthews2018-fig1", md))
-    return paths
+    files.append(_fig1_plot(inv.dir / "fig1.png", inv.scale, bias_rows, conv_rows, hists, edges, slopes))
+    outcomes = _fig1_outcomes(inv.st, bias_rows, conv_rows, hists, edges, slopes)
+    return inv.finish(inv.section(_fig1_settings(inv.st), outcomes, FIG1_NOTES, files), files)
 
 
-def _fig1_runs(s: dict):
+def _fig1_runs(s: dict, bar):
     """(bias rows, convergence rows, {(target, scheme): histogram}, its edges) at the settings ``s``."""
     bias_rows, conv_rows, hists = [], [], {}
-    bar = common.CellBar("matthews2018-fig1", len(FIG1_TARGETS) * len(FIG1_SCHEMES) * (len(s["h"]) + 1))
-    try:
-        for target in FIG1_TARGETS:
-            for scheme in FIG1_SCHEMES:
-                T = s["T_sgld"] if scheme == "msgld" else s["T"]
-                for i, h in enumerate(s["h"]):
-                    b = toy_bias(target, scheme, h, s["chains"], T, seed=100 + i)
-                    bias_rows.append(b)
-                    bar.done(f"{target} {scheme} h={h:g}: Var bias {b['bias']:+.4f} ± {b['se']:.4f}, "
-                             f"diverged {b['diverged']}")  # fmt: skip
-                rows, edges, hist = toy_convergence(target, scheme, 0.25, s["runs"], s["iters"], seed=7)
-                conv_rows += rows
-                hists[target, scheme] = hist
-                bar.done(f"{target} {scheme} h=0.25, {s['iters']} iterations: mean |Var error| "
-                         f"{rows[-1]['mean_abs_error']:.3g}")  # fmt: skip
-    finally:
-        bar.close()
+    for target in FIG1_TARGETS:
+        for scheme in FIG1_SCHEMES:
+            T = s["T_sgld"] if scheme == "msgld" else s["T"]
+            for i, h in enumerate(s["h"]):
+                b = toy_bias(target, scheme, h, s["chains"], T, seed=100 + i)
+                bias_rows.append(b)
+                bar.done(f"{target} {scheme} h={h:g}: Var bias {b['bias']:+.4f} ± {b['se']:.4f}, "
+                         f"diverged {b['diverged']}")  # fmt: skip
+            rows, edges, hist = toy_convergence(target, scheme, 0.25, s["runs"], s["iters"], seed=7)
+            conv_rows += rows
+            hists[target, scheme] = hist
+            bar.done(f"{target} {scheme} h=0.25, {s['iters']} iterations: mean |Var error| "
+                     f"{rows[-1]['mean_abs_error']:.3g}")  # fmt: skip
     return bias_rows, conv_rows, hists, edges
 
 
@@ -356,31 +354,24 @@ def _fig1_outcomes(s: dict, bias_rows, conv_rows, hists, edges, slopes) -> list:
     return [*rows, (FIG1_CLAIMS["inset"], _inset_outcome(bias_rows, edges, hists))]
 
 
-def _fig1_markdown(scale: str, s: dict, rows: list, wall: float) -> str:
-    return "\n".join([
-        "## matthews2018-fig1: NOGIN, mSGLD, CC-ADL on the 1-D Gaussian and double well",
-        "",
-        f"Command: `bnnsample figure matthews2018-fig1 scale={scale}` (wall time {wall:.0f} s).",
-        "",
-        (
-            f"Settings: targets `noisy_gaussian` (N(0,1)) and `double_well` (exact Var {DW_VAR}), force noise "
-            "sigma(x) = 1 - cos(1 + 5x), exact Sigma(x) = sigma(x)^2 given to the noise-aware schemes; gamma = 1; "
-            f"h grid {', '.join(_fmt(h, '.3f') for h in s['h'])}; bias: {s['chains']} chains from x = 0 for time "
-            f"T = {s['T']} (mSGLD: {s['T_sgld']}, its step is eps = h^2/2) after 10% burn-in, SE over chains; "
-            "slopes fitted on the h without diverged chains whose |bias| > 2 SE. Right panels: "
-            f"{s['runs']} runs x {s['iters']} iterations "
-            "at h = 0.25 from x = 0, mean |Var error| over runs. `baoab` is the noise-unaware reference "
-            "(naive B~AOAB~, not in the paper's figure). CC-ADL: thermostat mass 1, xi_0 = 0 (authors' code)."
-        ),
-        "",
-        table(rows, heading="claim (matthews2018)"),
-        "",
-        ("nan: more than half of the chains (runs) diverged, e.g. CC-ADL at h >= 0.25 (the paper plots CC-ADL at "
-         "h = 0.25; with the authors' xi_0 = 0 and mass 1 most of our runs blow up there: the explicit-Euler "
-         "friction of Shang et al.'s Algorithm 1, results/ccadl_diagnosis.md)."),
-        "",
-        "Files: `bias_vs_h.csv`, `error_vs_iterations.csv`, `distributions_h0.25.csv`, `fig1.png`.",
-    ])  # fmt: skip
+def _fig1_settings(s: dict) -> str:
+    return (
+        f"targets `noisy_gaussian` (N(0,1)) and `double_well` (exact Var {DW_VAR}), force noise "
+        "sigma(x) = 1 - cos(1 + 5x), exact Sigma(x) = sigma(x)^2 given to the noise-aware schemes; gamma = 1; "
+        f"h grid {', '.join(_fmt(h, '.3f') for h in s['h'])}; bias: {s['chains']} chains from x = 0 for time "
+        f"T = {s['T']} (mSGLD: {s['T_sgld']}, its step is eps = h^2/2) after 10% burn-in, SE over chains; "
+        "slopes fitted on the h without diverged chains whose |bias| > 2 SE. Right panels: "
+        f"{s['runs']} runs x {s['iters']} iterations "
+        "at h = 0.25 from x = 0, mean |Var error| over runs. `baoab` is the noise-unaware reference "
+        "(naive B~AOAB~, not in the paper's figure). CC-ADL: thermostat mass 1, xi_0 = 0 (authors' code)."
+    )
+
+
+FIG1_NOTES = (
+    "nan: more than half of the chains (runs) diverged, e.g. CC-ADL at h >= 0.25 (the paper plots CC-ADL at "
+    "h = 0.25; with the authors' xi_0 = 0 and mass 1 most of our runs blow up there: the explicit-Euler "
+    "friction of Shang et al.'s Algorithm 1, results/ccadl_diagnosis.md)."
+)
 
 
 # -- Figs. 2-3: error against passes x minibatch size -------------------------------------------
@@ -545,42 +536,34 @@ def friction_load(pot, x, h: float, n: int, batches: int = 500, seed: int = 0) -
     return float(np.median(loads)), float(np.mean(np.array(loads) > 2))
 
 
-def _passes_figure(fig_id: str, out_dir: Path, options: dict, settings: dict, overrides, natural_of, h: float,
+def _passes_figure(fig_id: str, out_dir: Path, options: dict, scales: dict, overrides, natural_of, h: float,
                    ref_h: float, covs, title: str, describe: str):  # fmt: skip
-    scale = checked_scale(options, ("scale",))
-    s = settings[scale]
-    out, t0 = Path(out_dir) / fig_id, time.time()
-    pot = _target(overrides)
+    inv = Invocation(fig_id, out_dir, options, scales, title=": error against passes x minibatch size, NOGIN vs "
+                     "mSGLD vs CC-ADL", heading=HEADING)  # fmt: skip
+    s, pot = inv.st, _target(overrides)
     natural = natural_of(pot)
     mean, ref_var, ref_se, draws = reference_moments(pot, natural, chains=s["ref_chains"], steps=s["ref_steps"],
                                                      burn=s["ref_steps"] // 5, h=ref_h, burn_h=h)  # fmt: skip
     # every chain starts at the reference draws' mean point: a scheme must move to find the variance
     x0 = draws.mean(0, keepdim=True).expand(s["chains"], -1).clone()
     rows = []
-    bar = common.CellBar(fig_id, 1 + len(SCHEMES_23) * len(covs) * len(s["n"]))
-    try:
+    with inv.cells(1 + len(SCHEMES_23) * len(covs) * len(s["n"])) as bar:
         bar.done(f"reference: {len(draws)} of {s['ref_chains']} chains finite, u = {float(np.mean(ref_se)):.3g}")
-        for sc in SCHEMES_23:
-            for cov in covs:
-                for i, n in enumerate(s["n"]):
-                    rows += passes_error(pot, natural, ref_var, sc, cov, n, h=h, x0=x0, max_passes=s["passes"],
-                                         seed=i, pass_n=s.get("pass_N"))  # fmt: skip
-                    bar.done(f"{sc} {cov} n={n}: error {rows[-1]['error']:.3g} after {rows[-1]['passes']:.3g} passes")
-    finally:
-        bar.close()
-    paths = [write_csv(out / "error_vs_passes.csv", rows),
-             write_csv(out / "reference.csv", [{"coordinate": k, "mean": float(mean[k]), "variance": float(ref_var[k]),
-                                                "variance_rel_se": float(ref_se[k])} for k in range(len(mean))])]  # fmt: skip
+        for sc, cov, (i, n) in itertools.product(SCHEMES_23, covs, enumerate(s["n"])):
+            rows += passes_error(pot, natural, ref_var, sc, cov, n, h=h, x0=x0, max_passes=s["passes"], seed=i,
+                                 pass_n=s.get("pass_N"))  # fmt: skip
+            bar.done(f"{sc} {cov} n={n}: error {rows[-1]['error']:.3g} after {rows[-1]['passes']:.3g} passes")
+    files = [inv.csv(rows, "error_vs_passes.csv"),
+             inv.csv([{"coordinate": k, "mean": float(mean[k]), "variance": float(ref_var[k]),
+                       "variance_rel_se": float(ref_se[k])} for k in range(len(mean))], "reference.csv")]  # fmt: skip
     xlabel = (f"steps, in passes over the paper's N = {s['pass_N']}\n(steps x n / {s['pass_N']})"
               if s.get("pass_N") else "passes through the data")  # fmt: skip
-    paths.append(heatmaps(rows, SCHEMES_23, covs, out / f"{fig_id.split('-')[1]}.png", f"{title} (scale={scale})",
-                          xlabel))  # fmt: skip
+    files.append(heatmaps(rows, SCHEMES_23, covs, inv.dir / f"{fig_id.split('-')[1]}.png",
+                          f"{title} (scale={inv.scale})", xlabel))  # fmt: skip
     load = {n: friction_load(pot, x0, h, n) for n in s["n"]}
-    out_rows = _passes_outcomes(fig_id, s, rows, covs, ref_se, load, pot.n_data)
-    md = _passes_markdown(fig_id, scale, s, out_rows, ref_se, h, ref_h, describe, time.time() - t0, len(draws),
-                          pot.n_data)  # fmt: skip
-    paths.append(update_reproduction(Path(out_dir), fig_id, md))
-    return paths
+    outcomes = _passes_outcomes(fig_id, s, rows, covs, ref_se, load, pot.n_data)
+    settings = _passes_settings(s, describe, h, ref_h, ref_se, len(draws), pot.n_data)
+    return inv.finish(inv.section(settings, outcomes, _passes_notes(inv, outcomes), files), files)
 
 
 def _run(rows, sc: str, cov: str, n: int) -> list:
@@ -778,33 +761,27 @@ def _exact_nogin_outcome(rows, ns, u: float):
     return _by_n(res, ours, "the exact covariance better", _fails(rows, "nogin", "estimated", ns))
 
 
-def _passes_markdown(fig_id: str, scale: str, s: dict, out: list, ref_se, h, ref_h, describe: str, wall: float,
-                     n_ref: int, n_data: int | None = None) -> str:  # fmt: skip
-    ns, u = s["n"], float(np.mean(ref_se))
-    return "\n".join([
-        f"## {fig_id}: error against passes x minibatch size, NOGIN vs mSGLD vs CC-ADL",
-        "",
-        f"Command: `bnnsample figure {fig_id} scale={scale}` (wall time {wall:.0f} s).",
-        "",
-        (
-            f"Settings: {describe}; h = {h} (mSGLD: eps = h^2/2), gamma = 1, minibatches without replacement, "
-            f"n in {ns}, {_pass_words(s, n_data)}; {s['chains']} chains started at the mean point of the reference "
-            "draws, no burn-in (a scheme must move to find the variance; the error includes the transient); "
-            "error = mean over coordinates of "
-            "|Var/Var_ref - 1|, Var pooled over the chains and all steps so far; white = a chain became non-finite. "
-            f"Reference: full-batch BAOAB at h = {ref_h}, {s['ref_chains']} chains x {s['ref_steps']} "
-            f"steps after {s['ref_steps'] // 5} burn-in steps at h = {h} from x = 0 ({n_ref} chains stayed finite); "
-            "its relative SE per coordinate is "
-            f"{_fmt(float(np.min(ref_se)), '.3f')}..{_fmt(float(np.max(ref_se)), '.3f')} (mean u = {u:.3g}), "
-            "which floors every error."
-        ),
-        "",
-        table(out, heading="claim (matthews2018)"),
-        "",
-        *([f"What a test of the rows not tested at scale={scale} takes: {NEEDS[fig_id]}.", ""]
-          if any(o.verdict == "not tested: scale" for _, o in out) else []),
-        "Files: `error_vs_passes.csv`, `reference.csv`, heat map PNG.",
-    ])  # fmt: skip
+def _passes_settings(s: dict, describe: str, h, ref_h, ref_se, n_ref: int, n_data: int | None = None) -> str:
+    """The settings text of Fig. 2 or 3; ``n_ref`` reference chains stayed finite."""
+    return (
+        f"{describe}; h = {h} (mSGLD: eps = h^2/2), gamma = 1, minibatches without replacement, "
+        f"n in {s['n']}, {_pass_words(s, n_data)}; {s['chains']} chains started at the mean point of the reference "
+        "draws, no burn-in (a scheme must move to find the variance; the error includes the transient); "
+        "error = mean over coordinates of "
+        "|Var/Var_ref - 1|, Var pooled over the chains and all steps so far; white = a chain became non-finite. "
+        f"Reference: full-batch BAOAB at h = {ref_h}, {s['ref_chains']} chains x {s['ref_steps']} "
+        f"steps after {s['ref_steps'] // 5} burn-in steps at h = {h} from x = 0 ({n_ref} chains stayed finite); "
+        "its relative SE per coordinate is "
+        f"{_fmt(float(np.min(ref_se)), '.3f')}..{_fmt(float(np.max(ref_se)), '.3f')} (mean u = "
+        f"{float(np.mean(ref_se)):.3g}), which floors every error."
+    )
+
+
+def _passes_notes(inv: Invocation, outcomes) -> str:
+    """What a test of the rows not tested at this scale takes, if there are any."""
+    if any(o.verdict == "not tested: scale" for _, o in outcomes):
+        return f"What a test of the rows not tested at scale={inv.scale} takes: {NEEDS[inv.fig_id]}."
+    return ""
 
 
 def _fails(rows, sc, cov, ns) -> str:
@@ -907,7 +884,7 @@ def _stable_small_n_outcome(rows, ns, ccadl: str):
 
 
 @register("matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance",
-          scales=tuple(FIG2), options=("scale",))  # fmt: skip
+          scales=tuple(FIG2))  # fmt: skip
 def make_fig2(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
     return _passes_figure(
@@ -919,7 +896,7 @@ def make_fig2(out_dir: Path, options: dict) -> list[Path]:
 
 
 @register("matthews2018-fig3", "MNIST 7 vs 9 logistic regression (reduced): error against passes x minibatch size",
-          scales=tuple(FIG3), options=("scale",))  # fmt: skip
+          scales=tuple(FIG3))  # fmt: skip
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper."""
     return _passes_figure(
