@@ -31,7 +31,7 @@ def _plot(rows, inv, path):
 
 TOY = Figure("toy2024-fig1", ": a toy", "a toy recipe", scales={"quick": {"cells": 2, "se": 0.1},
              "paper": {"cells": 3, "se": 0.01}}, rows=_rows, outcomes=_outcomes, plot=_plot,
-             settings=lambda inv: f"{inv.st['cells']} cells", cells=lambda inv: inv.st["cells"],
+             settings=lambda rows, inv: f"{inv.st['cells']} cells", cells=lambda inv: inv.st["cells"],
              notes=lambda rows, inv: "a note", csv="toy.csv", png="toy.png")  # fmt: skip
 
 

@@ -195,10 +195,9 @@ def _counts(md):
 
 
 def _chen_section(fig, rows):
-    """The section of a chen2015 recipe (a declared Figure) for these rows (no constants chosen: fig3)."""
+    """The section of a chen2015 recipe (a declared Figure) for these rows."""
     inv = Invocation(fig.id, ".", {}, fig.scales, heading=fig.heading)
-    inv.chosen = {}
-    return inv.section(fig.settings(inv), fig.outcomes(rows, inv), fig.notes(rows, inv), [])
+    return inv.section(fig.settings(rows, inv), fig.outcomes(rows, inv), fig.notes(rows, inv), [])
 
 
 def test_chen_fig1_section_counts():
@@ -237,12 +236,14 @@ def _fig3_rows(sgld_bias):
         for steps in ("fixed", "decreasing"):
             for L in chen.FIG3["quick"]["L"]:
                 b = 0.45 * L**-0.48 if scheme == "SGHMC-S" else sgld_bias[steps] * L**-0.5
-                rows.append({"scheme": scheme, "steps": steps, "L": L, "bias": b, "bias_se": 0.05 * b})
+                rows.append({"scheme": scheme, "steps": steps, "C": 0.03, "D": 10.0, "L": L, "bias": b,
+                             "bias_se": 0.05 * b})  # fmt: skip
     return rows
 
 
 def test_chen_fig3_section_counts_and_sizes():
     md = _chen_section(chen.FIGURE3, _fig3_rows({"fixed": 0.3, "decreasing": 8.0}))
+    assert "Chosen: SGHMC-S fixed C = 0.03, D = 10; decreasing h_0 = 0.03, D = 10; SGLD fixed C = 0.03" in md
     # fixed: SGHMC-S above SGLD at every L (not reproduced, size in s.e.); decreasing: below (reproduced)
     assert _counts(md) == {"reproduced": 3, "not reproduced": 3, "statement": 2, "printed": 2, "derived": 2}
     line = next(x for x in md.splitlines() if x.startswith("| SGHMC (splitting) converges faster than SGLD (Euler), f"))

@@ -270,7 +270,7 @@ def _mc_check(S, E, hs) -> Outcome:
     return check(worst <= 3, f"max |MC - exact| / s.e. = {_fmt(worst, '.1f')} over {len(agree)} (scheme, h)")
 
 
-def _fig1_settings(inv: Invocation) -> str:
+def _fig1_settings(rows, inv: Invocation) -> str:
     return (
         "`gaussian_mean` variant chen (N = 1000, true theta 0, posterior N(mu, 1/1001), "
         f"phi_bar = {chen_target()[1]:.6g}), i.i.d. minibatches n = 10 with replacement, friction D = {FRICTION:g} "
@@ -435,7 +435,7 @@ def _fig2_plot(rows, inv: Invocation, png: Path) -> Path:
     return save_figure(fig, png)
 
 
-def _fig2_settings(inv: Invocation) -> str:
+def _fig2_settings(rows, inv: Invocation) -> str:
     s = inv.st
     return (
         f"SGHMC-S (`aboba`), D = {FRICTION:g}, SGHMC-F h = 0.033 L^-alpha (one run per L), SGHMC-D "
@@ -512,14 +512,9 @@ def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreas
 
 
 def _fig3_rows(inv: Invocation, bar) -> list[dict]:
-    """Both schemes (``_fig3_scheme``); the constants each chose are kept on ``inv.chosen`` for the
-    settings text (the driver gives ``settings`` the invocation only)."""
+    """Both schemes (``_fig3_scheme``)."""
     pot, truth = chen_target()
-    rows, inv.chosen = [], {}
-    for label in ("SGHMC-S", "SGLD"):
-        got, inv.chosen[label] = _fig3_scheme(pot, truth, inv.st, label, bar)
-        rows += got
-    return rows
+    return [r for label in ("SGHMC-S", "SGLD") for r in _fig3_scheme(pot, truth, inv.st, label, bar)[0]]
 
 
 def _fig3_scheme(pot, truth, s, label: str, bar):
@@ -602,7 +597,17 @@ def _faster(S, G, Ls, why):
     return not_tested("scale", ours, "no L resolves the difference")
 
 
-def _fig3_settings(inv: Invocation) -> str:
+def _chosen(rows) -> dict:
+    """{scheme: {"fixed": (C, D), "decreasing": (h_0, D)}}: the constants each grid search chose."""
+    return {r["scheme"]: _chosen_one(rows, r["scheme"]) for r in rows}
+
+
+def _chosen_one(rows, scheme: str) -> dict:
+    return {k: next((r["C"], r["D"]) for r in rows if (r["scheme"], r["steps"]) == (scheme, k))
+            for k in ("fixed", "decreasing")}  # fmt: skip
+
+
+def _fig3_settings(rows, inv: Invocation) -> str:
     s = inv.st
     return (
         f"fixed steps h = C L^-alpha (alpha = 1/3 SGHMC-S, 1/2 SGLD), C by grid search over "
@@ -615,7 +620,7 @@ def _fig3_settings(inv: Invocation) -> str:
         "theta_0, p_0 ~ N(0, 1); i.i.d. minibatches n = 10; SGLD in the main-text convention "
         "x <- x - h G + sqrt(2h) xi (DECISION). Chosen: "
         + "; ".join(f"{k} fixed C = {v['fixed'][0]:.3g}, D = {v['fixed'][1]:g}; decreasing h_0 = "
-                    f"{v['decreasing'][0]:.3g}, D = {v['decreasing'][1]:g}" for k, v in inv.chosen.items())
+                    f"{v['decreasing'][0]:.3g}, D = {v['decreasing'][1]:g}" for k, v in _chosen(rows).items())
         + "."
     )  # fmt: skip
 

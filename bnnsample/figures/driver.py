@@ -84,8 +84,8 @@ class Invocation:
 @dataclass(frozen=True)
 class Figure:
     """A recipe, declared (see the module docstring): ``rows(inv, bar)``, ``outcomes(rows,
-    inv)``, ``plot(rows, inv, path)``, ``settings(inv)``, ``notes(rows, inv)``; ``title`` is
-    appended to the section's heading after the id."""
+    inv)``, ``plot(rows, inv, path)``, ``settings(rows, inv)``, ``notes(rows, inv)``; ``title``
+    is appended to the section's heading after the id."""
 
     id: str
     title: str
@@ -112,7 +112,7 @@ def drive(fig: Figure, out_dir: Path, options: dict) -> list[Path]:
     if fig.plot is not None:
         files.append(fig.plot(rows, inv, inv.dir / fig.png))
     outcomes = fig.outcomes(rows, inv)
-    return inv.finish(inv.section(fig.settings(inv), outcomes, fig.notes(rows, inv), files), files)
+    return inv.finish(inv.section(fig.settings(rows, inv), outcomes, fig.notes(rows, inv), files), files)
 
 
 def register_figure(fig: Figure) -> Figure:

@@ -165,7 +165,7 @@ def _xi_var(rows, st):
                     "at eps h >> 10 (h xi of order 1) the scheme leaves the asymptotic regime")  # fmt: skip
 
 
-def _settings(inv: Invocation) -> str:
+def _settings(rows, inv: Invocation) -> str:
     st = inv.st
     return (f"Gaussian model §2.5.1 (N = 100, data seed 0), AdL eq. 58 with scalar friction (`adl`, friction_kind "
             f"scalar), gamma = 1, eta = {ETA_GAUSSIAN} (not stated in the paper; this project's choice), without "
