@@ -1,5 +1,5 @@
-"""franzese2021 UCI recipes (bnnsample/figures/franzese2021_uci.py) and the equal-time protocol
-(conf/experiment/franzese2021_uci.yaml, bnnsample/resolvers.py), at tiny size."""
+"""franzese2021 UCI recipes (bnnsample/figures/franzese2021/: uci, sweeps, tables) and the equal-time
+protocol (conf/experiment/franzese2021_uci.yaml, bnnsample/plumbing/resolvers.py), at tiny size."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from bnnsample.evaluate.metrics import self_distance_band
-from bnnsample.figures import franzese2021_uci as fz
 from bnnsample.figures.claims import SOURCES, VERDICTS
 from bnnsample.figures.common import compose, read_sections, verdict_counts
+from bnnsample.figures.franzese2021 import sweeps, tables, uci
 from bnnsample.plumbing.resolvers import time_steps
 
 
@@ -45,7 +45,7 @@ def test_experiment_config_is_the_protocol():
 
 # -- one run spec -----------------------------------------------------------------------------
 def test_spec_overrides_compose_to_the_intended_run():
-    spec = fz.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5, split=3)
+    spec = uci.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5, split=3)
     cfg = compose(spec.overrides())
     assert (cfg.batching.name, cfg.batch_size, cfg.step_size, cfg.friction) == ("reshuffle", 16, 0.01, 0.5)
     assert (cfg.burn_in, cfg.thin, cfg.unit, cfg.dataset.split, cfg.store_theta) == (
@@ -56,17 +56,17 @@ def test_spec_overrides_compose_to_the_intended_run():
         False,
     )
     assert cfg.integrator.noise_correction == "estimate"
-    full = compose(fz.Spec(dataset="boston", integrator="sghmc", h=0.01).overrides())
+    full = compose(uci.Spec(dataset="boston", integrator="sghmc", h=0.01).overrides())
     assert full.batching.name == "full" and full.integrator.noise_correction == "none"  # B-hat = 0 exactly
-    glt = fz.Spec(dataset="boston", integrator="generalized_lie_trotter", h=0.01, n_leapfrog=5)
+    glt = uci.Spec(dataset="boston", integrator="generalized_lie_trotter", h=0.01, n_leapfrog=5)
     assert compose(glt.overrides()).integrator.n_leapfrog == 5 and glt.steps() == (40, 5)
-    assert spec.key() != fz.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5).key()
+    assert spec.key() != uci.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5).key()
 
 
 def _result(pred, diverged=None):
     pred = np.asarray(pred, dtype=np.float64)
     div = np.zeros(pred.shape[0], bool) if diverged is None else np.asarray(diverged)
-    return fz.Result(fz.Spec(dataset="boston", integrator="leapfrog", h=0.01), pred, div, 0.0)
+    return uci.Result(uci.Spec(dataset="boston", integrator="leapfrog", h=0.01), pred, div, 0.0)
 
 
 def test_pooling_and_akd_have_power():
@@ -78,27 +78,27 @@ def test_pooling_and_akd_have_power():
     runs = [_result(draws(0.0)).pooled(slice(5 * r, 5 * r + 5)) for r in range(2)]
     assert runs[0].shape == (100, 30)
     band = self_distance_band(runs)
-    oracle = fz.Oracle(runs, band, None)
+    oracle = uci.Oracle(runs, band, None)
     same, shifted = (
-        fz.akd_to_oracle(_result(draws(0.0)), oracle),
-        fz.akd_to_oracle(_result(draws(0.5)), oracle),
+        uci.akd_to_oracle(_result(draws(0.0)), oracle),
+        uci.akd_to_oracle(_result(draws(0.5)), oracle),
     )
     floor = 0.8687 * math.sqrt((200 + 100) / (200 * 100))  # E[D] for 200 vs 100 i.i.d. draws
     assert abs(same - floor) < 0.15 * floor
     # a shift of half a standard deviation: D -> Phi(0.25) - Phi(-0.25) = 0.197 plus sampling noise
     assert shifted > 0.17 and shifted > same + 0.06
     # a diverged chain: no distance
-    assert math.isnan(fz.akd_to_oracle(_result(draws(0.0), diverged=[True] + [False] * 9), oracle))
+    assert math.isnan(uci.akd_to_oracle(_result(draws(0.0), diverged=[True] + [False] * 9), oracle))
 
 
 def test_regression_score_matches_direct_formulas():
     """RMSE and MNLL in ORIGINAL units from the stored predictive (original-unit means)."""
-    data = fz.load_dataset("boston", 1)
+    data = uci.load_dataset("boston", 1)
     rng = np.random.default_rng(1)
     ym, ys, s2 = data.extras["y_mean"], data.extras["y_std"], data.extras["noise_var"]
     n_test = len(data.y_test)
     pred = ym + ys * rng.standard_normal((3, 4, n_test, 1))
-    out = fz.score(_result(pred, diverged=[False, True, False]), data)
+    out = tables.score(_result(pred, diverged=[False, True, False]), data)
     y = data.y_test.numpy().astype(np.float64)
     m = pred[[0, 2], :, :, 0].reshape(-1, n_test)
     assert out["rmse"] == pytest.approx(np.sqrt(np.mean((m.mean(0) - y) ** 2)), rel=1e-6)
@@ -111,16 +111,16 @@ def test_regression_score_matches_direct_formulas():
 @pytest.mark.parametrize(
     "fig_id,options,message",
     [
-        (fz.FIG4, {"bogus": "1"}, "unknown option 'bogus'; allowed: scale, datasets"),
-        (fz.FIG4, {"scale": "huge"}, "scale=huge: allowed values: quick, paper"),
-        (fz.FIG4, {"steps": "0.01,x"}, "steps=0.01,x: must be a comma-separated list of numbers"),
-        (fz.FIG4, {"integrators": "leapfrog,ubu"}, "integrators=leapfrog,ubu: allowed values"),
-        (fz.FIG4, {"oracle": "exact"}, "oracle=exact: allowed values: lie_trotter, sghmc_adaptive"),
-        (fz.FIG4, {"datasets": "mnist"}, "datasets=mnist: allowed values: boston"),
-        (fz.FIG5, {"n_leapfrog": "0,5"}, "n_leapfrog=0,5: must be a comma-separated list of integers >= 1"),
-        (fz.FIG10, {"frictions": "-1"}, "frictions=-1: must be a comma-separated list of positive numbers"),
-        (fz.TABLE1, {"splits": "0,7"}, "split indices must be in 0..4"),
-        (fz.TABLE2, {"datasets": "boston"}, "datasets=boston: allowed values: ionosphere"),
+        (uci.FIG4, {"bogus": "1"}, "unknown option 'bogus'; allowed: scale, datasets"),
+        (uci.FIG4, {"scale": "huge"}, "scale=huge: allowed values: quick, paper"),
+        (uci.FIG4, {"steps": "0.01,x"}, "steps=0.01,x: must be a comma-separated list of numbers"),
+        (uci.FIG4, {"integrators": "leapfrog,ubu"}, "integrators=leapfrog,ubu: allowed values"),
+        (uci.FIG4, {"oracle": "exact"}, "oracle=exact: allowed values: lie_trotter, sghmc_adaptive"),
+        (uci.FIG4, {"datasets": "mnist"}, "datasets=mnist: allowed values: boston"),
+        (uci.FIG5, {"n_leapfrog": "0,5"}, "n_leapfrog=0,5: must be a comma-separated list of integers >= 1"),
+        (uci.FIG10, {"frictions": "-1"}, "frictions=-1: must be a comma-separated list of positive numbers"),
+        (uci.TABLE1, {"splits": "0,7"}, "split indices must be in 0..4"),
+        (uci.TABLE2, {"datasets": "boston"}, "datasets=boston: allowed values: ionosphere"),
     ],
 )
 def test_bad_options_are_one_line_value_errors(tmp_path, fig_id, options, message):
@@ -134,40 +134,40 @@ def test_bad_options_are_one_line_value_errors(tmp_path, fig_id, options, messag
 # -- whole recipes at tiny size ---------------------------------------------------------------
 def _tiny_sweep(scale, options):
     """h = 0.01: burn-in 2 steps, thin 1; oracle: LIE-TROTTER h = 0.005, 2 runs of 2 chains x 3 draws."""
-    oracle = fz.OracleSettings("lie_trotter", runs=2, chains_per_run=2, draws=3, t_burn=0.02, t_thin=0.01, h=0.005)
-    return fz.SweepSettings(steps=[0.01], batches=[0, 64], chains=2, draws=3, t_burn=0.02, t_thin=0.01, oracle=oracle)
+    oracle = uci.OracleSettings("lie_trotter", runs=2, chains_per_run=2, draws=3, t_burn=0.02, t_thin=0.01, h=0.005)
+    return uci.SweepSettings(steps=[0.01], batches=[0, 64], chains=2, draws=3, t_burn=0.02, t_thin=0.01, oracle=oracle)
 
 
 def test_fig4_tiny_writes_files_and_section(tmp_path, monkeypatch):
-    monkeypatch.setattr(fz, "sweep_settings", _tiny_sweep)
-    files = fz.make_fig4(tmp_path, {"integrators": "leapfrog,sghmc", "datasets": "boston"})
+    monkeypatch.setattr(sweeps, "sweep_settings", _tiny_sweep)
+    files = sweeps.make_fig4(tmp_path, {"integrators": "leapfrog,sghmc", "datasets": "boston"})
     assert [f.name for f in files] == ["distances.csv", "distances.png"] and all(f.stat().st_size > 0 for f in files)
-    rows = list(csv.DictReader((tmp_path / fz.FIG4 / "distances.csv").read_text().splitlines()))
+    rows = list(csv.DictReader((tmp_path / uci.FIG4 / "distances.csv").read_text().splitlines()))
     assert {(r["label"], r["batch"]) for r in rows} == {
         (a, b) for a in ("SHMC-LEAPFROG", "SGHMC") for b in ("full", "64")
     }
     for r in rows:  # 2 chains x 3 draws vs oracle runs of 2 x 3 draws on 51 test points: AKD in (0, 1]
         assert 0 < float(r["akd"]) <= 1 and r["draws"] == "6" and r["burn_in_steps"] == "2" and r["thin_steps"] == "1"
     text = (tmp_path / "REPRODUCTION.md").read_text()
-    assert f"<!-- begin {fz.FIG4} -->" in text
-    md = read_sections(text)[fz.FIG4]
-    assert f"| {fz.FIG4_CLAIMS['sghmc'].text} | {fz.FIG4_CLAIMS['sghmc'].where} |" in md
+    assert f"<!-- begin {uci.FIG4} -->" in text
+    md = read_sections(text)[uci.FIG4]
+    assert f"| {sweeps.FIG4_CLAIMS['sghmc'].text} | {sweeps.FIG4_CLAIMS['sghmc'].where} |" in md
     # a row per claim; MT3 and SYMMETRIC not run, 6 draws per run (not 200): not tested for scale
     counts = verdict_counts(md)
-    assert sum(counts[v] for v in VERDICTS) == len(fz.FIG4_CLAIMS) and counts["not tested"] >= 3
+    assert sum(counts[v] for v in VERDICTS) == len(sweeps.FIG4_CLAIMS) and counts["not tested"] >= 3
     assert md.count("| not tested: scale |") >= 3 and (counts["statement"], counts["derived"]) == (5, 1)
-    assert (tmp_path / fz.FIG4 / "runs").is_dir()  # the oracle lives here, shared with Figs. 5 and 10
+    assert (tmp_path / uci.FIG4 / "runs").is_dir()  # the oracle lives here, shared with Figs. 5 and 10
 
 
 def test_table2_tiny_on_offline_stand_in(tmp_path, monkeypatch):
     def tiny_specs(dataset, split, scale):
         common = {"dataset": dataset, "chains": 2, "draws": 2, "split": split, "seed": split}
-        return {"SHMC": fz.Spec(integrator="leapfrog", h=0.01, t_burn=0.03, t_thin=0.01, **common),
-                "SGHMC": fz.Spec(integrator="sghmc_adaptive", h=0.01, burn_steps=3, thin_steps=1, **common)}  # fmt: skip
+        return {"SHMC": uci.Spec(integrator="leapfrog", h=0.01, t_burn=0.03, t_thin=0.01, **common),
+                "SGHMC": uci.Spec(integrator="sghmc_adaptive", h=0.01, burn_steps=3, thin_steps=1, **common)}  # fmt: skip
 
-    monkeypatch.setattr(fz, "table_specs", tiny_specs)
-    fz.make_table2(tmp_path, {"datasets": "wine", "splits": "0,1"})
-    summary = list(csv.DictReader((tmp_path / fz.TABLE2 / "summary.csv").read_text().splitlines()))
+    monkeypatch.setattr(tables, "table_specs", tiny_specs)
+    tables.make_table2(tmp_path, {"datasets": "wine", "splits": "0,1"})
+    summary = list(csv.DictReader((tmp_path / uci.TABLE2 / "summary.csv").read_text().splitlines()))
     assert [(r["dataset"], r["method"], r["splits"]) for r in summary] == [
         ("wine", "SHMC", "2"),
         ("wine", "SGHMC", "2"),
@@ -176,7 +176,7 @@ def test_table2_tiny_on_offline_stand_in(tmp_path, monkeypatch):
         assert 0 <= float(r["accuracy_mean"]) <= 1 and float(r["mnll_mean"]) > 0
     text = (tmp_path / "REPRODUCTION.md").read_text()
     assert "Offline stand-ins" in text and "| wine | SHMC |" in text
-    md = read_sections(text)[fz.TABLE2]
+    md = read_sections(text)[uci.TABLE2]
     # the paper's datasets are not on disk: each of its numbers and its reading are not tested (data)
     assert verdict_counts(md) == {"reproduced": 0, "partly": 0, "not reproduced": 0, "not tested": 5,
                                   "printed": 4, "statement": 1, "derived": 0}  # fmt: skip
@@ -185,14 +185,14 @@ def test_table2_tiny_on_offline_stand_in(tmp_path, monkeypatch):
 
 # -- claims -------------------------------------------------------------------------------------
 def test_uci_claims_have_every_field():
-    tables = (fz.FIG4_CLAIMS, fz.FIG5_CLAIMS, fz.FIG10_CLAIMS, fz.TABLE1_CLAIMS, fz.TABLE2_CLAIMS)
-    for claim in (c for t in tables for c in t.values()):
+    claims = (sweeps.FIG4_CLAIMS, sweeps.FIG5_CLAIMS, sweeps.FIG10_CLAIMS, tables.TABLE1_CLAIMS, tables.TABLE2_CLAIMS)
+    for claim in (c for t in claims for c in t.values()):
         assert claim.text and claim.where and claim.paper and claim.tolerance and claim.method
         assert claim.source in SOURCES
     # the paper's printed numbers: every (dataset, metric) of Tables 1 and 2
-    assert len([c for c in fz.TABLE1_CLAIMS.values() if c.source == "printed"]) == 8
-    assert fz.TABLE1_CLAIMS[("boston", "rmse")].paper == "SHMC 2.821 ± 0.61, SGHMC 2.825 ± 0.63"
-    assert fz.FIG4_CLAIMS["self"].source == "derived"
+    assert len([c for c in tables.TABLE1_CLAIMS.values() if c.source == "printed"]) == 8
+    assert tables.TABLE1_CLAIMS[("boston", "rmse")].paper == "SHMC 2.821 ± 0.61, SGHMC 2.825 ± 0.63"
+    assert sweeps.FIG4_CLAIMS["self"].source == "derived"
 
 
 def _sweep_rows(akd: dict, width=0.01):
@@ -204,38 +204,38 @@ def _sweep_rows(akd: dict, width=0.01):
     ]
 
 
-def _row_of(md, claim):
-    return next(line for line in md.splitlines() if line.startswith(f"| {claim.text} |"))
+def _outcome(outcomes, claim):
+    return dict(outcomes)[claim]
 
 
 @pytest.mark.parametrize("scale", ["quick", "paper"])
-def test_fig10_markdown_tests_c_only_at_the_papers_burn_in(scale):
+def test_fig10_outcomes_test_c_only_at_the_papers_burn_in(scale):
     """Fig. 10's claims are about convergence: at quick scale (burn-in time 2, oracle at C = 5)
     they are not tested; at the paper's burn-in time 10 they are measured."""
-    s = fz.sweep_settings(scale, {"batches": "0", "steps": "0.01,0.02", "oracle": "lie_trotter"})
+    s = sweeps.sweep_settings(scale, {"batches": "0", "steps": "0.01,0.02", "oracle": "lie_trotter"})
     akd = {("C=0.5", "full", 0.01): 0.2, ("C=5", "full", 0.01): 0.145, ("C=10", "full", 0.01): 0.15,
            ("C=0.5", "full", 0.02): 0.4, ("C=5", "full", 0.02): 0.2, ("C=10", "full", 0.02): 0.25}  # fmt: skip
-    md = fz._fig10_markdown(_sweep_rows(akd), s, [0.5, 5.0, 10.0], scale, {"scale": scale}, [])
-    ins, c510, big = (_row_of(md, fz.FIG10_CLAIMS[k]) for k in ("insensitive", "c_5_10", "large_c"))
+    outcomes = sweeps.fig10_outcomes(_sweep_rows(akd), s, [0.5, 5.0, 10.0])
+    assert [c for c, _ in outcomes] == list(sweeps.FIG10_CLAIMS.values())
+    ins, c510, big = (o for _, o in outcomes)
     if scale == "quick":
-        assert "| not tested: scale |" in ins and "| not tested: scale |" in c510 and "| not tested: scale |" in big
-        assert "burn-in time 2 (paper: 10) and the oracle at C = 5" in ins and "favours C = 5" in c510
-        assert "no C in (5, 10]" not in c510  # C = 10 was run
+        assert ins.verdict == c510.verdict == big.verdict == "not tested: scale"
+        assert "burn-in time 2 (paper: 10) and the oracle at C = 5" in ins.why and "favours C = 5" in c510.why
+        assert "no C in (5, 10]" not in c510.why  # C = 10 was run
     else:  # C = 0.5 is 0.055 above the lowest at h = 0.01, beyond the band width 0.01; C = 5 lowest in both cells
-        assert "| not reproduced |" in ins and "over the lowest (0.145) 0.055" in ins
-        assert "| reproduced |" in c510 and "in 2 of 2 (batch, h) cells" in c510
-        assert "| not tested: scale |" in big and "no C above 10 was run" in big
-    assert sum(verdict_counts(md)[v] for v in VERDICTS) == 3
+        assert ins.verdict == "not reproduced" and "over the lowest (0.145) 0.055" in ins.ours
+        assert c510.verdict == "reproduced" and "in 2 of 2 (batch, h) cells" in c510.ours
+        assert big.verdict == "not tested: scale" and "no C above 10 was run" in big.why
 
 
 def _fig10_claims(akd_at_hmin: dict, cs=(0.5, 5.0, 10.0, 50.0), width=0.01):
-    """The verdict cells of the 'insensitive' and 'large_c' rows at the paper's burn-in, from the
-    AKD per C at the smallest h (full batch) and a worse cell at a larger h."""
-    s = fz.sweep_settings("paper", {"batches": "0", "steps": "0.005,0.01"})
+    """The verdicts of the 'insensitive' and 'large_c' claims at the paper's burn-in, from the AKD
+    per C at the smallest h (full batch) and a worse cell at a larger h."""
+    s = sweeps.sweep_settings("paper", {"batches": "0", "steps": "0.005,0.01"})
     akd = {(f"C={c:g}", "full", 0.005): v for c, v in akd_at_hmin.items()}
     akd |= {(f"C={c:g}", "full", 0.01): v + 0.02 for c, v in akd_at_hmin.items()}
-    md = fz._fig10_markdown(_sweep_rows(akd, width), s, list(cs), "paper", {"scale": "paper"}, [])
-    return [_row_of(md, fz.FIG10_CLAIMS[k]).split(" | ")[5] for k in ("insensitive", "large_c")]
+    outcomes = sweeps.fig10_outcomes(_sweep_rows(akd, width), s, list(cs))
+    return [_outcome(outcomes, sweeps.FIG10_CLAIMS[k]).verdict for k in ("insensitive", "large_c")]
 
 
 def test_fig10_insensitivity_over_c_in_range_and_large_c_apart():
@@ -255,49 +255,46 @@ def test_fig10_insensitivity_over_c_in_range_and_large_c_apart():
     assert _fig10_claims({5.0: 0.145, 10.0: 0.15}, cs=(5.0, 10.0)) == ["not tested: scale", "not tested: scale"]
 
 
-def test_fig5_markdown_one_row_per_claim():
-    s = fz.sweep_settings("quick", {"batches": "0,32", "steps": "0.01,0.02"})
+def test_fig5_outcomes_one_row_per_claim():
+    s = sweeps.sweep_settings("quick", {"batches": "0,32", "steps": "0.01,0.02"})
     akd = {("N_l=1", "full", 0.01): 0.145, ("N_l=25", "full", 0.01): 0.148, ("N_l=1", "full", 0.02): 0.16,
            ("N_l=25", "full", 0.02): 0.3, ("N_l=1", 32, 0.01): 0.2, ("N_l=25", 32, 0.01): 0.25,
            ("N_l=1", 32, 0.02): 0.3, ("N_l=25", 32, 0.02): math.nan}  # fmt: skip
-    md = fz._fig5_markdown(_sweep_rows(akd), s, [1, 25], "quick", {}, [])
-    assert "| partly |" in _row_of(md, fz.FIG5_CLAIMS["small_h"])  # full batch inside the band, batch 32 not
-    assert "| reproduced |" in _row_of(md, fz.FIG5_CLAIMS["large_h"])  # larger at N_l = 25, or diverged
-    assert "in 4 of 4 (batch/h) cells" in _row_of(md, fz.FIG5_CLAIMS["nl1"])
-    assert verdict_counts(md)["statement"] == len(fz.FIG5_CLAIMS) == 3
+    outcomes = sweeps.fig5_outcomes(_sweep_rows(akd), s, [1, 25])
+    assert [c for c, _ in outcomes] == list(sweeps.FIG5_CLAIMS.values())
+    small_h, large_h, nl1 = (o for _, o in outcomes)
+    assert small_h.verdict == "partly"  # full batch inside the band, batch 32 not
+    assert large_h.verdict == "reproduced"  # larger at N_l = 25, or diverged
+    assert "in 4 of 4 (batch/h) cells" in nl1.ours and nl1.verdict == "reproduced"
 
 
-def test_table1_markdown_z_against_the_papers_numbers():
+def test_table1_outcomes_z_against_the_papers_numbers():
     """Split means against Table 1 by z (the paper's ± read as the sd over 5 splits), and the
     paired SHMC - SGHMC difference over the same splits."""
     rows = [{"dataset": "boston", "split": k, "method": m, "rmse": 2.8 + 0.1 * k + (0.5 if m == "SHMC" else 0.0),
              "mnll": 2.6 + 0.01 * k} for k in range(5) for m in ("SHMC", "SGHMC")]  # fmt: skip
-    md = fz._table_markdown(fz.TABLE1, "t", rows, fz.TABLE1_PAPER, ("rmse", "mnll"), "quick", {}, list(range(5)),
-                            ["concrete", "energy", "yacht"], [])  # fmt: skip
-    rmse = _row_of(md, fz.TABLE1_CLAIMS[("boston", "rmse")])
+    outcomes = tables.table_outcomes(tables.TABLE1_CLAIMS, tables.TABLE1_PAPER, rows, ("rmse", "mnll"), [])
+    rmse = _outcome(outcomes, tables.TABLE1_CLAIMS[("boston", "rmse")])
     # SHMC 3.5 ± 0.158 vs 2.821 ± 0.61: se = sqrt(0.61^2/5 + 0.158^2/5) = 0.282, z = +2.41; SGHMC z = +0.60
-    assert "SHMC 3.500 ± 0.158 (z = +2.41), SGHMC 3.000 ± 0.158 (z = +0.60)" in rmse and "| partly |" in rmse
-    assert "| reproduced |" in _row_of(md, fz.TABLE1_CLAIMS[("boston", "mnll")])
-    similar = _row_of(md, fz.TABLE1_CLAIMS["similar"])  # RMSE differs by 0.5 on every split: sd 0, z = inf
-    assert "boston RMSE +0.500" in similar and "| partly |" in similar
-    counts = verdict_counts(md)
-    assert counts["not tested"] == 6 and counts["printed"] == 8 and sum(counts[v] for v in VERDICTS) == 9
+    assert "SHMC 3.500 ± 0.158 (z = +2.41), SGHMC 3.000 ± 0.158 (z = +0.60)" in rmse.ours and rmse.verdict == "partly"
+    assert _outcome(outcomes, tables.TABLE1_CLAIMS[("boston", "mnll")]).verdict == "reproduced"
+    similar = _outcome(outcomes, tables.TABLE1_CLAIMS["similar"])  # RMSE differs by 0.5 on every split: sd 0, z = inf
+    assert "boston RMSE +0.500" in similar.ours and similar.verdict == "partly"
+    assert [c for c, _ in outcomes] == list(tables.TABLE1_CLAIMS.values())
+    assert [o.verdict for _, o in outcomes].count("not tested: data") == 6  # concrete, energy, yacht not on disk
 
 
-def test_fig4_markdown_with_every_sampler_of_the_paper():
+def test_fig4_outcomes_with_every_sampler_of_the_paper():
     """At scale=paper MT3 and SYMMETRIC are run and 200 draws pooled: every claim gets a measured verdict."""
-    s = fz.sweep_settings("paper", {"batches": "0,32", "steps": "0.01,0.02"})
     base = {"SHMC-LEAPFROG": 0.0, "LIE-TROTTER": 0.0, "SYMMETRIC": 0.005, "MT3": -0.002, "SGHMC": 0.05}
     akd = {(lab, b, h): 0.145 + d + (0.1 if b == 32 else 0.0) + (0.02 if h == 0.02 else 0.0)
            for lab, d in base.items() for b in ("full", 32) for h in (0.01, 0.02)}  # fmt: skip
-    rows = [dict(r, draws=200, self_mean=0.088) for r in _sweep_rows(akd)]
-    md = fz._fig4_markdown(rows, s, "paper", {"scale": "paper"}, [])
-    assert "not tested" not in md
-    assert "| not reproduced |" in _row_of(md, fz.FIG4_CLAIMS["sghmc"])  # SGHMC 0.05 above: no cell within 0.01
-    assert "| reproduced |" in _row_of(md, fz.FIG4_CLAIMS["batch"])
-    assert "| partly |" in _row_of(md, fz.FIG4_CLAIMS["small_h"])  # full batch inside the band, 32 not
-    assert "| reproduced |" in _row_of(md, fz.FIG4_CLAIMS["mt3"]) and "h in [0.01, 0.02]" in md
-    assert "| reproduced |" in _row_of(md, fz.FIG4_CLAIMS["sym_lt"])
-    self_row = _row_of(md, fz.FIG4_CLAIMS["self"])  # 0.088 vs the i.i.d. 0.0869 for 200 vs 200
-    assert "| reproduced |" in self_row and "0.088 for 200 vs 200 pooled draws" in self_row
-    assert sum(verdict_counts(md)[v] for v in VERDICTS) == len(fz.FIG4_CLAIMS)
+    outcomes = sweeps.fig4_outcomes([dict(r, draws=200, self_mean=0.088) for r in _sweep_rows(akd)])
+    assert [c for c, _ in outcomes] == list(sweeps.FIG4_CLAIMS.values())
+    verdicts = {k: _outcome(outcomes, c).verdict for k, c in sweeps.FIG4_CLAIMS.items()}
+    assert verdicts == {"sghmc": "not reproduced",  # SGHMC 0.05 above: no cell within 0.01
+                        "batch": "reproduced", "small_h": "partly",  # full batch inside the band, 32 not
+                        "mt3": "reproduced", "sym_lt": "reproduced", "self": "reproduced"}  # fmt: skip
+    assert "h in [0.01, 0.02]" in _outcome(outcomes, sweeps.FIG4_CLAIMS["mt3"]).ours
+    # 0.088 vs the i.i.d. 0.0869 for 200 vs 200
+    assert "0.088 for 200 vs 200 pooled draws" in _outcome(outcomes, sweeps.FIG4_CLAIMS["self"]).ours

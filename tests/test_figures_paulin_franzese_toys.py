@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from bnnsample.analysis.recorded import exact_recorded_moments
-from bnnsample.figures import franzese2021_toys as fz
-from bnnsample.figures import paulin2025_fig1 as pf
 from bnnsample.figures.claims import CHECK, SOURCES, VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
+from bnnsample.figures.franzese2021 import toys as fz
+from bnnsample.figures.paulin2025 import fig1 as pf
 from bnnsample.simulate import build_target
 
 
@@ -366,14 +366,10 @@ def _trig_cells(mt3_exact, mt3_b8, floor8):
      ((1e-5, 3e-4), (0.3, 0.2), 0.2,  # MT3 above SYMMETRIC at 0.02; equal at batch 8; batch 8 above the band
       {"full_order": "partly", "bottleneck": "reproduced", "small_eta": "partly"})],
 )  # fmt: skip
-def test_fig1_markdown_verdicts(mt3_exact, mt3_b8, floor8, expected):
+def test_fig1_outcomes_verdicts(mt3_exact, mt3_b8, floor8, expected):
     band = {"mean": 0.027, "low": 0.026, "high": 0.0285}
-    s = {"scale": "quick", "gamma": 5.0, "steps": (0.04, 0.02), "chains": 100, "draws": 20, "schemes": fz.TRIG_SCHEMES}
-    md = fz._trig_markdown(_trig_cells(mt3_exact, mt3_b8, floor8), band, s, 60.0, [])
+    labels = [label for label, _ in fz.TRIG_SCHEMES]
+    outcomes = fz.fig1_outcomes(_trig_cells(mt3_exact, mt3_b8, floor8), band, (0.04, 0.02), labels)
+    assert [c for c, _ in outcomes] == list(fz.FIG1_CLAIMS.values())  # every scheme run: a row per claim
     for key, verdict in expected.items():
-        claim = fz.FIG1_CLAIMS[key]
-        row = next(line for line in md.splitlines() if line.startswith(f"| {claim.text} |"))
-        assert f"| {verdict} |" in row, row
-    assert "| SYMMETRIC and LIE-TROTTER (both order 2) respond alike" in md
-    counts = verdict_counts(md)
-    assert sum(counts[v] for v in VERDICTS) == len(fz.FIG1_CLAIMS) == counts["statement"] + counts["derived"]
+        assert dict(outcomes)[fz.FIG1_CLAIMS[key]].verdict == verdict

@@ -33,21 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import register
-from .claims import Claim, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced, table
-from .common import (
-    CellBar,
-    labelled_choice,
-    recipe_start,
-    save_figure,
-    scaled_settings,
-    update_reproduction,
-    write_csv,
-)
+from .. import common, register
+from ..claims import Claim, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced, table
+from ..common import CellBar, pyplot, recipe_start, save_figure, scaled_settings, update_reproduction, write_csv
 
-# ============================================================================================
-# franzese2021-fig3: App. E toy
-# ============================================================================================
+# -- franzese2021-fig3: App. E toy ----------------------------------------------------------
 
 FIG3 = "franzese2021-fig3"
 TOY_POSTERIOR = (2 / 15, 1 / 3)
@@ -94,9 +84,9 @@ def toy_cell(pot, label: str, integrator: str, batching: str, h: float, gamma: f
     exact stationary moments of the same integrator under the same schedule."""
     from scipy import stats
 
-    from ..analysis.recorded import exact_recorded_moments, pooled_moments
-    from ..evaluate.metrics import kolmogorov_distance_normal
-    from ..simulate import draws as run_draws
+    from ...analysis.recorded import exact_recorded_moments, pooled_moments
+    from ...evaluate.metrics import kolmogorov_distance_normal
+    from ...simulate import draws as run_draws
 
     t0 = time.perf_counter()
     cell = ToyCell(label, integrator, batching, h, gamma)
@@ -131,13 +121,9 @@ def _int_option(options: dict, key: str, default: int, low: int) -> int:
 
 
 def _toy_plot(cells: list[ToyCell], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from scipy import stats
 
-    fig, axes = plt.subplots(len(TOY_INTEGRATORS), len(TOY_BATCHINGS), figsize=(13, 7), sharex=True, sharey=True)
+    fig, axes = pyplot().subplots(len(TOY_INTEGRATORS), len(TOY_BATCHINGS), figsize=(13, 7), sharex=True, sharey=True)
     mean, var = TOY_POSTERIOR
     grid = np.linspace(-3, 3.3, 400)
     for c in cells:
@@ -166,23 +152,25 @@ _TOY_LAW_METHOD = (
     "chains from 0 pooled; s.e. from the spread over chains; KS to N(2/15, 1/3); 'exact' = the "
     "stationary variance of the recorded states of the implemented integrator (probed affine maps)"
 )
+
+
+def _law_claim(text: str, where: str, paper: str, source: str) -> Claim:
+    return Claim(text, where, paper, source=source, tolerance=_TOY_LAW_TOL, method=_TOY_LAW_METHOD)
+
+
 FIG3_LAW_CLAIMS = {
-    ("exact_ou", "full"): Claim(
+    ("exact_ou", "full"): _law_claim(
         "analytic integrator, full batch: the stationary law is the posterior N(2/15, 1/3)",
-        "App. E.2, eqs. (93)-(94); Fig. 3, Fig. 6", "Var θ = 1/3; KS: sampling noise only", source="statement",
-        tolerance=_TOY_LAW_TOL, method=_TOY_LAW_METHOD),
-    ("exact_ou", "iid"): Claim(
+        "App. E.2, eqs. (93)-(94); Fig. 3, Fig. 6", "Var θ = 1/3; KS: sampling noise only", "statement"),
+    ("exact_ou", "iid"): _law_claim(
         "analytic integrator, i.i.d. minibatches of one point: stationary law", "§5, Fig. 3; App. E, Fig. 6",
-        "Var θ = 0.7494; KS ≈ 0.10 (100K samples)", source="derived", tolerance=_TOY_LAW_TOL,
-        method=_TOY_LAW_METHOD),
-    ("lie_trotter", "full"): Claim(
+        "Var θ = 0.7494; KS ≈ 0.10 (100K samples)", "derived"),
+    ("lie_trotter", "full"): _law_claim(
         "order-2 integrator (LIE-TROTTER), full batch: stationary law", "§5, Fig. 3; App. E, Fig. 6",
-        "Var θ = 0.2933; KS ≈ 0.016 (100K samples)", source="derived", tolerance=_TOY_LAW_TOL,
-        method=_TOY_LAW_METHOD),
-    ("lie_trotter", "iid"): Claim(
+        "Var θ = 0.2933; KS ≈ 0.016 (100K samples)", "derived"),
+    ("lie_trotter", "iid"): _law_claim(
         "order-2 integrator (LIE-TROTTER), i.i.d. minibatches of one point: stationary law",
-        "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.7571; KS ≈ 0.10 (100K samples)", source="derived",
-        tolerance=_TOY_LAW_TOL, method=_TOY_LAW_METHOD),
+        "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.7571; KS ≈ 0.10 (100K samples)", "derived"),
 }  # fmt: skip
 FIG3_CLAIMS = {
     "machinery": Claim(
@@ -226,11 +214,75 @@ def _toy_law(c: ToyCell, n: int) -> Outcome:
     return by_count(good, 2, ours, why)
 
 
-def _toy_markdown(cells: list[ToyCell], s: dict, seconds: float, files: list[Path]) -> str:
+def _mc_matches_exact(cells: list[ToyCell]) -> Outcome:
+    zs = [(c.mc["var"] - c.exact["var"]) / c.mc["var_se"] for c in cells]
+    rel = [abs(c.exact["var"] - EXPECTED_TOY[(c.integrator, c.batching)]["var"]) / c.exact["var"] for c in cells]
+    return check(max(map(abs, zs)) < 4 and max(rel) < 2e-3,
+                 "MC vs exact z = " + ", ".join(f"{z:+.2f}" for z in zs) + f"; exact vs derived at most {max(rel):.2%}",
+                 "cells: " + ", ".join(f"{c.label}/{c.batching}" for c in cells))  # fmt: skip
+
+
+def _mean_stays(cells: list[ToyCell]) -> Outcome:
+    mean = TOY_POSTERIOR[0]
+    zm = [(c.mc["mean"] - mean) / c.mc["mean_se"] for c in cells]
+    em = max(abs(c.exact["mean"] - mean) for c in cells)
+    return by_count(
+        sum(abs(z) <= 2 for z in zm) if em < 1e-10 else 0, len(cells),
+        ", ".join(f"{c.mc['mean']:.4f} ± {c.mc['mean_se']:.4f}" for c in cells),
+        f"largest |MC - 2/15|/se = {max(map(abs, zm)):.2f}; exact means off by at most {em:.1e}")  # fmt: skip
+
+
+def _minibatching_prevents_convergence(cells: list[ToyCell]) -> Outcome | None:
+    """Both integrators off the posterior with i.i.d. batches (KS and variance), when both batchings ran."""
+    by, var = {(c.integrator, c.batching): c for c in cells}, TOY_POSTERIOR[1]
+    pairs = [(by[(i, "iid")], by[(i, "full")]) for _, i in TOY_INTEGRATORS if (i, "iid") in by and (i, "full") in by]
+    if not pairs:
+        return None
+    zv = [(a.mc["var"] - var) / a.mc["var_se"] for a, _ in pairs]
+    return by_count(
+        sum(a.ks > 0.05 and abs(z) > 2 for (a, _), z in zip(pairs, zv)), len(pairs),
+        "iid KS " + " / ".join(f"{a.ks:.3f}" for a, _ in pairs) + " vs full "
+        + " / ".join(f"{b.ks:.3f}" for _, b in pairs) + " (" + " / ".join(a.label for a, _ in pairs) + ")",
+        "with i.i.d. batches the variance is " + " and ".join(f"{a.mc['var'] / var:.2f}x" for a, _ in pairs)
+        + " the posterior's (z = " + ", ".join(f"{z:+.0f}" for z in zv) + ") even for the exact integrator")  # fmt: skip
+
+
+def _platykurtic(cells: list[ToyCell]) -> Outcome | None:
+    iid = [c for c in cells if c.batching == "iid"]
+    if not iid:
+        return None
+    return by_count(sum(-0.3 < c.excess_kurtosis < -0.1 for c in iid), len(iid),
+                    ", ".join(f"{c.label} {c.excess_kurtosis:+.3f}" for c in iid))  # fmt: skip
+
+
+def _reshuffling_shrinks(cells: list[ToyCell]) -> Outcome | None:
+    """Not a paper experiment: reported against the i.i.d. variance of the same integrator."""
+    by = {(c.integrator, c.batching): c for c in cells}
+    res = [c for c in cells if c.batching == "reshuffle"]
+    if not (res and all((c.integrator, "iid") in by for c in res)):
+        return None
+    return not_tested(
+        "not a paper experiment",
+        "Var " + ", ".join(f"{c.label} {c.mc['var']:.4f} ± {c.mc['var_se']:.4f}" for c in res) + " vs iid "
+        + ", ".join(f"{by[(c.integrator, 'iid')].mc['var']:.4f}" for c in res),
+        "the paper's toy draws batches with replacement, whose ergodic error is O(eta), not O(eta^2) (derived for "
+        "this project); Theorem 2 assumes reshuffling")  # fmt: skip
+
+
+def fig3_outcomes(cells: list[ToyCell], n: int) -> list[tuple[Claim, Outcome]]:
+    """The stationary law of each paper condition run (``n`` pooled draws per cell), then FIG3_CLAIMS
+    (the rows whose cells ran)."""
+    by = {(c.integrator, c.batching): c for c in cells}
+    rules = {"machinery": _mc_matches_exact, "mean": _mean_stays, "order": _minibatching_prevents_convergence,
+             "kurtosis": _platykurtic, "reshuffle": _reshuffling_shrinks}  # fmt: skip
+    return [(claim, _toy_law(by[key], n)) for key, claim in FIG3_LAW_CLAIMS.items() if key in by] + [
+        (FIG3_CLAIMS[k], o) for k, rule in rules.items() if (o := rule(cells)) is not None]  # fmt: skip
+
+
+def _toy_markdown(s: dict, seconds: float, files: list[Path], outcomes) -> str:
     n = s["chains"] * s["draws"]
-    lines = [
+    return "\n\n".join([
         f"## {FIG3}: the App. E toy, minibatching vs integration order (franzese2021 Fig. 3/6)",
-        "",
         (
             f"Command: `bnnsample figure {FIG3} scale={s['scale']}` ({seconds:.0f} s). Settings: dataset `franzese_toy` "
             f"(posterior N(2/15, 1/3)), eta = {s['h']}, C = {s['gamma']}, {s['chains']} chains from 0, burn-in "
@@ -242,48 +294,8 @@ def _toy_markdown(cells: list[ToyCell], s: dict, seconds: float, files: list[Pat
             "The paper prints no number for this figure; the expected values are exact stationary variances "
             "derived for this project (discrete Lyapunov equation)."
         ),
-        "",
-    ]
-    mean, var = TOY_POSTERIOR
-    by = {(c.integrator, c.batching): c for c in cells}
-    rows = [(claim, _toy_law(by[key], n)) for key, claim in FIG3_LAW_CLAIMS.items() if key in by]
-    zs = [(c.mc["var"] - c.exact["var"]) / c.mc["var_se"] for c in cells]
-    rel = [abs(c.exact["var"] - EXPECTED_TOY[(c.integrator, c.batching)]["var"]) / c.exact["var"] for c in cells]
-    rows.append((FIG3_CLAIMS["machinery"], check(
-        max(map(abs, zs)) < 4 and max(rel) < 2e-3,
-        "MC vs exact z = " + ", ".join(f"{z:+.2f}" for z in zs) + f"; exact vs derived at most {max(rel):.2%}",
-        "cells: " + ", ".join(f"{c.label}/{c.batching}" for c in cells))))  # fmt: skip
-    zm = [(c.mc["mean"] - mean) / c.mc["mean_se"] for c in cells]
-    em = max(abs(c.exact["mean"] - mean) for c in cells)
-    rows.append((FIG3_CLAIMS["mean"], by_count(
-        sum(abs(z) <= 2 for z in zm) if em < 1e-10 else 0, len(cells),
-        ", ".join(f"{c.mc['mean']:.4f} ± {c.mc['mean_se']:.4f}" for c in cells),
-        f"largest |MC - 2/15|/se = {max(map(abs, zm)):.2f}; exact means off by at most {em:.1e}")))  # fmt: skip
-    pairs = [(by[(i, "iid")], by[(i, "full")]) for _, i in TOY_INTEGRATORS if (i, "iid") in by and (i, "full") in by]
-    if pairs:
-        zv = [(a.mc["var"] - var) / a.mc["var_se"] for a, _ in pairs]
-        rows.append((FIG3_CLAIMS["order"], by_count(
-            sum(a.ks > 0.05 and abs(z) > 2 for (a, _), z in zip(pairs, zv)), len(pairs),
-            "iid KS " + " / ".join(f"{a.ks:.3f}" for a, _ in pairs) + " vs full "
-            + " / ".join(f"{b.ks:.3f}" for _, b in pairs) + " (" + " / ".join(a.label for a, _ in pairs) + ")",
-            "with i.i.d. batches the variance is " + " and ".join(f"{a.mc['var'] / var:.2f}x" for a, _ in pairs)
-            + " the posterior's (z = " + ", ".join(f"{z:+.0f}" for z in zv)
-            + ") even for the exact integrator")))  # fmt: skip
-    iid = [c for c in cells if c.batching == "iid"]
-    if iid:
-        rows.append((FIG3_CLAIMS["kurtosis"], by_count(
-            sum(-0.3 < c.excess_kurtosis < -0.1 for c in iid), len(iid),
-            ", ".join(f"{c.label} {c.excess_kurtosis:+.3f}" for c in iid))))  # fmt: skip
-    res = [c for c in cells if c.batching == "reshuffle"]
-    if res and all((c.integrator, "iid") in by for c in res):
-        rows.append((FIG3_CLAIMS["reshuffle"], not_tested(
-            "not a paper experiment",
-            "Var " + ", ".join(f"{c.label} {c.mc['var']:.4f} ± {c.mc['var_se']:.4f}" for c in res) + " vs iid "
-            + ", ".join(f"{by[(c.integrator, 'iid')].mc['var']:.4f}" for c in res),
-            "the paper's toy draws batches with replacement, whose ergodic error is O(eta), not O(eta^2) (derived for "
-            "this project); Theorem 2 assumes reshuffling")))  # fmt: skip
-    lines += [table(rows, heading=f"claim ({FIG3})"), "", "Files: " + ", ".join(f"`{p.name}`" for p in files) + "."]
-    return "\n".join(lines)
+        table(outcomes, heading=f"claim ({FIG3})"), "Files: " + ", ".join(f"`{p.name}`" for p in files) + ".",
+    ])  # fmt: skip
 
 
 TOY_CSV = ("integrator", "batching", "label", "h", "C", "draws", "mean", "mean_se", "var", "var_se", "exact_mean",
@@ -306,7 +318,7 @@ def _toy_row(c) -> dict:
           scales=tuple(TOY_SCALES), options=FIG3_OPTIONS)  # fmt: skip
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT."""
-    from ..simulate import build_target
+    from ...simulate import build_target
 
     s = scaled_settings(options, FIG3_OPTIONS, TOY_SCALES)
     s["chains"] = _int_option(options, "chains", s["chains"], 2)
@@ -329,22 +341,15 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     files = [out / "toy.csv", out / "toy.png"]
     write_csv(files[0], [_toy_row(c) for c in cells], float_format=None, columns=TOY_CSV)
     _toy_plot(cells, files[1])
-    md = _toy_markdown(cells, s, time.perf_counter() - t0, files)
+    md = _toy_markdown(s, time.perf_counter() - t0, files, fig3_outcomes(cells, s["chains"] * s["draws"]))
     files.append(update_reproduction(Path(out_dir), FIG3, md))
     return files
 
 
-# ============================================================================================
-# franzese2021-fig1: random trigonometric features
-# ============================================================================================
+# -- franzese2021-fig1: random trigonometric features ---------------------------------------
 
 FIG1 = "franzese2021-fig1"
-TRIG_SCHEMES = (
-    ("LEAPFROG", "leapfrog"),
-    ("SYMMETRIC", "aboba"),
-    ("LIE-TROTTER", "lie_trotter"),
-    ("MT3", "mt3"),
-)
+TRIG_SCHEMES = (("LEAPFROG", "leapfrog"), ("SYMMETRIC", "aboba"), ("LIE-TROTTER", "lie_trotter"), ("MT3", "mt3"))
 TRIG_BATCHES = ("full", 8)
 TRIG_CSV = ("scheme", "integrator", "batch", "h", "akd", "exact_stationary_akd", "diverged", "samples",
             "steps_per_chain", "self_distance_mean", "self_distance_low", "self_distance_high", "seconds")  # fmt: skip
@@ -402,8 +407,8 @@ def full_batch_stationary_akd(pot, integrator: str, h: float, gamma: float) -> f
     equation, ``scipy.linalg.solve_discrete_lyapunov``), Gaussian because the batch is fixed."""
     from scipy.linalg import solve_discrete_lyapunov
 
-    from ..analysis.probe import probe_step
-    from ..integrators import get_integrator
+    from ...analysis.probe import probe_step
+    from ...integrators import get_integrator
 
     pr = probe_step(lambda: get_integrator(integrator), pot, [None], scale=1.0, eps=0.0, h=h, gamma=gamma)
     if np.max(np.abs(np.linalg.eigvals(pr.A))) >= 1:
@@ -422,8 +427,8 @@ def trig_cell(pot, label: str, integrator: str, batch, h: float, gamma: float, c
               reference: np.ndarray, seed: int = 0, exact: bool = True) -> TrigCell:  # fmt: skip
     """AKD of chains x draws pooled predictive samples of one scheme/batch/step size h to ``reference``
     (and, with the full batch and ``exact``, the AKD of the scheme's exact stationary law)."""
-    from ..evaluate.metrics import average_kolmogorov_distance
-    from ..simulate import draws as run_draws
+    from ...evaluate.metrics import average_kolmogorov_distance
+    from ...simulate import draws as run_draws
 
     t0 = time.perf_counter()
     cell = TrigCell(label, integrator, batch, h)
@@ -456,17 +461,12 @@ def _parse_fig1(options: dict) -> dict:
         if not steps or not all(0 < e < 1 for e in steps):
             raise ValueError(f"steps={options['steps']}: expected comma-separated step sizes in (0, 1), e.g. 0.04,0.02")
         s["steps"] = tuple(sorted(steps, reverse=True))
-    s["schemes"] = labelled_choice(options, "schemes", TRIG_SCHEMES)
+    s["schemes"] = common.labelled_choice(options, "schemes", TRIG_SCHEMES)
     return s
 
 
 def _trig_plot(cells: list[TrigCell], band: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.8))
+    fig, axes = pyplot().subplots(1, 3, figsize=(16, 4.8))
     panels = ((8, "akd", "minibatch size 8 (Monte Carlo)"), ("full", "akd", "full batch (Monte Carlo)"),
               ("full", "exact_akd", "full batch, exact stationary law"))  # fmt: skip
     for ax, (batch, key, title) in zip(axes, panels):
@@ -523,10 +523,99 @@ FIG1_CLAIMS = {
 FIG1_PAPER_COST = "scale=paper (eta down to 0.001, 17x the steps of scale=quick): about 20 CPU-minutes"
 
 
-def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, files: list[Path]) -> str:
-    lines = [
+def _akds(xs, spec=".3f") -> str:
+    return " / ".join("div." if not math.isfinite(x) else f"{x:{spec}}" for x in xs)
+
+
+def _exact_full(series) -> dict:
+    """The exact stationary AKD of MT3 and the order-2 schemes with the full batch, per eta."""
+    return {lab: series(lab, "full", "exact_akd") for lab in ("MT3", "LIE-TROTTER", "SYMMETRIC")}
+
+
+def _higher_order_better(series, hs, band, labels) -> Outcome | None:
+    if not {"MT3", "LIE-TROTTER", "SYMMETRIC"} <= set(labels):
+        return None
+    ex = _exact_full(series)
+    pairs = [(m, a, b) for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]) if math.isfinite(m)]
+    strict = sum(m < min(a, b) for m, a, b in pairs)
+    return by_count(
+        strict, len(pairs),
+        f"exact stationary AKD (eta {', '.join(f'{e:g}' for e in hs)}): MT3 {_akds(ex['MT3'], '.1e')}; LT "
+        f"{_akds(ex['LIE-TROTTER'], '.1e')}; SYM {_akds(ex['SYMMETRIC'], '.1e')}. Monte Carlo: MT3 "
+        f"{_akds(series('MT3', 'full'))}; LT {_akds(series('LIE-TROTTER', 'full'))}; SYM "
+        f"{_akds(series('SYMMETRIC', 'full'))}",
+        f"exact laws: MT3 below both order-2 schemes at {strict} of {len(pairs)} stable steps, below LIE-TROTTER "
+        f"at {sum(m < a for m, a, _ in pairs)}; every full-batch bias is far below the 2000-sample Kolmogorov "
+        f"floor ({band['mean']:.3f}), so the Monte Carlo curves cannot separate the schemes at any stable "
+        "eta")  # fmt: skip
+
+
+def _bottleneck(series, hs, band, labels) -> Outcome | None:
+    """Batch 8: an eta where all schemes are above the band and MT3 within 0.01 of or above the best order-2 one."""
+    if not {"MT3", "LIE-TROTTER", "SYMMETRIC"} <= set(labels):
+        return None
+    ex = _exact_full(series)
+    mt3b, ltb, symb = series("MT3", 8), series("LIE-TROTTER", 8), series("SYMMETRIC", 8)
+    zone = [e for e, m, a, b in zip(hs, mt3b, ltb, symb) if math.isfinite(m) and m >= min(a, b) - 0.01
+            and min(a, b) > band["high"]]  # fmt: skip
+    gain = ", ".join(f"{m - min(a, b):+.1e}" for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]))
+    ours = f"MT3 {_akds(mt3b)}; LT {_akds(ltb)}; SYM {_akds(symb)}"
+    why = (f"at eta = {', '.join(f'{e:g}' for e in zone)} MT3 is within 0.01 of or above the best order-2 scheme "
+           "while all are above the exact-sample band" if zone else "MT3 is better than both order-2 schemes by "
+           "> 0.01 wherever the distances exceed the band")  # fmt: skip
+    why += f"; full batch, same steps (exact laws): MT3 minus best order-2 = {gain}"
+    return reproduced(ours, why) if zone else not_reproduced(ours, why)
+
+
+def _order2_alike(series, hs, band, labels) -> Outcome | None:
+    if not {"SYMMETRIC", "LIE-TROTTER"} <= set(labels):
+        return None
+    d = [abs(a - b) for batch in TRIG_BATCHES for a, b in zip(series("SYMMETRIC", batch),
+                                                               series("LIE-TROTTER", batch))]  # fmt: skip
+    fin = [x for x in d if math.isfinite(x)]
+    ours = f"largest |difference| {max(fin):.3f} over {len(fin)} points"
+    return reproduced(ours) if max(fin) < 0.05 else partly(ours)
+
+
+def _small_eta_converges(series, hs, band, labels) -> Outcome:
+    last = [(lab, b, xs[-1]) for lab in labels for b in TRIG_BATCHES
+            if (xs := [x for x in series(lab, b) if math.isfinite(x)])]  # fmt: skip
+    converged = sum(x <= band["high"] * 1.15 for *_, x in last)
+    return by_count(
+        converged, len(last), f"at eta = {hs[-1]:g}: " + ", ".join(f"{lab}/{b}: {x:.3f}" for lab, b, x in last),
+        f"exact-sample band [{band['low']:.3f}, {band['high']:.3f}]"
+        + ("" if converged == len(last) else f"; smaller eta than this grid's needed: {FIG1_PAPER_COST}"))  # fmt: skip
+
+
+def _leapfrog_exact(series, hs, band, labels) -> Outcome | None:
+    if "LEAPFROG" not in labels:
+        return None
+    lfx = series("LEAPFROG", "full", "exact_akd")
+    fin = [x for x in lfx if math.isfinite(x)]
+    ours = (
+        f"exact stationary AKD <= {max(fin) if fin else math.nan:.1e} at every stable eta ({len(fin)} of "
+        f"{len(lfx)}); Monte Carlo {_akds(series('LEAPFROG', 'full'))}"
+    )
+    why = "its Monte Carlo distances measure the protocol's sampling noise (correlated draws)"
+    return reproduced(ours, why) if fin and max(fin) < 1e-9 else not_reproduced(ours, why)
+
+
+def fig1_outcomes(cells: list[TrigCell], band: dict, hs, labels: list[str]) -> list[tuple[Claim, Outcome]]:
+    """Fig. 1's claims over the step sizes ``hs`` of the schemes ``labels`` run (a claim about a
+    scheme not run has no row)."""
+    get = {(c.label, c.batch, c.h): c for c in cells}
+
+    def series(label, batch, key="akd"):
+        return [getattr(get[(label, batch, e)], key) if (label, batch, e) in get else math.nan for e in hs]
+
+    rules = {"full_order": _higher_order_better, "bottleneck": _bottleneck, "sym_lt": _order2_alike,
+             "small_eta": _small_eta_converges, "leapfrog_exact": _leapfrog_exact}  # fmt: skip
+    return [(FIG1_CLAIMS[k], o) for k, rule in rules.items() if (o := rule(series, hs, band, labels)) is not None]
+
+
+def _trig_markdown(band: dict, s: dict, seconds: float, files: list[Path], outcomes) -> str:
+    return "\n\n".join([
         f"## {FIG1}: random trigonometric features, Kolmogorov distance vs step size (franzese2021 Fig. 1)",
-        "",
         (
             f"Command: `bnnsample figure {FIG1} scale={s['scale']}` ({seconds / 60:.1f} min). Settings: dataset "
             "`trig_features` (D = 256, 200 training points, 200 test points; the paper leaves frequencies, inputs and "
@@ -539,69 +628,8 @@ def _trig_markdown(cells: list[TrigCell], band: dict, s: dict, seconds: float, f
             f"of 5 exact sample sets of the same size: mean {band['mean']:.4f}, 5-95% band [{band['low']:.4f}, "
             f"{band['high']:.4f}]. Full batch also: the exact AKD of each scheme's stationary law (Gaussian; affine step map probed off the integrator, discrete Lyapunov equation), free of sampling noise. The paper's figure has no numbers: its claims are qualitative."
         ),
-        "",
-    ]
-    get = {(c.label, c.batch, c.h): c for c in cells}
-    hs = s["steps"]
-    labels = [lab for lab, _ in s["schemes"]]
-
-    def series(label, batch, key="akd"):
-        return [getattr(get[(label, batch, e)], key) if (label, batch, e) in get else math.nan for e in hs]
-
-    def fmt(xs, spec=".3f"):
-        return " / ".join("div." if not math.isfinite(x) else f"{x:{spec}}" for x in xs)
-
-    hi = band["high"]
-    rows = []
-    if {"MT3", "LIE-TROTTER", "SYMMETRIC"} <= set(labels):
-        ex = {lab: series(lab, "full", "exact_akd") for lab in ("MT3", "LIE-TROTTER", "SYMMETRIC")}
-        pairs = [(m, a, b) for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]) if math.isfinite(m)]
-        strict = sum(m < min(a, b) for m, a, b in pairs)
-        rows.append((FIG1_CLAIMS["full_order"], by_count(
-            strict, len(pairs),
-            f"exact stationary AKD (eta {', '.join(f'{e:g}' for e in hs)}): MT3 {fmt(ex['MT3'], '.1e')}; LT "
-            f"{fmt(ex['LIE-TROTTER'], '.1e')}; SYM {fmt(ex['SYMMETRIC'], '.1e')}. Monte Carlo: MT3 "
-            f"{fmt(series('MT3', 'full'))}; LT {fmt(series('LIE-TROTTER', 'full'))}; SYM "
-            f"{fmt(series('SYMMETRIC', 'full'))}",
-            f"exact laws: MT3 below both order-2 schemes at {strict} of {len(pairs)} stable steps, below LIE-TROTTER "
-            f"at {sum(m < a for m, a, _ in pairs)}; every full-batch bias is far below the 2000-sample Kolmogorov "
-            f"floor ({band['mean']:.3f}), so the Monte Carlo curves cannot separate the schemes at any stable "
-            "eta")))  # fmt: skip
-        mt3b, ltb, symb = series("MT3", 8), series("LIE-TROTTER", 8), series("SYMMETRIC", 8)
-        zone = [e for e, m, a, b in zip(hs, mt3b, ltb, symb) if math.isfinite(m) and m >= min(a, b) - 0.01
-                and min(a, b) > hi]  # fmt: skip
-        gain = ", ".join(f"{m - min(a, b):+.1e}" for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]))
-        ours = f"MT3 {fmt(mt3b)}; LT {fmt(ltb)}; SYM {fmt(symb)}"
-        why = (f"at eta = {', '.join(f'{e:g}' for e in zone)} MT3 is within 0.01 of or above the best order-2 scheme "
-               "while all are above the exact-sample band" if zone else "MT3 is better than both order-2 schemes by "
-               "> 0.01 wherever the distances exceed the band")  # fmt: skip
-        why += f"; full batch, same steps (exact laws): MT3 minus best order-2 = {gain}"
-        rows.append((FIG1_CLAIMS["bottleneck"], reproduced(ours, why) if zone else not_reproduced(ours, why)))
-    if {"SYMMETRIC", "LIE-TROTTER"} <= set(labels):
-        d = [abs(a - b) for batch in TRIG_BATCHES for a, b in zip(series("SYMMETRIC", batch),
-                                                                   series("LIE-TROTTER", batch))]  # fmt: skip
-        fin = [x for x in d if math.isfinite(x)]
-        ours = f"largest |difference| {max(fin):.3f} over {len(fin)} points"
-        rows.append((FIG1_CLAIMS["sym_lt"], reproduced(ours) if max(fin) < 0.05 else partly(ours)))
-    last = [(lab, b, xs[-1]) for lab in labels for b in TRIG_BATCHES
-            if (xs := [x for x in series(lab, b) if math.isfinite(x)])]  # fmt: skip
-    converged = sum(x <= hi * 1.15 for *_, x in last)
-    rows.append((FIG1_CLAIMS["small_eta"], by_count(
-        converged, len(last), f"at eta = {hs[-1]:g}: " + ", ".join(f"{lab}/{b}: {x:.3f}" for lab, b, x in last),
-        f"exact-sample band [{band['low']:.3f}, {hi:.3f}]"
-        + ("" if converged == len(last) else f"; smaller eta than this grid's needed: {FIG1_PAPER_COST}"))))  # fmt: skip
-    if "LEAPFROG" in labels:
-        lfx = series("LEAPFROG", "full", "exact_akd")
-        fin = [x for x in lfx if math.isfinite(x)]
-        ours = (
-            f"exact stationary AKD <= {max(fin) if fin else math.nan:.1e} at every stable eta ({len(fin)} of "
-            f"{len(lfx)}); Monte Carlo {fmt(series('LEAPFROG', 'full'))}"
-        )
-        why = "its Monte Carlo distances measure the protocol's sampling noise (correlated draws)"
-        ok = bool(fin) and max(fin) < 1e-9
-        rows.append((FIG1_CLAIMS["leapfrog_exact"], reproduced(ours, why) if ok else not_reproduced(ours, why)))
-    lines += [table(rows, heading=f"claim ({FIG1})"), "", "Files: " + ", ".join(f"`{p.name}`" for p in files) + "."]
-    return "\n".join(lines)
+        table(outcomes, heading=f"claim ({FIG1})"), "Files: " + ", ".join(f"`{p.name}`" for p in files) + ".",
+    ])  # fmt: skip
 
 
 FIG1_ABOUT = "franzese2021 Fig. 1: Kolmogorov distance vs step size, trig features, 4 integrators, full / batch 8"
@@ -610,8 +638,8 @@ FIG1_ABOUT = "franzese2021 Fig. 1: Kolmogorov distance vs step size, trig featur
 @register(FIG1, FIG1_ABOUT, scales=tuple(TRIG_SCALES), options=FIG1_OPTIONS)
 def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT, steps=0.04,0.02, schemes=leapfrog,mt3."""
-    from ..evaluate.metrics import self_distance_band
-    from ..simulate import build_target, preset_scheme
+    from ...evaluate.metrics import self_distance_band
+    from ...simulate import build_target, preset_scheme
 
     s = _parse_fig1(options)
     out, t0 = recipe_start(out_dir, FIG1)
@@ -641,6 +669,7 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     ])) for c in cells]  # fmt: skip
     write_csv(files[0], rows, float_format=None, columns=TRIG_CSV)
     _trig_plot(cells, band, files[1])
-    md = _trig_markdown(cells, band, s, time.perf_counter() - t0, files)
+    outcomes = fig1_outcomes(cells, band, s["steps"], [lab for lab, _ in s["schemes"]])
+    md = _trig_markdown(band, s, time.perf_counter() - t0, files, outcomes)
     files.append(update_reproduction(Path(out_dir), FIG1, md))
     return files

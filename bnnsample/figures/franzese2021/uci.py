@@ -1,0 +1,327 @@
+"""franzese2021 UCI BNN runs (§5, App. F) that Figs. 4, 5, 10 (``sweeps``) and Tables 1-2 (``tables``) share:
+one run of the protocol, the oracle and the average Kolmogorov distance to it.
+
+Protocol (App. F.1-F.2; conf/experiment/franzese2021_uci.yaml is the same protocol for one run):
+NTK-parameterised ReLU MLP (eq. 104; 4x50 regression with the fixed noise variance of Table 1,
+2x50 softmax classification), prior N(0, I), seeded 90/10 splits with inputs (and regression
+targets) standardised on the training part, friction C = 5, x0 = 0 and v0 ~ N(0, I) (the paper
+states no initialisation), minibatches in a fresh random permutation every epoch
+(``batching=reshuffle``, franzese2021 Thm 2), and EQUAL SIMULATED TIME at every step size h:
+burn-in time T_b and time T_t between kept draws, i.e. ``burn_in = time_steps(T_b, h, N_l)``
+and ``thin = time_steps(T_t, h, N_l)`` steps (bnnsample/plumbing/resolvers.py; the paper's T_b = 10,
+T_t = 2.5 are its oracle's 2000 and 500 steps at h = 0.005).
+
+Reductions (stated in each REPRODUCTION.md section). The paper runs one chain per split and
+keeps 200 draws; we run ``chains`` independent chains (a tensor dimension, one process) and
+pool their draws (chains x draws per chain), which is much cheaper than one long chain on 2
+cores. At ``scale=quick`` the simulated times are shorter (T_b = 2, T_t = 0.25, 10 chains x 10
+draws = 100 pooled draws per run), so the sampled law is the SDE's law at those times from
+x0 = 0 rather than the posterior; every sampler and the oracle share that law in the limit
+h -> 0, which is what the distance-against-h figures measure.
+
+Distances (Fig. 4, 5, 10): the average Kolmogorov distance (``metrics.average_kolmogorov_distance``,
+§5 and App. F.2) between the pooled predictive draws of the latent mean f(x*) (original units)
+at each test point, against each of R independent oracle runs, averaged over the R runs; the
+self-distance band is ``metrics.self_distance_band`` over the R oracle runs (mean and 5-95%
+quantiles), so method and band have the same sample sizes. A run with a diverged chain has no
+distance (NaN; ``diverged`` column). The oracle: ``oracle=lie_trotter`` (default at quick: full
+batch LIE-TROTTER, order 2, at h_min / 2 under the same equal-time protocol) or
+``oracle=sghmc_adaptive`` (the paper's: Springenberg adaptive SGHMC, full batch, pysgmcmc lr
+0.005, burn-in 2000 and thin 500 steps; the default at paper scale). Oracle runs live under
+``out_dir/franzese2021-fig4/runs/`` and are reused by Figs. 5 and 10 (the runner's resume rule:
+a finished run with the same config is not redone).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..common import CellBar
+
+FIG4, TABLE1, TABLE2, FIG5, FIG10 = (f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10"))
+REGRESSION = ("boston", "concrete", "energy", "yacht")
+FULL = 0  # batch size code for full batch
+PAPER_T_BURN = 10.0  # the paper's burn-in time: its oracle's 2000 steps at h = 0.005 (App. F.2)
+
+
+def number_list(text: str, key: str, kind=float, low: int = 0) -> list:
+    """The comma-separated option ``key``: positive numbers, or integers >= ``low`` with ``kind=int``."""
+    what, rule = ("numbers", "positive numbers") if kind is float else ("integers", f"integers >= {low}")
+    try:
+        vals = [kind(v) for v in str(text).split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"{key}={text}: must be a comma-separated list of {what}") from None
+    if not vals or any(not (v > 0 if kind is float else v >= low) for v in vals):
+        raise ValueError(f"{key}={text}: must be a comma-separated list of {rule}")
+    return vals
+
+
+def name_list(text: str, key: str, allowed: tuple[str, ...]) -> list[str]:
+    vals = [v.strip() for v in str(text).split(",") if v.strip()]
+    bad = [v for v in vals if v not in allowed]
+    if not vals or bad:
+        raise ValueError(f"{key}={text}: allowed values: {', '.join(allowed)}")
+    return vals
+
+
+# -- one run ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Spec:
+    """One `bnnsample run` of the protocol. batch = 0 is full batch; burn_steps/thin_steps,
+    when set, replace the equal-time rule (the adaptive SGHMC, whose step is not a time)."""
+
+    dataset: str
+    integrator: str
+    h: float
+    batch: int = FULL
+    friction: float = 5.0
+    chains: int = 10
+    draws: int = 10
+    t_burn: float = 2.0
+    t_thin: float = 0.25
+    n_leapfrog: int = 1
+    split: int = 0
+    seed: int = 0
+    burn_steps: int | None = None
+    thin_steps: int | None = None
+
+    def steps(self) -> tuple[int, int]:
+        from ...plumbing.resolvers import time_steps
+
+        burn = self.burn_steps if self.burn_steps is not None else time_steps(self.t_burn, self.h, self.n_leapfrog)
+        thin = self.thin_steps if self.thin_steps is not None else time_steps(self.t_thin, self.h, self.n_leapfrog)
+        return burn, thin
+
+    def overrides(self) -> list[str]:
+        burn, thin = self.steps()
+        ov = [f"dataset={self.dataset}", "model=ntk_mlp", "init=zeros", f"integrator={self.integrator}",
+              f"step_size={self.h!r}", f"friction={self.friction!r}", f"chains={self.chains}", "unit=step",
+              f"burn_in={burn}", f"samples={self.draws}", f"thin={thin}", f"dataset.split={self.split}",
+              f"seed={self.seed}", "store_theta=false", "evaluate=false", "dtype=float32",
+              "batching=full" if self.batch == FULL else "batching=reshuffle"]  # fmt: skip
+        if self.batch != FULL:
+            ov.append(f"batch_size={self.batch}")
+        if self.integrator == "sghmc" and self.batch == FULL:
+            # epsilon(n) = 0 for the full batch, so B-hat = 0 exactly: skip the covariance estimate (cost only)
+            ov.append("integrator.noise_correction=none")
+        if self.integrator == "generalized_lie_trotter":
+            ov.append(f"integrator.n_leapfrog={self.n_leapfrog}")
+        return ov
+
+    def key(self) -> str:
+        digest = hashlib.sha1(repr(sorted(asdict(self).items())).encode()).hexdigest()[:10]
+        b = "full" if self.batch == FULL else f"b{self.batch}"
+        return f"{self.dataset}_{self.integrator}_h{self.h:g}_{b}_{digest}"
+
+
+@dataclass
+class Result:
+    spec: Spec
+    predictive: np.ndarray  # (chains, draws, n_test, K)
+    diverged: np.ndarray  # (chains,)
+    seconds: float
+
+    def pooled(self, chains: slice | None = None) -> np.ndarray | None:
+        """Draws pooled over chains: (chains * draws, n_test) for regression (K = 1);
+        None when a chain of the selection diverged."""
+        sel = slice(None) if chains is None else chains
+        if self.diverged[sel].any():
+            return None
+        p = self.predictive[sel]
+        return p[..., 0].reshape(-1, p.shape[2])
+
+
+def _existing_run(spec: Spec, runs_dir: Path) -> Path:
+    """``runs_dir/<key>``, or the same run (same key = same Spec) already complete under another
+    franzese2021 recipe's runs/ (e.g. Fig. 10's C = 5 cells are Fig. 4's LEAPFROG cells)."""
+    from ...store import FILENAME, SampleStore
+
+    own = runs_dir / spec.key()
+    for cand in [own, *sorted(runs_dir.parent.parent.glob(f"franzese2021-*/runs/{spec.key()}"))]:
+        if (cand / FILENAME).is_file():
+            try:
+                with SampleStore(cand / FILENAME) as st:
+                    if st.complete:
+                        return cand
+            except OSError:
+                continue
+    return own
+
+
+def run_spec(spec: Spec, runs_dir: Path) -> Result:
+    """Run (or reuse) ``spec`` under ``runs_dir/<key>`` and read its predictive draws."""
+    import time
+
+    import torch
+
+    from ...plumbing.errors import UserError
+    from ...store import SampleStore
+    from ..common import compose, run_pipeline
+
+    torch.set_num_threads(1)
+    t0 = time.perf_counter()
+    try:
+        path = run_pipeline(_existing_run(spec, runs_dir), spec.overrides())
+    except UserError as e:
+        if "different config" not in str(e):
+            raise
+        # the global config changed since that run was made (a new top-level key): a fresh directory
+        cfg_hash = hashlib.sha1(str(compose(spec.overrides())).encode()).hexdigest()[:8]
+        path = run_pipeline(runs_dir / f"{spec.key()}_{cfg_hash}", spec.overrides())
+    with SampleStore(path) as s:
+        pred, div = s.predictive(), s.diverged().astype(bool)
+    return Result(spec, pred, div, time.perf_counter() - t0)
+
+
+def load_dataset(name: str, split: int = 0):
+    """The Data of ``dataset=name`` split ``split``, or None when its files are missing."""
+    from ...data import load_data
+    from ...plumbing.errors import DataMissingError
+    from ..common import compose
+
+    try:
+        return load_data(compose([f"dataset={name}", f"dataset.split={split}"]))
+    except DataMissingError:
+        return None
+
+
+# -- oracle and distances ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class OracleSettings:
+    kind: str  # lie_trotter | sghmc_adaptive
+    runs: int
+    chains_per_run: int
+    draws: int
+    t_burn: float
+    t_thin: float
+    h: float
+
+
+def oracle_spec(dataset: str, o: OracleSettings) -> Spec:
+    common = {"dataset": dataset, "batch": FULL, "chains": o.runs * o.chains_per_run, "draws": o.draws, "seed": 1000}
+    if o.kind == "sghmc_adaptive":  # the paper's oracle: lr 0.005, burn-in 2000, thin 500 (App. F.2)
+        return Spec(integrator="sghmc_adaptive", h=o.h, burn_steps=2000, thin_steps=500, **common)
+    return Spec(integrator="lie_trotter", h=o.h, t_burn=o.t_burn, t_thin=o.t_thin, **common)
+
+
+@dataclass
+class Oracle:
+    runs: list[np.ndarray]  # R arrays (m, n_test)
+    band: dict
+    result: Result
+
+
+def make_oracle(dataset: str, o: OracleSettings, runs_dir: Path) -> Oracle:
+    from ...evaluate.metrics import self_distance_band
+
+    res = run_spec(oracle_spec(dataset, o), runs_dir)
+    groups = [res.pooled(slice(r * o.chains_per_run, (r + 1) * o.chains_per_run)) for r in range(o.runs)]
+    groups = [g for g in groups if g is not None]
+    if len(groups) < 2:
+        raise RuntimeError(f"oracle on {dataset}: fewer than 2 oracle runs without a diverged chain")
+    return Oracle(groups, self_distance_band(groups), res)
+
+
+def akd_to_oracle(result: Result, oracle: Oracle) -> float:
+    """Average Kolmogorov distance of the pooled draws to each oracle run, averaged over the
+    runs (NaN when a chain diverged)."""
+    from ...evaluate.metrics import average_kolmogorov_distance
+
+    draws = result.pooled()
+    if draws is None:
+        return math.nan
+    return float(np.mean([average_kolmogorov_distance(draws, ref) for ref in oracle.runs]))
+
+
+# -- shared settings --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SweepSettings:
+    steps: list[float]
+    batches: list[int]
+    chains: int
+    draws: int
+    t_burn: float
+    t_thin: float
+    oracle: OracleSettings
+
+
+def sweep_settings(scale: str, options: dict) -> SweepSettings:
+    quick = scale == "quick"
+    steps = number_list(options.get("steps", "0.005,0.01,0.02" if quick else "0.001,0.002,0.005,0.01,0.02"), "steps")
+    batches = number_list(options.get("batches", "0,32,8" if quick else "0,128,64,32,16,8"), "batches", int)
+    kind = options.get("oracle", "lie_trotter" if quick else "sghmc_adaptive")
+    if kind not in ("lie_trotter", "sghmc_adaptive"):
+        raise ValueError(f"oracle={kind}: allowed values: lie_trotter, sghmc_adaptive")
+    if quick:
+        t_burn, t_thin, chains, draws, n_oracle = 2.0, 0.25, 10, 10, 3
+    else:
+        t_burn, t_thin, chains, draws, n_oracle = PAPER_T_BURN, 2.5, 10, 20, 5
+    h_oracle = min(steps) / 2 if kind == "lie_trotter" else 0.005
+    o = OracleSettings(kind, n_oracle, chains, draws, t_burn, t_thin, h_oracle)
+    return SweepSettings(steps, batches, chains, draws, t_burn, t_thin, o)
+
+
+def runs_path(out_dir: Path, fig_id: str) -> Path:
+    return out_dir / fig_id / "runs"
+
+
+def distance_sweep(out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, variants: list[dict], bar) -> list[dict]:
+    """AKD to the oracle for every variant x batch size x step size. A variant is a dict with
+    ``label`` and Spec fields (integrator, friction, n_leapfrog). ``bar.done`` after the oracle
+    and after each run: 1 + len(variants) x batches x steps cells."""
+    oracle = make_oracle(dataset, s.oracle, runs_path(out_dir, FIG4))
+    bar.done(f"{dataset} oracle ({s.oracle.kind}): self-distance {oracle.band['mean']:.3f} "
+             f"({oracle.result.seconds:.1f}s)")  # fmt: skip
+    rows = []
+    for var in variants:
+        fields = {k: v for k, v in var.items() if k != "label"}
+        for b in s.batches:
+            for h in s.steps:
+                spec = Spec(dataset=dataset, h=h, batch=b, chains=s.chains, draws=s.draws, t_burn=s.t_burn,
+                            t_thin=s.t_thin, **fields)  # fmt: skip
+                res = run_spec(spec, runs_path(out_dir, fig_id))
+                burn, thin = spec.steps()
+                rows.append({
+                    "dataset": dataset, "label": var["label"], "integrator": spec.integrator,
+                    "friction": spec.friction, "n_leapfrog": spec.n_leapfrog,
+                    "batch": "full" if b == FULL else b, "step_size": h, "burn_in_steps": burn, "thin_steps": thin,
+                    "draws": spec.chains * spec.draws, "akd": akd_to_oracle(res, oracle),
+                    "diverged_chains": int(res.diverged.sum()),
+                    "self_mean": oracle.band["mean"], "self_low": oracle.band["low"], "self_high": oracle.band["high"],
+                    "seconds": round(res.seconds, 1),
+                })  # fmt: skip
+                bar.done(f"{dataset} {var['label']} batch {rows[-1]['batch']} h={h:g}: AKD "
+                         f"{rows[-1]['akd']:.3f} ({res.seconds:.1f}s)")  # fmt: skip
+    return rows
+
+
+def sweep_rows(out_dir: Path, fig_id: str, datasets: list[str], missing: list[str], s: SweepSettings,
+               variants: list[dict]) -> list[dict]:  # fmt: skip
+    """The rows of ``distance_sweep`` on every dataset on disk, under one bar of their runs."""
+    if not datasets:
+        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)")
+    bar = CellBar(fig_id, len(datasets) * (1 + len(variants) * len(s.batches) * len(s.steps)))
+    try:
+        return [r for ds in datasets for r in distance_sweep(out_dir, fig_id, ds, s, variants, bar)]
+    finally:
+        bar.close()
+
+
+def value_text(x, nd=3) -> str:
+    return "diverged" if not np.isfinite(x) else f"{x:.{nd}f}"
+
+
+def regression_datasets(options: dict, default: str) -> tuple[list[str], list[str]]:
+    names = name_list(options.get("datasets", default), "datasets", REGRESSION)
+    present = [n for n in names if load_dataset(n) is not None]
+    return present, [n for n in names if n not in present]
+
+
+def command(fig_id: str, scale: str, options: dict) -> str:
+    opts = " ".join([f"scale={scale}", *(f"{k}={v}" for k, v in options.items() if k != "scale")])
+    return f"`bnnsample figure {fig_id} {opts}`"
