@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...stats import t_quantile
 from .. import register
 from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested, table
 from ..common import SCALES, CellBar, checked_scale, pyplot, save_figure, update_reproduction, write_csv
@@ -148,14 +149,16 @@ def _table_claims(paper: dict, metrics: tuple[str, str], where: str) -> dict:
         (ds, m): Claim(
             f"{ds}: test {_METRIC[m]} of SHMC and SGHMC", where,
             f"SHMC {v[4 * j]:.3f} ± {v[4 * j + 1]:.2f}, SGHMC {v[4 * j + 2]:.3f} ± {v[4 * j + 3]:.2f}",
-            tolerance="each method's mean within 2 s.e. of the paper's (s.e. of the difference of two split means, "
-            "the paper's ± read as the sd over its 5 splits)", method="mean ± sd over our seeded 90/10 splits")
+            tolerance="each method's mean within the 95% t interval of its difference from the paper's (s.e. of the "
+            "difference of two split means, the paper's ± read as the sd over its 5 splits; Welch's degrees of "
+            "freedom)", method="mean ± sd over our seeded 90/10 splits")
         for ds, v in paper.items() for j, m in enumerate(metrics)
     }  # fmt: skip
     claims["similar"] = Claim(
         "SHMC and SGHMC give very similar results", f"{where}: 'The results have been very similar'",
         "very similar", source="statement",
-        tolerance="mean paired difference SHMC - SGHMC within 2 s.e., every (dataset, metric)",
+        tolerance="mean paired difference SHMC - SGHMC within its 95% t interval (splits - 1 degrees of freedom), "
+        "every (dataset, metric)",
         method="per-split differences of the two methods' scores on the same splits")  # fmt: skip
     return claims
 
@@ -166,22 +169,31 @@ TABLE2_CLAIMS = _table_claims(TABLE2_PAPER, ("accuracy", "mnll"), "App. F.1, Tab
 
 def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple) -> Outcome:
     """Our split means of both methods against the paper's, each by z."""
-    zs, parts = [], []
+    zs, ts, parts = [], [], []
     for k, method in enumerate(("SHMC", "SGHMC")):
         r = next(q for q in summary if (q["dataset"], q["method"]) == (ds, method))
         mean, sd, n = float(r[f"{m}_mean"]), float(r[f"{m}_sd"]), int(r["splits"])
-        se = math.sqrt(p[4 * j + 2 * k + 1] ** 2 / _PAPER_SPLITS + sd**2 / n)
-        zs.append((mean - p[4 * j + 2 * k]) / se)
-        parts.append(f"{method} {uci.value_text(mean)} ± {sd:.3f} (z = {zs[-1]:+.2f})")
+        theirs, ours_ = p[4 * j + 2 * k + 1] ** 2 / _PAPER_SPLITS, sd**2 / n
+        zs.append((mean - p[4 * j + 2 * k]) / math.sqrt(theirs + ours_))
+        ts.append(t_quantile(_welch_df(theirs, _PAPER_SPLITS, ours_, n) + 1))
+        parts.append(f"{method} {uci.value_text(mean)} ± {sd:.3f} (z = {zs[-1]:+.2f}, t {ts[-1]:.2f})")
     ours = ", ".join(parts) + f"; {n} splits"
-    good = sum(abs(z) <= 2 for z in zs)  # a NaN (diverged) is not good
+    good = sum(abs(z) <= t for z, t in zip(zs, ts))  # a NaN (diverged) is not good
     if not good:
         return not_reproduced(ours, z=max(zs, key=lambda z: abs(z) if np.isfinite(z) else -1))
     return by_count(good, len(zs), ours)
 
 
+def _welch_df(var_a: float, n_a: int, var_b: float, n_b: int) -> float:
+    """Welch-Satterthwaite degrees of freedom of a difference of two means whose squared
+    standard errors are var_a, var_b (from n_a, n_b values); n_a - 1 when var_b is 0."""
+    den = (var_a**2 / (n_a - 1) if var_a else 0.0) + (var_b**2 / (n_b - 1) if var_b and n_b > 1 else 0.0)
+    return (var_a + var_b) ** 2 / den if den > 0 else float(n_a - 1)
+
+
 def _paired(rows: list[dict], datasets, metrics_) -> tuple[int, int, str]:
-    """(cells within 2 s.e., cells, text) of the paired differences SHMC - SGHMC per (dataset, metric)."""
+    """(cells within their 95% t interval, cells, text) of the paired differences SHMC - SGHMC per
+    (dataset, metric)."""
     good, n, parts = 0, 0, []
     for ds in datasets:
         by = {(int(r["split"]), r["method"]): r for r in rows if r["dataset"] == ds}
@@ -191,7 +203,7 @@ def _paired(rows: list[dict], datasets, metrics_) -> tuple[int, int, str]:
                           for s in splits])  # fmt: skip
             mean, se = float(np.mean(d)), float(np.std(d, ddof=1) / math.sqrt(len(d))) if len(d) > 1 else math.nan
             z = math.nan if len(d) < 2 else mean / se if se > 0 else math.copysign(math.inf, mean) if mean else 0.0
-            good += bool(abs(z) <= 2)
+            good += bool(abs(z) <= t_quantile(len(d)))
             n += 1
             parts.append(f"{ds} {_METRIC[m]} {mean:+.3f} ± {se:.3f} (z = {z:+.1f})")
     return good, n, "mean SHMC - SGHMC ± s.e. over splits: " + ", ".join(parts)
@@ -204,7 +216,8 @@ def _very_similar(rows: list[dict], paper: dict, on_disk: set, metrics_, stand_i
     good, n, text = _paired(rows, tested or stand_ins, metrics_)
     if tested:
         return by_count(good, n, text)
-    return not_tested("data", f"offline stand-ins (not paper experiments), {good} of {n} within 2 s.e.: {text}",
+    return not_tested("data", f"offline stand-ins (not paper experiments), {good} of {n} within their t interval: "
+                      f"{text}",
                       f"{' and '.join(paper)} not under data_dir")  # fmt: skip
 
 
