@@ -22,6 +22,25 @@ def run_cli(*args, cwd=None, timeout=900):
     )  # fmt: skip
 
 
+def _drop_closed_log_handlers() -> None:
+    """Remove log handlers whose stream is closed: a run started in process (Hydra's logging
+    config) attaches handlers to the streams a test captured, which pytest closes after it, and a
+    later test's log line would then print a 'Logging error' traceback into its own stderr."""
+    import logging
+
+    for lg in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]:
+        for h in list(getattr(lg, "handlers", [])):
+            if getattr(getattr(h, "stream", None), "closed", False):
+                lg.removeHandler(h)
+
+
+@pytest.fixture(autouse=True)
+def _no_stale_log_handlers():
+    _drop_closed_log_handlers()
+    yield
+    _drop_closed_log_handlers()
+
+
 @pytest.fixture
 def cli():
     return run_cli
