@@ -114,10 +114,11 @@ def _cells(nll, ace, rps, acc=(0.01, 0.002)):
             (("nll", nll), ("ace", ace), ("rps", rps), ("accuracy", acc))}  # fmt: skip
 
 
-def test_fig4_verdicts_and_options():
+def test_fig4_verdicts_and_options(tmp_path):
     """Per ensemble size, the calibration claim from the six paired differences: reproduced when
     all are lower beyond 2 s.e., not reproduced (with its size in s.e.) when one is higher,
     partly otherwise; the SG-HMC rows from the ensemble table; not tested without baselines."""
+    from bnnsample.figures.claims import table
     from bnnsample.figures.common import verdict_counts
     from bnnsample.figures.paulin2025 import fig4 as fig
 
@@ -174,42 +175,42 @@ def test_fig4_verdicts_and_options():
     no_baselines = {k: v for k, v in good.items() if k[0] != "sg_hmc"}
     rows = fig.verdicts(_table(no_baselines), _diffs({1: lower, 2: lower}))
     assert [o.verdict for _, o in rows[-2:]] == ["not tested: scale"] * 2
-    md = fig.table(rows)
+    md = table(rows)
     assert verdict_counts(md) == {"reproduced": 3, "partly": 0, "not reproduced": 0, "not tested": 2,
                                        "printed": 0, "statement": 4, "derived": 1}  # fmt: skip
     with pytest.raises(ValueError, match="allowed: scale"):
-        fig._settings({"bogus": "1"})
+        fig._settings(tmp_path, {"bogus": "1"})
     with pytest.raises(ValueError, match="scale=huge"):
-        fig._settings({"scale": "huge"})
+        fig._settings(tmp_path, {"scale": "huge"})
     with pytest.raises(ValueError, match="methods=sgld"):
-        fig._settings({"methods": "sgld"})
-    scale, s, methods = fig._settings({"methods": "sg_hmc", "chains": "8"})
-    assert methods == ["sms_ubu", "sg_hmc"] and s["chains"] == 8 and scale == "quick"
+        fig._settings(tmp_path, {"methods": "sgld"})
+    inv, s, methods = fig._settings(tmp_path, {"methods": "sg_hmc", "chains": "8"})
+    assert methods == ["sms_ubu", "sg_hmc"] and s["chains"] == 8 and inv.scale == "quick"
     ovr = fig.method_overrides("sg_hmc", s)
     assert "experiment=paulin2025_fig4_sg_hmc" in ovr and "step_size=0.002" in ovr and "dataset=mnist5k" in ovr
     # scale=reduced: Fashion-MNIST with a training subset and the narrow CNN; on another data set
     # the subset key (a key of the fmnist config) is dropped
-    scale, s, _ = fig._settings({"scale": "reduced"})
+    inv, s, _ = fig._settings(tmp_path, {"scale": "reduced"})
     ovr = fig.method_overrides("sms_ubu", s)
-    assert scale == "reduced" and s["chains"] == 16
+    assert inv.scale == "reduced" and s["chains"] == 16
     assert {"dataset=fmnist", "model=cnn_small", "dataset.n_train=10000", "step_size=0.0005"} <= set(ovr)
-    _, s, _ = fig._settings({"scale": "reduced", "dataset": "mnist5k"})
+    _, s, _ = fig._settings(tmp_path, {"scale": "reduced", "dataset": "mnist5k"})
     ovr = fig.method_overrides("sg_hmc", s)
     assert "dataset=mnist5k" in ovr and not any(o.startswith("dataset.") for o in ovr) and "step_size=0.001" in ovr
     with pytest.raises(ValueError, match="allowed values: quick, reduced, large, paper"):
-        fig._settings({"scale": "full"})
+        fig._settings(tmp_path, {"scale": "full"})
     # scale=large: all 60,000 images at the paper's steps, SMS-UBU alone unless methods= asks
-    scale, s, methods = fig._settings({"scale": "large"})
+    _, s, methods = fig._settings(tmp_path, {"scale": "large"})
     ovr = fig.method_overrides("sms_ubu", s)
     assert methods == ["sms_ubu"] and {"dataset=fmnist", "model=cnn_small", "step_size=0.000125"} <= set(ovr)
     assert not any(o.startswith("dataset.n_train") for o in ovr)
-    assert fig._settings({"scale": "large", "methods": "sms_ubu,sg_hmc"})[2] == ["sms_ubu", "sg_hmc"]
+    assert fig._settings(tmp_path, {"scale": "large", "methods": "sms_ubu,sg_hmc"})[2] == ["sms_ubu", "sg_hmc"]
     # burn_in=B: the same protocol with another burn-in (epochs)
-    _, s, _ = fig._settings({"scale": "reduced", "burn_in": "15"})
+    _, s, _ = fig._settings(tmp_path, {"scale": "reduced", "burn_in": "15"})
     ovr = fig.method_overrides("sms_ubu", s)
     assert "burn_in=15" in ovr and "burn_in=2" not in ovr and s["burn_in"] == 15
     with pytest.raises(ValueError, match="burn_in=x: must be an integer"):
-        fig._settings({"burn_in": "x"})
+        fig._settings(tmp_path, {"burn_in": "x"})
 
 
 def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
@@ -226,14 +227,14 @@ def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
         "model.n_calibration=200", f"data_dir={tmp_path / 'data'}", "progress=false",
     ])  # fmt: skip
     monkeypatch.setitem(fig.SETTINGS, "reduced", tiny)
-    csv, png, md = fig.make(tmp_path / "out", {"scale": "reduced", "methods": "sms_ubu,sg_hmc"})
+    csv, png, *_ = fig.make(tmp_path / "out", {"scale": "reduced", "methods": "sms_ubu,sg_hmc"})
     table = pd.read_csv(csv)
     assert set(table.method) == {"standard", "swa", "sms_ubu", "sg_hmc"}
     assert sorted(set(table.ensemble_size)) == [1, 2] and np.isfinite(table["mean"]).all()
     runs = tmp_path / "out" / fig.FIG / "runs" / "reduced_fmnist_2"
     with SampleStore(runs / "sg_hmc" / "samples.h5") as s:
         assert s.predictive().shape == (2, 2, 20, 10) and "n_train: 400" in s.f.attrs["config"]
-    text = md.read_text()
+    text = (tmp_path / "out" / "REPRODUCTION.md").read_text()
     assert "scale=reduced" in text and "Reduced scale" in text and "| SG-HMC | 16 | 0.9376 |" in text
     assert png.exists()
     # the measured explanation: temperatures, reliability bins, excess training loss per sampler
@@ -302,6 +303,7 @@ def test_fig4_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeypatch
     import json
     import time
 
+    from bnnsample.figures.driver import Invocation
     from bnnsample.figures.paulin2025 import fig4
 
     calls = []
@@ -320,14 +322,15 @@ def test_fig4_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeypatch
     monkeypatch.setattr(fig4, "run_pipeline", fake_pipeline)
     monkeypatch.setattr(fig4, "method_overrides", lambda m, s, p=0: [])
     monkeypatch.setattr(fig4, "_complete", lambda d: False)
+    inv = Invocation(fig4.FIG, tmp_path, {}, fig4.SETTINGS)
     with pytest.raises(KeyboardInterrupt):
-        fig4.run_methods(tmp_path, {}, ["sms_ubu"])
+        fig4.run_methods(inv, tmp_path, {}, ["sms_ubu"])
     first = json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"]
-    fig4.run_methods(tmp_path, {}, ["sms_ubu"])
+    fig4.run_methods(inv, tmp_path, {}, ["sms_ubu"])
     both = json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"]
     assert first >= 0.05 and both >= first + 0.05
     (tmp_path / "sms_ubu" / "samples.h5").unlink()  # started afresh
-    fig4.run_methods(tmp_path, {}, ["sms_ubu"])
+    fig4.run_methods(inv, tmp_path, {}, ["sms_ubu"])
     assert 0.05 <= json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"] < both
 
 
@@ -348,7 +351,7 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
     ])  # fmt: skip
     monkeypatch.setitem(fig.SETTINGS, "paper_schedule", tiny)
     out = tmp_path / "out"
-    csv, _, md = fig.make(out, {"scale": "paper_schedule"})
+    csv, *_ = fig.make(out, {"scale": "paper_schedule"})
     root = out / fig.FIG / "runs" / "paper_schedule_fmnist"
     parts = [root / f"part{p}" / "sms_ubu" / "samples.h5" for p in (0, 1)]
     preds = []
@@ -361,7 +364,7 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
     table = pd.read_csv(csv)
     mine = table[table.method == "sms_ubu"].reset_index(drop=True)
     np.testing.assert_allclose(mine["mean"], want["mean"], rtol=1e-9)
-    assert "runs made in parts of 1" in md.read_text()
+    assert "runs made in parts of 1" in (out / "REPRODUCTION.md").read_text()
     # a worker makes its parts only and writes no tables
     assert fig.make(out, {"scale": "paper_schedule", "runs": "3", "part": "2"}) == []
     assert (root / "part2" / "sms_ubu" / "samples.h5").exists() and not (root / "part3").exists()
@@ -382,10 +385,10 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
             return 0
 
     monkeypatch.setattr("subprocess.Popen", FakeProc)
-    _, s, methods = fig._settings({"scale": "paper_schedule", "runs": "6", "workers": "2"})
+    _, s, methods = fig._settings(tmp_path, {"scale": "paper_schedule", "runs": "6", "workers": "2"})
     fig.run_workers(out, {"scale": "paper_schedule", "runs": "6", "workers": "2"}, s, root, methods)
     shares = [c[-1] for c in started]
     assert shares == ["part=3,5", "part=4"] and all("workers=2" not in c for c in started)
     with pytest.raises(ValueError, match="runs=3: scale=paper_schedule runs in parts of 2"):
         monkeypatch.setitem(fig.SETTINGS, "paper_schedule", dict(tiny, part_runs=2))
-        fig._settings({"scale": "paper_schedule", "runs": "3"})
+        fig._settings(tmp_path, {"scale": "paper_schedule", "runs": "3"})

@@ -36,9 +36,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import common, register
-from ..claims import Claim, by_count, check, not_reproduced, not_tested, partly, reproduced, table
+from ..claims import Claim, by_count, check, not_reproduced, not_tested, partly, reproduced
+from ..driver import Invocation
 
 FIG_ID = "paulin2025-fig1"
+TITLE = ": W1 bias of 9 samplers on the two-batch Gaussian (paulin2025 Fig. 1, §3.4)"
 DATASET = "two_batch_gaussian"
 GAMMA = 1.0
 # The authors' BAOAB_hconst uses eta = exp(-gamma h / 2) in the O step (NOTEBOOK), i.e. the
@@ -317,8 +319,9 @@ def run_cell(
     return cell
 
 
-def _parse(options: dict) -> dict:
-    s = common.scaled_settings(options, OPTIONS, SCALES)
+def _parse(inv: Invocation) -> dict:
+    """The scale's settings with the recipe's own options (seed, chains, records, baoab_friction, samplers)."""
+    s, options = dict(inv.st, seed=0, baoab_friction=BAOAB_FRICTION), inv.options
     for key in ("seed", "chains", "records"):
         if key in options:
             try:
@@ -327,8 +330,6 @@ def _parse(options: dict) -> dict:
                 raise ValueError(f"{key}={options[key]}: must be an integer") from None
             if s[key] < (0 if key == "seed" else 2):
                 raise ValueError(f"{key}={options[key]}: must be >= {0 if key == 'seed' else 2}")
-    s.setdefault("seed", 0)
-    s["baoab_friction"] = BAOAB_FRICTION
     if "baoab_friction" in options:
         try:
             s["baoab_friction"] = float(options["baoab_friction"])
@@ -388,13 +389,8 @@ def _row(c: Cell, k: int) -> list:
             f(ex["mean"]), f(ex["var"]), f(ex["rho"]), int(c.mixed), f(z_m), f(z_v), f"{c.seconds:.1f}"]  # fmt: skip
 
 
-def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 5))
+def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> Path:
+    fig, (a1, a2) = common.pyplot().subplots(1, 2, figsize=(13, 5))
     colours = {"UBU": "C0", "BAOAB": "C1", "EM": "C2"}
     styles = {"SMS": "-", "SG": ":", "wor": "--"}
     for label, cs in cells.items():
@@ -419,12 +415,12 @@ def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> None:
         ax.grid(True, which="both", lw=0.2)
         ax.legend(fontsize=7, ncol=2)
     fig.suptitle("paulin2025 Fig. 1: two-batch Gaussian, friction 1")
-    common.save_figure(fig, path)
+    return common.save_figure(fig, path)
 
 
 def _settings_text(s: dict) -> str:
     return (
-        f"Settings: {s['chains']} chains from x = 0 per cell, burn-in 50·2^k epochs (simulated time 25), "
+        f"{s['chains']} chains from x = 0 per cell, burn-in 50·2^k epochs (simulated time 25), "
         f"{s['records']} records per chain every {'/'.join(map(str, s['thin']))} epochs for h = "
         f"{', '.join(f'{h:g}' for h in STEPS)} (odd, so SMS records alternate sweep end and mid-sweep); friction 1 "
         f"for UBU and EM, {s['baoab_friction']:g} for BAOAB (the authors' BAOAB O step uses exp(-γh/2) in {NOTEBOOK}: "
@@ -634,21 +630,15 @@ def outcomes(cells: dict) -> list:
     return rows
 
 
-def _markdown(cells: dict, rows: list, s: dict, seconds: float, files: list[Path]) -> str:
+def _notes(cells: dict) -> str:
     floors = ", ".join(f"{c.w1_floor:.5f}" for c in next(iter(cells.values())))
-    return "\n".join([
-        f"## {FIG_ID}: W1 bias of 9 samplers on the two-batch Gaussian (paulin2025 Fig. 1, §3.4)",
-        "",
-        f"Command: `bnnsample figure {FIG_ID} scale={s['scale']}` ({seconds / 60:.1f} min). " + _settings_text(s),
-        "",
-        table(rows, heading="claim (paulin2025)"),
-        "",
+    return (
         f"`*`: below {NOISE_FLOORS} Monte Carlo floors (the floor is the W1 of the exact full-batch flow `exact_ou` "
         f"run with the same chains, burn-in and records: {floors} for h = 0.25 ... 0.03125; W1 of as many i.i.d. "
         "exact draws is in the CSV); such values mostly measure sampling noise. ±: the delta-method Monte Carlo "
         "standard error of W1 over the independent chains (`wasserstein1_normal_se`; it does not include the "
-        "upward bias of a W1 near its floor). Files: " + ", ".join(f"`{p.name}`" for p in files) + ".",
-    ])  # fmt: skip
+        "upward bias of a W1 near its floor)."
+    )
 
 
 PAULIN_POSTERIOR = (-15 / 17, 1 / 4.25)
@@ -660,26 +650,21 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, records=INT, samplers=sms_ubu,sg_em,..."""
     from ...simulate import build_target
 
-    s = _parse(options)
-    out, t0 = common.recipe_start(out_dir, FIG_ID)
+    inv = Invocation(FIG_ID, out_dir, options, SCALES, OPTIONS, TITLE, "claim (paulin2025)")
+    s = _parse(inv)
     pot = build_target([f"dataset={DATASET}"], threads=1).potential
     cells: dict[str, list[Cell]] = {}
     floors = [noise_floor(pot, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k) for k in range(4)]
     print(f"[{FIG_ID}] W1 floor (exact_ou, same protocol): " + ", ".join(f"{f:.5f}" for f in floors), flush=True)
-    ticks = common.CellBar(FIG_ID, len(s["samplers"]) * len(STEPS))
-    for label, preset in s["samplers"]:
-        for k in range(len(STEPS)):
-            gamma = s["baoab_friction"] if "BAOAB" in label else GAMMA
-            c = run_cell(pot, label, preset, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k, gamma,
-                         floors[k])  # fmt: skip
-            cells.setdefault(label, []).append(c)
-            ticks.done(f"{label:<13} h={c.h:<8g} W1={c.w1:.5f} floor={c.w1_floor:.5f} diverged={c.diverged} "
-                       f"({c.seconds:.1f}s)")  # fmt: skip
-    ticks.close()
-    files = [out / "w1.csv", out / "w1.png"]
+    with inv.cells(len(s["samplers"]) * len(STEPS)) as bar:
+        for label, preset in s["samplers"]:
+            for k in range(len(STEPS)):
+                gamma = s["baoab_friction"] if "BAOAB" in label else GAMMA
+                c = run_cell(pot, label, preset, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k,
+                             gamma, floors[k])  # fmt: skip
+                cells.setdefault(label, []).append(c)
+                bar.done(f"{label:<13} h={c.h:<8g} W1={c.w1:.5f} floor={c.w1_floor:.5f} diverged={c.diverged} "
+                         f"({c.seconds:.1f}s)")  # fmt: skip
     rows = [dict(zip(CSV_FIELDS, _row(c, STEPS.index(c.h)))) for cs in cells.values() for c in cs]
-    common.write_csv(files[0], rows, float_format=None, columns=CSV_FIELDS)
-    _plot(cells, files[1], PAULIN_POSTERIOR)
-    md = _markdown(cells, outcomes(cells), s, time.perf_counter() - t0, files)
-    files.append(common.update_reproduction(Path(out_dir), FIG_ID, md))
-    return files
+    files = [inv.csv(rows, "w1.csv", float_format=None), _plot(cells, inv.dir / "w1.png", PAULIN_POSTERIOR)]
+    return inv.finish(inv.section(_settings_text(s), outcomes(cells), _notes(cells), files), files)

@@ -39,8 +39,9 @@ import numpy as np
 
 from ...stats import t_quantile
 from .. import common, register
-from ..claims import Claim, by_count, check, not_reproduced, not_tested, table
-from ..common import checked_scale, save_figure, update_reproduction
+from ..claims import Claim, by_count, check, not_reproduced, not_tested
+from ..common import save_figure
+from ..driver import Invocation
 
 FIG_ID = "paulin2025-fig2"
 OPTIONS = ("scale", "seed")  # and data_dir, which every recipe takes
@@ -188,22 +189,20 @@ def metrics_with_se(mean: np.ndarray, chunks: np.ndarray, y: np.ndarray, K: int)
 
 
 ABOUT = "multinomial logistic regression: coupled multilevel bias and accuracy/NLL/ACE/RPS vs h, 5 samplers"
+TITLE = ": multinomial logistic regression, coupled multilevel bias (paulin2025 §3.4, Fig. 2, App. D.1)"
 
 
 @register(FIG_ID, ABOUT, scales=tuple(SCALES), options=OPTIONS)
 def make(out_dir: Path, options: dict) -> list[Path]:
     import torch
 
-    scale = checked_scale(options, OPTIONS)
-    seed = int(options.get("seed", 0))
-    data_dir = str(common.compose([]).data_dir)
-    settings = SCALES[scale]
-    torch.set_num_threads(1)
-    t_start = time.perf_counter()
-    data, which = load_problem(data_dir)
-    pot = build_potential(data, torch.float32)
     from ...potential import ControlVariate
 
+    inv = Invocation(FIG_ID, out_dir, options, SCALES, OPTIONS, TITLE, "claim (paulin2025)")
+    seed, settings = int(options.get("seed", 0)), inv.st
+    torch.set_num_threads(1)
+    data, which = load_problem(str(common.compose([]).data_dir))
+    pot = build_potential(data, torch.float32)
     t0 = time.perf_counter()
     x_star = find_map(build_potential(data, torch.float64)).to(torch.float32)
     map_seconds = time.perf_counter() - t0
@@ -213,20 +212,14 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     K = pot.K
     true_class = np.zeros(len(y) * K)
     true_class[np.arange(len(y)) * K + y] = 1.0  # f_i = p(true class of test point i)
-    fig_dir = Path(out_dir) / FIG_ID
-    fig_dir.mkdir(parents=True, exist_ok=True)
-
     bias_rows, metric_rows, results = [], [], {}
-    bar = common.CellBar(FIG_ID, len(SAMPLERS) * len(hs))
-    try:
+    with inv.cells(len(SAMPLERS) * len(hs)) as bar:
         for name in SAMPLERS:
 
             def report(lv, name=name):
                 bar.done(f"{name} h={lv.h:g}: {lv.steps} coarse steps, {lv.seconds:.0f} s, diverged {lv.diverged}")
 
             results[name] = run_sampler(name, cv, x_star, hs, settings, seed, on_level=report)
-    finally:
-        bar.close()
     for name, res in results.items():
         value, se, floor = res.mean_abs(true_class)
         spread = res.log2_spread(true_class)
@@ -241,36 +234,25 @@ def make(out_dir: Path, options: dict) -> list[Path]:
             metric_rows.append({"sampler": name, "h": lv.h, **metrics_with_se(lv.coarse_mean, lv.coarse, y, K)})
         last = res.levels[-1]
         metric_rows.append({"sampler": name, "h": last.h / 2, **metrics_with_se(last.fine_mean, last.fine, y, K)})
-    total = time.perf_counter() - t_start
-
-    paths = [common.write_csv(fig_dir / "bias.csv", bias_rows),
-             common.write_csv(fig_dir / "metrics.csv", metric_rows)]  # fmt: skip
-    paths.append(_plot(fig_dir / "fig2.png", bias_rows, metric_rows, which))
-    md = markdown_from_csv(fig_dir, options, which, map_seconds, total)
-    paths.append(update_reproduction(Path(out_dir), FIG_ID, md))
-    return paths
+    files = [inv.csv(bias_rows, "bias.csv"), inv.csv(metric_rows, "metrics.csv")]
+    files.append(_plot(inv.dir / "fig2.png", bias_rows, metric_rows, which))
+    return inv.finish(section(inv, which, map_seconds, files), files)
 
 
-def markdown_from_csv(fig_dir: Path, options: dict, which: str, map_s: float, total: float) -> str:
-    """The section of REPRODUCTION.md from the rows of ``fig_dir``'s bias.csv and metrics.csv (as
-    ``make`` writes them, floats to 6 digits) and what they do not hold: the data's name, the
-    MAP's and the whole run's seconds. ``make`` writes its section through this, so the section
-    of committed CSVs can be written again without a rerun."""
-    bias_rows, metric_rows = (common.read_csv(fig_dir / name) for name in ("bias.csv", "metrics.csv"))
-    scale = options.get("scale", "quick")
+def section(inv: Invocation, which: str, map_s: float, files: list[Path]) -> str:
+    """The section of REPRODUCTION.md from the rows of ``inv.dir``'s bias.csv and metrics.csv (as
+    ``make`` writes them, floats to 6 digits) and what they do not hold: the data's name and the
+    MAP's seconds. ``make`` writes its section through this, so the section of committed CSVs can
+    be written again without a rerun."""
+    bias_rows, metric_rows = (common.read_csv(inv.dir / name) for name in ("bias.csv", "metrics.csv"))
     hs = list(dict.fromkeys(r["h"] for r in bias_rows))
-    factor, settings = max(hs) / PAPER_HS[0], SCALES[scale]
-    rows = outcomes(hs, settings["chunks"], bias_rows, metric_rows)
-    return _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, rows, map_s, total, options)
+    rows = outcomes(hs, inv.st["chunks"], bias_rows, metric_rows)
+    notes = _notes(hs, bias_rows, metric_rows, map_s)
+    return inv.section(_settings_text(which, max(hs) / PAPER_HS[0], hs, inv.st), rows, notes, files)
 
 
 def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 5, figsize=(22, 4.2))
+    fig, axes = common.pyplot().subplots(1, 5, figsize=(22, 4.2))
     for name in SAMPLERS:
         rows = [r for r in bias_rows if r["sampler"] == name]
         h = np.array([r["h"] for r in rows])
@@ -449,31 +431,26 @@ def outcomes(hs: list, chunks: int, bias_rows: list, metric_rows: list) -> list:
     ]
 
 
-def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, rows, map_s, total, options) -> str:
+def _settings_text(which: str, factor: float, hs: list, settings: dict) -> str:
+    return (
+        f"Data: **{which}**. Model multinomial_logistic 784 -> 10 (d = 7,850), lambda = 50 on weights, "
+        f"gamma = sqrt(50), batch 200, control variates at the MAP x* (scipy L-BFGS-B, float64), all chains start at x*. "
+        f"Step grid: the paper's {', '.join(f'{h:g}' for h in PAPER_HS[: len(hs)])} times {factor:g} "
+        f"(sqrt(60000/N) rounded to a power of 2) = {', '.join(f'{h:g}' for h in hs)}, each coupled with h/2; "
+        f"{settings['time']:g} time units per level (paper: 120), first 20% discarded, "
+        f"{settings['chains']} coupled chain pairs, {settings['chunks']} chunks. float32."
+    )
+
+
+def _notes(hs: list, bias_rows: list, metric_rows: list, map_s: float) -> str:
     by = {(r["sampler"], r["h"]): r for r in bias_rows}
-    names = list(SAMPLERS)
     hs_sorted = sorted(hs, reverse=True)
     cost = np.median([r["ms_per_force_call_per_chain"] for r in bias_rows])
-    cmd = "bnnsample figure paulin2025-fig2" + "".join(f" {k}={v}" for k, v in options.items())
     lines = [
-        "## paulin2025-fig2: multinomial logistic regression, coupled multilevel bias (paulin2025 §3.4, Fig. 2, App. D.1)",
-        "",
         (
-            f"Command: `{cmd}` (scale={scale}). Wall time {total:.0f} s (MAP by L-BFGS {map_s:.0f} s); "
-            f"median cost {cost:.2f} ms per chain per force call (control variate: 2 minibatch gradients each; "
-            f"3 force calls per coarse step), 1 thread."
+            f"MAP by L-BFGS {map_s:.0f} s of the wall time; median cost {cost:.2f} ms per chain per force call "
+            "(control variate: 2 minibatch gradients each; 3 force calls per coarse step)."
         ),
-        "",
-        (
-            f"Data: **{which}**. Model multinomial_logistic 784 -> 10 (d = 7,850), lambda = 50 on weights, "
-            f"gamma = sqrt(50), batch 200, control variates at the MAP x* (scipy L-BFGS-B, float64), all chains start at x*. "
-            f"Step grid: the paper's {', '.join(f'{h:g}' for h in PAPER_HS[: len(hs)])} times {factor:g} "
-            f"(sqrt(60000/N) rounded to a power of 2) = {', '.join(f'{h:g}' for h in hs)}, each coupled with h/2; "
-            f"{settings['time']:g} time units per level (paper: 120), first 20% discarded, "
-            f"{settings['chains']} coupled chain pairs, {settings['chunks']} chunks. float32."
-        ),
-        "",
-        table(rows, heading="claim (paulin2025)"),
         "",
         (
             "`*`: a ratio or comparison involving a level whose bias is below twice its noise floor "
@@ -486,7 +463,7 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, rows, 
         "| sampler | " + " | ".join(f"h={h:g}" for h in hs_sorted) + " |",
         "|---|" + "---|" * len(hs_sorted),
     ]
-    for n in names:
+    for n in SAMPLERS:
         cells = []
         for h in hs_sorted:
             r = by[(n, h)]
@@ -506,7 +483,7 @@ def _markdown(scale, which, factor, hs, settings, bias_rows, metric_rows, rows, 
             "the MNIST 5k stand-in (15x fewer training points, hence a scaled step grid) is used. The quick scale "
             "runs each level for 1.6 time units "
             "(the paper 120), so only biases well above the noise floor are resolved; `scale=paper` runs 6 levels "
-            "of 12 time units (still 10x shorter than the paper's, for CPU time). Files: bias.csv, metrics.csv, fig2.png."
+            "of 12 time units (still 10x shorter than the paper's, for CPU time)."
         ),
     ]
     return "\n".join(lines)

@@ -47,10 +47,12 @@ from pathlib import Path
 from ...rundir import write_file, write_frame
 from ...stats import t_quantile
 from .. import register
-from ..claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced, table
-from ..common import CellBar, check_options, run_pipeline, scale_of, update_reproduction
+from ..claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced
+from ..common import run_pipeline
+from ..driver import Invocation
 
 FIG = "paulin2025-fig4"
+TITLE = ": calibration against ensemble size, SMS-UBU vs SWA vs standard training vs baselines (paulin2025 Fig. 4, §5)"
 METHODS = ("sms_ubu", "sg_ubu", "sg_ubu_wor", "sg_hmc", "cyclical_sghmc")
 LOCALIZED = ("sms_ubu", "sg_ubu", "sg_ubu_wor")
 LABELS = {"standard": "standard training", "swa": "SWA", "sms_ubu": "SMS-UBU", "sg_ubu": "SG-UBU",
@@ -103,11 +105,10 @@ PAPER_NUMBERS = {
 }  # (accuracy, ACE, NLL, RPS)  # fmt: skip
 
 
-def _settings(options: dict) -> tuple[str, dict, list[str]]:
-    """(scale, its settings changed by the options, the methods in the order they run)."""
-    check_options(options, OPTIONS)
-    scale = scale_of(options, allowed=tuple(SETTINGS))
-    s = dict(SETTINGS[scale])
+def _settings(out_dir: Path, options: dict) -> tuple[Invocation, dict, list[str]]:
+    """(the invocation, its scale's settings changed by the options, the methods in the order they run)."""
+    inv = Invocation(FIG, out_dir, options, SETTINGS, OPTIONS, TITLE, "claim (paulin2025)")
+    scale, s = inv.scale, dict(inv.st)
     if "dataset" in options and options["dataset"] != s["dataset"]:
         s["dataset"] = options["dataset"]
         s["model"] = None if scale == "paper" else "cnn_small"  # paper: the dataset's own CNN
@@ -127,7 +128,7 @@ def _settings(options: dict) -> tuple[str, dict, list[str]]:
         raise ValueError(f"methods={options.get('methods')}: allowed values (comma list): {', '.join(METHODS)}")
     if methods[0] != "sms_ubu":
         methods = ["sms_ubu", *[m for m in methods if m != "sms_ubu"]]  # trains the shared SWA points
-    return scale, s, methods
+    return inv, s, methods
 
 
 def _runs_option(options: dict, s: dict, scale: str) -> None:
@@ -210,53 +211,58 @@ def part_dir(run_root: Path, s: dict, part: int) -> Path:
     return run_root if n_parts(s) == 1 else run_root / f"part{part}"
 
 
-def run_methods(run_root: Path, s: dict, methods, swa_from: Path | None = None, parts=None) -> dict[str, list[Path]]:
+def run_methods(inv: Invocation, run_root: Path, s: dict, methods, swa_from: Path | None = None,
+                parts=None) -> dict[str, list[Path]]:  # fmt: skip
     """One pipeline run per method and part ({method: [samples.h5 of each part]}); the first
     method (sms_ubu) trains (or takes the SWA points of the finished runs ``swa_from``), the
     others reuse its SWA points and baselines. Finished runs are reused (resume rule). A bar
     over the runs (the cells)."""
+    paths = {m: [] for m in methods}
+    parts = range(n_parts(s)) if parts is None else parts
+    with inv.cells(len(parts) * len(methods)) as bar:
+        for p in parts:
+            for m in methods:
+                paths[m].append(_run_method(m, p, run_root, s, swa_from, bar))
+    return paths
+
+
+def _run_method(m: str, p: int, run_root: Path, s: dict, swa_from: Path | None, bar) -> Path:
+    """Method ``m``'s run of part ``p`` (resumed or reused when made before), its time added to
+    its timing.json."""
     import json
     import sys
 
     from ...plumbing.errors import TimeLimit
     from ...plumbing.progress import message
 
-    paths = {m: [] for m in methods}
-    parts = range(n_parts(s)) if parts is None else parts
-    bar = CellBar(FIG, len(parts) * len(methods))
+    root = part_dir(run_root, s, p)
+    name = f"{m}{f' part {p}' if n_parts(s) > 1 else ''}"
+    ovr = method_overrides(m, s, p)
+    if m != "sms_ubu":
+        ovr.append(f"init.reuse={root / 'sms_ubu'}")
+    elif swa_from is not None:
+        ovr.append(f"init.reuse={part_dir(swa_from, s, p) / 'sms_ubu'}")
+    if s.get("deadline") is not None and not _complete(root / m):
+        left = s["deadline"] - time.monotonic()
+        if left < 1:
+            raise TimeLimit(f"time_limit reached before {name}")
+        ovr.append(f"time_limit={left:.0f}")
+    message(f"[{FIG}] {name}: bnnsample run {' '.join(ovr)}", sys.stdout)
+    timing = root / m / "timing.json"
+    done = _complete(root / m)
+    fresh = not (root / m / "samples.h5").exists()
+    wall, cpu = time.monotonic(), time.process_time()
     try:
-        for p in parts:
-            root = part_dir(run_root, s, p)
-            for m in methods:
-                name = f"{m}{f' part {p}' if n_parts(s) > 1 else ''}"
-                ovr = method_overrides(m, s, p)
-                if m != "sms_ubu":
-                    ovr.append(f"init.reuse={root / 'sms_ubu'}")
-                elif swa_from is not None:
-                    ovr.append(f"init.reuse={part_dir(swa_from, s, p) / 'sms_ubu'}")
-                if s.get("deadline") is not None and not _complete(root / m):
-                    left = s["deadline"] - time.monotonic()
-                    if left < 1:
-                        raise TimeLimit(f"time_limit reached before {name}")
-                    ovr.append(f"time_limit={left:.0f}")
-                message(f"[{FIG}] {name}: bnnsample run {' '.join(ovr)}", sys.stdout)
-                timing = root / m / "timing.json"
-                done = _complete(root / m)
-                fresh = not (root / m / "samples.h5").exists()
-                wall, cpu = time.monotonic(), time.process_time()
-                try:
-                    paths[m].append(run_pipeline(root / m, ovr))
-                finally:  # an interrupted invocation counts too: a resumed run's time is the sum of its invocations
-                    if not done and (root / m).is_dir():
-                        before = json.loads(timing.read_text()) if timing.exists() and not fresh else {}
-                        write_file(timing, json.dumps({
-                            "wall_s": before.get("wall_s", 0.0) + time.monotonic() - wall,
-                            "cpu_s": before.get("cpu_s", 0.0) + time.process_time() - cpu,
-                        }))  # fmt: skip
-                bar.done(f"{name}: " + ("finished before, reused" if done else f"{time.monotonic() - wall:.0f} s"))
-    finally:
-        bar.close()
-    return paths
+        path = run_pipeline(root / m, ovr)
+    finally:  # an interrupted invocation counts too: a resumed run's time is the sum of its invocations
+        if not done and (root / m).is_dir():
+            before = json.loads(timing.read_text()) if timing.exists() and not fresh else {}
+            write_file(timing, json.dumps({
+                "wall_s": before.get("wall_s", 0.0) + time.monotonic() - wall,
+                "cpu_s": before.get("cpu_s", 0.0) + time.process_time() - cpu,
+            }))  # fmt: skip
+    bar.done(f"{name}: " + ("finished before, reused" if done else f"{time.monotonic() - wall:.0f} s"))
+    return path
 
 
 def print_estimate(s: dict, methods, run_root: Path) -> None:
@@ -734,49 +740,38 @@ def _value(t, method, es, metric):
     return (float(r["mean"].iloc[0]), float(r["std"].iloc[0])) if len(r) else (float("nan"), float("nan"))
 
 
-def _markdown(t, rows, s, scale, methods, sizes, seconds, times, why=()) -> str:
-    cmd = f"bnnsample figure {FIG} scale={scale}"
-    if s["dataset"] != SETTINGS[scale]["dataset"]:
-        cmd += f" dataset={s['dataset']}"
-    if s["chains"] != SETTINGS[scale]["chains"]:
-        cmd += f" runs={s['chains']}"
-    if "burn_in" in s:
-        cmd += f" burn_in={s['burn_in']}"
-    if list(methods) != list(SETTINGS[scale].get("methods", METHODS)):
-        cmd += f" methods={','.join(methods)}"
-    lines = [
-        "## paulin2025 Fig. 4: calibration against ensemble size (SMS-UBU vs SWA vs standard training vs baselines)",
-        "",
-        f"Command: `{cmd}`. Files: `{FIG}/fig4.csv`, `{FIG}/fig4.png`, `{FIG}/calibration.csv`, "
-        f"`{FIG}/reliability.csv`, `{FIG}/excess_loss.csv`, `{FIG}/draws.csv`. This invocation: {seconds / 60:.1f} min "
-        + "wall (finished runs under `runs/` are reused, not redone); the runs took "
-        + ("(not recorded)" if times is None else f"{times[0] / 60:.1f} min wall, {times[1] / 60:.1f} min CPU")
-        + (" (one thread per process; wall and CPU summed over the parts, which workers=N runs in parallel; wall "
-           "time grows on a shared machine)." if s.get("part_runs") else " (one thread; wall time grows on a "
-           "shared machine)."),
-        "",
-        f"Settings: dataset `{s['dataset']}`, model `{s.get('model') or 'the dataset default'}`, {s['chains']} "
-        f"independent runs, {' '.join(s['overrides']) or 'the paper schedule'}; batch 200, lambda_prior 1, "
-        "lambda_loc 50 (UBU methods; 0 for SG-HMC and cyclical SG-HMC), gamma sqrt(50), bounces at 6/sqrt(50), "
-        "control variates at x_SWA, BatchNorm calibrated on one batch of the first n_calibration training images. "
-        "All samplers start from the same SWA points. "
-        + {"quick": "Quick scale: the offline MNIST 5k subset stands in for Fashion-MNIST (not on this machine), the "
-                    "narrow cnn_small for the 1.27M-parameter CNN, and ensembles go up to the number of runs.",
-           "reduced": "Reduced scale: the narrow cnn_small for the 1.27M-parameter CNN, a 10,000-image training subset "
-                      "of Fashion-MNIST (all of another dataset), shorter schedules, ensembles up to the number of runs.",
-           "large": "Large scale: all 60,000 Fashion-MNIST training images and the paper's step sizes, the narrow "
-                    "cnn_small for the 1.27M-parameter CNN, shorter schedules, ensembles up to the number of runs.",
-           "paper_schedule": "The paper's schedule and data (all 60,000 Fashion-MNIST training images, 15 Adam + 5 SWA "
-                             "epochs, 10 burn-in epochs, 30 draws one per epoch, the paper's steps, BatchNorm statistics "
-                             "from 10,000 training images as in the authors' notebook) with the narrow cnn_small "
-                             "(73,386 parameters) for the 1.27M-parameter CNN, and fewer runs than the paper's 64; "
-                             f"runs made in parts of {s.get('part_runs')} (seed = part), pooled in part order.",
-           "paper": ""}[scale],
-        "",
-        table(rows, heading="claim (paulin2025)"),
-    ]  # fmt: skip
-    lines += ["", "Ours (mean ± std over the disjoint groups; std blank with one group):", "",
-              "| method | es | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
+SCALE_TEXT = {
+    "quick": "Quick scale: the offline MNIST 5k subset stands in for Fashion-MNIST (not on this machine), the narrow "
+             "cnn_small for the 1.27M-parameter CNN, and ensembles go up to the number of runs.",
+    "reduced": "Reduced scale: the narrow cnn_small for the 1.27M-parameter CNN, a 10,000-image training subset of "
+               "Fashion-MNIST (all of another dataset), shorter schedules, ensembles up to the number of runs.",
+    "large": "Large scale: all 60,000 Fashion-MNIST training images and the paper's step sizes, the narrow cnn_small "
+             "for the 1.27M-parameter CNN, shorter schedules, ensembles up to the number of runs.",
+    "paper_schedule": "The paper's schedule and data (all 60,000 Fashion-MNIST training images, 15 Adam + 5 SWA "
+                      "epochs, 10 burn-in epochs, 30 draws one per epoch, the paper's steps, BatchNorm statistics from "
+                      "10,000 training images as in the authors' notebook) with the narrow cnn_small (73,386 "
+                      "parameters) for the 1.27M-parameter CNN, and fewer runs than the paper's 64; runs made in "
+                      "parts of {part_runs} (seed = part), pooled in part order.",
+    "paper": "",
+}  # fmt: skip
+
+
+def _settings_text(s: dict, scale: str) -> str:
+    return (f"dataset `{s['dataset']}`, model `{s.get('model') or 'the dataset default'}`, {s['chains']} independent "
+            f"runs, {' '.join(s['overrides']) or 'the paper schedule'}; batch 200, lambda_prior 1, lambda_loc 50 (UBU "
+            "methods; 0 for SG-HMC and cyclical SG-HMC), gamma sqrt(50), bounces at 6/sqrt(50), control variates at "
+            "x_SWA, BatchNorm calibrated on one batch of the first n_calibration training images. All samplers start "
+            "from the same SWA points. " + SCALE_TEXT[scale].format(part_runs=s.get("part_runs")))  # fmt: skip
+
+
+def _notes(t, s, methods, sizes, times, why) -> str:
+    took = "(not recorded)" if times is None else f"{times[0] / 60:.1f} min wall, {times[1] / 60:.1f} min CPU"
+    lines = [f"Finished runs under `runs/` are reused, not redone; the runs took {took}"
+             + (" (one thread per process; wall and CPU summed over the parts, which workers=N runs in parallel; wall "
+                "time grows on a shared machine)." if s.get("part_runs") else " (one thread; wall time grows on a "
+                "shared machine)."),
+             "", "Ours (mean ± std over the disjoint groups; std blank with one group):", "",
+             "| method | es | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
     for m in ["standard", "swa", *methods]:
         for es in sizes:
             cells = []
@@ -798,12 +793,12 @@ def _markdown(t, rows, s, scale, methods, sizes, seconds, times, why=()) -> str:
 @register(FIG, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines",
           scales=tuple(SETTINGS), options=OPTIONS)  # fmt: skip
 def make(out_dir: Path, options: dict) -> list[Path]:
+    from omegaconf import OmegaConf
 
     from ...evaluate.ensembles import SIZES, plot_ensembles
 
-    scale, s, methods = _settings(options)
-    t0 = time.monotonic()
-    fig_dir = Path(out_dir) / FIG
+    inv, s, methods = _settings(out_dir, options)
+    scale, fig_dir = inv.scale, inv.dir
     # parts live under one root whatever the number of runs, so that runs=32 reuses the
     # parts of runs=16
     base_root = fig_dir / "runs" / (f"{scale}_{s['dataset']}" if s.get("part_runs") else
@@ -815,15 +810,14 @@ def make(out_dir: Path, options: dict) -> list[Path]:
             base_root if all(_complete(part_dir(base_root, s, p) / "sms_ubu") for p in range(n_parts(s))) else None
         )
     if s["only_parts"] is not None:  # a worker: its parts only, no tables
-        run_methods(run_root, s, methods, swa_from, parts=s["only_parts"])
+        run_methods(inv, run_root, s, methods, swa_from, parts=s["only_parts"])
         return []
     print_estimate(s, methods, run_root)
     if s["workers"] > 1:
         run_workers(Path(out_dir), options, s, run_root, methods)
     sizes = [es for es in SIZES if es <= s["chains"]]
-    paths = run_methods(run_root, s, methods, swa_from)
+    paths = run_methods(inv, run_root, s, methods, swa_from)
     table = collect(paths, sizes)
-    fig_dir.mkdir(parents=True, exist_ok=True)
     csv = fig_dir / "fig4.csv"
     write_frame(table, csv, index=False)
     png = plot_ensembles(table.assign(method=table.method.map(LABELS)), fig_dir / "fig4.png",
@@ -835,14 +829,8 @@ def make(out_dir: Path, options: dict) -> list[Path]:
         record_cost(Path(out_dir), FIG, {k: v for k, v in options.items() if k not in ("part", "time_limit")},
                     times[0], times[1])  # fmt: skip
     measured, diffs, by_draws = diagnose(paths, sizes, fig_dir)
-    from omegaconf import OmegaConf
-
     setting = setting_text(OmegaConf.load(paths["sms_ubu"][0].parent / "config.yaml"), s["chains"])
-    why = baseline_comparison(table) + measured
     rows = verdicts(table, diffs, setting, by_draws)
-    md = update_reproduction(
-        Path(out_dir), FIG, _markdown(table, rows, s, scale, methods, sizes, time.monotonic() - t0, times, why)
-    )
-    for p in (csv, png, md):
-        print(f"[{FIG}] wrote {p}")
-    return [csv, png, md]
+    notes = _notes(table, s, methods, sizes, times, baseline_comparison(table) + measured)
+    files = [csv, png, *(fig_dir / f"{n}.csv" for n in ("calibration", "reliability", "excess_loss", "draws"))]
+    return inv.finish(inv.section(_settings_text(s, scale), rows, notes, files), files)
