@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import register
-from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested, partly, reproduced, table
-from ..common import SCALES, checked_scale, pyplot, save_figure, update_reproduction, write_csv
+from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested, partly, reproduced
+from ..common import pyplot, save_figure
+from ..driver import Invocation
 from . import uci
 from .toys import FIG1_CLAIMS
 from .uci import FIG4, FIG5, FIG10, PAPER_T_BURN, SweepSettings, sweep_settings, value_text
@@ -457,71 +458,54 @@ def fig10_outcomes(rows: list[dict], s: SweepSettings, cs: list[float]) -> list[
     return [(FIG10_CLAIMS[k], rule(rows, s, cs)) for k, rule in rules.items()]
 
 
-# -- sections and recipes ---------------------------------------------------------------------
-def _sweep_section(fig_id, title, scale, options, settings, missing, rows, outcomes) -> str:
-    """A distance sweep's REPRODUCTION.md section: command, settings, the AKD per cell, the
-    oracle's self-distance band and the claims table."""
-    lines = [f"## {fig_id}: {title}", "",
-             f"Command: {uci.command(fig_id, scale, options)}; files: `{fig_id}/distances.csv`, `{fig_id}/distances.png`.",
-             "", f"Settings ({scale}): {settings}"]  # fmt: skip
-    if missing:
-        lines.append(f"Not run (data files absent under data_dir): {', '.join(missing)}.")
-    lines += ["", "AKD to the oracle (mean over oracle runs):", "", _cell_table(rows), "",
-              (f"Oracle self-distance: mean {rows[0]['self_mean']:.3f}, 5-95% band [{rows[0]['self_low']:.3f}, "
-               f"{rows[0]['self_high']:.3f}]."), "", table(outcomes, heading=f"claim ({fig_id})")]  # fmt: skip
-    return "\n".join(lines)
-
-
-def _write_sweep(out_dir: Path, fig_id: str, rows: list[dict], plot_title: str, section: str) -> list[Path]:
-    """distances.csv, distances.png and the REPRODUCTION.md section of a sweep."""
-    d = out_dir / fig_id
-    files = [write_csv(d / "distances.csv", rows, float_format=None),
-             plot_distances(d / "distances.png", rows, plot_title)]  # fmt: skip
-    update_reproduction(out_dir, fig_id, section)
-    return files
-
-
+# -- recipes -----------------------------------------------------------------------------------
 def _sweep_options(key: str) -> tuple[str, ...]:
     """The options of a sweep recipe whose sampler setting is the option ``key``."""
     return ("scale", "datasets", "steps", "batches", key, "oracle")
 
 
-FIG4_OPTIONS = _sweep_options("integrators")
+def _sweep_recipe(out_dir: Path, options: dict, fig_id: str, scales: dict, key: str, parse, variant, titles,
+                  settings, outcomes) -> list[Path]:  # fmt: skip
+    """Figs. 4, 5, 10: distance sweeps over the values of the sampler setting ``key`` on every dataset
+    on disk; ``scales`` the defaults of ``key``, datasets (and batch sizes) per scale. ``parse`` reads
+    the values, ``variant`` turns one into a variant (a label and Spec fields); ``titles`` the section's
+    and the plot's; ``settings(s, values)`` and ``outcomes(rows, s, values)`` the settings text and
+    claims. The notes: the AKD per cell and the oracle's self-distance band."""
+    inv = Invocation(fig_id, out_dir, options, scales, _sweep_options(key), f": {titles[0]}", f"claim ({fig_id})")
+    opts = {**inv.st, **inv.options}
+    s = sweep_settings(inv.scale, opts)
+    vals = parse(opts[key], key)
+    datasets, missing = uci.datasets_on_disk(opts["datasets"], uci.REGRESSION, "set data_dir, or datasets=boston")
+    rows = uci.sweep_rows(inv, datasets, s, [variant(v) for v in vals])
+    files = [inv.csv(rows, "distances.csv", float_format=None),
+             plot_distances(inv.dir / "distances.png", rows, titles[1])]  # fmt: skip
+    absent = f"\nNot run (data files absent under data_dir): {', '.join(missing)}." if missing else ""
+    notes = (f"AKD to the oracle (mean over oracle runs):\n\n{_cell_table(rows)}\n\nOracle self-distance: mean "
+             f"{rows[0]['self_mean']:.3f}, 5-95% band [{rows[0]['self_low']:.3f}, {rows[0]['self_high']:.3f}].")  # fmt: skip
+    return inv.finish(inv.section(settings(s, vals) + absent, outcomes(rows, s, vals), notes, files), files)
+
+
 FIG4_INTEGRATORS = {"leapfrog": "SHMC-LEAPFROG", "lie_trotter": "LIE-TROTTER", "aboba": "SYMMETRIC",
                     "mt3": "MT3", "sghmc": "SGHMC"}  # fmt: skip
+FIG4_SCALES = {"quick": {"datasets": "boston,yacht", "integrators": "leapfrog,lie_trotter,sghmc"},
+               "paper": {"datasets": "boston,yacht", "integrators": "leapfrog,lie_trotter,aboba,mt3,sghmc"}}  # fmt: skip
 
 
 @register(FIG4, "UCI BNN (Boston; Yacht when on disk): average Kolmogorov distance to the oracle vs h per batch size",
-          scales=SCALES, options=FIG4_OPTIONS)  # fmt: skip
+          scales=tuple(FIG4_SCALES), options=_sweep_options("integrators"))  # fmt: skip
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
-    scale = checked_scale(options, FIG4_OPTIONS)
-    s = sweep_settings(scale, options)
-    default_int = "leapfrog,lie_trotter,sghmc" if scale == "quick" else "leapfrog,lie_trotter,aboba,mt3,sghmc"
-    integrators = uci.name_list(options.get("integrators", default_int), "integrators", tuple(FIG4_INTEGRATORS))
-    datasets, missing = uci.regression_datasets(options, "boston,yacht")
-    rows = uci.sweep_rows(out_dir, FIG4, datasets, missing, s, [{"label": FIG4_INTEGRATORS[i], "integrator": i}
-                                                          for i in integrators])  # fmt: skip
-    section = _sweep_section(FIG4, "average Kolmogorov distance to the oracle vs step size (reduced)", scale, options,
-                             _settings_text(s), missing, rows, fig4_outcomes(rows, s))  # fmt: skip
-    return _write_sweep(out_dir, FIG4, rows, "franzese2021 Fig. 4 (reduced): AKD to the oracle vs h", section)
+    return _sweep_recipe(
+        out_dir, options, FIG4, FIG4_SCALES, "integrators", lambda t, k: uci.name_list(t, k, tuple(FIG4_INTEGRATORS)),
+        lambda i: {"label": FIG4_INTEGRATORS[i], "integrator": i},
+        ("average Kolmogorov distance to the oracle vs step size (reduced)",
+         "franzese2021 Fig. 4 (reduced): AKD to the oracle vs h"),
+        lambda s, _: _settings_text(s), lambda rows, s, _: fig4_outcomes(rows, s))  # fmt: skip
 
 
-def _variant_recipe(out_dir: Path, options: dict, fig_id: str, values, parse, variant, title, settings, outcomes):
-    """Fig. 5 / Fig. 10: distance sweeps over the values of one sampler setting on every dataset on
-    disk (default boston), batch sizes full and 32 (quick) or full, 64, 16 (paper) unless given.
-    ``values`` = (option, quick default, paper default), parsed by ``parse``; ``variant`` turns one
-    value into a variant (a label and Spec fields); ``settings(s, values)`` and ``outcomes(rows, s,
-    values)`` the section's settings text and claims."""
-    key, quick, paper = values
-    scale = checked_scale(options, _sweep_options(key))
-    s = sweep_settings(scale, {"batches": "0,32" if scale == "quick" else "0,64,16", **options})
-    vals = parse(options.get(key, quick if scale == "quick" else paper), key)
-    datasets, missing = uci.regression_datasets(options, "boston")
-    rows = uci.sweep_rows(out_dir, fig_id, datasets, missing, s, [variant(v) for v in vals])
-    section = _sweep_section(fig_id, f"{title} (reduced)", scale, options, settings(s, vals), missing, rows,
-                             outcomes(rows, s, vals))  # fmt: skip
-    fig = fig_id.removeprefix("franzese2021-fig")
-    return _write_sweep(out_dir, fig_id, rows, f"franzese2021 Fig. {fig} (reduced): {title}", section)
+def _variant_scales(key: str, quick: str, paper: str) -> dict:
+    """Figs. 5 and 10: Boston, batch sizes full and 32 (quick) or full, 64, 16 (paper), the values of ``key``."""
+    return {"quick": {"datasets": "boston", "batches": "0,32", key: quick},
+            "paper": {"datasets": "boston", "batches": "0,64,16", key: paper}}  # fmt: skip
 
 
 def _fig5_settings(s: SweepSettings, nls: list[int]) -> str:
@@ -529,13 +513,17 @@ def _fig5_settings(s: SweepSettings, nls: list[int]) -> str:
             "exp(-h N_l C), so burn-in/thin steps are time / (h N_l) (rounded, at least 1). " + _settings_text(s))  # fmt: skip
 
 
+FIG5_SCALES = _variant_scales("n_leapfrog", "1,5,25", "1,10,30,100")
+
+
 @register(FIG5, "generalized Lie-Trotter (HMC with partial refresh): AKD to the oracle vs h for several N_l",
-          scales=SCALES, options=_sweep_options("n_leapfrog"))  # fmt: skip
+          scales=tuple(FIG5_SCALES), options=_sweep_options("n_leapfrog"))  # fmt: skip
 def make_fig5(out_dir: Path, options: dict) -> list[Path]:
-    return _variant_recipe(
-        out_dir, options, FIG5, ("n_leapfrog", "1,5,25", "1,10,30,100"), lambda t, k: uci.number_list(t, k, int, 1),
+    return _sweep_recipe(
+        out_dir, options, FIG5, FIG5_SCALES, "n_leapfrog", lambda t, k: uci.number_list(t, k, int, 1),
         lambda n: {"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n},
-        "generalized LIE-TROTTER, N_l sweep", _fig5_settings, fig5_outcomes)  # fmt: skip
+        ("generalized LIE-TROTTER, N_l sweep (reduced)", "franzese2021 Fig. 5 (reduced): generalized LIE-TROTTER, "
+         "N_l sweep"), _fig5_settings, fig5_outcomes)  # fmt: skip
 
 
 def _fig10_settings(s: SweepSettings, cs: list[float]) -> str:
@@ -544,10 +532,14 @@ def _fig10_settings(s: SweepSettings, cs: list[float]) -> str:
     return f"C in {cs}. " + _settings_text(s) + (at5 if s.oracle.kind == "lie_trotter" else "")
 
 
+FIG10_SCALES = _variant_scales("frictions", "0.5,5,50", "0.5,1,2,5,10,20,50,100")
+
+
 @register(FIG10, "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size",
-          scales=SCALES, options=_sweep_options("frictions"))  # fmt: skip
+          scales=tuple(FIG10_SCALES), options=_sweep_options("frictions"))  # fmt: skip
 def make_fig10(out_dir: Path, options: dict) -> list[Path]:
-    return _variant_recipe(
-        out_dir, options, FIG10, ("frictions", "0.5,5,50", "0.5,1,2,5,10,20,50,100"), uci.number_list,
+    return _sweep_recipe(
+        out_dir, options, FIG10, FIG10_SCALES, "frictions", uci.number_list,
         lambda c: {"label": f"C={c:g}", "integrator": "leapfrog", "friction": c},
-        "LEAPFROG friction sweep", _fig10_settings, fig10_outcomes)  # fmt: skip
+        ("LEAPFROG friction sweep (reduced)", "franzese2021 Fig. 10 (reduced): LEAPFROG friction sweep"),
+        _fig10_settings, fig10_outcomes)  # fmt: skip

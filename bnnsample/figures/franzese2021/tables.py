@@ -16,8 +16,9 @@ import numpy as np
 
 from ...stats import t_quantile
 from .. import register
-from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested, table
-from ..common import SCALES, CellBar, checked_scale, pyplot, save_figure, update_reproduction, write_csv
+from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested
+from ..common import pyplot, save_figure
+from ..driver import Invocation
 from . import uci
 from .uci import FULL, TABLE1, TABLE2, Spec
 
@@ -34,7 +35,7 @@ TABLE2_PAPER = {  # franzese2021 Table 2 (App. F.1): (acc SHMC, sd, acc SGHMC, s
     "vehicle": (0.777, 0.02, 0.783, 0.02, 0.588, 0.03, 0.588, 0.03),
 }
 TABLE_OPTIONS = ("scale", "datasets", "splits")
-TABLE_SETTINGS = {
+TABLE_SETTINGS = {  # the scales of the table recipes: their settings text
     "quick": "SHMC = LEAPFROG full batch, C = 5, h = 0.01, burn-in time 2, time 0.25 between draws, 10 chains x "
     "10 draws pooled; SGHMC = adaptive SGHMC full batch, lr 0.01, mdecay 0.05, burn-in (adaptation) 500 steps, "
     "thin 20 steps, 10 chains x 10 draws.",
@@ -77,25 +78,22 @@ def score(result: uci.Result, data) -> dict:
             "diverged_chains": int(result.diverged.sum())}  # fmt: skip
 
 
-def table_rows(out_dir: Path, fig_id: str, datasets: list[str], splits: list[int], scale: str) -> list[dict]:
+def table_rows(inv: Invocation, datasets: list[str], splits: list[int]) -> list[dict]:
     """A row per dataset x split x method, under a bar of the (dataset, split) cells."""
     rows = []
-    bar = CellBar(fig_id, len(datasets) * len(splits))
-    try:
+    with inv.cells(len(datasets) * len(splits)) as bar:
         for ds in datasets:
             for split in splits:
                 data = uci.load_dataset(ds, split)
-                specs = table_specs(ds, split, scale)
+                specs = table_specs(ds, split, inv.scale)
                 for method, spec in specs.items():
-                    res = uci.run_spec(spec, uci.runs_path(out_dir, fig_id))
+                    res = uci.run_spec(spec, uci.runs_path(inv.out_dir, inv.fig_id))
                     rows.append({"dataset": ds, "split": split, "method": method, "integrator": spec.integrator,
                                  "step_size": spec.h, "n_train": len(data.y_train), "n_test": len(data.y_test),
                                  **score(res, data), "seconds": round(res.seconds, 1)})  # fmt: skip
                 bar.done(f"{ds} split {split}: " + "; ".join(
                     f"{r['method']} " + " ".join(f"{k} {r[k]:.3g}" for k in ("rmse", "accuracy", "mnll") if k in r)
                     + f" ({r['seconds']:.0f}s)" for r in rows[-len(specs):]))  # fmt: skip
-    finally:
-        bar.close()
     return rows
 
 
@@ -232,77 +230,47 @@ def table_outcomes(claims: dict, paper: dict, rows: list[dict], metrics_, stand_
     return [*out, (claims["similar"], _very_similar(rows, paper, on_disk, metrics_, stand_ins))]
 
 
-def _table_markdown(fig_id, title, summary, metrics_, outcomes, scale, options, splits, missing, stand_ins) -> str:
-    """Table 1 or 2's section: command, settings, our means ± sd over splits and the claims table."""
-    lines = [f"## {fig_id}: {title}", "",
-             (f"Command: {uci.command(fig_id, scale, options)}; "
-             f"files: `{fig_id}/runs.csv` (a row per split and method), `{fig_id}/summary.csv`, "
-             f"`{fig_id}/summary.png`."), "",
-             (f"Settings ({scale}): splits {splits} (seeded 90/10); {TABLE_SETTINGS[scale]} The paper does not state the SHMC integrator or "
-             "step size of the tables nor how its oracle's lr maps onto pysgmcmc's; ours are stated above. "
-             "Values: mean ± standard deviation over splits.")]  # fmt: skip
-    if missing:
-        lines.append(f"Not run (data files absent under data_dir): {', '.join(missing)}.")
-    if stand_ins:
-        lines.append(f"Offline stand-ins (no paper value; not UCI Ionosphere/Vehicle): {', '.join(stand_ins)}.")
-    m1, m2 = metrics_
-    lines += ["", "Ours (mean ± sd over splits):", "", f"| dataset | method | {m1} | {m2} | splits |",
-              "|---|---|---|---|---|"]  # fmt: skip
-    lines += [f"| {r['dataset']} | {r['method']} | " + " | ".join(f"{r[f'{m}_mean']:.3f} ± {r[f'{m}_sd']:.3f}"
-                                                                   for m in metrics_) + f" | {r['splits']} |"
-              for r in summary]  # fmt: skip
-    lines += ["", table(outcomes, heading=f"claim ({fig_id})")]
-    return "\n".join(lines)
+TABLES = {  # what each table shows, the paper's values, our metrics and claims, the datasets it takes
+    TABLE1: ("UCI regression RMSE and MNLL", TABLE1_PAPER, ("rmse", "mnll"), TABLE1_CLAIMS, uci.REGRESSION),
+    TABLE2: ("UCI classification accuracy and MNLL", TABLE2_PAPER, ("accuracy", "mnll"), TABLE2_CLAIMS,
+             CLASSIFICATION + CLASSIFICATION_OFFLINE),
+}  # fmt: skip
 
 
-def _table_options(options: dict) -> tuple[str, list[int]]:
-    """(scale, splits) of the table recipes; ValueError names a bad option."""
-    scale = checked_scale(options, TABLE_OPTIONS)
+def _table(out_dir: Path, options: dict, table_id: str) -> list[Path]:
+    """Runs, summary, bar plot and section of Table 1 or 2 (our means ± sd over splits in the notes)."""
+    what, paper, metrics, claims, allowed = TABLES[table_id]
+    inv = Invocation(table_id, out_dir, options, TABLE_SETTINGS, TABLE_OPTIONS, f": {what}", f"claim ({table_id})")
     splits = uci.number_list(options.get("splits", "0,1,2,3,4"), "splits", int)
     if max(splits) > 4:
         raise ValueError(f"splits={options['splits']}: split indices must be in 0..4")
-    return scale, splits
-
-
-TABLES = {  # what each table shows, the paper's values, our metrics and claims
-    TABLE1: ("UCI regression RMSE and MNLL", TABLE1_PAPER, ("rmse", "mnll"), TABLE1_CLAIMS),
-    TABLE2: ("UCI classification accuracy and MNLL", TABLE2_PAPER, ("accuracy", "mnll"), TABLE2_CLAIMS),
-}
-
-
-def _table(out_dir: Path, table_id: str, scale: str, splits: list[int], options: dict, datasets, missing,
-           stand_ins) -> list[Path]:  # fmt: skip
-    """Runs, summary, bar plot and REPRODUCTION.md section of Table 1 or 2."""
-    what, paper, metrics, claims = TABLES[table_id]
-    if not datasets:
-        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir)")
-    rows = table_rows(out_dir, table_id, datasets, splits, scale)
+    datasets, missing = uci.datasets_on_disk(options.get("datasets", ",".join(allowed)), allowed, "set data_dir")
+    stand_ins = [n for n in datasets if n in CLASSIFICATION_OFFLINE]
+    rows = table_rows(inv, datasets, splits)
     summary = summarise(rows, metrics)
-    d = out_dir / table_id
-    files = [write_csv(d / "runs.csv", rows, float_format=None),
-             write_csv(d / "summary.csv", summary, float_format=None),
-             _bar_plot(d / "summary.png", summary, metrics, paper, f"franzese2021 Table {table_id[-1]}")]  # fmt: skip
+    files = [inv.csv(rows, "runs.csv", float_format=None), inv.csv(summary, "summary.csv", float_format=None),
+             _bar_plot(inv.dir / "summary.png", summary, metrics, paper, f"franzese2021 Table {table_id[-1]}")]  # fmt: skip
+    settings = (f"splits {splits} (seeded 90/10); {inv.st} The paper does not state the SHMC integrator or step size "
+                "of the tables nor how its oracle's lr maps onto pysgmcmc's; ours are stated above. Values: mean ± "
+                "standard deviation over splits."
+                + (f"\nNot run (data files absent under data_dir): {', '.join(missing)}." if missing else "")
+                + (f"\nOffline stand-ins (no paper value; not UCI Ionosphere/Vehicle): {', '.join(stand_ins)}."
+                   if stand_ins else ""))  # fmt: skip
+    notes = "\n".join(["Ours (mean ± sd over splits):", "", f"| dataset | method | {' | '.join(metrics)} | splits |",
+                       "|---|---|---|---|---|", *(f"| {r['dataset']} | {r['method']} | " + " | ".join(
+                           f"{r[f'{m}_mean']:.3f} ± {r[f'{m}_sd']:.3f}" for m in metrics) + f" | {r['splits']} |"
+                                                  for r in summary)])  # fmt: skip
     outcomes = table_outcomes(claims, paper, rows, metrics, stand_ins)
-    update_reproduction(out_dir, table_id, _table_markdown(table_id, what, summary, metrics, outcomes, scale, options,
-                                                           splits, missing, stand_ins))  # fmt: skip
-    return files
+    return inv.finish(inv.section(settings, outcomes, notes, files), files)
 
 
 @register(TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC",
-          scales=SCALES, options=TABLE_OPTIONS)  # fmt: skip
+          scales=tuple(TABLE_SETTINGS), options=TABLE_OPTIONS)  # fmt: skip
 def make_table1(out_dir: Path, options: dict) -> list[Path]:
-    scale, splits = _table_options(options)
-    datasets, missing = uci.regression_datasets(options, ",".join(uci.REGRESSION))
-    return _table(out_dir, TABLE1, scale, splits, options, datasets, missing, [])
+    return _table(out_dir, options, TABLE1)
 
 
 @register(TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL",
-          scales=SCALES, options=TABLE_OPTIONS)  # fmt: skip
+          scales=tuple(TABLE_SETTINGS), options=TABLE_OPTIONS)  # fmt: skip
 def make_table2(out_dir: Path, options: dict) -> list[Path]:
-    scale, splits = _table_options(options)
-    allowed = CLASSIFICATION + CLASSIFICATION_OFFLINE
-    names = uci.name_list(options.get("datasets", ",".join(allowed)), "datasets", allowed)
-    datasets = [n for n in names if uci.load_dataset(n) is not None]
-    missing = [n for n in names if n not in datasets]
-    stand_ins = [n for n in datasets if n in CLASSIFICATION_OFFLINE]
-    return _table(out_dir, TABLE2, scale, splits, options, datasets, missing, stand_ins)
+    return _table(out_dir, options, TABLE2)

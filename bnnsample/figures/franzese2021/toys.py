@@ -34,8 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import common, register
-from ..claims import Claim, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced, table
-from ..common import CellBar, pyplot, recipe_start, save_figure, scaled_settings, update_reproduction, write_csv
+from ..claims import Claim, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced
+from ..common import pyplot, save_figure
+from ..driver import Invocation
 
 # -- franzese2021-fig3: App. E toy ----------------------------------------------------------
 
@@ -120,7 +121,7 @@ def _int_option(options: dict, key: str, default: int, low: int) -> int:
     return val
 
 
-def _toy_plot(cells: list[ToyCell], path: Path) -> None:
+def _toy_plot(cells: list[ToyCell], path: Path) -> Path:
     from scipy import stats
 
     fig, axes = pyplot().subplots(len(TOY_INTEGRATORS), len(TOY_BATCHINGS), figsize=(13, 7), sharex=True, sharey=True)
@@ -139,7 +140,7 @@ def _toy_plot(cells: list[ToyCell], path: Path) -> None:
     for ax in axes[-1]:
         ax.set_xlabel("theta")
     fig.suptitle("franzese2021 App. E toy (eta = 0.4, C = 2): stationary histograms vs the posterior N(2/15, 1/3)")
-    save_figure(fig, path)
+    return save_figure(fig, path)
 
 
 # claims of Figs. 3/6 (App. E toy): one per paper condition (the stationary law's variance and KS
@@ -279,23 +280,17 @@ def fig3_outcomes(cells: list[ToyCell], n: int) -> list[tuple[Claim, Outcome]]:
         (FIG3_CLAIMS[k], o) for k, rule in rules.items() if (o := rule(cells)) is not None]  # fmt: skip
 
 
-def _toy_markdown(s: dict, seconds: float, files: list[Path], outcomes) -> str:
-    n = s["chains"] * s["draws"]
-    return "\n\n".join([
-        f"## {FIG3}: the App. E toy, minibatching vs integration order (franzese2021 Fig. 3/6)",
-        (
-            f"Command: `bnnsample figure {FIG3} scale={s['scale']}` ({seconds:.0f} s). Settings: dataset `franzese_toy` "
-            f"(posterior N(2/15, 1/3)), eta = {s['h']}, C = {s['gamma']}, {s['chains']} chains from 0, burn-in "
-            f"{s['burn_in']} steps, {s['draws']} draws per chain every {s['thin']} steps ({n:,} pooled draws; the paper: "
-            "100K samples). Batches of one point with force scale 2: `iid` = the paper's draw with replacement, "
-            "`reshuffle` = a random order per epoch (franzese's Theorem 2; not in the paper's toy). Integrators: "
-            "`exact_ou` (the paper's analytic integrator) and `lie_trotter` (an order-2 scheme; the paper does not name "
-            "the one it plotted). 'exact' = the stationary variance of the recorded states from the probed affine maps. "
-            "The paper prints no number for this figure; the expected values are exact stationary variances "
-            "derived for this project (discrete Lyapunov equation)."
-        ),
-        table(outcomes, heading=f"claim ({FIG3})"), "Files: " + ", ".join(f"`{p.name}`" for p in files) + ".",
-    ])  # fmt: skip
+def _toy_settings(s: dict) -> str:
+    return (
+        f"dataset `franzese_toy` (posterior N(2/15, 1/3)), eta = {s['h']}, C = {s['gamma']}, {s['chains']} chains from 0, "
+        f"burn-in {s['burn_in']} steps, {s['draws']} draws per chain every {s['thin']} steps ({s['chains'] * s['draws']:,} "
+        "pooled draws; the paper: 100K samples). Batches of one point with force scale 2: `iid` = the paper's draw with "
+        "replacement, `reshuffle` = a random order per epoch (franzese's Theorem 2; not in the paper's toy). Integrators: "
+        "`exact_ou` (the paper's analytic integrator) and `lie_trotter` (an order-2 scheme; the paper does not name "
+        "the one it plotted). 'exact' = the stationary variance of the recorded states from the probed affine maps. "
+        "The paper prints no number for this figure; the expected values are exact stationary variances "
+        "derived for this project (discrete Lyapunov equation)."
+    )  # fmt: skip
 
 
 TOY_CSV = ("integrator", "batching", "label", "h", "C", "draws", "mean", "mean_se", "var", "var_se", "exact_mean",
@@ -320,30 +315,26 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
     """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT."""
     from ...simulate import build_target
 
-    s = scaled_settings(options, FIG3_OPTIONS, TOY_SCALES)
-    s["chains"] = _int_option(options, "chains", s["chains"], 2)
-    s["draws"] = _int_option(options, "draws", s["draws"], 2)
+    inv = Invocation(FIG3, out_dir, options, TOY_SCALES, FIG3_OPTIONS,
+                     ": the App. E toy, minibatching vs integration order (franzese2021 Fig. 3/6)", f"claim ({FIG3})")  # fmt: skip
+    s = dict(inv.st, chains=_int_option(options, "chains", inv.st["chains"], 2),
+             draws=_int_option(options, "draws", inv.st["draws"], 2))  # fmt: skip
     seed = _int_option(options, "seed", 0, 0)
-    out, t0 = recipe_start(out_dir, FIG3)
     target = build_target(["dataset=franzese_toy"], threads=1)
     cfg, pot = target.cfg, target.potential
     s["h"], s["gamma"] = float(cfg.step_size), float(cfg.friction)
     cells = []
-    ticks = CellBar(FIG3, len(TOY_INTEGRATORS) * len(TOY_BATCHINGS))
-    for label, name in TOY_INTEGRATORS:
-        for k, batching in enumerate(TOY_BATCHINGS):
-            c = toy_cell(pot, label, name, batching, s["h"], s["gamma"], s["chains"], s["draws"], s["thin"],
-                         s["burn_in"], seed=seed + 10 * k + (5 if name == "lie_trotter" else 0))  # fmt: skip
-            cells.append(c)
-            ticks.done(f"{label:<12} {batching:<9} var={c.mc['var']:.4f}±{c.mc['var_se']:.4f} "
-                       f"exact={c.exact['var']:.4f} KS={c.ks:.4f} ({c.seconds:.1f}s)")  # fmt: skip
-    ticks.close()
-    files = [out / "toy.csv", out / "toy.png"]
-    write_csv(files[0], [_toy_row(c) for c in cells], float_format=None, columns=TOY_CSV)
-    _toy_plot(cells, files[1])
-    md = _toy_markdown(s, time.perf_counter() - t0, files, fig3_outcomes(cells, s["chains"] * s["draws"]))
-    files.append(update_reproduction(Path(out_dir), FIG3, md))
-    return files
+    with inv.cells(len(TOY_INTEGRATORS) * len(TOY_BATCHINGS)) as bar:
+        for label, name in TOY_INTEGRATORS:
+            for k, batching in enumerate(TOY_BATCHINGS):
+                c = toy_cell(pot, label, name, batching, s["h"], s["gamma"], s["chains"], s["draws"], s["thin"],
+                             s["burn_in"], seed=seed + 10 * k + (5 if name == "lie_trotter" else 0))  # fmt: skip
+                cells.append(c)
+                bar.done(f"{label:<12} {batching:<9} var={c.mc['var']:.4f}±{c.mc['var_se']:.4f} "
+                         f"exact={c.exact['var']:.4f} KS={c.ks:.4f} ({c.seconds:.1f}s)")  # fmt: skip
+    files = [inv.csv([_toy_row(c) for c in cells], "toy.csv", float_format=None), _toy_plot(cells, inv.dir / "toy.png")]
+    outcomes = fig3_outcomes(cells, s["chains"] * s["draws"])
+    return inv.finish(inv.section(_toy_settings(s), outcomes, "", files), files)
 
 
 # -- franzese2021-fig1: random trigonometric features ---------------------------------------
@@ -448,8 +439,9 @@ def trig_cell(pot, label: str, integrator: str, batch, h: float, gamma: float, c
     return cell
 
 
-def _parse_fig1(options: dict) -> dict:
-    s = scaled_settings(options, FIG1_OPTIONS, TRIG_SCALES)
+def _parse_fig1(st: dict, options: dict) -> dict:
+    """The settings of the scale (``st``) with the options given."""
+    s = dict(st)
     s["chains"] = _int_option(options, "chains", s["chains"], 2)
     s["draws"] = _int_option(options, "draws", s["draws"], 1)
     s["seed"] = _int_option(options, "seed", 0, 0)
@@ -465,7 +457,7 @@ def _parse_fig1(options: dict) -> dict:
     return s
 
 
-def _trig_plot(cells: list[TrigCell], band: dict, path: Path) -> None:
+def _trig_plot(cells: list[TrigCell], band: dict, path: Path) -> Path:
     fig, axes = pyplot().subplots(1, 3, figsize=(16, 4.8))
     panels = ((8, "akd", "minibatch size 8 (Monte Carlo)"), ("full", "akd", "full batch (Monte Carlo)"),
               ("full", "exact_akd", "full batch, exact stationary law"))  # fmt: skip
@@ -485,7 +477,7 @@ def _trig_plot(cells: list[TrigCell], band: dict, path: Path) -> None:
     axes[0].set_ylabel("average Kolmogorov distance to the analytic posterior")
     fig.suptitle("franzese2021 Fig. 1: random trigonometric features (256), C = 5 (LEAPFROG full batch: exact, not shown "
                  "in the right panel)")  # fmt: skip
-    save_figure(fig, path)
+    return save_figure(fig, path)
 
 
 _TRIG_MC = (
@@ -613,23 +605,18 @@ def fig1_outcomes(cells: list[TrigCell], band: dict, hs, labels: list[str]) -> l
     return [(FIG1_CLAIMS[k], o) for k, rule in rules.items() if (o := rule(series, hs, band, labels)) is not None]
 
 
-def _trig_markdown(band: dict, s: dict, seconds: float, files: list[Path], outcomes) -> str:
-    return "\n\n".join([
-        f"## {FIG1}: random trigonometric features, Kolmogorov distance vs step size (franzese2021 Fig. 1)",
-        (
-            f"Command: `bnnsample figure {FIG1} scale={s['scale']}` ({seconds / 60:.1f} min). Settings: dataset "
-            "`trig_features` (D = 256, 200 training points, 200 test points; the paper leaves frequencies, inputs and "
-            f"targets open: see conf/dataset/trig_features.yaml), model `linear_gaussian`, C = {s['gamma']:g}, eta in "
-            f"{', '.join(f'{e:g}' for e in s['steps'])} (the paper's grid is not recoverable; its smallest eta is "
-            f"0.001), full batch and batches of 8 in a random order per epoch. {s['chains']} chains from 0 x "
-            f"{s['draws']} draws = {s['chains'] * s['draws']} predictive samples per curve point (paper: 2000), burn-in "
-            f"simulated time {BURN_TIME:g}, one draw per simulated time {THIN_TIME:g}. Distance: average over the 200 test "
-            "points of the two-sample Kolmogorov distance of f(x*) to 2000 exact posterior draws. Floor: self-distance "
-            f"of 5 exact sample sets of the same size: mean {band['mean']:.4f}, 5-95% band [{band['low']:.4f}, "
-            f"{band['high']:.4f}]. Full batch also: the exact AKD of each scheme's stationary law (Gaussian; affine step map probed off the integrator, discrete Lyapunov equation), free of sampling noise. The paper's figure has no numbers: its claims are qualitative."
-        ),
-        table(outcomes, heading=f"claim ({FIG1})"), "Files: " + ", ".join(f"`{p.name}`" for p in files) + ".",
-    ])  # fmt: skip
+def _trig_settings(band: dict, s: dict) -> str:
+    return (
+        "dataset `trig_features` (D = 256, 200 training points, 200 test points; the paper leaves frequencies, inputs and "
+        f"targets open: see conf/dataset/trig_features.yaml), model `linear_gaussian`, C = {s['gamma']:g}, eta in "
+        f"{', '.join(f'{e:g}' for e in s['steps'])} (the paper's grid is not recoverable; its smallest eta is "
+        f"0.001), full batch and batches of 8 in a random order per epoch. {s['chains']} chains from 0 x "
+        f"{s['draws']} draws = {s['chains'] * s['draws']} predictive samples per curve point (paper: 2000), burn-in "
+        f"simulated time {BURN_TIME:g}, one draw per simulated time {THIN_TIME:g}. Distance: average over the 200 test "
+        "points of the two-sample Kolmogorov distance of f(x*) to 2000 exact posterior draws. Floor: self-distance "
+        f"of 5 exact sample sets of the same size: mean {band['mean']:.4f}, 5-95% band [{band['low']:.4f}, "
+        f"{band['high']:.4f}]. Full batch also: the exact AKD of each scheme's stationary law (Gaussian; affine step map probed off the integrator, discrete Lyapunov equation), free of sampling noise. The paper's figure has no numbers: its claims are qualitative."
+    )  # fmt: skip
 
 
 FIG1_ABOUT = "franzese2021 Fig. 1: Kolmogorov distance vs step size, trig features, 4 integrators, full / batch 8"
@@ -641,8 +628,9 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     from ...evaluate.metrics import self_distance_band
     from ...simulate import build_target, preset_scheme
 
-    s = _parse_fig1(options)
-    out, t0 = recipe_start(out_dir, FIG1)
+    inv = Invocation(FIG1, out_dir, options, TRIG_SCALES, FIG1_OPTIONS, ": random trigonometric features, Kolmogorov "
+                     "distance vs step size (franzese2021 Fig. 1)", f"claim ({FIG1})")  # fmt: skip
+    s = _parse_fig1(inv.st, options)
     target = build_target(["dataset=trig_features"], threads=1)
     cfg, pot = target.cfg, target.potential
     s["gamma"] = float(cfg.friction)
@@ -650,26 +638,21 @@ def make_fig1(out_dir: Path, options: dict) -> list[Path]:
     reference = exact_predictive_draws(pot, 2000, s["seed"] + 1)
     band = self_distance_band([exact_predictive_draws(pot, n, s["seed"] + 100 + i) for i in range(5)])
     cells = []
-    ticks = CellBar(FIG1, len(s["schemes"]) * len(TRIG_BATCHES) * len(s["steps"]))
-    for label, name in s["schemes"]:
-        preset_scheme(name)  # the preset exists (and names this integrator)
-        for batch in TRIG_BATCHES:
-            for k, h in enumerate(s["steps"]):
-                c = trig_cell(pot, label, name, batch, h, s["gamma"], s["chains"], s["draws"], reference,
-                              seed=s["seed"] + 1000 * k + (7 if batch == "full" else 0))  # fmt: skip
-                cells.append(c)
-                ticks.done(f"{label:<11} batch={batch!s:<4} h={h:<7g} AKD={c.akd:.4f} ({c.steps} steps, "
-                           f"{c.seconds:.1f}s)")  # fmt: skip
-    ticks.close()
-    files = [out / "kolmogorov.csv", out / "kolmogorov.png"]
+    with inv.cells(len(s["schemes"]) * len(TRIG_BATCHES) * len(s["steps"])) as bar:
+        for label, name in s["schemes"]:
+            preset_scheme(name)  # the preset exists (and names this integrator)
+            for batch in TRIG_BATCHES:
+                for k, h in enumerate(s["steps"]):
+                    c = trig_cell(pot, label, name, batch, h, s["gamma"], s["chains"], s["draws"], reference,
+                                  seed=s["seed"] + 1000 * k + (7 if batch == "full" else 0))  # fmt: skip
+                    cells.append(c)
+                    bar.done(f"{label:<11} batch={batch!s:<4} h={h:<7g} AKD={c.akd:.4f} ({c.steps} steps, "
+                             f"{c.seconds:.1f}s)")  # fmt: skip
     rows = [dict(zip(TRIG_CSV, [
         c.label, c.integrator, c.batch, c.h, "" if c.diverged else f"{c.akd:.5f}",
         "" if not math.isfinite(c.exact_akd) else f"{c.exact_akd:.3e}", int(c.diverged), n, c.steps,
         f"{band['mean']:.5f}", f"{band['low']:.5f}", f"{band['high']:.5f}", f"{c.seconds:.1f}",
     ])) for c in cells]  # fmt: skip
-    write_csv(files[0], rows, float_format=None, columns=TRIG_CSV)
-    _trig_plot(cells, band, files[1])
+    files = [inv.csv(rows, "kolmogorov.csv", float_format=None), _trig_plot(cells, band, inv.dir / "kolmogorov.png")]
     outcomes = fig1_outcomes(cells, band, s["steps"], [lab for lab, _ in s["schemes"]])
-    md = _trig_markdown(band, s, time.perf_counter() - t0, files, outcomes)
-    files.append(update_reproduction(Path(out_dir), FIG1, md))
-    return files
+    return inv.finish(inv.section(_trig_settings(band, s), outcomes, "", files), files)

@@ -41,8 +41,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..common import CellBar
-
 FIG4, TABLE1, TABLE2, FIG5, FIG10 = (f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10"))
 REGRESSION = ("boston", "concrete", "energy", "yacht")
 FULL = 0  # batch size code for full batch
@@ -300,28 +298,21 @@ def distance_sweep(out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, v
     return rows
 
 
-def sweep_rows(out_dir: Path, fig_id: str, datasets: list[str], missing: list[str], s: SweepSettings,
-               variants: list[dict]) -> list[dict]:  # fmt: skip
-    """The rows of ``distance_sweep`` on every dataset on disk, under one bar of their runs."""
-    if not datasets:
-        raise ValueError(f"datasets: none of {', '.join(missing)} is on disk (set data_dir, or datasets=boston)")
-    bar = CellBar(fig_id, len(datasets) * (1 + len(variants) * len(s.batches) * len(s.steps)))
-    try:
-        return [r for ds in datasets for r in distance_sweep(out_dir, fig_id, ds, s, variants, bar)]
-    finally:
-        bar.close()
+def sweep_rows(inv, datasets: list[str], s: SweepSettings, variants: list[dict]) -> list[dict]:
+    """The rows of ``distance_sweep`` on every dataset, under the bar of ``inv`` (a driver.Invocation)."""
+    with inv.cells(len(datasets) * (1 + len(variants) * len(s.batches) * len(s.steps))) as bar:
+        return [r for ds in datasets for r in distance_sweep(inv.out_dir, inv.fig_id, ds, s, variants, bar)]
 
 
 def value_text(x, nd=3) -> str:
     return "diverged" if not np.isfinite(x) else f"{x:.{nd}f}"
 
 
-def regression_datasets(options: dict, default: str) -> tuple[list[str], list[str]]:
-    names = name_list(options.get("datasets", default), "datasets", REGRESSION)
+def datasets_on_disk(text: str, allowed: tuple[str, ...], hint: str) -> tuple[list[str], list[str]]:
+    """The datasets the option ``datasets=text`` names whose files are on disk, and the others;
+    ValueError when none is (``hint`` says what to do)."""
+    names = name_list(text, "datasets", allowed)
     present = [n for n in names if load_dataset(n) is not None]
+    if not present:
+        raise ValueError(f"datasets: none of {', '.join(names)} is on disk ({hint})")
     return present, [n for n in names if n not in present]
-
-
-def command(fig_id: str, scale: str, options: dict) -> str:
-    opts = " ".join([f"scale={scale}", *(f"{k}={v}" for k, v in options.items() if k != "scale")])
-    return f"`bnnsample figure {fig_id} {opts}`"
