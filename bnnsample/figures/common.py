@@ -269,19 +269,6 @@ def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
     return path
 
 
-def checked_scale(options: dict, allowed) -> str:
-    """Check ``options`` against ``allowed`` and return the chosen scale."""
-    check_options(options, allowed)
-    return scale_of(options)
-
-
-def scaled_settings(options: dict, allowed, scales: dict) -> dict:
-    """Check ``options`` against ``allowed`` and return a copy of the settings of the chosen
-    scale (``scales[scale]``) with ``scale`` itself added."""
-    scale = checked_scale(options, allowed)
-    return dict(scales[scale], scale=scale)
-
-
 def labelled_choice(options: dict, key: str, pairs) -> list[tuple[str, str]]:
     """The (label, name) pairs whose names the comma-separated option ``key`` lists, in its
     order (all ``pairs`` when the option is absent); ValueError names the allowed values."""
@@ -292,17 +279,6 @@ def labelled_choice(options: dict, key: str, pairs) -> list[tuple[str, str]]:
     if not pick or any(v not in labels for v in pick):
         raise ValueError(f"{key}={options[key]}: allowed values: {', '.join(labels)}")
     return [(labels[v], v) for v in pick]
-
-
-def recipe_start(out_dir: Path, fig_id: str) -> tuple[Path, float]:
-    """The recipe's folder ``out_dir/fig_id`` (created) and its start time; torch on one thread
-    (the recipes' runs are many small operations, fastest single-threaded on a shared CPU)."""
-    import time
-
-    import torch
-
-    torch.set_num_threads(1)
-    return recipe_dir(out_dir, fig_id), time.perf_counter()
 
 
 def write_csv(path: Path, rows: list[dict], float_format: str | None = "{:.6g}", columns=None) -> Path:
