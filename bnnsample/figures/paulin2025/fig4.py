@@ -752,7 +752,11 @@ SCALE_TEXT = {
                       "10,000 training images as in the authors' notebook) with the narrow cnn_small (73,386 "
                       "parameters) for the 1.27M-parameter CNN, and fewer runs than the paper's 64; runs made in "
                       "parts of {part_runs} (seed = part), pooled in part order.",
-    "paper": "",
+    "paper": "The paper's protocol (the 1.27M-parameter cnn_fmnist on all 60,000 Fashion-MNIST training images, 15 "
+             "Adam + 5 SWA epochs, 10 burn-in epochs, 30 draws one per epoch, the paper's steps, BatchNorm "
+             "statistics from 10,000 training images as in the authors' notebook), the paper's 64 runs unless runs= "
+             "asks for fewer; runs made in parts of {part_runs} (seed = part), trained and sampled together, pooled "
+             "in part order.",
 }  # fmt: skip
 
 
