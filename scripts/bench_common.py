@@ -110,12 +110,15 @@ def _split_sections(text: str) -> list[str]:
 
 
 def section_key(section: str) -> str:
-    """The suite of a bench.md section: its title without the machine in parentheses. A newer
-    section of the same suite replaces the older one, whatever command made either."""
+    """The suite of a bench.md section: its title without the machine in parentheses, and the
+    device of its setting line when that is not the CPU (a GPU's section and a CPU's of one
+    suite both stay current). A newer section of the same suite replaces the older one,
+    whatever command made either."""
     import re
 
-    title = section.splitlines()[0].removeprefix("## ")
-    return re.sub(r"\s*\([^()]*\)\s*$", "", title)
+    title = re.sub(r"\s*\([^()]*\)\s*$", "", section.splitlines()[0].removeprefix("## "))
+    device = re.search(r"^- setting: .*\bdevice ([^,\n]+)", section, re.M)
+    return title if device is None or device.group(1).strip() == "cpu" else f"{title} on {device.group(1).strip()}"
 
 
 def _command(section: str) -> str:

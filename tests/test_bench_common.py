@@ -94,3 +94,16 @@ def test_bench_md_holds_one_current_section_per_suite(tmp_path):
     hist = list(csv.DictReader((tmp_path / "bench_history.csv").read_text().splitlines()))
     assert [(r["suite"], r["command"], r["machine"], r["date"]) for r in hist] == [
         ("suite A", "a --x 1", "m1", "2026-01-01"), ("suite B", "", "m1", "2026-01-02")]  # fmt: skip
+
+
+def test_bench_md_keeps_a_gpu_section_beside_the_cpu_one_of_a_suite(tmp_path):
+    """A suite measured on a GPU does not replace its CPU section (nor the reverse); a newer
+    section on the same device does."""
+    md = tmp_path / "bench.md"
+    md.write_text("## suite E (m1)\n\ndate: 2026-01-01\n\n- setting: x, device cpu\n- 1\n")
+    bench_common.update_bench_md(md, ["## suite E (m2)\n\n- setting: x, float32, device NVIDIA H200\n- 2"])
+    text = md.read_text()
+    assert text.count("## suite E") == 2 and "- 1" in text and "- 2" in text
+    bench_common.update_bench_md(md, ["## suite E (m3)\n\n- setting: y, device NVIDIA H200\n- 3"])
+    text = md.read_text()
+    assert text.count("## suite E") == 2 and "- 1" in text and "- 2" not in text and "- 3" in text
