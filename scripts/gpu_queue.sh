@@ -41,6 +41,7 @@ if [[ $# -lt 1 ]]; then
     exit 2
 fi
 OUT=$(mkdir -p "$1" && cd "$1" && pwd)
+RES=$(mkdir -p "$RES" && cd "$RES" && pwd)  # absolute: tar -C below is relative to the previous -C
 BUDGET=${2:-540}
 START=$(date +%s)
 left() { echo $((BUDGET - ($(date +%s) - START))); }
@@ -70,10 +71,10 @@ for j in "${JOBS[@]}"; do
             eval "$cmd time_limit=$((t - 40)) ${DATA[*]} --out $RES" >"$OUT/fig4.log" 2>&1
             rc=$?
             mkdir -p "$RES/paulin2025-fig4/runs"
-            tar czf "$OUT/fig4.tgz" -C "$OUT" fig4.log -C "$RES" REPRODUCTION.md \
-                $(cd "$RES" && find paulin2025-fig4 -maxdepth 1 -type f) \
-                $(cd "$RES" && find paulin2025-fig4/runs \( -name '*.log' -o -name timing.json -o -name config.yaml \)) \
-                2>/dev/null
+            # the recipe writes beside a section of another scale, in $RES/scale-<scale>/
+            tar czf "$OUT/fig4.tgz" -C "$OUT" fig4.log -C "$RES" $(cd "$RES" && find . \
+                -regex '\./\(scale-[^/]*/\)?\(REPRODUCTION\.md\|paulin2025-fig4/[^/]*\)' -type f -o \
+                -regex '\./\(scale-[^/]*/\)?paulin2025-fig4/runs/.*\(\.log\|timing\.json\|config\.yaml\)' -type f)
             rm -f "$OUT/fig4.log"
             ;;
         *)
