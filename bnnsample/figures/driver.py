@@ -44,6 +44,17 @@ class Invocation:
         self.scale = scale_of(options, default=next(iter(scales)), allowed=tuple(scales))
         self.st, self.title, self.heading = scales[self.scale], title, heading
         self.t0, self.cpu0 = time.perf_counter(), time.process_time()
+        self._cache = None
+
+    @property
+    def cache(self):
+        """The recipe's finished cells (``cells.CellCache`` under ``<id>/runs/cells/``): an
+        invocation stopped part-way resumes from them."""
+        if self._cache is None:
+            from .cells import CellCache
+
+            self._cache = CellCache(self.dir / "runs" / "cells")
+        return self._cache
 
     @property
     def dir(self) -> Path:
@@ -70,8 +81,9 @@ class Invocation:
         """The section: command with its cost, files, settings, the claims table of
         ``outcomes`` ((Claim, Outcome) pairs), notes."""
         return (f"## {self.fig_id}{self.title}\n\nCommand: `{self.command}` (wall time "
-                f"{time.perf_counter() - self.t0:.0f} s, CPU time {self.cpu():.0f} s on one thread; the wall time "
-                f"includes waiting on a shared machine). Files: {', '.join(f'`{p.name}`' for p in files)}.\n\n"
+                f"{time.perf_counter() - self.t0:.0f} s, CPU time {self.cpu():.0f} s on one thread"
+                f"{self._cache.summary() if self._cache else ''}; the wall time includes waiting on a shared "
+                f"machine). Files: {', '.join(f'`{p.name}`' for p in files)}.\n\n"
                 f"Settings: {settings}\n\n{table(outcomes, heading=self.heading)}\n\n{notes}\n")  # fmt: skip
 
     def finish(self, section: str, files: list[Path]) -> list[Path]:

@@ -33,9 +33,10 @@ def _hist_l1(a: np.ndarray, b: np.ndarray, bins: int) -> float:
     return l1_histogram_error(a.ravel(), b.ravel(), bins=bins, range=(0.0, 1.0))
 
 
-def fig13_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
+def fig13_rows(settings: dict, seed: int = 0, bar=None, cache=None) -> list[dict]:
     """Per h, the full-batch reference runs then one run per n, each with the diagonal and the 3-group friction;
-    the L1 error of a reference run is against the other friction's (the reference's own noise)."""
+    the L1 error of a reference run is against the other friction's (the reference's own noise). With ``cache``
+    (``Invocation.cache``) a run already made with the same arguments is read back instead."""
     import torch
 
     pot = target(["dataset=two_class_2d"])
@@ -46,8 +47,11 @@ def fig13_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
         for smp, batching, n in (("full", "full", pot.n_data), *(("wor", "iid_wor", n) for n in settings["n"])):
             for kind, p in kinds.items():
                 s += 1
-                run = simulate(pot, "adl", {**p, "thermostat_mass": ETA_BNN}, batching, n, h, x0, seed=s,
-                               burn=settings["burn"], draws=400, thin=settings["steps"] // 400, predict=True)  # fmt: skip
+                args = ("adl", {**p, "thermostat_mass": ETA_BNN}, batching, n, h)
+                kw = {"seed": s, "burn": settings["burn"], "draws": 400, "thin": settings["steps"] // 400,
+                      "predict": True}  # fmt: skip
+                run = (Run.cached(cache, ("fig13", settings["chains"], args, kw), lambda a=args, k=kw:
+                                  simulate(pot, *a, x0, **k)) if cache else simulate(pot, *args, x0, **kw))  # fmt: skip
                 if smp == "full":
                     refs[(h, kind)] = run
                 ref = None if smp == "full" else refs[(h, "diagonal")]
@@ -77,7 +81,7 @@ def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int) ->
 def make_fig13(out_dir: Path, options: dict) -> list[Path]:
     inv = Invocation(ID, out_dir, options, FIG13, title=f" ({PAPER})", heading="claim (sekkat2023)")
     with inv.cells(2 * len(inv.st["h"]) * (1 + len(inv.st["n"]))) as bar:
-        rows = fig13_rows(inv.st, bar=bar)
+        rows = fig13_rows(inv.st, bar=bar, cache=inv.cache)
     files = [inv.csv(rows, "fig13.csv"), plot_fig13(rows, inv.st, inv.dir / "fig13.png")]
     return inv.finish(_fig13_markdown(inv, fig13_outcomes(rows, inv.st), rows, files), files)
 

@@ -43,7 +43,7 @@ def make_fig14(out_dir: Path, options: dict) -> list[Path]:
         ref = mixture.mixture_reference(st["cells"], with_sigma=True)
         proj = mixture.projection_errors(ref)
         bar.done("reference: projection errors " + ", ".join(f"{k} {v:.3g}" for k, v in proj.items()))
-        rows = [{**r, "projection_error": proj[f"K={r['K']}"]} for r in mixture.mixture_rows(ref, plan, bar)]
+        rows = [{**r, "projection_error": proj[f"K={r['K']}"]} for r in mixture.mixture_rows(ref, plan, bar, inv.cache)]
     groups = [(f"n={n} h={h:g}", [r for r in rows if r["n"] == n and r["h"] == h]) for h in st["h"] for n in st["n"]]
     files = [inv.csv(rows, "fig14.csv"),
              mixture.plot(inv.dir / "fig14.png", "K", groups, "eAdL, full-matrix xi_k, eta_k = 1"),

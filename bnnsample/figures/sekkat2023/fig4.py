@@ -51,7 +51,7 @@ def make_fig4(out_dir: Path, options: dict) -> list[Path]:
     with inv.cells(1 + len(plan)) as bar:
         ref = mixture.mixture_reference(st["cells"])
         bar.done(f"reference: theta_1 marginal on {st['cells']} cells")
-        rows = mixture.mixture_rows(ref, plan, bar)
+        rows = mixture.mixture_rows(ref, plan, bar, inv.cache)
     groups = [(f"{sch} {smp} h={h:g}", sel) for sch in ("sgld", "langevin") for smp in ("wor", "iid")
               for h in sorted({r["h"] for r in rows})
               if (sel := [r for r in rows if r["scheme"] == sch and r["sampling"] == smp and r["h"] == h])]  # fmt: skip

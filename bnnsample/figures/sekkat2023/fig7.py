@@ -64,7 +64,7 @@ def make_fig7(out_dir: Path, options: dict) -> list[Path]:
         ref = mixture.mixture_reference(st["cells"], with_sigma=True)
         proj = projection_errors(ref)
         bar.done(f"reference: projection errors scalar {proj['scalar']:.3g}, full {proj['full']:.3g}")
-        rows = mixture.mixture_rows(ref, plan, bar)
+        rows = mixture.mixture_rows(ref, plan, bar, inv.cache)
         files = [inv.csv(rows, "fig7.csv"),
                  inv.csv([{"class": k, "projection_error": v} for k, v in proj.items()], "projection_errors.csv")]  # fmt: skip
         by_data = projection_errors_by_data(st, ref, bar=bar)

@@ -28,6 +28,7 @@ class MixtureReference:
     sigma: np.ndarray = field(default=None)  # Sigma_x at the grid points with mass
     weights: np.ndarray = field(default=None)
     points: np.ndarray = field(default=None)
+    key: tuple = ()  # (cells, seed): what the reference is made of, for the cell cache
 
 
 def mixture_reference(cells: int = 300, with_sigma: bool = False, seed: int = 0) -> MixtureReference:
@@ -37,7 +38,7 @@ def mixture_reference(cells: int = 300, with_sigma: bool = False, seed: int = 0)
 
     pot = target(["dataset=mixture_means", f"dataset.seed={seed}"])
     grid = q.posterior_grid(pot, cells=cells)
-    ref = MixtureReference(pot, grid, q.marginal_density_at(grid))
+    ref = MixtureReference(pot, grid, q.marginal_density_at(grid), key=(cells, seed))
     if with_sigma:
         w = grid.weights.ravel()
         keep = w > 1e-12 * w.max()
@@ -112,16 +113,22 @@ def mixture_row(ref: MixtureReference, scheme: str, params: dict, batching: str,
     return row
 
 
-def mixture_rows(ref: MixtureReference, plan, bar=None) -> list[dict]:
-    """One ``mixture_row`` per (arguments, extra columns) of a plan; ``bar.done`` after each."""
+def mixture_rows(ref: MixtureReference, plan, bar=None, cache=None) -> list[dict]:
+    """One ``mixture_row`` per (arguments, extra columns) of a plan; ``bar.done`` after each.
+    With ``cache`` (``Invocation.cache``) a row already computed with the same arguments and
+    reference is read back instead."""
     rows = []
     for args, extra in plan:
-        r = {**mixture_row(ref, *args), **extra}
+        reused = cache.reused if cache else 0
+        row = (cache.row(("mixture_row", ref.key, args), lambda a=args: mixture_row(ref, *a)) if cache
+               else mixture_row(ref, *args))  # fmt: skip
+        r = {**row, **extra}
         rows.append(r)
         if bar:
             bar.done(f"{r['scheme']} {r['sampling']} h={r['h']:g} n={r['n']}"
                      + "".join(f" {k}={v}" for k, v in extra.items())
-                     + f": L1 {r['l1']:.3f} (floor {r['l1_noise_floor']:.3f}, {r['seconds']:.1f}s)")  # fmt: skip
+                     + f": L1 {r['l1']:.3f} (floor {r['l1_noise_floor']:.3f}, {r['seconds']:.1f}s"
+                     + (", read back" if cache and cache.reused > reused else "") + ")")  # fmt: skip
     return rows
 
 

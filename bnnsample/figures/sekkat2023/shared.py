@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +41,13 @@ class Run:
     predict: np.ndarray | None = None  # [C, D] N_theta(x*) (BNN)
     seconds: float = 0.0
     steps: int = 0
+
+    @classmethod
+    def cached(cls, cache, key, make: Callable[[], Run]) -> Run:
+        """The run of ``key`` in ``cache`` (a ``cells.CellCache``), else ``make()``, kept there."""
+        d = cache.arrays(key, lambda: vars(make()))
+        return cls(**{f: d.get(f) for f in ("x", "friction", "xi", "predict")},
+                   seconds=float(d["seconds"]), steps=int(d["steps"]))  # fmt: skip
 
 
 def target(overrides):

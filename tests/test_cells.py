@@ -1,0 +1,108 @@
+"""The finished-cell cache of the figure recipes: a cell is computed once and read back by the
+next invocation with the same arguments (a stopped recipe resumes), a different argument is a
+different cell, a damaged file is moved aside and its cell computed again, and a resumed
+sekkat2023 recipe writes the same rows as an uninterrupted one."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bnnsample.figures import recipes
+from bnnsample.figures.cells import CellCache
+from bnnsample.figures.common import read_csv, read_sections
+from bnnsample.figures.sekkat2023 import fig4, fig13, shared
+
+
+def test_a_cell_is_computed_once_and_read_back(tmp_path):
+    calls = []
+
+    def compute(v):
+        calls.append(v)
+        return {"l1": np.float64(0.25) * v, "n": np.int64(v), "nan": float("nan"), "seconds": 2.5}
+
+    first = CellCache(tmp_path)
+    a = first.row(("row", 1), lambda: compute(1))
+    again = CellCache(tmp_path)
+    b = again.row(("row", 1), lambda: compute(1))
+    other = again.row(("row", 2), lambda: compute(2))
+    assert calls == [1, 2]
+    assert b["l1"] == a["l1"] == 0.25 and b["n"] == 1 and np.isnan(b["nan"]) and other["n"] == 2
+    assert (first.reused, again.reused, again.reused_seconds) == (0, 1, 2.5)
+    assert "1 finished cells read back" in again.summary() and first.summary() == ""
+
+
+def test_arrays_round_trip_without_pickles(tmp_path):
+    x = np.arange(12.0).reshape(2, 3, 2)
+    run = shared.Run(x, None, np.ones((2, 3)), None, seconds=1.5, steps=30)
+    calls = []
+
+    def make():
+        calls.append(1)
+        return run
+
+    for _ in range(2):
+        got = shared.Run.cached(CellCache(tmp_path), ("run", 7), make)
+        assert np.array_equal(got.x, x) and got.friction is None and np.array_equal(got.xi, run.xi)
+        assert got.predict is None and (got.seconds, got.steps) == (1.5, 30)
+    assert calls == [1]
+
+
+def test_a_damaged_cell_is_moved_aside_and_computed_again(tmp_path, capsys):
+    cache = CellCache(tmp_path)
+    cache.row("k", lambda: {"v": 1})
+    (path,) = tmp_path.glob("*.json")
+    path.write_text('{"v": ')
+    calls = []
+    out = CellCache(tmp_path).row("k", lambda: calls.append(1) or {"v": 2})
+    assert out == {"v": 2} and calls == [1]
+    assert len(list(tmp_path.glob("*.json.damaged-*"))) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "did not read back" in err and path.name in err
+
+
+TINY_FIG4 = {"h": (3e-4,), "n": (5, 50), "chains": 16, "burn": 0.01, "time": 0.02, "cells": 60,
+             "langevin": ((15, 3e-4),), "langevin_burn": 0.01, "langevin_time": 0.02, "iid_h": (3e-4,)}  # fmt: skip
+
+
+def test_a_resumed_recipe_writes_the_rows_of_an_uninterrupted_one(tmp_path, monkeypatch):
+    """sekkat2023-fig4 stopped after two cells (the third raises), then run again: the two
+    finished cells are read back, the rest computed, and the CSV equals a fresh run's in another
+    folder; the section says how many cells were read back."""
+    monkeypatch.setitem(fig4.FIG4, "quick", TINY_FIG4)
+    fresh = recipes()["sekkat2023-fig4"]
+    fresh.make(tmp_path / "fresh", {})
+    real, n = shared.simulate, {"calls": 0}
+
+    def stops_at_the_third(*a, **k):
+        n["calls"] += 1
+        if n["calls"] == 3:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    from bnnsample.figures.sekkat2023 import mixture
+
+    monkeypatch.setattr(mixture, "simulate", stops_at_the_third)
+    try:
+        fresh.make(tmp_path / "resumed", {})
+    except KeyboardInterrupt:
+        pass
+    assert len(list((tmp_path / "resumed" / "sekkat2023-fig4" / "runs" / "cells").glob("*.json"))) == 2
+    monkeypatch.setattr(mixture, "simulate", real)
+    fresh.make(tmp_path / "resumed", {})
+    drop = ("seconds",)
+    a, b = (read_csv(tmp_path / d / "sekkat2023-fig4" / "fig4.csv") for d in ("fresh", "resumed"))
+    assert [{k: v for k, v in r.items() if k not in drop} for r in a] == [
+        {k: v for k, v in r.items() if k not in drop} for r in b]  # fmt: skip
+    section = read_sections((tmp_path / "resumed" / "REPRODUCTION.md").read_text())["sekkat2023-fig4"]
+    assert "2 finished cells read back from `runs/cells/`" in section
+    assert "read back" not in read_sections((tmp_path / "fresh" / "REPRODUCTION.md").read_text())["sekkat2023-fig4"]
+
+
+def test_fig13_reads_back_its_runs(tmp_path, monkeypatch):
+    st = {"h": (1e-2,), "n": (10,), "chains": 4, "burn": 20, "steps": 400, "bins": 20}
+    first = fig13.fig13_rows(st, cache=CellCache(tmp_path))
+    monkeypatch.setattr(fig13, "simulate", lambda *a, **k: (_ for _ in ()).throw(AssertionError("recomputed")))
+    again = CellCache(tmp_path)
+    second = fig13.fig13_rows(st, cache=again)
+    assert again.reused == 4
+    assert [{k: v for k, v in r.items()} for r in first] == second
