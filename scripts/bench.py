@@ -34,8 +34,12 @@ peers (--chains 1,10,100,1000,4000, --steps, --repeats; ``pip install -e .[bench
             bnnsample / peer. Torch and XLA are pinned to --threads threads; the thread
             settings, library versions and load averages are printed. Details, and what differs
             between the variants (SMS-UBU draws two normals per coordinate and step):
-            scripts/bench_peers.py. Without --steps, a run has 100,000 / chains steps (rounded
-            to 10, within 50..10,000).
+            scripts/bench_peers.py. Without --steps, two tables (--cells long,short): long cells
+            of 10,000 steps (3,000,000 chain-steps where that is fewer: at least 2 CPU-s of
+            bnnsample work), with bnnsample's per-run cost (a 1-step run) on its own line, its
+            share of a 10,000-step run, and the ratio to blackjax for a 100,000-step run with
+            blackjax's compile time counted; short cells of 100,000 / chains steps (rounded to 10,
+            within 50..10,000), where the per-run cost weighs more.
 recording (--rec-chains, --rec-steps, --rec-draws): CPU time of the whole ``runner.run`` (setup,
             draws and test predictions recorded, HDF5, resume state, checks) over the bare kernel
             loop of the same logistic-regression chains, steps and blocks (issue 18's goal: at
@@ -564,6 +568,15 @@ def _int_list(text: str) -> list[int]:
     return [int(x) for x in text.split(",")]
 
 
+def _cells(text: str) -> list[str]:
+    import argparse
+
+    cells = [c for c in text.split(",") if c]
+    if not cells or set(cells) - {"long", "short"}:
+        raise argparse.ArgumentTypeError(f"{text!r}: allowed long, short or long,short")
+    return cells
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument(
@@ -587,6 +600,8 @@ def main() -> None:
     ap.add_argument("--chains", type=_int_list, default=None,
                     help="chain counts, comma-separated (two_batch: 4000; peers: 1,10,100,1000,4000)")  # fmt: skip
     ap.add_argument("--steps", type=int, default=None, help="steps per run (two_batch: 4000; peers: see above)")
+    ap.add_argument("--cells", type=_cells, default=["long", "short"],
+                    help="peers: which tables, long and/or short cells (default long,short)")  # fmt: skip
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--lr-steps", type=int, default=10000, help="steps of each logistic-regression run")
     ap.add_argument("--net-steps", type=int, default=2, help="steps per round of the network benchmark")
@@ -648,7 +663,7 @@ def main() -> None:
     if a.suite == "peers":
         from bench_peers import run_suite
 
-        body = run_suite(a.chains or [1, 10, 100, 1000, 4000], a.steps, a.repeats, a.threads)
+        body = run_suite(a.chains or [1, 10, 100, 1000, 4000], a.steps, a.repeats, a.threads, tuple(a.cells))
         sections.append(f"## logistic regression, bnnsample vs blackjax and posteriors, like for like ({machine})\n\n"
                         + body)  # fmt: skip
     cmd = "python " + " ".join(sys.argv)

@@ -78,6 +78,7 @@ import torch
 from bench_common import Timing, interleaved, load_text, logistic_cfg, median_spread, ratio_spread, spread_text, timed
 
 BNNSAMPLE = ("sg_hmc", "sms_ubu")
+PER_RUN = "bnnsample sg_hmc, 1 step"  # the per-run cost: a run of one step and one draw
 PEERS = ("blackjax", "posteriors vmap", "posteriors 1 chain")
 FLOOR = "torch floor"
 # chain-steps of the posteriors one-chain variant per round at the least (its chains run one after another)
@@ -86,9 +87,24 @@ LOOP_CHAIN_STEPS = 2000
 DEFAULT_CHAIN_STEPS = 100_000
 
 
+# a long cell: 10,000 steps, or fewer at many chains but then at least LONG_CHAIN_STEPS chain-steps
+# (about 2.7 CPU-s of bnnsample sg_hmc at 1.1M chain-steps per CPU-s), where real runs live
+LONG_STEPS = 10_000
+LONG_CHAIN_STEPS = 3_000_000
+# the goal at few chains counts blackjax's compile time against a run of this many steps
+COMPILE_RUN_STEPS = 100_000
+
+
 def default_steps(chains: int) -> int:
-    """Steps per run: DEFAULT_CHAIN_STEPS / chains rounded to a multiple of 10, at least 50, at most 10,000."""
+    """Steps per run of a short cell: DEFAULT_CHAIN_STEPS / chains rounded to a multiple of 10,
+    at least 50, at most 10,000."""
     return int(min(10_000, max(50, round(DEFAULT_CHAIN_STEPS / chains / 10) * 10)))
+
+
+def long_steps(chains: int) -> int:
+    """Steps per run of a long cell: 10,000, or LONG_CHAIN_STEPS / chains (rounded up to a
+    multiple of 10) where that is fewer."""
+    return int(min(LONG_STEPS, math.ceil(LONG_CHAIN_STEPS / chains / 10) * 10))
 
 
 def loop_chains(chains: int, steps: int) -> int:
@@ -341,6 +357,7 @@ def measure(chains: int, steps: int, repeats: int) -> list[Block]:
                                 overrides=[f"batching.per_chain={str(b == 'per-chain').lower()}"])
         for b in batchings for name in BNNSAMPLE
     }  # fmt: skip
+    one_step = logistic_cfg(chains, 1, "sg_hmc", "float32", draws=1)
     cfg = next(iter(cfgs.values()))
     data = load_data(cfg)
     variants: dict[tuple[str, str], Callable[[], Measured]] = {}
@@ -355,6 +372,7 @@ def measure(chains: int, steps: int, repeats: int) -> list[Block]:
         compile_s[b] = compile_t.wall
         variants[("posteriors vmap", b)] = posteriors_vmap_variant(p)
         if b == "shared":  # one chain has one minibatch; per-chain, the cost is in how rows are gathered: no one floor
+            variants[(PER_RUN, b)] = bnnsample_variant(one_step)
             variants[(FLOOR, b)] = floor_variant(p)
             variants[("posteriors 1 chain", b)] = posteriors_loop_variant(p)
     for fn in variants.values():  # warm-up: caches, allocator, first-call dispatch
@@ -378,6 +396,8 @@ def rates_table(blocks: list[Block]) -> str:
     ]
     for bl in blocks:
         for name, rs in bl.rounds.items():
+            if name == PER_RUN:
+                continue
             k = rs[0].chain_steps // bl.steps
             label = f"{name} ({k} of {bl.chains} chains run)" if k != bl.chains else name
             cw = median_spread([r.timing.cpu / r.timing.wall for r in rs])[0]
@@ -411,6 +431,43 @@ def ratios_table(blocks: list[Block]) -> str:
     return "\n".join(rows)
 
 
+def per_run_lines(blocks: list[Block]) -> list[str]:
+    """One line per chain count: bnnsample's per-run cost (CPU time of a 1-step, 1-draw sg_hmc
+    run: configuration checks, data, schedule, store creation, one draw with its test predictive,
+    the after-write check) and its share of a 10,000-step run at that chain count, whose per-step
+    cost comes from this block's sg_hmc run (per round: (run - per-run) / steps)."""
+    lines = []
+    for bl in blocks:
+        if PER_RUN not in bl.rounds:
+            continue
+        fixed = [r.timing.cpu for r in bl.rounds[PER_RUN]]
+        per_step = [(r.timing.cpu - f) / bl.steps for r, f in zip(bl.rounds["bnnsample sg_hmc"], fixed)]
+        share = [f / (f + LONG_STEPS * s) for f, s in zip(fixed, per_step)]
+        lines.append(f"- per-run cost at {bl.chains} chains: {spread_text(median_spread([1e3 * f for f in fixed]), '.1f')} "
+                     f"CPU-ms; sg_hmc step {spread_text(median_spread([1e6 * s for s in per_step]), '.1f')} CPU-us, "
+                     f"so the per-run cost is {spread_text(median_spread([100 * x for x in share]), '.1f')}% of a "
+                     f"{LONG_STEPS:,}-step run (goal <= 5%)")  # fmt: skip
+    return lines
+
+
+def compile_lines(blocks: list[Block]) -> list[str]:
+    """Per chain count (shared batches): bnnsample sg_hmc / blackjax for a run of COMPILE_RUN_STEPS steps
+    with blackjax's compile time counted (CPU seconds of bnnsample: per-run cost + steps x its
+    step; of blackjax: compile wall time + steps x its step), median over rounds."""
+    lines = []
+    for bl in blocks:
+        if PER_RUN not in bl.rounds or bl.compile_s is None or "blackjax" not in bl.rounds:
+            continue
+        fixed = [r.timing.cpu for r in bl.rounds[PER_RUN]]
+        ours = [f + COMPILE_RUN_STEPS * (r.timing.cpu - f) / bl.steps
+                for r, f in zip(bl.rounds["bnnsample sg_hmc"], fixed)]  # fmt: skip
+        theirs = [bl.compile_s + COMPILE_RUN_STEPS * r.timing.cpu / bl.steps for r in bl.rounds["blackjax"]]
+        ratio = median_spread([t / o for o, t in zip(ours, theirs)])
+        lines.append(f"- {bl.chains} chains, {bl.batching}: for a {COMPILE_RUN_STEPS:,}-step run with blackjax's "
+                     f"compile time ({bl.compile_s:.2f} s) counted, sg_hmc / blackjax = {spread_text(ratio)}")  # fmt: skip
+    return lines
+
+
 def versions_text() -> str:
     import blackjax
     import jax
@@ -424,8 +481,12 @@ def versions_text() -> str:
     )
 
 
-def run_suite(chain_counts: list[int], steps: int | None, repeats: int, threads: int) -> str:
-    """The whole suite as markdown: settings, versions, threads, load before and after, the two tables."""
+def run_suite(chain_counts: list[int], steps: int | None, repeats: int, threads: int,
+              cells: tuple[str, ...] = ("long", "short")) -> str:  # fmt: skip
+    """The whole suite as markdown: settings, versions, threads, load before and after; per kind
+    of cell (long: ``long_steps``, where real runs live; short: ``default_steps``; or ``steps``
+    for every cell when given) the rates and ratios tables, and for the long cells the per-run
+    cost and the compile-time lines."""
     import importlib.util
 
     missing = [m for m in ("jax", "blackjax", "posteriors") if importlib.util.find_spec(m) is None]
@@ -434,11 +495,18 @@ def run_suite(chain_counts: list[int], steps: int | None, repeats: int, threads:
     pinned = pin_threads(threads)
     head = [f"- threads: {pinned}", f"- {versions_text()}", f"- before: {load_text()}"]
     print("\n".join(head), flush=True)
-    blocks = []
-    for c in chain_counts:
-        blocks += measure(c, steps or default_steps(c), repeats)
-        head.append(f"- after {c} chains: {load_text()}")
-        print(head[-1], flush=True)
+    kinds = {"long": long_steps, "short": default_steps}
+    tables = []
+    for kind in [f"{steps} steps"] if steps else cells:
+        blocks = []
+        for c in chain_counts:
+            blocks += measure(c, steps or kinds[kind](c), repeats)
+            head.append(f"- after {c} chains ({kind} cells): {load_text()}")
+            print(head[-1], flush=True)
+        what = {"long": f"Long cells ({LONG_STEPS:,} steps, or {LONG_CHAIN_STEPS:,} chain-steps where fewer)",
+                "short": f"Short cells ({DEFAULT_CHAIN_STEPS:,} chain-steps, 50 to 10,000 steps)"}.get(kind, kind)  # fmt: skip
+        extra = [*per_run_lines(blocks), *compile_lines(blocks)]
+        tables += [f"### {what}", "", rates_table(blocks), "", ratios_table(blocks), "", *extra, ""]
     return "\n".join([
         "- setting: logistic_synthetic (N = 10,000, d = 100, batch 100, iid minibatches for all but sms_ubu), "
         f"float32, h = 0.02, gamma = 5, {repeats} interleaved rounds after one warm-up call each; "
@@ -447,6 +515,5 @@ def run_suite(chain_counts: list[int], steps: int | None, repeats: int, threads:
         "include its per-run cost (config checks, data, one draw with its test predictive written to HDF5, the "
         "store's layout and resume state checked), the peers' rates only their sampling loop",
         *head, "",
-        rates_table(blocks), "",
-        ratios_table(blocks),
-    ])  # fmt: skip
+        *tables,
+    ]).rstrip()  # fmt: skip

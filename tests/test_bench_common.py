@@ -107,3 +107,25 @@ def test_bench_md_keeps_a_gpu_section_beside_the_cpu_one_of_a_suite(tmp_path):
     bench_common.update_bench_md(md, ["## suite E (m3)\n\n- setting: y, device NVIDIA H200\n- 3"])
     text = md.read_text()
     assert text.count("## suite E") == 2 and "- 1" in text and "- 2" not in text and "- 3" in text
+
+
+def test_peers_long_cells_and_the_per_run_cost_line():
+    """Long cells hold 10,000 steps or 3M chain-steps; the per-run cost line takes the step cost
+    from the same round's sg_hmc run: 20 ms fixed and 10 us a step make 20 / (20 + 100) ms."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    try:
+        import bench_peers as bp
+    finally:
+        sys.path.pop(0)
+    Timing = bench_common.Timing
+
+    assert [bp.long_steps(c) for c in (1, 10, 300, 1000, 4000)] == [10_000, 10_000, 10_000, 3000, 750]
+    m = lambda cpu, steps: bp.Measured(Timing(cpu, cpu), steps, 0.0)  # noqa: E731
+    rounds = {bp.PER_RUN: [m(0.020, 1), m(0.020, 1)], "bnnsample sg_hmc": [m(0.020 + 500 * 1e-5, 500)] * 2,
+              "blackjax": [m(0.004, 500)] * 2}  # fmt: skip
+    bl = bp.Block(1, 500, "shared", rounds, compile_s=1.0)
+    (line,) = bp.per_run_lines([bl])
+    assert "20.0 [20.0, 20.0] CPU-ms" in line and "10.0 [10.0, 10.0] CPU-us" in line and "16.7 [16.7, 16.7]%" in line
+    # 100,000 steps: bnnsample 0.02 + 1.0 s, blackjax 1.0 + 0.8 s
+    (cl,) = bp.compile_lines([bl])
+    assert f"{1.8 / 1.02:.3g}" in cl
