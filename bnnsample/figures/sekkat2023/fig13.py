@@ -22,6 +22,9 @@ FIG13 = {
     # diagonal friction as quick measured A (3.76, 3 A eta = 2,255). Run this long, A reaches 22.1
     # at n = 10 (3 A eta = 13,250), so only n = 250 is stationary here (33 CPU-minutes)
     "stationary": {"h": (1e-2,), "n": (10, 50, 250), "chains": 32, "burn": 250000, "steps": 4500, "bins": 50},
+    # the same grid past 3 A eta = 13,250 time units, the relaxation `stationary` measured at n = 10
+    # (about 2.9 CPU-hours; each finished run is kept under runs/cells/, so the command resumes)
+    "relaxed": {"h": (1e-2,), "n": (10, 50, 250), "chains": 32, "burn": 1330000, "steps": 4500, "bins": 50},
 }  # fmt: skip
 ETA_BNN = 200.0
 GROUPS = [16, 8, 8]  # W1, b, W2 of d1 = 8 (sekkat2023 §3.5)
