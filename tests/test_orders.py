@@ -1,4 +1,5 @@
-"""`bnnsample figure orders`: measured slopes on a tiny grid, and the `figure` command line."""
+"""Measured orders (analysis.orders): slopes on a tiny grid against the theory of `figure orders`,
+and the `figure` command line."""
 
 import csv
 import math
@@ -6,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from bnnsample.figures.orders import fit_order, measure_orders
+from bnnsample.analysis.orders import fit_order, measure_orders
+from bnnsample.figures.orders import THEORY
 
 
 def test_fit_order_recovers_a_power_law():
@@ -20,7 +22,7 @@ def test_fit_order_recovers_a_power_law():
 def test_orders_on_a_tiny_grid():
     """UBU is second order with full gradients and first order with iid batches (paulin2025);
     Euler-Maruyama first order; BAOAB's x-marginal is exact, so its order comes from E[v^2]."""
-    rows = measure_orders(["ubu", "em", "baoab"], ("full", "iid"), start=(4, 7), adapt=False)
+    rows = measure_orders(["ubu", "em", "baoab"], ("full", "iid"), start=(4, 7), adapt=False, theory=THEORY)
     prim = {(r.scheme, r.batching): r for r in rows if r.primary}
     assert prim["ubu", "full"].fit.slope == pytest.approx(2.0, abs=0.05)
     assert prim["ubu", "iid"].fit.slope == pytest.approx(1.0, abs=0.2)
