@@ -145,7 +145,7 @@ VALUE_RULES = {
     "check_every": lambda c, k: _integer(c, k, low=1),
     "flush_seconds": lambda c, k: _number(c, k, low=0, strict=False),
     "time_limit": _optional(lambda c, k: _number(c, k, low=0)),  # seconds; null: none
-    **dict.fromkeys(("store_theta", "progress", "evaluate", "download", "control_variate"), _flag),
+    **dict.fromkeys(("store_theta", "progress", "evaluate", "download", "control_variate", "compile"), _flag),
     "device": lambda c, k: _choice(c.get(k), k, DEVICES),
     "dtype": lambda c, k: _choice(c.get(k), k, DTYPES),
     "unit": lambda c, k: _choice(c.get(k), k, UNITS),

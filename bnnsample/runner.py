@@ -204,6 +204,7 @@ def _schedule_and_settings(cfg: DictConfig, data, pot, device: torch.device) -> 
         check_every=int(cfg.check_every),
         flush_seconds=float(cfg.flush_seconds),
         progress=bool(cfg.progress),
+        compile=bool(cfg.get("compile", False)),
     )
     return sched, settings
 
@@ -422,6 +423,11 @@ def _expected_layout(cfg, settings, dim: int, n_out, data) -> dict:
     return out
 
 
+# keys added to the config after runs were stored without them, with the value that gives those
+# runs' draws: a stored config that lacks one is read with it
+LATER_KEYS = {"compile": False}
+
+
 def same_sampling_config(a: str | None, b: str) -> bool:
     """Two resolved configs (YAML) that give the same draws: equal but for the keys that do
     not change them (config.NOT_SAMPLING_KEYS: progress bar, evaluation, reference, flush
@@ -434,7 +440,8 @@ def same_sampling_config(a: str | None, b: str) -> bool:
         return False
 
     def sampling(y: str) -> dict:
-        return {k: v for k, v in (yaml.safe_load(y) or {}).items() if k not in NOT_SAMPLING_KEYS}
+        d = {**LATER_KEYS, **(yaml.safe_load(y) or {})}
+        return {k: v for k, v in d.items() if k not in NOT_SAMPLING_KEYS}
 
     return sampling(a) == sampling(b)
 

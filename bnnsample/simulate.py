@@ -143,13 +143,15 @@ class Block:
 def run(integrator: Integrator, state: State, next_force: Callable, ctx: StepContext, *, total: int,
         start: int = 0, burn_in: int = 0, thin: int = 1, check_every: int | None = None,
         burn_block: int | None = None, step_sizes: Callable[[int], float] | None = None,
-        before: Callable[[int], None] | None = None, inference: bool = False) -> Iterator[Block]:  # fmt: skip
+        before: Callable[[int], None] | None = None, inference: bool = False,
+        stepper=None) -> Iterator[Block]:  # fmt: skip
     """Advance ``state`` block by block (``blocks``) and yield each block's end. The context
     carries the absolute step count, burn-in and total; ``step_sizes(l)`` (l = 1..total) sets
     the step of step l (one-step blocks); ``before(n)`` is called before each block.
     ``inference`` runs the steps under ``torch.inference_mode`` (a target whose
     ``closed_form`` is set); the states it yields are then inference tensors, which code
-    outside may read and copy but not change in place."""
+    outside may read and copy but not change in place. ``stepper``: what advances the blocks
+    instead of the integrator itself (``integrators.compiled.CompiledBlocks``)."""
     ctx.burn_in, ctx.total_steps = burn_in, total
     for t, n, draw in blocks(total, start=start, burn_in=burn_in, thin=thin, check_every=check_every,
                              burn_block=burn_block, single=step_sizes is not None):  # fmt: skip
@@ -159,7 +161,7 @@ def run(integrator: Integrator, state: State, next_force: Callable, ctx: StepCon
         if before is not None:
             before(n)
         with torch.inference_mode() if inference else contextlib.nullcontext():  # never switched off for a caller
-            state = advance(integrator, state, n, next_force, ctx)
+            state = advance(integrator if stepper is None else stepper, state, n, next_force, ctx)
         yield Block(t + n, n, state, draw)
 
 

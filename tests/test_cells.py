@@ -6,6 +6,7 @@ sekkat2023 recipe writes the same rows as an uninterrupted one."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bnnsample.figures import recipes
 from bnnsample.figures.cells import CellCache
@@ -82,10 +83,8 @@ def test_a_resumed_recipe_writes_the_rows_of_an_uninterrupted_one(tmp_path, monk
     from bnnsample.figures.sekkat2023 import mixture
 
     monkeypatch.setattr(mixture, "simulate", stops_at_the_third)
-    try:
+    with pytest.raises(KeyboardInterrupt):
         fresh.make(tmp_path / "resumed", {})
-    except KeyboardInterrupt:
-        pass
     assert len(list((tmp_path / "resumed" / "sekkat2023-fig4" / "runs" / "cells").glob("*.json"))) == 2
     monkeypatch.setattr(mixture, "simulate", real)
     fresh.make(tmp_path / "resumed", {})

@@ -29,10 +29,14 @@ def _number(c: float, dtype: torch.dtype) -> torch.Tensor:
         return torch.tensor(c, dtype=dtype)
 
 
+_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+
+
 def number(c: float, t: torch.Tensor) -> torch.Tensor | float:
     """``c`` as the operand of a product with ``t``: a cached 0-dim tensor of the product's
-    compute precision for a floating CPU tensor, ``c`` itself otherwise."""
-    held = _HELD.get(t.dtype) if t.is_cpu else None
+    compute precision for a floating CPU tensor, ``c`` itself otherwise (and inside a
+    ``torch.compile``d block, whose graph holds it as a constant)."""
+    held = _HELD.get(t.dtype) if t.is_cpu and not _compiling() else None
     return c if held is None else _number(c, held)
 
 
