@@ -4,11 +4,18 @@
 #   bash scripts/gpu_queue.sh --list              # the jobs, one a line, the first first
 #   bash scripts/gpu_queue.sh OUT_DIR [SECONDS]   # run them in order within SECONDS (default 540)
 #
-# Each job gets the time left; the paper-scale Fig. 4 job stops at that limit with its resume
-# state written (exit code 3) and continues where it stopped when the queue is run again on the
-# same machine (its runs live under results/paulin2025-fig4/runs/). Small outputs are copied to
-# OUT_DIR: queue.txt (each job's exit code and seconds), fig4.tgz (tables, plot, section, logs),
-# cuda_tests.txt, bench_epoch.txt.
+# Each job gets the time left; the Fig. 4 job stops at that limit with its resume state written
+# (exit code 3) and continues where it stopped when the queue is run again on the same machine.
+# Its runs and files go to QUEUE_RESULTS (default /tmp/bnnsample-gpu-results, outside the
+# repository: a lent machine re-sends the working tree before each command, which removes
+# untracked files under results/, and a run of fewer runs than the committed section must not
+# replace it; review fig4.tgz and commit by hand). Small outputs are copied to OUT_DIR: queue.txt
+# (each job's exit code and seconds), fig4.tgz (tables, plot, section, logs), cuda_tests.txt,
+# bench_epoch.txt.
+#
+# The first job: the SG-HMC baseline of Fig. 4 at the paper's scale, which the committed section
+# (scale=paper runs=16, SMS-UBU, 18.6 min on one H200 on 2026-11-26) lacks: 8 runs trained,
+# then sampled by SMS-UBU and SG-HMC, about 22 GPU-minutes (SG-HMC's step about twice SMS-UBU's).
 #
 # Set-up where the registry is reachable (the GPU machine has none): `bash scripts/gpu_wheels.sh`
 # writes the missing dependencies to .whl/, and the Fashion-MNIST files go to data/
@@ -21,10 +28,10 @@ cd "$(dirname "$0")/.."
 #       bash scripts/gpu_queue.sh /tmp/q 120
 PY=${PYTHON:-python3}
 DEV=${QUEUE_DEVICE:-cuda}
-RES=${QUEUE_RESULTS:-results}
-FIG4=${FIG4_OPTIONS:-scale=paper runs=16}
+RES=${QUEUE_RESULTS:-/tmp/bnnsample-gpu-results}
+FIG4=${FIG4_OPTIONS:-scale=paper runs=8 methods=sms_ubu,sg_hmc}
 JOBS=(
-    "fig4_paper|paulin2025 Fig. 4 at the paper's scale (cnn_fmnist, 15 + 5 epochs, 10 burn-in, 30 draws, 16 runs in parts of 8, SMS-UBU), resumable|bnnsample figure paulin2025-fig4 $FIG4 device=$DEV"
+    "fig4_paper|paulin2025 Fig. 4 at the paper's scale with the SG-HMC baseline (cnn_fmnist, 15 + 5 epochs, 10 burn-in, 30 draws, 8 runs, SMS-UBU and SG-HMC), resumable|bnnsample figure paulin2025-fig4 $FIG4 device=$DEV"
     "cuda_tests|the CUDA tests, and the vectorised-training and memory-format laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/test_memory_format.py"
     "bench_epoch|one SMS-UBU epoch of cnn_fmnist against one Adam epoch on the GPU|$PY scripts/bench.py --suite epoch --device $DEV --epoch-images 20000 --repeats 3"
 )
