@@ -11,7 +11,7 @@
 # untracked files under results/, and a run of fewer runs than the committed section must not
 # replace it; review fig4.tgz and commit by hand). Small outputs are copied to OUT_DIR: queue.txt
 # (each job's exit code and seconds), fig4.tgz (tables, plot, section, logs), cuda_tests.txt,
-# bench_epoch.txt.
+# bench_epoch.txt, bench_compile.txt.
 #
 # The first job: the SG-HMC baseline of Fig. 4 at the paper's scale, which the committed section
 # (scale=paper runs=16, SMS-UBU, 18.6 min on one H200 on 2026-11-26) lacks: 8 runs trained,
@@ -32,8 +32,9 @@ RES=${QUEUE_RESULTS:-/tmp/bnnsample-gpu-results}
 FIG4=${FIG4_OPTIONS:-scale=paper runs=8 methods=sms_ubu,sg_hmc}
 JOBS=(
     "fig4_paper|paulin2025 Fig. 4 at the paper's scale with the SG-HMC baseline (cnn_fmnist, 15 + 5 epochs, 10 burn-in, 30 draws, 8 runs, SMS-UBU and SG-HMC), resumable|bnnsample figure paulin2025-fig4 $FIG4 device=$DEV"
-    "cuda_tests|the CUDA tests, and the vectorised-training and memory-format laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/test_memory_format.py"
+    "cuda_tests|the CUDA tests, and the vectorised-training and memory-format laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/test_memory_format.py tests/test_compiled.py"
     "bench_epoch|one SMS-UBU epoch of cnn_fmnist against one Adam epoch on the GPU|$PY scripts/bench.py --suite epoch --device $DEV --epoch-images 20000 --repeats 3"
+    "bench_compile|whole sg_hmc runs with compile=false and compile=true (CUDA graphs) at 1, 10, 100 chains|$PY scripts/bench_compile_flag.py --device $DEV --chains 1,10,100 --steps 20000 --rounds 2"
 )
 
 if [[ "${1:-}" == "--list" ]]; then

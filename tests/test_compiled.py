@@ -10,12 +10,13 @@ import shutil
 import pytest
 import torch
 
+from bnnsample.batching import Schedule
 from bnnsample.config import compose
 from bnnsample.integrators import StepContext, get_integrator
 from bnnsample.integrators import compiled as C
-from bnnsample.plumbing.rng import GaussianNoise
+from bnnsample.plumbing.rng import GaussianNoise, make_generator
 from bnnsample.potential import Oracle
-from bnnsample.simulate import build_target, make_chains
+from bnnsample.simulate import build_target
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None and shutil.which("c++") is None,
                                 reason="torch.compile on the CPU needs a C++ compiler")  # fmt: skip
@@ -25,16 +26,21 @@ def _logistic():
     return build_target(["dataset=logistic_synthetic", "dataset.n_train=500", "dataset.n_test=50"]).potential
 
 
-@pytest.mark.parametrize("scheme", ["ubu"])
-def test_compiled_blocks_are_the_eager_steps_on_the_same_batches_and_normals(scheme):
-    """Two blocks of 4 compiled steps against two eager ``advance`` calls of 4 steps on the
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def test_compiled_blocks_are_the_eager_steps_on_the_same_batches_and_normals(device):
+    """Two blocks of 4 compiled UBU steps against two eager ``advance`` calls of 4 steps on the
     minibatches and normals the compiled path drew (recorded), from the same state: equal to
-    rounding."""
-    pot = _logistic()
-    ch = make_chains(pot, scheme, x0=torch.zeros(3, pot.dim), h=0.05, gamma=2.0, batching="iid", batch_size=20,
-                     seed=1)  # fmt: skip
+    rounding (float64; on a GPU the blocks are CUDA graphs)."""
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("needs a CUDA device")
+    pot = build_target(["dataset=logistic_synthetic", "dataset.n_train=500", "dataset.n_test=50"],
+                       device=device).potential  # fmt: skip
+    sched = Schedule("iid", pot.n_data, 20, generator=make_generator(device, 1), device=device)
+    ctx = StepContext(h=0.05, gamma=2.0, noise=GaussianNoise(device, 2))
+    integ = get_integrator("ubu")
+    start = integ.init_state(torch.zeros(3, pot.dim, dtype=torch.float64, device=device), ctx)
     drawn, batches = [], []
-    noise, nxt = ch.ctx.noise, ch.schedule.next
+    noise, nxt = ctx.noise, sched.next
 
     def recording_noise(*shape, like):
         drawn.append(noise(*shape, like=like))
@@ -44,18 +50,16 @@ def test_compiled_blocks_are_the_eager_steps_on_the_same_batches_and_normals(sch
         batches.append(nxt())
         return batches[-1]
 
-    ch.ctx.noise, ch.schedule.next = recording_noise, recording_next
-    blocks = C.CompiledBlocks(ch.integrator, pot, ch.schedule, block=4)
-    start = ch.state
+    ctx.noise, sched.next = recording_noise, recording_next
+    blocks = C.CompiledBlocks(integ, pot, sched, block=4)
     with torch.inference_mode():
-        got = blocks.advance(start, 8, ch.next_force, ch.ctx)
+        got = blocks.advance(start, 8, lambda: Oracle(pot, sched.next(), sched.scale, sched.eps), ctx)
         replay = C._Replayed(torch.cat([t.reshape(-1) for t in drawn]))
         it = iter(batches)
-        ctx = StepContext(h=0.05, gamma=2.0, noise=replay)
         want = start
         for _ in range(2):  # a block is one advance call (UBU merges the half flows inside a call)
-            want = ch.integrator.advance(want, 4, lambda: Oracle(pot, next(it), ch.schedule.scale, ch.schedule.eps),
-                                         ctx)  # fmt: skip
+            want = integ.advance(want, 4, lambda: Oracle(pot, next(it), sched.scale, sched.eps),
+                                 StepContext(h=0.05, gamma=2.0, noise=replay))  # fmt: skip
     assert len(batches) == 8 and replay.used == replay.buf.numel() > 0
     assert torch.allclose(got.x, want.x, rtol=1e-12, atol=1e-12) and torch.allclose(
         got.v, want.v, rtol=1e-12, atol=1e-12

@@ -1,7 +1,8 @@
 """Compiled blocks of steps (``compile=true``): K steps of an integrator's own ``advance`` as one
 ``torch.compile``d function, for runs of few chains, where eager torch spends most of a step
 dispatching its ten or so small kernels (scripts/bench_compiled.py measured 16.6 against 7.4 us
-per Euler-Maruyama step at one chain on this project's CPU).
+per Euler-Maruyama step at one chain on this project's CPU); on a GPU the block is also a CUDA
+graph (``mode="reduce-overhead"``), one launch for all its kernels.
 
 The compiled function is a pure function of its inputs: the positions, velocities and the
 scheme's extra state, the K minibatches (drawn by the schedule outside it, in step order, and
@@ -82,7 +83,11 @@ class CompiledBlocks:
             return s.x, s.v, s.extra
 
         self.eager_steps = steps  # the same function uncompiled (tests hold the compiled one to it)
-        self._steps = torch.compile(steps, fullgraph=True, dynamic=False)
+        # on a GPU the block is also captured as a CUDA graph (one launch for its kernels), whose
+        # outputs the next replay overwrites: they are copied out
+        self.graphs = schedule.device.type == "cuda"
+        self._steps = torch.compile(steps, fullgraph=True, dynamic=False,
+                                    mode="reduce-overhead" if self.graphs else None)  # fmt: skip
 
     @staticmethod
     def decide(compile_: bool, integrator: Integrator, potential, ctx: StepContext, total_steps: int) -> str:
@@ -126,6 +131,8 @@ class CompiledBlocks:
                 noise = ctx.noise(self.normals, like=state.x)
                 idx = None if batches[0] is None else torch.stack(batches)
                 x, v, extra = self._steps(state.x, state.v, state.extra, noise, idx, ctx.h, ctx.gamma)
+                if self.graphs:
+                    x, v, extra = x.clone(), v.clone(), {k: t.clone() for k, t in extra.items()}
                 state = State(x, v, extra)
             if self.on_force is not None:
                 for _ in range(self.block):
