@@ -28,7 +28,7 @@ def measure(chains: int, steps: int, rounds: int, device: str) -> dict:
     from bnnsample import runner
     from bnnsample.integrators import compiled
 
-    compiled.MIN_STEPS = min(compiled.MIN_STEPS, steps)  # the measurement decides, not the rule
+    compiled.MIN_STEPS = compiled.MIN_STEPS_GPU = min(compiled.MIN_STEPS, steps)  # measured, not by the rule
     cfgs = {c: logistic_cfg(chains, steps, "sg_hmc", "float32", draws=1, overrides=[f"compile={c}", f"device={device}"])
             for c in ("false", "true")}  # fmt: skip
 

@@ -15,9 +15,10 @@ eagerly.
 
 Only where compiling pays and is known to trace: a closed-form target (``closed_form``), no
 boundary, a scheme of ``COMPILABLE`` (the Langevin family: no step-dependent rule, the same
-requests every step), minibatches of one size, and a run of at least ``MIN_STEPS`` steps (the
-first compilation took 13-21 s here, which a saving of about 9 us per step repays after about
-2M steps; torch's on-disk cache makes later compilations of the same shapes a few seconds).
+requests every step), minibatches of one size, and a run of at least ``MIN_STEPS`` steps on a
+CPU (the first compilation took 13-21 s here, which a saving of about 9 us per step repays after
+about 2M steps; torch's on-disk cache makes later compilations of the same shapes a few
+seconds) or ``MIN_STEPS_GPU`` on a GPU.
 ``CompiledBlocks.decide`` says which, in one line printed at the start of the run.
 """
 
@@ -33,6 +34,9 @@ from .base import Integrator, State, StepContext
 
 BLOCK = 16  # steps per compiled call: long enough to amortise a call, short enough to trace fast
 MIN_STEPS = 200_000
+# on a GPU a compiled block also saves the launches: about 300 us a step on an H200 at 1-100
+# chains, which repays 6-15 s of compilation after some 50,000 steps
+MIN_STEPS_GPU = 50_000
 COMPILABLE = ("em", "ubu", "baoab", "obabo", "aboba", "sgld")
 
 
@@ -101,9 +105,11 @@ class CompiledBlocks:
             return "the target is not a closed-form model (compile=true is for logistic, linear and Gaussian targets)"
         if ctx.boundary is not None:
             return "the run has a boundary (bounces), which compile=true does not trace"
-        if total_steps < MIN_STEPS:
-            return (f"the run has {total_steps:,} steps, fewer than the {MIN_STEPS:,} that repay the compilation "
-                    "(13-21 s the first time on a 2-core CPU)")  # fmt: skip
+        gpu = getattr(ctx.noise, "device", torch.device("cpu")).type == "cuda"
+        need = MIN_STEPS_GPU if gpu else MIN_STEPS
+        if total_steps < need:
+            return (f"the run has {total_steps:,} steps, fewer than the {need:,} that repay the compilation "
+                    f"({'6-15 s on an H200' if gpu else '13-21 s the first time on a 2-core CPU'})")  # fmt: skip
         return ""
 
     def _count(self, state: State, ctx: StepContext, idx) -> int:
