@@ -17,7 +17,6 @@ A cold compilation needs an empty inductor cache (TORCHINDUCTOR_CACHE_DIR=$(mkte
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import torch
@@ -26,32 +25,9 @@ from bench_common import load_text, logistic_cfg, median_spread, spread_text
 from bnnsample.data import load_data
 from bnnsample.integrators import get_integrator
 from bnnsample.integrators.base import State, StepContext
+from bnnsample.integrators.compiled import Counted, Replayed
 from bnnsample.models import build_potential
 from bnnsample.potential import Oracle
-
-
-class Replayed:
-    """A noise stream that hands out a pre-drawn flat buffer in request order."""
-
-    def __init__(self, buf: torch.Tensor):
-        self.buf, self.used = buf, 0
-
-    def __call__(self, *shape: int, like: torch.Tensor) -> torch.Tensor:
-        m = math.prod(shape)
-        out = self.buf[self.used : self.used + m].view(shape)
-        self.used += m
-        return out
-
-
-class Counted:
-    """A noise stream that only counts the normals asked of it (zeros)."""
-
-    def __init__(self):
-        self.used = 0
-
-    def __call__(self, *shape: int, like: torch.Tensor) -> torch.Tensor:
-        self.used += math.prod(shape)
-        return torch.zeros(shape, dtype=like.dtype)
 
 
 def measure(chains: int, block: int, integrator: str, rounds: int) -> dict:

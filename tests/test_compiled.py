@@ -54,7 +54,7 @@ def test_compiled_blocks_are_the_eager_steps_on_the_same_batches_and_normals(dev
     blocks = C.CompiledBlocks(integ, pot, sched, block=4)
     with torch.inference_mode():
         got = blocks.advance(start, 8, lambda: Oracle(pot, sched.next(), sched.scale, sched.eps), ctx)
-        replay = C._Replayed(torch.cat([t.reshape(-1) for t in drawn]))
+        replay = C.Replayed(torch.cat([t.reshape(-1) for t in drawn]))
         it = iter(batches)
         want = start
         for _ in range(2):  # a block is one advance call (UBU merges the half flows inside a call)

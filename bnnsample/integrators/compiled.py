@@ -40,7 +40,7 @@ MIN_STEPS_GPU = 50_000
 COMPILABLE = ("em", "ubu", "baoab", "obabo", "aboba", "sgld")
 
 
-class _Replayed:
+class Replayed:
     """A noise stream handing out a flat buffer of normals in request order (shapes from the requests)."""
 
     def __init__(self, buf: torch.Tensor):
@@ -53,7 +53,7 @@ class _Replayed:
         return out
 
 
-class _Counted:
+class Counted:
     """A noise stream that counts the normals asked of it (zeros)."""
 
     def __init__(self):
@@ -80,7 +80,7 @@ class CompiledBlocks:
 
         def steps(x, v, extra: dict, noise: torch.Tensor, idx, h: float, gamma: float):
             batches = iter(idx.unbind(0)) if idx is not None else None
-            ctx = StepContext(h=h, gamma=gamma, noise=_Replayed(noise))
+            ctx = StepContext(h=h, gamma=gamma, noise=Replayed(noise))
             s = integrator.advance(State(x, v, dict(extra)), block,
                                    lambda: Oracle(potential, next(batches) if batches is not None else None, scale, eps),
                                    ctx)  # fmt: skip
@@ -119,7 +119,7 @@ class CompiledBlocks:
 
         extra = {k: v.clone() for k, v in state.extra.items()}
         zeros = State(torch.zeros_like(state.x), torch.zeros_like(state.v), extra)
-        probe = StepContext(h=ctx.h, gamma=ctx.gamma, noise=_Counted())
+        probe = StepContext(h=ctx.h, gamma=ctx.gamma, noise=Counted())
         self.integrator.advance(zeros, self.block, lambda: Oracle(self.potential, idx, 1.0), probe)
         return probe.noise.used
 
