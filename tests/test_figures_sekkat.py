@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from bnnsample.analysis import exact
 from bnnsample.analysis import quadrature as q
 from bnnsample.figures import recipes
 from bnnsample.figures.claims import SOURCES, VERDICTS
@@ -22,7 +23,7 @@ from bnnsample.simulate import build_target
 @pytest.fixture(scope="module")
 def gaussian():
     pot = build_target(["dataset=gaussian_mean", "dataset.variant=sekkat"], seed=0).potential
-    return pot, shared.gaussian_model(pot)
+    return pot, exact.gaussian_model(pot)
 
 
 def test_gaussian_model_constants(gaussian):
@@ -38,17 +39,17 @@ def test_exact_variances_first_order(gaussian):
     _, gm = gaussian
     h, eps = 1e-5, 1900.0
     first = eps * h * gm.sigma_x / 2
-    lang = shared.exact_relative_error("langevin", gm, eps, h)
-    sgld = shared.exact_relative_error("sgld", gm, eps, h)
+    lang = exact.exact_relative_error("langevin", gm, eps, h)
+    sgld = exact.exact_relative_error("sgld", gm, eps, h)
     assert lang == pytest.approx(first, rel=1e-3)
     assert sgld == pytest.approx(first + h * gm.a / 2, rel=1e-3)
     # SGLD closed form = the geometric series of the linear recursion
     a, es = gm.a, eps * gm.sigma_x
     h = 2e-3
     series = sum((1 - a * h) ** (2 * k) for k in range(20000)) * (2 * h + h * h * es)
-    assert shared.sgld_variance(a, es, h) == pytest.approx(series, rel=1e-10)
+    assert exact.sgld_variance(a, es, h) == pytest.approx(series, rel=1e-10)
     # full-gradient OABAO is O(h^2) on the Gaussian, far below the minibatch term
-    assert abs(shared.exact_relative_error("langevin", gm, 0.0, 2e-3)) < 1e-3 * shared.exact_relative_error(
+    assert abs(exact.exact_relative_error("langevin", gm, 0.0, 2e-3)) < 1e-3 * exact.exact_relative_error(
         "langevin", gm, 100, 2e-3
     )
 
@@ -69,10 +70,10 @@ def test_run_matches_exact_variance(gaussian, scheme, batching, burn, time_, wro
                      thin=round(time_ / h) // 100, seed=11)  # fmt: skip
     _, se, signed = shared.variance_error(run.x[:, :, 0], gm.var)
     eps = shared.eps_of(pot.n_data, n, batching)
-    exact = shared.exact_relative_error(scheme, gm, eps, h)
-    assert abs(signed - exact) < 4 * se, (signed, exact, se)
-    wrong = shared.exact_relative_error(scheme, gm, eps * wrong_eps, h)
-    assert abs(wrong - exact) > 8 * se
+    want = exact.exact_relative_error(scheme, gm, eps, h)
+    assert abs(signed - want) < 4 * se, (signed, want, se)
+    wrong = exact.exact_relative_error(scheme, gm, eps * wrong_eps, h)
+    assert abs(wrong - want) > 8 * se
 
 
 def test_quadrature_on_gaussian_target():

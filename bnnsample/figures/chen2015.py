@@ -50,55 +50,14 @@ def chen_target(seed: int = 0):
     return pot, float(mean[0] ** 2 + cov[0, 0])
 
 
-class _ShiftedForce:
-    """The full-batch force of ``base`` minus a constant ``delta`` (probing how a force
-    perturbation enters the step; used by ``exact_stationary``)."""
-
-    def __init__(self, base, delta: float):
-        self.base, self.delta = base, float(delta)
-        self.dim, self.n_data = base.dim, base.n_data
-
-    def force(self, x, idx, scale):
-        return self.base.force(x, idx, scale) - self.delta
-
-
 def exact_stationary(pot, label: str, h: float, gamma: float, batching: str = "iid", batch_size: int = BATCH) -> float:
-    """Exact stationary E[theta^2] of scheme ``label`` (a key of SCHEMES) at step h; inf if the
-    step map is unstable.
-
-    On the Gaussian-mean target the minibatch force is G = G_full + e with e independent of
-    the state, mean 0 and variance V = (N^2 / n) Var_pop(grad U_i) (i.i.d. with replacement;
-    grad U_i = theta - x_i differ by constants). The step is z' = A z + c + b e + N xi, with
-    (A, c, N) read off the integrator's full-batch ``advance`` by ``probe_step`` and b the
-    response of z to a unit force shift (probe of the shifted force, minus c). The stationary
-    moments solve the discrete Lyapunov equation (``cycle_moments``) with Q = N N^T + V b b^T.
-    """
-    import torch
-
-    from ..analysis.probe import probe_step
-    from ..analysis.stationary import AffineStep, active_coordinates, cycle_moments
-    from ..integrators import get_integrator
+    """Exact stationary E[theta^2] of scheme ``label`` (a key of SCHEMES) at step h, the i.i.d.
+    minibatch noise added as its exact covariance (``analysis.exact.stationary_second_moment``);
+    inf if the step map is unstable."""
+    from ..analysis.exact import stationary_second_moment
 
     name, params = SCHEMES[label]
-
-    def probe(p):
-        return probe_step(lambda: get_integrator(name, **params), p, [None], scale=1.0, eps=0.0, h=h, gamma=gamma)
-
-    p0 = probe(pot)
-    b = probe(_ShiftedForce(pot, -1.0)).c - p0.c  # G -> G + 1
-    Q = p0.Q.copy()
-    if batching != "full":
-        g = pot.per_datum_grads(torch.zeros(1, pot.dim, dtype=torch.float64), None)[0, :, 0]
-        V = pot.n_data**2 / batch_size * float(g.var(unbiased=False))
-        Q = Q + V * np.outer(b, b)
-    step = AffineStep(p0.A, p0.c, Q)
-    keep = active_coordinates([(1.0, [step, AffineStep(p0.A, p0.c + b, Q)])])
-    A = p0.A[np.ix_(keep, keep)]
-    if np.max(np.abs(np.linalg.eigvals(A))) >= 1:
-        return math.inf
-    (mean, cov), = cycle_moments([(1.0, [AffineStep(A, p0.c[keep], Q[np.ix_(keep, keep)])])])  # fmt: skip
-    ix = keep.index(0)  # x is the first coordinate of z
-    return float(cov[ix, ix] + mean[ix] ** 2)
+    return stationary_second_moment(pot, name, params, h, gamma, batching, batch_size)
 
 
 def run_averages(pot, label: str, *, runs: int, steps: int, checkpoints, h=None, step_sizes=None,

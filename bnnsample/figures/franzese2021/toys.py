@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...analysis.exact import full_batch_stationary_akd
 from .. import common, register
 from ..claims import Claim, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced
 from ..common import pyplot, save_figure
@@ -371,47 +372,6 @@ def exact_predictive_draws(pot, n: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     w = rng.multivariate_normal(mean, cov, size=n, method="cholesky")
     return w @ pot.phi_test.numpy().T
-
-
-def normal_kolmogorov(m1, s1, m2, s2, grid: int = 4001) -> np.ndarray:
-    """sup_x |Phi((x - m1)/s1) - Phi((x - m2)/s2)| per element (arrays), by evaluation on a grid of
-    ``grid`` points over +-9 of the larger sd around both means (refined around the maximiser)."""
-    from scipy.special import ndtr
-
-    m1, s1, m2, s2 = (np.asarray(a, float)[..., None] for a in (m1, s1, m2, s2))
-    lo = np.minimum(m1 - 9 * s1, m2 - 9 * s2)
-    hi = np.maximum(m1 + 9 * s1, m2 + 9 * s2)
-    x = lo + (hi - lo) * np.linspace(0, 1, grid)
-    d = np.abs(ndtr((x - m1) / s1) - ndtr((x - m2) / s2))
-    k = d.argmax(-1)[..., None]
-    step = (hi - lo) / (grid - 1)
-    x0 = np.take_along_axis(x, k, -1)
-    x = x0 + step * np.linspace(-1, 1, 201)
-    return np.abs(ndtr((x - m1) / s1) - ndtr((x - m2) / s2)).max(-1)
-
-
-def full_batch_stationary_akd(pot, integrator: str, h: float, gamma: float) -> float:
-    """Average Kolmogorov distance between the exact stationary predictive marginals of a scheme
-    with the full batch and the posterior predictive (nan if the scheme is unstable at h). One
-    step is the affine map z' = A z + c + N(0, Q) read off the integrator (``probe_step``); its
-    stationary law is N(m, S) with (I - A) m = c and S = A S A^T + Q (a discrete Lyapunov
-    equation, ``scipy.linalg.solve_discrete_lyapunov``), Gaussian because the batch is fixed."""
-    from scipy.linalg import solve_discrete_lyapunov
-
-    from ...analysis.probe import probe_step
-    from ...integrators import get_integrator
-
-    pr = probe_step(lambda: get_integrator(integrator), pot, [None], scale=1.0, eps=0.0, h=h, gamma=gamma)
-    if np.max(np.abs(np.linalg.eigvals(pr.A))) >= 1:
-        return math.nan
-    m = np.linalg.solve(np.eye(pr.A.shape[0]) - pr.A, pr.c)
-    S = solve_discrete_lyapunov(pr.A, pr.Q)
-    xs = pr.layout.index("x")
-    phi = pot.phi_test.numpy()
-    mean = phi @ m[xs]
-    var = np.einsum("tj,jk,tk->t", phi, S[xs, xs], phi)
-    m0, v0 = (t.numpy() for t in pot.predictive_moments())
-    return float(np.mean(normal_kolmogorov(mean, np.sqrt(np.maximum(var, 0)), m0, np.sqrt(v0))))
 
 
 def trig_cell(pot, label: str, integrator: str, batch, h: float, gamma: float, chains: int, draws: int,

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ...analysis.exact import exact_relative_error
 from .. import common, register
 from ..claims import Claim, Claims, Outcome, by_count
 from ..driver import Invocation
-from .shared import BATCHING, LANGEVIN, PAPER, eps_of, exact_relative_error, gaussian, gaussian_run
+from .shared import BATCHING, LANGEVIN, PAPER, eps_of, gaussian, gaussian_run
 
 ID = "sekkat2023-fig3"
 SCHEMES = {"sgld": ("sgld", {}), "langevin": LANGEVIN}

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ...analysis.exact import exact_relative_error
 from .. import common
 from ..claims import Claim, Claims, Outcome, by_count
 from ..driver import Figure, Invocation, register_figure
-from .shared import GAMMA, PAPER, eps_of, exact_relative_error, gaussian, gaussian_run, span, tally
+from .shared import GAMMA, PAPER, eps_of, gaussian, gaussian_run, span, tally
 
 ID = "sekkat2023-fig5"
 FIG5 = {

@@ -1,0 +1,158 @@
+"""Exact stationary laws of the discrete schemes on Gaussian targets, against which the paper
+recipes and the tests hold the simulations:
+
+- ``stationary_second_moment``: E[theta^2] of a registered scheme on a one-dimensional
+  Gaussian-mean target with i.i.d. minibatch noise added as its exact covariance, from the
+  scheme's probed affine step (chen2015 Figs. 1-3);
+- ``full_batch_stationary_akd``: the average Kolmogorov distance of a scheme's exact full-batch
+  stationary predictive marginals from the posterior predictive (franzese2021 Fig. 1);
+- ``sgld_variance``, ``oabao_variance``: closed forms for SGLD and Langevin OABAO with additive
+  minibatch noise on the Gaussian model of sekkat2023 §2.5.1 (eqs. 41-42, App. B), written
+  independently of the integrator code.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..stats import normal_kolmogorov as _normal_kolmogorov
+
+
+class ShiftedForce:
+    """The full-batch force of ``base`` minus a constant ``delta`` (probing how a force
+    perturbation enters the step; used by ``stationary_second_moment``)."""
+
+    def __init__(self, base, delta: float):
+        self.base, self.delta = base, float(delta)
+        self.dim, self.n_data = base.dim, base.n_data
+
+    def force(self, x, idx, scale):
+        return self.base.force(x, idx, scale) - self.delta
+
+
+def stationary_second_moment(pot, name: str, params: dict, h: float, gamma: float, batching: str = "iid",
+                             batch_size: int = 10) -> float:  # fmt: skip
+    """Exact stationary E[theta^2] of the registered scheme ``name`` (with ``params``) at step h on a
+    one-dimensional Gaussian-mean target, i.i.d. minibatches of ``batch_size`` (or the full batch);
+    inf if the step map is unstable (chen2015 Figs. 1-3).
+
+    On the Gaussian-mean target the minibatch force is G = G_full + e with e independent of
+    the state, mean 0 and variance V = (N^2 / n) Var_pop(grad U_i) (i.i.d. with replacement;
+    grad U_i = theta - x_i differ by constants). The step is z' = A z + c + b e + N xi, with
+    (A, c, N) read off the integrator's full-batch ``advance`` by ``probe_step`` and b the
+    response of z to a unit force shift (probe of the shifted force, minus c). The stationary
+    moments solve the discrete Lyapunov equation (``cycle_moments``) with Q = N N^T + V b b^T.
+    """
+    import torch
+
+    from ..integrators import get_integrator
+    from .probe import probe_step
+    from .stationary import AffineStep, active_coordinates, cycle_moments
+
+    def probe(p):
+        return probe_step(lambda: get_integrator(name, **params), p, [None], scale=1.0, eps=0.0, h=h, gamma=gamma)
+
+    p0 = probe(pot)
+    b = probe(ShiftedForce(pot, -1.0)).c - p0.c  # G -> G + 1
+    Q = p0.Q.copy()
+    if batching != "full":
+        g = pot.per_datum_grads(torch.zeros(1, pot.dim, dtype=torch.float64), None)[0, :, 0]
+        V = pot.n_data**2 / batch_size * float(g.var(unbiased=False))
+        Q = Q + V * np.outer(b, b)
+    step = AffineStep(p0.A, p0.c, Q)
+    keep = active_coordinates([(1.0, [step, AffineStep(p0.A, p0.c + b, Q)])])
+    A = p0.A[np.ix_(keep, keep)]
+    if np.max(np.abs(np.linalg.eigvals(A))) >= 1:
+        return math.inf
+    (mean, cov), = cycle_moments([(1.0, [AffineStep(A, p0.c[keep], Q[np.ix_(keep, keep)])])])  # fmt: skip
+    ix = keep.index(0)  # x is the first coordinate of z
+    return float(cov[ix, ix] + mean[ix] ** 2)
+
+
+def full_batch_stationary_akd(pot, integrator: str, h: float, gamma: float) -> float:
+    """Average Kolmogorov distance between the exact stationary predictive marginals of a scheme
+    with the full batch and the posterior predictive (nan if the scheme is unstable at h). One
+    step is the affine map z' = A z + c + N(0, Q) read off the integrator (``probe_step``); its
+    stationary law is N(m, S) with (I - A) m = c and S = A S A^T + Q (a discrete Lyapunov
+    equation, ``scipy.linalg.solve_discrete_lyapunov``), Gaussian because the batch is fixed."""
+    from scipy.linalg import solve_discrete_lyapunov
+
+    from ..integrators import get_integrator
+    from .probe import probe_step
+
+    pr = probe_step(lambda: get_integrator(integrator), pot, [None], scale=1.0, eps=0.0, h=h, gamma=gamma)
+    if np.max(np.abs(np.linalg.eigvals(pr.A))) >= 1:
+        return math.nan
+    m = np.linalg.solve(np.eye(pr.A.shape[0]) - pr.A, pr.c)
+    S = solve_discrete_lyapunov(pr.A, pr.Q)
+    xs = pr.layout.index("x")
+    phi = pot.phi_test.numpy()
+    mean = phi @ m[xs]
+    var = np.einsum("tj,jk,tk->t", phi, S[xs, xs], phi)
+    m0, v0 = (t.numpy() for t in pot.predictive_moments())
+    return float(np.mean(_normal_kolmogorov(mean, np.sqrt(np.maximum(var, 0)), m0, np.sqrt(v0))))
+
+
+# -- the Gaussian model of sekkat2023 §2.5.1 (eqs. 41-42, App. B) ------------------------------
+@dataclass(frozen=True)
+class GaussianModel:
+    """sekkat2023 §2.5.1: a = 1/sigma_post^2 (the force's slope), mu_post, Sigma_x (constant)."""
+
+    a: float
+    mu: float
+    sigma_x: float
+
+    @property
+    def var(self) -> float:
+        return 1.0 / self.a
+
+
+def gaussian_model(pot) -> GaussianModel:
+    from .quadrature import gradient_covariance
+
+    mean, cov = pot.exact_posterior()
+    sig = gradient_covariance(pot, np.zeros((1, 1)))[0, 0, 0]
+    return GaussianModel(1.0 / float(cov[0, 0]), float(mean[0]), float(sig))
+
+
+def sgld_variance(a: float, eps_sigma: float, h: float) -> float:
+    """Exact stationary variance of SGLD theta' = theta + h F_hat + sqrt(2h) G on the Gaussian
+    model, F_hat = -a (theta - mu) + b, Var b = eps(n) Sigma_x (exact; eq. 41 is
+    its first order; derived for this project):
+
+        Var = (2h + h^2 eps Sigma_x) / (1 - (1 - a h)^2) = sigma_post^2 (1 + eps h Sigma_x / 2) / (1 - a h / 2).
+    """
+    return (2 * h + h * h * eps_sigma) / (1 - (1 - a * h) ** 2)
+
+
+def oabao_variance(a: float, eps_sigma: float, h: float, gamma: float = 1.0) -> float:
+    """Exact stationary Var(theta) of Langevin OABAO with a minibatch kick (sekkat2023 eq. 30,
+    §2.4.1 and App. B) on the Gaussian model: z = (theta - mu, p) evolves by
+
+        O: p <- alpha p + sqrt(1 - alpha^2) G,  alpha = e^{-gamma h/2}
+        A: theta <- theta + (h/2) p
+        B: p <- p + h (-a theta + b),           Var b = eps(n) Sigma_x (fresh each step)
+        A, O as above,
+
+    a linear map z' = M z + noise; the stationary covariance solves the discrete Lyapunov
+    equation C = M C M^T + Q (scipy). Independent of the integrator code."""
+    from scipy.linalg import solve_discrete_lyapunov
+
+    al = math.exp(-gamma * h / 2)
+    O = np.array([[1.0, 0.0], [0.0, al]])
+    QO = np.diag([0.0, 1 - al * al])
+    A = np.array([[1.0, h / 2], [0.0, 1.0]])
+    B = np.array([[1.0, 0.0], [-a * h, 1.0]])
+    QB = np.diag([0.0, h * h * eps_sigma])
+    M, Q = np.eye(2), np.zeros((2, 2))
+    for T, QT in ((O, QO), (A, None), (B, QB), (A, None), (O, QO)):
+        M, Q = T @ M, T @ Q @ T.T + (QT if QT is not None else 0)
+    return float(solve_discrete_lyapunov(M, Q)[0, 0])
+
+
+def exact_relative_error(scheme: str, gm: GaussianModel, eps: float, h: float) -> float:
+    fn = sgld_variance if scheme == "sgld" else oabao_variance
+    return (fn(gm.a, eps * gm.sigma_x, h) - gm.var) / gm.var
