@@ -6,6 +6,8 @@ recipes and the tests hold the simulations:
   scheme's probed affine step (chen2015 Figs. 1-3);
 - ``full_batch_stationary_akd``: the average Kolmogorov distance of a scheme's exact full-batch
   stationary predictive marginals from the posterior predictive (franzese2021 Fig. 1);
+- ``fixed_order_w1``: the W1 to the posterior of a scheme run with a fixed periodic batch order
+  (paulin2025 Fig. 1, the authors' notebook SMS-BAOAB);
 - ``sgld_variance``, ``oabao_variance``: closed forms for SGLD and Langevin OABAO with additive
   minibatch noise on the Gaussian model of sekkat2023 §2.5.1 (eqs. 41-42, App. B), written
   independently of the integrator code.
@@ -94,6 +96,39 @@ def full_batch_stationary_akd(pot, integrator: str, h: float, gamma: float) -> f
     var = np.einsum("tj,jk,tk->t", phi, S[xs, xs], phi)
     m0, v0 = (t.numpy() for t in pot.predictive_moments())
     return float(np.mean(_normal_kolmogorov(mean, np.sqrt(np.maximum(var, 0)), m0, np.sqrt(v0))))
+
+
+def fixed_order_w1(pot, name: str, params: dict, h: float, gamma: float, order: tuple = (0, 1, 1, 0)) -> float:
+    """Exact W1 to the posterior of the recorded law of the registered scheme ``name`` (with
+    ``params``) on a one-dimensional target of single-point batches in a fixed batch order
+    (paulin2025's notebook SMS-BAOAB: the new force of step it uses batch ``order[it % 4]``),
+    records at every (odd number of) epoch(s): the equal mixture of the stationary laws after 2
+    and 4 steps of the cycle, each Gaussian (one deterministic batch sequence). Per-batch affine
+    maps are probed off the integrator (``probe``), the phase laws are
+    ``stationary.cycle_moments``; W1 is the integral of |F_mix - Phi| by adaptive quadrature."""
+    import torch
+    from scipy import integrate
+    from scipy.stats import norm
+
+    from ..integrators import get_integrator
+    from ..potential import covariance_factor
+    from .probe import probe_step
+    from .stationary import cycle_moments
+
+    eps = covariance_factor(1, pot.n_data, with_replacement=False)
+    maps = {b: probe_step(lambda: get_integrator(name, **params), pot, [torch.tensor([b])], scale=pot.n_data / 1,
+                          eps=eps, h=h, gamma=gamma).affine_step() for b in set(order)}  # fmt: skip
+    phases = cycle_moments([(1.0, [maps[b] for b in order])])
+    comps = [(float(phases[p][0][0]), math.sqrt(float(phases[p][1][0, 0]))) for p in (0, len(order) // 2)]
+    mean, cov = (t.numpy() for t in pot.exact_posterior())
+    mu, sd = float(mean[0]), math.sqrt(float(cov[0, 0]))
+
+    def gap(x):
+        return abs(sum(norm.cdf(x, m, v) for m, v in comps) / len(comps) - norm.cdf(x, mu, sd))
+
+    val, _ = integrate.quad(gap, mu - 15 * sd, mu + 15 * sd, points=[m for m, _ in comps] + [mu], limit=500,
+                            epsabs=1e-12)  # fmt: skip
+    return float(val)
 
 
 # -- the Gaussian model of sekkat2023 §2.5.1 (eqs. 41-42, App. B) ------------------------------

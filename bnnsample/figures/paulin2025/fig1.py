@@ -232,37 +232,13 @@ def noise_floor(pot, k: int, chains: int, records: int, thin_epochs: int, seed: 
 
 
 def fixed_order_w1(pot, h: float, gamma: float, order: tuple = FIXED_ORDER) -> float:
-    """Exact W1 to the posterior of the recorded law of BAOAB with the authors' fixed batch order
-    (NOTEBOOK's SMS-BAOAB: the new force of step it uses batch ``order[it % 4]``), records at every
-    (odd number of) epoch(s): the equal mixture of the stationary laws after 2 and 4 steps of the
-    cycle, each Gaussian (one deterministic batch sequence). Per-batch affine maps are probed off our
-    integrator (``analysis.probe``), the phase laws are ``analysis.stationary.cycle_moments``; W1 is
-    the integral of |F_mix - Phi| by adaptive quadrature."""
-    import torch
-    from scipy import integrate
-    from scipy.stats import norm
-
-    from ...analysis.probe import probe_step
-    from ...analysis.stationary import cycle_moments
-    from ...integrators import get_integrator
-    from ...potential import covariance_factor
+    """Exact W1 to the posterior of the recorded law of BAOAB (the sms_baoab preset) with the
+    authors' fixed batch order (NOTEBOOK's SMS-BAOAB): ``analysis.exact.fixed_order_w1``."""
+    from ...analysis import exact
     from ...simulate import preset_scheme
 
     name, params, _, _ = preset_scheme("sms_baoab")
-    eps = covariance_factor(1, pot.n_data, with_replacement=False)
-    maps = {b: probe_step(lambda: get_integrator(name, **params), pot, [torch.tensor([b])], scale=pot.n_data / 1,
-                          eps=eps, h=h, gamma=gamma).affine_step() for b in set(order)}  # fmt: skip
-    phases = cycle_moments([(1.0, [maps[b] for b in order])])
-    comps = [(float(phases[p][0][0]), math.sqrt(float(phases[p][1][0, 0]))) for p in (0, len(order) // 2)]
-    mean, cov = (t.numpy() for t in pot.exact_posterior())
-    mu, sd = float(mean[0]), math.sqrt(float(cov[0, 0]))
-
-    def gap(x):
-        return abs(sum(norm.cdf(x, m, v) for m, v in comps) / len(comps) - norm.cdf(x, mu, sd))
-
-    val, _ = integrate.quad(gap, mu - 15 * sd, mu + 15 * sd, points=[m for m, _ in comps] + [mu], limit=500,
-                            epsabs=1e-12)  # fmt: skip
-    return float(val)
+    return exact.fixed_order_w1(pot, name, params, h, gamma, order)
 
 
 @functools.lru_cache(maxsize=4)
