@@ -217,12 +217,12 @@ class Sampler:
 
     def _stepper(self, total: int, tick):
         """The compiled blocks of ``compile=true`` where they pay (one line says whether), else None."""
+        if not self.settings.compile:
+            return None
         from .integrators.compiled import BLOCK, CompiledBlocks
         from .plumbing.progress import say
 
-        why = CompiledBlocks.decide(self.settings.compile, self.integrator, self.potential, self.ctx, total)
-        if not self.settings.compile:
-            return None
+        why = CompiledBlocks.decide(True, self.integrator, self.potential, self.ctx, total)
         if why:
             say(f"compile=true: not compiled ({why}); the steps run eagerly")
             return None

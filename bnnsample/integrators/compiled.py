@@ -128,8 +128,7 @@ class CompiledBlocks:
         whole, rest = divmod(n, self.block)
         for _ in range(whole):
             batches = [self.schedule.next() for _ in range(self.block)]
-            if any(b is not None and b.shape != batches[0].shape for b in batches) or (
-                    batches[0] is None) != all(b is None for b in batches):  # fmt: skip
+            if not _stackable(batches):
                 state = _eager_with(self.integrator, state, batches, ctx, self.potential, self.schedule)
             else:
                 if self.normals is None:
@@ -144,6 +143,13 @@ class CompiledBlocks:
                 for _ in range(self.block):
                     self.on_force()
         return self.integrator.advance(state, rest, next_force, ctx) if rest else state
+
+
+def _stackable(batches) -> bool:
+    """All full-data steps (None), or all minibatches of one shape."""
+    if batches[0] is None:
+        return all(b is None for b in batches)
+    return all(b is not None and b.shape == batches[0].shape for b in batches)
 
 
 def _eager_with(integrator: Integrator, state: State, batches, ctx: StepContext, potential, schedule) -> State:
