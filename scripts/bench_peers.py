@@ -32,7 +32,9 @@ coordinate and step. Variants, each run for the same chains and steps:
                      gradients, so it cannot make one fresh-minibatch SGHMC step per call.
   posteriors vmap    ``torch.func.vmap`` (randomness="different") over chains of
                      posteriors' ``sghmc`` transform's ``update`` on (params, momenta), one
-                     Python call per step, the minibatch drawn with torch per step
+                     Python call per step, the minibatch drawn with torch per step; with
+                     per-chain minibatches at most VMAP_PER_CHAIN_CHAIN_STEPS chain-steps a
+                     round (its row says how many steps ran; its rate is per chain-step)
   torch floor        not a sampler (shared batches only): per step only the torch kernels that
                      any eager torch SGHMC of this target must run, each once, in a Python
                      loop: the gather of the batch's rows and labels (index_select; the
@@ -91,6 +93,9 @@ DEFAULT_CHAIN_STEPS = 100_000
 # (about 2.7 CPU-s of bnnsample sg_hmc at 1.1M chain-steps per CPU-s), where real runs live
 LONG_STEPS = 10_000
 LONG_CHAIN_STEPS = 3_000_000
+# chain-steps per round at the most of posteriors vmap with per-chain minibatches: it makes about
+# 20,000 chain-steps per CPU-s there, so a long cell's 3M would take minutes a round (its rate is per chain-step)
+VMAP_PER_CHAIN_CHAIN_STEPS = 300_000
 # the goal at few chains counts blackjax's compile time against a run of this many steps
 COMPILE_RUN_STEPS = 100_000
 
@@ -167,6 +172,7 @@ class Measured:
     timing: Timing
     chain_steps: int
     end_norm: float
+    steps: int | None = None  # steps each chain made, where fewer than the block's
 
     @property
     def cpu_rate(self) -> float:
@@ -272,17 +278,18 @@ def posteriors_vmap_variant(p: Problem) -> Callable[[], Measured]:
 
     vstep = torch.func.vmap(chain_step, in_dims=(0, 0, 0 if p.per_chain else None), randomness="different")
     shape = (C, n) if p.per_chain else (n,)
+    steps = min(p.steps, math.ceil(VMAP_PER_CHAIN_CHAIN_STEPS / C / 10) * 10) if p.per_chain else p.steps
 
     def chains() -> torch.Tensor:
         x, m = torch.zeros(C, p.dim), torch.randn(C, p.dim)
-        for _ in range(p.steps):
+        for _ in range(steps):
             idx = torch.randint(N, shape)
             x, m = vstep(x, m, (p.a[idx], p.y[idx]))
         return x
 
     def run() -> Measured:
         x, t = timed(chains)
-        return Measured(t, C * p.steps, _mean_norm(x))
+        return Measured(t, C * steps, _mean_norm(x), steps if steps < p.steps else None)
 
     return run
 
@@ -398,8 +405,10 @@ def rates_table(blocks: list[Block]) -> str:
         for name, rs in bl.rounds.items():
             if name == PER_RUN:
                 continue
-            k = rs[0].chain_steps // bl.steps
+            steps = rs[0].steps or bl.steps
+            k = rs[0].chain_steps // steps
             label = f"{name} ({k} of {bl.chains} chains run)" if k != bl.chains else name
+            label += f" ({steps} of {bl.steps} steps run)" if steps != bl.steps else ""
             cw = median_spread([r.timing.cpu / r.timing.wall for r in rs])[0]
             comp = f"{bl.compile_s:.2f}" if name == "blackjax" else ""
             norm = median_spread([r.end_norm for r in rs])[0]

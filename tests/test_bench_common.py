@@ -129,3 +129,7 @@ def test_peers_long_cells_and_the_per_run_cost_line():
     # 100,000 steps: bnnsample 0.02 + 1.0 s, blackjax 1.0 + 0.8 s
     (cl,) = bp.compile_lines([bl])
     assert f"{1.8 / 1.02:.3g}" in cl
+    # a variant that ran fewer steps than its block says so in its row, and its rate is per chain-step
+    few = bp.Block(4, 500, "per-chain", {"posteriors vmap": [bp.Measured(Timing(2.0, 2.0), 4 * 100, 0.0, 100)]})
+    row = bp.rates_table([few]).splitlines()[-1]
+    assert "posteriors vmap (100 of 500 steps run)" in row and "| 200 [200, 200] |" in row
