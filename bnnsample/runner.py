@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from . import __version__
 from .batching import Schedule
-from .config import validate, validate_against_data
+from .config import config_text, validate, validate_against_data
 from .data import load_data
 from .initial import TRAINING_CHECKPOINT, initial_points, localization
 from .integrators import StepContext, get_integrator
@@ -166,7 +166,7 @@ def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
     check_resources(cfg, pot.dim, _predictive_shape(data), run_dir / FILENAME, device)
 
     sched, settings = _schedule_and_settings(cfg, data, pot, device)
-    config_yaml = OmegaConf.to_yaml(cfg, resolve=True)
+    config_yaml = config_text(cfg)
     p = _Prepared(cfg, run_dir, device, dtype, data, pot, sched, settings, config_yaml, _predictive_shape(data), False)
     p.resume = _resumable(p.path, p.config_yaml, p.expected)
     return p

@@ -19,6 +19,7 @@ with the resume state, at every flush, so a killed run leaves a readable file.
 from __future__ import annotations
 
 import errno
+import math
 import os
 from pathlib import Path
 
@@ -207,7 +208,6 @@ class SampleStore:
         chunk whole, and may write it to new space before freeing the old), those of the
         ``new_diagnostics`` datasets it creates too, plus ``extra_bytes`` (the resume state) and
         room for HDF5's metadata."""
-        import math
 
         k0, k = int(self.f.attrs["draws"]), max(1, int(draws))
         chains, planned = int(self.f["diverged"].shape[0]), int(self.f.attrs["draws_planned"])
@@ -241,27 +241,27 @@ class SampleStore:
         """Append a block of k draws: theta [C, k, d], predictive [C, k, n, K], diag [C, k]."""
         k0 = int(self.f.attrs["draws"])
         k = None
-        if theta is not None and "theta" in self.f:
-            k = theta.shape[1]
-            self.f["theta"][:, k0 : k0 + k] = theta
-        if predictive is not None and "predictive" in self.f:
-            k = predictive.shape[1]
-            self.f["predictive"][:, k0 : k0 + k] = predictive
+        for name, val in (("theta", theta), ("predictive", predictive)):
+            ds = self.f.get(name) if val is not None else None
+            if ds is not None:
+                k = val.shape[1]
+                ds[:, k0 : k0 + k] = val
+        g = self.f["diagnostics"] if diagnostics else None
         for name, val in (diagnostics or {}).items():
             k = val.shape[1]
-            g = self.f["diagnostics"]
-            if name not in g:
+            ds = g.get(name)
+            if ds is None:
                 planned = int(self.f.attrs["draws_planned"])
-                g.create_dataset(
+                ds = g.create_dataset(
                     name, shape=(val.shape[0], planned), dtype="float64", fillvalue=np.nan,
                     chunks=_draw_chunks(val.shape[0], planned, 1, self.block_draws), **CHECKSUM,
                 )  # fmt: skip
-            g[name][:, k0 : k0 + k] = val
+            ds[:, k0 : k0 + k] = val
         if k is not None:
             self.f.attrs["draws"] = k0 + k
 
     def write_array(self, name: str, value) -> None:
-        if name in self.f:
+        if self.f.get(name) is not None:
             del self.f[name]
         _dataset(self.f, name, value)
 
@@ -277,10 +277,11 @@ class SampleStore:
         self.f.flush()
         for name, value in state.items():
             value = np.asarray(value)
-            if name in g and g[name].shape == value.shape and g[name].dtype == value.dtype:
-                g[name][...] = value
+            ds = g.get(name)
+            if ds is not None and ds.shape == value.shape and ds.dtype == value.dtype:
+                ds[...] = value
             else:
-                if name in g:
+                if ds is not None:
                     del g[name]
                 _dataset(g, name, value)
         g.attrs["writing"] = False
@@ -336,26 +337,27 @@ class SampleStore:
         """Read every value of every dataset back (or of those in the group ``under``), a slab
         of at most VERIFY_VALUES values at a time, so that HDF5 checks each chunk's Fletcher-32
         checksum; raises StoreDamaged naming the first dataset that cannot be read."""
-        names: list[str] = []
+        found: list[tuple[str, h5py.Dataset]] = []
         group = self.f if under is None else self.f[under]
-        group.visititems(lambda k, v: names.append(v.name.lstrip("/")) if isinstance(v, h5py.Dataset) else None)
-        for name in names:
-            d = self.f[name]
+        group.visititems(lambda k, v: found.append((k, v)) if isinstance(v, h5py.Dataset) else None)
+        for key, d in found:
             try:
-                if d.ndim == 0 or d.size == 0:
+                shape = d.shape
+                if math.prod(shape) <= VERIFY_VALUES:  # scalars and empty ones too: one read
                     d[()]
                     continue
-                row = max(1, d.size // d.shape[0])  # values per chain
+                row = max(1, math.prod(shape[1:]))  # values per chain
                 step = _chunk_step(d, VERIFY_VALUES // row)
                 # chains of one chunk with too many draws to read at once: a slab of draws at a time
-                per = _chunk_step(d, VERIFY_VALUES // (step * row // d.shape[1]), 1) if d.ndim > 1 else 1
-                for i in range(0, d.shape[0], step):
-                    if d.ndim > 1 and step * row > VERIFY_VALUES:
-                        for j in range(0, d.shape[1], per):
+                per = _chunk_step(d, VERIFY_VALUES // (step * row // shape[1]), 1) if len(shape) > 1 else 1
+                for i in range(0, shape[0], step):
+                    if len(shape) > 1 and step * row > VERIFY_VALUES:
+                        for j in range(0, shape[1], per):
                             d[i : i + step, j : j + per]
                     else:
                         d[i : i + step]
             except (OSError, ValueError) as e:
+                name = key if under is None else f"{under}/{key}"
                 raise StoreDamaged(f"{name} cannot be read back: {_first_line(e)}") from None
 
     def missing(self, expected: dict[str, tuple | None]) -> list[str]:
@@ -363,13 +365,14 @@ class SampleStore:
         lacks or holds with another shape, as readable phrases."""
         out = []
         for name, shape in expected.items():
+            obj = self.f.get(name)
             if shape == "group":
-                if not isinstance(self.f.get(name), h5py.Group):
+                if not isinstance(obj, h5py.Group):
                     out.append(f"no {name}/ group")
-            elif name not in self.f or not isinstance(self.f[name], h5py.Dataset):
+            elif not isinstance(obj, h5py.Dataset):
                 out.append(f"no {name}")
-            elif shape is not None and tuple(self.f[name].shape) != tuple(shape):
-                out.append(f"{name} of shape {tuple(self.f[name].shape)}, not {tuple(shape)}")
+            elif shape is not None and obj.shape != tuple(shape):
+                out.append(f"{name} of shape {obj.shape}, not {tuple(shape)}")
         return out
 
     # -- reading ----------------------------------------------------------------------

@@ -110,3 +110,20 @@ def test_export_of_a_path_too_long_is_one_line(capsys):
         main(["export", "/tmp/" + "x" * 5000])
     err = capsys.readouterr().err.strip().splitlines()
     assert e.value.code == 2 and len(err) == 1 and err[0].startswith("bnnsample: error: export:"), err
+
+
+def test_the_stored_config_text_is_omegaconfs_yaml_for_every_dataset_and_integrator():
+    """config_text (libyaml's emitter) writes the same text as OmegaConf.to_yaml(resolve=True),
+    YAML 1.1 boolean words quoted as OmegaConf quotes them (gaussian_points has a key 'y')."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from bnnsample.config import config_text
+    from bnnsample.plumbing.paths import conf_dir
+
+    groups = {g: sorted(p.stem for p in (conf_dir() / g).glob("*.yaml")) for g in ("dataset", "integrator")}
+    with initialize_config_dir(str(conf_dir()), version_base="1.3"):
+        cfgs = [compose("config", overrides=[f"{g}={v}"]) for g, vs in groups.items() for v in vs]
+    assert len(cfgs) > 40 and any(c.dataset.name == "gaussian_points" for c in cfgs)
+    for cfg in cfgs:
+        assert config_text(cfg) == OmegaConf.to_yaml(cfg, resolve=True)
