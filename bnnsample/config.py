@@ -248,14 +248,14 @@ def check_value(key: str, value) -> str | None:
 CHECKED_KEYS = frozenset({*VALUE_RULES, *GROUP_RULES, "reference"})  # what check_value answers
 
 
-def _group_values(cfg: DictConfig) -> None:
+def _group_values(cfg: dict) -> None:
     """The groups' numbers and choices (GROUP_RULES; init's only under init=swa, which reads
     them); the model's other floats finite."""
     for dotted, rule in GROUP_RULES.items():
         group, key = dotted.split(".", 1)
-        if key in cfg[group] and (group != "init" or cfg.init.name == "swa"):
+        if key in cfg[group] and (group != "init" or cfg["init"]["name"] == "swa"):
             rule(cfg[group], key)
-    for key, value in cfg.model.items():
+    for key, value in cfg["model"].items():
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"model.{key}", value, "must be a finite number")
 
@@ -298,21 +298,25 @@ def check_reference(cfg) -> list[Path]:
 def validate(cfg: DictConfig) -> None:
     """Checks that need no data: types, ranges, names and the reference. Every check that
     needs no torch comes first, so that bad input is answered before torch is loaded."""
+    from omegaconf import OmegaConf
+
     _groups_present(cfg)
     _no_unknown_keys(cfg)
+    plain = OmegaConf.to_container(cfg, resolve=True)  # the rules read plain values: a DictConfig lookup is ~10 us
     for key, rule in VALUE_RULES.items():
-        rule(cfg, key)
-    _group_values(cfg)
-    if cfg.get("reference") is not None:
+        rule(plain, key)
+    _group_values(plain)
+    if plain.get("reference") is not None:
         check_reference(cfg)
     # torch comes with these two imports (the registries of schedules and schemes)
     from .batching import KINDS, PARTITIONS
     from .integrators import REGISTRY
 
-    _choice(cfg.batching.name, "batching", KINDS)
-    _choice(cfg.batching.partition, "batching.partition", PARTITIONS)
-    _choice(cfg.batching.per_chain, "batching.per_chain", ("auto", True, False))
-    _choice(cfg.integrator.name, "integrator.name", tuple(sorted(REGISTRY)))
+    batching = plain["batching"]
+    _choice(batching.get("name"), "batching", KINDS)
+    _choice(batching.get("partition"), "batching.partition", PARTITIONS)
+    _choice(batching.get("per_chain"), "batching.per_chain", ("auto", True, False))
+    _choice(plain["integrator"].get("name"), "integrator.name", tuple(sorted(REGISTRY)))
 
 
 MAX_STEPS = 10**12  # a run this long takes years at the fastest step; more is a typo
