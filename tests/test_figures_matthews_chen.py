@@ -10,6 +10,7 @@ import pytest
 import scipy.linalg
 import torch
 
+from bnnsample.analysis import passes
 from bnnsample.figures import chen2015 as chen
 from bnnsample.figures import matthews2018 as mw
 from bnnsample.figures import recipes
@@ -51,8 +52,8 @@ def test_fit_slope_and_msgld_mapping():
     assert fit_slope(h, 3 * h**2)[0] == pytest.approx(2.0)
     # points within 2 SE are left out; fewer than two left -> nan
     assert math.isnan(fit_slope(h, 3 * h**2, se=np.array([1.0, 1.0, 0.01]))[0])
-    assert mw.step_size_for("msgld", 0.25) == pytest.approx(0.03125)
-    assert mw.step_size_for("nogin", 0.25) == 0.25
+    assert passes.step_size_for("msgld", 0.25) == pytest.approx(0.03125)
+    assert passes.step_size_for("nogin", 0.25) == 0.25
 
 
 def _aboba_exact(h, gamma, a, r, V):
@@ -129,7 +130,7 @@ def test_exact_covariance_is_the_covariance_of_the_minibatch_force():
     x = torch.tensor([[0.4], [-1.2]], dtype=torch.float64)
     forces = torch.stack([pot.force(x, torch.tensor(S), N / n) for S in itertools.combinations(range(N), n)])
     want = forces.var(0, unbiased=False)[:, 0]  # without replacement: uniform over the subsets
-    got = mw.ExactCovariance(pot).force_covariance(x, torch.tensor([0, 1]), N / n, covariance_factor(n, N, False))
+    got = passes.ExactCovariance(pot).force_covariance(x, torch.tensor([0, 1]), N / n, covariance_factor(n, N, False))
     assert torch.allclose(got.to_dense()[:, 0, 0], want, rtol=1e-12)
     est = pot.force_covariance(x, torch.tensor([0, 1]), N / n, covariance_factor(n, N, False))
     assert not torch.allclose(est.to_dense()[:, 0, 0], want)  # the minibatch estimate is not exact
@@ -139,12 +140,14 @@ def test_passes_error_tiny_gmm_and_passes_to():
     pot = build_target(["dataset=gmm3"], seed=0, threads=1).potential
     x0 = torch.zeros(3, pot.dim, dtype=torch.float64)
     ref = np.ones(2 * pot.K)
-    rows = mw.passes_error(pot, pot.natural, ref, "nogin", "estimated", 64, h=0.02, x0=x0, max_passes=1.0, n_checks=4)
+    rows = passes.passes_error(
+        pot, pot.natural, ref, "nogin", "estimated", 64, h=0.02, x0=x0, max_passes=1.0, n_checks=4
+    )
     assert [r["steps"] for r in rows] == sorted(r["steps"] for r in rows) and rows[-1]["passes"] == pytest.approx(1.0)
     assert all(np.isfinite(r["error"]) for r in rows)
     fake = [{"scheme": "s", "covariance": "c", "n": n, "passes": p, "error": e}
             for n, p, e in ((4, 1, 0.5), (4, 2, 0.009), (4, 4, 0.02), (8, 1, 0.3), (8, 3, 0.008), (8, 6, 0.005))]  # fmt: skip
-    assert mw.passes_to(fake, "s", "c", 0.01) == (3, 8)  # n=4 goes back above 1%
+    assert passes.passes_to(fake, "s", "c", 0.01) == (3, 8)  # n=4 goes back above 1%
 
 
 # -- claims tables and the verdicts of the rendered sections ------------------------------------------
@@ -323,12 +326,12 @@ def test_fig3_passes_count_the_papers_n():
     x0 = torch.zeros(2, pot.dim, dtype=torch.float64)
     ref = np.ones(2 * pot.K)
     kw = {"h": 0.02, "x0": x0, "max_passes": 1.0, "n_checks": 3}
-    rows = mw.passes_error(pot, pot.natural, ref, "nogin", "estimated", 100, pass_n=12214, **kw)
+    rows = passes.passes_error(pot, pot.natural, ref, "nogin", "estimated", 100, pass_n=12214, **kw)
     last = rows[-1]
     assert last["steps"] == round(12214 / 100) == 122  # the last checkpoint; the run takes ceil(...) = 123
     assert last["passes"] == pytest.approx(122 * 100 / 12214) == pytest.approx(1.0, abs=0.01)
     assert last["data_passes"] == pytest.approx(122 * 100 / pot.n_data)
-    own = mw.passes_error(pot, pot.natural, ref, "nogin", "estimated", 100, **kw)
+    own = passes.passes_error(pot, pot.natural, ref, "nogin", "estimated", 100, **kw)
     assert own[-1]["steps"] == round(pot.n_data / 100) == 10 and own[-1]["passes"] == own[-1]["data_passes"]
     # the section says so, and the 1% row is judged on passes over the paper's N
     finals = {
@@ -352,9 +355,9 @@ def test_friction_load_of_the_estimated_covariance():
 
     a, h = 10.0, 0.1
     pot = GaussianMean(torch.tensor([-a, -a, a, a], dtype=torch.float64), torch.ones(4, dtype=torch.float64))
-    median, share = mw.friction_load(pot, torch.zeros(1, 1, dtype=torch.float64), h, 2, batches=2000)
+    median, share = passes.friction_load(pot, torch.zeros(1, 1, dtype=torch.float64), h, 2, batches=2000)
     assert median == pytest.approx(4 * h * h * a * a) and share == pytest.approx(4 / 6, abs=0.035)
-    assert mw.friction_load(pot, torch.zeros(1, 1, dtype=torch.float64), h / 2, 2) == (pytest.approx(1.0), 0.0)
+    assert passes.friction_load(pot, torch.zeros(1, 1, dtype=torch.float64), h / 2, 2) == (pytest.approx(1.0), 0.0)
 
 
 @pytest.mark.parametrize("final, u, want", [(0.0141, 0.0035, "partly"), (0.0141, 0.001, "not reproduced"),
