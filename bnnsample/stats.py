@@ -1,6 +1,8 @@
 """Pure statistics that need no run: Student-t quantiles and intervals for means over a few
 independent groups, pooled means and variances over independent chains with their Monte Carlo
-standard errors, and the one log-log slope fitter (orders of convergence, with t intervals). The lowest floor of the package: it imports nothing of bnnsample, and
+standard errors, the one log-log slope fitter (orders of convergence, with t intervals), the L1
+error of a histogram marginal (sekkat2023 eq. 44) and the Kolmogorov distance of two normal laws.
+The lowest floor of the package: it imports nothing of bnnsample, and
 analysis/, evaluate/ and figures/ take these from here."""
 
 from __future__ import annotations
@@ -189,6 +191,66 @@ def fit_slope_se(h, bias, se, k: float = 2.0):
         return slope, math.nan, n
     c = (x - x.mean()) / ((x - x.mean()) ** 2).sum()
     return slope, float(np.sqrt((c**2 * rel**2).sum())), n
+
+
+def l1_histogram_error(sample, reference, bins: int = 500, range=None) -> float:
+    """L1 error of a histogram marginal, Sekkat & Stoltz (2023) eq. 44 (experiment E2).
+
+    The 1-D ``sample`` (e.g. the theta_1 column of a chain) and the reference
+    marginal are both made piecewise constant on ``bins`` equal-width bins
+    B_1..B_M of width w over ``range`` = (lo, hi) (the paper: 500 bins on
+    [0, 1.4]), and the quantity integrated over [lo, hi] is
+
+        L1 = int_lo^hi | phat(x) - p(x) | dx = w sum_b | phat_b - p_b |,
+
+    phat_b = #{j : x_j in B_b} / (n w), n = *all* sample points, so mass
+    outside [lo, hi] is not renormalised into the bins (it lowers phat and
+    shows up as error; with all points inside this is numpy's
+    ``density=True`` histogram).  The reference is either
+
+    * a callable density p(x) (vectorised, finite, >= 0), taken at the bin
+      centres, p_b = p(c_b) (midpoint rule, O(w^2) per bin; it may be an
+      unnormalised marginal only if the caller normalised it), or
+    * a reference sample, p_b = #{y_k in B_b} / (m w) in the same way.
+
+    Bins follow ``np.histogram`` (half-open, last bin closed).  ``range`` is
+    required with a density; with a reference sample it defaults to the
+    pooled (min, max).  The value lies in [0, 2].
+    """
+    x = finite_array(np.ravel(sample), "sample")
+    n_bins = int(bins)
+    if n_bins < 1:
+        raise ValueError(f"bins must be >= 1, got {bins!r}")
+    ref_sample = None
+    if not callable(reference):
+        ref_sample = finite_array(np.ravel(reference), "reference")
+    if range is None:
+        if ref_sample is None:
+            raise ValueError("range=(lo, hi) is required when reference is a density")
+        lo, hi = (
+            float(min(x.min(), ref_sample.min())),
+            float(max(x.max(), ref_sample.max())),
+        )
+        if not hi > lo:
+            raise ValueError("all points are equal; pass range=(lo, hi) explicitly")
+    else:
+        r = np.asarray(range, dtype=np.float64)
+        if r.shape != (2,) or not np.all(np.isfinite(r)) or not r[1] > r[0]:
+            raise ValueError(f"range must be finite (lo, hi) with lo < hi, got {range!r}")
+        lo, hi = float(r[0]), float(r[1])
+    edges = np.linspace(lo, hi, n_bins + 1)
+    width = (hi - lo) / n_bins
+    phat = np.histogram(x, bins=edges)[0] / (x.size * width)
+    if ref_sample is not None:
+        p = np.histogram(ref_sample, bins=edges)[0] / (ref_sample.size * width)
+    else:
+        centres = 0.5 * (edges[:-1] + edges[1:])
+        p = np.asarray(reference(centres), dtype=np.float64)
+        if p.shape != centres.shape:
+            raise ValueError(f"reference density returned shape {p.shape} for {centres.shape} bin centres")
+        if not np.all(np.isfinite(p)) or np.any(p < 0):
+            raise ValueError("reference density must return finite values >= 0")
+    return float(width * np.sum(np.abs(phat - p)))
 
 
 def normal_kolmogorov(m1, s1, m2, s2, grid: int = 4001) -> np.ndarray:

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from bnnsample.analysis import exact
+from bnnsample.analysis import mixture as exact_mixture
 from bnnsample.analysis import quadrature as q
 from bnnsample.figures import recipes
 from bnnsample.figures.claims import SOURCES, VERDICTS
@@ -120,8 +121,8 @@ def test_projection_with_basis_recovers_position_dependent_sigma():
 def test_mixture_projection_errors_nested():
     """sekkat2023 §4.3: nested classes give non-increasing projection errors (Remark 15, Theorem 17);
     the full-matrix value on our data set is the paper's 0.57 to two digits."""
-    ref = mixture.mixture_reference(cells=120, with_sigma=True)
-    p = mixture.projection_errors(ref)
+    ref = exact_mixture.mixture_reference(cells=120, with_sigma=True)
+    p = exact_mixture.projection_errors(ref)
     assert p["full"] <= p["diagonal"] <= p["scalar"]
     assert p["K=0"] >= p["K=3"] >= p["K=15"] >= p["K=35"]
     assert p["K=15"] < 0.2 * p["K=3"]
@@ -133,14 +134,14 @@ def test_mixture_row_and_floor():
     """A tiny eAdL run on the mixture gives a finite L1 error in [0, 2] with a bootstrap s.e., and
     exact posterior draws have an L1 error at the level of the bootstrap floor (it is a noise
     estimate)."""
-    ref = mixture.mixture_reference(cells=120)
-    row = mixture.mixture_row(ref, "eadl", {"edges": mixture.EDGES, "degree": 1, "friction_kind": "full"}, "iid_wor",
+    ref = exact_mixture.mixture_reference(cells=120)
+    row = mixture.mixture_row(ref, "eadl", {"edges": exact_mixture.EDGES, "degree": 1, "friction_kind": "full"}, "iid_wor",
                               15, 3e-3, chains=20, burn_time=0.06, time_=0.06, seed=5, label="eadl", draws=20)  # fmt: skip
     assert 0 < row["l1"] < 2 and row["eps"] == pytest.approx(200 * 185 / 15)
     assert 0 < row["l1_se"] < row["l1"]
     exact = ref.grid.sample(200 * 50, np.random.default_rng(2))[:, 0].reshape(200, 50)
-    floor, se = mixture.l1_floor(exact, ref, seed=3)
-    assert 0.5 * floor < mixture.l1_error(exact, ref) < 2.0 * floor
+    floor, se = exact_mixture.l1_floor(exact, ref, seed=3)
+    assert 0.5 * floor < exact_mixture.l1_error(exact, ref) < 2.0 * floor
     # the L1 error's bootstrap s.e. is a fluctuation of the error, far below its noise level
     assert 0 < se < 0.5 * floor
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from ..stats import chain_mean_se, chain_var_se  # noqa: F401  (re-exported: the pooled estimates live in stats)
+from ..stats import chain_mean_se, chain_var_se, l1_histogram_error  # noqa: F401  (re-exported: they live in stats)
 from ..stats import check_chains as _check_chains
 from ..stats import finite_array as _finite_array
 
@@ -714,66 +714,6 @@ def relative_covariance_diagonal_error(cov_est, cov_exact) -> float:
     if est.shape != ref.shape:
         raise ValueError(f"cov_est has dimension {est.shape[0]} but cov_exact has {ref.shape[0]}")
     return float(np.mean(_relative_error(est, ref, "the diagonal of cov_exact")))
-
-
-def l1_histogram_error(sample, reference, bins: int = 500, range=None) -> float:
-    """L1 error of a histogram marginal, Sekkat & Stoltz (2023) eq. 44 (experiment E2).
-
-    The 1-D ``sample`` (e.g. the theta_1 column of a chain) and the reference
-    marginal are both made piecewise constant on ``bins`` equal-width bins
-    B_1..B_M of width w over ``range`` = (lo, hi) (the paper: 500 bins on
-    [0, 1.4]), and the quantity integrated over [lo, hi] is
-
-        L1 = int_lo^hi | phat(x) - p(x) | dx = w sum_b | phat_b - p_b |,
-
-    phat_b = #{j : x_j in B_b} / (n w), n = *all* sample points, so mass
-    outside [lo, hi] is not renormalised into the bins (it lowers phat and
-    shows up as error; with all points inside this is numpy's
-    ``density=True`` histogram).  The reference is either
-
-    * a callable density p(x) (vectorised, finite, >= 0), taken at the bin
-      centres, p_b = p(c_b) (midpoint rule, O(w^2) per bin; it may be an
-      unnormalised marginal only if the caller normalised it), or
-    * a reference sample, p_b = #{y_k in B_b} / (m w) in the same way.
-
-    Bins follow ``np.histogram`` (half-open, last bin closed).  ``range`` is
-    required with a density; with a reference sample it defaults to the
-    pooled (min, max).  The value lies in [0, 2].
-    """
-    x = _sample_1d(sample)
-    n_bins = int(bins)
-    if n_bins < 1:
-        raise ValueError(f"bins must be >= 1, got {bins!r}")
-    ref_sample = None
-    if not callable(reference):
-        ref_sample = _sample_1d(reference, "reference")
-    if range is None:
-        if ref_sample is None:
-            raise ValueError("range=(lo, hi) is required when reference is a density")
-        lo, hi = (
-            float(min(x.min(), ref_sample.min())),
-            float(max(x.max(), ref_sample.max())),
-        )
-        if not hi > lo:
-            raise ValueError("all points are equal; pass range=(lo, hi) explicitly")
-    else:
-        r = np.asarray(range, dtype=np.float64)
-        if r.shape != (2,) or not np.all(np.isfinite(r)) or not r[1] > r[0]:
-            raise ValueError(f"range must be finite (lo, hi) with lo < hi, got {range!r}")
-        lo, hi = float(r[0]), float(r[1])
-    edges = np.linspace(lo, hi, n_bins + 1)
-    width = (hi - lo) / n_bins
-    phat = np.histogram(x, bins=edges)[0] / (x.size * width)
-    if ref_sample is not None:
-        p = np.histogram(ref_sample, bins=edges)[0] / (ref_sample.size * width)
-    else:
-        centres = 0.5 * (edges[:-1] + edges[1:])
-        p = np.asarray(reference(centres), dtype=np.float64)
-        if p.shape != centres.shape:
-            raise ValueError(f"reference density returned shape {p.shape} for {centres.shape} bin centres")
-        if not np.all(np.isfinite(p)) or np.any(p < 0):
-            raise ValueError("reference density must return finite values >= 0")
-    return float(width * np.sum(np.abs(phat - p)))
 
 
 # --------------------------------------------------------------------------

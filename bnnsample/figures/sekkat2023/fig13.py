@@ -31,7 +31,7 @@ GROUPS = [16, 8, 8]  # W1, b, W2 of d1 = 8 (sekkat2023 §3.5)
 
 
 def _hist_l1(a: np.ndarray, b: np.ndarray, bins: int) -> float:
-    from ...evaluate.metrics import l1_histogram_error
+    from ...stats import l1_histogram_error
 
     return l1_histogram_error(a.ravel(), b.ravel(), bins=bins, range=(0.0, 1.0))
 

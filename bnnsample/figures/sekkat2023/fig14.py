@@ -6,11 +6,12 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+from ...analysis.mixture import EDGES, mixture_reference, projection_errors
 from .. import common, register
 from ..claims import Claim, Claims, Outcome, by_count, check, not_reproduced, not_tested
 from ..driver import Invocation
 from . import mixture
-from .mixture import EDGES, bound_z, l1_text, resolved
+from .mixture import bound_z, l1_text, resolved
 from .shared import PAPER
 
 ID = "sekkat2023-fig14"
@@ -40,8 +41,8 @@ def make_fig14(out_dir: Path, options: dict) -> list[Path]:
     inv = Invocation(ID, out_dir, options, FIG14, title=f" ({PAPER})", heading="claim (sekkat2023)")
     st, plan = inv.st, fig14_plan(inv.st)
     with inv.cells(1 + len(plan)) as bar:
-        ref = mixture.mixture_reference(st["cells"], with_sigma=True)
-        proj = mixture.projection_errors(ref)
+        ref = mixture_reference(st["cells"], with_sigma=True)
+        proj = projection_errors(ref)
         bar.done("reference: projection errors " + ", ".join(f"{k} {v:.3g}" for k, v in proj.items()))
         rows = [{**r, "projection_error": proj[f"K={r['K']}"]} for r in mixture.mixture_rows(ref, plan, bar, inv.cache)]
     groups = [(f"n={n} h={h:g}", [r for r in rows if r["n"] == n and r["h"] == h]) for h in st["h"] for n in st["n"]]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...analysis.mixture import mixture_reference
 from .. import register
 from ..claims import Claim, Claims, Outcome, by_count, not_tested, partly, reproduced
 from ..driver import Invocation
@@ -49,7 +50,7 @@ def make_fig4(out_dir: Path, options: dict) -> list[Path]:
     inv = Invocation(ID, out_dir, options, FIG4, title=f" ({PAPER})", heading="claim (sekkat2023)")
     st, plan = inv.st, fig4_plan(inv.st)
     with inv.cells(1 + len(plan)) as bar:
-        ref = mixture.mixture_reference(st["cells"])
+        ref = mixture_reference(st["cells"])
         bar.done(f"reference: theta_1 marginal on {st['cells']} cells")
         rows = mixture.mixture_rows(ref, plan, bar, inv.cache)
     groups = [(f"{sch} {smp} h={h:g}", sel) for sch in ("sgld", "langevin") for smp in ("wor", "iid")

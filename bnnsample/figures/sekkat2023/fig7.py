@@ -7,11 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ...analysis.mixture import CLASSES, mixture_reference, projection_errors
 from .. import register
 from ..claims import Claim, Claims, Outcome, by_count, by_z, check, not_tested, partly, reproduced
 from ..driver import Invocation
 from . import mixture
-from .mixture import CLASSES, bound_z, l1_text, projection_errors, resolved
+from .mixture import bound_z, l1_text, resolved
 from .shared import LANGEVIN, PAPER
 
 ID = "sekkat2023-fig7"
@@ -30,7 +31,7 @@ def projection_errors_by_data(settings: dict, ref, bar=None) -> list[dict]:
     realization changes (the paper's is unseeded). ``bar.done`` after each data set."""
     rows = []
     for s in range(settings["data_seeds"]):
-        r = ref if s == 0 else mixture.mixture_reference(settings["cells"], with_sigma=True, seed=s)
+        r = ref if s == 0 else mixture_reference(settings["cells"], with_sigma=True, seed=s)
         p = projection_errors(r)
         rows.append({"data_seed": s, **{k: p[k] for k in CLASSES}})
         if bar:
@@ -61,7 +62,7 @@ def make_fig7(out_dir: Path, options: dict) -> list[Path]:
     inv = Invocation(ID, out_dir, options, FIG7, title=f" ({PAPER})", heading="claim (sekkat2023)")
     st, plan = inv.st, fig7_plan(inv.st)
     with inv.cells(1 + len(plan) + st["data_seeds"]) as bar:
-        ref = mixture.mixture_reference(st["cells"], with_sigma=True)
+        ref = mixture_reference(st["cells"], with_sigma=True)
         proj = projection_errors(ref)
         bar.done(f"reference: projection errors scalar {proj['scalar']:.3g}, full {proj['full']:.3g}")
         rows = mixture.mixture_rows(ref, plan, bar, inv.cache)
