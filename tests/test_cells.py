@@ -105,3 +105,6 @@ def test_fig13_reads_back_its_runs(tmp_path, monkeypatch):
     second = fig13.fig13_rows(st, cache=again)
     assert again.reused == 4
     assert [{k: v for k, v in r.items()} for r in first] == second
+    # the kept runs hold N_theta(x*), the friction and xi, not the positions (3.3 MB a run at paper size)
+    files = sorted(tmp_path.glob("*.npz"))
+    assert len(files) == 4 and all("x" not in np.load(f).files and "predict" in np.load(f).files for f in files)

@@ -36,7 +36,7 @@ BATCHING = {"wor": "iid_wor", "iid": "iid"}
 # -- running the project's samplers --------------------------------------------------------
 @dataclass
 class Run:
-    x: np.ndarray  # [C, D, d] recorded positions
+    x: np.ndarray | None  # [C, D, d] recorded positions (None where a kept run dropped them)
     friction: np.ndarray | None = None  # [C, D] tr(xi)/d (thermostat schemes)
     xi: np.ndarray | None = None  # [C, *shape] final thermostat variable
     predict: np.ndarray | None = None  # [C, D] N_theta(x*) (BNN)
