@@ -5,7 +5,8 @@ A recipe whose cells are independent simulations (``figures/sekkat2023``) asks i
 recipe's arguments of that cell, as their ``repr``, and bnnsample's version), written when it
 finishes under ``<id>/runs/cells/`` (git-ignored, as every run folder), and read back instead of
 recomputed by the next invocation with the same arguments. Stopping an hour-long recipe then
-loses at most the cell that was running. A file that does not read back is moved aside
+loses at most the cell that was running. To resume in another checkout (a later session, another machine),
+commit the folder (`git add -f results/<id>/runs/cells`) or copy it there. A file that does not read back is moved aside
 (``<name>.damaged-<time>``, named on stderr) and its cell computed again.
 """
 
