@@ -208,7 +208,6 @@ class SampleStore:
         chunk whole, and may write it to new space before freeing the old), those of the
         ``new_diagnostics`` datasets it creates too, plus ``extra_bytes`` (the resume state) and
         room for HDF5's metadata."""
-
         k0, k = int(self.f.attrs["draws"]), max(1, int(draws))
         chains, planned = int(self.f["diverged"].shape[0]), int(self.f.attrs["draws_planned"])
 
