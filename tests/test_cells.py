@@ -108,3 +108,24 @@ def test_fig13_reads_back_its_runs(tmp_path, monkeypatch):
     # the kept runs hold N_theta(x*), the friction and xi, not the positions (3.3 MB a run at paper size)
     files = sorted(tmp_path.glob("*.npz"))
     assert len(files) == 4 and all("x" not in np.load(f).files and "predict" in np.load(f).files for f in files)
+
+
+def test_fig13_cells_made_by_two_worker_processes_equal_one_process(tmp_path):
+    """jobs=2: the cells not kept yet are made by two spawned workers, then read back; the rows are
+    those of one process, and the section's clause says how they were made."""
+    st = {"h": (1e-2,), "n": (10,), "chains": 4, "burn": 20, "steps": 400, "bins": 20}
+    one = fig13.fig13_rows(st, cache=CellCache(tmp_path / "one"))
+    two_cache = CellCache(tmp_path / "two")
+    two = fig13.fig13_rows(st, cache=two_cache, jobs=2)
+    assert two_cache.filled == 4 and two_cache.reused == 4 and two_cache.jobs == 2
+    strip = [{k: v for k, v in r.items() if k != "seconds"} for r in one]
+    assert strip == [{k: v for k, v in r.items() if k != "seconds"} for r in two]
+    assert "4 cells computed by 2 worker processes in " in two_cache.summary() and "earlier" not in two_cache.summary()
+
+
+@pytest.mark.parametrize("value", ["0", "x", "100000"])
+def test_jobs_outside_the_machines_cores_is_named(value, tmp_path):
+    from bnnsample.figures.driver import Invocation
+
+    with pytest.raises(ValueError, match=r"jobs=.*allowed values: an integer in 1\.\."):
+        Invocation("t", tmp_path, {"jobs": value}, {"quick": {}}, ("scale", "jobs"))

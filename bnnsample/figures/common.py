@@ -156,6 +156,12 @@ class CellBar:
         message(f"[{self.fig_id}] {text}", sys.stdout)
         self.bar.update()
 
+    def note(self, text: str) -> None:
+        """A line above the bar, which does not move (e.g. a cell a worker process finished)."""
+        from ..plumbing.progress import message
+
+        message(f"[{self.fig_id}] {text}", sys.stdout)
+
     def close(self) -> None:
         self.bar.close()
 

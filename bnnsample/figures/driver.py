@@ -33,6 +33,16 @@ from .claims import table
 from .common import CellBar, check_options, recipe_dir, scale_of, update_reproduction, write_csv
 
 
+def _jobs(options: dict) -> int:
+    """``jobs=N`` (1 by default), at most this machine's cores; ValueError naming the allowed values."""
+    import os
+
+    text, most = str(options.get("jobs", 1)), os.cpu_count() or 1
+    if not text.isdigit() or not 1 <= int(text) <= most:
+        raise ValueError(f"jobs={text}: allowed values: an integer in 1..{most} (this machine's cores)")
+    return int(text)
+
+
 class Invocation:
     """One invocation of a recipe: the scale its ``options`` pick among ``scales`` and that
     scale's settings (``st``), its start (wall and CPU), its folder (``dir``) and its section."""
@@ -45,6 +55,7 @@ class Invocation:
         self.st, self.title, self.heading = scales[self.scale], title, heading
         self.t0, self.cpu0 = time.perf_counter(), time.process_time()
         self._cache = None
+        self.jobs = _jobs(options)  # worker processes for the cells not kept yet (CellCache.fill)
 
     @property
     def cache(self):

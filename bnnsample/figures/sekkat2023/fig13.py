@@ -37,34 +37,55 @@ def _hist_l1(a: np.ndarray, b: np.ndarray, bins: int) -> float:
     return l1_histogram_error(a.ravel(), b.ravel(), bins=bins, range=(0.0, 1.0))
 
 
-def fig13_rows(settings: dict, seed: int = 0, bar=None, cache=None) -> list[dict]:
-    """Per h, the full-batch reference runs then one run per n, each with the diagonal and the 3-group friction;
-    the L1 error of a reference run is against the other friction's (the reference's own noise). With ``cache``
-    (``Invocation.cache``) a run already made with the same arguments is read back instead."""
-    import torch
-
-    pot = target(["dataset=two_class_2d"])
-    x0 = torch.zeros(settings["chains"], pot.dim, dtype=torch.float64)
+def fig13_plan(settings: dict, n_data: int, seed: int = 0) -> list[tuple]:
+    """The runs of fig 13: per h, the full-batch reference runs then one run per n, each with the
+    diagonal and the 3-group friction: (sampling, friction, n, args, kw) of ``shared.simulate``."""
     kinds = {"diagonal": {"friction_kind": "diagonal"}, "groups": {"friction_kind": "groups", "groups": GROUPS}}
-    rows, refs, s = [], {}, seed
+    plan, s = [], seed
     for h in settings["h"]:
-        for smp, batching, n in (("full", "full", pot.n_data), *(("wor", "iid_wor", n) for n in settings["n"])):
+        for smp, batching, n in (("full", "full", n_data), *(("wor", "iid_wor", n) for n in settings["n"])):
             for kind, p in kinds.items():
                 s += 1
                 args = ("adl", {**p, "thermostat_mass": ETA_BNN}, batching, n, h)
                 kw = {"seed": s, "burn": settings["burn"], "draws": 400, "thin": settings["steps"] // 400,
                       "predict": True}  # fmt: skip
-                # a kept run holds no positions (3.3 MB a run): the rows need N_theta(x*) and the friction
-                run = (Run.cached(cache, ("fig13", settings["chains"], args, kw), lambda a=args, k=kw:
-                                  replace(simulate(pot, *a, x0, **k), x=None)) if cache
-                       else simulate(pot, *args, x0, **kw))  # fmt: skip
-                if smp == "full":
-                    refs[(h, kind)] = run
-                ref = None if smp == "full" else refs[(h, "diagonal")]
-                rows.append(_bnn_row(kind, smp, h, n, eps_of(pot.n_data, n, batching), run, ref, settings["bins"]))
-                if bar:
-                    at = f"full batch h={h:g}: " if smp == "full" else f"h={h:g} n={n}: L1 {rows[-1]['l1']:.3f}, "
-                    bar.done(f"{kind} {at}mean friction {rows[-1]['friction_mean']:.3f} ({run.seconds:.1f}s)")
+                plan.append((smp, kind, n, args, kw))
+    return plan
+
+
+def _fig13_run(chains: int, args: tuple, kw: dict) -> dict:
+    """One run of the plan from theta = 0, as a kept cell: no positions (3.3 MB a run at the relaxed scale),
+    the rows need N_theta(x*), the friction and xi."""
+    import torch
+
+    pot = target(["dataset=two_class_2d"])
+    x0 = torch.zeros(chains, pot.dim, dtype=torch.float64)
+    return vars(replace(simulate(pot, *args, x0, **kw), x=None))
+
+
+def fig13_rows(settings: dict, seed: int = 0, bar=None, cache=None, jobs: int = 1) -> list[dict]:
+    """The rows of ``fig13_plan``; the L1 error of a reference run is against the other friction's (the
+    reference's own noise). With ``cache`` (``Invocation.cache``) a run already made with the same arguments
+    is read back instead, and with ``jobs`` > 1 the runs not kept yet are first made by that many worker
+    processes (``CellCache.fill``)."""
+    n_data, chains = target(["dataset=two_class_2d"]).n_data, settings["chains"]
+    plan = fig13_plan(settings, n_data, seed)
+    if cache is not None and jobs > 1:
+        tasks = [("arrays", ("fig13", chains, args, kw), _fig13_run, (chains, args, kw)) for *_, args, kw in plan]
+        cache.fill(tasks, jobs, bar.note if bar else None)
+    rows, refs = [], {}
+    for smp, kind, n, args, kw in plan:
+        key = ("fig13", chains, args, kw)
+        run = (Run.cached(cache, key, lambda a=args, k=kw: Run(**_fig13_run(chains, a, k))) if cache
+               else Run(**_fig13_run(chains, args, kw)))  # fmt: skip
+        h, batching = args[4], args[2]
+        if smp == "full":
+            refs[(h, kind)] = run
+        ref = None if smp == "full" else refs[(h, "diagonal")]
+        rows.append(_bnn_row(kind, smp, h, n, eps_of(n_data, n, batching), run, ref, settings["bins"]))
+        if bar:
+            at = f"full batch h={h:g}: " if smp == "full" else f"h={h:g} n={n}: L1 {rows[-1]['l1']:.3f}, "
+            bar.done(f"{kind} {at}mean friction {rows[-1]['friction_mean']:.3f} ({run.seconds:.1f}s)")
     for r in rows:
         if r["sampling"] == "full":
             other = "diagonal" if r["friction"] == "groups" else "groups"
@@ -83,11 +104,11 @@ def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int) ->
 
 
 @register(ID, "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL",
-          scales=tuple(FIG13))  # fmt: skip
+          scales=tuple(FIG13), options=("scale", "jobs"))  # fmt: skip
 def make_fig13(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG13, title=f" ({PAPER})", heading="claim (sekkat2023)")
+    inv = Invocation(ID, out_dir, options, FIG13, ("scale", "jobs"), title=f" ({PAPER})", heading="claim (sekkat2023)")
     with inv.cells(2 * len(inv.st["h"]) * (1 + len(inv.st["n"]))) as bar:
-        rows = fig13_rows(inv.st, bar=bar, cache=inv.cache)
+        rows = fig13_rows(inv.st, bar=bar, cache=inv.cache, jobs=inv.jobs)
     files = [inv.csv(rows, "fig13.csv"), plot_fig13(rows, inv.st, inv.dir / "fig13.png")]
     return inv.finish(_fig13_markdown(inv, fig13_outcomes(rows, inv.st), rows, files), files)
 

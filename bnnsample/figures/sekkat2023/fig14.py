@@ -36,15 +36,23 @@ def fig14_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan
 
 
-@register(ID, "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)", scales=tuple(FIG14))
+@register(
+    ID,
+    "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)",
+    scales=tuple(FIG14),
+    options=("scale", "jobs"),
+)
 def make_fig14(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG14, title=f" ({PAPER})", heading="claim (sekkat2023)")
+    inv = Invocation(ID, out_dir, options, FIG14, ("scale", "jobs"), title=f" ({PAPER})", heading="claim (sekkat2023)")
     st, plan = inv.st, fig14_plan(inv.st)
     with inv.cells(1 + len(plan)) as bar:
         ref = mixture_reference(st["cells"], with_sigma=True)
         proj = projection_errors(ref)
         bar.done("reference: projection errors " + ", ".join(f"{k} {v:.3g}" for k, v in proj.items()))
-        rows = [{**r, "projection_error": proj[f"K={r['K']}"]} for r in mixture.mixture_rows(ref, plan, bar, inv.cache)]
+        rows = [
+            {**r, "projection_error": proj[f"K={r['K']}"]}
+            for r in mixture.mixture_rows(ref, plan, bar, inv.cache, inv.jobs)
+        ]
     groups = [(f"n={n} h={h:g}", [r for r in rows if r["n"] == n and r["h"] == h]) for h in st["h"] for n in st["n"]]
     files = [inv.csv(rows, "fig14.csv"),
              mixture.plot(inv.dir / "fig14.png", "K", groups, "eAdL, full-matrix xi_k, eta_k = 1"),

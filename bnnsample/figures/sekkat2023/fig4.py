@@ -45,14 +45,14 @@ def fig4_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
 
 
 @register(ID, "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)",
-          scales=tuple(FIG4))  # fmt: skip
+          scales=tuple(FIG4), options=("scale", "jobs"))  # fmt: skip
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG4, title=f" ({PAPER})", heading="claim (sekkat2023)")
+    inv = Invocation(ID, out_dir, options, FIG4, ("scale", "jobs"), title=f" ({PAPER})", heading="claim (sekkat2023)")
     st, plan = inv.st, fig4_plan(inv.st)
     with inv.cells(1 + len(plan)) as bar:
         ref = mixture_reference(st["cells"])
         bar.done(f"reference: theta_1 marginal on {st['cells']} cells")
-        rows = mixture.mixture_rows(ref, plan, bar, inv.cache)
+        rows = mixture.mixture_rows(ref, plan, bar, inv.cache, inv.jobs)
     groups = [(f"{sch} {smp} h={h:g}", sel) for sch in ("sgld", "langevin") for smp in ("wor", "iid")
               for h in sorted({r["h"] for r in rows})
               if (sel := [r for r in rows if r["scheme"] == sch and r["sampling"] == smp and r["h"] == h])]  # fmt: skip

@@ -57,15 +57,15 @@ def fig7_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
 
 
 @register(ID, "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)",
-          scales=tuple(FIG7))  # fmt: skip
+          scales=tuple(FIG7), options=("scale", "jobs"))  # fmt: skip
 def make_fig7(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG7, title=f" ({PAPER})", heading="claim (sekkat2023)")
+    inv = Invocation(ID, out_dir, options, FIG7, ("scale", "jobs"), title=f" ({PAPER})", heading="claim (sekkat2023)")
     st, plan = inv.st, fig7_plan(inv.st)
     with inv.cells(1 + len(plan) + st["data_seeds"]) as bar:
         ref = mixture_reference(st["cells"], with_sigma=True)
         proj = projection_errors(ref)
         bar.done(f"reference: projection errors scalar {proj['scalar']:.3g}, full {proj['full']:.3g}")
-        rows = mixture.mixture_rows(ref, plan, bar, inv.cache)
+        rows = mixture.mixture_rows(ref, plan, bar, inv.cache, inv.jobs)
         files = [inv.csv(rows, "fig7.csv"),
                  inv.csv([{"class": k, "projection_error": v} for k, v in proj.items()], "projection_errors.csv")]  # fmt: skip
         by_data = projection_errors_by_data(st, ref, bar=bar)

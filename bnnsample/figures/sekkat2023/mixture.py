@@ -5,11 +5,12 @@ measures no bias, and a claim that rests only on such errors is "not tested: sca
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-from ...analysis.mixture import BINS, RANGE, MixtureReference, l1_error, l1_floor
+from ...analysis.mixture import BINS, RANGE, MixtureReference, l1_error, l1_floor, mixture_reference
 from .. import common
 from ..common import save_figure
 from .shared import eps_of, simulate
@@ -39,10 +40,24 @@ def mixture_row(ref: MixtureReference, scheme: str, params: dict, batching: str,
     return row
 
 
-def mixture_rows(ref: MixtureReference, plan, bar=None, cache=None) -> list[dict]:
+@functools.cache
+def _reference(cells: int, seed: int) -> MixtureReference:
+    return mixture_reference(cells, seed=seed)
+
+
+def _mixture_cell(ref_key: tuple, args: tuple) -> dict:
+    """A worker process's ``mixture_row``: the reference rebuilt from its key (cells, data seed)."""
+    return mixture_row(_reference(*ref_key), *args)
+
+
+def mixture_rows(ref: MixtureReference, plan, bar=None, cache=None, jobs: int = 1) -> list[dict]:
     """One ``mixture_row`` per (arguments, extra columns) of a plan; ``bar.done`` after each.
     With ``cache`` (``Invocation.cache``) a row already computed with the same arguments and
-    reference is read back instead."""
+    reference is read back instead, and with ``jobs`` > 1 the rows not kept yet are first
+    computed by that many worker processes (``CellCache.fill``)."""
+    if cache is not None and jobs > 1:
+        tasks = [("row", ("mixture_row", ref.key, args), _mixture_cell, (ref.key, args)) for args, _ in plan]
+        cache.fill(tasks, jobs, bar.note if bar else None)
     rows = []
     for args, extra in plan:
         reused = cache.reused if cache else 0
