@@ -24,7 +24,7 @@ conv (--repeats, --net-batch): the force of cnn_small and cnn_fmnist (one chain,
 epoch (--epoch-images, --device): one SMS-UBU epoch of Algorithm 3 (cnn_fmnist, localized
             target, bounces, cached control variates) against one plain Adam training epoch on
             the same batches and device (issue 7's goal: at most 1.15x).
-peers (--chains 1,10,100,1000,4000, --steps, --repeats; ``pip install -e .[bench]``):
+peers (--chains 1,10,100,1000,4000, --steps, --repeats, --device; ``pip install -e .[bench]``):
             bnnsample's pipeline (runner.run, sg_hmc and sms_ubu) against blackjax SGHMC
             (jit + vmap over chains + lax.scan over steps, compile time apart) and posteriors'
             sghmc (under torch.func.vmap over the chains, and one chain at a time) on
@@ -610,7 +610,7 @@ def main() -> None:
     ap.add_argument("--rec-chains", type=int, nargs="+", default=[100, 1000], help="chains of the recording suite")
     ap.add_argument("--rec-steps", type=int, default=1000, help="steps of each recording-suite run")
     ap.add_argument("--rec-draws", type=int, default=10, help="draws of each recording-suite run")
-    ap.add_argument("--device", default="cpu", help="device of the epoch benchmark (cpu | cuda)")
+    ap.add_argument("--device", default="cpu", help="device of the epoch and peers benchmarks (cpu | cuda)")
     ap.add_argument(
         "--cuda-kernels",
         choices=("deterministic", "fast"),
@@ -663,7 +663,7 @@ def main() -> None:
     if a.suite == "peers":
         from bench_peers import run_suite
 
-        body = run_suite(a.chains or [1, 10, 100, 1000, 4000], a.steps, a.repeats, a.threads, tuple(a.cells))
+        body = run_suite(a.chains or [1, 10, 100, 1000, 4000], a.steps, a.repeats, a.threads, tuple(a.cells), a.device)
         sections.append(f"## logistic regression, bnnsample vs blackjax and posteriors, like for like ({machine})\n\n"
                         + body)  # fmt: skip
     cmd = "python " + " ".join(sys.argv)

@@ -81,6 +81,7 @@ from bench_common import Timing, interleaved, load_text, logistic_cfg, median_sp
 
 BNNSAMPLE = ("sg_hmc", "sms_ubu")
 PER_RUN = "bnnsample sg_hmc, 1 step"  # the per-run cost: a run of one step and one draw
+COMPILED = "sg_hmc, compile=true"  # on a GPU: sg_hmc in compiled blocks, each a CUDA graph
 PEERS = ("blackjax", "posteriors vmap", "posteriors 1 chain")
 FLOOR = "torch floor"
 # chain-steps of the posteriors one-chain variant per round at the least (its chains run one after another)
@@ -155,6 +156,7 @@ class Problem:
     chains: int
     steps: int
     per_chain: bool
+    device: str = "cpu"
 
     @property
     def n_data(self) -> int:
@@ -184,7 +186,20 @@ class Measured:
 
 
 def _mean_norm(x) -> float:
-    return float(torch.as_tensor(x).double().norm(dim=-1).mean())
+    return float(torch.as_tensor(x).double().cpu().norm(dim=-1).mean())
+
+
+def _synced(fn: Callable[[], object], device: str) -> Callable[[], object]:
+    """``fn`` followed by a wait for the device's queue (the work timed is the work done)."""
+    if not device.startswith("cuda"):
+        return fn
+
+    def run():
+        out = fn()
+        torch.cuda.synchronize()
+        return out
+
+    return run
 
 
 def bnnsample_variant(cfg) -> Callable[[], Measured]:
@@ -212,7 +227,7 @@ def blackjax_variant(p: Problem) -> tuple[Timing, Callable[[], Measured]]:
     from blackjax.sgmcmc.diffusions import sghmc
     from blackjax.sgmcmc.gradients import grad_estimator
 
-    a, y = jnp.asarray(p.a.numpy()), jnp.asarray(p.y.numpy())
+    a, y = jnp.asarray(p.a.cpu().numpy()), jnp.asarray(p.y.cpu().numpy())
     N, C, n = p.n_data, p.chains, p.batch
 
     def logprior(x):
@@ -281,14 +296,14 @@ def posteriors_vmap_variant(p: Problem) -> Callable[[], Measured]:
     steps = min(p.steps, math.ceil(VMAP_PER_CHAIN_CHAIN_STEPS / C / 10) * 10) if p.per_chain else p.steps
 
     def chains() -> torch.Tensor:
-        x, m = torch.zeros(C, p.dim), torch.randn(C, p.dim)
+        x, m = torch.zeros(C, p.dim, device=p.device), torch.randn(C, p.dim, device=p.device)
         for _ in range(steps):
-            idx = torch.randint(N, shape)
+            idx = torch.randint(N, shape, device=p.device)
             x, m = vstep(x, m, (p.a[idx], p.y[idx]))
         return x
 
     def run() -> Measured:
-        x, t = timed(chains)
+        x, t = timed(_synced(chains, p.device))
         return Measured(t, C * steps, _mean_norm(x), steps if steps < p.steps else None)
 
     return run
@@ -300,20 +315,20 @@ def floor_variant(p: Problem) -> Callable[[], Measured]:
     torch.inference_mode as bnnsample steps a closed-form target; the indices of all steps
     drawn at once, as bnnsample's schedules draw a cycle of batches."""
     N, C, n, d = p.n_data, p.chains, p.batch, p.dim
-    g = torch.Generator().manual_seed(0)
+    g = torch.Generator(device=p.device).manual_seed(0)
 
     @torch.inference_mode()
     def steps() -> torch.Tensor:
-        x = torch.zeros(C, d)
-        table = torch.randint(N, (p.steps, n), generator=g)
+        x = torch.zeros(C, d, device=p.device)
+        table = torch.randint(N, (p.steps, n), generator=g, device=p.device)
         for idx in table:
             a, y = p.a.index_select(0, idx), p.y.index_select(0, idx)
             torch.addmm(x, torch.nn.functional.linear(x, a), a)
-            torch.randn(C, d, generator=g)
+            torch.randn(C, d, generator=g, device=p.device)
         return y
 
     def run() -> Measured:
-        _, t = timed(steps)
+        _, t = timed(_synced(steps, p.device))
         return Measured(t, C * p.steps, math.nan)
 
     return run
@@ -352,41 +367,56 @@ class Block:
     compile_s: float | None = None
 
 
-def measure(chains: int, steps: int, repeats: int) -> list[Block]:
+def measure(chains: int, steps: int, repeats: int, device: str = "cpu") -> list[Block]:
     """Build every variant for ``chains`` chains and ``steps`` steps (shared and, for more than one
     chain, per-chain minibatches), run them in ``repeats`` interleaved rounds after one warm-up call
-    each; one Block per batching."""
+    each; one Block per batching. On a GPU (``device`` cuda) bnnsample also runs with
+    ``compile=true`` (CUDA graphs; compiled whatever the run's length, measured rather than
+    decided by the rule), blackjax where jax has the GPU, and posteriors one chain at a time not."""
     from bnnsample.data import load_data
 
+    gpu = device.startswith("cuda")
     batchings = ("shared", "per-chain") if chains > 1 else ("shared",)
+    on = [f"device={device}"]
     cfgs = {
         (name, b): logistic_cfg(chains, steps, name, "float32", draws=1,
-                                overrides=[f"batching.per_chain={str(b == 'per-chain').lower()}"])
+                                overrides=[f"batching.per_chain={str(b == 'per-chain').lower()}", *on])
         for b in batchings for name in BNNSAMPLE
     }  # fmt: skip
-    one_step = logistic_cfg(chains, 1, "sg_hmc", "float32", draws=1)
+    one_step = logistic_cfg(chains, 1, "sg_hmc", "float32", draws=1, overrides=on)
     cfg = next(iter(cfgs.values()))
     data = load_data(cfg)
     variants: dict[tuple[str, str], Callable[[], Measured]] = {}
     compile_s = {}
     for b in batchings:
-        p = Problem(data.x_train.float(), data.y_train.float(), float(cfg.model.prior_precision),
+        p = Problem(data.x_train.float().to(device), data.y_train.float().to(device), float(cfg.model.prior_precision),
                     float(cfg.step_size), float(cfg.friction), int(cfg.batch_size), chains, steps,
-                    per_chain=b == "per-chain")  # fmt: skip
+                    per_chain=b == "per-chain", device=device)  # fmt: skip
         for name in BNNSAMPLE:
             variants[(f"bnnsample {name}", b)] = bnnsample_variant(cfgs[(name, b)])
-        compile_t, variants[("blackjax", b)] = blackjax_variant(p)
-        compile_s[b] = compile_t.wall
-        variants[("posteriors vmap", b)] = posteriors_vmap_variant(p)
+        if gpu and b == "shared":
+            from bnnsample.integrators import compiled
+
+            compiled.MIN_STEPS_GPU = min(compiled.MIN_STEPS_GPU, steps)
+            variants[(f"bnnsample {COMPILED}", b)] = bnnsample_variant(
+                logistic_cfg(chains, steps, "sg_hmc", "float32", draws=1, overrides=[*on, "compile=true"])
+            )
+        if not gpu or _imports("blackjax"):
+            compile_t, variants[("blackjax", b)] = blackjax_variant(p)
+            compile_s[b] = compile_t.wall
+        if not gpu or _imports("posteriors"):
+            variants[("posteriors vmap", b)] = posteriors_vmap_variant(p)
         if b == "shared":  # one chain has one minibatch; per-chain, the cost is in how rows are gathered: no one floor
             variants[(PER_RUN, b)] = bnnsample_variant(one_step)
             variants[(FLOOR, b)] = floor_variant(p)
-            variants[("posteriors 1 chain", b)] = posteriors_loop_variant(p)
+            if not gpu:
+                variants[("posteriors 1 chain", b)] = posteriors_loop_variant(p)
     for fn in variants.values():  # warm-up: caches, allocator, first-call dispatch
         fn()
     res = interleaved(variants, repeats)
     return [
-        Block(chains, steps, b, {name: r for (name, bb), r in res.items() if bb == b}, compile_s[b]) for b in batchings
+        Block(chains, steps, b, {name: r for (name, bb), r in res.items() if bb == b}, compile_s.get(b))
+        for b in batchings
     ]
 
 
@@ -425,7 +455,7 @@ def ratios_table(blocks: list[Block]) -> str:
         "|---:|---|---|---:|---:|",
     ]
     for bl in blocks:
-        for ours in (*BNNSAMPLE, FLOOR):
+        for ours in (*BNNSAMPLE, COMPILED, FLOOR):
             mine = bl.rounds.get(f"bnnsample {ours}") or bl.rounds.get(ours)
             if mine is None:
                 continue
@@ -477,31 +507,50 @@ def compile_lines(blocks: list[Block]) -> list[str]:
     return lines
 
 
+def _imports(name: str) -> bool:
+    """Whether ``name`` imports here (a carried wheel built for another torch may not)."""
+    import importlib
+
+    try:
+        importlib.import_module(name)
+    except Exception:  # noqa: BLE001  (any failure of a peer's import: the suite runs without it)
+        return False
+    return True
+
+
 def versions_text() -> str:
-    import blackjax
-    import jax
-    import posteriors
+    import importlib
 
     import bnnsample
 
-    return (
-        f"bnnsample {bnnsample.__version__}, torch {torch.__version__}, jax {jax.__version__}, "
-        f"blackjax {blackjax.__version__}, posteriors {posteriors.__version__}"
-    )
+    def version(name: str) -> str:
+        try:
+            return f"{name} {importlib.import_module(name).__version__}"
+        except Exception:  # noqa: BLE001  (absent, or not importable here)
+            return f"{name} absent"
+
+    return ", ".join([f"bnnsample {bnnsample.__version__}", f"torch {torch.__version__}",
+                      *map(version, ("jax", "blackjax", "posteriors"))])  # fmt: skip
 
 
 def run_suite(chain_counts: list[int], steps: int | None, repeats: int, threads: int,
-              cells: tuple[str, ...] = ("long", "short")) -> str:  # fmt: skip
+              cells: tuple[str, ...] = ("long", "short"), device: str = "cpu") -> str:  # fmt: skip
     """The whole suite as markdown: settings, versions, threads, load before and after; per kind
     of cell (long: ``long_steps``, where real runs live; short: ``default_steps``; or ``steps``
     for every cell when given) the rates and ratios tables, and for the long cells the per-run
-    cost and the compile-time lines."""
+    cost and the compile-time lines. On a GPU (``device`` cuda) blackjax runs only where jax has the
+    GPU, posteriors one chain at a time not, and the wall-second rates are the ones that count."""
     import importlib.util
 
-    missing = [m for m in ("jax", "blackjax", "posteriors") if importlib.util.find_spec(m) is None]
+    gpu = device.startswith("cuda")
+    needed = () if gpu else ("jax", "blackjax", "posteriors")  # on a GPU each peer where its wheels fit
+    missing = [m for m in needed if importlib.util.find_spec(m) is None]
     if missing:
         raise SystemExit(f"the peers suite needs {', '.join(missing)}: pip install -e .[bench]")
+    if gpu:
+        os.environ.setdefault("JAX_PLATFORMS", "cuda")
     pinned = pin_threads(threads)
+    where = f"device {torch.cuda.get_device_name(device)}" if gpu else "device cpu"
     head = [f"- threads: {pinned}", f"- {versions_text()}", f"- before: {load_text()}"]
     print("\n".join(head), flush=True)
     kinds = {"long": long_steps, "short": default_steps}
@@ -509,7 +558,7 @@ def run_suite(chain_counts: list[int], steps: int | None, repeats: int, threads:
     for kind in [f"{steps} steps"] if steps else cells:
         blocks = []
         for c in chain_counts:
-            blocks += measure(c, steps or kinds[kind](c), repeats)
+            blocks += measure(c, steps or kinds[kind](c), repeats, device)
             head.append(f"- after {c} chains ({kind} cells): {load_text()}")
             print(head[-1], flush=True)
         what = {"long": f"Long cells ({LONG_STEPS:,} steps, or {LONG_CHAIN_STEPS:,} chain-steps where fewer)",
@@ -519,7 +568,10 @@ def run_suite(chain_counts: list[int], steps: int | None, repeats: int, threads:
     return "\n".join([
         "- setting: logistic_synthetic (N = 10,000, d = 100, batch 100, iid minibatches for all but sms_ubu), "
         f"float32, h = 0.02, gamma = 5, {repeats} interleaved rounds after one warm-up call each; "
-        "median [min, max] over rounds",
+        f"median [min, max] over rounds, {where}"
+        + ("; on the GPU the wall-second rates count (the host waits on the device), bnnsample also with "
+           "compile=true (blocks of 16 steps, each a CUDA graph), blackjax on jax's GPU where it is installed"
+           if gpu else ""),
         "- normals per coordinate and step: 1 (sg_hmc, blackjax, posteriors), 2 (sms_ubu); bnnsample's rates "
         "include its per-run cost (config checks, data, one draw with its test predictive written to HDF5, the "
         "store's layout and resume state checked), the peers' rates only their sampling loop",

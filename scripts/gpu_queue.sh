@@ -11,7 +11,7 @@
 # untracked files under results/, and a run of fewer runs than the committed section must not
 # replace it; review fig4.tgz and commit by hand). Small outputs are copied to OUT_DIR: queue.txt
 # (each job's exit code and seconds), fig4.tgz (tables, plot, section, logs), cuda_tests.txt,
-# bench_epoch.txt, bench_compile.txt.
+# bench_epoch.txt, bench_compile.txt, bench_peers.txt.
 #
 # The first job: the SG-HMC baseline of Fig. 4 at the paper's scale, which the committed section
 # (scale=paper runs=16, SMS-UBU, 18.6 min on one H200 on 2026-11-26) lacks: 8 runs trained,
@@ -35,6 +35,7 @@ JOBS=(
     "cuda_tests|the CUDA tests, and the vectorised-training and memory-format laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/test_memory_format.py tests/test_compiled.py"
     "bench_epoch|one SMS-UBU epoch of cnn_fmnist against one Adam epoch on the GPU|$PY scripts/bench.py --suite epoch --device $DEV --epoch-images 20000 --repeats 3"
     "bench_compile|whole sg_hmc runs with compile=false and compile=true (CUDA graphs) at 1, 10, 100 chains|$PY scripts/bench_compile_flag.py --device $DEV --chains 1,10,100 --steps 20000 --rounds 2"
+    "bench_peers|the peers suite on the GPU, long cells: bnnsample eager and compile=true against vmapped posteriors (and blackjax on jax's GPU where its wheel fits), wall time|$PY scripts/bench.py --suite peers --device $DEV --chains 1,10,100,1000 --cells long --repeats 3"
 )
 
 if [[ "${1:-}" == "--list" ]]; then
@@ -58,6 +59,10 @@ export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 if [[ -d .whl ]]; then
     "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
         && export PYTHONPATH="$PYTHONPATH:/tmp/site"
+    if [[ -d .whl/bench ]]; then  # the peers suite's baselines, apart: one that does not fit costs only its variants
+        "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site-bench \
+            .whl/bench/*.whl && export PYTHONPATH="$PYTHONPATH:/tmp/site-bench"
+    fi
 fi
 DATA=()
 if ls data/train-images-idx3-ubyte* >/dev/null 2>&1; then

@@ -11,4 +11,11 @@ rm -rf .whl && mkdir -p .whl
 python3 -m pip wheel -q --no-deps -w .whl \
     hydra-core==1.3.2 omegaconf==2.3.0 antlr4-python3-runtime==4.9.3 mlxtend arviz xarray-einstats h5netcdf \
     platformdirs hydra-joblib-launcher hydra-submitit-launcher submitit
-ls .whl
+# the peers suite's baselines (bench.py --suite peers --device cuda), in their own folder: the queue
+# installs them apart, so a wheel that does not fit that machine's torch costs only those variants
+mkdir -p .whl/bench
+python3 -m pip wheel -q --no-deps -w .whl/bench posteriors==0.1.3 blackjax==1.7.1 pyvers graphviz
+python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+    -d .whl/bench optree torchopt tensordict
+ls .whl .whl/bench
