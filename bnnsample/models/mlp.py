@@ -179,11 +179,17 @@ class MLPPotential(Potential):
                 gb = delta if b is not None else None
                 grads.append((gw.flatten(-2), gb))
             else:
-                gw = s * torch.matmul(delta.transpose(-1, -2), a)  # [C, out, in]
+                gw = torch.matmul(delta.transpose(-1, -2), a)  # [C, out, in]
+                gw = gw * s if s != 1.0 else gw
                 gb = delta.sum(-2) if b is not None else None
                 grads.append((gw.flatten(-2), gb))
             if k:
-                delta = s * torch.matmul(delta, w) * (pres[k - 1] > 0)
+                # one output (sekkat2023's BNN): an outer product, which a batched matmul makes slowly
+                back = delta * w if delta.shape[-1] == 1 else torch.matmul(delta, w)
+                back = back * s if s != 1.0 else back
+                # relu's own backward (back where the pre-activation is > 0, else 0) in one pass:
+                # `back * (pres > 0)` took three (compare, bool-to-float copy, product), the same values
+                delta = torch.ops.aten.threshold_backward(back, pres[k - 1], 0.0)
         parts = [t for gw, gb in reversed(grads) for t in ((gw,) if gb is None else (gw, gb))]
         return torch.cat(parts, dim=-1)
 
