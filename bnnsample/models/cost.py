@@ -114,7 +114,7 @@ def estimate_line(cost: RunCost, cfg, device: torch.device) -> str:
     where = "this CPU (one torch thread)" if device.type == "cpu" and torch.get_num_threads() == 1 else str(device)
     line = (
         f"[bnnsample] estimated time on {where}: about {duration_text(cost.seconds)} "
-        f"({cost.seconds_per_step:.2f} s per step of {int(cfg.chains)} runs x batch {cost.batch_size}, timed; "
+        f"({cost.seconds_per_step:.3g} s per step of {int(cfg.chains)} runs x batch {cost.batch_size}, timed; "
         f"{cost.training_steps:,} training + {cost.sampling_gradients:,} sampling gradient steps, "
         f"{cost.prediction_images:,} images predicted)"
     )
