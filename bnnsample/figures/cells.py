@@ -6,7 +6,7 @@ recipe's arguments of that cell, as their ``repr``, and bnnsample's version), wr
 finishes under ``<id>/runs/cells/`` (git-ignored, as every run folder), and read back instead of
 recomputed by the next invocation with the same arguments. Stopping an hour-long recipe then
 loses at most the cell that was running. To resume in another checkout (a later session, another machine),
-commit the folder (`git add -f results/<id>/runs/cells`) or copy it there. A file that does not read back is moved aside
+copy the folder there (it is a run folder: git-ignored, never committed). A file that does not read back is moved aside
 (``<name>.damaged-<time>``, named on stderr) and its cell computed again.
 
 With ``jobs=N`` a recipe first has its cells that are not kept yet computed by N worker processes
