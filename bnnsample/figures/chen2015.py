@@ -156,10 +156,8 @@ def _fig1_plot(rows, inv: Invocation, png: Path) -> Path:
     ticks = [t for t in (0.005, 0.01, 0.02, 0.05, 0.1) if min(h_all) <= t <= max(h_all)]
     axes[1].set_xticks(ticks, [f"{t:g}" for t in ticks])
     axes[1].xaxis.set_minor_formatter(NullFormatter())
-    for ax in axes:
-        ax.legend(fontsize=7)
-    fig.suptitle(f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 (scale={inv.scale})")
-    return save_figure(fig, png)
+    return save_figure(fig, png, f"chen2015 Fig. 1: invariant-measure bias, D = {FRICTION:g}, N = 1000 "
+                       f"(scale={inv.scale})", legends=axes)  # fmt: skip
 
 
 NOISE = (
@@ -389,9 +387,8 @@ def _fig2_plot(rows, inv: Invocation, png: Path) -> Path:
                           lw=3 if opt else 1.2, label=f"alpha = {_afmt(a)}")  # fmt: skip
             ax.set(xlabel="iterations L", ylabel=metric, title=f"{metric} of {variant}, "
                    + ("minibatch n=10 (paper)" if bt == "iid" else "full gradients"))  # fmt: skip
-            ax.legend(fontsize=7)
-    fig.suptitle(f"chen2015 Fig. 2 (+ App. K panels): thick red = the theory's optimal alpha (scale={inv.scale})")
-    return save_figure(fig, png)
+    return save_figure(fig, png, f"chen2015 Fig. 2 (+ App. K panels): thick red = the theory's optimal alpha "
+                       f"(scale={inv.scale})", legends=axes.flat)  # fmt: skip
 
 
 def _fig2_settings(rows, inv: Invocation) -> str:
@@ -514,9 +511,7 @@ def _fig3_plot(rows, inv: Invocation, png: Path) -> Path:
                         fmt="o-", color=col, capsize=2, label=f"{label} (C={sel[0]['C']:.3g}, D={sel[0]['D']:g})")  # fmt: skip
         ax.set(xscale="log", yscale="log", xlabel="iterations L", ylabel="bias of E[theta^2] (bars: 2 SE)",
                title=f"{kind} step size")  # fmt: skip
-        ax.legend(fontsize=7)
-    fig.suptitle(f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={inv.scale})")
-    return save_figure(fig, png)
+    return save_figure(fig, png, f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={inv.scale})", legends=axes)
 
 
 RATE = {"SGHMC-S": -2 / 3, "SGLD": -1 / 2}  # bias rates at the optimal alpha, K = 2 and K = 1

@@ -334,8 +334,13 @@ def pyplot():
     return plt
 
 
-def save_figure(fig, path: Path) -> Path:
-    """Lay out, write (creating the folder) and close a recipe's figure."""
+def save_figure(fig, path: Path, title: str | None = None, legends=()) -> Path:
+    """Give each axes of ``legends`` its legend (fontsize 7) and the figure its ``title``, then
+    lay out, write (creating the folder) and close a recipe's figure."""
+    for ax in legends:
+        ax.legend(fontsize=7)
+    if title is not None:
+        fig.suptitle(title)
     fig.tight_layout()
     write_figure(fig, path, dpi=110)
     pyplot().close(fig)

@@ -218,10 +218,7 @@ def _fig1_plot(path: Path, scale: str, bias_rows, conv_rows, hists, edges, slope
         axes[r, 1].set(xlabel="iterations (force evaluations)", ylabel="mean |Var error| over runs",
                        title=f"{target}: h = 0.25")  # fmt: skip
         axes[r, 2].set(xlabel="x", ylabel="density", title=f"{target}: final distributions, h = 0.25")
-        for ax in axes[r]:
-            ax.legend(fontsize=7)
-    fig.suptitle(f"matthews2018 Fig. 1 (scale={scale}, gamma = {GAMMA})")
-    return save_figure(fig, path)
+    return save_figure(fig, path, f"matthews2018 Fig. 1 (scale={scale}, gamma = {GAMMA})", legends=axes.flat)
 
 
 CCADL_CAUSE = (

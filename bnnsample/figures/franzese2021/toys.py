@@ -140,8 +140,8 @@ def _toy_plot(cells: list[ToyCell], path: Path) -> Path:
         ax.legend(fontsize=7)
     for ax in axes[-1]:
         ax.set_xlabel("theta")
-    fig.suptitle("franzese2021 App. E toy (eta = 0.4, C = 2): stationary histograms vs the posterior N(2/15, 1/3)")
-    return save_figure(fig, path)
+    return save_figure(fig, path, "franzese2021 App. E toy (eta = 0.4, C = 2): stationary histograms vs the posterior "
+                       "N(2/15, 1/3)")  # fmt: skip
 
 
 # claims of Figs. 3/6 (App. E toy): one per paper condition (the stationary law's variance and KS
@@ -435,9 +435,8 @@ def _trig_plot(cells: list[TrigCell], band: dict, path: Path) -> Path:
         ax.grid(True, which="both", lw=0.2)
         ax.legend(fontsize=8)
     axes[0].set_ylabel("average Kolmogorov distance to the analytic posterior")
-    fig.suptitle("franzese2021 Fig. 1: random trigonometric features (256), C = 5 (LEAPFROG full batch: exact, not shown "
-                 "in the right panel)")  # fmt: skip
-    return save_figure(fig, path)
+    return save_figure(fig, path, "franzese2021 Fig. 1: random trigonometric features (256), C = 5 (LEAPFROG full "
+                       "batch: exact, not shown in the right panel)")  # fmt: skip
 
 
 _TRIG_MC = (

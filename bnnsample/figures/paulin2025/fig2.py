@@ -272,8 +272,8 @@ def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:
     for ax, key in zip(axes[1:], ("accuracy", "NLL", "ACE", "RPS")):
         ax.set(xscale="log", xlabel="h", title=key)
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"paulin2025 Fig. 2 reproduction: multinomial logistic regression on {which.split(' (')[0]}")
-    return save_figure(fig, path)
+    return save_figure(fig, path, f"paulin2025 Fig. 2 reproduction: multinomial logistic regression on "
+                       f"{which.split(' (')[0]}")  # fmt: skip
 
 
 def _fmt(x) -> str:

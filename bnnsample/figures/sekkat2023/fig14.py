@@ -12,7 +12,7 @@ from ..claims import Claim, Claims, Outcome, by_count, check, not_reproduced, no
 from ..driver import Invocation
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
-from .shared import PAPER
+from .shared import invocation
 
 ID = "sekkat2023-fig14"
 EADL_BASES = {0: ([0.0, 1.4], 0), 3: (EDGES, 0), 15: (EDGES, 1), 35: (EDGES, 2)}  # K: (edges, degree)
@@ -43,7 +43,7 @@ def fig14_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     options=("scale", "jobs"),
 )
 def make_fig14(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG14, ("scale", "jobs"), title=f" ({PAPER})", heading="claim (sekkat2023)")
+    inv = invocation(ID, out_dir, options, FIG14)
     st, plan = inv.st, fig14_plan(inv.st)
     with inv.cells(1 + len(plan)) as bar:
         ref = mixture_reference(st["cells"], with_sigma=True)

@@ -12,7 +12,7 @@ from ...analysis.exact import exact_relative_error
 from .. import common, register
 from ..claims import Claim, Claims, Outcome, by_count
 from ..driver import Invocation
-from .shared import BATCHING, LANGEVIN, PAPER, eps_of, gaussian, gaussian_run
+from .shared import BATCHING, LANGEVIN, eps_of, gaussian, gaussian_run, invocation
 
 ID = "sekkat2023-fig3"
 SCHEMES = {"sgld": ("sgld", {}), "langevin": LANGEVIN}
@@ -54,7 +54,7 @@ def fig3_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
 @register(ID, "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)",
           scales=tuple(FIG3))  # fmt: skip
 def make_fig3(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG3, title=f" ({PAPER})", heading="claim (sekkat2023)")
+    inv = invocation(ID, out_dir, options, FIG3, ("scale",))
     with inv.cells(2 * 2 * len(inv.st["h"]) * len(inv.st["n"])) as bar:
         rows = fig3_rows(inv.st, bar=bar)
     files = [inv.csv(rows, "fig3.csv"), plot_fig3(rows, inv.st, inv.dir / "fig3.png")]

@@ -14,7 +14,7 @@ from ..claims import Claim, Claims, Outcome, by_count, not_tested, partly, repro
 from ..driver import Invocation
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
-from .shared import BATCHING, LANGEVIN, PAPER, tally
+from .shared import BATCHING, invocation, tally
 
 ID = "sekkat2023-fig4"
 FIG4 = {
@@ -37,17 +37,13 @@ def fig4_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
                 s += 1
                 plan.append((("sgld", {}, BATCHING[smp], n, h, settings["chains"], settings["burn"], settings["time"],
                               s, "sgld"), {}))  # fmt: skip
-    for n, h in settings["langevin"]:
-        s += 1
-        plan.append(((*LANGEVIN, "iid_wor", n, h, settings["chains"], settings["langevin_burn"],
-                      settings["langevin_time"], s, "langevin"), {}))  # fmt: skip
-    return plan
+    return plan + mixture.langevin_plan(settings, s, settings["langevin_burn"], settings["langevin_time"])
 
 
 @register(ID, "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)",
           scales=tuple(FIG4), options=("scale", "jobs"))  # fmt: skip
 def make_fig4(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG4, ("scale", "jobs"), title=f" ({PAPER})", heading="claim (sekkat2023)")
+    inv = invocation(ID, out_dir, options, FIG4)
     st, plan = inv.st, fig4_plan(inv.st)
     with inv.cells(1 + len(plan)) as bar:
         ref = mixture_reference(st["cells"])

@@ -13,7 +13,7 @@ from ..claims import Claim, Claims, Outcome, by_count, by_z, check, not_tested, 
 from ..driver import Invocation
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
-from .shared import LANGEVIN, PAPER
+from .shared import invocation
 
 ID = "sekkat2023-fig7"
 ETA_MIXTURE = 0.1  # sekkat2023 §3.3.2
@@ -49,17 +49,13 @@ def fig7_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
                 params = {"friction_kind": kind, "thermostat_mass": ETA_MIXTURE}
                 plan.append((("adl", params, "iid_wor", n, h, settings["chains"], settings["burn"], settings["time"],
                               s, f"adl_{kind}"), {}))  # fmt: skip
-    for n, h in settings["langevin"]:
-        s += 1
-        plan.append(((*LANGEVIN, "iid_wor", n, h, settings["chains"], settings["burn"], settings["time"], s,
-                      "langevin"), {}))  # fmt: skip
-    return plan
+    return plan + mixture.langevin_plan(settings, s, settings["burn"], settings["time"])
 
 
 @register(ID, "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)",
           scales=tuple(FIG7), options=("scale", "jobs"))  # fmt: skip
 def make_fig7(out_dir: Path, options: dict) -> list[Path]:
-    inv = Invocation(ID, out_dir, options, FIG7, ("scale", "jobs"), title=f" ({PAPER})", heading="claim (sekkat2023)")
+    inv = invocation(ID, out_dir, options, FIG7)
     st, plan = inv.st, fig7_plan(inv.st)
     with inv.cells(1 + len(plan) + st["data_seeds"]) as bar:
         ref = mixture_reference(st["cells"], with_sigma=True)

@@ -13,7 +13,7 @@ import numpy as np
 from ...analysis.mixture import BINS, RANGE, MixtureReference, l1_error, l1_floor, mixture_reference
 from .. import common
 from ..common import save_figure
-from .shared import eps_of, simulate
+from .shared import LANGEVIN, eps_of, simulate
 
 
 def _steps(h: float, burn_time: float, time_: float, draws: int) -> tuple[int, int]:
@@ -48,6 +48,13 @@ def _reference(cells: int, seed: int) -> MixtureReference:
 def _mixture_cell(ref_key: tuple, args: tuple) -> dict:
     """A worker process's ``mixture_row``: the reference rebuilt from its key (cells, data seed)."""
     return mixture_row(_reference(*ref_key), *args)
+
+
+def langevin_plan(settings: dict, seed: int, burn: float, time_: float) -> list[tuple[tuple, dict]]:
+    """The Langevin-OABAO comparison runs of a mixture figure's plan, one per (n, h) of
+    ``settings["langevin"]``, seeded ``seed + 1``, ``seed + 2``, ... after the figure's own runs."""
+    return [((*LANGEVIN, "iid_wor", n, h, settings["chains"], burn, time_, seed + i, "langevin"), {})
+            for i, (n, h) in enumerate(settings["langevin"], start=1)]  # fmt: skip
 
 
 def mixture_rows(ref: MixtureReference, plan, bar=None, cache=None, jobs: int = 1) -> list[dict]:
@@ -91,8 +98,7 @@ def plot(path, x_key, groups, title, ylabel="L1 error of the theta_1 marginal (e
         ax.plot([r[x_key] for r in sel], [r["l1_noise_floor"] for r in sel], ":", color=f"C{i % 10}", lw=0.8)
     ax.set(xscale="log" if x_key != "K" else "linear", yscale="log", xlabel=x_key, ylabel=ylabel,
            title=title + " (dotted: bootstrap histogram-noise floor)")  # fmt: skip
-    ax.legend(fontsize=7)
-    return save_figure(fig, path)
+    return save_figure(fig, path, legends=[ax])
 
 
 def settings_text(st, ref) -> str:

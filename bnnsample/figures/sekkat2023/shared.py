@@ -26,11 +26,18 @@ import numpy as np
 
 from ...analysis.exact import GaussianModel, gaussian_model
 from ..claims import Outcome, by_count, not_reproduced
+from ..driver import Invocation
 
 GAMMA = 1.0
 PAPER = "Sekkat & Stoltz (2023), JMLR 24"
 LANGEVIN = ("adl", {"thermostat_mass": "inf"})  # OABAO with Gamma = gamma I
 BATCHING = {"wor": "iid_wor", "iid": "iid"}
+
+
+def invocation(fig_id: str, out_dir, options: dict, scales: dict, allowed=("scale", "jobs")) -> Invocation:
+    """A sekkat2023 recipe's invocation: the paper named in its section title, its claims
+    headed "claim (sekkat2023)"."""
+    return Invocation(fig_id, out_dir, options, scales, allowed, title=f" ({PAPER})", heading="claim (sekkat2023)")
 
 
 # -- running the project's samplers --------------------------------------------------------
