@@ -256,13 +256,14 @@ def test_fig14_verdicts_follow_the_measured_changes():
     assert both[C["residual"].text].startswith("not reproduced (")
 
 
-def _fig13_rows(friction_mean):
+def _fig13_rows(friction_mean, burn=1500):
     rows = []
     for n, l1 in ((500, 0.05), (10, 1.2), (50, 0.8), (250, 0.2)):
         for kind, f in (("diagonal", 0.9), ("groups", 1.0)):
             rows.append({"friction": kind, "sampling": "full" if n == 500 else "wor", "h": 1e-2, "n": n,
                          "eps_h": 0.0 if n == 500 else 500 * (500 - n) / n * 1e-2, "l1": l1 * f,
-                         "friction_mean": friction_mean[kind], "steps": 5900})  # fmt: skip
+                         "friction_mean": friction_mean[kind], "burn_steps": burn, "steps": burn + 4500,
+                         "seconds": 1.0})  # fmt: skip
     return rows
 
 
@@ -273,23 +274,45 @@ def test_fig13_short_runs_are_not_tests():
     short = fig13.fig13_outcomes(_fig13_rows({"diagonal": 1.5, "groups": 3.6}), st)
     assert [o.verdict for _, o in short] == ["not tested: scale"] * 3
     assert all("CPU-hours" in o.why and "2160" in o.why for _, o in short)  # 3 x 3.6 x 200 time units
-    long_ = dict(st, burn=300_000)
-    out = _verdicts(fig13.fig13_outcomes(_fig13_rows({"diagonal": 1.2, "groups": 1.25}), long_))
+    out = _verdicts(fig13.fig13_outcomes(_fig13_rows({"diagonal": 1.2, "groups": 1.25}, burn=300_000), st))
     C = fig13.FIG13_CLAIMS
     assert out[C["grows"].text] == out[C["diag_better"].text] == out[C["xi_mean"].text] == "reproduced"
 
 
 def test_fig13_names_the_cells_past_their_own_relaxation_time():
     """The note lists the (n, h) cells whose burn-in passes 3 A eta of the cell's own friction
-    (A = its 3-group run's mean friction) with their values, and the others with what they need."""
-    rows = _fig13_rows({"diagonal": 1.2, "groups": 1.25})
+    (A = the larger mean friction of its two runs) with their values, and the others with what they need."""
+    rows = _fig13_rows({"diagonal": 1.2, "groups": 1.25}, burn=300_000)  # 3,000 time units
     for r in rows:  # n = 10 runs hot: A = 20 needs 3 x 20 x 200 = 12,000 time units
         if r["n"] == 10:
             r["friction_mean"] = 20.0
-    text = fig13._fig13_stationary_cells(rows, dict(fig13.FIG13["quick"], burn=300_000))  # 3,000 time units
+    text = fig13._fig13_stationary_cells(rows, fig13.FIG13["quick"])
     past, pending = text.split("not yet:")
-    assert "n=250 h=0.01 (3 A eta = 750)" in past and "n=50 h=0.01" in past and "n=10" not in past
-    assert "n=10 h=0.01 (3 A eta = 12000)" in pending and "n=250" not in pending
+    assert "n=250 h=0.01 (burn-in 3000 time units, 3 A eta = 750)" in past and "n=50 h=0.01" in past
+    assert "n=10" not in past and "n=250" not in pending
+    assert "n=10 h=0.01 (burn-in 3000 time units, 3 A eta = 12000)" in pending
+
+
+def test_fig13_a_longer_burn_in_at_one_batch_size_is_judged_per_cell():
+    """burn_n gives the runs of one batch size their own burn-in (the others and the full-batch reference keep
+    the scale's); each (n, h) is held to 3 A eta of its own frictions, so one that burned in long enough passes."""
+    st = dict(fig13.FIG13["quick"], burn=300_000, burn_n={10: 1_300_000})
+    plan = fig13.fig13_plan(st, 500)
+    assert {(smp, n, kw["burn"]) for smp, _, n, _, kw in plan} == {
+        ("full", 500, 300_000),
+        ("wor", 10, 1_300_000),
+        ("wor", 50, 300_000),
+        ("wor", 250, 300_000),
+    }
+    rows = _fig13_rows({"diagonal": 1.2, "groups": 1.25}, burn=300_000)
+    for r in rows:  # A = 20 at n = 10: 12,000 time units, which 1.3M steps of h = 0.01 pass
+        if r["n"] == 10:
+            r["friction_mean"], r["burn_steps"] = 20.0, 1_300_000
+    assert fig13._too_short(rows, st) == ""
+    rows[2]["burn_steps"] = rows[3]["burn_steps"] = 300_000
+    assert "n=10 h=0.01: burn-in 3000 time units vs 3 A eta = 12000 (A = 20.00), needs 1200000 steps" in (
+        fig13._too_short(rows, st)
+    )
 
 
 def test_fig4_affine_needs_points_above_the_floor():
