@@ -263,7 +263,7 @@ def _fig13_rows(friction_mean, burn=1500):
             rows.append({"friction": kind, "sampling": "full" if n == 500 else "wor", "h": 1e-2, "n": n,
                          "eps_h": 0.0 if n == 500 else 500 * (500 - n) / n * 1e-2, "l1": l1 * f,
                          "friction_mean": friction_mean[kind], "burn_steps": burn, "steps": burn + 4500,
-                         "seconds": 1.0})  # fmt: skip
+                         "seconds": 1.0, "l1_se": 0.004, "l1_minus_groups_se": 0.005})  # fmt: skip
     return rows
 
 
@@ -291,6 +291,29 @@ def test_fig13_names_the_cells_past_their_own_relaxation_time():
     assert "n=250 h=0.01 (burn-in 3000 time units, 3 A eta = 750)" in past and "n=50 h=0.01" in past
     assert "n=10" not in past and "n=250" not in pending
     assert "n=10 h=0.01 (burn-in 3000 time units, 3 A eta = 12000)" in pending
+
+
+def test_fig13_an_unresolved_difference_is_not_a_verdict():
+    """diagonal < groups at the smallest eps h counts only beyond 2 s.e. of the difference; within, the row is
+    not tested (scale) and says how many times the chains would resolve it."""
+    rows = _fig13_rows({"diagonal": 1.2, "groups": 1.25}, burn=300_000)  # n = 250: 0.18 vs 0.20
+    for r in rows:
+        r["l1_minus_groups_se"] = 0.015
+    out = dict((c.text, o) for c, o in fig13.fig13_outcomes(rows, fig13.FIG13["quick"]))
+    o = out[fig13.FIG13_CLAIMS["diag_better"].text]
+    assert o.verdict == "not tested: scale" and "2x the chains" in o.why  # (2 x 0.015 / 0.02)^2 = 2.25
+    assert out[fig13.FIG13_CLAIMS["grows"].text].verdict == "reproduced"
+
+
+def test_fig13_bootstrap_counts_give_the_l1_of_eq_44():
+    """The chains' histogram counts pooled give the L1 error of the pooled samples; the bootstrap s.e. of the
+    difference is smaller than the two s.e. combined when the reference is shared (its noise cancels)."""
+    rng = np.random.default_rng(1)
+    a, b, ref = rng.beta(2, 3, (8, 50)), rng.beta(2, 2.5, (8, 50)), rng.beta(2, 3, (8, 50))
+    counts = [fig13._chain_counts(p, 20) for p in (a, ref)]
+    assert np.isclose(fig13._l1_of_counts(*counts), fig13._hist_l1(a, ref, 20))
+    sa, sb, sd = fig13._difference_se(a, b, ref, 20)
+    assert 0 < sd < np.hypot(sa, sb) and sa > 0 and sb > 0
 
 
 def test_fig13_a_longer_burn_in_at_one_batch_size_is_judged_per_cell():

@@ -45,6 +45,28 @@ def _burn(settings: dict, n: int) -> int:
     return settings.get("burn_n", {}).get(n, settings["burn"])
 
 
+def _chain_counts(predict: np.ndarray, bins: int) -> np.ndarray:
+    """Each chain's histogram counts of N_theta(x*) on ``bins`` equal bins of [0, 1] (np.histogram's), [C, bins]."""
+    return np.stack([np.histogram(p, bins=bins, range=(0.0, 1.0))[0] for p in predict])
+
+
+def _l1_of_counts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """L1 (eq. 44) between the pooled histograms of chain counts [..., C, bins]: sum_b |a_b / n_a - b_b / n_b|."""
+    pa, pb = a.sum(-2), b.sum(-2)
+    return np.abs(pa / pa.sum(-1, keepdims=True) - pb / pb.sum(-1, keepdims=True)).sum(-1)
+
+
+def _difference_se(diag: np.ndarray, groups: np.ndarray, ref: np.ndarray, bins: int, reps: int = 400) -> tuple:
+    """Bootstrap over chains (each run's chains resampled, the common reference's once for both): the s.e. of
+    L1(diagonal, reference), of L1(groups, reference) and of their difference."""
+    rng = np.random.default_rng(0)
+    counts = [_chain_counts(p, bins) for p in (diag, groups, ref)]
+    idx = [rng.integers(len(c), size=(reps, len(c))) for c in counts]
+    d, g, r = (c[i] for c, i in zip(counts, idx))
+    ld, lg = _l1_of_counts(d, r), _l1_of_counts(g, r)
+    return float(ld.std(ddof=1)), float(lg.std(ddof=1)), float((ld - lg).std(ddof=1))
+
+
 def fig13_plan(settings: dict, n_data: int, seed: int = 0) -> list[tuple]:
     """The runs of fig 13: per h, the full-batch reference runs then one run per n, each with the
     diagonal and the 3-group friction: (sampling, friction, n, args, kw) of ``shared.simulate``."""
@@ -81,7 +103,7 @@ def fig13_rows(settings: dict, seed: int = 0, bar=None, cache=None, jobs: int = 
     if cache is not None and jobs > 1:
         tasks = [("arrays", ("fig13", chains, args, kw), _fig13_run, (chains, args, kw)) for *_, args, kw in plan]
         cache.fill(tasks, jobs, bar.note if bar else None)
-    rows, refs = [], {}
+    rows, refs, predicts = [], {}, {}
     for smp, kind, n, args, kw in plan:
         key = ("fig13", chains, args, kw)
         run = (Run.cached(cache, key, lambda a=args, k=kw: Run(**_fig13_run(chains, a, k))) if cache
@@ -89,6 +111,7 @@ def fig13_rows(settings: dict, seed: int = 0, bar=None, cache=None, jobs: int = 
         h, batching = args[4], args[2]
         if smp == "full":
             refs[(h, kind)] = run
+        predicts[(smp, kind, h, n)] = run.predict
         ref = None if smp == "full" else refs[(h, "diagonal")]
         rows.append(_bnn_row(kind, smp, h, n, eps_of(n_data, n, batching), run, ref, settings["bins"], kw["burn"]))
         if bar:
@@ -98,6 +121,10 @@ def fig13_rows(settings: dict, seed: int = 0, bar=None, cache=None, jobs: int = 
         if r["sampling"] == "full":
             other = "diagonal" if r["friction"] == "groups" else "groups"
             r["l1"] = _hist_l1(refs[(r["h"], r["friction"])].predict, refs[(r["h"], other)].predict, settings["bins"])
+    for a, b in _pairs(rows):
+        a["l1_se"], b["l1_se"], a["l1_minus_groups_se"] = _difference_se(
+            predicts[("wor", "diagonal", a["h"], a["n"])], predicts[("wor", "groups", a["h"], a["n"])],
+            refs[(a["h"], "diagonal")].predict, settings["bins"])  # fmt: skip
     return rows
 
 
@@ -182,7 +209,7 @@ def _too_short(rows, st) -> str:
 def _grows(rows, st, short):
     series = {(h, kind): sorted([r for r in rows if r["sampling"] == "wor" and r["h"] == h and r["friction"] == kind],
                                 key=lambda r: r["n"]) for h in st["h"] for kind in ("diagonal", "groups")}  # fmt: skip
-    ours = ("; ".join(f"{k} h={h:g}: " + ", ".join(f"n={r['n']} {r['l1']:.3f}" for r in sel)
+    ours = ("; ".join(f"{k} h={h:g}: " + ", ".join(f"n={r['n']} {r['l1']:.3f} ± {r['l1_se']:.3f}" for r in sel)
                       for (h, k), sel in series.items())
             + f"; reference noise {span([r['l1'] for r in rows if r['sampling'] == 'full'], '.3f')}")  # fmt: skip
     grows = [all(a["l1"] >= b["l1"] for a, b in itertools.pairwise(sel)) for sel in series.values()]
@@ -192,15 +219,23 @@ def _grows(rows, st, short):
 @FIG13_CLAIMS.rule("diag_better", Claim(
     "diagonal AdL has a lower error than 3-group scalar AdL when eps(n) h is small enough", "§3.5, Fig. 13",
     "diagonal < scalar", source="statement",
-    tolerance="diagonal L1 below the 3-group L1 at the smallest eps(n) h of each h",
-    method="as the row above"))  # fmt: skip
+    tolerance="diagonal L1 below the 3-group L1 by more than 2 s.e. of the difference at the smallest eps(n) h of "
+              "each h; a difference within 2 s.e. is not resolved (not tested: scale)",
+    method="as the row above; s.e. of the difference by a bootstrap over chains (each run's chains resampled, the "
+           "reference's once for both L1 errors)"))  # fmt: skip
 def _diag_better(rows, st, short):
     pairs = _pairs(rows)
     ours = "; ".join(f"n={a['n']} h={a['h']:g} (eps h {a['eps_h']:.3g}): diagonal {a['l1']:.3f} vs groups "
-                     f"{b['l1']:.3f}" for a, b in pairs)  # fmt: skip
+                     f"{b['l1']:.3f}, difference {a['l1'] - b['l1']:+.3f} ± {a['l1_minus_groups_se']:.3f}"
+                     for a, b in pairs)  # fmt: skip
     if short:
         return not_tested("scale", ours, short)
     best = [max((p for p in pairs if p[0]["h"] == h), key=lambda p: p[0]["n"]) for h in st["h"]]
+    open_ = [(a, b) for a, b in best if abs(a["l1"] - b["l1"]) <= 2 * a["l1_minus_groups_se"]]
+    if open_:
+        need = max((2 * a["l1_minus_groups_se"] / max(abs(a["l1"] - b["l1"]), 1e-12)) ** 2 for a, b in open_)
+        return not_tested("scale", ours, f"the difference at the smallest eps(n) h is within 2 s.e.; resolving it "
+                                          f"takes about {need:.0f}x the chains of this run (s.e. ~ 1/sqrt(chains))")  # fmt: skip
     return by_count(sum(a["l1"] < b["l1"] for a, b in best), len(best), ours)
 
 
