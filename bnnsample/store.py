@@ -19,6 +19,7 @@ with the resume state, at every flush, so a killed run leaves a readable file.
 from __future__ import annotations
 
 import errno
+import functools
 import math
 import os
 from pathlib import Path
@@ -71,6 +72,19 @@ def _free_or_refuse(path: Path, nbytes: int, fd: int | None = None) -> None:
             raise WriteRefused(f"{path}: an input/output error on its disk")
 
 
+@functools.cache
+def _fallocate():
+    """libc's fallocate through ctypes (looked up once: 30 us a lookup), or None where there is none."""
+    import ctypes
+
+    try:
+        fallocate = ctypes.CDLL(None, use_errno=True).fallocate
+    except (OSError, AttributeError):
+        return None
+    fallocate.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64)
+    return fallocate
+
+
 def _allocate_past_end(fd: int, nbytes: int) -> int:
     """fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, size + nbytes): the file's blocks up to ``nbytes``
     past its end allocated, its size unchanged (HDF5 reads the size as its end of file); 0, or
@@ -78,12 +92,9 @@ def _allocate_past_end(fd: int, nbytes: int) -> int:
     check above is then what holds)."""
     import ctypes
 
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fallocate = libc.fallocate
-    except (OSError, AttributeError):
+    fallocate = _fallocate()
+    if fallocate is None:
         return 0
-    fallocate.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64)
     if fallocate(fd, 1, 0, os.fstat(fd).st_size + int(nbytes)) == 0:  # 1 = FALLOC_FL_KEEP_SIZE
         return 0
     err = ctypes.get_errno()
