@@ -392,14 +392,12 @@ def _fig2_plot(rows, inv: Invocation, png: Path) -> Path:
 
 
 def _fig2_settings(rows, inv: Invocation) -> str:
-    s = inv.st
-    return (
-        f"SGHMC-S (`aboba`), D = {FRICTION:g}, SGHMC-F h = 0.033 L^-alpha (one run per L), SGHMC-D "
-        f"h_l = 0.045 l^-alpha with the step-weighted average; alpha in {{1/10, 1/5, 1/3, 1/2}}, L in {s['L']}, "
-        f"{s['runs']} runs each from theta_0, p_0 ~ N(0, 1), no burn-in; i.i.d. minibatches n = 10 (the paper's "
-        "setup) and, to separate the integrator from the gradient noise, full gradients. Values at "
-        f"L = {max(s['L'])} ± s.e. over runs; slopes: least squares over the last three L."
-    )
+    Ls = inv.st["L"]
+    return (f"SGHMC-S (`aboba`), D = {FRICTION:g}, SGHMC-F h = 0.033 L^-alpha (one run per L), SGHMC-D h_l = 0.045 "
+            f"l^-alpha with the step-weighted average; alpha in {{1/10, 1/5, 1/3, 1/2}}, L in {Ls}, {inv.st['runs']} "
+            "runs each from theta_0, p_0 ~ N(0, 1), no burn-in; i.i.d. minibatches n = 10 (the paper's setup) and, to "
+            f"separate the integrator from the gradient noise, full gradients. Values at L = {max(Ls)} ± s.e. over "
+            "runs; slopes: least squares over the last three L.")  # fmt: skip
 
 
 def _fig2_outcomes(rows, inv: Invocation) -> list[tuple[Claim, Outcome]]:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import common, register
+from .. import common
 from ..claims import Claim, Claims, Outcome, by_count, not_tested
 from ..driver import Invocation
-from .shared import Run, eps_of, invocation, simulate, span, target
+from .shared import Run, eps_of, recipe, simulate, span, target
 
 ID = "sekkat2023-fig13"
 FIG13 = {
@@ -138,10 +138,8 @@ def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int, bu
             "chains": run.predict.shape[0], "burn_steps": burn, "steps": run.steps, "seconds": run.seconds}  # fmt: skip
 
 
-@register(ID, "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL",
-          scales=tuple(FIG13), options=("scale", "jobs"))  # fmt: skip
-def make_fig13(out_dir: Path, options: dict) -> list[Path]:
-    inv = invocation(ID, out_dir, options, FIG13)
+@recipe(ID, "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL", FIG13)
+def make_fig13(inv: Invocation) -> list[Path]:
     with inv.cells(2 * len(inv.st["h"]) * (1 + len(inv.st["n"]))) as bar:
         rows = fig13_rows(inv.st, bar=bar, cache=inv.cache, jobs=inv.jobs)
     files = [inv.csv(rows, "fig13.csv"), plot_fig13(rows, inv.st, inv.dir / "fig13.png")]

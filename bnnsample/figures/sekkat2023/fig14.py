@@ -6,13 +6,13 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from ...analysis.mixture import EDGES, mixture_reference, projection_errors
-from .. import common, register
+from ...analysis.mixture import EDGES
+from .. import common
 from ..claims import Claim, Claims, Outcome, by_count, check, not_reproduced, not_tested
 from ..driver import Invocation
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
-from .shared import invocation
+from .shared import recipe
 
 ID = "sekkat2023-fig14"
 EADL_BASES = {0: ([0.0, 1.4], 0), 3: (EDGES, 0), 15: (EDGES, 1), 35: (EDGES, 2)}  # K: (edges, degree)
@@ -36,23 +36,11 @@ def fig14_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan
 
 
-@register(
-    ID,
-    "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)",
-    scales=tuple(FIG14),
-    options=("scale", "jobs"),
-)
-def make_fig14(out_dir: Path, options: dict) -> list[Path]:
-    inv = invocation(ID, out_dir, options, FIG14)
-    st, plan = inv.st, fig14_plan(inv.st)
-    with inv.cells(1 + len(plan)) as bar:
-        ref = mixture_reference(st["cells"], with_sigma=True)
-        proj = projection_errors(ref)
-        bar.done("reference: projection errors " + ", ".join(f"{k} {v:.3g}" for k, v in proj.items()))
-        rows = [
-            {**r, "projection_error": proj[f"K={r['K']}"]}
-            for r in mixture.mixture_rows(ref, plan, bar, inv.cache, inv.jobs)
-        ]
+@recipe(ID, "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)", FIG14)
+def make_fig14(inv: Invocation) -> list[Path]:
+    st = inv.st
+    ref, proj, rows, _ = mixture.reference_and_rows(inv, fig14_plan(st), with_sigma=True)
+    rows = [{**r, "projection_error": proj[f"K={r['K']}"]} for r in rows]
     groups = [(f"n={n} h={h:g}", [r for r in rows if r["n"] == n and r["h"] == h]) for h in st["h"] for n in st["n"]]
     files = [inv.csv(rows, "fig14.csv"),
              mixture.plot(inv.dir / "fig14.png", "K", groups, "eAdL, full-matrix xi_k, eta_k = 1"),

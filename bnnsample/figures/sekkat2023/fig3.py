@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 
 from ...analysis.exact import exact_relative_error
-from .. import common, register
+from .. import common
 from ..claims import Claim, Claims, Outcome, by_count
 from ..driver import Invocation
-from .shared import BATCHING, LANGEVIN, eps_of, gaussian, gaussian_run, invocation
+from .shared import BATCHING, LANGEVIN, eps_of, gaussian, gaussian_run, recipe
 
 ID = "sekkat2023-fig3"
 SCHEMES = {"sgld": ("sgld", {}), "langevin": LANGEVIN}
@@ -51,10 +51,8 @@ def fig3_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
     return rows
 
 
-@register(ID, "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)",
-          scales=tuple(FIG3))  # fmt: skip
-def make_fig3(out_dir: Path, options: dict) -> list[Path]:
-    inv = invocation(ID, out_dir, options, FIG3, ("scale",))
+@recipe(ID, "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)", FIG3, ("scale",))
+def make_fig3(inv: Invocation) -> list[Path]:
     with inv.cells(2 * 2 * len(inv.st["h"]) * len(inv.st["n"])) as bar:
         rows = fig3_rows(inv.st, bar=bar)
     files = [inv.csv(rows, "fig3.csv"), plot_fig3(rows, inv.st, inv.dir / "fig3.png")]

@@ -8,13 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ...analysis.mixture import mixture_reference
-from .. import register
 from ..claims import Claim, Claims, Outcome, by_count, not_tested, partly, reproduced
 from ..driver import Invocation
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
-from .shared import BATCHING, invocation, tally
+from .shared import BATCHING, recipe, tally
 
 ID = "sekkat2023-fig4"
 FIG4 = {
@@ -40,15 +38,10 @@ def fig4_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan + mixture.langevin_plan(settings, s, settings["langevin_burn"], settings["langevin_time"])
 
 
-@register(ID, "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)",
-          scales=tuple(FIG4), options=("scale", "jobs"))  # fmt: skip
-def make_fig4(out_dir: Path, options: dict) -> list[Path]:
-    inv = invocation(ID, out_dir, options, FIG4)
-    st, plan = inv.st, fig4_plan(inv.st)
-    with inv.cells(1 + len(plan)) as bar:
-        ref = mixture_reference(st["cells"])
-        bar.done(f"reference: theta_1 marginal on {st['cells']} cells")
-        rows = mixture.mixture_rows(ref, plan, bar, inv.cache, inv.jobs)
+@recipe(ID, "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)", FIG4)
+def make_fig4(inv: Invocation) -> list[Path]:
+    st = inv.st
+    ref, _, rows, _ = mixture.reference_and_rows(inv, fig4_plan(st))
     groups = [(f"{sch} {smp} h={h:g}", sel) for sch in ("sgld", "langevin") for smp in ("wor", "iid")
               for h in sorted({r["h"] for r in rows})
               if (sel := [r for r in rows if r["scheme"] == sch and r["sampling"] == smp and r["h"] == h])]  # fmt: skip

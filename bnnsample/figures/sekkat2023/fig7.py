@@ -8,12 +8,11 @@ from pathlib import Path
 import numpy as np
 
 from ...analysis.mixture import CLASSES, mixture_reference, projection_errors
-from .. import register
 from ..claims import Claim, Claims, Outcome, by_count, by_z, check, not_tested, partly, reproduced
 from ..driver import Invocation
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
-from .shared import invocation
+from .shared import recipe
 
 ID = "sekkat2023-fig7"
 ETA_MIXTURE = 0.1  # sekkat2023 §3.3.2
@@ -52,19 +51,14 @@ def fig7_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan + mixture.langevin_plan(settings, s, settings["burn"], settings["time"])
 
 
-@register(ID, "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)",
-          scales=tuple(FIG7), options=("scale", "jobs"))  # fmt: skip
-def make_fig7(out_dir: Path, options: dict) -> list[Path]:
-    inv = invocation(ID, out_dir, options, FIG7)
-    st, plan = inv.st, fig7_plan(inv.st)
-    with inv.cells(1 + len(plan) + st["data_seeds"]) as bar:
-        ref = mixture_reference(st["cells"], with_sigma=True)
-        proj = projection_errors(ref)
-        bar.done(f"reference: projection errors scalar {proj['scalar']:.3g}, full {proj['full']:.3g}")
-        rows = mixture.mixture_rows(ref, plan, bar, inv.cache, inv.jobs)
-        files = [inv.csv(rows, "fig7.csv"),
-                 inv.csv([{"class": k, "projection_error": v} for k, v in proj.items()], "projection_errors.csv")]  # fmt: skip
-        by_data = projection_errors_by_data(st, ref, bar=bar)
+@recipe(ID, "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)", FIG7)
+def make_fig7(inv: Invocation) -> list[Path]:
+    st = inv.st
+    ref, proj, rows, by_data = mixture.reference_and_rows(
+        inv, fig7_plan(st), with_sigma=True, after=lambda ref, bar: projection_errors_by_data(st, ref, bar=bar),
+        after_cells=st["data_seeds"])  # fmt: skip
+    files = [inv.csv(rows, "fig7.csv"),
+             inv.csv([{"class": k, "projection_error": v} for k, v in proj.items()], "projection_errors.csv")]  # fmt: skip
     groups = [(f"{lab} h={h:g}", sel) for lab in ("adl_full", "adl_scalar", "langevin") for h in st["h"]
               if (sel := [r for r in rows if r["scheme"] == lab and r["h"] == h])]  # fmt: skip
     files += [inv.csv(by_data, "projection_errors_by_data.csv"),

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ...analysis.mixture import BINS, RANGE, MixtureReference, l1_error, l1_floor, mixture_reference
+from ...analysis.mixture import BINS, RANGE, MixtureReference, l1_error, l1_floor, mixture_reference, projection_errors
 from .. import common
 from ..common import save_figure
 from .shared import LANGEVIN, eps_of, simulate
@@ -78,6 +78,20 @@ def mixture_rows(ref: MixtureReference, plan, bar=None, cache=None, jobs: int = 
                      + f": L1 {r['l1']:.3f} (floor {r['l1_noise_floor']:.3f}, {r['seconds']:.1f}s"
                      + (", read back" if cache and cache.reused > reused else "") + ")")  # fmt: skip
     return rows
+
+
+def reference_and_rows(inv, plan, with_sigma: bool = False, after=None, after_cells: int = 0):
+    """What figs 4, 7 and 14 do first, under one bar: the exact reference (with Sigma_x and its projection
+    errors when ``with_sigma``), then the rows of ``plan`` (``mixture_rows``, cells kept by the invocation),
+    then ``after(ref, bar)`` if given (``after_cells`` more cells). Returns (ref, projection errors or None,
+    rows, what ``after`` returned)."""
+    with inv.cells(1 + len(plan) + after_cells) as bar:
+        ref = mixture_reference(inv.st["cells"], with_sigma=with_sigma)
+        proj = projection_errors(ref) if with_sigma else None
+        bar.done(f"reference: theta_1 marginal on {inv.st['cells']} cells"
+                 + (", projection errors " + ", ".join(f"{k} {v:.3g}" for k, v in proj.items()) if proj else ""))  # fmt: skip
+        rows = mixture_rows(ref, plan, bar, inv.cache, inv.jobs)
+        return ref, proj, rows, after(ref, bar) if after else None
 
 
 def mixture_work(plan, draws: int = 200) -> int:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...analysis.exact import GaussianModel, gaussian_model
+from .. import register
 from ..claims import Outcome, by_count, not_reproduced
 from ..driver import Invocation
 
@@ -34,10 +35,19 @@ LANGEVIN = ("adl", {"thermostat_mass": "inf"})  # OABAO with Gamma = gamma I
 BATCHING = {"wor": "iid_wor", "iid": "iid"}
 
 
-def invocation(fig_id: str, out_dir, options: dict, scales: dict, allowed=("scale", "jobs")) -> Invocation:
-    """A sekkat2023 recipe's invocation: the paper named in its section title, its claims
-    headed "claim (sekkat2023)"."""
-    return Invocation(fig_id, out_dir, options, scales, allowed, title=f" ({PAPER})", heading="claim (sekkat2023)")
+def recipe(fig_id: str, description: str, scales: dict, options=("scale", "jobs")):
+    """Decorator: file ``make(inv)`` as the sekkat2023 recipe ``fig_id`` of ``bnnsample figure``; ``inv`` is
+    its Invocation (the paper named in the section title, claims headed "claim (sekkat2023)")."""
+
+    def deco(make):
+        def run(out_dir, opts: dict):
+            inv = Invocation(fig_id, out_dir, opts, scales, options, title=f" ({PAPER})", heading="claim (sekkat2023)")
+            return make(inv)
+
+        register(fig_id, description, scales=tuple(scales), options=options)(run)
+        return make
+
+    return deco
 
 
 # -- running the project's samplers --------------------------------------------------------
