@@ -24,9 +24,10 @@ FIG13 = {
     # at n = 10 (3 A eta = 13,250), so only n = 250 is stationary here (33 CPU-minutes)
     "stationary": {"h": (1e-2,), "n": (10, 50, 250), "chains": 32, "burn": 250000, "steps": 4500, "bins": 50},
     # the same grid past 3 A eta = 13,250 time units, the relaxation `stationary` measured at n = 10
-    # (about 2.9 CPU-hours; each finished run is kept under runs/cells/, so the command resumes). At
-    # n = 10 the diagonal friction was still rising there (mean 6.57 after 2,500 time units, 14.0 after
-    # 13,300; the 3-group one 22.1, then 25.1), so n = 10 burns in for 80,000 time units (burn_n)
+    # (each finished run is kept under runs/cells/, so the command resumes). At n = 10 the diagonal
+    # friction was still rising there (mean 6.57 after 2,500 time units, 14.0 after 13,300; the 3-group
+    # one 22.1, then 25.1), so n = 10 burns in for 80,000 time units (burn_n) and is checked against its
+    # runs at 13,300. 3.0 CPU-hours in all (2026-11-26, 2 cores, jobs=2)
     "relaxed": {"h": (1e-2,), "n": (10, 50, 250), "chains": 32, "burn": 1330000, "steps": 4500, "bins": 50,
                 "burn_n": {10: 8000000}},
 }  # fmt: skip
