@@ -194,7 +194,7 @@ def _relaxation(a: dict, b: dict) -> float:
 DRIFT = 0.1  # a friction mean that moved by more than this fraction between two burn-ins is not stationary
 
 
-def _drift(r: dict, rows) -> dict | None:
+def _check_of(r: dict, rows) -> dict | None:
     """The burn-in check of row ``r`` (the same run at the scale's burn-in), or None."""
     return next((q for q in rows if q["sampling"] == "check" and (q["friction"], q["n"], q["h"])
                  == (r["friction"], r["n"], r["h"])), None)  # fmt: skip
@@ -206,7 +206,7 @@ def _unsettled(rows, st) -> dict[tuple, str]:
     out = {}
     for a, b in _pairs(rows):
         need, burn_t = _relaxation(a, b), a["burn_steps"] * a["h"]
-        moved = [(r, q) for r in (a, b) if (q := _drift(r, rows)) is not None
+        moved = [(r, q) for r in (a, b) if (q := _check_of(r, rows)) is not None
                  and abs(r["friction_mean"] - q["friction_mean"]) > DRIFT * r["friction_mean"]]  # fmt: skip
         if burn_t < need:
             work = sum(r["seconds"] / r["steps"] * (need / r["h"] + st["steps"]) for r in (a, b))
@@ -217,7 +217,7 @@ def _unsettled(rows, st) -> dict[tuple, str]:
             out[(a["n"], a["h"])] = (f"n={a['n']} h={a['h']:g}: " + "; ".join(
                 f"the {r['friction']} friction's mean moved from {q['friction_mean']:.2f} after "
                 f"{q['burn_steps'] * q['h']:g} time units of burn-in to {r['friction_mean']:.2f} after "
-                f"{r['burn_steps'] * r['h']:g}" for r, q in moved) + " (more than 10%: not stationary)")  # fmt: skip
+                f"{r['burn_steps'] * r['h']:g}" for r, q in moved) + f" (more than {DRIFT:.0%}: not stationary)")  # fmt: skip
     return out
 
 
@@ -314,7 +314,7 @@ def _fig13_markdown(inv: Invocation, outcomes, rows, files: list[Path]) -> str:
 
 def _moved_text(a: dict, b: dict, rows) -> str:
     """How far the cell's friction means moved since its burn-in check, if it has one."""
-    checks = [(r, q) for r in (a, b) if (q := _drift(r, rows)) is not None]
+    checks = [(r, q) for r in (a, b) if (q := _check_of(r, rows)) is not None]
     return "".join(f"; the {r['friction']} mean {q['friction_mean']:.3f} after {q['burn_steps'] * q['h']:g} time "
                    f"units ({(r['friction_mean'] - q['friction_mean']) / r['friction_mean']:+.1%})"
                    for r, q in checks)  # fmt: skip
