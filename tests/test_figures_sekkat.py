@@ -301,7 +301,7 @@ def test_fig13_an_unresolved_difference_is_not_a_verdict():
         r["l1_minus_groups_se"] = 0.015
     out = dict((c.text, o) for c, o in fig13.fig13_outcomes(rows, fig13.FIG13["quick"]))
     o = out[fig13.FIG13_CLAIMS["diag_better"].text]
-    assert o.verdict == "not tested: scale" and "2x the chains" in o.why  # (2 x 0.015 / 0.02)^2 = 2.25
+    assert o.verdict == "not tested: scale" and "2x the draws" in o.why  # (2 x 0.015 / 0.02)^2 = 2.25
     assert out[fig13.FIG13_CLAIMS["grows"].text].verdict == "reproduced"
 
 
@@ -334,6 +334,17 @@ def test_fig13_a_longer_burn_in_at_one_batch_size_is_judged_per_cell():
     assert fig13._unsettled(rows, st) == {}
     rows[2]["burn_steps"] = rows[3]["burn_steps"] = 300_000
     assert "needs 1200000 steps" in fig13._unsettled(rows, st)[(10, 0.01)]
+
+
+def test_fig13_more_draws_at_one_batch_size_keep_the_others_runs():
+    """draws_n records more draws per chain at one batch size and for the full-batch reference (n = N), at the
+    same thinning; every other run keeps the arguments it had, so its kept cell is read back."""
+    st = dict(fig13.FIG13["relaxed"], draws_n={250: 1600, 500: 1600})
+    base = {(smp, kind, n): kw for smp, kind, n, _, kw in fig13.fig13_plan(dict(st, draws_n={}), 500)}
+    for smp, kind, n, _, kw in fig13.fig13_plan(st, 500):
+        assert kw["thin"] == st["steps"] // fig13.DRAWS
+        assert kw == (dict(base[(smp, kind, n)], draws=1600) if n in (250, 500) else base[(smp, kind, n)])
+    assert "1600 over 17600 steps at n = 250" in fig13._draws_n_text(st)
 
 
 def test_fig13_a_friction_still_moving_since_the_check_is_not_counted():
