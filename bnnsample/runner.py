@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from . import __version__
 from .batching import Schedule
-from .config import config_text, validate, validate_against_data
+from .config import Resolved, config_text, validate, validate_against_data
 from .data import load_data
 from .initial import TRAINING_CHECKPOINT, initial_points, localization
 from .integrators import StepContext, get_integrator
@@ -104,11 +104,11 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     decide on resuming), initial points (the init/ strategy, or the stored ones on resume),
     target (control variate, localization), integrator (checked against the target), sample
     (into the store, verified when written)."""
-    validate(cfg)
-    limit = cfg.get("time_limit")
-    with owned(run_dir), deterministic_kernels(resolve_device(cfg.device)), deadline(limit):
+    plain = validate(cfg)
+    limit = plain.get("time_limit")
+    with owned(run_dir), deterministic_kernels(resolve_device(plain["device"])), deadline(limit):
         try:
-            return _run(cfg, Path(run_dir))
+            return _run(cfg, Path(run_dir), plain)
         except Interrupted as e:
             if deadline.expired():
                 raise TimeLimit(f"time_limit={limit} s reached: {e}; the same command resumes") from None
@@ -120,6 +120,7 @@ class _Prepared:
     """What the stages after ``_prepare`` share."""
 
     cfg: DictConfig
+    c: Resolved  # the same config resolved: what the stages read (a DictConfig lookup is ~6 us a level)
     run_dir: Path
     device: torch.device
     dtype: torch.dtype
@@ -137,11 +138,11 @@ class _Prepared:
 
     @property
     def expected(self) -> dict:
-        return _expected_layout(self.cfg, self.settings, self.pot.dim, self.n_out, self.data)
+        return _expected_layout(self.c, self.settings, self.pot.dim, self.n_out, self.data)
 
 
-def _run(cfg: DictConfig, run_dir: Path) -> Path:
-    p = _prepare(cfg, run_dir)
+def _run(cfg: DictConfig, run_dir: Path, plain: dict) -> Path:
+    p = _prepare(cfg, run_dir, plain)
     if p.resume == "complete":
         write_file(p.run_dir / "config.yaml", p.config_yaml)  # an edited or stale copy does not survive
         say(f"{p.path} is already complete; nothing to do (choose another hydra.run.dir to rerun)")
@@ -155,19 +156,23 @@ def _run(cfg: DictConfig, run_dir: Path) -> Path:
     return _sample(p, pot, integrator, ctx, state, x0, extra_arrays, cv)
 
 
-def _prepare(cfg: DictConfig, run_dir: Path) -> _Prepared:
+def _prepare(cfg: DictConfig, run_dir: Path, plain: dict | None = None) -> _Prepared:
     """Checks that need only the config and the data, the potential, the batch schedule, the
-    loop settings, and whether the run directory holds a run to resume."""
-    device = resolve_device(cfg.device)
-    dtype = getattr(torch, cfg.dtype)
+    loop settings, and whether the run directory holds a run to resume. ``plain``: the resolved
+    config as validate returned it (else resolved here)."""
+    plain = OmegaConf.to_container(cfg, resolve=True) if plain is None else plain
+    c = Resolved.of(plain)
+    device = resolve_device(c.device)
+    dtype = getattr(torch, c.dtype)
     data = _load_data(cfg)
-    validate_against_data(cfg, data.n_train, cfg.dataset.name)
+    validate_against_data(c, data.n_train, c.dataset.name)
     pot = potential_of(cfg, data, device=device, dtype=dtype)
-    check_resources(cfg, pot.dim, _predictive_shape(data), run_dir / FILENAME, device)
+    check_resources(c, pot.dim, _predictive_shape(data), run_dir / FILENAME, device)
 
-    sched, settings = _schedule_and_settings(cfg, data, pot, device)
-    config_yaml = config_text(cfg)
-    p = _Prepared(cfg, run_dir, device, dtype, data, pot, sched, settings, config_yaml, _predictive_shape(data), False)
+    sched, settings = _schedule_and_settings(c, data, pot, device)
+    config_yaml = config_text(plain)
+    p = _Prepared(cfg, c, run_dir, device, dtype, data, pot, sched, settings, config_yaml, _predictive_shape(data),
+                  False)  # fmt: skip
     p.resume = _resumable(p.path, p.config_yaml, p.expected)
     return p
 
@@ -240,7 +245,7 @@ def _target(p: _Prepared, x0: torch.Tensor):
     """The potential the sampler sees: with the control variate (reference point: each chain's
     x0), and localized around x0 when the init strategy localizes (initial.localization);
     returns (potential, elastic boundary or None, the ControlVariate or None)."""
-    cfg, pot, boundary, cv_pot = p.cfg, p.pot, None, None
+    cfg, pot, boundary, cv_pot = p.c, p.pot, None, None
     cv = cfg.get("control_variate", False)
     if not isinstance(cv, bool):
         raise UserError(f"control_variate={cv}: allowed values: true, false")
@@ -262,7 +267,7 @@ def _target(p: _Prepared, x0: torch.Tensor):
 def _integrator(p: _Prepared, pot, x0: torch.Tensor, boundary):
     """The configured integrator, checked against the target and the run length, its step
     context and initial state; returns (integrator, ctx, state)."""
-    cfg = p.cfg
+    cfg = p.c
     params = {k: v for k, v in cfg.integrator.items() if k not in ("name", "description")}
     try:
         integrator = get_integrator(cfg.integrator.name, **params)
@@ -288,7 +293,7 @@ def _integrator(p: _Prepared, pot, x0: torch.Tensor, boundary):
 
 def _attrs(p: _Prepared, cv_pot) -> dict:
     """The store's run attributes."""
-    cfg = p.cfg
+    cfg = p.c
     return {
         "config": p.config_yaml,
         "version": __version__,
@@ -315,7 +320,7 @@ def _attrs(p: _Prepared, cv_pot) -> dict:
 
 def _sample(p: _Prepared, pot, integrator, ctx, state, x0, extra_arrays: dict, cv_pot) -> Path:
     """Sample into a new store, or on into the one being resumed; verify what was written."""
-    cfg, path, settings, resume = p.cfg, p.path, p.settings, p.resume
+    cfg, path, settings, resume = p.c, p.path, p.settings, p.resume
     attrs = _attrs(p, cv_pot)
     if p.n_out is not None:
         pot.predictive_shape = p.n_out

@@ -194,8 +194,7 @@ class Sampler:
     def _write_draws(self, buf: DrawBuffer, state: State) -> None:
         self._check(state)
         block = buf.take()
-        have = self.store.f["diagnostics"]
-        new = sum(1 for k in block if k.startswith("diag/") and k.split("/", 1)[1] not in have)
+        new = self.store.new_diagnostics([k.split("/", 1)[1] for k in block if k.startswith("diag/")])
         draws = next((v.shape[1] for v in block.values()), 0)
         self.store.reserve(draws, new, self._state_bytes(state))
         self.store.append(

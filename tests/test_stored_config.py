@@ -114,11 +114,12 @@ def test_export_of_a_path_too_long_is_one_line(capsys):
 
 def test_the_stored_config_text_is_omegaconfs_yaml_for_every_dataset_and_integrator():
     """config_text (libyaml's emitter) writes the same text as OmegaConf.to_yaml(resolve=True),
-    YAML 1.1 boolean words quoted as OmegaConf quotes them (gaussian_points has a key 'y')."""
+    YAML 1.1 boolean words quoted as OmegaConf quotes them (gaussian_points has a key 'y'), also
+    from the resolved container validate returns (the runner's: the rules must not change it)."""
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
-    from bnnsample.config import config_text
+    from bnnsample.config import config_text, validate
     from bnnsample.plumbing.paths import conf_dir
 
     groups = {g: sorted(p.stem for p in (conf_dir() / g).glob("*.yaml")) for g in ("dataset", "integrator")}
@@ -126,4 +127,4 @@ def test_the_stored_config_text_is_omegaconfs_yaml_for_every_dataset_and_integra
         cfgs = [compose("config", overrides=[f"{g}={v}"]) for g, vs in groups.items() for v in vs]
     assert len(cfgs) > 40 and any(c.dataset.name == "gaussian_points" for c in cfgs)
     for cfg in cfgs:
-        assert config_text(cfg) == OmegaConf.to_yaml(cfg, resolve=True)
+        assert config_text(cfg) == config_text(validate(cfg)) == OmegaConf.to_yaml(cfg, resolve=True)
