@@ -218,6 +218,36 @@ def test_datasets_carry_checksums(tmp_path):
             assert f[name].fletcher32, name
 
 
+def test_hdf5_calls_write_what_h5py_writes(tmp_path):
+    """The store's own HDF5 calls (new attributes, a block of draws, the divergence flags) leave
+    the file as h5py's attrs[...] = and slicing do: the same types, shapes and values."""
+    from bnnsample.store import _new_attrs, _write_draws
+
+    attrs = {"config": "a: 'y'\nb: é\n", "seed": 3, "step_size": 0.1, "complete": False, "torch_version": "2.x",
+             "draws": np.int64(0), "chains": 4}  # fmt: skip
+    block = np.random.default_rng(0).standard_normal((4, 2, 3)).astype(np.float32)
+    with h5py.File(tmp_path / "a.h5", "w") as a, h5py.File(tmp_path / "b.h5", "w") as b:
+        a.attrs.update(attrs)
+        _new_attrs(b, attrs)
+        for f in (a, b):
+            f.create_dataset("theta", shape=(4, 5, 3), dtype="float32", fillvalue=np.nan)
+            f.create_dataset("diag", shape=(4, 5), dtype="float64", fillvalue=np.nan)
+        a["theta"][:, 2:4] = block
+        a["diag"][:, 2:4] = block[..., 0]
+        _write_draws(b["theta"], 2, block)
+        _write_draws(b["diag"], 2, block[..., 0])
+        for name in attrs:
+            ta, tb = a.attrs.get_id(name).get_type(), b.attrs.get_id(name).get_type()
+            assert ta.equal(tb) and a.attrs.get_id(name).shape == b.attrs.get_id(name).shape, name
+            assert type(a.attrs[name]) is type(b.attrs[name]) and a.attrs[name] == b.attrs[name], name
+        for name in ("theta", "diag"):
+            np.testing.assert_array_equal(a[name][()], b[name][()])
+    run_inprocess(tmp_path / "run", TOY)
+    with SampleStore(tmp_path / "run" / "samples.h5", "r+") as s:
+        s.set_diverged(np.array([True, False, False, False]))
+        assert s.f["diverged"].dtype == bool and s.diverged().tolist() == [True, False, False, False]
+
+
 def test_verify_under_a_group_reads_only_that_group(tmp_path):
     """The after-write check reads back the resume state (verify(under="state")), not the
     draws: a flipped byte in theta is found by the whole-store verify only, one in the state
