@@ -164,7 +164,7 @@ def _prepare(cfg: DictConfig, run_dir: Path, plain: dict | None = None) -> _Prep
     c = Resolved.of(plain)
     device = resolve_device(c.device)
     dtype = getattr(torch, c.dtype)
-    data = _load_data(cfg)
+    data = _load_data(c)
     validate_against_data(c, data.n_train, c.dataset.name)
     pot = potential_of(cfg, data, device=device, dtype=dtype)
     check_resources(c, pot.dim, _predictive_shape(data), run_dir / FILENAME, device)
