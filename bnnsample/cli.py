@@ -672,7 +672,7 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
     from .plumbing.errors import TIME_LIMIT_EXIT, Interrupted, TimeLimit, UserError
 
     fig_id = recipe.id
-    recorded_before = len(_ledger_rows(out_dir, fig_id))
+    recorded_before = _ledger_rows(out_dir, fig_id)
     wall0, cpu0 = time.monotonic(), time.process_time()
     common = [f"{k}={options.pop(k)}" for k in COMMON_OPTIONS if k in options]
     with before_and_after(out_dir, fig_id) as verdicts, recording(), figure_overrides(common):
@@ -688,7 +688,7 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     # a finished invocation (a worker's share writes no tables and is not counted), unless the
     # recipe recorded its cost itself (the runs it reused, whose time it kept)
-    if paths and len(_ledger_rows(out_dir, fig_id)) == recorded_before:
+    if paths and _ledger_rows(out_dir, fig_id) == recorded_before:
         cpu = time.process_time() - cpu0 + children.ru_utime + children.ru_stime
         record_cost(out_dir, fig_id, options, time.monotonic() - wall0, cpu)
     for p in paths:

@@ -129,3 +129,24 @@ def test_jobs_outside_the_machines_cores_is_named(value, tmp_path):
 
     with pytest.raises(ValueError, match=r"jobs=.*allowed values: an integer in 1\.\."):
         Invocation("t", tmp_path, {"jobs": value}, {"quick": {}}, ("scale", "jobs"))
+
+
+def test_an_invocation_that_reads_cells_back_records_what_they_took(tmp_path):
+    """The cost ledger of an invocation that read finished cells of an earlier one back holds
+    what all its cells took (their own seconds plus this process's CPU; wall time blank), not
+    the seconds of the read-back."""
+    from bnnsample.figures.driver import Invocation
+
+    def invocation():
+        return Invocation("t-fig", tmp_path, {"scale": "quick"}, {"quick": {}})
+
+    inv = invocation()
+    inv.cache.row(("cell", 1), lambda: {"seconds": 5000.0})  # computed: in no ledger yet
+    inv.finish("## t-fig\n", [])
+    assert not (tmp_path / "costs.csv").exists()  # the command line records a computing invocation
+    inv = invocation()
+    inv.cache.row(("cell", 1), lambda: pytest.fail("computed again"))
+    inv.finish("## t-fig\n", [])
+    row = read_csv(tmp_path / "costs.csv")[0]
+    assert (row["figure"], row["scale"], row["wall_s"]) == ("t-fig", "quick", "")
+    assert 5000 <= float(row["cpu_s"]) < 5100

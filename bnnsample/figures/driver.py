@@ -99,8 +99,15 @@ class Invocation:
 
     def finish(self, section: str, files: list[Path]) -> list[Path]:
         """Write ``section`` into out_dir/REPRODUCTION.md (and its claims into claims.csv);
-        the recipe's files."""
+        the recipe's files. Where finished cells of earlier invocations were read back, the
+        cost ledger gets what all the cells took (this process's CPU and the cells' own
+        seconds), not this invocation's time."""
         update_reproduction(self.out_dir, self.fig_id, section)
+        c = self._cache
+        if c is not None and c.reused > c.filled:
+            from .report import record_cost
+
+            record_cost(self.out_dir, self.fig_id, self.options, None, self.cpu() + c.reused_seconds)
         return files
 
 

@@ -92,10 +92,11 @@ LEDGER = "costs.csv"  # out_dir/costs.csv: what each figure invocation cost on t
 LEDGER_COLUMNS = ("figure", "scale", "options", "wall_s", "cpu_s", "date", "machine")
 
 
-def record_cost(out_dir: Path, fig_id: str, options: dict, wall: float, cpu: float) -> None:
+def record_cost(out_dir: Path, fig_id: str, options: dict, wall: float | None, cpu: float) -> None:
     """Record one finished invocation in ``out_dir/costs.csv`` (CPU of this process and of
     the worker processes it waited for), replacing the row of the same figure, scale and
-    options."""
+    options. ``wall`` None (blank): the invocation read finished cells of earlier ones back,
+    and ``cpu`` sums what all its cells took (``Invocation.finish``)."""
     import csv
     import io
     import os
@@ -111,7 +112,8 @@ def record_cost(out_dir: Path, fig_id: str, options: dict, wall: float, cpu: flo
     if path.exists():
         with open(path, newline="") as fh:  # the row of the same figure, scale and options is replaced
             rows = [r for r in csv.DictReader(fh) if (r["figure"], r["scale"], r["options"]) != (fig_id, scale, rest)]
-    rows.append(dict(zip(LEDGER_COLUMNS, [fig_id, scale, rest, f"{wall:.0f}", f"{cpu:.0f}", time.strftime("%Y-%m-%d"),
+    rows.append(dict(zip(LEDGER_COLUMNS, [fig_id, scale, rest, "" if wall is None else f"{wall:.0f}", f"{cpu:.0f}",
+                                          time.strftime("%Y-%m-%d"),
                                           f"{platform.machine()} {os.cpu_count()} cores"])))  # fmt: skip
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=LEDGER_COLUMNS, lineterminator="\n")

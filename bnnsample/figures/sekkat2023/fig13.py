@@ -153,14 +153,15 @@ def fig13_rows(settings: dict, seed: int = 0, bar=None, cache=None, jobs: int = 
 def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int, burn: int) -> dict:
     xi = run.xi  # [C, d] or [C, 3]
     per_coord = np.repeat(xi, GROUPS, axis=1) if kind == "groups" else xi
-    return {"friction": kind, "sampling": sampling, "h": h, "n": n, "eps": eps, "eps_h": eps * h,
-            "l1": float("nan") if ref is None else _hist_l1(run.predict, ref.predict, bins),
-            # with more draws a chain than DRAWS: the L1 of the first DRAWS of each chain, as the other cells record
-            "l1_first_draws": (_hist_l1(run.predict[:, :DRAWS], ref.predict[:, :DRAWS], bins)
-                               if ref is not None and run.predict.shape[1] > DRAWS else float("nan")),
-            "predict_mean": float(run.predict.mean()), "predict_sd": float(run.predict.std()),
-            "friction_mean": float(run.friction.mean()), "friction_coord_sd": float(per_coord.mean(0).std()),
-            "chains": run.predict.shape[0], "draws": run.predict.shape[1], "burn_steps": burn, "steps": run.steps, "seconds": run.seconds}  # fmt: skip
+    row = {"friction": kind, "sampling": sampling, "h": h, "n": n, "eps": eps, "eps_h": eps * h,
+           "l1": float("nan") if ref is None else _hist_l1(run.predict, ref.predict, bins),
+           "predict_mean": float(run.predict.mean()), "predict_sd": float(run.predict.std()),
+           "friction_mean": float(run.friction.mean()), "friction_coord_sd": float(per_coord.mean(0).std()),
+           "chains": run.predict.shape[0], "draws": run.predict.shape[1], "burn_steps": burn, "steps": run.steps,
+           "seconds": run.seconds}  # fmt: skip
+    if ref is not None and run.predict.shape[1] > DRAWS:  # the L1 of each chain's first DRAWS, as the others record
+        row["l1_first_draws"] = _hist_l1(run.predict[:, :DRAWS], ref.predict[:, :DRAWS], bins)
+    return row
 
 
 @recipe(ID, "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL", FIG13)
