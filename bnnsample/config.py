@@ -96,6 +96,15 @@ class Resolved(dict):
         except KeyError:
             raise AttributeError(key) from None
 
+    def plain(self) -> dict:
+        """The same values as plain dicts and lists (which OmegaConf.create takes; this class it refuses)."""
+
+        def own(v):
+            return {k: own(x) for k, x in v.items()} if isinstance(v, dict) else [own(x) for x in v] if isinstance(
+                v, list) else v  # fmt: skip
+
+        return own(self)
+
 
 def config_text(cfg: DictConfig | dict) -> str:
     """The resolved config as YAML: the text of ``OmegaConf.to_yaml(cfg, resolve=True)``, through

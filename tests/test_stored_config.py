@@ -128,3 +128,22 @@ def test_the_stored_config_text_is_omegaconfs_yaml_for_every_dataset_and_integra
     assert len(cfgs) > 40 and any(c.dataset.name == "gaussian_points" for c in cfgs)
     for cfg in cfgs:
         assert config_text(cfg) == config_text(validate(cfg)) == OmegaConf.to_yaml(cfg, resolve=True)
+
+
+def test_the_resolved_config_reads_as_the_dictconfig_and_gives_plain_values_back():
+    """config.Resolved (what the runner's stages read): every value of the composed config by
+    attribute and by key as the DictConfig gives it, a missing key an AttributeError, and
+    plain() nested dicts and lists that OmegaConf.create takes again."""
+    from omegaconf import OmegaConf
+
+    from bnnsample.config import Resolved, compose, validate
+
+    cfg = compose(["dataset=chestxray", "integrator=sms_ubu"])
+    c = Resolved.of(validate(cfg))
+    assert c.dataset.name == cfg.dataset.name and c["integrator"]["name"] == cfg.integrator.name
+    assert c.batching.per_chain == cfg.batching.per_chain and c.get("compile") == cfg.get("compile")
+    with pytest.raises(AttributeError):
+        c.no_such_key  # noqa: B018
+    plain = c.plain()
+    assert type(plain) is dict and type(plain["dataset"]) is dict
+    assert OmegaConf.to_container(OmegaConf.create(plain)) == OmegaConf.to_container(cfg, resolve=True)

@@ -32,8 +32,10 @@ def load_data(cfg) -> Data:
     each time, so that a caller may change its own."""
     from omegaconf import OmegaConf
 
+    from ..config import Resolved
+
     # a resolved config (config.Resolved, the runner's) is read as it is
-    ds = dict(cfg.dataset) if isinstance(cfg.dataset, dict) else OmegaConf.to_container(cfg.dataset, resolve=True)
+    ds = cfg.dataset.plain() if isinstance(cfg.dataset, Resolved) else OmegaConf.to_container(cfg.dataset, resolve=True)
     ds.setdefault("data_dir", cfg.get("data_dir", "~/.cache/bnnsample"))
     ds.setdefault("download", cfg.get("download", False))
     loader = LOADERS[ds["name"]]
