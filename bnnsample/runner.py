@@ -43,9 +43,10 @@ def resolve_device(name: str) -> torch.device:
 
 def _load_data(cfg: DictConfig):
     """load_data with a loader's ValueError (a test or training size the data set cannot
-    give) as one line naming the key."""
+    give) as one line naming the key. A run only reads its data: a generated set's kept
+    tensors are shared (tests/test_data_cache.py checks that a run leaves them as they were)."""
     try:
-        return load_data(cfg)
+        return load_data(cfg, shared=True)
     except ValueError as e:
         text = str(e).splitlines()[0] if str(e) else type(e).__name__
         key = next((f"dataset.{k}" for k in ("n_test", "n_train") if k.replace("n_", "") + "_size" in text), "dataset")

@@ -1,6 +1,10 @@
 """Generated data sets are made once per process and handed out as copies."""
 
+import json
+
+import pytest
 import torch
+from omegaconf import OmegaConf
 
 from bnnsample import data as data_mod
 from bnnsample.config import compose
@@ -30,3 +34,27 @@ def test_generated_data_are_made_once_and_handed_out_as_copies(monkeypatch):
 def test_data_read_from_files_are_not_kept(monkeypatch):
     assert not data_mod.LOADERS.attrs["fmnist"].get("generated")
     assert not data_mod.LOADERS.attrs["mnist5k"].get("generated")
+
+
+@pytest.mark.parametrize("overrides", [
+    ["dataset=logistic_synthetic", "dtype=float64"],  # the potential holds the kept design itself
+    ["dataset=logistic_synthetic", "dtype=float32", "control_variate=true"],
+    ["dataset=gaussian_points", "integrator=sms_ubu"],
+    ["dataset=two_batch_gaussian", "integrator=nogin"],
+])  # fmt: skip
+def test_a_run_leaves_the_kept_data_as_they_were(tmp_path, monkeypatch, overrides):
+    """The runner reads a generated data set's kept tensors without copying them
+    (load_data(shared=True)): a whole run must not write to them (the evaluation loads its own
+    copy)."""
+    from tests.helpers import run_inprocess
+
+    monkeypatch.setattr(data_mod, "_KEPT", {})
+    small = ["dataset.n_train=200", "dataset.n_test=20"] if "logistic" in overrides[0] else []
+    run_inprocess(tmp_path, [*overrides, *small, "chains=3", "burn_in=5", "samples=4"])
+    (key, kept), = data_mod._KEPT.items()  # fmt: skip
+    fresh = data_mod.LOADERS[json.loads(key)["name"]](OmegaConf.create(json.loads(key)))
+    for name in ("x_train", "y_train", "x_test", "y_test"):
+        a, b = getattr(kept, name), getattr(fresh, name)
+        assert (a is None and b is None) or torch.equal(a, b), name
+    for name, value in fresh.extras.items():
+        assert not isinstance(value, torch.Tensor) or torch.equal(kept.extras[name], value), name
