@@ -97,13 +97,8 @@ class Resolved(dict):
             raise AttributeError(key) from None
 
     def plain(self) -> dict:
-        """The same values as plain dicts and lists (which OmegaConf.create takes; this class it refuses)."""
-
-        def own(v):
-            return {k: own(x) for k, x in v.items()} if isinstance(v, dict) else [own(x) for x in v] if isinstance(
-                v, list) else v  # fmt: skip
-
-        return own(self)
+        """The same values as plain dicts, as ``of`` found them (OmegaConf.create refuses this class)."""
+        return {k: v.plain() if isinstance(v, Resolved) else v for k, v in self.items()}
 
 
 def config_text(cfg: DictConfig | dict) -> str:
