@@ -28,6 +28,29 @@ def kick_with(v, g, h: float):
     return torch.add(v, g, alpha=-h)
 
 
+def kick_(v, force, x, h: float):
+    """B step in place, v <- v - h G(x), on a velocity the step itself made: an oracle that
+    accumulates (``Oracle.accumulates``) adds its force into v; otherwise the numbers of ``kick``."""
+    add_to_ = getattr(force, "add_to_", None)
+    return add_to_(v, x, -h) if add_to_ is not None else v.add_(force(x), alpha=-h)
+
+
+def noisy_kick(v, c: float, force, x, h: float, std: float, ctx: StepContext):
+    """c v - h G(x) + std xi as a fresh tensor: the Euler-type update of EM (c = 1 - h gamma),
+    LEAPFROG, ABOBA (c = e^{-gamma h/2}) and SGLD (v = x, c = 1).
+
+    Where the oracle accumulates (closed-form product models) the normals are drawn already
+    scaled into the new tensor and c v and the force are added into it: three passes over the
+    [C, d] numbers and the product, against five (a scaled copy, the force's own scaled copy of
+    x in its product, two sums and the normals). Otherwise the terms are summed in the order
+    c v, - h G, + std xi, the numbers of the unfused update."""
+    if getattr(force, "accumulates", False):
+        out = ctx.scaled_normal(std, *x.shape, like=x)
+        return force.add_to_(out.add_(v) if c == 1 else out.add_(v, alpha=c), x, -h)
+    out = torch.add(v, force(x), alpha=-h) if c == 1 else scaled(v, c).add_(force(x), alpha=-h)
+    return out.add_(ctx.normal(*x.shape, like=x), alpha=std)
+
+
 def cached_force(state: State, next_force: Callable[[], Force]):
     """The force carried over by first-same-as-last schemes; g_0 takes the schedule's next batch."""
     g = state.extra.get("g")
@@ -85,7 +108,7 @@ class UBU(Integrator):
         for k in range(n):
             if ctx.boundary is not None:
                 x, v = ctx.boundary(x, v)
-            v = kick(v, next_force(), x, ctx.h)
+            v = kick_(v, next_force(), x, ctx.h)  # v is the U step's (or the boundary's) new tensor
             c = full if k < n - 1 else half
             x, v = ou_step(x, v, c, ctx.normal(2, *x.shape, like=x))
         return State(x, v, state.extra)
@@ -152,11 +175,10 @@ class EM(Integrator):
         x, v = state.x, state.v
         h, gamma = ctx.h, ctx.gamma
         noise = math.sqrt(2 * gamma * h)
-        for _ in range(n):
-            f = next_force()(x)
-            x_new = drift(x, v, h)
-            v = scaled(v, 1 - h * gamma).add_(f, alpha=-h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
-            x = x_new
+        for k in range(n):
+            v_new = noisy_kick(v, 1 - h * gamma, next_force(), x, h, noise, ctx)
+            # after the first step x is this block's own tensor: the drift writes into it
+            x, v = (drift(x, v, h) if k == 0 else x.add_(v, alpha=h)), v_new
             if ctx.boundary is not None:
                 x, v = ctx.boundary(x, v)
         return State(x, v, state.extra)
@@ -203,8 +225,7 @@ class ABOBA(Integrator):
             x = drift(x, v, half)
             if ctx.boundary is not None:
                 x, v = ctx.boundary(x, v)
-            v = kick(scaled(v, damp), next_force(), x, ctx.h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
-            v = scale_(v, damp)
+            v = scale_(noisy_kick(v, damp, next_force(), x, ctx.h, noise, ctx), damp)
             x = drift(x, v, half)
         return State(x, v, state.extra)
 
@@ -225,7 +246,7 @@ class SGLD(Integrator):
         x = state.x
         noise = math.sqrt(2 * ctx.h)
         for _ in range(n):
-            x = kick(x, next_force(), x, ctx.h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
+            x = noisy_kick(x, 1, next_force(), x, ctx.h, noise, ctx)
             if ctx.boundary is not None:
                 x, _ = ctx.boundary(x, state.v)
         return State(x, state.v, state.extra)
@@ -251,7 +272,7 @@ class Leapfrog(Integrator):
             x = drift(x, v, half)
             if ctx.boundary is not None:
                 x, v = ctx.boundary(x, v)
-            v = kick(scaled(v, 1 - h * gamma), next_force(), x, h).add_(ctx.normal(*x.shape, like=x), alpha=noise)
+            v = noisy_kick(v, 1 - h * gamma, next_force(), x, h, noise, ctx)
             x = drift(x, v, half)
         return State(x, v, state.extra)
 

@@ -28,6 +28,7 @@ class LogisticRegression(Potential):
     """
 
     closed_form = True
+    accumulates = True
     task = "classification"
 
     def __init__(self, x_train: torch.Tensor, y_train: torch.Tensor, x_test: torch.Tensor | None = None,
@@ -63,6 +64,19 @@ class LogisticRegression(Potential):
         z = torch.nn.functional.linear(x, a)  # x A_S^T [C, n]
         self._last = (z, y)
         return torch.addmm(x, torch.sigmoid(z).sub_(y), a, beta=self.lam, alpha=scale)  # lam x + scale (p - y) A_S
+
+    def add_force_(self, out, x, idx, scale, alpha):
+        """out + alpha (lam x + scale (p - y_S) A_S): the prior one pass, the data term
+        accumulated by the second product itself (``addmm_``, beta 1), where ``force`` and a sum
+        make a scaled copy of x, the product and another pass."""
+        if idx is not None and idx.dim() == 2:
+            return out.add_(self.force(x, idx, scale), alpha=alpha)
+        a, y = (self.a, self.y) if idx is None else (self.a.index_select(0, idx), self.y.index_select(0, idx))
+        z = torch.nn.functional.linear(x, a)
+        self._last = (z, y)
+        if self.lam:
+            out.add_(x, alpha=alpha * self.lam)
+        return out.addmm_(torch.sigmoid(z).sub_(y), a, alpha=alpha * scale)
 
     def _force(self, x, idx, scale):
         """The force of per-chain batches idx [C, n] (``force_in_blocks``): batched products."""

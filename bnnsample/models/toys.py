@@ -62,6 +62,7 @@ class LinearGaussian(Potential):
     """
 
     closed_form = True
+    accumulates = True
     task = "regression"
 
     def __init__(self, phi: torch.Tensor, y: torch.Tensor, noise_var: float, prior_precision: float = 1.0,
@@ -90,6 +91,17 @@ class LinearGaussian(Potential):
             phi, r = self._residual(x, idx)
             f = (r @ phi if phi.dim() == 2 else torch.bmm(r[:, None, :], phi)[:, 0]) * (scale / self.noise_var)
         return f.add_(x, alpha=self.lam0) if self.lam0 else f
+
+    def add_force_(self, out, x, idx, scale, alpha):
+        """out + alpha G(x, S), the products accumulating into out (``Potential.accumulates``)."""
+        if idx is None:
+            out.addmm_(x, self.gram, alpha=alpha * scale).sub_(self.rhs, alpha=alpha * scale)
+        elif idx.dim() == 2:
+            return out.add_(self.force(x, idx, scale), alpha=alpha)
+        else:
+            phi, r = self._residual(x, idx)
+            out.addmm_(r, phi, alpha=alpha * scale / self.noise_var)
+        return out.add_(x, alpha=alpha * self.lam0) if self.lam0 else out
 
     def per_datum_grads(self, x, idx):
         phi, r = self._residual(x, idx)
