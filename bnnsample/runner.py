@@ -44,9 +44,10 @@ def resolve_device(name: str) -> torch.device:
 def _load_data(cfg: DictConfig):
     """load_data with a loader's ValueError (a test or training size the data set cannot
     give) as one line naming the key. A run only reads its data: a generated set's kept
-    tensors are shared (tests/test_data_cache.py checks that a run leaves them as they were)."""
+    tensors are shared, its inputs kept in the run's dtype (tests/test_data_cache.py checks
+    that a run leaves them as they were)."""
     try:
-        return load_data(cfg, shared=True)
+        return load_data(cfg, shared=True, features=getattr(torch, cfg.dtype))
     except ValueError as e:
         text = str(e).splitlines()[0] if str(e) else type(e).__name__
         key = next((f"dataset.{k}" for k in ("n_test", "n_train") if k.replace("n_", "") + "_size" in text), "dataset")
@@ -340,7 +341,7 @@ def _sample(p: _Prepared, pot, integrator, ctx, state, x0, extra_arrays: dict, c
             raise UserError(
                 f"{path}: its resume state does not fit this run ({e}); choose another hydra.run.dir"
             ) from None
-        store.attrs["draws"] = sampler.draws  # draws written after the last resume state are redone
+        store.set_draws(sampler.draws)  # draws written after the last resume state are redone
         write_file(p.run_dir / "config.yaml", p.config_yaml)  # a stale or edited copy does not survive
         say(f"resuming {path} at step {sampler.step} of {settings.total_steps}")
     else:

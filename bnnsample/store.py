@@ -113,12 +113,34 @@ def _checksum(shape) -> dict:
 WHOLE_CHUNK_BYTES = 1 << 20  # a dataset given whole up to this size is one chunk
 
 
-def _new_dataset(group, name: str, shape: tuple, dtype, chunks: tuple | None = None, fillvalue=None, data=None):
+@functools.lru_cache(maxsize=64)
+def _h5_type(dtype: np.dtype, metadata: tuple, logical: bool):
+    """h5py's HDF5 type of ``dtype`` (``metadata``: its items, which dtype equality ignores:
+    h5py marks variable-length strings there), made once: 5-7 us a call, two to three calls
+    for each of a new store's some forty objects."""
+    return h5py.h5t.py_create(dtype, logical=logical)
+
+
+def _type_of(dtype: np.dtype, logical: bool = True):
+    return _h5_type(dtype, tuple(sorted((dtype.metadata or {}).items())), logical)
+
+
+@functools.cache
+def _intermediate_groups():
+    """The link-creation list of every new dataset: "a/b" makes the group a, as h5py does."""
+    lcpl = h5py.h5p.create(h5py.h5p.LINK_CREATE)
+    lcpl.set_create_intermediate_group(True)
+    return lcpl
+
+
+def _new_dataset(group, name: str, shape: tuple, dtype, chunks: tuple | None = None, fillvalue=None, data=None,
+                 wrap: bool = True):  # fmt: skip
     """A dataset made with HDF5's own calls, as h5py's ``create_dataset`` makes it (no time
     stamps), a Fletcher-32 checksum per chunk wherever it has a value (``_checksum``): a store
     of a short run is mostly small datasets, and h5py's checks of its arguments cost as much
     again as HDF5's work (30 against 65 us a dataset). ``chunks`` None: one chunk, or for
-    ``data`` of more than WHOLE_CHUNK_BYTES h5py's ``create_dataset`` with its guessed chunks."""
+    ``data`` of more than WHOLE_CHUNK_BYTES h5py's ``create_dataset`` with its guessed chunks.
+    ``wrap``: an h5py Dataset, else None (a dataset written once and not used again)."""
     shape, dtype = tuple(int(n) for n in shape), np.dtype(dtype)
     checked = bool(_checksum(shape))
     if checked and chunks is None and math.prod(shape) * dtype.itemsize > WHOLE_CHUNK_BYTES:
@@ -131,13 +153,10 @@ def _new_dataset(group, name: str, shape: tuple, dtype, chunks: tuple | None = N
     if fillvalue is not None:
         dcpl.set_fill_value(np.array(fillvalue, dtype=dtype))
     space = h5py.h5s.create_simple(shape) if shape else h5py.h5s.create(h5py.h5s.SCALAR)
-    lcpl = h5py.h5p.create(h5py.h5p.LINK_CREATE)
-    lcpl.set_create_intermediate_group(True)  # "a/b" makes the group a, as h5py does
-    ds = h5py.h5d.create(group.id, name.encode(), h5py.h5t.py_create(dtype, logical=True), space, dcpl=dcpl,
-                         lcpl=lcpl)  # fmt: skip
+    ds = h5py.h5d.create(group.id, name.encode(), _type_of(dtype), space, dcpl=dcpl, lcpl=_intermediate_groups())
     if data is not None and math.prod(shape):
         ds.write(h5py.h5s.ALL, h5py.h5s.ALL, np.ascontiguousarray(data, dtype=dtype))
-    return h5py.Dataset(ds)
+    return h5py.Dataset(ds) if wrap else None
 
 
 def _new_attrs(obj, attrs: dict) -> None:
@@ -150,11 +169,46 @@ def _new_attrs(obj, attrs: dict) -> None:
     for name, value in attrs.items():
         data = array_for_new_object(value)
         space = h5py.h5s.create_simple(data.shape) if data.shape else h5py.h5s.create(h5py.h5s.SCALAR)
-        attr = h5py.h5a.create(obj.id, name.encode(), h5py.h5t.py_create(data.dtype, logical=True), space)
+        attr = h5py.h5a.create(obj.id, name.encode(), _type_of(data.dtype), space)
         try:
-            attr.write(data, mtype=h5py.h5t.py_create(data.dtype))
+            attr.write(data, mtype=_type_of(data.dtype, logical=False))
         finally:
             attr.close()
+
+
+_REQUIRED = object()
+
+
+def _read_scalar(obj, name: str, default=_REQUIRED):
+    """A numeric or bool scalar attribute of ``obj`` read with HDF5's own calls (h5py's
+    AttributeManager costs 43 against 12 us a read here); ``default`` where there is none
+    (without one, KeyError as h5py raises)."""
+    try:
+        a = h5py.h5a.open(obj.id, name.encode())
+    except KeyError:
+        if default is _REQUIRED:
+            raise
+        return default
+    try:
+        out = np.empty((), a.dtype)
+        a.read(out)
+        return out[()]
+    finally:
+        a.close()
+
+
+def _write_scalar(obj, name: str, value) -> None:
+    """Set a numeric or bool scalar attribute: the existing one overwritten in place (67 against
+    13 us through h5py, which deletes and recreates it), a new one made as h5py makes it."""
+    try:
+        a = h5py.h5a.open(obj.id, name.encode())
+    except KeyError:
+        _new_attrs(obj, {name: value})
+        return
+    try:
+        a.write(np.asarray(value, dtype=a.dtype))
+    finally:
+        a.close()
 
 
 def _write_draws(ds, k0: int, val: np.ndarray) -> None:
@@ -168,7 +222,7 @@ def _write_draws(ds, k0: int, val: np.ndarray) -> None:
 
 def _dataset(group, name: str, value) -> None:
     value = np.asarray(value)
-    _new_dataset(group, name, value.shape, value.dtype, data=value)
+    _new_dataset(group, name, value.shape, value.dtype, data=value, wrap=False)
 
 
 # values of one predictive chunk (256 KB of float32): a chunk holds one draw of this many
@@ -246,18 +300,20 @@ class SampleStore:
         return s
 
     def _layout(self, chains, draws, dim, store_theta, theta_dtype, predictive_shape, attrs) -> None:
-        f = self.f
+        f, per_draw = self.f, {}
         if store_theta and dim <= 4096:
-            _new_dataset(f, "theta", (chains, draws, dim), theta_dtype,
-                         _draw_chunks(chains, draws, dim, self.block_draws) + (dim,), fillvalue=np.nan)  # fmt: skip
+            per_draw["theta"] = _new_dataset(f, "theta", (chains, draws, dim), theta_dtype,
+                                             _draw_chunks(chains, draws, dim, self.block_draws) + (dim,),
+                                             fillvalue=np.nan)  # fmt: skip
         elif store_theta:  # h5py guesses the chunks of wide positions
-            f.create_dataset("theta", shape=(chains, draws, dim), dtype=theta_dtype, chunks=True, fillvalue=np.nan,
-                             **CHECKSUM)  # fmt: skip
+            per_draw["theta"] = f.create_dataset("theta", shape=(chains, draws, dim), dtype=theta_dtype, chunks=True,
+                                                 fillvalue=np.nan, **CHECKSUM)  # fmt: skip
         if predictive_shape is not None:
             n_test, k = predictive_shape
-            _new_dataset(f, "predictive", (chains, draws, n_test, k), "float32", _predictive_chunks(chains, n_test, k),
-                         fillvalue=np.nan)  # fmt: skip
-        _dataset(f, "diverged", np.zeros(chains, dtype=bool))
+            per_draw["predictive"] = _new_dataset(f, "predictive", (chains, draws, n_test, k), "float32",
+                                                  _predictive_chunks(chains, n_test, k), fillvalue=np.nan)  # fmt: skip
+        self._diverged = _new_dataset(f, "diverged", (chains,), bool, data=np.zeros(chains, dtype=bool))
+        self._per_draw = (chains, draws, per_draw)  # a new store's: no lookups (diagnostics come with append)
         f.create_group("diagnostics")
         f.create_group("state")
         attrs = dict(attrs or {})
@@ -273,7 +329,7 @@ class SampleStore:
         chunk whole, and may write it to new space before freeing the old), those of the
         ``new_diagnostics`` datasets it creates too, plus ``extra_bytes`` (the resume state) and
         room for HDF5's metadata."""
-        k0, k = int(self.f.attrs["draws"]), max(1, int(draws))
+        k0, k = self.n_draws, max(1, int(draws))
         chains, planned, per_draw = self._per_draw_datasets()
 
         def touched(shape, chunks, itemsize) -> int:
@@ -319,7 +375,7 @@ class SampleStore:
 
     def append(self, theta=None, predictive=None, diagnostics: dict | None = None) -> None:
         """Append a block of k draws: theta [C, k, d], predictive [C, k, n, K], diag [C, k]."""
-        k0 = int(self.f.attrs["draws"])
+        k0 = self.n_draws
         k = None
         _, planned, per_draw = self._per_draw_datasets()
         for name, val in (("theta", theta), ("predictive", predictive)):
@@ -336,7 +392,7 @@ class SampleStore:
                     _draw_chunks(val.shape[0], planned, 1, self.block_draws), fillvalue=np.nan)  # fmt: skip
             _write_draws(ds, k0, val)
         if k is not None:
-            self.f.attrs["draws"] = k0 + k
+            self.set_draws(k0 + k)
 
     def write_array(self, name: str, value) -> None:
         if self.f.get(name) is not None:
@@ -354,7 +410,7 @@ class SampleStore:
         # marked as being written, on disk, first; see ``state_consistent``.
         g = self.f["state"]
         first = len(g) == 0  # the first flush creates every dataset: no lookups (a miss costs 40 us)
-        g.attrs["writing"] = True
+        _write_scalar(g, "writing", True)
         self.f.flush()
         for name, value in state.items():
             value = np.asarray(value)
@@ -365,7 +421,7 @@ class SampleStore:
                 if ds is not None:
                     del g[name]
                 _dataset(g, name, value)
-        g.attrs["writing"] = False
+        _write_scalar(g, "writing", False)
 
     @property
     def state_consistent(self) -> bool:
@@ -373,7 +429,7 @@ class SampleStore:
         if "state" not in self.f:
             return False
         g = self.f["state"]
-        return "step" in g and not bool(g.attrs.get("writing", False))
+        return "step" in g and not bool(_read_scalar(g, "writing", False))
 
     def flush(self) -> None:
         """Write HDF5's buffers and have the operating system put them on the disk (fsync), so
@@ -410,7 +466,7 @@ class SampleStore:
 
     def mark_complete(self) -> None:
         _free_or_refuse(self.path, METADATA_MARGIN, self._fd())
-        self.f.attrs["complete"] = True
+        _write_scalar(self.f, "complete", True)
         self.flush()
 
     # -- checking -------------------------------------------------------------------------
@@ -471,11 +527,15 @@ class SampleStore:
     # -- reading ----------------------------------------------------------------------
     @property
     def n_draws(self) -> int:
-        return int(self.f.attrs["draws"])
+        return int(_read_scalar(self.f, "draws"))
+
+    def set_draws(self, n: int) -> None:
+        """Record ``n`` draws per chain as valid (``attrs['draws']``)."""
+        _write_scalar(self.f, "draws", int(n))
 
     @property
     def complete(self) -> bool:
-        return bool(self.f.attrs.get("complete", False))
+        return bool(_read_scalar(self.f, "complete", False))
 
     @property
     def theta_dim(self) -> int | None:

@@ -90,8 +90,10 @@ LOOP_CHAIN_STEPS = 2000
 DEFAULT_CHAIN_STEPS = 100_000
 
 
-# a long cell: 10,000 steps, or fewer at many chains but then at least LONG_CHAIN_STEPS chain-steps
-# (about 2.7 CPU-s of bnnsample sg_hmc at 1.1M chain-steps per CPU-s), where real runs live
+# a long cell, where real runs live: 10,000 steps with shared minibatches at every chain count
+# (30 CPU-s of bnnsample sg_hmc at 4000 chains; with 750 steps, as before 2026-11-27, the per-run
+# cost was 5% of the cell there); with per-chain minibatches, whose variants run 5-10x slower,
+# 10,000 steps or LONG_CHAIN_STEPS chain-steps where fewer (at least 13 CPU-s of bnnsample sg_hmc)
 LONG_STEPS = 10_000
 LONG_CHAIN_STEPS = 3_000_000
 # chain-steps per round at the most of posteriors vmap with per-chain minibatches: it makes about
@@ -107,9 +109,11 @@ def default_steps(chains: int) -> int:
     return int(min(10_000, max(50, round(DEFAULT_CHAIN_STEPS / chains / 10) * 10)))
 
 
-def long_steps(chains: int) -> int:
-    """Steps per run of a long cell: 10,000, or LONG_CHAIN_STEPS / chains (rounded up to a
-    multiple of 10) where that is fewer."""
+def long_steps(chains: int, batching: str = "per-chain") -> int:
+    """Steps per run of a long cell: 10,000 with shared minibatches; with per-chain ones 10,000,
+    or LONG_CHAIN_STEPS / chains (rounded up to a multiple of 10) where that is fewer."""
+    if batching == "shared":
+        return LONG_STEPS
     return int(min(LONG_STEPS, math.ceil(LONG_CHAIN_STEPS / chains / 10) * 10))
 
 
@@ -367,10 +371,10 @@ class Block:
     compile_s: float | None = None
 
 
-def measure(chains: int, steps: int, repeats: int, device: str = "cpu") -> list[Block]:
-    """Build every variant for ``chains`` chains and ``steps`` steps (shared and, for more than one
-    chain, per-chain minibatches), run them in ``repeats`` interleaved rounds after one warm-up call
-    each; one Block per batching. On a GPU (``device`` cuda) bnnsample also runs with
+def measure(chains: int, steps: Callable[[str], int], repeats: int, device: str = "cpu") -> list[Block]:
+    """Build every variant for ``chains`` chains and ``steps(batching)`` steps (shared and, for more
+    than one chain, per-chain minibatches), run them in ``repeats`` interleaved rounds after one
+    warm-up call each; one Block per batching. On a GPU (``device`` cuda) bnnsample also runs with
     ``compile=true`` (CUDA graphs; compiled whatever the run's length, measured rather than
     decided by the rule), blackjax where jax has the GPU, and posteriors one chain at a time not."""
     from bnnsample.data import load_data
@@ -379,7 +383,7 @@ def measure(chains: int, steps: int, repeats: int, device: str = "cpu") -> list[
     batchings = ("shared", "per-chain") if chains > 1 else ("shared",)
     on = [f"device={device}"]
     cfgs = {
-        (name, b): logistic_cfg(chains, steps, name, "float32", draws=1,
+        (name, b): logistic_cfg(chains, steps(b), name, "float32", draws=1,
                                 overrides=[f"batching.per_chain={str(b == 'per-chain').lower()}", *on])
         for b in batchings for name in BNNSAMPLE
     }  # fmt: skip
@@ -390,16 +394,16 @@ def measure(chains: int, steps: int, repeats: int, device: str = "cpu") -> list[
     compile_s = {}
     for b in batchings:
         p = Problem(data.x_train.float().to(device), data.y_train.float().to(device), float(cfg.model.prior_precision),
-                    float(cfg.step_size), float(cfg.friction), int(cfg.batch_size), chains, steps,
+                    float(cfg.step_size), float(cfg.friction), int(cfg.batch_size), chains, steps(b),
                     per_chain=b == "per-chain", device=device)  # fmt: skip
         for name in BNNSAMPLE:
             variants[(f"bnnsample {name}", b)] = bnnsample_variant(cfgs[(name, b)])
         if gpu and b == "shared":
             from bnnsample.integrators import compiled
 
-            compiled.MIN_STEPS_GPU = min(compiled.MIN_STEPS_GPU, steps)
+            compiled.MIN_STEPS_GPU = min(compiled.MIN_STEPS_GPU, steps(b))
             variants[(f"bnnsample {COMPILED}", b)] = bnnsample_variant(
-                logistic_cfg(chains, steps, "sg_hmc", "float32", draws=1, overrides=[*on, "compile=true"])
+                logistic_cfg(chains, steps(b), "sg_hmc", "float32", draws=1, overrides=[*on, "compile=true"])
             )
         if not gpu or _imports("blackjax"):
             compile_t, variants[("blackjax", b)] = blackjax_variant(p)
@@ -415,7 +419,7 @@ def measure(chains: int, steps: int, repeats: int, device: str = "cpu") -> list[
         fn()
     res = interleaved(variants, repeats)
     return [
-        Block(chains, steps, b, {name: r for (name, bb), r in res.items() if bb == b}, compile_s.get(b))
+        Block(chains, steps(b), b, {name: r for (name, bb), r in res.items() if bb == b}, compile_s.get(b))
         for b in batchings
     ]
 
@@ -553,15 +557,16 @@ def run_suite(chain_counts: list[int], steps: int | None, repeats: int, threads:
     where = f"device {torch.cuda.get_device_name(device)}" if gpu else "device cpu"
     head = [f"- threads: {pinned}", f"- {versions_text()}", f"- before: {load_text()}"]
     print("\n".join(head), flush=True)
-    kinds = {"long": long_steps, "short": default_steps}
+    kinds = {"long": long_steps, "short": lambda c, b: default_steps(c)}
     tables = []
     for kind in [f"{steps} steps"] if steps else cells:
         blocks = []
         for c in chain_counts:
-            blocks += measure(c, steps or kinds[kind](c), repeats, device)
+            blocks += measure(c, lambda b, c=c, kind=kind: steps or kinds[kind](c, b), repeats, device)
             head.append(f"- after {c} chains ({kind} cells): {load_text()}")
             print(head[-1], flush=True)
-        what = {"long": f"Long cells ({LONG_STEPS:,} steps, or {LONG_CHAIN_STEPS:,} chain-steps where fewer)",
+        what = {"long": f"Long cells ({LONG_STEPS:,} steps; per-chain minibatches {LONG_CHAIN_STEPS:,} chain-steps "
+                        "where fewer)",
                 "short": f"Short cells ({DEFAULT_CHAIN_STEPS:,} chain-steps, 50 to 10,000 steps)"}.get(kind, kind)  # fmt: skip
         extra = [*per_run_lines(blocks), *compile_lines(blocks)]
         tables += [f"### {what}", "", rates_table(blocks), "", ratios_table(blocks), "", *extra, ""]

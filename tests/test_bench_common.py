@@ -110,7 +110,8 @@ def test_bench_md_keeps_a_gpu_section_beside_the_cpu_one_of_a_suite(tmp_path):
 
 
 def test_peers_long_cells_and_the_per_run_cost_line():
-    """Long cells hold 10,000 steps or 3M chain-steps; the per-run cost line takes the step cost
+    """Long cells hold 10,000 steps with shared minibatches, with per-chain ones 10,000 or 3M
+    chain-steps where fewer; the per-run cost line takes the step cost
     from the same round's sg_hmc run: 20 ms fixed and 10 us a step make 20 / (20 + 100) ms."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
     try:
@@ -119,7 +120,8 @@ def test_peers_long_cells_and_the_per_run_cost_line():
         sys.path.pop(0)
     Timing = bench_common.Timing
 
-    assert [bp.long_steps(c) for c in (1, 10, 300, 1000, 4000)] == [10_000, 10_000, 10_000, 3000, 750]
+    assert [bp.long_steps(c, "shared") for c in (1, 10, 300, 1000, 4000)] == [10_000] * 5
+    assert [bp.long_steps(c, "per-chain") for c in (1, 10, 300, 1000, 4000)] == [10_000, 10_000, 10_000, 3000, 750]
     m = lambda cpu, steps: bp.Measured(Timing(cpu, cpu), steps, 0.0)  # noqa: E731
     rounds = {bp.PER_RUN: [m(0.020, 1), m(0.020, 1)], "bnnsample sg_hmc": [m(0.020 + 500 * 1e-5, 500)] * 2,
               "blackjax": [m(0.004, 500)] * 2}  # fmt: skip

@@ -49,6 +49,7 @@ def test_a_run_leaves_the_kept_data_as_they_were(tmp_path, monkeypatch, override
     from tests.helpers import run_inprocess
 
     monkeypatch.setattr(data_mod, "_KEPT", {})
+    monkeypatch.setattr(data_mod, "_KEPT_AS", {})
     small = ["dataset.n_train=200", "dataset.n_test=20"] if "logistic" in overrides[0] else []
     run_inprocess(tmp_path, [*overrides, *small, "chains=3", "burn_in=5", "samples=4"])
     (key, kept), = data_mod._KEPT.items()  # fmt: skip
@@ -56,5 +57,25 @@ def test_a_run_leaves_the_kept_data_as_they_were(tmp_path, monkeypatch, override
     for name in ("x_train", "y_train", "x_test", "y_test"):
         a, b = getattr(kept, name), getattr(fresh, name)
         assert (a is None and b is None) or torch.equal(a, b), name
+    # the inputs kept in the run's dtype, which the run's potential holds, are unchanged too
+    for (k, dtype), held in data_mod._KEPT_AS.items():
+        assert k == key
+        for name in ("x_train", "x_test"):
+            a, b = getattr(held, name), getattr(fresh, name)
+            assert (a is None and b is None) or torch.equal(a, b if not b.is_floating_point() else b.to(dtype)), name
     for name, value in fresh.extras.items():
         assert not isinstance(value, torch.Tensor) or torch.equal(kept.extras[name], value), name
+
+
+def test_inputs_in_the_run_dtype_are_converted_once(monkeypatch):
+    """load_data(shared=True, features=float32): the floating inputs converted once and kept
+    (the same tensors the next time), the labels as they are."""
+    monkeypatch.setattr(data_mod, "_KEPT", {})
+    monkeypatch.setattr(data_mod, "_KEPT_AS", {})
+    cfg = compose(["dataset=logistic_synthetic", "dataset.n_train=50", "dataset.n_test=10"])
+    a = load_data(cfg, shared=True, features=torch.float32)
+    b = load_data(cfg, shared=True, features=torch.float32)
+    plain = load_data(cfg, shared=True)
+    assert a.x_train.dtype == a.x_test.dtype == torch.float32 and a.x_train is b.x_train and a.x_test is b.x_test
+    assert plain.x_train.dtype == torch.float64 and torch.equal(a.x_train, plain.x_train.float())
+    assert a.y_train is plain.y_train and a.y_test is plain.y_test
