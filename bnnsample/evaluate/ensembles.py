@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..rundir import write_figure
+from ..plotting import pyplot, save_figure
 from . import metrics as M
 
 SIZES = (1, 2, 4, 8, 16)
@@ -171,13 +171,8 @@ def ensemble_rows(store) -> list[dict]:
 def plot_ensembles(table: pd.DataFrame, path: Path, title: str = "") -> Path:
     """Metric against ensemble size, one panel per metric, one line per method with the
     standard deviation over groups as error bars (paulin2025 Figs. 4-6)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     metrics = [m for m in METRICS if m in set(table.metric)]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.2), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.2), squeeze=False)
     for ax, m in zip(axes[0], metrics):
         for method, t in table[table.metric == m].groupby("method", sort=False):
             t = t.sort_values("ensemble_size")
@@ -190,7 +185,4 @@ def plot_ensembles(table: pd.DataFrame, path: Path, title: str = "") -> Path:
     axes[0][0].legend(fontsize=7)
     if title:
         fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    path = write_figure(fig, Path(path), dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, Path(path), dpi=120)

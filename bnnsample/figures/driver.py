@@ -28,9 +28,11 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..plumbing.progress import CellBar
+from ..rundir import write_csv
 from . import register
 from .claims import table
-from .common import CellBar, check_options, recipe_dir, scale_of, update_reproduction, write_csv
+from .common import check_options, recipe_dir, scale_of, update_reproduction
 
 
 def _jobs(options: dict) -> int:
