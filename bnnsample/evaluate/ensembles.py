@@ -150,12 +150,9 @@ def pooled_ensemble_table(paths, sizes=SIZES, metrics=METRICS) -> pd.DataFrame:
     """Runs of several jobs (e.g. a multirun over seeds, one or more chains each) pooled in the
     order given, then cut into disjoint ensembles as ``ensemble_metrics`` does. The jobs must
     share the test set; a method missing from any job is left out."""
-    from contextlib import ExitStack
+    from ..store import open_stores
 
-    from ..store import SampleStore
-
-    with ExitStack() as stack:
-        stores = [stack.enter_context(SampleStore(path)) for path in paths]
+    with open_stores(paths) as stores:
         return ensemble_table(stores, sizes, metrics=metrics)
 
 

@@ -1,13 +1,13 @@
 """What figure recipes share: the ``scale`` option, the output folder, option checks and the
-REPRODUCTION.md section writer. Runs go through the simulation kernel ``bnnsample.simulate``; CSV
-files through ``rundir.write_csv``, plots through ``bnnsample.plotting``."""
+REPRODUCTION.md section writer. Runs go through the simulation kernel ``bnnsample.simulate``, or
+through ``bnnsample.pipeline`` for whole runs; CSV files through ``rundir.write_csv``, plots
+through ``bnnsample.plotting``."""
 
 from __future__ import annotations
 
 import fcntl
 import os
 import re
-import sys
 from pathlib import Path
 
 from ..config import compose  # noqa: F401  (compose: the recipes' config composer)
@@ -226,29 +226,6 @@ def claims_counts(out_dir: Path, fig_id: str, markdown: str) -> dict[str, int]:
         if r["source"] in SOURCES:
             counts[r["source"]] += 1
     return counts
-
-
-def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
-    """Run ``bnnsample run`` in process into ``run_dir`` (progress bars when stderr is a
-    terminal); returns samples.h5.
-
-    A finished run in ``run_dir`` with the same config is reused, not redone (the runner's
-    resume rule), so an interrupted recipe picks up where it stopped. A run directory another
-    process owns (a second recipe sharing this run) is waited for, not refused: the recipe
-    needs its result.
-    """
-    from .. import runner
-    from ..rundir import owned
-
-    # the runs' own bars (training per step, sampling) where a person watches; none in logs
-    cfg = compose([f"progress={str(sys.stderr.isatty()).lower()}", *overrides])
-    with owned(run_dir, wait=True):
-        path = runner.run(cfg, run_dir)
-        if evaluate:
-            from ..evaluate.report import evaluate_run
-
-            evaluate_run(run_dir)
-    return path
 
 
 def labelled_choice(options: dict, key: str, pairs) -> list[tuple[str, str]]:

@@ -61,10 +61,10 @@ class Invocation:
 
     @property
     def cache(self):
-        """The recipe's finished cells (``cells.CellCache`` under ``<id>/runs/cells/``): an
+        """The recipe's finished cells (``plumbing.cellcache.CellCache`` under ``<id>/runs/cells/``): an
         invocation stopped part-way resumes from them."""
         if self._cache is None:
-            from .cells import CellCache
+            from ..plumbing.cellcache import CellCache
 
             self._cache = CellCache(self.dir / "runs" / "cells")
         return self._cache
