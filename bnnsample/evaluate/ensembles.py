@@ -156,6 +156,39 @@ def pooled_ensemble_table(paths, sizes=SIZES, metrics=METRICS) -> pd.DataFrame:
         return ensemble_table(stores, sizes, metrics=metrics)
 
 
+def methods_table(paths: dict[str, list[Path]], sizes=SIZES, *, baselines_from: str) -> pd.DataFrame:
+    """``ensemble_table`` of the runs of several methods ({method: the samples.h5 of its jobs,
+    pooled in order}), each method's Bayesian predictive labelled by its name; standard
+    training and SWA from the runs of ``baselines_from`` only (e.g. paulin2025 Fig. 4's
+    samplers all start from the SWA points of its SMS-UBU runs)."""
+    from ..store import open_stores
+
+    parts = []
+    for m, job_paths in paths.items():
+        with open_stores(job_paths) as sts:
+            t = ensemble_table(sts, sizes=sizes, bayes_label=m)
+        parts.append(t if m == baselines_from else t[t.method == m])
+    return pd.concat(parts, ignore_index=True)
+
+
+def predictives_and_kinetic(paths: dict[str, list[Path]], *, baselines_from: str):
+    """({method: per-run predictive} of every method, standard training and SWA from the runs
+    of ``baselines_from``; the test labels; {method: kinetic temperature (runs, draws)}) of the
+    runs of several methods ({method: the samples.h5 of its jobs, pooled in order})."""
+    from ..store import open_stores
+
+    preds, y, kinetic = {}, None, {}
+    for m, job_paths in paths.items():
+        with open_stores(job_paths) as sts:
+            got, y = run_predictives(sts, bayes_label=m)
+            kts = [(st.group("diagnostics").get("kinetic_temperature"), int(st.attrs.get("draws", 0))) for st in sts]
+        preds.update(got if m == baselines_from else {m: got[m]})
+        if all(kt is not None for kt, _ in kts):
+            draws = min(d for _, d in kts)
+            kinetic[m] = np.concatenate([np.asarray(kt)[:, :draws] for kt, _ in kts])
+    return preds, y, kinetic
+
+
 def ensemble_rows(store) -> list[dict]:
     """The table as rows of metrics.csv (group, metric, value, se): group ``<method>@es<k>``,
     value the mean over groups, se = std / sqrt(groups) (NaN with one group)."""

@@ -278,42 +278,6 @@ def run_workers(out_dir: Path, options: dict, s: dict, grid: RunGrid) -> None:
         raise TimeLimit("a worker stopped at the time limit")
 
 
-def collect(paths: dict[str, list[Path]], sizes):
-    """Tidy table of every method: standard and swa from the sms_ubu runs, each sampler's
-    Bayesian predictive labelled by its method; the parts' runs pooled in part order."""
-    import pandas as pd
-
-    from ...evaluate.ensembles import ensemble_table
-    from ...store import open_stores
-
-    parts = []
-    for m, part_paths in paths.items():
-        with open_stores(part_paths) as sts:
-            t = ensemble_table(sts, sizes=sizes, bayes_label=m)
-        parts.append(t if m == "sms_ubu" else t[t.method == m])
-    return pd.concat(parts, ignore_index=True)
-
-
-def predictives_and_kinetic(paths: dict[str, list[Path]]):
-    """({method: per-run predictive} of every method, standard and SWA from the SMS-UBU runs;
-    the test labels; {method: kinetic temperature (runs, draws)}), the parts pooled in order."""
-    import numpy as np
-
-    from ...evaluate.ensembles import run_predictives
-    from ...store import open_stores
-
-    preds, y, kinetic = {}, None, {}
-    for m, part_paths in paths.items():
-        with open_stores(part_paths) as sts:
-            got, y = run_predictives(sts, bayes_label=m)
-            kts = [(st.group("diagnostics").get("kinetic_temperature"), int(st.attrs.get("draws", 0))) for st in sts]
-        preds.update(got if m == "sms_ubu" else {m: got[m]})
-        if all(kt is not None for kt, _ in kts):
-            draws = min(d for _, d in kts)
-            kinetic[m] = np.concatenate([np.asarray(kt)[:, :draws] for kt, _ in kts])
-    return preds, y, kinetic
-
-
 def why_tables(temps, rel, excess) -> list[str]:
     """Markdown of the measurements behind the verdicts: best-fit temperatures, reliability
     bins, the draws' excess training loss and kinetic temperature."""
@@ -358,10 +322,10 @@ def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[s
     import pandas as pd
 
     from ...evaluate.calibration import excess_training_loss, reliability_rows, temperature_rows
-    from ...evaluate.ensembles import draws_differences
+    from ...evaluate.ensembles import draws_differences, predictives_and_kinetic
     from ...store import open_stores
 
-    preds, y, kinetic = predictives_and_kinetic(paths)
+    preds, y, kinetic = predictives_and_kinetic(paths, baselines_from="sms_ubu")
     diffs = paired(preds, y, sizes)
     temps = pd.DataFrame(temperature_rows(preds, y, sizes=sorted({sizes[0], sizes[-1]})))
     write_frame(temps, fig_dir / "calibration.csv", index=False)
@@ -727,7 +691,7 @@ def _notes(t, s, methods, sizes, times, why) -> str:
 def make(out_dir: Path, options: dict) -> list[Path]:
     from omegaconf import OmegaConf
 
-    from ...evaluate.ensembles import SIZES, plot_ensembles
+    from ...evaluate.ensembles import SIZES, methods_table, plot_ensembles
 
     inv, s, methods = _settings(out_dir, options)
     scale, fig_dir = inv.scale, inv.dir
@@ -749,7 +713,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
         run_workers(Path(out_dir), options, s, grid)
     sizes = [es for es in SIZES if es <= s["chains"]]
     paths = grid.run(inv.cells)
-    table = collect(paths, sizes)
+    table = methods_table(paths, sizes, baselines_from="sms_ubu")
     csv = fig_dir / "fig4.csv"
     write_frame(table, csv, index=False)
     png = plot_ensembles(table.assign(method=table.method.map(LABELS)), fig_dir / "fig4.png",
