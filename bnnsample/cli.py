@@ -293,17 +293,6 @@ def _interrupt_at_once() -> None:
         raise KeyboardInterrupt
 
 
-def _evaluating(run_dir: Path) -> bool:
-    """Whether the run in ``run_dir`` is complete (an interrupt then came during evaluation)."""
-    from .store import FILENAME, SampleStore
-
-    try:
-        with SampleStore(run_dir / FILENAME) as st:
-            return bool(st.complete)
-    except Exception:  # noqa: BLE001  (no store, or one being written: not the evaluation)
-        return False
-
-
 def _kept_after_stop(run_dir: Path) -> str:
     """What a stopped run left in ``run_dir`` for its resume: the draws, else the training
     state of a run stopped while it trained its initial points, else nothing."""
@@ -480,15 +469,17 @@ def _hydra_run(argv: list[str]) -> None:
             _fail(str(e))
         except (KeyboardInterrupt, Interrupted) as e:
             preempt.requeue_if_asked()
+            from .store import is_complete
+
             h5 = run_dir / "samples.h5"
             kept = _kept_after_stop(run_dir)
-            if isinstance(e, KeyboardInterrupt) and _evaluating(run_dir):
+            if isinstance(e, KeyboardInterrupt) and is_complete(run_dir):
                 msg = f"interrupted during the evaluation; {h5} is complete: bnnsample evaluate {run_dir} evaluates it"
             elif isinstance(e, TimeLimit):
                 msg = f"stopped: {e}" + (f"; draws and resume state in {h5}" if h5.exists() else "")
             else:
                 msg = f"interrupted ({e or 'at once'}); {kept}"
-            if not multirun and not (isinstance(e, KeyboardInterrupt) and _evaluating(run_dir)):
+            if not multirun and not (isinstance(e, KeyboardInterrupt) and is_complete(run_dir)):
                 msg += f"; to resume: {resume_command(sys.argv[1:], run_dir)}"
             if multirun:
                 raise JobFailed(f"{msg}; rerun the same command to resume") from None

@@ -186,3 +186,40 @@ def write_figure(fig, path: Path, **savefig) -> Path:
     buf = io.BytesIO()
     fig.savefig(buf, format=Path(path).suffix.lstrip(".") or "png", **savefig)
     return write_bytes(path, buf.getvalue(), durable=False)
+
+
+def write_csv(path: Path, rows: list[dict], float_format: str | None = "{:.6g}", columns=None) -> Path:
+    """Rows (dicts) as CSV, floats formatted with ``float_format`` (None: Python's repr); the
+    columns are ``columns`` when given (the header even with no rows), else the union of the
+    rows' keys in order of appearance. Creates the parent directory. The one CSV writer of the
+    recipes."""
+    import csv
+    import io
+
+    keys = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
+    fmt = (lambda v: float_format.format(v) if isinstance(v, float) else v) if float_format else (lambda v: v)
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: fmt(v) for k, v in r.items()})
+    return write_file(path, buf.getvalue())
+
+
+def read_csv(path: Path) -> list[dict]:
+    """Rows of a CSV that ``write_csv`` wrote, its cells parsed back: True/False as booleans,
+    integers, floats (nan included), anything else as text (an empty cell stays "")."""
+    import csv
+
+    def parse(v: str):
+        if v in ("True", "False"):
+            return v == "True"
+        for kind in (int, float):
+            try:
+                return kind(v)
+            except ValueError:
+                pass
+        return v
+
+    with open(path, newline="") as f:
+        return [{k: parse(v) for k, v in r.items()} for r in csv.DictReader(f)]

@@ -729,3 +729,29 @@ def stored_dataset(attrs) -> dict:
     ds = dict(cfg.get("dataset") or {})
     ds.pop("description", None)
     return ds
+
+
+def is_complete(run_dir: Path) -> bool:
+    """Whether ``run_dir`` holds a store marked complete: False when it has none, or one that
+    does not open (damaged, or being written by another process)."""
+    path = Path(run_dir) / FILENAME
+    if not path.is_file():
+        return False
+    try:
+        with SampleStore(path) as st:
+            return st.complete
+    except OSError:
+        return False
+
+
+def open_stores(paths):
+    """The stores at ``paths`` open together: a context manager yielding their list, which
+    closes them all at its end (and those already open when one fails to open)."""
+    from contextlib import ExitStack, contextmanager
+
+    @contextmanager
+    def opened():
+        with ExitStack() as stack:
+            yield [stack.enter_context(SampleStore(p)) for p in paths]
+
+    return opened()

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from bnnsample.figures import recipes
-from bnnsample.figures.cells import CellCache
-from bnnsample.figures.common import read_csv, read_sections
+from bnnsample.figures.common import read_sections
 from bnnsample.figures.sekkat2023 import fig4, fig13, shared
+from bnnsample.plumbing.cellcache import CellCache
+from bnnsample.rundir import read_csv
 
 
 def test_a_cell_is_computed_once_and_read_back(tmp_path):

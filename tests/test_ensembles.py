@@ -297,12 +297,13 @@ def test_paired_differences_match_the_group_metrics():
     assert (paired_differences(a, a, y)["diff"] == 0).all()
 
 
-def test_fig4_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeypatch):
+def test_run_grid_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeypatch):
     """A run interrupted and resumed reports the time of both invocations (timing.json), and
     a run started afresh (no samples.h5 yet) does not add an earlier run's time."""
     import json
     import time
 
+    from bnnsample import pipeline
     from bnnsample.figures.driver import Invocation
     from bnnsample.figures.paulin2025 import fig4
 
@@ -311,7 +312,7 @@ def test_fig4_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeypatch
     def fake_pipeline(run_dir, ovr):
         calls.append(run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "samples.h5").write_bytes(b"")
+        (run_dir / "samples.h5").write_bytes(b"")  # not a store: never complete
         t0 = time.process_time()
         while time.process_time() - t0 < 0.05:
             pass
@@ -319,19 +320,19 @@ def test_fig4_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeypatch
             raise KeyboardInterrupt
         return run_dir / "samples.h5"
 
-    monkeypatch.setattr(fig4, "run_pipeline", fake_pipeline)
-    monkeypatch.setattr(fig4, "method_overrides", lambda m, s, p=0: [])
-    monkeypatch.setattr(fig4, "_complete", lambda d: False)
+    monkeypatch.setattr(pipeline, "run_pipeline", fake_pipeline)
     inv = Invocation(fig4.FIG, tmp_path, {}, fig4.SETTINGS)
+    grid = pipeline.RunGrid(tmp_path, ["sms_ubu"], 1, lambda m, p: [])
     with pytest.raises(KeyboardInterrupt):
-        fig4.run_methods(inv, tmp_path, {}, ["sms_ubu"])
+        grid.run(inv.cells)
     first = json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"]
-    fig4.run_methods(inv, tmp_path, {}, ["sms_ubu"])
+    grid.run(inv.cells)
     both = json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"]
     assert first >= 0.05 and both >= first + 0.05
     (tmp_path / "sms_ubu" / "samples.h5").unlink()  # started afresh
-    fig4.run_methods(inv, tmp_path, {}, ["sms_ubu"])
+    grid.run(inv.cells)
     assert 0.05 <= json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"] < both
+    assert grid.times()[1] == json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"]
 
 
 def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
@@ -374,21 +375,32 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
 
     with pytest.raises(TimeLimit, match="time_limit reached before sms_ubu part 3"):  # parts 0-2 are made
         fig.make(out, {"scale": "paper_schedule", "runs": "4", "time_limit": "0.5"})
-    # workers: disjoint shares of the unfinished parts, one process each
-    started = []
+    # workers: disjoint shares of the unfinished parts, one process each (the pool run here)
+    started, codes = [], [0, 0]
 
     class FakeProc:
         def __init__(self, cmd, **kw):
             started.append(cmd)
 
         def wait(self):
-            return 0
+            return codes[len(started) - 1]
 
     monkeypatch.setattr("subprocess.Popen", FakeProc)
-    _, s, methods = fig._settings(tmp_path, {"scale": "paper_schedule", "runs": "6", "workers": "2"})
-    fig.run_workers(out, {"scale": "paper_schedule", "runs": "6", "workers": "2"}, s, root, methods)
+    monkeypatch.setattr("bnnsample.plumbing.workers.run_pool", lambda calls, jobs: [fn(*a) for fn, a in calls][::-1])
+    options = {"scale": "paper_schedule", "runs": "6", "workers": "2"}
+    _, s, methods = fig._settings(tmp_path, options)
+    grid = fig.method_grid(root, s, methods)
+    fig.run_workers(out, options, s, grid)
     shares = [c[-1] for c in started]
     assert shares == ["part=3,5", "part=4"] and all("workers=2" not in c for c in started)
+    from bnnsample.plumbing.errors import TIME_LIMIT_EXIT
+
+    started[:], codes[:] = [], [TIME_LIMIT_EXIT, 0]
+    with pytest.raises(TimeLimit, match="a worker stopped at the time limit"):
+        fig.run_workers(out, options, s, grid)
+    started[:], codes[:] = [], [TIME_LIMIT_EXIT, 1]
+    with pytest.raises(ValueError, match=f"worker 1 failed; see {root / 'worker1.log'}"):
+        fig.run_workers(out, options, s, grid)
     with pytest.raises(ValueError, match="runs=3: scale=paper_schedule runs in parts of 2"):
         monkeypatch.setitem(fig.SETTINGS, "paper_schedule", dict(tiny, part_runs=2))
         fig._settings(tmp_path, {"scale": "paper_schedule", "runs": "3"})

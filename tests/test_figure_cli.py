@@ -108,7 +108,7 @@ def test_claims_csv_is_the_structured_record(tmp_path, monkeypatch, capsys):
     claim with its verdict, reason and the command's setting); the index counts from it and
     the command prints the reasons from it."""
     from bnnsample.figures.claims import Claim, not_tested, reproduced, table
-    from bnnsample.figures.common import read_csv
+    from bnnsample.rundir import read_csv
 
     def make(out_dir, options):
         rows = [

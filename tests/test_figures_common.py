@@ -1,4 +1,5 @@
-"""figures/common.py: REPRODUCTION.md sections (kept, replaced, sorted, verdicts counted), options, the CSV writer."""
+"""figures/common.py: REPRODUCTION.md sections (kept, replaced, sorted, verdicts counted), options; the recipes'
+CSV writer (rundir.write_csv)."""
 
 import pytest
 
@@ -19,8 +20,8 @@ from bnnsample.figures.common import (
     scale_of,
     update_reproduction,
     verdict_counts,
-    write_csv,
 )
+from bnnsample.rundir import write_csv
 
 
 def test_sections_replaced_kept_and_sorted(tmp_path):

@@ -8,7 +8,7 @@ from bnnsample.evaluate import plots
 
 def _capture(monkeypatch):
     figs = {}
-    monkeypatch.setattr(plots, "_save", lambda fig, path: figs.__setitem__(path.name, fig))
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path: figs.__setitem__(path.name, fig))
     return figs
 
 

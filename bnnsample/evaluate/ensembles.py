@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..rundir import write_figure
+from ..plotting import pyplot, save_figure
 from . import metrics as M
 
 SIZES = (1, 2, 4, 8, 16)
@@ -150,13 +150,43 @@ def pooled_ensemble_table(paths, sizes=SIZES, metrics=METRICS) -> pd.DataFrame:
     """Runs of several jobs (e.g. a multirun over seeds, one or more chains each) pooled in the
     order given, then cut into disjoint ensembles as ``ensemble_metrics`` does. The jobs must
     share the test set; a method missing from any job is left out."""
-    from contextlib import ExitStack
+    from ..store import open_stores
 
-    from ..store import SampleStore
-
-    with ExitStack() as stack:
-        stores = [stack.enter_context(SampleStore(path)) for path in paths]
+    with open_stores(paths) as stores:
         return ensemble_table(stores, sizes, metrics=metrics)
+
+
+def methods_table(paths: dict[str, list[Path]], sizes=SIZES, *, baselines_from: str) -> pd.DataFrame:
+    """``ensemble_table`` of the runs of several methods ({method: the samples.h5 of its jobs,
+    pooled in order}), each method's Bayesian predictive labelled by its name; standard
+    training and SWA from the runs of ``baselines_from`` only (e.g. paulin2025 Fig. 4's
+    samplers all start from the SWA points of its SMS-UBU runs)."""
+    from ..store import open_stores
+
+    parts = []
+    for m, job_paths in paths.items():
+        with open_stores(job_paths) as sts:
+            t = ensemble_table(sts, sizes=sizes, bayes_label=m)
+        parts.append(t if m == baselines_from else t[t.method == m])
+    return pd.concat(parts, ignore_index=True)
+
+
+def predictives_and_kinetic(paths: dict[str, list[Path]], *, baselines_from: str):
+    """({method: per-run predictive} of every method, standard training and SWA from the runs
+    of ``baselines_from``; the test labels; {method: kinetic temperature (runs, draws)}) of the
+    runs of several methods ({method: the samples.h5 of its jobs, pooled in order})."""
+    from ..store import open_stores
+
+    preds, y, kinetic = {}, None, {}
+    for m, job_paths in paths.items():
+        with open_stores(job_paths) as sts:
+            got, y = run_predictives(sts, bayes_label=m)
+            kts = [(st.group("diagnostics").get("kinetic_temperature"), int(st.attrs.get("draws", 0))) for st in sts]
+        preds.update(got if m == baselines_from else {m: got[m]})
+        if all(kt is not None for kt, _ in kts):
+            draws = min(d for _, d in kts)
+            kinetic[m] = np.concatenate([np.asarray(kt)[:, :draws] for kt, _ in kts])
+    return preds, y, kinetic
 
 
 def ensemble_rows(store) -> list[dict]:
@@ -171,13 +201,8 @@ def ensemble_rows(store) -> list[dict]:
 def plot_ensembles(table: pd.DataFrame, path: Path, title: str = "") -> Path:
     """Metric against ensemble size, one panel per metric, one line per method with the
     standard deviation over groups as error bars (paulin2025 Figs. 4-6)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     metrics = [m for m in METRICS if m in set(table.metric)]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.2), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.2), squeeze=False)
     for ax, m in zip(axes[0], metrics):
         for method, t in table[table.metric == m].groupby("method", sort=False):
             t = t.sort_values("ensemble_size")
@@ -190,7 +215,4 @@ def plot_ensembles(table: pd.DataFrame, path: Path, title: str = "") -> Path:
     axes[0][0].legend(fontsize=7)
     if title:
         fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    path = write_figure(fig, Path(path), dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, Path(path), dpi=120)

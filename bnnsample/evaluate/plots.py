@@ -6,24 +6,16 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+from scipy.stats import norm
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from scipy.stats import norm  # noqa: E402
+from ..plotting import pyplot, save_figure
+from . import metrics as M
 
-from ..rundir import write_figure
-from . import metrics as M  # noqa: E402
+plt = pyplot()
 
 ORDER = ("standard", "swa", "bayes")
 LABELS = {"standard": "standard training", "swa": "SWA", "bayes": "Bayesian ensemble"}
-
-
-def _save(fig, path: Path) -> None:
-    fig.tight_layout()
-    write_figure(fig, path, dpi=110)
-    plt.close(fig)
 
 
 def plot_marginal(path: Path, draws: np.ndarray, exact: tuple[float, float] | None, title: str) -> None:
@@ -36,7 +28,7 @@ def plot_marginal(path: Path, draws: np.ndarray, exact: tuple[float, float] | No
     ax.set(xlabel="x", ylabel="density")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_traces(path: Path, series: dict[str, np.ndarray], max_chains: int = 8, title: str = "") -> None:
@@ -55,7 +47,7 @@ def plot_traces(path: Path, series: dict[str, np.ndarray], max_chains: int = 8, 
     axes[-1, 0].set_xlabel("kept draw")
     if title:
         fig.suptitle(title, fontsize=10)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_reliability(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, n_bins: int = 15,
@@ -72,7 +64,7 @@ def plot_reliability(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray
         ax.plot(xs, ys, "o-", ms=3, label=LABELS[name])
     ax.set(xlabel="confidence", ylabel="accuracy", title="reliability (top label)" + (f"\n{title}" if title else ""))
     ax.legend(fontsize=8)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, store=None, keep=None) -> None:
@@ -95,7 +87,7 @@ def plot_ensembles(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, 
         ax.bar(range(len(names)), [vals[n][k] for n in names], color=[f"C{i}" for i in range(len(names))])
         ax.set_xticks(range(len(names)), [LABELS[n] for n in names], rotation=25, fontsize=7)
         ax.set(title=k, ylabel=k)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def run_label(store) -> str:

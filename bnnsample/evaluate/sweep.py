@@ -59,7 +59,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..rundir import check_writable_target, write_bytes, write_figure, write_frame
+from ..plotting import pyplot, save_figure
+from ..rundir import check_writable_target, write_bytes, write_frame
 from ..stats import MAX_CI_HALF_WIDTH, MIN_POINTS, ROUNDOFF, SlopeFit, fit_loglog  # noqa: F401  (the one slope fitter)
 from ..store import FILENAME
 
@@ -305,11 +306,7 @@ def slope_table(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
 
 
 def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     ok = table[table.status != "failed"]
     if STEP_KEY not in ok.columns or ok[STEP_KEY].nunique() < 2:
         return []
@@ -358,12 +355,9 @@ def plot_slopes(table: pd.DataFrame, out: Path, level: float = 0.95) -> list[Pat
                 ax.set_ylim(*robust_limits(np.concatenate(shown)))
             ax.legend(fontsize=7, title=f"log-log slope, {int(level * 100)}% CI", title_fontsize=7)
         if drawn:
-            out.mkdir(parents=True, exist_ok=True)
-            path = out / f"{metric}_vs_step_size.png"
-            fig.tight_layout()
-            write_figure(fig, path, dpi=110)
-            paths.append(path)
-        plt.close(fig)
+            paths.append(save_figure(fig, out / f"{metric}_vs_step_size.png"))
+        else:
+            plt.close(fig)
     return paths
 
 
@@ -411,11 +405,6 @@ def ensemble_sizes(table: pd.DataFrame) -> pd.Series:
 
 def plot_calibration(table: pd.DataFrame, out: Path) -> tuple[list[Path], str]:
     """nll/ace/rps of the Bayesian ensemble against ensemble size; (paths, note)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     ok = table[table.status != "failed"]
     cal = ok[(ok.group == PREDICTIVE_GROUP) & ok.metric.isin(CALIBRATION_METRICS)]
     if cal.empty:
@@ -429,19 +418,14 @@ def plot_calibration(table: pd.DataFrame, out: Path) -> tuple[list[Path], str]:
                     "size each, so sweep chains= or samples= to get this plot")  # fmt: skip
     keys = line_keys(ok) + ([STEP_KEY] if STEP_KEY in ok.columns else [])
     metrics = [m for m in CALIBRATION_METRICS if m in set(cal.metric)]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(4.5 * len(metrics), 3.8), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(metrics), figsize=(4.5 * len(metrics), 3.8), squeeze=False)
     for ax, m in zip(axes[0], metrics):
         for i, (lv, line) in enumerate(cal[cal.metric == m].groupby(keys, sort=True, dropna=False)):
             line = line.sort_values("ensemble_size")
             ax.plot(line.ensemble_size, line.value, "o-", ms=3, color=f"C{i % 10}", label=_line_label(keys, lv))
         ax.set(xscale="log", xlabel="ensemble size (draws)", ylabel=m, title=f"{m} [{PREDICTIVE_GROUP}]")
         ax.legend(fontsize=7)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "calibration_vs_ensemble_size.png"
-    fig.tight_layout()
-    write_figure(fig, path, dpi=110)
-    plt.close(fig)
-    return [path], ""
+    return [save_figure(fig, out / "calibration_vs_ensemble_size.png")], ""
 
 
 # --------------------------------------------------------------------------

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..plotting import pyplot as _plt
+from ..plotting import save_figure
 from ..stats import fit_slope, fit_slope_se
 from .claims import Claim, Claims, Outcome, by_count, by_slope, check, not_reproduced, not_tested, partly, reproduced
 from .common import fmt as _fmt
-from .common import pyplot as _plt
-from .common import save_figure
 from .driver import Figure, Invocation, register_figure
 
 SCHEMES = {

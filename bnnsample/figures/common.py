@@ -1,17 +1,18 @@
-"""What figure recipes share: the ``scale`` option, the output folder, figure saving, slope fits
-and the REPRODUCTION.md section writer. Runs go through the simulation kernel ``bnnsample.simulate``."""
+"""What figure recipes share: the ``scale`` option, the output folder, option checks and the
+REPRODUCTION.md section writer. Runs go through the simulation kernel ``bnnsample.simulate``, or
+through ``bnnsample.pipeline`` for whole runs; CSV files through ``rundir.write_csv``, plots
+through ``bnnsample.plotting``."""
 
 from __future__ import annotations
 
 import fcntl
 import os
 import re
-import sys
 from pathlib import Path
 
 from ..config import compose  # noqa: F401  (compose: the recipes' config composer)
 from ..plumbing.errors import UserError
-from ..rundir import write_figure, write_file
+from ..rundir import read_csv, write_csv, write_file
 from .claims import SOURCES, VERDICTS, verdict_of
 
 SCALES = ("quick", "paper")
@@ -141,31 +142,6 @@ def scale_of(options: dict, default: str = "quick", allowed: tuple[str, ...] = S
     return scale
 
 
-class CellBar:
-    """The progress of a recipe's cells: a bar with an ETA, each finished cell's line printed
-    above it (``done``)."""
-
-    def __init__(self, fig_id: str, total: int):
-        from ..plumbing.progress import bar
-
-        self.fig_id, self.bar = fig_id, bar(total, f"{fig_id} cells", "cell")
-
-    def done(self, text: str) -> None:
-        from ..plumbing.progress import message
-
-        message(f"[{self.fig_id}] {text}", sys.stdout)
-        self.bar.update()
-
-    def note(self, text: str) -> None:
-        """A line above the bar, which does not move (e.g. a cell a worker process finished)."""
-        from ..plumbing.progress import message
-
-        message(f"[{self.fig_id}] {text}", sys.stdout)
-
-    def close(self) -> None:
-        self.bar.close()
-
-
 def recipe_dir(out_dir, fig_id: str) -> Path:
     """The folder ``<out_dir>/<fig_id>`` a recipe writes its files to, created."""
     out = Path(out_dir) / fig_id
@@ -252,29 +228,6 @@ def claims_counts(out_dir: Path, fig_id: str, markdown: str) -> dict[str, int]:
     return counts
 
 
-def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
-    """Run ``bnnsample run`` in process into ``run_dir`` (progress bars when stderr is a
-    terminal); returns samples.h5.
-
-    A finished run in ``run_dir`` with the same config is reused, not redone (the runner's
-    resume rule), so an interrupted recipe picks up where it stopped. A run directory another
-    process owns (a second recipe sharing this run) is waited for, not refused: the recipe
-    needs its result.
-    """
-    from .. import runner
-    from ..rundir import owned
-
-    # the runs' own bars (training per step, sampling) where a person watches; none in logs
-    cfg = compose([f"progress={str(sys.stderr.isatty()).lower()}", *overrides])
-    with owned(run_dir, wait=True):
-        path = runner.run(cfg, run_dir)
-        if evaluate:
-            from ..evaluate.report import evaluate_run
-
-            evaluate_run(run_dir)
-    return path
-
-
 def labelled_choice(options: dict, key: str, pairs) -> list[tuple[str, str]]:
     """The (label, name) pairs whose names the comma-separated option ``key`` lists, in its
     order (all ``pairs`` when the option is absent); ValueError names the allowed values."""
@@ -285,63 +238,3 @@ def labelled_choice(options: dict, key: str, pairs) -> list[tuple[str, str]]:
     if not pick or any(v not in labels for v in pick):
         raise ValueError(f"{key}={options[key]}: allowed values: {', '.join(labels)}")
     return [(labels[v], v) for v in pick]
-
-
-def write_csv(path: Path, rows: list[dict], float_format: str | None = "{:.6g}", columns=None) -> Path:
-    """Rows (dicts) as CSV, floats formatted with ``float_format`` (None: Python's repr); the
-    columns are ``columns`` when given (the header even with no rows), else the union of the
-    rows' keys in order of appearance. Creates the parent directory. The one CSV writer of the
-    recipes."""
-    import csv
-    import io
-
-    keys = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
-    fmt = (lambda v: float_format.format(v) if isinstance(v, float) else v) if float_format else (lambda v: v)
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: fmt(v) for k, v in r.items()})
-    return write_file(path, buf.getvalue())
-
-
-def read_csv(path: Path) -> list[dict]:
-    """Rows of a CSV that ``write_csv`` wrote, its cells parsed back: True/False as booleans,
-    integers, floats (nan included), anything else as text (an empty cell stays "")."""
-    import csv
-
-    def parse(v: str):
-        if v in ("True", "False"):
-            return v == "True"
-        for kind in (int, float):
-            try:
-                return kind(v)
-            except ValueError:
-                pass
-        return v
-
-    with open(path, newline="") as f:
-        return [{k: parse(v) for k, v in r.items()} for r in csv.DictReader(f)]
-
-
-def pyplot():
-    """matplotlib.pyplot on the file-only Agg backend (recipes run without a display)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def save_figure(fig, path: Path, title: str | None = None, legends=()) -> Path:
-    """Give each axes of ``legends`` its legend (fontsize 7) and the figure its ``title``, then
-    lay out, write (creating the folder) and close a recipe's figure."""
-    for ax in legends:
-        ax.legend(fontsize=7)
-    if title is not None:
-        fig.suptitle(title)
-    fig.tight_layout()
-    write_figure(fig, path, dpi=110)
-    pyplot().close(fig)
-    return path

@@ -28,9 +28,11 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..plumbing.progress import CellBar
+from ..rundir import write_csv
 from . import register
 from .claims import table
-from .common import CellBar, check_options, recipe_dir, scale_of, update_reproduction, write_csv
+from .common import check_options, recipe_dir, scale_of, update_reproduction
 
 
 def _jobs(options: dict) -> int:
@@ -59,10 +61,10 @@ class Invocation:
 
     @property
     def cache(self):
-        """The recipe's finished cells (``cells.CellCache`` under ``<id>/runs/cells/``): an
+        """The recipe's finished cells (``plumbing.cellcache.CellCache`` under ``<id>/runs/cells/``): an
         invocation stopped part-way resumes from them."""
         if self._cache is None:
-            from .cells import CellCache
+            from ..plumbing.cellcache import CellCache
 
             self._cache = CellCache(self.dir / "runs" / "cells")
         return self._cache

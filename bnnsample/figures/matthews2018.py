@@ -24,12 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.passes import GAMMA, friction_load, passes_error, passes_to, reference_moments, run_rows, step_size_for
+from ..plotting import pyplot, save_figure
 from ..rundir import write_figure
 from ..stats import fit_slope_se
 from . import register
 from .claims import Claim, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced
 from .common import fmt as _fmt
-from .common import pyplot, save_figure
 from .driver import Invocation
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.orders import BATCHINGS, MAX_EXP, START, TARGETS, Fit, Row, measure_orders, preset_params
-from ..rundir import write_file
+from ..plotting import pyplot, save_figure
+from ..plumbing.progress import CellBar
+from ..rundir import write_csv, write_file
 from . import register
-from .common import CellBar, pyplot, save_figure, write_csv
 
 # Expected order of the stationary bias per (scheme, batching), from the papers' theorems
 # (SOURCES); "exact": no bias on Gaussian targets (var_x at rounding level); None: no claim.

@@ -41,7 +41,8 @@ def beside_other_scale(out_dir: Path, fig_id: str, scale: str) -> tuple[Path, st
 
 def _claims_of(out_dir: Path, fig_id: str, markdown: str) -> list[tuple[str, str, str]]:
     """(claim, verdict, reason) of a figure: from its claims.csv, or read from its section."""
-    from .common import CLAIMS_CSV, read_csv
+    from ..rundir import read_csv
+    from .common import CLAIMS_CSV
 
     path = out_dir / fig_id / CLAIMS_CSV
     if path.exists():

@@ -1,5 +1,6 @@
 """Progress bars with an ETA for every phase that can take more than a few seconds (training,
-sampling, evaluation, the runs of a sweep), and the one switch that silences them all.
+sampling, evaluation, the runs of a sweep, the cells of a figure recipe), and the one switch that
+silences them all.
 
 ``progress=false`` in a run's config (or ``BNNSAMPLE_PROGRESS=0`` in the environment, for
 ``bnnsample evaluate``) turns every bar off: what a log file or a batch job wants. The bars
@@ -122,3 +123,26 @@ def sweep_job_done(total: int | None, sweep_dir=None) -> None:
         where = f"; runs in {sweep_dir}: `bnnsample evaluate {sweep_dir}` writes sweep.csv, slopes.csv and plots/" if (
             sweep_dir) else ""  # fmt: skip
         say(f"sweep: {done} of {total} jobs done in {spent:.0f} s{where}")
+
+
+class CellBar:
+    """The progress of a recipe's cells: a bar with an ETA, each finished cell's line printed
+    above it (``done``)."""
+
+    def __init__(self, fig_id: str, total: int):
+        self.fig_id, self.bar = fig_id, bar(total, f"{fig_id} cells", "cell")
+
+    def done(self, text: str) -> None:
+        import sys
+
+        message(f"[{self.fig_id}] {text}", sys.stdout)
+        self.bar.update()
+
+    def note(self, text: str) -> None:
+        """A line above the bar, which does not move (e.g. a cell a worker process finished)."""
+        import sys
+
+        message(f"[{self.fig_id}] {text}", sys.stdout)
+
+    def close(self) -> None:
+        self.bar.close()

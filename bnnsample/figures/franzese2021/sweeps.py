@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ...plotting import pyplot, save_figure
 from .. import register
 from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested, partly, reproduced
-from ..common import pyplot, save_figure
 from ..driver import Invocation
 from . import uci
 from .toys import FIG1_CLAIMS

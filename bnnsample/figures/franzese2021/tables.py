@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ...plotting import pyplot, save_figure
 from ...stats import t_quantile
 from .. import register
 from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested
-from ..common import pyplot, save_figure
 from ..driver import Invocation
 from . import uci
 from .uci import FULL, TABLE1, TABLE2, Spec

@@ -34,9 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from ...analysis.exact import full_batch_stationary_akd
+from ...plotting import pyplot, save_figure
 from .. import common, register
 from ..claims import Claim, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced
-from ..common import pyplot, save_figure
 from ..driver import Invocation
 
 # -- franzese2021-fig3: App. E toy ----------------------------------------------------------

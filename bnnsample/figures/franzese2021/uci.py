@@ -134,43 +134,21 @@ class Result:
         return p[..., 0].reshape(-1, p.shape[2])
 
 
-def _existing_run(spec: Spec, runs_dir: Path) -> Path:
-    """``runs_dir/<key>``, or the same run (same key = same Spec) already complete under another
-    franzese2021 recipe's runs/ (e.g. Fig. 10's C = 5 cells are Fig. 4's LEAPFROG cells)."""
-    from ...store import FILENAME, SampleStore
-
-    own = runs_dir / spec.key()
-    for cand in [own, *sorted(runs_dir.parent.parent.glob(f"franzese2021-*/runs/{spec.key()}"))]:
-        if (cand / FILENAME).is_file():
-            try:
-                with SampleStore(cand / FILENAME) as st:
-                    if st.complete:
-                        return cand
-            except OSError:
-                continue
-    return own
-
-
 def run_spec(spec: Spec, runs_dir: Path) -> Result:
-    """Run (or reuse) ``spec`` under ``runs_dir/<key>`` and read its predictive draws."""
+    """Run (or reuse) ``spec`` under ``runs_dir/<key>`` and read its predictive draws; the same
+    run (same key = same Spec) complete under another franzese2021 recipe's runs/ is reused (e.g.
+    Fig. 10's C = 5 cells are Fig. 4's LEAPFROG cells)."""
     import time
 
     import torch
 
-    from ...plumbing.errors import UserError
+    from ...pipeline import run_or_reuse
     from ...store import SampleStore
-    from ..common import compose, run_pipeline
 
     torch.set_num_threads(1)
     t0 = time.perf_counter()
-    try:
-        path = run_pipeline(_existing_run(spec, runs_dir), spec.overrides())
-    except UserError as e:
-        if "different config" not in str(e):
-            raise
-        # the global config changed since that run was made (a new top-level key): a fresh directory
-        cfg_hash = hashlib.sha1(str(compose(spec.overrides())).encode()).hexdigest()[:8]
-        path = run_pipeline(runs_dir / f"{spec.key()}_{cfg_hash}", spec.overrides())
+    others = sorted(runs_dir.parent.parent.glob(f"franzese2021-*/runs/{spec.key()}"))
+    path = run_or_reuse(spec.key(), spec.overrides(), runs_dir, others)
     with SampleStore(path) as s:
         pred, div = s.predictive(), s.diverged().astype(bool)
     return Result(spec, pred, div, time.perf_counter() - t0)

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...plotting import pyplot, save_figure
 from .. import common, register
 from ..claims import Claim, by_count, check, not_reproduced, not_tested, partly, reproduced
 from ..driver import Invocation
@@ -366,7 +367,7 @@ def _row(c: Cell, k: int) -> list:
 
 
 def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> Path:
-    fig, (a1, a2) = common.pyplot().subplots(1, 2, figsize=(13, 5))
+    fig, (a1, a2) = pyplot().subplots(1, 2, figsize=(13, 5))
     colours = {"UBU": "C0", "BAOAB": "C1", "EM": "C2"}
     styles = {"SMS": "-", "SG": ":", "wor": "--"}
     for label, cs in cells.items():
@@ -391,7 +392,7 @@ def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> Path:
         ax.grid(True, which="both", lw=0.2)
         ax.legend(fontsize=7, ncol=2)
     fig.suptitle("paulin2025 Fig. 1: two-batch Gaussian, friction 1")
-    return common.save_figure(fig, path)
+    return save_figure(fig, path)
 
 
 def _settings_text(s: dict) -> str:

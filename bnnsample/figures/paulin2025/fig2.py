@@ -37,10 +37,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ...plotting import pyplot, save_figure
+from ...rundir import read_csv
 from ...stats import t_quantile
 from .. import common, register
 from ..claims import Claim, by_count, check, not_reproduced, not_tested
-from ..common import save_figure
 from ..driver import Invocation
 
 FIG_ID = "paulin2025-fig2"
@@ -244,7 +245,7 @@ def section(inv: Invocation, which: str, map_s: float, files: list[Path]) -> str
     ``make`` writes them, floats to 6 digits) and what they do not hold: the data's name and the
     MAP's seconds. ``make`` writes its section through this, so the section of committed CSVs can
     be written again without a rerun."""
-    bias_rows, metric_rows = (common.read_csv(inv.dir / name) for name in ("bias.csv", "metrics.csv"))
+    bias_rows, metric_rows = (read_csv(inv.dir / name) for name in ("bias.csv", "metrics.csv"))
     hs = list(dict.fromkeys(r["h"] for r in bias_rows))
     rows = outcomes(hs, inv.st["chunks"], bias_rows, metric_rows)
     notes = _notes(hs, bias_rows, metric_rows, map_s)
@@ -252,7 +253,7 @@ def section(inv: Invocation, which: str, map_s: float, files: list[Path]) -> str
 
 
 def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:
-    fig, axes = common.pyplot().subplots(1, 5, figsize=(22, 4.2))
+    fig, axes = pyplot().subplots(1, 5, figsize=(22, 4.2))
     for name in SAMPLERS:
         rows = [r for r in bias_rows if r["sampler"] == name]
         h = np.array([r["h"] for r in rows])

@@ -40,15 +40,14 @@ from __future__ import annotations
 
 import math
 import time
-from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from ...rundir import write_file, write_frame
+from ...pipeline import RunGrid
+from ...rundir import write_frame
 from ...stats import t_quantile
 from .. import register
 from ..claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced
-from ..common import run_pipeline
 from ..driver import Invocation
 
 FIG = "paulin2025-fig4"
@@ -206,102 +205,62 @@ def method_overrides(method: str, s: dict, part: int = 0) -> list[str]:
     return ovr
 
 
-def part_dir(run_root: Path, s: dict, part: int) -> Path:
-    """The folder of one part's runs (the run root itself when there is one part)."""
-    return run_root if n_parts(s) == 1 else run_root / f"part{part}"
+def method_grid(run_root: Path, s: dict, methods, swa_from: RunGrid | None = None) -> RunGrid:
+    """The runs of ``methods`` under ``run_root``, in the scale's parts: sms_ubu trains the SWA
+    points (or takes those of the sms_ubu runs of ``swa_from``), the other methods start from
+    the SWA points of their part's sms_ubu run."""
+
+    def overrides(m: str, p: int) -> list[str]:
+        ovr = method_overrides(m, s, p)
+        if m != "sms_ubu":
+            ovr.append(f"init.reuse={grid.dir(p) / 'sms_ubu'}")
+        elif swa_from is not None:
+            ovr.append(f"init.reuse={swa_from.dir(p) / 'sms_ubu'}")
+        return ovr
+
+    grid = RunGrid(run_root, methods, n_parts(s), overrides, s.get("deadline"))
+    return grid
 
 
-def run_methods(inv: Invocation, run_root: Path, s: dict, methods, swa_from: Path | None = None,
-                parts=None) -> dict[str, list[Path]]:  # fmt: skip
-    """One pipeline run per method and part ({method: [samples.h5 of each part]}); the first
-    method (sms_ubu) trains (or takes the SWA points of the finished runs ``swa_from``), the
-    others reuse its SWA points and baselines. Finished runs are reused (resume rule). A bar
-    over the runs (the cells)."""
-    paths = {m: [] for m in methods}
-    parts = range(n_parts(s)) if parts is None else parts
-    with inv.cells(len(parts) * len(methods)) as bar:
-        for p in parts:
-            for m in methods:
-                paths[m].append(_run_method(m, p, run_root, s, swa_from, bar))
-    return paths
-
-
-def _run_method(m: str, p: int, run_root: Path, s: dict, swa_from: Path | None, bar) -> Path:
-    """Method ``m``'s run of part ``p`` (resumed or reused when made before), its time added to
-    its timing.json."""
-    import json
-    import sys
-
-    from ...plumbing.errors import TimeLimit
-    from ...plumbing.progress import message
-
-    root = part_dir(run_root, s, p)
-    name = f"{m}{f' part {p}' if n_parts(s) > 1 else ''}"
-    ovr = method_overrides(m, s, p)
-    if m != "sms_ubu":
-        ovr.append(f"init.reuse={root / 'sms_ubu'}")
-    elif swa_from is not None:
-        ovr.append(f"init.reuse={part_dir(swa_from, s, p) / 'sms_ubu'}")
-    if s.get("deadline") is not None and not _complete(root / m):
-        left = s["deadline"] - time.monotonic()
-        if left < 1:
-            raise TimeLimit(f"time_limit reached before {name}")
-        ovr.append(f"time_limit={left:.0f}")
-    message(f"[{FIG}] {name}: bnnsample run {' '.join(ovr)}", sys.stdout)
-    timing = root / m / "timing.json"
-    done = _complete(root / m)
-    fresh = not (root / m / "samples.h5").exists()
-    wall, cpu = time.monotonic(), time.process_time()
-    try:
-        path = run_pipeline(root / m, ovr)
-    finally:  # an interrupted invocation counts too: a resumed run's time is the sum of its invocations
-        if not done and (root / m).is_dir():
-            before = json.loads(timing.read_text()) if timing.exists() and not fresh else {}
-            write_file(timing, json.dumps({
-                "wall_s": before.get("wall_s", 0.0) + time.monotonic() - wall,
-                "cpu_s": before.get("cpu_s", 0.0) + time.process_time() - cpu,
-            }))  # fmt: skip
-    bar.done(f"{name}: " + ("finished before, reused" if done else f"{time.monotonic() - wall:.0f} s"))
-    return path
-
-
-def print_estimate(s: dict, methods, run_root: Path) -> None:
-    """One line at the start: the estimated time of the runs still to make (models/cost.py:
-    a timed force of one part's runs on the device the runs will use, times their steps)."""
+def print_estimate(grid: RunGrid, s: dict) -> None:
+    """One line at the start: the estimated time of the runs still to make (``RunGrid.estimate``)."""
     from ...models.cost import duration_text
-    from ...runner import estimate_cost
-    from ..common import compose
 
-    todo = [(m, p) for p in range(n_parts(s)) for m in methods if not _complete(part_dir(run_root, s, p) / m)]
-    if not todo:
+    got = grid.estimate()
+    if got is None:
         return
-    seconds, device = 0.0, None
-    for m in dict.fromkeys(m for m, _ in todo):
-        cfg = compose(["progress=false", *method_overrides(m, s)])
-        cost = estimate_cost(cfg, training=m == "sms_ubu")
-        seconds += cost.seconds * sum(1 for mm, _ in todo if mm == m)
-        device = device or cfg.device
-    print(f"[{FIG}] estimated time of the {len(todo)} runs to make ({n_parts(s)} part(s) x {len(methods)} method(s), "
+    n, seconds, device = got
+    print(f"[{FIG}] estimated time of the {n} runs to make ({grid.parts} part(s) x {len(grid.names)} method(s), "
           f"device={device}, one process): about {duration_text(seconds)}"
           + (f"; with workers={s['workers']}: about {duration_text(seconds / s['workers'])} wall" if s["workers"] > 1 else ""),
           flush=True)  # fmt: skip
 
 
-def run_workers(out_dir: Path, options: dict, s: dict, run_root: Path, methods) -> None:
+def _worker(w: int, cmd: list[str], log: str) -> tuple[int, str, int]:
+    """In a pool process: worker ``w``'s command, its output appended to ``log``; (w, log, exit
+    code). A Ctrl-C reaches the command too, which stops at its next block boundary."""
+    import subprocess
+
+    with open(log, "ab") as fh:
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
+    return w, log, proc.wait()
+
+
+def run_workers(out_dir: Path, options: dict, s: dict, grid: RunGrid) -> None:
     """``workers`` processes of this recipe, each making a disjoint share of the parts
     (``part=``); returns when all have ended, ValueError naming the log of one that failed.
     Each process runs one torch thread, so two workers use two cores."""
-    import subprocess
     import sys
 
     from ...config import current_figure_overrides
     from ...plumbing.errors import TIME_LIMIT_EXIT, TimeLimit
+    from ...plumbing.workers import run_pool
 
-    parts = [p for p in range(n_parts(s)) if not all(_complete(part_dir(run_root, s, p) / m) for m in methods)]
+    parts = list(dict.fromkeys(p for _, p in grid.todo()))
     shares = [parts[w :: s["workers"]] for w in range(s["workers"])]
-    procs = []
+    calls = []
     for w, share in enumerate(x for x in shares if x):
-        log = run_root / f"worker{w}.log"
+        log = grid.root / f"worker{w}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         opts = [*current_figure_overrides(), *(f"{k}={v}" for k, v in options.items()
                                                if k not in ("workers", "part", "time_limit"))]  # fmt: skip
@@ -310,81 +269,13 @@ def run_workers(out_dir: Path, options: dict, s: dict, run_root: Path, methods) 
         cmd = [sys.executable, "-c", "from bnnsample.cli import main; main()", "figure", FIG, "--out", str(out_dir),
                *opts, f"part={','.join(map(str, share))}"]  # fmt: skip
         print(f"[{FIG}] worker {w}: parts {share}, log {log}", flush=True)
-        with open(log, "ab") as fh:
-            procs.append((w, log, subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)))
-    codes = [(w, log, proc.wait()) for w, log, proc in procs]
+        calls.append((_worker, (w, cmd, str(log))))
+    codes = sorted(run_pool(calls, len(calls)))
     failed = [(w, log) for w, log, code in codes if code not in (0, TIME_LIMIT_EXIT)]
     if failed:
         raise ValueError(f"worker {failed[0][0]} failed; see {failed[0][1]}")
     if any(code == TIME_LIMIT_EXIT for *_, code in codes):
         raise TimeLimit("a worker stopped at the time limit")
-
-
-def _complete(run_dir: Path) -> bool:
-    from ...store import FILENAME, SampleStore
-
-    if not (run_dir / FILENAME).exists():
-        return False
-    try:
-        with SampleStore(run_dir / FILENAME) as st:
-            return st.complete
-    except OSError:
-        return False
-
-
-def recorded_times(roots: list[Path], methods) -> tuple[float, float] | None:
-    """(wall, CPU) seconds the runs under ``roots`` (one per part) took when they were made
-    (timing.json), summed over parts and methods, or None."""
-    import json
-
-    files = [root / m / "timing.json" for root in roots for m in methods]
-    if not all(f.exists() for f in files):
-        return None
-    got = [json.loads(f.read_text()) for f in files]
-    return sum(g["wall_s"] for g in got), sum(g["cpu_s"] for g in got)
-
-
-@contextmanager
-def stores(paths: list[Path]):
-    """The stores of one method's parts, open together (a context manager yielding a list)."""
-    from ...store import SampleStore
-
-    with ExitStack() as stack:
-        yield [stack.enter_context(SampleStore(p)) for p in paths]
-
-
-def collect(paths: dict[str, list[Path]], sizes):
-    """Tidy table of every method: standard and swa from the sms_ubu runs, each sampler's
-    Bayesian predictive labelled by its method; the parts' runs pooled in part order."""
-    import pandas as pd
-
-    from ...evaluate.ensembles import ensemble_table
-
-    parts = []
-    for m, part_paths in paths.items():
-        with stores(part_paths) as sts:
-            t = ensemble_table(sts, sizes=sizes, bayes_label=m)
-        parts.append(t if m == "sms_ubu" else t[t.method == m])
-    return pd.concat(parts, ignore_index=True)
-
-
-def predictives_and_kinetic(paths: dict[str, list[Path]]):
-    """({method: per-run predictive} of every method, standard and SWA from the SMS-UBU runs;
-    the test labels; {method: kinetic temperature (runs, draws)}), the parts pooled in order."""
-    import numpy as np
-
-    from ...evaluate.ensembles import run_predictives
-
-    preds, y, kinetic = {}, None, {}
-    for m, part_paths in paths.items():
-        with stores(part_paths) as sts:
-            got, y = run_predictives(sts, bayes_label=m)
-            kts = [(st.group("diagnostics").get("kinetic_temperature"), int(st.attrs.get("draws", 0))) for st in sts]
-        preds.update(got if m == "sms_ubu" else {m: got[m]})
-        if all(kt is not None for kt, _ in kts):
-            draws = min(d for _, d in kts)
-            kinetic[m] = np.concatenate([np.asarray(kt)[:, :draws] for kt, _ in kts])
-    return preds, y, kinetic
 
 
 def why_tables(temps, rel, excess) -> list[str]:
@@ -431,9 +322,10 @@ def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[s
     import pandas as pd
 
     from ...evaluate.calibration import excess_training_loss, reliability_rows, temperature_rows
-    from ...evaluate.ensembles import draws_differences
+    from ...evaluate.ensembles import draws_differences, predictives_and_kinetic
+    from ...store import open_stores
 
-    preds, y, kinetic = predictives_and_kinetic(paths)
+    preds, y, kinetic = predictives_and_kinetic(paths, baselines_from="sms_ubu")
     diffs = paired(preds, y, sizes)
     temps = pd.DataFrame(temperature_rows(preds, y, sizes=sorted({sizes[0], sizes[-1]})))
     write_frame(temps, fig_dir / "calibration.csv", index=False)
@@ -449,7 +341,7 @@ def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[s
     write_frame(pd.DataFrame(excess), fig_dir / "excess_loss.csv", index=False)
     by_draws = None
     if "sms_ubu" in paths:
-        with stores(paths["sms_ubu"]) as sts:
+        with open_stores(paths["sms_ubu"]) as sts:
             by_draws = draws_differences(sts, "swa", sizes, metrics=("accuracy", "nll", "ace"))
         write_frame(by_draws, fig_dir / "draws.csv", index=False)
 
@@ -799,7 +691,7 @@ def _notes(t, s, methods, sizes, times, why) -> str:
 def make(out_dir: Path, options: dict) -> list[Path]:
     from omegaconf import OmegaConf
 
-    from ...evaluate.ensembles import SIZES, plot_ensembles
+    from ...evaluate.ensembles import SIZES, methods_table, plot_ensembles
 
     inv, s, methods = _settings(out_dir, options)
     scale, fig_dir = inv.scale, inv.dir
@@ -810,23 +702,23 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     run_root, swa_from = base_root, None
     if "burn_in" in s:
         run_root = base_root.with_name(f"{base_root.name}_burnin{s['burn_in']}")
-        swa_from = (
-            base_root if all(_complete(part_dir(base_root, s, p) / "sms_ubu") for p in range(n_parts(s))) else None
-        )
+        base = method_grid(base_root, s, ["sms_ubu"])
+        swa_from = base if base.complete() else None
+    grid = method_grid(run_root, s, methods, swa_from)
     if s["only_parts"] is not None:  # a worker: its parts only, no tables
-        run_methods(inv, run_root, s, methods, swa_from, parts=s["only_parts"])
+        grid.run(inv.cells, parts=s["only_parts"])
         return []
-    print_estimate(s, methods, run_root)
+    print_estimate(grid, s)
     if s["workers"] > 1:
-        run_workers(Path(out_dir), options, s, run_root, methods)
+        run_workers(Path(out_dir), options, s, grid)
     sizes = [es for es in SIZES if es <= s["chains"]]
-    paths = run_methods(inv, run_root, s, methods, swa_from)
-    table = collect(paths, sizes)
+    paths = grid.run(inv.cells)
+    table = methods_table(paths, sizes, baselines_from="sms_ubu")
     csv = fig_dir / "fig4.csv"
     write_frame(table, csv, index=False)
     png = plot_ensembles(table.assign(method=table.method.map(LABELS)), fig_dir / "fig4.png",
                          title=f"{s['dataset']}, {s['chains']} runs ({scale})")  # fmt: skip
-    times = recorded_times([part_dir(run_root, s, p) for p in range(n_parts(s))], methods)
+    times = grid.times()
     if times is not None:  # the ledger holds what the runs took, not this (perhaps reusing) invocation
         from ..report import record_cost
 

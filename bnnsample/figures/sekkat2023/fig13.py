@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import common
+from ...plotting import pyplot, save_figure
 from ..claims import Claim, Claims, Outcome, by_count, not_tested, partly
 from ..driver import Invocation
 from .shared import Run, eps_of, recipe, simulate, span, target
@@ -173,7 +173,7 @@ def make_fig13(inv: Invocation) -> list[Path]:
 
 
 def plot_fig13(rows: list[dict], st: dict, png: Path) -> Path:
-    fig, ax = common.pyplot().subplots(figsize=(7, 4.8))
+    fig, ax = pyplot().subplots(figsize=(7, 4.8))
     for i, h in enumerate(st["h"]):
         for kind, mk in (("diagonal", "o-"), ("groups", "s--")):
             sel = sorted([r for r in rows if r["h"] == h and r["friction"] == kind and r["sampling"] == "wor"],
@@ -184,7 +184,7 @@ def plot_fig13(rows: list[dict], st: dict, png: Path) -> Path:
     ax.set(xscale="log", xlabel="batch size n", ylabel=f"L1 error, histogram of N_theta(x*) ({st['bins']} bins)",
            title="BNN, AdL diagonal vs 3-group scalar friction, eta = 200")  # fmt: skip
     ax.legend(fontsize=7)
-    return common.save_figure(fig, png)
+    return save_figure(fig, png)
 
 
 FIG13_CLAIMS = Claims()

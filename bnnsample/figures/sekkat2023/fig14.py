@@ -7,7 +7,7 @@ import itertools
 from pathlib import Path
 
 from ...analysis.mixture import EDGES
-from .. import common
+from ...plotting import pyplot, save_figure
 from ..claims import Claim, Claims, Outcome, by_count, check, not_reproduced, not_tested
 from ..driver import Invocation
 from . import mixture
@@ -49,11 +49,11 @@ def make_fig14(inv: Invocation) -> list[Path]:
 
 
 def plot_fig15(proj, png: Path) -> Path:
-    fig, ax = common.pyplot().subplots(figsize=(5, 4))
+    fig, ax = pyplot().subplots(figsize=(5, 4))
     Ks = sorted(EADL_BASES)
     ax.plot(Ks, [proj[f"K={k}"] for k in Ks], "o-")
     ax.set(yscale="log", xlabel="K", ylabel="||Sigma_x - S_K||_L2(pi)", title="Fig. 15: projection error")
-    return common.save_figure(fig, png)
+    return save_figure(fig, png)
 
 
 FIG14_CLAIMS = Claims()

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ...analysis.exact import exact_relative_error
-from .. import common
+from ...plotting import pyplot, save_figure
 from ..claims import Claim, Claims, Outcome, by_count
 from ..driver import Invocation
 from .shared import BATCHING, LANGEVIN, eps_of, gaussian, gaussian_run, recipe
@@ -60,7 +60,7 @@ def make_fig3(inv: Invocation) -> list[Path]:
 
 
 def plot_fig3(rows: list[dict], st: dict, png: Path) -> Path:
-    fig, axes, gm = *common.pyplot().subplots(1, 3, figsize=(16, 4.6)), gaussian()[1]
+    fig, axes, gm = *pyplot().subplots(1, 3, figsize=(16, 4.6)), gaussian()[1]
     for ax, scheme in zip(axes[:2], ("sgld", "langevin")):
         _plot_scheme(ax, rows, st, scheme, gm)
     ax = axes[2]
@@ -71,7 +71,7 @@ def plot_fig3(rows: list[dict], st: dict, png: Path) -> Path:
                        label=f"{scheme} {'with' if smp == 'iid' else 'without'} repl.")  # fmt: skip
     ax.set(xscale="log", yscale="log", xlabel="eps(n) h", ylabel="relative variance error", title="collapse vs eps h")
     ax.legend(fontsize=7)
-    return common.save_figure(fig, png)
+    return save_figure(fig, png)
 
 
 def _plot_scheme(ax, rows, st, scheme, gm):

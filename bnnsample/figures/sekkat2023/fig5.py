@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ...analysis.exact import exact_relative_error
-from .. import common
+from ...plotting import pyplot, save_figure
 from ..claims import Claim, Claims, Outcome, by_count
 from ..driver import Figure, Invocation, register_figure
 from .shared import GAMMA, PAPER, eps_of, gaussian, gaussian_run, span, tally
@@ -55,7 +55,7 @@ def fig5_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
 
 
 def plot_fig5(rows: list[dict], st: dict, png: Path) -> Path:
-    fig, axes = common.pyplot().subplots(1, 2, figsize=(12, 4.6))
+    fig, axes = pyplot().subplots(1, 2, figsize=(12, 4.6))
     for i, h in enumerate(st["h"]):
         sel = [r for r in rows if r["h"] == h]
         axes[0].errorbar([r["eps"] for r in sel], np.maximum([r["rel_var_error"] for r in sel], 1e-6),
@@ -72,7 +72,7 @@ def plot_fig5(rows: list[dict], st: dict, png: Path) -> Path:
                 title="Lemma 9: E[xi]")  # fmt: skip
     for ax in axes:
         ax.legend(fontsize=7)
-    return common.save_figure(fig, png)
+    return save_figure(fig, png)
 
 
 FIG5_CLAIMS = Claims()

@@ -11,8 +11,7 @@ import math
 import numpy as np
 
 from ...analysis.mixture import BINS, RANGE, MixtureReference, l1_error, l1_floor, mixture_reference, projection_errors
-from .. import common
-from ..common import save_figure
+from ...plotting import pyplot, save_figure
 from .shared import LANGEVIN, eps_of, simulate
 
 
@@ -105,7 +104,7 @@ def mixture_work(plan, draws: int = 200) -> int:
 
 def plot(path, x_key, groups, title, ylabel="L1 error of the theta_1 marginal (eq. 44)"):
     """The L1 errors of each (label, rows) group against ``x_key``, with their noise floors (dotted)."""
-    fig, ax = common.pyplot().subplots(figsize=(7, 4.8))
+    fig, ax = pyplot().subplots(figsize=(7, 4.8))
     for i, (label, sel) in enumerate(groups):
         sel = sorted(sel, key=lambda r: r[x_key])
         ax.plot([r[x_key] for r in sel], [r["l1"] for r in sel], "o-", color=f"C{i % 10}", label=label)

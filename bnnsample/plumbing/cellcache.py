@@ -1,4 +1,5 @@
-"""Finished cells of a recipe, kept so that a long invocation resumes where it stopped.
+"""Finished cells of a long computation (a figure recipe's), kept so that a long invocation resumes
+where it stopped.
 
 A recipe whose cells are independent simulations (``figures/sekkat2023``) asks its
 ``Invocation.cache`` for each cell: a cell is keyed by everything its result depends on (the
@@ -10,8 +11,8 @@ copy the folder there (it is a run folder: git-ignored, never committed). A file
 (``<name>.damaged-<time>``, named on stderr) and its cell computed again.
 
 With ``jobs=N`` a recipe first has its cells that are not kept yet computed by N worker processes
-(``CellCache.fill``, one torch thread each), then makes its usual pass, which reads them all
-back: the numbers are those of one process, in a fraction of the wall time.
+(``CellCache.fill``, ``plumbing.workers.run_pool``: one torch thread each), then makes its usual
+pass, which reads them all back: the numbers are those of one process, in a fraction of the wall time.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .workers import run_pool
+
 
 def _json_default(o):
     if isinstance(o, np.generic):
@@ -34,12 +37,6 @@ def _json_default(o):
 
 
 SUFFIX = {"row": ".json", "arrays": ".npz"}
-
-
-def _one_thread() -> None:
-    import torch
-
-    torch.set_num_threads(1)
 
 
 def _fill_one(folder: str, kind: str, key, fn: Callable, args: tuple) -> float:
@@ -68,20 +65,13 @@ class CellCache:
         todo = [t for t in tasks if not self._path(t[1], SUFFIX[t[0]]).is_file()]
         if jobs < 2 or len(todo) < 2:
             return
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
         self.jobs = jobs = min(jobs, len(todo))
-        with ProcessPoolExecutor(
-            jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_one_thread
-        ) as pool:
-            futures = [pool.submit(_fill_one, str(self.folder), kind, key, fn, args) for kind, key, fn, args in todo]
-            for i, fut in enumerate(as_completed(futures), 1):
-                seconds = fut.result()
-                self.filled += 1
-                self.filled_seconds += seconds
-                if say:
-                    say(f"{i} of {len(todo)} cells computed by {jobs} worker processes ({seconds:.0f} s)")
+        calls = [(_fill_one, (str(self.folder), kind, key, fn, args)) for kind, key, fn, args in todo]
+        for i, seconds in enumerate(run_pool(calls, jobs), 1):
+            self.filled += 1
+            self.filled_seconds += seconds
+            if say:
+                say(f"{i} of {len(todo)} cells computed by {jobs} worker processes ({seconds:.0f} s)")
 
     def _path(self, key, suffix: str) -> Path:
         from .. import __version__
