@@ -11,7 +11,7 @@ import pytest
 from bnnsample.figures import recipes
 from bnnsample.figures.common import read_sections
 from bnnsample.figures.sekkat2023 import fig4, fig13, shared
-from bnnsample.plumbing.cellcache import CellCache
+from bnnsample.jobs.cells import CellCache
 from bnnsample.rundir import read_csv
 
 

@@ -303,9 +303,9 @@ def test_run_grid_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeyp
     import json
     import time
 
-    from bnnsample import pipeline
     from bnnsample.figures.driver import Invocation
     from bnnsample.figures.paulin2025 import fig4
+    from bnnsample.jobs import runs
 
     calls = []
 
@@ -320,9 +320,9 @@ def test_run_grid_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeyp
             raise KeyboardInterrupt
         return run_dir / "samples.h5"
 
-    monkeypatch.setattr(pipeline, "run_pipeline", fake_pipeline)
+    monkeypatch.setattr(runs, "run_pipeline", fake_pipeline)
     inv = Invocation(fig4.FIG, tmp_path, {}, fig4.SETTINGS)
-    grid = pipeline.RunGrid(tmp_path, ["sms_ubu"], 1, lambda m, p: [])
+    grid = runs.RunGrid(tmp_path, ["sms_ubu"], 1, lambda m, p: [])
     with pytest.raises(KeyboardInterrupt):
         grid.run(inv.cells)
     first = json.loads((tmp_path / "sms_ubu" / "timing.json").read_text())["cpu_s"]

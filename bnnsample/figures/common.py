@@ -1,6 +1,6 @@
 """What figure recipes share: the ``scale`` option, the output folder, option checks and the
 REPRODUCTION.md section writer. Runs go through the simulation kernel ``bnnsample.simulate``, or
-through ``bnnsample.pipeline`` for whole runs; CSV files through ``rundir.write_csv``, plots
+through ``bnnsample.jobs.runs`` for whole runs; CSV files through ``rundir.write_csv``, plots
 through ``bnnsample.plotting``."""
 
 from __future__ import annotations

@@ -61,10 +61,10 @@ class Invocation:
 
     @property
     def cache(self):
-        """The recipe's finished cells (``plumbing.cellcache.CellCache`` under ``<id>/runs/cells/``): an
+        """The recipe's finished cells (``jobs.cells.CellCache`` under ``<id>/runs/cells/``): an
         invocation stopped part-way resumes from them."""
         if self._cache is None:
-            from ..plumbing.cellcache import CellCache
+            from ..jobs.cells import CellCache
 
             self._cache = CellCache(self.dir / "runs" / "cells")
         return self._cache

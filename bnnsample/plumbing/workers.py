@@ -1,5 +1,5 @@
 """A pool of worker processes for independent calls: the cells of a long recipe
-(``plumbing.cellcache.CellCache.fill``), the shares of paulin2025-fig4's runs (its ``workers=``).
+(``jobs.cells.CellCache.fill``), the shares of paulin2025-fig4's runs (its ``workers=``).
 
 Workers are spawned, not forked (a forked child would inherit the parent's torch threads and
 open files), and each runs one torch thread, so that N workers use N cores.

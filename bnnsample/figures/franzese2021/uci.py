@@ -142,7 +142,7 @@ def run_spec(spec: Spec, runs_dir: Path) -> Result:
 
     import torch
 
-    from ...pipeline import run_or_reuse
+    from ...jobs.runs import run_or_reuse
     from ...store import SampleStore
 
     torch.set_num_threads(1)

@@ -43,7 +43,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from ...pipeline import RunGrid
+from ...jobs.runs import RunGrid
 from ...rundir import write_frame
 from ...stats import t_quantile
 from .. import register

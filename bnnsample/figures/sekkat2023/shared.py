@@ -62,7 +62,7 @@ class Run:
 
     @classmethod
     def cached(cls, cache, key, make: Callable[[], Run]) -> Run:
-        """The run of ``key`` in ``cache`` (a ``plumbing.cellcache.CellCache``), else ``make()``, kept there."""
+        """The run of ``key`` in ``cache`` (a ``jobs.cells.CellCache``), else ``make()``, kept there."""
         d = cache.arrays(key, lambda: vars(make()))
         return cls(**{f: d.get(f) for f in ("x", "friction", "xi", "predict")},
                    seconds=float(d["seconds"]), steps=int(d["steps"]))  # fmt: skip

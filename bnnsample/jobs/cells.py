@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .workers import run_pool
+from ..plumbing.workers import run_pool
 
 
 def _json_default(o):

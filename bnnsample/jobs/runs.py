@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .config import compose
+from ..config import compose
 
 
 def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
@@ -27,15 +27,15 @@ def run_pipeline(run_dir: Path, overrides=(), evaluate: bool = False) -> Path:
     process owns (a second recipe sharing this run) is waited for, not refused: the recipe
     needs its result.
     """
-    from . import runner
-    from .rundir import owned
+    from .. import runner
+    from ..rundir import owned
 
     # the runs' own bars (training per step, sampling) where a person watches; none in logs
     cfg = compose([f"progress={str(sys.stderr.isatty()).lower()}", *overrides])
     with owned(run_dir, wait=True):
         path = runner.run(cfg, run_dir)
         if evaluate:
-            from .evaluate.report import evaluate_run
+            from ..evaluate.report import evaluate_run
 
             evaluate_run(run_dir)
     return path
@@ -47,8 +47,8 @@ def run_or_reuse(key: str, overrides: list[str], runs_dir: Path, elsewhere=()) -
     same run: e.g. franzese2021 Fig. 10's C = 5 cells are Fig. 4's LEAPFROG cells). A run
     made under an older global config (one without a key added since) is left as it is, and
     the run made afresh in ``runs_dir/<key>_<hash of the config>``."""
-    from .plumbing.errors import UserError
-    from .store import is_complete
+    from ..plumbing.errors import UserError
+    from ..store import is_complete
 
     own = Path(runs_dir) / key
     found = next((d for d in (own, *elsewhere) if is_complete(d)), own)
@@ -83,7 +83,7 @@ class RunGrid:
 
     def todo(self) -> list[tuple[str, int]]:
         """(name, part) of each run not complete yet, part by part."""
-        from .store import is_complete
+        from ..store import is_complete
 
         return [(n, p) for p in range(self.parts) for n in self.names if not is_complete(self.dir(p) / n)]
 
@@ -107,9 +107,9 @@ class RunGrid:
         to its timing.json."""
         import json
 
-        from .plumbing.errors import TimeLimit
-        from .rundir import write_file
-        from .store import FILENAME, is_complete
+        from ..plumbing.errors import TimeLimit
+        from ..rundir import write_file
+        from ..store import FILENAME, is_complete
 
         run_dir = self.dir(part) / name
         label = f"{name}{f' part {part}' if self.parts > 1 else ''}"
@@ -140,7 +140,7 @@ class RunGrid:
         """(runs still to make, their estimated seconds in one process, the device they will
         run on) from the cost model of network runs (models/cost.py: a timed force of each
         name's run on that device, times its steps), or None when every run is made."""
-        from .runner import estimate_cost
+        from ..runner import estimate_cost
 
         todo = self.todo()
         if not todo:

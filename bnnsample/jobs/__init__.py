@@ -1,0 +1,3 @@
+"""Many runs at once, below the recipes: whole ``bnnsample run`` jobs made in process and reused
+(``runs``: one run with its evaluation, one found again where another caller made it, a grid of
+runs by name and part) and the finished cells of a long computation kept on disk (``cells``)."""
