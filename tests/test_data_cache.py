@@ -72,9 +72,13 @@ def test_inputs_in_the_run_dtype_are_converted_once(monkeypatch):
     (the same tensors the next time), the labels as they are."""
     monkeypatch.setattr(data_mod, "_KEPT", {})
     monkeypatch.setattr(data_mod, "_KEPT_AS", {})
+    converted = []
+    convert = data_mod._with_features
+    monkeypatch.setattr(data_mod, "_with_features", lambda d, dtype: converted.append(dtype) or convert(d, dtype))
     cfg = compose(["dataset=logistic_synthetic", "dataset.n_train=50", "dataset.n_test=10"])
     a = load_data(cfg, shared=True, features=torch.float32)
     b = load_data(cfg, shared=True, features=torch.float32)
+    assert converted == [torch.float32]
     plain = load_data(cfg, shared=True)
     assert a.x_train.dtype == a.x_test.dtype == torch.float32 and a.x_train is b.x_train and a.x_test is b.x_test
     assert plain.x_train.dtype == torch.float64 and torch.equal(a.x_train, plain.x_train.float())

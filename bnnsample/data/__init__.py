@@ -58,7 +58,9 @@ def load_data(cfg, shared: bool = False, features: torch.dtype | None = None) ->
     if not shared:
         return _copy(kept)
     if features is not None:
-        kept = _KEPT_AS.setdefault((key, features), _with_features(kept, features))
+        if (key, features) not in _KEPT_AS:
+            _KEPT_AS[(key, features)] = _with_features(kept, features)
+        kept = _KEPT_AS[(key, features)]
     return dataclasses.replace(kept, extras=dict(kept.extras))
 
 
