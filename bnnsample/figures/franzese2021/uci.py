@@ -47,26 +47,6 @@ FULL = 0  # batch size code for full batch
 PAPER_T_BURN = 10.0  # the paper's burn-in time: its oracle's 2000 steps at h = 0.005 (App. F.2)
 
 
-def number_list(text: str, key: str, kind=float, low: int = 0) -> list:
-    """The comma-separated option ``key``: positive numbers, or integers >= ``low`` with ``kind=int``."""
-    what, rule = ("numbers", "positive numbers") if kind is float else ("integers", f"integers >= {low}")
-    try:
-        vals = [kind(v) for v in str(text).split(",") if v.strip()]
-    except ValueError:
-        raise ValueError(f"{key}={text}: must be a comma-separated list of {what}") from None
-    if not vals or any(not (v > 0 if kind is float else v >= low) for v in vals):
-        raise ValueError(f"{key}={text}: must be a comma-separated list of {rule}")
-    return vals
-
-
-def name_list(text: str, key: str, allowed: tuple[str, ...]) -> list[str]:
-    vals = [v.strip() for v in str(text).split(",") if v.strip()]
-    bad = [v for v in vals if v not in allowed]
-    if not vals or bad:
-        raise ValueError(f"{key}={text}: allowed values: {', '.join(allowed)}")
-    return vals
-
-
 # -- one run ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Spec:
@@ -226,20 +206,17 @@ class SweepSettings:
     oracle: OracleSettings
 
 
-def sweep_settings(scale: str, options: dict) -> SweepSettings:
-    quick = scale == "quick"
-    steps = number_list(options.get("steps", "0.005,0.01,0.02" if quick else "0.001,0.002,0.005,0.01,0.02"), "steps")
-    batches = number_list(options.get("batches", "0,32,8" if quick else "0,128,64,32,16,8"), "batches", int)
-    kind = options.get("oracle", "lie_trotter" if quick else "sghmc_adaptive")
-    if kind not in ("lie_trotter", "sghmc_adaptive"):
-        raise ValueError(f"oracle={kind}: allowed values: lie_trotter, sghmc_adaptive")
-    if quick:
+def sweep_settings(scale: str, opt: dict) -> SweepSettings:
+    """The protocol of a sweep at ``scale`` (quick or paper) with the step sizes, batch sizes (0: full) and
+    oracle kind of ``opt``."""
+    steps, kind = opt["steps"], opt["oracle"]
+    if scale == "quick":
         t_burn, t_thin, chains, draws, n_oracle = 2.0, 0.25, 10, 10, 3
     else:
         t_burn, t_thin, chains, draws, n_oracle = PAPER_T_BURN, 2.5, 10, 20, 5
     h_oracle = min(steps) / 2 if kind == "lie_trotter" else 0.005
     o = OracleSettings(kind, n_oracle, chains, draws, t_burn, t_thin, h_oracle)
-    return SweepSettings(steps, batches, chains, draws, t_burn, t_thin, o)
+    return SweepSettings(steps, opt["batches"], chains, draws, t_burn, t_thin, o)
 
 
 def runs_path(out_dir: Path, fig_id: str) -> Path:
@@ -286,10 +263,9 @@ def value_text(x, nd=3) -> str:
     return "diverged" if not np.isfinite(x) else f"{x:.{nd}f}"
 
 
-def datasets_on_disk(text: str, allowed: tuple[str, ...], hint: str) -> tuple[list[str], list[str]]:
-    """The datasets the option ``datasets=text`` names whose files are on disk, and the others;
-    ValueError when none is (``hint`` says what to do)."""
-    names = name_list(text, "datasets", allowed)
+def datasets_on_disk(names: list[str], hint: str) -> tuple[list[str], list[str]]:
+    """The datasets of ``names`` whose files are on disk, and the others; ValueError when none is (``hint``
+    says what to do)."""
     present = [n for n in names if load_dataset(n) is not None]
     if not present:
         raise ValueError(f"datasets: none of {', '.join(names)} is on disk ({hint})")

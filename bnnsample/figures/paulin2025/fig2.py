@@ -40,12 +40,13 @@ import numpy as np
 from ...plotting import pyplot, save_figure
 from ...rundir import read_csv
 from ...stats import t_quantile
-from .. import common, register
-from ..claims import Claim, by_count, check, not_reproduced, not_tested
-from ..driver import Invocation
+from .. import common
+from ..claims import Claim, by_resolved, check, not_reproduced
+from ..common import md_table
+from ..driver import Invocation, Option, integer, recipe
 
 FIG_ID = "paulin2025-fig2"
-OPTIONS = ("scale", "seed")  # and data_dir, which every recipe takes
+OPTIONS = (Option("seed", integer(), 0),)
 PAPER_HS = (2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4, 6.25e-5)
 PAPER_N = 60_000
 GAMMA = math.sqrt(50.0)
@@ -59,6 +60,7 @@ SAMPLERS = {
     "SG-BAOAB": ("baoab", "iid"),
     "SG-HMC": ("em", "iid"),
 }
+METRICS = ("accuracy", "nll", "ace", "rps")
 SCALES = {
     # levels, simulated time per level, chains, chunks
     "quick": {"levels": 3, "time": 1.6, "chains": 8, "chunks": 4},
@@ -193,14 +195,13 @@ ABOUT = "multinomial logistic regression: coupled multilevel bias and accuracy/N
 TITLE = ": multinomial logistic regression, coupled multilevel bias (paulin2025 §3.4, Fig. 2, App. D.1)"
 
 
-@register(FIG_ID, ABOUT, scales=tuple(SCALES), options=OPTIONS)
-def make(out_dir: Path, options: dict) -> list[Path]:
+@recipe(FIG_ID, ABOUT, SCALES, OPTIONS, TITLE, "claim (paulin2025)")
+def make(inv: Invocation) -> list[Path]:
     import torch
 
     from ...potential import ControlVariate
 
-    inv = Invocation(FIG_ID, out_dir, options, SCALES, OPTIONS, TITLE, "claim (paulin2025)")
-    seed, settings = int(options.get("seed", 0)), inv.st
+    seed, settings = inv.opt["seed"], inv.st
     torch.set_num_threads(1)
     data, which = load_problem(str(common.compose([]).data_dir))
     pot = build_potential(data, torch.float32)
@@ -262,7 +263,7 @@ def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:
         axes[0].plot(h, fl, ls=":", color=line[0].get_color(), alpha=0.6)
         mrows = [r for r in metric_rows if r["sampler"] == name]
         mh = np.array([r["h"] for r in mrows])
-        for ax, key in zip(axes[1:], ("accuracy", "nll", "ace", "rps")):
+        for ax, key in zip(axes[1:], METRICS):
             ax.plot(mh, [r[key] for r in mrows], marker="o", label=name)
     hs = np.array(sorted({r["h"] for r in bias_rows}))
     low = np.nanmin([r["bias"] for r in bias_rows])
@@ -286,17 +287,6 @@ def _z(diff: float, se: float) -> float:
     return diff / se if se > 0 else math.copysign(math.inf, diff) if diff else 0.0
 
 
-def _counted(good: int, zs: list, total: int, ours: str, why: str):
-    """reproduced when all ``total`` cases agree, partly when some do; with none agreeing, not
-    reproduced (sized by the smallest of the disagreements ``zs``, in s.e.) or, without any
-    measured disagreement, not tested at this scale."""
-    if good == 0 and not zs:
-        return not_tested("scale", ours, f"{why}; {SCALE_WHY}" if why else SCALE_WHY)
-    if good == 0:
-        return not_reproduced(ours, why, z=min(zs, key=abs))
-    return by_count(good, total, ours, why)
-
-
 def _ratio_outcome(by: dict, name: str, hs: list, target: int):
     """Ratios of successive levels' telescoped biases (hs descending) against RATIO_BAND[target]."""
     lo, hi = RATIO_BAND[target]
@@ -315,7 +305,7 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int):
     why = "; ".join(
         [f"{good + len(zs)} of {len(texts)} ratios resolved", *(f"{z:+.1f} s.e. from {target}" for z in zs)]
     )
-    return _counted(good, zs, good + len(zs), ours, why)
+    return by_resolved(good, zs, good + len(zs), ours, why, SCALE_WHY)
 
 
 def _bias_comparison(by: dict, hs: list, t: float):
@@ -340,7 +330,7 @@ def _bias_comparison(by: dict, hs: list, t: float):
         texts.append(f"{n} {', '.join(z_h)}" + (" (not part of the claim)" if n == "SG-UBU" else ""))
     ours = f"(other - SMS-UBU) / combined SE at h = {', '.join(f'{h:g}' for h in hs)}: " + "; ".join(texts)
     why = f"ties (intervals ± {t:.2g} SE overlap, or unresolved): {', '.join(ties)}" if ties else ""
-    return _counted(good, zs, len(others) * len(hs), ours, why)
+    return by_resolved(good, zs, len(others) * len(hs), ours, why, SCALE_WHY)
 
 
 def _compare(met: dict, t: float, h: float, key: str, a: str, b: str, lower_better: bool = True):
@@ -358,7 +348,7 @@ def _fmt_metric(met: dict, h: float, key: str) -> str:
 
 
 def _small_h_outcome(met: dict, t: float, h_small: float):
-    names, keys = list(SAMPLERS), ("accuracy", "nll", "ace", "rps")
+    names, keys = list(SAMPLERS), METRICS
     pairs = [(a, b, k) for k in keys for i, a in enumerate(names) for b in names[i + 1 :]]
     differ = []
     for a, b, k in pairs:
@@ -382,7 +372,7 @@ def _small_h_outcome(met: dict, t: float, h_small: float):
             f"still changes with every halving ({nll}): h = {h_small:g} is not yet small for it; the others "
             f"differ in {rest} pairs; the paper's grid goes down to h = {PAPER_HS[-1]:g}; {SCALE_WHY}"
         )
-    return _counted(len(pairs) - len(differ), [z for *_, z in differ], len(pairs), ours, why)
+    return by_resolved(len(pairs) - len(differ), [z for *_, z in differ], len(pairs), ours, why, SCALE_WHY)
 
 
 def _sghmc_check(met: dict, t: float, h_big: float):
@@ -411,7 +401,7 @@ def _sms_best_outcome(met: dict, t: float, h_big: float):
     )
     if loses:
         return not_reproduced(ours, why, z=min((z for _, z in loses), key=abs))
-    return _counted(len(beats), [], len(rest), ours, why)
+    return by_resolved(len(beats), [], len(rest), ours, why, SCALE_WHY)
 
 
 def outcomes(hs: list, chunks: int, bias_rows: list, metric_rows: list) -> list:
@@ -447,6 +437,16 @@ def _notes(hs: list, bias_rows: list, metric_rows: list, map_s: float) -> str:
     by = {(r["sampler"], r["h"]): r for r in bias_rows}
     hs_sorted = sorted(hs, reverse=True)
     cost = np.median([r["ms_per_force_call_per_chain"] for r in bias_rows])
+
+    def bias(r):
+        return (f"{_fmt(r['bias'])} ± {_fmt(r['se'])} (floor {_fmt(r['noise_floor'])})"
+                + ("" if r["diverged_chains"] == 0 else f", {r['diverged_chains']} diverged"))  # fmt: skip
+
+    biases = md_table(["sampler", *(f"h={h:g}" for h in hs_sorted)],
+                      [[n, *(bias(by[(n, h)]) for h in hs_sorted)] for n in SAMPLERS])  # fmt: skip
+    metrics = md_table(["sampler", "h", "accuracy", "NLL", "ACE", "RPS"],
+                       [[r["sampler"], f"{r['h']:g}", *(f"{_fmt(r[k])} ± {_fmt(r[k + '_se'])}" for k in METRICS)]
+                        for r in metric_rows])  # fmt: skip
     lines = [
         (
             f"MAP by L-BFGS {map_s:.0f} s of the wall time; median cost {cost:.2f} ms per chain per force call "
@@ -461,22 +461,11 @@ def _notes(hs: list, bias_rows: list, metric_rows: list, map_s: float) -> str:
         "",
         "Telescoped bias mean_i |bias_i(h)| of the test-set true-class probability (SE from 4 chunks; floor = noise floor):",
         "",
-        "| sampler | " + " | ".join(f"h={h:g}" for h in hs_sorted) + " |",
-        "|---|" + "---|" * len(hs_sorted),
-    ]
-    for n in SAMPLERS:
-        cells = []
-        for h in hs_sorted:
-            r = by[(n, h)]
-            cells.append(f"{_fmt(r['bias'])} ± {_fmt(r['se'])} (floor {_fmt(r['noise_floor'])})"
-                         + ("" if r["diverged_chains"] == 0 else f", {r['diverged_chains']} diverged"))  # fmt: skip
-        lines.append(f"| {n} | " + " | ".join(cells) + " |")
-    lines += ["", "Metrics of the averaged predictive ± chunk SE (coarse chains at h; the last row per sampler is the finest fine chain):", "",
-              "| sampler | h | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
-    for r in metric_rows:
-        cells = " | ".join(f"{_fmt(r[k])} ± {_fmt(r[k + '_se'])}" for k in ("accuracy", "nll", "ace", "rps"))
-        lines.append(f"| {r['sampler']} | {r['h']:g} | {cells} |")
-    lines += [
+        *biases,
+        "",
+        "Metrics of the averaged predictive ± chunk SE (coarse chains at h; the last row per sampler is the finest fine chain):",
+        "",
+        *metrics,
         "",
         (
             "Notes: the paper's figure values are not in the text (stripped); the claims are its qualitative "

@@ -46,9 +46,8 @@ from pathlib import Path
 from ...jobs.runs import RunGrid
 from ...rundir import write_frame
 from ...stats import t_quantile
-from .. import register
 from ..claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced
-from ..driver import Invocation
+from ..driver import Invocation, Option, choice, integer, names, number, recipe
 
 FIG = "paulin2025-fig4"
 TITLE = ": calibration against ensemble size, SMS-UBU vs SWA vs standard training vs baselines (paulin2025 Fig. 4, §5)"
@@ -56,8 +55,12 @@ METHODS = ("sms_ubu", "sg_ubu", "sg_ubu_wor", "sg_hmc", "cyclical_sghmc")
 LOCALIZED = ("sms_ubu", "sg_ubu", "sg_ubu_wor")
 LABELS = {"standard": "standard training", "swa": "SWA", "sms_ubu": "SMS-UBU", "sg_ubu": "SG-UBU",
           "sg_ubu_wor": "SG-UBU w/o repl.", "sg_hmc": "SG-HMC", "cyclical_sghmc": "cyclical SG-HMC"}  # fmt: skip
-OPTIONS = ("scale", "dataset", "runs", "chains", "methods", "burn_in", "workers", "part", "time_limit", "device")
-# (and data_dir, which every recipe takes)
+RUNS = "must be an integer >= 1 (independent runs)"
+OPTIONS = (Option("dataset"), Option("runs", integer(1, RUNS)), Option("chains", integer(1, RUNS)),
+           Option("methods", names(METHODS, lambda _: f"allowed values (comma list): {', '.join(METHODS)}")),
+           Option("burn_in", integer(0, "must be an integer number of epochs >= 0")),
+           Option("workers", integer(1, "must be an integer >= 1"), 1), Option("part"),
+           Option("time_limit", number(0, "must be a number of seconds > 0")), Option("device", choice("auto", "cpu", "cuda")))  # fmt: skip
 
 
 def _schedule(train: int, swa: int, burn_in: int, samples: int) -> list[str]:
@@ -104,71 +107,31 @@ PAPER_NUMBERS = {
 }  # (accuracy, ACE, NLL, RPS)  # fmt: skip
 
 
-def _settings(out_dir: Path, options: dict) -> tuple[Invocation, dict, list[str]]:
-    """(the invocation, its scale's settings changed by the options, the methods in the order they run)."""
-    inv = Invocation(FIG, out_dir, options, SETTINGS, OPTIONS, TITLE, "claim (paulin2025)")
-    scale, s = inv.scale, dict(inv.st)
-    if "dataset" in options and options["dataset"] != s["dataset"]:
-        s["dataset"] = options["dataset"]
-        s["model"] = None if scale == "paper" else "cnn_small"  # paper: the dataset's own CNN
-        s["overrides"] = [o for o in s["overrides"] if not o.startswith("dataset.")]  # keys of the default set
-    _runs_option(options, s, scale)
-    _execution_options(options, s)
-    if "burn_in" in options:
-        # another burn-in (epochs) from the same SWA points: runs under <runs>_burnin<B>
-        b = options["burn_in"]
-        if not b.isdigit():
-            raise ValueError(f"burn_in={b}: must be an integer number of epochs >= 0")
-        s["overrides"] = [f"burn_in={b}" if o.startswith("burn_in=") else o for o in s["overrides"]]
-        s["burn_in"] = int(b)
-    methods = options.get("methods", ",".join(s.get("methods", METHODS))).split(",")
-    bad = [m for m in methods if m not in METHODS]
-    if bad or not methods:
-        raise ValueError(f"methods={options.get('methods')}: allowed values (comma list): {', '.join(METHODS)}")
+def _settings(inv: Invocation) -> tuple[dict, list[str]]:
+    """(the scale's settings changed by the options, the methods in the order they run)."""
+    o, s = inv.opt, dict(inv.st)
+    if o["dataset"] is not None and o["dataset"] != s["dataset"]:
+        s["dataset"] = o["dataset"]
+        s["model"] = None if inv.scale == "paper" else "cnn_small"  # paper: the dataset's own CNN
+        s["overrides"] = [v for v in s["overrides"] if not v.startswith("dataset.")]  # keys of the default set
+    for key in ("runs", "chains"):  # chains=: the older name of runs=, the number of independent runs
+        if o[key] is not None:
+            s["chains"] = o[key]
+    if s.get("part_runs") and s["chains"] % s["part_runs"]:
+        raise ValueError(f"runs={s['chains']}: scale={inv.scale} runs in parts of {s['part_runs']} runs; "
+                         f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
+    # how the runs are made: workers=N processes, part= (a worker's share), time_limit= (seconds from now; every
+    # run gets what is left), device=
+    s["workers"], s["device"], s["only_parts"] = o["workers"], o["device"], _parts(o["part"], n_parts(s))
+    if o["time_limit"] is not None:
+        s["deadline"] = time.monotonic() + o["time_limit"]
+    if o["burn_in"] is not None:  # another burn-in (epochs) from the same SWA points: runs under <runs>_burnin<B>
+        s["overrides"] = [f"burn_in={o['burn_in']}" if v.startswith("burn_in=") else v for v in s["overrides"]]
+        s["burn_in"] = o["burn_in"]
+    methods = o["methods"] or list(s.get("methods", METHODS))
     if methods[0] != "sms_ubu":
         methods = ["sms_ubu", *[m for m in methods if m != "sms_ubu"]]  # trains the shared SWA points
-    return inv, s, methods
-
-
-def _runs_option(options: dict, s: dict, scale: str) -> None:
-    """runs= (or its older name chains=): the number of independent runs, a multiple of the
-    scale's part size where it makes runs in parts."""
-    for key in ("runs", "chains"):
-        if key in options:
-            try:
-                s["chains"] = int(options[key])
-            except ValueError:
-                s["chains"] = 0
-            if s["chains"] < 1:
-                raise ValueError(f"{key}={options[key]}: must be an integer >= 1 (independent runs)")
-    if s.get("part_runs") and s["chains"] % s["part_runs"]:
-        raise ValueError(f"runs={s['chains']}: scale={scale} runs in parts of {s['part_runs']} runs; "
-                         f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
-
-
-def _execution_options(options: dict, s: dict) -> None:
-    """How the runs are made: workers=N processes, part= (a worker's share), time_limit=
-    (seconds from now; every run gets what is left), device=."""
-    s["workers"] = _positive(options, "workers", 1)
-    s["only_parts"] = _parts_option(options, n_parts(s))
-    if "time_limit" in options:
-        try:
-            limit = float(options["time_limit"])
-        except ValueError:
-            limit = -1.0
-        if not limit > 0:
-            raise ValueError(f"time_limit={options['time_limit']}: must be a number of seconds > 0")
-        s["deadline"] = time.monotonic() + limit
-    if options.get("device", "auto") not in ("auto", "cpu", "cuda"):
-        raise ValueError(f"device={options['device']}: allowed values: auto, cpu, cuda")
-    s["device"] = options.get("device")
-
-
-def _positive(options: dict, key: str, default: int) -> int:
-    text = options.get(key, str(default))
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{key}={text}: must be an integer >= 1")
-    return int(text)
+    return s, methods
 
 
 def n_parts(s: dict) -> int:
@@ -177,13 +140,13 @@ def n_parts(s: dict) -> int:
     return s["chains"] // s["part_runs"] if s.get("part_runs") else 1
 
 
-def _parts_option(options: dict, parts: int) -> list[int] | None:
+def _parts(text: str | None, parts: int) -> list[int] | None:
     """``part=0,2``: make only these parts (a worker's share), then stop before the tables."""
-    if "part" not in options:
+    if text is None:
         return None
-    got = options["part"].split(",")
+    got = text.split(",")
     if not all(p.isdigit() and int(p) < parts for p in got):
-        raise ValueError(f"part={options['part']}: allowed values: comma list of 0..{parts - 1}")
+        raise ValueError(f"part={text}: allowed values: comma list of 0..{parts - 1}")
     return sorted({int(p) for p in got})
 
 
@@ -686,14 +649,14 @@ def _notes(t, s, methods, sizes, times, why) -> str:
     return "\n".join([*lines, *why])
 
 
-@register(FIG, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines",
-          scales=tuple(SETTINGS), options=OPTIONS)  # fmt: skip
-def make(out_dir: Path, options: dict) -> list[Path]:
+@recipe(FIG, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines",
+        SETTINGS, OPTIONS, TITLE, "claim (paulin2025)")  # fmt: skip
+def make(inv: Invocation) -> list[Path]:
     from omegaconf import OmegaConf
 
     from ...evaluate.ensembles import SIZES, methods_table, plot_ensembles
 
-    inv, s, methods = _settings(out_dir, options)
+    s, methods = _settings(inv)
     scale, fig_dir = inv.scale, inv.dir
     # parts live under one root whatever the number of runs, so that runs=32 reuses the
     # parts of runs=16
@@ -710,7 +673,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
         return []
     print_estimate(grid, s)
     if s["workers"] > 1:
-        run_workers(Path(out_dir), options, s, grid)
+        run_workers(inv.out_dir, inv.options, s, grid)
     sizes = [es for es in SIZES if es <= s["chains"]]
     paths = grid.run(inv.cells)
     table = methods_table(paths, sizes, baselines_from="sms_ubu")
@@ -722,7 +685,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     if times is not None:  # the ledger holds what the runs took, not this (perhaps reusing) invocation
         from ..report import record_cost
 
-        record_cost(Path(out_dir), FIG, {k: v for k, v in options.items() if k not in ("part", "time_limit")},
+        record_cost(inv.out_dir, FIG, {k: v for k, v in inv.options.items() if k not in ("part", "time_limit")},
                     times[0], times[1])  # fmt: skip
     measured, diffs, by_draws = diagnose(paths, sizes, fig_dir)
     setting = setting_text(OmegaConf.load(paths["sms_ubu"][0].parent / "config.yaml"), s["chains"])
