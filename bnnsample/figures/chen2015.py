@@ -29,6 +29,7 @@ from ..plotting import save_figure
 from ..stats import fit_slope, fit_slope_se
 from .claims import Claim, Claims, Outcome, by_count, by_slope, check, not_reproduced, not_tested, partly, reproduced
 from .common import fmt as _fmt
+from .common import series, where
 from .driver import Figure, Invocation, register_figure
 
 SCHEMES = {
@@ -137,12 +138,12 @@ def _fig1_row(pot, truth, s, label: str, h: float, seed: int) -> dict:
 def _fig1_plot(rows, inv: Invocation, png: Path) -> Path:
     fig, axes = _plt().subplots(1, 2, figsize=(12, 4.6))
     for label, col in (("SGHMC-S", "C3"), ("SGHMC-E", "C0")):
-        sel = [r for r in rows if r["scheme"] == label]
+        sel = where(rows, scheme=label)
         hh = [r["h"] for r in sel]
         axes[0].semilogy(hh, [abs(r["exact_bias"]) for r in sel], "-", color=col,
                          label=f"{label} exact (minibatch n=10)")  # fmt: skip
-        axes[0].errorbar(hh, [r["mc_bias"] for r in sel], yerr=[2 * r["mc_bias_se"] for r in sel], fmt="o", color=col,
-                         capsize=2, label=f"{label} Monte Carlo, {inv.st['runs']} runs x L={inv.st['L']}")  # fmt: skip
+        series(axes[0], sel, "h", "mc_bias", "mc_bias_se", fmt="o", color=col, capsize=2,
+               label=f"{label} Monte Carlo, {inv.st['runs']} runs x L={inv.st['L']}")  # fmt: skip
         axes[1].loglog(hh, [abs(r["exact_bias_full_gradient"]) for r in sel], "o-", color=col,
                        label=f"{label} exact, full gradient")  # fmt: skip
     axes[0].set(
@@ -278,8 +279,7 @@ def _alpha_summary(rows, variant, batching, metric):
     """{alpha: (fitted slope over the last 3 L, value at max L, its s.e.)} and the best alpha at max L."""
     out = {}
     for a in ALPHAS:
-        sel = sorted((r for r in rows if r["variant"] == variant and r["batching"] == batching and r["alpha"] == a),
-                     key=lambda r: r["L"])  # fmt: skip
+        sel = sorted(where(rows, variant=variant, batching=batching, alpha=a), key=lambda r: r["L"])
         L = [r["L"] for r in sel][-3:]
         v = [r[metric] for r in sel][-3:]
         out[a] = (fit_slope(L, v)[0], sel[-1][metric], sel[-1][f"{metric}_se"])
@@ -379,8 +379,7 @@ def _fig2_plot(rows, inv: Invocation, png: Path) -> Path:
                                                ("SGHMC-D", "mse"))):  # fmt: skip
             ax = axes[r, c]
             for k, a in enumerate(ALPHAS):
-                sel = sorted((x for x in rows if x["variant"] == variant and x["batching"] == bt and x["alpha"] == a),
-                             key=lambda x: x["L"])  # fmt: skip
+                sel = sorted(where(rows, variant=variant, batching=bt, alpha=a), key=lambda x: x["L"])
                 opt = (metric == "bias" and abs(a - 1 / 3) < 1e-9) or (metric == "mse" and a == 0.2)
                 ax.loglog([x["L"] for x in sel], [x[metric] for x in sel], "o-", color="red" if opt else f"C{k}",
                           lw=3 if opt else 1.2, label=f"alpha = {_afmt(a)}")  # fmt: skip
@@ -503,9 +502,9 @@ def _fig3_plot(rows, inv: Invocation, png: Path) -> Path:
     fig, axes = _plt().subplots(1, 2, figsize=(12, 4.6))
     for ax, kind in zip(axes, ("fixed", "decreasing")):
         for label, col in (("SGHMC-S", "C3"), ("SGLD", "C0")):
-            sel = [r for r in rows if r["scheme"] == label and r["steps"] == kind]
-            ax.errorbar([r["L"] for r in sel], [r["bias"] for r in sel], yerr=[2 * r["bias_se"] for r in sel],
-                        fmt="o-", color=col, capsize=2, label=f"{label} (C={sel[0]['C']:.3g}, D={sel[0]['D']:g})")  # fmt: skip
+            sel = where(rows, scheme=label, steps=kind)
+            series(ax, sel, "L", "bias", "bias_se", fmt="o-", color=col, capsize=2,
+                   label=f"{label} (C={sel[0]['C']:.3g}, D={sel[0]['D']:g})")  # fmt: skip
         ax.set(xscale="log", yscale="log", xlabel="iterations L", ylabel="bias of E[theta^2] (bars: 2 SE)",
                title=f"{kind} step size")  # fmt: skip
     return save_figure(fig, png, f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={inv.scale})", legends=axes)

@@ -29,6 +29,7 @@ from ..rundir import write_figure
 from ..stats import fit_slope_se
 from .claims import Claim, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced
 from .common import fmt as _fmt
+from .common import series, where
 from .driver import Figure, Invocation, recipe, register_figure
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.
@@ -149,7 +150,7 @@ def _mass_right(edges, dens) -> float:
 
 def _sel(rows, target: str, sc: str) -> list:
     """The rows of one (target, scheme) of Fig. 1."""
-    return [r for r in rows if r["target"] == target and r["scheme"] == sc]
+    return where(rows, target=target, scheme=sc)
 
 
 def _fig1_runs(inv: Invocation, bar) -> dict:
@@ -195,10 +196,8 @@ def _fig1_plot(res: dict, inv: Invocation, path: Path) -> Path:
     centres = (edges[1:] + edges[:-1]) / 2
     for r, target in enumerate(FIG1_TARGETS):
         for sc in FIG1_SCHEMES:
-            sel = _sel(bias_rows, target, sc)
-            axes[r, 0].errorbar([b["h"] for b in sel], [abs(b["bias"]) for b in sel], yerr=[2 * b["se"] for b in sel],
-                                marker="o", color=colours[sc], capsize=2,
-                                label=f"{sc} (slope {_fmt(slopes[target, sc][0], '.2f')})")  # fmt: skip
+            series(axes[r, 0], _sel(bias_rows, target, sc), "h", lambda b: abs(b["bias"]), "se", marker="o",
+                   color=colours[sc], capsize=2, label=f"{sc} (slope {_fmt(slopes[target, sc][0], '.2f')})")  # fmt: skip
             sel = _sel(conv_rows, target, sc)
             axes[r, 1].loglog([c["iterations"] for c in sel], [c["mean_abs_error"] for c in sel], color=colours[sc],
                               label=sc)  # fmt: skip

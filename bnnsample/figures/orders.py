@@ -14,6 +14,7 @@ from ..plotting import pyplot, save_figure
 from ..plumbing.progress import CellBar
 from ..rundir import write_csv, write_file
 from . import register
+from .common import md_table
 from .driver import Option, names, parse_options
 
 # Expected order of the stationary bias per (scheme, batching), from the papers' theorems
@@ -117,13 +118,12 @@ def write_markdown(rows: list[Row], path: Path) -> None:
         + "; ".join(f"`{t.name}` = {t.description}" for t in TARGETS)
         + ".",
         "",
-        "| scheme | batching | target | stat | theory | p | 95% CI | rms | h grid | agrees | other stats p | note |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     by_key: dict = {}
     for r in rows:
         by_key.setdefault((r.scheme, r.batching), []).append(r)
-    lines += [_table_line(rs) for rs in by_key.values()]
+    lines += md_table(["scheme", "batching", "target", "stat", "theory", "p", "95% CI", "rms", "h grid", "agrees",
+                       "other stats p", "note"], [_table_cells(rs) for rs in by_key.values()])  # fmt: skip
     dis = [_disagreement(r) for r in rows if r.primary and r.agrees == "no"]
     lines += _md_section("Disagreements with the papers",
                          dis or ["None: every measured order agrees with the theory where the papers make a claim."])  # fmt: skip
@@ -145,8 +145,8 @@ def _p_ci(f: Fit) -> str:
     return f"p = {f.slope:.3f} [{f.lo:.3f}, {f.hi:.3f}]"
 
 
-def _table_line(rs: list[Row]) -> str:
-    """The orders.md table line of one (scheme, batching): its primary row (the first) and the
+def _table_cells(rs: list[Row]) -> list[str]:
+    """The orders.md table cells of one (scheme, batching): its primary row (the first) and the
     slopes of its other statistics."""
     r = rs[0]
     mp = ", ".join(f"{x.statistic} " + ("exact" if x.status == "exact" else f"{x.fit.slope:.2f}")
@@ -157,8 +157,7 @@ def _table_line(rs: list[Row]) -> str:
         p, ci, rms = f"{r.fit.slope:.3f}", f"[{r.fit.lo:.3f}, {r.fit.hi:.3f}]", f"{r.fit.rms:.1e}"
     else:
         p, ci, rms = r.status, "", ""
-    return (f"| {r.scheme} | {r.batching} | {r.target} | {r.statistic} | {th} | {p} | {ci} | {rms} | {grid} | "
-            f"{r.agrees} | {mp} | {r.note} |")  # fmt: skip
+    return [r.scheme, r.batching, r.target, r.statistic, th, p, ci, rms, grid, r.agrees, mp, r.note]
 
 
 def _disagreement(r: Row) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...plotting import pyplot, save_figure
 from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested, partly, reproduced
-from ..common import distinct, md_table
+from ..common import distinct, md_table, where
 from ..driver import SCALE, Invocation, Option, choice, names, numbers, recipe
 from . import uci
 from .toys import FIG1_CLAIMS
@@ -29,7 +29,7 @@ def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
     panels, labels = distinct(rows, "dataset", "batch"), distinct(rows, "label")
     fig, axes = pyplot().subplots(1, len(panels), figsize=(4 * len(panels), 3.4), squeeze=False, sharey=True)
     for ax, (ds, b) in zip(axes[0], panels):
-        sub = [r for r in rows if r["dataset"] == ds and r["batch"] == b]
+        sub = where(rows, dataset=ds, batch=b)
         hs = sorted({r["step_size"] for r in sub})
         band = sub[0]
         ax.axhline(band["self_mean"], color="grey", ls=":", label="oracle self-distance")

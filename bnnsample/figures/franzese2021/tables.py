@@ -17,7 +17,7 @@ import numpy as np
 from ...plotting import pyplot, save_figure
 from ...stats import t_quantile
 from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested
-from ..common import md_table
+from ..common import distinct, md_table, where
 from ..driver import Invocation, Option, names, numbers, recipe
 from . import uci
 from .uci import FULL, TABLE1, TABLE2, Spec
@@ -99,8 +99,8 @@ def table_rows(inv: Invocation, datasets: list[str], splits: list[int]) -> list[
 def summarise(rows: list[dict], metric_names: tuple[str, ...]) -> list[dict]:
     """Mean and standard deviation (ddof 1; 0 for one split) over splits per (dataset, method)."""
     out = []
-    for ds, method in dict.fromkeys((r["dataset"], r["method"]) for r in rows):
-        sub = [r for r in rows if (r["dataset"], r["method"]) == (ds, method)]
+    for ds, method in distinct(rows, "dataset", "method"):
+        sub = where(rows, dataset=ds, method=method)
         row = {"dataset": ds, "method": method, "splits": len(sub)}
         for m in metric_names:
             vals = np.array([r.get(m, math.nan) for r in sub], dtype=float)
@@ -112,7 +112,7 @@ def summarise(rows: list[dict], metric_names: tuple[str, ...]) -> list[dict]:
 
 def _bar_plot(path: Path, summary: list[dict], metrics_: tuple[str, ...], paper: dict, title: str) -> Path:
     fig, axes = pyplot().subplots(1, len(metrics_), figsize=(4.5 * len(metrics_), 3.3), squeeze=False)
-    names = list(dict.fromkeys(r["dataset"] for r in summary))
+    names = distinct(summary, "dataset")
     for ax, (j, m) in zip(axes[0], enumerate(metrics_)):
         for k, method in enumerate(("SHMC", "SGHMC")):
             xs, ys, es = [], [], []

@@ -47,12 +47,14 @@ from ...jobs.runs import RunGrid
 from ...rundir import write_frame
 from ...stats import t_quantile
 from ..claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced
+from ..common import md_table
 from ..driver import Invocation, Option, choice, integer, names, number, recipe
 
 FIG = "paulin2025-fig4"
 TITLE = ": calibration against ensemble size, SMS-UBU vs SWA vs standard training vs baselines (paulin2025 Fig. 4, §5)"
 METHODS = ("sms_ubu", "sg_ubu", "sg_ubu_wor", "sg_hmc", "cyclical_sghmc")
 LOCALIZED = ("sms_ubu", "sg_ubu", "sg_ubu_wor")
+METRICS = ("accuracy", "nll", "ace", "rps")
 LABELS = {"standard": "standard training", "swa": "SWA", "sms_ubu": "SMS-UBU", "sg_ubu": "SG-UBU",
           "sg_ubu_wor": "SG-UBU w/o repl.", "sg_hmc": "SG-HMC", "cyclical_sghmc": "cyclical SG-HMC"}  # fmt: skip
 RUNS = "must be an integer >= 1 (independent runs)"
@@ -244,34 +246,35 @@ def run_workers(out_dir: Path, options: dict, s: dict, grid: RunGrid) -> None:
 def why_tables(temps, rel, excess) -> list[str]:
     """Markdown of the measurements behind the verdicts: best-fit temperatures, reliability
     bins, the draws' excess training loss and kinetic temperature."""
-    lines = ["", "Why (measured; `calibration.csv`, `reliability.csv`, `excess_loss.csv`, `draws.csv`):", "",
-             "Best-fit test temperature T* (softmax(log p / T*) minimises the test NLL; T* > 1: over-confident, "
-             "T* < 1: under-confident), mean ± std over the disjoint groups:", "",
-             "| method | es | T* | NLL | NLL at T* |", "|---|---|---|---|---|"]  # fmt: skip
-    for r in temps.itertuples():
-        sd = "" if math.isnan(r.t_best_std) else f" ± {r.t_best_std:.3f}"
-        lines.append(f"| {LABELS.get(r.method, r.method)} | {r.ensemble_size} | {r.t_best:.3f}{sd} | {r.nll:.4f} | "
-                     f"{r.nll_tempered:.4f} |")  # fmt: skip
-    lines += ["", "Reliability of single-run predictives (top-label confidence bins, pooled over runs; gap = "
-              "accuracy - confidence, positive = under-confident):", "",
-              "| bin | " + " | ".join(f"{LABELS.get(m, m)} count | conf | acc" for m in rel.method.unique()) + " |",
-              "|---|" + "---|---|---|" * rel.method.nunique()]  # fmt: skip
-    for lo in sorted(rel.lo.unique()):
-        cells = []
-        for m in rel.method.unique():
-            r = rel[(rel.method == m) & (rel.lo == lo)].iloc[0]
-            cells.append(f"{int(r['count'])} | {r.confidence:.3f} | {r.accuracy:.3f}" if r["count"] else "0 | | ")
-        lines.append(f"| ({lo:.1f}, {lo + 0.1:.1f}] | " + " | ".join(cells) + " |")
-    lines += ["", "Training loss (mean cross-entropy per datum, BatchNorm on batch statistics) of the draws and of "
-              "the SWA points, their difference per run (mean ± s.e. over runs), and the kinetic temperature "
-              "|v|^2/d at the draws (1 at equilibrium):", "",
-              "| method | draws | SWA | excess | excess x N | d | kinetic T (all draws) | kinetic T (first draw) |",
-              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    for e in excess:
-        lines.append(f"| {LABELS.get(e['method'], e['method'])} | {e['draw_loss']:.4f} | {e['swa_loss']:.4f} | "
-                     f"{e['excess']:.4f} ± {e['excess_se']:.4f} | {e['excess_times_n']:.0f} | {e['dim']} | "
-                     f"{e['kinetic_temperature']:.3f} | {e['kinetic_temperature_first_draw']:.3f} |")  # fmt: skip
-    return lines
+
+    def bin_cells(m, lo) -> str:  # count | confidence | accuracy of one method's bin
+        r = rel[(rel.method == m) & (rel.lo == lo)].iloc[0]
+        return f"{int(r['count'])} | {r.confidence:.3f} | {r.accuracy:.3f}" if r["count"] else "0 | | "
+
+    methods = rel.method.unique()
+    return [
+        "", "Why (measured; `calibration.csv`, `reliability.csv`, `excess_loss.csv`, `draws.csv`):", "",
+        "Best-fit test temperature T* (softmax(log p / T*) minimises the test NLL; T* > 1: over-confident, "
+        "T* < 1: under-confident), mean ± std over the disjoint groups:", "",
+        *md_table(["method", "es", "T*", "NLL", "NLL at T*"],
+                  [[LABELS.get(r.method, r.method), r.ensemble_size,
+                    f"{r.t_best:.3f}" + ("" if math.isnan(r.t_best_std) else f" ± {r.t_best_std:.3f}"),
+                    f"{r.nll:.4f}", f"{r.nll_tempered:.4f}"] for r in temps.itertuples()]),
+        "", "Reliability of single-run predictives (top-label confidence bins, pooled over runs; gap = "
+        "accuracy - confidence, positive = under-confident):", "",
+        *md_table(["bin", *(c for m in methods for c in (f"{LABELS.get(m, m)} count", "conf", "acc"))],
+                  [[f"({lo:.1f}, {lo + 0.1:.1f}]", *(bin_cells(m, lo) for m in methods)]
+                   for lo in sorted(rel.lo.unique())]),
+        "", "Training loss (mean cross-entropy per datum, BatchNorm on batch statistics) of the draws and of "
+        "the SWA points, their difference per run (mean ± s.e. over runs), and the kinetic temperature "
+        "|v|^2/d at the draws (1 at equilibrium):", "",
+        *md_table(["method", "draws", "SWA", "excess", "excess x N", "d", "kinetic T (all draws)",
+                   "kinetic T (first draw)"],
+                  [[LABELS.get(e["method"], e["method"]), f"{e['draw_loss']:.4f}", f"{e['swa_loss']:.4f}",
+                    f"{e['excess']:.4f} ± {e['excess_se']:.4f}", f"{e['excess_times_n']:.0f}", e["dim"],
+                    f"{e['kinetic_temperature']:.3f}", f"{e['kinetic_temperature_first_draw']:.3f}"]
+                   for e in excess]),
+    ]  # fmt: skip
 
 
 def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[str], dict]:
@@ -316,16 +319,16 @@ def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[s
 
 def draws_table(by_draws) -> list[str]:
     """Markdown of ``draws_differences``: SMS-UBU minus SWA with the last k draws of each run."""
-    lines = ["", "SMS-UBU minus SWA with each run's Bayesian predictive averaged over its last k draws "
-             "(`draws.csv`; mean ± s.e. over the disjoint groups, paired):", "",
-             "| draws per run | es | accuracy | NLL | ACE |", "|---|---|---|---|---|"]  # fmt: skip
-    for (k, es), g in by_draws.groupby(["draws", "ensemble_size"], sort=True):
-        cells = []
-        for metric in ("accuracy", "nll", "ace"):
-            r = g[g.metric == metric].iloc[0]
-            cells.append(f"{r['diff']:+.4f}" + ("" if math.isnan(r["se"]) else f" ± {r['se']:.4f}"))
-        lines.append(f"| {k} | {es} | " + " | ".join(cells) + " |")
-    return lines
+
+    def cell(g, metric: str) -> str:
+        r = g[g.metric == metric].iloc[0]
+        return f"{r['diff']:+.4f}" + ("" if math.isnan(r["se"]) else f" ± {r['se']:.4f}")
+
+    return ["", "SMS-UBU minus SWA with each run's Bayesian predictive averaged over its last k draws "
+            "(`draws.csv`; mean ± s.e. over the disjoint groups, paired):", "",
+            *md_table(["draws per run", "es", "accuracy", "NLL", "ACE"],
+                      [[k, es, *(cell(g, m) for m in ("accuracy", "nll", "ace"))]
+                       for (k, es), g in by_draws.groupby(["draws", "ensemble_size"], sort=True)])]  # fmt: skip
 
 
 def _judge(diff: float, se: float, higher_is_better: bool, groups: int = 0) -> str:
@@ -363,18 +366,16 @@ def _diff(diffs: dict, base: str, es: int, metric: str) -> tuple[float, float, i
 
 def paired_table(diffs: dict, sizes) -> list[str]:
     """The paired differences behind the per-size verdicts, one row per (size, baseline)."""
-    lines = ["", "SMS-UBU minus the baseline, paired over the same groups of runs (mean ± s.e. over groups; "
-             "better/worse = the 95% t interval over the groups excludes 0):", "",
-             "| es | vs | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
-    for es in sizes:
-        for base in diffs:
-            cells = []
-            for metric in ("accuracy", "nll", "ace", "rps"):
-                diff, se, groups = _diff(diffs, base, es, metric)
-                j = _judge(diff, se, metric == "accuracy", groups)
-                cells.append(f"{diff:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}") + f" ({j})")
-            lines.append(f"| {es} | {LABELS[base]} | " + " | ".join(cells) + " |")
-    return lines
+
+    def cell(es, base: str, metric: str) -> str:
+        diff, se, groups = _diff(diffs, base, es, metric)
+        j = _judge(diff, se, metric == "accuracy", groups)
+        return f"{diff:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}") + f" ({j})"
+
+    return ["", "SMS-UBU minus the baseline, paired over the same groups of runs (mean ± s.e. over groups; "
+            "better/worse = the 95% t interval over the groups excludes 0):", "",
+            *md_table(["es", "vs", "accuracy", "NLL", "ACE", "RPS"],
+                      [[es, LABELS[base], *(cell(es, base, m) for m in METRICS)] for es in sizes for base in diffs])]  # fmt: skip
 
 
 _BASELINES_RUN = (
@@ -576,18 +577,12 @@ def baseline_comparison(t) -> list[str]:
     present = [m for m in PAPER_NUMBERS if m in set(t.method)]
     if not present:
         return []
-    lines = ["", "Our baselines beside the authors' notebooks (theirs: the 1.27M-parameter CNN on all 60,000 images, "
-             "64 runs, the full schedule; ours: this table's setting):", "",
-             "| method | es | accuracy ours / theirs | NLL ours / theirs | ACE ours / theirs | RPS ours / theirs |",
-             "|---|---|---|---|---|---|"]  # fmt: skip
-    for m in present:
-        for es, (acc, ace_, nll_, rps_) in PAPER_NUMBERS[m].items():
-            if es not in set(t.ensemble_size):
-                continue
-            cells = [f"{_value(t, m, es, k)[0]:.4f} / {v}" for k, v in
-                     (("accuracy", acc), ("nll", nll_), ("ace", ace_), ("rps", rps_))]  # fmt: skip
-            lines.append(f"| {LABELS[m]} | {es} | " + " | ".join(cells) + " |")
-    return lines
+    rows = [[LABELS[m], es, *(f"{_value(t, m, es, k)[0]:.4f} / {v}" for k, v in
+                               (("accuracy", acc), ("nll", nll_), ("ace", ace_), ("rps", rps_)))]
+            for m in present for es, (acc, ace_, nll_, rps_) in PAPER_NUMBERS[m].items() if es in set(t.ensemble_size)]  # fmt: skip
+    return ["", "Our baselines beside the authors' notebooks (theirs: the 1.27M-parameter CNN on all 60,000 images, "
+            "64 runs, the full schedule; ours: this table's setting):", "",
+            *md_table(["method", "es", *(f"{k} ours / theirs" for k in ("accuracy", "NLL", "ACE", "RPS"))], rows)]  # fmt: skip
 
 
 def _value(t, method, es, metric):
@@ -629,23 +624,22 @@ def _notes(t, s, methods, sizes, times, why) -> str:
              + (" (one thread per process; wall and CPU summed over the parts, which workers=N runs in parallel; wall "
                 "time grows on a shared machine)." if s.get("part_runs") else " (one thread; wall time grows on a "
                 "shared machine)."),
-             "", "Ours (mean ± std over the disjoint groups; std blank with one group):", "",
-             "| method | es | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
-    for m in ["standard", "swa", *methods]:
-        for es in sizes:
-            cells = []
-            for metric in ("accuracy", "nll", "ace", "rps"):
-                mu, sd = _value(t, m, es, metric)
-                cells.append(f"{mu:.4f}" + ("" if math.isnan(sd) else f" ± {sd:.4f}"))
-            lines.append(f"| {LABELS[m]} | {es} | " + " | ".join(cells) + " |")
+             "", "Ours (mean ± std over the disjoint groups; std blank with one group):", ""]  # fmt: skip
+
+    def cell(m: str, es, metric: str) -> str:
+        mu, sd = _value(t, m, es, metric)
+        return f"{mu:.4f}" + ("" if math.isnan(sd) else f" ± {sd:.4f}")
+
+    lines += md_table(["method", "es", "accuracy", "NLL", "ACE", "RPS"],
+                      [[LABELS[m], es, *(cell(m, es, k) for k in METRICS)] for m in ["standard", "swa", *methods]
+                       for es in sizes])  # fmt: skip
     paper = (
         "Paper (authors' Fashion-MNIST notebooks in github.com/paulindani/SMS_Kinetic_Langevin, 64 runs; the SMS-UBU, SWA and "
         "standard-training curves have no saved numbers):"
     )
-    lines += ["", paper, "", "| method | es | accuracy | ACE | NLL | RPS |", "|---|---|---|---|---|---|"]
-    for m, by_es in PAPER_NUMBERS.items():
-        for es, (a, c, n, r) in by_es.items():
-            lines.append(f"| {LABELS[m]} | {es} | {a} | {c} | {n} | {r} |")
+    lines += ["", paper, "", *md_table(["method", "es", "accuracy", "ACE", "NLL", "RPS"],
+                                       [[LABELS[m], es, *values] for m, by_es in PAPER_NUMBERS.items()
+                                        for es, values in by_es.items()])]  # fmt: skip
     return "\n".join([*lines, *why])
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...plotting import pyplot, save_figure
 from ..claims import Claim, Claims, Outcome, by_count, not_tested, partly
+from ..common import where
 from ..driver import JOBS, Figure, Invocation, register_figure
 from .shared import HEADING, TITLE, Run, eps_of, simulate, span, target
 
@@ -168,8 +169,7 @@ def plot_fig13(rows: list[dict], st: dict, png: Path) -> Path:
     fig, ax = pyplot().subplots(figsize=(7, 4.8))
     for i, h in enumerate(st["h"]):
         for kind, mk in (("diagonal", "o-"), ("groups", "s--")):
-            sel = sorted([r for r in rows if r["h"] == h and r["friction"] == kind and r["sampling"] == "wor"],
-                         key=lambda r: r["n"])  # fmt: skip
+            sel = sorted(where(rows, h=h, friction=kind, sampling="wor"), key=lambda r: r["n"])
             ax.plot([r["n"] for r in sel], [r["l1"] for r in sel], mk, color=f"C{i}", label=f"{kind} h={h:g}")
         fl = [r["l1"] for r in rows if r["h"] == h and r["sampling"] == "full"]
         ax.axhline(np.mean(fl), color=f"C{i}", lw=0.8, ls=":", label=f"reference noise (full batch) h={h:g}")
