@@ -11,25 +11,18 @@ burn-in time T_b and time T_t between kept draws, i.e. ``burn_in = time_steps(T_
 and ``thin = time_steps(T_t, h, N_l)`` steps (bnnsample/plumbing/resolvers.py; the paper's T_b = 10,
 T_t = 2.5 are its oracle's 2000 and 500 steps at h = 0.005).
 
-Reductions (stated in each REPRODUCTION.md section). The paper runs one chain per split and
-keeps 200 draws; we run ``chains`` independent chains (a tensor dimension, one process) and
-pool their draws (chains x draws per chain), which is much cheaper than one long chain on 2
-cores. At ``scale=quick`` the simulated times are shorter (T_b = 2, T_t = 0.25, 10 chains x 10
-draws = 100 pooled draws per run), so the sampled law is the SDE's law at those times from
-x0 = 0 rather than the posterior; every sampler and the oracle share that law in the limit
-h -> 0, which is what the distance-against-h figures measure.
+The reductions and the oracle of each scale are stated in the sections' settings (``sweeps._settings_text``,
+``tables.TABLE_SETTINGS``): independent chains pooled in place of the paper's one chain of 200 draws per split
+and, at ``scale=quick``, shorter simulated times, so that the sampled law is the SDE's law at those times from
+x0 = 0 rather than the posterior: a law every sampler and the equal-time oracle share in the limit h -> 0, which
+is what the distance-against-h figures measure.
 
-Distances (Fig. 4, 5, 10): the average Kolmogorov distance (``metrics.average_kolmogorov_distance``,
-§5 and App. F.2) between the pooled predictive draws of the latent mean f(x*) (original units)
-at each test point, against each of R independent oracle runs, averaged over the R runs; the
-self-distance band is ``metrics.self_distance_band`` over the R oracle runs (mean and 5-95%
-quantiles), so method and band have the same sample sizes. A run with a diverged chain has no
-distance (NaN; ``diverged`` column). The oracle: ``oracle=lie_trotter`` (default at quick: full
-batch LIE-TROTTER, order 2, at h_min / 2 under the same equal-time protocol) or
-``oracle=sghmc_adaptive`` (the paper's: Springenberg adaptive SGHMC, full batch, pysgmcmc lr
-0.005, burn-in 2000 and thin 500 steps; the default at paper scale). Oracle runs live under
-``out_dir/franzese2021-fig4/runs/`` and are reused by Figs. 5 and 10 (the runner's resume rule:
-a finished run with the same config is not redone).
+Distances (Figs. 4, 5, 10): the average Kolmogorov distance (``metrics.average_kolmogorov_distance``, §5 and
+App. F.2) of the pooled predictive draws of the latent mean f(x*) (original units) at each test point to each
+of R independent oracle runs, averaged over the runs; the self-distance band (``metrics.self_distance_band``)
+is over the R oracle runs, so method and band have the same sample sizes. A run with a diverged chain has no
+distance (NaN). Oracle runs live under ``out_dir/franzese2021-fig4/runs/`` and are reused by Figs. 5 and 10
+(the runner's resume rule: a finished run with the same config is not redone).
 """
 
 from __future__ import annotations

@@ -1,28 +1,17 @@
-"""`bnnsample figure paulin2025-fig1`: W1 bias of 9 samplers on the 1-D two-batch Gaussian.
+"""`bnnsample figure paulin2025-fig1`: W1 bias of 9 samplers on the 1-D two-batch Gaussian (paulin2025 §3.4,
+Fig. 1).
 
-paulin2025 §3.4, Fig. 1 (numbers: the authors' notebook bias_test_wass.ipynb in their repository
-github.com/paulindani/SMS_Kinetic_Langevin, which the paper cites; the paper prints no number): target
-U = U_1 + U_2, U_i(x) = (x - mu_i)^2 / (2 s_i^2), mu = (-1, 1), s = (0.5, 2) (dataset
-``two_batch_gaussian``), posterior N(-15/17, 1/4.25); two batches of one point, force scale
-N/n = 2, friction 1. Samplers: {SMS, SG, SG without replacement} x {UBU, BAOAB, EM} = the
-presets sms_ubu, sg_ubu, sg_ubu_wor, sms_baoab, ... (integrator x schedule, nothing
-re-implemented here). Step sizes h = 2^-2 .. 2^-5.
+Target U = U_1 + U_2, U_i(x) = (x - mu_i)^2 / (2 s_i^2), mu = (-1, 1), s = (0.5, 2) (dataset
+``two_batch_gaussian``), posterior N(-15/17, 1/4.25); two batches of one point, force scale N/n = 2.
+Samplers: {SMS, SG, SG without replacement} x {UBU, BAOAB, EM}, the presets of ``SAMPLERS`` (integrator x
+schedule, nothing re-implemented here), at h = 2^-(k+2), k = 0..3. The paper prints no number: the
+references are the saved output of the authors' notebook (``NOTEBOOK``, ``PAPER_W1``).
 
-Method (the authors' notebook, as above): many independent chains from x = 0 (v ~ N(0, 1)),
-burn-in 50 * 2^k epochs (simulated time 25) for h = 2^-(k+2), then one recorded position per
-``thin`` epochs (an epoch is 2 steps), all chains and records pooled. The statistic is W1 of the
-pooled sample to the exact posterior law, ``evaluate.metrics.wasserstein1_normal`` (the exact
-integral of |F_n - Phi|, i.e. against exact quantiles; the notebook used as many fresh normal
-draws, which adds their own sampling noise). ``thin`` is odd so that SMS records alternate
-between sweep ends and mid-sweeps (both phases of the notebook's per-epoch records).
-
-Next to each Monte Carlo cell the exact mean and variance of the recorded law come from the
-stationary-moment engine (``analysis.stationary``) on affine maps read off the same integrator
-(``analysis.probe``); the Monte Carlo moments must agree with them within a few standard
-errors, and a spectral radius >= 1 of the second-moment recursion proves divergence.
-
-W1 has a Monte Carlo floor: the column ``w1_floor`` is W1 of as many i.i.d. exact draws
-(correlated records make the real floor larger). Cells below 3 floors are marked noise-limited.
+The protocol (the notebook's: chains from x = 0, burn-in, pooled records, W1 = the integral of |F_n - Phi|
+against the exact posterior) is the section's settings text (``_settings_text``), the Monte Carlo floor of W1
+its notes (``_notes``). Next to each cell stand the exact moments of its recorded law (``analysis.stationary``
+on affine maps probed off the same integrator), which the Monte Carlo moments must match; a spectral radius
+>= 1 of the second-moment recursion proves divergence.
 """
 
 from __future__ import annotations

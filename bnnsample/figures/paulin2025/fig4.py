@@ -10,30 +10,12 @@ Each method is one ``bnnsample run experiment=paulin2025_fig4_<method>`` (the ex
 configs hold the paper's settings); the runs are pooled into disjoint ensembles of 1, 2, 4,
 ... runs (``evaluate.ensembles``) for standard training, SWA and each sampler's predictive.
 
-Three scales:
-
-- scale=quick (offline, about 5 minutes on a quiet 2-core machine): dataset mnist5k (4,000
-  training images; Fashion-MNIST is not shipped), the narrow ``cnn_small`` CNN (16/32/32
-  channels, ~73k parameters, Softplus, BatchNorm momentum 1), 4 runs, 3 Adam + 1 SWA epochs,
-  1 burn-in epoch and 3 draws (one per epoch); UBU step 1e-3 and EM step 2e-3 (the authors' EM
-  step is twice their effective UBU step).
-- scale=reduced (needs the Fashion-MNIST files in data_dir): the paper's data with a narrower
-  network and a training subset: ``cnn_small``, a stratified 10,000-image training subset
-  (``dataset.n_train``; the full 10,000-image test set), 16 runs, 8 Adam + 2 SWA epochs,
-  2 burn-in epochs and 10 draws; UBU step 5e-4, EM step 1e-3 (the potential of 10,000 images
-  is 6 times less stiff than the paper's 60,000, whose steps are 1.25e-4 / 2.5e-4). Ensembles
-  of 1 to 16 runs. Meant for one GPU; on 2 CPU cores it is hours.
-- scale=large: all 60,000 Fashion-MNIST training images with ``cnn_small``, the paper's steps
-  (UBU 1.25e-4, EM 2.5e-4), 16 runs, 3 Adam + 1 SWA epochs, 1 burn-in epoch and 4 draws,
-  SMS-UBU only unless ``methods=`` asks for the baselines.
-- ``burn_in=B`` (epochs) reruns the samplers with another burn-in from the SWA points of the
-  run with the scale's own burn-in when that run exists (runs under ``<runs>_burnin<B>``):
-  the paper's burn-in is 10 epochs of 300 steps of 1.25e-4, 0.375 units of simulated time.
-- scale=paper: the paper's protocol (fmnist, cnn_fmnist, 64 runs, 15 + 5 epochs, 10 burn-in
-  epochs, 30 draws, steps 1.25e-4 / 2.5e-4): GPU-days, not feasible on 2 CPU cores.
-
-``dataset=`` chooses another image set (e.g. mnist5k at scale=reduced, which then keeps all
-its images), ``chains=`` the number of runs, ``methods=`` a comma list.
+The scales (``SETTINGS``) are described by ``SCALE_TEXT``, which each section prints, and what they cost
+beside their settings. ``burn_in=B`` (epochs) reruns the samplers with another burn-in from the SWA points of
+the run with the scale's own burn-in when that run exists (runs under ``<runs>_burnin<B>``; the paper's burn-in
+is 10 epochs of 300 steps of 1.25e-4, 0.375 units of simulated time); ``dataset=`` chooses another image set
+(e.g. mnist5k at scale=reduced, which then keeps all its images), ``runs=`` the number of runs, ``methods=`` a
+comma list.
 """
 
 from __future__ import annotations
@@ -71,24 +53,24 @@ def _schedule(train: int, swa: int, burn_in: int, samples: int) -> list[str]:
             "thin=1", "unit=epoch"]  # fmt: skip
 
 
+# offline, about 5 minutes on a quiet 2-core machine; cnn_small: 16/32/32 channels, Softplus, BatchNorm
+# momentum 1; the EM step is twice the UBU step, as the authors' is twice their effective UBU step
 QUICK = {"dataset": "mnist5k", "model": "cnn_small", "chains": 4, "step": {"ubu": 1e-3, "em": 2e-3},
          "overrides": _schedule(3, 1, 1, 3)}  # fmt: skip
+# meant for one GPU (hours on 2 CPU cores); a stratified training subset, the whole test set; the potential
+# of 10,000 images is 6 times less stiff than the paper's 60,000, whose steps are 1.25e-4 / 2.5e-4
 REDUCED = {"dataset": "fmnist", "model": "cnn_small", "chains": 16, "step": {"ubu": 5e-4, "em": 1e-3},
            "overrides": ["dataset.n_train=10000", *_schedule(8, 2, 2, 10)]}  # fmt: skip
-# all 60,000 training images at the paper's steps, SMS-UBU only by default (each baseline
-# would add about 30 CPU-minutes; with burn_in=8, where SMS-UBU took 86, a baseline with i.i.d.
-# batches about 3 CPU-hours: 3 s per step against 1.4, the reference gradient of its control
-# variate is recomputed each step instead of cached per batch)
+# SMS-UBU only by default: each baseline would add about 30 CPU-minutes; with burn_in=8, where SMS-UBU took
+# 86, a baseline with i.i.d. batches about 3 CPU-hours (3 s per step against 1.4: the reference gradient of its
+# control variate is recomputed each step instead of cached per batch)
 LARGE = {"dataset": "fmnist", "model": "cnn_small", "chains": 16, "step": {"ubu": 1.25e-4, "em": 2.5e-4},
          "overrides": _schedule(3, 1, 1, 4), "methods": ("sms_ubu",)}  # fmt: skip
-# the paper's schedule (15 + 5 training epochs, 10 burn-in epochs, 30 draws, BatchNorm statistics
-# from 10,000 training images as in the authors' notebook) on all 60,000 images with the narrow
-# network: about 4 CPU-hours for 16 runs, run in parts of 8 runs (one process each, workers=2)
+# about 4 CPU-hours for 16 runs, run in parts of 8 runs (one process each, workers=2)
 PAPER_SCHEDULE = {"dataset": "fmnist", "model": "cnn_small", "chains": 16, "step": {"ubu": 1.25e-4, "em": 2.5e-4},
                   "overrides": ["model.n_calibration=10000", *_schedule(15, 5, 10, 30)], "methods": ("sms_ubu",),
                   "part_runs": 8}  # fmt: skip
-# the paper's protocol (cnn_fmnist, 15 + 5 epochs, 10 burn-in epochs, 30 draws; the paper has 64
-# runs) for a GPU, in parts of 8 runs trained and sampled together (vmap over runs), SMS-UBU
+# for a GPU (GPU-days on 2 CPU cores): parts of 8 runs trained and sampled together (vmap over runs), SMS-UBU
 # unless methods= asks for the baselines; time_limit= lets each command end in time
 PAPER = {"dataset": "fmnist", "model": "cnn_fmnist", "chains": 64, "overrides": ["model.n_calibration=10000"],
          "step": None, "part_runs": 8, "methods": ("sms_ubu",)}  # fmt: skip
