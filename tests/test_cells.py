@@ -126,10 +126,10 @@ def test_fig13_cells_made_by_two_worker_processes_equal_one_process(tmp_path):
 
 @pytest.mark.parametrize("value", ["0", "x", "100000"])
 def test_jobs_outside_the_machines_cores_is_named(value, tmp_path):
-    from bnnsample.figures.driver import Invocation
+    from bnnsample.figures.driver import JOBS, Invocation
 
     with pytest.raises(ValueError, match=r"jobs=.*allowed values: an integer in 1\.\."):
-        Invocation("t", tmp_path, {"jobs": value}, {"quick": {}}, ("scale", "jobs"))
+        Invocation("t", tmp_path, {"jobs": value}, {"quick": {}}, (JOBS,))
 
 
 def test_an_invocation_that_reads_cells_back_records_what_they_took(tmp_path):

@@ -114,6 +114,15 @@ def _cells(nll, ace, rps, acc=(0.01, 0.002)):
             (("nll", nll), ("ace", ace), ("rps", rps), ("accuracy", acc))}  # fmt: skip
 
 
+def _fig4_settings(out_dir, options):
+    """(the invocation, its settings, its methods) of paulin2025-fig4 with ``options``."""
+    from bnnsample.figures.driver import Invocation
+    from bnnsample.figures.paulin2025 import fig4
+
+    inv = Invocation(fig4.FIG, out_dir, options, fig4.SETTINGS, fig4.OPTIONS)
+    return (inv, *fig4._settings(inv))
+
+
 def test_fig4_verdicts_and_options(tmp_path):
     """Per ensemble size, the calibration claim from the six paired differences: reproduced when
     all are lower beyond 2 s.e., not reproduced (with its size in s.e.) when one is higher,
@@ -179,38 +188,38 @@ def test_fig4_verdicts_and_options(tmp_path):
     assert verdict_counts(md) == {"reproduced": 3, "partly": 0, "not reproduced": 0, "not tested": 2,
                                        "printed": 0, "statement": 4, "derived": 1}  # fmt: skip
     with pytest.raises(ValueError, match="allowed: scale"):
-        fig._settings(tmp_path, {"bogus": "1"})
+        _fig4_settings(tmp_path, {"bogus": "1"})
     with pytest.raises(ValueError, match="scale=huge"):
-        fig._settings(tmp_path, {"scale": "huge"})
+        _fig4_settings(tmp_path, {"scale": "huge"})
     with pytest.raises(ValueError, match="methods=sgld"):
-        fig._settings(tmp_path, {"methods": "sgld"})
-    inv, s, methods = fig._settings(tmp_path, {"methods": "sg_hmc", "chains": "8"})
+        _fig4_settings(tmp_path, {"methods": "sgld"})
+    inv, s, methods = _fig4_settings(tmp_path, {"methods": "sg_hmc", "chains": "8"})
     assert methods == ["sms_ubu", "sg_hmc"] and s["chains"] == 8 and inv.scale == "quick"
     ovr = fig.method_overrides("sg_hmc", s)
     assert "experiment=paulin2025_fig4_sg_hmc" in ovr and "step_size=0.002" in ovr and "dataset=mnist5k" in ovr
     # scale=reduced: Fashion-MNIST with a training subset and the narrow CNN; on another data set
     # the subset key (a key of the fmnist config) is dropped
-    inv, s, _ = fig._settings(tmp_path, {"scale": "reduced"})
+    inv, s, _ = _fig4_settings(tmp_path, {"scale": "reduced"})
     ovr = fig.method_overrides("sms_ubu", s)
     assert inv.scale == "reduced" and s["chains"] == 16
     assert {"dataset=fmnist", "model=cnn_small", "dataset.n_train=10000", "step_size=0.0005"} <= set(ovr)
-    _, s, _ = fig._settings(tmp_path, {"scale": "reduced", "dataset": "mnist5k"})
+    _, s, _ = _fig4_settings(tmp_path, {"scale": "reduced", "dataset": "mnist5k"})
     ovr = fig.method_overrides("sg_hmc", s)
     assert "dataset=mnist5k" in ovr and not any(o.startswith("dataset.") for o in ovr) and "step_size=0.001" in ovr
     with pytest.raises(ValueError, match="allowed values: quick, reduced, large, paper"):
-        fig._settings(tmp_path, {"scale": "full"})
+        _fig4_settings(tmp_path, {"scale": "full"})
     # scale=large: all 60,000 images at the paper's steps, SMS-UBU alone unless methods= asks
-    _, s, methods = fig._settings(tmp_path, {"scale": "large"})
+    _, s, methods = _fig4_settings(tmp_path, {"scale": "large"})
     ovr = fig.method_overrides("sms_ubu", s)
     assert methods == ["sms_ubu"] and {"dataset=fmnist", "model=cnn_small", "step_size=0.000125"} <= set(ovr)
     assert not any(o.startswith("dataset.n_train") for o in ovr)
-    assert fig._settings(tmp_path, {"scale": "large", "methods": "sms_ubu,sg_hmc"})[2] == ["sms_ubu", "sg_hmc"]
+    assert _fig4_settings(tmp_path, {"scale": "large", "methods": "sms_ubu,sg_hmc"})[2] == ["sms_ubu", "sg_hmc"]
     # burn_in=B: the same protocol with another burn-in (epochs)
-    _, s, _ = fig._settings(tmp_path, {"scale": "reduced", "burn_in": "15"})
+    _, s, _ = _fig4_settings(tmp_path, {"scale": "reduced", "burn_in": "15"})
     ovr = fig.method_overrides("sms_ubu", s)
     assert "burn_in=15" in ovr and "burn_in=2" not in ovr and s["burn_in"] == 15
     with pytest.raises(ValueError, match="burn_in=x: must be an integer"):
-        fig._settings(tmp_path, {"burn_in": "x"})
+        _fig4_settings(tmp_path, {"burn_in": "x"})
 
 
 def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
@@ -388,7 +397,7 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
     monkeypatch.setattr("subprocess.Popen", FakeProc)
     monkeypatch.setattr("bnnsample.plumbing.workers.run_pool", lambda calls, jobs: [fn(*a) for fn, a in calls][::-1])
     options = {"scale": "paper_schedule", "runs": "6", "workers": "2"}
-    _, s, methods = fig._settings(tmp_path, options)
+    _, s, methods = _fig4_settings(tmp_path, options)
     grid = fig.method_grid(root, s, methods)
     fig.run_workers(out, options, s, grid)
     shares = [c[-1] for c in started]
@@ -403,4 +412,4 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
         fig.run_workers(out, options, s, grid)
     with pytest.raises(ValueError, match="runs=3: scale=paper_schedule runs in parts of 2"):
         monkeypatch.setitem(fig.SETTINGS, "paper_schedule", dict(tiny, part_runs=2))
-        fig._settings(tmp_path, {"scale": "paper_schedule", "runs": "3"})
+        _fig4_settings(tmp_path, {"scale": "paper_schedule", "runs": "3"})

@@ -6,7 +6,7 @@ import csv
 import pytest
 
 from bnnsample.figures.claims import Claim, by_z, recording
-from bnnsample.figures.driver import Figure, drive
+from bnnsample.figures.driver import Figure, Invocation, drive
 
 CLAIM = Claim("the mean is zero", "§1, Fig. 1", "0", tolerance="within 2 s.e.", method="mean of the cells")
 
@@ -35,9 +35,13 @@ TOY = Figure("toy2024-fig1", ": a toy", "a toy recipe", scales={"quick": {"cells
              notes=lambda rows, inv: "a note", csv="toy.csv", png="toy.png")  # fmt: skip
 
 
+def _drive(out_dir, options):
+    return drive(TOY, Invocation(TOY.id, out_dir, options, TOY.scales, title=TOY.title))
+
+
 def test_the_driver_writes_rows_plot_claims_and_section(tmp_path):
     with recording():
-        files = drive(TOY, tmp_path, {})
+        files = _drive(tmp_path, {})
     assert [p.name for p in files] == ["toy.csv", "toy.png"]
     assert (tmp_path / "toy2024-fig1" / "toy.csv").read_text() == "cell,value\n0,0.5\n1,-0.5\n"
     claims = list(csv.DictReader((tmp_path / "toy2024-fig1" / "claims.csv").read_text().splitlines()))
@@ -47,7 +51,7 @@ def test_the_driver_writes_rows_plot_claims_and_section(tmp_path):
     assert "## toy2024-fig1: a toy" in text and "Settings: 2 cells" in text and "a note" in text
     assert "Files: `toy.csv`, `toy.png`." in text
     with recording():
-        drive(TOY, tmp_path, {"scale": "paper"})
+        _drive(tmp_path, {"scale": "paper"})
     claims = list(csv.DictReader((tmp_path / "toy2024-fig1" / "claims.csv").read_text().splitlines()))
     assert claims[0]["verdict"] == "not reproduced (16.7 s.e.)" and claims[0]["setting"].endswith("scale=paper")
     assert (tmp_path / "REPRODUCTION.md").read_text().count("## toy2024-fig1") == 1
@@ -55,7 +59,7 @@ def test_the_driver_writes_rows_plot_claims_and_section(tmp_path):
 
 def test_the_driver_refuses_bad_options_before_running(tmp_path):
     with pytest.raises(ValueError, match="scale=huge: allowed values: quick, paper"):
-        drive(TOY, tmp_path, {"scale": "huge"})
+        _drive(tmp_path, {"scale": "huge"})
     with pytest.raises(ValueError, match="unknown option 'cels'; allowed: scale, data_dir"):
-        drive(TOY, tmp_path, {"cels": "3"})
+        _drive(tmp_path, {"cels": "3"})
     assert not (tmp_path / "toy2024-fig1").exists()

@@ -132,6 +132,11 @@ def test_bad_options_are_one_line_value_errors(tmp_path, fig_id, options, messag
 
 
 # -- whole recipes at tiny size ---------------------------------------------------------------
+def _sweep_settings(scale, **opt):
+    """A sweep's settings at ``scale`` with the option values ``opt`` (the others Fig. 4's defaults)."""
+    return sweeps.sweep_settings(scale, {**sweeps.FIG4_SCALES[scale], **opt})
+
+
 def _tiny_sweep(scale, options):
     """h = 0.01: burn-in 2 steps, thin 1; oracle: LIE-TROTTER h = 0.005, 2 runs of 2 chains x 3 draws."""
     oracle = uci.OracleSettings("lie_trotter", runs=2, chains_per_run=2, draws=3, t_burn=0.02, t_thin=0.01, h=0.005)
@@ -212,7 +217,7 @@ def _outcome(outcomes, claim):
 def test_fig10_outcomes_test_c_only_at_the_papers_burn_in(scale):
     """Fig. 10's claims are about convergence: at quick scale (burn-in time 2, oracle at C = 5)
     they are not tested; at the paper's burn-in time 10 they are measured."""
-    s = sweeps.sweep_settings(scale, {"batches": "0", "steps": "0.01,0.02", "oracle": "lie_trotter"})
+    s = _sweep_settings(scale, batches=[0], steps=[0.01, 0.02], oracle="lie_trotter")
     akd = {("C=0.5", "full", 0.01): 0.2, ("C=5", "full", 0.01): 0.145, ("C=10", "full", 0.01): 0.15,
            ("C=0.5", "full", 0.02): 0.4, ("C=5", "full", 0.02): 0.2, ("C=10", "full", 0.02): 0.25}  # fmt: skip
     outcomes = sweeps.fig10_outcomes(_sweep_rows(akd), s, [0.5, 5.0, 10.0])
@@ -231,7 +236,7 @@ def test_fig10_outcomes_test_c_only_at_the_papers_burn_in(scale):
 def _fig10_claims(akd_at_hmin: dict, cs=(0.5, 5.0, 10.0, 50.0), width=0.01):
     """The verdicts of the 'insensitive' and 'large_c' claims at the paper's burn-in, from the AKD
     per C at the smallest h (full batch) and a worse cell at a larger h."""
-    s = sweeps.sweep_settings("paper", {"batches": "0", "steps": "0.005,0.01"})
+    s = _sweep_settings("paper", batches=[0], steps=[0.005, 0.01])
     akd = {(f"C={c:g}", "full", 0.005): v for c, v in akd_at_hmin.items()}
     akd |= {(f"C={c:g}", "full", 0.01): v + 0.02 for c, v in akd_at_hmin.items()}
     outcomes = sweeps.fig10_outcomes(_sweep_rows(akd, width), s, list(cs))
@@ -256,7 +261,7 @@ def test_fig10_insensitivity_over_c_in_range_and_large_c_apart():
 
 
 def test_fig5_outcomes_one_row_per_claim():
-    s = sweeps.sweep_settings("quick", {"batches": "0,32", "steps": "0.01,0.02"})
+    s = _sweep_settings("quick", batches=[0, 32], steps=[0.01, 0.02])
     akd = {("N_l=1", "full", 0.01): 0.145, ("N_l=25", "full", 0.01): 0.148, ("N_l=1", "full", 0.02): 0.16,
            ("N_l=25", "full", 0.02): 0.3, ("N_l=1", 32, 0.01): 0.2, ("N_l=25", 32, 0.01): 0.25,
            ("N_l=1", 32, 0.02): 0.3, ("N_l=25", 32, 0.02): math.nan}  # fmt: skip
@@ -319,11 +324,11 @@ def test_fig4_convergence_in_h_is_not_tested_against_a_posterior_oracle_after_a_
     claim is not tested there; against the equal-time Lie-Trotter oracle it is measured."""
     akd = {(lab, b, h): 0.3 for lab in ("SHMC-LEAPFROG", "LIE-TROTTER") for b in ("full", 32) for h in (0.005, 0.01)}
     rows = _sweep_rows(akd)
-    posterior = sweeps.sweep_settings("quick", {"oracle": "sghmc_adaptive"})
-    same_time = sweeps.sweep_settings("quick", {})
+    posterior = _sweep_settings("quick", oracle="sghmc_adaptive")
+    same_time = _sweep_settings("quick")
     claim = sweeps.FIG4_CLAIMS["small_h"]
     out = _outcome(sweeps.fig4_outcomes(rows, posterior), claim)
     assert out.verdict == "not tested: scale" and "burn in for time 2" in out.why
     assert _outcome(sweeps.fig4_outcomes(rows, same_time), claim).verdict == "not reproduced"
-    paper = sweeps.sweep_settings("paper", {"oracle": "sghmc_adaptive"})
+    paper = _sweep_settings("paper", oracle="sghmc_adaptive")
     assert _outcome(sweeps.fig4_outcomes(rows, paper), claim).verdict == "not reproduced"

@@ -1,21 +1,23 @@
 """Figure recipes: ``bnnsample figure <id> [--out DIR] [key=value ...]``.
 
 A recipe is declared as a ``driver.Figure`` (its scales and options, ``rows``, ``outcomes``,
-``plot``, its settings text) and filed with ``driver.register_figure``; the driver runs it and
-writes its CSV, plot, claims.csv and REPRODUCTION.md section. Recipes that do more than one
-table per invocation register a function ``make(out_dir: Path, options: dict[str, str]) ->
-list[Path]`` (the files it wrote) under an id with a one-line description::
+``plot``, its settings text) and filed with ``driver.register_figure``, or is a function of its
+invocation filed with ``@driver.recipe(id, description, scales, options)``; either way the driver
+checks and parses its options, and it writes its CSVs, plot, claims.csv and REPRODUCTION.md
+section. ``orders``, which writes no section, files ``make(out_dir: Path, options: dict[str, str])
+-> list[Path]`` (the files it wrote) with ``register`` itself::
 
-    @register("orders", "measured orders of convergence of every integrator")
+    @register("orders", "measured orders of convergence of every integrator", scales=(), options=...)
     def make(out_dir, options): ...
 
 Every module or subpackage of this package except ``claims``, ``common``, ``driver`` and
 ``report`` holds recipes (a package per paper with several), found and imported on first use;
 heavy imports (matplotlib, runs) stay inside functions. Bad options raise ValueError with the
 key and the allowed values. ``claims`` holds the claims-as-data types and the one writer of
-verdict rows, ``common`` what recipes share (the scale option, CSV and figure writers, the
-REPRODUCTION.md section writer), ``report`` what the command prints around a recipe (its
-output directory, the claims' verdicts, the costs).
+verdict rows, ``driver`` the options, the invocation and the two ways to file a recipe,
+``common`` what recipes share (the scale option, the REPRODUCTION.md section writer, row
+selection, markdown tables, error-bar series), ``report`` what the command prints around a
+recipe (its output directory, the claims' verdicts, the costs).
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from ..plotting import save_figure
 from ..stats import fit_slope, fit_slope_se
 from .claims import Claim, Claims, Outcome, by_count, by_slope, check, not_reproduced, not_tested, partly, reproduced
 from .common import fmt as _fmt
+from .common import series, where
 from .driver import Figure, Invocation, register_figure
 
 SCHEMES = {
@@ -137,12 +138,12 @@ def _fig1_row(pot, truth, s, label: str, h: float, seed: int) -> dict:
 def _fig1_plot(rows, inv: Invocation, png: Path) -> Path:
     fig, axes = _plt().subplots(1, 2, figsize=(12, 4.6))
     for label, col in (("SGHMC-S", "C3"), ("SGHMC-E", "C0")):
-        sel = [r for r in rows if r["scheme"] == label]
+        sel = where(rows, scheme=label)
         hh = [r["h"] for r in sel]
         axes[0].semilogy(hh, [abs(r["exact_bias"]) for r in sel], "-", color=col,
                          label=f"{label} exact (minibatch n=10)")  # fmt: skip
-        axes[0].errorbar(hh, [r["mc_bias"] for r in sel], yerr=[2 * r["mc_bias_se"] for r in sel], fmt="o", color=col,
-                         capsize=2, label=f"{label} Monte Carlo, {inv.st['runs']} runs x L={inv.st['L']}")  # fmt: skip
+        series(axes[0], sel, "h", "mc_bias", "mc_bias_se", fmt="o", color=col, capsize=2,
+               label=f"{label} Monte Carlo, {inv.st['runs']} runs x L={inv.st['L']}")  # fmt: skip
         axes[1].loglog(hh, [abs(r["exact_bias_full_gradient"]) for r in sel], "o-", color=col,
                        label=f"{label} exact, full gradient")  # fmt: skip
     axes[0].set(
@@ -164,7 +165,7 @@ NOISE = (
     "the i.i.d. minibatch noise (variance (N^2/n) Var(x_i), about 1e5) heats the momentum by O(h), a term "
     "Theorem 4 leaves out"
 )
-FIG1_CLAIMS = Claims()  # Claim(text, where, paper, source, tolerance, method)
+FIG1_CLAIMS = Claims("statement")
 
 
 def _fig1_outcomes(rows, inv: Invocation) -> list[tuple[Claim, Outcome]]:
@@ -173,33 +174,32 @@ def _fig1_outcomes(rows, inv: Invocation) -> list[tuple[Claim, Outcome]]:
     return FIG1_CLAIMS.outcomes(S, E, inv.st["h"])
 
 
-@FIG1_CLAIMS.rule("euler_larger", Claim(
-    "Euler (SGHMC-E) has the larger invariant-measure bias", "§5, Fig. 1", "SGHMC-E above SGHMC-S at every h",
-    "statement", "|bias| of SGHMC-E >= SGHMC-S's at every h of the grid (unstable counts as larger)",
-    "exact stationary E[theta^2] of each integrator's affine step with the minibatch noise covariance (discrete "
-    "Lyapunov equation), checked by Monte Carlo below"))  # fmt: skip
+@FIG1_CLAIMS.rule("euler_larger", "Euler (SGHMC-E) has the larger invariant-measure bias", "§5, Fig. 1",
+    "SGHMC-E above SGHMC-S at every h",
+    tolerance="|bias| of SGHMC-E >= SGHMC-S's at every h of the grid (unstable counts as larger)",
+    method="exact stationary E[theta^2] of each integrator's affine step with the minibatch noise covariance "
+           "(discrete Lyapunov equation), checked by Monte Carlo below")  # fmt: skip
 def _euler_larger(S, E, hs) -> Outcome:
     ratio = ", ".join(f"{h:g}: {_fmt(E[h]['exact_bias'] / S[h]['exact_bias'], '.2f')}" for h in hs)
     larger = sum(abs(E[h]["exact_bias"]) >= abs(S[h]["exact_bias"]) for h in hs)
     return by_count(larger, len(hs), f"exact bias ratio E/S per h: {ratio}")
 
 
-@FIG1_CLAIMS.rule("euler_explodes", Claim(
-    "Euler explodes at large h, the splitting does not", "§5, Fig. 1", "Euler blows up", "statement",
-    "some h of the grid at which SGHMC-E's step map is unstable and SGHMC-S's is not",
-    "spectral radius of each step map; the Monte Carlo runs at those h diverge"))  # fmt: skip
+@FIG1_CLAIMS.rule("euler_explodes", "Euler explodes at large h, the splitting does not", "§5, Fig. 1", "Euler blows up",
+    tolerance="some h of the grid at which SGHMC-E's step map is unstable and SGHMC-S's is not",
+    method="spectral radius of each step map; the Monte Carlo runs at those h diverge")  # fmt: skip
 def _euler_explodes(S, E, hs) -> Outcome:
     e_unst, s_unst = ([h for h in hs if not math.isfinite(X[h]["exact_bias"])] for X in (E, S))
     unst = f"unstable h: SGHMC-E {e_unst or 'none'}, SGHMC-S {s_unst or 'none'} (grid up to {hs[-1]:g})"
     return reproduced(unst) if set(e_unst) - set(s_unst) else not_reproduced(unst)
 
 
-@FIG1_CLAIMS.rule("theorem4", Claim(
+@FIG1_CLAIMS.rule("theorem4",
     "the invariant-measure bias is O(h^K), K = 2 for the splitting, whatever the gradient noise",
-    "§3.2, Theorem 4; §5, Fig. 1", "bias ~ h^2", "statement",
-    "slope of log|bias| on log h within 0.3 of 2 (h <= 0.02; minibatches n = 10, the paper's setup)",
-    "exact stationary bias of SGHMC-S; size: the Monte Carlo bias at the smallest h against the integrator's own "
-    "O(h^2) bias (full gradients), in s.e. of the Monte Carlo bias"))  # fmt: skip
+    "§3.2, Theorem 4; §5, Fig. 1", "bias ~ h^2",
+    tolerance="slope of log|bias| on log h within 0.3 of 2 (h <= 0.02; minibatches n = 10, the paper's setup)",
+    method="exact stationary bias of SGHMC-S; size: the Monte Carlo bias at the smallest h against the integrator's "
+           "own O(h^2) bias (full gradients), in s.e. of the Monte Carlo bias")  # fmt: skip
 def _theorem4(S, E, hs) -> Outcome:
     """Slope of SGHMC-S's exact minibatch bias on h <= 0.02 against K = 2; the size of a
     disagreement: the Monte Carlo bias at the smallest h against the full-gradient O(h^2) bias."""
@@ -217,9 +217,9 @@ def _theorem4(S, E, hs) -> Outcome:
     return not_reproduced(ours, f"{NOISE}; with full gradients the slope is 2", z=z)
 
 
-@FIG1_CLAIMS.rule("mc_check", Claim(
-    "Monte Carlo agrees with the exact stationary bias", "-", "-", "check",
-    "|MC - exact| <= 3 s.e. at every finite h, both schemes", "200 runs x L steps after 2 time units of burn-in"))  # fmt: skip
+@FIG1_CLAIMS.rule("mc_check", "Monte Carlo agrees with the exact stationary bias", "-", "-", source="check",
+    tolerance="|MC - exact| <= 3 s.e. at every finite h, both schemes",
+    method="200 runs x L steps after 2 time units of burn-in")  # fmt: skip
 def _mc_check(S, E, hs) -> Outcome:
     agree = [abs(r["mc_bias"] - abs(r["exact_bias"])) / r["mc_bias_se"] for r in (*S.values(), *E.values())
              if math.isfinite(r["exact_bias"]) and math.isfinite(r["mc_bias"])]  # fmt: skip
@@ -279,8 +279,7 @@ def _alpha_summary(rows, variant, batching, metric):
     """{alpha: (fitted slope over the last 3 L, value at max L, its s.e.)} and the best alpha at max L."""
     out = {}
     for a in ALPHAS:
-        sel = sorted((r for r in rows if r["variant"] == variant and r["batching"] == batching and r["alpha"] == a),
-                     key=lambda r: r["L"])  # fmt: skip
+        sel = sorted(where(rows, variant=variant, batching=batching, alpha=a), key=lambda r: r["L"])
         L = [r["L"] for r in sel][-3:]
         v = [r[metric] for r in sel][-3:]
         out[a] = (fit_slope(L, v)[0], sel[-1][metric], sel[-1][f"{metric}_se"])
@@ -380,8 +379,7 @@ def _fig2_plot(rows, inv: Invocation, png: Path) -> Path:
                                                ("SGHMC-D", "mse"))):  # fmt: skip
             ax = axes[r, c]
             for k, a in enumerate(ALPHAS):
-                sel = sorted((x for x in rows if x["variant"] == variant and x["batching"] == bt and x["alpha"] == a),
-                             key=lambda x: x["L"])  # fmt: skip
+                sel = sorted(where(rows, variant=variant, batching=bt, alpha=a), key=lambda x: x["L"])
                 opt = (metric == "bias" and abs(a - 1 / 3) < 1e-9) or (metric == "mse" and a == 0.2)
                 ax.loglog([x["L"] for x in sel], [x[metric] for x in sel], "o-", color="red" if opt else f"C{k}",
                           lw=3 if opt else 1.2, label=f"alpha = {_afmt(a)}")  # fmt: skip
@@ -504,9 +502,9 @@ def _fig3_plot(rows, inv: Invocation, png: Path) -> Path:
     fig, axes = _plt().subplots(1, 2, figsize=(12, 4.6))
     for ax, kind in zip(axes, ("fixed", "decreasing")):
         for label, col in (("SGHMC-S", "C3"), ("SGLD", "C0")):
-            sel = [r for r in rows if r["scheme"] == label and r["steps"] == kind]
-            ax.errorbar([r["L"] for r in sel], [r["bias"] for r in sel], yerr=[2 * r["bias_se"] for r in sel],
-                        fmt="o-", color=col, capsize=2, label=f"{label} (C={sel[0]['C']:.3g}, D={sel[0]['D']:g})")  # fmt: skip
+            sel = where(rows, scheme=label, steps=kind)
+            series(ax, sel, "L", "bias", "bias_se", fmt="o-", color=col, capsize=2,
+                   label=f"{label} (C={sel[0]['C']:.3g}, D={sel[0]['D']:g})")  # fmt: skip
         ax.set(xscale="log", yscale="log", xlabel="iterations L", ylabel="bias of E[theta^2] (bars: 2 SE)",
                title=f"{kind} step size")  # fmt: skip
     return save_figure(fig, png, f"chen2015 Fig. 3: SGHMC (splitting) vs SGLD (scale={inv.scale})", legends=axes)

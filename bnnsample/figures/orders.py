@@ -14,6 +14,8 @@ from ..plotting import pyplot, save_figure
 from ..plumbing.progress import CellBar
 from ..rundir import write_csv, write_file
 from . import register
+from .common import md_table
+from .driver import Option, names, parse_options
 
 # Expected order of the stationary bias per (scheme, batching), from the papers' theorems
 # (SOURCES); "exact": no bias on Gaussian targets (var_x at rounding level); None: no claim.
@@ -116,13 +118,12 @@ def write_markdown(rows: list[Row], path: Path) -> None:
         + "; ".join(f"`{t.name}` = {t.description}" for t in TARGETS)
         + ".",
         "",
-        "| scheme | batching | target | stat | theory | p | 95% CI | rms | h grid | agrees | other stats p | note |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     by_key: dict = {}
     for r in rows:
         by_key.setdefault((r.scheme, r.batching), []).append(r)
-    lines += [_table_line(rs) for rs in by_key.values()]
+    lines += md_table(["scheme", "batching", "target", "stat", "theory", "p", "95% CI", "rms", "h grid", "agrees",
+                       "other stats p", "note"], [_table_cells(rs) for rs in by_key.values()])  # fmt: skip
     dis = [_disagreement(r) for r in rows if r.primary and r.agrees == "no"]
     lines += _md_section("Disagreements with the papers",
                          dis or ["None: every measured order agrees with the theory where the papers make a claim."])  # fmt: skip
@@ -144,8 +145,8 @@ def _p_ci(f: Fit) -> str:
     return f"p = {f.slope:.3f} [{f.lo:.3f}, {f.hi:.3f}]"
 
 
-def _table_line(rs: list[Row]) -> str:
-    """The orders.md table line of one (scheme, batching): its primary row (the first) and the
+def _table_cells(rs: list[Row]) -> list[str]:
+    """The orders.md table cells of one (scheme, batching): its primary row (the first) and the
     slopes of its other statistics."""
     r = rs[0]
     mp = ", ".join(f"{x.statistic} " + ("exact" if x.status == "exact" else f"{x.fit.slope:.2f}")
@@ -156,8 +157,7 @@ def _table_line(rs: list[Row]) -> str:
         p, ci, rms = f"{r.fit.slope:.3f}", f"[{r.fit.lo:.3f}, {r.fit.hi:.3f}]", f"{r.fit.rms:.1e}"
     else:
         p, ci, rms = r.status, "", ""
-    return (f"| {r.scheme} | {r.batching} | {r.target} | {r.statistic} | {th} | {p} | {ci} | {rms} | {grid} | "
-            f"{r.agrees} | {mp} | {r.note} |")  # fmt: skip
+    return [r.scheme, r.batching, r.target, r.statistic, th, p, ci, rms, grid, r.agrees, mp, r.note]
 
 
 def _disagreement(r: Row) -> str:
@@ -168,59 +168,47 @@ def _disagreement(r: Row) -> str:
             f"{', '.join(f'{h:g}' for h in r.h)}: {b}. {r.note}")  # fmt: skip
 
 
-def _parse(options: dict) -> dict:
-    """The options of ``figure orders``: {schemes, batchings, grid (E1, E2), adapt}."""
+def _schemes(key: str, text: str) -> list[str]:
     from ..integrators import REGISTRY
 
-    parsers = {
-        "schemes": lambda v: _names("schemes", v, REGISTRY, lambda bad: f"unknown {', '.join(bad) or '(empty)'}; "
-                                    f"allowed: {', '.join(REGISTRY)}"),
-        "batchings": lambda v: tuple(_names("batchings", v, BATCHINGS,
-                                            lambda _: f"allowed values: {', '.join(BATCHINGS)}")),
-        "grid": _grid,
-        "adapt": _adapt,
-    }  # fmt: skip
-    out = {"schemes": None, "batchings": BATCHINGS, "grid": START, "adapt": True}
-    for k, v in options.items():
-        if k not in parsers:
-            raise ValueError(f"unknown option {k!r} for figure orders; allowed: {', '.join(parsers)}")
-        out[k] = parsers[k](v)
-    return out
+    def complaint(bad):
+        return f"unknown {', '.join(bad) or '(empty)'}; allowed: {', '.join(REGISTRY)}"
+
+    return names(REGISTRY, complaint)(key, text)
 
 
-def _names(key: str, v: str, allowed, complaint) -> list[str]:
-    """The comma-separated names in ``v``, all in ``allowed`` (else ValueError ``complaint(unknown)``)."""
-    names = [s for s in v.split(",") if s]
-    bad = [s for s in names if s not in allowed]
-    if bad or not names:
-        raise ValueError(f"{key}={v}: {complaint(bad)}")
-    return names
-
-
-def _grid(v: str) -> tuple[int, int]:
+def _grid(key: str, v: str) -> tuple[int, int]:
     try:
         lo, hi = (int(x) for x in v.split(":"))
     except ValueError:
-        raise ValueError(f"grid={v}: expected E1:E2 (h = 2^-E1 .. 2^-E2), e.g. 3:7") from None
+        raise ValueError(f"{key}={v}: expected E1:E2 (h = 2^-E1 .. 2^-E2), e.g. 3:7") from None
     if not (lo >= 0 and hi - lo >= 2 and hi <= MAX_EXP):
-        raise ValueError(f"grid={v}: need 0 <= E1, E2 - E1 >= 2 and E2 <= {MAX_EXP}")
+        raise ValueError(f"{key}={v}: need 0 <= E1, E2 - E1 >= 2 and E2 <= {MAX_EXP}")
     return lo, hi
 
 
-def _adapt(v: str) -> bool:
+def _adapt(key: str, v: str) -> bool:
     if v not in ("0", "1", "true", "false"):
-        raise ValueError(f"adapt={v}: allowed values: 0, 1")
+        raise ValueError(f"{key}={v}: allowed values: 0, 1")
     return v in ("1", "true")
 
 
+OPTIONS = (Option("schemes", _schemes), Option("batchings", lambda k, v: tuple(names(BATCHINGS)(k, v)), BATCHINGS),
+           Option("grid", _grid, START), Option("adapt", _adapt, True))  # fmt: skip
+
+
 @register("orders", "measured order of the stationary bias vs step size, every integrator x batching", scales=(),
-          options=("schemes", "batchings", "grid", "adapt"))  # fmt: skip
+          options=tuple(o.key for o in OPTIONS))  # fmt: skip
 def make(out_dir: Path, options: dict) -> list[Path]:
     """Write orders.csv, orders.png and orders.md into out_dir. Options: schemes=a,b
     batchings=full,iid grid=E1:E2 (initial window, h = 2^-E) adapt=0|1."""
     from ..integrators import REGISTRY
 
-    opts = _parse(options)
+    keys = [o.key for o in OPTIONS]
+    unknown = [k for k in options if k not in keys]
+    if unknown:
+        raise ValueError(f"unknown option {unknown[0]!r} for figure orders; allowed: {', '.join(keys)}")
+    opts = parse_options(options, OPTIONS)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     schemes = opts["schemes"] or list(REGISTRY)

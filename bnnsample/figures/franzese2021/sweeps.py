@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from ...plotting import pyplot, save_figure
-from .. import register
 from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested, partly, reproduced
-from ..driver import Invocation
+from ..common import distinct, md_table, where
+from ..driver import SCALE, Invocation, Option, choice, names, numbers, recipe
 from . import uci
 from .toys import FIG1_CLAIMS
 from .uci import FIG4, FIG5, FIG10, PAPER_T_BURN, SweepSettings, sweep_settings, value_text
@@ -26,10 +26,10 @@ AKD_FLOOR_200 = 0.087  # E[D] for 200 vs 200 i.i.d. draws (derived for this proj
 def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
     """One panel per (dataset, batch): AKD against h (log-log), a line per label, the oracle
     self-distance mean (dotted) and 5-95% band (shaded); diverged runs are left out."""
-    panels, labels = _distinct(rows, "dataset", "batch"), _distinct(rows, "label")
+    panels, labels = distinct(rows, "dataset", "batch"), distinct(rows, "label")
     fig, axes = pyplot().subplots(1, len(panels), figsize=(4 * len(panels), 3.4), squeeze=False, sharey=True)
     for ax, (ds, b) in zip(axes[0], panels):
-        sub = [r for r in rows if r["dataset"] == ds and r["batch"] == b]
+        sub = where(rows, dataset=ds, batch=b)
         hs = sorted({r["step_size"] for r in sub})
         band = sub[0]
         ax.axhline(band["self_mean"], color="grey", ls=":", label="oracle self-distance")
@@ -50,13 +50,10 @@ def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
 
 def _cell_table(rows: list[dict]) -> str:
     """Markdown: a row per (dataset, label, batch), a column per step size."""
-    hs = sorted({r["step_size"] for r in rows})
-    out = ["| dataset | sampler | batch | " + " | ".join(f"h={h:g}" for h in hs) + " |",
-           "|---|---|---|" + "---|" * len(hs)]  # fmt: skip
-    for ds, lab, b in _distinct(rows, "dataset", "label", "batch"):
-        cells = {r["step_size"]: r["akd"] for r in rows if (r["dataset"], r["label"], r["batch"]) == (ds, lab, b)}
-        out.append(f"| {ds} | {lab} | {b} | " + " | ".join(value_text(cells.get(h, math.nan)) for h in hs) + " |")
-    return "\n".join(out)
+    hs, akd = sorted({r["step_size"] for r in rows}), _akd(rows)
+    return "\n".join(md_table(["dataset", "sampler", "batch", *(f"h={h:g}" for h in hs)],
+                              [[*cell, *(value_text(akd.get((*cell, h), math.nan)) for h in hs)]
+                               for cell in distinct(rows, "dataset", "label", "batch")]))  # fmt: skip
 
 
 def _settings_text(s: SweepSettings) -> str:
@@ -164,11 +161,6 @@ FIG10_PAPER_COST = (
 
 
 # -- verdicts: one function per claim (its rule is the claim's tolerance), on a sweep's rows -----
-def _distinct(rows: list[dict], *keys: str) -> list:
-    """The distinct values of ``keys`` (a tuple for several) in the rows, in order."""
-    return list(dict.fromkeys(r[keys[0]] if len(keys) == 1 else tuple(r[k] for k in keys) for r in rows))
-
-
 def _at(rows: list[dict], batch, h: float) -> dict:
     """{label: AKD} of the cell (batch, h)."""
     return {r["label"]: r["akd"] for r in rows if r["batch"] == batch and r["step_size"] == h}
@@ -196,11 +188,11 @@ def _two_thirds(good: int, total: int, ours: str) -> Outcome:
 
 
 def _sghmc_like_leapfrog(rows: list[dict]) -> Outcome | None:
-    if not {"SHMC-LEAPFROG", "SGHMC"} <= set(_distinct(rows, "label")):
+    if not {"SHMC-LEAPFROG", "SGHMC"} <= set(distinct(rows, "label")):
         return None
     akd, width = _akd(rows), float(np.mean([r["self_high"] - r["self_low"] for r in rows]))
     pairs = [(akd[(d, "SGHMC", b, h)] - akd[(d, "SHMC-LEAPFROG", b, h)], b, h)
-             for d, b, h in _distinct(rows, "dataset", "batch", "step_size")
+             for d, b, h in distinct(rows, "dataset", "batch", "step_size")
              if np.isfinite(akd.get((d, "SGHMC", b, h), math.nan))
              and np.isfinite(akd.get((d, "SHMC-LEAPFROG", b, h), math.nan))]  # fmt: skip
     close = sum(abs(p[0]) <= width for p in pairs)
@@ -217,12 +209,12 @@ def _largest_h_in_band(rows: list[dict], label, batch) -> float:
 
 
 def _larger_batches_larger_h(rows: list[dict]) -> Outcome:
-    labels, batches, akd = _distinct(rows, "label"), _distinct(rows, "batch"), _akd(rows)
+    labels, batches, akd = distinct(rows, "label"), distinct(rows, "batch"), _akd(rows)
     ok = {(lab, b): _largest_h_in_band(rows, lab, b) for lab in labels for b in batches}
     mono = all(ok[(lab, b1)] >= ok[(lab, b2)] for lab in labels for b1, b2 in zip(batches, batches[1:]))
     ordered = [all(akd.get((d, lab, b1, h), math.nan) < akd.get((d, lab, b2, h), math.nan)
                    for b1, b2 in zip(batches, batches[1:]))
-               for d, lab, h in _distinct(rows, "dataset", "label", "step_size")]  # fmt: skip
+               for d, lab, h in distinct(rows, "dataset", "label", "step_size")]  # fmt: skip
     text = "; ".join(f"{lab}: " + ", ".join(f"{b}: {ok[(lab, b)]:g}" for b in batches) for lab in labels)
     return by_count(
         sum(ordered) if mono else 0, len(ordered) if len(batches) > 1 else 0,
@@ -253,7 +245,7 @@ def _every_curve_reaches_band(rows: list[dict], s: SweepSettings | None = None) 
 
 
 def _mt3_lowest(rows: list[dict]) -> Outcome:
-    if "MT3" not in _distinct(rows, "label"):
+    if "MT3" not in distinct(rows, "label"):
         return not_tested("scale", why=f"MT3 is not run at this scale: {FIG4_PAPER_COST}")
     full = [r for r in rows if r["batch"] == "full"]
     best = [r["step_size"] for r in full if r["label"] == "MT3"
@@ -263,11 +255,11 @@ def _mt3_lowest(rows: list[dict]) -> Outcome:
 
 
 def _symmetric_like_lie_trotter(rows: list[dict]) -> Outcome:
-    if not {"SYMMETRIC", "LIE-TROTTER"} <= set(_distinct(rows, "label")):
+    if not {"SYMMETRIC", "LIE-TROTTER"} <= set(distinct(rows, "label")):
         return not_tested("scale", why=f"SYMMETRIC is not run at this scale: {FIG4_PAPER_COST}")
     akd, width = _akd(rows), float(np.mean([r["self_high"] - r["self_low"] for r in rows]))
     d = [abs(akd[(c, "SYMMETRIC", b, h)] - akd[(c, "LIE-TROTTER", b, h)])
-         for c, b, h in _distinct(rows, "dataset", "batch", "step_size")
+         for c, b, h in distinct(rows, "dataset", "batch", "step_size")
          if (c, "SYMMETRIC", b, h) in akd and (c, "LIE-TROTTER", b, h) in akd]  # fmt: skip
     fin = [x for x in d if np.isfinite(x)]
     close = sum(x <= width for x in fin)
@@ -298,7 +290,7 @@ def fig4_outcomes(rows: list[dict], s: SweepSettings | None = None) -> list[tupl
 
 
 def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int]) -> Outcome:
-    hmin, band, batches = min(s.steps), rows[0]["self_high"], _distinct(rows, "batch")
+    hmin, band, batches = min(s.steps), rows[0]["self_high"], distinct(rows, "batch")
     same, parts = 0, []
     for b in batches:
         small = _at(rows, b, hmin)
@@ -313,7 +305,7 @@ def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int]) -> O
 
 
 def _larger_errors_at_large_h(rows: list[dict], s: SweepSettings, nls: list[int]) -> Outcome:
-    hmax, batches, first, last = max(s.steps), _distinct(rows, "batch"), f"N_l={nls[0]}", f"N_l={nls[-1]}"
+    hmax, batches, first, last = max(s.steps), distinct(rows, "batch"), f"N_l={nls[0]}", f"N_l={nls[-1]}"
     large = {b: _at(rows, b, hmax) for b in batches}
     worse = sum((not np.isfinite(c.get(last, math.nan))) or c.get(last, 0) > c.get(first, math.inf)
                 for c in large.values())  # fmt: skip
@@ -330,7 +322,7 @@ def _lowest_within(cell: dict, label: str, width: float) -> bool:
 
 
 def _nl1_sensible(rows: list[dict], s: SweepSettings, nls: list[int]) -> Outcome:
-    first, cells = f"N_l={nls[0]}", _distinct(rows, "batch", "step_size")
+    first, cells = f"N_l={nls[0]}", distinct(rows, "batch", "step_size")
     best1 = [f"{b}/{h:g}" for b, h in cells if _lowest_within(_at(rows, b, h), first, _width(rows))]
     return _two_thirds(len(best1), len(cells), f"{first} lowest (within the band width) in {len(best1)} of "
                                                f"{len(cells)} (batch/h) cells: " + (", ".join(best1) or "none"))  # fmt: skip
@@ -375,7 +367,7 @@ def _by_cell(rows: list[dict], s: SweepSettings) -> str:
     """Every (batch, h) cell's AKD per C and its lowest C."""
     return "; ".join(f"batch {b}: " + "; ".join(
         f"h={h:g}: " + ", ".join(f"{k} {value_text(v)}" for k, v in cell.items()) + f" (best {_lowest_label(cell)})"
-        for h, cell in {h: _at(rows, b, h) for h in s.steps}.items()) for b in _distinct(rows, "batch"))  # fmt: skip
+        for h, cell in {h: _at(rows, b, h) for h in s.steps}.items()) for b in distinct(rows, "batch"))  # fmt: skip
 
 
 _INSENSITIVE_WHY = (
@@ -395,7 +387,7 @@ _LARGE_C_WHY = (
 def _not_too_sensitive_to_c(rows: list[dict], s: SweepSettings, cs: list[float]) -> Outcome:
     (lo, hi), hmin, width = FIG10_RANGE, min(s.steps), _width(rows)
     in_range = [c for c in cs if lo <= c <= hi]
-    gaps = {b: _excess(_at(rows, b, hmin), in_range) for b in _distinct(rows, "batch")}
+    gaps = {b: _excess(_at(rows, b, hmin), in_range) for b in distinct(rows, "batch")}
     one, two = sum(g <= width for g in gaps.values()), sum(g <= 2 * width for g in gaps.values())
     ours = (_by_cell(rows, s) + f"; at h = {hmin:g}: " + "; ".join(
         f"batch {b}: largest excess of a C in [{lo:g}, {hi:g}] over the lowest ({_lowest(_at(rows, b, hmin)):.3f}) "
@@ -422,7 +414,7 @@ def _near_5_10(cell: dict, width: float) -> bool:
 
 def _c_5_to_10_reasonable(rows: list[dict], s: SweepSettings, cs: list[float]) -> Outcome:
     width = _width(rows)
-    near = [_near_5_10(_at(rows, b, h), width) for b in _distinct(rows, "batch") for h in s.steps]
+    near = [_near_5_10(_at(rows, b, h), width) for b in distinct(rows, "batch") for h in s.steps]
     ours = (
         f"a C in [5, 10] lowest or within the band width {width:.3f} of the lowest in {sum(near)} of "
         f"{len(near)} (batch, h) cells (C run: {', '.join(f'{c:g}' for c in cs)})"
@@ -434,7 +426,7 @@ def _c_5_to_10_reasonable(rows: list[dict], s: SweepSettings, cs: list[float]) -
 
 
 def _large_c_hurts(rows: list[dict], s: SweepSettings, cs: list[float]) -> Outcome:
-    hmin, width, batches = min(s.steps), _width(rows), _distinct(rows, "batch")
+    hmin, width, batches = min(s.steps), _width(rows), distinct(rows, "batch")
     big = max((c for c in cs if c > FIG10_RANGE[1]), default=None)
     hurt, parts = 0, []
     for b in batches if big is not None else []:
@@ -459,26 +451,30 @@ def fig10_outcomes(rows: list[dict], s: SweepSettings, cs: list[float]) -> list[
 
 
 # -- recipes -----------------------------------------------------------------------------------
-def _sweep_options(key: str) -> tuple[str, ...]:
-    """The options of a sweep recipe whose sampler setting is the option ``key``."""
-    return ("scale", "datasets", "steps", "batches", key, "oracle")
+def _scales(quick: dict, paper: dict) -> dict:
+    """A sweep's scales: the protocol's step sizes, batch sizes (0: full) and oracle, then the figure's own."""
+    return {"quick": {"steps": [0.005, 0.01, 0.02], "batches": [0, 32, 8], "oracle": "lie_trotter", **quick},
+            "paper": {"steps": [0.001, 0.002, 0.005, 0.01, 0.02], "batches": [0, 128, 64, 32, 16, 8],
+                      "oracle": "sghmc_adaptive", **paper}}  # fmt: skip
 
 
-def _sweep_recipe(out_dir: Path, options: dict, fig_id: str, scales: dict, key: str, parse, variant, titles,
-                  settings, outcomes) -> list[Path]:  # fmt: skip
+def _sweep_options(key: str, parse) -> tuple[Option, ...]:
+    """The options of a sweep recipe whose sampler setting is the option ``key``, each its scale's by default."""
+    return (Option("datasets", names(uci.REGRESSION), SCALE), Option("steps", numbers(), SCALE),
+            Option("batches", numbers(int), SCALE), Option(key, parse, SCALE),
+            Option("oracle", choice("lie_trotter", "sghmc_adaptive"), SCALE))  # fmt: skip
+
+
+def _sweep(inv: Invocation, key: str, variant, plot_title: str, settings, outcomes) -> list[Path]:
     """Figs. 4, 5, 10: distance sweeps over the values of the sampler setting ``key`` on every dataset
-    on disk; ``scales`` the defaults of ``key``, datasets (and batch sizes) per scale. ``parse`` reads
-    the values, ``variant`` turns one into a variant (a label and Spec fields); ``titles`` the section's
-    and the plot's; ``settings(s, values)`` and ``outcomes(rows, s, values)`` the settings text and
-    claims. The notes: the AKD per cell and the oracle's self-distance band."""
-    inv = Invocation(fig_id, out_dir, options, scales, _sweep_options(key), f": {titles[0]}", f"claim ({fig_id})")
-    opts = {**inv.st, **inv.options}
-    s = sweep_settings(inv.scale, opts)
-    vals = parse(opts[key], key)
-    datasets, missing = uci.datasets_on_disk(opts["datasets"], uci.REGRESSION, "set data_dir, or datasets=boston")
+    on disk; ``variant`` turns a value into a variant (a label and Spec fields); ``settings(s, values)``
+    and ``outcomes(rows, s, values)`` the settings text and claims. The notes: the AKD per cell and the
+    oracle's self-distance band."""
+    s, vals = sweep_settings(inv.scale, inv.opt), inv.opt[key]
+    datasets, missing = uci.datasets_on_disk(inv.opt["datasets"], "set data_dir, or datasets=boston")
     rows = uci.sweep_rows(inv, datasets, s, [variant(v) for v in vals])
     files = [inv.csv(rows, "distances.csv", float_format=None),
-             plot_distances(inv.dir / "distances.png", rows, titles[1])]  # fmt: skip
+             plot_distances(inv.dir / "distances.png", rows, plot_title)]  # fmt: skip
     absent = f"\nNot run (data files absent under data_dir): {', '.join(missing)}." if missing else ""
     notes = (f"AKD to the oracle (mean over oracle runs):\n\n{_cell_table(rows)}\n\nOracle self-distance: mean "
              f"{rows[0]['self_mean']:.3f}, 5-95% band [{rows[0]['self_low']:.3f}, {rows[0]['self_high']:.3f}].")  # fmt: skip
@@ -487,25 +483,17 @@ def _sweep_recipe(out_dir: Path, options: dict, fig_id: str, scales: dict, key: 
 
 FIG4_INTEGRATORS = {"leapfrog": "SHMC-LEAPFROG", "lie_trotter": "LIE-TROTTER", "aboba": "SYMMETRIC",
                     "mt3": "MT3", "sghmc": "SGHMC"}  # fmt: skip
-FIG4_SCALES = {"quick": {"datasets": "boston,yacht", "integrators": "leapfrog,lie_trotter,sghmc"},
-               "paper": {"datasets": "boston,yacht", "integrators": "leapfrog,lie_trotter,aboba,mt3,sghmc"}}  # fmt: skip
+FIG4_SCALES = _scales({"datasets": ["boston", "yacht"], "integrators": ["leapfrog", "lie_trotter", "sghmc"]},
+                      {"datasets": ["boston", "yacht"], "integrators": list(FIG4_INTEGRATORS)})  # fmt: skip
 
 
-@register(FIG4, "UCI BNN (Boston; Yacht when on disk): average Kolmogorov distance to the oracle vs h per batch size",
-          scales=tuple(FIG4_SCALES), options=_sweep_options("integrators"))  # fmt: skip
-def make_fig4(out_dir: Path, options: dict) -> list[Path]:
-    return _sweep_recipe(
-        out_dir, options, FIG4, FIG4_SCALES, "integrators", lambda t, k: uci.name_list(t, k, tuple(FIG4_INTEGRATORS)),
-        lambda i: {"label": FIG4_INTEGRATORS[i], "integrator": i},
-        ("average Kolmogorov distance to the oracle vs step size (reduced)",
-         "franzese2021 Fig. 4 (reduced): AKD to the oracle vs h"),
-        lambda s, _: _settings_text(s), lambda rows, s, _: fig4_outcomes(rows, s))  # fmt: skip
-
-
-def _variant_scales(key: str, quick: str, paper: str) -> dict:
-    """Figs. 5 and 10: Boston, batch sizes full and 32 (quick) or full, 64, 16 (paper), the values of ``key``."""
-    return {"quick": {"datasets": "boston", "batches": "0,32", key: quick},
-            "paper": {"datasets": "boston", "batches": "0,64,16", key: paper}}  # fmt: skip
+@recipe(FIG4, "UCI BNN (Boston; Yacht when on disk): average Kolmogorov distance to the oracle vs h per batch size",
+        FIG4_SCALES, _sweep_options("integrators", names(tuple(FIG4_INTEGRATORS))),
+        ": average Kolmogorov distance to the oracle vs step size (reduced)", f"claim ({FIG4})")  # fmt: skip
+def make_fig4(inv: Invocation) -> list[Path]:
+    return _sweep(inv, "integrators", lambda i: {"label": FIG4_INTEGRATORS[i], "integrator": i},
+                  "franzese2021 Fig. 4 (reduced): AKD to the oracle vs h", lambda s, _: _settings_text(s),
+                  lambda rows, s, _: fig4_outcomes(rows, s))  # fmt: skip
 
 
 def _fig5_settings(s: SweepSettings, nls: list[int]) -> str:
@@ -513,17 +501,18 @@ def _fig5_settings(s: SweepSettings, nls: list[int]) -> str:
             "exp(-h N_l C), so burn-in/thin steps are time / (h N_l) (rounded, at least 1). " + _settings_text(s))  # fmt: skip
 
 
-FIG5_SCALES = _variant_scales("n_leapfrog", "1,5,25", "1,10,30,100")
+# Figs. 5 and 10: Boston, batch sizes full and 32 (quick) or full, 64, 16 (paper)
+FIG5_SCALES = _scales({"datasets": ["boston"], "batches": [0, 32], "n_leapfrog": [1, 5, 25]},
+                      {"datasets": ["boston"], "batches": [0, 64, 16], "n_leapfrog": [1, 10, 30, 100]})  # fmt: skip
 
 
-@register(FIG5, "generalized Lie-Trotter (HMC with partial refresh): AKD to the oracle vs h for several N_l",
-          scales=tuple(FIG5_SCALES), options=_sweep_options("n_leapfrog"))  # fmt: skip
-def make_fig5(out_dir: Path, options: dict) -> list[Path]:
-    return _sweep_recipe(
-        out_dir, options, FIG5, FIG5_SCALES, "n_leapfrog", lambda t, k: uci.number_list(t, k, int, 1),
-        lambda n: {"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n},
-        ("generalized LIE-TROTTER, N_l sweep (reduced)", "franzese2021 Fig. 5 (reduced): generalized LIE-TROTTER, "
-         "N_l sweep"), _fig5_settings, fig5_outcomes)  # fmt: skip
+@recipe(FIG5, "generalized Lie-Trotter (HMC with partial refresh): AKD to the oracle vs h for several N_l",
+        FIG5_SCALES, _sweep_options("n_leapfrog", numbers(int, 1)),
+        ": generalized LIE-TROTTER, N_l sweep (reduced)", f"claim ({FIG5})")  # fmt: skip
+def make_fig5(inv: Invocation) -> list[Path]:
+    return _sweep(inv, "n_leapfrog",
+                  lambda n: {"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n},
+                  "franzese2021 Fig. 5 (reduced): generalized LIE-TROTTER, N_l sweep", _fig5_settings, fig5_outcomes)  # fmt: skip
 
 
 def _fig10_settings(s: SweepSettings, cs: list[float]) -> str:
@@ -532,14 +521,13 @@ def _fig10_settings(s: SweepSettings, cs: list[float]) -> str:
     return f"C in {cs}. " + _settings_text(s) + (at5 if s.oracle.kind == "lie_trotter" else "")
 
 
-FIG10_SCALES = _variant_scales("frictions", "0.5,5,50", "0.5,1,2,5,10,20,50,100")
+FIG10_SCALES = _scales({"datasets": ["boston"], "batches": [0, 32], "frictions": [0.5, 5.0, 50.0]},
+                       {"datasets": ["boston"], "batches": [0, 64, 16],
+                        "frictions": [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]})  # fmt: skip
 
 
-@register(FIG10, "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size",
-          scales=tuple(FIG10_SCALES), options=_sweep_options("frictions"))  # fmt: skip
-def make_fig10(out_dir: Path, options: dict) -> list[Path]:
-    return _sweep_recipe(
-        out_dir, options, FIG10, FIG10_SCALES, "frictions", uci.number_list,
-        lambda c: {"label": f"C={c:g}", "integrator": "leapfrog", "friction": c},
-        ("LEAPFROG friction sweep (reduced)", "franzese2021 Fig. 10 (reduced): LEAPFROG friction sweep"),
-        _fig10_settings, fig10_outcomes)  # fmt: skip
+@recipe(FIG10, "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size", FIG10_SCALES,
+        _sweep_options("frictions", numbers()), ": LEAPFROG friction sweep (reduced)", f"claim ({FIG10})")  # fmt: skip
+def make_fig10(inv: Invocation) -> list[Path]:
+    return _sweep(inv, "frictions", lambda c: {"label": f"C={c:g}", "integrator": "leapfrog", "friction": c},
+                  "franzese2021 Fig. 10 (reduced): LEAPFROG friction sweep", _fig10_settings, fig10_outcomes)  # fmt: skip

@@ -16,9 +16,9 @@ import numpy as np
 
 from ...plotting import pyplot, save_figure
 from ...stats import t_quantile
-from .. import register
 from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested
-from ..driver import Invocation
+from ..common import distinct, md_table, where
+from ..driver import Invocation, Option, names, numbers, recipe
 from . import uci
 from .uci import FULL, TABLE1, TABLE2, Spec
 
@@ -34,7 +34,6 @@ TABLE2_PAPER = {  # franzese2021 Table 2 (App. F.1): (acc SHMC, sd, acc SGHMC, s
     "ionosphere": (0.920, 0.03, 0.916, 0.02, 0.294, 0.04, 0.295, 0.04),
     "vehicle": (0.777, 0.02, 0.783, 0.02, 0.588, 0.03, 0.588, 0.03),
 }
-TABLE_OPTIONS = ("scale", "datasets", "splits")
 TABLE_SETTINGS = {  # the scales of the table recipes: their settings text
     "quick": "SHMC = LEAPFROG full batch, C = 5, h = 0.01, burn-in time 2, time 0.25 between draws, 10 chains x "
     "10 draws pooled; SGHMC = adaptive SGHMC full batch, lr 0.01, mdecay 0.05, burn-in (adaptation) 500 steps, "
@@ -100,8 +99,8 @@ def table_rows(inv: Invocation, datasets: list[str], splits: list[int]) -> list[
 def summarise(rows: list[dict], metric_names: tuple[str, ...]) -> list[dict]:
     """Mean and standard deviation (ddof 1; 0 for one split) over splits per (dataset, method)."""
     out = []
-    for ds, method in dict.fromkeys((r["dataset"], r["method"]) for r in rows):
-        sub = [r for r in rows if (r["dataset"], r["method"]) == (ds, method)]
+    for ds, method in distinct(rows, "dataset", "method"):
+        sub = where(rows, dataset=ds, method=method)
         row = {"dataset": ds, "method": method, "splits": len(sub)}
         for m in metric_names:
             vals = np.array([r.get(m, math.nan) for r in sub], dtype=float)
@@ -113,7 +112,7 @@ def summarise(rows: list[dict], metric_names: tuple[str, ...]) -> list[dict]:
 
 def _bar_plot(path: Path, summary: list[dict], metrics_: tuple[str, ...], paper: dict, title: str) -> Path:
     fig, axes = pyplot().subplots(1, len(metrics_), figsize=(4.5 * len(metrics_), 3.3), squeeze=False)
-    names = list(dict.fromkeys(r["dataset"] for r in summary))
+    names = distinct(summary, "dataset")
     for ax, (j, m) in zip(axes[0], enumerate(metrics_)):
         for k, method in enumerate(("SHMC", "SGHMC")):
             xs, ys, es = [], [], []
@@ -243,40 +242,48 @@ TABLES = {  # what each table shows, the paper's values, our metrics and claims,
 }  # fmt: skip
 
 
-def _table(out_dir: Path, options: dict, table_id: str) -> list[Path]:
-    """Runs, summary, bar plot and section of Table 1 or 2 (our means ± sd over splits in the notes)."""
-    what, paper, metrics, claims, allowed = TABLES[table_id]
-    inv = Invocation(table_id, out_dir, options, TABLE_SETTINGS, TABLE_OPTIONS, f": {what}", f"claim ({table_id})")
-    splits = uci.number_list(options.get("splits", "0,1,2,3,4"), "splits", int)
+def _splits(key: str, text: str) -> list[int]:
+    """Comma-separated indices of the paper's 5 splits."""
+    splits = numbers(int)(key, text)
     if max(splits) > 4:
-        raise ValueError(f"splits={options['splits']}: split indices must be in 0..4")
-    datasets, missing = uci.datasets_on_disk(options.get("datasets", ",".join(allowed)), allowed, "set data_dir")
+        raise ValueError(f"{key}={text}: split indices must be in 0..4")
+    return splits
+
+
+def _table(inv: Invocation) -> list[Path]:
+    """Runs, summary, bar plot and section of Table 1 or 2 (our means ± sd over splits in the notes)."""
+    what, paper, metrics, claims, allowed = TABLES[inv.fig_id]
+    splits = inv.opt["splits"]
+    datasets, missing = uci.datasets_on_disk(inv.opt["datasets"], "set data_dir")
     stand_ins = [n for n in datasets if n in CLASSIFICATION_OFFLINE]
     rows = table_rows(inv, datasets, splits)
     summary = summarise(rows, metrics)
     files = [inv.csv(rows, "runs.csv", float_format=None), inv.csv(summary, "summary.csv", float_format=None),
-             _bar_plot(inv.dir / "summary.png", summary, metrics, paper, f"franzese2021 Table {table_id[-1]}")]  # fmt: skip
+             _bar_plot(inv.dir / "summary.png", summary, metrics, paper, f"franzese2021 Table {inv.fig_id[-1]}")]  # fmt: skip
     settings = (f"splits {splits} (seeded 90/10); {inv.st} The paper does not state the SHMC integrator or step size "
                 "of the tables nor how its oracle's lr maps onto pysgmcmc's; ours are stated above. Values: mean ± "
                 "standard deviation over splits."
                 + (f"\nNot run (data files absent under data_dir): {', '.join(missing)}." if missing else "")
                 + (f"\nOffline stand-ins (no paper value; not UCI Ionosphere/Vehicle): {', '.join(stand_ins)}."
                    if stand_ins else ""))  # fmt: skip
-    notes = "\n".join(["Ours (mean ± sd over splits):", "", f"| dataset | method | {' | '.join(metrics)} | splits |",
-                       "|---|---|---|---|---|", *(f"| {r['dataset']} | {r['method']} | " + " | ".join(
-                           f"{r[f'{m}_mean']:.3f} ± {r[f'{m}_sd']:.3f}" for m in metrics) + f" | {r['splits']} |"
-                                                  for r in summary)])  # fmt: skip
+    ours = md_table(["dataset", "method", *metrics, "splits"],
+                    [[r["dataset"], r["method"], *(f"{r[f'{m}_mean']:.3f} ± {r[f'{m}_sd']:.3f}" for m in metrics),
+                      r["splits"]] for r in summary])  # fmt: skip
+    notes = "\n".join(["Ours (mean ± sd over splits):", "", *ours])
     outcomes = table_outcomes(claims, paper, rows, metrics, stand_ins)
     return inv.finish(inv.section(settings, outcomes, notes, files), files)
 
 
-@register(TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC",
-          scales=tuple(TABLE_SETTINGS), options=TABLE_OPTIONS)  # fmt: skip
-def make_table1(out_dir: Path, options: dict) -> list[Path]:
-    return _table(out_dir, options, TABLE1)
+def _table_recipe(table_id: str, description: str):
+    """File Table 1 or 2 (``TABLES``): options datasets= (all it takes by default) and splits= (all 5)."""
+    what, *_, allowed = TABLES[table_id]
+    options = (Option("datasets", names(allowed), list(allowed)), Option("splits", _splits, [0, 1, 2, 3, 4]))
+    return recipe(table_id, description, TABLE_SETTINGS, options, f": {what}", f"claim ({table_id})")(_table)
 
 
-@register(TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL",
-          scales=tuple(TABLE_SETTINGS), options=TABLE_OPTIONS)  # fmt: skip
-def make_table2(out_dir: Path, options: dict) -> list[Path]:
-    return _table(out_dir, options, TABLE2)
+make_table1 = _table_recipe(
+    TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC"
+)
+make_table2 = _table_recipe(
+    TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL"
+)

@@ -1,27 +1,19 @@
 """franzese2021's Gaussian toys: `bnnsample figure franzese2021-fig3` and `franzese2021-fig1`.
 
 franzese2021-fig3 (§5 and App. E, Figs. 3 and 6): the 1-D toy ``franzese_toy``, x = (4, -3.2),
-sigma_x^2 = 2, prior N(0, 0.5), posterior N(2/15, 1/3); eta = 0.4, C = 2; one of the two points
-per step drawn i.i.d. (the paper's minibatching) or the full batch, for the analytic integrator
-(``exact_ou``, the exact flow of each step's force, App. E.2) and an order-2 integrator
-(``lie_trotter``; the paper does not say which order-2 scheme it plotted). Random reshuffling,
-which the paper's theory assumes, is added. Many independent chains from 0 are pooled; the
-variances are compared with the exact stationary variances of the same integrators (affine maps
-read off by ``analysis.probe``, moments by ``analysis.stationary``) and with values derived for
-this project (0.7494 analytic iid, 0.7571 Lie-Trotter iid, 0.2933 Lie-Trotter full: an
-independent discrete-Lyapunov computation; the paper prints no number, only histograms).
+sigma_x^2 = 2, prior N(0, 0.5), posterior N(2/15, 1/3); eta = 0.4, C = 2; one of the two points per step
+drawn i.i.d. (the paper's minibatching), the full batch, or a random order per epoch (which the paper's theory
+assumes), for the analytic integrator (``exact_ou``, the exact flow of each step's force, App. E.2) and an
+order-2 one. The paper prints no number, only histograms: the pooled draws are held to the exact stationary
+variances of the same integrators and to values derived for this project (``EXPECTED_TOY``); the protocol is
+the section's settings text (``_toy_settings``).
 
-franzese2021-fig1 (§5, Fig. 1, App. F.1): Bayesian linear regression on 256
-random trigonometric features (``trig_features`` + ``linear_gaussian``, exact Gaussian posterior),
-C = 5, LEAPFROG (``leapfrog``), SYMMETRIC (Chen et al. 2015's A-B-O-B-A splitting = our ``aboba``,
-chen2015 §4 eq. (9)), LIE-TROTTER (``lie_trotter``), MT3 (``mt3``), full batch and minibatches of 8 in a
-random order per epoch (the presets' ``reshuffle``; franzese's Theorem 2). 2000 predictive samples
-per (scheme, batch, eta) are pooled from independent chains: burn-in simulated time 20, one draw
-per simulated time 2.5 (the paper's equal-simulated-time rule, App. F.2). Metric: the average
-over the 200 test points of the two-sample Kolmogorov distance between the sampled predictive
-marginal of f(x*) and 2000 exact draws from the analytic posterior (``average_kolmogorov_distance``;
-the paper compares 2000 vs 2000 samples). The floor is the self-distance of exact samples
-(``self_distance_band`` over 5 exact sample sets, about 0.027).
+franzese2021-fig1 (§5, Fig. 1, App. F.1): Bayesian linear regression on 256 random trigonometric features
+(``trig_features`` + ``linear_gaussian``, exact Gaussian posterior) sampled by LEAPFROG, SYMMETRIC (Chen et
+al. 2015's A-B-O-B-A splitting, chen2015 §4 eq. (9)), LIE-TROTTER and MT3 (``TRIG_SCHEMES``), full batch and
+minibatches of 8 in a random order per epoch (franzese's Theorem 2), at equal simulated time (App. F.2); the
+metric is the average Kolmogorov distance of the predictive f(x*) to exact draws, against the self-distance
+of exact samples. The protocol is the section's settings text (``_trig_settings``).
 """
 
 from __future__ import annotations
@@ -35,9 +27,8 @@ import numpy as np
 
 from ...analysis.exact import full_batch_stationary_akd
 from ...plotting import pyplot, save_figure
-from .. import common, register
 from ..claims import Claim, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced
-from ..driver import Invocation
+from ..driver import SCALE, Invocation, Option, integer, labelled, recipe
 
 # -- franzese2021-fig3: App. E toy ----------------------------------------------------------
 
@@ -61,7 +52,8 @@ TOY_SCALES = {
     "quick": {"chains": 4000, "draws": 250, "thin": 3, "burn_in": 100},
     "paper": {"chains": 100, "draws": 1000, "thin": 1, "burn_in": 100},
 }
-FIG3_OPTIONS = ("scale", "seed", "chains", "draws")
+SEED = Option("seed", integer(0), 0)
+FIG3_OPTIONS = (SEED, Option("chains", integer(2), SCALE), Option("draws", integer(2), SCALE))
 
 
 @dataclass
@@ -108,18 +100,6 @@ def toy_cell(pot, label: str, integrator: str, batching: str, h: float, gamma: f
     cell.excess_kurtosis = float(stats.kurtosis(flat))
     cell.seconds = time.perf_counter() - t0
     return cell
-
-
-def _int_option(options: dict, key: str, default: int, low: int) -> int:
-    if key not in options:
-        return default
-    try:
-        val = int(options[key])
-    except ValueError:
-        raise ValueError(f"{key}={options[key]}: must be an integer") from None
-    if val < low:
-        raise ValueError(f"{key}={options[key]}: must be >= {low}")
-    return val
 
 
 def _toy_plot(cells: list[ToyCell], path: Path) -> Path:
@@ -310,17 +290,13 @@ def _toy_row(c) -> dict:
     ]))  # fmt: skip
 
 
-@register(FIG3, "franzese2021 Fig. 3/6 (App. E toy): minibatching vs order, analytic and Lie-Trotter integrators",
-          scales=tuple(TOY_SCALES), options=FIG3_OPTIONS)  # fmt: skip
-def make_fig3(out_dir: Path, options: dict) -> list[Path]:
-    """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT."""
+@recipe(FIG3, "franzese2021 Fig. 3/6 (App. E toy): minibatching vs order, analytic and Lie-Trotter integrators",
+        TOY_SCALES, FIG3_OPTIONS, ": the App. E toy, minibatching vs integration order (franzese2021 Fig. 3/6)",
+        f"claim ({FIG3})")  # fmt: skip
+def make_fig3(inv: Invocation) -> list[Path]:
     from ...simulate import build_target
 
-    inv = Invocation(FIG3, out_dir, options, TOY_SCALES, FIG3_OPTIONS,
-                     ": the App. E toy, minibatching vs integration order (franzese2021 Fig. 3/6)", f"claim ({FIG3})")  # fmt: skip
-    s = dict(inv.st, chains=_int_option(options, "chains", inv.st["chains"], 2),
-             draws=_int_option(options, "draws", inv.st["draws"], 2))  # fmt: skip
-    seed = _int_option(options, "seed", 0, 0)
+    s = {**inv.st, **inv.opt}
     target = build_target(["dataset=franzese_toy"], threads=1)
     cfg, pot = target.cfg, target.potential
     s["h"], s["gamma"] = float(cfg.step_size), float(cfg.friction)
@@ -329,7 +305,7 @@ def make_fig3(out_dir: Path, options: dict) -> list[Path]:
         for label, name in TOY_INTEGRATORS:
             for k, batching in enumerate(TOY_BATCHINGS):
                 c = toy_cell(pot, label, name, batching, s["h"], s["gamma"], s["chains"], s["draws"], s["thin"],
-                             s["burn_in"], seed=seed + 10 * k + (5 if name == "lie_trotter" else 0))  # fmt: skip
+                             s["burn_in"], seed=s["seed"] + 10 * k + (5 if name == "lie_trotter" else 0))  # fmt: skip
                 cells.append(c)
                 bar.done(f"{label:<12} {batching:<9} var={c.mc['var']:.4f}±{c.mc['var_se']:.4f} "
                          f"exact={c.exact['var']:.4f} KS={c.ks:.4f} ({c.seconds:.1f}s)")  # fmt: skip
@@ -350,7 +326,21 @@ TRIG_SCALES = {
     "quick": {"chains": 100, "draws": 20, "steps": (0.08, 0.06, 0.04, 0.02)},
     "paper": {"chains": 100, "draws": 20, "steps": (0.08, 0.06, 0.04, 0.02, 0.01, 0.005, 0.0025, 0.001)},
 }
-FIG1_OPTIONS = ("scale", "seed", "chains", "draws", "steps", "schemes")
+
+
+def _step_sizes(key: str, text: str) -> tuple[float, ...]:
+    """Comma-separated step sizes in (0, 1), largest first."""
+    try:
+        steps = tuple(float(v) for v in text.split(",") if v)
+    except ValueError:
+        steps = ()
+    if not steps or not all(0 < e < 1 for e in steps):
+        raise ValueError(f"{key}={text}: expected comma-separated step sizes in (0, 1), e.g. 0.04,0.02")
+    return tuple(sorted(steps, reverse=True))
+
+
+FIG1_OPTIONS = (SEED, Option("chains", integer(2), SCALE), Option("draws", integer(1), SCALE),
+                Option("steps", _step_sizes, SCALE), Option("schemes", labelled(TRIG_SCHEMES), list(TRIG_SCHEMES)))  # fmt: skip
 
 
 @dataclass
@@ -397,24 +387,6 @@ def trig_cell(pot, label: str, integrator: str, batch, h: float, gamma: float, c
         cell.akd = average_kolmogorov_distance(rec.reshape(-1, rec.shape[-1]), reference)
     cell.seconds = time.perf_counter() - t0
     return cell
-
-
-def _parse_fig1(st: dict, options: dict) -> dict:
-    """The settings of the scale (``st``) with the options given."""
-    s = dict(st)
-    s["chains"] = _int_option(options, "chains", s["chains"], 2)
-    s["draws"] = _int_option(options, "draws", s["draws"], 1)
-    s["seed"] = _int_option(options, "seed", 0, 0)
-    if "steps" in options:
-        try:
-            steps = tuple(float(v) for v in options["steps"].split(",") if v)
-        except ValueError:
-            steps = ()
-        if not steps or not all(0 < e < 1 for e in steps):
-            raise ValueError(f"steps={options['steps']}: expected comma-separated step sizes in (0, 1), e.g. 0.04,0.02")
-        s["steps"] = tuple(sorted(steps, reverse=True))
-    s["schemes"] = common.labelled_choice(options, "schemes", TRIG_SCHEMES)
-    return s
 
 
 def _trig_plot(cells: list[TrigCell], band: dict, path: Path) -> Path:
@@ -581,15 +553,13 @@ def _trig_settings(band: dict, s: dict) -> str:
 FIG1_ABOUT = "franzese2021 Fig. 1: Kolmogorov distance vs step size, trig features, 4 integrators, full / batch 8"
 
 
-@register(FIG1, FIG1_ABOUT, scales=tuple(TRIG_SCALES), options=FIG1_OPTIONS)
-def make_fig1(out_dir: Path, options: dict) -> list[Path]:
-    """Options: scale=quick|paper, seed=INT, chains=INT, draws=INT, steps=0.04,0.02, schemes=leapfrog,mt3."""
+@recipe(FIG1, FIG1_ABOUT, TRIG_SCALES, FIG1_OPTIONS, ": random trigonometric features, Kolmogorov distance vs step "
+        "size (franzese2021 Fig. 1)", f"claim ({FIG1})")  # fmt: skip
+def make_fig1(inv: Invocation) -> list[Path]:
     from ...evaluate.metrics import self_distance_band
     from ...simulate import build_target, preset_scheme
 
-    inv = Invocation(FIG1, out_dir, options, TRIG_SCALES, FIG1_OPTIONS, ": random trigonometric features, Kolmogorov "
-                     "distance vs step size (franzese2021 Fig. 1)", f"claim ({FIG1})")  # fmt: skip
-    s = _parse_fig1(inv.st, options)
+    s = {**inv.st, **inv.opt}
     target = build_target(["dataset=trig_features"], threads=1)
     cfg, pot = target.cfg, target.potential
     s["gamma"] = float(cfg.friction)

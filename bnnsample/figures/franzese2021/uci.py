@@ -11,25 +11,18 @@ burn-in time T_b and time T_t between kept draws, i.e. ``burn_in = time_steps(T_
 and ``thin = time_steps(T_t, h, N_l)`` steps (bnnsample/plumbing/resolvers.py; the paper's T_b = 10,
 T_t = 2.5 are its oracle's 2000 and 500 steps at h = 0.005).
 
-Reductions (stated in each REPRODUCTION.md section). The paper runs one chain per split and
-keeps 200 draws; we run ``chains`` independent chains (a tensor dimension, one process) and
-pool their draws (chains x draws per chain), which is much cheaper than one long chain on 2
-cores. At ``scale=quick`` the simulated times are shorter (T_b = 2, T_t = 0.25, 10 chains x 10
-draws = 100 pooled draws per run), so the sampled law is the SDE's law at those times from
-x0 = 0 rather than the posterior; every sampler and the oracle share that law in the limit
-h -> 0, which is what the distance-against-h figures measure.
+The reductions and the oracle of each scale are stated in the sections' settings (``sweeps._settings_text``,
+``tables.TABLE_SETTINGS``): independent chains pooled in place of the paper's one chain of 200 draws per split
+and, at ``scale=quick``, shorter simulated times, so that the sampled law is the SDE's law at those times from
+x0 = 0 rather than the posterior: a law every sampler and the equal-time oracle share in the limit h -> 0, which
+is what the distance-against-h figures measure.
 
-Distances (Fig. 4, 5, 10): the average Kolmogorov distance (``metrics.average_kolmogorov_distance``,
-§5 and App. F.2) between the pooled predictive draws of the latent mean f(x*) (original units)
-at each test point, against each of R independent oracle runs, averaged over the R runs; the
-self-distance band is ``metrics.self_distance_band`` over the R oracle runs (mean and 5-95%
-quantiles), so method and band have the same sample sizes. A run with a diverged chain has no
-distance (NaN; ``diverged`` column). The oracle: ``oracle=lie_trotter`` (default at quick: full
-batch LIE-TROTTER, order 2, at h_min / 2 under the same equal-time protocol) or
-``oracle=sghmc_adaptive`` (the paper's: Springenberg adaptive SGHMC, full batch, pysgmcmc lr
-0.005, burn-in 2000 and thin 500 steps; the default at paper scale). Oracle runs live under
-``out_dir/franzese2021-fig4/runs/`` and are reused by Figs. 5 and 10 (the runner's resume rule:
-a finished run with the same config is not redone).
+Distances (Figs. 4, 5, 10): the average Kolmogorov distance (``metrics.average_kolmogorov_distance``, §5 and
+App. F.2) of the pooled predictive draws of the latent mean f(x*) (original units) at each test point to each
+of R independent oracle runs, averaged over the runs; the self-distance band (``metrics.self_distance_band``)
+is over the R oracle runs, so method and band have the same sample sizes. A run with a diverged chain has no
+distance (NaN). Oracle runs live under ``out_dir/franzese2021-fig4/runs/`` and are reused by Figs. 5 and 10
+(the runner's resume rule: a finished run with the same config is not redone).
 """
 
 from __future__ import annotations
@@ -45,26 +38,6 @@ FIG4, TABLE1, TABLE2, FIG5, FIG10 = (f"franzese2021-{s}" for s in ("fig4", "tabl
 REGRESSION = ("boston", "concrete", "energy", "yacht")
 FULL = 0  # batch size code for full batch
 PAPER_T_BURN = 10.0  # the paper's burn-in time: its oracle's 2000 steps at h = 0.005 (App. F.2)
-
-
-def number_list(text: str, key: str, kind=float, low: int = 0) -> list:
-    """The comma-separated option ``key``: positive numbers, or integers >= ``low`` with ``kind=int``."""
-    what, rule = ("numbers", "positive numbers") if kind is float else ("integers", f"integers >= {low}")
-    try:
-        vals = [kind(v) for v in str(text).split(",") if v.strip()]
-    except ValueError:
-        raise ValueError(f"{key}={text}: must be a comma-separated list of {what}") from None
-    if not vals or any(not (v > 0 if kind is float else v >= low) for v in vals):
-        raise ValueError(f"{key}={text}: must be a comma-separated list of {rule}")
-    return vals
-
-
-def name_list(text: str, key: str, allowed: tuple[str, ...]) -> list[str]:
-    vals = [v.strip() for v in str(text).split(",") if v.strip()]
-    bad = [v for v in vals if v not in allowed]
-    if not vals or bad:
-        raise ValueError(f"{key}={text}: allowed values: {', '.join(allowed)}")
-    return vals
 
 
 # -- one run ----------------------------------------------------------------------------------
@@ -226,20 +199,17 @@ class SweepSettings:
     oracle: OracleSettings
 
 
-def sweep_settings(scale: str, options: dict) -> SweepSettings:
-    quick = scale == "quick"
-    steps = number_list(options.get("steps", "0.005,0.01,0.02" if quick else "0.001,0.002,0.005,0.01,0.02"), "steps")
-    batches = number_list(options.get("batches", "0,32,8" if quick else "0,128,64,32,16,8"), "batches", int)
-    kind = options.get("oracle", "lie_trotter" if quick else "sghmc_adaptive")
-    if kind not in ("lie_trotter", "sghmc_adaptive"):
-        raise ValueError(f"oracle={kind}: allowed values: lie_trotter, sghmc_adaptive")
-    if quick:
+def sweep_settings(scale: str, opt: dict) -> SweepSettings:
+    """The protocol of a sweep at ``scale`` (quick or paper) with the step sizes, batch sizes (0: full) and
+    oracle kind of ``opt``."""
+    steps, kind = opt["steps"], opt["oracle"]
+    if scale == "quick":
         t_burn, t_thin, chains, draws, n_oracle = 2.0, 0.25, 10, 10, 3
     else:
         t_burn, t_thin, chains, draws, n_oracle = PAPER_T_BURN, 2.5, 10, 20, 5
     h_oracle = min(steps) / 2 if kind == "lie_trotter" else 0.005
     o = OracleSettings(kind, n_oracle, chains, draws, t_burn, t_thin, h_oracle)
-    return SweepSettings(steps, batches, chains, draws, t_burn, t_thin, o)
+    return SweepSettings(steps, opt["batches"], chains, draws, t_burn, t_thin, o)
 
 
 def runs_path(out_dir: Path, fig_id: str) -> Path:
@@ -286,10 +256,9 @@ def value_text(x, nd=3) -> str:
     return "diverged" if not np.isfinite(x) else f"{x:.{nd}f}"
 
 
-def datasets_on_disk(text: str, allowed: tuple[str, ...], hint: str) -> tuple[list[str], list[str]]:
-    """The datasets the option ``datasets=text`` names whose files are on disk, and the others;
-    ValueError when none is (``hint`` says what to do)."""
-    names = name_list(text, "datasets", allowed)
+def datasets_on_disk(names: list[str], hint: str) -> tuple[list[str], list[str]]:
+    """The datasets of ``names`` whose files are on disk, and the others; ValueError when none is (``hint``
+    says what to do)."""
     present = [n for n in names if load_dataset(n) is not None]
     if not present:
         raise ValueError(f"datasets: none of {', '.join(names)} is on disk ({hint})")

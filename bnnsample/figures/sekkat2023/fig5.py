@@ -11,8 +11,9 @@ import numpy as np
 from ...analysis.exact import exact_relative_error
 from ...plotting import pyplot, save_figure
 from ..claims import Claim, Claims, Outcome, by_count
+from ..common import series, where
 from ..driver import Figure, Invocation, register_figure
-from .shared import GAMMA, PAPER, eps_of, gaussian, gaussian_run, span, tally
+from .shared import GAMMA, HEADING, TITLE, eps_of, gaussian, gaussian_run, span
 
 ID = "sekkat2023-fig5"
 FIG5 = {
@@ -57,13 +58,12 @@ def fig5_rows(settings: dict, seed: int = 0, bar=None) -> list[dict]:
 def plot_fig5(rows: list[dict], st: dict, png: Path) -> Path:
     fig, axes = pyplot().subplots(1, 2, figsize=(12, 4.6))
     for i, h in enumerate(st["h"]):
-        sel = [r for r in rows if r["h"] == h]
-        axes[0].errorbar([r["eps"] for r in sel], np.maximum([r["rel_var_error"] for r in sel], 1e-6),
-                         yerr=[2 * r["se"] for r in sel], fmt="s-", color=f"C{i}", label=f"AdL h={h:g}")  # fmt: skip
+        sel = where(rows, h=h)
+        series(axes[0], sel, "eps", lambda r: max(r["rel_var_error"], 1e-6), "se", fmt="s-", color=f"C{i}",
+               label=f"AdL h={h:g}")  # fmt: skip
         axes[0].plot([r["eps"] for r in sel], [abs(r["langevin_exact"]) for r in sel], ":", color=f"C{i}",
                      label=f"Langevin exact h={h:g}")  # fmt: skip
-        axes[1].errorbar([r["xi_predicted"] for r in sel], [r["xi_mean"] for r in sel],
-                         yerr=[2 * r["xi_mean_se"] for r in sel], fmt="o", color=f"C{i}", label=f"h={h:g}")  # fmt: skip
+        series(axes[1], sel, "xi_predicted", "xi_mean", "xi_mean_se", fmt="o", color=f"C{i}", label=f"h={h:g}")
     lim = [min(r["xi_predicted"] for r in rows), max(r["xi_predicted"] for r in rows)]
     axes[1].plot(lim, lim, "k--", lw=0.8, label="E[xi] = gamma + eps h Sigma_x / 2")
     axes[0].set(xscale="log", yscale="log", xlabel="eps(n)", ylabel="relative variance error",
@@ -75,7 +75,7 @@ def plot_fig5(rows: list[dict], st: dict, png: Path) -> Path:
     return save_figure(fig, png)
 
 
-FIG5_CLAIMS = Claims()
+FIG5_CLAIMS = Claims("statement")
 
 
 def fig5_outcomes(rows, st) -> list[tuple[Claim, Outcome]]:
@@ -96,22 +96,19 @@ def _spread(rows, hs) -> str:
                      f"{_pairwise_z(rows, h):.1f}" for h in hs) or "-"  # fmt: skip
 
 
-@FIG5_CLAIMS.rule("flat", Claim(
-    "for h <= 0.005 the error does not depend on eps(n), even at n = 1", "§3.2.3, Fig. 5",
-    "independent of n", source="statement",
+@FIG5_CLAIMS.rule("flat", "for h <= 0.005 the error does not depend on eps(n), even at n = 1", "§3.2.3, Fig. 5",
+    "independent of n",
     tolerance="no two batch sizes' errors differ by more than 4 s.e., at every h <= 0.005",
-    method="relative variance error, s.e. from the spread between chains"))  # fmt: skip
+    method="relative variance error, s.e. from the spread between chains")  # fmt: skip
 def _flat(rows, st):
     small = [h for h in st["h"] if h <= 0.005]
     zs = [_pairwise_z(rows, h) for h in small]
-    return tally(sum(z <= 4 for z in zs), len(zs), _spread(rows, small),
-                 "AdL errors at these h are at the Monte Carlo resolution (s.e. ~0.01)",
-                 z=max(zs, default=None))  # fmt: skip
+    return by_count(sum(z <= 4 for z in zs), len(zs), _spread(rows, small),
+                    "AdL errors at these h are at the Monte Carlo resolution (s.e. ~0.01)", z=max(zs, default=None))  # fmt: skip
 
 
-@FIG5_CLAIMS.rule("depends", Claim(
-    "for h >= 0.008 the error depends on n", "§3.2.3, Fig. 5", "depends on n", source="statement",
-    tolerance="two batch sizes' errors differ by more than 4 s.e., at every h >= 0.008"))  # fmt: skip
+@FIG5_CLAIMS.rule("depends", "for h >= 0.008 the error depends on n", "§3.2.3, Fig. 5", "depends on n",
+    tolerance="two batch sizes' errors differ by more than 4 s.e., at every h >= 0.008")  # fmt: skip
 def _depends(rows, st):
     large = [h for h in st["h"] if h >= 0.008]
     return by_count(sum(_pairwise_z(rows, h) > 4 for h in large), len(large), _spread(rows, large),
@@ -119,11 +116,10 @@ def _depends(rows, st):
                     if large else "")  # fmt: skip
 
 
-@FIG5_CLAIMS.rule("below_langevin", Claim(
-    "AdL errors are much smaller than Langevin's (Fig. 3), even with larger h", "§3.2.3, Figs. 3 and 5",
-    "much smaller", source="statement",
+@FIG5_CLAIMS.rule("below_langevin", "AdL errors are much smaller than Langevin's (Fig. 3), even with larger h",
+    "§3.2.3, Figs. 3 and 5", "much smaller",
     tolerance="exact Langevin-OABAO error at least 3x the AdL error (taken as at least 2 s.e.) at every (n, h)",
-    method="same (n, h); Langevin: exact stationary value"))  # fmt: skip
+    method="same (n, h); Langevin: exact stationary value")  # fmt: skip
 def _below_langevin(rows, st):
     ratio = [abs(r["langevin_exact"]) / max(r["rel_var_error"], 2 * r["se"]) for r in rows]
     return by_count(sum(q > 3 for q in ratio), len(rows), f"exact Langevin error / AdL error: min {min(ratio):.1f}, "
@@ -137,11 +133,11 @@ def _outside(rows, key, pred) -> str:
             f"{span([r[pred] for r in out])}" if out else "")  # fmt: skip
 
 
-@FIG5_CLAIMS.rule("xi_mean", Claim(
-    "E[xi] = gamma + eps(n) h Sigma_x / 2", "Lemma 9, eq. 45", "gamma + eps h Sigma_x / 2", source="derived",
-    tolerance="mean friction within 5% at every setting with eps h <= 10 (h E[xi] <= 0.08: the scheme close to "
-              "the dynamics of Lemma 9)",
-    method="time and chain average of xi, s.e. from the chains' means"))  # fmt: skip
+@FIG5_CLAIMS.rule("xi_mean", "E[xi] = gamma + eps(n) h Sigma_x / 2", "Lemma 9, eq. 45", "gamma + eps h Sigma_x / 2",
+    source="derived",
+    tolerance="mean friction within 5% at every setting with eps h <= 10 (h E[xi] <= 0.08: the scheme close to the "
+              "dynamics of Lemma 9)",
+    method="time and chain average of xi, s.e. from the chains' means")  # fmt: skip
 def _xi_mean(rows, st):
     ok = [r for r in rows if r["eps_h"] <= 10]
     dev = [abs(r["xi_mean"] - r["xi_predicted"]) / r["xi_predicted"] for r in ok]
@@ -151,10 +147,9 @@ def _xi_mean(rows, st):
                     "the discrete scheme's mean friction carries O(h) corrections")  # fmt: skip
 
 
-@FIG5_CLAIMS.rule("xi_var", Claim(
-    "Var(xi) = 1/eta", "Lemma 9", "1/eta = 1", source="derived",
+@FIG5_CLAIMS.rule("xi_var", "Var(xi) = 1/eta", "Lemma 9", "1/eta = 1", source="derived",
     tolerance="within 15% at every setting with eps h <= 10",
-    method="pooled over chains and draws, s.e. from the spread between chains"))  # fmt: skip
+    method="pooled over chains and draws, s.e. from the spread between chains")  # fmt: skip
 def _xi_var(rows, st):
     ok = [r for r in rows if r["eps_h"] <= 10]
     z = [(r["xi_var"] - r["xi_var_predicted"]) / r["xi_var_se"] for r in ok]
@@ -180,8 +175,8 @@ NOTES = ("AdL errors at small h are at or below the Monte Carlo resolution (the 
          "'independent of n' verdict means no difference between batch sizes beyond 4 SE.")  # fmt: skip
 
 FIGURE = register_figure(Figure(
-    ID, f" ({PAPER})", "sekkat2023 Fig. 5: AdL relative variance error vs eps(n) (Gaussian, without replacement)",
+    ID, TITLE, "sekkat2023 Fig. 5: AdL relative variance error vs eps(n) (Gaussian, without replacement)",
     FIG5, rows=lambda inv, bar: fig5_rows(inv.st, bar=bar), outcomes=lambda rows, inv: fig5_outcomes(rows, inv.st),
     settings=_settings, cells=lambda inv: len(inv.st["h"]) * len(inv.st["n"]),
     plot=lambda rows, inv, png: plot_fig5(rows, inv.st, png), notes=lambda rows, inv: NOTES, csv="fig5.csv",
-    png="fig5.png", heading="claim (sekkat2023)"))  # fmt: skip
+    png="fig5.png", heading=HEADING))  # fmt: skip

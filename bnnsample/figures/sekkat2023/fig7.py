@@ -9,10 +9,11 @@ import numpy as np
 
 from ...analysis.mixture import CLASSES, mixture_reference, projection_errors
 from ..claims import Claim, Claims, Outcome, by_count, by_z, check, not_tested, partly, reproduced
-from ..driver import Invocation
+from ..common import where
+from ..driver import JOBS, Invocation, recipe
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
-from .shared import recipe
+from .shared import HEADING, TITLE
 
 ID = "sekkat2023-fig7"
 ETA_MIXTURE = 0.1  # sekkat2023 §3.3.2
@@ -51,7 +52,8 @@ def fig7_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan + mixture.langevin_plan(settings, s, settings["burn"], settings["time"])
 
 
-@recipe(ID, "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)", FIG7)
+@recipe(ID, "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)", FIG7,
+        (JOBS,), TITLE, HEADING)  # fmt: skip
 def make_fig7(inv: Invocation) -> list[Path]:
     st = inv.st
     ref, proj, rows, by_data = mixture.reference_and_rows(
@@ -60,14 +62,22 @@ def make_fig7(inv: Invocation) -> list[Path]:
     files = [inv.csv(rows, "fig7.csv"),
              inv.csv([{"class": k, "projection_error": v} for k, v in proj.items()], "projection_errors.csv")]  # fmt: skip
     groups = [(f"{lab} h={h:g}", sel) for lab in ("adl_full", "adl_scalar", "langevin") for h in st["h"]
-              if (sel := [r for r in rows if r["scheme"] == lab and r["h"] == h])]  # fmt: skip
+              if (sel := where(rows, scheme=lab, h=h))]  # fmt: skip
     files += [inv.csv(by_data, "projection_errors_by_data.csv"),
               mixture.plot(inv.dir / "fig7.png", "eps_h", groups, "AdL full vs scalar friction, eta = 0.1")]  # fmt: skip
     outcomes = fig7_outcomes(rows, proj, by_data, st, inv.scale)
-    return inv.finish(_fig7_markdown(inv, outcomes, ref, files), files)
+    return inv.finish(inv.section(_settings(st, ref), outcomes, "", files), files)
 
 
-FIG7_CLAIMS = Claims()
+def _settings(st: dict, ref) -> str:
+    return (mixture.settings_text(st, ref) + f" AdL eq. 58 (`adl`) with full 2x2 and scalar friction, gamma = 1, "
+            f"eta = {ETA_MIXTURE}, without replacement, h in {list(st['h'])}, n in {list(st['n'])}, burn-in "
+            f"{st['burn']} and recorded time {st['time']} per chain; Langevin-OABAO at (n, h) in "
+            f"{list(st['langevin'])} for comparison. Projection errors ||Sigma_x - S*||_L2(pi) by the same "
+            f"quadrature (Sigma_x of eq. 12 with denominator N - 1).")  # fmt: skip
+
+
+FIG7_CLAIMS = Claims("statement")
 
 
 def fig7_outcomes(rows, proj, by_data, st, scale: str) -> list[tuple[Claim, Outcome]]:
@@ -83,26 +93,24 @@ def _over_data(proj, by_data, paper: float, k: str) -> tuple[float, float, str]:
                            f"{v.min():.3f}..{v.max():.3f}")  # fmt: skip
 
 
-@FIG7_CLAIMS.rule("proj_scalar", Claim(
-    "projection error of Sigma_x onto scalar frictions", "§3.3.2, Remark 15", "≈ 1.75",
+@FIG7_CLAIMS.rule("proj_scalar", "projection error of Sigma_x onto scalar frictions", "§3.3.2, Remark 15", "≈ 1.75",
+    source="printed",
     tolerance="the paper's value within 2 sd of ours over data sets drawn as §2.5.2 (the paper's is unseeded)",
-    method="midpoint quadrature of pi and Sigma_x (eq. 12, denominator N - 1) on the posterior grid; L2(pi) "
-           "projection"))  # fmt: skip
+    method="midpoint quadrature of pi and Sigma_x (eq. 12, denominator N - 1) on the posterior grid; L2(pi) projection")  # fmt: skip
 def _proj_scalar(rows, proj, by_data, floor_why):
     return by_z(*_over_data(proj, by_data, 1.75, "scalar"), "data-dependent: the scalar error varies with the data set")
 
 
-@FIG7_CLAIMS.rule("proj_full", Claim(
-    "projection error of Sigma_x onto constant full matrices", "§3.3.2, Remark 15", "≈ 0.57",
+@FIG7_CLAIMS.rule("proj_full", "projection error of Sigma_x onto constant full matrices", "§3.3.2, Remark 15", "≈ 0.57",
+    source="printed",
     tolerance="the paper's value within 2 sd of ours over data sets drawn as §2.5.2",
-    method="as the row above"))  # fmt: skip
+    method="as the row above")  # fmt: skip
 def _proj_full(rows, proj, by_data, floor_why):
     return by_z(*_over_data(proj, by_data, 0.57, "full"))
 
 
-@FIG7_CLAIMS.rule("nesting", Claim(
-    "nested classes: full <= diagonal <= scalar projection error", "Remark 15", "inequalities",
-    source="check"))  # fmt: skip
+@FIG7_CLAIMS.rule("nesting", "nested classes: full <= diagonal <= scalar projection error", "Remark 15", "inequalities",
+    source="check")  # fmt: skip
 def _nesting(rows, proj, by_data, floor_why):
     return check(proj["full"] <= proj["diagonal"] <= proj["scalar"],
                  f"{proj['full']:.3f} <= {proj['diagonal']:.3f} <= {proj['scalar']:.3f}")  # fmt: skip
@@ -113,12 +121,11 @@ def _adl(rows, kind: str) -> dict:
     return {(r["h"], r["n"]): r for r in rows if r["scheme"] == f"adl_{kind}"}
 
 
-@FIG7_CLAIMS.rule("ratio", Claim(
-    "the scalar-friction L1 error is about 3 times the full-matrix one for eps(n) h <= 100",
-    "§3.3.2, Fig. 7", "≈ 3 (projection errors 1.75 / 0.57 = 3.1)",
-    tolerance="L1 ratio scalar / full within a factor 1.5 of our projection-error ratio, at every (n, h) with "
-              "eps h <= 100; a ratio is measured where both errors exceed their noise floor by > 2 s.e.",
-    method="Prop. 13: the bias ratio follows the projection-error ratio of the data set"))  # fmt: skip
+@FIG7_CLAIMS.rule("ratio", "the scalar-friction L1 error is about 3 times the full-matrix one for eps(n) h <= 100",
+    "§3.3.2, Fig. 7", "≈ 3 (projection errors 1.75 / 0.57 = 3.1)", source="printed",
+    tolerance="L1 ratio scalar / full within a factor 1.5 of our projection-error ratio, at every (n, h) with eps h "
+              "<= 100; a ratio is measured where both errors exceed their noise floor by > 2 s.e.",
+    method="Prop. 13: the bias ratio follows the projection-error ratio of the data set")  # fmt: skip
 def _ratio(rows, proj, by_data, floor_why):
     full, scal = _adl(rows, "full"), _adl(rows, "scalar")
     keys = [k for k in full if k in scal and full[k]["eps_h"] <= 100]
@@ -133,11 +140,10 @@ def _ratio(rows, proj, by_data, floor_why):
     return by_count(sum(1 / 1.5 <= q / pr <= 1.5 for q in ratios.values()), len(keys), ours, why)
 
 
-@FIG7_CLAIMS.rule("vs_langevin", Claim(
-    "AdL (full and scalar friction) errors much smaller than Langevin's at equal (n, h)",
-    "§3.3.2, Figs. 4 and 7", "much smaller", source="statement",
+@FIG7_CLAIMS.rule("vs_langevin", "AdL (full and scalar friction) errors much smaller than Langevin's at equal (n, h)",
+    "§3.3.2, Figs. 4 and 7", "much smaller",
     tolerance="Langevin's L1 at least twice each AdL L1, the difference > 2 s.e.",
-    method="same schedule, chains and time"))  # fmt: skip
+    method="same schedule, chains and time")  # fmt: skip
 def _vs_langevin(rows, proj, by_data, floor_why):
     full, scal = _adl(rows, "full"), _adl(rows, "scalar")
     lv = [(r, a) for r in rows if r["scheme"] == "langevin"
@@ -146,12 +152,11 @@ def _vs_langevin(rows, proj, by_data, floor_why):
         f"n={r['n']} h={r['h']:g}: Langevin {l1_text(r)} vs {a['scheme']} {l1_text(a)}" for r, a in lv) or "-")  # fmt: skip
 
 
-@FIG7_CLAIMS.rule("linear", Claim(
-    "the bias scales linearly with eps(n) h ||Sigma_x - S*||_L2(pi) when small", "§3.3.2, Prop. 13, Fig. 7",
-    "linear", source="statement",
-    tolerance="R^2 >= 0.8 of a linear fit of L1 on eps h ||Sigma_x - S*|| over the settings of both frictions "
-              "whose L1 exceeds its noise floor by > 2 s.e. (at least 3)",
-    method="S* the L2(pi) projection onto the friction's class"))  # fmt: skip
+@FIG7_CLAIMS.rule("linear", "the bias scales linearly with eps(n) h ||Sigma_x - S*||_L2(pi) when small",
+    "§3.3.2, Prop. 13, Fig. 7", "linear",
+    tolerance="R^2 >= 0.8 of a linear fit of L1 on eps h ||Sigma_x - S*|| over the settings of both frictions whose "
+              "L1 exceeds its noise floor by > 2 s.e. (at least 3)",
+    method="S* the L2(pi) projection onto the friction's class")  # fmt: skip
 def _linear(rows, proj, by_data, floor_why):
     x = [(r["eps_h"] * proj[r["scheme"].split("_")[1]], r)
          for r in (*_adl(rows, "full").values(), *_adl(rows, "scalar").values()) if resolved(r)]  # fmt: skip
@@ -161,13 +166,3 @@ def _linear(rows, proj, by_data, floor_why):
     return (reproduced if r2 >= 0.8 else partly)(
         f"L1 = {b0:.3f} + {b1:.2e} x, R^2 = {r2:.2f} over {len(x)} settings (x = eps h ||Sigma_x - S*|| "
         f"{min(v for v, _ in x):.2g}..{max(v for v, _ in x):.2g})", "intercept = noise floor + time-step error")  # fmt: skip
-
-
-def _fig7_markdown(inv: Invocation, outcomes, ref, files: list[Path]) -> str:
-    st = inv.st
-    settings = (mixture.settings_text(st, ref) + f" AdL eq. 58 (`adl`) with full 2x2 and scalar friction, gamma = 1, "
-                f"eta = {ETA_MIXTURE}, without replacement, h in {list(st['h'])}, n in {list(st['n'])}, burn-in "
-                f"{st['burn']} and recorded time {st['time']} per chain; Langevin-OABAO at (n, h) in "
-                f"{list(st['langevin'])} for comparison. Projection errors ||Sigma_x - S*||_L2(pi) by the same "
-                f"quadrature (Sigma_x of eq. 12 with denominator N - 1).")  # fmt: skip
-    return inv.section(settings, outcomes, "", files)

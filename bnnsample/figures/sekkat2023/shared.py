@@ -1,6 +1,5 @@
 """What the sekkat2023 recipes share: runs of the project's samplers (``simulate``), the Gaussian model of
-§2.5.1 with its exact stationary variances (eqs. 41-42, App. B), the claims with the rules that measure them,
-a recipe's invocation and its REPRODUCTION.md section.
+§2.5.1 with its exact stationary variances (eqs. 41-42, App. B), the heading of every section.
 
 Method common to all (deviation from the paper, stated in every section): instead of one trajectory of
 physical length T = 10^6 we run many independent chains (one tensor dimension, each with its own minibatches:
@@ -12,7 +11,7 @@ v ~ N(0, I), so that short burn-ins suffice and the metastable mixture's mode we
 starts at theta = p = 0. Monte Carlo standard errors come from the spread between chains.
 
 Each figure's claims (``FIG3_CLAIMS``, ...) are filed one by one with the rule that measures each and picks
-its verdict (``Claims``); ``fig3_outcomes``, ... apply the rules and ``claims.table`` writes the rows.
+its verdict (``Claims("statement")``: most are the paper's statements); ``fig3_outcomes``, ... apply the rules.
 """
 
 from __future__ import annotations
@@ -25,29 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...analysis.exact import GaussianModel, gaussian_model
-from .. import register
-from ..claims import Outcome, by_count, not_reproduced
-from ..driver import Invocation
 
 GAMMA = 1.0
 PAPER = "Sekkat & Stoltz (2023), JMLR 24"
 LANGEVIN = ("adl", {"thermostat_mass": "inf"})  # OABAO with Gamma = gamma I
 BATCHING = {"wor": "iid_wor", "iid": "iid"}
-
-
-def recipe(fig_id: str, description: str, scales: dict, options=("scale", "jobs")):
-    """Decorator: file ``make(inv)`` as the sekkat2023 recipe ``fig_id`` of ``bnnsample figure``; ``inv`` is
-    its Invocation (the paper named in the section title, claims headed "claim (sekkat2023)")."""
-
-    def deco(make):
-        def run(out_dir, opts: dict):
-            inv = Invocation(fig_id, out_dir, opts, scales, options, title=f" ({PAPER})", heading="claim (sekkat2023)")
-            return make(inv)
-
-        register(fig_id, description, scales=tuple(scales), options=options)(run)
-        return make
-
-    return deco
+TITLE, HEADING = f" ({PAPER})", "claim (sekkat2023)"  # every section's title after the id, its claims column
 
 
 # -- running the project's samplers --------------------------------------------------------
@@ -145,13 +127,6 @@ def gaussian_run(pot, gm: GaussianModel, scheme: str, params: dict, batching: st
     run = simulate(pot, scheme, params, batching, n, h, x0, v0, seed=seed, draws=200, thin=steps // 200,
                    burn=round(burn_time / h))  # fmt: skip
     return run, *variance_error(run.x[:, :, 0], gm.var)
-
-
-# -- claim rules ------------------------------------------------------------------------------
-def tally(good: int, total: int, ours: str, why: str = "", z: float | None = None) -> Outcome:
-    """``by_count``, with the size in s.e. of the largest disagreement ``z`` when no case agrees."""
-    out = by_count(good, total, ours, why)
-    return not_reproduced(ours, why, z=z) if out.verdict == "not reproduced" and z is not None else out
 
 
 def span(v, spec: str = ".3g") -> str:
