@@ -87,6 +87,46 @@ def chain_var_se(draws) -> tuple[float, float]:
     return pooled_with_se(sq_dev.mean(axis=1), float(sq_dev.mean()))
 
 
+def z_score(diff: float, se: float) -> float:
+    """A difference in standard errors: infinite when a nonzero difference has a zero s.e., 0
+    when both are zero."""
+    return diff / se if se > 0 else math.copysign(math.inf, diff) if diff else 0.0
+
+
+def welch_df(var_a: float, n_a: int, var_b: float, n_b: int) -> float:
+    """Welch-Satterthwaite degrees of freedom of a difference of two means whose squared
+    standard errors are var_a, var_b (from n_a, n_b values); n_a - 1 when var_b is 0."""
+    den = (var_a**2 / (n_a - 1) if var_a else 0.0) + (var_b**2 / (n_b - 1) if var_b and n_b > 1 else 0.0)
+    return (var_a + var_b) ** 2 / den if den > 0 else float(n_a - 1)
+
+
+def interpolate_with_se(x: float, points) -> tuple[float, float]:
+    """Linear interpolation at x of (x_i, y_i, se_i) points (extrapolation on the end
+    segments) and its s.e., the y_i independent."""
+    pts = sorted(points)
+    i = min(max(np.searchsorted([p[0] for p in pts], x), 1), len(pts) - 1)
+    (x0, y0, s0), (x1, y1, s1) = pts[i - 1], pts[i]
+    w = (x - x0) / (x1 - x0)
+    return (1 - w) * y0 + w * y1, math.hypot((1 - w) * s0, w * s1)
+
+
+def fit_line(x, y) -> tuple[float, float, float]:
+    """(intercept, slope, R^2) of the least-squares line of y on x."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    A = np.stack([np.ones_like(x), x], 1)
+    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
+    res = y - A @ coef
+    r2 = 1 - (res**2).sum() / max(((y - y.mean()) ** 2).sum(), 1e-300)
+    return float(coef[0]), float(coef[1]), float(r2)
+
+
+def slope_through_origin(x, y, se) -> tuple[float, float]:
+    """Least-squares slope b of y = b x and its s.e. from the s.e. of each y (independent)."""
+    x, y, se = (np.asarray(v, float) for v in (x, y, se))
+    sxx = (x * x).sum()
+    return float((x * y).sum() / sxx), float(math.sqrt(((x * se) ** 2).sum()) / sxx)
+
+
 @dataclass
 class SlopeFit:
     """Least squares log|y| = intercept + slope log x, with a t confidence interval."""

@@ -16,6 +16,7 @@ from bnnsample.figures.claims import SOURCES, VERDICTS
 from bnnsample.figures.common import compose, read_sections, verdict_counts
 from bnnsample.figures.franzese2021 import sweeps, tables, uci
 from bnnsample.plumbing.resolvers import time_steps
+from bnnsample.stats import welch_df
 
 
 # -- equal simulated time ---------------------------------------------------------------------
@@ -299,7 +300,7 @@ def test_table_tolerances_are_t_quantiles_of_the_few_splits():
     outcomes = tables.table_outcomes(tables.TABLE1_CLAIMS, tables.TABLE1_PAPER, rows, ("rmse", "mnll"), [])
     rmse = _outcome(outcomes, tables.TABLE1_CLAIMS[("boston", "rmse")])
     assert "SHMC 3.500 ± 0.158 (z = +2.41, t 2.65)" in rmse.ours and rmse.verdict == "reproduced"
-    assert tables._welch_df(1.0, 5, 1.0, 5) == pytest.approx(8.0) and tables._welch_df(1.0, 5, 0.0, 5) == 4.0
+    assert welch_df(1.0, 5, 1.0, 5) == pytest.approx(8.0) and welch_df(1.0, 5, 0.0, 5) == 4.0
 
 
 def test_fig4_outcomes_with_every_sampler_of_the_paper():

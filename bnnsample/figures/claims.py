@@ -37,6 +37,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from ..stats import z_score
+
 VERDICTS = ("reproduced", "partly", "not reproduced", "not tested")
 SOURCES = ("printed", "statement", "derived")
 NOT_TESTED = ("scale", "data", "not a paper experiment")
@@ -119,7 +121,7 @@ def by_resolved(good: int, zs, total: int, ours: str, why: str = "", needs: str 
 def by_z(diff: float, se: float, ours: str, why: str = "", k: float = 2.0) -> Outcome:
     """Agreement within ``k`` standard errors: reproduced when |diff| <= k se, else not
     reproduced with the size of the difference in standard errors."""
-    z = diff / se if se > 0 else math.copysign(math.inf, diff) if diff else 0.0
+    z = z_score(diff, se)
     if abs(z) <= k:
         return reproduced(ours, why)
     return not_reproduced(ours, why, z=z)

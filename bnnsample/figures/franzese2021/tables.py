@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ...plotting import pyplot, save_figure
-from ...stats import t_quantile
+from ...stats import t_quantile, welch_df, z_score
 from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested
 from ..common import distinct, md_table, where
 from ..driver import Invocation, Option, names, numbers, recipe
@@ -176,20 +176,13 @@ def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple) -> Outcome
         mean, sd, n = float(r[f"{m}_mean"]), float(r[f"{m}_sd"]), int(r["splits"])
         theirs, ours_ = p[4 * j + 2 * k + 1] ** 2 / _PAPER_SPLITS, sd**2 / n
         zs.append((mean - p[4 * j + 2 * k]) / math.sqrt(theirs + ours_))
-        ts.append(t_quantile(_welch_df(theirs, _PAPER_SPLITS, ours_, n) + 1))
+        ts.append(t_quantile(welch_df(theirs, _PAPER_SPLITS, ours_, n) + 1))
         parts.append(f"{method} {uci.value_text(mean)} ± {sd:.3f} (z = {zs[-1]:+.2f}, t {ts[-1]:.2f})")
     ours = ", ".join(parts) + f"; {n} splits"
     good = sum(abs(z) <= t for z, t in zip(zs, ts))  # a NaN (diverged) is not good
     if not good:
         return not_reproduced(ours, z=max(zs, key=lambda z: abs(z) if np.isfinite(z) else -1))
     return by_count(good, len(zs), ours)
-
-
-def _welch_df(var_a: float, n_a: int, var_b: float, n_b: int) -> float:
-    """Welch-Satterthwaite degrees of freedom of a difference of two means whose squared
-    standard errors are var_a, var_b (from n_a, n_b values); n_a - 1 when var_b is 0."""
-    den = (var_a**2 / (n_a - 1) if var_a else 0.0) + (var_b**2 / (n_b - 1) if var_b and n_b > 1 else 0.0)
-    return (var_a + var_b) ** 2 / den if den > 0 else float(n_a - 1)
 
 
 def _paired(rows: list[dict], datasets, metrics_) -> tuple[int, int, str]:
@@ -203,7 +196,7 @@ def _paired(rows: list[dict], datasets, metrics_) -> tuple[int, int, str]:
             d = np.array([float(by[(s, "SHMC")].get(m, math.nan)) - float(by[(s, "SGHMC")].get(m, math.nan))
                           for s in splits])  # fmt: skip
             mean, se = float(np.mean(d)), float(np.std(d, ddof=1) / math.sqrt(len(d))) if len(d) > 1 else math.nan
-            z = math.nan if len(d) < 2 else mean / se if se > 0 else math.copysign(math.inf, mean) if mean else 0.0
+            z = math.nan if len(d) < 2 else z_score(mean, se)
             good += bool(abs(z) <= t_quantile(len(d)))
             n += 1
             parts.append(f"{ds} {_METRIC[m]} {mean:+.3f} ± {se:.3f} (z = {z:+.1f})")

@@ -31,7 +31,7 @@ import numpy as np
 
 from ...plotting import pyplot, save_figure
 from ...rundir import read_csv
-from ...stats import t_quantile
+from ...stats import t_quantile, z_score
 from .. import common
 from ..claims import Claim, by_resolved, check, not_reproduced
 from ..common import md_table
@@ -274,11 +274,6 @@ def _fmt(x) -> str:
     return "nan" if x is None or not np.isfinite(x) else f"{x:.3g}"
 
 
-def _z(diff: float, se: float) -> float:
-    """A difference in standard errors (infinite when a nonzero difference has a zero s.e.)."""
-    return diff / se if se > 0 else math.copysign(math.inf, diff) if diff else 0.0
-
-
 def _ratio_outcome(by: dict, name: str, hs: list, target: int):
     """Ratios of successive levels' telescoped biases (hs descending) against RATIO_BAND[target]."""
     lo, hi = RATIO_BAND[target]
@@ -292,7 +287,7 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int):
         if ok and lo <= r <= hi:
             good += 1
         elif ok:
-            zs.append(_z(r - target, se))
+            zs.append(z_score(r - target, se))
     ours = "ratios per halving " + ", ".join(texts)
     why = "; ".join(
         [f"{good + len(zs)} of {len(texts)} ratios resolved", *(f"{z:+.1f} s.e. from {target}" for z in zs)]
@@ -309,7 +304,7 @@ def _bias_comparison(by: dict, hs: list, t: float):
         z_h = []
         for h in hs:
             a, b = by[(sms, h)], by[(n, h)]
-            z = _z(b["bias"] - a["bias"], math.hypot(a["se"], b["se"]))
+            z = z_score(b["bias"] - a["bias"], math.hypot(a["se"], b["se"]))
             z_h.append(f"{z:+.1f}")
             if n == "SG-UBU":
                 continue
@@ -332,7 +327,7 @@ def _compare(met: dict, t: float, h: float, key: str, a: str, b: str, lower_bett
     if not np.isfinite(va) or not np.isfinite(vb):
         return (1 if np.isfinite(va) else -1 if np.isfinite(vb) else 0), math.nan
     d, se = (vb - va) if lower_better else (va - vb), math.hypot(ra[f"{key}_se"], rb[f"{key}_se"])
-    return (int(np.sign(d)) if abs(d) > t * se else 0), _z(d, se)
+    return (int(np.sign(d)) if abs(d) > t * se else 0), z_score(d, se)
 
 
 def _fmt_metric(met: dict, h: float, key: str) -> str:

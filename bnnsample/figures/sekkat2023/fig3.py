@@ -10,6 +10,7 @@ import numpy as np
 
 from ...analysis.exact import exact_relative_error
 from ...plotting import pyplot, save_figure
+from ...stats import slope_through_origin
 from ..claims import Claim, Claims, Outcome, by_count
 from ..common import series, where
 from ..driver import Figure, Invocation, register_figure
@@ -111,20 +112,13 @@ def _slope(rows, st, gm):
             sel = [r for r in rows if r["scheme"] == scheme and r["h"] == h and r["eps_h"] <= 1.0]
             if len(sel) >= 2:
                 base = h * gm.a / 2 if scheme == "sgld" else 0.0
-                b, se = _slope_through_origin([r["eps"] for r in sel], [r["signed_error"] - base for r in sel],
+                b, se = slope_through_origin([r["eps"] for r in sel], [r["signed_error"] - base for r in sel],
                                               [r["se"] for r in sel])  # fmt: skip
                 slopes[(scheme, h)] = (b / h, se / h)
     ok = sum(abs(v / (gm.sigma_x / 2) - 1) < 0.15 for v, _ in slopes.values())
     ours = ", ".join(f"{s} h={h:g}: {v:.3f} ± {se:.3f}" for (s, h), (v, se) in slopes.items())
     return by_count(ok, len(slopes), f"slope / h: {ours}; Sigma_x / 2 = {gm.sigma_x / 2:.3f}",
                     "the exact values carry O(eps^2 h^2) terms beyond eqs. 41-42")  # fmt: skip
-
-
-def _slope_through_origin(x, y, se) -> tuple[float, float]:
-    """Least-squares slope b of y = b x and its s.e. from the s.e. of each y (independent)."""
-    x, y, se = (np.asarray(v, float) for v in (x, y, se))
-    sxx = (x * x).sum()
-    return float((x * y).sum() / sxx), float(math.sqrt(((x * se) ** 2).sum()) / sxx)
 
 
 @FIG3_CLAIMS.rule("sgld_langevin", "SGLD and Langevin-OABAO errors are very similar at gamma = 1",

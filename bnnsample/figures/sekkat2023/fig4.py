@@ -6,8 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import numpy as np
-
+from ...stats import fit_line, interpolate_with_se
 from ..claims import Claim, Claims, Outcome, by_count, not_tested, partly, reproduced
 from ..common import where
 from ..driver import JOBS, Invocation, recipe
@@ -86,7 +85,7 @@ def _affine(rows, st, floor_why):
     if len(res) < 3:
         why = f"{len(res)} of {len(lin)} points below 0.1 exceed their floor by > 2 s.e.; {floor_why}"
         return not_tested("scale", f"h = {h0:g}: {pts or 'no point below 0.1'}", why)
-    b0, b1, r2 = mixture.linear_fit([r["eps"] for r in res], [r["l1"] for r in res])
+    b0, b1, r2 = fit_line([r["eps"] for r in res], [r["l1"] for r in res])
     fit = f"h = {h0:g}: L1 = {b0:.3f} + {b1:.2e} eps, R^2 = {r2:.3f}; {pts}"
     return reproduced(fit) if r2 >= 0.9 else partly(fit)
 
@@ -100,20 +99,11 @@ def _one_curve(rows, st, floor_why):
     for r in sg:
         wor = [(q["eps"], q["l1"], q["l1_se"]) for q in sg if q["sampling"] == "wor" and q["h"] == r["h"]]
         if r["sampling"] == "iid" and len(wor) >= 2:
-            y, se = _interp(r["eps"], wor)
+            y, se = interpolate_with_se(r["eps"], wor)
             zs.append((r, y, (r["l1"] - y) / math.hypot(r["l1_se"], se)))
     return by_count(sum(abs(z) <= 2 for *_, z in zs), len(zs), "; ".join(
         f"n={r['n']} h={r['h']:g}: iid (eps {r['eps']:g}) {l1_text(r)} vs wor curve {y:.3f} (z = {z:.1f})"
         for r, y, z in zs) or "-", z=max((z for *_, z in zs), key=abs, default=None))  # fmt: skip
-
-
-def _interp(x: float, pts) -> tuple[float, float]:
-    """Linear interpolation (extrapolation on the end segments) of (x, y, se) points, and its s.e."""
-    pts = sorted(pts)
-    i = min(max(np.searchsorted([p[0] for p in pts], x), 1), len(pts) - 1)
-    (x0, y0, s0), (x1, y1, s1) = pts[i - 1], pts[i]
-    w = (x - x0) / (x1 - x0)
-    return (1 - w) * y0 + w * y1, math.hypot((1 - w) * s0, w * s1)
 
 
 @FIG4_CLAIMS.rule("regime", "h <= 1e-4 keeps the L1 error below 0.1 for the n used; larger h does not",

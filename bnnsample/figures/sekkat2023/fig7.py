@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ...analysis.mixture import CLASSES, mixture_reference, projection_errors
+from ...stats import fit_line
 from ..claims import Claim, Claims, Outcome, by_count, by_z, check, not_tested, partly, reproduced
 from ..common import where
 from ..driver import JOBS, Invocation, recipe
@@ -162,7 +163,7 @@ def _linear(rows, proj, by_data, floor_why):
          for r in (*_adl(rows, "full").values(), *_adl(rows, "scalar").values()) if resolved(r)]  # fmt: skip
     if len(x) < 3:
         return not_tested("scale", f"{len(x)} settings above the noise floor", floor_why)
-    b0, b1, r2 = mixture.linear_fit([v for v, _ in x], [r["l1"] for _, r in x])
+    b0, b1, r2 = fit_line([v for v, _ in x], [r["l1"] for _, r in x])
     return (reproduced if r2 >= 0.8 else partly)(
         f"L1 = {b0:.3f} + {b1:.2e} x, R^2 = {r2:.2f} over {len(x)} settings (x = eps h ||Sigma_x - S*|| "
         f"{min(v for v, _ in x):.2g}..{max(v for v, _ in x):.2g})", "intercept = noise floor + time-step error")  # fmt: skip

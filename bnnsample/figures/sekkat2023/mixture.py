@@ -129,16 +129,6 @@ def settings_text(st, ref) -> str:
 
 
 # -- what the mixture claims' rules share ------------------------------------------------------
-def linear_fit(x, y) -> tuple[float, float, float]:
-    """(intercept, slope, R^2) of y on x."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    A = np.stack([np.ones_like(x), x], 1)
-    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
-    res = y - A @ coef
-    r2 = 1 - (res**2).sum() / max(((y - y.mean()) ** 2).sum(), 1e-300)
-    return float(coef[0]), float(coef[1]), float(r2)
-
-
 def l1_text(r) -> str:
     return f"{r['l1']:.3f} ± {r['l1_se']:.3f} (floor {r['l1_noise_floor']:.3f})"
 
