@@ -59,11 +59,12 @@ class StepContext:
     def normal(self, *shape: int, like: torch.Tensor) -> torch.Tensor:
         return self.noise(*shape, like=like)
 
-    def scaled_normal(self, std: float, *shape: int, like: torch.Tensor) -> torch.Tensor:
-        """``std`` times the next normals of ``shape``, a fresh tensor the step may write into
-        (the stream's ``scaled`` where it has one: one pass instead of two)."""
+    def scaled_normal(self, std: float, *shape: int, like: torch.Tensor, into: torch.Tensor | None = None):
+        """``std`` times the next normals of ``shape`` in a tensor the step may write into: ``into``
+        (a tensor of the step's own that it no longer needs) where the stream can draw into it,
+        else a fresh one (the stream's ``scaled`` where it has one: one pass instead of two)."""
         scaled = getattr(self.noise, "scaled", None)
-        return scaled(std, *shape, like=like) if scaled is not None else self.noise(*shape, like=like) * std
+        return scaled(std, *shape, like=like, out=into) if scaled is not None else self.noise(*shape, like=like) * std
 
 
 class Integrator:

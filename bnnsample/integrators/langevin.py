@@ -35,7 +35,7 @@ def kick_(v, force, x, h: float):
     return add_to_(v, x, -h) if add_to_ is not None else v.add_(force(x), alpha=-h)
 
 
-def noisy_kick(v, c: float, force, x, h: float, std: float, ctx: StepContext):
+def noisy_kick(v, c: float, force, x, h: float, std: float, ctx: StepContext, into=None):
     """c v - h G(x) + std xi as a fresh tensor: the Euler-type update of EM (c = 1 - h gamma),
     LEAPFROG, ABOBA (c = e^{-gamma h/2}) and SGLD (v = x, c = 1).
 
@@ -43,9 +43,10 @@ def noisy_kick(v, c: float, force, x, h: float, std: float, ctx: StepContext):
     scaled into the new tensor and c v and the force are added into it: three passes over the
     [C, d] numbers and the product, against five (a scaled copy, the force's own scaled copy of
     x in its product, two sums and the normals). Otherwise the terms are summed in the order
-    c v, - h G, + std xi, the numbers of the unfused update."""
+    c v, - h G, + std xi, the numbers of the unfused update. ``into``: a tensor of the step's
+    own, no longer needed, that the fused update may be written into instead of a new one."""
     if getattr(force, "accumulates", False):
-        out = ctx.scaled_normal(std, *x.shape, like=x)
+        out = ctx.scaled_normal(std, *x.shape, like=x, into=into)
         return force.add_to_(out.add_(v) if c == 1 else out.add_(v, alpha=c), x, -h)
     out = torch.add(v, force(x), alpha=-h) if c == 1 else scaled(v, c).add_(force(x), alpha=-h)
     return out.add_(ctx.normal(*x.shape, like=x), alpha=std)
@@ -175,10 +176,12 @@ class EM(Integrator):
         x, v = state.x, state.v
         h, gamma = ctx.h, ctx.gamma
         noise = math.sqrt(2 * gamma * h)
+        spare = None
         for k in range(n):
-            v_new = noisy_kick(v, 1 - h * gamma, next_force(), x, h, noise, ctx)
-            # after the first step x is this block's own tensor: the drift writes into it
-            x, v = (drift(x, v, h) if k == 0 else x.add_(v, alpha=h)), v_new
+            v_new = noisy_kick(v, 1 - h * gamma, next_force(), x, h, noise, ctx, into=spare)
+            # after the first step x and v are this block's own tensors: the drift writes into x,
+            # and v, used up by it, takes the next step's velocity
+            x, v, spare = (drift(x, v, h) if k == 0 else x.add_(v, alpha=h)), v_new, (v if k else None)
             if ctx.boundary is not None:
                 x, v = ctx.boundary(x, v)
         return State(x, v, state.extra)

@@ -37,12 +37,15 @@ class GaussianNoise:
             return torch.from_numpy(self._np.standard_normal(shape))
         return torch.randn(*shape, dtype=like.dtype, device=self.device, generator=self._torch)
 
-    def scaled(self, std: float, *shape: int, like: torch.Tensor) -> torch.Tensor:
-        """``std`` times the next normals of ``shape``, in a fresh tensor: the numbers the stream
-        gives drawn as torch's ``normal_(0, std)`` draws them (one pass, the scaling inside it)."""
+    def scaled(self, std: float, *shape: int, like: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+        """``std`` times the next normals of ``shape``, in a fresh tensor or written into ``out``
+        (of that shape, like's dtype, this stream's device): the numbers the stream gives, drawn as
+        torch's ``normal_(0, std)`` draws them (one pass, the scaling inside it)."""
         if self._np is not None and like.dtype == torch.float64:
-            return torch.from_numpy(self._np.standard_normal(shape)).mul_(std)
-        out = torch.empty(*shape, dtype=like.dtype, device=self.device)
+            z = self._np.standard_normal(shape) if out is None else self._np.standard_normal(out=out.numpy())
+            return (torch.from_numpy(z) if out is None else out).mul_(std)
+        if out is None:
+            out = torch.empty(*shape, dtype=like.dtype, device=self.device)
         return out.normal_(0.0, std, generator=self._torch)
 
     def state_array(self) -> np.ndarray:
