@@ -76,3 +76,19 @@ def test_predictive_written_in_place_equals_the_formula(dtype):
 def test_no_test_set_no_predictive():
     pot, x, _ = _problem()
     assert pot.predict(x) is None
+
+
+def test_signed_rows_are_made_once_per_design_and_again_when_it_changes():
+    """The signed rows b_i = (1 - 2 y_i) a_i of a kept design are reused by the next run's model,
+    and made anew when the design or the labels are changed in place."""
+    a = torch.randn(30, 4, dtype=D)
+    y = (torch.rand(30) < 0.5).long()
+    first = L.LogisticRegression(a, y).b
+    assert L.LogisticRegression(a, y).b is first
+    torch.testing.assert_close(first, a * (1 - 2 * y.to(D))[:, None])
+    a.mul_(2.0)
+    again = L.LogisticRegression(a, y).b
+    assert again is not first
+    torch.testing.assert_close(again, a * (1 - 2 * y.to(D))[:, None])
+    y[0] = 1 - y[0]
+    torch.testing.assert_close(L.LogisticRegression(a, y).b, a * (1 - 2 * y.to(D))[:, None])

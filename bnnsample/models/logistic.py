@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import torch
 
 from ..gather import batch_rows
@@ -10,6 +12,25 @@ from ..plumbing.errors import UserError
 from ..potential import Potential
 from . import register
 from .batched import force_in_blocks, rows_dot, two_class
+
+# id of a design -> (the design, weakly; its labels; their versions; the signed rows): a run's
+# generated data are kept by the process (data.load_data), so the signed rows of a design are
+# made once, not at every run (a tensor's == is elementwise: no WeakKeyDictionary)
+_SIGNED: dict[int, tuple] = {}
+
+
+def signed_rows(a: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """b_i = (1 - 2 y_i) a_i for labels y_i in {0, 1}, [N, d], made once per design and labels
+    (checked by identity and torch's version counters, so a changed design is signed again)."""
+    versions = (a._version, y._version)
+    hit = _SIGNED.get(id(a))
+    if hit is not None and hit[0]() is a and hit[1] is y and hit[2] == versions:
+        return hit[3]
+    b = a * (1 - 2 * y.to(a.dtype))[:, None]
+    if hit is None or hit[0]() is not a:  # a new design: its entry goes with it
+        weakref.finalize(a, _SIGNED.pop, id(a), None)
+    _SIGNED[id(a)] = (weakref.ref(a), y, versions, b)
+    return b
 
 
 class LogisticRegression(Potential):
@@ -21,10 +42,16 @@ class LogisticRegression(Potential):
         grad U_i(x) = (p_i - y_i) a_i
         Hess U_i(x) = p_i (1 - p_i) a_i a_i^T
 
-    A minibatch force for all chains is two matmuls, z = x A_S^T [C, n] and
-    scale * (p - y_S) A_S [C, d], with A_S [n, d] shared by the chains (idx [n]) or
-    A_S [C, n, d] one batch per chain (idx [C, n], batched matmuls). No intercept: add a
-    constant feature to the design for one.
+    Computed on the signed rows b_i = s_i a_i, s_i = 1 - 2 y_i: with z'_i = b_i . x = s_i z_i,
+
+        U_i(x) = softplus(z'_i),   grad U_i(x) = sigmoid(z'_i) b_i,
+        Hess U_i(x) = sigmoid(z'_i) (1 - sigmoid(z'_i)) b_i b_i^T
+
+    (p - 1 = -sigmoid(-z)), so a minibatch force for all chains is two matmuls and one sigmoid,
+    z' = x B_S^T [C, n] and scale * sigmoid(z') B_S [C, d], the labels neither gathered nor
+    subtracted, and p - y is never formed by cancellation (1 - p at large z). B_S [n, d] is
+    shared by the chains (idx [n]) or B_S [C, n, d] one batch per chain (idx [C, n], batched
+    matmuls). No intercept: add a constant feature to the design for one.
     """
 
     closed_form = True
@@ -37,70 +64,70 @@ class LogisticRegression(Potential):
             raise ValueError(f"logistic regression needs a 2-D design [N, d], got shape {tuple(x_train.shape)}")
         self.a = x_train
         self.y = y_train.to(x_train.dtype)
+        self.b = signed_rows(x_train, y_train)
         self.x_test = x_test
         self.n_data, self.dim = x_train.shape
         self.lam = float(prior_precision)
         self._last = None
 
     def _batch(self, idx):
-        """(A_S, y_S): [n, d], [n] for idx None or [n]; [C, n, d], [C, n] for idx [C, n]."""
-        return batch_rows(idx, self.a, self.y)
+        """B_S: [n, d] for idx None or [n]; [C, n, d] for idx [C, n]."""
+        return batch_rows(idx, self.b)[0]
 
     @staticmethod
-    def _logits(x, a):
-        return torch.nn.functional.linear(x, a) if a.dim() == 2 else rows_dot(a, x)  # [C, n]; linear: x @ a.T, one call
+    def _logits(x, b):
+        return torch.nn.functional.linear(x, b) if b.dim() == 2 else rows_dot(b, x)  # [C, n]; linear: x @ b.T, one call
 
-    def _residual(self, x, a, y):
-        z = self._logits(x, a)
-        self._last = (z, y)  # the minibatch loss is computed only when diagnostics are read
-        return torch.sigmoid(z).sub_(y)  # p - y, [C, n]
+    def _residual(self, x, b):
+        z = self._logits(x, b)
+        self._last = (z,)  # the minibatch loss is computed only when diagnostics are read
+        return torch.sigmoid(z)  # sigmoid(z'), [C, n]: times B_S it is (p - y) A_S
 
     def force(self, x, idx, scale):
         if idx is not None and idx.dim() == 2:  # per-chain batches, a block of chains at a time
             return force_in_blocks(self, x, idx, scale, idx.shape[1] * self.dim)
         # the full data or one batch shared by the chains, written out: at one chain each call
         # layer costs about as much as a small kernel (about 1 us a step less than through _force)
-        a, y = (self.a, self.y) if idx is None else (self.a.index_select(0, idx), self.y.index_select(0, idx))
-        z = torch.nn.functional.linear(x, a)  # x A_S^T [C, n]
-        self._last = (z, y)
-        return torch.addmm(x, torch.sigmoid(z).sub_(y), a, beta=self.lam, alpha=scale)  # lam x + scale (p - y) A_S
+        b = self.b if idx is None else self.b.index_select(0, idx)
+        z = torch.nn.functional.linear(x, b)  # x B_S^T [C, n]
+        self._last = (z,)
+        return torch.addmm(x, torch.sigmoid(z), b, beta=self.lam, alpha=scale)  # lam x + scale sigmoid(z') B_S
 
     def add_force_(self, out, x, idx, scale, alpha):
-        """out + alpha (lam x + scale (p - y_S) A_S): the prior one pass, the data term
+        """out + alpha (lam x + scale sigmoid(z') B_S): the prior one pass, the data term
         accumulated by the second product itself (``addmm_``, beta 1), where ``force`` and a sum
         make a scaled copy of x, the product and another pass."""
         if idx is not None and idx.dim() == 2:
             return out.add_(self.force(x, idx, scale), alpha=alpha)
-        a, y = (self.a, self.y) if idx is None else (self.a.index_select(0, idx), self.y.index_select(0, idx))
-        z = torch.nn.functional.linear(x, a)
-        self._last = (z, y)
+        b = self.b if idx is None else self.b.index_select(0, idx)
+        z = torch.nn.functional.linear(x, b)
+        self._last = (z,)
         if self.lam:
             out.add_(x, alpha=alpha * self.lam)
-        return out.addmm_(torch.sigmoid(z).sub_(y), a, alpha=alpha * scale)
+        return out.addmm_(torch.sigmoid(z), b, alpha=alpha * scale)
 
     def _force(self, x, idx, scale):
         """The force of per-chain batches idx [C, n] (``force_in_blocks``): batched products."""
-        a, y = self._batch(idx)
-        r = self._residual(x, a, y)
-        return torch.baddbmm(x[:, None, :], r[:, None, :], a, beta=self.lam, alpha=scale)[:, 0]
+        b = self._batch(idx)
+        r = self._residual(x, b)
+        return torch.baddbmm(x[:, None, :], r[:, None, :], b, beta=self.lam, alpha=scale)[:, 0]
 
     def per_datum_grads(self, x, idx):
-        """grad U_i(x) = (p_i - y_i) a_i for i in the batch: [C, n, d]."""
-        a, y = self._batch(idx)
-        return self._residual(x, a, y)[:, :, None] * a
+        """grad U_i(x) = sigmoid(z'_i) b_i = (p_i - y_i) a_i for i in the batch: [C, n, d]."""
+        b = self._batch(idx)
+        return self._residual(x, b)[:, :, None] * b
 
     def hvp(self, x, u, idx, scale):
-        """(lam I + scale sum_S p_i (1 - p_i) a_i a_i^T) u."""
-        a, _ = self._batch(idx)
-        p = torch.sigmoid(self._logits(x, a))
-        w = p * (1 - p) * self._logits(u, a)  # [C, n]
-        hu = w @ a if a.dim() == 2 else torch.bmm(w[:, None, :], a)[:, 0]
+        """(lam I + scale sum_S q_i (1 - q_i) b_i b_i^T) u with q_i = sigmoid(z'_i)."""
+        b = self._batch(idx)
+        q = torch.sigmoid(self._logits(x, b))
+        w = q * (1 - q) * self._logits(u, b)  # [C, n]
+        hu = w @ b if b.dim() == 2 else torch.bmm(w[:, None, :], b)[:, 0]
         return torch.add(self.lam * u, hu, alpha=scale)
 
     def loss(self, x: torch.Tensor) -> torch.Tensor:
         """U(x) per chain over the full data (for tests and diagnostics): [C]."""
-        z = x @ self.a.T
-        return (torch.nn.functional.softplus(z) - self.y * z).sum(-1) + 0.5 * self.lam * (x**2).sum(-1)
+        return torch.nn.functional.softplus(x @ self.b.T).sum(-1) + 0.5 * self.lam * (x**2).sum(-1)
 
     def predict(self, x):
         """Class probabilities (1 - p, p) on the test set: [C, n_test, 2]."""
@@ -121,8 +148,8 @@ class LogisticRegression(Potential):
     def diagnostics(self):
         if self._last is None:
             return {}
-        z, y = self._last
-        return {"minibatch_loss": (torch.nn.functional.softplus(z) - z * y).mean(-1)}
+        (z,) = self._last
+        return {"minibatch_loss": torch.nn.functional.softplus(z).mean(-1)}  # softplus(z') = softplus(z) - y z
 
 
 @register("logistic_regression")
