@@ -4,7 +4,8 @@ Each strategy is registered under its config name and maps (run config, potentia
 dtype, store_arrays) to the chains' initial points x0 [C, d]; it may add arrays for the store
 (the baselines of init=swa) to ``store_arrays``. A strategy registered with ``localized=True``
 has the runner sample the localized target around x0 when its ``init.localization`` is > 0,
-with elastic bounces at ``init.bounce_width`` (paulin2025 Algorithm 3).
+with elastic bounces at ``init.bounce_width`` (paulin2025 Algorithm 3). ``map_point`` is the
+MAP point of a potential by L-BFGS, not a strategy of the init/ group.
 """
 
 from __future__ import annotations
@@ -61,6 +62,24 @@ def swa(cfg: DictConfig, pot, device, dtype, store_arrays: dict, run_dir=None) -
         return reuse_swa_initialisation(cfg, pot, device, dtype, store_arrays)
     checkpoint = None if run_dir is None else Path(run_dir) / TRAINING_CHECKPOINT
     return swa_initialisation(cfg, pot, device, store_arrays, checkpoint)
+
+
+def map_point(pot, dtype: torch.dtype, max_iter: int = 500) -> torch.Tensor:
+    """x* = argmin U by L-BFGS (scipy L-BFGS-B, 30 correction pairs as paulin2025's authors'
+    history_size=30, §3.4) on U / N with the closed-form gradient, from x = 0, in the potential's
+    ``dtype`` (use float64): the MAP point from which paulin2025's Figure 2 starts its samplers."""
+    from scipy.optimize import minimize
+
+    n = pot.n_data
+
+    def fun(z):
+        x = torch.as_tensor(z, dtype=dtype)[None]
+        with torch.no_grad():
+            return float(pot.energy(x, None, 1.0)) / n, (pot.force(x, None, 1.0)[0] / n).double().numpy()
+
+    res = minimize(fun, np.zeros(pot.dim), jac=True, method="L-BFGS-B",
+                   options={"maxcor": 30, "maxiter": max_iter, "gtol": 1e-10, "ftol": 1e-15})  # fmt: skip
+    return torch.as_tensor(res.x, dtype=dtype)
 
 
 def _reset_parameters(module: torch.nn.Module) -> None:

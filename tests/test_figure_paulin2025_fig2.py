@@ -13,6 +13,7 @@ from bnnsample.figures.claims import VERDICTS
 from bnnsample.figures.common import claims, read_sections, verdict_counts
 from bnnsample.figures.driver import Invocation
 from bnnsample.figures.paulin2025 import fig2
+from bnnsample.initial import map_point
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -37,7 +38,7 @@ def test_options_and_step_grid(tmp_path):
 
 def test_map_is_the_minimiser():
     pot = fig2.build_potential(tiny_data(), torch.float64)
-    x = fig2.find_map(pot)
+    x = map_point(pot, torch.float64)
     g, g0 = pot.force(x[None], None, 1.0), pot.force(torch.zeros_like(x)[None], None, 1.0)
     assert float(g.norm()) < 1e-4 * float(g0.norm())
     for _ in range(3):  # U is strictly convex: every perturbation raises it

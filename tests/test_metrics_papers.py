@@ -356,6 +356,24 @@ def test_posterior_average_bias_mse_hand():
         M.posterior_average_bias_mse([1.0, 2.0], np.nan)
 
 
+def test_classification_metrics_with_se_hand():
+    """Metrics of the renormalised averaged predictive, and chunk SEs std_1 / sqrt(chunks);
+    NaN for a non-finite predictive."""
+    y = np.array([0, 1, 1])
+    chunks = np.array([[0.8, 0.2, 0.4, 0.6, 0.3, 0.7], [0.6, 0.4, 0.2, 0.8, 0.5, 0.5]])
+    out = M.classification_metrics_with_se(chunks.mean(0), chunks, y, 2)
+    assert out["accuracy"] == 1.0  # chunk accuracies 1 and 2/3 (the second's tie goes to class 0)
+    assert out["accuracy_se"] == pytest.approx(np.std([1, 2 / 3], ddof=1) / 2**0.5)
+    assert out["nll"] == pytest.approx(M.nll(chunks.mean(0).reshape(3, 2), y))
+    for key in ("nll", "ace", "rps"):
+        per = [getattr(M, key)(c.reshape(3, 2), y) for c in chunks]
+        assert out[f"{key}_se"] == pytest.approx(np.std(per, ddof=1) / 2**0.5)
+    twice = M.classification_metrics_with_se(2 * chunks.mean(0), 2 * chunks, y, 2)  # rows renormalised
+    assert twice == pytest.approx(out)
+    bad = M.classification_metrics_with_se(np.full(6, np.nan), chunks, y, 2)
+    assert all(math.isnan(bad[k]) for k in ("accuracy", "nll", "ace", "rps"))
+
+
 def test_class_probability_bias_hand():
     probs = np.array([[0.7, 0.2, 0.1], [0.1, 0.5, 0.4]])
     ref = np.array([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]])

@@ -49,6 +49,7 @@ __all__ = [
     "ece",
     "rps",
     "classification_metrics",
+    "classification_metrics_with_se",
     "rmse",
     "gaussian_mixture_nll",
     "regression_metrics",
@@ -229,6 +230,25 @@ def classification_metrics(probs, y) -> dict:
         "rps": rps(probs, y),
         "ece": ece(probs, y),
     }
+
+
+def _renormalised_metrics(probs: np.ndarray, y: np.ndarray) -> dict:
+    if not np.all(np.isfinite(probs)):
+        return {"accuracy": float("nan"), "nll": float("nan"), "ace": float("nan"), "rps": float("nan")}
+    p = probs / probs.sum(1, keepdims=True)
+    return {"accuracy": accuracy(p, y), "nll": nll(p, y), "ace": ace(p, y), "rps": rps(p, y)}
+
+
+def classification_metrics_with_se(mean: np.ndarray, chunks: np.ndarray, y: np.ndarray, K: int) -> dict:
+    """Accuracy, NLL, ACE and RPS of the averaged predictive ``mean`` [n_test * K] (rows
+    renormalised; NaN for a non-finite predictive), with chunk SEs under ``<metric>_se``: std
+    over the chunks' predictives ``chunks`` [n_chunks, n_test * K] / sqrt(n_chunks) (Paulin et
+    al. 2025, §3.4 and App. D.1: the authors' error bar, std of 4 chunks / 2)."""
+    out = _renormalised_metrics(mean.reshape(-1, K), y)
+    per = [_renormalised_metrics(c.reshape(-1, K), y) for c in chunks]
+    for k in list(out):
+        out[f"{k}_se"] = float(np.std([m[k] for m in per], ddof=1) / np.sqrt(len(per)))
+    return out
 
 
 # --------------------------------------------------------------------------

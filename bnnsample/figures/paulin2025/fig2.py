@@ -7,10 +7,10 @@ Setting (§3.4 and the authors' notebook multinomial_SMS_UBU.ipynb, github.com/p
 softmax regression 784 -> 10 with bias, prior precision lambda = 50 on the weights only, gamma = sqrt(50),
 batch 200, all samplers started at the MAP x* with v ~ N(0, I), control-variate gradients at x* (eq. 8, as the
 authors' code). The authors' MAP is torch's LBFGS (history 30, 40 x 20 iterations), ours scipy's L-BFGS-B with
-30 correction pairs run to convergence. Without Fashion-MNIST in ``data_dir`` the offline stand-in mnist5k (the
-same 784 -> 10 shape) is used, and the outputs say so; the paper's step grid (just below the stability limit on
-Fashion-MNIST, N = 60,000) is then scaled as the settings text says (``step_grid``: the largest Hessian
-eigenvalue grows with N).
+30 correction pairs run to convergence (``initial.map_point``). Without Fashion-MNIST in ``data_dir`` the
+offline stand-in mnist5k (the same 784 -> 10 shape) is used, and the outputs say so; the paper's step grid (just
+below the stability limit on Fashion-MNIST, N = 60,000) is then scaled as the settings text says
+(``step_grid``: the largest Hessian eigenvalue grows with N).
 
 Bias (App. D.1, ``analysis.multilevel``): level k runs a coupled (h_k, h_k/2) pair; the telescoped
 bias(h_k) = sum_{j>=k} (fbar_i(h_j) - fbar_i(h_j/2)) of each test point's true-class probability, summarised as
@@ -124,24 +124,6 @@ def build_potential(data, dtype):
     return build_multinomial_logistic(OmegaConf.create({"prior_precision": LAMBDA}), data, "cpu", dtype, 0)
 
 
-def find_map(pot, max_iter: int = 500):
-    """x* = argmin U by L-BFGS (scipy L-BFGS-B, 30 correction pairs as the authors' history_size=30)
-    on U / N with the closed-form gradient, in the potential's dtype (use float64)."""
-    import torch
-    from scipy.optimize import minimize
-
-    n = pot.n_data
-
-    def fun(z):
-        x = torch.as_tensor(z, dtype=pot.a.dtype)[None]
-        with torch.no_grad():
-            return float(pot.energy(x, None, 1.0)) / n, (pot.force(x, None, 1.0)[0] / n).double().numpy()
-
-    res = minimize(fun, np.zeros(pot.dim), jac=True, method="L-BFGS-B",
-                   options={"maxcor": 30, "maxiter": max_iter, "gtol": 1e-10, "ftol": 1e-15})  # fmt: skip
-    return torch.as_tensor(res.x, dtype=pot.a.dtype)
-
-
 def step_grid(n_data: int, levels: int) -> tuple[float, list[float]]:
     factor = 2.0 ** round(math.log2(math.sqrt(PAPER_N / n_data)))
     return factor, [h * factor for h in PAPER_HS[:levels]]
@@ -163,26 +145,6 @@ def run_sampler(name, pot, x_star, hs, settings, seed, on_level=None):
     )  # fmt: skip
 
 
-def _metrics(probs: np.ndarray, y: np.ndarray) -> dict:
-    from ...evaluate.metrics import accuracy, ace, nll, rps
-
-    if not np.all(np.isfinite(probs)):
-        return {"accuracy": float("nan"), "nll": float("nan"), "ace": float("nan"), "rps": float("nan")}
-    p = probs / probs.sum(1, keepdims=True)
-    return {"accuracy": accuracy(p, y), "nll": nll(p, y), "ace": ace(p, y), "rps": rps(p, y)}
-
-
-def metrics_with_se(mean: np.ndarray, chunks: np.ndarray, y: np.ndarray, K: int) -> dict:
-    """Metrics of the averaged predictive ``mean`` [n_test * K], with chunk SEs: std over the
-    chunks' predictives ``chunks`` [n_chunks, n_test * K] / sqrt(n_chunks) (the authors' error
-    bar, std of 4 chunks / 2)."""
-    out = _metrics(mean.reshape(-1, K), y)
-    per = [_metrics(c.reshape(-1, K), y) for c in chunks]
-    for k in list(out):
-        out[f"{k}_se"] = float(np.std([m[k] for m in per], ddof=1) / np.sqrt(len(per)))
-    return out
-
-
 ABOUT = "multinomial logistic regression: coupled multilevel bias and accuracy/NLL/ACE/RPS vs h, 5 samplers"
 TITLE = ": multinomial logistic regression, coupled multilevel bias (paulin2025 §3.4, Fig. 2, App. D.1)"
 
@@ -191,6 +153,8 @@ TITLE = ": multinomial logistic regression, coupled multilevel bias (paulin2025 
 def make(inv: Invocation) -> list[Path]:
     import torch
 
+    from ...evaluate.metrics import classification_metrics_with_se
+    from ...initial import map_point
     from ...potential import ControlVariate
 
     seed, settings = inv.opt["seed"], inv.st
@@ -198,7 +162,7 @@ def make(inv: Invocation) -> list[Path]:
     data, which = load_problem(str(common.compose([]).data_dir))
     pot = build_potential(data, torch.float32)
     t0 = time.perf_counter()
-    x_star = find_map(build_potential(data, torch.float64)).to(torch.float32)
+    x_star = map_point(build_potential(data, torch.float64), torch.float64).to(torch.float32)
     map_seconds = time.perf_counter() - t0
     cv = ControlVariate(pot, x_star)
     factor, hs = step_grid(pot.n_data, settings["levels"])
@@ -225,9 +189,13 @@ def make(inv: Invocation) -> list[Path]:
                 "coupling_ratio": lv.coupling_ratio(), "diverged_chains": lv.diverged, "coarse_steps": lv.steps,
                 "seconds": lv.seconds, "ms_per_force_call_per_chain": 1e3 * per_step,
             })  # fmt: skip
-            metric_rows.append({"sampler": name, "h": lv.h, **metrics_with_se(lv.coarse_mean, lv.coarse, y, K)})
+            metric_rows.append(
+                {"sampler": name, "h": lv.h, **classification_metrics_with_se(lv.coarse_mean, lv.coarse, y, K)}
+            )
         last = res.levels[-1]
-        metric_rows.append({"sampler": name, "h": last.h / 2, **metrics_with_se(last.fine_mean, last.fine, y, K)})
+        metric_rows.append(
+            {"sampler": name, "h": last.h / 2, **classification_metrics_with_se(last.fine_mean, last.fine, y, K)}
+        )
     files = [inv.csv(bias_rows, "bias.csv"), inv.csv(metric_rows, "metrics.csv")]
     files.append(_plot(inv.dir / "fig2.png", bias_rows, metric_rows, which))
     return inv.finish(section(inv, which, map_seconds, files), files)
