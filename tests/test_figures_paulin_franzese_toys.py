@@ -11,6 +11,7 @@ import pytest
 
 from bnnsample.analysis.exact import full_batch_stationary_akd
 from bnnsample.analysis.recorded import exact_recorded_moments
+from bnnsample.evaluate.metrics import iid_floor
 from bnnsample.figures.claims import CHECK, SOURCES, VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
 from bnnsample.figures.franzese2021 import toys as fz
@@ -96,9 +97,9 @@ def test_paulin_make_writes_files_and_section(tmp_path):
 def test_paulin_iid_w1_is_computed_once_per_step_size(tmp_path):
     """The W1 of i.i.d. exact draws depends on the step size's seed and the sample size only:
     every further sampler's cell at that step size reuses it (3.8 CPU-s a cell at scale=paper)."""
-    pf.iid_w1.cache_clear()
+    iid_floor.cache_clear()
     pf.make(tmp_path, {"samplers": "sg_ubu,sms_ubu", "chains": "50", "records": "4"})
-    info = pf.iid_w1.cache_info()
+    info = iid_floor.cache_info()
     assert (info.misses, info.hits) == (len(pf.STEPS), len(pf.STEPS))
 
 

@@ -374,6 +374,15 @@ def test_classification_metrics_with_se_hand():
     assert all(math.isnan(bad[k]) for k in ("accuracy", "nll", "ace", "rps"))
 
 
+def test_iid_floor_is_the_distance_of_seeded_exact_draws():
+    """The distance of `size` i.i.d. draws N(mu, sd^2) (numpy generator `seed`) to that law."""
+    want = M.kolmogorov_distance_normal(np.random.default_rng(7).normal(0.5, 2.0, 1000), 0.5, 2.0)
+    assert M.iid_floor(M.kolmogorov_distance_normal, 0.5, 2.0, 1000, 7) == want
+    w1 = M.iid_floor(M.wasserstein1_normal, 0.5, 2.0, 1000, 7)
+    assert w1 == M.wasserstein1_normal(np.random.default_rng(7).normal(0.5, 2.0, 1000), 0.5, 2.0)
+    assert 0 < w1 < 0.2 and M.iid_floor(M.wasserstein1_normal, 0.5, 2.0, 1000, 8) != w1
+
+
 def test_class_probability_bias_hand():
     probs = np.array([[0.7, 0.2, 0.1], [0.1, 0.5, 0.4]])
     ref = np.array([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]])

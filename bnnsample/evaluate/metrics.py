@@ -35,6 +35,8 @@ independent runs follow Chen et al. (2015), §5.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import special, stats
 
@@ -57,6 +59,7 @@ __all__ = [
     "kolmogorov_distance_normal",
     "wasserstein1_normal",
     "wasserstein1_normal_with_se",
+    "iid_floor",
     "wasserstein1",
     "kolmogorov_distance",
     "moment_errors",
@@ -472,6 +475,16 @@ def _chains_in_value_order(z: np.ndarray) -> np.ndarray:
 def wasserstein1_normal_se(draws, mean, sd) -> float:
     """The standard error of ``wasserstein1_normal_with_se``."""
     return wasserstein1_normal_with_se(draws, mean, sd)[1]
+
+
+@functools.lru_cache(maxsize=4)
+def iid_floor(distance, mu: float, sd: float, size: int, seed: int) -> float:
+    """``distance(sample, mu, sd)`` (a distance to N(mu, sd^2), e.g. ``wasserstein1_normal`` or
+    ``kolmogorov_distance_normal``) of ``size`` i.i.d. draws from N(mu, sd^2) (numpy generator
+    ``seed``): the Monte Carlo floor of that distance for a sample of that size (paulin2025 §3.4,
+    Fig. 1; franzese2021 App. E). The last few are kept: every cell of a grid with the same
+    size and seed shares one."""
+    return distance(np.random.default_rng(seed).normal(mu, sd, size), mu, sd)
 
 
 def wasserstein1(a, b) -> float:

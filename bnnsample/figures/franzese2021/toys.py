@@ -79,7 +79,7 @@ def toy_cell(pot, label: str, integrator: str, batching: str, h: float, gamma: f
     from scipy import stats
 
     from ...analysis.recorded import exact_recorded_moments, pooled_moments
-    from ...evaluate.metrics import kolmogorov_distance_normal
+    from ...evaluate.metrics import iid_floor, kolmogorov_distance_normal
     from ...simulate import draws as run_draws
 
     t0 = time.perf_counter()
@@ -95,8 +95,7 @@ def toy_cell(pot, label: str, integrator: str, batching: str, h: float, gamma: f
     mean, var = TOY_POSTERIOR
     cell.samples = flat
     cell.ks = kolmogorov_distance_normal(flat, mean, math.sqrt(var))
-    rng = np.random.default_rng(seed + 99)
-    cell.ks_floor = kolmogorov_distance_normal(rng.normal(mean, math.sqrt(var), flat.size), mean, math.sqrt(var))
+    cell.ks_floor = iid_floor(kolmogorov_distance_normal, mean, math.sqrt(var), flat.size, seed + 99)
     cell.excess_kurtosis = float(stats.kurtosis(flat))
     cell.seconds = time.perf_counter() - t0
     return cell

@@ -16,7 +16,6 @@ on affine maps probed off the same integrator), which the Monte Carlo moments mu
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -231,15 +230,6 @@ def fixed_order_w1(pot, h: float, gamma: float, order: tuple = FIXED_ORDER) -> f
     return exact.fixed_order_w1(pot, name, params, h, gamma, order)
 
 
-@functools.lru_cache(maxsize=4)
-def iid_w1(mu: float, sd: float, size: int, seed: int) -> float:
-    """W1 to N(mu, sd^2) of ``size`` i.i.d. draws from it (generator seed ``seed``): the same
-    number for every cell of a grid, so computed once."""
-    from ...evaluate.metrics import wasserstein1_normal
-
-    return wasserstein1_normal(np.random.default_rng(seed).normal(mu, sd, size), mu, sd)
-
-
 def run_cell(
     pot,
     label: str,
@@ -256,7 +246,7 @@ def run_cell(
     A cell whose exact second-moment recursion is unstable (spectral radius >= 1) or whose
     chains went non-finite is diverged: no W1."""
     from ...analysis.recorded import exact_recorded_moments, pooled_moments
-    from ...evaluate.metrics import wasserstein1_normal_with_se
+    from ...evaluate.metrics import iid_floor, wasserstein1_normal, wasserstein1_normal_with_se
     from ...simulate import draws, preset_scheme
 
     t0 = time.perf_counter()
@@ -276,7 +266,7 @@ def run_cell(
     cell.max_abs = float(np.nanmax(np.abs(rec))) if np.isfinite(rec).any() else math.inf
     if not cell.diverged:
         cell.w1, cell.w1_se = wasserstein1_normal_with_se(rec.T, mu, sd)
-        cell.w1_iid = iid_w1(mu, sd, rec.size, seed + 17)
+        cell.w1_iid = iid_floor(wasserstein1_normal, mu, sd, rec.size, seed + 17)
         cell.w1_floor = cell.w1_iid if floor is None else floor
         cell.mc = pooled_moments(rec)
     if preset == "sms_baoab":
