@@ -224,6 +224,18 @@ def test_trig_features_data_and_exact_posterior():
         build("linear_gaussian", load("gmm3"))
 
 
+def test_linear_gaussian_exact_predictive_draws():
+    """Exact draws of f(x_test) have the exact predictive mean and variance, and are seeded."""
+    pot = build("linear_gaussian", load("trig_features"))
+    draws = pot.exact_predictive_draws(4000, seed=0)
+    assert draws.shape == (4000, 200)
+    mean, var = (t.numpy() for t in pot.predictive_moments())
+    z = (draws.mean(0) - mean) / np.sqrt(var / 4000)
+    assert np.abs(z).max() < 5
+    assert np.allclose(draws.var(0), var, rtol=0.15)
+    assert np.array_equal(pot.exact_predictive_draws(10, seed=3), pot.exact_predictive_draws(10, seed=3))
+
+
 def test_mixture_data_constants():
     """gmm3: matthews2018 1,024 points, equal weights, lambda = (10, 1, 2), mu = (-0.8, -0.2, 1);
     mixture_means: sekkat2023 200 points, w = 0.4, mu = (1, 0.5), sigma = 0.4."""

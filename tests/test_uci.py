@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.data import load_data
+from bnnsample.config import figure_overrides
+from bnnsample.data import load_data, load_if_present
 from bnnsample.data.uci import FILES, TWO_CLASS_CENTRES, VEHICLE_CLASSES, split_indices
 from bnnsample.plumbing.errors import DataMissingError, UserError
 from tests.helpers import compose_cfg
@@ -138,6 +139,19 @@ def test_packaged_sets_load_offline(tmp_path, name, n_train, n_test, task, k):
 
         _, y = boston_housing_data()
         np.testing.assert_allclose(data.y_test.numpy(), y[data.extras["test_index"].numpy()], rtol=1e-6)
+
+
+def test_load_if_present_is_none_without_the_files(tmp_path):
+    """The data of a split as `bnnsample run` composes it (data_dir from the figure's overrides),
+    or None when its files are not there."""
+    with figure_overrides([f"data_dir={tmp_path}"]):
+        assert load_if_present("yacht") is None
+        x, _ = write_fixture("yacht", tmp_path, np.random.default_rng(0))
+        data = load_if_present("yacht", split=1)
+        assert data.x_train.shape[0] + data.x_test.shape[0] == len(x)
+        same = load("yacht", [f"data_dir={tmp_path}", "dataset.split=1"])
+        assert torch.equal(data.extras["test_index"], same.extras["test_index"])
+        assert not torch.equal(data.extras["test_index"], load_if_present("yacht").extras["test_index"])
 
 
 def test_splits_are_seeded_distinct_and_stratified():

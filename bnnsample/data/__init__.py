@@ -64,6 +64,18 @@ def load_data(cfg, shared: bool = False, features: torch.dtype | None = None) ->
     return dataclasses.replace(kept, extras=dict(kept.extras))
 
 
+def load_if_present(name: str, split: int = 0) -> Data | None:
+    """The Data of ``dataset=name`` split ``split`` (a data set with seeded splits, ``dataset.split``),
+    composed as ``bnnsample run`` would compose it, or None when its files are missing."""
+    from ..config import compose
+    from ..plumbing.errors import DataMissingError
+
+    try:
+        return load_data(compose([f"dataset={name}", f"dataset.split={split}"]))
+    except DataMissingError:
+        return None
+
+
 def _with_features(d: Data, dtype: torch.dtype) -> Data:
     """``d`` with its floating inputs in ``dtype`` (the targets as they are)."""
     as_ = lambda t: t.to(dtype) if t is not None and t.is_floating_point() else t  # noqa: E731
@@ -80,4 +92,4 @@ def _copy(d: Data) -> Data:
     )
 
 
-__all__ = ["Data", "LOADERS", "load_data", "register"]
+__all__ = ["Data", "LOADERS", "load_data", "load_if_present", "register"]

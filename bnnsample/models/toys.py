@@ -136,6 +136,17 @@ class LinearGaussian(Potential):
         mean, cov = self.exact_posterior()
         return self.phi_test @ mean, ((self.phi_test @ cov) * self.phi_test).sum(1)
 
+    def exact_predictive_draws(self, n: int, seed: int):
+        """n exact draws of f(x_test) (noise-free, standardised units) as a numpy array [n, n_test]:
+        w ~ N(mu, Sigma) from numpy's generator ``seed`` (Cholesky), then Phi_test w (the exact
+        samples of franzese2021 §5, Fig. 1 and App. F.2)."""
+        import numpy as np
+
+        mean, cov = (t.numpy() for t in self.exact_posterior())
+        rng = np.random.default_rng(seed)
+        w = rng.multivariate_normal(mean, cov, size=n, method="cholesky")
+        return w @ self.phi_test.numpy().T
+
 
 # -- matthews2018 double well -------------------------------------------------------------------
 class DoubleWell(NoisyGradientGaussian):

@@ -79,11 +79,13 @@ def score(result: uci.Result, data) -> dict:
 
 def table_rows(inv: Invocation, datasets: list[str], splits: list[int]) -> list[dict]:
     """A row per dataset x split x method, under a bar of the (dataset, split) cells."""
+    from ...data import load_if_present
+
     rows = []
     with inv.cells(len(datasets) * len(splits)) as bar:
         for ds in datasets:
             for split in splits:
-                data = uci.load_dataset(ds, split)
+                data = load_if_present(ds, split)
                 specs = table_specs(ds, split, inv.scale)
                 for method, spec in specs.items():
                     res = uci.run_spec(spec, uci.runs_path(inv.out_dir, inv.fig_id))

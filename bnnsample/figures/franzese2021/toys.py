@@ -355,14 +355,6 @@ class TrigCell:
     seconds: float = 0.0
 
 
-def exact_predictive_draws(pot, n: int, seed: int) -> np.ndarray:
-    """n exact draws of f(x*) at the test points, [n, T]: w ~ N(mu, Sigma) then Phi_test w."""
-    mean, cov = (t.numpy() for t in pot.exact_posterior())
-    rng = np.random.default_rng(seed)
-    w = rng.multivariate_normal(mean, cov, size=n, method="cholesky")
-    return w @ pot.phi_test.numpy().T
-
-
 def trig_cell(pot, label: str, integrator: str, batch, h: float, gamma: float, chains: int, draws: int,
               reference: np.ndarray, seed: int = 0, exact: bool = True) -> TrigCell:  # fmt: skip
     """AKD of chains x draws pooled predictive samples of one scheme/batch/step size h to ``reference``
@@ -563,8 +555,8 @@ def make_fig1(inv: Invocation) -> list[Path]:
     cfg, pot = target.cfg, target.potential
     s["gamma"] = float(cfg.friction)
     n = s["chains"] * s["draws"]
-    reference = exact_predictive_draws(pot, 2000, s["seed"] + 1)
-    band = self_distance_band([exact_predictive_draws(pot, n, s["seed"] + 100 + i) for i in range(5)])
+    reference = pot.exact_predictive_draws(2000, s["seed"] + 1)
+    band = self_distance_band([pot.exact_predictive_draws(n, s["seed"] + 100 + i) for i in range(5)])
     cells = []
     with inv.cells(len(s["schemes"]) * len(TRIG_BATCHES) * len(s["steps"])) as bar:
         for label, name in s["schemes"]:

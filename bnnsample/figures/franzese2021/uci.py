@@ -127,18 +127,6 @@ def run_spec(spec: Spec, runs_dir: Path) -> Result:
     return Result(spec, pred, div, time.perf_counter() - t0)
 
 
-def load_dataset(name: str, split: int = 0):
-    """The Data of ``dataset=name`` split ``split``, or None when its files are missing."""
-    from ...data import load_data
-    from ...plumbing.errors import DataMissingError
-    from ..common import compose
-
-    try:
-        return load_data(compose([f"dataset={name}", f"dataset.split={split}"]))
-    except DataMissingError:
-        return None
-
-
 # -- oracle and distances ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class OracleSettings:
@@ -259,7 +247,9 @@ def value_text(x, nd=3) -> str:
 def datasets_on_disk(names: list[str], hint: str) -> tuple[list[str], list[str]]:
     """The datasets of ``names`` whose files are on disk, and the others; ValueError when none is (``hint``
     says what to do)."""
-    present = [n for n in names if load_dataset(n) is not None]
+    from ...data import load_if_present
+
+    present = [n for n in names if load_if_present(n) is not None]
     if not present:
         raise ValueError(f"datasets: none of {', '.join(names)} is on disk ({hint})")
     return present, [n for n in names if n not in present]
