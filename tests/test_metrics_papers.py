@@ -356,6 +356,20 @@ def test_posterior_average_bias_mse_hand():
         M.posterior_average_bias_mse([1.0, 2.0], np.nan)
 
 
+def test_posterior_average_bias_mse_drops_diverged_runs():
+    """drop_diverged: non-finite runs and runs with |phi_hat| >= 1e6 are left out and counted;
+    with fewer than max(2, R // 2) runs left the bias is inf."""
+    good = [1.0, 2.0, 3.0, 6.0]
+    out = M.posterior_average_bias_mse([*good, np.nan, 1e6, -np.inf], 2.0, drop_diverged=True)
+    assert out == {**M.posterior_average_bias_mse(good, 2.0), "diverged": 3}
+    assert M.posterior_average_bias_mse(good, 2.0, drop_diverged=True)["diverged"] == 0
+    # 2 of 5 runs left is enough (max(2, 5 // 2) = 2), 2 of 6 is not (3)
+    assert M.posterior_average_bias_mse([1.0, 2.0, *[np.nan] * 3], 2.0, drop_diverged=True)["bias"] == 0.5
+    out = M.posterior_average_bias_mse([1.0, 2.0, *[np.nan] * 4], 2.0, drop_diverged=True)
+    assert out["bias"] == out["mse"] == math.inf and math.isnan(out["bias_se"]) and out["diverged"] == 4
+    assert M.posterior_average_bias_mse([1.0, np.nan], 2.0, drop_diverged=True)["bias"] == math.inf
+
+
 def test_classification_metrics_with_se_hand():
     """Metrics of the renormalised averaged predictive, and chunk SEs std_1 / sqrt(chunks);
     NaN for a non-finite predictive."""

@@ -20,7 +20,8 @@ Conventions
 * Many-chain Monte Carlo errors: ``draws`` is ``(chains, draws_per_chain)``
   of *independent* chains.
 * All functions reject empty or non-finite input with ``ValueError``: callers
-  must drop diverged chains before calling.
+  must drop diverged chains before calling (``posterior_average_bias_mse`` drops
+  diverged runs itself with ``drop_diverged=True``).
 
 Classification definitions follow Paulin et al. (2025), §3.4 and §5 with the formulas of
 the authors' code (accuracy, NLL clipped at -100, ACE with
@@ -754,7 +755,7 @@ def relative_covariance_diagonal_error(cov_est, cov_exact) -> float:
 # --------------------------------------------------------------------------
 
 
-def posterior_average_bias_mse(estimates, truth) -> dict:
+def posterior_average_bias_mse(estimates, truth, drop_diverged: bool = False) -> dict:
     """Bias and MSE of a posterior-average estimator over independent runs (Chen 2.1).
 
     ``estimates`` is the (R,) array of phi_hat_r, the posterior average of a
@@ -767,7 +768,18 @@ def posterior_average_bias_mse(estimates, truth) -> dict:
         mse_se  = std_{ddof=1}((phi_hat - phi_bar)^2) / sqrt(R).
 
     Note mse = bias^2 + var_{ddof=0}(phi_hat).
+
+    ``drop_diverged``: the runs whose phi_hat_r is non-finite or has |phi_hat_r| >= 1e6
+    (diverged) are left out and their number returned as ``diverged``; when fewer than
+    max(2, R // 2) of the R runs are left, bias and mse are inf and their standard errors NaN.
     """
+    if drop_diverged:
+        e = np.asarray(estimates, float)
+        ok = np.isfinite(e) & (np.abs(e) < 1e6)
+        bad = int((~ok).sum())
+        if ok.sum() < max(2, len(e) // 2):
+            return {"bias": np.inf, "mse": np.inf, "bias_se": np.nan, "mse_se": np.nan, "diverged": bad}
+        return {**posterior_average_bias_mse(e[ok], truth), "diverged": bad}
     e = _finite_array(estimates, "estimates", ndim=1)
     if e.size < 2:
         raise ValueError(f"need at least 2 independent runs, got {e.size}")

@@ -88,18 +88,6 @@ def run_averages(pot, label: str, *, runs: int, steps: int, checkpoints, h=None,
     return acc["out"]
 
 
-def bias_mse(estimates: np.ndarray, truth: float) -> dict:
-    """posterior_average_bias_mse over the finite runs; inf when more than half diverged."""
-    from ..evaluate.metrics import posterior_average_bias_mse
-
-    e = np.asarray(estimates, float)
-    ok = np.isfinite(e) & (np.abs(e) < 1e6)
-    bad = int((~ok).sum())
-    if ok.sum() < max(2, len(e) // 2):
-        return {"bias": math.inf, "mse": math.inf, "bias_se": math.nan, "mse_se": math.nan, "diverged": bad}
-    return {**posterior_average_bias_mse(e[ok], truth), "diverged": bad}
-
-
 # -- Fig. 1 -------------------------------------------------------------------------------------
 FIG1 = {
     "quick": {"h": [0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.055, 0.06], "runs": 200, "L": 5_000},
@@ -124,12 +112,16 @@ def _fig1_rows(inv: Invocation, bar) -> list[dict]:
 def _fig1_row(pot, truth, s, label: str, h: float, seed: int) -> dict:
     """One (scheme, h) of Fig. 1: the exact stationary biases and the Monte Carlo bias of the
     L-step average after the burn-in."""
+    from ..evaluate.metrics import posterior_average_bias_mse
+
     ex = exact_stationary(pot, label, h, FRICTION)
     ex_full = exact_stationary(pot, label, h, FRICTION, batching="full")
     burn = int(2.0 / h)  # DECISION: 2 time units of burn-in, so the average shows the invariant measure
     end = burn + s["L"]
     est = run_averages(pot, label, runs=s["runs"], steps=end, checkpoints=[burn, end], h=h, seed=seed)
-    mc = bias_mse((est[end] * end - est[burn] * burn) / s["L"], truth) if burn in est and end in est else {}
+    mc = {}
+    if burn in est and end in est:
+        mc = posterior_average_bias_mse((est[end] * end - est[burn] * burn) / s["L"], truth, drop_diverged=True)
     return {"scheme": label, "h": h, "exact_bias": ex - truth, "exact_bias_full_gradient": ex_full - truth,
             "mc_bias": mc.get("bias", math.nan), "mc_bias_se": mc.get("bias_se", math.nan),
             "mc_diverged": mc.get("diverged", s["runs"]), "runs": s["runs"], "L": s["L"]}  # fmt: skip
@@ -257,18 +249,20 @@ C_FIXED, C_DECR = 0.033, 0.045  # chen2015 §5 prefactors
 def alpha_sweep(pot, truth, Ls, runs, batching: str, seed: int = 0, bar=None) -> list[dict]:
     """Bias and MSE against L for SGHMC-F (h = 0.033 L^-alpha, one run per L) and SGHMC-D
     (h_l = 0.045 l^-alpha, step-weighted average, one run to max L); ``bar.done`` after each alpha."""
+    from ..evaluate.metrics import posterior_average_bias_mse
+
     rows = []
     for a_i, a in enumerate(ALPHAS):
         for L in Ls:
             est = run_averages(pot, "SGHMC-S", runs=runs, steps=L, checkpoints=[L], h=C_FIXED * L**-a,
                                batching=batching, seed=seed + 17 * a_i + L)[L]  # fmt: skip
             rows.append({"variant": "SGHMC-F", "batching": batching, "alpha": a, "L": L, "h": C_FIXED * L**-a,
-                         **bias_mse(est, truth)})  # fmt: skip
+                         **posterior_average_bias_mse(est, truth, drop_diverged=True)})  # fmt: skip
         est = run_averages(pot, "SGHMC-S", runs=runs, steps=max(Ls), checkpoints=Ls,
                            step_sizes=lambda l, a=a: C_DECR * l**-a, batching=batching, seed=seed + 5 + a_i)  # fmt: skip
         for L in Ls:
             rows.append({"variant": "SGHMC-D", "batching": batching, "alpha": a, "L": L, "h": C_DECR * L**-a,
-                         **bias_mse(est[L], truth)})  # fmt: skip
+                         **posterior_average_bias_mse(est[L], truth, drop_diverged=True)})  # fmt: skip
         if bar:
             bar.done(f"{batching} alpha={_afmt(a)}: at L={Ls[-1]} SGHMC-F MSE {rows[-1 - len(Ls)]['mse']:.3g}, "
                      f"SGHMC-D bias {rows[-1]['bias']:.3g}")  # fmt: skip
@@ -450,13 +444,15 @@ def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreas
     """Grid search of the paper (chen2015 §5, Fig. 3): the constant (C of h = C L^-alpha, or the initial
     step h_0 of h_l = h_0 l^-alpha) and the friction with the smallest bias at L = L0.
     Stops along the grid once a value diverges. Returns (bias, constant, friction)."""
+    from ..evaluate.metrics import posterior_average_bias_mse
+
     best = (math.inf, math.nan, math.nan)
     for D in frictions:
         for i, c in enumerate(grid):
             h, sizes = (None, lambda l, c=c: c * l**-alpha) if decreasing else (c * L0**-alpha, None)
             est = run_averages(pot, label, runs=runs, steps=L0, checkpoints=[L0], h=h, step_sizes=sizes, gamma=D,
                                seed=seed + i)[L0]  # fmt: skip
-            b = bias_mse(est, truth)["bias"]
+            b = posterior_average_bias_mse(est, truth, drop_diverged=True)["bias"]
             if not math.isfinite(b):
                 break
             best = min(best, (b, float(c), D))
@@ -473,6 +469,8 @@ def _fig3_scheme(pot, truth, s, label: str, bar):
     """One scheme of Fig. 3: the grid searches at the first L, then fixed steps (a run per L)
     and decreasing steps (one run to the last L) with the chosen constants. Returns (rows,
     {"fixed": (C, D, bias), "decreasing": (h_0, D, bias)})."""
+    from ..evaluate.metrics import posterior_average_bias_mse
+
     a, L0, Ls = ALPHA_BIAS[label], s["L"][0], s["L"]
     D = s["D"] if label == "SGHMC-S" else (1.0,)
     # SGLD is stable only for h < 2/(N+1): its grid stops early, so it always gets the paper's fine steps
@@ -486,7 +484,7 @@ def _fig3_scheme(pot, truth, s, label: str, bar):
 
     def row(steps, c, D, L, est):
         return {"scheme": label, "steps": steps, "alpha": a, "C": c, "D": D, "L": L, "h": c * L**-a,
-                **bias_mse(est, truth)}  # fmt: skip
+                **posterior_average_bias_mse(est, truth, drop_diverged=True)}  # fmt: skip
 
     rows = [row("fixed", cf, Df, L, run_averages(pot, label, runs=s["runs"], steps=L, checkpoints=[L], h=cf * L**-a,
                                                  gamma=Df, seed=900 + k)[L]) for k, L in enumerate(Ls)]  # fmt: skip
