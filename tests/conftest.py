@@ -41,6 +41,17 @@ def _no_stale_log_handlers():
     _drop_closed_log_handlers()
 
 
+@pytest.fixture(autouse=True)
+def _progress_switch_restored():
+    """An in-process ``bnnsample run progress=false`` switches every bar of the process off
+    (``progress.set_enabled``); a later test must not inherit that."""
+    from bnnsample.plumbing import progress
+
+    was = progress.enabled()
+    yield
+    progress.set_enabled(was)
+
+
 @pytest.fixture
 def cli():
     return run_cli

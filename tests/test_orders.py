@@ -53,10 +53,31 @@ def test_figure_list_and_unknown_id(cli):
 def test_figure_orders_writes_its_files(cli, tmp_path):
     out = cli("figure", "orders", "schemes=ubu", "batchings=full,iid", "grid=3:5", "adapt=0", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
-    for name in ("orders.csv", "orders.png", "orders.md"):
-        assert (tmp_path / name).stat().st_size > 0
-    with open(tmp_path / "orders.csv") as f:
+    out_dir = tmp_path / "orders"
+    for name in ("orders.csv", "orders.png", "orders.md", "claims.csv"):
+        assert (out_dir / name).stat().st_size > 0
+    with open(out_dir / "orders.csv") as f:
         rows = [r for r in csv.DictReader(f) if r["primary"] == "1"]
     assert [(r["scheme"], r["batching"], r["theory"]) for r in rows] == [("ubu", "full", "2"), ("ubu", "iid", "1")]
     assert math.isclose(float(rows[0]["slope"]), 2.0, abs_tol=0.05)
-    assert "| ubu | full |" in (tmp_path / "orders.md").read_text()
+    assert "| ubu | full |" in (out_dir / "orders.md").read_text()
+    with open(out_dir / "claims.csv") as f:
+        claims = list(csv.DictReader(f))
+    assert [(c["claim_id"], c["paper"], c["verdict"]) for c in claims] == [("orders#1", "order 2", "reproduced"),
+                                                                            ("orders#2", "order 1", "reproduced")]  # fmt: skip
+    assert claims[0]["setting"] == "bnnsample figure orders adapt=0 batchings=full,iid grid=3:5 schemes=ubu"
+    assert "orders: 2 claims" in out.stdout
+
+
+def test_order_claims_follow_the_measured_slope():
+    """A slope below the theorem's order is not reproduced, above it partly (the bound holds,
+    not sharply), within the tolerance reproduced; rows without a theory make no claim."""
+    from bnnsample.analysis.orders import Fit, Row
+    from bnnsample.figures.orders import claim_rows
+
+    def row(slope, theory=2, primary=True):
+        return Row("ubu", "sms", "two_batch", "var_x", primary, theory, fit=Fit(slope, slope - 0.02, slope + 0.02))
+
+    rows = [row(1.98), row(1.5), row(2.6), row(1.0, theory=None), row(1.0, primary=False)]
+    assert [o.verdict for _, o in claim_rows(rows)] == ["reproduced", "not reproduced", "partly"]
+    assert claim_rows([row(2.0, theory="exact")])[0][1].verdict == "not reproduced"

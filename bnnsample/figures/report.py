@@ -1,12 +1,12 @@
 """What `bnnsample figure` says around a recipe: where it may write, and the verdict of each
-claim the recipe wrote into REPRODUCTION.md."""
+claim the recipe wrote into REPRODUCTION.md (or, without a section, into its claims.csv)."""
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
 
-from .common import claims_with_reasons, read_sections
+from .common import CLAIMS_CSV, claims_with_reasons, read_sections
 
 
 def check_out_dir(out_dir: Path) -> str:
@@ -42,7 +42,6 @@ def beside_other_scale(out_dir: Path, fig_id: str, scale: str) -> tuple[Path, st
 def _claims_of(out_dir: Path, fig_id: str, markdown: str) -> list[tuple[str, str, str]]:
     """(claim, verdict, reason) of a figure: from its claims.csv, or read from its section."""
     from ..rundir import read_csv
-    from .common import CLAIMS_CSV
 
     path = out_dir / fig_id / CLAIMS_CSV
     if path.exists():
@@ -62,6 +61,11 @@ def _reason(r: dict) -> str:
     return text if len(text) <= 240 else text[:237] + "..."
 
 
+def _verdict_lines(fig_id: str, rows, where: str) -> list[str]:
+    return [f"[bnnsample] {fig_id}: {len(rows)} claims ({where})",
+            *(f"  {claim}: {verdict}" + (f" ({why})" if why else "") for claim, verdict, why in rows)]  # fmt: skip
+
+
 class Verdicts:
     text = ""
 
@@ -75,7 +79,12 @@ def before_and_after(out_dir: Path, fig_id: str):
     def sections():
         return read_sections(path.read_text()) if path.exists() else {}
 
-    old = sections()
+    own = out_dir / fig_id / CLAIMS_CSV  # a recipe without a section (orders) files its claims here only
+
+    def stamp():
+        return own.stat().st_mtime_ns if own.exists() else None
+
+    old, old_stamp = sections(), stamp()
     v = Verdicts()
     yield v
     new = sections()
@@ -83,9 +92,9 @@ def before_and_after(out_dir: Path, fig_id: str):
     for fid, md in new.items():
         if old.get(fid) == md and fid != fig_id:
             continue
-        rows = _claims_of(out_dir, fid, md)
-        lines.append(f"[bnnsample] {fid}: {len(rows)} claims (section in {path})")
-        lines += [f"  {claim}: {verdict}" + (f" ({why})" if why else "") for claim, verdict, why in rows]
+        lines += _verdict_lines(fid, _claims_of(out_dir, fid, md), f"section in {path}")
+    if fig_id not in new and stamp() not in (None, old_stamp):
+        lines += _verdict_lines(fig_id, _claims_of(out_dir, fig_id, ""), f"in {own}")
     v.text = "\n".join(lines)
 
 
