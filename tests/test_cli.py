@@ -1,5 +1,7 @@
 """The command line as a user meets it: composition, bad input, divergence, the HDF5 contract."""
 
+import math
+
 import h5py
 import numpy as np
 import pandas as pd
@@ -83,6 +85,25 @@ def test_missing_image_files_one_line(cli, tmp_path):
     assert out.returncode != 0
     assert "Traceback" not in out.stderr
     assert "train-images-idx3-ubyte.gz" in out.stderr and "download=true" in out.stderr
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_non_finite_rows_is_isfinite_per_chain(dtype):
+    """The divergence check flags exactly the rows with a NaN or an infinity in x or v, and
+    never a row of finite entries, however large (whose plain sum would overflow)."""
+    from bnnsample.sampler import non_finite_rows
+
+    dt = getattr(torch, dtype)
+    big = torch.finfo(dt).max
+    g = torch.Generator().manual_seed(0)
+    x, v = torch.randn(40, 7, generator=g).to(dt), torch.randn(40, 7, generator=g).to(dt)
+    x[:4], v[4:8] = big, -big  # finite, summing past the largest float
+    for t, r, c, val in ((x, 10, 3, math.nan), (x, 11, 0, math.inf), (v, 12, 6, -math.inf), (v, 13, 2, math.nan),
+                         (x, 14, 1, math.inf), (v, 14, 1, -math.inf)):  # fmt: skip
+        t[r, c] = val
+    want = ~(torch.isfinite(x).all(dim=1) & torch.isfinite(v).all(dim=1))
+    assert want[10:15].all() and not want[:10].any() and not want[15:].any()
+    assert torch.equal(non_finite_rows(x, v), want)
 
 
 def test_divergent_chains_are_flagged_and_others_go_on(tmp_path):

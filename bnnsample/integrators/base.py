@@ -59,12 +59,14 @@ class StepContext:
     def normal(self, *shape: int, like: torch.Tensor) -> torch.Tensor:
         return self.noise(*shape, like=like)
 
-    def scaled_normal(self, std: float, *shape: int, like: torch.Tensor, into: torch.Tensor | None = None):
-        """``std`` times the next normals of ``shape`` in a tensor the step may write into: ``into``
-        (a tensor of the step's own that it no longer needs) where the stream can draw into it,
-        else a fresh one (the stream's ``scaled`` where it has one: one pass instead of two)."""
-        scaled = getattr(self.noise, "scaled", None)
-        return scaled(std, *shape, like=like, out=into) if scaled is not None else self.noise(*shape, like=like) * std
+    def scaled_normal(self, std: float, like: torch.Tensor, into: torch.Tensor | None = None) -> torch.Tensor:
+        """``std`` times the next normals of ``like``'s shape, in a tensor the step may write into:
+        ``into`` (a tensor of the step's own that it no longer needs), else a fresh one; drawn in
+        place where the stream can (its ``fill_``: one pass instead of two)."""
+        fill = getattr(self.noise, "fill_", None)
+        if fill is None:
+            return self.noise(*like.shape, like=like) * std
+        return fill(torch.empty(like.shape, dtype=like.dtype, device=like.device) if into is None else into, std)
 
 
 class Integrator:

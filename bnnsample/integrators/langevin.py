@@ -46,7 +46,7 @@ def noisy_kick(v, c: float, force, x, h: float, std: float, ctx: StepContext, in
     c v, - h G, + std xi, the numbers of the unfused update. ``into``: a tensor of the step's
     own, no longer needed, that the fused update may be written into instead of a new one."""
     if getattr(force, "accumulates", False):
-        out = ctx.scaled_normal(std, *x.shape, like=x, into=into)
+        out = ctx.scaled_normal(std, x, into=into)
         return force.add_to_(out.add_(v) if c == 1 else out.add_(v, alpha=c), x, -h)
     out = torch.add(v, force(x), alpha=-h) if c == 1 else scaled(v, c).add_(force(x), alpha=-h)
     return out.add_(ctx.normal(*x.shape, like=x), alpha=std)

@@ -37,15 +37,13 @@ class GaussianNoise:
             return torch.from_numpy(self._np.standard_normal(shape))
         return torch.randn(*shape, dtype=like.dtype, device=self.device, generator=self._torch)
 
-    def scaled(self, std: float, *shape: int, like: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
-        """``std`` times the next normals of ``shape``, in a fresh tensor or written into ``out``
-        (of that shape, like's dtype, this stream's device): the numbers the stream gives, drawn as
-        torch's ``normal_(0, std)`` draws them (one pass, the scaling inside it)."""
-        if self._np is not None and like.dtype == torch.float64:
-            z = self._np.standard_normal(shape) if out is None else self._np.standard_normal(out=out.numpy())
-            return (torch.from_numpy(z) if out is None else out).mul_(std)
-        if out is None:
-            out = torch.empty(*shape, dtype=like.dtype, device=self.device)
+    def fill_(self, out: torch.Tensor, std: float) -> torch.Tensor:
+        """``out`` <- ``std`` times the next normals of its shape (this stream's device, float64 or
+        float32), in place: torch's ``normal_(0, std)`` (one pass, the scaling inside it), or for
+        float64 on the CPU NumPy's draws into out's memory, then scaled."""
+        if self._np is not None and out.dtype == torch.float64:
+            self._np.standard_normal(out=out.numpy())
+            return out.mul_(std)
         return out.normal_(0.0, std, generator=self._torch)
 
     def state_array(self) -> np.ndarray:
