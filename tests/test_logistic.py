@@ -55,6 +55,28 @@ def test_per_chain_blocks_do_not_change_the_numbers(monkeypatch):
         assert torch.equal(pot.force(x, idx, 4.0), whole)
 
 
+def test_kept_tensors_give_the_numbers_of_fresh_ones_whatever_the_shapes():
+    """The shared-batch force and the fused kick, written into tensors kept from call to call,
+    equal bit for bit the same step computed with fresh tensors (the autograd path), and the
+    diagnostics read the last call's batch, as chains, batch sizes and the full data alternate."""
+    pot, _, g = _problem(N=40, d=5)
+    with torch.no_grad():
+        for C, n in ((7, 6), (7, 6), (3, 6), (3, 9), (3, None), (7, 6)):
+            x = torch.randn(C, pot.dim, generator=g, dtype=D)
+            idx = None if n is None else torch.randint(0, 40, (n,), generator=g)
+            scale = 1.0 if n is None else 40 / n
+            out = torch.randn(C, pot.dim, generator=g, dtype=D)
+            kept = (pot.force(x, idx, scale), pot.add_force_(out.clone(), x, idx, scale, -0.3),
+                    pot.diagnostics()["minibatch_loss"])  # fmt: skip
+            with torch.enable_grad():
+                leaf = x.clone().requires_grad_(True)
+                fresh = (pot.force(leaf, idx, scale), pot.add_force_(out.clone(), leaf, idx, scale, -0.3),
+                         pot.diagnostics()["minibatch_loss"])  # fmt: skip
+            for a, b in zip(kept, fresh):
+                assert torch.equal(a, b.detach())
+            assert pot._scratch_key == (C, n)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_predictive_written_in_place_equals_the_formula(dtype):
     """predict / predict_into write sigmoid(x a_test^T) as (1 - p, p) without temporaries;
