@@ -9,11 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ...analysis.chains import Run, eps_of, simulate, target
 from ...plotting import pyplot, save_figure
 from ..claims import Claim, Claims, Outcome, by_count, not_tested, partly
 from ..common import where
 from ..driver import JOBS, Figure, Invocation, register_figure
-from .shared import HEADING, TITLE, Run, eps_of, simulate, span, target
+from .shared import HEADING, TITLE, span
 
 ID = "sekkat2023-fig13"
 FIG13 = {
@@ -84,7 +85,7 @@ def _difference_se(diag: np.ndarray, groups: np.ndarray, ref: np.ndarray, bins: 
 def fig13_plan(settings: dict, n_data: int, seed: int = 0) -> list[tuple]:
     """The runs of fig 13: per h, the full-batch reference runs then one run per n, each with the
     diagonal and the 3-group friction, then the burn-in checks ("check": the runs of a batch size with its
-    own burn-in, again at the scale's): (sampling, friction, n, args, kw) of ``shared.simulate``."""
+    own burn-in, again at the scale's): (sampling, friction, n, args, kw) of ``analysis.chains.simulate``."""
     kinds = {"diagonal": {"friction_kind": "diagonal"}, "groups": {"friction_kind": "groups", "groups": GROUPS}}
     plan, s = [], seed
     for h in settings["h"]:
