@@ -10,7 +10,7 @@ import pytest
 import scipy.linalg
 import torch
 
-from bnnsample.analysis import averages, passes
+from bnnsample.analysis import averages, passes, toys
 from bnnsample.evaluate.metrics import posterior_average_bias_mse
 from bnnsample.figures import chen2015 as chen
 from bnnsample.figures import matthews2018 as mw
@@ -116,9 +116,9 @@ def test_weighted_average_uses_step_sizes():
 def test_nogin_exact_on_noisy_gaussian_and_naive_baoab_is_not():
     """matthews2018 Lemma 4.2: NOGIN's variance is 1 at h = 0.5 under state-dependent noise;
     the noise-unaware BAOAB is far off (power)."""
-    r = mw.toy_bias("gaussian", "nogin", 0.5, chains=1000, T=40.0, seed=2)
+    r = toys.toy_bias("gaussian", "nogin", 0.5, chains=1000, T=40.0, seed=2)
     assert r["diverged"] == 0 and abs(r["bias"]) < 4 * r["se"]
-    q = mw.toy_bias("gaussian", "baoab", 0.5, chains=1000, T=40.0, seed=2)
+    q = toys.toy_bias("gaussian", "baoab", 0.5, chains=1000, T=40.0, seed=2)
     assert q["bias"] > 20 * q["se"]
 
 
