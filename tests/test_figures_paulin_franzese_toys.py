@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from bnnsample.analysis import toys
 from bnnsample.analysis.exact import full_batch_stationary_akd
 from bnnsample.analysis.recorded import exact_recorded_moments
 from bnnsample.evaluate.metrics import iid_floor
@@ -223,7 +224,7 @@ def test_paulin_bad_options(tmp_path, options, match):
      ("exact_ou", "full", 1 / 3), ("exact_ou", "reshuffle", 0.3999)],
 )  # fmt: skip
 def test_toy_variance(toy, integrator, batching, expected):
-    cell = fz.toy_cell(toy, "x", integrator, batching, 0.4, 2.0, chains=400, draws=60, thin=3, burn_in=60, seed=1)
+    cell = toys.toy_cell(toy, "x", integrator, batching, 0.4, 2.0, chains=400, draws=60, thin=3, burn_in=60, seed=1)
     # exact law of the implemented integrator = the independent Lyapunov value derived for this project
     assert cell.exact["var"] == pytest.approx(expected, abs=6e-4)
     mc = cell.mc
@@ -264,8 +265,10 @@ def test_trig_minibatch_error_dominates(trig):
     """Batches of 8 at eta = 0.04 are far from the posterior; the full batch is near the
     sampling floor (LEAPFROG's theta-marginal is exact on Gaussians)."""
     ref = trig.exact_predictive_draws(2000, seed=1)
-    full = fz.trig_cell(trig, "LEAPFROG", "leapfrog", "full", 0.04, 5.0, chains=20, draws=5, reference=ref, exact=False)
-    mini = fz.trig_cell(trig, "LEAPFROG", "leapfrog", 8, 0.04, 5.0, chains=20, draws=5, reference=ref)
+    full = toys.trig_cell(
+        trig, "LEAPFROG", "leapfrog", "full", 0.04, 5.0, chains=20, draws=5, reference=ref, exact=False
+    )
+    mini = toys.trig_cell(trig, "LEAPFROG", "leapfrog", 8, 0.04, 5.0, chains=20, draws=5, reference=ref)
     floor = 0.8687 * math.sqrt((100 + 2000) / (100 * 2000))
     assert full.akd < 1.6 * floor
     assert mini.akd > 2.5 * floor
@@ -348,9 +351,9 @@ def _trig_cells(mt3_exact, mt3_b8, floor8):
     for label, name in fz.TRIG_SCHEMES:
         for k, eta in enumerate((0.04, 0.02)):
             exact = {"LEAPFROG": 1e-15, "LIE-TROTTER": 1e-3, "SYMMETRIC": 2e-4, "MT3": mt3_exact[k]}[label]
-            cells.append(fz.TrigCell(label, name, "full", eta, akd=0.028, exact_akd=exact))
+            cells.append(toys.TrigCell(label, name, "full", eta, akd=0.028, exact_akd=exact))
             akd8 = mt3_b8[k] if label == "MT3" else (0.3, floor8)[k]
-            cells.append(fz.TrigCell(label, name, 8, eta, akd=akd8))
+            cells.append(toys.TrigCell(label, name, 8, eta, akd=akd8))
     return cells
 
 
