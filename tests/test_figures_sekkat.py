@@ -19,6 +19,7 @@ from bnnsample.figures.common import read_sections, verdict_counts
 from bnnsample.figures.sekkat2023 import fig3, fig4, fig5, fig7, fig13, fig14
 from bnnsample.models.analytic import GaussianMean
 from bnnsample.simulate import build_target
+from bnnsample.stats import chain_histogram_counts, l1_difference_se, l1_of_counts
 
 
 @pytest.fixture(scope="module")
@@ -310,9 +311,9 @@ def test_fig13_bootstrap_counts_give_the_l1_of_eq_44():
     difference is smaller than the two s.e. combined when the reference is shared (its noise cancels)."""
     rng = np.random.default_rng(1)
     a, b, ref = rng.beta(2, 3, (8, 50)), rng.beta(2, 2.5, (8, 50)), rng.beta(2, 3, (8, 50))
-    counts = [fig13._chain_counts(p, 20) for p in (a, ref)]
-    assert np.isclose(fig13._l1_of_counts(*counts), fig13._hist_l1(a, ref, 20))
-    sa, sb, sd = fig13._difference_se(a, b, ref, 20)
+    counts = [chain_histogram_counts(p, 20) for p in (a, ref)]
+    assert np.isclose(l1_of_counts(*counts), fig13._hist_l1(a, ref, 20))
+    sa, sb, sd = l1_difference_se(a, b, ref, 20)
     assert 0 < sd < np.hypot(sa, sb) and sa > 0 and sb > 0
 
 
