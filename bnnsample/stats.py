@@ -1,7 +1,8 @@
 """Pure statistics that need no run: Student-t quantiles and intervals for means over a few
 independent groups, pooled means and variances over independent chains with their Monte Carlo
 standard errors, the one log-log slope fitter (orders of convergence, with t intervals), the L1
-error of a histogram marginal (sekkat2023 eq. 44) and the Kolmogorov distance of two normal laws.
+error of a histogram marginal (sekkat2023 eq. 44) with a bootstrap over chains of the difference of
+two such errors, and the Kolmogorov distance of two normal laws.
 The lowest floor of the package: it imports nothing of bnnsample, and
 analysis/, evaluate/ and figures/ take these from here."""
 
@@ -291,6 +292,32 @@ def l1_histogram_error(sample, reference, bins: int = 500, range=None) -> float:
         if not np.all(np.isfinite(p)) or np.any(p < 0):
             raise ValueError("reference density must return finite values >= 0")
     return float(width * np.sum(np.abs(phat - p)))
+
+
+def chain_histogram_counts(samples: np.ndarray, bins: int, range=(0.0, 1.0)) -> np.ndarray:
+    """Each chain's histogram counts of its samples [C, D] on ``bins`` equal bins of ``range``
+    (np.histogram's), [C, bins]."""
+    return np.stack([np.histogram(p, bins=bins, range=range)[0] for p in samples])
+
+
+def l1_of_counts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """L1 (sekkat2023 eq. 44) between the pooled histograms of chain counts [..., C, bins]:
+    sum_b |a_b / n_a - b_b / n_b|."""
+    pa, pb = a.sum(-2), b.sum(-2)
+    return np.abs(pa / pa.sum(-1, keepdims=True) - pb / pb.sum(-1, keepdims=True)).sum(-1)
+
+
+def l1_difference_se(a: np.ndarray, b: np.ndarray, ref: np.ndarray, bins: int, range=(0.0, 1.0), reps: int = 400,
+                     seed: int = 0) -> tuple[float, float, float]:  # fmt: skip
+    """Bootstrap over chains of the samples [C, D] of two runs ``a`` and ``b`` and their common
+    reference (each run's chains resampled, the reference's once for both): the s.e. of
+    L1(a, reference), of L1(b, reference) and of their difference (sekkat2023 eq. 44, Fig. 13)."""
+    rng = np.random.default_rng(seed)
+    counts = [chain_histogram_counts(p, bins, range) for p in (a, b, ref)]
+    idx = [rng.integers(len(c), size=(reps, len(c))) for c in counts]
+    d, g, r = (c[i] for c, i in zip(counts, idx))
+    la, lb = l1_of_counts(d, r), l1_of_counts(g, r)
+    return float(la.std(ddof=1)), float(lb.std(ddof=1)), float((la - lb).std(ddof=1))
 
 
 def normal_kolmogorov(m1, s1, m2, s2, grid: int = 4001) -> np.ndarray:

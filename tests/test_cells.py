@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bnnsample.analysis import chains, mixture
 from bnnsample.figures import recipes
 from bnnsample.figures.common import read_sections
-from bnnsample.figures.sekkat2023 import fig4, fig13, shared
+from bnnsample.figures.sekkat2023 import fig4, fig13
 from bnnsample.jobs.cells import CellCache
 from bnnsample.rundir import read_csv
 
@@ -35,7 +36,7 @@ def test_a_cell_is_computed_once_and_read_back(tmp_path):
 
 def test_arrays_round_trip_without_pickles(tmp_path):
     x = np.arange(12.0).reshape(2, 3, 2)
-    run = shared.Run(x, None, np.ones((2, 3)), None, seconds=1.5, steps=30)
+    run = chains.Run(x, None, np.ones((2, 3)), None, seconds=1.5, steps=30)
     calls = []
 
     def make():
@@ -43,7 +44,7 @@ def test_arrays_round_trip_without_pickles(tmp_path):
         return run
 
     for _ in range(2):
-        got = shared.Run.cached(CellCache(tmp_path), ("run", 7), make)
+        got = chains.Run.cached(CellCache(tmp_path), ("run", 7), make)
         assert np.array_equal(got.x, x) and got.friction is None and np.array_equal(got.xi, run.xi)
         assert got.predict is None and (got.seconds, got.steps) == (1.5, 30)
     assert calls == [1]
@@ -73,15 +74,13 @@ def test_a_resumed_recipe_writes_the_rows_of_an_uninterrupted_one(tmp_path, monk
     monkeypatch.setitem(fig4.FIG4, "quick", TINY_FIG4)
     fresh = recipes()["sekkat2023-fig4"]
     fresh.make(tmp_path / "fresh", {})
-    real, n = shared.simulate, {"calls": 0}
+    real, n = mixture.simulate, {"calls": 0}
 
     def stops_at_the_third(*a, **k):
         n["calls"] += 1
         if n["calls"] == 3:
             raise KeyboardInterrupt
         return real(*a, **k)
-
-    from bnnsample.figures.sekkat2023 import mixture
 
     monkeypatch.setattr(mixture, "simulate", stops_at_the_third)
     with pytest.raises(KeyboardInterrupt):

@@ -16,6 +16,7 @@ from bnnsample.evaluate.metrics import self_distance_band
 from bnnsample.figures.claims import SOURCES, VERDICTS
 from bnnsample.figures.common import compose, read_sections, verdict_counts
 from bnnsample.figures.franzese2021 import sweeps, tables, uci
+from bnnsample.jobs import uci as jobs_uci
 from bnnsample.plumbing.resolvers import time_steps
 from bnnsample.stats import welch_df
 
@@ -47,7 +48,7 @@ def test_experiment_config_is_the_protocol():
 
 # -- one run spec -----------------------------------------------------------------------------
 def test_spec_overrides_compose_to_the_intended_run():
-    spec = uci.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5, split=3)
+    spec = jobs_uci.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5, split=3)
     cfg = compose(spec.overrides())
     assert (cfg.batching.name, cfg.batch_size, cfg.step_size, cfg.friction) == ("reshuffle", 16, 0.01, 0.5)
     assert (cfg.burn_in, cfg.thin, cfg.unit, cfg.dataset.split, cfg.store_theta) == (
@@ -58,17 +59,17 @@ def test_spec_overrides_compose_to_the_intended_run():
         False,
     )
     assert cfg.integrator.noise_correction == "estimate"
-    full = compose(uci.Spec(dataset="boston", integrator="sghmc", h=0.01).overrides())
+    full = compose(jobs_uci.Spec(dataset="boston", integrator="sghmc", h=0.01).overrides())
     assert full.batching.name == "full" and full.integrator.noise_correction == "none"  # B-hat = 0 exactly
-    glt = uci.Spec(dataset="boston", integrator="generalized_lie_trotter", h=0.01, n_leapfrog=5)
+    glt = jobs_uci.Spec(dataset="boston", integrator="generalized_lie_trotter", h=0.01, n_leapfrog=5)
     assert compose(glt.overrides()).integrator.n_leapfrog == 5 and glt.steps() == (40, 5)
-    assert spec.key() != uci.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5).key()
+    assert spec.key() != jobs_uci.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5).key()
 
 
 def _result(pred, diverged=None):
     pred = np.asarray(pred, dtype=np.float64)
     div = np.zeros(pred.shape[0], bool) if diverged is None else np.asarray(diverged)
-    return uci.Result(uci.Spec(dataset="boston", integrator="leapfrog", h=0.01), pred, div, 0.0)
+    return jobs_uci.Result(jobs_uci.Spec(dataset="boston", integrator="leapfrog", h=0.01), pred, div, 0.0)
 
 
 def test_pooling_and_akd_have_power():
@@ -80,17 +81,17 @@ def test_pooling_and_akd_have_power():
     runs = [_result(draws(0.0)).pooled(slice(5 * r, 5 * r + 5)) for r in range(2)]
     assert runs[0].shape == (100, 30)
     band = self_distance_band(runs)
-    oracle = uci.Oracle(runs, band, None)
+    oracle = jobs_uci.Oracle(runs, band, None)
     same, shifted = (
-        uci.akd_to_oracle(_result(draws(0.0)), oracle),
-        uci.akd_to_oracle(_result(draws(0.5)), oracle),
+        jobs_uci.akd_to_oracle(_result(draws(0.0)), oracle),
+        jobs_uci.akd_to_oracle(_result(draws(0.5)), oracle),
     )
     floor = 0.8687 * math.sqrt((200 + 100) / (200 * 100))  # E[D] for 200 vs 100 i.i.d. draws
     assert abs(same - floor) < 0.15 * floor
     # a shift of half a standard deviation: D -> Phi(0.25) - Phi(-0.25) = 0.197 plus sampling noise
     assert shifted > 0.17 and shifted > same + 0.06
     # a diverged chain: no distance
-    assert math.isnan(uci.akd_to_oracle(_result(draws(0.0), diverged=[True] + [False] * 9), oracle))
+    assert math.isnan(jobs_uci.akd_to_oracle(_result(draws(0.0), diverged=[True] + [False] * 9), oracle))
 
 
 def test_regression_score_matches_direct_formulas():
@@ -141,7 +142,9 @@ def _sweep_settings(scale, **opt):
 
 def _tiny_sweep(scale, options):
     """h = 0.01: burn-in 2 steps, thin 1; oracle: LIE-TROTTER h = 0.005, 2 runs of 2 chains x 3 draws."""
-    oracle = uci.OracleSettings("lie_trotter", runs=2, chains_per_run=2, draws=3, t_burn=0.02, t_thin=0.01, h=0.005)
+    oracle = jobs_uci.OracleSettings(
+        "lie_trotter", runs=2, chains_per_run=2, draws=3, t_burn=0.02, t_thin=0.01, h=0.005
+    )
     return uci.SweepSettings(steps=[0.01], batches=[0, 64], chains=2, draws=3, t_burn=0.02, t_thin=0.01, oracle=oracle)
 
 
@@ -169,8 +172,8 @@ def test_fig4_tiny_writes_files_and_section(tmp_path, monkeypatch):
 def test_table2_tiny_on_offline_stand_in(tmp_path, monkeypatch):
     def tiny_specs(dataset, split, scale):
         common = {"dataset": dataset, "chains": 2, "draws": 2, "split": split, "seed": split}
-        return {"SHMC": uci.Spec(integrator="leapfrog", h=0.01, t_burn=0.03, t_thin=0.01, **common),
-                "SGHMC": uci.Spec(integrator="sghmc_adaptive", h=0.01, burn_steps=3, thin_steps=1, **common)}  # fmt: skip
+        return {"SHMC": jobs_uci.Spec(integrator="leapfrog", h=0.01, t_burn=0.03, t_thin=0.01, **common),
+                "SGHMC": jobs_uci.Spec(integrator="sghmc_adaptive", h=0.01, burn_steps=3, thin_steps=1, **common)}  # fmt: skip
 
     monkeypatch.setattr(tables, "table_specs", tiny_specs)
     tables.make_table2(tmp_path, {"datasets": "wine", "splits": "0,1"})

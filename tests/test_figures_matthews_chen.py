@@ -10,7 +10,7 @@ import pytest
 import scipy.linalg
 import torch
 
-from bnnsample.analysis import passes
+from bnnsample.analysis import averages, passes, toys
 from bnnsample.evaluate.metrics import posterior_average_bias_mse
 from bnnsample.figures import chen2015 as chen
 from bnnsample.figures import matthews2018 as mw
@@ -74,49 +74,51 @@ def _aboba_exact(h, gamma, a, r, V):
 
 
 def test_exact_stationary_matches_hand_built_aboba():
-    pot, truth = chen.chen_target()
+    pot, truth = averages.chen_target()
     y = pot.per_datum_grads(torch.zeros(1, 1, dtype=torch.float64), None)[0, :, 0].numpy() * -1  # grad U_i(0) = -x_i
     N = len(y)
     a, r = N + 1.0, float(y.sum())
     V = N**2 / 10 * float(np.var(y))
     for h in (0.01, 0.04):
         want = _aboba_exact(h, 10.0, a, r, V)
-        assert chen.exact_stationary(pot, "SGHMC-S", h, 10.0) == pytest.approx(want, rel=1e-9)
-        full = chen.exact_stationary(pot, "SGHMC-S", h, 10.0, batching="full")
+        assert averages.exact_stationary(pot, "SGHMC-S", h, 10.0) == pytest.approx(want, rel=1e-9)
+        full = averages.exact_stationary(pot, "SGHMC-S", h, 10.0, batching="full")
         assert full == pytest.approx(_aboba_exact(h, 10.0, a, r, 0.0), rel=1e-9)
         assert abs(full - truth) < 1e-4 < abs(want - truth)  # the minibatch noise dominates the bias
     # Euler is unstable at h = 0.06 (D = 10), the splitting is not (chen2015 Fig. 1)
-    assert math.isinf(chen.exact_stationary(pot, "SGHMC-E", 0.06, 10.0))
-    assert math.isfinite(chen.exact_stationary(pot, "SGHMC-S", 0.06, 10.0))
+    assert math.isinf(averages.exact_stationary(pot, "SGHMC-E", 0.06, 10.0))
+    assert math.isfinite(averages.exact_stationary(pot, "SGHMC-S", 0.06, 10.0))
 
 
 def test_monte_carlo_average_matches_exact_stationary_law():
-    pot, truth = chen.chen_target()
+    pot, truth = averages.chen_target()
     h, burn, L = 0.02, 100, 800
-    est = chen.run_averages(pot, "SGHMC-S", runs=120, steps=burn + L, checkpoints=[burn, burn + L], h=h, seed=3)
+    est = averages.run_averages(pot, "SGHMC-S", runs=120, steps=burn + L, checkpoints=[burn, burn + L], h=h, seed=3)
     tail = (est[burn + L] * (burn + L) - est[burn] * burn) / L
     se = tail.std(ddof=1) / math.sqrt(len(tail))
-    exact = chen.exact_stationary(pot, "SGHMC-S", h, chen.FRICTION)
+    exact = averages.exact_stationary(pot, "SGHMC-S", h, averages.FRICTION)
     assert abs(tail.mean() - exact) < 4 * se
     # power: the full-gradient law (and the posterior) are many standard errors away
-    assert abs(tail.mean() - chen.exact_stationary(pot, "SGHMC-S", h, chen.FRICTION, batching="full")) > 50 * se
+    assert abs(tail.mean() - averages.exact_stationary(pot, "SGHMC-S", h, averages.FRICTION, batching="full")) > 50 * se
     out = posterior_average_bias_mse(tail, truth, drop_diverged=True)
     assert out["bias"] == pytest.approx(abs(tail.mean() - truth)) and out["diverged"] == 0
 
 
 def test_weighted_average_uses_step_sizes():
-    pot, _ = chen.chen_target()
-    a = chen.run_averages(pot, "SGLD", runs=4, steps=30, checkpoints=[30], step_sizes=lambda l: 1e-4 * l**-0.5, seed=1)
-    b = chen.run_averages(pot, "SGLD", runs=4, steps=30, checkpoints=[30], h=1e-4 * 30**-0.5, seed=1)
+    pot, _ = averages.chen_target()
+    a = averages.run_averages(
+        pot, "SGLD", runs=4, steps=30, checkpoints=[30], step_sizes=lambda l: 1e-4 * l**-0.5, seed=1
+    )
+    b = averages.run_averages(pot, "SGLD", runs=4, steps=30, checkpoints=[30], h=1e-4 * 30**-0.5, seed=1)
     assert a[30].shape == (4,) and np.all(np.isfinite(a[30])) and not np.allclose(a[30], b[30])
 
 
 def test_nogin_exact_on_noisy_gaussian_and_naive_baoab_is_not():
     """matthews2018 Lemma 4.2: NOGIN's variance is 1 at h = 0.5 under state-dependent noise;
     the noise-unaware BAOAB is far off (power)."""
-    r = mw.toy_bias("gaussian", "nogin", 0.5, chains=1000, T=40.0, seed=2)
+    r = toys.toy_bias("gaussian", "nogin", 0.5, chains=1000, T=40.0, seed=2)
     assert r["diverged"] == 0 and abs(r["bias"]) < 4 * r["se"]
-    q = mw.toy_bias("gaussian", "baoab", 0.5, chains=1000, T=40.0, seed=2)
+    q = toys.toy_bias("gaussian", "baoab", 0.5, chains=1000, T=40.0, seed=2)
     assert q["bias"] > 20 * q["se"]
 
 

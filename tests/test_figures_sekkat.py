@@ -10,15 +10,16 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.analysis import exact
+from bnnsample.analysis import chains, exact
 from bnnsample.analysis import mixture as exact_mixture
 from bnnsample.analysis import quadrature as q
 from bnnsample.figures import recipes
 from bnnsample.figures.claims import SOURCES, VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
-from bnnsample.figures.sekkat2023 import fig3, fig4, fig5, fig7, fig13, fig14, mixture, shared
+from bnnsample.figures.sekkat2023 import fig3, fig4, fig5, fig7, fig13, fig14
 from bnnsample.models.analytic import GaussianMean
 from bnnsample.simulate import build_target
+from bnnsample.stats import chain_histogram_counts, l1_difference_se, l1_of_counts
 
 
 @pytest.fixture(scope="module")
@@ -65,12 +66,12 @@ def test_run_matches_exact_variance(gaussian, scheme, batching, burn, time_, wro
     SGLD resolves a 20% error in eps(n); Langevin, slower to decorrelate, the unbiased value)."""
     pot, gm = gaussian
     h, n, C = 2e-3, 5, 200
-    x0, v0 = shared._gaussian_start(gm, C, 3)
+    x0, v0 = chains._gaussian_start(gm, C, 3)
     name, params = fig3.SCHEMES[scheme]
-    run = shared.simulate(pot, name, params, batching, n, h, x0, v0, burn=round(burn / h), draws=100,
-                     thin=round(time_ / h) // 100, seed=11)  # fmt: skip
-    _, se, signed = shared.variance_error(run.x[:, :, 0], gm.var)
-    eps = shared.eps_of(pot.n_data, n, batching)
+    run = chains.simulate(pot, name, params, batching, n, h, x0, v0, burn=round(burn / h), draws=100,
+                          thin=round(time_ / h) // 100, seed=11)  # fmt: skip
+    _, se, signed = chains.variance_error(run.x[:, :, 0], gm.var)
+    eps = chains.eps_of(pot.n_data, n, batching)
     want = exact.exact_relative_error(scheme, gm, eps, h)
     assert abs(signed - want) < 4 * se, (signed, want, se)
     wrong = exact.exact_relative_error(scheme, gm, eps * wrong_eps, h)
@@ -135,8 +136,8 @@ def test_mixture_row_and_floor():
     exact posterior draws have an L1 error at the level of the bootstrap floor (it is a noise
     estimate)."""
     ref = exact_mixture.mixture_reference(cells=120)
-    row = mixture.mixture_row(ref, "eadl", {"edges": exact_mixture.EDGES, "degree": 1, "friction_kind": "full"}, "iid_wor",
-                              15, 3e-3, chains=20, burn_time=0.06, time_=0.06, seed=5, label="eadl", draws=20)  # fmt: skip
+    row = exact_mixture.mixture_row(ref, "eadl", {"edges": exact_mixture.EDGES, "degree": 1, "friction_kind": "full"}, "iid_wor",
+                                    15, 3e-3, chains=20, burn_time=0.06, time_=0.06, seed=5, label="eadl", draws=20)  # fmt: skip
     assert 0 < row["l1"] < 2 and row["eps"] == pytest.approx(200 * 185 / 15)
     assert 0 < row["l1_se"] < row["l1"]
     exact = ref.grid.sample(200 * 50, np.random.default_rng(2))[:, 0].reshape(200, 50)
@@ -310,9 +311,9 @@ def test_fig13_bootstrap_counts_give_the_l1_of_eq_44():
     difference is smaller than the two s.e. combined when the reference is shared (its noise cancels)."""
     rng = np.random.default_rng(1)
     a, b, ref = rng.beta(2, 3, (8, 50)), rng.beta(2, 2.5, (8, 50)), rng.beta(2, 3, (8, 50))
-    counts = [fig13._chain_counts(p, 20) for p in (a, ref)]
-    assert np.isclose(fig13._l1_of_counts(*counts), fig13._hist_l1(a, ref, 20))
-    sa, sb, sd = fig13._difference_se(a, b, ref, 20)
+    counts = [chain_histogram_counts(p, 20) for p in (a, ref)]
+    assert np.isclose(l1_of_counts(*counts), fig13._hist_l1(a, ref, 20))
+    sa, sb, sd = l1_difference_se(a, b, ref, 20)
     assert 0 < sd < np.hypot(sa, sb) and sa > 0 and sb > 0
 
 

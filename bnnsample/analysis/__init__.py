@@ -2,6 +2,9 @@
 stationary moments of affine schemes under a batch schedule (``stationary``, ``recorded``),
 coupled multilevel bias estimates (``multilevel``), the error against passes through the data
 (``passes``), quadrature on low-dimensional targets
-(``quadrature``) and the measured orders of convergence of every integrator (``orders``). The
-figure recipes and the tests use them; the evaluation stage uses the exact discrete moments of
-``stationary``."""
+(``quadrature``) and the measured orders of convergence of every integrator (``orders``); the
+runs and estimators of the papers' toy experiments: runs of many chains recorded as arrays and
+the Gaussian model's variance errors (``chains``), the mixture's exact reference and L1 errors
+(``mixture``), chen2015's posterior averages (``averages``), matthews2018's 1-D toys (``toys``).
+The figure recipes and the tests use them; the evaluation stage uses the exact discrete moments
+of ``stationary``."""

@@ -1,7 +1,8 @@
 """The exact posterior of the sekkat2023 §2.5.2 mixture (dataset ``mixture_means``) by grid
 quadrature: its theta_1 marginal, Sigma_x and the L2(pi) projection errors of the friction
 classes (Fig. 15), and the L1 error of eq. 44 between draws and that marginal, with a
-histogram-noise floor and a standard error from a bootstrap over chains."""
+histogram-noise floor and a standard error from a bootstrap over chains; a run of a sampler on the
+mixture measured that way (``mixture_row``) and what a plan of such runs costs (``mixture_work``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..stats import l1_histogram_error
+from .chains import eps_of, simulate
 
 BINS, RANGE = 500, (0.0, 1.4)
 EDGES = [0.0, 0.7, 1.4]
@@ -80,3 +82,40 @@ def l1_floor(theta1: np.ndarray, ref: MixtureReference, seed: int, reps: int = 2
         floor.append(l1_histogram_error(resample, theta1.ravel(), bins=BINS, range=RANGE))
         err.append(l1_error(resample, ref))
     return float(np.mean(floor)), float(np.std(err, ddof=1))
+
+
+def _steps(h: float, burn_time: float, time_: float, draws: int) -> tuple[int, int]:
+    """(burn-in steps, thinning) of a mixture run of ``burn_time`` + ``time_`` time units at step h."""
+    return max(2, round(burn_time / h)), max(draws, round(time_ / h)) // draws
+
+
+def mixture_row(ref: MixtureReference, scheme: str, params: dict, batching: str, n: int, h: float, chains: int,
+                burn_time: float, time_: float, seed: int, label: str, draws: int = 200) -> dict:  # fmt: skip
+    """One run of ``scheme`` (a registered integrator with ``params``) on the mixture, ``chains`` chains started
+    from exact posterior draws with v ~ N(0, I), ``burn_time`` then ``time_`` time units (``draws`` records a
+    chain): the L1 error of eq. 44 of its theta_1 draws against the exact marginal, with its histogram-noise
+    floor and standard error (``l1_floor``), the mass above 0.7 beside the exact one, and the run's cost."""
+    rng = np.random.default_rng(seed)
+    x0 = ref.grid.sample(chains, rng)
+    v0 = rng.standard_normal((chains, 2))
+    burn, thin = _steps(h, burn_time, time_, draws)
+    run = simulate(ref.pot, scheme, params, batching, n, h, x0, v0, seed=seed, draws=draws, thin=thin, burn=burn)
+    th1 = run.x[:, :, 0]
+    floor, se = l1_floor(th1, ref, seed)
+    eps = eps_of(ref.pot.n_data, n, batching)
+    row = {"scheme": label, "sampling": {"iid_wor": "wor", "iid": "iid", "full": "full"}[batching], "h": h, "n": n,
+           "eps": eps, "eps_h": eps * h, "l1": l1_error(th1, ref), "l1_se": se, "l1_noise_floor": floor,
+           "mass_theta1_gt_0.7": float((th1 > 0.7).mean()), "exact_mass_gt_0.7": 1 - ref.grid.mass_in(-9, 0.7),
+           "chains": chains, "steps": run.steps, "seconds": run.seconds}  # fmt: skip
+    if run.friction is not None:
+        row["friction_mean"] = float(run.friction.mean())
+    return row
+
+
+def mixture_work(plan, draws: int = 200) -> int:
+    """Chains x steps of a plan's runs (their CPU time is about proportional to it)."""
+    total = 0
+    for (_, _, _, _, h, chains, burn_time, time_, *_), _ in plan:
+        burn, thin = _steps(h, burn_time, time_, draws)
+        total += chains * (burn + draws * thin)
+    return total

@@ -14,7 +14,8 @@ step-weighted phi_tilde = sum_l h_l phi(theta_l) / sum_l h_l for decreasing step
 bias and MSE over independent runs (``posterior_average_bias_mse``), each run started at
 theta_0 ~ N(0, 1) (p_0 ~ N(0, 1) from the integrator). Exact stationary laws come from the
 affine map that ``analysis.probe`` reads off each integrator's own ``advance``, with the
-i.i.d. minibatch noise added as its exact covariance (``exact_stationary``).
+i.i.d. minibatch noise added as its exact covariance (``exact_stationary``). The runs, the estimators
+and the exact values are ``analysis.averages``'.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..analysis.averages import FRICTION, chen_target, exact_stationary, run_averages, select_constant
 from ..plotting import pyplot as _plt
 from ..plotting import save_figure
 from ..stats import fit_slope, fit_slope_se
@@ -31,62 +33,6 @@ from .claims import Claim, Claims, Outcome, by_count, by_slope, check, not_repro
 from .common import fmt as _fmt
 from .common import series, where
 from .driver import Figure, Invocation, register_figure
-
-SCHEMES = {
-    "SGHMC-S": ("aboba", {}),
-    "SGHMC-E": ("sghmc", {"noise_correction": "none"}),
-    "SGLD": ("sgld", {}),
-}
-BATCH = 10
-FRICTION = 10.0  # D of chen2015 (DECISION for Figs. 1-2: the smallest of Fig. 3's grid {10, 20, 30})
-TARGET = ("dataset=gaussian_mean", "dataset.variant=chen")
-
-
-def chen_target(seed: int = 0):
-    """(potential, phi_bar = E[theta^2] under the exact posterior)."""
-    from ..simulate import build_target
-
-    pot = build_target(TARGET, seed=seed, threads=1).potential
-    mean, cov = pot.exact_posterior()
-    return pot, float(mean[0] ** 2 + cov[0, 0])
-
-
-def exact_stationary(pot, label: str, h: float, gamma: float, batching: str = "iid", batch_size: int = BATCH) -> float:
-    """Exact stationary E[theta^2] of scheme ``label`` (a key of SCHEMES) at step h, the i.i.d.
-    minibatch noise added as its exact covariance (``analysis.exact.stationary_second_moment``);
-    inf if the step map is unstable."""
-    from ..analysis.exact import stationary_second_moment
-
-    name, params = SCHEMES[label]
-    return stationary_second_moment(pot, name, params, h, gamma, batching, batch_size)
-
-
-def run_averages(pot, label: str, *, runs: int, steps: int, checkpoints, h=None, step_sizes=None,
-                 gamma: float = FRICTION, batching: str = "iid", seed: int = 0) -> dict[int, np.ndarray]:  # fmt: skip
-    """Per-run posterior averages of phi = theta^2 at each checkpoint L: the plain average
-    (fixed h) or the step-weighted one (``step_sizes(l)`` = h_l). {L: [runs]} (NaN for
-    diverged runs)."""
-    import torch
-
-    from ..simulate import simulate
-
-    name, params = SCHEMES[label]
-    x0 = torch.randn(runs, pot.dim, dtype=torch.float64, generator=torch.Generator().manual_seed(1000 + seed))
-    acc = {"s": torch.zeros(runs, dtype=torch.float64), "w": 0.0, "out": {}}
-    checks = {int(c) for c in checkpoints}
-
-    def record(t, st):
-        w = 1.0 if step_sizes is None else float(step_sizes(t))
-        acc["s"] += w * st.x[:, 0] ** 2
-        acc["w"] += w
-        if t in checks:
-            acc["out"][t] = (acc["s"] / acc["w"]).numpy().copy()
-
-    simulate(pot, name, h=h if h is not None else float(step_sizes(1)), gamma=gamma, x0=x0, steps=steps,
-             params=params, batching=batching, batch_size=BATCH, seed=seed, record=record,
-             step_sizes=step_sizes)  # fmt: skip
-    return acc["out"]
-
 
 # -- Fig. 1 -------------------------------------------------------------------------------------
 FIG1 = {
@@ -438,25 +384,6 @@ ALPHA_BIAS = {"SGHMC-S": 1 / 3, "SGLD": 1 / 2}  # theory's bias-optimal rates, K
 # is stable only for h < 2/(N+1) ~ 0.0020 (main-text convention): with 0.003 its first steps grow theta
 # and dominate its step-weighted average, so its grid starts at the fixed-step grid's 10^-3 (DECISION).
 H0_START = {"SGHMC-S": 0.003, "SGLD": 0.001}
-
-
-def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreasing: bool, seed: int = 0):
-    """Grid search of the paper (chen2015 §5, Fig. 3): the constant (C of h = C L^-alpha, or the initial
-    step h_0 of h_l = h_0 l^-alpha) and the friction with the smallest bias at L = L0.
-    Stops along the grid once a value diverges. Returns (bias, constant, friction)."""
-    from ..evaluate.metrics import posterior_average_bias_mse
-
-    best = (math.inf, math.nan, math.nan)
-    for D in frictions:
-        for i, c in enumerate(grid):
-            h, sizes = (None, lambda l, c=c: c * l**-alpha) if decreasing else (c * L0**-alpha, None)
-            est = run_averages(pot, label, runs=runs, steps=L0, checkpoints=[L0], h=h, step_sizes=sizes, gamma=D,
-                               seed=seed + i)[L0]  # fmt: skip
-            b = posterior_average_bias_mse(est, truth, drop_diverged=True)["bias"]
-            if not math.isfinite(b):
-                break
-            best = min(best, (b, float(c), D))
-    return best
 
 
 def _fig3_rows(inv: Invocation, bar) -> list[dict]:

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.passes import GAMMA, friction_load, passes_error, passes_to, reference_moments, run_rows, step_size_for
+from ..analysis.passes import GAMMA, friction_load, passes_error, passes_to, reference_moments, run_rows
+from ..analysis.toys import DW_VAR, FIG1_TARGETS, exact_density, potential_of, toy_bias, toy_convergence
 from ..plotting import pyplot, save_figure
 from ..rundir import write_figure
 from ..stats import fit_slope_se
@@ -34,17 +35,8 @@ from .driver import Figure, Invocation, recipe, register_figure
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.
 
-DW_VAR = 1.0417972965  # double-well variance (matthews2018 §5.1 target; quadrature, derived for this project)
 FIG1_SCHEMES = ("nogin", "msgld", "ccadl", "baoab")
-FIG1_TARGETS = {"gaussian": ("noisy_gaussian", 1.0), "double_well": ("double_well", DW_VAR)}
 HEADING = "claim (matthews2018)"
-
-
-def _target(overrides, seed: int = 0):
-    """The potential of ``dataset=...`` overrides, float64 on the CPU, one torch thread."""
-    from ..simulate import build_target
-
-    return build_target(overrides, seed=seed, threads=1).potential
 
 
 def _finite_or_inf(x) -> float:
@@ -58,87 +50,6 @@ FIG1 = {
     "paper": {"h": [2**-4, 2**-3.5, 2**-3, 2**-2.5, 2**-2, 2**-1.5, 2**-1], "chains": 10_000, "T": 400.0,
               "T_sgld": 150.0, "runs": 1000, "iters": 100_000},
 }  # fmt: skip
-
-
-def toy_bias(target: str, scheme: str, h: float, chains: int, T: float, seed: int = 0) -> dict:
-    """Long-run variance of x for one scheme at the paper's step h: ``chains`` independent
-    chains from x = 0 run for time T (plus 10% burn-in; mSGLD's time per step is eps = h^2/2),
-    variance = pooled mean of the per-chain time averages of x^2 minus the squared pooled mean.
-    bias = variance - exact, se from the spread of the per-chain time averages."""
-    import torch
-
-    from ..simulate import simulate
-
-    ds, exact = FIG1_TARGETS[target]
-    pot = _target([f"dataset={ds}"], seed=seed)
-    step = step_size_for(scheme, h)
-    steps = math.ceil(T / step)
-    burn = steps // 10
-    acc = {"s1": torch.zeros(chains, dtype=torch.float64), "s2": torch.zeros(chains, dtype=torch.float64)}
-
-    def record(t, st):
-        if t > burn:
-            acc["s1"] += st.x[:, 0]
-            acc["s2"] += st.x[:, 0] ** 2
-
-    x0 = torch.zeros(chains, 1, dtype=torch.float64)
-    simulate(pot, scheme, h=step, gamma=GAMMA, x0=x0, steps=steps + burn, record=record, seed=seed)
-    m1, m2 = (acc[k].numpy() / steps for k in ("s1", "s2"))
-    with np.errstate(all="ignore"):
-        ok = np.isfinite(m1) & np.isfinite(m2) & (np.abs(m2) < 1e6)
-    var = se = math.nan
-    if ok.sum() >= max(2, chains // 2):  # the bias is reported only where most chains stay finite
-        var = float(m2[ok].mean() - m1[ok].mean() ** 2)
-        # delta method over independent chains: Var = E m2 - (E m1)^2
-        g = m2[ok] - 2 * m1[ok].mean() * m1[ok]
-        se = float(g.std(ddof=1) / math.sqrt(ok.sum()))
-    return {"target": target, "scheme": scheme, "h": h, "step_size": step, "steps": steps, "burn_in": burn,
-            "chains": chains, "diverged": int((~ok).sum()), "variance": var, "exact": exact,
-            "bias": var - exact, "se": se}  # fmt: skip
-
-
-def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, seed: int = 0):
-    """Error of each run's running variance estimate against the iteration count at step h:
-    ``runs`` independent chains from x = 0, no burn-in; at log-spaced iterations the average
-    over the runs of |var_run - exact| (var_run = time average of x^2 minus the squared time
-    average of x over the run so far). Also the histogram of the second half of all runs."""
-    import torch
-
-    from ..simulate import simulate
-
-    ds, exact = FIG1_TARGETS[target]
-    pot = _target([f"dataset={ds}"], seed=seed)
-    checks = sorted({round(v) for v in np.geomspace(10, iters, 25)})
-    edges = np.linspace(-3.5, 3.5, 71)
-    acc = {"s1": torch.zeros(runs, dtype=torch.float64), "s2": torch.zeros(runs, dtype=torch.float64),
-           "hist": np.zeros(len(edges) - 1), "out": []}  # fmt: skip
-
-    def record(t, st):
-        x = st.x[:, 0]
-        acc["s1"] += x
-        acc["s2"] += x * x
-        if t > iters // 2 and t % 10 == 0:
-            xn = x.numpy()
-            acc["hist"] += np.histogram(xn[np.isfinite(xn)], edges)[0]
-        if t in checks:
-            m1, m2 = acc["s1"].numpy() / t, acc["s2"].numpy() / t
-            with np.errstate(all="ignore"):
-                err = np.abs(m2 - m1 * m1 - exact)
-            ok = np.isfinite(err) & (err < 1e6)  # larger: a run on its way to overflow
-            acc["out"].append({"target": target, "scheme": scheme, "h": h, "iterations": t,
-                               "mean_abs_error": float(err[ok].mean()) if ok.sum() > runs // 2 else math.nan,
-                               "diverged": int((~ok).sum()), "runs": runs})  # fmt: skip
-
-    x0 = torch.zeros(runs, 1, dtype=torch.float64)
-    simulate(pot, scheme, h=step_size_for(scheme, h), gamma=GAMMA, x0=x0, steps=iters, record=record, seed=seed)
-    hist = acc["hist"] / max(acc["hist"].sum(), 1) / np.diff(edges)
-    return acc["out"], edges, hist
-
-
-def _exact_density(target: str, x):
-    grid = np.linspace(-6, 6, 4001)
-    v, vg = ((y**2 / 2 if target == "gaussian" else (y**2 - 1) ** 2 / 4) for y in (x, grid))
-    return np.exp(-v) / np.trapezoid(np.exp(-vg), grid)
 
 
 def _mass_right(edges, dens) -> float:
@@ -202,7 +113,7 @@ def _fig1_plot(res: dict, inv: Invocation, path: Path) -> Path:
             axes[r, 1].loglog([c["iterations"] for c in sel], [c["mean_abs_error"] for c in sel], color=colours[sc],
                               label=sc)  # fmt: skip
             axes[r, 2].plot(centres, hists[target, sc], color=colours[sc], label=sc, lw=1)
-        axes[r, 2].plot(centres, _exact_density(target, centres), "k--", label="exact")
+        axes[r, 2].plot(centres, exact_density(target, centres), "k--", label="exact")
         axes[r, 0].set(xscale="log", yscale="log", xlabel="h", ylabel="|Var error| (bars: 2 SE)",
                        title=f"{target}: bias vs h")  # fmt: skip
         axes[r, 1].set(xlabel="iterations (force evaluations)", ylabel="mean |Var error| over runs",
@@ -415,7 +326,7 @@ PASSES_TITLE = ": error against passes x minibatch size, NOGIN vs mSGLD vs CC-AD
 def _passes_figure(inv: Invocation, overrides, natural_of, h: float, ref_h: float, covs, title: str,
                    describe: str) -> list[Path]:  # fmt: skip
     """Fig. 2 or 3: the reference, then the runs of every (scheme, covariance, n), their error against passes."""
-    fig_id, s, pot = inv.fig_id, inv.st, _target(overrides)
+    fig_id, s, pot = inv.fig_id, inv.st, potential_of(overrides)
     natural = natural_of(pot)
     mean, ref_var, ref_se, draws = reference_moments(pot, natural, chains=s["ref_chains"], steps=s["ref_steps"],
                                                      burn=s["ref_steps"] // 5, h=ref_h, burn_h=h)  # fmt: skip

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...jobs.uci import FULL
 from ...plotting import pyplot, save_figure
 from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested, partly, reproduced
 from ..common import distinct, md_table, where
@@ -64,7 +65,7 @@ def _settings_text(s: SweepSettings) -> str:
         otext = f"adaptive SGHMC (Springenberg) full batch, lr = {o.h:g}, burn-in 2000, thin 500 steps"
     return (
         f"C = 5 unless swept; x0 = 0; steps h in {{{', '.join(f'{h:g}' for h in s.steps)}}}; batch sizes "
-        f"{{{', '.join('full' if b == uci.FULL else str(b) for b in s.batches)}}} (reshuffled minibatches); equal "
+        f"{{{', '.join('full' if b == FULL else str(b) for b in s.batches)}}} (reshuffled minibatches); equal "
         f"simulated time: burn-in T_b = {s.t_burn:g}, T_t = {s.t_thin:g} between draws; {s.chains} chains x "
         f"{s.draws} draws pooled = {s.chains * s.draws} draws per run (paper: 200 draws of one chain, T_b = 10, "
         f"T_t = 2.5); oracle: {otext}; {o.runs} oracle runs of {o.chains_per_run} chains x {o.draws} draws for "

@@ -4,7 +4,7 @@ Gaussian mixture over draws with the fixed noise variance, in original units) or
 deviation over splits, for SHMC (LEAPFROG, full batch) and the adaptive SGHMC baseline. Datasets
 that are not on disk (concrete, energy, yacht, ionosphere, vehicle need files under data_dir) are
 skipped and named; the offline stand-ins for Table 2 are breast_cancer and wine (scikit-learn),
-stated as such. The runs are ``uci``'s.
+stated as such. The runs are ``jobs.uci``'s.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ...jobs.uci import FULL, Result, Spec, run_spec
 from ...plotting import pyplot, save_figure
 from ...stats import t_quantile, welch_df, z_score
 from ..claims import Claim, Outcome, by_count, not_reproduced, not_tested
 from ..common import distinct, md_table, where
 from ..driver import Invocation, Option, names, numbers, recipe
 from . import uci
-from .uci import FULL, TABLE1, TABLE2, Spec
+from .uci import TABLE1, TABLE2
 
 CLASSIFICATION = ("ionosphere", "vehicle")
 CLASSIFICATION_OFFLINE = ("breast_cancer", "wine")
@@ -56,7 +57,7 @@ def table_specs(dataset: str, split: int, scale: str) -> dict[str, Spec]:
             "SGHMC": Spec(integrator="sghmc_adaptive", h=h, burn_steps=burn, thin_steps=thin, **common)}  # fmt: skip
 
 
-def score(result: uci.Result, data) -> dict:
+def score(result: Result, data) -> dict:
     """Table 1: RMSE (original units) and MNLL of the Gaussian mixture over draws with the
     fixed noise variance; Table 2: accuracy and NLL of the draw-averaged class probabilities.
     Diverged chains are dropped (counted in ``diverged_chains``)."""
@@ -88,7 +89,7 @@ def table_rows(inv: Invocation, datasets: list[str], splits: list[int]) -> list[
                 data = load_if_present(ds, split)
                 specs = table_specs(ds, split, inv.scale)
                 for method, spec in specs.items():
-                    res = uci.run_spec(spec, uci.runs_path(inv.out_dir, inv.fig_id))
+                    res = run_spec(spec, uci.runs_path(inv.out_dir, inv.fig_id))
                     rows.append({"dataset": ds, "split": split, "method": method, "integrator": spec.integrator,
                                  "step_size": spec.h, "n_train": len(data.y_train), "n_test": len(data.y_test),
                                  **score(res, data), "seconds": round(res.seconds, 1)})  # fmt: skip

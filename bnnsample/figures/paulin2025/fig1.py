@@ -17,12 +17,11 @@ on affine maps probed off the same integrator), which the Monte Carlo moments mu
 from __future__ import annotations
 
 import math
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from ...analysis.toys import GAMMA_TWO_BATCH, NOISE_FLOORS, STEPS, Cell, noise_floor, run_cell
 from ...plotting import pyplot, save_figure
 from ..claims import Claim, by_count, by_resolved, check, not_reproduced, not_tested, partly, reproduced
 from ..driver import SCALE, Invocation, Option, integer, labelled, number, recipe
@@ -30,12 +29,10 @@ from ..driver import SCALE, Invocation, Option, integer, labelled, number, recip
 FIG_ID = "paulin2025-fig1"
 TITLE = ": W1 bias of 9 samplers on the two-batch Gaussian (paulin2025 Fig. 1, §3.4)"
 DATASET = "two_batch_gaussian"
-GAMMA = 1.0
 # The authors' BAOAB_hconst uses eta = exp(-gamma h / 2) in the O step (NOTEBOOK), i.e. the
 # textbook BAOAB (ours) with friction gamma / 2: the BAOAB rows run at this friction to reproduce
 # their numbers (option baoab_friction=1 runs the textbook scheme at the paper's gamma = 1).
 BAOAB_FRICTION = 0.5
-STEPS = (0.25, 0.125, 0.0625, 0.03125)  # h = 2^-(k+2), k = 0..3
 NOTEBOOK = "bias_test_wass.ipynb (the authors' repository github.com/paulindani/SMS_Kinetic_Langevin)"
 
 # (label, preset); the preset fixes the integrator and the schedule
@@ -64,7 +61,6 @@ PAPER_W1 = {
 # laws from probed affine maps and ``analysis.stationary.cycle_moments``, records alternating sweep end and
 # mid-sweep, W1 of the two-Gaussian mixture by quadrature); the run recomputes it (CSV column derived_w1)
 DERIVED_SMS_BAOAB_025 = 0.04090
-FIXED_ORDER = (0, 1, 1, 0)
 # §3.4: bias O(h^2) for SMS and without-replacement UBU/BAOAB, O(h) for the others; slope of
 # log W1 on log h over the three smallest steps (the tolerances are this project's)
 EXPECTED_SLOPE = {"SMS-UBU": (2, 0.4), "SG-UBU wor": (2, 0.4), "SG-BAOAB wor": (2, 0.4), "SMS-BAOAB": (2, 0.4),
@@ -81,7 +77,6 @@ W1_TOL = 0.10  # relative agreement with a reference of 2 or more significant di
 # the notebook prints 4 decimals: a value with one significant digit (0.0005, 0.0006) only says that the W1 lies in
 # its rounding interval (0.0005: [0.00045, 0.00055]); ours agrees when it lies in that interval widened by 2 s.e.
 W1_ROUNDING = 0.5e-4
-NOISE_FLOORS = 3  # a W1 below this many Monte Carlo floors mostly measures sampling noise
 # what resolves the cells and slopes below 3 floors at scale=quick: the floors of scale=paper at h = 0.0625 and
 # 0.03125 were measured (noise_floor, seed 0: 14.5 and 27.2 CPU-s); its CPU time is estimated from the quick run's
 # 66 CPU-s (12x the chain-epochs) and the W1 of 2e7 records per cell (about 12 CPU-s each)
@@ -168,111 +163,6 @@ OPTIONS = (Option("seed", integer(0), 0), Option("chains", integer(2), SCALE), O
 
 
 # -- this figure ---------------------------------------------------------------------------------
-
-
-@dataclass
-class Cell:
-    label: str
-    preset: str
-    h: float
-    gamma: float
-    chains: int
-    records: int
-    thin_epochs: int
-    burn_epochs: int
-    w1: float = math.nan
-    w1_se: float = math.nan  # delta-method Monte Carlo s.e. over the independent chains
-    w1_floor: float = math.nan  # W1 of an exact sampler under the same protocol (noise_floor)
-    w1_iid: float = math.nan  # W1 of as many i.i.d. exact draws
-    derived_w1: float = math.nan  # SMS-BAOAB: exact W1 with the authors' fixed batch order (fixed_order_w1)
-    diverged_frac: float = 0.0
-    max_abs: float = math.nan
-    mc: dict = field(default_factory=dict)
-    exact: dict = field(default_factory=dict)
-    seconds: float = 0.0
-
-    @property
-    def noise_limited(self) -> bool:
-        return math.isfinite(self.w1) and self.w1 < NOISE_FLOORS * self.w1_floor
-
-    @property
-    def mixed(self) -> bool:
-        """The exact second-moment recursion has contracted by 1e-3 within the burn-in (else the
-        recorded law is still transient and need not match the stationary moments)."""
-        cycles = 2 * self.burn_epochs / self.exact["cycle"]
-        return self.exact["rho"] ** cycles < 1e-3
-
-    @property
-    def diverged(self) -> bool:
-        return self.diverged_frac > 0 or not self.exact.get("stable", True)
-
-
-def noise_floor(pot, k: int, chains: int, records: int, thin_epochs: int, seed: int) -> float:
-    """W1 to the posterior of the same protocol (chains, burn-in, records, thin) run with the
-    exact full-batch flow ``exact_ou``, whose law is the posterior for every h: the Monte Carlo
-    floor of W1 with correlated records (larger than that of i.i.d. draws)."""
-    from ...evaluate.metrics import wasserstein1_normal
-    from ...simulate import draws
-
-    rec, _ = draws(pot, "exact_ou", {}, chains=chains, h=STEPS[k], gamma=GAMMA, burn_in=100 * 2**k,
-                   thin=2 * thin_epochs, records=records, batching="full", batch_size=2, seed=seed + 555)  # fmt: skip
-    mean, cov = (t.numpy() for t in pot.exact_posterior())
-    return wasserstein1_normal(rec.reshape(-1), float(mean[0]), math.sqrt(float(cov[0, 0])))
-
-
-def fixed_order_w1(pot, h: float, gamma: float, order: tuple = FIXED_ORDER) -> float:
-    """Exact W1 to the posterior of the recorded law of BAOAB (the sms_baoab preset) with the
-    authors' fixed batch order (NOTEBOOK's SMS-BAOAB): ``analysis.exact.fixed_order_w1``."""
-    from ...analysis import exact
-    from ...simulate import preset_scheme
-
-    name, params, _, _ = preset_scheme("sms_baoab")
-    return exact.fixed_order_w1(pot, name, params, h, gamma, order)
-
-
-def run_cell(
-    pot,
-    label: str,
-    preset: str,
-    k: int,
-    chains: int,
-    records: int,
-    thin_epochs: int,
-    seed: int,
-    gamma: float = GAMMA,
-    floor: float | None = None,
-) -> Cell:
-    """One (sampler, h = STEPS[k]) cell: the Monte Carlo W1 and moments, and the exact moments.
-    A cell whose exact second-moment recursion is unstable (spectral radius >= 1) or whose
-    chains went non-finite is diverged: no W1."""
-    from ...analysis.recorded import exact_recorded_moments, pooled_moments
-    from ...evaluate.metrics import iid_floor, wasserstein1_normal, wasserstein1_normal_with_se
-    from ...simulate import draws, preset_scheme
-
-    t0 = time.perf_counter()
-    h = STEPS[k]
-    name, params, batching, partition = preset_scheme(preset)
-    burn_epochs = 50 * 2**k
-    steps_per_epoch = 2  # N / n
-    cell = Cell(label, preset, h, gamma, chains, records, thin_epochs, burn_epochs)
-    rec, diverged = draws(pot, name, params, chains=chains, h=h, gamma=gamma, burn_in=burn_epochs * steps_per_epoch,
-                          thin=thin_epochs * steps_per_epoch, records=records, batching=batching, batch_size=1,
-                          partition=partition, seed=seed)  # fmt: skip
-    mean, cov = (t.numpy() for t in pot.exact_posterior())
-    mu, sd = float(mean[0]), math.sqrt(float(cov[0, 0]))
-    cell.diverged_frac = float(diverged.mean())
-    record_steps = burn_epochs * steps_per_epoch + thin_epochs * steps_per_epoch * np.arange(1, records + 1)
-    cell.exact = exact_recorded_moments(pot, name, params, batching, 1, h, gamma, record_steps)
-    cell.max_abs = float(np.nanmax(np.abs(rec))) if np.isfinite(rec).any() else math.inf
-    if not cell.diverged:
-        cell.w1, cell.w1_se = wasserstein1_normal_with_se(rec.T, mu, sd)
-        cell.w1_iid = iid_floor(wasserstein1_normal, mu, sd, rec.size, seed + 17)
-        cell.w1_floor = cell.w1_iid if floor is None else floor
-        cell.mc = pooled_moments(rec)
-    if preset == "sms_baoab":
-        cell.derived_w1 = fixed_order_w1(pot, h, gamma)
-    cell.seconds = time.perf_counter() - t0
-    return cell
 
 
 def _reference(c: Cell):
@@ -583,7 +473,7 @@ def make(inv: Invocation) -> list[Path]:
     with inv.cells(len(s["samplers"]) * len(STEPS)) as bar:
         for label, preset in s["samplers"]:
             for k in range(len(STEPS)):
-                gamma = s["baoab_friction"] if "BAOAB" in label else GAMMA
+                gamma = s["baoab_friction"] if "BAOAB" in label else GAMMA_TWO_BATCH
                 c = run_cell(pot, label, preset, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k,
                              gamma, floors[k])  # fmt: skip
                 cells.setdefault(label, []).append(c)

@@ -8,9 +8,10 @@ Langevin dynamics" (JMLR 24, 2023), one module per figure:
     fig7     sekkat2023-fig7   mixture, AdL full-matrix vs scalar friction; projection errors (Remark 15)
     fig14    sekkat2023-fig14  mixture, eAdL with K + 1 = 1, 4, 16, 36 basis functions (+ Fig. 15 projections)
     fig13    sekkat2023-fig13  BNN on the 2-D two-class data, AdL diagonal vs 3-group friction (reduced)
-    mixture  the mixture's exact reference, runs and L1 errors with their noise floor (figs 4, 7, 14)
-    shared   the method common to all: runs of the project's samplers, the Gaussian model's exact variances,
-             the title and claims heading of every section
+    mixture  the plans, rows, plots and settings text of the mixture figures (figs 4, 7, 14); the mixture's
+             exact reference, runs and L1 errors with their noise floor are ``analysis.mixture``'s
+    shared   the Langevin-OABAO scheme, the batchings, the title and claims heading of every section; the
+             runs of the project's samplers and the Gaussian model's runs are ``analysis.chains``'
 """
 
 from . import fig3, fig4, fig5, fig7, fig13, fig14  # noqa: F401  (importing them registers their recipes)

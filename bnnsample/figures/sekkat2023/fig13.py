@@ -9,11 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ...analysis.chains import Run, eps_of, simulate, target
 from ...plotting import pyplot, save_figure
+from ...stats import l1_difference_se
 from ..claims import Claim, Claims, Outcome, by_count, not_tested, partly
 from ..common import where
 from ..driver import JOBS, Figure, Invocation, register_figure
-from .shared import HEADING, TITLE, Run, eps_of, simulate, span, target
+from .shared import HEADING, TITLE, span
 
 ID = "sekkat2023-fig13"
 FIG13 = {
@@ -59,32 +61,10 @@ def _draws(settings: dict, n: int) -> int:
     return settings.get("draws_n", {}).get(n, DRAWS)
 
 
-def _chain_counts(predict: np.ndarray, bins: int) -> np.ndarray:
-    """Each chain's histogram counts of N_theta(x*) on ``bins`` equal bins of [0, 1] (np.histogram's), [C, bins]."""
-    return np.stack([np.histogram(p, bins=bins, range=(0.0, 1.0))[0] for p in predict])
-
-
-def _l1_of_counts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """L1 (eq. 44) between the pooled histograms of chain counts [..., C, bins]: sum_b |a_b / n_a - b_b / n_b|."""
-    pa, pb = a.sum(-2), b.sum(-2)
-    return np.abs(pa / pa.sum(-1, keepdims=True) - pb / pb.sum(-1, keepdims=True)).sum(-1)
-
-
-def _difference_se(diag: np.ndarray, groups: np.ndarray, ref: np.ndarray, bins: int, reps: int = 400) -> tuple:
-    """Bootstrap over chains (each run's chains resampled, the common reference's once for both): the s.e. of
-    L1(diagonal, reference), of L1(groups, reference) and of their difference."""
-    rng = np.random.default_rng(0)
-    counts = [_chain_counts(p, bins) for p in (diag, groups, ref)]
-    idx = [rng.integers(len(c), size=(reps, len(c))) for c in counts]
-    d, g, r = (c[i] for c, i in zip(counts, idx))
-    ld, lg = _l1_of_counts(d, r), _l1_of_counts(g, r)
-    return float(ld.std(ddof=1)), float(lg.std(ddof=1)), float((ld - lg).std(ddof=1))
-
-
 def fig13_plan(settings: dict, n_data: int, seed: int = 0) -> list[tuple]:
     """The runs of fig 13: per h, the full-batch reference runs then one run per n, each with the
     diagonal and the 3-group friction, then the burn-in checks ("check": the runs of a batch size with its
-    own burn-in, again at the scale's): (sampling, friction, n, args, kw) of ``shared.simulate``."""
+    own burn-in, again at the scale's): (sampling, friction, n, args, kw) of ``analysis.chains.simulate``."""
     kinds = {"diagonal": {"friction_kind": "diagonal"}, "groups": {"friction_kind": "groups", "groups": GROUPS}}
     plan, s = [], seed
     for h in settings["h"]:
@@ -145,9 +125,9 @@ def fig13_rows(settings: dict, seed: int = 0, bar=None, cache=None, jobs: int = 
             if a.shape[1] > DRAWS:
                 r["l1_first_draws"] = _hist_l1(a[:, :DRAWS], b[:, :DRAWS], settings["bins"])
     for a, b in _pairs(rows):
-        a["l1_se"], b["l1_se"], a["l1_minus_groups_se"] = _difference_se(
+        a["l1_se"], b["l1_se"], a["l1_minus_groups_se"] = l1_difference_se(
             predicts[("wor", "diagonal", a["h"], a["n"])], predicts[("wor", "groups", a["h"], a["n"])],
-            refs[(a["h"], "diagonal")].predict, settings["bins"])  # fmt: skip
+            refs[(a["h"], "diagonal")].predict, settings["bins"], (0.0, 1.0))  # fmt: skip
     return rows
 
 

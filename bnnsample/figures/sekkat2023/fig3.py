@@ -8,13 +8,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ...analysis.chains import eps_of, gaussian, gaussian_run
 from ...analysis.exact import exact_relative_error
 from ...plotting import pyplot, save_figure
 from ...stats import slope_through_origin
 from ..claims import Claim, Claims, Outcome, by_count
 from ..common import series, where
 from ..driver import Figure, Invocation, register_figure
-from .shared import BATCHING, HEADING, LANGEVIN, TITLE, eps_of, gaussian, gaussian_run
+from .shared import BATCHING, HEADING, LANGEVIN, TITLE
 
 ID = "sekkat2023-fig3"
 SCHEMES = {"sgld": ("sgld", {}), "langevin": LANGEVIN}

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ...analysis.chains import GAMMA, eps_of, gaussian, gaussian_run
 from ...analysis.exact import exact_relative_error
 from ...plotting import pyplot, save_figure
 from ..claims import Claim, Claims, Outcome, by_count
 from ..common import series, where
 from ..driver import Figure, Invocation, register_figure
-from .shared import GAMMA, HEADING, TITLE, eps_of, gaussian, gaussian_run, span
+from .shared import HEADING, TITLE, span
 
 ID = "sekkat2023-fig5"
 FIG5 = {

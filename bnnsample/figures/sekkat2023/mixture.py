@@ -8,35 +8,17 @@ from __future__ import annotations
 import functools
 import math
 
-import numpy as np
-
-from ...analysis.mixture import BINS, RANGE, MixtureReference, l1_error, l1_floor, mixture_reference, projection_errors
+from ...analysis.mixture import (
+    BINS,
+    RANGE,
+    MixtureReference,
+    mixture_reference,
+    mixture_row,
+    mixture_work,
+    projection_errors,
+)
 from ...plotting import pyplot, save_figure
-from .shared import LANGEVIN, eps_of, simulate
-
-
-def _steps(h: float, burn_time: float, time_: float, draws: int) -> tuple[int, int]:
-    """(burn-in steps, thinning) of a mixture run of ``burn_time`` + ``time_`` time units at step h."""
-    return max(2, round(burn_time / h)), max(draws, round(time_ / h)) // draws
-
-
-def mixture_row(ref: MixtureReference, scheme: str, params: dict, batching: str, n: int, h: float, chains: int,
-                burn_time: float, time_: float, seed: int, label: str, draws: int = 200) -> dict:  # fmt: skip
-    rng = np.random.default_rng(seed)
-    x0 = ref.grid.sample(chains, rng)
-    v0 = rng.standard_normal((chains, 2))
-    burn, thin = _steps(h, burn_time, time_, draws)
-    run = simulate(ref.pot, scheme, params, batching, n, h, x0, v0, seed=seed, draws=draws, thin=thin, burn=burn)
-    th1 = run.x[:, :, 0]
-    floor, se = l1_floor(th1, ref, seed)
-    eps = eps_of(ref.pot.n_data, n, batching)
-    row = {"scheme": label, "sampling": {"iid_wor": "wor", "iid": "iid", "full": "full"}[batching], "h": h, "n": n,
-           "eps": eps, "eps_h": eps * h, "l1": l1_error(th1, ref), "l1_se": se, "l1_noise_floor": floor,
-           "mass_theta1_gt_0.7": float((th1 > 0.7).mean()), "exact_mass_gt_0.7": 1 - ref.grid.mass_in(-9, 0.7),
-           "chains": chains, "steps": run.steps, "seconds": run.seconds}  # fmt: skip
-    if run.friction is not None:
-        row["friction_mean"] = float(run.friction.mean())
-    return row
+from .shared import LANGEVIN
 
 
 @functools.cache
@@ -91,15 +73,6 @@ def reference_and_rows(inv, plan, with_sigma: bool = False, after=None, after_ce
                  + (", projection errors " + ", ".join(f"{k} {v:.3g}" for k, v in proj.items()) if proj else ""))  # fmt: skip
         rows = mixture_rows(ref, plan, bar, inv.cache, inv.jobs)
         return ref, proj, rows, after(ref, bar) if after else None
-
-
-def mixture_work(plan, draws: int = 200) -> int:
-    """Chains x steps of a plan's runs (their CPU time is about proportional to it)."""
-    total = 0
-    for (_, _, _, _, h, chains, burn_time, time_, *_), _ in plan:
-        burn, thin = _steps(h, burn_time, time_, draws)
-        total += chains * (burn + draws * thin)
-    return total
 
 
 def plot(path, x_key, groups, title, ylabel="L1 error of the theta_1 marginal (eq. 44)"):
