@@ -161,39 +161,15 @@ def why_tables(temps, rel, excess) -> list[str]:
 
 
 def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[str], dict]:
-    """Measurements that explain the ensemble table (evaluate.calibration): the best-fit test
-    temperature of each method at ensemble sizes 1 and the largest, reliability bins of the
-    single-run predictives, and each sampler's excess training loss over the SWA point and its
-    kinetic temperature at the draws, and SMS-UBU minus SWA against the number of draws per run.
-    Writes calibration.csv, reliability.csv, excess_loss.csv, draws.csv;
-    returns the markdown lines, the paired differences (``paired``) behind the verdicts and
-    the draws table (None without SMS-UBU)."""
-    import pandas as pd
+    """Measurements that explain the ensemble table (``evaluate.ensembles.diagnose_runs``: the
+    best-fit test temperatures, reliability bins, each sampler's excess training loss and kinetic
+    temperature, SMS-UBU minus SWA against the number of draws per run; it writes
+    calibration.csv, reliability.csv, excess_loss.csv, draws.csv) as markdown; returns the
+    markdown lines, the paired differences (``evaluate.ensembles.paired``) behind the verdicts
+    and the draws table (None without SMS-UBU)."""
+    from ...evaluate.ensembles import diagnose_runs
 
-    from ...evaluate.calibration import excess_training_loss, reliability_rows, temperature_rows
-    from ...evaluate.ensembles import draws_differences, predictives_and_kinetic
-    from ...store import open_stores
-
-    preds, y, kinetic = predictives_and_kinetic(paths, baselines_from="sms_ubu")
-    diffs = paired(preds, y, sizes)
-    temps = pd.DataFrame(temperature_rows(preds, y, sizes=sorted({sizes[0], sizes[-1]})))
-    write_frame(temps, fig_dir / "calibration.csv", index=False)
-    rel = reliability_rows({k: preds[k] for k in ("swa", "sms_ubu") if k in preds}, y)
-    write_frame(rel, fig_dir / "reliability.csv", index=False)
-    excess = []
-    for m, part_paths in paths.items():
-        e = excess_training_loss([p.parent for p in part_paths])
-        k = kinetic.get(m)
-        e.update(method=m, kinetic_temperature=float(k.mean()) if k is not None else float("nan"),
-                 kinetic_temperature_first_draw=float(k[:, 0].mean()) if k is not None else float("nan"))  # fmt: skip
-        excess.append(e)
-    write_frame(pd.DataFrame(excess), fig_dir / "excess_loss.csv", index=False)
-    by_draws = None
-    if "sms_ubu" in paths:
-        with open_stores(paths["sms_ubu"]) as sts:
-            by_draws = draws_differences(sts, "swa", sizes, metrics=("accuracy", "nll", "ace"))
-        write_frame(by_draws, fig_dir / "draws.csv", index=False)
-
+    diffs, temps, rel, excess, by_draws = diagnose_runs(paths, sizes, fig_dir)
     lines = [*paired_table(diffs, sizes), *why_tables(temps, rel, excess)]
     if by_draws is not None:
         lines += draws_table(by_draws)
@@ -228,18 +204,8 @@ def _judge(diff: float, se: float, higher_is_better: bool, groups: int = 0) -> s
     return "not distinguishable"
 
 
-def paired(preds: dict, y, sizes) -> dict:
-    """{baseline: paired_differences(SMS-UBU, baseline)} for SWA and standard training: the
-    same disjoint groups of runs, mean and s.e. over groups."""
-    from ...evaluate.ensembles import paired_differences
-
-    if "sms_ubu" not in preds:
-        return {}
-    return {b: paired_differences(preds["sms_ubu"], preds[b], y, sizes) for b in ("swa", "standard") if b in preds}
-
-
 def _diff(diffs: dict, base: str, es: int, metric: str) -> tuple[float, float, int]:
-    """(mean difference, its s.e., the number of groups) of one cell of ``paired``."""
+    """(mean difference, its s.e., the number of groups) of one cell of ``evaluate.ensembles.paired``."""
     d = diffs.get(base)
     r = d[(d.ensemble_size == es) & (d.metric == metric)] if d is not None else ()
     if not len(r):
@@ -431,8 +397,8 @@ def hinges_on_draws(by_draws, es: int, metric: str, higher_is_better: bool) -> s
 
 def verdicts(t, diffs: dict, setting: str = "", by_draws=None) -> list:
     """(Claim, Outcome) of each Fig. 4 claim: the calibration claim at each ensemble size
-    (paired differences ``diffs`` from ``paired``), the accuracy claim, the SG-HMC claims
-    (from the tidy ensemble table ``t``). Each row's numbers start with ``setting``; a "not
+    (paired differences ``diffs`` from ``evaluate.ensembles.paired``), the accuracy claim, the
+    SG-HMC claims (from the tidy ensemble table ``t``). Each row's numbers start with ``setting``; a "not
     reproduced" that ``hinges_on_draws`` (``by_draws``: draws.csv) is "not tested: scale"."""
     sizes = sorted(set(t.ensemble_size))
     rows = []
