@@ -7,6 +7,7 @@ import pytest
 
 from bnnsample.evaluate import metrics as M
 from bnnsample.evaluate.ensembles import ensemble_metrics, ensemble_rows, ensemble_table, plot_ensembles
+from bnnsample.jobs import ensembles as fig4_jobs
 from bnnsample.store import SampleStore
 
 
@@ -195,28 +196,28 @@ def test_fig4_verdicts_and_options(tmp_path):
         _fig4_settings(tmp_path, {"methods": "sgld"})
     inv, s, methods = _fig4_settings(tmp_path, {"methods": "sg_hmc", "chains": "8"})
     assert methods == ["sms_ubu", "sg_hmc"] and s["chains"] == 8 and inv.scale == "quick"
-    ovr = fig.method_overrides("sg_hmc", s)
+    ovr = fig4_jobs.method_overrides("sg_hmc", s)
     assert "experiment=paulin2025_fig4_sg_hmc" in ovr and "step_size=0.002" in ovr and "dataset=mnist5k" in ovr
     # scale=reduced: Fashion-MNIST with a training subset and the narrow CNN; on another data set
     # the subset key (a key of the fmnist config) is dropped
     inv, s, _ = _fig4_settings(tmp_path, {"scale": "reduced"})
-    ovr = fig.method_overrides("sms_ubu", s)
+    ovr = fig4_jobs.method_overrides("sms_ubu", s)
     assert inv.scale == "reduced" and s["chains"] == 16
     assert {"dataset=fmnist", "model=cnn_small", "dataset.n_train=10000", "step_size=0.0005"} <= set(ovr)
     _, s, _ = _fig4_settings(tmp_path, {"scale": "reduced", "dataset": "mnist5k"})
-    ovr = fig.method_overrides("sg_hmc", s)
+    ovr = fig4_jobs.method_overrides("sg_hmc", s)
     assert "dataset=mnist5k" in ovr and not any(o.startswith("dataset.") for o in ovr) and "step_size=0.001" in ovr
     with pytest.raises(ValueError, match="allowed values: quick, reduced, large, paper"):
         _fig4_settings(tmp_path, {"scale": "full"})
     # scale=large: all 60,000 images at the paper's steps, SMS-UBU alone unless methods= asks
     _, s, methods = _fig4_settings(tmp_path, {"scale": "large"})
-    ovr = fig.method_overrides("sms_ubu", s)
+    ovr = fig4_jobs.method_overrides("sms_ubu", s)
     assert methods == ["sms_ubu"] and {"dataset=fmnist", "model=cnn_small", "step_size=0.000125"} <= set(ovr)
     assert not any(o.startswith("dataset.n_train") for o in ovr)
     assert _fig4_settings(tmp_path, {"scale": "large", "methods": "sms_ubu,sg_hmc"})[2] == ["sms_ubu", "sg_hmc"]
     # burn_in=B: the same protocol with another burn-in (epochs)
     _, s, _ = _fig4_settings(tmp_path, {"scale": "reduced", "burn_in": "15"})
-    ovr = fig.method_overrides("sms_ubu", s)
+    ovr = fig4_jobs.method_overrides("sms_ubu", s)
     assert "burn_in=15" in ovr and "burn_in=2" not in ovr and s["burn_in"] == 15
     with pytest.raises(ValueError, match="burn_in=x: must be an integer"):
         _fig4_settings(tmp_path, {"burn_in": "x"})
@@ -398,18 +399,18 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
     monkeypatch.setattr("bnnsample.plumbing.workers.run_pool", lambda calls, jobs: [fn(*a) for fn, a in calls][::-1])
     options = {"scale": "paper_schedule", "runs": "6", "workers": "2"}
     _, s, methods = _fig4_settings(tmp_path, options)
-    grid = fig.method_grid(root, s, methods)
-    fig.run_workers(out, options, s, grid)
+    grid = fig4_jobs.method_grid(root, s, methods)
+    fig4_jobs.run_workers(out, options, s, grid)
     shares = [c[-1] for c in started]
     assert shares == ["part=3,5", "part=4"] and all("workers=2" not in c for c in started)
     from bnnsample.plumbing.errors import TIME_LIMIT_EXIT
 
     started[:], codes[:] = [], [TIME_LIMIT_EXIT, 0]
     with pytest.raises(TimeLimit, match="a worker stopped at the time limit"):
-        fig.run_workers(out, options, s, grid)
+        fig4_jobs.run_workers(out, options, s, grid)
     started[:], codes[:] = [], [TIME_LIMIT_EXIT, 1]
     with pytest.raises(ValueError, match=f"worker 1 failed; see {root / 'worker1.log'}"):
-        fig.run_workers(out, options, s, grid)
+        fig4_jobs.run_workers(out, options, s, grid)
     with pytest.raises(ValueError, match="runs=3: scale=paper_schedule runs in parts of 2"):
         monkeypatch.setitem(fig.SETTINGS, "paper_schedule", dict(tiny, part_runs=2))
         _fig4_settings(tmp_path, {"scale": "paper_schedule", "runs": "3"})

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from bnnsample.analysis import multinomial
 from bnnsample.data.base import Data
 from bnnsample.figures.claims import VERDICTS
 from bnnsample.figures.common import claims, read_sections, verdict_counts
@@ -31,13 +32,13 @@ def test_options_and_step_grid(tmp_path):
         fig2.make(tmp_path, {"bogus": "1"})
     with pytest.raises(ValueError, match="scale=huge: allowed values: quick, paper"):
         fig2.make(tmp_path, {"scale": "huge"})
-    assert fig2.step_grid(60_000, 6) == (1.0, list(fig2.PAPER_HS))
-    factor, hs = fig2.step_grid(4_000, 3)
+    assert multinomial.step_grid(60_000, 6) == (1.0, list(multinomial.PAPER_HS))
+    factor, hs = multinomial.step_grid(4_000, 3)
     assert factor == 4 and np.allclose(hs, [8e-3, 4e-3, 2e-3])
 
 
 def test_map_is_the_minimiser():
-    pot = fig2.build_potential(tiny_data(), torch.float64)
+    pot = multinomial.build_potential(tiny_data(), torch.float64)
     x = map_point(pot, torch.float64)
     g, g0 = pot.force(x[None], None, 1.0), pot.force(torch.zeros_like(x)[None], None, 1.0)
     assert float(g.norm()) < 1e-4 * float(g0.norm())

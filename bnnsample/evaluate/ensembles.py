@@ -189,6 +189,49 @@ def predictives_and_kinetic(paths: dict[str, list[Path]], *, baselines_from: str
     return preds, y, kinetic
 
 
+def paired(preds: dict, y, sizes) -> dict:
+    """{baseline: paired_differences(SMS-UBU, baseline)} for SWA and standard training: the
+    same disjoint groups of runs, mean and s.e. over groups."""
+    if "sms_ubu" not in preds:
+        return {}
+    return {b: paired_differences(preds["sms_ubu"], preds[b], y, sizes) for b in ("swa", "standard") if b in preds}
+
+
+def diagnose_runs(paths: dict[str, list[Path]], sizes, fig_dir: Path):
+    """Measurements that explain the ensemble table of paulin2025 Fig. 4's runs ({method: the
+    samples.h5 of its jobs}, standard training and SWA from the SMS-UBU runs; evaluate.calibration):
+    the best-fit test temperature of each method at ensemble sizes 1 and the largest, reliability
+    bins of the single-run predictives, and each sampler's excess training loss over the SWA point
+    and its kinetic temperature at the draws, and SMS-UBU minus SWA against the number of draws
+    per run. Writes calibration.csv, reliability.csv, excess_loss.csv, draws.csv under ``fig_dir``;
+    returns the paired differences (``paired``) behind the verdicts, the temperatures, the
+    reliability bins, the excess losses and the draws table (None without SMS-UBU)."""
+    from ..rundir import write_frame
+    from ..store import open_stores
+    from .calibration import excess_training_loss, reliability_rows, temperature_rows
+
+    preds, y, kinetic = predictives_and_kinetic(paths, baselines_from="sms_ubu")
+    diffs = paired(preds, y, sizes)
+    temps = pd.DataFrame(temperature_rows(preds, y, sizes=sorted({sizes[0], sizes[-1]})))
+    write_frame(temps, fig_dir / "calibration.csv", index=False)
+    rel = reliability_rows({k: preds[k] for k in ("swa", "sms_ubu") if k in preds}, y)
+    write_frame(rel, fig_dir / "reliability.csv", index=False)
+    excess = []
+    for m, part_paths in paths.items():
+        e = excess_training_loss([p.parent for p in part_paths])
+        k = kinetic.get(m)
+        e.update(method=m, kinetic_temperature=float(k.mean()) if k is not None else float("nan"),
+                 kinetic_temperature_first_draw=float(k[:, 0].mean()) if k is not None else float("nan"))  # fmt: skip
+        excess.append(e)
+    write_frame(pd.DataFrame(excess), fig_dir / "excess_loss.csv", index=False)
+    by_draws = None
+    if "sms_ubu" in paths:
+        with open_stores(paths["sms_ubu"]) as sts:
+            by_draws = draws_differences(sts, "swa", sizes, metrics=("accuracy", "nll", "ace"))
+        write_frame(by_draws, fig_dir / "draws.csv", index=False)
+    return diffs, temps, rel, excess, by_draws
+
+
 def ensemble_rows(store) -> list[dict]:
     """The table as rows of metrics.csv (group, metric, value, se): group ``<method>@es<k>``,
     value the mean over groups, se = std / sqrt(groups) (NaN with one group)."""

@@ -25,17 +25,15 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from ...jobs.runs import RunGrid
+from ...jobs.ensembles import FIG, LOCALIZED, method_grid, n_parts, print_estimate, run_workers
 from ...rundir import write_frame
 from ...stats import t_quantile
 from ..claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced
 from ..common import md_table
 from ..driver import Invocation, Option, choice, integer, names, number, recipe
 
-FIG = "paulin2025-fig4"
 TITLE = ": calibration against ensemble size, SMS-UBU vs SWA vs standard training vs baselines (paulin2025 Fig. 4, §5)"
 METHODS = ("sms_ubu", "sg_ubu", "sg_ubu_wor", "sg_hmc", "cyclical_sghmc")
-LOCALIZED = ("sms_ubu", "sg_ubu", "sg_ubu_wor")
 METRICS = ("accuracy", "nll", "ace", "rps")
 LABELS = {"standard": "standard training", "swa": "SWA", "sms_ubu": "SMS-UBU", "sg_ubu": "SG-UBU",
           "sg_ubu_wor": "SG-UBU w/o repl.", "sg_hmc": "SG-HMC", "cyclical_sghmc": "cyclical SG-HMC"}  # fmt: skip
@@ -118,12 +116,6 @@ def _settings(inv: Invocation) -> tuple[dict, list[str]]:
     return s, methods
 
 
-def n_parts(s: dict) -> int:
-    """Runs are made in parts of ``part_runs`` runs (one process and one run directory each,
-    seed = part number), or in one part of all runs at the scales without ``part_runs``."""
-    return s["chains"] // s["part_runs"] if s.get("part_runs") else 1
-
-
 def _parts(text: str | None, parts: int) -> list[int] | None:
     """``part=0,2``: make only these parts (a worker's share), then stop before the tables."""
     if text is None:
@@ -132,97 +124,6 @@ def _parts(text: str | None, parts: int) -> list[int] | None:
     if not all(p.isdigit() and int(p) < parts for p in got):
         raise ValueError(f"part={text}: allowed values: comma list of 0..{parts - 1}")
     return sorted({int(p) for p in got})
-
-
-def method_overrides(method: str, s: dict, part: int = 0) -> list[str]:
-    """The run's Hydra overrides: the method's experiment config on the chosen data; with
-    parts, the part's runs (``part_runs`` chains) and its seed (the part number)."""
-    parts = n_parts(s)
-    chains = s["chains"] // parts
-    ovr = [f"experiment=paulin2025_fig4_{method}", f"dataset={s['dataset']}", f"chains={chains}",
-           "control_variate=true", "store_theta=false", "evaluate=false", *s["overrides"]]  # fmt: skip
-    if parts > 1:
-        ovr.append(f"seed={part}")
-    if s.get("device"):
-        ovr.append(f"device={s['device']}")
-    if s.get("model"):
-        ovr.append(f"model={s['model']}")
-    if s.get("step"):
-        ovr.append(f"step_size={s['step']['ubu' if method in LOCALIZED else 'em']}")
-    return ovr
-
-
-def method_grid(run_root: Path, s: dict, methods, swa_from: RunGrid | None = None) -> RunGrid:
-    """The runs of ``methods`` under ``run_root``, in the scale's parts: sms_ubu trains the SWA
-    points (or takes those of the sms_ubu runs of ``swa_from``), the other methods start from
-    the SWA points of their part's sms_ubu run."""
-
-    def overrides(m: str, p: int) -> list[str]:
-        ovr = method_overrides(m, s, p)
-        if m != "sms_ubu":
-            ovr.append(f"init.reuse={grid.dir(p) / 'sms_ubu'}")
-        elif swa_from is not None:
-            ovr.append(f"init.reuse={swa_from.dir(p) / 'sms_ubu'}")
-        return ovr
-
-    grid = RunGrid(run_root, methods, n_parts(s), overrides, s.get("deadline"))
-    return grid
-
-
-def print_estimate(grid: RunGrid, s: dict) -> None:
-    """One line at the start: the estimated time of the runs still to make (``RunGrid.estimate``)."""
-    from ...models.cost import duration_text
-
-    got = grid.estimate()
-    if got is None:
-        return
-    n, seconds, device = got
-    print(f"[{FIG}] estimated time of the {n} runs to make ({grid.parts} part(s) x {len(grid.names)} method(s), "
-          f"device={device}, one process): about {duration_text(seconds)}"
-          + (f"; with workers={s['workers']}: about {duration_text(seconds / s['workers'])} wall" if s["workers"] > 1 else ""),
-          flush=True)  # fmt: skip
-
-
-def _worker(w: int, cmd: list[str], log: str) -> tuple[int, str, int]:
-    """In a pool process: worker ``w``'s command, its output appended to ``log``; (w, log, exit
-    code). A Ctrl-C reaches the command too, which stops at its next block boundary."""
-    import subprocess
-
-    with open(log, "ab") as fh:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
-    return w, log, proc.wait()
-
-
-def run_workers(out_dir: Path, options: dict, s: dict, grid: RunGrid) -> None:
-    """``workers`` processes of this recipe, each making a disjoint share of the parts
-    (``part=``); returns when all have ended, ValueError naming the log of one that failed.
-    Each process runs one torch thread, so two workers use two cores."""
-    import sys
-
-    from ...config import current_figure_overrides
-    from ...plumbing.errors import TIME_LIMIT_EXIT, TimeLimit
-    from ...plumbing.workers import run_pool
-
-    parts = list(dict.fromkeys(p for _, p in grid.todo()))
-    shares = [parts[w :: s["workers"]] for w in range(s["workers"])]
-    calls = []
-    for w, share in enumerate(x for x in shares if x):
-        log = grid.root / f"worker{w}.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        opts = [*current_figure_overrides(), *(f"{k}={v}" for k, v in options.items()
-                                               if k not in ("workers", "part", "time_limit"))]  # fmt: skip
-        if s.get("deadline") is not None:
-            opts.append(f"time_limit={max(1.0, s['deadline'] - time.monotonic()):.0f}")
-        cmd = [sys.executable, "-c", "from bnnsample.cli import main; main()", "figure", FIG, "--out", str(out_dir),
-               *opts, f"part={','.join(map(str, share))}"]  # fmt: skip
-        print(f"[{FIG}] worker {w}: parts {share}, log {log}", flush=True)
-        calls.append((_worker, (w, cmd, str(log))))
-    codes = sorted(run_pool(calls, len(calls)))
-    failed = [(w, log) for w, log, code in codes if code not in (0, TIME_LIMIT_EXIT)]
-    if failed:
-        raise ValueError(f"worker {failed[0][0]} failed; see {failed[0][1]}")
-    if any(code == TIME_LIMIT_EXIT for *_, code in codes):
-        raise TimeLimit("a worker stopped at the time limit")
 
 
 def why_tables(temps, rel, excess) -> list[str]:
@@ -260,39 +161,15 @@ def why_tables(temps, rel, excess) -> list[str]:
 
 
 def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[str], dict]:
-    """Measurements that explain the ensemble table (evaluate.calibration): the best-fit test
-    temperature of each method at ensemble sizes 1 and the largest, reliability bins of the
-    single-run predictives, and each sampler's excess training loss over the SWA point and its
-    kinetic temperature at the draws, and SMS-UBU minus SWA against the number of draws per run.
-    Writes calibration.csv, reliability.csv, excess_loss.csv, draws.csv;
-    returns the markdown lines, the paired differences (``paired``) behind the verdicts and
-    the draws table (None without SMS-UBU)."""
-    import pandas as pd
+    """Measurements that explain the ensemble table (``evaluate.ensembles.diagnose_runs``: the
+    best-fit test temperatures, reliability bins, each sampler's excess training loss and kinetic
+    temperature, SMS-UBU minus SWA against the number of draws per run; it writes
+    calibration.csv, reliability.csv, excess_loss.csv, draws.csv) as markdown; returns the
+    markdown lines, the paired differences (``evaluate.ensembles.paired``) behind the verdicts
+    and the draws table (None without SMS-UBU)."""
+    from ...evaluate.ensembles import diagnose_runs
 
-    from ...evaluate.calibration import excess_training_loss, reliability_rows, temperature_rows
-    from ...evaluate.ensembles import draws_differences, predictives_and_kinetic
-    from ...store import open_stores
-
-    preds, y, kinetic = predictives_and_kinetic(paths, baselines_from="sms_ubu")
-    diffs = paired(preds, y, sizes)
-    temps = pd.DataFrame(temperature_rows(preds, y, sizes=sorted({sizes[0], sizes[-1]})))
-    write_frame(temps, fig_dir / "calibration.csv", index=False)
-    rel = reliability_rows({k: preds[k] for k in ("swa", "sms_ubu") if k in preds}, y)
-    write_frame(rel, fig_dir / "reliability.csv", index=False)
-    excess = []
-    for m, part_paths in paths.items():
-        e = excess_training_loss([p.parent for p in part_paths])
-        k = kinetic.get(m)
-        e.update(method=m, kinetic_temperature=float(k.mean()) if k is not None else float("nan"),
-                 kinetic_temperature_first_draw=float(k[:, 0].mean()) if k is not None else float("nan"))  # fmt: skip
-        excess.append(e)
-    write_frame(pd.DataFrame(excess), fig_dir / "excess_loss.csv", index=False)
-    by_draws = None
-    if "sms_ubu" in paths:
-        with open_stores(paths["sms_ubu"]) as sts:
-            by_draws = draws_differences(sts, "swa", sizes, metrics=("accuracy", "nll", "ace"))
-        write_frame(by_draws, fig_dir / "draws.csv", index=False)
-
+    diffs, temps, rel, excess, by_draws = diagnose_runs(paths, sizes, fig_dir)
     lines = [*paired_table(diffs, sizes), *why_tables(temps, rel, excess)]
     if by_draws is not None:
         lines += draws_table(by_draws)
@@ -327,18 +204,8 @@ def _judge(diff: float, se: float, higher_is_better: bool, groups: int = 0) -> s
     return "not distinguishable"
 
 
-def paired(preds: dict, y, sizes) -> dict:
-    """{baseline: paired_differences(SMS-UBU, baseline)} for SWA and standard training: the
-    same disjoint groups of runs, mean and s.e. over groups."""
-    from ...evaluate.ensembles import paired_differences
-
-    if "sms_ubu" not in preds:
-        return {}
-    return {b: paired_differences(preds["sms_ubu"], preds[b], y, sizes) for b in ("swa", "standard") if b in preds}
-
-
 def _diff(diffs: dict, base: str, es: int, metric: str) -> tuple[float, float, int]:
-    """(mean difference, its s.e., the number of groups) of one cell of ``paired``."""
+    """(mean difference, its s.e., the number of groups) of one cell of ``evaluate.ensembles.paired``."""
     d = diffs.get(base)
     r = d[(d.ensemble_size == es) & (d.metric == metric)] if d is not None else ()
     if not len(r):
@@ -530,8 +397,8 @@ def hinges_on_draws(by_draws, es: int, metric: str, higher_is_better: bool) -> s
 
 def verdicts(t, diffs: dict, setting: str = "", by_draws=None) -> list:
     """(Claim, Outcome) of each Fig. 4 claim: the calibration claim at each ensemble size
-    (paired differences ``diffs`` from ``paired``), the accuracy claim, the SG-HMC claims
-    (from the tidy ensemble table ``t``). Each row's numbers start with ``setting``; a "not
+    (paired differences ``diffs`` from ``evaluate.ensembles.paired``), the accuracy claim, the
+    SG-HMC claims (from the tidy ensemble table ``t``). Each row's numbers start with ``setting``; a "not
     reproduced" that ``hinges_on_draws`` (``by_draws``: draws.csv) is "not tested: scale"."""
     sizes = sorted(set(t.ensemble_size))
     rows = []
