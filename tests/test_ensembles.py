@@ -7,7 +7,7 @@ import pytest
 
 from bnnsample.evaluate import metrics as M
 from bnnsample.evaluate.ensembles import ensemble_metrics, ensemble_rows, ensemble_table, plot_ensembles
-from bnnsample.jobs import ensembles as fig4_jobs
+from bnnsample.jobs import ensemble_runs as fig4_jobs
 from bnnsample.store import SampleStore
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.analysis import multinomial
+from bnnsample.analysis import multinomial_runs as multinomial
 from bnnsample.data.base import Data
 from bnnsample.figures.claims import VERDICTS
 from bnnsample.figures.common import claims, read_sections, verdict_counts

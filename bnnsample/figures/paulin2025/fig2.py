@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...analysis.multinomial import PAPER_HS, SAMPLERS, build_potential, load_problem, run_sampler, step_grid
+from ...analysis.multinomial_runs import PAPER_HS, SAMPLERS, build_potential, load_problem, run_sampler, step_grid
 from ...plotting import pyplot, save_figure
 from ...rundir import read_csv
 from ...stats import t_quantile, z_score

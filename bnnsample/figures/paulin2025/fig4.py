@@ -25,7 +25,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from ...jobs.ensembles import FIG, LOCALIZED, method_grid, n_parts, print_estimate, run_workers
+from ...jobs.ensemble_runs import FIG, LOCALIZED, method_grid, n_parts, print_estimate, run_workers
 from ...rundir import write_frame
 from ...stats import t_quantile
 from ..claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced
