@@ -4,7 +4,7 @@ The loop is the simulation kernel's (``simulate.run``) plus the HDF5 sink. It ad
 integrator in blocks whose boundaries are a function of the absolute
 step count only (draw steps and multiples of ``check_every``), so a run resumed from a saved
 state retraces the uninterrupted run exactly. Inside a block nothing synchronises with the
-host; after each block a device-side ``isfinite`` test marks diverged chains (they keep their
+host; after each block a device-side test (``non_finite_rows``) marks diverged chains (they keep their
 NaN/Inf values and cost, the other chains go on). Draws are buffered on the device in
 preallocated blocks of several draws (``DrawBuffer``) and written, one HDF5 write per
 dataset and block, with the resume state at each flush: when the block is full, every
