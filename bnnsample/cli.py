@@ -574,8 +574,8 @@ def _export(paths: list[str]) -> None:
 
 
 def _figure(args: list[str]) -> None:
-    from .figures import get_recipe, recipes
     from .figures.report import measured_costs, recipe_lines
+    from .papers import get_recipe, recipes
 
     if not args or args[0] in ("-h", "--help"):
         print("usage: bnnsample figure ID [--out DIR] [--replace] [key=value ...] | bnnsample figure --list")

@@ -8,7 +8,7 @@ Parts (each prints a markdown table):
    force noise sigma(x) = 1 - cos(1 + 5x), Sigma = sigma^2 given exactly), the quick grid
    h = 2^-3 .. 2^-1, chains from x = 0 for time T plus 10% burn-in, A = gamma = 1, thermostat
    mass mu = 1: fraction of diverged chains for
-     ours         the project's ``ccadl`` integrator (figures.matthews2018.toy_bias)
+     ours         the project's ``ccadl`` integrator (papers.matthews2018.toy_runs.toy_bias)
      authors      the same update in numpy, xi_0 = 0 (matthews2018's authors' code)
      shang        Shang et al. 2015 Algorithm 1 literally: xi_0 = A
      half-h       the authors' update with step h/2 (if the paper's h meant two steps)
@@ -82,7 +82,7 @@ def ccadl_numpy(target, h, chains, steps, *, form="euler", xi0=0.0, seed=0):
 
 
 def part1(chains, T, long_chains, long_steps):
-    from bnnsample.figures.matthews2018 import toy_bias
+    from bnnsample.papers.matthews2018.toy_runs import toy_bias
 
     forms = {"authors": dict(xi0=0.0), "shang": dict(xi0=A), "exp": dict(form="exp")}
     print(f"\n### 1. Fig. 1 setting: diverged fraction of {chains} chains, time {T} + 10% burn-in\n")

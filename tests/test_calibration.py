@@ -53,7 +53,7 @@ def test_reliability_bins_count_and_match_a_direct_computation():
 def test_temperature_rows_per_ensemble_size():
     p, y = _calibrated_problem(n=5000)
     runs = np.stack([C.tempered(p, 0.5), C.tempered(p, 0.5), p, p])  # two sharp runs, two calibrated
-    rows = C.temperature_rows({"m": runs}, y, sizes=(1, 2, 4))
+    rows = C.best_temperature_rows({"m": runs}, y, sizes=(1, 2, 4))
     by = {r["ensemble_size"]: r for r in rows}
     assert by[1]["groups"] == 4 and by[4]["groups"] == 1 and np.isnan(by[4]["t_best_std"])
     assert by[1]["t_best"] == pytest.approx(1.5, rel=0.1)  # mean of ~2, ~2, ~1, ~1

@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bnnsample.analysis import chains, mixture
-from bnnsample.figures import recipes
 from bnnsample.figures.common import read_sections
-from bnnsample.figures.sekkat2023 import fig4, fig13
 from bnnsample.jobs.cells import CellCache
+from bnnsample.papers import recipes
+from bnnsample.papers.sekkat2023 import chains, fig4, fig13
+from bnnsample.papers.sekkat2023 import mixture_runs as mixture
 from bnnsample.rundir import read_csv
 
 
@@ -74,7 +74,7 @@ def test_a_resumed_recipe_writes_the_rows_of_an_uninterrupted_one(tmp_path, monk
     monkeypatch.setitem(fig4.FIG4, "quick", TINY_FIG4)
     fresh = recipes()["sekkat2023-fig4"]
     fresh.make(tmp_path / "fresh", {})
-    real, n = mixture.simulate, {"calls": 0}
+    real, n = mixture.run_chains, {"calls": 0}
 
     def stops_at_the_third(*a, **k):
         n["calls"] += 1
@@ -82,11 +82,11 @@ def test_a_resumed_recipe_writes_the_rows_of_an_uninterrupted_one(tmp_path, monk
             raise KeyboardInterrupt
         return real(*a, **k)
 
-    monkeypatch.setattr(mixture, "simulate", stops_at_the_third)
+    monkeypatch.setattr(mixture, "run_chains", stops_at_the_third)
     with pytest.raises(KeyboardInterrupt):
         fresh.make(tmp_path / "resumed", {})
     assert len(list((tmp_path / "resumed" / "sekkat2023-fig4" / "runs" / "cells").glob("*.json"))) == 2
-    monkeypatch.setattr(mixture, "simulate", real)
+    monkeypatch.setattr(mixture, "run_chains", real)
     fresh.make(tmp_path / "resumed", {})
     drop = ("seconds",)
     a, b = (read_csv(tmp_path / d / "sekkat2023-fig4" / "fig4.csv") for d in ("fresh", "resumed"))

@@ -7,7 +7,7 @@ import pytest
 
 from bnnsample.evaluate import metrics as M
 from bnnsample.evaluate.ensembles import ensemble_metrics, ensemble_rows, ensemble_table, plot_ensembles
-from bnnsample.jobs import ensemble_runs as fig4_jobs
+from bnnsample.papers.paulin2025 import ensemble_runs as fig4_jobs
 from bnnsample.store import SampleStore
 
 
@@ -118,7 +118,7 @@ def _cells(nll, ace, rps, acc=(0.01, 0.002)):
 def _fig4_settings(out_dir, options):
     """(the invocation, its settings, its methods) of paulin2025-fig4 with ``options``."""
     from bnnsample.figures.driver import Invocation
-    from bnnsample.figures.paulin2025 import fig4
+    from bnnsample.papers.paulin2025 import fig4
 
     inv = Invocation(fig4.FIG, out_dir, options, fig4.SETTINGS, fig4.OPTIONS)
     return (inv, *fig4._settings(inv))
@@ -130,7 +130,7 @@ def test_fig4_verdicts_and_options(tmp_path):
     partly otherwise; the SG-HMC rows from the ensemble table; not tested without baselines."""
     from bnnsample.figures.claims import table
     from bnnsample.figures.common import verdict_counts
-    from bnnsample.figures.paulin2025 import fig4 as fig
+    from bnnsample.papers.paulin2025 import fig4 as fig
 
     good = {("standard", es): (0.90, 0.30, 0.010, 0.020) for es in (1, 2)}
     good |= {("swa", es): (0.91, 0.28, 0.009, 0.019) for es in (1, 2)}
@@ -227,7 +227,7 @@ def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
     """The reduced protocol end to end on a Fashion-MNIST fixture in the real IDX format: the
     training subset, two samplers from shared SWA points, fig4.csv and a REPRODUCTION.md
     section with the paper's numbers beside ours (schedule shrunk to seconds)."""
-    from bnnsample.figures.paulin2025 import fig4 as fig
+    from bnnsample.papers.paulin2025 import fig4 as fig
 
     from .test_images import make_fmnist
 
@@ -314,8 +314,8 @@ def test_run_grid_timing_sums_the_invocations_of_a_resumed_run(tmp_path, monkeyp
     import time
 
     from bnnsample.figures.driver import Invocation
-    from bnnsample.figures.paulin2025 import fig4
     from bnnsample.jobs import runs
+    from bnnsample.papers.paulin2025 import fig4
 
     calls = []
 
@@ -351,7 +351,7 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
     predictives concatenated; runs=4 reuses the two parts of runs=2 and adds two; a worker
     (``part=``) makes only its parts; workers=2 starts two processes with disjoint shares."""
     from bnnsample.evaluate.ensembles import ensemble_metrics, run_predictives
-    from bnnsample.figures.paulin2025 import fig4 as fig
+    from bnnsample.papers.paulin2025 import fig4 as fig
 
     from .test_images import make_fmnist
 

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.analysis import multinomial_runs as multinomial
 from bnnsample.data.base import Data
 from bnnsample.figures.claims import VERDICTS
 from bnnsample.figures.common import claims, read_sections, verdict_counts
 from bnnsample.figures.driver import Invocation
-from bnnsample.figures.paulin2025 import fig2
 from bnnsample.initial import map_point
+from bnnsample.papers.paulin2025 import fig2
+from bnnsample.papers.paulin2025 import multinomial_runs as multinomial
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -38,7 +38,7 @@ def test_options_and_step_grid(tmp_path):
 
 
 def test_map_is_the_minimiser():
-    pot = multinomial.build_potential(tiny_data(), torch.float64)
+    pot = multinomial.problem_potential(tiny_data(), torch.float64)
     x = map_point(pot, torch.float64)
     g, g0 = pot.force(x[None], None, 1.0), pot.force(torch.zeros_like(x)[None], None, 1.0)
     assert float(g.norm()) < 1e-4 * float(g0.norm())

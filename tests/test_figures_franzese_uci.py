@@ -1,4 +1,4 @@
-"""franzese2021 UCI recipes (bnnsample/figures/franzese2021/: uci, sweeps, tables) and the equal-time
+"""franzese2021 UCI recipes (bnnsample/papers/franzese2021/: uci, sweeps, tables) and the equal-time
 protocol (conf/experiment/franzese2021_uci.yaml, bnnsample/plumbing/resolvers.py), at tiny size."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from bnnsample.data import load_if_present
 from bnnsample.evaluate.metrics import self_distance_band
 from bnnsample.figures.claims import SOURCES, VERDICTS
 from bnnsample.figures.common import compose, read_sections, verdict_counts
-from bnnsample.figures.franzese2021 import sweeps, tables, uci
-from bnnsample.jobs import uci as jobs_uci
+from bnnsample.papers.franzese2021 import sweeps, tables, uci
+from bnnsample.papers.franzese2021 import uci_runs as jobs_uci
 from bnnsample.plumbing.resolvers import time_steps
 from bnnsample.stats import welch_df
 
@@ -81,7 +81,7 @@ def test_pooling_and_akd_have_power():
     runs = [_result(draws(0.0)).pooled(slice(5 * r, 5 * r + 5)) for r in range(2)]
     assert runs[0].shape == (100, 30)
     band = self_distance_band(runs)
-    oracle = jobs_uci.Oracle(runs, band, None)
+    oracle = jobs_uci.OracleRuns(runs, band, None)
     same, shifted = (
         jobs_uci.akd_to_oracle(_result(draws(0.0)), oracle),
         jobs_uci.akd_to_oracle(_result(draws(0.5)), oracle),
@@ -127,7 +127,7 @@ def test_regression_score_matches_direct_formulas():
     ],
 )
 def test_bad_options_are_one_line_value_errors(tmp_path, fig_id, options, message):
-    from bnnsample.figures import get_recipe
+    from bnnsample.papers import get_recipe
 
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         get_recipe(fig_id).make(tmp_path, options)

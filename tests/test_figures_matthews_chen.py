@@ -10,15 +10,17 @@ import pytest
 import scipy.linalg
 import torch
 
-from bnnsample.analysis import averages, passes, toys
 from bnnsample.evaluate.metrics import posterior_average_bias_mse
-from bnnsample.figures import chen2015 as chen
-from bnnsample.figures import matthews2018 as mw
-from bnnsample.figures import recipes
 from bnnsample.figures.claims import SOURCES, by_slope
 from bnnsample.figures.common import claims as claims_of
 from bnnsample.figures.common import verdict_counts
 from bnnsample.figures.driver import Invocation
+from bnnsample.papers import recipes
+from bnnsample.papers.chen2015 import averages
+from bnnsample.papers.chen2015 import recipes as chen
+from bnnsample.papers.matthews2018 import passes
+from bnnsample.papers.matthews2018 import recipes as mw
+from bnnsample.papers.matthews2018 import toy_runs as toys
 from bnnsample.simulate import build_target
 from bnnsample.stats import fit_slope, fit_slope_se
 

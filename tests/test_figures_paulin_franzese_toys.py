@@ -9,14 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from bnnsample.analysis import toys
 from bnnsample.analysis.exact import full_batch_stationary_akd
 from bnnsample.analysis.recorded import exact_recorded_moments
 from bnnsample.evaluate.metrics import iid_floor
 from bnnsample.figures.claims import CHECK, SOURCES, VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
-from bnnsample.figures.franzese2021 import toys as fz
-from bnnsample.figures.paulin2025 import fig1 as pf
+from bnnsample.papers.franzese2021 import toy_cells
+from bnnsample.papers.franzese2021 import toys as fz
+from bnnsample.papers.paulin2025 import fig1 as pf
+from bnnsample.papers.paulin2025 import two_batch as tb
 from bnnsample.simulate import build_target
 from bnnsample.stats import normal_kolmogorov
 
@@ -33,7 +34,7 @@ def toy():
 
 def test_paulin_cell_matches_exact_law_and_derived(two_batch):
     post_var = 1 / 4.25
-    cell = toys.run_cell(two_batch, "SG-UBU", "sg_ubu", 1, chains=1000, records=40, thin_epochs=1, seed=3)
+    cell = tb.run_cell(two_batch, "SG-UBU", "sg_ubu", 1, chains=1000, records=40, thin_epochs=1, seed=3)
     # the exact law of the recorded states (probed maps) = the values derived for this project
     assert cell.exact["var"] - post_var == pytest.approx(7.59e-2, rel=2e-3)
     assert cell.exact["mean"] == pytest.approx(-15 / 17, abs=1e-12)
@@ -61,9 +62,9 @@ def test_paulin_sms_records_both_phases(two_batch):
 
 
 def test_paulin_em_diverges_at_quarter_step(two_batch):
-    cell = toys.run_cell(two_batch, "SG-EM", "sg_em", 0, chains=50, records=5, thin_epochs=1, seed=0)
+    cell = tb.run_cell(two_batch, "SG-EM", "sg_em", 0, chains=50, records=5, thin_epochs=1, seed=0)
     assert cell.diverged and cell.exact["rho"] > 1 and math.isnan(cell.w1)
-    ok = toys.run_cell(two_batch, "SG-EM", "sg_em", 1, chains=50, records=5, thin_epochs=1, seed=0)
+    ok = tb.run_cell(two_batch, "SG-EM", "sg_em", 1, chains=50, records=5, thin_epochs=1, seed=0)
     assert not ok.diverged and ok.exact["rho"] < 1
 
 
@@ -80,7 +81,7 @@ def test_paulin_make_writes_files_and_section(tmp_path):
     names = {p.name for p in files}
     assert {"w1.csv", "w1.png"} <= names
     rows = list(csv.DictReader((tmp_path / pf.FIG_ID / "w1.csv").read_text().splitlines()))
-    assert [float(r["h"]) for r in rows] == list(toys.STEPS)
+    assert [float(r["h"]) for r in rows] == list(tb.STEPS)
     assert rows[0]["w1_se"] and float(rows[0]["w1_se"]) > 0
     # paper_w1 holds the notebook's printed values only; computed references go to derived_w1
     assert [float(r["paper_w1"]) for r in rows] == list(pf.PAPER_W1["SG-UBU"])
@@ -101,7 +102,7 @@ def test_paulin_iid_w1_is_computed_once_per_step_size(tmp_path):
     iid_floor.cache_clear()
     pf.make(tmp_path, {"samplers": "sg_ubu,sms_ubu", "chains": "50", "records": "4"})
     info = iid_floor.cache_info()
-    assert (info.misses, info.hits) == (len(toys.STEPS), len(toys.STEPS))
+    assert (info.misses, info.hits) == (len(tb.STEPS), len(tb.STEPS))
 
 
 def test_paulin_claims_table_is_filled():
@@ -124,8 +125,8 @@ def test_paulin_claims_table_is_filled():
 def cells(label, w1, se=1e-4, floor=1e-4, rho=0.5):
     """Cells of ``label`` at the four steps with the given W1 (None: diverged)."""
     out = []
-    for h, w in zip(toys.STEPS, w1):
-        c = toys.Cell(
+    for h, w in zip(tb.STEPS, w1):
+        c = tb.Cell(
             label,
             "x",
             h,
@@ -187,14 +188,14 @@ def test_fixed_order_w1_matches_the_notebook(two_batch):
     """The derived reference: exact W1 of BAOAB (friction 1/2) with the authors' batch order 0,1,1,0
     reproduces the notebook's 0.0408 at h = 0.25 (its own Monte Carlo) and the constant of the claim;
     power: the textbook friction or a non-palindromic order give other values."""
-    got = toys.fixed_order_w1(two_batch, 0.25, pf.BAOAB_FRICTION)
+    got = tb.notebook_order_w1(two_batch, 0.25, pf.BAOAB_FRICTION)
     assert got == pytest.approx(pf.DERIVED_SMS_BAOAB_025, abs=5e-6)
     assert got == pytest.approx(pf.PAPER_W1["SMS-BAOAB"][0], rel=0.01)
-    for other in (toys.fixed_order_w1(two_batch, 0.25, 1.0),  # 0.0378: 7% off
-                  toys.fixed_order_w1(two_batch, 0.25, pf.BAOAB_FRICTION, order=(0, 0, 1, 1))):  # fmt: skip
+    for other in (tb.notebook_order_w1(two_batch, 0.25, 1.0),  # 0.0378: 7% off
+                  tb.notebook_order_w1(two_batch, 0.25, pf.BAOAB_FRICTION, order=(0, 0, 1, 1))):  # fmt: skip
         assert other != pytest.approx(pf.PAPER_W1["SMS-BAOAB"][0], rel=0.01)
     # the smaller steps agree with the notebook's printed values too
-    assert toys.fixed_order_w1(two_batch, 0.125, pf.BAOAB_FRICTION) == pytest.approx(0.0071, abs=0.5e-4 + 1e-4)
+    assert tb.notebook_order_w1(two_batch, 0.125, pf.BAOAB_FRICTION) == pytest.approx(0.0071, abs=0.5e-4 + 1e-4)
 
 
 def test_paulin_slope_rule():
@@ -224,7 +225,9 @@ def test_paulin_bad_options(tmp_path, options, match):
      ("exact_ou", "full", 1 / 3), ("exact_ou", "reshuffle", 0.3999)],
 )  # fmt: skip
 def test_toy_variance(toy, integrator, batching, expected):
-    cell = toys.toy_cell(toy, "x", integrator, batching, 0.4, 2.0, chains=400, draws=60, thin=3, burn_in=60, seed=1)
+    cell = toy_cells.toy_cell(
+        toy, "x", integrator, batching, 0.4, 2.0, chains=400, draws=60, thin=3, burn_in=60, seed=1
+    )
     # exact law of the implemented integrator = the independent Lyapunov value derived for this project
     assert cell.exact["var"] == pytest.approx(expected, abs=6e-4)
     mc = cell.mc
@@ -265,10 +268,10 @@ def test_trig_minibatch_error_dominates(trig):
     """Batches of 8 at eta = 0.04 are far from the posterior; the full batch is near the
     sampling floor (LEAPFROG's theta-marginal is exact on Gaussians)."""
     ref = trig.exact_predictive_draws(2000, seed=1)
-    full = toys.trig_cell(
+    full = toy_cells.trig_cell(
         trig, "LEAPFROG", "leapfrog", "full", 0.04, 5.0, chains=20, draws=5, reference=ref, exact=False
     )
-    mini = toys.trig_cell(trig, "LEAPFROG", "leapfrog", 8, 0.04, 5.0, chains=20, draws=5, reference=ref)
+    mini = toy_cells.trig_cell(trig, "LEAPFROG", "leapfrog", 8, 0.04, 5.0, chains=20, draws=5, reference=ref)
     floor = 0.8687 * math.sqrt((100 + 2000) / (100 * 2000))
     assert full.akd < 1.6 * floor
     assert mini.akd > 2.5 * floor
@@ -351,9 +354,9 @@ def _trig_cells(mt3_exact, mt3_b8, floor8):
     for label, name in fz.TRIG_SCHEMES:
         for k, eta in enumerate((0.04, 0.02)):
             exact = {"LEAPFROG": 1e-15, "LIE-TROTTER": 1e-3, "SYMMETRIC": 2e-4, "MT3": mt3_exact[k]}[label]
-            cells.append(toys.TrigCell(label, name, "full", eta, akd=0.028, exact_akd=exact))
+            cells.append(toy_cells.TrigCell(label, name, "full", eta, akd=0.028, exact_akd=exact))
             akd8 = mt3_b8[k] if label == "MT3" else (0.3, floor8)[k]
-            cells.append(toys.TrigCell(label, name, 8, eta, akd=akd8))
+            cells.append(toy_cells.TrigCell(label, name, 8, eta, akd=akd8))
     return cells
 
 

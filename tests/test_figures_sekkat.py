@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from bnnsample.analysis import chains, exact
-from bnnsample.analysis import mixture as exact_mixture
-from bnnsample.analysis import quadrature as q
-from bnnsample.figures import recipes
 from bnnsample.figures.claims import SOURCES, VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
-from bnnsample.figures.sekkat2023 import fig3, fig4, fig5, fig7, fig13, fig14
 from bnnsample.models.analytic import GaussianMean
+from bnnsample.papers import recipes
+from bnnsample.papers.sekkat2023 import chains, fig3, fig4, fig5, fig7, fig13, fig14
+from bnnsample.papers.sekkat2023 import gaussian as exact
+from bnnsample.papers.sekkat2023 import mixture_runs as exact_mixture
+from bnnsample.papers.sekkat2023 import quadrature as q
 from bnnsample.simulate import build_target
 from bnnsample.stats import chain_histogram_counts, l1_difference_se, l1_of_counts
 
@@ -68,7 +68,7 @@ def test_run_matches_exact_variance(gaussian, scheme, batching, burn, time_, wro
     h, n, C = 2e-3, 5, 200
     x0, v0 = chains._gaussian_start(gm, C, 3)
     name, params = fig3.SCHEMES[scheme]
-    run = chains.simulate(pot, name, params, batching, n, h, x0, v0, burn=round(burn / h), draws=100,
+    run = chains.run_chains(pot, name, params, batching, n, h, x0, v0, burn=round(burn / h), draws=100,
                           thin=round(time_ / h) // 100, seed=11)  # fmt: skip
     _, se, signed = chains.variance_error(run.x[:, :, 0], gm.var)
     eps = chains.eps_of(pot.n_data, n, batching)

@@ -101,7 +101,7 @@ def test_integrators_and_datasets_name_the_allowed_values():
 
 
 def test_figure_recipes_keep_their_message():
-    from bnnsample.figures import get_recipe, recipes
+    from bnnsample.papers import get_recipe, recipes
 
     listed = recipes()
     assert list(listed) == sorted(listed) and get_recipe("orders") is listed["orders"]

@@ -53,7 +53,7 @@ TIMES_OTHER = {"step": 500_007, "burn_in": 10_000, "total_steps": 1_000_000}
 
 
 @dataclass(frozen=True)
-class Target:
+class OrderTarget:
     name: str
     y: tuple[float, ...]
     sd: tuple[float, ...]
@@ -77,8 +77,8 @@ class Target:
 
 
 TARGETS = (
-    Target("two_batch", (-1.0, 1.0), (0.5, 2.0), 1, "paulin2025 two-batch Gaussian, N=2, batch 1"),
-    Target("four_point", (-1.0, -0.5, 0.25, 1.0), (1.0,) * 4, 2, "4 points, equal noise sd 1, batch 2"),
+    OrderTarget("two_batch", (-1.0, 1.0), (0.5, 2.0), 1, "paulin2025 two-batch Gaussian, N=2, batch 1"),
+    OrderTarget("four_point", (-1.0, -0.5, 0.25, 1.0), (1.0,) * 4, 2, "4 points, equal noise sd 1, batch 2"),
 )
 
 # Schemes whose stationary law is not that of a fixed per-batch map: not measured.
@@ -149,7 +149,7 @@ def preset_params(name: str) -> dict:
 class _Scheme:
     """One integrator on one target: per-step affine maps (cached) and stationary statistics."""
 
-    def __init__(self, name: str, target: Target, defaults: bool = False):
+    def __init__(self, name: str, target: OrderTarget, defaults: bool = False):
         from ..integrators import get_integrator
 
         self.name, self.target = name, target
@@ -314,7 +314,7 @@ def _primary_note(scheme: _Scheme, prim: str, bias) -> str:
     return "; ".join(notes)
 
 
-def _probe_target(name: str, target: Target, batchings, defaults: bool = False) -> dict[str, str]:
+def _probe_target(name: str, target: OrderTarget, batchings, defaults: bool = False) -> dict[str, str]:
     """Errors per batching of probing one step at h = 2^-3 (empty dict: all fine)."""
     from .probe import NotAffine
 

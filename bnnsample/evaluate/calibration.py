@@ -62,7 +62,7 @@ def reliability_bins(probs, y, n_bins: int = 10) -> pd.DataFrame:
                          "accuracy": acc, "gap": acc - mean_conf})  # fmt: skip
 
 
-def temperature_rows(preds: dict[str, np.ndarray], y, sizes=(1,)) -> list[dict]:
+def best_temperature_rows(preds: dict[str, np.ndarray], y, sizes=(1,)) -> list[dict]:
     """Best-fit temperature of each method's ensembles: for every size ``es`` the runs are cut
     into disjoint groups as in ``evaluate.ensembles``; mean and std of T* over the groups, and
     the NLL before and after tempering (mean over groups)."""

@@ -254,7 +254,7 @@ def _chain_se(values: np.ndarray) -> float:
     return float(values.std(ddof=1) / math.sqrt(values.size)) if values.size > 1 else float("nan")
 
 
-def temperature_rows(store: SampleStore, cfg: dict, keep: np.ndarray, notes: list, pot=None) -> list[dict]:
+def chain_temperature_rows(store: SampleStore, cfg: dict, keep: np.ndarray, notes: list, pot=None) -> list[dict]:
     """kinetic_temperature (recorded), configurational_temperature (Rugh form) and
     configurational_temperature_virial at the stored theta; see the module docstring. ``pot``
     (optional) replaces the rebuilt target (no localization then)."""
@@ -353,7 +353,7 @@ def diagnostic_rows(store: SampleStore, cfg: dict, keep: np.ndarray, plots_dir: 
         return [], ["diagnostics skipped: no kept chain or no draw"]
     stats = per_draw_statistics(store, keep)
     rows = _rhat_rows(store, keep, stats, notes)
-    rows += temperature_rows(store, cfg, keep, notes, pot)
+    rows += chain_temperature_rows(store, cfg, keep, notes, pot)
     rows += bounce_rows(store, keep, notes)
     if plots_dir is not None:
         from ..plumbing.errors import WriteRefused

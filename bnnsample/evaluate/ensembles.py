@@ -208,11 +208,11 @@ def diagnose_runs(paths: dict[str, list[Path]], sizes, fig_dir: Path):
     reliability bins, the excess losses and the draws table (None without SMS-UBU)."""
     from ..rundir import write_frame
     from ..store import open_stores
-    from .calibration import excess_training_loss, reliability_rows, temperature_rows
+    from .calibration import best_temperature_rows, excess_training_loss, reliability_rows
 
     preds, y, kinetic = predictives_and_kinetic(paths, baselines_from="sms_ubu")
     diffs = paired(preds, y, sizes)
-    temps = pd.DataFrame(temperature_rows(preds, y, sizes=sorted({sizes[0], sizes[-1]})))
+    temps = pd.DataFrame(best_temperature_rows(preds, y, sizes=sorted({sizes[0], sizes[-1]})))
     write_frame(temps, fig_dir / "calibration.csv", index=False)
     rel = reliability_rows({k: preds[k] for k in ("swa", "sms_ubu") if k in preds}, y)
     write_frame(rel, fig_dir / "reliability.csv", index=False)

@@ -1,7 +1,7 @@
 """Finished cells of a long computation (a figure recipe's), kept so that a long invocation resumes
 where it stopped.
 
-A recipe whose cells are independent simulations (``figures/sekkat2023``) asks its
+A recipe whose cells are independent simulations (``papers.sekkat2023``) asks its
 ``Invocation.cache`` for each cell: a cell is keyed by everything its result depends on (the
 recipe's arguments of that cell, as their ``repr``, and bnnsample's version), written when it
 finishes under ``<id>/runs/cells/`` (git-ignored, as every run folder), and read back instead of

@@ -1,6 +1,0 @@
-"""franzese2021 recipes: ``toys`` the Gaussian toys (Fig. 1 trig features, Figs. 3/6 the App. E toy; their
-cells are ``analysis.toys``'); ``uci`` the sweep settings and rows the UCI recipes share (one run, the oracle
-and the distance to it are ``jobs.uci``'s); ``sweeps`` Figs. 4, 5 and 10 (distance to the oracle vs step
-size); ``tables`` Tables 1-2 (RMSE/accuracy and MNLL)."""
-
-from . import sweeps, tables, toys  # noqa: F401  (their @register)

@@ -1,7 +1,0 @@
-"""paulin2025's figure recipes: ``fig1`` (Fig. 1, W1 bias of 9 samplers on the two-batch Gaussian;
-its cells are ``analysis.toys``'), ``fig2`` (Fig. 2, multinomial logistic regression: multilevel bias
-and metrics against h; the problem and the samplers' runs are ``analysis.multinomial_runs``'s), ``fig4``
-(Fig. 4, calibration against ensemble size on Fashion-MNIST CNNs; the method grid in parts and the
-worker processes are ``jobs.ensemble_runs``')."""
-
-from . import fig1, fig2, fig4  # noqa: F401  (importing them registers their recipes)

@@ -1,0 +1,96 @@
+"""Posterior averages of SG-MCMC on the Gaussian-mean target of chen2015 (high-order SG-MCMC
+integrators, §3 and §5), and their exact stationary values.
+
+Target: ``dataset=gaussian_mean`` (variant chen): x_i ~ N(theta, 1), i = 1..1000, prior N(0, 1),
+posterior N(mu, 1/1001); test function phi(theta) = theta^2 with phi_bar = mu^2 + 1/1001
+(``chen_target``); minibatches of 10, force scale N/n. Schemes (the project's integrators,
+``SCHEMES``): SGHMC-S ``aboba`` (chen2015 §4 eq. (9), the symmetric splitting, K = 2), SGHMC-E
+``sghmc`` without noise correction (Euler, K = 1), SGLD ``sgld``.
+
+Estimators (chen2015 §3.1, §3.3): phi_hat = (1/L) sum_{l<=L} phi(theta_l) for a fixed step, the
+step-weighted phi_tilde = sum_l h_l phi(theta_l) / sum_l h_l for decreasing steps, per independent
+run (``run_averages``); the grid search of chen2015 §5 for the step constant and the friction
+(``select_constant``). Exact stationary laws come from the affine map that ``analysis.probe`` reads
+off each integrator's own ``advance``, with the i.i.d. minibatch noise added as its exact covariance
+(``exact_stationary``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+SCHEMES = {
+    "SGHMC-S": ("aboba", {}),
+    "SGHMC-E": ("sghmc", {"noise_correction": "none"}),
+    "SGLD": ("sgld", {}),
+}
+BATCH = 10
+FRICTION = 10.0  # D of chen2015 (DECISION for Figs. 1-2: the smallest of Fig. 3's grid {10, 20, 30})
+TARGET = ("dataset=gaussian_mean", "dataset.variant=chen")
+
+
+def chen_target(seed: int = 0):
+    """(potential, phi_bar = E[theta^2] under the exact posterior)."""
+    from ...simulate import build_target
+
+    pot = build_target(TARGET, seed=seed, threads=1).potential
+    mean, cov = pot.exact_posterior()
+    return pot, float(mean[0] ** 2 + cov[0, 0])
+
+
+def exact_stationary(pot, label: str, h: float, gamma: float, batching: str = "iid", batch_size: int = BATCH) -> float:
+    """Exact stationary E[theta^2] of scheme ``label`` (a key of SCHEMES) at step h, the i.i.d.
+    minibatch noise added as its exact covariance (``analysis.exact.stationary_second_moment``);
+    inf if the step map is unstable."""
+    from ...analysis.exact import stationary_second_moment
+
+    name, params = SCHEMES[label]
+    return stationary_second_moment(pot, name, params, h, gamma, batching, batch_size)
+
+
+def run_averages(pot, label: str, *, runs: int, steps: int, checkpoints, h=None, step_sizes=None,
+                 gamma: float = FRICTION, batching: str = "iid", seed: int = 0) -> dict[int, np.ndarray]:  # fmt: skip
+    """Per-run posterior averages of phi = theta^2 at each checkpoint L: the plain average
+    (fixed h) or the step-weighted one (``step_sizes(l)`` = h_l). {L: [runs]} (NaN for
+    diverged runs)."""
+    import torch
+
+    from ...simulate import simulate
+
+    name, params = SCHEMES[label]
+    x0 = torch.randn(runs, pot.dim, dtype=torch.float64, generator=torch.Generator().manual_seed(1000 + seed))
+    acc = {"s": torch.zeros(runs, dtype=torch.float64), "w": 0.0, "out": {}}
+    checks = {int(c) for c in checkpoints}
+
+    def record(t, st):
+        w = 1.0 if step_sizes is None else float(step_sizes(t))
+        acc["s"] += w * st.x[:, 0] ** 2
+        acc["w"] += w
+        if t in checks:
+            acc["out"][t] = (acc["s"] / acc["w"]).numpy().copy()
+
+    simulate(pot, name, h=h if h is not None else float(step_sizes(1)), gamma=gamma, x0=x0, steps=steps,
+             params=params, batching=batching, batch_size=BATCH, seed=seed, record=record,
+             step_sizes=step_sizes)  # fmt: skip
+    return acc["out"]
+
+
+def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreasing: bool, seed: int = 0):
+    """Grid search of the paper (chen2015 §5, Fig. 3): the constant (C of h = C L^-alpha, or the initial
+    step h_0 of h_l = h_0 l^-alpha) and the friction with the smallest bias at L = L0.
+    Stops along the grid once a value diverges. Returns (bias, constant, friction)."""
+    from ...evaluate.metrics import posterior_average_bias_mse
+
+    best = (math.inf, math.nan, math.nan)
+    for D in frictions:
+        for i, c in enumerate(grid):
+            h, sizes = (None, lambda l, c=c: c * l**-alpha) if decreasing else (c * L0**-alpha, None)
+            est = run_averages(pot, label, runs=runs, steps=L0, checkpoints=[L0], h=h, step_sizes=sizes, gamma=D,
+                               seed=seed + i)[L0]  # fmt: skip
+            b = posterior_average_bias_mse(est, truth, drop_diverged=True)["bias"]
+            if not math.isfinite(b):
+                break
+            best = min(best, (b, float(c), D))
+    return best

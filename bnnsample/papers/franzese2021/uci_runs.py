@@ -1,0 +1,166 @@
+"""franzese2021 UCI BNN runs (§5, App. F) that its Figs. 4, 5, 10 and Tables 1-2 share: one run of the
+protocol (``Spec``, ``run_spec``), the oracle (``make_oracle``) and the average Kolmogorov distance to it
+(``akd_to_oracle``).
+
+Protocol (App. F.1-F.2; conf/experiment/franzese2021_uci.yaml is the same protocol for one run):
+NTK-parameterised ReLU MLP (eq. 104; 4x50 regression with the fixed noise variance of Table 1,
+2x50 softmax classification), prior N(0, I), seeded 90/10 splits with inputs (and regression
+targets) standardised on the training part, friction C = 5, x0 = 0 and v0 ~ N(0, I) (the paper
+states no initialisation), minibatches in a fresh random permutation every epoch
+(``batching=reshuffle``, franzese2021 Thm 2), and EQUAL SIMULATED TIME at every step size h:
+burn-in time T_b and time T_t between kept draws, i.e. ``burn_in = time_steps(T_b, h, N_l)``
+and ``thin = time_steps(T_t, h, N_l)`` steps (bnnsample/plumbing/resolvers.py; the paper's T_b = 10,
+T_t = 2.5 are its oracle's 2000 and 500 steps at h = 0.005).
+
+Distances (Figs. 4, 5, 10): the average Kolmogorov distance (``metrics.average_kolmogorov_distance``, §5 and
+App. F.2) of the pooled predictive draws of the latent mean f(x*) (original units) at each test point to each
+of R independent oracle runs, averaged over the runs; the self-distance band (``metrics.self_distance_band``)
+is over the R oracle runs, so method and band have the same sample sizes. A run with a diverged chain has no
+distance (NaN).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+FULL = 0  # batch size code for full batch
+
+
+# -- one run ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Spec:
+    """One `bnnsample run` of the protocol. batch = 0 is full batch; burn_steps/thin_steps,
+    when set, replace the equal-time rule (the adaptive SGHMC, whose step is not a time)."""
+
+    dataset: str
+    integrator: str
+    h: float
+    batch: int = FULL
+    friction: float = 5.0
+    chains: int = 10
+    draws: int = 10
+    t_burn: float = 2.0
+    t_thin: float = 0.25
+    n_leapfrog: int = 1
+    split: int = 0
+    seed: int = 0
+    burn_steps: int | None = None
+    thin_steps: int | None = None
+
+    def steps(self) -> tuple[int, int]:
+        from ...plumbing.resolvers import time_steps
+
+        burn = self.burn_steps if self.burn_steps is not None else time_steps(self.t_burn, self.h, self.n_leapfrog)
+        thin = self.thin_steps if self.thin_steps is not None else time_steps(self.t_thin, self.h, self.n_leapfrog)
+        return burn, thin
+
+    def overrides(self) -> list[str]:
+        burn, thin = self.steps()
+        ov = [f"dataset={self.dataset}", "model=ntk_mlp", "init=zeros", f"integrator={self.integrator}",
+              f"step_size={self.h!r}", f"friction={self.friction!r}", f"chains={self.chains}", "unit=step",
+              f"burn_in={burn}", f"samples={self.draws}", f"thin={thin}", f"dataset.split={self.split}",
+              f"seed={self.seed}", "store_theta=false", "evaluate=false", "dtype=float32",
+              "batching=full" if self.batch == FULL else "batching=reshuffle"]  # fmt: skip
+        if self.batch != FULL:
+            ov.append(f"batch_size={self.batch}")
+        if self.integrator == "sghmc" and self.batch == FULL:
+            # epsilon(n) = 0 for the full batch, so B-hat = 0 exactly: skip the covariance estimate (cost only)
+            ov.append("integrator.noise_correction=none")
+        if self.integrator == "generalized_lie_trotter":
+            ov.append(f"integrator.n_leapfrog={self.n_leapfrog}")
+        return ov
+
+    def key(self) -> str:
+        digest = hashlib.sha1(repr(sorted(asdict(self).items())).encode()).hexdigest()[:10]
+        b = "full" if self.batch == FULL else f"b{self.batch}"
+        return f"{self.dataset}_{self.integrator}_h{self.h:g}_{b}_{digest}"
+
+
+@dataclass
+class Result:
+    spec: Spec
+    predictive: np.ndarray  # (chains, draws, n_test, K)
+    diverged: np.ndarray  # (chains,)
+    seconds: float
+
+    def pooled(self, chains: slice | None = None) -> np.ndarray | None:
+        """Draws pooled over chains: (chains * draws, n_test) for regression (K = 1);
+        None when a chain of the selection diverged."""
+        sel = slice(None) if chains is None else chains
+        if self.diverged[sel].any():
+            return None
+        p = self.predictive[sel]
+        return p[..., 0].reshape(-1, p.shape[2])
+
+
+def run_spec(spec: Spec, runs_dir: Path) -> Result:
+    """Run (or reuse) ``spec`` under ``runs_dir/<key>`` and read its predictive draws; the same
+    run (same key = same Spec) complete under another franzese2021 recipe's runs/ is reused (e.g.
+    Fig. 10's C = 5 cells are Fig. 4's LEAPFROG cells)."""
+    import time
+
+    import torch
+
+    from ...jobs.runs import run_or_reuse
+    from ...store import SampleStore
+
+    torch.set_num_threads(1)
+    t0 = time.perf_counter()
+    others = sorted(runs_dir.parent.parent.glob(f"franzese2021-*/runs/{spec.key()}"))
+    path = run_or_reuse(spec.key(), spec.overrides(), runs_dir, others)
+    with SampleStore(path) as s:
+        pred, div = s.predictive(), s.diverged().astype(bool)
+    return Result(spec, pred, div, time.perf_counter() - t0)
+
+
+# -- oracle and distances ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class OracleSettings:
+    kind: str  # lie_trotter | sghmc_adaptive
+    runs: int
+    chains_per_run: int
+    draws: int
+    t_burn: float
+    t_thin: float
+    h: float
+
+
+def oracle_spec(dataset: str, o: OracleSettings) -> Spec:
+    common = {"dataset": dataset, "batch": FULL, "chains": o.runs * o.chains_per_run, "draws": o.draws, "seed": 1000}
+    if o.kind == "sghmc_adaptive":  # the paper's oracle: lr 0.005, burn-in 2000, thin 500 (App. F.2)
+        return Spec(integrator="sghmc_adaptive", h=o.h, burn_steps=2000, thin_steps=500, **common)
+    return Spec(integrator="lie_trotter", h=o.h, t_burn=o.t_burn, t_thin=o.t_thin, **common)
+
+
+@dataclass
+class OracleRuns:
+    runs: list[np.ndarray]  # R arrays (m, n_test)
+    band: dict
+    result: Result
+
+
+def make_oracle(dataset: str, o: OracleSettings, runs_dir: Path) -> OracleRuns:
+    from ...evaluate.metrics import self_distance_band
+
+    res = run_spec(oracle_spec(dataset, o), runs_dir)
+    groups = [res.pooled(slice(r * o.chains_per_run, (r + 1) * o.chains_per_run)) for r in range(o.runs)]
+    groups = [g for g in groups if g is not None]
+    if len(groups) < 2:
+        raise RuntimeError(f"oracle on {dataset}: fewer than 2 oracle runs without a diverged chain")
+    return OracleRuns(groups, self_distance_band(groups), res)
+
+
+def akd_to_oracle(result: Result, oracle: OracleRuns) -> float:
+    """Average Kolmogorov distance of the pooled draws to each oracle run, averaged over the
+    runs (NaN when a chain diverged)."""
+    from ...evaluate.metrics import average_kolmogorov_distance
+
+    draws = result.pooled()
+    if draws is None:
+        return math.nan
+    return float(np.mean([average_kolmogorov_distance(draws, ref) for ref in oracle.runs]))

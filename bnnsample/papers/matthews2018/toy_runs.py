@@ -1,0 +1,109 @@
+"""The runs of matthews2018 §5.1 (Fig. 1) on its 1-D toys, measured against their exact laws:
+the long-run variance each scheme samples on the noisy Gaussian and the double well
+(``toy_bias``), the error of each run's running variance against the iteration count with the
+histogram it ends at (``toy_convergence``), and the toys' exact densities (``exact_density``).
+Conventions of the authors' code (c-matthews/nogin), as in ``passes``: friction gamma = 1;
+mSGLD's step is eps = h^2/2 for the paper's h (``step_size_for``).
+
+Runs go through the simulation kernel ``bnnsample.simulate``, all chains as one tensor dimension.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .passes import GAMMA, step_size_for
+
+DW_VAR = 1.0417972965  # double-well variance (matthews2018 §5.1 target; quadrature, derived for this project)
+FIG1_TARGETS = {"gaussian": ("noisy_gaussian", 1.0), "double_well": ("double_well", DW_VAR)}
+
+
+def toy_potential(overrides, seed: int = 0):
+    """The potential of ``dataset=...`` overrides, float64 on the CPU, one torch thread."""
+    from ...simulate import build_target
+
+    return build_target(overrides, seed=seed, threads=1).potential
+
+
+def toy_bias(target: str, scheme: str, h: float, chains: int, T: float, seed: int = 0) -> dict:
+    """Long-run variance of x for one scheme at the paper's step h: ``chains`` independent
+    chains from x = 0 run for time T (plus 10% burn-in; mSGLD's time per step is eps = h^2/2),
+    variance = pooled mean of the per-chain time averages of x^2 minus the squared pooled mean.
+    bias = variance - exact, se from the spread of the per-chain time averages."""
+    import torch
+
+    from ...simulate import simulate
+
+    ds, exact = FIG1_TARGETS[target]
+    pot = toy_potential([f"dataset={ds}"], seed=seed)
+    step = step_size_for(scheme, h)
+    steps = math.ceil(T / step)
+    burn = steps // 10
+    acc = {"s1": torch.zeros(chains, dtype=torch.float64), "s2": torch.zeros(chains, dtype=torch.float64)}
+
+    def record(t, st):
+        if t > burn:
+            acc["s1"] += st.x[:, 0]
+            acc["s2"] += st.x[:, 0] ** 2
+
+    x0 = torch.zeros(chains, 1, dtype=torch.float64)
+    simulate(pot, scheme, h=step, gamma=GAMMA, x0=x0, steps=steps + burn, record=record, seed=seed)
+    m1, m2 = (acc[k].numpy() / steps for k in ("s1", "s2"))
+    with np.errstate(all="ignore"):
+        ok = np.isfinite(m1) & np.isfinite(m2) & (np.abs(m2) < 1e6)
+    var = se = math.nan
+    if ok.sum() >= max(2, chains // 2):  # the bias is reported only where most chains stay finite
+        var = float(m2[ok].mean() - m1[ok].mean() ** 2)
+        # delta method over independent chains: Var = E m2 - (E m1)^2
+        g = m2[ok] - 2 * m1[ok].mean() * m1[ok]
+        se = float(g.std(ddof=1) / math.sqrt(ok.sum()))
+    return {"target": target, "scheme": scheme, "h": h, "step_size": step, "steps": steps, "burn_in": burn,
+            "chains": chains, "diverged": int((~ok).sum()), "variance": var, "exact": exact,
+            "bias": var - exact, "se": se}  # fmt: skip
+
+
+def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, seed: int = 0):
+    """Error of each run's running variance estimate against the iteration count at step h:
+    ``runs`` independent chains from x = 0, no burn-in; at log-spaced iterations the average
+    over the runs of |var_run - exact| (var_run = time average of x^2 minus the squared time
+    average of x over the run so far). Also the histogram of the second half of all runs."""
+    import torch
+
+    from ...simulate import simulate
+
+    ds, exact = FIG1_TARGETS[target]
+    pot = toy_potential([f"dataset={ds}"], seed=seed)
+    checks = sorted({round(v) for v in np.geomspace(10, iters, 25)})
+    edges = np.linspace(-3.5, 3.5, 71)
+    acc = {"s1": torch.zeros(runs, dtype=torch.float64), "s2": torch.zeros(runs, dtype=torch.float64),
+           "hist": np.zeros(len(edges) - 1), "out": []}  # fmt: skip
+
+    def record(t, st):
+        x = st.x[:, 0]
+        acc["s1"] += x
+        acc["s2"] += x * x
+        if t > iters // 2 and t % 10 == 0:
+            xn = x.numpy()
+            acc["hist"] += np.histogram(xn[np.isfinite(xn)], edges)[0]
+        if t in checks:
+            m1, m2 = acc["s1"].numpy() / t, acc["s2"].numpy() / t
+            with np.errstate(all="ignore"):
+                err = np.abs(m2 - m1 * m1 - exact)
+            ok = np.isfinite(err) & (err < 1e6)  # larger: a run on its way to overflow
+            acc["out"].append({"target": target, "scheme": scheme, "h": h, "iterations": t,
+                               "mean_abs_error": float(err[ok].mean()) if ok.sum() > runs // 2 else math.nan,
+                               "diverged": int((~ok).sum()), "runs": runs})  # fmt: skip
+
+    x0 = torch.zeros(runs, 1, dtype=torch.float64)
+    simulate(pot, scheme, h=step_size_for(scheme, h), gamma=GAMMA, x0=x0, steps=iters, record=record, seed=seed)
+    hist = acc["hist"] / max(acc["hist"].sum(), 1) / np.diff(edges)
+    return acc["out"], edges, hist
+
+
+def exact_density(target: str, x):
+    """The exact density of a toy (a key of FIG1_TARGETS) at x, normalised by the trapezoidal rule on [-6, 6]."""
+    grid = np.linspace(-6, 6, 4001)
+    v, vg = ((y**2 / 2 if target == "gaussian" else (y**2 - 1) ** 2 / 4) for y in (x, grid))
+    return np.exp(-v) / np.trapezoid(np.exp(-vg), grid)

@@ -1,0 +1,484 @@
+"""`bnnsample figure paulin2025-fig1`: W1 bias of 9 samplers on the 1-D two-batch Gaussian (paulin2025 §3.4,
+Fig. 1).
+
+Target U = U_1 + U_2, U_i(x) = (x - mu_i)^2 / (2 s_i^2), mu = (-1, 1), s = (0.5, 2) (dataset
+``two_batch_gaussian``), posterior N(-15/17, 1/4.25); two batches of one point, force scale N/n = 2.
+Samplers: {SMS, SG, SG without replacement} x {UBU, BAOAB, EM}, the presets of ``SAMPLERS`` (integrator x
+schedule, nothing re-implemented here), at h = 2^-(k+2), k = 0..3. The paper prints no number: the
+references are the saved output of the authors' notebook (``NOTEBOOK``, ``PAPER_W1``).
+
+The protocol (the notebook's: chains from x = 0, burn-in, pooled records, W1 = the integral of |F_n - Phi|
+against the exact posterior) is the section's settings text (``_settings_text``), the Monte Carlo floor of W1
+its notes (``_notes``). Next to each cell stand the exact moments of its recorded law (``analysis.stationary``
+on affine maps probed off the same integrator), which the Monte Carlo moments must match; a spectral radius
+>= 1 of the second-moment recursion proves divergence.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ...figures.claims import Claim, by_count, by_resolved, check, not_reproduced, not_tested, partly, reproduced
+from ...figures.driver import SCALE, Invocation, Option, integer, labelled, number, recipe
+from ...plotting import pyplot, save_figure
+from .two_batch import GAMMA_TWO_BATCH, NOISE_FLOORS, STEPS, Cell, noise_floor, run_cell
+
+FIG_ID = "paulin2025-fig1"
+TITLE = ": W1 bias of 9 samplers on the two-batch Gaussian (paulin2025 Fig. 1, §3.4)"
+DATASET = "two_batch_gaussian"
+# The authors' BAOAB_hconst uses eta = exp(-gamma h / 2) in the O step (NOTEBOOK), i.e. the
+# textbook BAOAB (ours) with friction gamma / 2: the BAOAB rows run at this friction to reproduce
+# their numbers (option baoab_friction=1 runs the textbook scheme at the paper's gamma = 1).
+BAOAB_FRICTION = 0.5
+NOTEBOOK = "bias_test_wass.ipynb (the authors' repository github.com/paulindani/SMS_Kinetic_Langevin)"
+
+# (label, preset); the preset fixes the integrator and the schedule
+SAMPLERS = (
+    ("SMS-UBU", "sms_ubu"), ("SG-UBU", "sg_ubu"), ("SG-UBU wor", "sg_ubu_wor"),
+    ("SMS-BAOAB", "sms_baoab"), ("SG-BAOAB", "sg_baoab"), ("SG-BAOAB wor", "sg_baoab_wor"),
+    ("SMS-EM", "sms_em"), ("SG-EM", "sg_em"), ("SG-EM wor", "sg_em_wor"),
+)  # fmt: skip
+
+# the authors' notebook (NOTEBOOK): its saved W1 (rows h, as in STEPS), printed to 4 decimals; None = diverged
+# (nan). The paper's Fig. 1 plots these values and prints no number: for this project they are derived values
+PAPER_W1 = {
+    "SMS-UBU": (0.0412, 0.0071, 0.0021, 0.0005),
+    "SG-UBU": (0.1147, 0.0483, 0.0231, 0.0113),
+    "SG-UBU wor": (0.0273, 0.0060, 0.0017, 0.0005),
+    "SMS-BAOAB": (0.0408, 0.0071, 0.0018, 0.0006),
+    "SG-BAOAB": (0.4789, 0.1226, 0.0514, 0.0240),
+    "SG-BAOAB wor": (0.0879, 0.0086, 0.0016, 0.0005),
+    "SMS-EM": (None, 0.1826, 0.0652, 0.0288),
+    "SG-EM": (None, 0.3648, 0.1025, 0.0427),
+    "SG-EM wor": (None, 0.1903, 0.0659, 0.0289),
+}
+# the notebook's SMS-BAOAB used the fixed batch order 0,1,1,0 (it never applies its random permutation). The
+# reference at h = 0.25 is derived for this project with that order: the exact W1 to the posterior of the stationary
+# recorded law of our BAOAB (friction BAOAB_FRICTION) under the periodic order 0,1,1,0 (``notebook_order_w1``: phase
+# laws from probed affine maps and ``analysis.stationary.cycle_moments``, records alternating sweep end and
+# mid-sweep, W1 of the two-Gaussian mixture by quadrature); the run recomputes it (CSV column derived_w1)
+DERIVED_SMS_BAOAB_025 = 0.04090
+# §3.4: bias O(h^2) for SMS and without-replacement UBU/BAOAB, O(h) for the others; slope of
+# log W1 on log h over the three smallest steps (the tolerances are this project's)
+EXPECTED_SLOPE = {"SMS-UBU": (2, 0.4), "SG-UBU wor": (2, 0.4), "SG-BAOAB wor": (2, 0.4), "SMS-BAOAB": (2, 0.4),
+                  "SG-UBU": (1, 0.3), "SG-BAOAB": (1, 0.3), "SMS-EM": (1, 0.3), "SG-EM": (1, 0.3),
+                  "SG-EM wor": (1, 0.3)}  # fmt: skip
+# derived for this project (exact stationary moments, not in the paper): (|dmean|, |dvar|) per h; SMS records at
+# sweep ends and mid-sweeps, wor at epoch ends; SG-UBU's mean is exact
+DERIVED_EXACT = {
+    "SG-UBU": ((0.0, 2.15e-1), (0.0, 7.59e-2), (0.0, 3.38e-2), (0.0, 1.61e-2)),
+    "SG-UBU wor": ((2.10e-2, 2.26e-2), (5.95e-3, 1.65e-3), (1.56e-3, 1.28e-3), (3.99e-4, 4.30e-4)),
+    "SMS-UBU": ((2.56e-2, 4.55e-2), (6.57e-3, 4.75e-3), (1.63e-3, 1.98e-3), (4.06e-4, 5.33e-4)),
+}
+W1_TOL = 0.10  # relative agreement with a reference of 2 or more significant digits (this project's tolerance)
+# the notebook prints 4 decimals: a value with one significant digit (0.0005, 0.0006) only says that the W1 lies in
+# its rounding interval (0.0005: [0.00045, 0.00055]); ours agrees when it lies in that interval widened by 2 s.e.
+W1_ROUNDING = 0.5e-4
+# what resolves the cells and slopes below 3 floors at scale=quick: the floors of scale=paper at h = 0.0625 and
+# 0.03125 were measured (noise_floor, seed 0: 14.5 and 27.2 CPU-s); its CPU time is estimated from the quick run's
+# 66 CPU-s (12x the chain-epochs) and the W1 of 2e7 records per cell (about 12 CPU-s each)
+SCALE_WHY = (
+    "scale=paper (20,000 chains x 1,000 records, thinning 1/3/7/15 epochs) lowers the floors at h = 0.0625 "
+    "and 0.03125 to 0.00015 and 0.000084 (measured), below a third of the notebook's W1 values there; "
+    "about 15 CPU-min"
+)
+
+
+def significant_digits(v: float) -> int:
+    """Significant digits of ``v`` as the notebook prints it (4 decimals): 0.0005 -> 1, 0.0071 -> 2."""
+    return len(f"{v:.4f}".replace(".", "").lstrip("0"))
+
+
+def _w1_claim(label: str) -> Claim:
+    def fmt(v):
+        return "div." if v is None else f"{v:.4f}"
+
+    values = [fmt(v) for v in PAPER_W1[label]]
+    one = [f"{v:.4f}" for v in PAPER_W1[label] if v is not None and significant_digits(v) == 1]
+    method = (f"the values are the saved output, to 4 decimals, of the authors' notebook {NOTEBOOK} (the data "
+              "plotted in Fig. 1; the paper prints no number); ours: exact W1 of the pooled records ± delta-method "
+              "s.e. over chains")  # fmt: skip
+    if label == "SMS-BAOAB":
+        values[0] = f"{DERIVED_SMS_BAOAB_025:.4f}‡"
+        method += (
+            "; ‡ h = 0.25, derived for this project: the exact W1 to the posterior of the stationary recorded law of "
+            "BAOAB (friction 0.5) with the authors' fixed batch order 0,1,1,0 (per-batch affine maps probed off our "
+            "integrator, stationary phase laws by `analysis.stationary.cycle_moments`, records alternating sweep "
+            "end and mid-sweep: a mixture of two Gaussians, W1 by quadrature); the notebook prints 0.0408 (same "
+            "fixed order); our SMS-BAOAB randomises the order per sweep (the paper's SMS scheme)"
+        )
+    rule = (f"each h: a notebook value with 2 or more significant digits{' (or the derived ‡)' if label == 'SMS-BAOAB' else ''}: "
+            f"ours within ±{W1_TOL:.0%} of it (relative, this project's)")  # fmt: skip
+    if one:
+        rule += (
+            f"; a value printed with one significant digit ({', '.join(one)}): ours rounds to it, i.e. lies in "
+            f"its rounding interval (±{W1_ROUNDING:g}) widened by 2 MC s.e."
+        )
+    return Claim(f"W1 of {label} to the posterior at h = 0.25 / 0.125 / 0.0625 / 0.03125", "§3.4, Fig. 1",
+                 " / ".join(values), source="derived", tolerance=rule + "; both diverged also agrees",
+                 method=method)  # fmt: skip
+
+
+def _slope_claim(label: str) -> Claim:
+    order, tol = EXPECTED_SLOPE[label]
+    return Claim(f"bias of {label} is O(h{'^2' if order == 2 else ''}) (weak order {order})", "§3.4, Fig. 1",
+                 f"slope {order}", source="statement", tolerance=f"slope within {order} ± {tol} (this project's)",
+                 method="least squares of log W1 on log h over h = 0.125, 0.0625, 0.03125; MC s.e. of the slope "
+                 "from the W1 s.e.")  # fmt: skip
+
+
+CLAIMS = {
+    **{("w1", label): _w1_claim(label) for label, _ in SAMPLERS},
+    **{("slope", label): _slope_claim(label) for label, _ in SAMPLERS},
+    "em_diverge": Claim("the EM variants diverge at the largest step size h = 0.25", "§3.4, Fig. 1", "diverged",
+                        source="statement", tolerance="all three diverge",
+                        method="spectral radius of the exact second-moment recursion of the recorded chain >= 1: "
+                        "the variance grows geometrically"),
+    "best": Claim("SMS-UBU and SG-UBU wor perform similarly and slightly outperform all other methods",
+                  "§3.4, Fig. 1", "the two smallest W1", source="statement",
+                  tolerance="at each h where both are above 3 MC floors, every other sampler's W1 more than 2 s.e. "
+                  "above the larger of the two (within 2 s.e.: a tie, not resolved)",
+                  method="W1 ± s.e. per h; h where SMS-UBU or SG-UBU wor is below 3 floors are not counted"),
+    **{("exact", label): Claim(f"exact (|Δmean|, |Δvar|) of {label}'s recorded law = an independent "
+                               "exact computation (derived for this project, not in the paper)", "Fig. 1 setting",
+                               " / ".join(f"{m:.2e}, {v:.2e}" for m, v in ref), source="check",
+                               tolerance="largest relative difference < 5%",
+                               method="stationary moments from affine maps probed off our integrators")
+       for label, ref in DERIVED_EXACT.items()},
+    "mc": Claim("Monte Carlo moments = exact stationary moments of the recorded law", "Fig. 1 setting", "-",
+                source="check", tolerance="largest |z| < 4.5",
+                method="z = (MC - exact) / MC standard error over independent chains"),
+}  # fmt: skip
+
+SCALES = {
+    # chains, records per chain, thin in epochs for k = 0..3 (odd), burn-in epochs 50 * 2^k
+    "quick": {"chains": 10_000, "records": 300, "thin": (1, 1, 3, 7)},
+    "paper": {"chains": 20_000, "records": 1_000, "thin": (1, 3, 7, 15)},
+}
+OPTIONS = (Option("seed", integer(0), 0), Option("chains", integer(2), SCALE), Option("records", integer(2), SCALE),
+           Option("samplers", labelled(SAMPLERS), list(SAMPLERS)), Option("baoab_friction", number(), BAOAB_FRICTION))  # fmt: skip
+
+
+# -- this figure ---------------------------------------------------------------------------------
+
+
+def _reference(c: Cell):
+    """(reference W1, derived?) of a cell: the notebook's value, except SMS-BAOAB at h = 0.25, whose
+    reference is the derived exact W1 with the authors' fixed order (the run's, else the constant)."""
+    k = STEPS.index(c.h)
+    if c.label == "SMS-BAOAB" and k == 0:
+        return (c.derived_w1 if math.isfinite(c.derived_w1) else DERIVED_SMS_BAOAB_025), True
+    return PAPER_W1[c.label][k], False
+
+
+def _exact_slopes(cells: list[Cell]) -> tuple[str, str]:
+    """Slopes of the exact |mean bias| and |variance bias| over the three smallest h ("exact" below 1e-12)."""
+    from ...stats import fit_loglog
+
+    cs = sorted(cells, key=lambda c: c.h)[:3]
+    mean, var = PAULIN_POSTERIOR
+    out = []
+    for key, ref in (("mean", mean), ("var", var)):
+        b = [abs(c.exact[key] - ref) for c in cs]
+        if max(b) < 1e-12:
+            out.append("exact")
+            continue
+        fit = fit_loglog([c.h for c in cs], b)
+        out.append("n/a" if fit is None else f"{fit.slope:.2f}")
+    return out[0], out[1]
+
+
+CSV_FIELDS = ("sampler", "preset", "h", "friction", "chains", "records", "thin_epochs", "burn_epochs", "w1", "w1_se",
+              "w1_floor_exact_sampler", "w1_iid_draws", "noise_limited", "paper_w1", "derived_w1", "rel_dev", "diverged",
+              "diverged_frac", "max_abs_x", "mc_mean", "mc_mean_se", "mc_var", "mc_var_se", "exact_mean", "exact_var",
+              "exact_rho", "mixed_in_burn_in", "z_mean", "z_var", "seconds")  # fmt: skip
+
+
+def _row(c: Cell, k: int) -> list:
+    pv = PAPER_W1[c.label][k]  # printed by the notebook only; computed references are in derived_w1
+    rel = (c.w1 - pv) / pv if pv and math.isfinite(c.w1) else math.nan
+    mc, ex = c.mc, c.exact
+    z_m = (mc["mean"] - ex["mean"]) / mc["mean_se"] if mc else math.nan
+    z_v = (mc["var"] - ex["var"]) / mc["var_se"] if mc else math.nan
+
+    def f(x):
+        return "" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.6g}"
+
+    return [c.label, c.preset, c.h, c.gamma, c.chains, c.records, c.thin_epochs, c.burn_epochs, f(c.w1), f(c.w1_se),
+            f(c.w1_floor), f(c.w1_iid), int(c.noise_limited), f(pv), f(c.derived_w1), f(rel), int(c.diverged), f(c.diverged_frac),
+            f(c.max_abs), f(mc.get("mean")), f(mc.get("mean_se")), f(mc.get("var")), f(mc.get("var_se")),
+            f(ex["mean"]), f(ex["var"]), f(ex["rho"]), int(c.mixed), f(z_m), f(z_v), f"{c.seconds:.1f}"]  # fmt: skip
+
+
+def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> Path:
+    fig, (a1, a2) = pyplot().subplots(1, 2, figsize=(13, 5))
+    colours = {"UBU": "C0", "BAOAB": "C1", "EM": "C2"}
+    styles = {"SMS": "-", "SG": ":", "wor": "--"}
+    for label, cs in cells.items():
+        integ = label.split()[0].split("-")[1]
+        kind = "wor" if label.endswith("wor") else label.split("-")[0]
+        hs = [c.h for c in cs]
+        col, ls = colours[integ], styles[kind]
+        a1.loglog(hs, [c.w1 for c in cs], ls=ls, color=col, marker="o", ms=4, label=label)
+        ks = [STEPS.index(c.h) for c in cs]
+        pv = [PAPER_W1[label][k] for k in ks]
+        a1.loglog(hs, [np.nan if v is None else v for v in pv], ls="none", color=col, marker="x", ms=6)
+        dv = [abs(c.exact["var"] - mu_var[1]) if c.exact.get("stable") else np.nan for c in cs]
+        a2.loglog(hs, dv, ls=ls, color=col, marker="o", ms=4, label=label)
+    floor = [c.w1_floor for cs in cells.values() for c in cs if math.isfinite(c.w1_floor)]
+    if floor:
+        hs = [c.h for c in next(iter(cells.values()))]
+        fl = [c.w1_floor for c in next(iter(cells.values()))]
+        a1.loglog(hs, fl, color="grey", lw=0.8, ls="-.", label="MC floor (exact sampler, same protocol)")
+    for ax, t in ((a1, "W1 to the posterior (o ours, x paper's notebook)"),
+                  (a2, "exact |Var - posterior var| of the recorded law")):  # fmt: skip
+        ax.set(xlabel="step size h", title=t)
+        ax.grid(True, which="both", lw=0.2)
+        ax.legend(fontsize=7, ncol=2)
+    fig.suptitle("paulin2025 Fig. 1: two-batch Gaussian, friction 1")
+    return save_figure(fig, path)
+
+
+def _settings_text(s: dict) -> str:
+    return (
+        f"{s['chains']} chains from x = 0 per cell, burn-in 50·2^k epochs (simulated time 25), "
+        f"{s['records']} records per chain every {'/'.join(map(str, s['thin']))} epochs for h = "
+        f"{', '.join(f'{h:g}' for h in STEPS)} (odd, so SMS records alternate sweep end and mid-sweep); friction 1 "
+        f"for UBU and EM, {s['baoab_friction']:g} for BAOAB (the authors' BAOAB O step uses exp(-γh/2) in {NOTEBOOK}: "
+        "the textbook BAOAB at friction γ/2); float64; per-chain batches, fixed partition {0},{1}. W1: the exact W1 of "
+        "the pooled records to N(-15/17, 1/4.25) (`wasserstein1_normal`, exact quantiles). Paper values: the saved "
+        f"output of the authors' notebook {NOTEBOOK}, printed to 4 decimals (§3.4 and Fig. 1 print no number); the "
+        "notebook ran 20,000 chains for 2000·2^k epochs recording every epoch (4·10^7 values per cell) and took W1 "
+        "against as many fresh normal draws. CSV: `paper_w1` holds only the notebook's printed values; `derived_w1` "
+        "the values computed for this project (SMS-BAOAB: exact W1 with the notebook's fixed batch order 0,1,1,0, "
+        "`notebook_order_w1`; the reference at h = 0.25); `rel_dev` is against `paper_w1`. Exact moments: stationary law of the recorded states from affine maps probed off the same "
+        "integrators (`analysis.probe`, `analysis.stationary`)."
+    )
+
+
+def _w1_text(c: Cell) -> str:
+    if not math.isfinite(c.w1):
+        return "div."
+    return f"{c.w1:.4f} ± {c.w1_se:.2g}" + ("*" if c.noise_limited else "")
+
+
+def _w1_agrees(label: str, c: Cell, pv: float, derived: bool) -> tuple[bool, list[str]]:
+    """Whether our W1 agrees with the reference ``pv``: within W1_TOL of it, or, for a notebook
+    value printed with one significant digit, in its rounding interval widened by 2 s.e.; and the
+    notes that say which rule was used."""
+    if derived:
+        return abs(c.w1 - pv) <= W1_TOL * pv, [
+            f"h={c.h:g}: reference changed from 0.1646 (a randomised-order re-run no script of this project "
+            f"produced) to the derived {pv:.4f}‡ (authors' fixed order 0,1,1,0; the notebook prints "
+            f"{PAPER_W1[label][0]}); ours, with the order randomised per sweep (the paper's SMS scheme), is "
+            f"{c.w1 / pv:.1f}x it: the notebook's point at h = 0.25 is the fixed order, not the SMS scheme"
+        ]
+    if significant_digits(pv) != 1:
+        return abs(c.w1 - pv) <= W1_TOL * pv, []
+    lo, hi = pv - W1_ROUNDING - 2 * c.w1_se, pv + W1_ROUNDING + 2 * c.w1_se
+    ok = lo <= c.w1 <= hi
+    return ok, [
+        f"h={c.h:g}: the notebook prints {pv:.4f} (one significant digit); rule changed from ±10% of it to its "
+        f"rounding interval [{pv - W1_ROUNDING:.5f}, {pv + W1_ROUNDING:.5f}] widened by 2 s.e. = "
+        f"[{lo:.5f}, {hi:.5f}]: ours {c.w1:.5f} ({(c.w1 - pv) / pv:+.0%}) is {'inside' if ok else 'outside'}"
+    ]
+
+
+def _w1_cell(label: str, c: Cell) -> tuple:
+    """(agrees, z of a resolved disagreement or None, notes, noise-limited miss) of one h: both
+    diverged agrees; a cell outside the tolerance disagrees when the difference is over 2 s.e. and
+    our W1 is above the noise floors, else it is not resolved at this scale (counts for neither side)."""
+    pv, derived = _reference(c)
+    if pv is None and c.diverged:
+        return True, None, [], False
+    if pv is None:
+        return False, math.inf, [f"h={c.h:g}: the notebook diverged, ours W1 {c.w1:.4f}"], False
+    if c.diverged:
+        return False, math.inf, [f"h={c.h:g}: ours diverged (spectral radius {c.exact['rho']:.3f})"], False
+    z = (c.w1 - pv) / c.w1_se
+    ok, notes = _w1_agrees(label, c, pv, derived)
+    if ok:
+        return True, None, notes, False
+    unresolved = c.noise_limited or abs(z) <= 2
+    tag = " (*, not resolved)" if c.noise_limited else " (within 2 s.e.)" if unresolved else ""
+    notes.append(f"h={c.h:g}: {(c.w1 - pv) / pv:+.0%} = {z:+.1f} s.e. = {(c.w1 - pv) / c.w1_floor:+.1f} MC floors{tag}")
+    return False, None if unresolved else z, notes, c.noise_limited
+
+
+def _w1_outcome(label: str, cs: list[Cell]):
+    """Each h agrees (or both diverged) by ``_w1_cell``; all: reproduced, some: partly."""
+    per = [_w1_cell(label, c) for c in cs]
+    notes = [n for _, _, ns, _ in per for n in ns]
+    if any(noise for *_, noise in per):
+        notes.append(
+            f"*: ours below {NOISE_FLOORS} MC floors, mostly sampling noise (which the s.e. does not "
+            f"measure): not resolved at this scale; {SCALE_WHY}"
+        )
+    ours = " / ".join(_w1_text(c) for c in cs)
+    return by_resolved(sum(ok for ok, *_ in per), [z for _, z, *_ in per if z is not None], len(cs), ours,
+                       "; ".join(notes))  # fmt: skip
+
+
+def _slope_outcome(label: str, cs: list[Cell]):
+    """Least-squares slope over the three smallest h with its Monte Carlo s.e. (from the W1
+    s.e.); a fit with 2 or 3 of its points below the noise floors is not a measurement."""
+    from ...stats import fit_loglog
+
+    order, tol = EXPECTED_SLOPE[label]
+    fin = sorted((c for c in cs if math.isfinite(c.w1)), key=lambda c: c.h)[:3]
+    fit = fit_loglog([c.h for c in fin], [c.w1 for c in fin]) if len(fin) == 3 else None
+    if fit is None:
+        return not_reproduced("-", "fewer than 3 finite W1 values")
+    rel_se = np.array([c.w1_se / c.w1 for c in fin])
+    se = float(np.sqrt(np.sum(((np.log([c.h for c in fin]) - fit.x_mean) / fit.sxx) ** 2 * rel_se**2)))
+    local = math.log2(fin[1].w1 / fin[0].w1)
+    local_se = math.hypot(rel_se[0], rel_se[1]) / math.log(2)
+    ours = (
+        f"{fit.slope:.2f} ± {se:.2g} (MC s.e.); local slope {local:.2f} ± {local_se:.2g} between h = "
+        f"{fin[1].h:g} and {fin[0].h:g}"
+    )
+    pv = [PAPER_W1[label][STEPS.index(c.h)] for c in fin]
+    pfit = fit_loglog([c.h for c in fin], pv) if None not in pv else None
+    ex = _exact_slopes(cs)
+    why = "" if pfit is None else f"the notebook's W1 values give {pfit.slope:.2f}; "
+    why += (
+        f"95% CI of the 3-point fit (its residuals) [{fit.lo:.2f}, {fit.hi:.2f}]; exact slopes of the recorded "
+        f"law: |Δmean| {ex[0]}, |Δvar| {ex[1]}"
+    )
+    nl = sum(c.noise_limited for c in fin)
+    if nl >= 2:
+        return not_tested("scale", ours, f"{nl} of the 3 W1 values are below {NOISE_FLOORS} MC floors, so the fit "
+                          f"measures sampling noise (it flattens the slope); {SCALE_WHY}; {why}")  # fmt: skip
+    if nl:
+        why += f"; {nl} of the 3 W1 values is below {NOISE_FLOORS} MC floors"
+    if abs(fit.slope - order) <= tol:
+        return reproduced(ours, why)
+    if abs(local - order) <= tol:
+        return partly(ours, f"the 3-point slope is {(fit.slope - order) / se:+.0f} s.e. from {order}, outside the "
+                      "tolerance, and the local slope at the smallest h is within it: the slope still falls towards "
+                      f"{order} as h decreases (pre-asymptotic); {why}")  # fmt: skip
+    return not_reproduced(ours, why, z=(fit.slope - order) / se)
+
+
+def _em_outcome(cells: dict):
+    em = [c for lab, cs in cells.items() if "EM" in lab for c in cs if c.h == 0.25]
+    ours = ", ".join(f"{c.label}: spectral radius {c.exact['rho']:.3f}, max |x| {c.max_abs:.3g}, "
+                     f"{c.diverged_frac:.0%} non-finite" for c in em)  # fmt: skip
+    return by_count(sum(c.diverged for c in em), len(em), ours,
+                    "non-finite once the run is long enough; the other samplers' radii are < 1")  # fmt: skip
+
+
+BEST = ("SMS-UBU", "SG-UBU wor")
+
+
+def _best_at(cells: dict, k: int) -> tuple | None:
+    """(held, z of each sampler below the larger of BEST by more than 2 s.e., text) at h = STEPS[k]:
+    every other sampler's W1 against the larger of the two, above by more than 2 s.e. (held), below
+    (failed) or within 2 s.e. (a tie, not resolved); None where a sampler of BEST is missing or below
+    the noise floors (or no other sampler has a W1)."""
+    at = {lab: cs[k] for lab, cs in cells.items() if k < len(cs) and math.isfinite(cs[k].w1)}
+    others = [c for lab, c in at.items() if lab not in BEST]
+    if not others or any(b not in at or at[b].noise_limited for b in BEST):
+        return None
+    top = max((at[b] for b in BEST), key=lambda c: c.w1)
+    z = {c.label: (c.w1 - top.w1) / math.hypot(c.w1_se, top.w1_se) for c in others}
+    below, ties = [lab for lab, v in z.items() if v < -2], [lab for lab, v in z.items() if abs(v) <= 2]
+    return not below and not ties, [z[lab] for lab in below], _best_text(STEPS[k], at, others, z, below, ties)
+
+
+def _best_text(h: float, at: dict, others: list, z: dict, below: list, ties: list) -> str:
+    part = f"h={h:g}: SMS-UBU {_w1_text(at['SMS-UBU'])}, SG-UBU wor {_w1_text(at['SG-UBU wor'])}"
+    for kind, labs in (("below the larger by > 2 s.e.", below), ("within 2 s.e. of the larger", ties)):
+        if labs:
+            part += f"; {kind}: " + ", ".join(f"{lab} {_w1_text(at[lab])} (z={z[lab]:+.1f})" for lab in labs)
+    if not below and not ties:
+        nxt = min(others, key=lambda c: c.w1)
+        part += f"; next {nxt.label} {_w1_text(nxt)} (z={z[nxt.label]:+.1f})"
+    return part
+
+
+def _best_outcome(cells: dict):
+    """``_best_at`` at each h: held at all counted h: reproduced, at some: partly."""
+    got = {h: _best_at(cells, k) for k, h in enumerate(STEPS)}
+    counted = [g for g in got.values() if g is not None]
+    unresolved = [f"{h:g}" for h, g in got.items() if g is None]
+    why = f"h = {', '.join(unresolved)} not counted (a sampler of the two below {NOISE_FLOORS} MC floors)"
+    return by_resolved(sum(held for held, _, _ in counted), [z for _, zs, _ in counted for z in zs], len(counted),
+                       "; ".join(part for *_, part in counted) or "-", why if unresolved else "")  # fmt: skip
+
+
+def _exact_check(label: str, cs: list[Cell]):
+    mean, var = PAULIN_POSTERIOR
+    ref = DERIVED_EXACT[label]
+    ours, worst = [], 0.0
+    for c in cs:
+        k = STEPS.index(c.h)
+        dm, dv = abs(c.exact["mean"] - mean), abs(c.exact["var"] - var)
+        ours.append(f"{dm:.2e}, {dv:.2e}")
+        for a, b in ((dm, ref[k][0]), (dv, ref[k][1])):
+            worst = max(worst, abs(a - b) / b if b else (0.0 if a < 1e-8 else math.inf))
+    return check(worst < 0.05, " / ".join(ours), f"largest relative difference {worst:.1%}")
+
+
+def _mc_check(cells: dict):
+    zs = [abs(c.mc[k] - c.exact[k]) / c.mc[f"{k}_se"] for cs in cells.values() for c in cs if c.mc and c.mixed
+          for k in ("mean", "var")]  # fmt: skip
+    slow = [f"{c.label} h={c.h:g} (radius {c.exact['rho']:.3f})" for cs in cells.values() for c in cs
+            if c.mc and not c.mixed]  # fmt: skip
+    why = "left out, second moments not mixed within the burn-in: " + ", ".join(slow) if slow else ""
+    return check(max(zs) < 4.5, f"largest |z| = {max(zs):.2f} over {len(zs)} means/variances", why)
+
+
+def outcomes(cells: dict) -> list:
+    """(Claim, Outcome) per claim of CLAIMS that the run's samplers test."""
+    rows = [(CLAIMS["w1", lab], _w1_outcome(lab, cs)) for lab, cs in cells.items()]
+    rows += [(CLAIMS["slope", lab], _slope_outcome(lab, cs)) for lab, cs in cells.items()]
+    if any("EM" in lab and cs[0].h == 0.25 for lab, cs in cells.items()):
+        rows.append((CLAIMS["em_diverge"], _em_outcome(cells)))
+    if len(cells) >= 3 and set(BEST) <= set(cells):
+        rows.append((CLAIMS["best"], _best_outcome(cells)))
+    rows += [(CLAIMS["exact", lab], _exact_check(lab, cells[lab])) for lab in DERIVED_EXACT if lab in cells]
+    if any(c.mc and c.mixed for cs in cells.values() for c in cs):
+        rows.append((CLAIMS["mc"], _mc_check(cells)))
+    return rows
+
+
+def _notes(cells: dict) -> str:
+    floors = ", ".join(f"{c.w1_floor:.5f}" for c in next(iter(cells.values())))
+    return (
+        f"`*`: below {NOISE_FLOORS} Monte Carlo floors (the floor is the W1 of the exact full-batch flow `exact_ou` "
+        f"run with the same chains, burn-in and records: {floors} for h = 0.25 ... 0.03125; W1 of as many i.i.d. "
+        "exact draws is in the CSV); such values mostly measure sampling noise. ±: the delta-method Monte Carlo "
+        "standard error of W1 over the independent chains (`wasserstein1_normal_se`; it does not include the "
+        "upward bias of a W1 near its floor)."
+    )
+
+
+PAULIN_POSTERIOR = (-15 / 17, 1 / 4.25)
+
+
+@recipe(FIG_ID, "paulin2025 Fig. 1: W1 bias vs h of 9 samplers (SMS/SG/wor x UBU/BAOAB/EM), two-batch Gaussian",
+        SCALES, OPTIONS, TITLE, "claim (paulin2025)")  # fmt: skip
+def make(inv: Invocation) -> list[Path]:
+    from ...simulate import build_target
+
+    s = {**inv.st, **inv.opt}
+    pot = build_target([f"dataset={DATASET}"], threads=1).potential
+    cells: dict[str, list[Cell]] = {}
+    floors = [noise_floor(pot, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k) for k in range(4)]
+    print(f"[{FIG_ID}] W1 floor (exact_ou, same protocol): " + ", ".join(f"{f:.5f}" for f in floors), flush=True)
+    with inv.cells(len(s["samplers"]) * len(STEPS)) as bar:
+        for label, preset in s["samplers"]:
+            for k in range(len(STEPS)):
+                gamma = s["baoab_friction"] if "BAOAB" in label else GAMMA_TWO_BATCH
+                c = run_cell(pot, label, preset, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k,
+                             gamma, floors[k])  # fmt: skip
+                cells.setdefault(label, []).append(c)
+                bar.done(f"{label:<13} h={c.h:<8g} W1={c.w1:.5f} floor={c.w1_floor:.5f} diverged={c.diverged} "
+                         f"({c.seconds:.1f}s)")  # fmt: skip
+    rows = [dict(zip(CSV_FIELDS, _row(c, STEPS.index(c.h)))) for cs in cells.values() for c in cs]
+    files = [inv.csv(rows, "w1.csv", float_format=None), _plot(cells, inv.dir / "w1.png", PAULIN_POSTERIOR)]
+    return inv.finish(inv.section(_settings_text(s), outcomes(cells), _notes(cells), files), files)

@@ -1,0 +1,169 @@
+"""sekkat2023-fig7: the mixture of §2.5.2 sampled by AdL with a full-matrix and a scalar friction (§3.3.2,
+Fig. 7): L1 errors against eps(n) h, and the projection errors of Sigma_x (Remark 15)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ...figures.claims import Claim, Claims, Outcome, by_count, by_z, check, not_tested, partly, reproduced
+from ...figures.common import where
+from ...figures.driver import JOBS, Invocation, recipe
+from ...stats import fit_line
+from . import mixture
+from .mixture import bound_z, l1_text, resolved
+from .mixture_runs import CLASSES, mixture_reference, projection_errors
+from .shared import HEADING, TITLE
+
+ID = "sekkat2023-fig7"
+ETA_MIXTURE = 0.1  # sekkat2023 §3.3.2
+FIG7 = {
+    "quick": {"h": (1e-3, 3e-3), "n": (5, 15, 50), "chains": 400, "burn": 2.0, "time": 4.0, "cells": 300,
+              "langevin": ((15, 1e-3),), "data_seeds": 10},
+    "paper": {"h": (3e-4, 1e-3, 3e-3, 1e-2), "n": (5, 10, 15, 30, 50), "chains": 1000, "burn": 5.0, "time": 20.0,
+              "cells": 500, "langevin": ((5, 1e-3), (15, 1e-3), (50, 1e-3)), "data_seeds": 10},
+}  # fmt: skip
+
+
+def projection_errors_by_data(settings: dict, ref, bar=None) -> list[dict]:
+    """The projection errors of the scalar, diagonal and full frictions on data sets drawn as
+    §2.5.2 with data seeds 0, 1, ... (``ref`` is data seed 0): their spread is what a data set
+    realization changes (the paper's is unseeded). ``bar.done`` after each data set."""
+    rows = []
+    for s in range(settings["data_seeds"]):
+        r = ref if s == 0 else mixture_reference(settings["cells"], with_sigma=True, seed=s)
+        p = projection_errors(r)
+        rows.append({"data_seed": s, **{k: p[k] for k in CLASSES}})
+        if bar:
+            bar.done(f"data seed {s}: projection errors " + ", ".join(f"{k} {p[k]:.3g}" for k in CLASSES))
+    return rows
+
+
+def fig7_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
+    """The runs of fig 7: AdL per (friction, h, n), then Langevin."""
+    plan, s = [], seed
+    for kind in ("full", "scalar"):
+        for h in settings["h"]:
+            for n in settings["n"]:
+                s += 1
+                params = {"friction_kind": kind, "thermostat_mass": ETA_MIXTURE}
+                plan.append((("adl", params, "iid_wor", n, h, settings["chains"], settings["burn"], settings["time"],
+                              s, f"adl_{kind}"), {}))  # fmt: skip
+    return plan + mixture.langevin_plan(settings, s, settings["burn"], settings["time"])
+
+
+@recipe(ID, "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)", FIG7,
+        (JOBS,), TITLE, HEADING)  # fmt: skip
+def make_fig7(inv: Invocation) -> list[Path]:
+    st = inv.st
+    ref, proj, rows, by_data = mixture.reference_and_rows(
+        inv, fig7_plan(st), with_sigma=True, after=lambda ref, bar: projection_errors_by_data(st, ref, bar=bar),
+        after_cells=st["data_seeds"])  # fmt: skip
+    files = [inv.csv(rows, "fig7.csv"),
+             inv.csv([{"class": k, "projection_error": v} for k, v in proj.items()], "projection_errors.csv")]  # fmt: skip
+    groups = [(f"{lab} h={h:g}", sel) for lab in ("adl_full", "adl_scalar", "langevin") for h in st["h"]
+              if (sel := where(rows, scheme=lab, h=h))]  # fmt: skip
+    files += [inv.csv(by_data, "projection_errors_by_data.csv"),
+              mixture.plot(inv.dir / "fig7.png", "eps_h", groups, "AdL full vs scalar friction, eta = 0.1")]  # fmt: skip
+    outcomes = fig7_outcomes(rows, proj, by_data, st, inv.scale)
+    return inv.finish(inv.section(_settings(st, ref), outcomes, "", files), files)
+
+
+def _settings(st: dict, ref) -> str:
+    return (mixture.settings_text(st, ref) + f" AdL eq. 58 (`adl`) with full 2x2 and scalar friction, gamma = 1, "
+            f"eta = {ETA_MIXTURE}, without replacement, h in {list(st['h'])}, n in {list(st['n'])}, burn-in "
+            f"{st['burn']} and recorded time {st['time']} per chain; Langevin-OABAO at (n, h) in "
+            f"{list(st['langevin'])} for comparison. Projection errors ||Sigma_x - S*||_L2(pi) by the same "
+            f"quadrature (Sigma_x of eq. 12 with denominator N - 1).")  # fmt: skip
+
+
+FIG7_CLAIMS = Claims("statement")
+
+
+def fig7_outcomes(rows, proj, by_data, st, scale: str) -> list[tuple[Claim, Outcome]]:
+    """The measured outcome of each claim of FIG7_CLAIMS; ``by_data`` the projection errors per data seed."""
+    return FIG7_CLAIMS.outcomes(rows, proj, by_data, mixture.scale_why(rows, scale, FIG7, fig7_plan))
+
+
+def _over_data(proj, by_data, paper: float, k: str) -> tuple[float, float, str]:
+    """(the paper's value - our mean, our sd, both with their range) of the projection error ``k`` over data sets."""
+    v = np.array([d[k] for d in by_data])
+    m, sd = v.mean(), v.std(ddof=1)
+    return paper - m, sd, (f"{proj[k]:.3f} on data seed 0; {m:.3f} ± {sd:.3f} (sd) over data seeds 0-{len(v) - 1}, "
+                           f"{v.min():.3f}..{v.max():.3f}")  # fmt: skip
+
+
+@FIG7_CLAIMS.rule("proj_scalar", "projection error of Sigma_x onto scalar frictions", "§3.3.2, Remark 15", "≈ 1.75",
+    source="printed",
+    tolerance="the paper's value within 2 sd of ours over data sets drawn as §2.5.2 (the paper's is unseeded)",
+    method="midpoint quadrature of pi and Sigma_x (eq. 12, denominator N - 1) on the posterior grid; L2(pi) projection")  # fmt: skip
+def _proj_scalar(rows, proj, by_data, floor_why):
+    return by_z(*_over_data(proj, by_data, 1.75, "scalar"), "data-dependent: the scalar error varies with the data set")
+
+
+@FIG7_CLAIMS.rule("proj_full", "projection error of Sigma_x onto constant full matrices", "§3.3.2, Remark 15", "≈ 0.57",
+    source="printed",
+    tolerance="the paper's value within 2 sd of ours over data sets drawn as §2.5.2",
+    method="as the row above")  # fmt: skip
+def _proj_full(rows, proj, by_data, floor_why):
+    return by_z(*_over_data(proj, by_data, 0.57, "full"))
+
+
+@FIG7_CLAIMS.rule("nesting", "nested classes: full <= diagonal <= scalar projection error", "Remark 15", "inequalities",
+    source="check")  # fmt: skip
+def _nesting(rows, proj, by_data, floor_why):
+    return check(proj["full"] <= proj["diagonal"] <= proj["scalar"],
+                 f"{proj['full']:.3f} <= {proj['diagonal']:.3f} <= {proj['scalar']:.3f}")  # fmt: skip
+
+
+def _adl(rows, kind: str) -> dict:
+    """{(h, n): row} of the AdL runs with the friction ``kind``."""
+    return {(r["h"], r["n"]): r for r in rows if r["scheme"] == f"adl_{kind}"}
+
+
+@FIG7_CLAIMS.rule("ratio", "the scalar-friction L1 error is about 3 times the full-matrix one for eps(n) h <= 100",
+    "§3.3.2, Fig. 7", "≈ 3 (projection errors 1.75 / 0.57 = 3.1)", source="printed",
+    tolerance="L1 ratio scalar / full within a factor 1.5 of our projection-error ratio, at every (n, h) with eps h "
+              "<= 100; a ratio is measured where both errors exceed their noise floor by > 2 s.e.",
+    method="Prop. 13: the bias ratio follows the projection-error ratio of the data set")  # fmt: skip
+def _ratio(rows, proj, by_data, floor_why):
+    full, scal = _adl(rows, "full"), _adl(rows, "scalar")
+    keys = [k for k in full if k in scal and full[k]["eps_h"] <= 100]
+    pr = proj["scalar"] / proj["full"]
+    ratios = {k: scal[k]["l1"] / full[k]["l1"] for k in keys if resolved(full[k]) and resolved(scal[k])}
+    ours = (f"ratio {'; '.join(f'n={n} h={h:g}: {ratios[(h, n)]:.2f}' for h, n in ratios) or 'measured nowhere'}; "
+            f"our projection ratio {pr:.2f}. Full {', '.join(l1_text(full[k]) for k in keys)}; scalar "
+            f"{', '.join(l1_text(scal[k]) for k in keys)}")  # fmt: skip
+    why = f"{len(ratios)} of {len(keys)} ratios measured (full-matrix errors at their noise floor); {floor_why}"
+    if not ratios:
+        return not_tested("scale", ours, why)
+    return by_count(sum(1 / 1.5 <= q / pr <= 1.5 for q in ratios.values()), len(keys), ours, why)
+
+
+@FIG7_CLAIMS.rule("vs_langevin", "AdL (full and scalar friction) errors much smaller than Langevin's at equal (n, h)",
+    "§3.3.2, Figs. 4 and 7", "much smaller",
+    tolerance="Langevin's L1 at least twice each AdL L1, the difference > 2 s.e.",
+    method="same schedule, chains and time")  # fmt: skip
+def _vs_langevin(rows, proj, by_data, floor_why):
+    full, scal = _adl(rows, "full"), _adl(rows, "scalar")
+    lv = [(r, a) for r in rows if r["scheme"] == "langevin"
+          for a in (full.get((r["h"], r["n"])), scal.get((r["h"], r["n"]))) if a]  # fmt: skip
+    return by_count(sum(r["l1"] >= 2 * a["l1"] and bound_z(a, r) > 2 for r, a in lv), len(lv), "; ".join(
+        f"n={r['n']} h={r['h']:g}: Langevin {l1_text(r)} vs {a['scheme']} {l1_text(a)}" for r, a in lv) or "-")  # fmt: skip
+
+
+@FIG7_CLAIMS.rule("linear", "the bias scales linearly with eps(n) h ||Sigma_x - S*||_L2(pi) when small",
+    "§3.3.2, Prop. 13, Fig. 7", "linear",
+    tolerance="R^2 >= 0.8 of a linear fit of L1 on eps h ||Sigma_x - S*|| over the settings of both frictions whose "
+              "L1 exceeds its noise floor by > 2 s.e. (at least 3)",
+    method="S* the L2(pi) projection onto the friction's class")  # fmt: skip
+def _linear(rows, proj, by_data, floor_why):
+    x = [(r["eps_h"] * proj[r["scheme"].split("_")[1]], r)
+         for r in (*_adl(rows, "full").values(), *_adl(rows, "scalar").values()) if resolved(r)]  # fmt: skip
+    if len(x) < 3:
+        return not_tested("scale", f"{len(x)} settings above the noise floor", floor_why)
+    b0, b1, r2 = fit_line([v for v, _ in x], [r["l1"] for _, r in x])
+    return (reproduced if r2 >= 0.8 else partly)(
+        f"L1 = {b0:.3f} + {b1:.2e} x, R^2 = {r2:.2f} over {len(x)} settings (x = eps h ||Sigma_x - S*|| "
+        f"{min(v for v, _ in x):.2g}..{max(v for v, _ in x):.2g})", "intercept = noise floor + time-step error")  # fmt: skip

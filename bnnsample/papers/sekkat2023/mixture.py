@@ -1,0 +1,132 @@
+"""The runs of the sekkat2023 §2.5.2 mixture that figs 4, 7 and 14 sample: one row per run of a figure's
+plan, with the L1 error of eq. 44 against the exact theta_1 marginal, its histogram-noise floor and its
+standard error (``mixture_runs``): an error that does not exceed its floor by more than 2 s.e.
+measures no bias, and a claim that rests only on such errors is "not tested: scale"."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from ...plotting import pyplot, save_figure
+from .mixture_runs import (
+    BINS,
+    RANGE,
+    MixtureReference,
+    mixture_reference,
+    mixture_row,
+    mixture_work,
+    projection_errors,
+)
+from .shared import LANGEVIN
+
+
+@functools.cache
+def _reference(cells: int, seed: int) -> MixtureReference:
+    return mixture_reference(cells, seed=seed)
+
+
+def _mixture_cell(ref_key: tuple, args: tuple) -> dict:
+    """A worker process's ``mixture_row``: the reference rebuilt from its key (cells, data seed)."""
+    return mixture_row(_reference(*ref_key), *args)
+
+
+def langevin_plan(settings: dict, seed: int, burn: float, time_: float) -> list[tuple[tuple, dict]]:
+    """The Langevin-OABAO comparison runs of a mixture figure's plan, one per (n, h) of
+    ``settings["langevin"]``, seeded ``seed + 1``, ``seed + 2``, ... after the figure's own runs."""
+    return [((*LANGEVIN, "iid_wor", n, h, settings["chains"], burn, time_, seed + i, "langevin"), {})
+            for i, (n, h) in enumerate(settings["langevin"], start=1)]  # fmt: skip
+
+
+def mixture_rows(ref: MixtureReference, plan, bar=None, cache=None, jobs: int = 1) -> list[dict]:
+    """One ``mixture_row`` per (arguments, extra columns) of a plan; ``bar.done`` after each.
+    With ``cache`` (``Invocation.cache``) a row already computed with the same arguments and
+    reference is read back instead, and with ``jobs`` > 1 the rows not kept yet are first
+    computed by that many worker processes (``CellCache.fill``)."""
+    if cache is not None and jobs > 1:
+        tasks = [("row", ("mixture_row", ref.key, args), _mixture_cell, (ref.key, args)) for args, _ in plan]
+        cache.fill(tasks, jobs, bar.note if bar else None)
+    rows = []
+    for args, extra in plan:
+        reused = cache.reused if cache else 0
+        row = (cache.row(("mixture_row", ref.key, args), lambda a=args: mixture_row(ref, *a)) if cache
+               else mixture_row(ref, *args))  # fmt: skip
+        r = {**row, **extra}
+        rows.append(r)
+        if bar:
+            bar.done(f"{r['scheme']} {r['sampling']} h={r['h']:g} n={r['n']}"
+                     + "".join(f" {k}={v}" for k, v in extra.items())
+                     + f": L1 {r['l1']:.3f} (floor {r['l1_noise_floor']:.3f}, {r['seconds']:.1f}s"
+                     + (", read back" if cache and cache.reused > reused else "") + ")")  # fmt: skip
+    return rows
+
+
+def reference_and_rows(inv, plan, with_sigma: bool = False, after=None, after_cells: int = 0):
+    """What figs 4, 7 and 14 do first, under one bar: the exact reference (with Sigma_x and its projection
+    errors when ``with_sigma``), then the rows of ``plan`` (``mixture_rows``, cells kept by the invocation),
+    then ``after(ref, bar)`` if given (``after_cells`` more cells). Returns (ref, projection errors or None,
+    rows, what ``after`` returned)."""
+    with inv.cells(1 + len(plan) + after_cells) as bar:
+        ref = mixture_reference(inv.st["cells"], with_sigma=with_sigma)
+        proj = projection_errors(ref) if with_sigma else None
+        bar.done(f"reference: theta_1 marginal on {inv.st['cells']} cells"
+                 + (", projection errors " + ", ".join(f"{k} {v:.3g}" for k, v in proj.items()) if proj else ""))  # fmt: skip
+        rows = mixture_rows(ref, plan, bar, inv.cache, inv.jobs)
+        return ref, proj, rows, after(ref, bar) if after else None
+
+
+def plot(path, x_key, groups, title, ylabel="L1 error of the theta_1 marginal (eq. 44)"):
+    """The L1 errors of each (label, rows) group against ``x_key``, with their noise floors (dotted)."""
+    fig, ax = pyplot().subplots(figsize=(7, 4.8))
+    for i, (label, sel) in enumerate(groups):
+        sel = sorted(sel, key=lambda r: r[x_key])
+        ax.plot([r[x_key] for r in sel], [r["l1"] for r in sel], "o-", color=f"C{i % 10}", label=label)
+        ax.plot([r[x_key] for r in sel], [r["l1_noise_floor"] for r in sel], ":", color=f"C{i % 10}", lw=0.8)
+    ax.set(xscale="log" if x_key != "K" else "linear", yscale="log", xlabel=x_key, ylabel=ylabel,
+           title=title + " (dotted: bootstrap histogram-noise floor)")  # fmt: skip
+    return save_figure(fig, path, legends=[ax])
+
+
+def settings_text(st, ref) -> str:
+    """The settings a mixture figure's section states first: data, reference, chains, L1 and its noise."""
+    return (
+        f"mixture §2.5.2 (dataset mixture_means, N = 200, data seed 0; the paper's data set is unseeded), "
+        f"reference theta_1 marginal by midpoint quadrature of the exact posterior on a {st['cells']}^2 grid over "
+        f"[-0.5, 2]^2 (mass of theta_1 in [0, 1.4]: {ref.grid.mass_in(0, 1.4):.6f}); L1 with {BINS} bins on "
+        f"{list(RANGE)}; {st['chains']} chains per setting started from exact posterior draws (so the two modes "
+        f"start with their exact weights; exact mass of theta_1 > 0.7: {1 - ref.grid.mass_in(-9, 0.7):.3f}), "
+        f"v ~ N(0, I). Noise floor and s.e. of each L1 error from 20 bootstrap resamples of whole chains (floor: "
+        f"mean L1 between a resample's histogram and the pooled one; s.e.: sd of the resamples' L1 errors); an L1 "
+        f"error measures a bias where it exceeds its floor by more than 2 s.e."
+    )
+
+
+# -- what the mixture claims' rules share ------------------------------------------------------
+def l1_text(r) -> str:
+    return f"{r['l1']:.3f} ± {r['l1_se']:.3f} (floor {r['l1_noise_floor']:.3f})"
+
+
+def resolved(r) -> bool:
+    """The L1 error exceeds its histogram-noise floor by more than 2 s.e.: it measures a bias, not noise."""
+    return r["l1"] - r["l1_noise_floor"] > 2 * r["l1_se"]
+
+
+def bound_z(a, b, c: float = 1.0, excess: bool = False) -> float:
+    """(x_b - c x_a) in standard errors (independent runs a, b), x the L1 error or, with ``excess``, its excess
+    over the noise floor (whose own noise, a mean over resamples, is neglected)."""
+    xa, xb = (r["l1"] - (r["l1_noise_floor"] if excess else 0.0) for r in (a, b))
+    return (xb - c * xa) / math.hypot(c * a["l1_se"], b["l1_se"])
+
+
+def scale_why(rows, scale: str, scales: dict, plan) -> str:
+    """What resolving the noise floor of a mixture figure takes: the floor falls as 1/sqrt(chains x time)."""
+    f = [r["l1_noise_floor"] for r in rows]
+    now = f"histogram-noise floor {min(f):.3f}..{max(f):.3f} at {rows[0]['chains']} chains per setting; it falls as " \
+          "1/sqrt(chains x recorded time)"  # fmt: skip
+    if scale == "paper":
+        return now + "; a lower floor needs more than scale=paper"
+    q, p = scales[scale], scales["paper"]
+    gain = p["chains"] * p["time"] / (q["chains"] * q["time"])
+    work = sum(r.get("seconds", 0.0) for r in rows) * mixture_work(plan(p)) / mixture_work(plan(q))
+    return (f"{now}; scale=paper ({gain:.1f}x the chains x time per setting: floor / {math.sqrt(gain):.1f}) would take "
+            f"about {work / 3600:.1f} CPU-hours (this run's sampling time x the ratio of chains x steps)")  # fmt: skip
