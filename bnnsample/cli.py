@@ -389,108 +389,132 @@ def _save_hydra_record(cfg, hc, run_dir: Path) -> None:
         write_file(record / name, OmegaConf.to_yaml(node))
 
 
-def _hydra_run(argv: list[str]) -> None:
-    import hydra
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-    from omegaconf import DictConfig, OmegaConf
+class _Job:
+    """One job of ``bnnsample run`` (the only one, or one of a sweep) in its run directory:
+    owned from the start to the end of its evaluation, refused in one line, stopped with the
+    draws kept and the command that resumes it."""
 
-    from .plumbing.errors import (
-        TIME_LIMIT_EXIT,
-        Interrupted,
-        TimeLimit,
-        UserError,
-        guard_log_files,
-        log_failures,
-        log_to_files,
-        printable,
-    )
-    from .plumbing.paths import conf_dir
-    from .rundir import owned
+    def __init__(self, cfg, hc):
+        from hydra.types import RunMode
 
-    held = _HeldStderr(sys.stderr)
+        self.cfg, self.hc = cfg, hc
+        self.multirun = hc.mode == RunMode.MULTIRUN
+        self.run_dir = Path(hc.runtime.output_dir)
+        self.lock = contextlib.ExitStack()
+        self.owner = False
 
-    @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
-    def task(cfg: DictConfig) -> None:
-        hc = HydraConfig.get()
-        multirun = hc.mode == RunMode.MULTIRUN
-        run_dir = Path(hc.runtime.output_dir)
+    def execute(self) -> None:
+        from .plumbing.errors import Interrupted, UserError
+
         out = sys.stderr if isinstance(sys.stderr, _HeldStderr) else None
         if out is not None:
             out.hold(False)
         preempt = _Preemption()
         before = _stop_on_signals()
-        from .plumbing import progress
-
-        lock = contextlib.ExitStack()
-        owner = False
         try:
-            guard_log_files()
-            lock.enter_context(owned(run_dir))  # one owner from here to the end of evaluation
-            owner = True
-            _save_hydra_record(cfg, hc, run_dir)
-            if multirun:
-                _sweep_seed(cfg, hc.overrides.task)
-                _share_cores(hc)
-                progress.sweep_job_started()
-            reference = OmegaConf.to_container(cfg).get("reference")
-            complete_before = _evaluated(run_dir, reference)
-            from .config import validate
-
-            validate(cfg)  # bad input is answered before runner imports torch
-            progress.set_enabled(cfg.progress)
-            from . import runner
-
-            with _log_above_bars():
-                runner.run(cfg, run_dir)
-            _interrupt_at_once()  # the evaluation has no block boundary to stop at
-            if cfg.evaluate and complete_before:
-                say(f"{run_dir / 'metrics.csv'} is up to date; not evaluated again")
-            elif cfg.evaluate:
-                from .evaluate.report import evaluate_run
-
-                with _log_above_bars():
-                    evaluate_run(run_dir, echo=True, reference=reference)
-            failed = log_failures()
-            if failed:
-                raise UserError(f"{failed}; the run itself is complete in {run_dir}")
-            if multirun:
-                progress.sweep_job_done(progress.sweep_size(sys.argv[1:]), run_dir.parent)
+            self.run()
         except UserError as e:
-            if owner:  # the log of a directory another process owns is that process's
-                log_to_files(str(e))
-            if multirun:
-                raise JobFailed(printable(e)) from None
-            lock.close()
-            if owner:  # a run refused because another process owns the directory touches nothing there
-                from .plumbing.leftovers import remove_if_only_hydra
-
-                remove_if_only_hydra(run_dir)
-            _fail(str(e))
+            self.refused(e)
         except (KeyboardInterrupt, Interrupted) as e:
             preempt.requeue_if_asked()
-            from .store import is_complete
-
-            h5 = run_dir / "samples.h5"
-            kept = _kept_after_stop(run_dir)
-            if isinstance(e, KeyboardInterrupt) and is_complete(run_dir):
-                msg = f"interrupted during the evaluation; {h5} is complete: bnnsample evaluate {run_dir} evaluates it"
-            elif isinstance(e, TimeLimit):
-                msg = f"stopped: {e}" + (f"; draws and resume state in {h5}" if h5.exists() else "")
-            else:
-                msg = f"interrupted ({e or 'at once'}); {kept}"
-            if not multirun and not (isinstance(e, KeyboardInterrupt) and is_complete(run_dir)):
-                msg += f"; to resume: {resume_command(sys.argv[1:], run_dir)}"
-            if multirun:
-                raise JobFailed(f"{msg}; rerun the same command to resume") from None
-            _fail(msg, TIME_LIMIT_EXIT if isinstance(e, TimeLimit) else 130)
+            self.stopped(e)
         finally:
-            lock.close()
+            self.lock.close()
             if out is not None:
                 out.hold(True)
-            if multirun and not isinstance(sys.stderr, _HeldStderr):  # a worker process
+            if self.multirun and not isinstance(sys.stderr, _HeldStderr):  # a worker process
                 for sig, handler in before.items():
                     signal.signal(sig, handler)
+
+    def run(self) -> None:
+        """Own the directory, record the config, validate, sample, evaluate."""
+        from omegaconf import OmegaConf
+
+        from .plumbing import progress
+        from .plumbing.errors import UserError, guard_log_files, log_failures
+        from .rundir import owned
+
+        cfg, run_dir = self.cfg, self.run_dir
+        guard_log_files()
+        self.lock.enter_context(owned(run_dir))  # one owner from here to the end of evaluation
+        self.owner = True
+        _save_hydra_record(cfg, self.hc, run_dir)
+        if self.multirun:
+            _sweep_seed(cfg, self.hc.overrides.task)
+            _share_cores(self.hc)
+            progress.sweep_job_started()
+        reference = OmegaConf.to_container(cfg).get("reference")
+        complete_before = _evaluated(run_dir, reference)
+        from .config import validate
+
+        validate(cfg)  # bad input is answered before runner imports torch
+        progress.set_enabled(cfg.progress)
+        from . import runner
+
+        with _log_above_bars():
+            runner.run(cfg, run_dir)
+        _interrupt_at_once()  # the evaluation has no block boundary to stop at
+        if cfg.evaluate and complete_before:
+            say(f"{run_dir / 'metrics.csv'} is up to date; not evaluated again")
+        elif cfg.evaluate:
+            from .evaluate.report import evaluate_run
+
+            with _log_above_bars():
+                evaluate_run(run_dir, echo=True, reference=reference)
+        failed = log_failures()
+        if failed:
+            raise UserError(f"{failed}; the run itself is complete in {run_dir}")
+        if self.multirun:
+            progress.sweep_job_done(progress.sweep_size(sys.argv[1:]), run_dir.parent)
+
+    def refused(self, e) -> None:
+        """Bad input or a failed step: one line (a sweep's job fails, the sweep goes on)."""
+        from .plumbing.errors import log_to_files, printable
+
+        if self.owner:  # the log of a directory another process owns is that process's
+            log_to_files(str(e))
+        if self.multirun:
+            raise JobFailed(printable(e)) from None
+        self.lock.close()
+        if self.owner:  # a run refused because another process owns the directory touches nothing there
+            from .plumbing.leftovers import remove_if_only_hydra
+
+            remove_if_only_hydra(self.run_dir)
+        _fail(str(e))
+
+    def stopped(self, e) -> None:
+        """Ctrl-C, SIGTERM or the time limit: what was kept and how to resume, in one line."""
+        from .plumbing.errors import TIME_LIMIT_EXIT, TimeLimit
+        from .store import is_complete
+
+        run_dir = self.run_dir
+        h5 = run_dir / "samples.h5"
+        evaluating = isinstance(e, KeyboardInterrupt) and is_complete(run_dir)
+        if evaluating:
+            msg = f"interrupted during the evaluation; {h5} is complete: bnnsample evaluate {run_dir} evaluates it"
+        elif isinstance(e, TimeLimit):
+            msg = f"stopped: {e}" + (f"; draws and resume state in {h5}" if h5.exists() else "")
+        else:
+            msg = f"interrupted ({e or 'at once'}); {_kept_after_stop(run_dir)}"
+        if not self.multirun and not evaluating:
+            msg += f"; to resume: {resume_command(sys.argv[1:], run_dir)}"
+        if self.multirun:
+            raise JobFailed(f"{msg}; rerun the same command to resume") from None
+        _fail(msg, TIME_LIMIT_EXIT if isinstance(e, TimeLimit) else 130)
+
+
+def _hydra_run(argv: list[str]) -> None:
+    import hydra
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import DictConfig
+
+    from .plumbing.paths import conf_dir
+
+    held = _HeldStderr(sys.stderr)
+
+    @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
+    def task(cfg: DictConfig) -> None:
+        _Job(cfg, HydraConfig.get()).execute()
 
     from .plumbing.suggest import apply_aliases
 

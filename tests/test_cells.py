@@ -100,7 +100,7 @@ def test_a_resumed_recipe_writes_the_rows_of_an_uninterrupted_one(tmp_path, monk
 def test_fig13_reads_back_its_runs(tmp_path, monkeypatch):
     st = {"h": (1e-2,), "n": (10,), "chains": 4, "burn": 20, "steps": 400, "bins": 20}
     first = fig13.fig13_rows(st, cache=CellCache(tmp_path))
-    monkeypatch.setattr(fig13, "simulate", lambda *a, **k: (_ for _ in ()).throw(AssertionError("recomputed")))
+    monkeypatch.setattr(fig13, "run_chains", lambda *a, **k: (_ for _ in ()).throw(AssertionError("recomputed")))
     again = CellCache(tmp_path)
     second = fig13.fig13_rows(st, cache=again)
     assert again.reused == 4

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import bnnsample
-from bnnsample import figures
+from bnnsample import figures, papers
 from bnnsample.cli import main
 from bnnsample.figures.common import update_reproduction
 
@@ -27,7 +27,7 @@ def fake_recipe(monkeypatch):
         return [d / "a.csv", update_reproduction(Path(out_dir), "fake-fig1", SECTION)]
 
     monkeypatch.setitem(figures.FIGURES, "fake-fig1", figures.Recipe("fake-fig1", "a test recipe", make))
-    monkeypatch.setattr(figures, "_load", lambda: None)
+    monkeypatch.setattr(papers, "_load", lambda: None)
 
 
 def test_figure_writes_under_the_working_directory_and_prints_verdicts(tmp_path, monkeypatch, capsys, fake_recipe):
@@ -59,7 +59,7 @@ def test_figure_answers_a_user_error_in_one_line(tmp_path, monkeypatch, capsys):
         raise RunDirBusy("/x is in use by PID 1")
 
     monkeypatch.setitem(figures.FIGURES, "fake-busy", figures.Recipe("fake-busy", "a test recipe", make))
-    monkeypatch.setattr(figures, "_load", lambda: None)
+    monkeypatch.setattr(papers, "_load", lambda: None)
     with pytest.raises(SystemExit) as e:
         main(["figure", "fake-busy", "--out", str(tmp_path)])
     err = capsys.readouterr().err
@@ -119,7 +119,7 @@ def test_claims_csv_is_the_structured_record(tmp_path, monkeypatch, capsys):
         return [update_reproduction(Path(out_dir), "fake-fig2", md)]
 
     monkeypatch.setitem(figures.FIGURES, "fake-fig2", figures.Recipe("fake-fig2", "a test recipe", make))
-    monkeypatch.setattr(figures, "_load", lambda: None)
+    monkeypatch.setattr(papers, "_load", lambda: None)
     monkeypatch.chdir(tmp_path)
     main(["figure", "fake-fig2"])
     got = read_csv(tmp_path / "results" / "fake-fig2" / "claims.csv")

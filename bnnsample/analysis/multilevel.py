@@ -58,14 +58,13 @@ import numpy as np
 import torch
 
 from ..batching import Schedule
-from ..integrators.base import Integrator, State, StepContext, get_integrator
+from ..integrators.base import Integrator, State, StepContext, capable, get_integrator
 from ..integrators.ou import ou_constants
 from ..plumbing.rng import GaussianNoise
 from ..potential import Oracle, Potential
 from ..simulate import advance
 
 Combine = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-COUPLED_SCHEMES = ("ubu", "baoab", "em")
 
 
 # ------------------------------------------------------------------------------------- noise
@@ -103,13 +102,17 @@ def ou_pair_combiner(gamma: float, tau: float) -> Combine:
     return combine
 
 
+def _not_coupled(scheme: str) -> ValueError:
+    return ValueError(f"integrator={scheme}: no multilevel coupling; allowed: {', '.join(capable('coupled'))}")
+
+
 def combiner_for(scheme: str, gamma: float, h: float) -> Combine:
     """The noise coupling of ``scheme`` with coarse step h (fine step h/2)."""
     if scheme == "ubu":
         return ou_pair_combiner(gamma, h / 4)  # UBU at h/2 draws U(h/4) flows
     if scheme in ("em", "baoab"):
         return mean_pair
-    raise ValueError(f"integrator={scheme}: no multilevel coupling; allowed: {', '.join(COUPLED_SCHEMES)}")
+    raise _not_coupled(scheme)
 
 
 class PairedNoise:
@@ -276,8 +279,8 @@ def run_level(
     make = (lambda: get_integrator(integrator, **(params or {}))) if isinstance(integrator, str) else integrator
     fine_int, coarse_int = make(), make()
     scheme = fine_int.name
-    if scheme not in COUPLED_SCHEMES:
-        raise ValueError(f"integrator={scheme}: no multilevel coupling; allowed: {', '.join(COUPLED_SCHEMES)}")
+    if not fine_int.coupled:
+        raise _not_coupled(scheme)
     if steps <= burn_in:
         raise ValueError(f"steps ({steps}) must exceed burn_in ({burn_in})")
     n_records = (steps - burn_in + record_every - 1) // record_every

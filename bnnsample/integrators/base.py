@@ -77,6 +77,12 @@ class Integrator:
     # what the scheme asks of the oracle beyond the force: "covariance" (Sigma-hat, needs
     # per-datum gradients and batches of >= 2), "hvp", "energy"; checked before sampling
     needs: tuple[str, ...] = ()
+    # what the machinery that serves only some schemes reads (``capable`` lists them by name):
+    # ``compilable``, compile=true traces the step (no step-dependent rule, the same kernels every
+    # step; ``integrators.compiled``); ``coupled``, paulin2025's coupled multilevel pair of a fine
+    # and a coarse chain exists for it (``analysis.multilevel``)
+    compilable: bool = False
+    coupled: bool = False
 
     def diagnostics(self, state: State) -> dict[str, torch.Tensor]:
         """Per-chain values ([C] each) recorded with every draw, e.g. a thermostat's friction."""
@@ -100,6 +106,12 @@ REGISTRY: Registry[type[Integrator]] = Registry("integrator.name")
 def register(cls: type[Integrator]) -> type[Integrator]:
     """Class decorator: file an Integrator subclass under its ``name``."""
     return REGISTRY.add(cls.name, cls)
+
+
+def capable(capability: str) -> tuple[str, ...]:
+    """The names of the registered schemes whose class declares ``capability`` (a bool
+    attribute of ``Integrator``: "compilable", "coupled"), in registry order."""
+    return tuple(name for name in REGISTRY.names() if getattr(REGISTRY[name], capability))
 
 
 def get_integrator(name: str, **params) -> Integrator:

@@ -14,7 +14,7 @@ sampler block that do not fill K (block lengths follow thin, check_every and the
 eagerly.
 
 Only where compiling pays and is known to trace: a closed-form target (``closed_form``), no
-boundary, a scheme of ``COMPILABLE`` (the Langevin family: no step-dependent rule, the same
+boundary, a scheme whose class is ``compilable`` (the Langevin family: no step-dependent rule, the same
 requests every step), minibatches of one size, and a run of at least ``MIN_STEPS`` steps on a
 CPU (the first compilation took 13-21 s here, which a saving of about 9 us per step repays after
 about 2M steps; torch's on-disk cache makes later compilations of the same shapes a few
@@ -30,14 +30,13 @@ from collections.abc import Callable
 
 import torch
 
-from .base import Integrator, State, StepContext
+from .base import Integrator, State, StepContext, capable
 
 BLOCK = 16  # steps per compiled call: long enough to amortise a call, short enough to trace fast
 MIN_STEPS = 200_000
 # on a GPU a compiled block also saves the launches: about 300 us a step on an H200 at 1-100
 # chains, which repays 6-15 s of compilation after some 50,000 steps
 MIN_STEPS_GPU = 50_000
-COMPILABLE = ("em", "ubu", "baoab", "obabo", "aboba", "sgld")
 
 
 class Replayed:
@@ -99,8 +98,9 @@ class CompiledBlocks:
         ``compile_`` is off and there is nothing to say."""
         if not compile_:
             return ""
-        if integrator.name not in COMPILABLE:
-            return f"integrator {integrator.name} is not one compile=true traces (allowed: {', '.join(COMPILABLE)})"
+        if not integrator.compilable:
+            allowed = ", ".join(capable("compilable"))
+            return f"integrator {integrator.name} is not one compile=true traces (allowed: {allowed})"
         if not getattr(potential, "closed_form", False):
             return "the target is not a closed-form model (compile=true is for logistic, linear and Gaussian targets)"
         if ctx.boundary is not None:

@@ -100,6 +100,7 @@ class UBU(Integrator):
     """
 
     name = "ubu"
+    compilable = coupled = True
     summary = "UBU splitting: exact OU half-flows around a minibatch kick (strong order 2 full-batch)"
 
     def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
@@ -149,6 +150,7 @@ class BAOAB(FirstSameAsLast):
     """
 
     name = "baoab"
+    compilable = coupled = True
     summary = "BAOAB splitting with first-same-as-last minibatch force (one gradient per step)"
 
     def step(self, x, v, g, next_force: Callable[[], Force], ctx: StepContext):
@@ -170,6 +172,7 @@ class EM(Integrator):
     """
 
     name = "em"
+    compilable = coupled = True
     summary = "Euler-Maruyama (SG-HMC): force at the old position, Euler friction and noise"
 
     def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
@@ -195,6 +198,7 @@ class OBABO(FirstSameAsLast):
     step; g_0 takes the schedule's first batch)."""
 
     name = "obabo"
+    compilable = True
     summary = "OBABO splitting with first-same-as-last minibatch force"
 
     def step(self, x, v, g, next_force: Callable[[], Force], ctx: StepContext):
@@ -217,6 +221,7 @@ class ABOBA(Integrator):
     """
 
     name = "aboba"
+    compilable = True
     summary = "Chen et al. 2015 symmetric splitting (SGHMC-S): force at the half step, Euler noise"
 
     def advance(self, state: State, n: int, next_force: Callable[[], Force], ctx: StepContext) -> State:
@@ -240,6 +245,7 @@ class SGLD(Integrator):
     The velocity is unused and kept at zero."""
 
     name = "sgld"
+    compilable = True
     summary = "SGLD: first-order Langevin, x <- x - h G(x) + sqrt(2h) xi"
 
     def init_state(self, x, ctx: StepContext) -> State:

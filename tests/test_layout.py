@@ -1,0 +1,84 @@
+"""The house, read from the imports (lazy ones inside functions included): no two packages of
+bnnsample/ import each other, the library never imports the papers' wing (only the command line
+does, to find the recipes), and each paper package files only its own recipes."""
+
+import ast
+import functools
+from pathlib import Path
+
+import bnnsample
+
+ROOT = Path(bnnsample.__file__).parent
+PAPERS = ("chen2015", "franzese2021", "matthews2018", "paulin2025", "sekkat2023")
+
+
+def _imports(path: Path) -> set[str]:
+    """The bnnsample modules ``path`` imports, as absolute dotted names (a ``from X import name``
+    counts as X.name, which is the module when name is one)."""
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    package = rel.parts[:-1]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("bnnsample")}
+        elif isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            if mod.startswith("bnnsample"):
+                out |= {f"{mod}.{a.name}" for a in node.names}
+    return out
+
+
+def _unit(dotted: str) -> str | None:
+    """The top-level package or module of bnnsample a dotted name belongs to."""
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def _graph() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for path in ROOT.rglob("*.py"):
+        src = path.relative_to(ROOT).parts[0].removesuffix(".py")
+        for dst in filter(None, map(_unit, _imports(path))):
+            if dst != src:
+                edges.setdefault(src, set()).add(dst)
+    return edges
+
+
+def _packages() -> set[str]:
+    return {d.name for d in ROOT.iterdir() if (d / "__init__.py").exists()}
+
+
+def test_no_two_packages_import_each_other():
+    edges, pkgs = _graph(), _packages()
+    both = sorted(
+        {tuple(sorted((a, b))) for a in pkgs for b in edges.get(a, ()) if b in pkgs and a in edges.get(b, ())}
+    )
+    assert not both, f"packages that import each other: {both}"
+
+
+def test_only_the_command_line_imports_the_papers():
+    users = sorted(src for src, dst in _graph().items() if "papers" in dst)
+    assert users == ["cli"], users
+
+
+def test_the_graph_sees_lazy_imports():
+    """Power: the command line imports the papers only inside a function, and the graph sees it."""
+    assert "papers" in _graph()["cli"]
+
+
+def test_each_paper_files_its_own_recipes():
+    from bnnsample.papers import recipes
+
+    def declared_in(make) -> str:
+        fn = getattr(make, "__wrapped__", make)
+        return fn.args[0].rows.__module__ if isinstance(fn, functools.partial) else fn.__module__
+
+    by_module = {r.id: declared_in(r.make) for r in recipes().values()}
+    assert set(PAPERS) == {p.name for p in (ROOT / "papers").iterdir() if (p / "__init__.py").exists()}
+    for fig_id, module in by_module.items():
+        paper = fig_id.split("-")[0]
+        if paper in PAPERS:
+            assert module.startswith(f"bnnsample.papers.{paper}."), (fig_id, module)
+        else:
+            assert module.startswith("bnnsample.figures"), (fig_id, module)
