@@ -113,7 +113,7 @@ class Potential:
 
         Without replacement the batch's sample covariance is unbiased for Sigma_x, so this is
         unbiased for Cov(G). With replacement its mean is (N - 1)/N Sigma_x: the estimate is
-        low by that factor (tests/test_oracle.py enumerates both); we keep the papers'
+        low by that factor (tests/models/test_oracle.py enumerates both); we keep the papers'
         estimator, whose bias is negligible for the N of any real data set."""
         g = self.per_datum_grads(x, idx)
         n = g.shape[1]

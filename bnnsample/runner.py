@@ -44,7 +44,7 @@ def resolve_device(name: str) -> torch.device:
 def _load_data(cfg: DictConfig):
     """load_data with a loader's ValueError (a test or training size the data set cannot
     give) as one line naming the key. A run only reads its data: a generated set's kept
-    tensors are shared, its inputs kept in the run's dtype (tests/test_data_cache.py checks
+    tensors are shared, its inputs kept in the run's dtype (tests/data/test_data_cache.py checks
     that a run leaves them as they were)."""
     try:
         return load_data(cfg, shared=True, features=getattr(torch, cfg.dtype))

@@ -32,7 +32,7 @@ RES=${QUEUE_RESULTS:-/tmp/bnnsample-gpu-results}
 FIG4=${FIG4_OPTIONS:-scale=paper runs=8 methods=sms_ubu,sg_hmc}
 JOBS=(
     "fig4_paper|paulin2025 Fig. 4 at the paper's scale with the SG-HMC baseline (cnn_fmnist, 15 + 5 epochs, 10 burn-in, 30 draws, 8 runs, SMS-UBU and SG-HMC), resumable|bnnsample figure paulin2025-fig4 $FIG4 device=$DEV"
-    "cuda_tests|the CUDA tests, and the vectorised-training and memory-format laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/test_memory_format.py tests/test_compiled.py"
+    "cuda_tests|the CUDA tests, and the vectorised-training and memory-format laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/models/test_memory_format.py tests/integrators/test_compiled.py"
     "bench_epoch|one SMS-UBU epoch of cnn_fmnist against one Adam epoch on the GPU|$PY scripts/bench.py --suite epoch --device $DEV --epoch-images 20000 --repeats 3"
     "bench_compile|whole sg_hmc runs with compile=false and compile=true (CUDA graphs) at 1, 10, 100 chains|$PY scripts/bench_compile_flag.py --device $DEV --chains 1,10,100 --steps 20000 --rounds 2"
     "bench_peers|the peers suite on the GPU, long cells: bnnsample eager and compile=true against vmapped posteriors (and blackjax on jax's GPU where its wheel fits), wall time|$PY scripts/bench.py --suite peers --device $DEV --chains 1,10,100,1000 --cells long --repeats 3"

@@ -32,7 +32,7 @@ class MT3(Integrator):
 
     The paper leaves the law of w1, w2 unstated; w2 ~ N(0, 1/12) (this project's choice) makes
     h^{3/2}(w1/2 + w2) match int_0^h W(s) ds in variance and in covariance with W(h); other
-    variances drop the scheme to weak order 2 (tests/test_higher_order.py checks both).
+    variances drop the scheme to weak order 2 (tests/integrators/test_higher_order.py checks both).
     Cost per step: 3 force evaluations (at x1, x2, x3) and 1 Hessian-vector product
     (``oracle.hvp(x3, s w1)``), all on the same minibatch (the step's single oracle).
     """

@@ -40,7 +40,7 @@ class SMSGHMC(Integrator):
     the law of s within a trajectory is reversal-invariant and independent of the past
     (full, iid, or reshuffle with L a multiple of N_m); what the symmetric sweep buys is a
     smaller energy error, hence a higher acceptance rate at the same h (the motivation of
-    Cobb & Jalaian; tests/test_metropolis.py measures both). ``n_leapfrog = 0`` (default)
+    Cobb & Jalaian; tests/integrators/test_metropolis.py measures both). ``n_leapfrog = 0`` (default)
     means one sweep, L = 2 floor(N/n) (2 with the full batch), a multiple of every schedule's
     period. Cost: L minibatch gradients and one full-data energy per trajectory (the energy
     at the current point is cached in ``state.extra``). A boundary (bounces) is not applied.

@@ -6,7 +6,7 @@ tensor's dtype on every call (an allocation and an ``aten::to``): 2.8 against 1.
 once in a 0-dim tensor of the compute precision gives the same products: the CPU kernels
 read a 0-dim operand as one scalar of the op's compute type (float for float32, float16 and
 bfloat16 tensors, double for float64), which is what the Python number is rounded to as
-well, and a 0-dim operand never changes the result's dtype (tests/test_scalars.py checks
+well, and a 0-dim operand never changes the result's dtype (tests/integrators/test_scalars.py checks
 the products bit for bit). Other dtypes and devices keep the Python number: on a GPU the
 launch, not the operand, is the cost.
 """

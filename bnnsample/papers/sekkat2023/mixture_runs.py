@@ -32,8 +32,8 @@ class MixtureReference:
 def mixture_reference(cells: int = 300, with_sigma: bool = False, seed: int = 0) -> MixtureReference:
     """The exact posterior of sekkat2023 §2.5.2 (data seed ``seed``) on a grid over
     [-0.5, 2]^2, its theta_1 marginal and, optionally, Sigma_x on the cells carrying mass."""
-    from . import quadrature as q
     from ...simulate import build_target
+    from . import quadrature as q
 
     pot = build_target(["dataset=mixture_means", f"dataset.seed={seed}"], seed=0).potential
     grid = q.posterior_grid(pot, cells=cells)

@@ -1,0 +1,50 @@
+"""The estimated time a network run prints before it starts (models/cost.py): the count of
+gradient steps and predicted images from the config, and the line itself."""
+
+import re
+
+import pytest
+
+from bnnsample.models import cost
+
+from ..helpers import compose_cfg, run_inprocess
+
+BASE = ["dataset=digits", "model=cnn_small", "chains=2", "init.train_epochs=2", "init.swa_epochs=1", "burn_in=1",
+        "samples=2", "model.n_calibration=100", "dataset.n_test=50", "evaluate=false", "batch_size=100"]  # fmt: skip
+
+
+class FakePot:
+    def __init__(self, n_cal, n_test):
+        import torch
+
+        self.x_calib, self.x_test = torch.zeros(n_cal, 1), torch.zeros(n_test, 1)
+
+
+@pytest.mark.parametrize("batching, cv, per_step, cache", [
+    ("sms", True, 1, 1), ("iid", True, 2, 0), ("sms", False, 1, 0), ("iid", False, 1, 0),
+])  # fmt: skip
+def test_counts(monkeypatch, batching, cv, per_step, cache):
+    monkeypatch.setattr(cost, "time_force", lambda *a, **k: 0.5)
+    monkeypatch.setattr(cost, "time_forward", lambda *a, **k: 0.001)
+    cfg = compose_cfg([*BASE, f"batching={batching}", f"control_variate={str(cv).lower()}"])
+    c = cost.run_cost(cfg, FakePot(100, 50), steps_per_epoch=14, total_steps=42, device=None, training=True)
+    assert c.training_steps == 3 * 14 and c.sampling_gradients == 42 * per_step + cache * 14
+    assert c.prediction_images == 2 * (2 + 2) * 150  # chains x (draws + 2 baselines) x (calibration + test)
+    assert c.seconds == pytest.approx(0.5 * (42 + c.sampling_gradients) + 0.001 * c.prediction_images)
+    c = cost.run_cost(cfg, FakePot(100, 50), steps_per_epoch=14, total_steps=42, device=None, training=False)
+    assert c.training_steps == 0 and c.prediction_images == 2 * 2 * 150
+
+
+def test_a_network_run_prints_its_estimate_first(tmp_path, capsys):
+    run_inprocess(tmp_path / "r", BASE)
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "estimated time" in x)
+    assert out.splitlines()[0] == line  # before training
+    m = re.search(r"about .*\((\S+) s per step of 2 runs x batch 100, timed; (\S+) training \+ (\S+) sampling", line)
+    from bnnsample.data import load_data
+
+    steps_per_epoch = load_data(compose_cfg(BASE)).x_train.shape[0] // 100
+    assert m and float(m.group(1)) > 0 and m.group(2) == str(3 * steps_per_epoch)
+    assert "fmnist_cpu" not in line  # the hint is for long Fashion-MNIST runs only
+    assert cost.duration_text(90) == "90 s" and cost.duration_text(5400) == "90 minutes"
+    assert cost.duration_text(9 * 3600) == "9.0 hours" and cost.duration_text(3 * 86400) == "3.0 days"

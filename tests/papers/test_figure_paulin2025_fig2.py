@@ -1,0 +1,125 @@
+"""Smoke test of the paulin2025-fig2 recipe's pieces at tiny size (not the quick scale)."""
+
+import csv
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from bnnsample.data.base import Data
+from bnnsample.figures.claims import VERDICTS
+from bnnsample.figures.common import claims, read_sections, verdict_counts
+from bnnsample.figures.driver import Invocation
+from bnnsample.initial import map_point
+from bnnsample.papers.paulin2025 import fig2
+from bnnsample.papers.paulin2025 import multinomial_runs as multinomial
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
+def tiny_data(n=240, n_test=60, D=6, K=3, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(K, D, generator=g) * 2
+    x = torch.rand(n + n_test, D, generator=g)
+    y = torch.argmax(x @ w.T + torch.randn(n + n_test, K, generator=g), dim=1)  # noisy linear classes
+    return Data("tiny", "classification", y[:n], x[:n], x[n:], y[n:], K)
+
+
+def test_options_and_step_grid(tmp_path):
+    with pytest.raises(ValueError, match="unknown option 'bogus'; allowed: scale, seed, data_dir"):
+        fig2.make(tmp_path, {"bogus": "1"})
+    with pytest.raises(ValueError, match="scale=huge: allowed values: quick, paper"):
+        fig2.make(tmp_path, {"scale": "huge"})
+    assert multinomial.step_grid(60_000, 6) == (1.0, list(multinomial.PAPER_HS))
+    factor, hs = multinomial.step_grid(4_000, 3)
+    assert factor == 4 and np.allclose(hs, [8e-3, 4e-3, 2e-3])
+
+
+def test_map_is_the_minimiser():
+    pot = multinomial.problem_potential(tiny_data(), torch.float64)
+    x = map_point(pot, torch.float64)
+    g, g0 = pot.force(x[None], None, 1.0), pot.force(torch.zeros_like(x)[None], None, 1.0)
+    assert float(g.norm()) < 1e-4 * float(g0.norm())
+    for _ in range(3):  # U is strictly convex: every perturbation raises it
+        u = torch.randn_like(x) * 0.05
+        assert float(pot.energy((x + u)[None], None, 1.0)) > float(pot.energy(x[None], None, 1.0))
+
+
+def test_recipe_end_to_end_tiny(tmp_path, monkeypatch):
+    """The whole recipe on a tiny 6 -> 3 problem with two short levels: files, a REPRODUCTION
+    section with one row per claim, and finite metrics whose accuracy beats chance."""
+    monkeypatch.setattr(fig2, "load_problem", lambda data_dir: (tiny_data(), "tiny synthetic"))
+    monkeypatch.setitem(fig2.SCALES, "quick", {"levels": 2, "time": 0.4, "chains": 2, "chunks": 4})
+    paths = fig2.make(tmp_path, {"scale": "quick"})
+    names = {p.name for p in paths}
+    assert {"bias.csv", "metrics.csv", "fig2.png"} <= names
+    with open(tmp_path / fig2.FIG_ID / "bias.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2 * len(fig2.SAMPLERS)
+    assert all(np.isfinite(float(r["se"])) and float(r["noise_floor"]) > 0 for r in rows)
+    with open(tmp_path / fig2.FIG_ID / "metrics.csv") as fh:
+        mets = list(csv.DictReader(fh))
+    assert len(mets) == 3 * len(fig2.SAMPLERS)
+    assert all(float(m["accuracy"]) > 0.5 for m in mets)  # chance is about 1/3
+    md = (tmp_path / "REPRODUCTION.md").read_text()
+    assert "<!-- begin paulin2025-fig2 -->" in md and "tiny synthetic" in md
+    section = read_sections(md)[fig2.FIG_ID]
+    rows = section.split("| claim (paulin2025) |")[1].split("\n\n")[0].splitlines()[2:]
+    assert len(rows) == len(fig2.CLAIMS)  # one row per claim
+    counts = verdict_counts(section)
+    assert sum(counts[v] for v in VERDICTS) == len(fig2.CLAIMS) - 1  # the SG-HMC row is a check, not counted
+    assert counts["statement"] == len(fig2.CLAIMS) - 1
+    check_rows = [row for row in rows if "| check |" in row]
+    assert len(check_rows) == 1 and re.search(r"\| (passed|FAILED) \|", check_rows[0])
+    # the section is a function of the CSVs: written again from them it is the same (its cost aside)
+    assert rerender(section, tmp_path) == re.sub(r"\(wall time .*?\)", "", section)
+
+
+def rerender(section: str, out_dir) -> str:
+    """The section written again from the CSVs in ``out_dir/paulin2025-fig2``, with the data's
+    name and the MAP's seconds read off the section (the only things the CSVs do not hold); the
+    invocation's wall and CPU time left out."""
+    which = re.search(r"Data: \*\*(.+?)\*\*", section).group(1)
+    map_s = float(re.search(r"MAP by L-BFGS (\d+) s", section).group(1))
+    inv = Invocation(
+        fig2.FIG_ID, out_dir, {"scale": "quick"}, fig2.SCALES, title=fig2.TITLE, heading="claim (paulin2025)"
+    )
+    files = [inv.dir / name for name in ("bias.csv", "metrics.csv", "fig2.png")]
+    return re.sub(r"\(wall time .*?\)", "", fig2.section(inv, which, map_s, files)).strip()
+
+
+def test_committed_section_is_what_the_committed_csvs_give():
+    """results/paulin2025-fig2 (a 27-minute run): the tables of its section of REPRODUCTION.md (the
+    claim rows, the biases, the metrics) are those the code writes from its CSVs, so the claim rows
+    can be checked without a rerun."""
+    section = read_sections((RESULTS / "REPRODUCTION.md").read_text())[fig2.FIG_ID]
+    again = rerender(section, RESULTS)
+    assert [line for line in again.splitlines() if line.startswith("|")] == [
+        line for line in section.splitlines() if line.startswith("|")
+    ]
+    assert len(claims(section)) == len(fig2.CLAIMS) - 1
+
+
+def test_claims_table_is_filled():
+    for claim in fig2.CLAIMS.values():
+        assert claim.text and claim.where and claim.paper and claim.tolerance and claim.method
+        assert claim.source in ("statement", "check")
+
+
+def bias_rows(values, se, resolved=True, name="SG-BAOAB"):
+    return {(name, h): {"bias": v, "se": s, "resolved": resolved} for h, v, s in zip((4e-3, 2e-3, 1e-3), values, se)}
+
+
+@pytest.mark.parametrize(
+    "values,se,resolved,target,verdict",
+    [((0.08, 0.02, 0.005), (1e-3, 5e-4, 2e-4), True, 4, "reproduced"),
+     ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), True, 4, "not reproduced (56.6 s.e.)"),
+     ((0.08, 0.04, 0.01), (1e-3, 5e-4, 2e-4), True, 2, "partly"),
+     ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), False, 2, "not tested: scale")],
+)  # fmt: skip
+def test_ratio_rule(values, se, resolved, target, verdict):
+    """Ratios per halving against the band of the claim; unresolved levels do not count."""
+    out = fig2._ratio_outcome(bias_rows(values, se, resolved), "SG-BAOAB", [4e-3, 2e-3, 1e-3], target)
+    assert out.verdict == verdict
