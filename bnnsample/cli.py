@@ -662,18 +662,6 @@ def _figure_out_dir(fig_id: str, out_dir: Path, options: dict, replace: bool) ->
     return out_dir
 
 
-def _ledger_rows(out_dir: Path, fig_id: str) -> list:
-    import csv
-
-    from .figures.report import ledger_path
-
-    path = ledger_path(out_dir)
-    if not path.exists():
-        return []
-    with open(path, newline="") as fh:
-        return [r for r in csv.DictReader(fh) if r["figure"] == fig_id]
-
-
 def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
     """Run a recipe, print its files and its claims' verdicts with their reasons, and record
     its cost (this process and the workers it waited for) in out_dir/costs.csv."""
@@ -681,16 +669,14 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
     import time
 
     from .config import figure_overrides
-    from .figures.claims import recording
     from .figures.common import COMMON_OPTIONS
     from .figures.report import before_and_after, record_cost
     from .plumbing.errors import TIME_LIMIT_EXIT, Interrupted, TimeLimit, UserError
 
     fig_id = recipe.id
-    recorded_before = _ledger_rows(out_dir, fig_id)
     wall0, cpu0 = time.monotonic(), time.process_time()
     common = [f"{k}={options.pop(k)}" for k in COMMON_OPTIONS if k in options]
-    with before_and_after(out_dir, fig_id) as verdicts, recording(), figure_overrides(common):
+    with before_and_after(out_dir, fig_id) as verdicts, figure_overrides(common):
         try:
             paths = recipe.make(out_dir, options)
         except (ValueError, TypeError, UserError) as e:
@@ -701,11 +687,11 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
         except (KeyboardInterrupt, Interrupted) as e:
             _fail(f"figure {fig_id}: interrupted ({e or 'at once'}); the same command resumes its runs", 130)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # a finished invocation (a worker's share writes no tables and is not counted), unless the
-    # recipe recorded its cost itself (the runs it reused, whose time it kept)
-    if paths and _ledger_rows(out_dir, fig_id) == recorded_before:
+    # a finished invocation (a worker's share writes no tables and is not counted), at what it
+    # measured unless the recipe kept another cost (the runs or cells it reused, whose time it kept)
+    if paths:
         cpu = time.process_time() - cpu0 + children.ru_utime + children.ru_stime
-        record_cost(out_dir, fig_id, options, time.monotonic() - wall0, cpu)
+        record_cost(out_dir, fig_id, *(getattr(paths, "cost", None) or (options, time.monotonic() - wall0, cpu)))
     for p in paths:
         print(p)
     print(verdicts.text or f"[bnnsample] figure {fig_id}: no claim verdicts written")

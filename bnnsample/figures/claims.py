@@ -33,8 +33,6 @@ the authors' code) that the paper does not print.
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 from ..stats import z_score
@@ -193,42 +191,10 @@ def row(claim: Claim, outcome: Outcome) -> str:
 
 
 def table(rows, heading: str = "claim") -> str:
-    """The markdown table of (Claim, Outcome) pairs, with a header row. The rows are also kept
-    for the recipe's claims.csv, which ``common.update_reproduction`` writes (``take_recorded``)."""
+    """The markdown table of (Claim, Outcome) pairs, with a header row."""
     rows = list(rows)
-    held = _recording.get()
-    if held is not None:
-        held.extend(rows)
     head = "| " + " | ".join((heading, *COLUMNS)) + " |"
     return "\n".join([head, "|" + "---|" * (len(COLUMNS) + 1), *(row(c, o) for c, o in rows)])
-
-
-# The (Claim, Outcome) rows ``table`` wrote inside the current ``recording()``: a recipe writes
-# its tables, then its section, whose writer takes the rows for claims.csv. A context variable,
-# not a module list, so that tables written outside a recipe's invocation (tests, a recipe's
-# helper called alone) are never filed under the next figure that writes its section.
-_recording: ContextVar[list | None] = ContextVar("claims_recording", default=None)
-
-
-@contextmanager
-def recording():
-    """Record the rows every ``table`` writes until the block ends (one recipe invocation)."""
-    token = _recording.set([])
-    try:
-        yield
-    finally:
-        _recording.reset(token)
-
-
-def take_recorded() -> list:
-    """The rows ``table`` wrote inside the current recording since the last call, and forget
-    them; none outside a recording."""
-    held = _recording.get()
-    if held is None:
-        return []
-    rows = list(held)
-    held.clear()
-    return rows
 
 
 CSV_COLUMNS = ("claim_id", "claim", "where", "paper", "source", "ours", "verdict", "reason", "tolerance", "method",

@@ -176,13 +176,8 @@ def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
     that counts each section's verdicts. A lock file serializes recipes that run at the same
     time.
     """
-    from .claims import take_recorded
-
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "REPRODUCTION.md"
-    rows = take_recorded()
-    if rows:
-        write_claims(out_dir / fig_id / CLAIMS_CSV, fig_id, rows, section_setting(markdown))
     lock = out_dir / ".REPRODUCTION.lock"
     try:  # never through a link: O_NOFOLLOW, and nothing is written to the lock file
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
@@ -200,12 +195,6 @@ def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
 
 
 CLAIMS_CSV = "claims.csv"
-
-
-def section_setting(markdown: str) -> str:
-    """The setting a section was made at: its command (scale and options)."""
-    m = re.search(r"Command: `(bnnsample figure [^`]*)`", markdown)
-    return m.group(1) if m else ""
 
 
 def write_claims(path: Path, fig_id: str, rows, setting: str) -> Path:

@@ -37,7 +37,7 @@ from ..plumbing.progress import CellBar
 from ..rundir import write_csv
 from . import register
 from .claims import table
-from .common import check_options, recipe_dir, scale_of, update_reproduction
+from .common import CLAIMS_CSV, check_options, recipe_dir, scale_of, update_reproduction, write_claims
 
 SCALE = object()  # an Option's default: the scale's setting of the same key
 
@@ -173,6 +173,8 @@ class Invocation:
         self.t0, self.cpu0 = time.perf_counter(), time.process_time()
         self._cache = None
         self.jobs = self.opt.get("jobs", 1)
+        self.outcomes: list = []  # the (Claim, Outcome) pairs of its section, for claims.csv
+        self.cost = None  # (options, wall, cpu) for the cost ledger where it is not what the command measures
 
     @property
     def cache(self):
@@ -207,25 +209,39 @@ class Invocation:
 
     def section(self, settings: str, outcomes, notes: str, files: list[Path]) -> str:
         """The section: command with its cost, files, settings, the claims table of
-        ``outcomes`` ((Claim, Outcome) pairs), notes."""
+        ``outcomes`` ((Claim, Outcome) pairs, kept for ``finish`` to file in claims.csv), notes."""
+        self.outcomes = list(outcomes)
         return (f"## {self.fig_id}{self.title}\n\nCommand: `{self.command}` (wall time "
                 f"{time.perf_counter() - self.t0:.0f} s, CPU time {self.cpu():.0f} s on one thread"
                 f"{self._cache.summary() if self._cache else ''}; the wall time includes waiting on a shared "
                 f"machine). Files: {', '.join(f'`{p.name}`' for p in files)}.\n\n"
-                f"Settings: {settings}\n\n{table(outcomes, heading=self.heading)}\n\n{notes}\n")  # fmt: skip
+                f"Settings: {settings}\n\n{table(self.outcomes, heading=self.heading)}\n\n{notes}\n")  # fmt: skip
+
+    def keep_cost(self, wall: float | None, cpu: float, options: dict | None = None) -> None:
+        """Have the cost ledger keep ``wall`` and ``cpu`` for this invocation (under ``options``,
+        by default its own) instead of what the command measured: what its runs or cells took
+        where it read finished ones back. The command line writes the ledger (``record_cost``)."""
+        self.cost = (self.options if options is None else options, wall, cpu)
 
     def finish(self, section: str, files: list[Path]) -> list[Path]:
-        """Write ``section`` into out_dir/REPRODUCTION.md (and its claims into claims.csv);
-        the recipe's files. Where finished cells of earlier invocations were read back, the
-        cost ledger gets what all the cells took (this process's CPU and the cells' own
-        seconds), not this invocation's time."""
+        """Write the claims of ``section`` into ``<id>/claims.csv`` and ``section`` into
+        out_dir/REPRODUCTION.md; the recipe's files. Where finished cells of earlier invocations
+        were read back, the cost ledger gets what all the cells took (this process's CPU and the
+        cells' own seconds), not this invocation's time."""
+        if self.outcomes:
+            write_claims(self.dir / CLAIMS_CSV, self.fig_id, self.outcomes, self.command)
         update_reproduction(self.out_dir, self.fig_id, section)
         c = self._cache
         if c is not None and c.reused > c.filled:
-            from .report import record_cost
-
-            record_cost(self.out_dir, self.fig_id, self.options, None, self.cpu() + c.reused_seconds)
+            self.keep_cost(None, self.cpu() + c.reused_seconds)
         return files
+
+
+class Made(list):
+    """The files an invocation wrote, with the cost it asked the ledger to keep (``Invocation.cost``,
+    None: what the command measured)."""
+
+    cost: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -273,8 +289,11 @@ def recipe(fig_id: str, description: str, scales: dict, options=(), title: str =
 
     def deco(make):
         @functools.wraps(make)
-        def run(out_dir, opts: dict) -> list[Path]:
-            return make(Invocation(fig_id, out_dir, opts, scales, options, title, heading))
+        def run(out_dir, opts: dict) -> Made:
+            inv = Invocation(fig_id, out_dir, opts, scales, options, title, heading)
+            made = Made(make(inv))
+            made.cost = inv.cost
+            return made
 
         register(fig_id, description, scales=tuple(scales), options=("scale", *(o.key for o in options)))(run)
         return run

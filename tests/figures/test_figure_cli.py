@@ -104,10 +104,11 @@ def test_list_and_help_show_scales_options_and_measured_cost(tmp_path, monkeypat
 
 
 def test_claims_csv_is_the_structured_record(tmp_path, monkeypatch, capsys):
-    """A recipe whose section holds a claims.table gets results/<id>/claims.csv (a row per
-    claim with its verdict, reason and the command's setting); the index counts from it and
-    the command prints the reasons from it."""
-    from bnnsample.figures.claims import Claim, not_tested, reproduced, table
+    """A recipe whose section holds claims gets results/<id>/claims.csv (a row per claim with
+    its verdict, reason and the command's setting); the index counts from it and the command
+    prints the reasons from it."""
+    from bnnsample.figures.claims import Claim, not_tested, reproduced
+    from bnnsample.figures.driver import Invocation
     from bnnsample.rundir import read_csv
 
     def make(out_dir, options):
@@ -115,8 +116,8 @@ def test_claims_csv_is_the_structured_record(tmp_path, monkeypatch, capsys):
             (Claim("slope 2", "§3", "2", source="printed"), reproduced("1.98 ± 0.03")),
             (Claim("ESS", "§4", "high", source="statement"), not_tested("scale", "-", "needs 10x the steps")),
         ]
-        md = f"## fake-fig2\\n\\nCommand: `bnnsample figure fake-fig2 scale=quick`.\\n\\n{table(rows)}"
-        return [update_reproduction(Path(out_dir), "fake-fig2", md)]
+        inv = Invocation("fake-fig2", out_dir, options, {"quick": {}})
+        return inv.finish(inv.section("none", rows, "", []), [inv.dir / "claims.csv"])
 
     monkeypatch.setitem(figures.FIGURES, "fake-fig2", figures.Recipe("fake-fig2", "a test recipe", make))
     monkeypatch.setattr(papers, "_load", lambda: None)

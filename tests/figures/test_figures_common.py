@@ -39,20 +39,22 @@ def test_sections_replaced_kept_and_sorted(tmp_path):
     assert "| **all papers** | 0 | 0 | 1 | 0 | 0 | 0 | 0 |" in text
 
 
-def test_tables_outside_a_recipe_invocation_file_no_claims(tmp_path):
-    """Rows of a table written outside a recording (a test, a helper called alone) are never
-    filed under the next figure that writes its section; inside one they are, once."""
-    from bnnsample.figures.claims import recording
+def test_claims_csv_holds_the_outcomes_of_the_invocations_section_only(tmp_path):
+    """claims.csv is the invocation's own record: the outcomes its section was given, written by
+    its ``finish``; a table written elsewhere (a test, a helper called alone) files nothing, and
+    neither does a section written with update_reproduction alone."""
+    from bnnsample.figures.driver import Invocation
 
     stray = [(Claim("stray", "§1", "1"), by_z(0.0, 0.1, "1.0"))]
     table(stray)
     update_reproduction(tmp_path, "paulin2025-fig2", "## fig2\n| a | reproduced |")
     assert not (tmp_path / "paulin2025-fig2" / "claims.csv").exists()
-    with recording():
-        md = table(stray)
-        update_reproduction(tmp_path, "paulin2025-fig3", md)
-        update_reproduction(tmp_path, "paulin2025-fig5", "## fig5\n| a | reproduced |")
+    inv = Invocation("paulin2025-fig3", tmp_path, {}, {"quick": {}})
+    inv.finish(inv.section("s", stray, "", []), [])
+    other = Invocation("paulin2025-fig5", tmp_path, {}, {"quick": {}})
+    other.finish(other.section("s", [], "", []), [])
     assert (tmp_path / "paulin2025-fig3" / "claims.csv").read_text().count("stray") == 1
+    assert "scale=quick" in (tmp_path / "paulin2025-fig3" / "claims.csv").read_text()
     assert not (tmp_path / "paulin2025-fig5" / "claims.csv").exists()
 
 

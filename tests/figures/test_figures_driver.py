@@ -5,7 +5,7 @@ import csv
 
 import pytest
 
-from bnnsample.figures.claims import Claim, by_z, recording
+from bnnsample.figures.claims import Claim, by_z
 from bnnsample.figures.driver import Figure, Invocation, drive
 
 CLAIM = Claim("the mean is zero", "§1, Fig. 1", "0", tolerance="within 2 s.e.", method="mean of the cells")
@@ -40,8 +40,7 @@ def _drive(out_dir, options):
 
 
 def test_the_driver_writes_rows_plot_claims_and_section(tmp_path):
-    with recording():
-        files = _drive(tmp_path, {})
+    files = _drive(tmp_path, {})
     assert [p.name for p in files] == ["toy.csv", "toy.png"]
     assert (tmp_path / "toy2024-fig1" / "toy.csv").read_text() == "cell,value\n0,0.5\n1,-0.5\n"
     claims = list(csv.DictReader((tmp_path / "toy2024-fig1" / "claims.csv").read_text().splitlines()))
@@ -50,8 +49,7 @@ def test_the_driver_writes_rows_plot_claims_and_section(tmp_path):
     text = (tmp_path / "REPRODUCTION.md").read_text()
     assert "## toy2024-fig1: a toy" in text and "Settings: 2 cells" in text and "a note" in text
     assert "Files: `toy.csv`, `toy.png`." in text
-    with recording():
-        _drive(tmp_path, {"scale": "paper"})
+    _drive(tmp_path, {"scale": "paper"})
     claims = list(csv.DictReader((tmp_path / "toy2024-fig1" / "claims.csv").read_text().splitlines()))
     assert claims[0]["verdict"] == "not reproduced (16.7 s.e.)" and claims[0]["setting"].endswith("scale=paper")
     assert (tmp_path / "REPRODUCTION.md").read_text().count("## toy2024-fig1") == 1

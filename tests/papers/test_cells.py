@@ -132,21 +132,26 @@ def test_jobs_outside_the_machines_cores_is_named(value, tmp_path):
 
 
 def test_an_invocation_that_reads_cells_back_records_what_they_took(tmp_path):
-    """The cost ledger of an invocation that read finished cells of an earlier one back holds
-    what all its cells took (their own seconds plus this process's CPU; wall time blank), not
-    the seconds of the read-back."""
+    """The cost an invocation that read finished cells of an earlier one back asks the ledger to
+    keep is what all its cells took (their own seconds plus this process's CPU; wall time blank),
+    not the seconds of the read-back; the command line writes it (one writer of the ledger)."""
     from bnnsample.figures.driver import Invocation
+    from bnnsample.figures.report import record_cost
 
     def invocation():
         return Invocation("t-fig", tmp_path, {"scale": "quick"}, {"quick": {}})
 
     inv = invocation()
-    inv.cache.row(("cell", 1), lambda: {"seconds": 5000.0})  # computed: in no ledger yet
+    inv.cache.row(("cell", 1), lambda: {"seconds": 5000.0})  # computed: the command's own measure holds
     inv.finish("## t-fig\n", [])
-    assert not (tmp_path / "costs.csv").exists()  # the command line records a computing invocation
+    assert inv.cost is None and not (tmp_path / "costs.csv").exists()
     inv = invocation()
     inv.cache.row(("cell", 1), lambda: pytest.fail("computed again"))
     inv.finish("## t-fig\n", [])
+    assert not (tmp_path / "costs.csv").exists()
+    options, wall, cpu = inv.cost
+    assert options == {"scale": "quick"} and wall is None and 5000 <= cpu < 5100
+    record_cost(tmp_path, "t-fig", *inv.cost)
     row = read_csv(tmp_path / "costs.csv")[0]
     assert (row["figure"], row["scale"], row["wall_s"]) == ("t-fig", "quick", "")
     assert 5000 <= float(row["cpu_s"]) < 5100

@@ -526,10 +526,7 @@ def make(inv: Invocation) -> list[Path]:
                          title=f"{s['dataset']}, {s['chains']} runs ({scale})")  # fmt: skip
     times = grid.times()
     if times is not None:  # the ledger holds what the runs took, not this (perhaps reusing) invocation
-        from ...figures.report import record_cost
-
-        record_cost(inv.out_dir, FIG, {k: v for k, v in inv.options.items() if k not in ("part", "time_limit")},
-                    times[0], times[1])  # fmt: skip
+        inv.keep_cost(times[0], times[1], {k: v for k, v in inv.options.items() if k not in ("part", "time_limit")})
     measured, diffs, by_draws = diagnose(paths, sizes, fig_dir)
     setting = setting_text(OmegaConf.load(paths["sms_ubu"][0].parent / "config.yaml"), s["chains"])
     rows = verdicts(table, diffs, setting, by_draws)
