@@ -3,9 +3,8 @@
 The recipes themselves live in their paper's package under ``bnnsample.papers`` (which lists them
 all: ``papers.recipes()``); this package holds what every recipe uses. A recipe is declared as a
 ``driver.Figure`` (its scales and options, ``rows``, ``outcomes``, ``plot``, its settings text)
-and filed with ``driver.register_figure``, or is a function of its invocation filed with
-``@driver.recipe(id, description, scales, options)``; either way the driver checks and parses its
-options, and it writes its CSVs, plot, claims.csv and REPRODUCTION.md section. ``orders``, the
+and filed with ``driver.register_figure``; the driver checks and parses its options, and it writes
+its CSVs, plot, claims.csv and REPRODUCTION.md section. ``orders``, the
 project's own recipe, which writes no section, files ``make(out_dir: Path, options: dict[str, str])
 -> list[Path]`` (the files it wrote) with ``register`` itself::
 
@@ -13,7 +12,7 @@ project's own recipe, which writes no section, files ``make(out_dir: Path, optio
     def make(out_dir, options): ...
 
 ``claims`` holds the claims-as-data types and the one writer of verdict rows, ``driver`` the
-options, the invocation and the two ways to file a recipe, ``common`` what recipes share (the
+options, the invocation and the declaration of a recipe, ``common`` what recipes share (the
 scale option, the REPRODUCTION.md section writer, row selection, markdown tables, error-bar
 series), ``report`` what the command prints around a recipe (its output directory, the claims'
 verdicts, the costs). Bad options raise ValueError with the key and the allowed values.

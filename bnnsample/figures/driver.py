@@ -7,10 +7,9 @@ and parses the options, shows the cells under a bar with an ETA, writes the CSVs
 REPRODUCTION.md section (command, wall and CPU time, files, settings, the claims table, notes),
 whose rows also go to ``<id>/claims.csv``.
 
-A recipe is filed one of two ways, both through ``recipe``:
-
-- declared, ``register_figure(Figure(...))``: four functions (its rows, its outcomes, its plot, its
-  settings text) and the names of its files; ``drive`` runs it::
+A recipe is declared, one way for every recipe: ``register_figure(Figure(...))`` with its rows, its
+outcomes (the claims' rules), its plot, its settings text and the names of its files; ``drive`` runs
+it::
 
     FIGURE = register_figure(Figure(
         "paper2024-fig1", ": what the figure shows", "one line for --list",
@@ -18,8 +17,8 @@ A recipe is filed one of two ways, both through ``recipe``:
         cells=lambda inv: len(inv.st["h"]), rows=fig1_rows, outcomes=fig1_outcomes,
         plot=plot_fig1, settings=fig1_settings, csv="fig1.csv", png="fig1.png"))
 
-- a function of its ``Invocation`` that writes its own tables and plots (``inv.cells``, ``inv.csv``,
-  ``inv.section``, ``inv.finish``), decorated with ``@recipe(id, description, scales, options)``.
+A recipe that starts worker processes or shares runs with another invocation does that in its
+``start`` hook (paulin2025-fig4); one whose cells run in phases shows its own bars (``cells=None``).
 """
 
 from __future__ import annotations
@@ -175,6 +174,7 @@ class Invocation:
         self.jobs = self.opt.get("jobs", 1)
         self.outcomes: list = []  # the (Claim, Outcome) pairs of its section, for claims.csv
         self.cost = None  # (options, wall, cpu) for the cost ledger where it is not what the command measures
+        self.started = None  # what a declared Figure's start hook prepared for its rows (e.g. a grid of runs)
 
     @property
     def cache(self):
@@ -246,10 +246,19 @@ class Made(list):
 
 @dataclass(frozen=True)
 class Figure:
-    """A recipe, declared (see the module docstring): ``rows(inv, bar)``, ``outcomes(rows, inv)``,
-    ``plot(rows, inv, path)``, ``settings(rows, inv)``, ``notes(rows, inv)``; ``title`` is appended to
-    the section's heading after the id. The rows go to ``csv``, or, with ``tables(rows) -> {csv name:
-    rows}``, to several CSVs (before the plot, in that order)."""
+    """A recipe, declared (see the module docstring).
+
+    ``rows(inv, bar)`` runs the cells under a bar of ``cells(inv)`` cells and returns what they
+    measured: a list of row dicts, or the recipe's own record of them (``cells=None``: the rows
+    function shows its own bars, ``inv.cells``, e.g. one per phase). From it, ``tables(rows) -> {csv
+    name: row dicts}`` (default ``{csv: rows}``) are written, then ``plot(rows, inv, path)`` (one
+    path, or a list of the plots it wrote under ``inv.dir``); ``files(rows, inv, written)`` may
+    reorder or extend the files the section lists (default: the tables, then the plots).
+    ``outcomes(rows, inv)`` are the claims' (Claim, Outcome) pairs, ``settings(rows, inv)`` and
+    ``notes(rows, inv)`` the section's texts; ``title`` is appended to the section's heading after
+    the id. ``start(inv)``, the one hook for recipes that start workers or share runs, runs first:
+    it returns None, or the files of an invocation that ends there (a worker's share of the
+    runs, which writes no tables)."""
 
     id: str
     title: str
@@ -258,7 +267,7 @@ class Figure:
     rows: Callable
     outcomes: Callable
     settings: Callable
-    cells: Callable
+    cells: Callable | None = None
     plot: Callable | None = None
     notes: Callable = lambda rows, inv: ""
     csv: str = "rows.csv"
@@ -267,25 +276,37 @@ class Figure:
     float_format: str | None = "{:.6g}"
     options: tuple[Option, ...] = ()
     heading: str = "claim"
+    files: Callable | None = None
+    start: Callable | None = None
 
 
 def drive(fig: Figure, inv: Invocation) -> list[Path]:
     """Run ``fig`` in the invocation ``inv`` and write its files and section; returns the files written."""
-    with inv.cells(fig.cells(inv)) as bar:
-        rows = fig.rows(inv, bar)
+    if fig.start is not None:  # it may keep what it prepared in inv.started
+        ended = fig.start(inv)
+        if ended is not None:
+            return ended
+    if fig.cells is None:
+        rows = fig.rows(inv, None)
+    else:
+        with inv.cells(fig.cells(inv)) as bar:
+            rows = fig.rows(inv, bar)
     tables = fig.tables(rows) if fig.tables else {fig.csv: rows}
     files = [inv.csv(t, name, fig.float_format) for name, t in tables.items()]
     if fig.plot is not None:
-        files.append(fig.plot(rows, inv, inv.dir / fig.png))
+        plotted = fig.plot(rows, inv, inv.dir / fig.png)
+        files += plotted if isinstance(plotted, list) else [plotted]
+    if fig.files is not None:
+        files = fig.files(rows, inv, files)
     outcomes = fig.outcomes(rows, inv)
     return inv.finish(inv.section(fig.settings(rows, inv), outcomes, fig.notes(rows, inv), files), files)
 
 
-def recipe(fig_id: str, description: str, scales: dict, options=(), title: str = "", heading: str = "claim"):
-    """Decorator: file ``make(inv) -> files`` as the recipe ``fig_id`` of ``bnnsample figure``, with its
-    scales (the first the default) and its Options (besides ``scale``, and ``data_dir``, which every recipe
-    takes); ``title`` and ``heading`` go to its section. Each invocation checks and parses the options
-    (``Invocation``) before ``make`` runs; the decorated name is the recipe's ``make(out_dir, options)``."""
+def _file(fig_id: str, description: str, scales: dict, options=(), title: str = "", heading: str = "claim"):
+    """File ``make(inv) -> files`` as the recipe ``fig_id`` of ``bnnsample figure``, with its scales (the
+    first the default) and its Options (besides ``scale``, and ``data_dir``, which every recipe takes);
+    ``title`` and ``heading`` go to its section. Each invocation checks and parses the options
+    (``Invocation``) before ``make`` runs; the filed ``make(out_dir, options)`` returns its files."""
 
     def deco(make):
         @functools.wraps(make)
@@ -302,6 +323,6 @@ def recipe(fig_id: str, description: str, scales: dict, options=(), title: str =
 
 
 def register_figure(fig: Figure) -> Figure:
-    """File the declared ``fig`` as a recipe of ``bnnsample figure`` (``recipe`` of ``drive``)."""
-    recipe(fig.id, fig.description, fig.scales, fig.options, fig.title, fig.heading)(functools.partial(drive, fig))
+    """File the declared ``fig`` as a recipe of ``bnnsample figure`` (``drive`` of it)."""
+    _file(fig.id, fig.description, fig.scales, fig.options, fig.title, fig.heading)(functools.partial(drive, fig))
     return fig

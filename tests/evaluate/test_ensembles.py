@@ -7,6 +7,7 @@ import pytest
 
 from bnnsample.evaluate import metrics as M
 from bnnsample.evaluate.ensembles import ensemble_metrics, ensemble_rows, ensemble_table, plot_ensembles
+from bnnsample.papers import get_recipe
 from bnnsample.papers.paulin2025 import ensemble_runs as fig4_jobs
 from bnnsample.store import SampleStore
 
@@ -237,7 +238,7 @@ def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):
         "model.n_calibration=200", f"data_dir={tmp_path / 'data'}", "progress=false",
     ])  # fmt: skip
     monkeypatch.setitem(fig.SETTINGS, "reduced", tiny)
-    csv, png, *_ = fig.make(tmp_path / "out", {"scale": "reduced", "methods": "sms_ubu,sg_hmc"})
+    csv, png, *_ = get_recipe(fig.FIG).make(tmp_path / "out", {"scale": "reduced", "methods": "sms_ubu,sg_hmc"})
     table = pd.read_csv(csv)
     assert set(table.method) == {"standard", "swa", "sms_ubu", "sg_hmc"}
     assert sorted(set(table.ensemble_size)) == [1, 2] and np.isfinite(table["mean"]).all()
@@ -362,7 +363,7 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
     ])  # fmt: skip
     monkeypatch.setitem(fig.SETTINGS, "paper_schedule", tiny)
     out = tmp_path / "out"
-    csv, *_ = fig.make(out, {"scale": "paper_schedule"})
+    csv, *_ = get_recipe(fig.FIG).make(out, {"scale": "paper_schedule"})
     root = out / fig.FIG / "runs" / "paper_schedule_fmnist"
     parts = [root / f"part{p}" / "sms_ubu" / "samples.h5" for p in (0, 1)]
     preds = []
@@ -377,14 +378,14 @@ def test_fig4_runs_in_parts_pooled_in_part_order(tmp_path, monkeypatch):
     np.testing.assert_allclose(mine["mean"], want["mean"], rtol=1e-9)
     assert "runs made in parts of 1" in (out / "REPRODUCTION.md").read_text()
     # a worker makes its parts only and writes no tables
-    assert fig.make(out, {"scale": "paper_schedule", "runs": "3", "part": "2"}) == []
+    assert get_recipe(fig.FIG).make(out, {"scale": "paper_schedule", "runs": "3", "part": "2"}) == []
     assert (root / "part2" / "sms_ubu" / "samples.h5").exists() and not (root / "part3").exists()
     with pytest.raises(ValueError, match="part=5: allowed values"):
-        fig.make(out, {"scale": "paper_schedule", "runs": "3", "part": "5"})
+        get_recipe(fig.FIG).make(out, {"scale": "paper_schedule", "runs": "3", "part": "5"})
     from bnnsample.plumbing.errors import TimeLimit
 
     with pytest.raises(TimeLimit, match="time_limit reached before sms_ubu part 3"):  # parts 0-2 are made
-        fig.make(out, {"scale": "paper_schedule", "runs": "4", "time_limit": "0.5"})
+        get_recipe(fig.FIG).make(out, {"scale": "paper_schedule", "runs": "4", "time_limit": "0.5"})
     # workers: disjoint shares of the unfinished parts, one process each (the pool run here)
     started, codes = [], [0, 0]
 

@@ -13,6 +13,7 @@ from bnnsample.figures.claims import VERDICTS
 from bnnsample.figures.common import claims, read_sections, verdict_counts
 from bnnsample.figures.driver import Invocation
 from bnnsample.initial import map_point
+from bnnsample.papers import get_recipe
 from bnnsample.papers.paulin2025 import fig2
 from bnnsample.papers.paulin2025 import multinomial_runs as multinomial
 
@@ -29,9 +30,9 @@ def tiny_data(n=240, n_test=60, D=6, K=3, seed=0):
 
 def test_options_and_step_grid(tmp_path):
     with pytest.raises(ValueError, match="unknown option 'bogus'; allowed: scale, seed, data_dir"):
-        fig2.make(tmp_path, {"bogus": "1"})
+        get_recipe(fig2.FIG_ID).make(tmp_path, {"bogus": "1"})
     with pytest.raises(ValueError, match="scale=huge: allowed values: quick, paper"):
-        fig2.make(tmp_path, {"scale": "huge"})
+        get_recipe(fig2.FIG_ID).make(tmp_path, {"scale": "huge"})
     assert multinomial.step_grid(60_000, 6) == (1.0, list(multinomial.PAPER_HS))
     factor, hs = multinomial.step_grid(4_000, 3)
     assert factor == 4 and np.allclose(hs, [8e-3, 4e-3, 2e-3])
@@ -52,7 +53,7 @@ def test_recipe_end_to_end_tiny(tmp_path, monkeypatch):
     section with one row per claim, and finite metrics whose accuracy beats chance."""
     monkeypatch.setattr(fig2, "load_problem", lambda data_dir: (tiny_data(), "tiny synthetic"))
     monkeypatch.setitem(fig2.SCALES, "quick", {"levels": 2, "time": 0.4, "chains": 2, "chunks": 4})
-    paths = fig2.make(tmp_path, {"scale": "quick"})
+    paths = get_recipe(fig2.FIG_ID).make(tmp_path, {"scale": "quick"})
     names = {p.name for p in paths}
     assert {"bias.csv", "metrics.csv", "fig2.png"} <= names
     with open(tmp_path / fig2.FIG_ID / "bias.csv") as fh:

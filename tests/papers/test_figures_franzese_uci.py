@@ -15,6 +15,7 @@ from bnnsample.data import load_if_present
 from bnnsample.evaluate.metrics import self_distance_band
 from bnnsample.figures.claims import SOURCES, VERDICTS
 from bnnsample.figures.common import compose, read_sections, verdict_counts
+from bnnsample.papers import get_recipe
 from bnnsample.papers.franzese2021 import sweeps, tables, uci
 from bnnsample.papers.franzese2021 import uci_runs as jobs_uci
 from bnnsample.plumbing.resolvers import time_steps
@@ -150,7 +151,7 @@ def _tiny_sweep(scale, options):
 
 def test_fig4_tiny_writes_files_and_section(tmp_path, monkeypatch):
     monkeypatch.setattr(sweeps, "sweep_settings", _tiny_sweep)
-    files = sweeps.make_fig4(tmp_path, {"integrators": "leapfrog,sghmc", "datasets": "boston"})
+    files = get_recipe(sweeps.FIG4).make(tmp_path, {"integrators": "leapfrog,sghmc", "datasets": "boston"})
     assert [f.name for f in files] == ["distances.csv", "distances.png"] and all(f.stat().st_size > 0 for f in files)
     rows = list(csv.DictReader((tmp_path / uci.FIG4 / "distances.csv").read_text().splitlines()))
     assert {(r["label"], r["batch"]) for r in rows} == {
@@ -176,7 +177,7 @@ def test_table2_tiny_on_offline_stand_in(tmp_path, monkeypatch):
                 "SGHMC": jobs_uci.Spec(integrator="sghmc_adaptive", h=0.01, burn_steps=3, thin_steps=1, **common)}  # fmt: skip
 
     monkeypatch.setattr(tables, "table_specs", tiny_specs)
-    tables.make_table2(tmp_path, {"datasets": "wine", "splits": "0,1"})
+    get_recipe(tables.TABLE2).make(tmp_path, {"datasets": "wine", "splits": "0,1"})
     summary = list(csv.DictReader((tmp_path / uci.TABLE2 / "summary.csv").read_text().splitlines()))
     assert [(r["dataset"], r["method"], r["splits"]) for r in summary] == [
         ("wine", "SHMC", "2"),

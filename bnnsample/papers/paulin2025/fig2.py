@@ -32,7 +32,7 @@ import numpy as np
 from ...figures import common
 from ...figures.claims import Claim, by_resolved, check, not_reproduced
 from ...figures.common import md_table
-from ...figures.driver import Invocation, Option, integer, recipe
+from ...figures.driver import Figure, Invocation, Option, integer, register_figure
 from ...plotting import pyplot, save_figure
 from ...rundir import read_csv
 from ...stats import t_quantile, z_score
@@ -92,8 +92,8 @@ ABOUT = "multinomial logistic regression: coupled multilevel bias and accuracy/N
 TITLE = ": multinomial logistic regression, coupled multilevel bias (paulin2025 §3.4, Fig. 2, App. D.1)"
 
 
-@recipe(FIG_ID, ABOUT, SCALES, OPTIONS, TITLE, "claim (paulin2025)")
-def make(inv: Invocation) -> list[Path]:
+def _measure(inv: Invocation, bar) -> dict:
+    """The MAP point, then every sampler's coupled levels; the rows of bias.csv and metrics.csv."""
     import torch
 
     from ...evaluate.metrics import classification_metrics_with_se
@@ -114,13 +114,12 @@ def make(inv: Invocation) -> list[Path]:
     true_class = np.zeros(len(y) * K)
     true_class[np.arange(len(y)) * K + y] = 1.0  # f_i = p(true class of test point i)
     bias_rows, metric_rows, results = [], [], {}
-    with inv.cells(len(SAMPLERS) * len(hs)) as bar:
-        for name in SAMPLERS:
+    for name in SAMPLERS:
 
-            def report(lv, name=name):
-                bar.done(f"{name} h={lv.h:g}: {lv.steps} coarse steps, {lv.seconds:.0f} s, diverged {lv.diverged}")
+        def report(lv, name=name):
+            bar.done(f"{name} h={lv.h:g}: {lv.steps} coarse steps, {lv.seconds:.0f} s, diverged {lv.diverged}")
 
-            results[name] = run_sampler(name, cv, x_star, hs, settings, seed, on_level=report)
+        results[name] = run_sampler(name, cv, x_star, hs, settings, seed, on_level=report)
     for name, res in results.items():
         value, se, floor = res.mean_abs(true_class)
         spread = res.log2_spread(true_class)
@@ -139,21 +138,44 @@ def make(inv: Invocation) -> list[Path]:
         metric_rows.append(
             {"sampler": name, "h": last.h / 2, **classification_metrics_with_se(last.fine_mean, last.fine, y, K)}
         )
-    files = [inv.csv(bias_rows, "bias.csv"), inv.csv(metric_rows, "metrics.csv")]
-    files.append(_plot(inv.dir / "fig2.png", bias_rows, metric_rows, which))
-    return inv.finish(section(inv, which, map_seconds, files), files)
+    return {"bias": bias_rows, "metrics": metric_rows, "which": which, "map_seconds": map_seconds}
+
+
+def _written(inv: Invocation) -> tuple[list[dict], list[dict], list]:
+    """The rows of ``inv.dir``'s bias.csv and metrics.csv as written (floats to 6 digits), and the h grid:
+    what the section is judged from, so that the section of committed CSVs can be written again without
+    a rerun (``section``)."""
+    bias_rows, metric_rows = (read_csv(inv.dir / name) for name in ("bias.csv", "metrics.csv"))
+    return bias_rows, metric_rows, list(dict.fromkeys(r["h"] for r in bias_rows))
+
+
+def _outcomes(inv: Invocation):
+    bias_rows, metric_rows, hs = _written(inv)
+    return outcomes(hs, inv.st["chunks"], bias_rows, metric_rows)
+
+
+def _settings(inv: Invocation, which: str) -> str:
+    hs = _written(inv)[2]
+    return _settings_text(which, max(hs) / PAPER_HS[0], hs, inv.st)
+
+
+def _section_notes(inv: Invocation, map_s: float) -> str:
+    bias_rows, metric_rows, hs = _written(inv)
+    return _notes(hs, bias_rows, metric_rows, map_s)
 
 
 def section(inv: Invocation, which: str, map_s: float, files: list[Path]) -> str:
-    """The section of REPRODUCTION.md from the rows of ``inv.dir``'s bias.csv and metrics.csv (as
-    ``make`` writes them, floats to 6 digits) and what they do not hold: the data's name and the
-    MAP's seconds. ``make`` writes its section through this, so the section of committed CSVs can
-    be written again without a rerun."""
-    bias_rows, metric_rows = (read_csv(inv.dir / name) for name in ("bias.csv", "metrics.csv"))
-    hs = list(dict.fromkeys(r["h"] for r in bias_rows))
-    rows = outcomes(hs, inv.st["chunks"], bias_rows, metric_rows)
-    notes = _notes(hs, bias_rows, metric_rows, map_s)
-    return inv.section(_settings_text(which, max(hs) / PAPER_HS[0], hs, inv.st), rows, notes, files)
+    """The section of REPRODUCTION.md from the rows of ``inv.dir``'s CSVs and what they do not hold: the
+    data's name and the MAP's seconds (what the recipe's declaration writes, for committed CSVs)."""
+    return inv.section(_settings(inv, which), _outcomes(inv), _section_notes(inv, map_s), files)
+
+
+FIGURE = register_figure(Figure(
+    FIG_ID, TITLE, ABOUT, SCALES, rows=_measure, cells=lambda inv: len(SAMPLERS) * len(PAPER_HS[: inv.st["levels"]]),
+    tables=lambda m: {"bias.csv": m["bias"], "metrics.csv": m["metrics"]},
+    plot=lambda m, inv, path: _plot(path, m["bias"], m["metrics"], m["which"]), png="fig2.png",
+    outcomes=lambda m, inv: _outcomes(inv), settings=lambda m, inv: _settings(inv, m["which"]),
+    notes=lambda m, inv: _section_notes(inv, m["map_seconds"]), options=OPTIONS, heading="claim (paulin2025)"))  # fmt: skip
 
 
 def _plot(path: Path, bias_rows, metric_rows, which: str) -> Path:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ...figures.claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced
 from ...figures.common import md_table
-from ...figures.driver import Invocation, Option, choice, integer, names, number, recipe
+from ...figures.driver import Figure, Invocation, Option, choice, integer, names, number, register_figure
 from ...rundir import write_frame
 from ...stats import t_quantile
 from .ensemble_runs import FIG, LOCALIZED, method_grid, n_parts, print_estimate, run_workers
@@ -492,19 +492,16 @@ def _notes(t, s, methods, sizes, times, why) -> str:
     return "\n".join([*lines, *why])
 
 
-@recipe(FIG, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines",
-        SETTINGS, OPTIONS, TITLE, "claim (paulin2025)")  # fmt: skip
-def make(inv: Invocation) -> list[Path]:
-    from omegaconf import OmegaConf
-
-    from ...evaluate.ensembles import SIZES, methods_table, plot_ensembles
-
+def _start(inv: Invocation) -> list[Path] | None:
+    """The one hook of a recipe that starts workers and shares runs: the grid of runs (those of another
+    burn-in share the SWA points of the base runs); a worker (part=) makes its parts and ends there, with
+    no tables; otherwise the estimate, then workers=N processes for the parts, then the rows take the
+    grid (``inv.started``)."""
     s, methods = _settings(inv)
-    scale, fig_dir = inv.scale, inv.dir
     # parts live under one root whatever the number of runs, so that runs=32 reuses the
     # parts of runs=16
-    base_root = fig_dir / "runs" / (f"{scale}_{s['dataset']}" if s.get("part_runs") else
-                                    f"{scale}_{s['dataset']}_{s['chains']}")  # fmt: skip
+    base_root = inv.dir / "runs" / (f"{inv.scale}_{s['dataset']}" if s.get("part_runs") else
+                                    f"{inv.scale}_{s['dataset']}_{s['chains']}")  # fmt: skip
     run_root, swa_from = base_root, None
     if "burn_in" in s:
         run_root = base_root.with_name(f"{base_root.name}_burnin{s['burn_in']}")
@@ -517,19 +514,49 @@ def make(inv: Invocation) -> list[Path]:
     print_estimate(grid, s)
     if s["workers"] > 1:
         run_workers(inv.out_dir, inv.options, s, grid)
+    inv.started = (s, methods, grid)
+    return None
+
+
+def _measure(inv: Invocation, bar) -> dict:
+    """The runs of every method (made, or read back), the methods table, the diagnostics' CSVs and the
+    verdicts' inputs."""
+    from omegaconf import OmegaConf
+
+    from ...evaluate.ensembles import SIZES, methods_table
+
+    s, methods, grid = inv.started
     sizes = [es for es in SIZES if es <= s["chains"]]
     paths = grid.run(inv.cells)
     table = methods_table(paths, sizes, baselines_from="sms_ubu")
-    csv = fig_dir / "fig4.csv"
-    write_frame(table, csv, index=False)
-    png = plot_ensembles(table.assign(method=table.method.map(LABELS)), fig_dir / "fig4.png",
-                         title=f"{s['dataset']}, {s['chains']} runs ({scale})")  # fmt: skip
     times = grid.times()
     if times is not None:  # the ledger holds what the runs took, not this (perhaps reusing) invocation
         inv.keep_cost(times[0], times[1], {k: v for k, v in inv.options.items() if k not in ("part", "time_limit")})
-    measured, diffs, by_draws = diagnose(paths, sizes, fig_dir)
+    measured, diffs, by_draws = diagnose(paths, sizes, inv.dir)
     setting = setting_text(OmegaConf.load(paths["sms_ubu"][0].parent / "config.yaml"), s["chains"])
-    rows = verdicts(table, diffs, setting, by_draws)
-    notes = _notes(table, s, methods, sizes, times, baseline_comparison(table) + measured)
-    files = [csv, png, *(fig_dir / f"{n}.csv" for n in ("calibration", "reliability", "excess_loss", "draws"))]
-    return inv.finish(inv.section(_settings_text(s, scale), rows, notes, files), files)
+    return {"s": s, "methods": methods, "sizes": sizes, "table": table, "times": times, "measured": measured,
+            "diffs": diffs, "by_draws": by_draws, "setting": setting}  # fmt: skip
+
+
+def _write_table(m: dict, inv: Invocation, path: Path) -> list[Path]:
+    """fig4.csv (the methods table as pandas writes it) and its plot."""
+    from ...evaluate.ensembles import plot_ensembles
+
+    s, table = m["s"], m["table"]
+    csv = inv.dir / "fig4.csv"
+    write_frame(table, csv, index=False)
+    png = plot_ensembles(table.assign(method=table.method.map(LABELS)), path,
+                         title=f"{s['dataset']}, {s['chains']} runs ({inv.scale})")  # fmt: skip
+    return [csv, png]
+
+
+FIGURE = register_figure(Figure(
+    FIG, TITLE, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines",
+    SETTINGS, rows=_measure, start=_start, tables=lambda m: {}, plot=_write_table, png="fig4.png",
+    files=lambda m, inv, written: [*written, *(inv.dir / f"{n}.csv" for n in ("calibration", "reliability",
+                                                                              "excess_loss", "draws"))],
+    outcomes=lambda m, inv: verdicts(m["table"], m["diffs"], m["setting"], m["by_draws"]),
+    settings=lambda m, inv: _settings_text(m["s"], inv.scale),
+    notes=lambda m, inv: _notes(m["table"], m["s"], m["methods"], m["sizes"], m["times"],
+                                baseline_comparison(m["table"]) + m["measured"]),
+    options=OPTIONS, heading="claim (paulin2025)"))  # fmt: skip

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ...figures.claims import Claim, Claims, Outcome, by_count, check, not_tested
 from ...figures.common import where
-from ...figures.driver import JOBS, Invocation, recipe
+from ...figures.driver import JOBS, Figure, Invocation, register_figure
 from ...plotting import pyplot, save_figure
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
@@ -37,26 +37,33 @@ def fig14_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan
 
 
-@recipe(ID, "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)", FIG14, (JOBS,), TITLE,
-        HEADING)  # fmt: skip
-def make_fig14(inv: Invocation) -> list[Path]:
+def _measure(inv: Invocation, bar) -> mixture.Measured:
+    m = mixture.reference_and_rows(inv, fig14_plan(inv.st), with_sigma=True)
+    m.rows = [{**r, "projection_error": m.proj[f"K={r['K']}"]} for r in m.rows]
+    return m
+
+
+def _plot(m: mixture.Measured, inv: Invocation, png: Path) -> list[Path]:
     st = inv.st
-    ref, proj, rows, _ = mixture.reference_and_rows(inv, fig14_plan(st), with_sigma=True)
-    rows = [{**r, "projection_error": proj[f"K={r['K']}"]} for r in rows]
-    groups = [(f"n={n} h={h:g}", where(rows, n=n, h=h)) for h in st["h"] for n in st["n"]]
-    files = [inv.csv(rows, "fig14.csv"),
-             mixture.plot(inv.dir / "fig14.png", "K", groups, "eAdL, full-matrix xi_k, eta_k = 1"),
-             plot_fig15(proj, inv.dir / "fig15_projection.png")]  # fmt: skip
-    settings = (mixture.settings_text(st, ref) + " eAdL eq. 75 (`eadl`), full symmetric 2x2 xi_k, eta_k = 1, "
-                "gamma = 1, partition of [0, 1.4]^2 into 4 squares (outer cells extend to infinity: our decision), "
-                "K + 1 = 1 (constant: AdL), 4 (indicators), 16 (degree 1), 36 (degree 2) basis functions, normalised "
-                f"to unit L2(pi) norm on the second half of the burn-in; without replacement, n in {list(st['n'])}, "
-                f"h in {list(st['h'])}, burn-in {st['burn']} and recorded time {st['time']} per chain.")  # fmt: skip
-    notes = f"Posterior mass of theta_1 > 0.7 (exact {1 - ref.grid.mass_in(-9, 0.7):.3f}): " + "; ".join(
-        f"n={r['n']} h={r['h']:g} K={r['K']}: {r['mass_theta1_gt_0.7']:.3f}" for r in rows
+    groups = [(f"n={n} h={h:g}", where(m.rows, n=n, h=h)) for h in st["h"] for n in st["n"]]
+    return [mixture.plot(png, "K", groups, "eAdL, full-matrix xi_k, eta_k = 1"),
+            plot_fig15(m.proj, inv.dir / "fig15_projection.png")]  # fmt: skip
+
+
+def _settings(m: mixture.Measured, inv: Invocation) -> str:
+    st = inv.st
+    return (mixture.settings_text(st, m.ref) + " eAdL eq. 75 (`eadl`), full symmetric 2x2 xi_k, eta_k = 1, "
+            "gamma = 1, partition of [0, 1.4]^2 into 4 squares (outer cells extend to infinity: our decision), "
+            "K + 1 = 1 (constant: AdL), 4 (indicators), 16 (degree 1), 36 (degree 2) basis functions, normalised "
+            f"to unit L2(pi) norm on the second half of the burn-in; without replacement, n in {list(st['n'])}, "
+            f"h in {list(st['h'])}, burn-in {st['burn']} and recorded time {st['time']} per chain.")  # fmt: skip
+
+
+def _notes(m: mixture.Measured, inv: Invocation) -> str:
+    return f"Posterior mass of theta_1 > 0.7 (exact {1 - m.ref.grid.mass_in(-9, 0.7):.3f}): " + "; ".join(
+        f"n={r['n']} h={r['h']:g} K={r['K']}: {r['mass_theta1_gt_0.7']:.3f}" for r in m.rows
     ) + (". Where this mode weight is off (the largest eps h), the L1 error is dominated by the weight of the two "
          "modes, which the friction basis does not correct at this run length.")  # fmt: skip
-    return inv.finish(inv.section(settings, fig14_outcomes(rows, proj, st, inv.scale), notes, files), files)
 
 
 def plot_fig15(proj, png: Path) -> Path:
@@ -146,3 +153,10 @@ def _excess(rows, K, n, h) -> str:
 def _monotone(rows, pe, st, scale, floor_why):
     return check(all(b <= a + 1e-12 for a, b in itertools.pairwise(pe.values())),
                  ", ".join(f"K={k}: {v:.3f}" for k, v in pe.items()))  # fmt: skip
+
+
+FIGURE = register_figure(Figure(
+    ID, TITLE, "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)", FIG14,
+    rows=_measure, tables=lambda m: {"fig14.csv": m.rows}, plot=_plot, png="fig14.png",
+    outcomes=lambda m, inv: fig14_outcomes(m.rows, m.proj, inv.st, inv.scale), settings=_settings, notes=_notes,
+    options=(JOBS,), heading=HEADING))  # fmt: skip

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ...figures.claims import Claim, Claims, Outcome, by_count, not_tested, partly, reproduced
 from ...figures.common import where
-from ...figures.driver import JOBS, Invocation, recipe
+from ...figures.driver import JOBS, Figure, Invocation, register_figure
 from ...stats import fit_line, interpolate_with_se
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
@@ -38,19 +38,18 @@ def fig4_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan + mixture.langevin_plan(settings, s, settings["langevin_burn"], settings["langevin_time"])
 
 
-@recipe(ID, "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)", FIG4, (JOBS,),
-        TITLE, HEADING)  # fmt: skip
-def make_fig4(inv: Invocation) -> list[Path]:
-    st = inv.st
-    ref, _, rows, _ = mixture.reference_and_rows(inv, fig4_plan(st))
+def _plot(m: mixture.Measured, inv: Invocation, png: Path) -> Path:
+    rows = m.rows
     groups = [(f"{sch} {smp} h={h:g}", sel) for sch in ("sgld", "langevin") for smp in ("wor", "iid")
               for h in sorted({r["h"] for r in rows}) if (sel := where(rows, scheme=sch, sampling=smp, h=h))]  # fmt: skip
-    files = [inv.csv(rows, "fig4.csv"), mixture.plot(inv.dir / "fig4.png", "eps", groups, "SGLD / Langevin, mixture")]
-    floor = [r["l1_noise_floor"] for r in rows]
-    notes = (f"At this reduced scale the histogram-noise floor ({min(floor):.3f}..{max(floor):.3f} with 500 bins) is "
-             "of the same order as the minibatch bias for the smaller eps; compare each L1 with its floor column in "
-             "fig4.csv.")  # fmt: skip
-    return inv.finish(inv.section(_settings(st, ref), fig4_outcomes(rows, st, inv.scale), notes, files), files)
+    return mixture.plot(png, "eps", groups, "SGLD / Langevin, mixture")
+
+
+def _notes(m: mixture.Measured, inv: Invocation) -> str:
+    floor = [r["l1_noise_floor"] for r in m.rows]
+    return (f"At this reduced scale the histogram-noise floor ({min(floor):.3f}..{max(floor):.3f} with 500 bins) is "
+            "of the same order as the minibatch bias for the smaller eps; compare each L1 with its floor column in "
+            "fig4.csv.")  # fmt: skip
 
 
 def _settings(st: dict, ref) -> str:
@@ -131,3 +130,11 @@ def _sgld_like_langevin(rows, st, floor_why):
     if not z:
         return not_tested("scale", ours, f"both errors at their noise floor; {floor_why}")
     return by_count(sum(abs(v) <= 2 for v in z), len(z), ours, z=max(z, key=abs))
+
+
+FIGURE = register_figure(Figure(
+    ID, TITLE, "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)", FIG4,
+    rows=lambda inv, bar: mixture.reference_and_rows(inv, fig4_plan(inv.st)),
+    tables=lambda m: {"fig4.csv": m.rows}, plot=_plot, png="fig4.png",
+    outcomes=lambda m, inv: fig4_outcomes(m.rows, inv.st, inv.scale),
+    settings=lambda m, inv: _settings(inv.st, m.ref), notes=_notes, options=(JOBS,), heading=HEADING))  # fmt: skip

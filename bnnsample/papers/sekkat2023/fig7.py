@@ -9,7 +9,7 @@ import numpy as np
 
 from ...figures.claims import Claim, Claims, Outcome, by_count, by_z, check, not_tested, partly, reproduced
 from ...figures.common import where
-from ...figures.driver import JOBS, Invocation, recipe
+from ...figures.driver import JOBS, Figure, Invocation, register_figure
 from ...stats import fit_line
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
@@ -53,21 +53,23 @@ def fig7_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan + mixture.langevin_plan(settings, s, settings["burn"], settings["time"])
 
 
-@recipe(ID, "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)", FIG7,
-        (JOBS,), TITLE, HEADING)  # fmt: skip
-def make_fig7(inv: Invocation) -> list[Path]:
+def _measure(inv: Invocation, bar) -> mixture.Measured:
     st = inv.st
-    ref, proj, rows, by_data = mixture.reference_and_rows(
+    return mixture.reference_and_rows(
         inv, fig7_plan(st), with_sigma=True, after=lambda ref, bar: projection_errors_by_data(st, ref, bar=bar),
         after_cells=st["data_seeds"])  # fmt: skip
-    files = [inv.csv(rows, "fig7.csv"),
-             inv.csv([{"class": k, "projection_error": v} for k, v in proj.items()], "projection_errors.csv")]  # fmt: skip
-    groups = [(f"{lab} h={h:g}", sel) for lab in ("adl_full", "adl_scalar", "langevin") for h in st["h"]
-              if (sel := where(rows, scheme=lab, h=h))]  # fmt: skip
-    files += [inv.csv(by_data, "projection_errors_by_data.csv"),
-              mixture.plot(inv.dir / "fig7.png", "eps_h", groups, "AdL full vs scalar friction, eta = 0.1")]  # fmt: skip
-    outcomes = fig7_outcomes(rows, proj, by_data, st, inv.scale)
-    return inv.finish(inv.section(_settings(st, ref), outcomes, "", files), files)
+
+
+def _tables(m: mixture.Measured) -> dict[str, list[dict]]:
+    return {"fig7.csv": m.rows,
+            "projection_errors.csv": [{"class": k, "projection_error": v} for k, v in m.proj.items()],
+            "projection_errors_by_data.csv": m.after}  # fmt: skip
+
+
+def _plot(m: mixture.Measured, inv: Invocation, png: Path) -> Path:
+    groups = [(f"{lab} h={h:g}", sel) for lab in ("adl_full", "adl_scalar", "langevin") for h in inv.st["h"]
+              if (sel := where(m.rows, scheme=lab, h=h))]  # fmt: skip
+    return mixture.plot(png, "eps_h", groups, "AdL full vs scalar friction, eta = 0.1")
 
 
 def _settings(st: dict, ref) -> str:
@@ -167,3 +169,10 @@ def _linear(rows, proj, by_data, floor_why):
     return (reproduced if r2 >= 0.8 else partly)(
         f"L1 = {b0:.3f} + {b1:.2e} x, R^2 = {r2:.2f} over {len(x)} settings (x = eps h ||Sigma_x - S*|| "
         f"{min(v for v, _ in x):.2g}..{max(v for v, _ in x):.2g})", "intercept = noise floor + time-step error")  # fmt: skip
+
+
+FIGURE = register_figure(Figure(
+    ID, TITLE, "sekkat2023 Fig. 7: AdL full-matrix vs scalar friction L1 error, projection errors (mixture)", FIG7,
+    rows=_measure, tables=_tables, plot=_plot, png="fig7.png",
+    outcomes=lambda m, inv: fig7_outcomes(m.rows, m.proj, m.after, inv.st, inv.scale),
+    settings=lambda m, inv: _settings(inv.st, m.ref), options=(JOBS,), heading=HEADING))  # fmt: skip

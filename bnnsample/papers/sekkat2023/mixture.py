@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 from ...plotting import pyplot, save_figure
 from .mixture_runs import (
@@ -61,18 +62,28 @@ def mixture_rows(ref: MixtureReference, plan, bar=None, cache=None, jobs: int = 
     return rows
 
 
-def reference_and_rows(inv, plan, with_sigma: bool = False, after=None, after_cells: int = 0):
+@dataclass
+class Measured:
+    """What a mixture figure measured: the exact reference, the rows of its runs, the projection
+    errors of the friction classes (None without Sigma_x) and what its ``after`` step returned."""
+
+    ref: object
+    rows: list[dict]
+    proj: dict | None = None
+    after: object = None
+
+
+def reference_and_rows(inv, plan, with_sigma: bool = False, after=None, after_cells: int = 0) -> Measured:
     """What figs 4, 7 and 14 do first, under one bar: the exact reference (with Sigma_x and its projection
     errors when ``with_sigma``), then the rows of ``plan`` (``mixture_rows``, cells kept by the invocation),
-    then ``after(ref, bar)`` if given (``after_cells`` more cells). Returns (ref, projection errors or None,
-    rows, what ``after`` returned)."""
+    then ``after(ref, bar)`` if given (``after_cells`` more cells)."""
     with inv.cells(1 + len(plan) + after_cells) as bar:
         ref = mixture_reference(inv.st["cells"], with_sigma=with_sigma)
         proj = projection_errors(ref) if with_sigma else None
         bar.done(f"reference: theta_1 marginal on {inv.st['cells']} cells"
                  + (", projection errors " + ", ".join(f"{k} {v:.3g}" for k, v in proj.items()) if proj else ""))  # fmt: skip
         rows = mixture_rows(ref, plan, bar, inv.cache, inv.jobs)
-        return ref, proj, rows, after(ref, bar) if after else None
+        return Measured(ref, rows, proj, after(ref, bar) if after else None)
 
 
 def plot(path, x_key, groups, title, ylabel="L1 error of the theta_1 marginal (eq. 44)"):
