@@ -34,7 +34,10 @@ of the authors' code), our numbers with standard errors, and a verdict:
   not resolve it, the *data* are not available, or it is *not a paper experiment*.
 
 Rows marked *check* test our own machinery and are not counted. Sections are replaced when
-their recipe is rerun; the others stay.
+their recipe is rerun; the others stay. The measured orders of convergence of every integrator
+(`bnnsample figure orders`: results/orders/orders.md and its claims.csv) are not counted here
+either: they hold the implemented schemes to the orders the papers prove or observe, which no
+numbered figure or table of a paper reports.
 """
 
 

@@ -87,23 +87,26 @@ _TOY_LAW_METHOD = (
 )
 
 
-def _law_claim(text: str, where: str, paper: str, source: str) -> Claim:
-    return Claim(text, where, paper, source=source, tolerance=_TOY_LAW_TOL, method=_TOY_LAW_METHOD)
+def _law_claim(text: str, where: str, paper: str) -> Claim:
+    """A stationary-law row: our simulation against our own exact law of the same discrete scheme (the
+    values derived for this project), so it can fail only through a bug: a check, not counted (the paper's
+    claims they illustrate are the rows of FIG3_CLAIMS)."""
+    return Claim(text, where, paper, source="check", tolerance=_TOY_LAW_TOL, method=_TOY_LAW_METHOD)
 
 
 FIG3_LAW_CLAIMS = {
     ("exact_ou", "full"): _law_claim(
         "analytic integrator, full batch: the stationary law is the posterior N(2/15, 1/3)",
-        "App. E.2, eqs. (93)-(94); Fig. 3, Fig. 6", "Var θ = 1/3; KS: sampling noise only", "statement"),
+        "App. E.2, eqs. (93)-(94); Fig. 3, Fig. 6", "Var θ = 1/3; KS: sampling noise only"),
     ("exact_ou", "iid"): _law_claim(
         "analytic integrator, i.i.d. minibatches of one point: stationary law", "§5, Fig. 3; App. E, Fig. 6",
-        "Var θ = 0.7494; KS ≈ 0.10 (100K samples)", "derived"),
+        "Var θ = 0.7494; KS ≈ 0.10 (100K samples)"),
     ("lie_trotter", "full"): _law_claim(
         "order-2 integrator (LIE-TROTTER), full batch: stationary law", "§5, Fig. 3; App. E, Fig. 6",
-        "Var θ = 0.2933; KS ≈ 0.016 (100K samples)", "derived"),
+        "Var θ = 0.2933; KS ≈ 0.016 (100K samples)"),
     ("lie_trotter", "iid"): _law_claim(
         "order-2 integrator (LIE-TROTTER), i.i.d. minibatches of one point: stationary law",
-        "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.7571; KS ≈ 0.10 (100K samples)", "derived"),
+        "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.7571; KS ≈ 0.10 (100K samples)"),
 }  # fmt: skip
 FIG3_CLAIMS = {
     "machinery": Claim(
@@ -141,10 +144,7 @@ def _toy_law(c: ToyCell, n: int) -> Outcome:
         f"Var θ {c.mc['var']:.4f} ± {c.mc['var_se']:.4f} (z = {z:+.2f}; exact law {c.exact['var']:.4f}); KS {c.ks:.4f}"
     )
     why = f"KS of as many exact i.i.d. draws = {c.ks_floor:.4f} ({n:,} draws vs the paper's 100K)"
-    good = (abs(z) <= 2) + ks_ok
-    if good == 0:
-        return not_reproduced(ours, why, z=z)
-    return by_count(good, 2, ours, why)
+    return check(abs(z) <= 2 and ks_ok, ours, why)
 
 
 def _mc_matches_exact(cells: list[ToyCell]) -> Outcome:
