@@ -389,6 +389,10 @@ def _save_hydra_record(cfg, hc, run_dir: Path) -> None:
         write_file(record / name, OmegaConf.to_yaml(node))
 
 
+# the run directory of each job this process started (bnnsample.run returns the last one)
+LAST_RUN_DIR: list[Path] = []
+
+
 def _hydra_run(argv: list[str]) -> None:
     import hydra
     from hydra.core.hydra_config import HydraConfig
@@ -415,6 +419,7 @@ def _hydra_run(argv: list[str]) -> None:
         hc = HydraConfig.get()
         multirun = hc.mode == RunMode.MULTIRUN
         run_dir = Path(hc.runtime.output_dir)
+        LAST_RUN_DIR.append(run_dir)
         out = sys.stderr if isinstance(sys.stderr, _HeldStderr) else None
         if out is not None:
             out.hold(False)
