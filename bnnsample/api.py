@@ -65,10 +65,13 @@ def run(overrides: list[str] | tuple[str, ...] = ()) -> Path:
     main_thread = threading.current_thread() is threading.main_thread()
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main_thread else {}
     argv, stderr = list(sys.argv), sys.stderr
-    root = logging.getLogger()
-    log_state = (list(root.handlers), root.level)
+    from hydra.core.global_hydra import GlobalHydra
+
+    loggers = [logging.getLogger(), logging.getLogger("bnnsample")]
+    log_state = [(lg, list(lg.handlers), lg.level) for lg in loggers]
     tee = sys.stderr = _Tee(stderr)
     cli.LAST_RUN_DIR.clear()
+    GlobalHydra.instance().clear()
     try:
         cli.main(["run", *overrides])
     except SystemExit as e:
@@ -80,11 +83,13 @@ def run(overrides: list[str] | tuple[str, ...] = ()) -> Path:
         sys.stderr, sys.argv = stderr, argv
         for s, h in handlers.items():
             signal.signal(s, h)
-        for h in root.handlers[:]:
-            if h not in log_state[0]:
-                root.removeHandler(h)
-                h.close()
-        root.setLevel(log_state[1])
+        GlobalHydra.instance().clear()
+        for lg, kept, level in log_state:  # Hydra's job logging attaches handlers (the run's log file)
+            for h in lg.handlers[:]:
+                if h not in kept:
+                    lg.removeHandler(h)
+                    h.close()
+            lg.setLevel(level)
     if not cli.LAST_RUN_DIR:
         raise RunFailed("bnnsample run did not start a run", 1)
     return cli.LAST_RUN_DIR[-1]

@@ -158,10 +158,11 @@ def _read_images(key: str, path: Path, cfg):
                 images.append(im.convert("L") if im.mode in ("1", "L", "I;16", "I") else im.convert("RGB"))
         except (UnidentifiedImageError, OSError) as e:
             raise BadFile(key, path, f"{f.relative_to(path)} is not a readable image ({e})") from None
-    sizes = {im.size for im in images}
-    if len(sizes) > 1:
-        (w0, h0), (w1, h1) = sorted(sizes)[:2]
-        raise BadFile(key, path, f"images of different sizes ({w0}x{h0} and {w1}x{h1}); resize them to one size")
+    other = next((i for i, im in enumerate(images) if im.size != images[0].size), None)
+    if other is not None:
+        (w0, h0), (w1, h1), f0, f1 = images[0].size, images[other].size, files[0][1], files[other][1]
+        raise BadFile(key, path, f"images of different sizes ({f0.relative_to(path)} is {w0}x{h0}, "
+                                 f"{f1.relative_to(path)} is {w1}x{h1}, width x height); resize them to one size")  # fmt: skip
     rgb = any(im.mode == "RGB" for im in images)
     arrays = [np.asarray(im.convert("RGB") if rgb else im, dtype=np.float64) / 255.0 for im in images]
     x = np.stack([a.transpose(2, 0, 1) if rgb else a[None] for a in arrays])

@@ -1,0 +1,184 @@
+"""A user's own network, data and log density (docs/custom.md): model=custom, dataset=files,
+model=log_density and the Python API (bnnsample.run, load, sample)."""
+
+import numpy as np
+import pytest
+import torch
+
+import bnnsample
+from bnnsample.analysis.stationary import linear_scheme_moments, ubu_affine
+from bnnsample.plumbing.errors import UserError
+from bnnsample.stats import chain_mean_se, chain_var_se
+from bnnsample.store import SampleStore
+from examples.usernets import COV, MEAN, PRECISION, TwoLayerNet, gaussian_log_density
+
+from .helpers import run_inprocess
+
+SHORT = ["unit=step", "burn_in=3", "samples=3", "thin=2"]
+
+
+def _theta(path):
+    with SampleStore(path) as s:
+        return s.theta(), s.f["predictive"][:] if "predictive" in s.f else None
+
+
+def _regression_files(tmp_path, n=60, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, d))
+    y = x @ np.arange(1.0, d + 1) + 0.3 * rng.normal(size=n) + 5.0
+    header = ",".join([f"f{j}" for j in range(d)] + ["target"])
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    np.savetxt(train, np.c_[x[: n - 20], y[: n - 20]], delimiter=",", header=header, comments="")
+    np.savetxt(test, np.c_[x[n - 20 :], y[n - 20 :]], delimiter=",", header=header, comments="")
+    return train, test
+
+
+# -- model=custom is the built-in networks' posterior ------------------------------------------------
+def test_custom_cnn_matches_builtin(tmp_path):
+    """cnn_small given as the user's _target_ (no prior on biases, as the built-in) gives the built-in
+    model's draws and predictive bit for bit: Adam+SWA localization, BatchNorm calibration, sms_ubu."""
+    common = ["dataset=digits", "chains=2", "batch_size=100", "init.train_epochs=1", "init.swa_epochs=1", *SHORT]
+    builtin, _ = run_inprocess(tmp_path / "builtin", ["model=cnn_small", *common])
+    custom, _ = run_inprocess(
+        tmp_path / "custom",
+        ["model=custom", "model.net._target_=bnnsample.models.cnn.cnn_small", "+model.net.in_channels=1",
+         "+model.net.n_classes=10", "+model.net.image_size=8", "model.prior_on_bias=false", *common],
+    )  # fmt: skip
+    (a, pa), (b, pb) = _theta(builtin), _theta(custom)
+    assert a.shape == b.shape and np.isfinite(a).all()
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(pa, pb)
+    # the power of the comparison: another seed gives other draws
+    other, _ = run_inprocess(tmp_path / "other", ["model=cnn_small", *common, "seed=1"])
+    assert not np.allclose(_theta(other)[0], a)
+
+
+@pytest.mark.parametrize("batching, control_variate", [("loop", False), ("vmap", True)])
+def test_custom_mlp_regression_matches_ntk_mlp(tmp_path, batching, control_variate):
+    """ntk_mlp's network given as the user's _target_, on the user's CSV files: the autograd
+    potential of model=custom (Gaussian likelihood, predictions in original units) gives the draws
+    and predictive of ntk_mlp's hand-written gradients, to rounding, with either chain batching and
+    with the control variate."""
+    train, test = _regression_files(tmp_path)
+    common = ["dataset=files", f"dataset.train={train}", f"dataset.test={test}", "init=zeros", "chains=3",
+              "dtype=float64", "batching=reshuffle", "integrator=sg_ubu", "batch_size=10", "step_size=0.05",
+              "friction=2.0", f"control_variate={str(control_variate).lower()}", *SHORT]  # fmt: skip
+    builtin, _ = run_inprocess(tmp_path / "b", ["model=ntk_mlp", "model.hidden=[8]", "model.noise_var=0.2", *common])
+    custom, _ = run_inprocess(
+        tmp_path / "c",
+        ["model=custom", "model.net._target_=bnnsample.models.mlp.ntk_mlp_module", "+model.net.d_in=3",
+         "+model.net.hidden=[8]", "+model.net.d_out=1", "model.noise_var=0.2", f"model.chain_batching={batching}",
+         *common],
+    )  # fmt: skip
+    (a, pa), (b, pb) = _theta(builtin), _theta(custom)
+    assert np.isfinite(a).all() and np.abs(a).max() > 0.01
+    np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(pb, pa, rtol=1e-9, atol=1e-9)
+    assert abs(pa.mean() - 5.0) < 3.0  # means in original units (targets around 5)
+
+
+def test_documented_example_runs_and_learns(tmp_path, monkeypatch):
+    """docs/custom.md's first example through bnnsample.run: the user's two-layer network on their
+    CSV (a seeded split of one file), evaluated; bnnsample.load gives draws, predictive and metrics."""
+    train, _ = _regression_files(tmp_path, n=200)
+    monkeypatch.chdir(tmp_path)
+    run_dir = bnnsample.run(
+        ["model=custom", "model.net._target_=examples.usernets.TwoLayerNet", "+model.net.d_in=3",
+         "+model.net.hidden=16", "model.noise_var=0.05", "dataset=files", f"dataset.train={train.name}",
+         "chains=2", "progress=false", "hydra.run.dir=run"],
+    )  # fmt: skip
+    assert run_dir == tmp_path / "run"
+    run = bnnsample.load(run_dir)
+    assert run.draws.shape[:2] == (2, 8) and run.predictive.shape == (2, 8, 36, 1)  # 20% of 180 rows
+    rmse = float(run.metrics.query("metric == 'rmse'")["value"].iloc[0])
+    assert rmse < 0.35 * float(np.std(run.targets))  # y = 1 x1 + 2 x2 + 3 x3 + noise(0.3): a fit explains most
+    assert run.config["dataset"]["train"] == str(train)  # stored absolute: evaluate and resume from anywhere
+    idata = run.to_arviz()
+    assert idata.posterior["theta"].shape[:2] == (2, 8)
+
+
+def test_custom_bad_network_is_one_line(tmp_path):
+    train, _ = _regression_files(tmp_path)
+    base = [
+        "dataset=files",
+        f"dataset.train={train}",
+        "init=zeros",
+        "model.noise_var=0.1",
+        "model=custom",
+        "batch_size=8",
+    ]
+    cases = {
+        "model.net._target_=nomodule_xyz.Net": "model.net._target_=nomodule_xyz.Net: cannot import module nomodule_xyz",
+        "model.net._target_=examples.usernets.NoSuchNet": "has no NoSuchNet",
+        "model.net._target_=examples.usernets.gaussian_log_density": "building it failed",
+        "model.net._target_=examples.usernets.TwoLayerNet": "building it failed (TypeError",  # d_in missing
+    }
+    for override, expected in cases.items():
+        with pytest.raises(UserError) as e:
+            run_inprocess(tmp_path / "r", [*base, override])
+        assert expected in str(e.value) and "\n" not in str(e.value), str(e.value)
+    with pytest.raises(UserError, match=r"outputs of shape \[2, 4\].*needs \[n, 1\]"):
+        run_inprocess(tmp_path / "r", [*base, "model.net._target_=examples.usernets.TwoLayerNet", "+model.net.d_in=3",
+                                       "+model.net.d_out=4"])  # fmt: skip
+
+
+# -- a log density -----------------------------------------------------------------------------------
+H, GAMMA, CHAINS, BURN, THIN, SAMPLES = 0.5, 1.0, 2000, 300, 2, 300
+
+
+def test_sample_gaussian_matches_exact_ubu_moments():
+    """UBU on the user's Gaussian log density through bnnsample.sample: the pooled mean, both
+    variances and the variance of theta_0 + theta_1 (hence the covariance) agree with the exact
+    stationary moments of UBU's discrete recursion (analysis.stationary) within 4 standard errors;
+    power: the exact moments of the SDE (the target itself) are many standard errors away."""
+    out = bnnsample.sample(gaussian_log_density, torch.zeros(CHAINS, 2, dtype=torch.float64), integrator="ubu",
+                           step_size=H, friction=GAMMA, burn_in=BURN, samples=SAMPLES, thin=THIN, seed=3)  # fmt: skip
+    assert out.draws.shape == (CHAINS, SAMPLES, 2) and not out.diverged.any()
+    P, m = PRECISION.numpy(), MEAN.numpy()
+    # U(x) = (x - m)^T P (x - m) / 2: force P x - P m, no data (one zero datum term)
+    step = lambda Hm, r: ubu_affine(Hm, r, H, GAMMA)  # noqa: E731
+    ((mean, cov),) = linear_scheme_moments(step, np.zeros((1, 2)), np.zeros((1, 2)), P, P @ m, "full", 1)
+    mean, cov = mean[:2], cov[:2, :2]
+    draws = out.draws.numpy()
+    for e in (np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([1.0, 1.0])):
+        proj = draws @ e
+        mu, mu_se = chain_mean_se(proj)
+        v, v_se = chain_var_se(proj)
+        assert abs(mu - e @ mean) < 4 * mu_se, (e, mu, e @ mean, mu_se)
+        assert abs(v - e @ cov @ e) < 4 * v_se, (e, v, e @ cov @ e, v_se)
+        if e[1] == 0:  # power: the step-size bias of the variance, O(h^2), is resolved
+            assert abs(e @ cov @ e - e @ COV.numpy() @ e) > 6 * v_se
+    idata = out.to_arviz()
+    assert idata.posterior["theta"].shape == (CHAINS, SAMPLES, 2)
+
+
+def test_sample_is_the_cli_run(tmp_path):
+    """bnnsample.sample and `bnnsample run dataset=none model.fn=...` (model=log_density) give the
+    same draws: the same kernel, seeds and blocks."""
+    kw = dict(step_size=0.3, friction=1.0, burn_in=20, samples=5, thin=3, seed=4)
+    out = bnnsample.sample("examples.usernets.gaussian_log_density", torch.zeros(3, 2, dtype=torch.float64), **kw)
+    path, _ = run_inprocess(
+        tmp_path,
+        ["dataset=none", "model.fn=examples.usernets.gaussian_log_density", "model.dim=2", "chains=3",
+         *(f"{k}={v}" for k, v in kw.items())],
+    )  # fmt: skip
+    np.testing.assert_array_equal(_theta(path)[0], out.draws.numpy())
+
+
+def test_log_density_errors_are_one_line():
+    cases = [
+        (("nomodule_xyz.f", torch.zeros(2, 2)), {}, "log_density=nomodule_xyz.f: cannot import module nomodule_xyz"),
+        ((lambda t: t.sum(), torch.zeros(2, 2)), {}, "it must return a tensor of shape (2,)"),
+        ((gaussian_log_density, torch.zeros(2)), {}, "init has shape (2,); it must be [chains, d]"),
+        ((gaussian_log_density, torch.zeros(2, 2)), {"integrator": "nope"}, "integrator=nope: allowed values"),
+        ((gaussian_log_density, torch.zeros(2, 2)), {"samples": 0}, "samples=0: must be an integer >= 1"),
+    ]
+    for args, kw, expected in cases:
+        with pytest.raises(UserError) as e:
+            bnnsample.sample(*args, burn_in=1, **{"samples": 2, **kw})
+        assert expected in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_example_network_module():
+    net = TwoLayerNet(3, hidden=4, d_out=2)
+    assert net(torch.zeros(5, 3)).shape == (5, 2)
