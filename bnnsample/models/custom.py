@@ -177,7 +177,12 @@ class LogDensityPotential(Potential):
         self.fn, self.dim, self.name = fn, int(dim), name
 
     def _log_density(self, leaf):
-        lp = self.fn(leaf)
+        try:
+            lp = self.fn(leaf)
+        except Exception as e:  # noqa: BLE001  (the user's function, called on the chains' positions)
+            raise UserError(f"{self.name}(theta) failed on theta of shape {tuple(leaf.shape)}, {leaf.dtype} on "
+                            f"{leaf.device} ({_first_line(e)}); it must take a torch tensor [chains, d] and keep "
+                            "its own tensors on theta's device and dtype (e.g. MEAN.to(theta))") from None  # fmt: skip
         if not torch.is_tensor(lp) or tuple(lp.shape) != (leaf.shape[0],):
             got = tuple(lp.shape) if torch.is_tensor(lp) else type(lp).__name__
             raise UserError(f"{self.name}(theta) with theta of shape {tuple(leaf.shape)} returned {got}; it must "
