@@ -28,12 +28,15 @@ def load(run_dir):
     return _load(run_dir)
 
 
-def sample(log_density, init, **kwargs):
-    """Sample exp(log_density) from ``init`` [chains, d] in memory (bnnsample.api.sample for the
-    keywords: integrator, step_size, friction, burn_in, samples, thin, seed, device)."""
+def sample(log_density, init, integrator="ubu", step_size=0.1, friction=1.0, burn_in=1000, samples=1000, thin=1,
+           seed=0, device="auto", params=None, check_every=100):  # fmt: skip
+    """Sample exp(log_density) from ``init`` [chains, d] in memory; returns ``.draws`` [chains,
+    samples, d] and ``.to_arviz()`` (bnnsample.api.sample says what each argument does)."""
     from .api import sample as _sample
 
-    return _sample(log_density, init, **kwargs)
+    return _sample(log_density, init, integrator=integrator, step_size=step_size, friction=friction, burn_in=burn_in,
+                   samples=samples, thin=thin, seed=seed, device=device, params=params,
+                   check_every=check_every)  # fmt: skip
 
 
 __all__ = ["__version__", "load", "run", "sample"]

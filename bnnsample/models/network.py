@@ -93,7 +93,9 @@ def resolve_memory_format(memory_format: str, module: nn.Module, device: torch.d
 
 
 class ClassifierPotential(Potential):
-    """Cross-entropy likelihood of a network classifier with a Gaussian prior on weights."""
+    """Cross-entropy likelihood of a network classifier with a Gaussian prior on weights (on
+    every parameter with ``prior_on_bias``). The likelihood is the three methods ``_batch_nll``,
+    ``_datum_nll`` and ``_prediction``; ``RegressionNetPotential`` replaces them."""
 
     task = "classification"
 
