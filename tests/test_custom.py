@@ -223,3 +223,47 @@ def test_log_density_errors_are_one_line():
 def test_example_network_module():
     net = TwoLayerNet(3, hidden=4, d_out=2)
     assert net(torch.zeros(5, 3)).shape == (5, 2)
+
+
+class BNNet(torch.nn.Module):
+    """A user's network with PyTorch's default BatchNorm (momentum 0.1)."""
+
+    def __init__(self, d_in: int, n_classes: int):
+        super().__init__()
+        self.f = torch.nn.Sequential(torch.nn.Linear(d_in, 6), torch.nn.BatchNorm1d(6), torch.nn.Tanh(),
+                                     torch.nn.Linear(6, n_classes))  # fmt: skip
+
+    def forward(self, x):
+        return self.f(x)
+
+
+def test_custom_batchnorm_prediction_depends_on_the_draw_only(tmp_path):
+    """A draw's predictive is set by its own calibration batch, whatever was predicted before
+    (model=custom gives the user's BatchNorm momentum 1, as the built-in networks have); the force is
+    the gradient of the energy (batch statistics in both), and the per-datum gradients sum to it."""
+    from omegaconf import OmegaConf
+
+    from bnnsample.models import build_potential
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 3))
+    np.savez(tmp_path / "d.npz", x=x, y=(x[:, 0] > 0).astype(int))
+    from bnnsample.data import load_data
+
+    data = load_data(OmegaConf.create({"dataset": {"name": "files", "train": str(tmp_path / "d.npz")}}))
+    cfg = OmegaConf.create({"name": "custom", "net": {"_target_": "tests.test_custom.BNNet", "d_in": 3, "n_classes": 2},
+                            "prior_precision": 1.0, "n_calibration": 16})  # fmt: skip
+    pot = build_potential(cfg, data, torch.device("cpu"), torch.float64, seed=0)
+    a, b = torch.randn(2, pot.dim, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    first = pot.predict_one(a)
+    pot.predict_one(b)
+    torch.testing.assert_close(pot.predict_one(a), first, rtol=0, atol=0)
+    # force = grad of energy, per-datum gradients sum to the data part (BatchNorm: the batch's terms)
+    x0 = torch.stack([a, b])
+    idx = torch.arange(8)
+    leaf = x0.clone().requires_grad_(True)
+    energy = sum(pot._batch_loss(leaf[c], data.x_train[idx].double(), data.y_train[idx]) for c in range(2))
+    (g,) = torch.autograd.grad(energy, leaf)
+    prior = pot.lam * pot.mask * x0
+    torch.testing.assert_close(pot.force(x0, idx, 1.0), g + prior)
+    torch.testing.assert_close(pot.per_datum_grads(x0, idx).sum(1), g)

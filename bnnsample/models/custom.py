@@ -9,8 +9,10 @@ data one mean per datum ([n, 1] or [n]) with a Gaussian likelihood of variance
 ``model.noise_var`` on standardised targets (``RegressionNetPotential``). The prior is
 N(0, 1/prior_precision) on every parameter (``model.prior_on_bias=false``: none on biases, as
 the built-in CNNs have). Everything that works for a built-in network works for it: init=swa,
-the minibatch and full-batch integrators, control variates, BatchNorm calibration, chain
-batching by vmap or a loop, any device.
+the minibatch and full-batch integrators, control variates, BatchNorm calibration (its
+BatchNorm layers get momentum 1, as the built-in ones have: the loss uses the batch's
+statistics, and one calibration batch sets the running statistics before each prediction),
+chain batching by vmap or a loop, any device.
 
 ``model=log_density``: ``model.fn`` names f(theta [C, d]) -> log density [C] (up to a
 constant), ``model.dim`` = d. U = -f, its gradient and Hessian-vector products by autograd
@@ -139,6 +141,11 @@ def build_custom(model_cfg, data, device, dtype, seed):
                         "(a density without data is model=log_density)")  # fmt: skip
     target = model_cfg.net.get("_target_") if model_cfg.get("net") is not None else None
     module = instantiate_net(model_cfg, seed).to(device, dtype)
+    for m in module.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.track_running_stats:
+            # momentum 1, as the built-in networks': before each prediction the calibration batch
+            # sets the running statistics (with PyTorch's 0.1 they would mix in the earlier draws')
+            m.momentum = 1.0
     _check_outputs(module, data, target)
     kwargs = dict(
         prior_precision=float(model_cfg.get("prior_precision", 1.0)),
