@@ -80,6 +80,7 @@ def _bad_files(tmp_path):
     np.savez(tmp_path / "ragged.npz", x=np.array([[1.0, 2.0], [3.0]], dtype=object), y=np.zeros(2))
     (tmp_path / "ragged.csv").write_text("a,b,y\n1,2,0\n3,1\n")
     (tmp_path / "text.csv").write_text("a,b,y\n1,2,0\n3,x,1\n")
+    (tmp_path / "labels.csv").write_text("a,b,y\n1,2,cat\n3,1,dog\n")
     (tmp_path / "nan.csv").write_text("a,b,y\n1,2,0\n3,,1\n4,5,1\n")
     np.savez(tmp_path / "inf.npz", x=np.where(np.arange(40).reshape(20, 2) == 7, np.inf, x), y=np.zeros(20))
     np.savez(tmp_path / "labels.npz", x=x, y=np.arange(20) % 3 + 1)  # 1, 2, 3
@@ -94,7 +95,8 @@ def _bad_files(tmp_path):
         ({"train": "no_y.npz"}, "dataset.train={}/no_y.npz: missing array y"),
         ({"train": "ragged.npz"}, "ragged.npz: not numeric arrays"),
         ({"train": "ragged.csv"}, "ragged.csv: ragged rows: line 3 has 2 fields"),
-        ({"train": "text.csv"}, "text.csv: line 3: 'x' is not a number"),
+        ({"train": "text.csv"}, "text.csv: line 3: column b 'x' is not a number"),
+        ({"train": "labels.csv"}, "labels.csv: line 2: the target 'cat' is not a number (classification labels"),
         ({"train": "nan.csv"}, "nan.csv: non-finite inputs (row 1"),
         ({"train": "inf.npz"}, "inf.npz: non-finite inputs (row 3"),
         ({"train": "labels.npz"}, "labels.npz: classification labels must be 0..K-1"),

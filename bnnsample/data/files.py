@@ -123,9 +123,11 @@ def _read_csv(key: str, path: Path, cfg):
         try:
             table[i] = [_number(c) for c in r]
         except ValueError:
-            bad = next(c for c in r if not _is_number(c))
+            j = next(j for j, c in enumerate(r) if not _is_number(c))
             line = i + 1 + (header is not None)
-            raise BadFile(key, path, f"line {line}: {bad.strip()!r} is not a number") from None
+            what = "the target" if j == col else f"column {header[j] if header else j}"
+            hint = " (classification labels must be the numbers 0..K-1)" if j == col else ""
+            raise BadFile(key, path, f"line {line}: {what} {r[j].strip()!r} is not a number{hint}") from None
     names = None if header is None else [h for j, h in enumerate(header) if j != col]
     return np.delete(table, col, axis=1), table[:, col], names
 
