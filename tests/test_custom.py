@@ -2,6 +2,7 @@
 model=log_density and the Python API (bnnsample.run, load, sample)."""
 
 import shlex
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -267,3 +268,25 @@ def test_custom_batchnorm_prediction_depends_on_the_draw_only(tmp_path):
     prior = pot.lam * pot.mask * x0
     torch.testing.assert_close(pot.force(x0, idx, 1.0), g + prior)
     torch.testing.assert_close(pot.per_datum_grads(x0, idx).sum(1), g)
+
+
+def test_user_module_from_model_path_and_its_import_errors(tmp_path, monkeypatch):
+    """A module outside PYTHONPATH and the current directory is found through model.path; a module
+    that imports a missing package, or raises, is named in one line."""
+    from bnnsample.models.custom import import_object
+
+    (tmp_path / "usermod_i45.py").write_text("import torch\n\ndef f(theta):\n    return -(theta**2).sum(-1)\n")
+    (tmp_path / "usermod_i45_dep.py").write_text("import nosuchpackage_i45\n")
+    (tmp_path / "usermod_i45_raises.py").write_text("raise RuntimeError('boom')\n")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    with pytest.raises(UserError, match=r"model.fn=usermod_i45.f: cannot import module usermod_i45 \(searched"):
+        import_object("usermod_i45.f", "model.fn")
+    f = import_object("usermod_i45.f", "model.fn", path=tmp_path)
+    assert float(f(torch.ones(1, 2))[0]) == -2.0
+    with pytest.raises(UserError, match=r"importing usermod_i45_dep failed: No module named 'nosuchpackage_i45'"):
+        import_object("usermod_i45_dep.x", "model.fn", path=tmp_path)
+    with pytest.raises(UserError, match=r"importing usermod_i45_raises failed: RuntimeError: boom"):
+        import_object("usermod_i45_raises.x", "model.fn", path=tmp_path)
+    out = bnnsample.sample("usermod_i45.f", torch.zeros(4, 2), step_size=0.2, burn_in=5, samples=3)
+    assert out.draws.shape == (4, 3, 2) and out.draws.dtype == torch.float32

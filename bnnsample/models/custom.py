@@ -65,7 +65,7 @@ def import_object(dotted, field: str, path=None):
             try:
                 obj = importlib.import_module(name)
             except ModuleNotFoundError as e:
-                if e.name is not None and not name.startswith(e.name) and e.name != name:
+                if e.name is not None and not f"{name}.".startswith(f"{e.name}."):
                     # the module was found, but it imports something that is missing
                     raise UserError(f"{field}={dotted}: importing {name} failed: {e}") from None
                 continue
