@@ -139,3 +139,13 @@ def test_bad_file_through_the_command_line(tmp_path, inprocess, capsys):
     assert err == [f"bnnsample: error: dataset.train={tmp_path / 'no_y.npz'}: missing array y (the .npz holds: x; "
                    "save it with numpy.savez(path, x=X, y=Y))"]  # fmt: skip
     assert not (run_dir / "samples.h5").exists()
+
+
+def test_standardize_false_keeps_the_numbers(tables):
+    d, x, _, target = tables
+    a = _load(train=str(d / "reg.csv"), test=str(d / "reg_test.csv"), target="t", standardize=False)
+    np.testing.assert_allclose(a.x_train.numpy(), x, rtol=1e-6)
+    np.testing.assert_allclose(a.y_train.numpy(), target, rtol=1e-6)
+    assert "y_std" not in a.extras and a.y_test.dtype == torch.float32
+    with pytest.raises(UserError, match="dataset.standardize=maybe: allowed values: true, false"):
+        _load(train=str(d / "reg.csv"), standardize="maybe")

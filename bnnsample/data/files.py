@@ -16,8 +16,9 @@ every label is an integer, regression otherwise (an integer-valued regression ta
 ``dataset.task=regression``). Classification labels must be 0..K-1, every class present in
 the training set; K = ``n_classes``. Tabular inputs (npz with x [N, D], csv) are preprocessed as
 the UCI sets are (``uci.standardised``: standardised with the training statistics, regression
-targets standardised, test targets in original units); images are scaled to [0, 1] as the
-packaged image sets are, shape [N, C, H, W] (C = 1 when every image is grayscale, else 3).
+targets standardised, test targets in original units; ``dataset.standardize=false``: as given);
+images are scaled to [0, 1] as the packaged image sets are, shape [N, C, H, W] (C = 1 when
+every image is grayscale, else 3).
 
 A file that cannot be used is refused before anything is sampled, in one line naming the file
 and what is wrong: missing file or array, ragged rows, non-numeric or non-finite values, labels
@@ -268,13 +269,17 @@ def files(cfg) -> Data:
         extras["features" if kind != "images" else "classes"] = list(names_tr)
     description = f"{cfg.train} ({kind}, {task}"
     description += f", {n_classes} classes); {split}" if n_classes else f"); {split}"
-    if kind == "images":
-        return Data(name="files", task=task, x_train=torch.as_tensor(x_tr, dtype=torch.float32),
-                    y_train=torch.as_tensor(y_tr), x_test=torch.as_tensor(x_te, dtype=torch.float32),
-                    y_test=torch.as_tensor(y_te), n_classes=n_classes, extras=extras,
-                    description=description)  # fmt: skip
-    if x_tr.ndim != 2:  # an npz of images [N, C, H, W]: scaled as the user saved them
-        y_cast = (lambda v: torch.as_tensor(v)) if n_classes else (lambda v: torch.as_tensor(v, dtype=torch.float32))
+    standardise = cfg.get("standardize", True)
+    if not isinstance(standardise, bool):
+        raise UserError(f"dataset.standardize={standardise}: allowed values: true, false")
+    if kind == "images" or x_tr.ndim != 2 or not standardise:
+        # images (and an npz of images [N, C, H, W]) as scaled above or by the user; tabular data
+        # as given with dataset.standardize=false
+        y_dtype = torch.long if n_classes else torch.float32
+
+        def y_cast(v):
+            return torch.as_tensor(v, dtype=y_dtype)
+
         return Data(name="files", task=task, x_train=torch.as_tensor(x_tr, dtype=torch.float32), y_train=y_cast(y_tr),
                     x_test=torch.as_tensor(x_te, dtype=torch.float32), y_test=y_cast(y_te), n_classes=n_classes,
                     extras=extras, description=description)  # fmt: skip
