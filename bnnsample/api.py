@@ -48,17 +48,22 @@ class _Tee:
         return getattr(self.real, name)
 
 
-def run(overrides: list[str] | tuple[str, ...] = ()) -> Path:
-    """Run ``bnnsample run *overrides`` in this process (the same composition, checks, sampling
-    and evaluation) and return its run directory (``hydra.run.dir=DIR`` chooses it). A run that
-    stops raises RunFailed with the line the command prints; Ctrl-C and SIGTERM handlers, sys.argv
-    and the logging setup are put back afterwards. One run: a sweep (``-m``) is refused."""
+def run(overrides: list[str] | tuple[str, ...] | str = ()) -> Path:
+    """Run ``bnnsample run *overrides`` (a list, or one string split as a shell would) in this
+    process (the same composition, checks, sampling and evaluation) and return its run directory
+    (``hydra.run.dir=DIR`` chooses it). A run that stops raises RunFailed with the line the
+    command prints; Ctrl-C and SIGTERM handlers, sys.argv and the logging setup are put back
+    afterwards. One run: a sweep (``-m``) is refused."""
     import logging
     import signal
     import threading
 
     from . import cli
 
+    if isinstance(overrides, str):  # one command-line string: split as a shell would
+        import shlex
+
+        overrides = shlex.split(overrides)
     overrides = [str(o) for o in overrides]
     if any(o in ("-m", "--multirun") or o.startswith("--") for o in overrides):
         raise ValueError("bnnsample.run runs one run: give key=value overrides (for a sweep, call it in a loop)")
