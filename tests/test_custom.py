@@ -338,3 +338,14 @@ def test_custom_linear_regression_matches_exact_ubu_moments(tmp_path):
         assert abs(v - cov[j, j]) < 4 * v_se, (j, v, cov[j, j], v_se)
     # power: the O(h^2) variance bias at h against h / 4 is resolved for the stiffest coordinate
     assert max(abs(cov[j, j] - other[j, j]) / chain_var_se(theta[:, :, j])[1] for j in range(3)) > 6
+
+
+def test_run_failure_is_run_failed_with_the_commands_line(tmp_path):
+    """bnnsample.run of a command that stops raises RunFailed with the line and exit code of the
+    command (here one string, split as a shell would), and leaves no run behind."""
+    from bnnsample.api import RunFailed
+
+    with pytest.raises(RunFailed) as e:
+        bnnsample.run(f"dataset=none model.fn=nomodule_xyz.f model.dim=2 hydra.run.dir={tmp_path / 'r'}")
+    assert e.value.code == 2 and str(e.value).startswith("model.fn=nomodule_xyz.f: cannot import module nomodule_xyz")
+    assert not (tmp_path / "r" / "samples.h5").exists()
