@@ -1,8 +1,10 @@
 """The examples of docs/custom.md: a user's own network and log density (tests/test_custom.py runs them).
 
     bnnsample run model=custom model.net._target_=examples.usernets.TwoLayerNet \
-        +model.net.d_in=3 +model.net.hidden=16 +model.net.d_out=1 model.noise_var=0.1 \
-        dataset=files dataset.train=data.csv
+        +model.net.d_in=3 +model.net.hidden=16 model.noise_var=0.05 \
+        dataset=files dataset.train=examples/houses.csv          (from the repository root)
+
+    bnnsample.sample(gaussian_log_density, torch.zeros(1000, 2, dtype=torch.float64), step_size=0.5)
 """
 
 import torch
