@@ -389,6 +389,10 @@ def _save_hydra_record(cfg, hc, run_dir: Path) -> None:
         write_file(record / name, OmegaConf.to_yaml(node))
 
 
+# the run directory of each job this process started (bnnsample.run returns the last one)
+LAST_RUN_DIR: list[Path] = []
+
+
 class _Job:
     """One job of ``bnnsample run`` (the only one, or one of a sweep) in its run directory:
     owned from the start to the end of its evaluation, refused in one line, stopped with the
@@ -400,6 +404,7 @@ class _Job:
         self.cfg, self.hc = cfg, hc
         self.multirun = hc.mode == RunMode.MULTIRUN
         self.run_dir = Path(hc.runtime.output_dir)
+        LAST_RUN_DIR.append(self.run_dir)
         self.lock = contextlib.ExitStack()
         self.owner = False
 

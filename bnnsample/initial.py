@@ -140,7 +140,7 @@ def swa_initialisation(
             checkpoint=checkpoint,
             tag=training_tag(cfg, device),
         )
-    log.info("Adam+SWA done for %d runs, last batch's mean cross-entropy %.4f", chains, res.final_loss)
+    log.info("Adam+SWA done for %d runs, last batch's mean loss per datum %.4f", chains, res.final_loss)
     with bar(
         2 * chains, "baselines: standard and SWA predictions", "network", enabled_here=bool(cfg.progress)
     ) as ticks:

@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from . import __version__
 from .batching import Schedule
 from .config import Resolved, config_text, validate, validate_against_data
-from .data import load_data
+from .data import absolute_paths, load_data
 from .initial import TRAINING_CHECKPOINT, initial_points, localization
 from .integrators import StepContext, get_integrator
 from .plumbing.determinism import deterministic_kernels
@@ -162,7 +162,7 @@ def _prepare(cfg: DictConfig, run_dir: Path, plain: dict | None = None) -> _Prep
     """Checks that need only the config and the data, the potential, the batch schedule, the
     loop settings, and whether the run directory holds a run to resume. ``plain``: the resolved
     config as validate returned it (else resolved here)."""
-    plain = OmegaConf.to_container(cfg, resolve=True) if plain is None else plain
+    plain = absolute_paths(OmegaConf.to_container(cfg, resolve=True) if plain is None else plain)
     c = Resolved.of(plain)
     device = resolve_device(c.device)
     dtype = getattr(torch, c.dtype)

@@ -33,7 +33,7 @@ import torch
 from .batching import Schedule
 from .integrators import get_integrator
 from .integrators.base import Integrator, State, StepContext
-from .plumbing.rng import GaussianNoise
+from .plumbing.rng import GaussianNoise, make_generator
 from .potential import Oracle
 
 
@@ -192,22 +192,25 @@ class Chains:
 
 def make_chains(potential, scheme: str | Integrator, params: dict | None = None, *, x0, v0=None, h: float,
                 gamma: float, batching: str = "full", batch_size: int = 1, partition: str = "fixed",
-                seed: int = 0, seeds: Seeds | None = None) -> Chains:  # fmt: skip
+                seed: int = 0, seeds: Seeds | None = None, device="cpu",
+                dtype: torch.dtype = torch.float64) -> Chains:  # fmt: skip
     """Chains of ``scheme`` (a registered integrator name with ``params``, or an instance) from
-    x0 [C, d] (float64) and v0 (else the integrator's initial velocity, drawn all the same),
-    one minibatch per chain and step from ``Schedule(batching, ...)``, seeded by
-    ``seeds`` (default ``Seeds.of(seed)``)."""
+    x0 [C, d] (in ``dtype`` on ``device``, float64 on the CPU by default) and v0 (else the
+    integrator's initial velocity, drawn all the same), one minibatch per chain and step from
+    ``Schedule(batching, ...)``, seeded by ``seeds`` (default ``Seeds.of(seed)``), the noise
+    and the batches drawn on ``device`` as a run's are."""
     seeds = seeds or Seeds.of(seed)
     integ = get_integrator(scheme, **(params or {})) if isinstance(scheme, str) else scheme
-    x0 = torch.as_tensor(x0, dtype=torch.float64)
+    device = torch.device(device)
+    x0 = torch.as_tensor(x0, dtype=dtype).to(device)
     if seeds.target is not None and hasattr(potential, "generator"):
         potential.generator.manual_seed(seeds.target)
     sched = Schedule(batching, potential.n_data, batch_size, chains=x0.shape[0], partition=partition,
-                     generator=torch.Generator().manual_seed(seeds.batches))  # fmt: skip
-    ctx = StepContext(h=h, gamma=gamma, noise=GaussianNoise("cpu", seeds.noise))
+                     generator=make_generator(device, seeds.batches), device=device)  # fmt: skip
+    ctx = StepContext(h=h, gamma=gamma, noise=GaussianNoise(device, seeds.noise))
     state = integ.init_state(x0, ctx)
     if v0 is not None:
-        state.v = torch.as_tensor(v0, dtype=torch.float64).clone()
+        state.v = torch.as_tensor(v0, dtype=dtype).to(device).clone()
     return Chains(potential, integ, sched, ctx, state)
 
 
@@ -215,12 +218,13 @@ def simulate(potential, scheme: str | Integrator, params: dict | None = None, *,
              gamma: float, steps: int, burn_in: int = 0, thin: int = 1,
              record: Callable[[int, State], None] | None = None, step_sizes: Callable[[int], float] | None = None,
              check_every: int | None = None, burn_block: int | None = None, batching: str = "full",
-             batch_size: int = 1, partition: str = "fixed", seed: int = 0,
-             seeds: Seeds | None = None) -> State:  # fmt: skip
+             batch_size: int = 1, partition: str = "fixed", seed: int = 0, seeds: Seeds | None = None,
+             device="cpu", dtype: torch.dtype = torch.float64) -> State:  # fmt: skip
     """Run ``make_chains(...)`` for ``steps`` steps in the blocks of ``blocks`` and call
     ``record(t, state)`` at every draw step t = burn_in + thin j; returns the final state."""
     ch = make_chains(potential, scheme, params, x0=x0, v0=v0, h=h, gamma=gamma, batching=batching,
-                     batch_size=batch_size, partition=partition, seed=seed, seeds=seeds)  # fmt: skip
+                     batch_size=batch_size, partition=partition, seed=seed, seeds=seeds, device=device,
+                     dtype=dtype)  # fmt: skip
     ch.integrator.check_run(burn_in, steps)
     state = ch.state
     for blk in run(ch.integrator, state, ch.next_force, ch.ctx, total=steps, burn_in=burn_in, thin=thin,

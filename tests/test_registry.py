@@ -64,7 +64,7 @@ def test_models_are_listed_by_module_in_order_of_registration():
 
     first = ("gaussian_mean", "noisy_gaussian", "logistic_regression", "logistic", "multinomial_logistic")
     assert tuple(BUILDERS) == MODELS and MODELS[:5] == first
-    modules = ["analytic", "logistic", "multinomial", "network", "toys", "mlp"]
+    modules = ["analytic", "logistic", "multinomial", "network", "toys", "mlp", "custom"]
     order = [modules.index(BUILDERS[m].__module__.rsplit(".", 1)[1]) for m in MODELS]
     assert order == sorted(order) and set(order) == set(range(len(modules)))
     assert BUILDERS["logistic"] is BUILDERS["logistic_regression"]

@@ -16,7 +16,7 @@ from .base import Data
 
 LOADERS: Registry = Registry("dataset")
 register = LOADERS.register
-import_modules(__name__, ("synthetic", "images", "uci", "toys"))
+import_modules(__name__, ("synthetic", "images", "uci", "toys", "files"))
 
 
 # generated data sets made in this process, by their resolved config: a figure recipe, a sweep in
@@ -64,6 +64,20 @@ def load_data(cfg, shared: bool = False, features: torch.dtype | None = None) ->
     return dataclasses.replace(kept, extras=dict(kept.extras))
 
 
+def absolute_paths(plain: dict) -> dict:
+    """A resolved run config (plain dicts) with the dataset's file paths (the keys its loader
+    was registered with as ``paths``, e.g. dataset=files' train and test) made absolute, so
+    that the config stored with a run reads the same files from any directory (evaluate,
+    resume). Changes ``plain`` in place and returns it."""
+    from pathlib import Path
+
+    ds = plain.get("dataset") or {}
+    for key in LOADERS.attrs.get(ds.get("name"), {}).get("paths", ()):
+        if isinstance(ds.get(key), str) and ds[key]:
+            ds[key] = str(Path(ds[key]).expanduser().absolute())
+    return plain
+
+
 def load_if_present(name: str, split: int = 0) -> Data | None:
     """The Data of ``dataset=name`` split ``split`` (a data set with seeded splits, ``dataset.split``),
     composed as ``bnnsample run`` would compose it, or None when its files are missing."""
@@ -92,4 +106,4 @@ def _copy(d: Data) -> Data:
     )
 
 
-__all__ = ["Data", "LOADERS", "load_data", "load_if_present", "register"]
+__all__ = ["Data", "LOADERS", "absolute_paths", "load_data", "load_if_present", "register"]

@@ -86,3 +86,10 @@ def logistic_synthetic(cfg) -> Data:
         extras={"true_weights": w},
         description=f"synthetic logistic regression: {n_train} train / {n_test} test points, {dim} Gaussian features",
     )
+
+
+@register("none", generated=True)
+def no_data(cfg) -> Data:
+    """No data: the target is a density given as a function (model=log_density). One
+    placeholder datum, so that a schedule has something to index; the density ignores it."""
+    return Data(name="none", task="density", y_train=torch.zeros(1), description="no data")

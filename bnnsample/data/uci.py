@@ -269,30 +269,39 @@ def load_uci(name: str, cfg) -> Data:
             raise UserError(f"dataset.test_fraction={frac}: must be a number in (0, 1)")
         n_test = min(max(1, round(frac * n)), n - 2)
     tr, te = split_indices(n, n_test, split_seed, split, y if task == "classification" else None)
-    x_mean, x_std = _standardise(x[tr])
-    xs = (x - x_mean) / x_std
-    extras = {"x_mean": torch.as_tensor(x_mean), "x_std": torch.as_tensor(x_std), "split": split,
-              "train_index": torch.as_tensor(tr), "test_index": torch.as_tensor(te)}  # fmt: skip
+    extras = {"split": split, "train_index": torch.as_tensor(tr), "test_index": torch.as_tensor(te)}
+    if cfg.get("noise_var") is not None and task == "regression":
+        extras["noise_var"] = float(cfg.noise_var)
+    return standardised(name, task, x[tr], y[tr], x[te], y[te], n_classes, extras,
+                        f"{description}; split {split} of seed {split_seed}: {len(tr)} train / {len(te)} test")  # fmt: skip
+
+
+def standardised(name: str, task: str, x_tr: np.ndarray, y_tr: np.ndarray, x_te: np.ndarray, y_te: np.ndarray | None,
+                 n_classes: int | None, extras: dict, description: str) -> Data:  # fmt: skip
+    """The Data of a tabular train/test pair, preprocessed as the module docstring says: inputs
+    standardised column by column with the TRAINING mean and standard deviation (a constant
+    column keeps scale 1); regression targets: y_train standardised with its own mean and
+    std, y_test in original units, the statistics in ``extras`` (x_mean, x_std, y_mean, y_std)."""
+    x_mean, x_std = _standardise(x_tr)
+    extras = {"x_mean": torch.as_tensor(x_mean), "x_std": torch.as_tensor(x_std), **extras}
     if task == "regression":
-        y_mean, y_std = float(y[tr].mean()), float(y[tr].std())
+        y_mean, y_std = float(y_tr.mean()), float(y_tr.std())
         y_std = y_std if y_std > 0 else 1.0
-        y_train = torch.as_tensor((y[tr] - y_mean) / y_std, dtype=torch.float32)
-        y_test = torch.as_tensor(y[te], dtype=torch.float32)  # original units
+        y_train = torch.as_tensor((y_tr - y_mean) / y_std, dtype=torch.float32)
+        y_test = None if y_te is None else torch.as_tensor(y_te, dtype=torch.float32)  # original units
         extras.update(y_mean=y_mean, y_std=y_std)
-        if cfg.get("noise_var") is not None:
-            extras["noise_var"] = float(cfg.noise_var)
     else:
-        y_train, y_test = torch.as_tensor(y[tr]), torch.as_tensor(y[te])
+        y_train, y_test = torch.as_tensor(y_tr), None if y_te is None else torch.as_tensor(y_te)
     return Data(
         name=name,
         task=task,
-        x_train=torch.as_tensor(xs[tr], dtype=torch.float32),
+        x_train=torch.as_tensor((x_tr - x_mean) / x_std, dtype=torch.float32),
         y_train=y_train,
-        x_test=torch.as_tensor(xs[te], dtype=torch.float32),
+        x_test=torch.as_tensor((x_te - x_mean) / x_std, dtype=torch.float32),
         y_test=y_test,
         n_classes=n_classes,
         extras=extras,
-        description=f"{description}; split {split} of seed {split_seed}: {len(tr)} train / {len(te)} test",
+        description=description,
     )
 
 

@@ -14,7 +14,7 @@ from ..registry import Registry, import_modules
 # order of the modules below
 BUILDERS: Registry = Registry("model", sort=False)
 register = BUILDERS.register
-import_modules(__name__, ("analytic", "logistic", "multinomial", "network", "toys", "mlp"))
+import_modules(__name__, ("analytic", "logistic", "multinomial", "network", "toys", "mlp", "custom"))
 
 MODELS = tuple(BUILDERS)
 

@@ -93,7 +93,9 @@ def resolve_memory_format(memory_format: str, module: nn.Module, device: torch.d
 
 
 class ClassifierPotential(Potential):
-    """Cross-entropy likelihood of a network classifier with a Gaussian prior on weights."""
+    """Cross-entropy likelihood of a network classifier with a Gaussian prior on weights (on
+    every parameter with ``prior_on_bias``). The likelihood is the three methods ``_batch_nll``,
+    ``_datum_nll`` and ``_prediction``; ``RegressionNetPotential`` replaces them."""
 
     task = "classification"
 
@@ -108,6 +110,7 @@ class ClassifierPotential(Potential):
         predict_batch: int = 1000,
         chain_batching: str = "auto",
         memory_format: str = "auto",
+        prior_on_bias: bool = False,
     ):
         self.memory_format = resolve_memory_format(memory_format, module, x_train.device)
         if self.memory_format == "channels_last":
@@ -118,7 +121,7 @@ class ClassifierPotential(Potential):
         self.x_train, self.y_train, self.x_test = x_train, y_train, x_test
         self.n_data = x_train.shape[0]
         self.lam = float(prior_precision)
-        self.mask = self.layout.prior_mask(x_train)
+        self.mask = torch.ones(self.dim).to(x_train) if prior_on_bias else self.layout.prior_mask(x_train)
         self.x_calib = x_train[: min(n_calibration, self.n_data)]
         self.predict_batch = predict_batch
         self._functional = copy.deepcopy(module)
@@ -128,9 +131,10 @@ class ClassifierPotential(Potential):
 
         layout, net = self.layout, self._functional
 
+        batch_nll, datum_nll = self._batch_nll, self._datum_nll
+
         def batch_loss(flat, xb, yb):
-            out = functional_call(net, layout.unflatten(flat), (xb,))
-            return F.cross_entropy(out, yb, reduction="sum")
+            return batch_nll(functional_call(net, layout.unflatten(flat), (xb,)), yb)
 
         if chain_batching == "auto":
             chain_batching = "vmap" if x_train.is_cuda else "loop"
@@ -143,14 +147,28 @@ class ClassifierPotential(Potential):
         self._batch_loss = batch_loss
 
         def datum_losses(flat, xb, yb):
-            out = functional_call(net, layout.unflatten(flat), (xb,))
-            return F.cross_entropy(out, yb, reduction="none")
+            return datum_nll(functional_call(net, layout.unflatten(flat), (xb,)), yb)
 
         self._datum_losses = datum_losses
         hess_one = lambda flat, u, xb, yb: jvp(lambda f: grad(batch_loss)(f, xb, yb), (flat,), (u,))[1]  # noqa: E731
         self._hvp_one = hess_one
         self._hvp_shared = vmap(hess_one, in_dims=(0, 0, None, None))
         self._hvp_per_chain = vmap(hess_one, in_dims=(0, 0, 0, 0))
+
+    # -- the likelihood: U_i of the network outputs (a subclass changes these three) ----------
+    @staticmethod
+    def _batch_nll(out, y):
+        """sum_i U_i of a batch's outputs [n, K] and labels [n]: the cross-entropy."""
+        return F.cross_entropy(out, y, reduction="sum")
+
+    @staticmethod
+    def _datum_nll(out, y):
+        """U_i of each datum, [n]."""
+        return F.cross_entropy(out, y, reduction="none")
+
+    def _prediction(self, out):
+        """What is stored of the outputs at the test points: class probabilities."""
+        return F.softmax(out, dim=-1)
 
     def _autograd_one(self, flat, xb, yb):
         """Gradient and loss of one chain by plain reverse-mode autograd on a flat leaf.
@@ -235,20 +253,48 @@ class ClassifierPotential(Potential):
 
     @torch.no_grad()
     def predict_one(self, flat: torch.Tensor, x_eval: torch.Tensor | None = None) -> torch.Tensor:
-        """Class probabilities [n_test, K] of one parameter vector, after BN calibration."""
+        """The prediction [n_test, K] of one parameter vector, after BN calibration: class
+        probabilities (``_prediction``)."""
         m = self.module
         self.layout.load(m, flat)
         m.train()
         m(self.x_calib)
         m.eval()
         xs = self.x_test if x_eval is None else x_eval
-        out = [F.softmax(m(xs[i : i + self.predict_batch]), dim=-1) for i in range(0, xs.shape[0], self.predict_batch)]
+        out = [self._prediction(m(xs[i : i + self.predict_batch])) for i in range(0, xs.shape[0], self.predict_batch)]
         m.train()
         return torch.cat(out)
 
     def predict(self, x):
         # One chain at a time: prediction happens once per draw, not per step.
         return torch.stack([self.predict_one(x[c]) for c in range(x.shape[0])])
+
+
+class RegressionNetPotential(ClassifierPotential):
+    """A network regression with a Gaussian likelihood of fixed variance on standardised
+    targets, the Gaussian prior of ClassifierPotential, and the same batching over chains,
+    BatchNorm handling, per-datum gradients and Hessian-vector products:
+
+        U_i(x) = (f_x(a_i) - y_i)^2 / (2 noise_var)        f_x(a_i): the network's one output
+
+    The stored prediction is the mean in ORIGINAL target units, f_x(a) y_std + y_mean, [n_test, 1]
+    (the data's standardisation, as MLPPotential's)."""
+
+    task = "regression"
+
+    def __init__(self, module, x_train, y_train, x_test, noise_var: float, y_mean: float = 0.0, y_std: float = 1.0,
+                 **kwargs):  # fmt: skip
+        self.noise_var, self.y_mean, self.y_std = float(noise_var), float(y_mean), float(y_std)
+        super().__init__(module, x_train, y_train.to(x_train.dtype), x_test, **kwargs)
+
+    def _batch_nll(self, out, y):
+        return self._datum_nll(out, y).sum()
+
+    def _datum_nll(self, out, y):
+        return (out.reshape(y.shape) - y) ** 2 / (2 * self.noise_var)
+
+    def _prediction(self, out):
+        return out.reshape(-1, 1) * self.y_std + self.y_mean
 
 
 def _build_classifier(name):
