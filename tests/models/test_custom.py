@@ -16,9 +16,9 @@ from bnnsample.stats import chain_mean_se, chain_var_se
 from bnnsample.store import SampleStore
 from examples.usernets import COV, MEAN, PRECISION, TwoLayerNet, gaussian_log_density
 
-from .helpers import run_inprocess
+from ..helpers import run_inprocess
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHORT = ["unit=step", "burn_in=3", "samples=3", "thin=2"]
 
 
@@ -89,7 +89,7 @@ def test_custom_run_resumes_bit_exact_and_evaluates(tmp_path, monkeypatch):
     from bnnsample.evaluate.report import evaluate_run
     from bnnsample.plumbing.errors import Interrupted
 
-    from .helpers import stop_after_draws
+    from ..helpers import stop_after_draws
 
     _regression_files(tmp_path)
     monkeypatch.chdir(tmp_path)
