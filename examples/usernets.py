@@ -1,4 +1,4 @@
-"""The examples of docs/custom.md: a user's own network and log density (tests/test_custom.py runs them).
+"""The examples of docs/custom.md: a user's own network and log density (tests/models/test_custom.py runs them).
 
     bnnsample run model=custom model.net._target_=examples.usernets.TwoLayerNet \
         +model.net.d_in=3 +model.net.hidden=16 model.noise_var=0.05 \
