@@ -40,6 +40,33 @@ def test_info_and_help(cli):
     assert out.returncode == 0 and "bnnsample run" in out.stdout.replace("commands:", "bnnsample run")
 
 
+def test_info_descriptions_end_at_a_sentence_end():
+    """Options described by their comment block get its first whole sentence, never a cut line."""
+    from bnnsample.plumbing.info import first_sentence, group_options
+
+    assert first_sentence("A (x. y). B.") == "A (x. y)."
+    assert first_sentence("see Fig. 4 and Springenberg et al. 2016 with i.i.d. batches. Next") == (
+        "see Fig. 4 and Springenberg et al. 2016 with i.i.d. batches."
+    )
+    assert first_sentence("no full stop") == "no full stop"
+    for group in GROUPS:
+        for name, desc in group_options(group).items():
+            assert desc.count("(") == desc.count(")"), (group, name, desc)  # no sentence cut inside brackets
+    assert group_options("experiment")["fmnist_cpu"].endswith(".")
+
+
+def test_count_bounds_read_as_at_least_not_as_2_to_the_53(cli, tmp_path):
+    from bnnsample.config import check_value
+
+    assert check_value("chains", 0) == "chains=0: must be an integer >= 1"
+    assert check_value("chains", 2**60).endswith("must be an integer >= 1, at most 2^53")
+    assert check_value("seed", -1) == "seed=-1: must be an integer in 0..4294967295"
+    out = cli("run", "dataset=two_batch_gaussian", "thin=0", f"hydra.run.dir={tmp_path}")
+    assert (
+        out.returncode == 2 and "thin=0: must be an integer >= 1" in out.stderr and "9007199254740992" not in out.stderr
+    )
+
+
 BAD = [
     (["step_size=-1"], "step_size"),
     (["step_size=abc"], "step_size"),
