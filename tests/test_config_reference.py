@@ -5,12 +5,16 @@ changed without the page regenerated fails here (fix: python scripts/config_refe
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 from bnnsample.plumbing.info import GROUPS, group_options
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("config_reference", ROOT / "scripts" / "config_reference.py")
 config_reference = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(config_reference)
+
+pytestmark = pytest.mark.smoke
 
 
 def test_the_committed_reference_is_what_conf_gives():

@@ -8,6 +8,8 @@ from omegaconf import OmegaConf
 from bnnsample.plumbing.errors import UserError
 from bnnsample.registry import Registry, UnknownName
 
+pytestmark = pytest.mark.smoke  # python -m pytest -m smoke: every registry answers
+
 
 def test_register_files_the_entry_unchanged_with_its_attrs_in_order():
     reg = Registry("thing")

@@ -5,6 +5,7 @@ arviz.from_netcdf with the stored draws, and R-hat computed by ArviZ from it equ
 import arviz as az
 import numpy as np
 import pandas as pd
+import pytest
 
 from bnnsample.store import SampleStore
 
@@ -30,6 +31,7 @@ def test_export_round_trip_and_rhat_equal_to_evaluate(tmp_path, cli):
     assert got == want
 
 
+@pytest.mark.smoke
 def test_export_of_a_classifier_holds_its_predictive(tmp_path, cli):
     run_inprocess(tmp_path / "r", ["dataset=digits", "model=cnn_small", "chains=2", "init=zeros", "unit=step",
                                    "burn_in=2", "samples=3", "store_theta=false", "evaluate=false",

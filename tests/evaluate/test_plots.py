@@ -2,6 +2,7 @@
 diagnostics' traces are diagnostics.png's)."""
 
 import numpy as np
+import pytest
 
 from bnnsample.evaluate import plots
 
@@ -12,6 +13,7 @@ def _capture(monkeypatch):
     return figs
 
 
+@pytest.mark.smoke
 def test_traces_have_title_chain_legend_and_labels(tmp_path, monkeypatch):
     figs = _capture(monkeypatch)
     plots.plot_traces(tmp_path / "t.png", {"a": np.zeros((3, 5)), "b": np.ones((3, 5))}, title="T")
@@ -64,6 +66,7 @@ def test_traces_draw_at_most_four_chains_and_a_line_at_one_for_temperatures(tmp_
     assert all(ln.get_label().startswith("chain ") for ln in loss.lines)  # no such line on other panels
 
 
+@pytest.mark.smoke
 def test_reliability_shows_the_number_of_test_points_per_bin(tmp_path, monkeypatch):
     figs = _capture(monkeypatch)
     rng = np.random.default_rng(0)
