@@ -25,10 +25,13 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
-    """A repository file links into the manual as GitHub reads it (``../../docs/guide/x.md``
-    from results/paulin2025-fig4/); in the site docs/ is the root: drop the ``docs/``."""
+    """Links are written as GitHub reads them, so that the markdown works in the repository too;
+    in the site docs/ is the root. A repository file drops the ``docs/`` of its links into the
+    manual (``../../docs/guide/x.md`` from results/paulin2025-fig4/), a manual page the ``../``
+    of its links out of docs/ (``../results/...``, ``../CONTRIBUTING.md``)."""
     uri = page.file.src_uri
+    up = "../" * uri.count("/")
     if uri.startswith("results/") or uri == "contributing.md":
-        up = "../" * uri.count("/")
-        markdown = markdown.replace(f"]({up}docs/", f"]({up}")
-    return markdown
+        return markdown.replace(f"]({up}docs/", f"]({up}")
+    markdown = markdown.replace(f"](../{up}results/", f"]({up}results/")
+    return markdown.replace(f"](../{up}CONTRIBUTING.md", f"]({up}contributing.md")
