@@ -47,7 +47,13 @@ def _integer(cfg, key, *, low, high=MAX_COUNT, what="", prefix=""):
     if ok and high is not None:
         ok = value <= high
     if not ok:
-        rng = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+        # the typo guard MAX_COUNT is no bound a user means: ">= low", and "at most 2^53" only above it
+        if high is None or (high == MAX_COUNT and not (isinstance(value, numbers.Integral) and value > high)):
+            rng = f"an integer >= {low}"
+        elif high == MAX_COUNT:
+            rng = f"an integer >= {low}, at most 2^53"
+        else:
+            rng = f"an integer in {low}..{high}"
         raise ConfigError(key, value, f"must be {rng}{what}")
     return int(value)
 

@@ -36,7 +36,8 @@ class Registry(dict[str, T], Generic[T]):
     """{name: entry} of one kind (``kind``: the config key whose value is the name, e.g. "model").
 
     ``registry[name]`` of a missing name raises UnknownName with ``message``, in which
-    {kind}, {name} and {allowed} (the names, sorted or in order of registration) are filled.
+    {kind}, {name} and {allowed} (the names, sorted or in order of registration) are filled,
+    followed by " (did you mean X?)" where a registered name is close to the one asked for.
     ``attrs[name]`` holds the keyword arguments the entry was registered with.
     """
 
@@ -68,7 +69,10 @@ class Registry(dict[str, T], Generic[T]):
         return sorted(self) if self.sort else list(self)
 
     def __missing__(self, name: str):
-        raise UnknownName(self.message.format(kind=self.kind, name=name, allowed=", ".join(self.names())))
+        from .plumbing.suggest import did_you_mean
+
+        message = self.message.format(kind=self.kind, name=name, allowed=", ".join(self.names()))
+        raise UnknownName(message + did_you_mean(name, self.names()))
 
 
 def import_modules(package: str, names: Iterable[str]) -> None:

@@ -317,6 +317,8 @@ def _attrs(p: _Prepared, cv_pot) -> dict:
         "schedule_period": p.sched.period,
         "device": str(p.device),
         "control_variate": "off" if cv_pot is None else ("cached" if cv_pot.cached else "recomputed"),
+        # where the data files were read from, for data sets looked for in several folders (fmnist)
+        **({"data_source": p.data.source} if getattr(p.data, "source", "") else {}),
     }
 
 

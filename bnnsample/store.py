@@ -1,6 +1,6 @@
 """SampleStore: the only module that knows the HDF5 names of ``samples.h5``.
 
-Layout (the storage contract of the README's Outputs section, plus two documented extensions):
+Layout (the storage contract of the manual's Outputs section, docs/guide/runs.md, plus two documented extensions):
 
     theta                  (chains, draws, dim)          thinned positions (optional)
     predictive             (chains, draws, n_test, K)    test-set class probabilities per draw

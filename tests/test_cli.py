@@ -31,6 +31,7 @@ def test_every_config_composes(group, option):
         assert cfg.dataset.name == option
 
 
+@pytest.mark.smoke
 def test_info_and_help(cli):
     out = cli("info")
     assert out.returncode == 0
@@ -38,6 +39,35 @@ def test_info_and_help(cli):
         assert word in out.stdout
     out = cli("--help")
     assert out.returncode == 0 and "bnnsample run" in out.stdout.replace("commands:", "bnnsample run")
+
+
+@pytest.mark.smoke
+def test_info_descriptions_end_at_a_sentence_end():
+    """Options described by their comment block get its first whole sentence, never a cut line."""
+    from bnnsample.plumbing.info import first_sentence, group_options
+
+    assert first_sentence("A (x. y). B.") == "A (x. y)."
+    assert first_sentence("see Fig. 4 and Springenberg et al. 2016 with i.i.d. batches. Next") == (
+        "see Fig. 4 and Springenberg et al. 2016 with i.i.d. batches."
+    )
+    assert first_sentence("no full stop") == "no full stop"
+    for group in GROUPS:
+        for name, desc in group_options(group).items():
+            assert desc.count("(") == desc.count(")"), (group, name, desc)  # no sentence cut inside brackets
+    assert group_options("experiment")["fmnist_cpu"].endswith(".")
+
+
+@pytest.mark.smoke
+def test_count_bounds_read_as_at_least_not_as_2_to_the_53(cli, tmp_path):
+    from bnnsample.config import check_value
+
+    assert check_value("chains", 0) == "chains=0: must be an integer >= 1"
+    assert check_value("chains", 2**60).endswith("must be an integer >= 1, at most 2^53")
+    assert check_value("seed", -1) == "seed=-1: must be an integer in 0..4294967295"
+    out = cli("run", "dataset=two_batch_gaussian", "thin=0", f"hydra.run.dir={tmp_path}")
+    assert (
+        out.returncode == 2 and "thin=0: must be an integer >= 1" in out.stderr and "9007199254740992" not in out.stderr
+    )
 
 
 BAD = [
@@ -74,12 +104,14 @@ def test_batch_size_larger_than_data_names_the_size(cli, tmp_path):
     assert out.returncode != 0 and "batch_size=3" in out.stderr and "2 points" in out.stderr
 
 
+@pytest.mark.smoke
 def test_unknown_option_lists_choices(cli, tmp_path):
     out = cli("run", "dataset=nope", f"hydra.run.dir={tmp_path}")
     assert out.returncode != 0
     assert "two_batch_gaussian" in out.stderr and "mnist5k" in out.stderr
 
 
+@pytest.mark.smoke
 def test_missing_image_files_one_line(cli, tmp_path):
     out = cli("run", "dataset=fmnist", f"data_dir={tmp_path / 'data'}", f"hydra.run.dir={tmp_path / 'run'}")
     assert out.returncode != 0
@@ -140,6 +172,7 @@ def test_divergent_chains_are_flagged_and_others_go_on(tmp_path):
     assert np.abs(theta[~div].mean() + 15 / 17) < 0.3
 
 
+@pytest.mark.smoke
 def test_hdf5_contract_and_metrics(cli, tmp_path):
     out = cli(
         "run", "dataset=two_batch_gaussian", "chains=300", "burn_in=200", "samples=40", "thin=2",

@@ -19,7 +19,12 @@ def _names(group: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "group,name",
-    [(g, n) for g in ("experiment", "dataset", "model", "integrator", "batching", "init") for n in _names(g)],
+    # the experiments (each composes a dataset, a model and an integrator) are in the smoke subset
+    [
+        pytest.param(g, n, marks=pytest.mark.smoke) if g == "experiment" else (g, n)
+        for g in ("experiment", "dataset", "model", "integrator", "batching", "init")
+        for n in _names(g)
+    ],
 )
 def test_config_composes_and_validates(group, name):
     cfg = compose([f"{group}={name}"])
@@ -28,6 +33,7 @@ def test_config_composes_and_validates(group, name):
         assert plain[group]["name"] == name
 
 
+@pytest.mark.smoke
 def test_every_group_has_configs():
     for group in ("experiment", "dataset", "model", "integrator", "batching", "init"):
         assert _names(group), f"conf/{group}/ has no configs"

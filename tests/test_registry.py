@@ -8,6 +8,8 @@ from omegaconf import OmegaConf
 from bnnsample.plumbing.errors import UserError
 from bnnsample.registry import Registry, UnknownName
 
+pytestmark = pytest.mark.smoke  # python -m pytest -m smoke: every registry answers
+
 
 def test_register_files_the_entry_unchanged_with_its_attrs_in_order():
     reg = Registry("thing")
@@ -44,6 +46,17 @@ def test_unknown_name_is_one_line_naming_the_kind_and_the_allowed_values():
     assert isinstance(e.value, UserError) and isinstance(e.value, KeyError)  # callers catching KeyError still do
     assert e.value.args == ("thing=nope: allowed values: alpha, mu, zeta",)
     assert reg.get("nope") is None and "nope" not in reg  # only the lookup raises
+
+
+def test_unknown_name_says_did_you_mean_where_a_name_is_close(cli):
+    reg = Registry("thing")
+    for name in ("alpha", "beta"):
+        reg.add(name, 0)
+    with pytest.raises(UnknownName) as e:
+        reg["alpah"]
+    assert str(e.value) == "thing=alpah: allowed values: alpha, beta (did you mean alpha?)"
+    out = cli("figure", "paulin2025-fg4")  # a figure id (papers.get_recipe, a Registry) likewise
+    assert out.returncode == 2 and out.stderr.rstrip().endswith("(did you mean paulin2025-fig4?)"), out.stderr
 
 
 def test_unknown_name_in_order_of_registration_or_with_its_own_message():

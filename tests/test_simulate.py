@@ -12,6 +12,8 @@ from bnnsample import simulate as K
 from bnnsample.store import SampleStore
 from tests.helpers import run_inprocess
 
+pytestmark = pytest.mark.smoke  # python -m pytest -m smoke: the in-process run and its kernel
+
 # device=cpu: K.simulate below runs on the CPU, and the CUDA generators give other draws
 TOY = ["dataset=two_batch_gaussian", "chains=6", "burn_in=11", "samples=9", "thin=3", "check_every=7", "unit=step",
        "init=zeros", "evaluate=false", "device=cpu"]  # fmt: skip

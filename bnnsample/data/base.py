@@ -25,6 +25,7 @@ class Data:
     n_classes: int | None = None
     extras: dict = field(default_factory=dict)
     description: str = ""
+    source: str = ""  # where the files were read from (a folder), for loaders that search several; "" otherwise
 
     @property
     def n_train(self) -> int:

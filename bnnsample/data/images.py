@@ -129,8 +129,10 @@ def fmnist(cfg) -> Data:
     x_tr, y_tr = _keep_subset(x_tr, y_tr, cfg, "n_train", 0)
     x_te, y_te = _keep_subset(x_te, y_te, cfg, "n_test", 1)
     to = lambda u8: _to_float(np.ascontiguousarray(u8[:, None]))  # noqa: E731  (ToTensor)
-    return _to_data("fmnist", to(x_tr), to(x_te), y_tr.astype(np.int64), y_te.astype(np.int64), 10,
+    data = _to_data("fmnist", to(x_tr), to(x_te), y_tr.astype(np.int64), y_te.astype(np.int64), 10,
                     f"Fashion-MNIST {len(y_tr)}/{len(y_te)}, ToTensor only")  # fmt: skip
+    data.source = str(raw)  # which of the folders searched held the files: the store records it
+    return data
 
 
 def _keep_subset(x: np.ndarray, y: np.ndarray, cfg, key: str, offset: int):

@@ -31,19 +31,29 @@ def plot_marginal(path: Path, draws: np.ndarray, exact: tuple[float, float] | No
     save_figure(fig, path)
 
 
-def plot_traces(path: Path, series: dict[str, np.ndarray], max_chains: int = 8, title: str = "") -> None:
-    """One panel per series (chains, draws) against the kept draw, up to max_chains chains,
-    a chain legend on the first panel."""
+# per-draw series whose value at the target law is 1 (unit temperature): their panels get a line at 1
+UNIT_LEVEL = ("kinetic_temperature", "configurational_temperature", "configurational_temperature_virial")
+MAX_CHAINS = 4  # chains drawn per panel: more overlaid lines hide each other
+
+
+def plot_traces(path: Path, series: dict[str, np.ndarray], max_chains: int = MAX_CHAINS, title: str = "") -> None:
+    """One panel per series (chains, draws) against the kept draw, the first max_chains chains
+    (the legend says how many of how many), a chain legend on the first panel, and a dashed line
+    at 1 on the panels of temperatures (UNIT_LEVEL), their value at the target law."""
     fig, axes = plt.subplots(len(series), 1, figsize=(6.5, 2.2 * len(series) + 0.4), squeeze=False)
+    total = max((arr.shape[0] for arr in series.values()), default=0)
     for ax, (name, arr) in zip(axes[:, 0], series.items()):
-        shown = min(arr.shape[0], max_chains)
-        for c in range(shown):
+        for c in range(min(arr.shape[0], max_chains)):
             ax.plot(arr[c], lw=0.8, label=f"chain {c}")
+        if name in UNIT_LEVEL:
+            ax.axhline(1.0, color="k", ls="--", lw=0.8, zorder=0)
         ax.set(ylabel=name)
     first = axes[0, 0]
     if first.lines:
-        more = f" (first {max_chains} of {next(iter(series.values())).shape[0]})" if shown < arr.shape[0] else ""
-        first.legend(fontsize=7, ncol=min(4, len(first.lines)), title=f"kept chains{more}", title_fontsize=7)
+        more = f" (first {max_chains} of {total})" if total > max_chains else ""
+        handles = [ln for ln in first.lines if ln.get_label().startswith("chain ")]
+        first.legend(handles=handles, fontsize=7, ncol=min(4, len(handles)), title=f"kept chains{more}",
+                     title_fontsize=7)  # fmt: skip
     axes[-1, 0].set_xlabel("kept draw")
     if title:
         fig.suptitle(title, fontsize=10)
@@ -52,18 +62,22 @@ def plot_traces(path: Path, series: dict[str, np.ndarray], max_chains: int = 8, 
 
 def plot_reliability(path: Path, ensembles: dict[str, np.ndarray], y: np.ndarray, n_bins: int = 15,
                      title: str = "") -> None:  # fmt: skip
-    fig, ax = plt.subplots(figsize=(4.5, 4.5))
+    """Accuracy against confidence of the top label in n_bins equal bins (top panel), and below
+    it the number of test points in each bin, so that a point resting on few predictions shows."""
+    fig, (ax, cnt) = plt.subplots(2, 1, figsize=(4.5, 6), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
     ax.plot([0, 1], [0, 1], "k:", lw=1)
     edges = np.linspace(0, 1, n_bins + 1)
-    for name in [n for n in ORDER if n in ensembles]:
+    for i, name in enumerate(n for n in ORDER if n in ensembles):
         p = ensembles[name]
         conf, correct = p.max(1), (p.argmax(1) == y)
         b = np.clip(np.digitize(conf, edges[1:-1], right=True), 0, n_bins - 1)
         xs = [conf[b == k].mean() for k in range(n_bins) if (b == k).any()]
         ys = [correct[b == k].mean() for k in range(n_bins) if (b == k).any()]
-        ax.plot(xs, ys, "o-", ms=3, label=LABELS[name])
-    ax.set(xlabel="confidence", ylabel="accuracy", title="reliability (top label)" + (f"\n{title}" if title else ""))
+        ax.plot(xs, ys, "o-", ms=3, color=f"C{i}", label=LABELS[name])
+        cnt.stairs(np.bincount(b, minlength=n_bins), edges, color=f"C{i}", label=LABELS[name])
+    ax.set(ylabel="accuracy", title="reliability (top label)" + (f"\n{title}" if title else ""))
     ax.legend(fontsize=8)
+    cnt.set(xlabel="confidence", ylabel="test points per bin", yscale="log")
     save_figure(fig, path)
 
 

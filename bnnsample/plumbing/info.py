@@ -24,10 +24,37 @@ def group_options(group: str) -> dict[str, str]:
 
 
 def _first_comment(text: str) -> str:
+    """The first sentence of the file's first block of comment lines (a sentence may run over
+    several lines; `bnnsample info` never cuts one in the middle)."""
+    block: list[str] = []
     for line in text.splitlines():
-        if line.startswith("#") and not line.startswith("# @package"):
-            return line.lstrip("# ").strip()
-    return ""
+        if line.startswith("# @package"):
+            continue
+        if line.startswith("#"):
+            block.append(line.lstrip("# ").strip())
+        elif block:
+            break
+    return first_sentence(" ".join(block))
+
+
+# words whose full stop ends no sentence: "Fig. 4", "App. F.2", "Springenberg et al. 2016", "e.g. x"
+_ABBREVIATIONS = frozenset("al. Alg. App. cf. e.g. eq. Eq. eqs. Fig. Figs. i.e. i.i.d. vs. Sec.".split())
+
+
+def first_sentence(text: str) -> str:
+    """``text`` up to the end of its first sentence: a full stop followed by a space or the end,
+    outside parentheses and brackets, not that of an abbreviation (the whole text if none)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif ch == "." and depth == 0 and (i + 1 == len(text) or text[i + 1] == " "):
+            word = text[: i + 1].rsplit(" ", 1)[-1]
+            if word not in _ABBREVIATIONS:
+                return text[: i + 1]
+    return text
 
 
 def print_info() -> None:

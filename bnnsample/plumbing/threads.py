@@ -2,7 +2,7 @@
 
 The runs are many small operations (a few chains of a small network, minibatches of 200);
 on a shared 2-core machine a second thread mostly waits for the other and costs 5-6x the
-CPU time of one thread for the same run (README, Set-up: Threads). Set OMP_NUM_THREADS=N
+CPU time of one thread for the same run (docs/getting-started.md, Threads). Set OMP_NUM_THREADS=N
 to use N threads (a large network on an idle many-core machine); local parallel sweeps
 (joblib) set cores // parallel jobs themselves.
 """

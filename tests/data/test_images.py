@@ -97,8 +97,10 @@ def test_fmnist_found_in_data_dir_itself_and_in_system_folders(tmp_path, monkeyp
     partial = make_fmnist(tmp_path / "partial", n_train=50, n_test=10)
     (partial / "t10k-labels-idx1-ubyte.gz").unlink()
     monkeypatch.setenv("BNNSAMPLE_SYSTEM_DATA", f"{partial}:{system}")
-    assert LOADERS["fmnist"](_default_cfg(tmp_path, monkeypatch)).n_train == 20  # skips the partial folder
-    assert LOADERS["fmnist"](_cfg(tmp_path / "flatdir", "fmnist")).n_train == 30  # data_dir first
+    found = LOADERS["fmnist"](_default_cfg(tmp_path, monkeypatch))
+    assert found.n_train == 20 and found.source == str(system)  # skips the partial folder, says where it read
+    found = LOADERS["fmnist"](_cfg(tmp_path / "flatdir", "fmnist"))
+    assert found.n_train == 30 and found.source == str(tmp_path / "flatdir")  # data_dir first
     with pytest.raises(DataMissingError, match="data_dir was given, so the system folders are not searched") as e:
         LOADERS["fmnist"](_cfg(tmp_path / "empty", "fmnist"))
     assert str(tmp_path / "empty") in str(e.value) and str(system) not in str(e.value)
@@ -191,7 +193,7 @@ def test_fmnist_truncated_file_is_one_line(tmp_path):
 def test_fmnist_pipeline_end_to_end(tmp_path):
     """The fmnist config as shipped (cnn_fmnist, Adam -> SWA -> localized SMS-UBU with control
     variates, BatchNorm calibration, predictive streamed) on a fixture, at a tiny schedule."""
-    make_fmnist(tmp_path / "data", n_train=40, n_test=12)
+    raw = make_fmnist(tmp_path / "data", n_train=40, n_test=12)
     path, cfg = run_inprocess(tmp_path / "run", [
         "dataset=fmnist", f"data_dir={tmp_path / 'data'}", "chains=2", "batch_size=10", "init.train_epochs=1",
         "init.swa_epochs=1", "burn_in=1", "samples=2", "model.n_calibration=20",
@@ -203,6 +205,7 @@ def test_fmnist_pipeline_end_to_end(tmp_path):
         assert pred.shape == (2, 2, 12, 10) and np.isfinite(pred).all()
         np.testing.assert_allclose(pred.sum(-1), 1.0, rtol=1e-4)
         assert set(s.group("baselines")) >= {"swa", "standard"}
+        assert s.attrs["data_source"] == str(raw)  # where the run read Fashion-MNIST from is recorded
     import pandas as pd
 
     from bnnsample.evaluate.report import evaluate_run

@@ -5,6 +5,7 @@ arviz.from_netcdf with the stored draws, and R-hat computed by ArviZ from it equ
 import arviz as az
 import numpy as np
 import pandas as pd
+import pytest
 
 from bnnsample.store import SampleStore
 
@@ -30,6 +31,7 @@ def test_export_round_trip_and_rhat_equal_to_evaluate(tmp_path, cli):
     assert got == want
 
 
+@pytest.mark.smoke
 def test_export_of_a_classifier_holds_its_predictive(tmp_path, cli):
     run_inprocess(tmp_path / "r", ["dataset=digits", "model=cnn_small", "chains=2", "init=zeros", "unit=step",
                                    "burn_in=2", "samples=3", "store_theta=false", "evaluate=false",
@@ -40,3 +42,14 @@ def test_export_of_a_classifier_holds_its_predictive(tmp_path, cli):
     assert idata.observed_data["y"].shape == (20,) and "posterior" not in idata.groups()
     bad = cli("export", str(tmp_path / "nothing"))
     assert bad.returncode == 2 and bad.stderr.startswith("bnnsample: error: export:") and "Traceback" not in bad.stderr
+
+
+def test_export_names_a_networks_coordinates_by_parameter_and_index(tmp_path, cli):
+    run_inprocess(tmp_path / "r", ["dataset=digits", "model=cnn_small", "chains=2", "init=zeros", "unit=step",
+                                   "burn_in=1", "samples=2", "evaluate=false", "dataset.n_test=20"])  # fmt: skip
+    assert cli("export", str(tmp_path / "r")).returncode == 0
+    names = [str(n) for n in az.from_netcdf(tmp_path / "r" / "posterior.nc").posterior["theta_dim"].values]
+    with SampleStore(tmp_path / "r" / "samples.h5") as s:
+        assert len(names) == s.theta_dim == len(set(names))
+    assert names[:2] == ["0.weight[0,0,0,0]", "0.weight[0,0,0,1]"]  # the first convolution, row-major
+    assert names[-1].endswith(".bias[9]")  # the last layer's bias, one per class

@@ -2,6 +2,7 @@
 diagnostics' traces are diagnostics.png's)."""
 
 import numpy as np
+import pytest
 
 from bnnsample.evaluate import plots
 
@@ -12,6 +13,7 @@ def _capture(monkeypatch):
     return figs
 
 
+@pytest.mark.smoke
 def test_traces_have_title_chain_legend_and_labels(tmp_path, monkeypatch):
     figs = _capture(monkeypatch)
     plots.plot_traces(tmp_path / "t.png", {"a": np.zeros((3, 5)), "b": np.ones((3, 5))}, title="T")
@@ -50,3 +52,33 @@ def test_ensembles_against_size_have_y_labels(tmp_path, monkeypatch):
     plot_ensembles(t, tmp_path / "e.png")
     ax = seen[0].axes[0]
     assert ax.get_ylabel() == "NLL" and "ensemble size" in ax.get_xlabel()
+
+
+def test_traces_draw_at_most_four_chains_and_a_line_at_one_for_temperatures(tmp_path, monkeypatch):
+    figs = _capture(monkeypatch)
+    series = {"kinetic_temperature": np.ones((16, 5)), "minibatch_loss": np.zeros((16, 5))}
+    plots.plot_traces(tmp_path / "t.png", series)
+    kin, loss = figs["t.png"].axes
+    chains = [ln for ln in kin.lines if ln.get_label().startswith("chain ")]
+    assert len(chains) == 4 and kin.get_legend().get_title().get_text() == "kept chains (first 4 of 16)"
+    unit = [ln for ln in kin.lines if not ln.get_label().startswith("chain ")]
+    assert len(unit) == 1 and list(unit[0].get_ydata()) == [1.0, 1.0]  # the dashed line at 1
+    assert all(ln.get_label().startswith("chain ") for ln in loss.lines)  # no such line on other panels
+
+
+@pytest.mark.smoke
+def test_reliability_shows_the_number_of_test_points_per_bin(tmp_path, monkeypatch):
+    figs = _capture(monkeypatch)
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(3), size=200)
+    y = rng.integers(0, 3, size=200)
+    plots.plot_reliability(tmp_path / "r.png", {"swa": p, "bayes": p}, y, n_bins=10)
+    rel, counts = figs["r.png"].axes
+    assert rel.get_ylabel() == "accuracy" and counts.get_ylabel() == "test points per bin"
+    assert counts.get_xlabel() == "confidence"
+    steps = counts.patches  # one step outline per predictive
+    assert len(steps) == 2
+    values, edges, _ = steps[0].get_data()
+    want = np.histogram(p.max(1), bins=np.linspace(0, 1, 11))[0]
+    np.testing.assert_array_equal(values, want)
+    assert values.sum() == 200 and len(edges) == 11

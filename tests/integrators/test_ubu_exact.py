@@ -13,7 +13,9 @@ R = np.array([[-4.0], [0.25]])
 BURN, THIN, SAMPLES, CHAINS, STEP = 600, 3, 400, 4000, 0.125
 
 
-@pytest.mark.parametrize("integrator", ["ubu", "sg_ubu", "sg_ubu_wor", "sms_ubu"])
+@pytest.mark.parametrize(
+    "integrator", ["ubu", "sg_ubu", "sg_ubu_wor", pytest.param("sms_ubu", marks=pytest.mark.smoke)]
+)
 def test_two_batch_gaussian_moments(tmp_path, integrator):
     path, cfg = run_inprocess(
         tmp_path,
