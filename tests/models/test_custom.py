@@ -252,7 +252,7 @@ def test_custom_batchnorm_prediction_depends_on_the_draw_only(tmp_path):
     from bnnsample.data import load_data
 
     data = load_data(OmegaConf.create({"dataset": {"name": "files", "train": str(tmp_path / "d.npz")}}))
-    cfg = OmegaConf.create({"name": "custom", "net": {"_target_": "tests.test_custom.BNNet", "d_in": 3, "n_classes": 2},
+    cfg = OmegaConf.create({"name": "custom", "net": {"_target_": "tests.models.test_custom.BNNet", "d_in": 3, "n_classes": 2},
                             "prior_precision": 1.0, "n_calibration": 16})  # fmt: skip
     pot = build_potential(cfg, data, torch.device("cpu"), torch.float64, seed=0)
     a, b = torch.randn(2, pot.dim, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
