@@ -16,12 +16,11 @@ The attributes hold the run's resolved config (YAML) and bnnsample's version.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
-from ..rundir import check_writable_target
+from ..rundir import check_writable_target, replaced
 from ..store import FILENAME, SampleStore
 
 NAME = "posterior.nc"
@@ -64,23 +63,14 @@ def inference_data(store: SampleStore):
 
 
 def export_run(run_dir: Path) -> Path:
-    """Write RUN_DIR/posterior.nc (never through a link; a temporary file renamed over it).
-    Not through ``rundir.write_bytes``: netCDF of any size is written by arviz to a file, not
-    held in memory; the same rules hold, and a refused write is one WriteRefused line."""
+    """Write RUN_DIR/posterior.nc through ``rundir.replaced`` (not ``write_bytes``: netCDF of
+    any size is written by arviz to a file, not held in memory)."""
     run_dir = Path(run_dir)
     out = run_dir / NAME
     check_writable_target(out)
     with SampleStore(run_dir / FILENAME) as store:
         store.config()  # a store whose record was changed is not exported
         idata = inference_data(store)
-    tmp = out.with_name(f".{NAME}.tmp-{os.getpid()}")
-    try:
+    with replaced(out) as tmp:
         idata.to_netcdf(str(tmp))
-        os.replace(tmp, out)
-    except OSError as e:
-        from ..plumbing.errors import WriteRefused
-
-        raise WriteRefused(f"could not write {out}: {e.strerror or type(e).__name__}") from None
-    finally:
-        tmp.unlink(missing_ok=True)
     return out
