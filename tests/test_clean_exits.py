@@ -36,3 +36,32 @@ def test_a_finished_write_replaces_the_file(tmp_path):
     write_bytes(target, b"new\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["toy.csv"]
     assert target.read_text() == "new\n"
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line_and_exit_130(tmp_path):
+    """The console entry point catches an interrupt that arrives while bnnsample.cli is being
+    imported (the first second of every command): SIGINT is sent from inside that import."""
+    import os
+    import subprocess
+    import sys
+
+    import bnnsample
+
+    probe = (
+        "import os, signal, sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'bnnsample.cli':\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "sys.argv = ['bnnsample', 'info']\n"
+        "from bnnsample.console import main\n"
+        "main()\n"
+        "print('NOT INTERRUPTED')\n"
+    )
+    here = os.path.dirname(os.path.dirname(bnnsample.__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
+    got = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert got.returncode == 130, got.stderr
+    assert got.stderr == "bnnsample: error: interrupted\n"
+    assert "NOT INTERRUPTED" not in got.stdout
