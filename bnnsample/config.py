@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import os
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -229,26 +230,37 @@ GROUP_RULES = {
 
 def reference_paths(value) -> list[Path]:
     """The samples.h5 files named by ``reference`` (a path or a list of paths); each path is a
-    samples.h5, a run directory, or a directory of runs. Missing -> UserError (one line)."""
+    samples.h5, a run directory, or a directory of runs (a sweep: the run directories directly
+    in it). Missing -> UserError (one line)."""
     if value is None:
         return []
     items = [value] if isinstance(value, (str, Path)) else list(value)
     out = []
     for item in items:
         p = Path(str(item)).expanduser()
-        if p.is_file():
-            out.append(p)
-        elif (p / "samples.h5").is_file():
-            out.append(p / "samples.h5")
-        elif p.is_dir() and (found := sorted(p.rglob("samples.h5"))):
-            out += found
-        else:
+        found = [p] if os.path.isfile(p) else _stores_in(p)
+        if not found:
             raise UserError(
                 f"reference={item}: no samples.h5 there (expected a samples.h5, a run directory "
-                "holding one, or a directory of runs, e.g. one made by `bnnsample run "
+                "holding one, or a directory of runs, e.g. one made by `bnnsample run -m "
                 "experiment=franzese2021_oracle ...`)"
             )
+        out += found
     return out
+
+
+def _stores_in(p: Path) -> list[Path]:
+    """The samples.h5 of the run directory ``p``, else of the run directories directly in ``p``.
+    The search goes no deeper, so that a path such as / or a home directory is answered at once
+    instead of walking the file system (where /proc's entries vanish during the walk)."""
+    if os.path.isfile(p / "samples.h5"):
+        return [p / "samples.h5"]
+    try:
+        with os.scandir(p) as entries:
+            names = [e.name for e in entries if not e.name.startswith(".")]
+    except OSError:  # not a directory, not readable, vanished
+        return []
+    return sorted(h5 for n in names if os.path.isfile(h5 := p / n / "samples.h5"))
 
 
 def check_value(key: str, value) -> str | None:
