@@ -395,6 +395,8 @@ def check_override(key: str, values: list[str]) -> str | None:
             f"{key[:40]}...: a key of {len(key)} characters; no such key in the config; top-level keys: "
             + ", ".join(top_level_keys())
         )
+    if key in NAME_KEYS:
+        return next(filter(None, (_name_complaint(key, v) for v in values)), None)
     if not (key in GROUPS or "/" in key):
         return None
     for v in values:
@@ -407,6 +409,22 @@ def check_override(key: str, values: list[str]) -> str | None:
             names = ", ".join(allowed) if allowed is not None else "names of its options (no paths)"
             return f"{key}={v}: allowed values: {names}{did_you_mean(v, allowed or ())}"
     return None
+
+
+# Hydra's settings that become a file or folder name inside the run (or sweep) directory, with
+# what keeps them there (hydra.job.name=../../x would put the log at RUN_DIR/../../x.log)
+NAME_KEYS = {
+    "hydra.job.name": ("a name without '/' (the log is RUN_DIR/<name>.log)", lambda parts: len(parts) == 1),
+    "hydra.sweep.subdir": (
+        "a relative path inside the sweep directory (no '..', not absolute)",
+        lambda parts: parts[0] != "" and ".." not in parts,
+    ),
+}
+
+
+def _name_complaint(key: str, value: str) -> str | None:
+    allowed, inside = NAME_KEYS[key]
+    return None if inside(value.split("/")) else f"{key}={value}: allowed values: {allowed}"
 
 
 # keys whose value does not change a run's draws; runner.same_sampling_config and cli.job_seed ignore them.
