@@ -598,7 +598,7 @@ def _export(paths: list[str]) -> None:
 
 
 def _figure(args: list[str]) -> None:
-    from .figures.report import measured_costs, recipe_lines
+    from .figures.report import recipe_lines
     from .papers import get_recipe, recipes
 
     if not args or args[0] in ("-h", "--help"):
@@ -606,9 +606,10 @@ def _figure(args: list[str]) -> None:
         return
     costs_dir = Path.cwd() / "results"
     if args[0] == "--list":
+        costs = _measured_costs(costs_dir)
         print(f"figures, their scales and what each cost when last run (from {costs_dir / 'costs.csv'}):")
         for r in recipes().values():
-            print("\n".join(recipe_lines(r, measured_costs(costs_dir))))
+            print("\n".join(recipe_lines(r, costs)))
         return
     fig_id, rest = args[0], args[1:]
     try:
@@ -616,10 +617,35 @@ def _figure(args: list[str]) -> None:
     except KeyError as e:
         _fail(e.args[0])
     if rest and rest[0] in ("-h", "--help"):
-        print("\n".join(recipe_lines(recipe, measured_costs(costs_dir), detail=True)))
+        print("\n".join(recipe_lines(recipe, _measured_costs(costs_dir), detail=True)))
         return
     out_dir, options, replace = _figure_arguments(fig_id, rest)
-    _run_recipe(recipe, _figure_out_dir(fig_id, out_dir, options, replace), options)
+    _check_figure_options(recipe, options)
+    out_dir = _figure_out_dir(fig_id, out_dir, options, replace)
+    with _figure_lock(fig_id, out_dir):
+        _run_recipe(recipe, out_dir, options)
+
+
+def _check_figure_options(recipe, options: dict) -> None:
+    """The recipe's options checked before any work and any folder (``figures.driver.recipe``)."""
+    from .figures.common import COMMON_OPTIONS
+
+    check = getattr(recipe.make, "check", None)
+    if check is not None:
+        try:
+            check({k: v for k, v in options.items() if k not in COMMON_OPTIONS})
+        except (ValueError, TypeError) as e:
+            _fail(f"figure {recipe.id}: {e}")
+
+
+def _measured_costs(costs_dir: Path) -> dict:
+    from .figures.report import measured_costs
+    from .plumbing.errors import UserError
+
+    try:
+        return measured_costs(costs_dir)
+    except UserError as e:
+        _fail(f"figure: {e}")
 
 
 def _figure_arguments(fig_id: str, rest: list[str]) -> tuple[Path, dict, bool]:
@@ -662,6 +688,44 @@ def _figure_out_dir(fig_id: str, out_dir: Path, options: dict, replace: bool) ->
     return out_dir
 
 
+FIGURE_LOCK = "BNNSAMPLE_FIGURE_LOCK"  # the folder whose lock this process's parent invocation holds
+
+
+def _figure_lock(fig_id: str, out_dir: Path) -> contextlib.ExitStack:
+    """Before any work: ``out_dir`` can be written, its costs.csv and REPRODUCTION.md are not
+    links, and this invocation holds ``out_dir/<id>`` alone (``rundir.owned``), so that a second
+    invocation of the figure into the same folder stops at once, naming the holder. The worker
+    processes the holder starts (``figure ID ... part=``) run under its lock (FIGURE_LOCK)."""
+    import tempfile
+
+    from .figures.report import ledger_path
+    from .plumbing.errors import UserError, printable
+    from .rundir import RunDirBusy, check_writable_target, owned
+
+    fig_dir = out_dir / fig_id
+    stack = contextlib.ExitStack()
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=out_dir, prefix=".bnnsample-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        _fail(f"figure {fig_id}: --out {printable(out_dir)}: cannot write there ({e.strerror or type(e).__name__})")
+    try:
+        for path in (ledger_path(out_dir), out_dir / "REPRODUCTION.md"):
+            check_writable_target(path)
+        if os.environ.get(FIGURE_LOCK) != str(fig_dir):
+            stack.enter_context(owned(fig_dir))
+            os.environ[FIGURE_LOCK] = str(fig_dir)
+            stack.callback(os.environ.pop, FIGURE_LOCK, None)
+    except RunDirBusy as e:
+        _fail(f"figure {fig_id}: {fig_dir} is in use by {e.holder} (another `bnnsample figure {fig_id}` writing "
+              "there); wait for it to finish or give another --out DIR")  # fmt: skip
+    except UserError as e:
+        _fail(f"figure {fig_id}: {str(e).replace('choose another hydra.run.dir', 'give another --out DIR')}")
+    return stack
+
+
 def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
     """Run a recipe, print its files and its claims' verdicts with their reasons, and record
     its cost (this process and the workers it waited for) in out_dir/costs.csv."""
@@ -671,7 +735,7 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
     from .config import figure_overrides
     from .figures.common import COMMON_OPTIONS
     from .figures.report import before_and_after, record_cost
-    from .plumbing.errors import TIME_LIMIT_EXIT, Interrupted, TimeLimit, UserError
+    from .plumbing.errors import TIME_LIMIT_EXIT, Interrupted, TimeLimit, UserError, printable
 
     fig_id = recipe.id
     wall0, cpu0 = time.monotonic(), time.process_time()
@@ -686,6 +750,8 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
                   TIME_LIMIT_EXIT)  # fmt: skip
         except (KeyboardInterrupt, Interrupted) as e:
             _fail(f"figure {fig_id}: interrupted ({e or 'at once'}); the same command resumes its runs", 130)
+        except OSError as e:  # the file system refused (read-only, full, an I/O error)
+            _fail(f"figure {fig_id}: {printable(e.filename or out_dir)}: {e.strerror or type(e).__name__}")
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     # a finished invocation (a worker's share writes no tables and is not counted), at what it
     # measured unless the recipe kept another cost (the runs or cells it reused, whose time it kept)

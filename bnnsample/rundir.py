@@ -35,7 +35,11 @@ _held: dict[str, list[int]] = {}
 
 
 class RunDirBusy(UserError):
-    """Another process owns the run directory."""
+    """Another process owns the run directory; ``holder`` names it ("PID 123")."""
+
+    def __init__(self, message: str, holder: str = ""):
+        super().__init__(message)
+        self.holder = holder
 
 
 def check_writable_target(path: Path) -> None:
@@ -101,9 +105,11 @@ def owned(run_dir: Path, wait: bool = False):
             raise UserError(f"run directory {run_dir}: cannot lock {lock_path} ({e.strerror or e})") from None
         if not wait:
             os.close(fd)
+            holder = _holder(lock_path)
             raise RunDirBusy(
-                f"{run_dir} is in use by {_holder(lock_path)} (a bnnsample run or evaluation there); "
-                "wait for it to finish or choose another hydra.run.dir"
+                f"{run_dir} is in use by {holder} (a bnnsample run or evaluation there); "
+                "wait for it to finish or choose another hydra.run.dir",
+                holder,
             ) from None
         say(f"waiting for {run_dir}: in use by {_holder(lock_path)}", sys.stderr)
         try:
