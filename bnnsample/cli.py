@@ -575,6 +575,7 @@ def _export(paths: list[str]) -> None:
     _interrupt_on_sigterm()
     try:
         from .evaluate.export import export_run
+        from .rundir import RunDirBusy
         from .store import FILENAME, StoreDamaged
     except KeyboardInterrupt:
         _fail("export: interrupted; nothing was replaced", 130)
@@ -588,8 +589,13 @@ def _export(paths: list[str]) -> None:
         if not found:
             _fail(f"export: {printable(p)}: no {FILENAME} there (give a run directory)")
         try:
-            say(f"wrote {export_run(run_dir)}")
-        except (UserError, StoreDamaged) as e:
+            say(export_run(run_dir))
+        except RunDirBusy as e:
+            _fail(f"export: {printable(p)} is in use by {e.holder} (a bnnsample run or evaluation there); export it "
+                  "once that has ended")  # fmt: skip
+        except StoreDamaged as e:
+            _fail(f"export: {printable(run_dir / FILENAME)}: {e}")
+        except UserError as e:
             _fail(f"export: {e}")
         except OSError as e:
             _fail(f"export: {printable(e.filename or p)}: {e.strerror or type(e).__name__}")
