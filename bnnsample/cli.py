@@ -7,6 +7,7 @@ config help), so everything Hydra accepts works: ``bnnsample run -m step_size=1e
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import logging
 import os
@@ -389,6 +390,70 @@ def _save_hydra_record(cfg, hc, run_dir: Path) -> None:
         write_file(record / name, OmegaConf.to_yaml(node))
 
 
+IO_ERRNOS = frozenset({errno.EIO, errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.ENXIO, errno.ENODEV})
+
+
+def io_error(e: BaseException) -> tuple[str, int] | None:
+    """(file, errno) when ``e`` or an exception it arose from is the disk failing under a write:
+    HDF5's report of a failed write (an OSError or RuntimeError whose text holds
+    "filename = '...', ... errno = N"), or an OSError with such an errno; else None."""
+    while e is not None:
+        m = re.search(r"filename = '([^']*)'.*?errno = (\d+)", str(e), re.S)
+        if m and int(m.group(2)) in IO_ERRNOS:
+            return m.group(1), int(m.group(2))
+        if isinstance(e, OSError) and e.errno in IO_ERRNOS:
+            return str(e.filename or ""), e.errno
+        e = e.__cause__ or e.__context__
+    return None
+
+
+@contextlib.contextmanager
+def _io_failures_unprinted():
+    """HDF5 objects freed after the disk failed report the failure again, each as a traceback
+    (h5py's __dealloc__ prints it through sys.excepthook, then as "Exception ignored" through
+    sys.unraisablehook); ``_end_after_io_error`` says it once, in one line."""
+    unraisable_hook, except_hook = sys.unraisablehook, sys.excepthook
+
+    def quiet_unraisable(unraisable):
+        if io_error(unraisable.exc_value) is None:
+            unraisable_hook(unraisable)
+
+    def quiet_except(kind, value, tb):
+        if io_error(value) is None:
+            except_hook(kind, value, tb)
+
+    sys.unraisablehook, sys.excepthook = quiet_unraisable, quiet_except
+    try:
+        yield
+    finally:
+        sys.unraisablehook, sys.excepthook = unraisable_hook, except_hook
+
+
+def _end_after_io_error(e: BaseException, run_dir: Path) -> None:
+    """The disk failed under the run (an I/O error, a file system shut down): one line, exit 2.
+    The process ends at once (os._exit): HDF5 is left holding a file it cannot write, and
+    freeing its objects (the garbage collector, the interpreter's exit) crashes it (SIGSEGV).
+    Returns when ``e`` is not such a failure."""
+    got = io_error(e)
+    if got is None:
+        return
+    from .plumbing.errors import log_to_files, printable
+    from .plumbing.progress import message
+
+    path, code = got
+    staged = re.fullmatch(r"\.(.+)\.creating-\d+", Path(path).name)  # HDF5 keeps the name a store was created under
+    path = Path(path).with_name(staged.group(1)) if staged else path
+    msg = (f"{path or run_dir}: {os.strerror(code)} while the run wrote (the disk or its file system failed under "
+           f"it); the draws flushed before are kept in {run_dir}: once the disk is back, rerun the same command to "
+           "resume")  # fmt: skip
+    with contextlib.suppress(Exception):
+        log_to_files(msg)
+    message(f"bnnsample: error: {printable(msg)}", sys.stderr)
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    os._exit(2)
+
+
 class _Job:
     """One job of ``bnnsample run`` (the only one, or one of a sweep) in its run directory:
     owned from the start to the end of its evaluation, refused in one line, stopped with the
@@ -415,6 +480,9 @@ class _Job:
             self.run()
         except UserError as e:
             self.refused(e)
+        except (OSError, RuntimeError) as e:
+            _end_after_io_error(e, self.run_dir)
+            raise
         except (KeyboardInterrupt, Interrupted) as e:
             preempt.requeue_if_asked()
             self.stopped(e)
@@ -451,7 +519,7 @@ class _Job:
         progress.set_enabled(cfg.progress)
         from . import runner
 
-        with _log_above_bars():
+        with _log_above_bars(), _io_failures_unprinted():
             runner.run(cfg, run_dir)
         _interrupt_at_once()  # the evaluation has no block boundary to stop at
         if cfg.evaluate and complete_before:
