@@ -838,10 +838,7 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help", "help"):
-        print(USAGE)
-        return
+    argv = list(sys.argv[1:] if argv is None else argv) or ["--help"]
     if argv[0] in ("run", "evaluate"):
         from .plumbing.threads import set_default
 
@@ -856,7 +853,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _command(cmd: str, rest: list[str]) -> None:
-    if cmd == "run":
+    if cmd in ("-h", "--help", "help"):
+        print(USAGE)
+    elif cmd == "run":
         _hydra_run(rest)
     elif cmd == "evaluate":
         _evaluate(rest)
