@@ -73,7 +73,7 @@ def test_an_interrupt_swallowed_by_a_callback_still_ends_the_block(capsys):
 
 
 def _small_run(tmp_path, monkeypatch, stop_after=None):
-    from .helpers import stop_after_draws
+    from ..helpers import stop_after_draws
 
     args = ["dataset=two_batch_gaussian", "chains=3", "samples=8", "thin=1", "evaluate=false"]
     if stop_after is None:
