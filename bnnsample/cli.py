@@ -7,6 +7,7 @@ config help), so everything Hydra accepts works: ``bnnsample run -m step_size=1e
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import logging
 import os
@@ -393,6 +394,70 @@ def _save_hydra_record(cfg, hc, run_dir: Path) -> None:
 LAST_RUN_DIR: list[Path] = []
 
 
+IO_ERRNOS = frozenset({errno.EIO, errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.ENXIO, errno.ENODEV})
+
+
+def io_error(e: BaseException) -> tuple[str, int] | None:
+    """(file, errno) when ``e`` or an exception it arose from is the disk failing under a write:
+    HDF5's report of a failed write (an OSError or RuntimeError whose text holds
+    "filename = '...', ... errno = N"), or an OSError with such an errno; else None."""
+    while e is not None:
+        m = re.search(r"filename = '([^']*)'.*?errno = (\d+)", str(e), re.S)
+        if m and int(m.group(2)) in IO_ERRNOS:
+            return m.group(1), int(m.group(2))
+        if isinstance(e, OSError) and e.errno in IO_ERRNOS:
+            return str(e.filename or ""), e.errno
+        e = e.__cause__ or e.__context__
+    return None
+
+
+@contextlib.contextmanager
+def _io_failures_unprinted():
+    """HDF5 objects freed after the disk failed report the failure again, each as a traceback
+    (h5py's __dealloc__ prints it through sys.excepthook, then as "Exception ignored" through
+    sys.unraisablehook); ``_end_after_io_error`` says it once, in one line."""
+    unraisable_hook, except_hook = sys.unraisablehook, sys.excepthook
+
+    def quiet_unraisable(unraisable):
+        if io_error(unraisable.exc_value) is None:
+            unraisable_hook(unraisable)
+
+    def quiet_except(kind, value, tb):
+        if io_error(value) is None:
+            except_hook(kind, value, tb)
+
+    sys.unraisablehook, sys.excepthook = quiet_unraisable, quiet_except
+    try:
+        yield
+    finally:
+        sys.unraisablehook, sys.excepthook = unraisable_hook, except_hook
+
+
+def _end_after_io_error(e: BaseException, run_dir: Path) -> None:
+    """The disk failed under the run (an I/O error, a file system shut down): one line, exit 2.
+    The process ends at once (os._exit): HDF5 is left holding a file it cannot write, and
+    freeing its objects (the garbage collector, the interpreter's exit) crashes it (SIGSEGV).
+    Returns when ``e`` is not such a failure."""
+    got = io_error(e)
+    if got is None:
+        return
+    from .plumbing.errors import log_to_files, printable
+    from .plumbing.progress import message
+
+    path, code = got
+    staged = re.fullmatch(r"\.(.+)\.creating-\d+", Path(path).name)  # HDF5 keeps the name a store was created under
+    path = Path(path).with_name(staged.group(1)) if staged else path
+    msg = (f"{path or run_dir}: {os.strerror(code)} while the run wrote (its disk or file system failed or filled "
+           f"under it); the draws flushed before are kept in {run_dir}: once the disk is back, rerun the same command "
+           "to resume")  # fmt: skip
+    with contextlib.suppress(Exception):
+        log_to_files(msg)
+    message(f"bnnsample: error: {printable(msg)}", sys.stderr)
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    os._exit(2)
+
+
 class _Job:
     """One job of ``bnnsample run`` (the only one, or one of a sweep) in its run directory:
     owned from the start to the end of its evaluation, refused in one line, stopped with the
@@ -420,6 +485,9 @@ class _Job:
             self.run()
         except UserError as e:
             self.refused(e)
+        except (OSError, RuntimeError) as e:
+            _end_after_io_error(e, self.run_dir)
+            raise
         except (KeyboardInterrupt, Interrupted) as e:
             preempt.requeue_if_asked()
             self.stopped(e)
@@ -456,7 +524,7 @@ class _Job:
         progress.set_enabled(cfg.progress)
         from . import runner
 
-        with _log_above_bars():
+        with _log_above_bars(), _io_failures_unprinted():
             runner.run(cfg, run_dir)
         _interrupt_at_once()  # the evaluation has no block boundary to stop at
         if cfg.evaluate and complete_before:
@@ -580,6 +648,7 @@ def _export(paths: list[str]) -> None:
     _interrupt_on_sigterm()
     try:
         from .evaluate.export import export_run
+        from .rundir import RunDirBusy
         from .store import FILENAME, StoreDamaged
     except KeyboardInterrupt:
         _fail("export: interrupted; nothing was replaced", 130)
@@ -593,8 +662,13 @@ def _export(paths: list[str]) -> None:
         if not found:
             _fail(f"export: {printable(p)}: no {FILENAME} there (give a run directory)")
         try:
-            say(f"wrote {export_run(run_dir)}")
-        except (UserError, StoreDamaged) as e:
+            say(export_run(run_dir))
+        except RunDirBusy as e:
+            _fail(f"export: {printable(p)} is in use by {e.holder} (a bnnsample run or evaluation there); export it "
+                  "once that has ended")  # fmt: skip
+        except StoreDamaged as e:
+            _fail(f"export: {printable(run_dir / FILENAME)}: {e}")
+        except UserError as e:
             _fail(f"export: {e}")
         except OSError as e:
             _fail(f"export: {printable(e.filename or p)}: {e.strerror or type(e).__name__}")
@@ -603,7 +677,7 @@ def _export(paths: list[str]) -> None:
 
 
 def _figure(args: list[str]) -> None:
-    from .figures.report import measured_costs, recipe_lines
+    from .figures.report import recipe_lines
     from .papers import get_recipe, recipes
 
     if not args or args[0] in ("-h", "--help"):
@@ -611,9 +685,10 @@ def _figure(args: list[str]) -> None:
         return
     costs_dir = Path.cwd() / "results"
     if args[0] == "--list":
+        costs = _measured_costs(costs_dir)
         print(f"figures, their scales and what each cost when last run (from {costs_dir / 'costs.csv'}):")
         for r in recipes().values():
-            print("\n".join(recipe_lines(r, measured_costs(costs_dir))))
+            print("\n".join(recipe_lines(r, costs)))
         return
     fig_id, rest = args[0], args[1:]
     try:
@@ -621,10 +696,35 @@ def _figure(args: list[str]) -> None:
     except KeyError as e:
         _fail(e.args[0])
     if rest and rest[0] in ("-h", "--help"):
-        print("\n".join(recipe_lines(recipe, measured_costs(costs_dir), detail=True)))
+        print("\n".join(recipe_lines(recipe, _measured_costs(costs_dir), detail=True)))
         return
     out_dir, options, replace = _figure_arguments(fig_id, rest)
-    _run_recipe(recipe, _figure_out_dir(fig_id, out_dir, options, replace), options)
+    _check_figure_options(recipe, options)
+    out_dir = _figure_out_dir(fig_id, out_dir, options, replace)
+    with _figure_lock(fig_id, out_dir):
+        _run_recipe(recipe, out_dir, options)
+
+
+def _check_figure_options(recipe, options: dict) -> None:
+    """The recipe's options checked before any work and any folder (``figures.driver.recipe``)."""
+    from .figures.common import COMMON_OPTIONS
+
+    check = getattr(recipe.make, "check", None)
+    if check is not None:
+        try:
+            check({k: v for k, v in options.items() if k not in COMMON_OPTIONS})
+        except (ValueError, TypeError) as e:
+            _fail(f"figure {recipe.id}: {e}")
+
+
+def _measured_costs(costs_dir: Path) -> dict:
+    from .figures.report import measured_costs
+    from .plumbing.errors import UserError
+
+    try:
+        return measured_costs(costs_dir)
+    except UserError as e:
+        _fail(f"figure: {e}")
 
 
 def _figure_arguments(fig_id: str, rest: list[str]) -> tuple[Path, dict, bool]:
@@ -667,6 +767,44 @@ def _figure_out_dir(fig_id: str, out_dir: Path, options: dict, replace: bool) ->
     return out_dir
 
 
+FIGURE_LOCK = "BNNSAMPLE_FIGURE_LOCK"  # the folder whose lock this process's parent invocation holds
+
+
+def _figure_lock(fig_id: str, out_dir: Path) -> contextlib.ExitStack:
+    """Before any work: ``out_dir`` can be written, its costs.csv and REPRODUCTION.md are not
+    links, and this invocation holds ``out_dir/<id>`` alone (``rundir.owned``), so that a second
+    invocation of the figure into the same folder stops at once, naming the holder. The worker
+    processes the holder starts (``figure ID ... part=``) run under its lock (FIGURE_LOCK)."""
+    import tempfile
+
+    from .figures.report import ledger_path
+    from .plumbing.errors import UserError, printable
+    from .rundir import RunDirBusy, check_writable_target, owned
+
+    fig_dir = out_dir / fig_id
+    stack = contextlib.ExitStack()
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=out_dir, prefix=".bnnsample-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        _fail(f"figure {fig_id}: --out {printable(out_dir)}: cannot write there ({e.strerror or type(e).__name__})")
+    try:
+        for path in (ledger_path(out_dir), out_dir / "REPRODUCTION.md"):
+            check_writable_target(path)
+        if os.environ.get(FIGURE_LOCK) != str(fig_dir):
+            stack.enter_context(owned(fig_dir))
+            os.environ[FIGURE_LOCK] = str(fig_dir)
+            stack.callback(os.environ.pop, FIGURE_LOCK, None)
+    except RunDirBusy as e:
+        _fail(f"figure {fig_id}: {fig_dir} is in use by {e.holder} (another `bnnsample figure {fig_id}` writing "
+              "there); wait for it to finish or give another --out DIR")  # fmt: skip
+    except UserError as e:
+        _fail(f"figure {fig_id}: {str(e).replace('choose another hydra.run.dir', 'give another --out DIR')}")
+    return stack
+
+
 def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
     """Run a recipe, print its files and its claims' verdicts with their reasons, and record
     its cost (this process and the workers it waited for) in out_dir/costs.csv."""
@@ -676,7 +814,7 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
     from .config import figure_overrides
     from .figures.common import COMMON_OPTIONS
     from .figures.report import before_and_after, record_cost
-    from .plumbing.errors import TIME_LIMIT_EXIT, Interrupted, TimeLimit, UserError
+    from .plumbing.errors import TIME_LIMIT_EXIT, Interrupted, TimeLimit, UserError, printable
 
     fig_id = recipe.id
     wall0, cpu0 = time.monotonic(), time.process_time()
@@ -691,6 +829,8 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
                   TIME_LIMIT_EXIT)  # fmt: skip
         except (KeyboardInterrupt, Interrupted) as e:
             _fail(f"figure {fig_id}: interrupted ({e or 'at once'}); the same command resumes its runs", 130)
+        except OSError as e:  # the file system refused (read-only, full, an I/O error)
+            _fail(f"figure {fig_id}: {printable(e.filename or out_dir)}: {e.strerror or type(e).__name__}")
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     # a finished invocation (a worker's share writes no tables and is not counted), at what it
     # measured unless the recipe kept another cost (the runs or cells it reused, whose time it kept)
@@ -703,10 +843,7 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help", "help"):
-        print(USAGE)
-        return
+    argv = list(sys.argv[1:] if argv is None else argv) or ["--help"]
     if argv[0] in ("run", "evaluate"):
         from .plumbing.threads import set_default
 
@@ -721,7 +858,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _command(cmd: str, rest: list[str]) -> None:
-    if cmd == "run":
+    if cmd in ("-h", "--help", "help"):
+        print(USAGE)
+    elif cmd == "run":
         _hydra_run(rest)
     elif cmd == "evaluate":
         _evaluate(rest)

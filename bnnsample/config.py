@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import os
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -235,26 +236,37 @@ GROUP_RULES = {
 
 def reference_paths(value) -> list[Path]:
     """The samples.h5 files named by ``reference`` (a path or a list of paths); each path is a
-    samples.h5, a run directory, or a directory of runs. Missing -> UserError (one line)."""
+    samples.h5, a run directory, or a directory of runs (a sweep: the run directories directly
+    in it). Missing -> UserError (one line)."""
     if value is None:
         return []
     items = [value] if isinstance(value, (str, Path)) else list(value)
     out = []
     for item in items:
         p = Path(str(item)).expanduser()
-        if p.is_file():
-            out.append(p)
-        elif (p / "samples.h5").is_file():
-            out.append(p / "samples.h5")
-        elif p.is_dir() and (found := sorted(p.rglob("samples.h5"))):
-            out += found
-        else:
+        found = [p] if os.path.isfile(p) else _stores_in(p)
+        if not found:
             raise UserError(
                 f"reference={item}: no samples.h5 there (expected a samples.h5, a run directory "
-                "holding one, or a directory of runs, e.g. one made by `bnnsample run "
+                "holding one, or a directory of runs, e.g. one made by `bnnsample run -m "
                 "experiment=franzese2021_oracle ...`)"
             )
+        out += found
     return out
+
+
+def _stores_in(p: Path) -> list[Path]:
+    """The samples.h5 of the run directory ``p``, else of the run directories directly in ``p``.
+    The search goes no deeper, so that a path such as / or a home directory is answered at once
+    instead of walking the file system (where /proc's entries vanish during the walk)."""
+    if os.path.isfile(p / "samples.h5"):
+        return [p / "samples.h5"]
+    try:
+        with os.scandir(p) as entries:
+            names = [e.name for e in entries if not e.name.startswith(".")]
+    except OSError:  # not a directory, not readable, vanished
+        return []
+    return sorted(h5 for n in names if os.path.isfile(h5 := p / n / "samples.h5"))
 
 
 def check_value(key: str, value) -> str | None:
@@ -389,6 +401,8 @@ def check_override(key: str, values: list[str]) -> str | None:
             f"{key[:40]}...: a key of {len(key)} characters; no such key in the config; top-level keys: "
             + ", ".join(top_level_keys())
         )
+    if key in NAME_KEYS:
+        return next(filter(None, (_name_complaint(key, v) for v in values)), None)
     if not (key in GROUPS or "/" in key):
         return None
     for v in values:
@@ -401,6 +415,22 @@ def check_override(key: str, values: list[str]) -> str | None:
             names = ", ".join(allowed) if allowed is not None else "names of its options (no paths)"
             return f"{key}={v}: allowed values: {names}{did_you_mean(v, allowed or ())}"
     return None
+
+
+# Hydra's settings that become a file or folder name inside the run (or sweep) directory, with
+# what keeps them there (hydra.job.name=../../x would put the log at RUN_DIR/../../x.log)
+NAME_KEYS = {
+    "hydra.job.name": ("a name without '/' (the log is RUN_DIR/<name>.log)", lambda parts: len(parts) == 1),
+    "hydra.sweep.subdir": (
+        "a relative path inside the sweep directory (no '..', not absolute)",
+        lambda parts: parts[0] != "" and ".." not in parts,
+    ),
+}
+
+
+def _name_complaint(key: str, value: str) -> str | None:
+    allowed, inside = NAME_KEYS[key]
+    return None if inside(value.split("/")) else f"{key}={value}: allowed values: {allowed}"
 
 
 # keys whose value does not change a run's draws; runner.same_sampling_config and cli.job_seed ignore them.

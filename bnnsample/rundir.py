@@ -35,7 +35,11 @@ _held: dict[str, list[int]] = {}
 
 
 class RunDirBusy(UserError):
-    """Another process owns the run directory."""
+    """Another process owns the run directory; ``holder`` names it ("PID 123")."""
+
+    def __init__(self, message: str, holder: str = ""):
+        super().__init__(message)
+        self.holder = holder
 
 
 def check_writable_target(path: Path) -> None:
@@ -101,9 +105,11 @@ def owned(run_dir: Path, wait: bool = False):
             raise UserError(f"run directory {run_dir}: cannot lock {lock_path} ({e.strerror or e})") from None
         if not wait:
             os.close(fd)
+            holder = _holder(lock_path)
             raise RunDirBusy(
-                f"{run_dir} is in use by {_holder(lock_path)} (a bnnsample run or evaluation there); "
-                "wait for it to finish or choose another hydra.run.dir"
+                f"{run_dir} is in use by {holder} (a bnnsample run or evaluation there); "
+                "wait for it to finish or choose another hydra.run.dir",
+                holder,
             ) from None
         say(f"waiting for {run_dir}: in use by {_holder(lock_path)}", sys.stderr)
         try:
@@ -143,12 +149,14 @@ def damaged_error(path: Path, why: str) -> UserError:
     )
 
 
-def write_bytes(path: Path, data: bytes, durable: bool = True) -> Path:
-    """The one way bnnsample writes a file: never through a link (``check_writable_target``),
-    never half written (a temporary file beside it, fsynced when ``durable``, renamed over it),
-    and a write the file system refuses (disk full, read-only, I/O error) is one line naming
-    the file and the cause (WriteRefused), the temporary file removed and the old file, if
-    any, left as it was."""
+@contextlib.contextmanager
+def replaced(path: Path):
+    """The one tmp-then-rename of bnnsample: yields a temporary path beside ``path`` for the
+    body to write; when the body returns, the temporary file is renamed over ``path``. On any
+    other exit (an error, Ctrl-C, SIGTERM, sys.exit) the temporary file is removed and ``path``
+    left as it was. A write the file system refuses (disk full, read-only, I/O error) is one
+    line naming the file and the cause (WriteRefused). Never through a link
+    (``check_writable_target``)."""
     from .plumbing.errors import WriteRefused
 
     path = Path(path)
@@ -156,17 +164,25 @@ def write_bytes(path: Path, data: bytes, durable: bool = True) -> Path:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if durable:
-                os.fsync(fh.fileno())
+        yield tmp
         os.replace(tmp, path)
     except OSError as e:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise WriteRefused(f"could not write {path}: {e.strerror or type(e).__name__}") from None
-    return path
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
+def write_bytes(path: Path, data: bytes, durable: bool = True) -> Path:
+    """The one way bnnsample writes a file: through ``replaced`` (never through a link, never
+    half written, nothing left behind on any exit, a refused write one WriteRefused line), the
+    temporary file fsynced before the rename when ``durable``."""
+    with replaced(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        if durable:
+            os.fsync(fh.fileno())
+    return Path(path)
 
 
 def write_file(path: Path, text: str, durable: bool = False) -> Path:

@@ -73,3 +73,56 @@ def test_disk_filled_mid_run_ends_in_one_line_and_resumes_bit_exact(tmpfs, tmp_p
     with SampleStore(run_dir / "samples.h5") as a, SampleStore(tmp_path / "full" / "samples.h5") as b:
         assert a.complete and a.n_draws == 400
         np.testing.assert_array_equal(a.theta(), b.theta())
+
+
+EXT4_IOC_SHUTDOWN = 0x8004587D  # _IOR('X', 125, __u32)
+EXT4_GOING_FLAGS_NOLOGFLUSH = 2  # shut down at once, as a failing disk does
+
+
+@pytest.fixture
+def ext4(tmp_path):
+    """A small ext4 file system on a loop device (skipped where it cannot be made or mounted)."""
+    image, mnt = tmp_path / "disk.img", tmp_path / "ext4"
+    mnt.mkdir()
+    with open(image, "wb") as fh:
+        fh.truncate(256 << 20)
+    made = subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], capture_output=True)
+    got = (
+        made if made.returncode else subprocess.run(["mount", "-o", "loop", str(image), str(mnt)], capture_output=True)
+    )
+    if got.returncode != 0:
+        pytest.skip(f"cannot make and mount an ext4 file system here ({got.stderr.decode().strip() or got.returncode})")
+    yield mnt
+    subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+@pytest.mark.slow
+def test_file_system_shut_down_mid_run_ends_in_one_line_exit_2(ext4):
+    """The disk fails under the run (ext4's shutdown ioctl: every write is an I/O error from
+    then on): one stderr line naming the store and the cause, exit code 2, no SIGSEGV from
+    HDF5 freeing its objects afterwards, no traceback."""
+    import fcntl
+    import struct
+
+    run_dir = ext4 / "run"
+
+    def shut_down_once_draws_are_written():
+        store = run_dir / "samples.h5"
+        while not (store.exists() and store.stat().st_size > 4 << 20):
+            time.sleep(0.02)
+        fd = os.open(ext4, os.O_RDONLY)
+        try:
+            fcntl.ioctl(fd, EXT4_IOC_SHUTDOWN, struct.pack("I", EXT4_GOING_FLAGS_NOLOGFLUSH))
+        finally:
+            os.close(fd)
+
+    t = threading.Thread(target=shut_down_once_draws_are_written, daemon=True)
+    t.start()
+    got = _run(run_dir)
+    t.join(timeout=60)
+    assert got.returncode == 2, (got.returncode, got.stderr[-2000:])
+    lines = [ln for ln in got.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"bnnsample: error: {run_dir / 'samples.h5'}: Input/output error"), (
+        lines
+    )
+    assert "rerun the same command" in lines[0] and "internal error" not in lines[0]

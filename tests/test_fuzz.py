@@ -139,12 +139,13 @@ def test_evaluate_reference_yaml_errors_are_one_line(inprocess, capsys, tmp_path
         _check(code, err, "reference=", tmp_path)
 
 
-def test_info_into_a_closed_pipe_has_no_traceback():
+@pytest.mark.parametrize("command", ["info", "--help"])
+def test_info_into_a_closed_pipe_has_no_traceback(command):
     import subprocess
     import sys
 
     p = subprocess.run(
-        f"'{sys.executable}' -m bnnsample.cli info | head -1", shell=True, capture_output=True, text=True
+        f"'{sys.executable}' -m bnnsample.cli {command} | head -1", shell=True, capture_output=True, text=True
     )
     assert p.stdout.strip() and "Traceback" not in p.stderr and "BrokenPipe" not in p.stderr, p.stderr
 

@@ -56,3 +56,26 @@ def test_chest_xray_alias_reaches_the_dataset(tmp_path, inprocess, capsys):
     assert inprocess("run", "dataset=chest_xray", f"data_dir={tmp_path}", f"hydra.run.dir={tmp_path / 'r'}") == 2
     err = capsys.readouterr().err
     assert "dataset=chestxray" in err and "allowed values" not in err
+
+
+@pytest.mark.parametrize(
+    "override", ["hydra.job.name=../../../x", "hydra.job.name=a/b", "hydra.sweep.subdir=../x", "hydra.sweep.subdir=/x"]
+)
+def test_names_never_become_paths_outside_their_directory(tmp_path, inprocess, capsys, override):
+    """hydra.job.name names the log RUN_DIR/<name>.log and hydra.sweep.subdir a job's folder in
+    the sweep directory: a value that leads outside is refused in one line, nothing written."""
+    run_dir = tmp_path / "a" / "b" / "c" / "run"
+    args = ["run", "dataset=two_batch_gaussian", "chains=2", "samples=2", "burn_in=1", "progress=false",
+            "evaluate=false", f"hydra.run.dir={run_dir}", f"hydra.sweep.dir={run_dir}", override]  # fmt: skip
+    assert inprocess(*args) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and err[0].startswith(f"bnnsample: error: {override}: allowed values: "), err
+    assert list(tmp_path.rglob("*")) == []
+
+
+def test_a_plain_job_name_names_the_log(tmp_path, inprocess):
+    run_dir = tmp_path / "run"
+    args = ["run", "dataset=two_batch_gaussian", "chains=2", "samples=2", "burn_in=1", "progress=false",
+            "evaluate=false", f"hydra.run.dir={run_dir}", "hydra.job.name=mine"]  # fmt: skip
+    assert inprocess(*args) == 0
+    assert (run_dir / "mine.log").is_file()

@@ -13,17 +13,19 @@ Groups (chain and draw dimensions throughout):
 * ``predictions``: ``probabilities`` (chain, draw, test_point, class), the test-set predictive
   of a classifier, where stored; ``observed_data``: ``y``, the test labels.
 
-The attributes hold the run's resolved config (YAML) and bnnsample's version.
+The attributes hold the run's resolved config (YAML), bnnsample's version and whether the run
+is complete (``bnnsample_complete`` 0: a partial run, ``bnnsample_draws_planned`` the draws it
+plans).
 """
 
 from __future__ import annotations
 
-import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from ..rundir import check_writable_target
+from ..rundir import check_writable_target, replaced
 from ..store import FILENAME, SampleStore
 
 NAME = "posterior.nc"
@@ -77,37 +79,43 @@ def inference_data(store: SampleStore):
     attrs = {
         "bnnsample_config": str(store.attrs.get("config", "")),
         "bnnsample_version": str(store.attrs.get("version", "")),
+        "bnnsample_complete": int(store.complete),  # 0: a partial run (stopped, to be resumed)
+        "bnnsample_draws_planned": int(store.attrs.get("draws_planned", n)),
     }
-    return az.from_dict(
-        posterior=posterior or None,
-        sample_stats=stats,
-        predictions=predictions,
-        observed_data=observed,
-        dims=dims,
-        coords=coords or None,
-        pred_dims={"probabilities": ["test_point", "class"]} if predictions else None,
-        attrs=attrs,
-    )
+    with warnings.catch_warnings():  # the arrays are (chain, draw, ...) whichever is longer
+        warnings.filterwarnings("ignore", message="More chains")
+        return az.from_dict(
+            posterior=posterior or None,
+            sample_stats=stats,
+            predictions=predictions,
+            observed_data=observed,
+            dims=dims,
+            coords=coords or None,
+            pred_dims={"probabilities": ["test_point", "class"]} if predictions else None,
+            attrs=attrs,
+        )
 
 
-def export_run(run_dir: Path) -> Path:
-    """Write RUN_DIR/posterior.nc (never through a link; a temporary file renamed over it).
-    Not through ``rundir.write_bytes``: netCDF of any size is written by arviz to a file, not
-    held in memory; the same rules hold, and a refused write is one WriteRefused line."""
+def export_run(run_dir: Path) -> str:
+    """Write RUN_DIR/posterior.nc through ``rundir.replaced`` (not ``write_bytes``: netCDF of
+    any size is written by arviz to a file, not held in memory), owning the run directory
+    (``rundir.owned``: not while a run or an evaluation there writes its store), interruptible
+    throughout (``interrupts_kept``). Returns the line that says what was written: a partial
+    run (stopped, or still to be resumed) is said to be one, there and in the file's attributes."""
+    from ..plumbing.stop import interrupts_kept
+    from ..rundir import owned
+    from ..store import open_checked
+
     run_dir = Path(run_dir)
     out = run_dir / NAME
     check_writable_target(out)
-    with SampleStore(run_dir / FILENAME) as store:
-        store.config()  # a store whose record was changed is not exported
-        idata = inference_data(store)
-    tmp = out.with_name(f".{NAME}.tmp-{os.getpid()}")
-    try:
-        idata.to_netcdf(str(tmp))
-        os.replace(tmp, out)
-    except OSError as e:
-        from ..plumbing.errors import WriteRefused
-
-        raise WriteRefused(f"could not write {out}: {e.strerror or type(e).__name__}") from None
-    finally:
-        tmp.unlink(missing_ok=True)
-    return out
+    with interrupts_kept(), owned(run_dir):
+        with open_checked(run_dir / FILENAME) as store:
+            store.config()  # a store whose record was changed is not exported
+            idata = inference_data(store)
+            partial = None if store.complete else f"{store.n_draws} of {store.attrs.get('draws_planned')}"
+        with replaced(out) as tmp:
+            idata.to_netcdf(str(tmp))
+    if partial is None:
+        return f"wrote {out}"
+    return f"wrote {out}: a partial run ({partial} draws per chain; the run is not complete: its resume adds the rest)"

@@ -84,15 +84,17 @@ def integer(low: int | None = None, message: str | None = None) -> Callable:
 
 
 def number(gt: float = 0.0, message: str | None = None) -> Callable:
-    """A number above ``gt``; ``message`` says what is allowed in place of "must be a number > gt"."""
+    """A finite number above ``gt`` (inf would reach the runs' configs, which refuse it, only after
+    the work before them); ``message`` says what is allowed in place of "must be a finite number > gt"."""
 
     def parse(key: str, text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             value = math.nan
-        if not value > gt:
-            raise ValueError(f"{key}={text}: {message or f'must be a number > {gt:g}'}")
+        if not (value > gt and math.isfinite(value)):
+            why = message or f"must be a finite number > {gt:g}"
+            raise ValueError(f"{key}={text}: {why}{' (a finite one)' if message and value > gt else ''}")
         return value
 
     return parse
@@ -107,7 +109,7 @@ def numbers(kind=float, low: int = 0) -> Callable:
             values = [kind(v) for v in str(text).split(",") if v.strip()]
         except ValueError:
             raise ValueError(f"{key}={text}: must be a comma-separated list of {what}") from None
-        if not values or any(not (v > 0 if kind is float else v >= low) for v in values):
+        if not values or any(not (0 < v < math.inf if kind is float else v >= low) for v in values):
             raise ValueError(f"{key}={text}: must be a comma-separated list of {rule}")
         return values
 
@@ -306,7 +308,8 @@ def _file(fig_id: str, description: str, scales: dict, options=(), title: str = 
     """File ``make(inv) -> files`` as the recipe ``fig_id`` of ``bnnsample figure``, with its scales (the
     first the default) and its Options (besides ``scale``, and ``data_dir``, which every recipe takes);
     ``title`` and ``heading`` go to its section. Each invocation checks and parses the options
-    (``Invocation``) before ``make`` runs; the filed ``make(out_dir, options)`` returns its files."""
+    (``Invocation``) before ``make`` runs; the filed ``make(out_dir, options)`` returns its files, and its
+    ``check(options)`` does that check alone (ValueError), before any folder is made."""
 
     def deco(make):
         @functools.wraps(make)
@@ -316,6 +319,7 @@ def _file(fig_id: str, description: str, scales: dict, options=(), title: str = 
             made.cost = inv.cost
             return made
 
+        run.check = lambda opts: Invocation(fig_id, Path(), opts, scales, options, title, heading)
         register(fig_id, description, scales=tuple(scales), options=("scale", *(o.key for o in options)))(run)
         return run
 

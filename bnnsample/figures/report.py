@@ -118,10 +118,8 @@ def record_cost(out_dir: Path, fig_id: str, options: dict, wall: float | None, c
     path = ledger_path(out_dir)
     scale = options.get("scale") or default_scale(fig_id)
     rest = " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "scale")
-    rows = []
-    if path.exists():
-        with open(path, newline="") as fh:  # the row of the same figure, scale and options is replaced
-            rows = [r for r in csv.DictReader(fh) if (r["figure"], r["scale"], r["options"]) != (fig_id, scale, rest)]
+    # the row of the same figure, scale and options is replaced
+    rows = [r for r in ledger_rows(path) if (r["figure"], r["scale"], r["options"]) != (fig_id, scale, rest)]
     rows.append(dict(zip(LEDGER_COLUMNS, [fig_id, scale, rest, "" if wall is None else f"{wall:.0f}", f"{cpu:.0f}",
                                           time.strftime("%Y-%m-%d"),
                                           f"{platform.machine()} {os.cpu_count()} cores"])))  # fmt: skip
@@ -130,6 +128,20 @@ def record_cost(out_dir: Path, fig_id: str, options: dict, wall: float | None, c
     w.writeheader()
     w.writerows(rows)
     write_file(path, buf.getvalue())
+
+
+def ledger_rows(path: Path) -> list[dict]:
+    """The rows of the costs.csv at ``path`` ([] without one). Never read through a link, as it
+    is never written through one (``rundir.check_writable_target``: UserError)."""
+    import csv
+
+    from ..rundir import check_writable_target
+
+    check_writable_target(path)
+    if not path.exists():
+        return []
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
 
 
 def ledger_path(out_dir: Path) -> Path:
@@ -155,13 +167,7 @@ def default_scale(fig_id: str) -> str:
 
 def measured_costs(out_dir: Path) -> dict[tuple[str, str], dict]:
     """{(figure, scale): the latest ledger row} of ``out_dir/costs.csv`` (empty without one)."""
-    import csv
-
-    path = out_dir / LEDGER
-    if not path.exists():
-        return {}
-    with open(path, newline="") as fh:
-        return {(r["figure"], r["scale"]): r for r in csv.DictReader(fh)}
+    return {(r["figure"], r["scale"]): r for r in ledger_rows(out_dir / LEDGER)}
 
 
 def _cost_text(row: dict | None) -> str:

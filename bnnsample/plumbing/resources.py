@@ -63,7 +63,10 @@ def _mem_available() -> int | None:
 
 
 def _cgroup_room() -> int | None:
-    """Limit minus usage of this process's memory cgroup (v2, else v1), or None."""
+    """The least room (limit minus usage) of this process's memory cgroup and of every cgroup
+    above it (v2, else v1), or None when none has a limit. A limit set on a parent is as
+    binding as one's own: Slurm sets it on the job's cgroup, above the step's cgroup the
+    process runs in."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
@@ -72,18 +75,28 @@ def _cgroup_room() -> int | None:
         parts = line.split(":", 2)
         if len(parts) != 3:
             continue
-        rel = parts[2].lstrip("/")
         if parts[0] == "0":  # cgroup v2
-            base = Path("/sys/fs/cgroup") / rel
-            limit, used = _read_int(base / "memory.max"), _read_int(base / "memory.current")
+            root, files = Path("/sys/fs/cgroup"), ("memory.max", "memory.current")
         elif "memory" in parts[1].split(","):
-            base = Path("/sys/fs/cgroup/memory") / rel
-            limit, used = _read_int(base / "memory.limit_in_bytes"), _read_int(base / "memory.usage_in_bytes")
+            root, files = Path("/sys/fs/cgroup/memory"), ("memory.limit_in_bytes", "memory.usage_in_bytes")
         else:
             continue
-        if limit is not None and limit < 2**60:
-            return max(0, limit - (used or 0))
+        rooms = [room for level in _levels(root, parts[2]) if (room := _room(level, *files)) is not None]
+        return min(rooms) if rooms else None
     return None
+
+
+def _levels(root: Path, rel: str) -> list[Path]:
+    """The directories of a cgroup and of each cgroup above it, up to the hierarchy's root."""
+    names = [n for n in rel.split("/") if n and n not in (".", "..")]
+    return [root.joinpath(*names[:k]) for k in range(len(names), -1, -1)]
+
+
+def _room(level: Path, limit_file: str, usage_file: str) -> int | None:
+    limit, used = _read_int(level / limit_file), _read_int(level / usage_file)
+    if limit is None or limit >= 2**60:  # "max" (v2) or v1's page-rounded 2^63 - 1: no limit
+        return None
+    return max(0, limit - (used or 0))
 
 
 def _rlimit_room() -> int | None:

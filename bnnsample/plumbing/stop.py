@@ -3,6 +3,8 @@ its own so that installing the handlers does not import torch."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 _stop = {"requested": False, "deadline": False}
 
 
@@ -47,3 +49,52 @@ class deadline:  # noqa: N801  (used as a context manager, like contextlib's)
     @staticmethod
     def expired() -> bool:
         return bool(_stop["deadline"])
+
+
+RETRY = 0.05  # seconds between the raises of interrupts_kept
+
+
+@contextmanager
+def interrupts_kept():
+    """``with interrupts_kept():`` Ctrl-C and SIGTERM interrupt the block (KeyboardInterrupt) even
+    where library code swallows the exception: during a long write h5py runs weakref callbacks,
+    and a signal's handler that runs inside one raises into it, where Python only prints
+    "Exception ignored" and goes on. So once a signal came, KeyboardInterrupt is raised again
+    every RETRY seconds (SIGALRM) until it gets out of the block (at the latest when the C call
+    under way returns), and at the block's end; the swallowed ones are not printed."""
+    import signal
+    import sys
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got = []
+
+    def interrupt(signum, frame):
+        got.append(signum)
+        signal.setitimer(signal.ITIMER_REAL, RETRY)
+        raise KeyboardInterrupt
+
+    def again(signum, frame):
+        signal.setitimer(signal.ITIMER_REAL, RETRY)
+        raise KeyboardInterrupt
+
+    def quiet(unraisable):
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            hook(unraisable)
+
+    old = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
+    old[signal.SIGALRM] = signal.signal(signal.SIGALRM, again)
+    hook, sys.unraisablehook = sys.unraisablehook, quiet
+    try:
+        yield
+    finally:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            sys.unraisablehook = hook
+            for s, h in old.items():
+                signal.signal(s, h)
+    if got:
+        raise KeyboardInterrupt

@@ -216,3 +216,15 @@ def test_cli_run_with_bad_reference_fails_before_sampling(tmp_path, monkeypatch,
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith(f"bnnsample: error: reference={ref}") and why in lines[0], lines
     assert not (tmp_path / "run" / "samples.h5").exists()
+
+
+def test_reference_search_goes_one_level_down_and_refuses_the_root_in_one_line(tmp_path):
+    """A run directory or a sweep of them; a run deeper down is not searched for, so that
+    reference=/ is refused at once rather than walking the whole file system."""
+    deep = _write(tmp_path / "refs" / "yacht" / "0" / "samples.h5", theta=np.zeros((1, 2, 1)))
+    assert resolve_reference_paths(str(tmp_path / "refs" / "yacht")) == [deep]
+    assert resolve_reference_paths(str(tmp_path / "refs" / "yacht" / "0")) == [deep]
+    for too_wide in (tmp_path / "refs", tmp_path, "/"):
+        with pytest.raises(UserError) as e:
+            resolve_reference_paths(str(too_wide))
+        assert str(e.value).startswith(f"reference={too_wide}: no samples.h5 there") and "\n" not in str(e.value)

@@ -158,3 +158,138 @@ def test_a_verdict_without_a_reason_prints_what_was_measured_and_the_rule():
     got = _reason({"reason": "", "ours": "0.101 ± 0.002", "tolerance": "within 2 s.e."})
     assert got == "ours: 0.101 ± 0.002; rule: within 2 s.e."
     assert _reason({"reason": float("nan"), "ours": "-", "tolerance": ""}) == ""
+
+
+def one_error_line(capsys) -> str:
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and err[0].startswith("bnnsample: error: figure"), err
+    return err[0]
+
+
+@pytest.fixture
+def counted_recipe(monkeypatch):
+    """fake-fig3, a declared Figure with a number option; returns the list of the invocations
+    that reached the recipe's work."""
+    from bnnsample.figures.driver import Figure, Option, number, register_figure
+
+    calls = []
+    monkeypatch.setattr(figures, "FIGURES", type(figures.FIGURES)("figure", message="unknown figure {name!r}"))
+    monkeypatch.setattr(papers, "_load", lambda: None)
+
+    def rows(inv, bar):
+        calls.append(inv.opt)
+        return [{"x": 1}]
+
+    register_figure(Figure("fake-fig3", "", "a test recipe", {"quick": {}}, rows=rows, outcomes=lambda rows, inv: [],
+                           settings=lambda rows, inv: "", csv="x.csv",
+                           options=(Option("time_limit", number(0, "must be seconds > 0")),)))  # fmt: skip
+    return calls
+
+
+def test_figure_options_are_checked_before_any_work_or_folder(tmp_path, capsys, counted_recipe):
+    for value in ("inf", "nan", "-1", "soon"):
+        with pytest.raises(SystemExit) as e:
+            main(["figure", "fake-fig3", "--out", str(tmp_path / "r"), f"time_limit={value}"])
+        assert e.value.code == 2
+        assert f"time_limit={value}: must be seconds > 0" in one_error_line(capsys)
+    assert counted_recipe == [] and not (tmp_path / "r").exists()
+    main(["figure", "fake-fig3", "--out", str(tmp_path / "r"), "time_limit=60"])
+    assert counted_recipe == [{"time_limit": 60.0}]
+
+
+def test_a_link_at_costs_csv_is_refused_before_the_work_and_never_read(tmp_path, monkeypatch, capsys,
+                                                                       counted_recipe):  # fmt: skip
+    results = tmp_path / "r"
+    results.mkdir()
+    elsewhere = tmp_path / "elsewhere.csv"
+    elsewhere.write_text("figure,scale,options,wall_s,cpu_s,date,machine\n")
+    (results / "costs.csv").symlink_to(elsewhere)
+    with pytest.raises(SystemExit) as e:
+        main(["figure", "fake-fig3", "--out", str(results)])
+    assert e.value.code == 2
+    line = one_error_line(capsys)
+    assert "costs.csv is a symbolic link" in line and "--out DIR" in line
+    assert counted_recipe == [] and (results / "costs.csv").is_symlink()
+    assert elsewhere.read_text() == "figure,scale,options,wall_s,cpu_s,date,machine\n"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").symlink_to(results)
+    with pytest.raises(SystemExit):  # --list reads the costs: not through the link either
+        main(["figure", "--list"])
+    assert "costs.csv is a symbolic link" in one_error_line(capsys)
+
+
+@pytest.fixture
+def read_only_dir(tmp_path):
+    """A folder that cannot be written: chmod for a user, a read-only tmpfs for root (skipped
+    where mounting is not allowed)."""
+    import os
+    import subprocess
+
+    d = tmp_path / "ro"
+    d.mkdir()
+    d.chmod(0o555)
+    if not os.access(d, os.W_OK):
+        yield d
+        d.chmod(0o755)
+        return
+    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(d)], capture_output=True)
+    if got.returncode != 0:
+        pytest.skip(f"cannot make a read-only folder here ({got.stderr.decode().strip() or got.returncode})")
+    yield d
+    subprocess.run(["umount", "-l", str(d)], capture_output=True)
+
+
+def test_out_on_a_read_only_folder_is_refused_before_the_work(read_only_dir, capsys, counted_recipe):
+    with pytest.raises(SystemExit) as e:
+        main(["figure", "fake-fig3", "--out", str(read_only_dir / "results")])
+    assert e.value.code == 2
+    line = one_error_line(capsys)
+    assert f"--out {read_only_dir / 'results'}: cannot write there" in line
+    assert counted_recipe == []
+
+
+def test_an_io_error_inside_a_recipe_is_one_line(tmp_path, monkeypatch, capsys):
+    def make(out_dir, options):
+        raise OSError(5, "Input/output error", str(out_dir / "fake-io" / "rows.csv"))
+
+    monkeypatch.setitem(figures.FIGURES, "fake-io", figures.Recipe("fake-io", "a test recipe", make))
+    monkeypatch.setattr(papers, "_load", lambda: None)
+    with pytest.raises(SystemExit) as e:
+        main(["figure", "fake-io", "--out", str(tmp_path)])
+    assert e.value.code == 2
+    assert one_error_line(capsys).endswith(f"{tmp_path / 'fake-io' / 'rows.csv'}: Input/output error")
+
+
+def test_a_second_invocation_of_a_figure_into_one_folder_names_the_holder(tmp_path, monkeypatch, capsys,
+                                                                          counted_recipe):  # fmt: skip
+    """The first invocation holds results/<id>; a second one says in one line who holds it and
+    does no work. The holder's own worker processes (figure ... part=) run under its lock."""
+    import os
+    import subprocess
+    import sys
+
+    from bnnsample.cli import FIGURE_LOCK
+
+    fig_dir = tmp_path / "r" / "fake-fig3"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from bnnsample.rundir import owned\n"
+         f"with owned({str(fig_dir)!r}):\n    print('held', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(bnnsample.__file__))),
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline() == "held\n"
+        with pytest.raises(SystemExit) as e:
+            main(["figure", "fake-fig3", "--out", str(tmp_path / "r")])
+        assert e.value.code == 2
+        line = one_error_line(capsys)
+        assert f"{fig_dir} is in use by PID {holder.pid}" in line and "--out DIR" in line
+        assert counted_recipe == []
+        monkeypatch.setenv(FIGURE_LOCK, str(fig_dir))  # a worker the holder started
+        main(["figure", "fake-fig3", "--out", str(tmp_path / "r")])
+        assert len(counted_recipe) == 1
+    finally:
+        holder.communicate("")
+    monkeypatch.delenv(FIGURE_LOCK)
+    main(["figure", "fake-fig3", "--out", str(tmp_path / "r")])  # let go: the next one runs
+    assert len(counted_recipe) == 2

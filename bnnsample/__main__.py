@@ -1,0 +1,5 @@
+"""``python -m bnnsample``: the ``bnnsample`` command."""
+
+from .console import main
+
+main()
