@@ -945,13 +945,10 @@ def open_checked(path: Path, mode: str = "r") -> SampleStore:
         raise StoreDamaged(f"not a readable HDF5 file: {_first_line(e)}") from None
 
 
-def stored_dataset(attrs) -> dict:
-    """The dataset group of the config a store was made with (its ``config`` attribute), less
-    the description; {} when the store holds no config."""
-    import yaml
-
-    cfg = yaml.safe_load(attrs["config"]) if "config" in attrs else {}
-    ds = dict(cfg.get("dataset") or {})
+def stored_dataset(store: SampleStore) -> dict:
+    """The dataset group of the config a store was made with (``SampleStore.config``: its
+    digest checked first), less the description; {} when the store holds no config."""
+    ds = dict(store.config().get("dataset") or {})
     ds.pop("description", None)
     return ds
 
