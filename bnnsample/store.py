@@ -49,6 +49,7 @@ leaves on disk the store of its last flush: its draws and the resume state writt
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import functools
@@ -233,6 +234,7 @@ class UndoLog:
         self.pos = 0
         self.log = None  # the undo log's descriptor while a transaction is open
         self.log_end = 0
+        self.broken = False  # a write failed since the last commit: what HDF5 left is not committed
 
     # the calls of h5py's fileobj driver
     def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
@@ -256,16 +258,26 @@ class UndoLog:
 
     def write(self, buf) -> int:
         n = memoryview(buf).nbytes
-        self._save(self.pos, min(self.pos + n, self.flushed))
-        _write_all(self.fd, buf, self.pos)
+        with self._failing():
+            self._save(self.pos, min(self.pos + n, self.flushed))
+            _write_all(self.fd, buf, self.pos)
         self.pos += n
         return n
 
     def truncate(self, size: int | None = None) -> int:
         size = self.pos if size is None else int(size)
-        self._save(size, self.flushed)
-        os.ftruncate(self.fd, size)
+        with self._failing():
+            self._save(size, self.flushed)
+            os.ftruncate(self.fd, size)
         return size
+
+    @contextlib.contextmanager
+    def _failing(self):
+        try:
+            yield
+        except OSError:
+            self.broken = True
+            raise
 
     def flush(self) -> None:
         """Nothing: HDF5's flush ends in ``commit``, called by the store."""
@@ -285,7 +297,10 @@ class UndoLog:
 
     def commit(self) -> None:
         """Make the writes since the last commit the store's state: the store synced first
-        (``_fsync``), then the undo log emptied (the commit point) and removed."""
+        (``_fsync``), then the undo log emptied (the commit point) and removed. Refused
+        (OSError) after a failed write: the next open puts back the last flush instead."""
+        if self.broken:
+            raise OSError(errno.EIO, f"{self.path}: a write failed since the last flush")
         _fsync(self.fd)
         self.flushed = os.fstat(self.fd).st_size
         if self.log is not None:
@@ -907,7 +922,7 @@ class SampleStore:
         try:
             if self.f.id.valid:
                 self.f.close()
-            if undo is not None and not self._failed:
+            if undo is not None and not self._failed and not undo.broken:
                 undo.commit()
         finally:
             if undo is not None:
