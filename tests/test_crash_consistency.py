@@ -103,7 +103,7 @@ def test_an_abandoned_flush_is_undone_on_open(tmp_path):
         st.write_state({"x": np.zeros((4, 3)), "draws": np.int64(8), "step": np.int64(8)})
         st.flush()
         flushed = h5.read_bytes()
-        assert not undo.exists()
+        assert undo.read_bytes() == b""  # committed: the log emptied (removed on close)
         st.append(theta=np.full((4, 8, 3), 2, np.float32))
         st.write_state({"x": np.ones((4, 3)), "draws": np.int64(16), "step": np.int64(16)})
         st.f.flush()  # HDF5 wrote everything; the commit has not come
