@@ -227,7 +227,9 @@ class UndoLog:
         self.fd = os.open(self.path, flags, 0o666)
         try:
             _lock(self.fd, self.path)
-            if not create:
+            if create:  # a log left beside another store of this name is not this one's
+                _undo_path(self.path).unlink(missing_ok=True)
+            else:
                 _roll_back(self.fd, self.path)
         except BaseException:
             os.close(self.fd)
@@ -314,6 +316,7 @@ class UndoLog:
         """Give the committed store another name (no transaction may be open)."""
         assert self.log_end == 0, "rename with writes not committed"
         self._close_log()
+        _undo_path(Path(dest)).unlink(missing_ok=True)  # first: a stale log must never meet the store
         os.rename(self.path, dest)
         self.path = Path(dest)
 

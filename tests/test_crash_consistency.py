@@ -116,3 +116,26 @@ def test_an_abandoned_flush_is_undone_on_open(tmp_path):
     assert not Path(str(killed) + UNDO_SUFFIX).exists()
     with SampleStore(h5) as whole:  # the store closed normally keeps its last writes
         assert whole.n_draws == 16
+
+
+def test_a_stale_undo_log_beside_a_new_store_is_not_applied_to_it(tmp_path):
+    """A log left beside a store that was moved aside would cut a new store of that name to
+    nothing if a kill came before the new store's first record replaced it: creating and
+    publishing a store removes it first."""
+    import shutil
+    import struct
+
+    h5, killed = tmp_path / "samples.h5", tmp_path / "killed" / "samples.h5"
+    undo, killed_undo = Path(str(h5) + UNDO_SUFFIX), Path(str(killed) + UNDO_SUFFIX)
+    killed.parent.mkdir()
+    stale = struct.pack("<8sQ", b"BNNUNDO1", 0) + struct.pack("<QQ", 0, 4) + b"junk"
+    for staged in (True, False):
+        undo.write_bytes(stale)
+        with SampleStore.create(h5, chains=2, draws=8, dim=1, store_theta=True, staged=staged, block_draws=8) as st:
+            st.publish()
+            shutil.copyfile(h5, killed)  # the disk as a kill here leaves it
+            if undo.exists():
+                shutil.copyfile(undo, killed_undo)
+        with SampleStore(killed) as again:
+            assert again.n_draws == 0 and again.f["theta"].shape == (2, 8, 1)
+        h5.unlink()
