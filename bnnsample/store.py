@@ -19,7 +19,7 @@ Crash consistency: a flush is atomic, so a writer killed at any moment (SIGKILL 
 leaves on disk the store of its last flush: its draws and the resume state written with them.
 
 * What HDF5 alone leaves (measured): a flush writes the new chunks, then the dirty metadata
-  in address order, the superblock (at 0, holding the end-of-file address) first. Killed in
+  from address 0 up (strace), the superblock (at 0, holding the end-of-file address) first. Killed in
   between, the file is shorter than its superblock says (issue 46's "truncated file: eof <
   stored_eof"; the space fallocate reserves with KEEP_SIZE changes no size HDF5 reads), or a
   B-tree node points to one not yet written, or ``attrs['draws']`` counts chunks not yet
@@ -44,9 +44,9 @@ leaves on disk the store of its last flush: its draws and the resume state writt
   kill during that roll back leaves the log, and the next open does it again.
 * Cost: only overwrites of committed bytes are copied (HDF5's metadata, a chunk rewritten
   in place, the resume state); appended chunks are not: 27 KB a flush against 1.56 MB of
-  draws (200 chains x 16 draws of 20 coordinates and 50 x 2 predictive values). A machine crash (not a kill) during
-  a flush is not covered (the log is not synced before the overwrites it guards); the last
-  flush before it is on the disk (fsync).
+  draws (200 chains x 16 draws of 20 coordinates and 50 x 2 predictive values).
+* Not covered: a machine crash (not a kill) during a flush (the log is not synced before the
+  overwrites it guards); the last flush before it is on the disk (fsync).
 """
 
 from __future__ import annotations
