@@ -11,7 +11,7 @@ from bnnsample.data.base import Data, check
 from bnnsample.data.uci import FILES
 from bnnsample.plumbing.errors import UserError
 
-from .test_images import _cfg, make_fmnist, write_idx
+from .test_images import _cfg, make_cifar10, make_fmnist, write_idx
 from .test_uci import load, write_fixture
 
 
@@ -73,6 +73,21 @@ def test_an_idx_label_out_of_range_is_named_with_its_row(tmp_path):
     write_idx(raw / "t10k-labels-idx1-ubyte", labels, True)
     with pytest.raises(UserError, match=r"t10k-labels-idx1-ubyte.gz: row 7 has the label 10, not a class in 0..9"):
         LOADERS["fmnist"](_cfg(tmp_path, "fmnist"))
+
+
+@pytest.mark.parametrize("bad, words", [
+    ({"data": np.zeros((4, 1024), np.uint8)}, "its data are 4 x 1024 with 4 labels"),
+    ({"labels": [0, 1, 12, 3]}, "row 3 has the label 12, not a class in 0..9"),
+])  # fmt: skip
+def test_a_cifar_batch_of_other_dimensions_or_labels_is_named(tmp_path, bad, words):
+    import pickle
+
+    path = make_cifar10(tmp_path) / "test_batch"
+    entry = pickle.loads(path.read_bytes())
+    path.write_bytes(pickle.dumps({**entry, **bad}, protocol=2))
+    with pytest.raises(UserError) as e:
+        LOADERS["cifar10"](_cfg(tmp_path, "cifar10"))
+    assert str(e.value).startswith(f"{path}: ") and words in str(e.value)
 
 
 def test_every_loader_s_data_pass_the_central_check(monkeypatch):

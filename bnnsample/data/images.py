@@ -226,9 +226,14 @@ def _read_cifar_batch(path: Path):
 
     with open(path, "rb") as f:
         entry = pickle.load(f, encoding="latin1")
-    x = np.asarray(entry["data"], dtype=np.uint8).reshape(-1, 3, 32, 32)
+    x = np.asarray(entry["data"], dtype=np.uint8)
     y = np.asarray(entry["labels"] if "labels" in entry else entry["fine_labels"], dtype=np.int64)
-    return x, y
+    if x.ndim != 2 or x.shape[1] != 3 * 32 * 32 or len(y) != len(x):
+        raise UserError(f"{path}: its data are {' x '.join(map(str, x.shape))} with {len(y)} labels; a CIFAR-10 "
+                        "batch holds one row of 3 x 32 x 32 = 3072 bytes and one label per image; nothing was "
+                        "sampled")  # fmt: skip
+    check_labels(y, 10, str(path))
+    return x.reshape(-1, 3, 32, 32), y
 
 
 @register("cifar10")
