@@ -326,7 +326,7 @@ def check_reference(cfg) -> list[Path]:
     for p in paths:
         try:
             with SampleStore(p) as s:
-                ref_ds = stored_dataset(s.attrs)
+                ref_ds = stored_dataset(s)
         except (OSError, KeyError) as e:
             raise UserError(f"reference={p}: unreadable ({type(e).__name__}: {e})") from None
         diff = first_difference(ds, ref_ds)

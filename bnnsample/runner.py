@@ -437,22 +437,22 @@ def _expected_layout(cfg, settings, dim: int, n_out, data) -> dict:
 LATER_KEYS = {"compile": False}
 
 
-def same_sampling_config(a: str | None, b: str) -> bool:
-    """Two resolved configs (YAML) that give the same draws: equal but for the keys that do
-    not change them (config.NOT_SAMPLING_KEYS: progress bar, evaluation, reference, flush
-    cadence, data location), so a rerun that changes only those continues or reuses the run."""
+def same_sampling_config(stored: dict, config_yaml: str) -> bool:
+    """A store's config (``SampleStore.config``, {} when it has none) and a resolved config
+    (YAML) that give the same draws: equal but for the keys that do not change them
+    (config.NOT_SAMPLING_KEYS: progress bar, evaluation, reference, flush cadence, data
+    location), so a rerun that changes only those continues or reuses the run."""
     import yaml
 
     from .config import NOT_SAMPLING_KEYS
 
-    if a is None:
+    if not stored:
         return False
 
-    def sampling(y: str) -> dict:
-        d = {**LATER_KEYS, **(yaml.safe_load(y) or {})}
-        return {k: v for k, v in d.items() if k not in NOT_SAMPLING_KEYS}
+    def sampling(d: dict) -> dict:
+        return {k: v for k, v in {**LATER_KEYS, **d}.items() if k not in NOT_SAMPLING_KEYS}
 
-    return sampling(a) == sampling(b)
+    return sampling(stored) == sampling(yaml.safe_load(config_yaml) or {})
 
 
 def _resumable(path: Path, config_yaml: str, expected: dict):
@@ -466,7 +466,7 @@ def _resumable(path: Path, config_yaml: str, expected: dict):
         return False
     try:
         with open_checked(path) as old:
-            if not same_sampling_config(old.attrs.get("config"), config_yaml):
+            if not same_sampling_config(old.config(), config_yaml):  # its digest checked before it is parsed
                 raise UserError(
                     f"{path} holds a run with a different config; choose another hydra.run.dir "
                     "(or delete the file) to start a new run there"

@@ -249,6 +249,6 @@ def test_check_every_changes_ubu_draws_so_a_run_with_another_is_not_reused(tmp_p
     a, cfg_a = run_inprocess(tmp_path / "a", [*toy, "check_every=1"])
     b, cfg_b = run_inprocess(tmp_path / "b", [*toy, "check_every=100"])
     assert not np.array_equal(theta(a.parent), theta(b.parent))
-    assert not same_sampling_config(OmegaConf.to_yaml(cfg_a, resolve=True), OmegaConf.to_yaml(cfg_b, resolve=True))
+    assert not same_sampling_config(OmegaConf.to_container(cfg_a, resolve=True), OmegaConf.to_yaml(cfg_b, resolve=True))
     with pytest.raises(UserError, match="different config"):
         run_inprocess(tmp_path / "a", [*toy, "check_every=100"])

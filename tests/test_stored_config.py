@@ -29,6 +29,30 @@ def test_a_changed_stored_config_is_named_not_evaluated(tmp_path, cli, edit, reh
     assert "Traceback" not in out.stderr and not (tmp_path / "r" / "metrics.csv").exists()
 
 
+@pytest.mark.parametrize("rehash", [False, True], ids=["digest-differs", "digest-matches"])
+@pytest.mark.parametrize("complete", [True, False], ids=["complete", "to-resume"])
+def test_a_rerun_over_a_stored_config_that_does_not_parse_moves_the_store_aside(tmp_path, rehash, complete):
+    """The digest is checked before the YAML is parsed: a store whose config was cut into
+    invalid YAML is named as damaged and moved aside by a rerun, never an internal error."""
+    import hashlib
+
+    from bnnsample.plumbing.errors import UserError
+
+    path, _ = run_inprocess(tmp_path / "r", OVR)
+    with h5py.File(path, "r+") as f:
+        f.attrs["config"] = text = str(f.attrs["config"]) + "\n  : [unclosed"
+        if rehash:
+            f.attrs["config_sha256"] = hashlib.sha256(text.encode()).hexdigest()
+        f.attrs["complete"] = complete
+    with pytest.raises(UserError) as e:
+        run_inprocess(tmp_path / "r", OVR)
+    words = "not valid YAML" if rehash else "changed after the run"
+    assert f"{path} is damaged" in str(e.value) and words in str(e.value) and "\n" not in str(e.value)
+    assert not path.exists() and len(list((tmp_path / "r").glob("samples.h5.damaged-*"))) == 1
+    run_inprocess(tmp_path / "r", OVR)  # the rerun after it starts afresh
+    assert path.exists()
+
+
 def test_a_complete_run_without_its_resume_state_is_evaluated(tmp_path, cli):
     path, _ = run_inprocess(tmp_path / "r", OVR)
     with h5py.File(path, "r+") as f:

@@ -7,17 +7,29 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import json
 
 import torch
 
 from ..registry import Registry, import_modules
-from .base import Data
+from .base import Data, check
 
 LOADERS: Registry = Registry("dataset")
-register = LOADERS.register
-import_modules(__name__, ("synthetic", "images", "uci", "toys", "files"))
 
+
+def register(name: str, **attrs):
+    """Decorator: file a loader under ``name`` as it is called through LOADERS, its Data checked
+    (``base.check``: finite, shapes that agree, labels in range) before anyone uses them."""
+
+    def deco(loader):
+        LOADERS.add(name, functools.wraps(loader)(lambda cfg: check(loader(cfg))), **attrs)
+        return loader
+
+    return deco
+
+
+import_modules(__name__, ("synthetic", "images", "uci", "toys", "files"))
 
 # generated data sets made in this process, by their resolved config: a figure recipe, a sweep in
 # one process or a benchmark runs many runs on one (logistic_synthetic's 1.2M normals took 35 ms a

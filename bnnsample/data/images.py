@@ -10,7 +10,7 @@ import torch
 
 from ..plumbing.errors import DataMissingError, UserError
 from . import register
-from .base import Data
+from .base import Data, check_labels
 from .locate import default_data_dir, first_complete, install_hint, system_folders
 
 
@@ -20,7 +20,7 @@ def _split(x: np.ndarray, y: np.ndarray, n_test: int, split_seed: int):
     return train_test_split(x, y, test_size=n_test, stratify=y, random_state=split_seed)
 
 
-def _to_data(name, x_tr, x_te, y_tr, y_te, n_classes, description) -> Data:
+def _to_data(name, x_tr, x_te, y_tr, y_te, n_classes, description, source: Path | None = None) -> Data:
     return Data(
         name=name,
         task="classification",
@@ -30,6 +30,7 @@ def _to_data(name, x_tr, x_te, y_tr, y_te, n_classes, description) -> Data:
         y_test=torch.as_tensor(y_te, dtype=torch.long),
         n_classes=n_classes,
         description=description,
+        source=str(source or ""),
     )
 
 
@@ -87,6 +88,25 @@ def _read_idx(path: Path) -> np.ndarray:
     return values.reshape(shape)
 
 
+FMNIST_IMAGE = (28, 28)  # height x width: the cnn_fmnist model's input is 1 x 28 x 28
+
+
+def _check_idx(images_path: Path, images: np.ndarray, labels_path: Path, labels: np.ndarray) -> None:
+    """Fashion-MNIST's image and label files as the model needs them: N x 28 x 28 images (the
+    IDX header's dimensions, checked here, not as a size mismatch in the network), N labels
+    in 0..9."""
+    if images.ndim != 3 or images.shape[1:] != FMNIST_IMAGE:
+        raise UserError(f"{images_path}: its IDX header says {' x '.join(map(str, images.shape))}; Fashion-MNIST "
+                        f"images are N x {FMNIST_IMAGE[0]} x {FMNIST_IMAGE[1]} (a file of another data set, or a "
+                        "damaged header); nothing was sampled")  # fmt: skip
+    if labels.ndim != 1:
+        raise UserError(f"{labels_path}: its IDX header says {' x '.join(map(str, labels.shape))}; a labels file "
+                        "holds one number per image; nothing was sampled")  # fmt: skip
+    if len(labels) != len(images):
+        raise UserError(f"{images_path} holds {len(images)} images but {labels_path} {len(labels)} labels")
+    check_labels(labels, 10, str(labels_path))
+
+
 def _find_idx(folder: Path, name: str) -> Path | None:
     for candidate in (folder / name, folder / f"{name}.gz"):
         if candidate.is_file():
@@ -124,15 +144,13 @@ def fmnist(cfg) -> Data:
             )
         )
     x_tr, y_tr, x_te, y_te = (_read_idx(p) for p in found)
-    if x_tr.shape[0] != y_tr.shape[0] or x_te.shape[0] != y_te.shape[0]:
-        raise DataMissingError(f"dataset=fmnist: image and label files in {raw} disagree in length")
+    _check_idx(found[0], x_tr, found[1], y_tr)
+    _check_idx(found[2], x_te, found[3], y_te)
     x_tr, y_tr = _keep_subset(x_tr, y_tr, cfg, "n_train", 0)
     x_te, y_te = _keep_subset(x_te, y_te, cfg, "n_test", 1)
     to = lambda u8: _to_float(np.ascontiguousarray(u8[:, None]))  # noqa: E731  (ToTensor)
-    data = _to_data("fmnist", to(x_tr), to(x_te), y_tr.astype(np.int64), y_te.astype(np.int64), 10,
-                    f"Fashion-MNIST {len(y_tr)}/{len(y_te)}, ToTensor only")  # fmt: skip
-    data.source = str(raw)  # which of the folders searched held the files: the store records it
-    return data
+    return _to_data("fmnist", to(x_tr), to(x_te), y_tr.astype(np.int64), y_te.astype(np.int64), 10,
+                    f"Fashion-MNIST {len(y_tr)}/{len(y_te)}, ToTensor only", raw)  # fmt: skip
 
 
 def _keep_subset(x: np.ndarray, y: np.ndarray, cfg, key: str, offset: int):
@@ -208,9 +226,14 @@ def _read_cifar_batch(path: Path):
 
     with open(path, "rb") as f:
         entry = pickle.load(f, encoding="latin1")
-    x = np.asarray(entry["data"], dtype=np.uint8).reshape(-1, 3, 32, 32)
+    x = np.asarray(entry["data"], dtype=np.uint8)
     y = np.asarray(entry["labels"] if "labels" in entry else entry["fine_labels"], dtype=np.int64)
-    return x, y
+    if x.ndim != 2 or x.shape[1] != 3 * 32 * 32 or len(y) != len(x):
+        raise UserError(f"{path}: its data are {' x '.join(map(str, x.shape))} with {len(y)} labels; a CIFAR-10 "
+                        "batch holds one row of 3 x 32 x 32 = 3072 bytes and one label per image; nothing was "
+                        "sampled")  # fmt: skip
+    check_labels(y, 10, str(path))
+    return x.reshape(-1, 3, 32, 32), y
 
 
 @register("cifar10")
@@ -241,7 +264,7 @@ def cifar10(cfg) -> Data:
     x_tr, y_tr = _keep_subset(x_tr, y_tr, cfg, "n_train", 0)
     x_te, y_te = _keep_subset(x_te, y_te, cfg, "n_test", 1)
     return _to_data("cifar10", _to_float(x_tr), _to_float(x_te), y_tr, y_te, 10,
-                    f"CIFAR-10 {len(y_tr)}/{len(y_te)} (python batches), ToTensor only")  # fmt: skip
+                    f"CIFAR-10 {len(y_tr)}/{len(y_te)} (python batches), ToTensor only", folder)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------ CelebA

@@ -49,7 +49,7 @@ import torch
 
 from ..plumbing.errors import DataMissingError, UserError
 from . import register
-from .base import Data
+from .base import Data, check_finite
 
 # data_dir-relative candidates, first found wins
 FILES = {
@@ -78,14 +78,20 @@ def _find(name: str, root: Path) -> Path:
                            f"{PACKAGED_HINT.get(name, '')})")  # fmt: skip
 
 
+def _data_lines(lines) -> list[int]:
+    """The line numbers (from 1) of the lines that hold a row: not blank, not only a # comment."""
+    return [i for i, line in enumerate(lines, 1) if line.split("#", 1)[0].strip()]
+
+
 def _read_table(path: Path, n_cols: int) -> np.ndarray:
-    """A whitespace-separated numeric table with exactly n_cols columns."""
+    """A whitespace-separated table of finite numbers with exactly n_cols columns."""
     try:
         arr = np.loadtxt(path, dtype=np.float64, ndmin=2)
     except ValueError as e:
         raise UserError(f"{path}: not a whitespace-separated numeric table ({e})") from None
     if arr.shape[1] != n_cols:
         raise UserError(f"{path}: expected {n_cols} columns, found {arr.shape[1]}")
+    check_finite(arr, str(path), _data_lines(path.read_text().splitlines()))
     return arr
 
 
@@ -149,10 +155,12 @@ def _ionosphere(root: Path, cfg=None):
         x = df.iloc[:, :34].astype(str).astype(np.float64).to_numpy()
         return x, (df["Class"].astype(str) == "good").to_numpy().astype(np.int64)
     path = _find("ionosphere", root)
-    rows = [line.strip().split(",") for line in path.read_text().splitlines() if line.strip()]
+    numbered = [(i, line.strip().split(",")) for i, line in enumerate(path.read_text().splitlines(), 1) if line.strip()]
+    rows = [r for _, r in numbered]
     if any(len(r) != 35 or r[-1] not in ("g", "b") for r in rows):
         raise UserError(f"{path}: expected 34 comma-separated numbers and the label g or b per line")
     x = np.array([[float(v) for v in r[:34]] for r in rows])
+    check_finite(x, str(path), [i for i, _ in numbered])
     return x, np.array([r[-1] == "g" for r in rows], dtype=np.int64)
 
 
@@ -171,15 +179,14 @@ def _vehicle(root: Path, cfg=None):
     xs, ys = [], []
     for rel in FILES["vehicle"]:
         path = root / rel
-        for line in path.read_text().splitlines():
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 19 or parts[-1] not in VEHICLE_CLASSES:
-                raise UserError(f"{path}: expected 18 numbers and a class in {', '.join(VEHICLE_CLASSES)} per line")
-            xs.append([float(v) for v in parts[:18]])
-            ys.append(VEHICLE_CLASSES.index(parts[-1]))
-    return np.array(xs), np.array(ys, dtype=np.int64)
+        numbered = [(i, line.split()) for i, line in enumerate(path.read_text().splitlines(), 1) if line.split()]
+        rows = [r for _, r in numbered]
+        if any(len(r) != 19 or r[-1] not in VEHICLE_CLASSES for r in rows):
+            raise UserError(f"{path}: expected 18 numbers and a class in {', '.join(VEHICLE_CLASSES)} per line")
+        xs.append(np.array([[float(v) for v in r[:18]] for r in rows]).reshape(-1, 18))
+        check_finite(xs[-1], str(path), [i for i, _ in numbered])
+        ys += [VEHICLE_CLASSES.index(r[-1]) for r in rows]
+    return np.concatenate(xs), np.array(ys, dtype=np.int64)
 
 
 def _boston(root, cfg=None):
@@ -256,6 +263,9 @@ def load_uci(name: str, cfg) -> Data:
     task, reader, n_classes, description = SETS[name]
     x, y = reader(Path(str(cfg.get("data_dir", "."))).expanduser(), cfg)
     x = np.asarray(x, dtype=np.float64)
+    # the set as read (a packaged one too), before standardisation spreads a NaN over its column
+    check_finite(x, f"dataset={name} (inputs)")
+    check_finite(np.asarray(y, dtype=np.float64), f"dataset={name} (targets)")
     y = np.asarray(y, dtype=np.float64 if task == "regression" else np.int64)
     n = x.shape[0]
     n_splits = _int_key(cfg, "n_splits", 1, default=5)

@@ -111,7 +111,7 @@ def draws_of(store: SampleStore, keep: np.ndarray | None = None) -> RunDraws:
     small = d is not None and len(keep) * store.n_draws * d <= MAX_THETA_NUMBERS
     return RunDraws(
         path=store.path,
-        dataset=stored_dataset(store.attrs),
+        dataset=stored_dataset(store),
         targets=store.array("targets"),
         store=store,
         keep=keep,
