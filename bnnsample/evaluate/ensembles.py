@@ -234,11 +234,19 @@ def diagnose_runs(paths: dict[str, list[Path]], sizes, fig_dir: Path):
 
 def ensemble_rows(store) -> list[dict]:
     """The table as rows of metrics.csv (group, metric, value, se): group ``<method>@es<k>``,
-    value the mean over groups, se = std / sqrt(groups) (NaN with one group)."""
-    t = ensemble_table(store)
-    return [{"group": f"{r.method}@es{r.ensemble_size}", "metric": r.metric, "value": r.mean,
+    value the mean over groups, se = std / sqrt(groups) (NaN with one group); and the Bayesian
+    predictive's paired differences to each baseline (``paired_differences``), group
+    ``bayes-<baseline>@es<k>``, value the mean difference over groups, se its standard error."""
+    preds, y = run_predictives(store)
+    rows = [{"group": f"{r.method}@es{r.ensemble_size}", "metric": r.metric, "value": r.mean,
              "se": r.std / np.sqrt(r.groups) if r.groups > 1 else float("nan")}
-            for r in t.itertuples()]  # fmt: skip
+            for name, p in preds.items() for r in ensemble_metrics(p, y, method=name).itertuples()]  # fmt: skip
+    for base in ("swa", "standard"):
+        if "bayes" in preds and base in preds:
+            d = paired_differences(preds["bayes"], preds[base], y)
+            rows += [{"group": f"bayes-{base}@es{r.ensemble_size}", "metric": r.metric, "value": r.diff, "se": r.se}
+                     for r in d.itertuples()]  # fmt: skip
+    return rows
 
 
 def plot_ensembles(table: pd.DataFrame, path: Path, title: str = "") -> Path:

@@ -118,8 +118,8 @@ def _classification_rows(store: SampleStore, keep: np.ndarray) -> tuple[list[dic
     ensembles = {}
     if per_run is not None and len(per_run):
         ensembles["bayes"] = per_run.mean(axis=0)
-    for name, arr in store.group("baselines").items():
-        ensembles[name] = arr.mean(axis=0)
+    for name, arr in store.group("baselines").items():  # the runs the Bayesian predictive keeps: equal ensembles
+        ensembles[name] = np.asarray(arr)[keep].mean(axis=0)
     rows = []
     for name, probs in ensembles.items():
         for metric, value in M.classification_metrics(probs.astype(np.float64), y).items():
@@ -225,7 +225,7 @@ def evaluate_run(run_dir: Path, echo: bool = False, reference=_FROM_CONFIG) -> p
     if echo:
         from .summary import render
 
-        print(render(table, notes))
+        print(render(table, notes, cfg))
         say(f"all metrics in {run_dir / 'metrics.csv'}, plots in {run_dir / 'plots'}")
     if ref_error is not None:
         raise ref_error

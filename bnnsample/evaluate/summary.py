@@ -4,7 +4,11 @@ one-phrase reading. metrics.csv keeps every row; this is what a reader needs fir
 Table rows: the predictive ensembles of a classifier (standard training, SWA, Bayesian; their
 accuracy, NLL, ECE, ACE and RPS as paulin2025 Table 1 reports them), the Bayesian predictive of
 a regression (RMSE, NLL), or the first coordinates of a run against the exact law (mean and
-variance with their Monte Carlo standard errors, W2).
+variance with their Monte Carlo standard errors, W2). A classifier's three rows pool the same
+kept runs, and a line under the table says how many (the ensemble size), followed by the
+Bayesian predictive's paired differences to SWA per single run with their standard errors and,
+for Paulin et al. (2025), Algorithm 3 / Fig. 4 on Fashion-MNIST, the settings in which the run
+departs from the paper's protocol.
 """
 
 from __future__ import annotations
@@ -58,6 +62,64 @@ def comparison_table(table: pd.DataFrame) -> pd.DataFrame | None:
     )
 
 
+def ensemble_lines(table: pd.DataFrame) -> list[str]:
+    """Under a classifier's table: the ensemble size its rows compare, and the Bayesian
+    predictive minus SWA per single run, paired (``bayes-swa@es1`` of metrics.csv)."""
+    v = _lookup(table)
+    if not any((g, "accuracy") in v for g, _ in ENSEMBLES) or ("run", "chains") not in v:
+        return []
+    runs = int(v[("run", "chains")][0] - v.get(("run", "diverged_chains"), (0,))[0])
+    draws = int(v.get(("run", "draws_per_chain"), (0,))[0])
+    size = "single runs" if runs == 1 else f"ensembles of the same {runs} runs"
+    out = [f"rows: {size} (standard, SWA: {runs} network{'s' * (runs != 1)}; Bayesian: {runs} x {draws} draws); "
+           "smaller ensembles in metrics.csv (<method>@es<k>)"]  # fmt: skip
+    diffs = [(m, *v[("bayes-swa@es1", m)]) for m in CLASSIFICATION if ("bayes-swa@es1", m) in v]
+    if diffs:
+        cells = ", ".join(f"{m.upper() if m != 'accuracy' else m} {d:+.4f}" + (f" ± {se:.4f}" if se == se else "")
+                          for m, d, se in diffs)  # fmt: skip
+        out.append(f"Bayesian - SWA per single run, paired (mean ± s.e. over {runs} runs): {cells}")
+    return out
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{int(n):,} {unit}{'s' * (int(n) != 1)}"
+
+
+# Paulin et al. (2025), Algorithm 3 / Fig. 4 on Fashion-MNIST (the authors' notebooks): what the summary of a
+# run on dataset=fmnist with init=swa compares its settings with, as (what, the run's value, the paper's values)
+PAPER_FMNIST = (
+    ("network", lambda c: c["model"]["name"], ("cnn_fmnist",), "cnn_fmnist, 1.27M parameters"),
+    ("training images", lambda c: c["dataset"].get("n_train") or 60000, (60000,), "60,000"),
+    ("runs", lambda c: c["chains"], (64,), "64"),
+    ("Adam epochs", lambda c: c["init"]["train_epochs"], (15,), "15"),
+    ("SWA epochs", lambda c: c["init"]["swa_epochs"], (5,), "5"),
+    ("burn-in", lambda c: _count(c["burn_in"], c["unit"]), ("10 epochs",), "10 epochs"),
+    ("draws", lambda c: f"{c['samples']:,}, one per {_count(c['thin'], c['unit']).removeprefix('1 ')}",
+     ("30, one per epoch",), "30, one per epoch"),
+    ("batch", lambda c: c["batch_size"], (200,), "200"),
+    ("BatchNorm statistics from", lambda c: c["model"].get("n_calibration"), (4000, 10000),
+     "4,000 images in the text, 10,000 in the notebook"),
+)  # fmt: skip
+
+
+def departures(cfg: dict | None) -> list[str]:
+    """The settings of a Fashion-MNIST run of Algorithm 3 (dataset=fmnist, init=swa) that differ
+    from Paulin et al. (2025), Algorithm 3 / Fig. 4, as 'what VALUE (paper P)'; [] otherwise."""
+    if not cfg or cfg.get("dataset", {}).get("name") != "fmnist" or cfg.get("init", {}).get("name") != "swa":
+        return []
+    out = []
+    for what, value_of, paper, paper_text in PAPER_FMNIST:
+        value = value_of(cfg)
+        if value not in paper:
+            shown = f"{value:,}" if isinstance(value, int) else str(value)
+            if what == "training images":
+                shown += ", a stratified subset"
+            elif what.startswith("BatchNorm"):
+                shown += " images"
+            out.append(f"{what} {shown} (paper {paper_text})")
+    return out
+
+
 def _temperature_reading(name: str, value: float, se: float) -> str:
     """T = 1 at the target law (kinetic: E|v|^2 / d; configurational: E[x . grad U] / d)."""
     tol = max(0.05, 2 * se) if not math.isnan(se) else 0.05
@@ -100,12 +162,18 @@ def readings(table: pd.DataFrame, notes: list[str]) -> list[str]:
     return out
 
 
-def render(table: pd.DataFrame, notes: list[str]) -> str:
-    """The printed end of a run: the comparison table, the readings, the notes once each."""
+def render(table: pd.DataFrame, notes: list[str], cfg: dict | None = None) -> str:
+    """The printed end of a run: the comparison table with the ensemble size it compares and the
+    paired differences, the departures from the paper's protocol (``departures`` of the run's
+    config ``cfg``), the readings, the notes once each."""
     lines = []
     comp = comparison_table(table)
     if comp is not None:
         lines.append(comp.to_string())
+    lines += [f"  {r}" for r in ensemble_lines(table)]
+    gone = departures(cfg)
+    if gone:
+        lines.append(f"  departs from Paulin et al. (2025), Algorithm 3 / Fig. 4 in: {'; '.join(gone)}")
     lines += [f"  {r}" for r in readings(table, notes)]
     seen = set()
     for n in notes:  # those the readings say already are left out

@@ -6,7 +6,13 @@ import pandas as pd
 import pytest
 
 from bnnsample.evaluate import metrics as M
-from bnnsample.evaluate.ensembles import ensemble_metrics, ensemble_rows, ensemble_table, plot_ensembles
+from bnnsample.evaluate.ensembles import (
+    ensemble_metrics,
+    ensemble_rows,
+    ensemble_table,
+    paired_differences,
+    plot_ensembles,
+)
 from bnnsample.papers import get_recipe
 from bnnsample.papers.paulin2025 import ensemble_runs as fig4_jobs
 from bnnsample.store import SampleStore
@@ -73,6 +79,20 @@ def test_table_from_a_store_averages_draws_and_drops_diverged_runs(tmp_path):
     r = next(r for r in rows if r["group"] == "swa@es2" and r["metric"] == "nll")
     ref = expect[(expect.method == "swa") & (expect.ensemble_size == 2) & (expect.metric == "nll")].iloc[0]
     assert r["value"] == pytest.approx(ref["mean"]) and r["se"] == pytest.approx(ref["std"] / np.sqrt(2))
+    # the Bayesian predictive's paired differences to each baseline, over the same kept runs
+    bayes = pred[keep].astype(np.float64).mean(1)
+    for base, base_p in (("swa", swa_p), ("standard", std_p)):
+        d = paired_differences(bayes, base_p[keep], y)
+        got = {(r["group"], r["metric"]): (r["value"], r["se"]) for r in rows if r["group"].startswith("bayes-")}
+        for e in d.itertuples():
+            value, se = got[(f"bayes-{base}@es{e.ensemble_size}", e.metric)]
+            assert value == pytest.approx(e.diff, rel=1e-6) and se == pytest.approx(e.se, rel=1e-6, nan_ok=True)
+    # the summary's rows pool the same kept runs for every method (equal ensemble size)
+    from bnnsample.evaluate.report import _classification_rows
+
+    summary = {(r["group"], r["metric"]): r["value"] for r in _classification_rows(s, ~s.diverged())[0]}
+    for name, p in (("bayes", bayes), ("swa", swa_p[keep]), ("standard", std_p[keep])):
+        assert summary[(name, "nll")] == pytest.approx(M.nll(p.mean(0), y), rel=1e-6)
     s.close()
     out = plot_ensembles(t, tmp_path / "plots" / "ensembles_vs_size.png", title="test")
     assert out.exists() and out.stat().st_size > 1000

@@ -34,6 +34,50 @@ def test_classifier_summary_is_one_table_with_readings():
     assert "bayes@es1" not in out and len(lines) <= 10
 
 
+def test_classifier_summary_says_the_ensemble_size_and_the_paired_differences():
+    nan = float("nan")
+    rows = [("run", "chains", 4, nan), ("run", "diverged_chains", 1, nan), ("run", "draws_per_chain", 30, nan)]
+    for g in ("standard", "swa", "bayes"):
+        rows += [(g, m, 0.5, nan) for m in ("accuracy", "nll", "ace", "rps", "ece")]
+    rows += [("bayes-swa@es1", "accuracy", -0.001, 0.0004), ("bayes-swa@es1", "nll", -0.0123, 0.0021),
+             ("bayes-swa@es1", "ace", 0.0002, 0.0001), ("bayes-swa@es1", "rps", -0.0003, 0.00005)]  # fmt: skip
+    out = render(_table(rows), [])
+    lines = out.splitlines()
+    assert lines[4] == ("  rows: ensembles of the same 3 runs (standard, SWA: 3 networks; Bayesian: 3 x 30 draws); "
+                        "smaller ensembles in metrics.csv (<method>@es<k>)")  # fmt: skip
+    assert lines[5] == ("  Bayesian - SWA per single run, paired (mean ± s.e. over 3 runs): accuracy -0.0010 ± 0.0004, "
+                        "NLL -0.0123 ± 0.0021, ACE +0.0002 ± 0.0001, RPS -0.0003 ± 0.0001")  # fmt: skip
+    assert "departs from" not in out  # no config: nothing to compare
+
+
+def test_fmnist_cpu_departs_from_the_paper_in_network_images_and_runs_only():
+    from omegaconf import OmegaConf
+
+    from bnnsample.evaluate.summary import departures
+
+    from .helpers import compose_cfg
+
+    cfg = OmegaConf.to_container(compose_cfg(["experiment=fmnist_cpu"]), resolve=True)
+    assert departures(cfg) == ["network cnn_small (paper cnn_fmnist, 1.27M parameters)",
+                               "training images 10,000, a stratified subset (paper 60,000)",
+                               "runs 4 (paper 64)"]  # fmt: skip
+    nan = float("nan")
+    rows = [("run", "chains", 4, nan)] + [(g, "accuracy", 0.9, nan) for g in ("standard", "swa", "bayes")]
+    out = render(_table(rows), [], cfg)
+    assert (
+        "  departs from Paulin et al. (2025), Algorithm 3 / Fig. 4 in: network cnn_small (paper cnn_fmnist, "
+        "1.27M parameters); training images 10,000, a stratified subset (paper 60,000); runs 4 (paper 64)"
+    ) in out
+    paper = OmegaConf.to_container(compose_cfg(["dataset=fmnist", "chains=64", "model.n_calibration=10000"]),
+                                   resolve=True)  # fmt: skip
+    assert departures(paper) == []  # the paper's protocol: nothing to say
+    short = OmegaConf.to_container(compose_cfg(["experiment=fmnist_cpu", "burn_in=1", "samples=8", "thin=2"]),
+                                   resolve=True)  # fmt: skip
+    assert departures(short)[3:] == ["burn-in 1 epoch (paper 10 epochs)",
+                                     "draws 8, one per 2 epochs (paper 30, one per epoch)"]  # fmt: skip
+    assert departures(OmegaConf.to_container(compose_cfg(["dataset=mnist5k"]), resolve=True)) == []
+
+
 def test_exact_law_summary_and_equilibrium_reading():
     nan = float("nan")
     rows = [("theta[0]", "mean", 0.5, 0.01), ("theta[0]", "posterior_mean", 0.5, 0.0),

@@ -48,3 +48,36 @@ def test_a_network_run_prints_its_estimate_first(tmp_path, capsys):
     assert "fmnist_cpu" not in line  # the hint is for long Fashion-MNIST runs only
     assert cost.duration_text(90) == "90 s" and cost.duration_text(5400) == "90 minutes"
     assert cost.duration_text(9 * 3600) == "9.0 hours" and cost.duration_text(3 * 86400) == "3.0 days"
+
+
+def test_the_hint_to_the_cpu_preset_is_for_long_fashion_mnist_runs_other_than_the_preset():
+    import torch
+
+    long = cost.RunCost(seconds_per_step=1.0, training_steps=4000, sampling_gradients=0, prediction_images=0,
+                        batch_size=200, seconds_per_image=0.0)  # fmt: skip
+    cpu = torch.device("cpu")
+    assert f"experiment=fmnist_cpu ({cost.FMNIST_CPU})" in cost.estimate_line(
+        long, compose_cfg(["dataset=fmnist"]), cpu
+    )
+    assert "fmnist_cpu" not in cost.estimate_line(long, compose_cfg(["experiment=fmnist_cpu"]), cpu)
+
+
+def test_predictions_are_timed_at_the_batch_sizes_they_run():
+    """The calibration batch whole in train mode, the test set in chunks of predict_batch in eval
+    mode (models/network.py, predict_one); the module's mode is left as it was."""
+    import torch
+
+    class Recorder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.calls = []
+
+        def forward(self, x):
+            self.calls.append((x.shape[0], self.training))
+            return x
+
+    pot = FakePot(700, 2500)
+    pot.module, pot.predict_batch = Recorder(), 1000
+    per_image = cost.time_forward(pot, torch.device("cpu"))
+    assert per_image > 0 and pot.module.training
+    assert set(pot.module.calls) == {(700, True), (1000, False)}  # never a smaller stand-in batch
