@@ -114,9 +114,11 @@ def summaries(rows) -> list[dict]:
 
 def centred(rows, k: float = 4.0):
     """Outcome: every coordinate's mean within ``k`` s.e. of 0, at every n."""
-    from ...figures.claims import by_count
+    from ...figures.claims import by_count, not_tested
 
     s = summaries(rows)
+    if not s:
+        return not_tested("scale", why="no draws of Z")
     z = [abs(r["mean"]) / r["mean_se"] for r in s]
     worst = max(abs(r["mean"]) for r in s)
     return by_count(sum(v <= k for v in z), len(s), f"max |mean| = {worst:.4f}, max |z| = {max(z):.1f} over "
@@ -126,9 +128,11 @@ def centred(rows, k: float = 4.0):
 def identity_covariance(rows, k: float = 4.0):
     """Outcome: every variance within ``k`` s.e. of 1 (and the covariance of the two coordinates within k s.e.
     of 0), at every n."""
-    from ...figures.claims import by_count
+    from ...figures.claims import by_count, not_tested
 
     s = summaries(rows)
+    if not s:
+        return not_tested("scale", why="no draws of Z")
     z = [abs(r["var"] - 1) / r["var_se"] for r in s] + [abs(r["cov12"]) / r["cov12_se"] for r in s
                                                          if r["coord"] == 1 and "cov12" in r]  # fmt: skip
     var = [r["var"] for r in s]
