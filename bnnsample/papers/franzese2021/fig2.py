@@ -106,7 +106,7 @@ def _paths_differ(rows):
         z = abs(a["acf_lag"] - b["acf_lag"]) / math.hypot(a["acf_se"], b["acf_se"])
         by_c[(a["C"], b["C"])] = max(by_c.get((a["C"], b["C"]), 0.0), z)
     s = _summaries(rows)
-    ours = ", ".join(f"C={r['C']:g}: {r['acf_lag']:.2f} ± {r['acf_se']:.2f}" for r in s if r["coord"] == 1)
+    ours = ", ".join(f"C={r['C']:g}: {r['acf_lag']:.3f} ± {r['acf_se']:.3f}" for r in s if r["coord"] == 1)
     return by_count(
         sum(z > 4 for z in by_c.values()),
         len(by_c),
