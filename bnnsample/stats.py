@@ -2,7 +2,7 @@
 independent groups, pooled means and variances over independent chains with their Monte Carlo
 standard errors, the one log-log slope fitter (orders of convergence, with t intervals), the L1
 error of a histogram marginal (sekkat2023 eq. 44) with a bootstrap over chains of the difference of
-two such errors, and the Kolmogorov distance of two normal laws.
+two such errors, the Kolmogorov distance of two normal laws, and the autocorrelation of chains.
 The lowest floor of the package: it imports nothing of bnnsample, and
 analysis/, evaluate/ and figures/ take these from here."""
 
@@ -86,6 +86,25 @@ def chain_var_se(draws) -> tuple[float, float]:
     d = check_chains(draws)
     sq_dev = (d - d.mean()) ** 2
     return pooled_with_se(sq_dev.mean(axis=1), float(sq_dev.mean()))
+
+
+def chain_acf(draws, lag: int = 1) -> np.ndarray:
+    """Lag-``lag`` autocorrelation of independent chains, pooled over them, per trailing element.
+
+    ``draws`` is (C, D, ...): C chains of D successive draws (each trailing element, e.g. a test
+    point, is a separate series). With xbar and s2 the pooled mean and variance over all C D draws
+    (ddof 0), the estimate is
+
+        rho(k) = [1 / (C (D - k))] sum_c sum_{t < D - k} (x_{c,t} - xbar)(x_{c,t+k} - xbar) / s2,
+
+    the usual ACF estimator with products taken within chains only. Returns an array of the trailing
+    shape (a 0-d array for (C, D) input). For a stationary AR(1), x_t = phi x_{t-1} + e_t, rho(k) -> phi^k.
+    """
+    d = np.asarray(draws, dtype=np.float64)
+    if d.ndim < 2 or not 1 <= lag < d.shape[1]:
+        raise ValueError(f"need draws (C, D, ...) with D > lag >= 1, got shape {d.shape} and lag {lag}")
+    c = d - d.mean(axis=(0, 1))
+    return (c[:, :-lag] * c[:, lag:]).mean(axis=(0, 1)) / (c**2).mean(axis=(0, 1))
 
 
 def z_score(diff: float, se: float) -> float:

@@ -216,10 +216,19 @@ def gmm3(cfg) -> Data:
 def mixture_means(cfg) -> Data:
     """sekkat2023 §2.5.2 (eq. 43): N = 200 points from w N(mu_1, sigma^2) + (1 - w) N(mu_2, sigma^2),
     w = 0.4, mu = (1, 0.5), sigma_1 = sigma_2 = 0.4; model mixture: unknown means, known w and
-    sigma, prior N(0, I_2). DECISION: the data realization (unseeded in the paper) is dataset.seed = 0."""
+    sigma, prior N(0, I_2). ``dataset.weight``, ``dataset.means`` and ``dataset.sd`` set w, (mu_1, mu_2)
+    and sigma (Fig. 2 of the paper: w = 0.5, mu = (0.2, 1), N = 100). DECISION: the data realization
+    (unseeded in the paper) is dataset.seed = 0."""
     n = _positive_int(cfg, "n_train", 200, low=2)
-    w = 0.4
-    weights, means, sds = (w, 1 - w), (1.0, 0.5), (0.4, 0.4)
+    w = float(cfg.get("weight", 0.4))
+    if not 0 < w < 1:
+        raise UserError(f"dataset.weight={w}: must be a number in (0, 1)")
+    mu = cfg.get("means", (1.0, 0.5))
+    if len(mu) != 2 or any(isinstance(m, bool) or not isinstance(m, (int, float)) for m in mu):
+        raise UserError(f"dataset.means={list(mu)}: must be two numbers")
+    sd = _positive(cfg, "sd", 0.4)
+    weights, means, sds = (w, 1 - w), (float(mu[0]), float(mu[1])), (sd, sd)
     y = _mixture_draw(_gen(cfg), n, weights, means, sds)
     return _mixture_data("mixture_means", y, weights, means, sds,
-                         f"sekkat2023 2-component mixture, {n} points, w=0.4, mu=(1,0.5), sigma=0.4; means unknown")  # fmt: skip
+                         f"sekkat2023 2-component mixture, {n} points, w={w:g}, mu=({means[0]:g},{means[1]:g}), "
+                         f"sigma={sd:g}; means unknown")  # fmt: skip

@@ -328,3 +328,16 @@ def test_ten_step_run(tmp_path, dataset, model):
     if dataset in ("franzese_toy", "gaussian_mean"):
         post = table.query("group == 'theta[0]' and metric == 'posterior_var'").value.iloc[0]
         assert abs(post - {"franzese_toy": 1 / 3, "gaussian_mean": 1 / 1001}[dataset]) < 1e-12
+
+
+def test_mixture_means_takes_the_fig2_parameters():
+    """sekkat2023 Fig. 2: dataset.weight, means, sd and n_train draw N = 100 points from
+    0.5 N(0.2, 0.4^2) + 0.5 N(1, 0.4^2); the defaults keep the §2.5.2 data set; bad values are refused."""
+    m = load("mixture_means", weight=0.5, means=[0.2, 1.0], sd=0.4, n_train=100)
+    assert m.y_train.shape == (100, 1)
+    assert m.extras["weights"].tolist() == [0.5, 0.5] and m.extras["true_means"].tolist() == [0.2, 1.0]
+    assert abs(m.y_train.mean() - 0.6) < 4 * math.sqrt((0.16 + 0.16) / 100)
+    assert torch.equal(load("mixture_means").y_train, load("mixture_means", weight=0.4, means=[1.0, 0.5]).y_train)
+    for bad in ({"weight": 1.5}, {"means": [1.0]}, {"sd": 0}):
+        with pytest.raises(UserError, match=f"dataset.{next(iter(bad))}="):
+            load("mixture_means", **bad)

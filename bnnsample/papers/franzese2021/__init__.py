@@ -3,4 +3,4 @@ cells are ``toy_cells``'); ``uci`` the sweep settings and rows the UCI recipes s
 and the distance to it are ``uci_runs``'s); ``sweeps`` Figs. 4, 5 and 10 (distance to the oracle vs step
 size); ``tables`` Tables 1-2 (RMSE/accuracy and MNLL)."""
 
-from . import sweeps, tables, toys  # noqa: F401  (their @register)
+from . import fig2, fig7, sweeps, table3, tables, toys  # noqa: F401  (their @register)

@@ -14,4 +14,4 @@ Langevin dynamics" (JMLR 24, 2023), one module per figure:
              runs of the project's samplers and the Gaussian model's runs are ``chains``'
 """
 
-from . import fig3, fig4, fig5, fig7, fig13, fig14  # noqa: F401  (importing them registers their recipes)
+from . import fig1, fig2, fig3, fig4, fig5, fig6, fig7, fig13, fig14  # noqa: F401  (importing them registers their recipes)

@@ -1,0 +1,97 @@
+"""sekkat2023-fig2: histograms of the 2-D rescaled gradient noise Z of eq. 14 for the mixture model of §2.5.2
+with N = 100, w = 0.5, data means (0.2, 1), evaluated at theta = (1, 0.2), without replacement (Fig. 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ...figures.claims import Claims
+from ...figures.driver import Figure, Invocation, Option, integer, register_figure
+from ...plotting import pyplot, save_figure
+from .chains import target
+from .noise import CLOSE, FAR, centred, close_at, far_at, identity_covariance, noise_rows, plot_marginals, summaries
+from .shared import HEADING, TITLE
+
+ID = "sekkat2023-fig2"
+THETA = (1.0, 0.2)  # the caption's evaluation point (the data's means swapped)
+DATA = ["dataset=mixture_means", "dataset.n_train=100", "dataset.weight=0.5", "dataset.means=[0.2,1.0]",
+        "dataset.sd=0.4"]  # fmt: skip
+FIG2 = {
+    "quick": {"n": (1, 5, 20, 30), "draws": 20_000, "bins": 80, "lim": 4.0, "grid2d": 40},
+    "paper": {"n": (1, 2, 5, 10, 20, 30, 50), "draws": 1_000_000, "bins": 80, "lim": 4.0, "grid2d": 60},
+}  # fmt: skip
+
+
+def fig2_rows(inv: Invocation, bar) -> list[dict]:
+    st = inv.st
+    return noise_rows(target(DATA), THETA, st["n"], st["draws"], inv.opt["seed"], st["bins"], st["lim"], bar,
+                      grid2d=st["grid2d"])  # fmt: skip
+
+
+FIG2_CLAIMS = Claims("statement")
+
+
+@FIG2_CLAIMS.rule("centred", "Z is centred", "§2.2, eq. 14, Fig. 2", "mean 0 (by construction)",
+    tolerance="|mean| of each coordinate within 4 s.e. at every n",
+    method="Monte Carlo mean of the draws of Z at theta = (1, 0.2)")  # fmt: skip
+def _centred(rows, st):
+    return centred(rows)
+
+
+@FIG2_CLAIMS.rule("covariance", "Z has identity covariance", "§2.2, eq. 14, Fig. 2", "covariance I_2 (by construction)",
+    tolerance="each variance within 4 s.e. of 1 and the covariance within 4 s.e. of 0, at every n",
+    method="Monte Carlo moments, s.e. from the fourth moments")  # fmt: skip
+def _covariance(rows, st):
+    return identity_covariance(rows)
+
+
+@FIG2_CLAIMS.rule("far", "Z is far from Gaussian for small n", "§2.2, Fig. 2", "far from Gaussian for small n",
+    tolerance=f"a marginal's L1 distance from the N(0, 1) density above {FAR} (total variation above {FAR / 2}) "
+              "beyond 2 s.e., at n = 1 and 2 (those run)",
+    method="eq. 44's L1 on the plotted bins (80 on [-4, 4]); s.e. from 4 disjoint parts of the draws")  # fmt: skip
+def _far(rows, st):
+    return far_at(rows, (1, 2))
+
+
+@FIG2_CLAIMS.rule("close_20_30", "Z is close to Gaussian for n = 20-30", "§2.2, Fig. 2", "close to Gaussian at n = 20-30",
+    tolerance=f"both marginals' L1 less its noise floor below {CLOSE} (within 2 s.e.) at n = 20 and 30",
+    method="as above; the noise floor is the L1 of as many N(0, 1) draws on the same bins")  # fmt: skip
+def _close(rows, st):
+    return close_at(rows, (20, 30))
+
+
+def plot(rows, inv: Invocation, png: Path) -> Path:
+    ns, lim = inv.st["n"], inv.st["lim"]
+    fig, axes = pyplot().subplots(3, len(ns), figsize=(3.0 * len(ns), 8.4), squeeze=False)
+    for ax, n in zip(axes[0], ns):
+        h = [r for r in rows if r["kind"] == "hist2d" and r["n"] == n]
+        m = int(round(len(h) ** 0.5))
+        ax.imshow(np.array([r["density"] for r in h]).reshape(m, m).T, origin="lower", extent=(-lim, lim, -lim, lim),
+                  cmap="viridis", aspect="equal")  # fmt: skip
+        ax.set(title=f"n={n}: 2-D histogram", xlabel="Z_1", ylabel="Z_2")
+    plot_marginals(axes[1], rows, 1, lim, "Z_1")
+    plot_marginals(axes[2], rows, 2, lim, "Z_2")
+    return save_figure(fig, png, title="sekkat2023 Fig. 2: Z of eq. 14, mixture, theta = (1, 0.2), without "
+                                       "replacement")  # fmt: skip
+
+
+def settings(rows, inv: Invocation) -> str:
+    st = inv.st
+    return (f"Mixture model §2.5.2 with the caption's data (dataset mixture_means with n_train = 100, weight = 0.5, "
+            f"means = (0.2, 1), sd = 0.4; data seed 0; prior N(0, I_2)), Z of eq. 14 at theta = {THETA} from "
+            f"{st['draws']} independent minibatches without replacement (`iid_wor`) per n in {list(st['n'])}; "
+            f"marginal histograms on {st['bins']} bins over [-{st['lim']:g}, {st['lim']:g}], 2-D histogram on "
+            f"{st['grid2d']}^2 cells, seed {inv.opt['seed']}. The paper does not state its n, its number of draws "
+            "or its bins; its data set is unseeded. 'Close' and 'far' are read as L1 (eq. 44, in [0, 2]) below "
+            f"{CLOSE} over the noise floor and above {FAR}.")  # fmt: skip
+
+
+FIGURE = register_figure(Figure(
+    ID, TITLE, "sekkat2023 Fig. 2: histograms of the 2-D rescaled gradient noise Z (eq. 14), mixture", FIG2,
+    rows=fig2_rows, outcomes=lambda rows, inv: FIG2_CLAIMS.outcomes(rows, inv.st), settings=settings,
+    cells=lambda inv: len(inv.st["n"]), plot=plot,
+    tables=lambda rows: {"fig2.csv": summaries(rows), "fig2_hist.csv": [r for r in rows if r["kind"] == "hist"],
+                         "fig2_hist2d.csv": [r for r in rows if r["kind"] == "hist2d"]},
+    png="fig2.png", options=(Option("seed", integer(0), 0),), heading=HEADING))  # fmt: skip

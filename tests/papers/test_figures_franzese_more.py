@@ -1,0 +1,131 @@
+"""franzese2021-fig2 (SDE paths for several C), -fig7 (exact vs LEAPFROG predictive) and -table3 (ACF(1) of the
+oracles): the recipes at a tiny size, the ACF of the oracle draws on a known process, and each rule on rows built by
+hand that pass, fail and cannot be measured."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bnnsample.figures.claims import SOURCES, VERDICTS
+from bnnsample.figures.common import read_sections, verdict_counts
+from bnnsample.papers import recipes
+from bnnsample.papers.franzese2021 import fig2, fig7, table3
+
+
+def _section_is_complete(tmp_path, key, claims):
+    section = read_sections((tmp_path / "REPRODUCTION.md").read_text())[key]
+    paper = [c for c in claims.values() if c.source != "check"]
+    counts = verdict_counts(section)
+    assert sum(counts[v] for v in VERDICTS) == len(paper) == sum(counts[s] for s in SOURCES)
+    assert all(f"| {c.text} | {c.where} |" in section for c in paper)
+    assert (tmp_path / key / "claims.csv").exists()
+    return section
+
+
+# -- the recipes at a tiny size ----------------------------------------------------------------------------------
+def test_fig2_tiny(tmp_path, monkeypatch):
+    monkeypatch.setitem(fig2.FIG2, "quick", {"C": (0.5, 50.0), "h": 0.02, "chains": 20, "records": 10,
+                                            "burn_time": 20.0, "lag_time": 1.0, "path_time": 2.0})  # fmt: skip
+    made = recipes()["franzese2021-fig2"].make(tmp_path, {})
+    assert [p.name for p in made] == ["fig2.csv", "fig2_paths.csv", "fig2.png"]
+    _section_is_complete(tmp_path, "franzese2021-fig2", fig2.FIG2_CLAIMS)
+    rows = (tmp_path / "franzese2021-fig2" / "fig2.csv").read_text().splitlines()
+    assert len(rows) == 1 + 2 * 2  # a row per (C, coordinate)
+    with pytest.raises(ValueError, match="seed=-1"):
+        recipes()["franzese2021-fig2"].make(tmp_path, {"seed": "-1"})
+
+
+def test_fig7_tiny(tmp_path, monkeypatch):
+    monkeypatch.setitem(fig7.FIG7, "quick", {"cells": (("full", 0.02),), "chains": 4, "draws": 5, "seeds": 2})
+    made = recipes()["franzese2021-fig7"].make(tmp_path, {})
+    assert [p.name for p in made] == ["fig7.csv", "fig7_exact.csv", "fig7_band.csv", "fig7.png"]
+    section = _section_is_complete(tmp_path, "franzese2021-fig7", fig7.FIG7_CLAIMS)
+    assert "| passed |" in section or "| FAILED |" in section  # the check row is shown, not counted
+    assert len((tmp_path / "franzese2021-fig7" / "fig7.csv").read_text().splitlines()) == 1 + 2
+
+
+def test_table3_tiny(tmp_path, monkeypatch):
+    monkeypatch.setitem(table3.TABLE3, "quick", {"datasets": ["boston"], "runs": 2, "chains": 2, "draws": 3})
+    from bnnsample.data import load_if_present
+
+    if load_if_present("boston") is None:
+        pytest.skip("boston is not on disk")
+    made = recipes()["franzese2021-table3"].make(tmp_path, {})
+    assert [p.name for p in made] == ["table3.csv", "table3.png"]
+    _section_is_complete(tmp_path, "franzese2021-table3", table3.TABLE3_CLAIMS)
+    assert (tmp_path / "franzese2021-fig4" / "runs").is_dir()  # the oracle runs the UCI figures share
+    with pytest.raises(ValueError, match="allowed"):
+        recipes()["franzese2021-table3"].make(tmp_path, {"datasets": "mnist"})
+
+
+# -- computations ------------------------------------------------------------------------------------------------
+def test_oracle_acf_of_ar1_draws():
+    """Predictive draws that are an AR(1) of coefficient 0.3 along the draws: ACF(1) 0.3 within 4 s.e. of Bartlett's
+    formula (sqrt((1 - phi^2) / n)); the s.e. over runs is of that size."""
+    rng = np.random.default_rng(3)
+    C, D, T, phi = 40, 50, 20, 0.3
+    x = np.empty((C, D, T))
+    x[:, 0] = rng.standard_normal((C, T))
+    for t in range(1, D):
+        x[:, t] = phi * x[:, t - 1] + math.sqrt(1 - phi * phi) * rng.standard_normal((C, T))
+    out = table3.oracle_acf(x, runs=4)
+    se = math.sqrt((1 - phi**2) / (C * (D - 1) * T))
+    assert abs(out["acf1"] - phi) < 4 * se + 1 / (C * D)
+    assert 0.2 * se * math.sqrt(4) < out["acf1_se"] < 5 * se * math.sqrt(4)
+    assert len(out["acf1_runs"].split()) == 4
+
+
+# -- the rules on rows built by hand -----------------------------------------------------------------------------
+def _acf_row(ds, acf, se=0.02):
+    return {"dataset": ds, "acf1": acf, "acf1_se": se, "acf1_median": acf, "acf1_max": acf + 0.1, "test_points": 51}
+
+
+def test_table3_rule():
+    rule = table3.TABLE3_CLAIMS.rules["acceptable"]
+    assert rule([_acf_row("boston", 0.05), _acf_row("concrete", 0.1)], []).verdict == "reproduced"
+    assert rule([_acf_row("boston", 0.05), _acf_row("concrete", 0.5)], []).verdict == "partly"
+    assert rule([_acf_row("boston", 0.5)], ["energy"]).verdict.startswith("not reproduced")
+    assert rule([_acf_row("boston", 0.21, se=0.01)], []).verdict == "reproduced"  # within 2 s.e. of 0.2
+    assert rule([], ["boston", "concrete"]).verdict == "not tested: data"
+
+
+def _fig2_row(C, coord, mean=1.0, var=0.2, acf=0.3, se=0.01):
+    return {"kind": "summary", "C": C, "coord": coord, "mean": mean, "mean_se": se, "var": var, "var_se": se,
+            "acf_lag": acf, "acf_se": se}  # fmt: skip
+
+
+def test_fig2_rules():
+    same = fig2.FIG2_CLAIMS.rules["same_law"]
+    differ = fig2.FIG2_CLAIMS.rules["paths_differ"]
+    good = [_fig2_row(C, k, acf=a) for C, a in ((0.5, -0.6), (5.0, 0.2), (50.0, 0.9)) for k in (1, 2)]
+    assert same(good).verdict == "reproduced" and differ(good).verdict == "reproduced"
+    shifted = [{**r, "mean": 1.2} if r["C"] == 50.0 else r for r in good]
+    assert same(shifted).verdict == "partly"  # the two pairs with C = 50 differ by 14 s.e., the third agrees
+    apart = [{**r, "mean": r["C"], "var": r["C"]} for r in good]
+    assert same(apart).verdict.startswith("not reproduced")
+    alike = [{**r, "acf_lag": 0.3} for r in good]
+    assert differ(alike).verdict.startswith("not reproduced")
+    two_alike = [{**r, "acf_lag": 0.2} if r["C"] == 50.0 else r for r in good]
+    assert differ(two_alike).verdict == "partly"
+    one_c = [r for r in good if r["C"] == 5.0]
+    assert same(one_c).verdict == "not tested: scale" and differ(one_c).verdict == "not tested: scale"
+
+
+def _fig7_run(batch, akd, seed=0):
+    return {"kind": "run", "batch": batch, "h": 0.005, "seed": seed, "samples": 200, "akd": akd, "akd_2000": akd,
+            "self_mean": 0.086, "self_low": 0.08, "self_high": 0.09}  # fmt: skip
+
+
+def test_fig7_rules():
+    below = fig7.FIG7_CLAIMS.rules["below_0_1"]
+    good = [_fig7_run("full", a, i) for i, a in enumerate((0.084, 0.086, 0.085))]
+    bad = [_fig7_run("8", a, i) for i, a in enumerate((0.11, 0.12, 0.115))]
+    assert below(good).verdict == "reproduced"
+    assert below(good + bad).verdict == "partly"
+    assert below(bad).verdict.startswith("not reproduced")
+    assert below(good[:1]).verdict == "not tested: scale"  # one seed: no s.e.
+    assert fig7.FIG7_CLAIMS.rules["floor"](good).verdict == "passed"
+    assert fig7.FIG7_CLAIMS.rules["floor"]([{**good[0], "self_mean": 0.05}]).verdict == "FAILED"
