@@ -55,7 +55,7 @@ def test_fmnist_cpu_departs_from_the_paper_in_network_images_and_runs_only():
 
     from bnnsample.evaluate.summary import departures
 
-    from .helpers import compose_cfg
+    from ..helpers import compose_cfg
 
     cfg = OmegaConf.to_container(compose_cfg(["experiment=fmnist_cpu"]), resolve=True)
     assert departures(cfg) == ["network cnn_small (paper cnn_fmnist, 1.27M parameters)",
