@@ -30,6 +30,8 @@ def test_every_stated_count_is_found_and_a_change_is_caught():
     readme, page = verdict_counts.README.read_text(), verdict_counts.PAGE.read_text()
     for paper in papers:
         assert f"- **{paper}** (" in readme and f"## {paper}" in page
+    missing = [k for k in counts if "-" in k and f"### {k}\n" not in page]
+    assert not missing, f"docs/reproduction.md has no section for {missing}"
     wrong = {**counts, "all papers": tuple(n + 1 for n in counts["all papers"])}
     assert verdict_counts.rewrite_readme(readme, wrong) != readme
     some_fig = next(k for k in counts if "-" in k and f"### {k}" in page)
