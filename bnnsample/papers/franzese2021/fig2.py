@@ -16,7 +16,6 @@ from ...figures.claims import Claims, by_count, not_tested
 from ...figures.common import md_table
 from ...figures.driver import Figure, Invocation, Option, integer, register_figure
 from ...plotting import pyplot, save_figure
-from ...simulate import build_target, draws
 from ...stats import chain_acf, chain_mean_se, chain_var_se
 
 ID = "franzese2021-fig2"
@@ -34,6 +33,8 @@ FIG2 = {
 def fig2_rows(inv: Invocation, bar) -> list[dict]:
     """Per C: a summary row per coordinate (pooled mean and variance with their s.e., ACF at the time lag), the path
     of one chain from x0 = 0 (kind path) and the first stationary draws (kind draw) for the plot."""
+    from ...simulate import build_target, draws
+
     st, seed = inv.st, inv.opt["seed"]
     pot = build_target(DATA, seed=0, threads=1).potential
     h = st["h"]
@@ -115,6 +116,8 @@ def _paths_differ(rows):
 
 
 def plot(rows, inv: Invocation, png: Path) -> Path:
+    from ...simulate import build_target
+
     Cs = inv.st["C"]
     t = build_target(DATA, seed=0)
     fig, axes = pyplot().subplots(1, 1 + len(Cs), figsize=(3.6 * (1 + len(Cs)), 3.6))

@@ -10,12 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ...evaluate.metrics import average_kolmogorov_distance, self_distance_band
 from ...figures.claims import Claims, by_count, check, not_tested
 from ...figures.common import md_table
 from ...figures.driver import Figure, Invocation, Option, integer, register_figure
 from ...plotting import pyplot, save_figure
-from ...simulate import build_target, draws
 from .toy_cells import BURN_TIME, THIN_TIME
 
 ID = "franzese2021-fig7"
@@ -29,6 +27,8 @@ FIG7 = {
 
 
 def _target():
+    from ...simulate import build_target
+
     t = build_target(["dataset=trig_features"], threads=1)
     return t, t.potential
 
@@ -37,6 +37,8 @@ def leapfrog_predictive(pot, batch, h: float, gamma: float, chains: int, draws_:
     """Pooled predictive draws f(x_test) [chains * draws, n_test] of LEAPFROG (SHMC) at step h, friction gamma = C,
     the full batch or minibatches of ``batch`` in a random order per epoch, at franzese2021's equal simulated time
     (burn-in BURN_TIME, one draw every THIN_TIME from x0 = 0, as franzese2021-fig1)."""
+    from ...simulate import draws
+
     batching, n = ("full", pot.n_data) if batch == "full" else ("reshuffle", int(batch))
     rec, div = draws(pot, SCHEME, {}, chains=chains, h=h, gamma=gamma, burn_in=math.ceil(BURN_TIME / h),
                      thin=math.ceil(THIN_TIME / h), records=draws_, observe=lambda x: pot.predict(x)[..., 0],
@@ -47,6 +49,8 @@ def leapfrog_predictive(pot, batch, h: float, gamma: float, chains: int, draws_:
 
 
 def fig7_rows(inv: Invocation, bar) -> list[dict]:
+    from ...evaluate.metrics import average_kolmogorov_distance, self_distance_band
+
     st, seed0 = inv.st, inv.opt["seed"]
     t, pot = _target()
     gamma, n = float(t.cfg.friction), st["chains"] * st["draws"]

@@ -11,9 +11,6 @@ import numpy as np
 from ...figures.claims import Claims, by_count, check, not_tested
 from ...figures.driver import Figure, Invocation, register_figure
 from ...plotting import pyplot, save_figure
-from .limit_covariance import limit_covariance, posterior_modes
-from .mixture_runs import mixture_reference
-from .quadrature import gradient_covariance, projection_error
 from .shared import HEADING, TITLE
 
 ID = "sekkat2023-fig6"
@@ -36,6 +33,9 @@ def fig6_rows(inv: Invocation, bar) -> list[dict]:
     summary row: the L2(pi) distance of Sigma from constants (Remark 15's projections) and of the empirical
     Sigma_x (eq. 12) of the N = 200 and of ``large_n`` data from Sigma."""
     from .chains import target
+    from .limit_covariance import limit_covariance, posterior_modes
+    from .mixture_runs import mixture_reference
+    from .quadrature import gradient_covariance, projection_error
 
     st = inv.st
     c = np.linspace(*BOX, st["grid"])

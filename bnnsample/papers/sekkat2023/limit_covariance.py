@@ -12,9 +12,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
-
-F64 = torch.float64
 
 
 def limit_covariance(points, weight: float, means, sd: float, nodes: int = 4001, width: float = 10.0,
@@ -28,7 +25,11 @@ def limit_covariance(points, weight: float, means, sd: float, nodes: int = 4001,
     g(x, theta) = grad_theta log P_elem(x | theta) = (r_k(x) (x - theta_k) / sd^2)_k with the responsibilities
     r_k of eq. 43's mixture at theta (the sign of g does not matter). Midpoint rule on ``nodes`` points over
     [min theta_0 - width sd, max theta_0 + width sd]; the weights are renormalised to sum 1."""
+    import torch
+
     from ...models.toys import MixtureMeans
+
+    F64 = torch.float64
 
     lo, hi = min(means) - width * sd, max(means) + width * sd
     x = lo + (hi - lo) * (np.arange(nodes) + 0.5) / nodes

@@ -15,11 +15,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
 
-from ...batching import Schedule
 from ...stats import l1_histogram_error
-from .quadrature import gradient_covariance
 
 BLOCK = 2048  # minibatches drawn side by side (one schedule step of BLOCK "chains")
 
@@ -32,6 +29,11 @@ def rescaled_noise(pot, theta, n: int, draws: int, seed: int, batching: str = "i
     F_hat_n = -G(theta, I_n) the force of ``pot`` with a minibatch I_n of size n (``batching``: iid_wor
     without replacement, iid with) at scale N / n, grad log pi = -G(theta, all data); Sigma_x^{-1/2} the
     inverse symmetric square root of eq. 12."""
+    import torch
+
+    from ...batching import Schedule
+    from .quadrature import gradient_covariance
+
     torch.set_num_threads(1)
     x1 = torch.as_tensor(np.asarray(theta, dtype=float).reshape(1, -1), dtype=torch.float64)
     sched = Schedule(batching, pot.n_data, n, chains=BLOCK, generator=torch.Generator().manual_seed(int(seed)))
@@ -78,6 +80,10 @@ def noise_rows(pot, theta, ns, draws: int, seed: int, bins: int, lim: float, bar
     N(0, 1) with its s.e. and noise floor), the marginal histograms (densities on ``bins`` bins over
     [-lim, lim]) and, with ``grid2d``, the 2-D histogram of the first two coordinates on grid2d^2 cells.
     Rows carry ``kind``: summary | hist | hist2d."""
+    import torch
+
+    from ...batching import Schedule
+
     rows, edges = [], np.linspace(-lim, lim, bins + 1)
     for i, n in enumerate(ns):
         z = rescaled_noise(pot, theta, n, draws, seed + i)
