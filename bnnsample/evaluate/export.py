@@ -109,13 +109,14 @@ def export_run(run_dir: Path) -> str:
     run_dir = Path(run_dir)
     out = run_dir / NAME
     check_writable_target(out)
-    with interrupts_kept(), owned(run_dir):
+    with interrupts_kept() as interrupted, owned(run_dir):
         with open_checked(run_dir / FILENAME) as store:
             store.config()  # a store whose record was changed is not exported
             idata = inference_data(store)
             partial = None if store.complete else f"{store.n_draws} of {store.attrs.get('draws_planned')}"
         with replaced(out) as tmp:
             idata.to_netcdf(str(tmp))
+            interrupted()  # a Ctrl-C that came during the write: not renamed over the old export
     if partial is None:
         return f"wrote {out}"
     return f"wrote {out}: a partial run ({partial} draws per chain; the run is not complete: its resume adds the rest)"

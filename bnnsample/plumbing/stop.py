@@ -61,13 +61,15 @@ def interrupts_kept():
     and a signal's handler that runs inside one raises into it, where Python only prints
     "Exception ignored" and goes on. So once a signal came, KeyboardInterrupt is raised again
     every RETRY seconds (SIGALRM) until it gets out of the block (at the latest when the C call
-    under way returns), and at the block's end; the swallowed ones are not printed."""
+    under way returns), and at the block's end; the swallowed ones are not printed. It yields
+    ``check()``, which raises KeyboardInterrupt at once if a signal came: a block calls it before
+    it commits (a rename), so that a write shorter than RETRY is not committed after a Ctrl-C."""
     import signal
     import sys
     import threading
 
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield lambda: None
         return
     got = []
 
@@ -87,8 +89,13 @@ def interrupts_kept():
     old = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     old[signal.SIGALRM] = signal.signal(signal.SIGALRM, again)
     hook, sys.unraisablehook = sys.unraisablehook, quiet
+
+    def check() -> None:
+        if got:
+            raise KeyboardInterrupt
+
     try:
-        yield
+        yield check
     finally:
         try:
             signal.setitimer(signal.ITIMER_REAL, 0)
