@@ -21,9 +21,10 @@ KILLS = 6
 
 
 def writing_since(sweep, t: float) -> bool:
-    """A job of the sweep wrote its store after ``t`` (so the sweep is past its start-up)."""
+    """A job of the sweep wrote its published store after ``t`` (so the sweep is past its start-up
+    and a kill from now on can land after a flush, on a loaded machine too)."""
     try:
-        return any(p.stat().st_mtime > t for p in sweep.glob("*/*samples.h5*"))
+        return any(p.stat().st_mtime > t for p in sweep.glob("*/samples.h5"))
     except FileNotFoundError:  # a staged store renamed meanwhile
         return False
 

@@ -75,8 +75,8 @@ def flushed(progress) -> list[int]:
 @pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
 def test_a_writer_killed_at_random_moments_keeps_its_last_flush_and_resumes(tmp_path):
     h5, progress = tmp_path / "samples.h5", tmp_path / "progress"
-    rng, kept, env = random.Random(46), 0, dict(os.environ, OMP_NUM_THREADS="1")
-    for _ in range(40):
+    rng, kept, kills, env = random.Random(46), 0, 0, dict(os.environ, OMP_NUM_THREADS="1")
+    for _ in range(60):
         before = len(flushed(progress))
         p = subprocess.Popen([sys.executable, "-c", WRITER, str(h5), str(progress)], env=env)
         deadline = time.monotonic() + 60
@@ -84,10 +84,21 @@ def test_a_writer_killed_at_random_moments_keeps_its_last_flush_and_resumes(tmp_
             time.sleep(0.002)
         time.sleep(rng.uniform(0.0, 0.1))
         p.send_signal(signal.SIGKILL)
-        assert p.wait() == -signal.SIGKILL, "the writer ended before the kill"
+        rc = p.wait()
         reported = flushed(progress)
         assert len(reported) > before, "the writer flushed nothing before the kill"
+        if rc == 0:  # it wrote every planned draw before the kill came (a fast or a loaded machine)
+            assert reported[-1] == PLANNED and check_store(h5, PLANNED) == PLANNED
+            h5.unlink()  # a new store for the next kills
+            progress.unlink()
+            kept = 0
+            continue
+        assert rc == -signal.SIGKILL
+        kills += 1
         kept = check_store(h5, max(kept, reported[-1]))
+        if kills == 40:
+            break
+    assert kills >= 30, f"only {kills} kills landed while the writer wrote"
     assert not (tmp_path / ("samples.h5" + UNDO_SUFFIX)).exists()  # the last open rolled back and removed it
 
 
