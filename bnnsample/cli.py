@@ -485,7 +485,7 @@ class _Job:
             self.run()
         except UserError as e:
             self.refused(e)
-        except (OSError, RuntimeError) as e:
+        except (OSError, RuntimeError, SystemError) as e:  # SystemError: h5py's file-object driver (the undo log)
             _end_after_io_error(e, self.run_dir)
             raise
         except (KeyboardInterrupt, Interrupted) as e:

@@ -279,8 +279,10 @@ class UndoLog:
     def _failing(self):
         try:
             yield
-        except OSError:
+        except OSError as e:
             self.broken = True
+            if e.filename is None:  # os.pwrite names no file: the store is the one whose write failed
+                raise OSError(e.errno, e.strerror, str(self.path)) from e
             raise
 
     def flush(self) -> None:
