@@ -16,15 +16,17 @@ from bnnsample.store import SampleStore
 from .test_launchers import _env, theta
 
 SWEEP = ["dataset=two_batch_gaussian", "chains=20", "burn_in=100", "thin=2", "flush_seconds=0.05", "check_every=25",
-         "progress=false", "evaluate=false", "step_size=0.05,0.1,0.15,0.2", "samples=400,600,800,1000"]  # fmt: skip
+         "progress=false", "evaluate=false", "step_size=0.05,0.1,0.15,0.2", "samples=4000,6000,8000,10000"]  # fmt: skip
 KILLS = 6
 
 
 def writing_since(sweep, t: float) -> bool:
-    """A job of the sweep wrote its published store after ``t`` (so the sweep is past its start-up
-    and a kill from now on can land after a flush, on a loaded machine too)."""
+    """A job of the sweep is sampling into its published store since ``t``: its undo log (which
+    exists while a store is written between flushes) was written after ``t``. A kill soon after
+    lands inside a job past its first flush, on a loaded machine too, where a job's start-up
+    (Hydra, the target, the store) can outlast its sampling."""
     try:
-        return any(p.stat().st_mtime > t for p in sweep.glob("*/samples.h5"))
+        return any(p.stat().st_mtime > t for p in sweep.glob("*/samples.h5.undo"))
     except FileNotFoundError:  # a staged store renamed meanwhile
         return False
 
@@ -46,7 +48,7 @@ def test_a_sweep_killed_at_random_moments_and_rerun_is_complete_and_bit_identica
         deadline = time.monotonic() + 120
         while p.poll() is None and not writing_since(sweep, launched) and time.monotonic() < deadline:
             time.sleep(0.01)
-        time.sleep(rng.uniform(0.0, 2.0))
+        time.sleep(rng.uniform(0.0, 0.5))
         if p.poll() is not None:
             outputs.append(p.communicate()[0])
             break
