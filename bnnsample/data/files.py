@@ -83,7 +83,8 @@ def _number(text: str) -> float:
     return float(text) if text.strip() else float("nan")
 
 
-def _read_csv(key: str, path: Path, cfg):
+def _csv_rows(key: str, path: Path) -> tuple[list[str] | None, list[list[str]]]:
+    """(the header, or None when the first row is numbers; the non-empty data rows, all of one width)."""
     try:
         with open(path, newline="") as fh:
             rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
@@ -103,20 +104,30 @@ def _read_csv(key: str, path: Path, cfg):
         if len(r) != width:
             line = i + 1 + (header is not None)
             raise BadFile(key, path, f"ragged rows: line {line} has {len(r)} fields, line 1 has {width}")
+    return header, rows
+
+
+def _target_column(path: Path, cfg, header: list[str] | None, width: int) -> int:
+    """The index of ``dataset.target`` (a column name or index; default the last column)."""
     target = cfg.get("target")
     if target is None:
-        col = width - 1
-    elif header is not None and str(target) in header:
-        col = header.index(str(target))
-    else:
-        try:
-            col = int(target)
-        except (TypeError, ValueError):
-            raise UserError(f"dataset.target={target}: no such column in {path} (columns: "
-                            f"{', '.join(header) if header else f'0..{width - 1}, no header'})") from None  # fmt: skip
-        if not -width <= col < width:
-            raise UserError(f"dataset.target={target}: {path} has {width} columns")
-        col %= width
+        return width - 1
+    if header is not None and str(target) in header:
+        return header.index(str(target))
+    try:
+        col = int(target)
+    except (TypeError, ValueError):
+        raise UserError(f"dataset.target={target}: no such column in {path} (columns: "
+                        f"{', '.join(header) if header else f'0..{width - 1}, no header'})") from None  # fmt: skip
+    if not -width <= col < width:
+        raise UserError(f"dataset.target={target}: {path} has {width} columns")
+    return col % width
+
+
+def _read_csv(key: str, path: Path, cfg):
+    header, rows = _csv_rows(key, path)
+    width = len(rows[0])
+    col = _target_column(path, cfg, header, width)
     if width < 2:
         raise BadFile(key, path, "one column: needs at least one feature and the target")
     table = np.empty((len(rows), width))
@@ -141,9 +152,9 @@ def _is_number(text: str) -> bool:
         return False
 
 
-def _read_images(key: str, path: Path, cfg):
-    from PIL import Image, UnidentifiedImageError
-
+def _class_files(key: str, path: Path) -> tuple[list[str], list[tuple[int, Path]]]:
+    """The class subfolders of an image folder (sorted: their index is the label) and its image files
+    as (label, file); refused without classes or with a class that holds no image."""
     classes = sorted(p.name for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not classes:
         raise BadFile(
@@ -154,6 +165,13 @@ def _read_images(key: str, path: Path, cfg):
     empty = [c for k, c in enumerate(classes) if not any(kk == k for kk, _ in files)]
     if empty:
         raise BadFile(key, path, f"class folder {empty[0]} holds no image ({', '.join(IMAGE_SUFFIXES)})")
+    return classes, files
+
+
+def _read_images(key: str, path: Path, cfg):
+    from PIL import Image, UnidentifiedImageError
+
+    classes, files = _class_files(key, path)
     images = []
     for _, f in files:
         try:
@@ -224,6 +242,40 @@ def _labels(key: str, path, y: np.ndarray, n_classes: int | None) -> np.ndarray:
     return labels
 
 
+def _given_test(cfg, x_tr, names_tr, kind: str):
+    """The test set of ``dataset.test``, refused when its features (or classes) are not the training set's."""
+    x_te, y_te, names_te, _ = _read("test", cfg)
+    if x_te.shape[1:] != x_tr.shape[1:]:
+        what = f"shape {list(x_te.shape[1:])} against {list(x_tr.shape[1:])}"
+        raise BadFile("test", cfg.test, f"other features than the training set's ({what})")
+    if None not in (names_te, names_tr) and names_te != names_tr:
+        what = "classes" if kind == "images" else "columns"
+        raise BadFile("test", cfg.test, f"other {what} than the training set's ({', '.join(names_te)} against "
+                                        f"{', '.join(names_tr)})")  # fmt: skip
+    return x_te, y_te
+
+
+def _split_off(cfg, x_tr, y_tr, task: str, extras: dict):
+    """A seeded test split of ``dataset.test_fraction`` of the training file (stratified for classes
+    with at least two members each); the indices go to ``extras``. ((x_tr, y_tr, x_te, y_te), text)."""
+    frac = cfg.get("test_fraction", 0.2)
+    if not (isinstance(frac, (int, float)) and not isinstance(frac, bool) and 0 < frac < 1):
+        raise UserError(f"dataset.test_fraction={frac}: must be a number in (0, 1) (or give dataset.test=PATH)")
+    n = len(y_tr)
+    if n < 3:
+        raise BadFile("train", cfg.train, f"{n} rows: too few to split off a test set")
+    n_test = min(max(1, round(frac * n)), n - 2)
+    seed = _int_key(cfg, "split_seed", 0, default=0)
+    strata = None
+    if task == "classification":
+        counts = np.unique(y_tr, return_counts=True)[1]
+        strata = y_tr if counts.min() >= 2 and n_test >= len(counts) else None
+    tr, te = split_indices(n, n_test, seed, 0, strata)
+    extras.update(train_index=torch.as_tensor(tr), test_index=torch.as_tensor(te))
+    text = f"seeded split (split_seed {seed}, test_fraction {frac:g}): {len(tr)} train / {len(te)} test"
+    return (x_tr[tr], y_tr[tr], x_tr[te], y_tr[te]), text
+
+
 @register("files", paths=PATH_KEYS)
 def files(cfg) -> Data:
     """The user's files (module docstring)."""
@@ -231,32 +283,10 @@ def files(cfg) -> Data:
     task = _task(cfg, y_tr)
     extras: dict = {}
     if cfg.get("test") is not None:
-        x_te, y_te, names_te, _ = _read("test", cfg)
-        if x_te.shape[1:] != x_tr.shape[1:]:
-            what = f"shape {list(x_te.shape[1:])} against {list(x_tr.shape[1:])}"
-            raise BadFile("test", cfg.test, f"other features than the training set's ({what})")
-        if None not in (names_te, names_tr) and names_te != names_tr:
-            what = "classes" if kind == "images" else "columns"
-            raise BadFile("test", cfg.test, f"other {what} than the training set's ({', '.join(names_te)} against "
-                                            f"{', '.join(names_tr)})")  # fmt: skip
+        x_te, y_te = _given_test(cfg, x_tr, names_tr, kind)
         split = f"{len(y_tr)} train / {len(y_te)} test"
     else:
-        frac = cfg.get("test_fraction", 0.2)
-        if not (isinstance(frac, (int, float)) and not isinstance(frac, bool) and 0 < frac < 1):
-            raise UserError(f"dataset.test_fraction={frac}: must be a number in (0, 1) (or give dataset.test=PATH)")
-        n = len(y_tr)
-        if n < 3:
-            raise BadFile("train", cfg.train, f"{n} rows: too few to split off a test set")
-        n_test = min(max(1, round(frac * n)), n - 2)
-        seed = _int_key(cfg, "split_seed", 0, default=0)
-        strata = None
-        if task == "classification":
-            counts = np.unique(y_tr, return_counts=True)[1]
-            strata = y_tr if counts.min() >= 2 and n_test >= len(counts) else None
-        tr, te = split_indices(n, n_test, seed, 0, strata)
-        x_tr, y_tr, x_te, y_te = x_tr[tr], y_tr[tr], x_tr[te], y_tr[te]
-        extras.update(train_index=torch.as_tensor(tr), test_index=torch.as_tensor(te))
-        split = f"seeded split (split_seed {seed}, test_fraction {frac:g}): {len(tr)} train / {len(te)} test"
+        (x_tr, y_tr, x_te, y_te), split = _split_off(cfg, x_tr, y_tr, task, extras)
     n_classes = None
     if task == "classification":
         y_tr = _labels("train", cfg.train, y_tr, None)
