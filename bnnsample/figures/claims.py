@@ -32,7 +32,9 @@ the authors' code) that the paper does not print.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..stats import z_score
@@ -150,21 +152,71 @@ class Claims(dict):
     ``@CLAIMS.rule(key, text, where, paper, tolerance=..., method=...)`` above a function of the
     figure's measurements returning an Outcome; the claim's ``source`` is the figure's ``source``
     unless the rule names another. ``outcomes`` applies the rules in the order they were filed
-    (claims.csv ids follow that order)."""
+    (claims.csv ids follow that order); a rule that returns None files no row (a claim the run
+    does not test, e.g. a sampler left out by an option).
+
+    A claim that repeats per member (per sampler, per dataset, per size) is one family: one rule
+    for all its members, one claim each::
+
+        @CLAIMS.family("w1", ("SMS-UBU", "SG-BAOAB"), "W1 of {} at h = 0.25", "§3.4, Fig. 1",
+                       {"SMS-UBU": "0.0071", "SG-BAOAB": "0.0408"}, tolerance="within 10%")
+        def _w1(label, cells):
+            return by_z(...) if label in cells else None
+
+    Each field (text, where, paper, tolerance, method, source) is a text, the same for every
+    member but for each ``{}`` in it, which is the member (``"W1 of {}"``; a tuple member's items
+    fill them in turn; other braces stay as written), a mapping {member: text}, or a function of
+    the member. The
+    members' claims are filed in the order given, under the keys ``(name, member)`` (``(name,
+    *member)`` for a tuple member); the rule is called ``fn(member, *args)``."""
 
     def __init__(self, source: str = "printed"):
         super().__init__()
         self.source, self.rules = source, {}
 
-    def rule(self, key: str, text: str, where: str, paper: str, **fields):
+    def rule(self, key, text: str, where: str, paper: str, **fields):
         def deco(fn):
-            self[key], self.rules[key] = Claim(text, where, paper, **{"source": self.source, **fields}), fn
+            self._file(key, Claim(text, where, paper, **{"source": self.source, **fields}), fn)
             return fn
 
         return deco
 
+    def family(self, name: str, members, text, where, paper, **fields):
+        members = tuple(members)
+        if not members:
+            raise ValueError(f"family {name}: no members")
+
+        def deco(fn):
+            for m in members:
+                key = (name, *m) if isinstance(m, tuple) else (name, m)
+                values = {k: _member_field(v, m) for k, v in (("text", text), ("where", where), ("paper", paper),
+                                                              *fields.items())}  # fmt: skip
+                self._file(key, Claim(**{"source": self.source, **values}), functools.partial(fn, m))
+            return fn
+
+        return deco
+
+    def _file(self, key, claim: Claim, fn) -> None:
+        if key in self:
+            raise ValueError(f"claim {key!r} filed twice")
+        self[key], self.rules[key] = claim, fn
+
     def outcomes(self, *args) -> list[tuple[Claim, Outcome]]:
-        return [(self[k], fn(*args)) for k, fn in self.rules.items()]
+        return [(self[k], o) for k, fn in self.rules.items() if (o := fn(*args)) is not None]
+
+
+def _member_field(value, member) -> str:
+    """A family's field for one member: looked up (a mapping), called (a function) or a text
+    whose ``{}`` are the member (a tuple member's items in turn)."""
+    if isinstance(value, Mapping):
+        return value[member]
+    if callable(value):
+        return value(member)
+    parts = value.split("{}")
+    items = [str(v) for v in (member if isinstance(member, tuple) else (member,))]
+    if len(parts) - 1 > len(items):
+        raise ValueError(f"{value!r}: {len(parts) - 1} {{}} for the member {member!r}")
+    return "".join(p + (items[i] if i < len(parts) - 1 else "") for i, p in enumerate(parts))
 
 
 def verdict_of(cell: str) -> str | None:
