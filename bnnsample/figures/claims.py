@@ -3,17 +3,19 @@
 A recipe lists what it checks as a table of ``Claim`` (what the paper says, where it says it,
 the paper's value, whether that value is printed in the paper or derived for this project,
 what counts as agreement, how we measure it). After its runs it gives each claim an ``Outcome``
-(our numbers with their standard errors, a verdict, why) and ``table`` writes the rows::
+(our numbers with their standard errors, a verdict, why) and ``table`` writes the rows. The claims
+are filed in a ``Claims``, each beside the rule that decides it (``Claims.family`` for a claim that
+repeats per sampler, data set or size)::
 
-    CLAIMS = {
-        "bias_ratio": Claim("Euler has the larger invariant-measure bias", "§5, Fig. 1",
-                            "SGHMC-E above SGHMC-S at every h", source="statement",
-                            tolerance="ratio E/S > 1 at every stable h",
-                            method="exact stationary bias of each scheme's affine step"),
-    }
-    ...
-    rows = [(CLAIMS["bias_ratio"], by_count(n_larger, n_h, ours="ratio per h: ..."))]
-    markdown = table(rows, heading="claim (chen2015)")
+    CLAIMS = Claims("statement")
+
+    @CLAIMS.rule("bias_ratio", "Euler has the larger invariant-measure bias", "§5, Fig. 1",
+                 "SGHMC-E above SGHMC-S at every h", tolerance="ratio E/S > 1 at every stable h",
+                 method="exact stationary bias of each scheme's affine step")
+    def _bias_ratio(rows):
+        return by_count(n_larger(rows), len(rows), ours="ratio per h: ...")
+
+    markdown = table(CLAIMS.outcomes(rows), heading="claim (chen2015)")
 
 Verdicts (``VERDICTS``):
 

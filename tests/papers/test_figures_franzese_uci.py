@@ -202,7 +202,7 @@ def test_uci_claims_have_every_field():
         assert claim.source in SOURCES
     # the paper's printed numbers: every (dataset, metric) of Tables 1 and 2
     assert len([c for c in tables.TABLE1_CLAIMS.values() if c.source == "printed"]) == 8
-    assert tables.TABLE1_CLAIMS[("boston", "rmse")].paper == "SHMC 2.821 ± 0.61, SGHMC 2.825 ± 0.63"
+    assert tables.TABLE1_CLAIMS["vs_paper", "boston", "rmse"].paper == "SHMC 2.821 ± 0.61, SGHMC 2.825 ± 0.63"
     assert sweeps.FIG4_CLAIMS["self"].source == "derived"
 
 
@@ -285,12 +285,12 @@ def test_table1_outcomes_z_against_the_papers_numbers():
     rows = [{"dataset": "boston", "split": k, "method": m, "rmse": 2.8 + 0.1 * k + (0.7 if m == "SHMC" else 0.0),
              "mnll": 2.6 + 0.01 * k} for k in range(5) for m in ("SHMC", "SGHMC")]  # fmt: skip
     outcomes = tables.table_outcomes(tables.TABLE1_CLAIMS, tables.TABLE1_PAPER, rows, ("rmse", "mnll"), [])
-    rmse = _outcome(outcomes, tables.TABLE1_CLAIMS[("boston", "rmse")])
+    rmse = _outcome(outcomes, tables.TABLE1_CLAIMS["vs_paper", "boston", "rmse"])
     # SHMC 3.7 ± 0.158 vs 2.821 ± 0.61: se = sqrt(0.61^2/5 + 0.158^2/5) = 0.282, z = +3.12 beyond the t
     # quantile 2.65 of Welch's 4.5 degrees of freedom; SGHMC z = +0.60 (at 2 s.e. z = 2.41 would fail too)
     assert "SHMC 3.700 ± 0.158 (z = +3.12, t 2.65), SGHMC 3.000 ± 0.158 (z = +0.60, t 2.66)" in rmse.ours
     assert rmse.verdict == "partly"
-    assert _outcome(outcomes, tables.TABLE1_CLAIMS[("boston", "mnll")]).verdict == "reproduced"
+    assert _outcome(outcomes, tables.TABLE1_CLAIMS["vs_paper", "boston", "mnll"]).verdict == "reproduced"
     similar = _outcome(outcomes, tables.TABLE1_CLAIMS["similar"])  # RMSE differs by 0.7 on every split: sd 0, z = inf
     assert "boston RMSE +0.700" in similar.ours and similar.verdict == "partly"
     assert [c for c, _ in outcomes] == list(tables.TABLE1_CLAIMS.values())
@@ -303,7 +303,7 @@ def test_table_tolerances_are_t_quantiles_of_the_few_splits():
     rows = [{"dataset": "boston", "split": k, "method": m, "rmse": 2.8 + 0.1 * k + (0.5 if m == "SHMC" else 0.0),
              "mnll": 2.6 + 0.01 * k} for k in range(5) for m in ("SHMC", "SGHMC")]  # fmt: skip
     outcomes = tables.table_outcomes(tables.TABLE1_CLAIMS, tables.TABLE1_PAPER, rows, ("rmse", "mnll"), [])
-    rmse = _outcome(outcomes, tables.TABLE1_CLAIMS[("boston", "rmse")])
+    rmse = _outcome(outcomes, tables.TABLE1_CLAIMS["vs_paper", "boston", "rmse"])
     assert "SHMC 3.500 ± 0.158 (z = +2.41, t 2.65)" in rmse.ours and rmse.verdict == "reproduced"
     assert welch_df(1.0, 5, 1.0, 5) == pytest.approx(8.0) and welch_df(1.0, 5, 0.0, 5) == 4.0
 

@@ -162,7 +162,7 @@ def _all_claims():
     yield from chen.FIG3_CLAIMS.values()
     yield from mw.FIG1_CLAIMS.values()
     for fig in ("matthews2018-fig2", "matthews2018-fig3"):
-        yield from mw._passes_claims(fig).values()
+        yield from mw.PASSES_CLAIMS[fig].values()
 
 
 def test_claims_tables_have_every_field():
@@ -269,7 +269,7 @@ def _passes_rows(finals: dict):
 def _section(fig_id, scale, s, rows, covs, ref_se, load, n_data=None):
     """The section of matthews2018 Fig. 2 or 3 for these rows (h and reference size made up)."""
     inv = Invocation(fig_id, ".", {"scale": scale}, {scale: s}, heading=mw.HEADING)
-    out = mw._passes_outcomes(fig_id, s, rows, covs, ref_se, load, n_data)
+    out = mw._passes_outcomes(fig_id, s, rows, ref_se, load, n_data)
     return inv.section(
         mw._passes_settings(s, "test", 0.02, 0.03, ref_se, 64, n_data), out, mw._passes_notes(inv, out), []
     )
@@ -290,7 +290,7 @@ def test_matthews_fig2_rows_within_the_reference_are_not_tested():
     md = _section("matthews2018-fig2", "quick", s, _passes_rows(finals), ("estimated", "exact"), ref_se,
                   dict.fromkeys(s["n"], (3.0, 0.5)))  # fmt: skip
     verdicts = dict(claims_of(md))
-    claims = mw._passes_claims("matthews2018-fig2")
+    claims = mw.FIG2_CLAIMS
     assert verdicts[claims["exact_nogin"].text] == "partly"  # better only at n = 8, where the estimate fails
     assert "fails at n = 8 (error 9349%)" in md
     assert verdicts[claims["outperforms"].text] == "partly"
@@ -314,7 +314,7 @@ def test_matthews_fig3_stable_at_small_n_is_at_most_partly():
     load = dict.fromkeys(s["n"], (3.0, 0.5))
     md = _section("matthews2018-fig3", "quick", s, _passes_rows(finals), ("estimated",), np.full(21, 0.0068), load)
     verdicts = dict(claims_of(md))
-    claims = mw._passes_claims("matthews2018-fig3")
+    claims = mw.FIG3_CLAIMS
     assert verdicts[claims["stable_small_n"].text] == "partly" and "mSGLD stable at n = 6 too" in md
     assert verdicts[claims["one_pct"].text] == "not tested: scale"
     assert verdicts[claims["plateau"].text] == "not reproduced"
@@ -365,14 +365,19 @@ def test_friction_load_of_the_estimated_covariance():
     assert passes.friction_load(pot, torch.zeros(1, 1, dtype=torch.float64), h / 2, 2) == (pytest.approx(1.0), 0.0)
 
 
-@pytest.mark.parametrize("final, u, want", [(0.0141, 0.0035, "partly"), (0.0141, 0.001, "not reproduced"),
-                                            (0.008, 0.0035, "reproduced")])  # fmt: skip
-def test_fig3_about_one_percent_is_judged_within_the_references_noise(final, u, want):
-    """'About 1% after about 100 passes': staying <= 1% reproduces it; a lowest error above 1%
-    by less than the reference's 2u is partly (not resolved from 1%); beyond that, not reproduced."""
+@pytest.mark.parametrize("final, u, want", [(0.0141, 0.0035, "partly"), (0.0141, 0.001, "partly"),
+                                            (0.0155, 0.0035, "not reproduced"), (0.008, 0.0035, "reproduced"),
+                                            (0.008, 0.006, "not tested")])  # fmt: skip
+def test_fig3_about_one_percent_is_judged_within_our_run_to_run_noise(final, u, want):
+    """'About 1% after about 100 passes': staying <= 1% reproduces it; a lowest error above 1% by
+    less than 2s (s: NOGIN's s.d. over seeds, 0.23%, with the reference's share u / sqrt(D)) is
+    partly; beyond that, not reproduced by its size in s; a reference with 2u >= 1%: not tested."""
     finals = {
         (sc, "estimated", n): e for sc in mw.SCHEMES_23 for n, e in zip((6, 25, 100, 400), (0.5, 0.02, final, 0.3))
     }
     rows = [dict(r, passes=r["passes"] * 10) for r in _passes_rows(finals)]
-    one = mw._one_pct_outcome(rows, dict(mw.FIG3["quick"], passes=100.0), u)
-    assert one.verdict.startswith(want) and (want != "partly" or "within 1% + 2u" in one.why)
+    one = mw._one_pct(mw.Passes(rows, dict(mw.FIG3["quick"], passes=100.0), np.full(21, u), "", None))
+    assert one.verdict.startswith(want) and (want != "partly" or "within 1% + 2s" in one.why)
+    assert mw._noise_of_error(np.full(21, u)) == pytest.approx(math.hypot(0.0023, u / math.sqrt(21)))
+    if want == "not reproduced":
+        assert one.verdict == f"not reproduced ({(final - 0.01) / mw._noise_of_error(np.full(21, u)):.1f} s.e.)"

@@ -243,61 +243,76 @@ def _afmt(a):
 
 
 _ALPHA_GRID = "alpha in {1/10, 1/5, 1/3, 1/2}, 200 runs each, s.e. over runs; independent runs per alpha"
-FIG2_CLAIMS = {
-    ("bias", "iid"): Claim(
-        "the optimal step-size rate for the bias of SGHMC-D (decreasing steps)",
-        "§5, Fig. 2 left; §3.3, Remark 10",
-        "alpha = 1/3",
-        tolerance="the bias at the largest L is lowest at alpha = 1/3",
-        method=f"{_ALPHA_GRID}; size: bias at 1/3 minus the lowest, in s.e. of the difference",
-    ),
-    ("mse", "iid"): Claim(
-        "the optimal step-size rate for the MSE of SGHMC-F (fixed steps)",
-        "§5, Fig. 2 right; §3.1, Remark 9",
-        "alpha = 1/5",
-        tolerance="the MSE at the largest L is lowest at alpha = 1/5",
-        method=f"{_ALPHA_GRID}; size: MSE at 1/5 minus the lowest, in s.e. of the difference",
-    ),
-    ("bias", "full"): Claim(
-        "the same bias optimum with full gradients (no minibatch noise)",
-        "§3.3, Remark 10 (the paper's Fig. 2 uses minibatches of 10)",
-        "alpha = 1/3",
-        source="derived",
-        method=_ALPHA_GRID,
-    ),
-    ("mse", "full"): Claim(
-        "the same MSE optimum with full gradients (no minibatch noise)",
-        "§3.1, Remark 9 (the paper's Fig. 2 uses minibatches of 10)",
-        "alpha = 1/5",
-        source="derived",
-        method=_ALPHA_GRID,
-    ),
-    "early_late": Claim(
-        "a smaller-than-optimal alpha is better at first, then overtaken by the optimal one",
-        "§5, Fig. 2",
-        "smaller alpha ahead at small L, behind at large L",
-        source="statement",
-        tolerance="the alpha with the lowest MSE at the largest L is beaten at the smallest L by a smaller alpha, and "
-        "beats it at the largest L, each beyond 2 s.e. (one of the two within 2 s.e.: partly)",
-        method="MSE of SGHMC-F, minibatches n = 10, 200 runs, s.e. over runs",
-    ),
-}
+FIG2_CLAIMS = Claims("printed")
+# (metric, batching): the metric's scheme and the theory's optimal alpha (Remarks 9, 10)
+OPTIMA = {("bias", "iid"): ("SGHMC-D", 1 / 3), ("bias", "full"): ("SGHMC-D", 1 / 3), ("mse", "iid"): ("SGHMC-F", 0.2),
+          ("mse", "full"): ("SGHMC-F", 0.2)}  # fmt: skip
+# CPU seconds per step of 200 runs on this machine: the scale=quick run, 124 CPU-s for 2 batchings x 4 alphas x
+# (100 + 300 + 1000 + 3000 + 10000 fixed-step + 10000 decreasing-step steps)
+CPU_PER_STEP = 124 / (2 * 4 * 24_400)
+_METRIC = {"bias": "bias", "mse": "MSE"}
 
 
-def _optimum(claim, summ, best, want, why):
-    """The Outcome of an optimal-alpha claim: reproduced when ``want`` is best at the largest
-    L, else the margin of ``want`` over the best in s.e. of the difference."""
+@FIG2_CLAIMS.family("optimum", OPTIMA, {
+    ("bias", "iid"): "the optimal step-size rate for the bias of SGHMC-D (decreasing steps)",
+    ("bias", "full"): "the same bias optimum with full gradients (no minibatch noise)",
+    ("mse", "iid"): "the optimal step-size rate for the MSE of SGHMC-F (fixed steps)",
+    ("mse", "full"): "the same MSE optimum with full gradients (no minibatch noise)"}, {
+    ("bias", "iid"): "§5, Fig. 2 left; §3.3, Remark 10",
+    ("bias", "full"): "§3.3, Remark 10 (the paper's Fig. 2 uses minibatches of 10)",
+    ("mse", "iid"): "§5, Fig. 2 right; §3.1, Remark 9",
+    ("mse", "full"): "§3.1, Remark 9 (the paper's Fig. 2 uses minibatches of 10)"},
+    lambda m: f"alpha = {_afmt(OPTIMA[m][1])}", source=lambda m: "derived" if m[1] == "full" else "printed",
+    tolerance=lambda m: "" if m[1] == "full" else f"the {_METRIC[m[0]]} at the largest L is lowest at alpha = "
+                                                 f"{_afmt(OPTIMA[m][1])}",
+    method=lambda m: _ALPHA_GRID if m[1] == "full" else f"{_ALPHA_GRID}; size: {_METRIC[m[0]]} at {_afmt(OPTIMA[m][1])} "
+                                                        "minus the lowest, in s.e. of the difference")  # fmt: skip
+def _optimum(member, rows, Ls, why) -> Outcome:
+    """Reproduced when the theory's alpha is best at the largest L, else the margin of that alpha
+    over the best in s.e. of the difference; the full-gradient rows (derived) are not tested, with
+    the L at which the optimum would show (``_full_gradient_test``)."""
+    metric, batching = member
+    variant, want = OPTIMA[member]
+    summ, best = _alpha_summary(rows, variant, batching, metric)
     ours = "; ".join(f"alpha {_afmt(a)}: {_fmt(v, '.3g')} ± {_fmt(se, '.2g')} (slope {_fmt(p, '.2f')})"
                      for a, (p, v, se) in summ.items()) + f"; lowest at alpha {_afmt(best)}"  # fmt: skip
-    if claim.source == "derived":
-        return not_tested("not a paper experiment", ours, why)
+    if batching == "full":
+        return not_tested(
+            "not a paper experiment", ours, f"{why['full']}; {_full_gradient_test(metric, summ, Ls, why['top'])}"
+        )
     if abs(best - want) < 1e-9:
         return reproduced(ours)
     (_, v_w, se_w), (_, v_b, se_b) = summ[want], summ[best]
-    return not_reproduced(ours, why, z=(v_w - v_b) / math.hypot(se_w, se_b))
+    return not_reproduced(ours, why[batching], z=(v_w - v_b) / math.hypot(se_w, se_b))
 
 
-def _early_late(rows, Ls):
+def _full_gradient_test(metric: str, summ: dict, Ls, top: float) -> str:
+    """What a test of the full-gradient optimum takes: the L at which the smallest alpha's O(h^2)
+    bias term (c2 h^2 from ``top``, the exact stationary bias with full gradients at h = C_DECR)
+    overtakes the theory's alpha, extrapolated from its value at the largest L at its rate
+    (Remark 10: L^(alpha - 1) for the bias of SGHMC-D; Remark 9: L^(alpha - 1) for the MSE of SGHMC-F,
+    its variance term), and its CPU time for one run at this machine's cost per step."""
+    a0, want, Lmax = min(ALPHAS), OPTIMA[metric, "full"][1], max(Ls)
+    c2 = abs(top) / C_DECR**2  # the stationary bias is c2 h^2
+    if metric == "bias":  # step-weighted average of c2 h_l^2 over h_l = C_DECR l^-a0: L^(-2 a0)
+        f0, p0 = c2 * C_DECR**2 * (1 - a0) / (1 - 3 * a0), 2 * a0
+    else:  # the squared bias (c2 h^2)^2 of h = C_FIXED L^-a0: L^(-4 a0)
+        f0, p0 = (c2 * C_FIXED**2) ** 2, 4 * a0
+    q = 1 - want
+    L_star = (summ[want][1] * Lmax**q / f0) ** (1 / (q - p0))
+    return (
+        f"a test: the smallest alpha's O(h^2) {metric} term (c2 = {c2:.2g} from the bias at h = {C_DECR:g}) "
+        f"overtakes alpha = {_afmt(want)} (extrapolated from L = {Lmax} at L^-{q:.2f}) only at L ~ {L_star:.0e} "
+        f"steps, about {L_star * CPU_PER_STEP / 3600:.0e} CPU-hours for one run of 200 chains on this machine"
+    )
+
+
+@FIG2_CLAIMS.rule("early_late", "a smaller-than-optimal alpha is better at first, then overtaken by the optimal one",
+    "§5, Fig. 2", "smaller alpha ahead at small L, behind at large L", source="statement",
+    tolerance="the alpha with the lowest MSE at the largest L is beaten at the smallest L by a smaller alpha, and "
+              "beats it at the largest L, each beyond 2 s.e. (one of the two within 2 s.e.: partly)",
+    method="MSE of SGHMC-F, minibatches n = 10, 200 runs, s.e. over runs")  # fmt: skip
+def _early_late(rows, Ls, why):
     """Outcome of the early/late claim from the SGHMC-F MSE with minibatches."""
     sel = {a: {r["L"]: r for r in rows if r["variant"] == "SGHMC-F" and r["batching"] == "iid" and r["alpha"] == a}
            for a in ALPHAS}  # fmt: skip
@@ -350,17 +365,14 @@ def _fig2_settings(rows, inv: Invocation) -> str:
 
 
 def _fig2_outcomes(rows, inv: Invocation) -> list[tuple[Claim, Outcome]]:
-    """The outcomes of FIG2_CLAIMS from the rows of ``alpha_sweep.csv``: the optimal alpha of
-    each (metric, batching), then the early/late claim."""
-    why = _optima_cause(max(inv.st["L"]))
-    optima = [(FIG2_CLAIMS[m, bt], _optimum(FIG2_CLAIMS[m, bt], *_alpha_summary(rows, v, bt, m), want, why[bt]))
-              for v, m, want in (("SGHMC-D", "bias", 1 / 3), ("SGHMC-F", "mse", 0.2)) for bt in ("iid", "full")]  # fmt: skip
-    return [*optima, (FIG2_CLAIMS["early_late"], _early_late(rows, inv.st["L"]))]
+    """The outcomes of FIG2_CLAIMS from the rows of ``alpha_sweep.csv``."""
+    return FIG2_CLAIMS.outcomes(rows, inv.st["L"], _optima_cause(max(inv.st["L"])))
 
 
-def _optima_cause(Lmax) -> dict[str, str]:
+def _optima_cause(Lmax) -> dict:
     """Why the optima lie where they do, per batching: the stationary bias at the fixed-step h of
-    alpha 1/3 at the largest L (minibatches), the integrator's own bias at the largest step (full)."""
+    alpha 1/3 at the largest L (minibatches), the integrator's own bias at the largest step (full,
+    and its value, "top")."""
     pot, truth = chen_target()
     h = C_FIXED * Lmax ** (-1 / 3)
     b_mb = exact_stationary(pot, "SGHMC-S", h, FRICTION) - truth
@@ -373,6 +385,7 @@ def _optima_cause(Lmax) -> dict[str, str]:
         "full": f"what it shows: with full gradients the integrator's O(h^2) stationary bias is at most "
         f"{abs(b_top):.2g} (at the largest step, h = {C_DECR:g}), so the 1/(Lh) term dominates and the largest step "
         "(smallest alpha) is lowest at every L run",
+        "top": b_top,
     }
 
 
@@ -447,23 +460,40 @@ def _fig3_plot(rows, inv: Invocation, png: Path) -> Path:
 
 
 RATE = {"SGHMC-S": -2 / 3, "SGLD": -1 / 2}  # bias rates at the optimal alpha, K = 2 and K = 1
-FIG3_CLAIMS = {
-    **{("faster", kind): Claim(
-        f"SGHMC (splitting) converges faster than SGLD (Euler), {kind} step size", f"§5, Fig. 3 {side}",
-        "SGHMC-S's bias below SGLD's at every L", source="statement",
-        tolerance="SGHMC-S below SGLD beyond 2 s.e. at every L (at some L: partly)",
-        method="bias over 200 runs each, s.e. of the difference sqrt(se_S^2 + se_G^2) (independent runs); size: the "
-        "smallest margin over L, in s.e.",
-    ) for kind, side in (("fixed", "left"), ("decreasing", "right"))},
-    **{("rate", label, kind): Claim(
-        f"bias rate of {label} at its optimal alpha, {kind} steps", where, f"L^{RATE[label]:.2f}",
-        source="printed" if kind == "fixed" else "derived",
-        tolerance="fitted slope within 0.15 of the rate and within 2 s.e. (within 0.15 only: partly)",
-        method="least squares of log bias on log L over the L whose bias exceeds 2 s.e.; the slope's s.e. from the "
-        "biases' s.e.",
-    ) for label in RATE for kind, where in (("fixed", "§3.1, Theorem 2, Remark 9"),
-                                            ("decreasing", "§3.3, Theorem 5, Remark 7 at alpha = 1/(K+1)"))},
-}  # fmt: skip
+FIG3_CLAIMS = Claims("statement")
+# per step-size kind (the paper's left and right panels): SGHMC-S faster than SGLD, then each scheme's bias rate
+KINDS = {"fixed": ("left", "§3.1, Theorem 2, Remark 9"),
+         "decreasing": ("right", "§3.3, Theorem 5, Remark 7 at alpha = 1/(K+1)")}  # fmt: skip
+_SLOPE_METHOD = ("least squares of log bias on log L over the L whose bias exceeds 2 s.e.; the slope's s.e. from the "
+                 "biases' s.e.")  # fmt: skip
+
+
+def _faster_or_rate(faster, rate):
+    """A field of FIG3_CLAIMS' members (kind, "faster" | scheme): ``faster(kind)`` or ``rate(kind, scheme)``."""
+    return lambda m: faster(m[0]) if m[1] == "faster" else rate(*m)
+
+
+@FIG3_CLAIMS.family("per_kind", [(kind, what) for kind in KINDS for what in ("faster", *RATE)],
+    _faster_or_rate(lambda k: f"SGHMC (splitting) converges faster than SGLD (Euler), {k} step size",
+                    lambda k, sc: f"bias rate of {sc} at its optimal alpha, {k} steps"),
+    _faster_or_rate(lambda k: f"§5, Fig. 3 {KINDS[k][0]}", lambda k, sc: KINDS[k][1]),
+    _faster_or_rate(lambda k: "SGHMC-S's bias below SGLD's at every L", lambda k, sc: f"L^{RATE[sc]:.2f}"),
+    source=_faster_or_rate(lambda k: "statement", lambda k, sc: "printed" if k == "fixed" else "derived"),
+    tolerance=_faster_or_rate(lambda k: "SGHMC-S below SGLD beyond 2 s.e. at every L (at some L: partly)",
+                              lambda k, sc: "fitted slope within 0.15 of the rate and within 2 s.e. (within 0.15 "
+                                            "only: partly)"),
+    method=_faster_or_rate(lambda k: "bias over 200 runs each, s.e. of the difference sqrt(se_S^2 + se_G^2) "
+                                     "(independent runs); size: the smallest margin over L, in s.e.",
+                           lambda k, sc: _SLOPE_METHOD))  # fmt: skip
+def _per_kind(member, by_kind, Ls) -> Outcome:
+    """SGHMC-S faster than SGLD (``_faster``), or a scheme's bias rate (``_rate``), for one kind of step size."""
+    kind, what = member
+    sel, slopes = by_kind[kind]
+    if what != "faster":
+        return _rate(what, *slopes[what])
+    why = (f"SGHMC-S's bias falls as L^{_fmt(slopes['SGHMC-S'][0], '.2f')}, not L^-0.67: {NOISE}, so the "
+           "splitting's second order is lost")  # fmt: skip
+    return _faster(sel["SGHMC-S"], sel["SGLD"], Ls, why)
 
 
 def _faster(S, G, Ls, why):
@@ -512,18 +542,14 @@ def _fig3_settings(rows, inv: Invocation) -> str:
 
 
 def _fig3_outcomes(rows, inv: Invocation) -> list[tuple[Claim, Outcome]]:
-    """The outcomes of FIG3_CLAIMS from the rows of ``bias_vs_L.csv``: per step-size kind,
-    SGHMC-S faster than SGLD, then each scheme's bias rate."""
-    Ls, out = inv.st["L"], []
-    for kind in ("fixed", "decreasing"):
+    """The outcomes of FIG3_CLAIMS from the rows of ``bias_vs_L.csv``: per step-size kind, each
+    scheme's biases by L and their fitted slopes."""
+    Ls, by_kind = inv.st["L"], {}
+    for kind in KINDS:
         sel = {label: {r["L"]: r for r in rows if r["scheme"] == label and r["steps"] == kind} for label in RATE}
-        slopes = {label: fit_slope_se(Ls, [sel[label][L]["bias"] for L in Ls], [sel[label][L]["bias_se"] for L in Ls])
-                  for label in RATE}  # fmt: skip
-        why = (f"SGHMC-S's bias falls as L^{_fmt(slopes['SGHMC-S'][0], '.2f')}, not L^-0.67: {NOISE}, so the "
-               "splitting's second order is lost")  # fmt: skip
-        out.append((FIG3_CLAIMS["faster", kind], _faster(sel["SGHMC-S"], sel["SGLD"], Ls, why)))
-        out += [(FIG3_CLAIMS["rate", label, kind], _rate(label, *slopes[label])) for label in RATE]
-    return out
+        by_kind[kind] = sel, {label: fit_slope_se(Ls, [sel[label][L]["bias"] for L in Ls],
+                                                  [sel[label][L]["bias_se"] for L in Ls]) for label in RATE}  # fmt: skip
+    return FIG3_CLAIMS.outcomes(by_kind, Ls)
 
 
 def _rate(label: str, p: float, se: float, k: int) -> Outcome:

@@ -10,11 +10,13 @@ stated as such. The runs are ``uci_runs``'s.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ...figures.claims import Claim, Outcome, by_count, not_reproduced, not_tested
+from ...figures.claims import Claim, Claims, Outcome, by_count, not_reproduced, not_tested
 from ...figures.common import distinct, md_table, where
 from ...figures.driver import Figure, Invocation, Option, names, numbers, register_figure
 from ...plotting import pyplot, save_figure
@@ -169,32 +171,6 @@ def paper_gaps(paper: dict, metrics) -> dict[str, float]:
             for j, m in enumerate(metrics)}  # fmt: skip
 
 
-def _table_claims(paper: dict, metrics: tuple[str, str], where: str) -> dict:
-    """One Claim per (dataset, metric) of a paper table (SHMC and SGHMC together), and the
-    paper's reading of the table."""
-    claims = {
-        (ds, m): Claim(
-            f"{ds}: test {_METRIC[m]} of SHMC and SGHMC", where,
-            f"SHMC {v[4 * j]:.3f} ± {v[4 * j + 1]:.2f}, SGHMC {v[4 * j + 2]:.3f} ± {v[4 * j + 3]:.2f}",
-            tolerance="each method's mean within the 95% t interval of its difference from the paper's (s.e. of the "
-            "difference of two split means, the paper's ± read as the sd over its 5 splits; Welch's degrees of "
-            "freedom)", method="mean ± sd over our seeded 90/10 splits")
-        for ds, v in paper.items() for j, m in enumerate(metrics)
-    }  # fmt: skip
-    gaps = ", ".join(f"{_METRIC[m]} {100 * g:.1f}%" for m, g in paper_gaps(paper, metrics).items())
-    claims["similar"] = Claim(
-        *SIMILAR[where], source="statement",
-        tolerance="every (dataset, metric): the mean paired difference SHMC - SGHMC not resolved from 0 (within its "
-        f"95% t interval, splits - 1 degrees of freedom), or no larger, relative to the two methods' mean, than the "
-        f"largest gap of the paper's own table for that metric ({gaps}); partly: some",
-        method="per-split differences of the two methods' scores on the same splits")  # fmt: skip
-    return claims
-
-
-TABLE1_CLAIMS = _table_claims(TABLE1_PAPER, ("rmse", "mnll"), "App. F.1, Table 1")
-TABLE2_CLAIMS = _table_claims(TABLE2_PAPER, ("accuracy", "mnll"), "App. F.1, Table 2")
-
-
 def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple) -> Outcome:
     """Our split means of both methods against the paper's, each by z."""
     zs, ts, parts = [], [], []
@@ -253,17 +229,66 @@ def _very_similar(rows: list[dict], paper: dict, on_disk: set, metrics_, stand_i
                       f"{' and '.join(paper)} not under data_dir")  # fmt: skip
 
 
-def table_outcomes(claims: dict, paper: dict, rows: list[dict], metrics_, stand_ins) -> list[tuple[Claim, Outcome]]:
+@dataclass(frozen=True)
+class TableRun:
+    """What the rules of a table read: the runs' rows and their summary over splits, the data sets on disk,
+    the paper's table and our metrics, the offline stand-ins run."""
+
+    rows: list
+    summary: list
+    on_disk: set
+    paper: dict
+    metrics: tuple
+    stand_ins: list
+
+
+def _vs_paper_rule(member: tuple, t: TableRun) -> Outcome:
+    """A (dataset, metric) of the paper's table against our split means; not tested when its files are absent."""
+    ds, m = member
+    if ds not in t.on_disk:
+        return not_tested("data", why=f"{ds} files not under data_dir; a test takes {_DATA_FILES.get(ds, 'its files')} "
+                          "there and one paper-protocol run of the table (about 20 CPU-minutes per data set as "
+                          "measured on Concrete)")  # fmt: skip
+    return _vs_paper(t.summary, ds, m, t.metrics.index(m), t.paper[ds])
+
+
+def _paper_values(paper: dict, metrics) -> Callable[[tuple], str]:
+    def text(member):
+        v, j = paper[member[0]], metrics.index(member[1])
+        return f"SHMC {v[4 * j]:.3f} ± {v[4 * j + 1]:.2f}, SGHMC {v[4 * j + 2]:.3f} ± {v[4 * j + 3]:.2f}"
+
+    return text
+
+
+def _table_claims(paper: dict, metrics: tuple[str, str], where: str) -> Claims:
+    """The claims of a paper table: one per (dataset, metric) (SHMC and SGHMC together), then the
+    paper's reading of the table ("similar")."""
+    claims = Claims("printed")
+    claims.family("vs_paper", [(ds, m) for ds in paper for m in metrics], lambda k: f"{k[0]}: test {_METRIC[k[1]]} of "
+        "SHMC and SGHMC", where, _paper_values(paper, metrics),
+        tolerance="each method's mean within the 95% t interval of its difference from the paper's (s.e. of the "
+                  "difference of two split means, the paper's ± read as the sd over its 5 splits; Welch's degrees of "
+                  "freedom)", method="mean ± sd over our seeded 90/10 splits")(_vs_paper_rule)  # fmt: skip
+    gaps = ", ".join(f"{_METRIC[m]} {100 * g:.1f}%" for m, g in paper_gaps(paper, metrics).items())
+    claims.rule("similar", *SIMILAR[where], source="statement",
+        tolerance="every (dataset, metric): the mean paired difference SHMC - SGHMC not resolved from 0 (within its "
+                  f"95% t interval, splits - 1 degrees of freedom), or no larger, relative to the two methods' mean, "
+                  f"than the largest gap of the paper's own table for that metric ({gaps}); partly: some",
+        method="per-split differences of the two methods' scores on the same splits",
+    )(lambda t: _very_similar(t.rows, t.paper, t.on_disk, t.metrics, t.stand_ins))  # fmt: skip
+    return claims
+
+
+TABLE1_CLAIMS = _table_claims(TABLE1_PAPER, ("rmse", "mnll"), "App. F.1, Table 1")
+TABLE2_CLAIMS = _table_claims(TABLE2_PAPER, ("accuracy", "mnll"), "App. F.1, Table 2")
+
+
+def table_outcomes(claims: Claims, paper: dict, rows: list[dict], metrics_, stand_ins) -> list[tuple[Claim, Outcome]]:
     """Each (dataset, metric) of the paper's table against our split means (not tested when its
-    files are absent), then 'very similar'."""
+    files are absent), then 'similar'."""
     summary = summarise(rows, metrics_)
     on_disk = {r["dataset"] for r in summary}
-    out = [(claims[(ds, m)], _vs_paper(summary, ds, m, j, p) if ds in on_disk
-            else not_tested("data", why=f"{ds} files not under data_dir; a test takes {_DATA_FILES.get(ds, 'its files')} "
-                            "there and one paper-protocol run of the table (about 20 CPU-minutes per data set "
-                            "as measured on Concrete)"))
-           for ds, p in paper.items() for j, m in enumerate(metrics_)]  # fmt: skip
-    return [*out, (claims["similar"], _very_similar(rows, paper, on_disk, metrics_, stand_ins))]
+    return claims.outcomes(TableRun(rows, summary, on_disk, paper, tuple(metrics_), stand_ins))
 
 
 TABLES = {  # what each table shows, the paper's values, our metrics and claims, the datasets it takes

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...figures.claims import Claim, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced
+from ...figures.claims import Claim, Claims, Outcome, by_count, check, not_reproduced, not_tested, partly, reproduced
 from ...figures.driver import SCALE, Figure, Invocation, Option, integer, labelled, register_figure
 from ...plotting import pyplot, save_figure
 from .toy_cells import BURN_TIME, THIN_TIME, TOY_POSTERIOR, ToyCell, TrigCell, toy_cell, trig_cell
@@ -87,51 +87,28 @@ _TOY_LAW_METHOD = (
 )
 
 
-def _law_claim(text: str, where: str, paper: str) -> Claim:
-    """A stationary-law row: our simulation against our own exact law of the same discrete scheme (the
-    values derived for this project), so it can fail only through a bug: a check, not counted (the paper's
-    claims they illustrate are the rows of FIG3_CLAIMS)."""
-    return Claim(text, where, paper, source="check", tolerance=_TOY_LAW_TOL, method=_TOY_LAW_METHOD)
+FIG3_CLAIMS = Claims("derived")
+# the paper's conditions: (integrator, batching) -> (what, where, the paper's values)
+TOY_LAWS = {
+    ("exact_ou", "full"): ("analytic integrator, full batch: the stationary law is the posterior N(2/15, 1/3)",
+                           "App. E.2, eqs. (93)-(94); Fig. 3, Fig. 6", "Var θ = 1/3; KS: sampling noise only"),
+    ("exact_ou", "iid"): ("analytic integrator, i.i.d. minibatches of one point: stationary law",
+                          "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.7494; KS ≈ 0.10 (100K samples)"),
+    ("lie_trotter", "full"): ("order-2 integrator (LIE-TROTTER), full batch: stationary law",
+                              "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.2933; KS ≈ 0.016 (100K samples)"),
+    ("lie_trotter", "iid"): ("order-2 integrator (LIE-TROTTER), i.i.d. minibatches of one point: stationary law",
+                             "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.7571; KS ≈ 0.10 (100K samples)"),
+}  # fmt: skip
 
 
-FIG3_LAW_CLAIMS = {
-    ("exact_ou", "full"): _law_claim(
-        "analytic integrator, full batch: the stationary law is the posterior N(2/15, 1/3)",
-        "App. E.2, eqs. (93)-(94); Fig. 3, Fig. 6", "Var θ = 1/3; KS: sampling noise only"),
-    ("exact_ou", "iid"): _law_claim(
-        "analytic integrator, i.i.d. minibatches of one point: stationary law", "§5, Fig. 3; App. E, Fig. 6",
-        "Var θ = 0.7494; KS ≈ 0.10 (100K samples)"),
-    ("lie_trotter", "full"): _law_claim(
-        "order-2 integrator (LIE-TROTTER), full batch: stationary law", "§5, Fig. 3; App. E, Fig. 6",
-        "Var θ = 0.2933; KS ≈ 0.016 (100K samples)"),
-    ("lie_trotter", "iid"): _law_claim(
-        "order-2 integrator (LIE-TROTTER), i.i.d. minibatches of one point: stationary law",
-        "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.7571; KS ≈ 0.10 (100K samples)"),
-}  # fmt: skip
-FIG3_CLAIMS = {
-    "machinery": Claim(
-        "Monte Carlo agrees with the exact law of the recorded states, and that law with the values derived for "
-        "this project (Lyapunov), in all six cells", "-", "-", source="check",
-        tolerance="|MC - exact| < 4 s.e. and exact within 0.2% of the derived value"),
-    "mean": Claim(
-        "mean θ stays 2/15 in every condition", "App. E.2, eqs. (95)-(100)", "0.1333", source="derived",
-        tolerance="every cell's pooled mean within 2 s.e. of 2/15; exact means equal to rounding",
-        method="pooled mean ± s.e. per cell"),
-    "order": Claim(
-        "irrespectively of order, mini-batching prevents convergence to the true posterior", "§5, Fig. 3",
-        "i.i.d.-minibatch histograms off the posterior for both integrators", source="statement",
-        tolerance="with i.i.d. batches, for both integrators: KS > 0.05 and Var θ more than 2 s.e. from 1/3",
-        method="pooled draws of each integrator with i.i.d. and full batches"),
-    "kurtosis": Claim(
-        "the i.i.d.-minibatch stationary law is mildly platykurtic", "App. E.2, eqs. (98)-(100) (a Gaussian "
-        "mixture); Fig. 6", "excess kurtosis ≈ -0.2", source="derived", tolerance="between -0.3 and -0.1 for "
-        "both integrators", method="scipy.stats.kurtosis of the pooled draws"),
-    "reshuffle": Claim(
-        "random reshuffling, which Theorem 2 assumes, shrinks the toy's minibatch error", "Thm 2 (§3), App. C",
-        "Var θ 0.3999 (analytic), 0.379 (LIE-TROTTER)", source="derived",
-        tolerance="Var θ with reshuffling far below the i.i.d. one for both integrators",
-        method="the same toy with a random order of the two points per epoch"),
-}  # fmt: skip
+@FIG3_CLAIMS.family("law", TOY_LAWS, lambda k: TOY_LAWS[k][0], lambda k: TOY_LAWS[k][1], lambda k: TOY_LAWS[k][2],
+    source="check", tolerance=_TOY_LAW_TOL, method=_TOY_LAW_METHOD)  # fmt: skip
+def _toy_law_rule(key: tuple, cells: list[ToyCell], n: int) -> Outcome | None:
+    """A stationary-law row of a condition that ran: our simulation against our own exact law of the same
+    discrete scheme (the values derived for this project), so it can fail only through a bug: a check, not
+    counted (the paper's claims they illustrate are the rows below)."""
+    by = {(c.integrator, c.batching): c for c in cells}
+    return _toy_law(by[key], n) if key in by else None
 
 
 def _toy_law(c: ToyCell, n: int) -> Outcome:
@@ -147,7 +124,10 @@ def _toy_law(c: ToyCell, n: int) -> Outcome:
     return check(abs(z) <= 2 and ks_ok, ours, why)
 
 
-def _mc_matches_exact(cells: list[ToyCell]) -> Outcome:
+@FIG3_CLAIMS.rule("machinery", "Monte Carlo agrees with the exact law of the recorded states, and that law with the "
+    "values derived for this project (Lyapunov), in all six cells", "-", "-", source="check",
+    tolerance="|MC - exact| < 4 s.e. and exact within 0.2% of the derived value")  # fmt: skip
+def _mc_matches_exact(cells: list[ToyCell], n: int) -> Outcome:
     zs = [(c.mc["var"] - c.exact["var"]) / c.mc["var_se"] for c in cells]
     rel = [abs(c.exact["var"] - EXPECTED_TOY[(c.integrator, c.batching)]["var"]) / c.exact["var"] for c in cells]
     return check(max(map(abs, zs)) < 4 and max(rel) < 2e-3,
@@ -155,7 +135,10 @@ def _mc_matches_exact(cells: list[ToyCell]) -> Outcome:
                  "cells: " + ", ".join(f"{c.label}/{c.batching}" for c in cells))  # fmt: skip
 
 
-def _mean_stays(cells: list[ToyCell]) -> Outcome:
+@FIG3_CLAIMS.rule("mean", "mean θ stays 2/15 in every condition", "App. E.2, eqs. (95)-(100)", "0.1333",
+    tolerance="every cell's pooled mean within 2 s.e. of 2/15; exact means equal to rounding",
+    method="pooled mean ± s.e. per cell")  # fmt: skip
+def _mean_stays(cells: list[ToyCell], n: int) -> Outcome:
     mean = TOY_POSTERIOR[0]
     zm = [(c.mc["mean"] - mean) / c.mc["mean_se"] for c in cells]
     em = max(abs(c.exact["mean"] - mean) for c in cells)
@@ -165,7 +148,11 @@ def _mean_stays(cells: list[ToyCell]) -> Outcome:
         f"largest |MC - 2/15|/se = {max(map(abs, zm)):.2f}; exact means off by at most {em:.1e}")  # fmt: skip
 
 
-def _minibatching_prevents_convergence(cells: list[ToyCell]) -> Outcome | None:
+@FIG3_CLAIMS.rule("order", "irrespectively of order, mini-batching prevents convergence to the true posterior",
+    "§5, Fig. 3", "i.i.d.-minibatch histograms off the posterior for both integrators", source="statement",
+    tolerance="with i.i.d. batches, for both integrators: KS > 0.05 and Var θ more than 2 s.e. from 1/3",
+    method="pooled draws of each integrator with i.i.d. and full batches")  # fmt: skip
+def _minibatching_prevents_convergence(cells: list[ToyCell], n: int) -> Outcome | None:
     """Both integrators off the posterior with i.i.d. batches (KS and variance), when both batchings ran."""
     by, var = {(c.integrator, c.batching): c for c in cells}, TOY_POSTERIOR[1]
     pairs = [(by[(i, "iid")], by[(i, "full")]) for _, i in TOY_INTEGRATORS if (i, "iid") in by and (i, "full") in by]
@@ -180,7 +167,10 @@ def _minibatching_prevents_convergence(cells: list[ToyCell]) -> Outcome | None:
         + " the posterior's (z = " + ", ".join(f"{z:+.0f}" for z in zv) + ") even for the exact integrator")  # fmt: skip
 
 
-def _platykurtic(cells: list[ToyCell]) -> Outcome | None:
+@FIG3_CLAIMS.rule("kurtosis", "the i.i.d.-minibatch stationary law is mildly platykurtic", "App. E.2, eqs. "
+    "(98)-(100) (a Gaussian mixture); Fig. 6", "excess kurtosis ≈ -0.2", tolerance="between -0.3 and -0.1 for both "
+    "integrators", method="scipy.stats.kurtosis of the pooled draws")  # fmt: skip
+def _platykurtic(cells: list[ToyCell], n: int) -> Outcome | None:
     iid = [c for c in cells if c.batching == "iid"]
     if not iid:
         return None
@@ -188,7 +178,11 @@ def _platykurtic(cells: list[ToyCell]) -> Outcome | None:
                     ", ".join(f"{c.label} {c.excess_kurtosis:+.3f}" for c in iid))  # fmt: skip
 
 
-def _reshuffling_shrinks(cells: list[ToyCell]) -> Outcome | None:
+@FIG3_CLAIMS.rule("reshuffle", "random reshuffling, which Theorem 2 assumes, shrinks the toy's minibatch error",
+    "Thm 2 (§3), App. C", "Var θ 0.3999 (analytic), 0.379 (LIE-TROTTER)",
+    tolerance="Var θ with reshuffling far below the i.i.d. one for both integrators",
+    method="the same toy with a random order of the two points per epoch")  # fmt: skip
+def _reshuffling_shrinks(cells: list[ToyCell], n: int) -> Outcome | None:
     """Not a paper experiment: reported against the i.i.d. variance of the same integrator."""
     by = {(c.integrator, c.batching): c for c in cells}
     res = [c for c in cells if c.batching == "reshuffle"]
@@ -203,13 +197,9 @@ def _reshuffling_shrinks(cells: list[ToyCell]) -> Outcome | None:
 
 
 def fig3_outcomes(cells: list[ToyCell], n: int) -> list[tuple[Claim, Outcome]]:
-    """The stationary law of each paper condition run (``n`` pooled draws per cell), then FIG3_CLAIMS
-    (the rows whose cells ran)."""
-    by = {(c.integrator, c.batching): c for c in cells}
-    rules = {"machinery": _mc_matches_exact, "mean": _mean_stays, "order": _minibatching_prevents_convergence,
-             "kurtosis": _platykurtic, "reshuffle": _reshuffling_shrinks}  # fmt: skip
-    return [(claim, _toy_law(by[key], n)) for key, claim in FIG3_LAW_CLAIMS.items() if key in by] + [
-        (FIG3_CLAIMS[k], o) for k, rule in rules.items() if (o := rule(cells)) is not None]  # fmt: skip
+    """The stationary law of each paper condition run (``n`` pooled draws per cell), then the claims
+    whose cells ran."""
+    return FIG3_CLAIMS.outcomes(cells, n)
 
 
 def _toy_settings(s: dict) -> str:
@@ -324,32 +314,7 @@ _TRIG_MC = (
     "average over the 200 test points of the two-sample Kolmogorov distance of f(x*) to 2000 exact "
     "posterior draws (AKD), chains x draws pooled"
 )
-FIG1_CLAIMS = {
-    "full_order": Claim(
-        "full batch: higher-order schemes consistently better at every eta, no bottleneck",
-        "§5 'On the convergence bottleneck', Fig. 1 (right)", "MT3 below the order-2 schemes at every eta",
-        source="statement", tolerance="MT3's exact stationary AKD below both SYMMETRIC's and LIE-TROTTER's at every "
-        "stable eta", method="exact stationary law of each scheme (Gaussian; affine step map probed off the "
-        "integrator, discrete Lyapunov equation); Monte Carlo AKD for reference"),
-    "bottleneck": Claim(
-        "batch 8: a zone of eta where the 3rd-order MT3 is no better than the order-2 schemes",
-        "§5 'On the convergence bottleneck', Fig. 1 (left)", "such a zone exists", source="statement",
-        tolerance="at some eta where all schemes are above the exact-sample band, MT3 within 0.01 of or above the "
-        "best order-2 scheme", method=_TRIG_MC),
-    "sym_lt": Claim(
-        "SYMMETRIC and LIE-TROTTER (both order 2) respond alike to step and batch size",
-        "§5 'Comparison of integrators', Figs. 1 and 4", "similar curves", source="statement",
-        tolerance="largest |difference| of AKD < 0.05 over all (batch, eta)", method=_TRIG_MC),
-    "small_eta": Claim(
-        "all integrators converge to the true posterior at a small enough step size, every batch size",
-        "§5 'Comparison of integrators', Figs. 1 and 4", "AKD down to the exact-sample self-distance",
-        source="statement", tolerance="AKD at the grid's smallest eta <= 1.15 x the 95% quantile of the "
-        "self-distance of exact samples, every (scheme, batch)", method=_TRIG_MC),
-    "leapfrog_exact": Claim(
-        "LEAPFROG (eq. 31) leaves the θ-marginal exactly invariant on Gaussian targets, full batch",
-        "App. B.5.1, eq. (31)", "exact (AKD 0)", source="derived", tolerance="exact stationary AKD < 1e-9 at every "
-        "stable eta", method="exact stationary law (as for the full-batch row above)"),
-}  # fmt: skip
+FIG1_CLAIMS = Claims("statement")
 # CPU time of scale=paper: eta down to 0.001 is 126,000 steps per chain against scale=quick's 7,300 (17x), and
 # scale=quick took 1.1 CPU-minutes
 FIG1_PAPER_COST = "scale=paper (eta down to 0.001, 17x the steps of scale=quick): about 20 CPU-minutes"
@@ -364,6 +329,11 @@ def _exact_full(series) -> dict:
     return {lab: series(lab, "full", "exact_akd") for lab in ("MT3", "LIE-TROTTER", "SYMMETRIC")}
 
 
+@FIG1_CLAIMS.rule("full_order", "full batch: higher-order schemes consistently better at every eta, no bottleneck",
+    "§5 'On the convergence bottleneck', Fig. 1 (right)", "MT3 below the order-2 schemes at every eta",
+    tolerance="MT3's exact stationary AKD below both SYMMETRIC's and LIE-TROTTER's at every stable eta",
+    method="exact stationary law of each scheme (Gaussian; affine step map probed off the integrator, discrete "
+           "Lyapunov equation); Monte Carlo AKD for reference")  # fmt: skip
 def _higher_order_better(series, hs, band, labels) -> Outcome | None:
     if not {"MT3", "LIE-TROTTER", "SYMMETRIC"} <= set(labels):
         return None
@@ -382,6 +352,10 @@ def _higher_order_better(series, hs, band, labels) -> Outcome | None:
         "eta")  # fmt: skip
 
 
+@FIG1_CLAIMS.rule("bottleneck", "batch 8: a zone of eta where the 3rd-order MT3 is no better than the order-2 schemes",
+    "§5 'On the convergence bottleneck', Fig. 1 (left)", "such a zone exists",
+    tolerance="at some eta where all schemes are above the exact-sample band, MT3 within 0.01 of or above the best "
+              "order-2 scheme", method=_TRIG_MC)  # fmt: skip
 def _bottleneck(series, hs, band, labels) -> Outcome | None:
     """Batch 8: an eta where all schemes are above the band and MT3 within 0.01 of or above the best order-2 one."""
     if not {"MT3", "LIE-TROTTER", "SYMMETRIC"} <= set(labels):
@@ -399,6 +373,9 @@ def _bottleneck(series, hs, band, labels) -> Outcome | None:
     return reproduced(ours, why) if zone else not_reproduced(ours, why)
 
 
+@FIG1_CLAIMS.rule("sym_lt", "SYMMETRIC and LIE-TROTTER (both order 2) respond alike to step and batch size",
+    "§5 'Comparison of integrators', Figs. 1 and 4", "similar curves",
+    tolerance="largest |difference| of AKD < 0.05 over all (batch, eta)", method=_TRIG_MC)  # fmt: skip
 def _order2_alike(series, hs, band, labels) -> Outcome | None:
     if not {"SYMMETRIC", "LIE-TROTTER"} <= set(labels):
         return None
@@ -409,6 +386,10 @@ def _order2_alike(series, hs, band, labels) -> Outcome | None:
     return reproduced(ours) if max(fin) < 0.05 else partly(ours)
 
 
+@FIG1_CLAIMS.rule("small_eta", "all integrators converge to the true posterior at a small enough step size, every "
+    "batch size", "§5 'Comparison of integrators', Figs. 1 and 4", "AKD down to the exact-sample self-distance",
+    tolerance="AKD at the grid's smallest eta <= 1.15 x the 95% quantile of the self-distance of exact samples, every "
+              "(scheme, batch)", method=_TRIG_MC)  # fmt: skip
 def _small_eta_converges(series, hs, band, labels) -> Outcome:
     last = [(lab, b, xs[-1]) for lab in labels for b in TRIG_BATCHES
             if (xs := [x for x in series(lab, b) if math.isfinite(x)])]  # fmt: skip
@@ -419,6 +400,10 @@ def _small_eta_converges(series, hs, band, labels) -> Outcome:
         + ("" if converged == len(last) else f"; smaller eta than this grid's needed: {FIG1_PAPER_COST}"))  # fmt: skip
 
 
+@FIG1_CLAIMS.rule("leapfrog_exact", "LEAPFROG (eq. 31) leaves the θ-marginal exactly invariant on Gaussian targets, "
+    "full batch", "App. B.5.1, eq. (31)", "exact (AKD 0)", source="derived",
+    tolerance="exact stationary AKD < 1e-9 at every stable eta",
+    method="exact stationary law (as for the full-batch row above)")  # fmt: skip
 def _leapfrog_exact(series, hs, band, labels) -> Outcome | None:
     if "LEAPFROG" not in labels:
         return None
@@ -440,9 +425,7 @@ def fig1_outcomes(cells: list[TrigCell], band: dict, hs, labels: list[str]) -> l
     def series(label, batch, key="akd"):
         return [getattr(get[(label, batch, e)], key) if (label, batch, e) in get else math.nan for e in hs]
 
-    rules = {"full_order": _higher_order_better, "bottleneck": _bottleneck, "sym_lt": _order2_alike,
-             "small_eta": _small_eta_converges, "leapfrog_exact": _leapfrog_exact}  # fmt: skip
-    return [(FIG1_CLAIMS[k], o) for k, rule in rules.items() if (o := rule(series, hs, band, labels)) is not None]
+    return FIG1_CLAIMS.outcomes(series, hs, band, labels)
 
 
 def _trig_settings(band: dict, s: dict) -> str:

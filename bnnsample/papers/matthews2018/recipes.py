@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ...figures.claims import Claim, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced
+from ...figures.claims import Claims, Outcome, by_count, by_slope, not_reproduced, not_tested, partly, reproduced
 from ...figures.common import fmt as _fmt
 from ...figures.common import series, where
 from ...figures.driver import Figure, Invocation, register_figure
@@ -141,30 +142,6 @@ _FINITE = {
     "method": "400 runs x 15000 iterations at h = 0.25 from x = 0, mean over runs (no s.e.: the runs' errors are not "
     "kept)",
 }
-FIG1_CLAIMS = {
-    **{("order", "ccadl", t): Claim(f"CC-ADL's variance error is first order in h ({t})", "§5.1, Fig. 1 left",
-                                    "slope 1", source="statement", **_ORDER) for t in FIG1_TARGETS},
-    **{("order", "msgld", t): Claim(f"mSGLD's variance error is second order in h ({t})", "§5.1, Fig. 1 left",
-                                    "slope 2", source="statement", **_ORDER) for t in FIG1_TARGETS},
-    ("order", "nogin", "double_well"): Claim(
-        "NOGIN's variance error is second order in h (double well)", "§5.1, Fig. 1 left; §4, Theorem 4.1",
-        "slope 2", source="statement", **_ORDER),
-    "nogin_flat": Claim(
-        "NOGIN's variance error is agnostic to h on the Gaussian (exact for every h)", "§5.1, Fig. 1 left; §4, "
-        "Lemma 4.2", "no error at any h", source="statement", tolerance="|bias| <= 3.5 s.e. at every h of the grid",
-        method="4000 chains per h, s.e. over chains",
-    ),
-    **{("finite", t): Claim(f"NOGIN converges more efficiently in finite time ({t}, h = 0.25)", "§5.1, Fig. 1 right",
-                            "NOGIN's error lowest", source="statement", **_FINITE) for t in FIG1_TARGETS},
-    "inset": Claim(
-        "NOGIN's final distribution: a smaller bias and minimal symmetry breaking (double well, h = 0.25)",
-        "§5.1, Fig. 1 insets", "smaller bias, symmetric", source="statement",
-        tolerance="NOGIN's |Var bias| below mSGLD's and CC-ADL's beyond 2 s.e., and its mass at x > 0 within 0.01 of "
-        "0.5 (one of the two: partly)",
-        method="Var bias at h = 0.25 from the left panel's chains; mass at x > 0 over the second half of the right "
-        "panel's runs",
-    ),
-}  # fmt: skip
 
 
 def _order_outcome(bias_rows, slopes, target: str, sc: str, want: int, chains: int):
@@ -181,9 +158,24 @@ def _order_outcome(bias_rows, slopes, target: str, sc: str, want: int, chains: i
     return by_slope(p, se, want, 0.5, ours, CCADL_TOY)
 
 
-def _nogin_flat_outcome(bias_rows):
+FIG1_CLAIMS = Claims("statement")
+ORDER = {"ccadl": ("CC-ADL", "first", 1), "msgld": ("mSGLD", "second", 2)}
+
+
+@FIG1_CLAIMS.family("order", [(sc, t) for sc in ("ccadl", "msgld") for t in FIG1_TARGETS],
+    lambda m: f"{ORDER[m[0]][0]}'s variance error is {ORDER[m[0]][1]} order in h ({m[1]})", "§5.1, Fig. 1 left",
+    lambda m: f"slope {ORDER[m[0]][2]}", **_ORDER)  # fmt: skip
+def _order(member, res, s):
+    sc, target = member
+    return _order_outcome(res["bias"], res["slopes"], target, sc, ORDER[sc][2], s["chains"])
+
+
+@FIG1_CLAIMS.rule("nogin_flat", "NOGIN's variance error is agnostic to h on the Gaussian (exact for every h)",
+    "§5.1, Fig. 1 left; §4, Lemma 4.2", "no error at any h", tolerance="|bias| <= 3.5 s.e. at every h of the grid",
+    method="4000 chains per h, s.e. over chains")  # fmt: skip
+def _nogin_flat(res, s):
     """NOGIN's Var bias on the Gaussian within 3.5 s.e. of 0 at every h."""
-    ng = _sel(bias_rows, "gaussian", "nogin")
+    ng = _sel(res["bias"], "gaussian", "nogin")
     z = max((r["bias"] / r["se"] for r in ng), key=abs)
     flat = f"max |bias|/s.e. = {abs(z):.1f} over the {len(ng)} h; biases " + ", ".join(
         f"{_fmt(r['bias'], '+.4f')} ± {r['se']:.4f}" for r in ng
@@ -191,11 +183,19 @@ def _nogin_flat_outcome(bias_rows):
     return reproduced(flat) if abs(z) <= 3.5 else not_reproduced(flat, z=z)
 
 
-def _finite_outcome(conv_rows, target: str, iters: int):
+@FIG1_CLAIMS.rule(("order", "nogin", "double_well"), "NOGIN's variance error is second order in h (double well)",
+    "§5.1, Fig. 1 left; §4, Theorem 4.1", "slope 2", **_ORDER)  # fmt: skip
+def _nogin_order(res, s):
+    return _order_outcome(res["bias"], res["slopes"], "double_well", "nogin", 2, s["chains"])
+
+
+@FIG1_CLAIMS.family("finite", FIG1_TARGETS, "NOGIN converges more efficiently in finite time ({}, h = 0.25)",
+    "§5.1, Fig. 1 right", "NOGIN's error lowest", **_FINITE)  # fmt: skip
+def _finite(target, res, s):
     """NOGIN's mean |Var error| after the run the lowest of the four schemes."""
-    err = {sc: _sel(conv_rows, target, sc)[-1] for sc in FIG1_SCHEMES}
+    err = {sc: _sel(res["conv"], target, sc)[-1] for sc in FIG1_SCHEMES}
     best = min(FIG1_SCHEMES, key=lambda sc: _finite_or_inf(err[sc]["mean_abs_error"]))
-    ours = f"mean |Var error| after {iters} iterations: " + ", ".join(
+    ours = f"mean |Var error| after {s['iters']} iterations: " + ", ".join(
         f"{sc} {_fmt(e['mean_abs_error'], '.4f')}"
         + (f" ({e['diverged']} of {e['runs']} runs diverged)" if e["diverged"] else "")
         for sc, e in err.items()
@@ -206,9 +206,16 @@ def _finite_outcome(conv_rows, target: str, iters: int):
     return not_reproduced(ours, f"lowest: {best}" + (f"; {why}" if why else ""))
 
 
-def _inset_outcome(bias_rows, edges, hists):
+@FIG1_CLAIMS.rule("inset", "NOGIN's final distribution: a smaller bias and minimal symmetry breaking (double well, "
+    "h = 0.25)", "§5.1, Fig. 1 insets", "smaller bias, symmetric",
+    tolerance="NOGIN's |Var bias| below mSGLD's and CC-ADL's beyond 2 s.e., and its mass at x > 0 within 0.01 of 0.5 "
+              "(one of the two: partly)",
+    method="Var bias at h = 0.25 from the left panel's chains; mass at x > 0 over the second half of the right "
+           "panel's runs")  # fmt: skip
+def _inset(res, s):
     """The inset claim (double well, h = 0.25): NOGIN's |Var bias| below mSGLD's and CC-ADL's
     beyond 2 s.e. (z of each difference of |bias|), and NOGIN's mass at x > 0 within 0.01 of 0.5."""
+    bias_rows, edges, hists = res["bias"], res["edges"], res["hists"]
     at = {sc: next((r for r in _sel(bias_rows, "double_well", sc) if r["h"] == 0.25), None) for sc in FIG1_SCHEMES}
     mass = {sc: _mass_right(edges, hists["double_well", sc]) for sc in FIG1_SCHEMES}
     ng = at["nogin"]
@@ -235,19 +242,6 @@ def _inset_partly_why(zs: dict, symmetric: bool) -> str:
     return why + ("" if symmetric else "; NOGIN's mass at x > 0 is off 0.5 by more than 0.01")
 
 
-def _fig1_outcomes(res: dict, inv: Invocation) -> list:
-    """(Claim, Outcome) of each claim of FIG1_CLAIMS."""
-    s = inv.st
-    bias_rows, conv_rows, hists, edges, slopes = (res[k] for k in ("bias", "conv", "hists", "edges", "slopes"))
-    rows = [(FIG1_CLAIMS["order", sc, t], _order_outcome(bias_rows, slopes, t, sc, want, s["chains"]))
-            for sc, want in (("ccadl", 1), ("msgld", 2)) for t in FIG1_TARGETS]  # fmt: skip
-    rows.append((FIG1_CLAIMS["nogin_flat"], _nogin_flat_outcome(bias_rows)))
-    rows.append((FIG1_CLAIMS["order", "nogin", "double_well"],
-                 _order_outcome(bias_rows, slopes, "double_well", "nogin", 2, s["chains"])))  # fmt: skip
-    rows += [(FIG1_CLAIMS["finite", t], _finite_outcome(conv_rows, t, s["iters"])) for t in FIG1_TARGETS]
-    return [*rows, (FIG1_CLAIMS["inset"], _inset_outcome(bias_rows, edges, hists))]
-
-
 def _fig1_settings(res: dict, inv: Invocation) -> str:
     s = inv.st
     return (
@@ -272,7 +266,7 @@ FIG1_NOTES = (
 FIGURE1 = register_figure(Figure(
     "matthews2018-fig1", ": NOGIN, mSGLD, CC-ADL on the 1-D Gaussian and double well",
     "NOGIN vs mSGLD vs CC-ADL (+ naive BAOAB) on the 1-D Gaussian and double well", FIG1, rows=_fig1_runs,
-    tables=_fig1_tables, outcomes=_fig1_outcomes, settings=_fig1_settings, plot=_fig1_plot, png="fig1.png",
+    tables=_fig1_tables, outcomes=lambda res, inv: FIG1_CLAIMS.outcomes(res, inv.st), settings=_fig1_settings, plot=_fig1_plot, png="fig1.png",
     notes=lambda res, inv: FIG1_NOTES, cells=lambda inv: len(FIG1_TARGETS) * len(FIG1_SCHEMES) * (len(inv.st["h"]) + 1),
     heading=HEADING))  # fmt: skip
 
@@ -345,7 +339,7 @@ def _passes_figure(fig_id: str, description: str, scales: dict, overrides, natur
                       "variance_rel_se": float(ref_se[k])} for k in range(len(mean))]  # fmt: skip
         load = {n: friction_load(pot, x0, h, n) for n in s["n"]}
         return {"rows": rows, "reference": reference, "ref_se": ref_se, "finite": len(draws), "n_data": pot.n_data,
-                "outcomes": _passes_outcomes(fig_id, s, rows, covs, ref_se, load, pot.n_data)}  # fmt: skip
+                "outcomes": _passes_outcomes(fig_id, s, rows, ref_se, load, pot.n_data)}  # fmt: skip
 
     def plot(m: dict, inv: Invocation, path: Path) -> Path:
         s = inv.st
@@ -403,69 +397,6 @@ _U = (
 _FINAL = "final error after the run: mean over coordinates of |Var/Var_ref - 1|"
 
 
-def _passes_claims(fig_id: str) -> dict:
-    """The claims of matthews2018 Fig. 2 (GMM) or Fig. 3 (logistic regression)."""
-    where = "§5.2, Fig. 2" if fig_id.endswith("fig2") else "§5.3, Fig. 3"
-    claims = {"outperforms": Claim(
-        "NOGIN outperforms mSGLD and CC-ADL in stability and bias with the estimated covariance", where,
-        "NOGIN best at every n", source="statement",
-        tolerance="at each n NOGIN works (finite, error < 100%) and beats each other scheme by more than 2u, or that "
-        "one fails; at every n: reproduced, at some: partly", method=f"{_FINAL}; {_U}",
-    )}  # fmt: skip
-    if fig_id.endswith("fig2"):
-        claims["fifty"] = Claim(
-            "NOGIN needs about 50 times fewer passes than CC-ADL to reach a 1% error",
-            where,
-            "about 50x fewer passes",
-            tolerance="ratio of the passes after which the error stays <= 1% (best n of each) at least 25",
-            method=f"error against passes; {_U}: a 1% error is resolved only when 2u < 1%",
-        )
-        claims["exact_nogin"] = Claim(
-            "the exact covariance significantly improves NOGIN (its bias comes from the covariance estimate, not the "
-            "integrator)",
-            where,
-            "improves",
-            source="statement",
-            tolerance="at each n NOGIN with the exact covariance works and beats the estimated one by more than 2u, or "
-            "the estimated one fails; at every n: reproduced, at some: partly",
-            method=f"{_FINAL}; {_U}",
-        )
-        for sc in ("msgld", "ccadl"):
-            claims["same", sc] = Claim(
-                f"{LABELS[sc]}: no difference between the estimated and the exact covariance", where, "no difference",
-                source="statement", tolerance="at every n both fail, or both work with errors within 2u, and "
-                "2u <= 5% (a coarser reference does not resolve a difference)", method=f"{_FINAL}; {_U}",
-            )  # fmt: skip
-    else:
-        claims["one_pct"] = Claim(
-            "NOGIN reaches about a 1% error in about one hundred passes",
-            where,
-            "~1% at ~100 passes",
-            tolerance="reproduced: passes after which NOGIN's error stays <= 1% (best n) at most 150; partly: the "
-            "lowest final error after them within 1% + 2u (about 1%, within the reference's own noise)",
-            method=f"error against passes counted over the paper's N = {N_PAPER_FIG3} (passes = steps x n / "
-            f"{N_PAPER_FIG3}: the paper's number of gradient steps at its h and n, run on our reduced data); {_U}: a 1% "
-            "error is resolved only when 2u < 1%, and only by runs of 100 passes or more",
-        )
-        claims["plateau"] = Claim(
-            "NOGIN's efficiency plateaus for n < 300 (vertical contours)",
-            f"{where}; §4.3",
-            "similar error per pass for every n < 300",
-            source="statement",
-            tolerance="NOGIN's final errors at the n < 300 within a factor 2 of each other",
-            method=_FINAL,
-        )
-        claims["stable_small_n"] = Claim(
-            "NOGIN remains stable (with some bias) at n = 6, which mSGLD and CC-ADL cannot at h = 0.005",
-            where,
-            "NOGIN stable at n = 6, the others not",
-            source="statement",
-            tolerance="NOGIN finite at the smallest n and both others not (one of them: partly)",
-            method="unstable: a chain non-finite",
-        )
-    return claims
-
-
 LABELS = {"nogin": "NOGIN", "msgld": "mSGLD", "ccadl": "CC-ADL"}
 # What a test of the rows that scale=quick does not resolve takes (CPU times measured on this machine)
 NEEDS = {
@@ -504,51 +435,141 @@ def _pass_words(s: dict, n_data: int | None) -> str:
 
 
 NEED = "what a test takes: below the table"
+# What a test of a Fig. 2 row takes, from the reference sizes measured on this machine (NEEDS): u falls at best as
+# 1/sqrt(chain-steps) from the 256 x 8000 reference (232 CPU-s, u = 7.8%)
+FIG2_TEST = {
+    "fifty": "a test takes 2u < 1% (u < 0.5%): a reference of about 240x the 256 x 8000 one, about 15 CPU-hours if u "
+    "fell as 1/sqrt(chain-steps) (it has not yet at the sizes measured), and runs of 100 passes (scale=paper, about "
+    "17 CPU-minutes)",
+    "msgld": "a test takes 2u <= 5% (u <= 2.5%): a reference of about 10x the 256 x 8000 one, about 40 CPU-minutes if "
+    "u fell as 1/sqrt(chain-steps), and runs at the n where mSGLD works with both covariances (scale=paper's n up to "
+    "512, about 17 CPU-minutes)",
+    "ccadl": "a test takes n >= 384, where CC-ADL is stable (scale=paper runs n = 512), and 2u <= 5%: a reference of "
+    "about 40 CPU-minutes as for mSGLD, plus about 17 CPU-minutes of runs (scale=paper)",
+}
 
 
-def _passes_outcomes(fig_id: str, s: dict, rows, covs, ref_se, load: dict, n_data: int | None = None) -> list:
-    """(Claim, Outcome) of each claim of ``_passes_claims(fig_id)``: Fig. 2 (GMM, ``covs`` with the
-    exact covariance) or Fig. 3 (logistic regression); ``load``: ``friction_load`` per n."""
-    claims, ns, u = _passes_claims(fig_id), s["n"], float(np.mean(ref_se))
+@dataclass(frozen=True)
+class Passes:
+    """What the rules of Figs. 2-3 read: the rows of ``passes_error``, the scale's settings, the
+    reference's relative s.e. per coordinate (u: their mean), the cause of CC-ADL's divergence
+    at these n, and our number of data points (Fig. 3's passes count the paper's)."""
+
+    rows: list
+    s: dict
+    ref_se: np.ndarray
+    ccadl: str
+    n_data: int | None = None
+
+    @property
+    def ns(self) -> list:
+        return self.s["n"]
+
+    @property
+    def u(self) -> float:
+        return float(np.mean(self.ref_se))
+
+
+FIG2_CLAIMS, FIG3_CLAIMS = Claims("statement"), Claims("statement")
+PASSES_CLAIMS = {"matthews2018-fig2": FIG2_CLAIMS, "matthews2018-fig3": FIG3_CLAIMS}
+FIG2_WHERE, FIG3_WHERE = "§5.2, Fig. 2", "§5.3, Fig. 3"
+
+
+def _passes_outcomes(fig_id: str, s: dict, rows, ref_se, load: dict, n_data: int | None = None) -> list:
+    """(Claim, Outcome) of each claim of Fig. 2 (GMM) or Fig. 3 (logistic regression); ``load``:
+    ``friction_load`` per n."""
     ccadl = (f"{CCADL_CAUSE}: the factor falls below -1 along the covariance's top eigenvector once (h^2/2) "
              "lambda_max > 2 - h xi; (h^2/2) lambda_max of the estimated covariance over 500 minibatches at the "
              "start point: " + ", ".join(f"median {_fmt(m, '.3g')}, above 2 in {share:.0%} at n = {n}"
                                           for n, (m, share) in load.items()))  # fmt: skip
-    out = [(claims["outperforms"], _outperforms_outcome(rows, ns, u, ccadl))]
-    if "exact" in covs:  # Fig. 2 (GMM)
-        out += [(claims["fifty"], _fifty(rows, u, s)), (claims["exact_nogin"], _exact_nogin_outcome(rows, ns, u))]
-        return out + [(claims["same", sc], _same(rows, sc, ns, u, ccadl if sc == "ccadl" else ""))
-                      for sc in ("msgld", "ccadl")]  # fmt: skip
-    return out + [(claims["one_pct"], _one_pct_outcome(rows, s, u, n_data)),
-                  (claims["plateau"], _plateau_outcome(rows, s)),
-                  (claims["stable_small_n"], _stable_small_n_outcome(rows, ns, ccadl))]  # fmt: skip
+    return PASSES_CLAIMS[fig_id].outcomes(Passes(rows, s, np.asarray(ref_se), ccadl, n_data))
 
 
-def _fin_text(rows, sc: str, cov: str, ns) -> str:
-    return " / ".join(_fmt(_final(rows, sc, cov, n), ".3g") for n in ns)
+_OUTPERFORMS = {
+    "text": "NOGIN outperforms mSGLD and CC-ADL in stability and bias with the estimated covariance",
+    "paper": "NOGIN best at every n",
+    "tolerance": "at each n NOGIN works (finite, error < 100%) and beats each other scheme by more than 2u, or that "
+    "one fails; at every n: reproduced, at some: partly",
+    "method": f"{_FINAL}; {_U}",
+}
 
 
-def _outperforms_outcome(rows, ns, u: float, ccadl: str):
+@FIG3_CLAIMS.rule("outperforms", where=FIG3_WHERE, **_OUTPERFORMS)
+@FIG2_CLAIMS.rule("outperforms", where=FIG2_WHERE, **_OUTPERFORMS)
+def _outperforms(p: Passes) -> Outcome:
     """NOGIN against mSGLD and CC-ADL with the estimated covariance, per n (``_versus``)."""
-    est = "estimated"
+    rows, ns, u, est = p.rows, p.ns, p.u, "estimated"
     ours = (f"final errors at n = {' / '.join(map(str, ns))} (nan: a chain non-finite): "
             + "; ".join(f"{LABELS[sc]} {_fin_text(rows, sc, est, ns)}" for sc in SCHEMES_23)
             + f"; 2u = {2 * u:.3g}")  # fmt: skip
     res = {n: _versus(_final(rows, "nogin", est, n), [_final(rows, o, est, n) for o in ("msgld", "ccadl")], u)
            for n in ns}  # fmt: skip
     diverged = any(not math.isfinite(_final(rows, "ccadl", est, n)) for n in ns)
-    why = "; ".join(p for p in (_fails(rows, "nogin", est, ns), ccadl if diverged else "") if p)
+    why = "; ".join(x for x in (_fails(rows, "nogin", est, ns), p.ccadl if diverged else "") if x)
     return _by_n(res, ours, "NOGIN best", why)
 
 
-def _exact_nogin_outcome(rows, ns, u: float):
+@FIG2_CLAIMS.rule("fifty", "NOGIN needs about 50 times fewer passes than CC-ADL to reach a 1% error", FIG2_WHERE,
+    "about 50x fewer passes", source="printed",
+    tolerance="ratio of the passes after which the error stays <= 1% (best n of each) at least 25",
+    method=f"error against passes; {_U}: a 1% error is resolved only when 2u < 1%")  # fmt: skip
+def _fifty(p: Passes) -> Outcome:
+    """'about 50x fewer passes than CC-ADL to a 1% error' (Fig. 2)."""
+    rows, u, s = p.rows, p.u, p.s
+    (pn, nn), (pc, nc) = (passes_to(rows, sc, "estimated", 0.01) for sc in ("nogin", "ccadl"))
+    (p5, n5), (c5, m5) = (passes_to(rows, sc, "estimated", 0.05) for sc in ("nogin", "ccadl"))
+    ours = (f"passes to stay <= 1%: NOGIN {_fmt(pn, '.3g')} (n={nn}), CC-ADL {_fmt(pc, '.3g')} (n={nc}); to 5%: "
+            f"NOGIN {_fmt(p5, '.3g')} (n={n5}), CC-ADL {_fmt(c5, '.3g')} (n={m5}); run {s['passes']:g} passes; "
+            f"2u = {2 * u:.3g}")  # fmt: skip
+    if 2 * u >= 0.01:
+        return not_tested("scale", ours, f"the reference cannot resolve a 1% error; {FIG2_TEST['fifty']}; {NEED}")
+    if not math.isfinite(pn):
+        return not_reproduced(ours, "NOGIN's error does not stay below 1% within the run")
+    ratio = pc / pn if math.isfinite(pc) else s["passes"] / pn
+    bound = "" if math.isfinite(pc) else "at least "
+    ours += f"; ratio {bound}{ratio:.3g}"
+    if ratio >= 25:
+        return reproduced(ours)
+    return partly(ours, "CC-ADL does not reach 1% within the run") if bound else not_reproduced(ours)
+
+
+@FIG2_CLAIMS.rule("exact_nogin", "the exact covariance significantly improves NOGIN (its bias comes from the "
+    "covariance estimate, not the integrator)", FIG2_WHERE, "improves",
+    tolerance="at each n NOGIN with the exact covariance works and beats the estimated one by more than 2u, or the "
+              "estimated one fails; at every n: reproduced, at some: partly", method=f"{_FINAL}; {_U}")  # fmt: skip
+def _exact_nogin(p: Passes) -> Outcome:
     """NOGIN with the exact covariance against the estimated one, per n (``_versus``; Fig. 2)."""
+    rows, ns, u = p.rows, p.ns, p.u
     res = {n: _versus(_final(rows, "nogin", "exact", n), [_final(rows, "nogin", "estimated", n)], u) for n in ns}
     ours = (
         f"NOGIN final errors at n = {' / '.join(map(str, ns))}: estimated {_fin_text(rows, 'nogin', 'estimated', ns)}, "
         f"exact {_fin_text(rows, 'nogin', 'exact', ns)}; 2u = {2 * u:.3g}"
     )
     return _by_n(res, ours, "the exact covariance better", _fails(rows, "nogin", "estimated", ns))
+
+
+@FIG2_CLAIMS.family("same", ("msgld", "ccadl"), lambda sc: f"{LABELS[sc]}: no difference between the estimated and "
+    "the exact covariance", FIG2_WHERE, "no difference", tolerance="at every n both fail, or both work with errors "
+    "within 2u, and 2u <= 5% (a coarser reference does not resolve a difference)", method=f"{_FINAL}; {_U}")  # fmt: skip
+def _same(sc: str, p: Passes) -> Outcome:
+    """'no difference between the estimated and the exact covariance' for scheme sc (Fig. 2)."""
+    rows, ns, u, cause = p.rows, p.ns, p.u, p.ccadl if sc == "ccadl" else ""
+    pairs = {n: (_final(rows, sc, "estimated", n), _final(rows, sc, "exact", n)) for n in ns}
+    ours = (f"final errors at n = {' / '.join(map(str, ns))}: estimated "
+            + " / ".join(_fmt(a, ".3g") for a, _ in pairs.values()) + ", exact "
+            + " / ".join(_fmt(b, ".3g") for _, b in pairs.values()) + f"; 2u = {2 * u:.3g}")  # fmt: skip
+    differ = [n for n, (a, b) in pairs.items() if _works(a) != _works(b) or (_works(a) and abs(a - b) > 2 * u)]
+    both = [n for n, (a, b) in pairs.items() if _works(a) and _works(b)]
+    if differ:
+        return not_reproduced(ours, f"different at n = {differ}" + (f"; {cause}" if cause else ""))
+    if not both or 2 * u > 0.05:
+        why = "both fail at every n" if not both else f"both work only at n = {both}, within 2u"
+        return not_tested("scale", ours, "; ".join(x for x in (why, cause, FIG2_TEST[sc], NEED) if x))
+    return reproduced(ours)
+
+
+def _fin_text(rows, sc: str, cov: str, ns) -> str:
+    return " / ".join(_fmt(_final(rows, sc, cov, n), ".3g") for n in ns)
 
 
 def _passes_settings(s: dict, describe: str, h, ref_h, ref_se, n_ref: int, n_data: int | None = None) -> str:
@@ -582,44 +603,34 @@ def _fails(rows, sc, cov, ns) -> str:
         if bad else "")  # fmt: skip
 
 
-def _fifty(rows, u, s):
-    """Outcome of 'about 50x fewer passes than CC-ADL to a 1% error' (Fig. 2)."""
-    (pn, nn), (pc, nc) = (passes_to(rows, sc, "estimated", 0.01) for sc in ("nogin", "ccadl"))
-    (p5, n5), (c5, m5) = (passes_to(rows, sc, "estimated", 0.05) for sc in ("nogin", "ccadl"))
-    ours = (f"passes to stay <= 1%: NOGIN {_fmt(pn, '.3g')} (n={nn}), CC-ADL {_fmt(pc, '.3g')} (n={nc}); to 5%: "
-            f"NOGIN {_fmt(p5, '.3g')} (n={n5}), CC-ADL {_fmt(c5, '.3g')} (n={m5}); run {s['passes']:g} passes; "
-            f"2u = {2 * u:.3g}")  # fmt: skip
-    if 2 * u >= 0.01:
-        return not_tested("scale", ours, f"the reference cannot resolve a 1% error; {NEED}")
-    if not math.isfinite(pn):
-        return not_reproduced(ours, "NOGIN's error does not stay below 1% within the run")
-    ratio = pc / pn if math.isfinite(pc) else s["passes"] / pn
-    bound = "" if math.isfinite(pc) else "at least "
-    ours += f"; ratio {bound}{ratio:.3g}"
-    if ratio >= 25:
-        return reproduced(ours)
-    return partly(ours, "CC-ADL does not reach 1% within the run") if bound else not_reproduced(ours)
+# NOGIN's own run-to-run scatter at scale=paper: the final error at n = 100 after 100 passes (over the paper's N) with
+# 8 seeds of the minibatches and momenta (4, 1004, ..., 7004; seed 4 is the recipe's) against the committed
+# reference: 1.411, 1.162, 1.308, 1.625, 1.241, 0.883, 1.097, 1.424% (mean 1.27%, s.d. 0.23%; 224 CPU-s). The chains
+# started at the reference's time-averaged mean (reference.csv), not its last draws' mean as in the recipe.
+NOGIN_SEED_SD = 0.0023
+NOGIN_SEEDS = "0.23% over 8 seeds at n = 100 (0.88% to 1.63%)"
 
 
-def _same(rows, sc, ns, u, cause):
-    """Outcome of 'no difference between the estimated and the exact covariance' for scheme sc (Fig. 2)."""
-    pairs = {n: (_final(rows, sc, "estimated", n), _final(rows, sc, "exact", n)) for n in ns}
-    ours = (f"final errors at n = {' / '.join(map(str, ns))}: estimated "
-            + " / ".join(_fmt(a, ".3g") for a, _ in pairs.values()) + ", exact "
-            + " / ".join(_fmt(b, ".3g") for _, b in pairs.values()) + f"; 2u = {2 * u:.3g}")  # fmt: skip
-    differ = [n for n, (a, b) in pairs.items() if _works(a) != _works(b) or (_works(a) and abs(a - b) > 2 * u)]
-    both = [n for n, (a, b) in pairs.items() if _works(a) and _works(b)]
-    if differ:
-        return not_reproduced(ours, f"different at n = {differ}" + (f"; {cause}" if cause else ""))
-    if not both or 2 * u > 0.05:
-        why = "both fail at every n" if not both else f"both work only at n = {both}, within 2u"
-        return not_tested("scale", ours, "; ".join(p for p in (why, cause, NEED) if p))
-    return reproduced(ours)
+def _noise_of_error(ref_se) -> float:
+    """The s.d. of NOGIN's final error from its run-to-run scatter (NOGIN_SEED_SD) and the reference's:
+    a relative error u_k of Var_ref in coordinate k moves the mean over D coordinates of |Var/Var_ref - 1|
+    by about u_k / D, so the reference adds sqrt(sum u_k^2) / D (the same for every seed)."""
+    ref = float(np.sqrt(np.sum(np.square(ref_se)))) / len(ref_se)
+    return math.hypot(NOGIN_SEED_SD, ref)
 
 
-def _one_pct_outcome(rows, s: dict, u: float, n_data: int | None = None):
+@FIG3_CLAIMS.rule("one_pct", "NOGIN reaches about a 1% error in about one hundred passes", FIG3_WHERE,
+    "~1% at ~100 passes", source="printed",
+    tolerance="reproduced: passes after which NOGIN's error stays <= 1% (best n) at most 150; partly: the lowest final "
+              "error after them within 1% + 2s (about 1%, within our run-to-run noise: s combines NOGIN's s.d. over "
+              f"seeds, {NOGIN_SEEDS} at scale=paper, and the reference's share sqrt(sum u_k^2) / D)",
+    method=f"error against passes counted over the paper's N = {N_PAPER_FIG3} (passes = steps x n / {N_PAPER_FIG3}: "
+           f"the paper's number of gradient steps at its h and n, run on our reduced data); {_U}: a 1% error is "
+           "resolved only when 2u < 1%, and only by runs of 100 passes or more")  # fmt: skip
+def _one_pct(p: Passes) -> Outcome:
     """NOGIN's error stays <= 1% within 150 passes (Fig. 3), judged only with runs of 100 passes
     or more and a reference that resolves 1% (2u < 1%)."""
+    rows, s, u, n_data = p.rows, p.s, p.u, p.n_data
     pn, nn = passes_to(rows, "nogin", "estimated", 0.01)
     best = min(s["n"], key=lambda n: _finite_or_inf(_final(rows, "nogin", "estimated", n)))
     low = _final(rows, "nogin", "estimated", best)
@@ -636,20 +647,26 @@ def _one_pct_outcome(rows, s: dict, u: float, n_data: int | None = None):
                    "posterior and its gradient noise are the reduced ones")  # fmt: skip
     if s["passes"] < 100 or 2 * u >= 0.01:
         why = (f"runs of {s['passes']:g} passes with 2u = {2 * u:.2%}", NEED, counted)
-        return not_tested("scale", ours, "; ".join(p for p in why if p))
+        return not_tested("scale", ours, "; ".join(x for x in why if x))
     if math.isfinite(pn) and pn <= 150:
         return reproduced(ours, counted)
-    if low <= 0.01 + 2 * u:
-        # "about 1%": a lowest error above 1% by less than the reference's 2u is not resolved from 1% (this band
-        # was added after the run at the paper's step count gave 1.41% against 2u = 0.71%)
-        why = (f"lowest final error {low:.2%} is within 1% + 2u = {0.01 + 2 * u:.2%} of the paper's about 1%, but "
-               "never stays <= 1%", counted)  # fmt: skip
-        return partly(ours, "; ".join(p for p in why if p))
-    return not_reproduced(ours, counted)
+    sd = _noise_of_error(p.ref_se)
+    if low <= 0.01 + 2 * sd:
+        # "about 1%": a lowest error above 1% by less than twice the s.d. of our own error is not resolved from 1%
+        # (NOGIN's seeds alone range over 0.88% to 1.63% at n = 100)
+        why = (f"lowest final error {low:.2%} is within 1% + 2s = {0.01 + 2 * sd:.2%} of the paper's about 1% (s = "
+               f"{sd:.2%}: NOGIN's run-to-run s.d. {NOGIN_SEEDS}, with the reference's share), but never stays "
+               "<= 1% in this run", counted)  # fmt: skip
+        return partly(ours, "; ".join(x for x in why if x))
+    return not_reproduced(ours, "; ".join(x for x in (f"s = {sd:.2%}", counted) if x), z=(low - 0.01) / sd)
 
 
-def _plateau_outcome(rows, s: dict):
+@FIG3_CLAIMS.rule("plateau", "NOGIN's efficiency plateaus for n < 300 (vertical contours)", f"{FIG3_WHERE}; §4.3",
+    "similar error per pass for every n < 300", tolerance="NOGIN's final errors at the n < 300 within a factor 2 of "
+    "each other", method=_FINAL)  # fmt: skip
+def _plateau(p: Passes) -> Outcome:
     """NOGIN's final errors at the n < 300 within a factor 2 of each other (Fig. 3)."""
+    rows, s = p.rows, p.s
     small = [n for n in s["n"] if n < 300]
     errs = [_final(rows, "nogin", "estimated", n) for n in small]
     ours = "NOGIN final error per n: " + ", ".join(f"n={n}: {_fmt(e, '.3g')}" for n, e in zip(small, errs))
@@ -660,16 +677,21 @@ def _plateau_outcome(rows, s: dict):
     )
 
 
-def _stable_small_n_outcome(rows, ns, ccadl: str):
+@FIG3_CLAIMS.rule("stable_small_n", "NOGIN remains stable (with some bias) at n = 6, which mSGLD and CC-ADL cannot at "
+    "h = 0.005", FIG3_WHERE, "NOGIN stable at n = 6, the others not",
+    tolerance="NOGIN finite at the smallest n and both others not (one of them: partly)",
+    method="unstable: a chain non-finite")  # fmt: skip
+def _stable_small_n(p: Passes) -> Outcome:
     """NOGIN finite at the smallest n, mSGLD and CC-ADL not (Fig. 3)."""
+    rows, ns, ccadl = p.rows, p.ns, p.ccadl
     fin0 = {sc: _final(rows, sc, "estimated", ns[0]) for sc in SCHEMES_23}
     ours = f"final error at n = {ns[0]}: " + ", ".join(f"{LABELS[sc]} {_fmt(e, '.3g')}" for sc, e in fin0.items())
     if not math.isfinite(fin0["nogin"]):
         return not_reproduced(ours, "NOGIN diverges")
     others = [sc for sc in ("msgld", "ccadl") if not math.isfinite(fin0[sc])]
     stable = [LABELS[sc] for sc in ("msgld", "ccadl") if math.isfinite(fin0[sc])]
-    why = "; ".join(p for p in (f"{', '.join(stable)} stable at n = {ns[0]} too" if stable else "",
-                                ccadl if "ccadl" in others else "") if p)  # fmt: skip
+    why = "; ".join(x for x in (f"{', '.join(stable)} stable at n = {ns[0]} too" if stable else "",
+                                ccadl if "ccadl" in others else "") if x)  # fmt: skip
     return by_count(len(others), 2, ours, why)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...figures.claims import Claim, by_count, by_resolved, check, not_reproduced, not_tested, partly, reproduced
+from ...figures.claims import Claims, by_count, by_resolved, check, not_reproduced, not_tested, partly, reproduced
 from ...figures.driver import SCALE, Figure, Invocation, Option, integer, labelled, number, register_figure
 from ...plotting import pyplot, save_figure
 from .two_batch import GAMMA_TWO_BATCH, NOISE_FLOORS, STEPS, Cell, noise_floor, run_cell
@@ -92,24 +92,16 @@ def significant_digits(v: float) -> int:
     return len(f"{v:.4f}".replace(".", "").lstrip("0"))
 
 
-def _w1_claim(label: str) -> Claim:
-    def fmt(v):
-        return "div." if v is None else f"{v:.4f}"
-
-    values = [fmt(v) for v in PAPER_W1[label]]
-    one = [f"{v:.4f}" for v in PAPER_W1[label] if v is not None and significant_digits(v) == 1]
-    method = (f"the values are the saved output, to 4 decimals, of the authors' notebook {NOTEBOOK} (the data "
-              "plotted in Fig. 1; the paper prints no number); ours: exact W1 of the pooled records ± delta-method "
-              "s.e. over chains")  # fmt: skip
+def _w1_paper(label: str) -> str:
+    """The notebook's W1 of ``label`` per h ("div.": diverged; SMS-BAOAB at h = 0.25: the derived value ‡)."""
+    values = ["div." if v is None else f"{v:.4f}" for v in PAPER_W1[label]]
     if label == "SMS-BAOAB":
         values[0] = f"{DERIVED_SMS_BAOAB_025:.4f}‡"
-        method += (
-            "; ‡ h = 0.25, derived for this project: the exact W1 to the posterior of the stationary recorded law of "
-            "BAOAB (friction 0.5) with the authors' fixed batch order 0,1,1,0 (per-batch affine maps probed off our "
-            "integrator, stationary phase laws by `analysis.stationary.cycle_moments`, records alternating sweep "
-            "end and mid-sweep: a mixture of two Gaussians, W1 by quadrature); the notebook prints 0.0408 (same "
-            "fixed order); our SMS-BAOAB randomises the order per sweep (the paper's SMS scheme)"
-        )
+    return " / ".join(values)
+
+
+def _w1_tolerance(label: str) -> str:
+    one = [f"{v:.4f}" for v in PAPER_W1[label] if v is not None and significant_digits(v) == 1]
     rule = (f"each h: a notebook value with 2 or more significant digits{' (or the derived ‡)' if label == 'SMS-BAOAB' else ''}: "
             f"ours within ±{W1_TOL:.0%} of it (relative, this project's)")  # fmt: skip
     if one:
@@ -117,41 +109,28 @@ def _w1_claim(label: str) -> Claim:
             f"; a value printed with one significant digit ({', '.join(one)}): ours rounds to it, i.e. lies in "
             f"its rounding interval (±{W1_ROUNDING:g}) widened by 2 MC s.e."
         )
-    return Claim(f"W1 of {label} to the posterior at h = 0.25 / 0.125 / 0.0625 / 0.03125", "§3.4, Fig. 1",
-                 " / ".join(values), source="derived", tolerance=rule + "; both diverged also agrees",
-                 method=method)  # fmt: skip
+    return rule + "; both diverged also agrees"
 
 
-def _slope_claim(label: str) -> Claim:
-    order, tol = EXPECTED_SLOPE[label]
-    return Claim(f"bias of {label} is O(h{'^2' if order == 2 else ''}) (weak order {order})", "§3.4, Fig. 1",
-                 f"slope {order}", source="statement", tolerance=f"slope within {order} ± {tol} (this project's)",
-                 method="least squares of log W1 on log h over h = 0.125, 0.0625, 0.03125; MC s.e. of the slope "
-                 "from the W1 s.e.")  # fmt: skip
+def _w1_method(label: str) -> str:
+    method = (f"the values are the saved output, to 4 decimals, of the authors' notebook {NOTEBOOK} (the data "
+              "plotted in Fig. 1; the paper prints no number); ours: exact W1 of the pooled records ± delta-method "
+              "s.e. over chains")  # fmt: skip
+    if label == "SMS-BAOAB":
+        method += (
+            "; ‡ h = 0.25, derived for this project: the exact W1 to the posterior of the stationary recorded law of "
+            "BAOAB (friction 0.5) with the authors' fixed batch order 0,1,1,0 (per-batch affine maps probed off our "
+            "integrator, stationary phase laws by `analysis.stationary.cycle_moments`, records alternating sweep "
+            "end and mid-sweep: a mixture of two Gaussians, W1 by quadrature); the notebook prints 0.0408 (same "
+            "fixed order); our SMS-BAOAB randomises the order per sweep (the paper's SMS scheme)"
+        )
+    return method
 
 
-CLAIMS = {
-    **{("w1", label): _w1_claim(label) for label, _ in SAMPLERS},
-    **{("slope", label): _slope_claim(label) for label, _ in SAMPLERS},
-    "em_diverge": Claim("the EM variants diverge at the largest step size h = 0.25", "§3.4, Fig. 1", "diverged",
-                        source="statement", tolerance="all three diverge",
-                        method="spectral radius of the exact second-moment recursion of the recorded chain >= 1: "
-                        "the variance grows geometrically"),
-    "best": Claim("SMS-UBU and SG-UBU wor perform similarly and slightly outperform all other methods",
-                  "§3.4, Fig. 1", "the two smallest W1", source="statement",
-                  tolerance="at each h where both are above 3 MC floors, every other sampler's W1 more than 2 s.e. "
-                  "above the larger of the two (within 2 s.e.: a tie, not resolved)",
-                  method="W1 ± s.e. per h; h where SMS-UBU or SG-UBU wor is below 3 floors are not counted"),
-    **{("exact", label): Claim(f"exact (|Δmean|, |Δvar|) of {label}'s recorded law = an independent "
-                               "exact computation (derived for this project, not in the paper)", "Fig. 1 setting",
-                               " / ".join(f"{m:.2e}, {v:.2e}" for m, v in ref), source="check",
-                               tolerance="largest relative difference < 5%",
-                               method="stationary moments from affine maps probed off our integrators")
-       for label, ref in DERIVED_EXACT.items()},
-    "mc": Claim("Monte Carlo moments = exact stationary moments of the recorded law", "Fig. 1 setting", "-",
-                source="check", tolerance="largest |z| < 4.5",
-                method="z = (MC - exact) / MC standard error over independent chains"),
-}  # fmt: skip
+# the claims of the samplers a run has (option samplers): the rules of the others file no row
+CLAIMS = Claims("statement")
+LABELS = tuple(label for label, _ in SAMPLERS)
+
 
 SCALES = {
     # chains, records per chain, thin in epochs for k = 0..3 (odd), burn-in epochs 50 * 2^k
@@ -308,6 +287,12 @@ def _w1_cell(label: str, c: Cell) -> tuple:
     return False, None if unresolved else z, notes, c.noise_limited
 
 
+@CLAIMS.family("w1", LABELS, "W1 of {} to the posterior at h = 0.25 / 0.125 / 0.0625 / 0.03125", "§3.4, Fig. 1",
+    _w1_paper, source="derived", tolerance=_w1_tolerance, method=_w1_method)  # fmt: skip
+def _w1_rule(label: str, cells: dict):
+    return _w1_outcome(label, cells[label]) if label in cells else None
+
+
 def _w1_outcome(label: str, cs: list[Cell]):
     """Each h agrees (or both diverged) by ``_w1_cell``; all: reproduced, some: partly."""
     per = [_w1_cell(label, c) for c in cs]
@@ -320,6 +305,15 @@ def _w1_outcome(label: str, cs: list[Cell]):
     ours = " / ".join(_w1_text(c) for c in cs)
     return by_resolved(sum(ok for ok, *_ in per), [z for _, z, *_ in per if z is not None], len(cs), ours,
                        "; ".join(notes))  # fmt: skip
+
+
+@CLAIMS.family("slope", LABELS, lambda lab: f"bias of {lab} is O(h{'^2' if EXPECTED_SLOPE[lab][0] == 2 else ''}) "
+    f"(weak order {EXPECTED_SLOPE[lab][0]})", "§3.4, Fig. 1", lambda lab: f"slope {EXPECTED_SLOPE[lab][0]}",
+    tolerance=lambda lab: f"slope within {EXPECTED_SLOPE[lab][0]} ± {EXPECTED_SLOPE[lab][1]} (this project's)",
+    method="least squares of log W1 on log h over h = 0.125, 0.0625, 0.03125; MC s.e. of the slope from the W1 "
+           "s.e.")  # fmt: skip
+def _slope_rule(label: str, cells: dict):
+    return _slope_outcome(label, cells[label]) if label in cells else None
 
 
 def _slope_outcome(label: str, cs: list[Cell]):
@@ -363,7 +357,12 @@ def _slope_outcome(label: str, cs: list[Cell]):
     return not_reproduced(ours, why, z=(fit.slope - order) / se)
 
 
+@CLAIMS.rule("em_diverge", "the EM variants diverge at the largest step size h = 0.25", "§3.4, Fig. 1", "diverged",
+    tolerance="all three diverge", method="spectral radius of the exact second-moment recursion of the recorded chain "
+    ">= 1: the variance grows geometrically")  # fmt: skip
 def _em_outcome(cells: dict):
+    if not any("EM" in lab and cs[0].h == 0.25 for lab, cs in cells.items()):
+        return None
     em = [c for lab, cs in cells.items() if "EM" in lab for c in cs if c.h == 0.25]
     ours = ", ".join(f"{c.label}: spectral radius {c.exact['rho']:.3f}, max |x| {c.max_abs:.3g}, "
                      f"{c.diverged_frac:.0%} non-finite" for c in em)  # fmt: skip
@@ -400,8 +399,15 @@ def _best_text(h: float, at: dict, others: list, z: dict, below: list, ties: lis
     return part
 
 
+@CLAIMS.rule("best", "SMS-UBU and SG-UBU wor perform similarly and slightly outperform all other methods",
+    "§3.4, Fig. 1", "the two smallest W1", tolerance="at each h where both are above 3 MC floors, every other "
+    "sampler's W1 more than 2 s.e. above the larger of the two (within 2 s.e.: a tie, not resolved)",
+    method="W1 ± s.e. per h; h where SMS-UBU or SG-UBU wor is below 3 floors are not counted")  # fmt: skip
 def _best_outcome(cells: dict):
-    """``_best_at`` at each h: held at all counted h: reproduced, at some: partly."""
+    """``_best_at`` at each h: held at all counted h: reproduced, at some: partly (with at least three
+    samplers, the two among them)."""
+    if len(cells) < 3 or not set(BEST) <= set(cells):
+        return None
     got = {h: _best_at(cells, k) for k, h in enumerate(STEPS)}
     counted = [g for g in got.values() if g is not None]
     unresolved = [f"{h:g}" for h, g in got.items() if g is None]
@@ -410,7 +416,15 @@ def _best_outcome(cells: dict):
                        "; ".join(part for *_, part in counted) or "-", why if unresolved else "")  # fmt: skip
 
 
-def _exact_check(label: str, cs: list[Cell]):
+@CLAIMS.family("exact", DERIVED_EXACT, "exact (|Δmean|, |Δvar|) of {}'s recorded law = an independent exact "
+    "computation (derived for this project, not in the paper)", "Fig. 1 setting",
+    lambda lab: " / ".join(f"{m:.2e}, {v:.2e}" for m, v in DERIVED_EXACT[lab]), source="check",
+    tolerance="largest relative difference < 5%", method="stationary moments from affine maps probed off our "
+    "integrators")  # fmt: skip
+def _exact_check(label: str, cells: dict):
+    if label not in cells:
+        return None
+    cs = cells[label]
     mean, var = PAULIN_POSTERIOR
     ref = DERIVED_EXACT[label]
     ours, worst = [], 0.0
@@ -423,27 +437,18 @@ def _exact_check(label: str, cs: list[Cell]):
     return check(worst < 0.05, " / ".join(ours), f"largest relative difference {worst:.1%}")
 
 
+@CLAIMS.rule("mc", "Monte Carlo moments = exact stationary moments of the recorded law", "Fig. 1 setting", "-",
+    source="check", tolerance="largest |z| < 4.5",
+    method="z = (MC - exact) / MC standard error over independent chains")  # fmt: skip
 def _mc_check(cells: dict):
+    if not any(c.mc and c.mixed for cs in cells.values() for c in cs):
+        return None
     zs = [abs(c.mc[k] - c.exact[k]) / c.mc[f"{k}_se"] for cs in cells.values() for c in cs if c.mc and c.mixed
           for k in ("mean", "var")]  # fmt: skip
     slow = [f"{c.label} h={c.h:g} (radius {c.exact['rho']:.3f})" for cs in cells.values() for c in cs
             if c.mc and not c.mixed]  # fmt: skip
     why = "left out, second moments not mixed within the burn-in: " + ", ".join(slow) if slow else ""
     return check(max(zs) < 4.5, f"largest |z| = {max(zs):.2f} over {len(zs)} means/variances", why)
-
-
-def outcomes(cells: dict) -> list:
-    """(Claim, Outcome) per claim of CLAIMS that the run's samplers test."""
-    rows = [(CLAIMS["w1", lab], _w1_outcome(lab, cs)) for lab, cs in cells.items()]
-    rows += [(CLAIMS["slope", lab], _slope_outcome(lab, cs)) for lab, cs in cells.items()]
-    if any("EM" in lab and cs[0].h == 0.25 for lab, cs in cells.items()):
-        rows.append((CLAIMS["em_diverge"], _em_outcome(cells)))
-    if len(cells) >= 3 and set(BEST) <= set(cells):
-        rows.append((CLAIMS["best"], _best_outcome(cells)))
-    rows += [(CLAIMS["exact", lab], _exact_check(lab, cells[lab])) for lab in DERIVED_EXACT if lab in cells]
-    if any(c.mc and c.mixed for cs in cells.values() for c in cs):
-        rows.append((CLAIMS["mc"], _mc_check(cells)))
-    return rows
 
 
 def _notes(cells: dict) -> str:
@@ -486,5 +491,5 @@ FIGURE = register_figure(Figure(
     tables=lambda m: {"w1.csv": [dict(zip(CSV_FIELDS, _row(c, STEPS.index(c.h))))
                                  for cs in m["cells"].values() for c in cs]},
     float_format=None, plot=lambda m, inv, path: _plot(m["cells"], path, PAULIN_POSTERIOR), png="w1.png",
-    outcomes=lambda m, inv: outcomes(m["cells"]), settings=lambda m, inv: _settings_text(m["s"]),
+    outcomes=lambda m, inv: CLAIMS.outcomes(m["cells"]), settings=lambda m, inv: _settings_text(m["s"]),
     notes=lambda m, inv: _notes(m["cells"]), options=OPTIONS, heading="claim (paulin2025)"))  # fmt: skip

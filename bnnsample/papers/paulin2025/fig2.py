@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ...figures import common
-from ...figures.claims import Claim, by_resolved, check, not_reproduced, not_tested
+from ...figures.claims import Claims, by_resolved, check, not_reproduced, not_tested
 from ...figures.common import md_table
 from ...figures.driver import Figure, Invocation, Option, integer, register_figure
 from ...plotting import pyplot, save_figure
@@ -60,32 +61,7 @@ _RATIO_METHOD = (
     "taken as independent: they share the finer terms, so this s.e. is if anything too large); a ratio "
     "counts when both levels are resolved (value above twice its noise floor)"
 )
-CLAIMS = {
-    "sms_order": Claim("SMS-UBU bias O(h^2): falls ~4x per halving of h", "§3.4, Fig. 2; Theorem 5", "O(h^2)",
-                       source="statement", tolerance="every resolved ratio within [3, 5.5]", method=_RATIO_METHOD),
-    **{("sg_order", n): Claim(f"{n} bias falls ~2x per halving (weak order 1 with i.i.d. batches)",
-                              "§2.2", "O(h)", source="statement",
-                              tolerance="every resolved ratio within [1.5, 2.9]", method=_RATIO_METHOD)
-       for n in ("SG-UBU", "SG-BAOAB", "SG-HMC")},
-    "sms_smaller": Claim("SMS-UBU has a significantly smaller bias than the BAOAB and EM integrators",
-                         "§3.4, Fig. 2", "smaller", source="statement",
-                         tolerance="at every h, SMS-UBU's interval value ± t SE below SMS-BAOAB's, SG-BAOAB's and "
-                         "SG-HMC's (t: two-sided 95% quantile, chunks - 1 dof)",
-                         method="z = (other - SMS-UBU) / combined chunk SE per h; a tie when the intervals overlap "
-                         "or the larger is not resolved"),
-    "small_h_equal": Claim("at small h accuracy/NLL/ACE/RPS are essentially the same across the unadjusted methods",
-                           "App. F; Fig. 2", "the same", source="statement",
-                           tolerance="no pair of samplers differs by more than t combined SE at the finest h",
-                           method="metrics of the averaged predictive ± chunk SE, the fine chains of the last level"),
-    "sghmc_worst": Claim("SG-HMC has the worst NLL at the largest h (the first-order scheme; derived for this "
-                         "project)", "Fig. 2 setting", "-", source="check",
-                         tolerance="NLL worse than each other sampler's by more than t combined SE",
-                         method="metrics of the coarse chains' averaged predictive ± chunk SE"),
-    "sms_best": Claim("SMS-UBU outperforms the alternatives in calibration and accuracy at the largest step size",
-                      "§3.4, Fig. 2", "best", source="statement",
-                      tolerance="better than each other sampler in NLL or accuracy by more than t combined SE",
-                      method="metrics of the coarse chains' averaged predictive ± chunk SE"),
-}  # fmt: skip
+CLAIMS = Claims("statement")  # filed with their rules below the rules' helpers
 
 
 ABOUT = "multinomial logistic regression: coupled multilevel bias and accuracy/NLL/ACE/RPS vs h, 5 samplers"
@@ -338,26 +314,73 @@ def _sms_best_outcome(met: dict, t: float, h_big: float):
     return by_resolved(len(beats), [], len(rest), ours, why, SCALE_WHY)
 
 
+@dataclass(frozen=True)
+class Judged:
+    """What the rules read: the bias and metric rows by (sampler, h), the bias grid from the largest
+    h, the t quantile of the chunk s.e.s (chunks - 1 dof), the metrics' smallest h."""
+
+    by: dict
+    met: dict
+    hs: list
+    t: float
+    h_small: float
+
+    @property
+    def h_big(self) -> float:
+        return self.hs[0]
+
+
+@CLAIMS.rule("sms_order", "SMS-UBU bias O(h^2): falls ~4x per halving of h", "§3.4, Fig. 2; Theorem 5", "O(h^2)",
+    tolerance="every resolved ratio within [3, 5.5]", method=_RATIO_METHOD)  # fmt: skip
+def _sms_order(j: Judged):
+    return _ratio_outcome(j.by, "SMS-UBU", j.hs, 4)
+
+
+@CLAIMS.family("sg_order", ("SG-UBU", "SG-BAOAB", "SG-HMC"), "{} bias falls ~2x per halving (weak order 1 with "
+    "i.i.d. batches)", "§2.2", "O(h)", tolerance="every resolved ratio within [1.5, 2.9]", method=_RATIO_METHOD)  # fmt: skip
+def _sg_order(name: str, j: Judged):
+    """SG-HMC runs without control variates; the others' ratios are read under them (``_under_control_variates``)."""
+    measured = _ratio_outcome(j.by, name, j.hs, 2)
+    return measured if name == "SG-HMC" else _under_control_variates(measured)
+
+
+@CLAIMS.rule("sms_smaller", "SMS-UBU has a significantly smaller bias than the BAOAB and EM integrators",
+    "§3.4, Fig. 2", "smaller", tolerance="at every h, SMS-UBU's interval value ± t SE below SMS-BAOAB's, SG-BAOAB's "
+    "and SG-HMC's (t: two-sided 95% quantile, chunks - 1 dof)", method="z = (other - SMS-UBU) / combined chunk SE "
+    "per h; a tie when the intervals overlap or the larger is not resolved")  # fmt: skip
+def _sms_smaller(j: Judged):
+    return _bias_comparison(j.by, j.hs, j.t)
+
+
+@CLAIMS.rule("small_h_equal", "at small h accuracy/NLL/ACE/RPS are essentially the same across the unadjusted "
+    "methods", "App. F; Fig. 2", "the same", tolerance="no pair of samplers differs by more than t combined SE at the "
+    "finest h", method="metrics of the averaged predictive ± chunk SE, the fine chains of the last level")  # fmt: skip
+def _small_h_equal(j: Judged):
+    return _small_h_outcome(j.met, j.t, j.h_small)
+
+
+@CLAIMS.rule("sghmc_worst", "SG-HMC has the worst NLL at the largest h (the first-order scheme; derived for this "
+    "project)", "Fig. 2 setting", "-", source="check",
+    tolerance="NLL worse than each other sampler's by more than t combined SE",
+    method="metrics of the coarse chains' averaged predictive ± chunk SE")  # fmt: skip
+def _sghmc_worst(j: Judged):
+    return _sghmc_check(j.met, j.t, j.h_big)
+
+
+@CLAIMS.rule("sms_best", "SMS-UBU outperforms the alternatives in calibration and accuracy at the largest step size",
+    "§3.4, Fig. 2", "best", tolerance="better than each other sampler in NLL or accuracy by more than t combined SE",
+    method="metrics of the coarse chains' averaged predictive ± chunk SE")  # fmt: skip
+def _sms_best(j: Judged):
+    return _sms_best_outcome(j.met, j.t, j.h_big)
+
+
 def outcomes(hs: list, chunks: int, bias_rows: list, metric_rows: list) -> list:
     """(Claim, Outcome) of each claim of CLAIMS from the bias and metric rows (as written to, or
     read back from, bias.csv and metrics.csv)."""
     by = {(r["sampler"], r["h"]): r for r in bias_rows}
     met = {(r["sampler"], r["h"]): r for r in metric_rows}
-    hs = sorted(hs, reverse=True)
     t = t_quantile(chunks)  # chunk s.e.s have chunks - 1 degrees of freedom
-    h_small, h_big = min(r["h"] for r in metric_rows), hs[0]
-    return [
-        (CLAIMS["sms_order"], _ratio_outcome(by, "SMS-UBU", hs, 4)),
-        *(
-            (CLAIMS["sg_order", n], _under_control_variates(_ratio_outcome(by, n, hs, 2)))
-            for n in ("SG-UBU", "SG-BAOAB")
-        ),
-        (CLAIMS["sg_order", "SG-HMC"], _ratio_outcome(by, "SG-HMC", hs, 2)),
-        (CLAIMS["sms_smaller"], _bias_comparison(by, hs, t)),
-        (CLAIMS["small_h_equal"], _small_h_outcome(met, t, h_small)),
-        (CLAIMS["sghmc_worst"], _sghmc_check(met, t, h_big)),
-        (CLAIMS["sms_best"], _sms_best_outcome(met, t, h_big)),
-    ]
+    return CLAIMS.outcomes(Judged(by, met, sorted(hs, reverse=True), t, min(r["h"] for r in metric_rows)))
 
 
 def _settings_text(which: str, factor: float, hs: list, settings: dict) -> str:
