@@ -114,5 +114,5 @@ def recipe_lines(recipe, costs: dict, detail: bool = False) -> list[str]:
     if detail:
         opts = ", ".join((*recipe.options, "data_dir"))
         lines += [f"    options: {opts}", "    usage: bnnsample figure " + recipe.id +
-                  " [--out DIR] [--replace] [key=value ...]"]  # fmt: skip
+                  " [--out DIR] [--replace] [--record-cost] [key=value ...]"]  # fmt: skip
     return lines
