@@ -124,6 +124,7 @@ def test_a_run_says_what_it_does_before_it_loads_torch_or_its_data(tmp_path):
     assert not (tmp_path / "samples.h5").exists()
 
 
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
 def test_ctrl_c_while_sampling_is_one_line_exit_130_and_the_store_kept(tmp_path):
     """The first line, then "data loaded", then sampling: Ctrl-C during sampling stops at the next
     block boundary with exit 130 and one line (what was kept, how to resume); the store holds the
