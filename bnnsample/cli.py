@@ -29,12 +29,14 @@ commands:
                          step_size=0.0625 chains=4000 ...); `run -m a=1,2` sweeps (Hydra multirun);
                          `run --help` shows the composed config
   evaluate RUN_DIR...    recompute metrics.csv and plots of finished (or partial) runs
-  figure ID [--out DIR] [--replace] [key=value ...]
+  figure ID [--out DIR] [--replace] [--record-cost] [key=value ...]
                          regenerate a figure/table recipe (default DIR: ./results of the
                          current directory) and print each claim's verdict with its reason;
                          a section made at another scale is kept (the run writes beside it)
-                         unless --replace; `figure --list` lists the ids with their scales and
-                         measured costs, `figure ID --help` a recipe's options
+                         unless --replace; its measured cost goes to DIR/ID/cost.csv, or with
+                         --record-cost into the ledger DIR/costs.csv; `figure --list` lists the
+                         ids with their scales and the ledger's costs, `figure ID --help` a
+                         recipe's options
   export RUN_DIR...      write RUN_DIR/posterior.nc, the run as an ArviZ InferenceData (posterior
                          theta, sample_stats with kinetic temperature and divergence, predictions)
   info                   list integrators, batchings, datasets, models and inits
@@ -458,6 +460,24 @@ def _end_after_io_error(e: BaseException, run_dir: Path) -> None:
     os._exit(2)
 
 
+def first_line(cfg, overrides, run_dir: Path) -> str:
+    """What a run will do, where, and what the ledger (``figures.costs``, ./results/costs.csv)
+    says it costs: the line a run prints before it imports torch or loads its data."""
+    from .figures.costs import RUN, estimate_of
+
+    def name(group: str) -> str:
+        node = cfg.get(group)
+        return str(node.get("name", "?")) if hasattr(node, "get") else str(node)
+
+    given = dict(str(o).lstrip("+").split("=", 1) for o in overrides if "=" in str(o) and not str(o).startswith("~"))
+    what = (f"{name('integrator')} ({name('batching')} batches) on {name('model')} / {name('dataset')}, "
+            f"{cfg.get('chains')} chains, {cfg.get('samples')} draws each")  # fmt: skip
+    cost = estimate_of(Path.cwd() / "results", RUN, given)
+    if cost.startswith("cost: not measured"):
+        cost += " (a network run prints its timed estimate once its data are loaded)"
+    return f"run: {what}, into {run_dir}; {cost}"
+
+
 class _Job:
     """One job of ``bnnsample run`` (the only one, or one of a sweep) in its run directory:
     owned from the start to the end of its evaluation, refused in one line, stopped with the
@@ -508,6 +528,8 @@ class _Job:
         from .rundir import owned
 
         cfg, run_dir = self.cfg, self.run_dir
+        if not self.multirun:
+            say(first_line(cfg, self.hc.overrides.task, run_dir))  # before torch and the data: seconds
         guard_log_files()
         self.lock.enter_context(owned(run_dir))  # one owner from here to the end of evaluation
         self.owner = True
@@ -568,7 +590,7 @@ class _Job:
         elif isinstance(e, TimeLimit):
             msg = f"stopped: {e}" + (f"; draws and resume state in {h5}" if h5.exists() else "")
         else:
-            msg = f"interrupted ({e or 'at once'}); {_kept_after_stop(run_dir)}"
+            msg = f"interrupted ({str(e) or 'at once'}); {_kept_after_stop(run_dir)}"
         if not self.multirun and not evaluating:
             msg += f"; to resume: {resume_command(sys.argv[1:], run_dir)}"
         if self.multirun:
@@ -677,16 +699,18 @@ def _export(paths: list[str]) -> None:
 
 
 def _figure(args: list[str]) -> None:
+    from .figures.costs import LEDGER
     from .figures.report import recipe_lines
     from .papers import get_recipe, recipes
 
     if not args or args[0] in ("-h", "--help"):
-        print("usage: bnnsample figure ID [--out DIR] [--replace] [key=value ...] | bnnsample figure --list")
+        print("usage: bnnsample figure ID [--out DIR] [--replace] [--record-cost] [key=value ...] | "
+              "bnnsample figure --list")  # fmt: skip
         return
     costs_dir = Path.cwd() / "results"
     if args[0] == "--list":
         costs = _measured_costs(costs_dir)
-        print(f"figures, their scales and what each cost when last run (from {costs_dir / 'costs.csv'}):")
+        print(f"figures, their scales and the CPU time each took, measured (the ledger {costs_dir / LEDGER}):")
         for r in recipes().values():
             print("\n".join(recipe_lines(r, costs)))
         return
@@ -698,11 +722,11 @@ def _figure(args: list[str]) -> None:
     if rest and rest[0] in ("-h", "--help"):
         print("\n".join(recipe_lines(recipe, _measured_costs(costs_dir), detail=True)))
         return
-    out_dir, options, replace = _figure_arguments(fig_id, rest)
+    out_dir, options, replace, record = _figure_arguments(fig_id, rest)
     _check_figure_options(recipe, options)
     out_dir = _figure_out_dir(fig_id, out_dir, options, replace)
-    with _figure_lock(fig_id, out_dir):
-        _run_recipe(recipe, out_dir, options)
+    with _figure_lock(fig_id, out_dir, record):
+        _run_recipe(recipe, out_dir, options, record)
 
 
 def _check_figure_options(recipe, options: dict) -> None:
@@ -718,7 +742,7 @@ def _check_figure_options(recipe, options: dict) -> None:
 
 
 def _measured_costs(costs_dir: Path) -> dict:
-    from .figures.report import measured_costs
+    from .figures.costs import measured_costs
     from .plumbing.errors import UserError
 
     try:
@@ -727,14 +751,16 @@ def _measured_costs(costs_dir: Path) -> dict:
         _fail(f"figure: {e}")
 
 
-def _figure_arguments(fig_id: str, rest: list[str]) -> tuple[Path, dict, bool]:
-    """(--out DIR or ./results, the key=value options, --replace) of `figure ID ...`."""
-    out_dir, options, replace = Path.cwd() / "results", {}, False
+def _figure_arguments(fig_id: str, rest: list[str]) -> tuple[Path, dict, bool, bool]:
+    """(--out DIR or ./results, the key=value options, --replace, --record-cost) of `figure ID ...`."""
+    out_dir, options, replace, record = Path.cwd() / "results", {}, False, False
     i = 0
     while i < len(rest):
         a = rest[i]
         if a == "--replace":
             replace, i = True, i + 1
+        elif a == "--record-cost":
+            record, i = True, i + 1
         elif a == "--out":
             if i + 1 >= len(rest):
                 _fail("--out needs a directory")
@@ -742,11 +768,11 @@ def _figure_arguments(fig_id: str, rest: list[str]) -> tuple[Path, dict, bool]:
         elif a.startswith("--out="):
             out_dir, i = Path(a.split("=", 1)[1]), i + 1
         elif "=" not in a or a.startswith("-"):
-            _fail(f"figure {fig_id}: bad argument {a!r}; expected --out DIR, --replace or key=value")
+            _fail(f"figure {fig_id}: bad argument {a!r}; expected --out DIR, --replace, --record-cost or key=value")
         else:
             k, v = a.split("=", 1)
             options[k], i = v, i + 1
-    return out_dir, options, replace
+    return out_dir, options, replace, record
 
 
 def _figure_out_dir(fig_id: str, out_dir: Path, options: dict, replace: bool) -> Path:
@@ -770,14 +796,14 @@ def _figure_out_dir(fig_id: str, out_dir: Path, options: dict, replace: bool) ->
 FIGURE_LOCK = "BNNSAMPLE_FIGURE_LOCK"  # the folder whose lock this process's parent invocation holds
 
 
-def _figure_lock(fig_id: str, out_dir: Path) -> contextlib.ExitStack:
-    """Before any work: ``out_dir`` can be written, its costs.csv and REPRODUCTION.md are not
-    links, and this invocation holds ``out_dir/<id>`` alone (``rundir.owned``), so that a second
-    invocation of the figure into the same folder stops at once, naming the holder. The worker
-    processes the holder starts (``figure ID ... part=``) run under its lock (FIGURE_LOCK)."""
+def _figure_lock(fig_id: str, out_dir: Path, record: bool = False) -> contextlib.ExitStack:
+    """Before any work: ``out_dir`` can be written, the cost file it will write (``_cost_file``)
+    and REPRODUCTION.md are not links, and this invocation holds ``out_dir/<id>`` alone
+    (``rundir.owned``), so that a second invocation of the figure into the same folder stops at
+    once, naming the holder. The worker processes the holder starts (``figure ID ... part=``) run
+    under its lock (FIGURE_LOCK)."""
     import tempfile
 
-    from .figures.report import ledger_path
     from .plumbing.errors import UserError, printable
     from .rundir import RunDirBusy, check_writable_target, owned
 
@@ -791,7 +817,7 @@ def _figure_lock(fig_id: str, out_dir: Path) -> contextlib.ExitStack:
     except OSError as e:
         _fail(f"figure {fig_id}: --out {printable(out_dir)}: cannot write there ({e.strerror or type(e).__name__})")
     try:
-        for path in (ledger_path(out_dir), out_dir / "REPRODUCTION.md"):
+        for path in (_cost_file(fig_id, out_dir, record), out_dir / "REPRODUCTION.md"):
             check_writable_target(path)
         if os.environ.get(FIGURE_LOCK) != str(fig_dir):
             stack.enter_context(owned(fig_dir))
@@ -805,19 +831,33 @@ def _figure_lock(fig_id: str, out_dir: Path) -> contextlib.ExitStack:
     return stack
 
 
-def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
-    """Run a recipe, print its files and its claims' verdicts with their reasons, and record
-    its cost (this process and the workers it waited for) in out_dir/costs.csv."""
+def _cost_file(fig_id: str, out_dir: Path, record: bool) -> Path:
+    """Where an invocation's measured cost goes: beside its results, ``out_dir/<id>/cost.csv``
+    (git-ignored: a figure run leaves the checkout as it was), or with --record-cost into the
+    ledger of the results folder (``figures.costs``)."""
+    from .figures.costs import OWN, ledger_path
+
+    return ledger_path(out_dir) if record else out_dir / fig_id / OWN
+
+
+def _run_recipe(recipe, out_dir: Path, options: dict, record: bool = False) -> None:
+    """Say what runs and what the ledger says it costs, run the recipe, print its files and its
+    claims' verdicts with their reasons, and record its cost (this process and the workers it
+    waited for) in its cost file (``_cost_file``)."""
     import resource
     import time
 
     from .config import figure_overrides
     from .figures.common import COMMON_OPTIONS
-    from .figures.report import before_and_after, record_cost
+    from .figures.costs import estimate_of, ledger_path, record_cost
+    from .figures.report import before_and_after
     from .plumbing.errors import TIME_LIMIT_EXIT, Interrupted, TimeLimit, UserError, printable
 
     fig_id = recipe.id
     wall0, cpu0 = time.monotonic(), time.process_time()
+    threads = int(options["jobs"]) if str(options.get("jobs", "")).isdigit() else 1
+    say(f"figure {fig_id}: {estimate_of(ledger_path(out_dir).parent, fig_id, options, threads)}")
+    cost_file = _cost_file(fig_id, out_dir, record)
     common = [f"{k}={options.pop(k)}" for k in COMMON_OPTIONS if k in options]
     with before_and_after(out_dir, fig_id) as verdicts, figure_overrides(common):
         try:
@@ -828,7 +868,7 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
             _fail(f"figure {fig_id}: stopped at its time limit ({e}); the same command resumes its runs",
                   TIME_LIMIT_EXIT)  # fmt: skip
         except (KeyboardInterrupt, Interrupted) as e:
-            _fail(f"figure {fig_id}: interrupted ({e or 'at once'}); the same command resumes its runs", 130)
+            _fail(f"figure {fig_id}: interrupted ({str(e) or 'at once'}); the same command resumes its runs", 130)
         except OSError as e:  # the file system refused (read-only, full, an I/O error)
             _fail(f"figure {fig_id}: {printable(e.filename or out_dir)}: {e.strerror or type(e).__name__}")
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -836,7 +876,7 @@ def _run_recipe(recipe, out_dir: Path, options: dict) -> None:
     # measured unless the recipe kept another cost (the runs or cells it reused, whose time it kept)
     if paths:
         cpu = time.process_time() - cpu0 + children.ru_utime + children.ru_stime
-        record_cost(out_dir, fig_id, *(getattr(paths, "cost", None) or (options, time.monotonic() - wall0, cpu)))
+        record_cost(cost_file, fig_id, *(getattr(paths, "cost", None) or (options, time.monotonic() - wall0, cpu)))
     for p in paths:
         print(p)
     print(verdicts.text or f"[bnnsample] figure {fig_id}: no claim verdicts written")

@@ -167,6 +167,7 @@ def _prepare(cfg: DictConfig, run_dir: Path, plain: dict | None = None) -> _Prep
     device = resolve_device(c.device)
     dtype = getattr(torch, c.dtype)
     data = _load_data(c)
+    log.info("data loaded: %s, %d training points", c.dataset.name, data.n_train)
     validate_against_data(c, data.n_train, c.dataset.name)
     pot = potential_of(cfg, data, device=device, dtype=dtype)
     check_resources(c, pot.dim, _predictive_shape(data), run_dir / FILENAME, device)

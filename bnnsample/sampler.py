@@ -26,7 +26,7 @@ from .batching import Schedule
 from .integrators.base import Integrator, State, StepContext
 from .plumbing import hostmem
 from .plumbing.errors import Interrupted
-from .plumbing.stop import _stop, request_stop  # noqa: F401 (request_stop: the loop's public handler)
+from .plumbing.stop import _stop, checked, request_stop  # noqa: F401 (request_stop: the loop's public handler)
 from .potential import Potential
 from .store import SampleStore
 
@@ -258,32 +258,33 @@ class Sampler:
         next_force = simulate.force_supplier(self.potential, self.schedule, inner.tick if inner is not None else None)
         stepper = self._stepper(total, inner.tick if inner is not None else None)
         try:
-            for blk in simulate.run(self.integrator, state, next_force, self.ctx, total=total, start=self.step,
-                                    burn_in=s.burn_in, thin=s.thin, check_every=s.check_every,
-                                    before=inner.begin if inner is not None else None,
-                                    inference=getattr(self.potential, "closed_form", False),
-                                    stepper=stepper):  # fmt: skip
-                state, self.step = blk.state, blk.t
-                if self.step % s.check_every == 0:
-                    self._check(state)
-                if inner is not None:
-                    inner.finish()
-                else:
-                    bar.update(blk.n)
-                full = False
-                if blk.draw:
-                    self._record(state, buf)
-                    self.draws += 1
-                    full = self.draws % block == 0  # blocks end at multiples of block (resumed runs too)
-                now = time.monotonic()
-                stop = _stop["requested"]
-                if stop or self.step == total or full or now - last_flush > s.flush_seconds:
-                    self._flush(state, buf)
-                    last_flush = now
-                    bar.set_postfix(diverged=int(self.diverged.sum()))
-                if stop:
-                    _stop["requested"] = False
-                    raise Interrupted(f"stopped at step {self.step} of {total} after {self.draws} draws")
+            with checked():  # a stop request waits for the block boundary
+                for blk in simulate.run(self.integrator, state, next_force, self.ctx, total=total, start=self.step,
+                                        burn_in=s.burn_in, thin=s.thin, check_every=s.check_every,
+                                        before=inner.begin if inner is not None else None,
+                                        inference=getattr(self.potential, "closed_form", False),
+                                        stepper=stepper):  # fmt: skip
+                    state, self.step = blk.state, blk.t
+                    if self.step % s.check_every == 0:
+                        self._check(state)
+                    if inner is not None:
+                        inner.finish()
+                    else:
+                        bar.update(blk.n)
+                    full = False
+                    if blk.draw:
+                        self._record(state, buf)
+                        self.draws += 1
+                        full = self.draws % block == 0  # blocks end at multiples of block (resumed runs too)
+                    now = time.monotonic()
+                    stop = _stop["requested"]
+                    if stop or self.step == total or full or now - last_flush > s.flush_seconds:
+                        self._flush(state, buf)
+                        last_flush = now
+                        bar.set_postfix(diverged=int(self.diverged.sum()))
+                    if stop:
+                        _stop["requested"] = False
+                        raise Interrupted(f"stopped at step {self.step} of {total} after {self.draws} draws")
         except Interrupted:
             bar.close()
             raise

@@ -30,7 +30,7 @@ import torch.nn.functional as F
 
 from .batching import Schedule
 from .models.network import ClassifierPotential
-from .plumbing.stop import _stop
+from .plumbing.stop import _stop, checked
 
 log = logging.getLogger("bnnsample")
 
@@ -148,24 +148,25 @@ def train_runs(
     t.opt = Adam.fresh(t.x)
     if checkpoint is not None and checkpoint.exists():
         t.restore(checkpoint, tag, generators, scheds)
-    while t.k < end:
-        if t.k == first_swa and t.standard is None:
-            t.standard, t.opt, t.total = t.x.clone(), Adam.fresh(t.x), torch.zeros_like(t.x)
-        rate = lr * max(0.0, 1.0 - (t.k // spe) / max(train_epochs, 1)) if t.k < first_swa else swa_lr
-        idx = torch.stack([s.next() for s in scheds])
-        with torch.no_grad():
-            g = pot.force(t.x, idx, n / batch_size).div_(n)
-        t.opt.step(t.x, g, rate)
-        if t.k >= first_swa:
-            t.total.add_(t.x)
-            t.count += 1
-        t.k += 1
-        if on_step is not None:
-            on_step()
-        if checkpoint is not None and _stop["requested"]:
-            t.save(checkpoint, tag, generators, scheds)
-        _check_stop(f"; {t.k} of {end} training steps saved in {checkpoint.name}, which a rerun continues"
-                    if checkpoint is not None else "")  # fmt: skip
+    with checked():  # a stop request waits for the end of the step
+        while t.k < end:
+            if t.k == first_swa and t.standard is None:
+                t.standard, t.opt, t.total = t.x.clone(), Adam.fresh(t.x), torch.zeros_like(t.x)
+            rate = lr * max(0.0, 1.0 - (t.k // spe) / max(train_epochs, 1)) if t.k < first_swa else swa_lr
+            idx = torch.stack([s.next() for s in scheds])
+            with torch.no_grad():
+                g = pot.force(t.x, idx, n / batch_size).div_(n)
+            t.opt.step(t.x, g, rate)
+            if t.k >= first_swa:
+                t.total.add_(t.x)
+                t.count += 1
+            t.k += 1
+            if on_step is not None:
+                on_step()
+            if checkpoint is not None and _stop["requested"]:
+                t.save(checkpoint, tag, generators, scheds)
+            _check_stop(f"; {t.k} of {end} training steps saved in {checkpoint.name}, which a rerun continues"
+                        if checkpoint is not None else "")  # fmt: skip
     if t.standard is None:
         t.standard = t.x.clone()
     swa = t.total / t.count if t.count else t.standard.clone()

@@ -89,3 +89,59 @@ def test_interrupt_during_the_evaluation_stage_of_run(tmp_path, sig):
     assert p.returncode == 130, err[-2000:]
     assert "interrupted during the evaluation" in err and f"bnnsample evaluate {tmp_path}" in err
     assert "Traceback" not in err
+
+
+def _lines_until(p, marker: str) -> list[str]:
+    """The lines of ``p``'s stdout (stderr merged) up to and including the first holding ``marker``."""
+    lines = []
+    while not lines or marker not in lines[-1]:
+        line = p.stdout.readline()
+        assert line, lines
+        lines.append(line)
+    return lines
+
+
+def _run(tmp_path, *extra):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    return subprocess.Popen([sys.executable, "-m", "bnnsample", *ARGS, *extra, f"hydra.run.dir={tmp_path}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)  # fmt: skip
+
+
+def test_a_run_says_what_it_does_before_it_loads_torch_or_its_data(tmp_path):
+    """The first line a run prints (what runs, where, the ledger's cost) comes before the data are
+    loaded (the "data loaded" record), i.e. before torch and the data set: a Ctrl-C there
+    interrupts at once (exit 130, one line, no traceback), the data never loaded."""
+    p = _run(tmp_path)
+    first = p.stdout.readline()
+    assert first.startswith("[bnnsample] run: ") and f"into {tmp_path}; cost: " in first, first
+    p.send_signal(signal.SIGINT)
+    rest = p.stdout.read()
+    p.wait(timeout=120)
+    assert p.returncode == 130, rest
+    assert "data loaded" not in rest and "Traceback" not in rest
+    said = [ln for ln in rest.splitlines() if ln.strip()]
+    assert len(said) == 1 and said[0].startswith("bnnsample: error: interrupted (at once); nothing was written"), rest
+    assert not (tmp_path / "samples.h5").exists()
+
+
+@pytest.mark.slow  # end-to-end processes: left out by -m "not slow"
+def test_ctrl_c_while_sampling_is_one_line_exit_130_and_the_store_kept(tmp_path):
+    """The first line, then "data loaded", then sampling: Ctrl-C during sampling stops at the next
+    block boundary with exit 130 and one line (what was kept, how to resume); the store holds the
+    draws and a consistent resume state."""
+    p = _run(tmp_path)
+    lines = _lines_until(p, "data loaded")
+    assert lines[0].startswith("[bnnsample] run: ") and "data loaded" not in "".join(lines[:-1])
+    h5 = tmp_path / "samples.h5"
+    while not h5.exists():  # the store appears with the sampling loop; its first flush is 0.2 s later
+        time.sleep(0.05)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    rest = p.stdout.read()
+    p.wait(timeout=120)
+    assert p.returncode == 130, rest
+    said = [ln for ln in rest.splitlines() if ln.strip()]
+    assert len(said) == 1 and said[0].startswith("bnnsample: error: interrupted (stopped at step "), rest
+    assert f"to resume: bnnsample run {' '.join(ARGS[1:])} hydra.run.dir={tmp_path}" in said[0]
+    written, in_state = check_readable(h5)
+    assert written == in_state

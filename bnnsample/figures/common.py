@@ -177,7 +177,9 @@ def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
     The section is everything between ``<!-- begin fig_id -->`` and ``<!-- end fig_id -->``;
     sections are sorted by paper, then figures before tables in numeric order, under an index
     that counts each section's verdicts. A lock file serializes recipes that run at the same
-    time.
+    time. A section that differs from the one there only in its command's timing (``untimed``)
+    is not replaced, and a file that would not change is not written: a rerun that reproduces
+    the committed numbers leaves REPRODUCTION.md byte-identical.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "REPRODUCTION.md"
@@ -189,11 +191,60 @@ def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
                         "there is refused)") from None  # fmt: skip
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        sections = read_sections(path.read_text()) if path.exists() else {}
-        sections[fig_id] = markdown.strip()
-        write_file(path, render(sections, out_dir))
+        old = path.read_text() if path.exists() else None
+        sections = read_sections(old) if old is not None else {}
+        new = markdown.strip()
+        if sections.get(fig_id) is None or untimed(sections[fig_id]) != untimed(new):
+            sections[fig_id] = new  # a rerun that measured the same keeps the committed section
+        text = render(sections, out_dir)
+        if text != old:
+            write_file(path, text)
     finally:
         os.close(fd)
+    return path
+
+
+# the timing a section's Command line states (driver.Invocation.section): not part of what it measured
+_TIMING = re.compile(r"\(wall time [^\n]*?; the wall time includes waiting on a shared machine\)")
+TIMING_COLUMNS = ("seconds", "wall_s", "cpu_s")  # a CSV's timing columns (and ms_per_*, *_seconds)
+
+
+def untimed(section: str) -> str:
+    """A section without its Command line's wall and CPU time: two runs that measured the same
+    give the same text."""
+    return _TIMING.sub("(timing)", section)
+
+
+def is_timing(column: str) -> bool:
+    return column in TIMING_COLUMNS or column.startswith("ms_per_") or column.endswith("_seconds")
+
+
+def same_but_timing(old: bytes, new: bytes) -> bool:
+    """Whether two CSV files hold the same header and the same values outside their timing
+    columns (``is_timing``)."""
+    import csv
+    import io
+
+    def rows(data: bytes):
+        r = csv.reader(io.StringIO(data.decode("utf-8", "replace")))
+        header = next(r, [])
+        keep = [i for i, c in enumerate(header) if not is_timing(c)]
+        return header, [[row[i] if i < len(row) else None for i in keep] for row in r]
+
+    return rows(old) == rows(new)
+
+
+def write_rows(path: Path, rows: list[dict], float_format: str | None = "{:.6g}", columns=None) -> Path:
+    """``rundir.write_csv``, except that a file there whose values differ only in their timing
+    columns (``same_but_timing``) is kept as it is: a rerun that reproduces the committed numbers
+    leaves the committed CSV byte-identical."""
+    from ..rundir import write_bytes
+
+    path = Path(path)
+    old = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    write_csv(path, rows, float_format=float_format, columns=columns)
+    if old is not None and path.read_bytes() != old and same_but_timing(old, path.read_bytes()):
+        write_bytes(path, old, durable=False)
     return path
 
 
@@ -204,7 +255,7 @@ def write_claims(path: Path, fig_id: str, rows, setting: str) -> Path:
     """results/<id>/claims.csv: one structured row per claim (``claims.csv_rows``)."""
     from .claims import CSV_COLUMNS, csv_rows
 
-    return write_csv(path, csv_rows(fig_id, rows, setting), float_format=None, columns=CSV_COLUMNS)
+    return write_rows(path, csv_rows(fig_id, rows, setting), float_format=None, columns=CSV_COLUMNS)
 
 
 def claims_counts(out_dir: Path, fig_id: str, markdown: str) -> dict[str, int]:

@@ -33,10 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..plumbing.progress import CellBar
-from ..rundir import write_csv
 from . import register
 from .claims import table
-from .common import CLAIMS_CSV, check_options, recipe_dir, scale_of, update_reproduction, write_claims
+from .common import CLAIMS_CSV, check_options, recipe_dir, scale_of, update_reproduction, write_claims, write_rows
 
 SCALE = object()  # an Option's default: the scale's setting of the same key
 
@@ -207,7 +206,8 @@ class Invocation:
         return closing(CellBar(self.fig_id, total))
 
     def csv(self, rows: list[dict], name: str, float_format: str | None = "{:.6g}") -> Path:
-        return write_csv(self.dir / name, rows, float_format=float_format)
+        """``<id>/<name>``; one that differs only in its timing columns is kept (``common.write_rows``)."""
+        return write_rows(self.dir / name, rows, float_format=float_format)
 
     def section(self, settings: str, outcomes, notes: str, files: list[Path]) -> str:
         """The section: command with its cost, files, settings, the claims table of

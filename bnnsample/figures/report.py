@@ -1,5 +1,6 @@
 """What `bnnsample figure` says around a recipe: where it may write, and the verdict of each
-claim the recipe wrote into REPRODUCTION.md (or, without a section, into its claims.csv)."""
+claim the recipe wrote into REPRODUCTION.md (or, without a section, into its claims.csv), and
+how each recipe is listed with its measured costs (the ledger itself: ``costs``)."""
 
 from __future__ import annotations
 
@@ -98,91 +99,11 @@ def before_and_after(out_dir: Path, fig_id: str):
     v.text = "\n".join(lines)
 
 
-LEDGER = "costs.csv"  # out_dir/costs.csv: what each figure invocation cost on the machine that ran it
-LEDGER_COLUMNS = ("figure", "scale", "options", "wall_s", "cpu_s", "date", "machine")
-
-
-def record_cost(out_dir: Path, fig_id: str, options: dict, wall: float | None, cpu: float) -> None:
-    """Record one finished invocation in ``out_dir/costs.csv`` (CPU of this process and of
-    the worker processes it waited for), replacing the row of the same figure, scale and
-    options. ``wall`` None (blank): the invocation read finished cells of earlier ones back,
-    and ``cpu`` sums what all its cells took (``Invocation.finish``)."""
-    import csv
-    import io
-    import os
-    import platform
-    import time
-
-    from ..rundir import write_file
-
-    path = ledger_path(out_dir)
-    scale = options.get("scale") or default_scale(fig_id)
-    rest = " ".join(f"{k}={v}" for k, v in sorted(options.items()) if k != "scale")
-    # the row of the same figure, scale and options is replaced
-    rows = [r for r in ledger_rows(path) if (r["figure"], r["scale"], r["options"]) != (fig_id, scale, rest)]
-    rows.append(dict(zip(LEDGER_COLUMNS, [fig_id, scale, rest, "" if wall is None else f"{wall:.0f}", f"{cpu:.0f}",
-                                          time.strftime("%Y-%m-%d"),
-                                          f"{platform.machine()} {os.cpu_count()} cores"])))  # fmt: skip
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=LEDGER_COLUMNS, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    write_file(path, buf.getvalue())
-
-
-def ledger_rows(path: Path) -> list[dict]:
-    """The rows of the costs.csv at ``path`` ([] without one). Never read through a link, as it
-    is never written through one (``rundir.check_writable_target``: UserError)."""
-    import csv
-
-    from ..rundir import check_writable_target
-
-    check_writable_target(path)
-    if not path.exists():
-        return []
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
-def ledger_path(out_dir: Path) -> Path:
-    """The costs.csv of the results folder ``out_dir`` belongs to: a run written beside a
-    section of another scale (``results/scale-<scale>/``) records its cost in ``results/``,
-    where ``figure --list`` reads it."""
-    out_dir = Path(out_dir)
-    if out_dir.name.startswith("scale-") and (out_dir.parent / "REPRODUCTION.md").exists():
-        out_dir = out_dir.parent
-    return out_dir / LEDGER
-
-
-def default_scale(fig_id: str) -> str:
-    """The scale a recipe runs at when the command names none (its first), '' without scales."""
-    from . import FIGURES
-
-    try:
-        scales = FIGURES[fig_id].scales
-    except KeyError:
-        return ""
-    return scales[0] if scales else ""
-
-
-def measured_costs(out_dir: Path) -> dict[tuple[str, str], dict]:
-    """{(figure, scale): the latest ledger row} of ``out_dir/costs.csv`` (empty without one)."""
-    return {(r["figure"], r["scale"]): r for r in ledger_rows(out_dir / LEDGER)}
-
-
-def _cost_text(row: dict | None) -> str:
-    if row is None:
-        return "not measured"
-    cpu = float(row["cpu_s"] or "nan")
-    wall = float(row["wall_s"] or "nan")
-    minutes = cpu / 60 if cpu == cpu else wall / 60
-    what = "CPU" if cpu == cpu else "wall"
-    extra = f" with {row['options']}" if row.get("options") else ""
-    return f"{minutes:.1f} {what}-min{extra} ({row['date']}, {row['machine']})"
-
-
 def recipe_lines(recipe, costs: dict, detail: bool = False) -> list[str]:
-    """What ``figure --list`` (or, with ``detail``, ``figure ID --help``) shows of a recipe."""
+    """What ``figure --list`` (or, with ``detail``, ``figure ID --help``) shows of a recipe: its
+    scales with what the ledger (``costs.measured_costs``) holds for each."""
+    from .costs import cost_text as _cost_text
+
     lines = [f"{recipe.id}  {recipe.description}"]
     if recipe.scales:
         for i, sc in enumerate(recipe.scales):
@@ -193,5 +114,5 @@ def recipe_lines(recipe, costs: dict, detail: bool = False) -> list[str]:
     if detail:
         opts = ", ".join((*recipe.options, "data_dir"))
         lines += [f"    options: {opts}", "    usage: bnnsample figure " + recipe.id +
-                  " [--out DIR] [--replace] [key=value ...]"]  # fmt: skip
+                  " [--out DIR] [--replace] [--record-cost] [key=value ...]"]  # fmt: skip
     return lines

@@ -144,13 +144,16 @@ def duration_text(seconds: float) -> str:
 
 def estimate_line(cost: RunCost, cfg, device: torch.device) -> str:
     """The one line printed before a network run starts."""
-    where = "this CPU, in CPU time of one torch thread (the wall time is longer on a loaded machine)"
+    from ..plumbing.machine import expected_wall_text
+
+    cpu = one_thread_cpu(device)
+    where = "this CPU, in CPU time of one torch thread" if cpu else device
     line = (
-        f"[bnnsample] estimated time on {where if one_thread_cpu(device) else device}: "
-        f"about {duration_text(cost.seconds)} "
+        f"[bnnsample] estimated time on {where}: about {duration_text(cost.seconds)} "
         f"({cost.seconds_per_step:.3g} s per step of {int(cfg.chains)} runs x batch {cost.batch_size}, timed; "
         f"{cost.training_steps:,} training + {cost.sampling_gradients:,} sampling gradient steps, "
         f"{cost.prediction_images:,} images predicted)"
+        f"{f'; {expected_wall_text(cost.seconds)}' if cpu else ''}"
     )
     preset = (cfg.get("experiment") or {}).get("name") == "fmnist_cpu"
     if device.type == "cpu" and cfg.dataset.name == "fmnist" and cost.seconds > 3600 and not preset:

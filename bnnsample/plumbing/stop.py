@@ -5,15 +5,29 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-_stop = {"requested": False, "deadline": False}
+_stop = {"requested": False, "deadline": False, "loops": 0}
 
 
 def request_stop(signum=None, frame=None) -> None:
     """Signal handler: the loop stops at the next block boundary, after writing its draws and
-    a consistent resume state. A second request interrupts at once."""
-    if _stop["requested"]:
+    a consistent resume state. A second request interrupts at once, and so does one outside a
+    loop that checks for it (``checked``: the sampling and training loops): while the command
+    loads its modules and data, builds the potential or times it there is nothing to write, and
+    nothing would check the request for tens of seconds."""
+    if _stop["requested"] or not _stop["loops"]:
         raise KeyboardInterrupt
     _stop["requested"] = True
+
+
+@contextmanager
+def checked():
+    """``with checked():`` the block checks ``_stop["requested"]`` at least every block or step,
+    so a stop request waits for it (``request_stop``)."""
+    _stop["loops"] += 1
+    try:
+        yield
+    finally:
+        _stop["loops"] -= 1
 
 
 class deadline:  # noqa: N801  (used as a context manager, like contextlib's)

@@ -87,18 +87,29 @@ def test_figure_writes_beside_results_of_another_scale(tmp_path, monkeypatch, ca
 
 
 def test_list_and_help_show_scales_options_and_measured_cost(tmp_path, monkeypatch, capsys, fake_recipe):
-    """A finished invocation is recorded in results/costs.csv; `figure --list` shows every
-    recipe's scales with the cost measured for each, `figure ID --help` also its options."""
+    """A user's invocation records its cost beside its results (results/<id>/cost.csv), never in
+    the ledger results/costs.csv; --record-cost records it there, with the CPU model; `figure --list`
+    shows every recipe's scales with the ledger's cost for each, `figure ID --help` also its options."""
+    from bnnsample.plumbing.machine import cpu_model
+
     monkeypatch.chdir(tmp_path)
     main(["figure", "fake-fig1", "scale=paper"])
+    own = (tmp_path / "results" / "fake-fig1" / "cost.csv").read_text().splitlines()
+    assert own[1].startswith("fake-fig1,paper,") and not (tmp_path / "results" / "costs.csv").exists()
+    assert "cost: not measured yet for this setting" in capsys.readouterr().out
+    main(["figure", "fake-fig1", "scale=paper", "--record-cost"])
     ledger = (tmp_path / "results" / "costs.csv").read_text().splitlines()
-    assert ledger[0].startswith("figure,scale,options,wall_s,cpu_s") and ledger[1].startswith("fake-fig1,paper,")
+    assert ledger[0] == "figure,scale,options,wall_s,cpu_s,date,machine,cpu_model"
+    assert ledger[1].startswith("fake-fig1,paper,") and ledger[1].endswith(cpu_model())
     capsys.readouterr()
+    main(["figure", "fake-fig1", "scale=paper"])  # the estimate before the run: the ledger's, and the wall here
+    out = capsys.readouterr().out
+    assert "cost: 0.0 CPU-s (measured on " in out and "expected wall time here about 0 s (load " in out
     main(["figure", "--list"])
     out = capsys.readouterr().out
     block = out[out.index("fake-fig1") :].splitlines()[:3]
     assert block[1].strip().startswith("scale=quick (default): not measured")
-    assert block[2].strip().startswith("scale=paper: ") and "min" in block[2]
+    assert block[2].strip().startswith("scale=paper: 0.0 CPU-s (0 s wall), measured on ") and cpu_model() in block[2]
     main(["figure", "fake-fig1", "--help"])
     assert "options: scale, data_dir" in capsys.readouterr().out
 
@@ -135,12 +146,12 @@ def test_claims_csv_is_the_structured_record(tmp_path, monkeypatch, capsys):
 
 def test_default_scale_and_runs_beside_are_costed_where_list_reads(tmp_path, monkeypatch, capsys, fake_recipe):
     """A run without scale= is recorded under the recipe's default scale, and a run written
-    beside a section of another scale records in results/costs.csv, which --list reads."""
+    beside a section of another scale records (--record-cost) in results/costs.csv, which --list reads."""
     monkeypatch.chdir(tmp_path)
-    main(["figure", "fake-fig1", "scale=paper"])
+    main(["figure", "fake-fig1", "scale=paper", "--record-cost"])
     paper = SECTION + "\nCommand: `bnnsample figure fake-fig1 scale=paper`.\n"
     update_reproduction(tmp_path / "results", "fake-fig1", paper)
-    main(["figure", "fake-fig1"])  # writes beside the paper-scale section
+    main(["figure", "fake-fig1", "--record-cost"])  # writes beside the paper-scale section
     assert (tmp_path / "results" / "scale-quick" / "fake-fig1" / "a.csv").exists()
     assert not (tmp_path / "results" / "scale-quick" / "costs.csv").exists()
     rows = (tmp_path / "results" / "costs.csv").read_text().splitlines()[1:]
@@ -199,13 +210,18 @@ def test_figure_options_are_checked_before_any_work_or_folder(tmp_path, capsys, 
 
 def test_a_link_at_costs_csv_is_refused_before_the_work_and_never_read(tmp_path, monkeypatch, capsys,
                                                                        counted_recipe):  # fmt: skip
+    """A link at the ledger: a user's run neither reads (no estimate) nor writes it; one that
+    would record there (--record-cost) is refused before any work, as --list is."""
     results = tmp_path / "r"
     results.mkdir()
     elsewhere = tmp_path / "elsewhere.csv"
     elsewhere.write_text("figure,scale,options,wall_s,cpu_s,date,machine\n")
     (results / "costs.csv").symlink_to(elsewhere)
+    main(["figure", "fake-fig3", "--out", str(results)])
+    assert "cost: not measured yet" in capsys.readouterr().out and len(counted_recipe) == 1
+    counted_recipe.clear()
     with pytest.raises(SystemExit) as e:
-        main(["figure", "fake-fig3", "--out", str(results)])
+        main(["figure", "fake-fig3", "--out", str(results), "--record-cost"])
     assert e.value.code == 2
     line = one_error_line(capsys)
     assert "costs.csv is a symbolic link" in line and "--out DIR" in line

@@ -62,6 +62,23 @@ def test_the_hint_to_the_cpu_preset_is_for_long_fashion_mnist_runs_other_than_th
     assert "fmnist_cpu" not in cost.estimate_line(long, compose_cfg(["experiment=fmnist_cpu"]), cpu)
 
 
+def test_the_estimate_on_one_cpu_thread_says_the_wall_time_expected_here(monkeypatch):
+    """The CPU time of one thread, then the wall time it takes on this machine now: with a
+    load of 3 on 2 cores, a fourth process gets half a core, so 50 CPU-s take 100 s."""
+    import os
+
+    import torch
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.0, 0.0, 0.0))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(cost, "one_thread_cpu", lambda device: True)
+    short = cost.RunCost(seconds_per_step=1.0, training_steps=50, sampling_gradients=0, prediction_images=0,
+                         batch_size=200, seconds_per_image=0.0)  # fmt: skip
+    line = cost.estimate_line(short, compose_cfg([]), torch.device("cpu"))
+    assert "in CPU time of one torch thread: about 50 s (" in line
+    assert line.endswith("; expected wall time here about 100 s (load 3.0 on 2 cores)")
+
+
 def test_predictions_are_timed_at_the_batch_sizes_they_run():
     """The calibration batch whole in train mode, the test set in chunks of predict_batch in eval
     mode (models/network.py, predict_one); the module's mode is left as it was."""

@@ -135,8 +135,8 @@ def test_an_invocation_that_reads_cells_back_records_what_they_took(tmp_path):
     """The cost an invocation that read finished cells of an earlier one back asks the ledger to
     keep is what all its cells took (their own seconds plus this process's CPU; wall time blank),
     not the seconds of the read-back; the command line writes it (one writer of the ledger)."""
+    from bnnsample.figures.costs import record_cost
     from bnnsample.figures.driver import Invocation
-    from bnnsample.figures.report import record_cost
 
     def invocation():
         return Invocation("t-fig", tmp_path, {"scale": "quick"}, {"quick": {}})
@@ -151,7 +151,7 @@ def test_an_invocation_that_reads_cells_back_records_what_they_took(tmp_path):
     assert not (tmp_path / "costs.csv").exists()
     options, wall, cpu = inv.cost
     assert options == {"scale": "quick"} and wall is None and 5000 <= cpu < 5100
-    record_cost(tmp_path, "t-fig", *inv.cost)
+    record_cost(tmp_path / "costs.csv", "t-fig", *inv.cost)
     row = read_csv(tmp_path / "costs.csv")[0]
     assert (row["figure"], row["scale"], row["wall_s"]) == ("t-fig", "quick", "")
     assert 5000 <= float(row["cpu_s"]) < 5100
