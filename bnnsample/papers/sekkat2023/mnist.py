@@ -138,11 +138,11 @@ def unsettled(runs: MnistRuns) -> dict[str, str]:
     for m in runs.adl.values():
         a, b, se = friction_drift(m)
         if abs(b - a) > max(DRIFT * max(abs(b), GAMMA), 3 * se):
-            per_step = m.run.seconds / m.run.steps / m.run.x.shape[0]
+            per_step = m.run.seconds / m.run.steps
             out[key_of(m)] = (f"{key_of(m)}: tr(xi)/d moved from {a:.3f} to {b:.3f} (± {se:.3f}) between the halves "
-                              f"of the record: not stationary after {m.run.steps * H:g} time units; one chain of the "
-                              f"paper's T = 10^3 ({1e3 / H:.0f} steps) takes about "
-                              f"{per_step * 1e3 / H / 3600:.2g} CPU-hours at this run's cost per step")  # fmt: skip
+                              f"of the record: not stationary after {m.run.steps * H:g} time units; running its "
+                              f"{m.run.x.shape[0]} chains to the paper's T = 10^3 each ({1e3 / H:.0f} steps) would take "
+                              f"about {per_step * 1e3 / H / 60:.0f} CPU-minutes at this run's cost per step")  # fmt: skip
     return out
 
 
