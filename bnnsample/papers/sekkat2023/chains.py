@@ -31,6 +31,7 @@ class Run:
     friction: np.ndarray | None = None  # [C, D] tr(xi)/d (thermostat schemes)
     xi: np.ndarray | None = None  # [C, *shape] final thermostat variable
     predict: np.ndarray | None = None  # [C, D] N_theta(x*) (BNN)
+    xi_mean: np.ndarray | None = None  # [C, *shape] thermostat variable averaged over the recorded draws
     seconds: float = 0.0  # CPU seconds of the run (one thread): what cost estimates scale, whatever the load
     steps: int = 0
 
@@ -38,7 +39,7 @@ class Run:
     def cached(cls, cache, key, make: Callable[[], Run]) -> Run:
         """The run of ``key`` in ``cache`` (a ``jobs.cells.CellCache``), else ``make()``, kept there."""
         d = cache.arrays(key, lambda: vars(make()))
-        return cls(**{f: d.get(f) for f in ("x", "friction", "xi", "predict")},
+        return cls(**{f: d.get(f) for f in ("x", "friction", "xi", "predict", "xi_mean")},
                    seconds=float(d["seconds"]), steps=int(d["steps"]))  # fmt: skip
 
 
@@ -64,10 +65,13 @@ def run_chains(pot, scheme: str, params: dict, batching: str, n: int, h: float, 
 
     torch.set_num_threads(1)
     integ = get_integrator(scheme, **params)
-    xs, fr, pr = [], [], []
+    xs, fr, pr, xi_sum = [], [], [], []
 
     def record(t, state):
         xs.append(state.x.numpy().copy())
+        if "xi" in state.extra:
+            xi = state.extra["xi"].numpy()
+            xi_sum[:] = [xi.copy() if not xi_sum else xi_sum[0] + xi]
         diag = integ.diagnostics(state)
         if "friction" in diag:
             fr.append(diag["friction"].numpy().copy())
@@ -80,7 +84,7 @@ def run_chains(pot, scheme: str, params: dict, batching: str, n: int, h: float, 
                 burn_block=1000, batching=batching, batch_size=n, seeds=Seeds(noise=seed + 7, batches=seed))  # fmt: skip
     return Run(np.stack(xs, 1), np.stack(fr, 1) if fr else None,
                state.extra["xi"].numpy().copy() if "xi" in state.extra else None, np.stack(pr, 1) if pr else None,
-               time.process_time() - t0, total)  # fmt: skip
+               xi_sum[0] / len(xs) if xi_sum else None, time.process_time() - t0, total)  # fmt: skip
 
 
 def eps_of(N: int, n: int, batching: str) -> float:

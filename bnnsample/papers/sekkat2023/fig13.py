@@ -92,17 +92,19 @@ def _fig13_run(chains: int, args: tuple, kw: dict) -> dict:
     return vars(replace(run_chains(pot, *args, x0, **kw), x=None))
 
 
-def fig13_rows(settings: dict, seed: int = 0, bar=None, cache=None, jobs: int = 1) -> list[dict]:
+def fig13_rows(settings: dict, seed: int = 0, bar=None, cache=None, jobs: int = 1, predicts=None) -> list[dict]:
     """The rows of ``fig13_plan``; the L1 error of a reference run is against the other friction's (the
     reference's own noise). With ``cache`` (``Invocation.cache``) a run already made with the same arguments
     is read back instead, and with ``jobs`` > 1 the runs not kept yet are first made by that many worker
-    processes (``CellCache.fill``)."""
+    processes (``CellCache.fill``). ``predicts`` (a dict), when given, receives the draws of N_theta(x*) [C, D]
+    of each run under (sampling, friction, h, n)."""
     n_data, chains = target(["dataset=two_class_2d"]).n_data, settings["chains"]
     plan = fig13_plan(settings, n_data, seed)
     if cache is not None and jobs > 1:
         tasks = [("arrays", ("fig13", chains, args, kw), _fig13_run, (chains, args, kw)) for *_, args, kw in plan]
         cache.fill(tasks, jobs, bar.note if bar else None)
-    rows, refs, predicts = [], {}, {}
+    rows, refs = [], {}
+    predicts = {} if predicts is None else predicts
     for smp, kind, n, args, kw in plan:
         key = ("fig13", chains, args, kw)
         run = (Run.cached(cache, key, lambda a=args, k=kw: Run(**_fig13_run(chains, a, k))) if cache

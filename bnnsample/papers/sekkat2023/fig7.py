@@ -12,12 +12,11 @@ from ...figures.common import where
 from ...figures.driver import JOBS, Figure, Invocation, register_figure
 from ...stats import fit_line
 from . import mixture
-from .mixture import bound_z, l1_text, resolved
+from .mixture import ETA_MIXTURE, bound_z, l1_text, resolved
 from .mixture_runs import CLASSES, mixture_reference, projection_errors
 from .shared import HEADING, TITLE
 
 ID = "sekkat2023-fig7"
-ETA_MIXTURE = 0.1  # sekkat2023 §3.3.2
 FIG7 = {
     "quick": {"h": (1e-3, 3e-3), "n": (5, 15, 50), "chains": 400, "burn": 2.0, "time": 4.0, "cells": 300,
               "langevin": ((15, 1e-3),), "data_seeds": 10},

@@ -21,6 +21,8 @@ from .mixture_runs import (
 )
 from .shared import LANGEVIN
 
+ETA_MIXTURE = 0.1  # sekkat2023 §3.3.2: "motivated by metastability issues" seen with larger eta
+
 
 @functools.cache
 def _reference(cells: int, seed: int) -> MixtureReference:

@@ -94,21 +94,24 @@ def mixture_row(ref: MixtureReference, scheme: str, params: dict, batching: str,
     """One run of ``scheme`` (a registered integrator with ``params``) on the mixture, ``chains`` chains started
     from exact posterior draws with v ~ N(0, I), ``burn_time`` then ``time_`` time units (``draws`` records a
     chain): the L1 error of eq. 44 of its theta_1 draws against the exact marginal, with its histogram-noise
-    floor and standard error (``l1_floor``), the mass above 0.7 beside the exact one, and the run's cost."""
+    floor and standard error (``l1_floor``), the mass above 0.7 beside the exact one, and the run's cost. Chains with non-finite draws (diverged) are left
+    out of every statistic and counted (``diverged_chains``)."""
     rng = np.random.default_rng(seed)
     x0 = ref.grid.sample(chains, rng)
     v0 = rng.standard_normal((chains, 2))
     burn, thin = _steps(h, burn_time, time_, draws)
     run = run_chains(ref.pot, scheme, params, batching, n, h, x0, v0, seed=seed, draws=draws, thin=thin, burn=burn)
-    th1 = run.x[:, :, 0]
+    finite = np.isfinite(run.x).all(axis=(1, 2))  # a chain that diverged is dropped and counted
+    th1 = run.x[finite, :, 0]
     floor, se = l1_floor(th1, ref, seed)
     eps = eps_of(ref.pot.n_data, n, batching)
     row = {"scheme": label, "sampling": {"iid_wor": "wor", "iid": "iid", "full": "full"}[batching], "h": h, "n": n,
            "eps": eps, "eps_h": eps * h, "l1": l1_error(th1, ref), "l1_se": se, "l1_noise_floor": floor,
            "mass_theta1_gt_0.7": float((th1 > 0.7).mean()), "exact_mass_gt_0.7": 1 - ref.grid.mass_in(-9, 0.7),
-           "chains": chains, "steps": run.steps, "seconds": run.seconds}  # fmt: skip
+           "chains": chains, "diverged_chains": int(chains - finite.sum()), "steps": run.steps,
+           "seconds": run.seconds}  # fmt: skip
     if run.friction is not None:
-        row["friction_mean"] = float(run.friction.mean())
+        row["friction_mean"] = float(run.friction[finite].mean())
     return row
 
 

