@@ -391,3 +391,16 @@ def test_fig4_convergence_in_h_is_not_tested_against_a_posterior_oracle_after_a_
     assert _outcome(sweeps.fig4_outcomes(rows, same_time), claim).verdict == "not reproduced"
     paper = _sweep_settings("paper", oracle="sghmc_adaptive")
     assert _outcome(sweeps.fig4_outcomes(rows, paper), claim).verdict == "not reproduced"
+
+
+def test_batch_ordering_needs_batch_sizes_apart():
+    """'Smaller batches need smaller h' counts a cell only where the full batch lies below the smallest by
+    more than the tolerance: cells at the noise floor (every batch alike) leave it unresolved, not reproduced."""
+    flat = {(lab, b, h): 0.145 for lab in ("SHMC-LEAPFROG", "SGHMC") for b in ("full", 8) for h in (0.01, 0.02)}
+    claim = sweeps.FIG4_CLAIMS["batch"]
+    out = _outcome(sweeps.fig4_outcomes(_seeded(_sweep_rows(flat))), claim)
+    assert out.verdict == "not tested: scale" and "resolved, in 0 of 4 (sampler, h) cells, reversed in 0" in out.ours
+    apart = {k: v + (0.03 if k[1] == 8 else 0.0) for k, v in flat.items()}  # 0.03 > 0.0163
+    assert _outcome(sweeps.fig4_outcomes(_seeded(_sweep_rows(apart))), claim).verdict == "reproduced"
+    reversed_ = {k: v + (0.03 if k[1] == "full" else 0.0) for k, v in flat.items()}
+    assert _outcome(sweeps.fig4_outcomes(_seeded(_sweep_rows(reversed_))), claim).verdict.startswith("not reproduced")

@@ -79,7 +79,7 @@ FIGURE8 = _sweep(
     FIG8_SCALES, _seeds_option(_sweep_options("integrators", names(tuple(FIG4_INTEGRATORS)), ALL_SETS[:-1])),
     "integrators", lambda i: {"label": FIG4_INTEGRATORS[i], "integrator": i},
     "franzese2021 Fig. 8 (reduced): AKD to the oracle vs h", _fig8_settings,
-    lambda rows, s, _: per_dataset(rows, lambda r: fig4_outcomes(r, s), "App. F.2, Fig. 8"))  # fmt: skip
+    lambda rows, s, _: per_dataset(rows, lambda r: fig4_outcomes(r, s, history=False), "App. F.2, Fig. 8"))  # fmt: skip
 
 
 def _fig9_settings(s, nls) -> str:
@@ -89,7 +89,7 @@ def _fig9_settings(s, nls) -> str:
 
 
 FIG9_SCALES = {
-    "quick": {"datasets": [SYNTHETIC, "wine"], "steps": [0.005, 0.01, 0.02], "batches": [0, 32],
+    "quick": {"datasets": [SYNTHETIC, *STAND_INS], "steps": [0.005, 0.01, 0.02], "batches": [0, 32],
               "n_leapfrog": [1, 5, 25], "oracle": "lie_trotter", "seeds": [0, 1, 2]},
     "paper": {"datasets": [SYNTHETIC, *uci.REGRESSION, *CLASSIFICATION], "steps": [0.001, 0.002, 0.005, 0.01, 0.02],
               "batches": [0, 64, 16], "n_leapfrog": [1, 10, 30, 100], "oracle": "sghmc_adaptive", "seeds": [0, 1, 2]},

@@ -137,6 +137,7 @@ class Noise:
     sd: dict
     n: int
     width: float
+    source: str = ""  # where the sd was measured, when not on the rows judged (their one seed)
 
     @classmethod
     def of(cls, rows: list[dict]) -> Noise:
@@ -149,7 +150,7 @@ class Noise:
         return cls(sd, n, float(rows[0]["self_high"] - rows[0]["self_low"]))
 
     def measured(self) -> bool:
-        return self.n > 1 and all(np.isfinite(v) for v in self.sd.values())
+        return bool(self.sd) and all(np.isfinite(v) for v in self.sd.values())
 
     def diff(self, b1, b2=None) -> float:
         """Tolerance of a difference of two seed means (batch sizes ``b1`` and ``b2``, default the same):
@@ -170,6 +171,9 @@ class Noise:
     def text(self) -> str:
         if not self.measured():
             return f"one sampler seed: the seed-to-seed sd not measured; tolerance the band width {self.width:.3f}"
+        if self.source:
+            return (f"one sampler seed per cell; the seed-to-seed sd of one cell's AKD measured {self.source}: "
+                    + ", ".join(f"batch {b} {v:.4f}" for b, v in self.sd.items()) + f"; band width {self.width:.3f}")  # fmt: skip
         return (f"seed-to-seed sd of one cell's AKD (pooled over its sampler x h cells, {self.n} seeds, the oracle "
                 f"fixed): " + ", ".join(f"batch {b} {v:.4f}" for b, v in self.sd.items())
                 + f"; band width {self.width:.3f}")  # fmt: skip
