@@ -16,12 +16,14 @@ a finished run with the same config is not redone).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .uci_runs import FULL, OracleSettings, Spec, akd_to_oracle, make_oracle, run_spec
+from ...figures.common import distinct
+from .uci_runs import FULL, SYNTHETIC, OracleSettings, Spec, akd_to_oracle, make_oracle, run_spec
 
 FIG4, TABLE1, TABLE2, FIG5, FIG10 = (f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10"))
 REGRESSION = ("boston", "concrete", "energy", "yacht")
@@ -38,6 +40,7 @@ class SweepSettings:
     t_burn: float
     t_thin: float
     oracle: OracleSettings
+    seeds: tuple[int, ...] = (0,)  # sampler seeds per cell (the oracle's is fixed): their scatter is our noise
 
 
 def sweep_settings(scale: str, opt: dict) -> SweepSettings:
@@ -50,7 +53,7 @@ def sweep_settings(scale: str, opt: dict) -> SweepSettings:
         t_burn, t_thin, chains, draws, n_oracle = PAPER_T_BURN, 2.5, 10, 20, 5
     h_oracle = min(steps) / 2 if kind == "lie_trotter" else 0.005
     o = OracleSettings(kind, n_oracle, chains, draws, t_burn, t_thin, h_oracle)
-    return SweepSettings(steps, opt["batches"], chains, draws, t_burn, t_thin, o)
+    return SweepSettings(steps, opt["batches"], chains, draws, t_burn, t_thin, o, tuple(opt.get("seeds", (0,))))
 
 
 def runs_path(out_dir: Path, fig_id: str) -> Path:
@@ -58,38 +61,37 @@ def runs_path(out_dir: Path, fig_id: str) -> Path:
 
 
 def distance_sweep(out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, variants: list[dict], bar) -> list[dict]:
-    """AKD to the oracle for every variant x batch size x step size. A variant is a dict with
-    ``label`` and Spec fields (integrator, friction, n_leapfrog). ``bar.done`` after the oracle
-    and after each run: 1 + len(variants) x batches x steps cells."""
+    """AKD to the oracle for every variant x batch size x step size x sampler seed (the oracle fixed).
+    A variant is a dict with ``label`` and Spec fields (integrator, friction, n_leapfrog). ``bar.done``
+    after the oracle and after each run: 1 + len(variants) x batches x steps x seeds cells."""
     oracle = make_oracle(dataset, s.oracle, runs_path(out_dir, FIG4))
     bar.done(f"{dataset} oracle ({s.oracle.kind}): self-distance {oracle.band['mean']:.3f} "
              f"({oracle.result.seconds:.1f}s)")  # fmt: skip
     rows = []
     for var in variants:
         fields = {k: v for k, v in var.items() if k != "label"}
-        for b in s.batches:
-            for h in s.steps:
-                spec = Spec(dataset=dataset, h=h, batch=b, chains=s.chains, draws=s.draws, t_burn=s.t_burn,
-                            t_thin=s.t_thin, **fields)  # fmt: skip
-                res = run_spec(spec, runs_path(out_dir, fig_id))
-                burn, thin = spec.steps()
-                rows.append({
-                    "dataset": dataset, "label": var["label"], "integrator": spec.integrator,
-                    "friction": spec.friction, "n_leapfrog": spec.n_leapfrog,
-                    "batch": "full" if b == FULL else b, "step_size": h, "burn_in_steps": burn, "thin_steps": thin,
-                    "draws": spec.chains * spec.draws, "akd": akd_to_oracle(res, oracle),
-                    "diverged_chains": int(res.diverged.sum()),
-                    "self_mean": oracle.band["mean"], "self_low": oracle.band["low"], "self_high": oracle.band["high"],
-                    "seconds": round(res.seconds, 1),
-                })  # fmt: skip
-                bar.done(f"{dataset} {var['label']} batch {rows[-1]['batch']} h={h:g}: AKD "
-                         f"{rows[-1]['akd']:.3f} ({res.seconds:.1f}s)")  # fmt: skip
+        for b, h, seed in ((b, h, seed) for b in s.batches for h in s.steps for seed in s.seeds):
+            spec = Spec(dataset=dataset, h=h, batch=b, chains=s.chains, draws=s.draws, t_burn=s.t_burn,
+                        t_thin=s.t_thin, seed=seed, **fields)  # fmt: skip
+            res = run_spec(spec, runs_path(out_dir, fig_id))
+            burn, thin = spec.steps()
+            rows.append({
+                "dataset": dataset, "label": var["label"], "integrator": spec.integrator,
+                "friction": spec.friction, "n_leapfrog": spec.n_leapfrog, "batch": "full" if b == FULL else b,
+                "step_size": h, "seed": seed, "burn_in_steps": burn, "thin_steps": thin,
+                "draws": spec.chains * spec.draws, "akd": akd_to_oracle(res, oracle),
+                "diverged_chains": int(res.diverged.sum()),
+                "self_mean": oracle.band["mean"], "self_low": oracle.band["low"], "self_high": oracle.band["high"],
+                "seconds": round(res.seconds, 1),
+            })  # fmt: skip
+            bar.done(f"{dataset} {var['label']} batch {rows[-1]['batch']} h={h:g} seed {seed}: AKD "
+                     f"{rows[-1]['akd']:.3f} ({res.seconds:.1f}s)")  # fmt: skip
     return rows
 
 
 def sweep_rows(inv, datasets: list[str], s: SweepSettings, variants: list[dict]) -> list[dict]:
     """The rows of ``distance_sweep`` on every dataset, under the bar of ``inv`` (a driver.Invocation)."""
-    with inv.cells(len(datasets) * (1 + len(variants) * len(s.batches) * len(s.steps))) as bar:
+    with inv.cells(len(datasets) * (1 + len(variants) * len(s.batches) * len(s.steps) * len(s.seeds))) as bar:
         return [r for ds in datasets for r in distance_sweep(inv.out_dir, inv.fig_id, ds, s, variants, bar)]
 
 
@@ -102,7 +104,76 @@ def datasets_on_disk(names: list[str], hint: str) -> tuple[list[str], list[str]]
     says what to do)."""
     from ...data import load_if_present
 
-    present = [n for n in names if load_if_present(n) is not None]
+    present = [n for n in names if n == SYNTHETIC or load_if_present(n) is not None]
     if not present:
         raise ValueError(f"datasets: none of {', '.join(names)} is on disk ({hint})")
     return present, [n for n in names if n not in present]
+
+
+# -- the sampler seeds: their mean per cell and their scatter, the noise of a comparison ---------
+CELL = ("dataset", "label", "batch", "step_size")
+
+
+def seed_means(rows: list[dict]) -> list[dict]:
+    """One row per (dataset, label, batch, h) of ``distance_sweep``'s rows: the first seed's row with ``akd``
+    the mean over the sampler seeds (NaN when a run diverged), ``akd_sd`` their sd (NaN with one seed) and
+    ``seeds`` their number."""
+    out = []
+    for cell in distinct(rows, *CELL):
+        group = [r for r in rows if tuple(r[k] for k in CELL) == cell]
+        v = np.array([r["akd"] for r in group], dtype=float)
+        sd = float(np.std(v, ddof=1)) if len(v) > 1 else math.nan
+        out.append({**group[0], "akd": float(np.mean(v)), "akd_sd": sd, "seeds": len(v)})
+    return out
+
+
+@dataclass(frozen=True)
+class Noise:
+    """The noise of the seed means of a sweep: per batch size the seed-to-seed sd of one cell's AKD pooled
+    over its (sampler, h) cells (``sd``; the oracle fixed), over ``n`` seeds; ``width`` the width of the
+    oracle's self-distance band. With one seed the sd is not measured and the band width is the tolerance
+    (what the rules used before the seeds were run)."""
+
+    sd: dict
+    n: int
+    width: float
+    source: str = ""  # where the sd was measured, when not on the rows judged (their one seed)
+
+    @classmethod
+    def of(cls, rows: list[dict]) -> Noise:
+        """From ``distance_sweep``'s rows (every seed): pooled variance = mean of the cells' variances."""
+        cells, n = seed_means(rows), min(distinct(seed_means(rows), "seeds"), default=1)
+        sd = {}
+        for b in distinct(cells, "batch"):
+            var = [c["akd_sd"] ** 2 for c in cells if c["batch"] == b and np.isfinite(c["akd_sd"])]
+            sd[b] = math.sqrt(np.mean(var)) if var and n > 1 else math.nan
+        return cls(sd, n, float(rows[0]["self_high"] - rows[0]["self_low"]))
+
+    def measured(self) -> bool:
+        return bool(self.sd) and all(np.isfinite(v) for v in self.sd.values())
+
+    def diff(self, b1, b2=None) -> float:
+        """Tolerance of a difference of two seed means (batch sizes ``b1`` and ``b2``, default the same):
+        2 s.e. of the difference, 2 sqrt((sd1^2 + sd2^2) / n); the band width when the sd is not measured."""
+        if not self.measured():
+            return self.width
+        return 2 * math.sqrt((self.sd[b1] ** 2 + self.sd[b1 if b2 is None else b2] ** 2) / self.n)
+
+    def above_band(self, b) -> float:
+        """How far a seed mean may lie above the band's 95% quantile and count as inside: 2 s.e. of the mean,
+        2 sd / sqrt(n) (0 when the sd is not measured)."""
+        return 2 * self.sd[b] / math.sqrt(self.n) if self.measured() else 0.0
+
+    def unmeasured(self) -> Noise:
+        """The same band, the sd not measured: the rules' tolerance before the seeds were run."""
+        return Noise({b: math.nan for b in self.sd}, 1, self.width)
+
+    def text(self) -> str:
+        if not self.measured():
+            return f"one sampler seed: the seed-to-seed sd not measured; tolerance the band width {self.width:.3f}"
+        if self.source:
+            return (f"one sampler seed per cell; the seed-to-seed sd of one cell's AKD measured {self.source}: "
+                    + ", ".join(f"batch {b} {v:.4f}" for b, v in self.sd.items()) + f"; band width {self.width:.3f}")  # fmt: skip
+        return (f"seed-to-seed sd of one cell's AKD (pooled over its sampler x h cells, {self.n} seeds, the oracle "
+                f"fixed): " + ", ".join(f"batch {b} {v:.4f}" for b, v in self.sd.items())
+                + f"; band width {self.width:.3f}")  # fmt: skip

@@ -29,6 +29,12 @@ from pathlib import Path
 import numpy as np
 
 FULL = 0  # batch size code for full batch
+SYNTHETIC = "trig_features"  # App. F.1's random trigonometric features (256): a Gaussian linear model
+
+
+def model_of(dataset: str) -> str:
+    """The model of the protocol on ``dataset``: the BNN of eq. 104, or the linear model of the synthetic set."""
+    return "linear_gaussian" if dataset == SYNTHETIC else "ntk_mlp"
 
 
 # -- one run ------------------------------------------------------------------------------------
@@ -61,11 +67,13 @@ class Spec:
 
     def overrides(self) -> list[str]:
         burn, thin = self.steps()
-        ov = [f"dataset={self.dataset}", "model=ntk_mlp", "init=zeros", f"integrator={self.integrator}",
-              f"step_size={self.h!r}", f"friction={self.friction!r}", f"chains={self.chains}", "unit=step",
-              f"burn_in={burn}", f"samples={self.draws}", f"thin={thin}", f"dataset.split={self.split}",
+        ov = [f"dataset={self.dataset}", f"model={model_of(self.dataset)}", "init=zeros",
+              f"integrator={self.integrator}", f"step_size={self.h!r}", f"friction={self.friction!r}",
+              f"chains={self.chains}", "unit=step", f"burn_in={burn}", f"samples={self.draws}", f"thin={thin}",
               f"seed={self.seed}", "store_theta=false", "evaluate=false", "dtype=float32",
               "batching=full" if self.batch == FULL else "batching=reshuffle"]  # fmt: skip
+        if self.dataset != SYNTHETIC:  # one fixed data set, no splits
+            ov.append(f"dataset.split={self.split}")
         if self.batch != FULL:
             ov.append(f"batch_size={self.batch}")
         if self.integrator == "sghmc" and self.batch == FULL:
@@ -89,13 +97,15 @@ class Result:
     seconds: float
 
     def pooled(self, chains: slice | None = None) -> np.ndarray | None:
-        """Draws pooled over chains: (chains * draws, n_test) for regression (K = 1);
-        None when a chain of the selection diverged."""
+        """Draws pooled over chains: (chains * draws, n_test) for regression (K = 1), and for
+        classification (chains * draws, n_test * K), a marginal per test point and class probability
+        (the paper names no scalar of a classifier's predictive; with 2 classes both give the same
+        distance); None when a chain of the selection diverged."""
         sel = slice(None) if chains is None else chains
         if self.diverged[sel].any():
             return None
         p = self.predictive[sel]
-        return p[..., 0].reshape(-1, p.shape[2])
+        return p.reshape(p.shape[0] * p.shape[1], -1)
 
 
 def run_spec(spec: Spec, runs_dir: Path) -> Result:
