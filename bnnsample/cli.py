@@ -855,6 +855,7 @@ def _run_recipe(recipe, out_dir: Path, options: dict, record: bool = False) -> N
 
     fig_id = recipe.id
     wall0, cpu0 = time.monotonic(), time.process_time()
+    kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)  # cumulative over the process: count this invocation's
     threads = int(options["jobs"]) if str(options.get("jobs", "")).isdigit() else 1
     say(f"figure {fig_id}: {estimate_of(ledger_path(out_dir).parent, fig_id, options, threads)}")
     cost_file = _cost_file(fig_id, out_dir, record)
@@ -875,7 +876,7 @@ def _run_recipe(recipe, out_dir: Path, options: dict, record: bool = False) -> N
     # a finished invocation (a worker's share writes no tables and is not counted), at what it
     # measured unless the recipe kept another cost (the runs or cells it reused, whose time it kept)
     if paths:
-        cpu = time.process_time() - cpu0 + children.ru_utime + children.ru_stime
+        cpu = time.process_time() - cpu0 + children.ru_utime + children.ru_stime - kids0.ru_utime - kids0.ru_stime
         record_cost(cost_file, fig_id, *(getattr(paths, "cost", None) or (options, time.monotonic() - wall0, cpu)))
     for p in paths:
         print(p)
