@@ -132,7 +132,8 @@ def _noise(rows) -> float:
 def setting_text(s: dict, rows) -> str:
     k = rows[0]["batches"] if rows else s["batches"]
     of = rows[0]["of_batches"] if rows else "all"
-    return (f"{s['model']}, {s['train']}+{s['swa']} training epochs, {s['runs']} networks, Hessian from {k} of {of} "
+    nets = f"{s['runs']} network" + ("s" if s["runs"] > 1 else "")
+    return (f"{s['model']}, {s['train']}+{s['swa']} training epochs, {nets}, Hessian from {k} of {of} "
             f"batches, {s['iters']} power iterations, noise {s['noise']:g}")  # fmt: skip
 
 
@@ -234,7 +235,7 @@ def _notes(rows, inv: Invocation) -> str:
     from ...figures.common import md_table
 
     return "\n".join(["Estimates (`fig7.csv`; `history` holds ||H v_k|| at every iteration):", "",
-                      *md_table(["run", "point", "||H||_2 estimate", "Rayleigh quotient", "last change", "seconds"],
+                      *md_table(["run", "point", "||H||_2 estimate", "Rayleigh quotient", "last change", "wall s"],
                                 [[r["run"], LABELS[r["point"]], f"{r['norm']:.5g}", f"{r['rayleigh']:.5g}",
                                   f"{r['last_change']:.4f}", f"{r['seconds']:.0f}"] for r in rows])])  # fmt: skip
 
