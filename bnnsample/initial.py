@@ -64,6 +64,23 @@ def swa(cfg: DictConfig, pot, device, dtype, store_arrays: dict, run_dir=None) -
     return swa_initialisation(cfg, pot, device, store_arrays, checkpoint)
 
 
+def training_seeds(seed: int, runs: int) -> list[int]:
+    """The seed of each of ``runs`` trained networks of a run of ``seed``: its initial weights and
+    its batches (``swa_initialisation``)."""
+    return [seed * 100_003 + c for c in range(runs)]
+
+
+def default_weights(pot, seeds) -> torch.Tensor:
+    """PyTorch's default initialisation of the network of ``pot`` under each seed, [R, d]
+    (paulin2025 Algorithm 3 step 1: the authors never call their own initialiser)."""
+    x0 = []
+    for seed in seeds:
+        torch.manual_seed(seed)
+        _reset_parameters(pot.module)
+        x0.append(pot.layout.flatten(pot.module).clone())
+    return torch.stack(x0)
+
+
 def map_point(pot, dtype: torch.dtype, max_iter: int = 500) -> torch.Tensor:
     """x* = argmin U by L-BFGS (scipy L-BFGS-B, 30 correction pairs as paulin2025's authors'
     history_size=30, §3.4) on U / N with the closed-form gradient, from x = 0, in the potential's
@@ -118,18 +135,14 @@ def swa_initialisation(
 
     if not hasattr(pot, "module"):
         raise UserError(f"init=swa trains a neural network; model={cfg.model.name} is not one (allowed: init=zeros)")
-    chains, seeds = int(cfg.chains), [int(cfg.seed) * 100_003 + c for c in range(int(cfg.chains))]
-    x0 = []
-    for seed in seeds:
-        torch.manual_seed(seed)
-        _reset_parameters(pot.module)
-        x0.append(pot.layout.flatten(pot.module).clone())
+    chains, seeds = int(cfg.chains), training_seeds(int(cfg.seed), int(cfg.chains))
+    x0 = default_weights(pot, seeds)
     epochs = int(cfg.init.train_epochs) + int(cfg.init.swa_epochs)
     steps = epochs * max(1, pot.n_data // int(cfg.batch_size))
     with bar(steps, f"Adam+SWA training ({chains} runs together)", "step", enabled_here=bool(cfg.progress)) as ticks:
         res = train_runs(
             pot,
-            torch.stack(x0),
+            x0,
             train_epochs=int(cfg.init.train_epochs),
             swa_epochs=int(cfg.init.swa_epochs),
             lr=float(cfg.init.lr),

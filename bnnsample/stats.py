@@ -2,7 +2,8 @@
 independent groups, pooled means and variances over independent chains with their Monte Carlo
 standard errors, the one log-log slope fitter (orders of convergence, with t intervals), the L1
 error of a histogram marginal (sekkat2023 eq. 44) with a bootstrap over chains of the difference of
-two such errors, the Kolmogorov distance of two normal laws, and the autocorrelation of chains.
+two such errors, the Kolmogorov distance of two normal laws, the autocorrelation of chains, and the
+classic Gelman-Rubin R-hat of a few chains.
 The lowest floor of the package: it imports nothing of bnnsample, and
 analysis/, evaluate/ and figures/ take these from here."""
 
@@ -354,3 +355,37 @@ def normal_kolmogorov(m1, s1, m2, s2, grid: int = 4001) -> np.ndarray:
     x0 = np.take_along_axis(x, k, -1)
     x = x0 + step * np.linspace(-1, 1, 201)
     return np.abs(ndtr((x - m1) / s1) - ndtr((x - m2) / s2)).max(-1)
+
+
+def gelman_rubin(chains) -> float:
+    """The classic potential scale reduction factor R-hat of Gelman & Rubin (1992), no split, of
+    J chains of L values each, ``chains`` [J, L]:
+
+        B = L/(J-1) sum_j (m_j - m)^2          (between-chain variance; m_j chain means, m their mean)
+        W = 1/J sum_j s_j^2                     (mean within-chain variance, s_j^2 with L - 1 divisor)
+        R-hat = sqrt(((L-1)/L W + B/L) / W)
+
+    (paulin2025 §3.4, Fig. 3; the authors' notebook reports the square, without the root.)
+    Near 1 when the chains agree; NaN when every chain is constant. ValueError for fewer than
+    2 chains or 2 values per chain, or non-finite values."""
+    x = finite_array(chains, "chains", ndim=2)
+    j, n = x.shape
+    if j < 2 or n < 2:
+        raise ValueError(f"chains: need at least 2 chains of 2 values, got shape {x.shape}")
+    means = x.mean(axis=1)
+    b = n * means.var(ddof=1)
+    w = x.var(axis=1, ddof=1).mean()
+    if w == 0:
+        return math.nan
+    return math.sqrt(((n - 1) / n * w + b / n) / w)
+
+
+def gelman_rubin_null_quantile(chains: int, length: int, level: float = 0.95) -> float:
+    """The ``level`` quantile of ``gelman_rubin`` for ``chains`` chains of ``length`` independent
+    N(mu, s^2) values (perfectly mixed): then L var(chain means) / W ~ F(J - 1, J (L - 1)), so
+    R-hat = sqrt((L-1)/L + F/L). What R-hat reaches by chance alone with short chains (1.27 for
+    4 chains of 4 values, 1.03 for 4 of 30)."""
+    from scipy.stats import f
+
+    q = float(f.ppf(level, chains - 1, chains * (length - 1)))
+    return math.sqrt((length - 1) / length + q / length)

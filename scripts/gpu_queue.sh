@@ -10,7 +10,8 @@
 # repository: a lent machine re-sends the working tree before each command, which removes
 # untracked files under results/, and a run of fewer runs than the committed section must not
 # replace it; review fig4.tgz and commit by hand). Small outputs are copied to OUT_DIR: queue.txt
-# (each job's exit code and seconds), fig4.tgz (tables, plot, section, logs), cuda_tests.txt,
+# (each job's exit code and seconds), fig4.tgz (tables, plot, section, logs), fig3_paper.tgz and
+# fig7_paper.tgz (paulin2025 Figs. 3 and 7: tables, plot, claims, section, log), cuda_tests.txt,
 # bench_epoch.txt, bench_compile.txt, bench_peers.txt.
 #
 # The first job: the SG-HMC baseline of Fig. 4 at the paper's scale, which the committed section
@@ -35,6 +36,8 @@ JOBS=(
     "cuda_tests|the CUDA tests, and the vectorised-training and memory-format laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/models/test_memory_format.py tests/integrators/test_compiled.py"
     "bench_epoch|one SMS-UBU epoch of cnn_fmnist against one Adam epoch on the GPU|$PY scripts/bench.py --suite epoch --device $DEV --epoch-images 20000 --repeats 3"
     "bench_compile|whole sg_hmc runs with compile=false and compile=true (CUDA graphs) at 1, 10, 100 chains|$PY scripts/bench_compile_flag.py --device $DEV --chains 1,10,100 --steps 20000 --rounds 2"
+    "fig3_paper|paulin2025 Fig. 3 with the paper's network and schedule (cnn_fmnist, 15 + 5 epochs, 4 SMS-UBU paths x 40 epochs from x_SWA + noise, R-hat after 10), 2 repetitions, about 8-12 GPU-minutes|bnnsample figure paulin2025-fig3 scale=paper reps=2 device=$DEV"
+    "fig7_paper|paulin2025 Fig. 7 with the paper's network (cnn_fmnist, 15 + 5 epochs, Hessian over all 300 batches, 10 power iterations at 4 points), 2 networks, about 6-8 GPU-minutes|bnnsample figure paulin2025-fig7 scale=paper runs=2 device=$DEV"
     "bench_peers|the peers suite on the GPU, long cells: bnnsample eager and compile=true against vmapped posteriors (and blackjax on jax's GPU where its wheel fits), wall time|$PY scripts/bench.py --suite peers --device $DEV --chains 1,10,100,1000 --cells long --repeats 3"
 )
 
@@ -89,6 +92,17 @@ for j in "${JOBS[@]}"; do
                 -regex '\./\(scale-[^/]*/\)?\(REPRODUCTION\.md\|paulin2025-fig4/[^/]*\)' -type f -o \
                 -regex '\./\(scale-[^/]*/\)?paulin2025-fig4/runs/.*\(\.log\|timing\.json\|config\.yaml\)' -type f)
             rm -f "$OUT/fig4.log"
+            ;;
+        fig3_paper | fig7_paper)  # finished cells (runs/cells/) are kept in $RES: a rerun continues from them
+            id=paulin2025-${name%_paper}
+            # timeout runs a program, not the bnnsample shell function: the CLI through $PY
+            eval "timeout $((t - 20)) $PY -c 'from bnnsample.cli import main; main()' ${cmd#bnnsample } ${DATA[*]} --out $RES" \
+                >"$OUT/$name.log" 2>&1
+            rc=$?
+            mkdir -p "$RES/$id"
+            tar czf "$OUT/$name.tgz" -C "$OUT" "$name.log" -C "$RES" $(cd "$RES" && find . \
+                -regex "\./\(scale-[^/]*/\)?\(REPRODUCTION\.md\|$id/[^/]*\)" -type f)
+            rm -f "$OUT/$name.log"
             ;;
         *)
             eval "timeout $((t - 20)) $cmd" >"$OUT/$name.txt" 2>&1

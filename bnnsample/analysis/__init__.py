@@ -1,7 +1,8 @@
 """Scheme-analysis tools: exact one-step affine maps of an integrator (``probe``), exact
 stationary moments of affine schemes under a batch schedule (``stationary``, ``recorded``),
 coupled multilevel bias estimates (``multilevel``), the error against passes through the data
-(``passes``), quadrature on low-dimensional targets
+(``passes``), the spectral norm of a symmetric operator by power iteration
+(``spectral``), quadrature on low-dimensional targets
 (``quadrature``) and the measured orders of convergence of every integrator (``orders``); the
 runs and estimators of the papers' toy experiments: runs of many chains recorded as arrays and
 the Gaussian model's variance errors (``chains``), the mixture's exact reference and L1 errors

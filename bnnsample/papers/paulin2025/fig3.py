@@ -1,0 +1,215 @@
+"""`bnnsample figure paulin2025-fig3`: convergence of SMS-UBU on the localized Fashion-MNIST posterior
+(paulin2025 §3.4, Fig. 3): the training loss of 4 SMS-UBU paths started from x_SWA plus Gaussian noise,
+per epoch, and the Gelman-Rubin R-hat of that loss over the paths after the burn-in, repeated.
+
+Each repetition trains its own network (Adam then SWA, Algorithm 3 steps 1-3; the repetitions' networks
+are trained together), then runs the paths on the target localized around its SWA point
+(``local_chains.local_paths``: lambda_loc 50, gamma sqrt(50), bounces, control variates at x_SWA, the
+Fig. 4 experiment's settings). The paper does not print the perturbation's size; ``noise=`` sets it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from ...figures.claims import Claims, by_count, not_tested
+from ...figures.driver import Figure, Invocation, Option, choice, integer, number, register_figure
+from ...plotting import pyplot, save_figure
+
+ID = "paulin2025-fig3"
+TITLE = (
+    ": training loss of 4 SMS-UBU paths from perturbed SWA points, and R-hat over repetitions (paulin2025 Fig. 3, §3.4)"
+)
+# CPU: about 9 CPU-minutes on one thread (cnn_small on all 60,000 images: about 27 s per path-epoch); one
+# repetition, as the shared 2-core machine gave a process about 1/6 of a core
+QUICK = {"model": "cnn_small", "reps": 1, "chains": 4, "train": 2, "swa": 1, "epochs": 4, "burn_in": 1,
+         "noise": 0.01, "overrides": []}  # fmt: skip
+# the paper's protocol: 15 Adam + 5 SWA epochs, 40 SMS-UBU epochs, R-hat after 10, 16 repetitions
+PAPER = {"model": "cnn_fmnist", "reps": 16, "chains": 4, "train": 15, "swa": 5, "epochs": 40, "burn_in": 10,
+         "noise": 0.01, "overrides": []}  # fmt: skip
+SETTINGS = {"quick": QUICK, "paper": PAPER}
+OPTIONS = (Option("reps", integer(1, "must be an integer >= 1 (repetitions)")),
+           Option("noise", number(0, "must be a number > 0 (s.d. of the start's perturbation)")),
+           Option("dataset"), Option("device", choice("cpu", "cuda"), "cpu"))  # fmt: skip
+# cnn_fmnist on one H200: Fig. 4's committed 16 runs x 60 epochs took 18.6 min, about 1.2 s per run-epoch
+GPU_EPOCH_S = 1.2
+
+
+def _setup(inv: Invocation) -> dict:
+    s = dict(inv.st)
+    for k in ("reps", "noise"):
+        if inv.opt[k] is not None:
+            s[k] = inv.opt[k]
+    s["dataset"] = inv.opt["dataset"] or "fmnist"
+    s["device"] = inv.opt["device"]
+    return s
+
+
+def _cell_key(s: dict, *extra, paths: bool = True) -> tuple:
+    """A cell's key: the trained networks' settings, and for the paths their own."""
+    keys = ("model", "dataset", "train", "swa", "device", *(("epochs", "chains", "noise") if paths else ()))
+    return (ID, *(s[k] for k in keys), tuple(s["overrides"]), *extra)
+
+
+def _rows(inv: Invocation, bar) -> list[dict]:
+    """The trained SWA points (one cell), then each repetition's paths (a cell each): rows of the
+    per-epoch loss and one R-hat row per repetition."""
+    import numpy as np
+    import torch
+
+    from ...stats import gelman_rubin, gelman_rubin_null_quantile
+    from .local_chains import fmnist_target, local_paths, train
+
+    s = _setup(inv)
+    target = fmnist_target(s["model"], [f"dataset={s['dataset']}", *s["overrides"]], s["device"])
+    pot = target.potential
+
+    def trained() -> dict:
+        t0 = time.perf_counter()
+        nets = train(target, s["reps"], 0, s["train"], s["swa"])
+        return {"swa": nets.swa.cpu().numpy(), "seconds": time.perf_counter() - t0}
+
+    swa = inv.cache.arrays(_cell_key(s, "swa", s["reps"], paths=False), trained)["swa"]
+    bar.done(f"{s['reps']} networks trained ({s['train']} + {s['swa']} epochs)")
+    rows, length = [], s["epochs"] - s["burn_in"]
+    for r in range(s["reps"]):
+
+        def paths(r=r) -> dict:
+            t0 = time.perf_counter()
+            center = torch.as_tensor(swa[r]).to(pot.x_train)
+            g = torch.Generator().manual_seed(1000 + r)
+            noise = torch.randn(s["chains"], pot.dim, generator=g).to(center)
+            got = local_paths(target, center, center + s["noise"] * noise, s["epochs"], seed=r)
+            return {"loss": got["loss"].double().numpy(), "bounces": got["bounces"].numpy(),
+                    "seconds": time.perf_counter() - t0}  # fmt: skip
+
+        cell = inv.cache.arrays(_cell_key(s, "paths", r), paths)
+        loss = np.asarray(cell["loss"])
+        rows += [{"kind": "loss", "rep": r, "chain": c, "epoch": e + 1, "loss": float(loss[c, e])}
+                 for c in range(loss.shape[0]) for e in range(loss.shape[1])]  # fmt: skip
+        after = loss[:, s["burn_in"] :]
+        ok = np.isfinite(after).all() and length >= 2
+        rhat = gelman_rubin(after) if ok else float("nan")
+        rows.append({"kind": "rhat", "rep": r, "rhat": rhat, "rhat_squared": rhat**2,
+                     "null_q95": gelman_rubin_null_quantile(loss.shape[0], length) if length >= 2 else float("nan"),
+                     "values_per_chain": length, "bounces": int(np.sum(cell["bounces"])),
+                     "loss_first_epoch": float(loss[:, 0].mean()), "loss_after_burn_in": float(after.mean()),
+                     "seconds": float(cell["seconds"])})  # fmt: skip
+        bar.done(f"repetition {r}: R-hat {rhat:.3f} over epochs {s['burn_in'] + 1}..{s['epochs']}")
+    return rows
+
+
+def _rhats(rows) -> list[dict]:
+    return [r for r in rows if r["kind"] == "rhat"]
+
+
+def setting_text(s: dict) -> str:
+    return (f"{s['model']}, {s['train']}+{s['swa']} training epochs, {s['epochs']} SMS-UBU epochs ({s['burn_in']} "
+            f"burn-in), {s['reps']} repetitions of {s['chains']} paths, start x_SWA + {s['noise']:g} N(0, I)")  # fmt: skip
+
+
+CLAIMS = Claims("statement")
+
+
+@CLAIMS.rule("rhat", "SMS-UBU approximates the localized posterior efficiently: the Gelman-Rubin R-hat of the "
+             "training loss of 4 paths from perturbed SWA points is close to 1 after 10 burn-in epochs (16 "
+             "repetitions)", "§3.4, Fig. 3", "R-hat close to 1 (the plotted values are not in the text)",
+             tolerance="R-hat <= max(1.1, q95) in a repetition, q95 the 95% quantile of R-hat of perfectly mixed "
+                       "chains of the same number of values (F law; what chance alone gives with short chains); "
+                       "reproduced: in every repetition, partly: in some, not reproduced: in none",
+             method="classic R-hat (no split, with the square root; the authors' code reports its square) of each "
+                    "repetition's 4 series of per-epoch mean training loss after the burn-in")  # fmt: skip
+def _rhat(rows):
+    got = _rhats(rows)
+    ours = "; ".join(f"rep {r['rep']}: R-hat {r['rhat']:.3f} (q95 {r['null_q95']:.3f}, {r['values_per_chain']} "
+                     f"values per path)" for r in got)  # fmt: skip
+    if not got or any(r["values_per_chain"] < 2 for r in got):
+        return not_tested("scale", ours or "-", "fewer than 2 epochs after the burn-in")
+    return by_count(sum(r["rhat"] <= max(1.1, r["null_q95"]) for r in got), len(got), ours)
+
+
+@CLAIMS.rule("bounces", "the box x_SWA + [-delta, delta]^d with delta = 6/sqrt(lambda_loc) is rarely hit (bounces "
+             "rarely happened)", "§4, Algorithm 3", "bounces rare",
+             tolerance="reproduced: no bounce in any path; partly: bounces in fewer than 1 in 10^6 coordinate-steps; "
+                       "not reproduced: more",
+             method="elastic bounces counted per coordinate over every step of every path")  # fmt: skip
+def _bounces(rows):
+    got = _rhats(rows)
+    total = sum(r["bounces"] for r in got)
+    ours = f"{total} coordinate bounces over {len(got)} repetitions"
+    return by_count(sum(r["bounces"] == 0 for r in got), len(got), ours)
+
+
+def _outcomes(rows, inv: Invocation) -> list:
+    s = _setup(inv)
+    out = [(c, replace(o, ours=f"at {setting_text(s)}: {o.ours}")) for c, o in CLAIMS.outcomes(rows)]
+    if inv.scale != "paper":
+        p = PAPER
+        run_epochs = p["reps"] * (p["train"] + p["swa"]) + p["reps"] * p["chains"] * (p["epochs"] + 1)
+        claim = CLAIMS["rhat"]
+        out.append((replace(claim, text=f"{claim.text}, with the paper's network (cnn_fmnist, 1,265,258 parameters) "
+                                        "and schedule"),
+                    not_tested("scale", why=f"scale=paper device=cuda: 16 repetitions x (20 training epochs + 4 paths "
+                                            f"x 41 epochs) = {run_epochs} network-epochs, about "
+                                            f"{run_epochs * GPU_EPOCH_S / 60:.0f} GPU-minutes on one H200 at Fig. 4's "
+                                            "measured cost; scripts/gpu_queue.sh runs reps=2 (about 8 minutes)")))  # fmt: skip
+    return out
+
+
+def _settings(rows, inv: Invocation) -> str:
+    s = _setup(inv)
+    return (f"{setting_text(s)}; dataset `{s['dataset']}` (all its training images), device {s['device']}. The "
+            "Fig. 4 SMS-UBU experiment's settings: batch 200, lambda_prior 1, lambda_loc 50, gamma sqrt(50), UBU step "
+            "1.25e-4 (the authors' h/2), bounces at 6/sqrt(50), control variates at x_SWA cached per batch of the "
+            "fixed partition; each path its own batch order (palindromic sweeps) and noise. The loss of an epoch is "
+            "the mean cross-entropy per datum over its 300 steps (BatchNorm on batch statistics; an SMS epoch visits "
+            "every batch once). The paper does not print the perturbation's s.d.; ours is the `noise` above."
+            + ("" if inv.scale == "paper" else " Smaller than the paper (cnn_fmnist, 15+5 training epochs, 40 SMS-UBU "
+               "epochs with 10 burn-in, 16 repetitions) to fit the CPU; R-hat from few epochs is noisy, which the "
+               "tolerance's q95 takes into account."))  # fmt: skip
+
+
+def _notes(rows, inv: Invocation) -> str:
+    from ...figures.common import md_table
+
+    got = _rhats(rows)
+    return "\n".join(["Per repetition (`fig3_rhat.csv`; loss per path and epoch in `fig3_loss.csv`):", "",
+                      *md_table(["rep", "R-hat", "R-hat^2 (authors' statistic)", "q95 of mixed chains",
+                                 "loss, epoch 1", "loss after burn-in", "bounces", "wall s"],
+                                [[r["rep"], f"{r['rhat']:.4f}", f"{r['rhat_squared']:.4f}", f"{r['null_q95']:.4f}",
+                                  f"{r['loss_first_epoch']:.4f}", f"{r['loss_after_burn_in']:.4f}", r["bounces"],
+                                  f"{r['seconds']:.0f}"] for r in got])])  # fmt: skip
+
+
+def _plot(rows, inv: Invocation, png: Path) -> Path:
+    s = _setup(inv)
+    fig = pyplot().figure(figsize=(11, 4))
+    ax = fig.add_subplot(1, 2, 1)
+    for r in sorted({x["rep"] for x in rows if x["kind"] == "loss"}):
+        for c in range(s["chains"]):
+            pts = [(x["epoch"], x["loss"]) for x in rows if x["kind"] == "loss" and x["rep"] == r and x["chain"] == c]
+            ax.plot(*zip(*pts), marker="o", ms=3, alpha=1.0 if r == 0 else 0.3, color=f"C{c}",
+                    label=f"path {c + 1}" if r == 0 else None)  # fmt: skip
+    ax.axvline(s["burn_in"] + 0.5, color="k", ls=":", lw=1)
+    ax.set(xlabel="SMS-UBU epoch", ylabel="mean training loss per datum", title="training loss (rep 0 bold)")
+    ax.legend(fontsize=8)
+    ax = fig.add_subplot(1, 2, 2)
+    got = _rhats(rows)
+    ax.plot([r["rep"] for r in got], [r["rhat"] for r in got], "o", label="R-hat")
+    ax.axhline(1.0, color="k", lw=1)
+    ax.axhline(1.1, color="r", ls="--", lw=1, label="1.1")
+    if got:
+        ax.axhline(got[0]["null_q95"], color="g", ls=":", lw=1, label="q95, mixed chains")
+    ax.set(xlabel="repetition", ylabel="R-hat", title=f"R-hat after {s['burn_in']} burn-in epochs")
+    ax.legend(fontsize=8)
+    return save_figure(fig, png, title=f"paulin2025 Fig. 3 ({s['model']}, {s['dataset']}, {inv.scale})")
+
+
+FIGURE = register_figure(Figure(
+    ID, TITLE, "training loss of 4 SMS-UBU paths from perturbed SWA points and their R-hat over repetitions",
+    SETTINGS, rows=_rows, cells=lambda inv: 1 + (inv.opt["reps"] or inv.st["reps"]), outcomes=_outcomes,
+    settings=_settings, notes=_notes, plot=_plot, png="fig3.png",
+    tables=lambda rows: {"fig3_loss.csv": [r for r in rows if r["kind"] == "loss"], "fig3_rhat.csv": _rhats(rows)},
+    options=OPTIONS, heading="claim (paulin2025)"))  # fmt: skip

@@ -1,0 +1,259 @@
+"""`bnnsample figure paulin2025-fig7`: the spectral norm of the Hessian of the Fashion-MNIST network's
+log-posterior at random, trained, SWA and SWA + noise weights (paulin2025 App. D.2, Fig. 7), by power
+iteration on Hessian-vector products (``analysis.spectral.power_iteration``, 10 iterations as in the
+authors' code), for each of R networks trained by Algorithm 3 steps 1-3 (``local_chains.train``).
+
+The Hessian is that of U = U_0 + sum over a random partition of the training set into batches of 200 of
+each batch's cross-entropy, BatchNorm on the batch's statistics as in the force
+(``local_chains.hessian_matvec``); the authors' code adds lambda_loc = 50 to it (the localized target),
+which shifts every eigenvalue by 50. ``batches=K`` estimates it from K of the batches scaled by N_m / K
+(the CPU scale); a second, disjoint set of K batches at the SWA point measures what that choice changes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from ...figures.claims import Claims, by_count, check, not_reproduced, not_tested, partly, reproduced
+from ...figures.driver import Figure, Invocation, Option, choice, integer, number, register_figure
+from ...plotting import pyplot, save_figure
+
+ID = "paulin2025-fig7"
+TITLE = ": Hessian spectral norm of the log-posterior at random, trained, SWA and SWA + noise weights (paulin2025 Fig. 7, App. D.2)"
+POINTS = ("random", "trained", "swa", "swa_noise")
+LABELS = {"random": "random weights", "trained": "trained (Adam)", "swa": "SWA", "swa_noise": "SWA + noise",
+          "swa_other": "SWA, other batches"}  # fmt: skip
+# CPU: about 5 CPU-minutes (cnn_small, HVP of one batch of 200 about 0.2 s on one thread)
+QUICK = {"model": "cnn_small", "runs": 1, "train": 2, "swa": 1, "batches": 20, "iters": 10, "noise": 0.01,
+         "overrides": []}  # fmt: skip
+PAPER = {"model": "cnn_fmnist", "runs": 2, "train": 15, "swa": 5, "batches": None, "iters": 10, "noise": 0.01,
+         "overrides": []}  # fmt: skip
+SETTINGS = {"quick": QUICK, "paper": PAPER}
+OPTIONS = (Option("runs", integer(1, "must be an integer >= 1 (trained networks)")),
+           Option("batches", integer(1, "must be an integer >= 1 (batches of the Hessian estimate)")),
+           Option("noise", number(0, "must be a number > 0 (s.d. of the noise added to the SWA point)")),
+           Option("dataset"), Option("device", choice("cpu", "cuda"), "cpu"))  # fmt: skip
+MUCH = 10.0  # "much larger": our reading, the paper's values are not in its text
+
+
+def _setup(inv: Invocation) -> dict:
+    s = dict(inv.st)
+    for k in ("runs", "batches", "noise"):
+        if inv.opt[k] is not None:
+            s[k] = inv.opt[k]
+    s["dataset"] = inv.opt["dataset"] or "fmnist"
+    s["device"] = inv.opt["device"]
+    return s
+
+
+def _key(s: dict, *extra) -> tuple:
+    keys = ("model", "dataset", "runs", "train", "swa", "device")
+    return (ID, *(s[k] for k in keys), tuple(s["overrides"]), *extra)
+
+
+def _rows(inv: Invocation, bar) -> list[dict]:
+    import numpy as np
+    import torch
+
+    from ...analysis.spectral import power_iteration
+    from .local_chains import fmnist_target, hessian_matvec, train
+
+    s = _setup(inv)
+    target = fmnist_target(s["model"], [f"dataset={s['dataset']}", *s["overrides"]], s["device"])
+    pot, n = target.potential, int(target.cfg.batch_size)
+
+    def trained() -> dict:
+        t0 = time.perf_counter()
+        nets = train(target, s["runs"], 0, s["train"], s["swa"])
+        return {k: getattr(nets, k).cpu().numpy() for k in ("random", "standard", "swa")} | {
+            "seconds": time.perf_counter() - t0
+        }
+
+    nets = inv.cache.arrays(_key(s, "nets"), trained)
+    bar.done(f"{s['runs']} networks trained ({s['train']} + {s['swa']} epochs)")
+    parts = torch.randperm(pot.n_data, generator=torch.Generator().manual_seed(0)).to(pot.x_train.device)
+    parts = parts[: (pot.n_data // n) * n].view(-1, n)
+    k = parts.shape[0] if s["batches"] is None else min(s["batches"], parts.shape[0])
+    sets = {"": parts[:k]}
+    if 2 * k <= parts.shape[0]:
+        sets["other"] = parts[k : 2 * k]
+    rows = []
+    for r in range(s["runs"]):
+        swa = torch.as_tensor(nets["swa"][r])
+        noisy = swa + s["noise"] * torch.randn(pot.dim, generator=torch.Generator().manual_seed(100 + r))
+        points = {"random": nets["random"][r], "trained": nets["standard"][r], "swa": swa, "swa_noise": noisy}
+        todo = [(p, "") for p in POINTS] + ([("swa", "other")] if k < parts.shape[0] and "other" in sets else [])
+        for p, which in todo:
+            name = p if not which else "swa_other"
+
+            def norm(which=which, at=points[p], r=r) -> dict:
+                t0 = time.perf_counter()
+                x = torch.as_tensor(at).to(pot.x_train)
+                mv = hessian_matvec(pot, x, sets[which], parts.shape[0] / k)
+                v0 = torch.randn(pot.dim, generator=torch.Generator().manual_seed(7 + r)).to(x)
+                got = power_iteration(mv, v0, s["iters"])
+                return {"norm": got.norm, "rayleigh": got.rayleigh, "history": np.asarray(got.history),
+                        "seconds": time.perf_counter() - t0}  # fmt: skip
+
+            c = inv.cache.arrays(_key(s, "norm", r, name, k, s["iters"], s["noise"] if p == "swa_noise" else 0), norm)
+            hist = [float(h) for h in c["history"]]
+            rows.append({"run": r, "point": name, "norm": float(c["norm"]), "rayleigh": float(c["rayleigh"]),
+                         "last_change": abs(hist[-1] - hist[-2]) / hist[-1] if len(hist) > 1 else float("nan"),
+                         "batches": k, "of_batches": parts.shape[0], "iters": len(hist),
+                         "history": " ".join(f"{h:.6g}" for h in hist), "seconds": float(c["seconds"])})  # fmt: skip
+            bar.done(f"run {r}, {LABELS[name]}: ||H|| ~ {float(c['norm']):.4g}")
+    return rows
+
+
+def _cells(inv: Invocation) -> int:
+    s = _setup(inv)
+    return 1 + s["runs"] * (len(POINTS) + (s["batches"] is not None))
+
+
+def _by_run(rows) -> dict[int, dict[str, dict]]:
+    out: dict[int, dict[str, dict]] = {}
+    for r in rows:
+        out.setdefault(r["run"], {})[r["point"]] = r
+    return out
+
+
+def _noise(rows) -> float:
+    """The relative change of the estimate between the two disjoint batch sets at the SWA points
+    (the largest over runs; 0 with the whole partition), plus the power iteration's last relative
+    change (the largest over all points): what an ordering must exceed."""
+    runs = _by_run(rows)
+    sub = max((abs(p["swa"]["norm"] - p["swa_other"]["norm"]) / p["swa"]["norm"] for p in runs.values()
+               if "swa_other" in p), default=0.0)  # fmt: skip
+    return sub + max((r["last_change"] for r in rows), default=0.0)
+
+
+def setting_text(s: dict, rows) -> str:
+    k = rows[0]["batches"] if rows else s["batches"]
+    of = rows[0]["of_batches"] if rows else "all"
+    nets = f"{s['runs']} network" + ("s" if s["runs"] > 1 else "")
+    return (f"{s['model']}, {s['train']}+{s['swa']} training epochs, {nets}, Hessian from {k} of {of} "
+            f"batches, {s['iters']} power iterations, noise {s['noise']:g}")  # fmt: skip
+
+
+def _above(a: float, b: float, noise: float) -> bool:
+    """a > b by more than the relative noise of both."""
+    return a > b * (1 + noise) / (1 - min(noise, 0.5))
+
+
+CLAIMS = Claims("statement")
+
+
+@CLAIMS.rule("random", "the Hessian norm at random weights is much larger than at trained weights (a local "
+             "minimiser)", "App. D.2, Fig. 7", "random weights: large; local minimisers: much smaller (values not in "
+             "the text)",
+             tolerance=f"reproduced: random / trained >= {MUCH:g} ('much': our reading) in every network; partly: "
+                       "above beyond the noise in every network; not reproduced: otherwise; noise = the change "
+                       "between two disjoint batch sets at SWA + the power iteration's last relative change",
+             method="power iteration on Hessian-vector products, 10 iterations, random start")  # fmt: skip
+def _random(rows):
+    runs, noise = _by_run(rows), _noise(rows)
+    ratios = [p["random"]["norm"] / p["trained"]["norm"] for p in runs.values()]
+    ours = f"random / trained = {', '.join(f'{x:.2f}' for x in ratios)} (noise {noise:.3f})"
+    if all(x >= MUCH for x in ratios):
+        return reproduced(ours)
+    above = sum(_above(p["random"]["norm"], p["trained"]["norm"], noise) for p in runs.values())
+    if above == len(runs):
+        return partly(ours, f"above beyond the noise in every network, but not {MUCH:g}x in all")
+    return not_reproduced(ours, f"above beyond the noise in {above} of {len(runs)} networks")
+
+
+@CLAIMS.rule("swa", "SWA weights have the smallest Hessian norm of the four points", "App. D.2, Fig. 7",
+             "SWA smallest",
+             tolerance="reproduced: below the other three points beyond the noise in every network; partly: in "
+                       "some; not reproduced: in none",
+             method="as above")  # fmt: skip
+def _swa(rows):
+    runs, noise = _by_run(rows), _noise(rows)
+    ok = [all(_above(p[q]["norm"], p["swa"]["norm"], noise) for q in ("random", "trained", "swa_noise"))
+          for p in runs.values()]  # fmt: skip
+    ours = "; ".join(f"run {r}: " + ", ".join(f"{q} {p[q]['norm']:.4g}" for q in POINTS) for r, p in runs.items())
+    return by_count(sum(ok), len(ok), f"{ours} (noise {noise:.3f})")
+
+
+@CLAIMS.rule("noise", "SWA + Gaussian noise: larger than at SWA, but still small compared with random weights",
+             "App. D.2, Fig. 7", "between SWA and random, far below random",
+             tolerance=f"reproduced: above SWA beyond the noise and random / (SWA + noise) >= {MUCH:g} in every "
+                       "network; partly: one of the two in every network or both in some; not reproduced: otherwise",
+             method="as above; the noise's s.d. is not in the text, ours is in the setting")  # fmt: skip
+def _noisy(rows):
+    runs, noise = _by_run(rows), _noise(rows)
+    above = [_above(p["swa_noise"]["norm"], p["swa"]["norm"], noise) for p in runs.values()]
+    far = [p["random"]["norm"] / p["swa_noise"]["norm"] >= MUCH for p in runs.values()]
+    ours = "; ".join(f"run {r}: SWA + noise / SWA = {p['swa_noise']['norm'] / p['swa']['norm']:.3f}, random / (SWA + "
+                     f"noise) = {p['random']['norm'] / p['swa_noise']['norm']:.2f}" for r, p in runs.items())  # fmt: skip
+    both = sum(a and f for a, f in zip(above, far))
+    if both == len(runs):
+        return reproduced(ours)
+    if all(above) or all(far) or both:
+        return partly(ours, f"above SWA in {sum(above)}, far below random in {sum(far)} of {len(runs)} networks")
+    return not_reproduced(ours, f"above SWA in {sum(above)}, far below random in {sum(far)} of {len(runs)} networks")
+
+
+@CLAIMS.rule("converged", "the power iteration has converged", "App. D.2", "10 iterations (authors' code)",
+             source="check", tolerance="last relative change below 2% at every point",
+             method="||H v_10|| against ||H v_9||")  # fmt: skip
+def _converged(rows):
+    worst = max((r["last_change"] for r in rows), default=float("nan"))
+    return check(worst < 0.02, f"largest last relative change {worst:.4f}")
+
+
+def _outcomes(rows, inv: Invocation) -> list:
+    s = _setup(inv)
+    out = [(c, replace(o, ours=f"at {setting_text(s, rows)}: {o.ours}")) for c, o in CLAIMS.outcomes(rows)]
+    if inv.scale != "paper":
+        for key in ("random", "swa", "noise"):
+            c = CLAIMS[key]
+            out.append((replace(c, text=f"{c.text}, with the paper's network (cnn_fmnist) and schedule"),
+                        not_tested("scale", why="scale=paper device=cuda: 2 networks of cnn_fmnist, 15+5 epochs, the "
+                                                "Hessian over all 300 batches, 10 iterations at 4 points: about 6 "
+                                                "GPU-minutes on one H200 (40 epoch-equivalents of training, 80 "
+                                                "full-data HVPs of about 3 gradient epochs each, at Fig. 4's measured "
+                                                "1.2 s per network-epoch); queued in scripts/gpu_queue.sh")))  # fmt: skip
+    return out
+
+
+def _settings(rows, inv: Invocation) -> str:
+    s = _setup(inv)
+    return (f"{setting_text(s, rows)}; dataset `{s['dataset']}`, device {s['device']}. Points: the networks' initial "
+            "weights (PyTorch's default initialisation), the weights after the Adam epochs ('trained', a local "
+            f"minimiser), the SWA averages, and SWA + {s['noise']:g} N(0, I) (the paper's s.d. is not in its text). "
+            "Hessian of U = prior (lambda 1, weights only) + cross-entropy summed over batches of 200 of a seeded "
+            "random partition (BatchNorm on batch statistics), without the lambda_loc = 50 that the authors' code "
+            "adds; with K of the N_m batches it is scaled by N_m / K. Power iteration from a seeded N(0, I) start."
+            + ("" if inv.scale == "paper" else " Smaller than the paper (cnn_fmnist, 15+5 epochs, all batches) to "
+               "fit the CPU."))  # fmt: skip
+
+
+def _notes(rows, inv: Invocation) -> str:
+    from ...figures.common import md_table
+
+    return "\n".join(["Estimates (`fig7.csv`; `history` holds ||H v_k|| at every iteration):", "",
+                      *md_table(["run", "point", "||H||_2 estimate", "Rayleigh quotient", "last change", "wall s"],
+                                [[r["run"], LABELS[r["point"]], f"{r['norm']:.5g}", f"{r['rayleigh']:.5g}",
+                                  f"{r['last_change']:.4f}", f"{r['seconds']:.0f}"] for r in rows])])  # fmt: skip
+
+
+def _plot(rows, inv: Invocation, png: Path) -> Path:
+    s = _setup(inv)
+    fig = pyplot().figure(figsize=(7, 4))
+    ax = fig.add_subplot(1, 1, 1)
+    for run, pts in _by_run(rows).items():
+        names = [p for p in (*POINTS, "swa_other") if p in pts]
+        ax.plot(range(len(names)), [pts[p]["norm"] for p in names], "o", color=f"C{run}", label=f"network {run}")
+        ax.set_xticks(range(len(names)), [LABELS[p] for p in names], rotation=15)
+    ax.set(yscale="log", ylabel="Hessian spectral norm", title=f"{s['model']}, {s['dataset']} ({inv.scale})")
+    ax.legend(fontsize=8)
+    return save_figure(fig, png, title="paulin2025 Fig. 7: Hessian norm of the log-posterior")
+
+
+FIGURE = register_figure(Figure(
+    ID, TITLE, "Hessian spectral norm of the Fashion-MNIST log-posterior at random, trained, SWA, SWA + noise weights",
+    SETTINGS, rows=_rows, cells=_cells, outcomes=_outcomes, settings=_settings, notes=_notes, plot=_plot,
+    csv="fig7.csv", png="fig7.png", options=OPTIONS, heading="claim (paulin2025)"))  # fmt: skip

@@ -1,0 +1,101 @@
+"""paulin2025-fig3 (R-hat of SMS-UBU paths from perturbed SWA points) and paulin2025-fig7 (Hessian
+spectral norms) end to end on a tiny Fashion-MNIST fixture in the real on-disk format (40 images,
+batches of 10), and their pieces."""
+
+import csv
+
+import pytest
+import torch
+
+from bnnsample.config import figure_overrides
+from bnnsample.figures.common import read_sections
+from bnnsample.papers import get_recipe
+from bnnsample.papers.paulin2025 import fig3, fig7
+from tests.data.test_images import make_fmnist
+
+TINY = {"overrides": ["batch_size=10"], "train": 1, "swa": 1}
+
+
+def _rows(path):
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    make_fmnist(tmp_path / "data", n_train=40, n_test=12)
+    return str(tmp_path / "data")
+
+
+def test_fig3_tiny_end_to_end(tmp_path, data_dir, monkeypatch):
+    monkeypatch.setitem(fig3.SETTINGS, "quick", {**fig3.QUICK, **TINY, "reps": 2, "epochs": 3, "burn_in": 1})
+    out = tmp_path / "out"
+    with figure_overrides([f"data_dir={data_dir}"]):
+        paths = get_recipe(fig3.ID).make(out, {})
+    assert {"fig3_loss.csv", "fig3_rhat.csv", "fig3.png"} <= {p.name for p in paths}
+    loss = _rows(out / fig3.ID / "fig3_loss.csv")
+    assert len(loss) == 2 * 4 * 3 and all(float(r["loss"]) > 0 for r in loss)
+    rhat = _rows(out / fig3.ID / "fig3_rhat.csv")
+    assert [int(r["rep"]) for r in rhat] == [0, 1]
+    assert all(float(r["rhat"]) > 0 and int(r["values_per_chain"]) == 2 for r in rhat)
+    claims = _rows(out / fig3.ID / "claims.csv")
+    assert len(claims) == 3 and claims[-1]["verdict"] == "not tested: scale" and "cnn_fmnist" in claims[-1]["claim"]
+    assert all(r["ours"].startswith("at cnn_small, 1+1 training epochs, 3 SMS-UBU epochs") for r in claims[:2])
+    assert fig3.ID in read_sections((out / "REPRODUCTION.md").read_text())
+    # a second invocation reads the finished cells back: the same numbers
+    with figure_overrides([f"data_dir={data_dir}"]):
+        get_recipe(fig3.ID).make(out, {})
+    assert _rows(out / fig3.ID / "fig3_loss.csv") == loss
+
+
+def test_local_paths_start_perturbed_around_one_centre_and_record_each_epoch(data_dir):
+    from bnnsample.papers.paulin2025.local_chains import fmnist_target, local_paths
+
+    target = fmnist_target("cnn_small", ["dataset=fmnist", f"data_dir={data_dir}", "batch_size=10"])
+    pot = target.potential
+    center = torch.zeros(pot.dim)
+    starts = center + 0.01 * torch.randn(3, pot.dim, generator=torch.Generator().manual_seed(0))
+    got = local_paths(target, center, starts, epochs=2, seed=0)
+    assert got["loss"].shape == (3, 2) and got["bounces"].shape == (3,)
+    # at x = 0 every network output is 0: the loss is log 10 exactly, and paths near it stay near it
+    assert torch.allclose(got["loss"], torch.full((3, 2), torch.log(torch.tensor(10.0)).item()), atol=0.05)
+
+
+def test_fig7_tiny_end_to_end(tmp_path, data_dir, monkeypatch):
+    monkeypatch.setitem(fig7.SETTINGS, "quick", {**fig7.QUICK, **TINY, "runs": 1, "batches": 2, "iters": 3})
+    out = tmp_path / "out"
+    with figure_overrides([f"data_dir={data_dir}"]):
+        paths = get_recipe(fig7.ID).make(out, {})
+    assert {"fig7.csv", "fig7.png"} <= {p.name for p in paths}
+    rows = _rows(out / fig7.ID / "fig7.csv")
+    assert [r["point"] for r in rows] == ["random", "trained", "swa", "swa_noise", "swa_other"]
+    assert all(float(r["norm"]) > 0 and int(r["iters"]) == 3 and r["batches"] == "2" for r in rows)
+    claims = _rows(out / fig7.ID / "claims.csv")
+    assert len(claims) == 3 + 3 and all(r["verdict"] == "not tested: scale" for r in claims[3:])
+
+
+def test_hessian_matvec_sums_the_batches_and_the_prior_once(data_dir):
+    """The summed HVP over a partition equals the HVP of the sum of the batch losses plus the prior,
+    by autograd on the energy; a subset scaled by N_m / K is that subset's sum times N_m / K."""
+    from bnnsample.papers.paulin2025.local_chains import fmnist_target, hessian_matvec
+
+    pot = fmnist_target("cnn_small", ["dataset=fmnist", f"data_dir={data_dir}", "batch_size=10"]).potential
+    x = 0.05 * torch.randn(pot.dim, generator=torch.Generator().manual_seed(1))
+    u = torch.randn(pot.dim, generator=torch.Generator().manual_seed(2))
+    batches = torch.arange(40).view(4, 10)
+
+    def energy(z):
+        prior = 0.5 * pot.lam * ((pot.mask * z) ** 2).sum()
+        return prior + sum(pot._batch_loss(z, pot.x_train[b], pot.y_train[b]) for b in batches)
+
+    leaf = x.clone().requires_grad_(True)
+    (g,) = torch.autograd.grad(energy(leaf), leaf, create_graph=True)
+    (want,) = torch.autograd.grad(g @ u, leaf)
+    got = hessian_matvec(pot, x, batches)(u)
+    assert torch.allclose(got, want, rtol=1e-3, atol=1e-3 * float(want.abs().max()))
+    half = hessian_matvec(pot, x, batches[:2], 2.0)(u) - pot.lam * pot.mask * u
+    leaf = x.clone().requires_grad_(True)
+    (g,) = torch.autograd.grad(sum(pot._batch_loss(leaf, pot.x_train[b], pot.y_train[b]) for b in batches[:2]), leaf,
+                               create_graph=True)  # fmt: skip
+    (sub,) = torch.autograd.grad(g @ u, leaf)
+    assert torch.allclose(half, 2 * sub, rtol=1e-3, atol=1e-3 * float(sub.abs().max()))
