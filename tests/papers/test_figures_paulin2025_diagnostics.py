@@ -99,3 +99,20 @@ def test_hessian_matvec_sums_the_batches_and_the_prior_once(data_dir):
                                create_graph=True)  # fmt: skip
     (sub,) = torch.autograd.grad(g @ u, leaf)
     assert torch.allclose(half, 2 * sub, rtol=1e-3, atol=1e-3 * float(sub.abs().max()))
+
+
+def test_fig3_rules_judge_by_the_stated_rate_and_burn_in():
+    """The bounce rule reads its rate per coordinate-step (1 in 10^6 is its partly/not line), and an
+    R-hat above its bound after fewer burn-in epochs than the paper's 10 cannot speak to the claim."""
+    from bnnsample.papers.paulin2025 import fig3
+
+    def row(bounces, steps, rhat=1.0, burn_in=10):
+        return {"kind": "rhat", "rep": 0, "rhat": rhat, "null_q95": 1.2, "values_per_chain": 30,
+                "bounces": bounces, "coordinate_steps": steps, "burn_in": burn_in}  # fmt: skip
+
+    assert fig3._bounces([row(0, 1e8)]).verdict == "reproduced"
+    assert fig3._bounces([row(1, 1e8)]).verdict == "partly"
+    assert fig3._bounces([row(1000, 1e8)]).verdict == "not reproduced"
+    assert fig3._rhat([row(0, 1, rhat=1.05)]).verdict == "reproduced"
+    assert fig3._rhat([row(0, 1, rhat=1.6)]).verdict == "not reproduced"
+    assert fig3._rhat([row(0, 1, rhat=1.6, burn_in=1)]).verdict.startswith("not tested")
