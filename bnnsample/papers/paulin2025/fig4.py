@@ -267,7 +267,7 @@ _BASELINES_RUN = (
     f"recomputed each step); {GPU_JOB}"
 )
 TS_RUNS = ("holdout=0.1 adds it (every method then trains on the other 90% of the images: new runs); run on a CPU "
-           "at scale=reduced runs=8 holdout=0.1 (results/paulin2025-fig4/cpu_ts/, its section.md), and the GPU "
+           "at scale=reduced runs=4 holdout=0.1 (results/paulin2025-fig4/cpu_ts/, its section.md), and the GPU "
            "job fig4_ts in scripts/gpu_queue.sh runs it at the paper's scale (scale=paper runs=8 holdout=0.1, "
            "about 10 GPU-minutes on one H200)")  # fmt: skip
 NOISE = (
