@@ -10,13 +10,16 @@
 # repository: a lent machine re-sends the working tree before each command, which removes
 # untracked files under results/, and a run of fewer runs than the committed section must not
 # replace it; review fig4.tgz and commit by hand). Small outputs are copied to OUT_DIR: queue.txt
-# (each job's exit code and seconds), fig4.tgz (tables, plot, section, logs), fig3_paper.tgz and
+# (each job's exit code and seconds), fig4.tgz and fig4_ts.tgz (tables, plot, section, logs), fig3_paper.tgz and
 # fig7_paper.tgz (paulin2025 Figs. 3 and 7: tables, plot, claims, section, log), cuda_tests.txt,
 # bench_epoch.txt, bench_compile.txt, bench_peers.txt.
 #
 # The first job: the SG-HMC baseline of Fig. 4 at the paper's scale, which the committed section
 # (scale=paper runs=16, SMS-UBU, 18.6 min on one H200 on 2026-11-26) lacks: 8 runs trained,
 # then sampled by SMS-UBU and SG-HMC, about 22 GPU-minutes (SG-HMC's step about twice SMS-UBU's).
+# The second: SWA with temperature scaling beside it (holdout=0.1: 6,000 training images held out
+# to fit each SWA network's temperature, every method trained on the other 54,000), 8 new runs,
+# about 10 GPU-minutes (16 runs took 18.6); its files in fig4_ts.tgz, for results/paulin2025-fig4/.
 #
 # Set-up where the registry is reachable (the GPU machine has none): `bash scripts/gpu_wheels.sh`
 # writes the missing dependencies to .whl/, and the Fashion-MNIST files go to data/
@@ -31,8 +34,10 @@ PY=${PYTHON:-python3}
 DEV=${QUEUE_DEVICE:-cuda}
 RES=${QUEUE_RESULTS:-/tmp/bnnsample-gpu-results}
 FIG4=${FIG4_OPTIONS:-scale=paper runs=8 methods=sms_ubu,sg_hmc}
+FIG4_TS=${FIG4_TS_OPTIONS:-scale=paper runs=8 holdout=0.1}
 JOBS=(
     "fig4_paper|paulin2025 Fig. 4 at the paper's scale with the SG-HMC baseline (cnn_fmnist, 15 + 5 epochs, 10 burn-in, 30 draws, 8 runs, SMS-UBU and SG-HMC), resumable|bnnsample figure paulin2025-fig4 $FIG4 device=$DEV"
+    "fig4_ts|paulin2025 Fig. 4 at the paper's scale with SWA + temperature scaling, a baseline beyond the paper (10% of the training images held out for the temperature, every method trained on the other 54,000; 8 runs, SMS-UBU), resumable|bnnsample figure paulin2025-fig4 $FIG4_TS device=$DEV"
     "cuda_tests|the CUDA tests, and the vectorised-training and memory-format laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/models/test_memory_format.py tests/integrators/test_compiled.py"
     "bench_epoch|one SMS-UBU epoch of cnn_fmnist against one Adam epoch on the GPU|$PY scripts/bench.py --suite epoch --device $DEV --epoch-images 20000 --repeats 3"
     "bench_compile|whole sg_hmc runs with compile=false and compile=true (CUDA graphs) at 1, 10, 100 chains|$PY scripts/bench_compile_flag.py --device $DEV --chains 1,10,100 --steps 20000 --rounds 2"
@@ -83,15 +88,18 @@ for j in "${JOBS[@]}"; do
     fi
     t0=$(date +%s)
     case $name in
-        fig4_paper)  # its own time limit: stops with resume state written (exit 3)
-            eval "$cmd time_limit=$((t - 40)) ${DATA[*]} --out $RES" >"$OUT/fig4.log" 2>&1
+        fig4_paper | fig4_ts)  # its own time limit: stops with resume state written (exit 3)
+            # fig4_ts trains on other images (new runs) and writes its own section: a folder of its own
+            if [[ $name == fig4_ts ]]; then dir=$RES/ts tgz=fig4_ts; else dir=$RES tgz=fig4; fi
+            mkdir -p "$dir"
+            eval "$cmd time_limit=$((t - 40)) ${DATA[*]} --out $dir" >"$OUT/$tgz.log" 2>&1
             rc=$?
-            mkdir -p "$RES/paulin2025-fig4/runs"
-            # the recipe writes beside a section of another scale, in $RES/scale-<scale>/
-            tar czf "$OUT/fig4.tgz" -C "$OUT" fig4.log -C "$RES" $(cd "$RES" && find . \
+            mkdir -p "$dir/paulin2025-fig4/runs"
+            # the recipe writes beside a section of another scale, in $dir/scale-<scale>/
+            tar czf "$OUT/$tgz.tgz" -C "$OUT" "$tgz.log" -C "$dir" $(cd "$dir" && find . \
                 -regex '\./\(scale-[^/]*/\)?\(REPRODUCTION\.md\|paulin2025-fig4/[^/]*\)' -type f -o \
                 -regex '\./\(scale-[^/]*/\)?paulin2025-fig4/runs/.*\(\.log\|timing\.json\|config\.yaml\)' -type f)
-            rm -f "$OUT/fig4.log"
+            rm -f "$OUT/$tgz.log"
             ;;
         fig3_paper | fig7_paper)  # finished cells (runs/cells/) are kept in $RES: a rerun continues from them
             id=paulin2025-${name%_paper}

@@ -165,12 +165,19 @@ def _keep_subset(x: np.ndarray, y: np.ndarray, cfg, key: str, offset: int):
         raise UserError(
             f"dataset.{key}={keep}: must be between 1 and {len(y)} (the {cfg.name} {part} set's size), or null"
         )
+    idx = subset_indices(y, keep, int(cfg.get("subset_seed", 0)) + offset)
+    return x[idx], y[idx]
+
+
+def subset_indices(y: np.ndarray, keep: int, seed: int) -> np.ndarray:
+    """The sorted indices of the stratified subset of ``keep`` of the labels ``y`` drawn with
+    ``seed`` (``_keep_subset``'s; a recipe that holds the rest out as a validation split
+    recomputes them)."""
     from sklearn.model_selection import train_test_split
 
     idx, _ = train_test_split(np.arange(len(y)), train_size=keep, stratify=y if keep >= len(np.unique(y)) else None,
-                              random_state=int(cfg.get("subset_seed", 0)) + offset)  # fmt: skip
-    idx = np.sort(idx)
-    return x[idx], y[idx]
+                              random_state=seed)  # fmt: skip
+    return np.sort(idx)
 
 
 def _root(cfg) -> Path:

@@ -29,9 +29,14 @@ METRICS = ("accuracy", "nll", "ace", "rps")
 COLUMNS = ["method", "ensemble_size", "metric", "mean", "std", "groups"]
 
 
-def ensemble_metrics(run_probs, y, sizes=SIZES, method: str = "bayes", metrics=METRICS) -> pd.DataFrame:
-    """Tidy table (``COLUMNS``) for per-run predictives ``run_probs`` [R, n_test, K] and labels
-    ``y`` [n_test]; sizes larger than R are left out."""
+GROUP_COLUMNS = ["method", "ensemble_size", "group", "runs", "metric", "value"]
+
+
+def group_values(run_probs, y, sizes=SIZES, method: str = "bayes", metrics=METRICS) -> pd.DataFrame:
+    """Each disjoint group's metric (``GROUP_COLUMNS``; ``runs`` the group's runs, first-last)
+    for per-run predictives ``run_probs`` [R, n_test, K] and labels ``y`` [n_test]: the values
+    that ``ensemble_metrics`` and ``paired_differences`` summarise, so that their standard
+    errors can be recomputed from them; sizes larger than R are left out."""
     p = np.asarray(run_probs, dtype=np.float64)
     if p.ndim != 3:
         raise ValueError(f"run_probs must be (runs, n_test, classes), got shape {p.shape}")
@@ -41,17 +46,29 @@ def ensemble_metrics(run_probs, y, sizes=SIZES, method: str = "bayes", metrics=M
         if int(es) < 1 or n_groups < 1:
             continue
         groups = p[: n_groups * es].reshape(n_groups, es, *p.shape[1:]).mean(axis=1)
-        values = {m: [] for m in metrics}
-        for g in groups:
-            all_m = M.classification_metrics(g, y)
-            for m in metrics:
-                values[m].append(all_m[m])
-        for m in metrics:
-            v = np.asarray(values[m])
-            std = float(v.std(ddof=1)) if n_groups > 1 else float("nan")
-            rows.append({"method": method, "ensemble_size": int(es), "metric": m, "mean": float(v.mean()),
-                         "std": std, "groups": n_groups})  # fmt: skip
+        for g, probs in enumerate(groups):
+            all_m = M.classification_metrics(probs, y)
+            runs = f"{g * es}-{(g + 1) * es - 1}" if es > 1 else str(g)
+            rows += [{"method": method, "ensemble_size": int(es), "group": g, "runs": runs, "metric": m,
+                      "value": float(all_m[m])} for m in metrics]  # fmt: skip
+    return pd.DataFrame(rows, columns=GROUP_COLUMNS)
+
+
+def summarise_groups(values: pd.DataFrame) -> pd.DataFrame:
+    """The tidy table (``COLUMNS``) of ``group_values``' rows: mean and unbiased standard
+    deviation (ddof 1; NaN with one group) over the groups of each (method, size, metric)."""
+    rows = []
+    for (method, es, m), v in values.groupby(["method", "ensemble_size", "metric"], sort=False):
+        x = v["value"].to_numpy()
+        rows.append({"method": method, "ensemble_size": int(es), "metric": m, "mean": float(x.mean()),
+                     "std": float(x.std(ddof=1)) if len(x) > 1 else float("nan"), "groups": len(x)})  # fmt: skip
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def ensemble_metrics(run_probs, y, sizes=SIZES, method: str = "bayes", metrics=METRICS) -> pd.DataFrame:
+    """Tidy table (``COLUMNS``) for per-run predictives ``run_probs`` [R, n_test, K] and labels
+    ``y`` [n_test]; sizes larger than R are left out."""
+    return summarise_groups(group_values(run_probs, y, sizes, method, metrics))
 
 
 def paired_differences(run_probs_a, run_probs_b, y, sizes=SIZES, metrics=METRICS) -> pd.DataFrame:

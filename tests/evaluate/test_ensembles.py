@@ -160,7 +160,8 @@ def test_fig4_verdicts_and_options(tmp_path):
     lower = _cells((-0.05, 0.01), (-0.004, 0.001), (-0.002, 0.0005))
     mixed = _cells((0.03, 0.01), (-0.004, 0.001), (-0.0001, 0.0005), acc=(-0.02, 0.005))
     rows = fig.verdicts(_table(good), _diffs({1: lower, 2: lower}))
-    assert [o.verdict for _, o in rows] == ["reproduced"] * 5
+    assert [o.verdict for _, o in rows] == ["reproduced"] * 5 + ["not tested: not a paper experiment"]
+    assert rows[-1][1].ours == "not run" and "gpu_queue.sh" in rows[-1][1].why  # SWA + T: where it was run
     assert rows[0][0].text.endswith("ensemble size 1") and rows[1][0].text.endswith("ensemble size 2")
     # t intervals: with 2 groups (t = 12.7) four to five s.e. below 0 do not exclude 0
     rows = fig.verdicts(_table(good), _diffs({1: lower, 2: lower}, groups=2))
@@ -205,10 +206,11 @@ def test_fig4_verdicts_and_options(tmp_path):
     assert rows[1][1].verdict == "not tested: scale" and "by sign alone 2 of 6 higher" in rows[1][1].why
     no_baselines = {k: v for k, v in good.items() if k[0] != "sg_hmc"}
     rows = fig.verdicts(_table(no_baselines), _diffs({1: lower, 2: lower}))
-    assert [o.verdict for _, o in rows[-2:]] == ["not tested: scale"] * 2
+    assert [o.verdict for _, o in rows[-3:-1]] == ["not tested: scale"] * 2
+    assert all(o.ours == "not run" and "fig4_paper in scripts/gpu_queue.sh" in o.why for _, o in rows[-3:-1])
     md = table(rows)
-    assert verdict_counts(md) == {"reproduced": 3, "partly": 0, "not reproduced": 0, "not tested": 2,
-                                       "printed": 0, "statement": 4, "derived": 1}  # fmt: skip
+    assert verdict_counts(md) == {"reproduced": 3, "partly": 0, "not reproduced": 0, "not tested": 3,
+                                       "printed": 0, "statement": 4, "derived": 2}  # fmt: skip
     with pytest.raises(ValueError, match="allowed: scale"):
         _fig4_settings(tmp_path, {"bogus": "1"})
     with pytest.raises(ValueError, match="scale=huge"):

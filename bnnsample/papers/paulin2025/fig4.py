@@ -25,24 +25,37 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from ...figures.claims import Claim, by_count, not_reproduced, not_tested, partly, reproduced
+from ...figures.claims import Claim, Claims, by_count, not_reproduced, not_tested, partly, reproduced
 from ...figures.common import md_table
 from ...figures.driver import Figure, Invocation, Option, choice, integer, names, number, register_figure
 from ...rundir import write_frame
 from ...stats import t_quantile
 from .ensemble_runs import FIG, LOCALIZED, method_grid, n_parts, print_estimate, run_workers
+from .temperature_scaling import split_sizes, swa_ts_predictives
 
 TITLE = ": calibration against ensemble size, SMS-UBU vs SWA vs standard training vs baselines (paulin2025 Fig. 4, §5)"
 METHODS = ("sms_ubu", "sg_ubu", "sg_ubu_wor", "sg_hmc", "cyclical_sghmc")
 METRICS = ("accuracy", "nll", "ace", "rps")
-LABELS = {"standard": "standard training", "swa": "SWA", "sms_ubu": "SMS-UBU", "sg_ubu": "SG-UBU",
+LABELS = {"standard": "standard training", "swa": "SWA", "swa_ts": "SWA + temperature scaling", "sms_ubu": "SMS-UBU", "sg_ubu": "SG-UBU",
           "sg_ubu_wor": "SG-UBU w/o repl.", "sg_hmc": "SG-HMC", "cyclical_sghmc": "cyclical SG-HMC"}  # fmt: skip
 RUNS = "must be an integer >= 1 (independent runs)"
 OPTIONS = (Option("dataset"), Option("runs", integer(1, RUNS)), Option("chains", integer(1, RUNS)),
            Option("methods", names(METHODS, lambda _: f"allowed values (comma list): {', '.join(METHODS)}")),
            Option("burn_in", integer(0, "must be an integer number of epochs >= 0")),
            Option("workers", integer(1, "must be an integer >= 1"), 1), Option("part"),
-           Option("time_limit", number(0, "must be a number of seconds > 0")), Option("device", choice("auto", "cpu", "cuda")))  # fmt: skip
+           Option("time_limit", number(0, "must be a number of seconds > 0")), Option("device", choice("auto", "cpu", "cuda")),
+           Option("holdout", lambda k, v: _share(k, v)))  # fmt: skip
+
+
+def _share(key: str, text: str) -> float:
+    """holdout=: the share of the training images held out as a validation split, in (0, 0.5]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 0.5:
+        raise ValueError(f"{key}={text}: must be a share of the training images in (0, 0.5], e.g. 0.1")
+    return value
 
 
 def _schedule(train: int, swa: int, burn_in: int, samples: int) -> list[str]:
@@ -110,10 +123,27 @@ def _settings(inv: Invocation) -> tuple[dict, list[str]]:
     if o["burn_in"] is not None:  # another burn-in (epochs) from the same SWA points: runs under <runs>_burnin<B>
         s["overrides"] = [f"burn_in={o['burn_in']}" if v.startswith("burn_in=") else v for v in s["overrides"]]
         s["burn_in"] = o["burn_in"]
+    if o["holdout"] is not None:  # every method trains on the rest of the pool (temperature_scaling)
+        s["holdout"] = o["holdout"]
+        s["n_train"], s["n_val"] = split_sizes(_pool(s), o["holdout"])
+        s["overrides"] = [*(v for v in s["overrides"] if not v.startswith("dataset.n_train=")),
+                          f"dataset.n_train={s['n_train']}"]  # fmt: skip
     methods = o["methods"] or list(s.get("methods", METHODS))
     if methods[0] != "sms_ubu":
         methods = ["sms_ubu", *[m for m in methods if m != "sms_ubu"]]  # trains the shared SWA points
     return s, methods
+
+
+def _pool(s: dict) -> int:
+    """The training pool of the settings ``s``: their ``dataset.n_train`` or the dataset's whole training set."""
+    from ...config import compose
+    from ...data import load_data
+
+    for v in s["overrides"]:
+        if v.startswith("dataset.n_train="):
+            return int(v.split("=", 1)[1])
+    keep = [v for v in s["overrides"] if v.startswith(("data_dir=", "dataset."))]
+    return load_data(compose([f"dataset={s['dataset']}", *keep])).n_train
 
 
 def _parts(text: str | None, parts: int) -> list[int] | None:
@@ -165,12 +195,12 @@ def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[s
     best-fit test temperatures, reliability bins, each sampler's excess training loss and kinetic
     temperature, SMS-UBU minus SWA against the number of draws per run; it writes
     calibration.csv, reliability.csv, excess_loss.csv, draws.csv) as markdown; returns the
-    markdown lines, the paired differences (``evaluate.ensembles.paired``) behind the verdicts
+    markdown lines (the paired table, ``paired_table``, comes once every baseline is in), the paired differences (``evaluate.ensembles.paired``) behind the verdicts
     and the draws table (None without SMS-UBU)."""
     from ...evaluate.ensembles import diagnose_runs
 
     diffs, temps, rel, excess, by_draws = diagnose_runs(paths, sizes, fig_dir)
-    lines = [*paired_table(diffs, sizes), *why_tables(temps, rel, excess)]
+    lines = why_tables(temps, rel, excess)
     if by_draws is not None:
         lines += draws_table(by_draws)
     return lines, diffs, by_draws
@@ -227,65 +257,111 @@ def paired_table(diffs: dict, sizes) -> list[str]:
                       [[es, LABELS[base], *(cell(es, base, m) for m in METRICS)] for es in sizes for base in diffs])]  # fmt: skip
 
 
+PAIRED = ("swa", "standard")  # the paper's baselines, in the calibration claim's six differences
+GPU_JOB = ("the GPU job fig4_paper in scripts/gpu_queue.sh runs it at the paper's scale (scale=paper runs=8 "
+           "methods=sms_ubu,sg_hmc: 8 runs trained, then sampled by SMS-UBU and SG-HMC, about 22 GPU-minutes on "
+           "one H200, where 16 SMS-UBU runs took 18.6)")  # fmt: skip
 _BASELINES_RUN = (
-    "SG-HMC was not run in this invocation (methods=sms_ubu,sg_hmc adds it, from the same SWA points; with i.i.d. "
-    "batches a step costs about twice SMS-UBU's, since its control variate's reference gradient is recomputed "
-    "each step)"
+    "SG-HMC was not run in this invocation (methods=sms_ubu,sg_hmc adds it, from the same SWA points; with "
+    "i.i.d. batches a step costs about twice SMS-UBU's, since its control variate's reference gradient is "
+    f"recomputed each step); {GPU_JOB}"
 )
-CLAIMS = {
-    "calibration": Claim(
-        "the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA and than standard training of the "
-        "same ensemble size",
-        "§5, Figs. 4-6",
-        "lower at every ensemble size",
-        source="statement",
-        tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) lower, their 95% t intervals "
-        "over the groups below 0; partly: none above 0; not reproduced: any above 0 (size of the largest in s.e.)",
-        method="paired differences over the same disjoint groups of runs, s.e. over groups",
-    ),
-    "accuracy": Claim(
-        "small accuracy gains over SWA ensembles of the same size",
-        "§5",
-        "gains at every ensemble size",
-        source="statement",
-        tolerance="reproduced: higher at every size, the 95% t interval over the groups above 0; partly: nowhere "
-        "lower (interval below 0); not reproduced: lower at some size",
-        method="paired accuracy differences SMS-UBU - SWA",
-    ),
-    "sghmc_ace": Claim(
-        "SG-HMC's ACE does not improve with ensemble size",
-        "§5, Fig. 4 (authors' notebook fashion_MNIST_SG_HMC.ipynb, github.com/paulindani/SMS_Kinetic_Langevin)",
-        "0.0037 -> 0.0052 from 1 to 16",
-        source="derived",
-        tolerance="SG-HMC's ACE does not decrease beyond one std over groups while SMS-UBU's does",
-        method="ACE at the smallest and largest ensemble size, mean ± std over groups",
-    ),
-    "sghmc_worse": Claim(
-        "SG-HMC (whole target, lambda_loc = 0) does worse than the localized UBU methods in NLL and ACE",
-        "§5, Fig. 4",
-        "worse at every ensemble size",
-        source="statement",
-        tolerance="SG-HMC above the best UBU method in every (metric, size) cell",
-        method="ensemble means over groups",
-    ),
-}
+TS_RUNS = ("holdout=0.1 adds it (every method then trains on the other 90% of the images: new runs); run on a CPU "
+           "at scale=reduced runs=4 holdout=0.1 (results/paulin2025-fig4/cpu_ts/, its section.md), and the GPU "
+           "job fig4_ts in scripts/gpu_queue.sh runs it at the paper's scale (scale=paper runs=8 holdout=0.1, "
+           "about 10 GPU-minutes on one H200)")  # fmt: skip
+NOISE = (
+    "the s.e. is the spread over the disjoint groups of runs of the paired difference (our run-to-run noise, measured)"
+)
+CALIBRATION = Claim(
+    "the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA and than standard training of the "
+    "same ensemble size",
+    "§5, Figs. 4-6",
+    "lower at every ensemble size",
+    source="statement",
+    tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) lower, their 95% t intervals "
+    "over the groups below 0; partly: none above 0; not reproduced: any above 0 (size of the largest in s.e.); "
+    + NOISE,
+    method="paired differences over the same disjoint groups of runs, s.e. over groups",
+)
+CLAIMS = Claims("statement")  # the claims with one row each; CALIBRATION has one row per ensemble size
+
+
+@CLAIMS.rule("accuracy", "small accuracy gains over SWA ensembles of the same size", "§5",
+             "gains at every ensemble size",
+             tolerance="reproduced: higher at every size, the 95% t interval over the groups above 0; partly: "
+             "nowhere lower by its t interval (interval below 0); not reproduced: lower at some size; " + NOISE,
+             method="paired accuracy differences SMS-UBU - SWA")  # fmt: skip
+def _accuracy_rule(m: dict):
+    o = _accuracy(m["diffs"], m["sizes"])
+    if o.verdict.startswith("not reproduced"):
+        why = [w for es in m["sizes"] if (w := hinges_on_draws(m["by_draws"], es, "accuracy", True))]
+        o = not_tested("scale", o.ours, f"{o.why}; {why[0]}") if why else o
+    return o
+
+
+@CLAIMS.rule("sghmc_ace", "SG-HMC's ACE does not improve with ensemble size",
+             "§5, Fig. 4 (authors' notebook fashion_MNIST_SG_HMC.ipynb, github.com/paulindani/SMS_Kinetic_Langevin)",
+             "0.0037 -> 0.0052 from 1 to 16", source="derived",
+             tolerance="SG-HMC's ACE does not decrease beyond one std over groups (our run-to-run noise, "
+             "measured) while SMS-UBU's does",
+             method="ACE at the smallest and largest ensemble size, mean ± std over groups")  # fmt: skip
+def _sghmc_ace_rule(m: dict):
+    return _sghmc_ace(m["table"], m["sizes"])
+
+
+@CLAIMS.rule("sghmc_worse", "SG-HMC (whole target, lambda_loc = 0) does worse than the localized UBU methods in "
+             "NLL and ACE", "§5, Fig. 4", "worse at every ensemble size",
+             tolerance="SG-HMC above the best UBU method in every (metric, size) cell by more than twice the two "
+             "means' combined s.e. over groups (our run-to-run noise, measured; by sign in a cell of one group)",
+             method="ensemble means over groups")  # fmt: skip
+def _sghmc_worse_rule(m: dict):
+    return _sghmc_worse(m["table"], m["sizes"])
+
+
+@CLAIMS.rule("swa_ts", "beyond the paper: the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA with "
+             "temperature scaling fitted on a held-out validation split, at every ensemble size",
+             "a baseline the paper does not run (Guo et al. 2017's temperature scaling of the SWA network; §5 "
+             "compares with SWA and standard training only)", "-", source="derived",
+             tolerance="lower: the 95% t interval over the groups below 0 (" + NOISE + ")",
+             method="paired differences SMS-UBU - SWA with temperature scaling over the same groups of runs; "
+             "each run's T minimises the NLL of its SWA network on the validation split; an ensemble averages "
+             "its tempered runs")  # fmt: skip
+def _swa_ts_rule(m: dict):
+    diffs, sizes = m["diffs"], m["sizes"]
+    if "swa_ts" not in diffs:
+        return not_tested("not a paper experiment", "not run", f"not run in this invocation: {TS_RUNS}")
+    cells, judged = [], []
+    for es in sizes:
+        for metric in ("nll", "ace", "rps"):
+            diff, se, groups = _diff(diffs, "swa_ts", es, metric)
+            judged.append(_judge(diff, se, False, groups))
+            cells.append(f"es={es} {metric.upper()} {diff:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}"))
+    n = sum(not j.endswith("no s.e.)") for j in judged)
+    why = (f"lower (t interval below 0) in {judged.count('better')} of {n} (size, metric) cells with more than one "
+           f"group, higher in {judged.count('worse')}; held-out split: {m.get('holdout_text', '')}")  # fmt: skip
+    return not_tested("not a paper experiment", "; ".join(cells), why)
 
 
 def _sized(claim: Claim, es: int) -> Claim:
     return replace(claim, text=f"{claim.text}: ensemble size {es}", paper=f"{claim.paper} (here {es})")
 
 
-def _calibration_at(diffs: dict, es: int):
-    """The §5 calibration claim at one ensemble size, from the six paired differences."""
-    cells, worst = [], (0.0, "")
+def _calibration_at(diffs: dict, es: int, more_runs: str = ""):
+    """The §5 calibration claim at one ensemble size, from the six paired differences
+    (``more_runs``: what a second group at this size would cost, for a size of one group)."""
+    cells, worst, higher = [], (0.0, ""), []
     judged, judged_full = [], []
-    for base in diffs:
+    for base in (b for b in PAIRED if b in diffs):
         for metric in ("nll", "ace", "rps"):
             diff, se, groups = _diff(diffs, base, es, metric)
             j = _judge(diff, se, False, groups)
             judged_full.append(j)
             judged.append(j.split(" ")[0])
-            cells.append(f"{metric.upper()} vs {LABELS[base]} {diff:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}"))
+            cell = f"{metric.upper()} vs {LABELS[base]} {diff:+.4f}"
+            cells.append(cell + ("" if math.isnan(se) else f" ± {se:.4f}"))
+            if diff > 0 and j == "not distinguishable":
+                higher.append(cell)
             if se > 0 and diff / se > worst[0]:
                 worst = (diff / se, f"{metric.upper()} vs {LABELS[base]}")
     ours = "; ".join(cells)
@@ -293,20 +369,22 @@ def _calibration_at(diffs: dict, es: int):
         return not_tested("scale", ours, "SWA/standard predictions missing")
     if all(j.endswith("no s.e.)") for j in judged_full):
         return not_tested("scale", ours, f"one group of runs at this size, so no standard error; by sign alone "
-                          f"{judged.count('worse')} of {len(judged)} higher")  # fmt: skip
+                          f"{judged.count('worse')} of {len(judged)} higher" + (f"; {more_runs}" if more_runs else ""))  # fmt: skip
     if all(j == "better" for j in judged):
         return reproduced(ours)
     if "worse" in judged:
         return not_reproduced(ours, f"{judged.count('worse')} of {len(judged)} higher (t interval above 0); largest: "
                               f"{worst[1]}", z=worst[0] or None)  # fmt: skip
-    return partly(ours, f"{judged.count('better')} of {len(judged)} lower (t interval below 0), none higher")
+    point = f"; higher by point estimate, within the t interval: {', '.join(higher)}" if higher else ""
+    return partly(ours, f"{judged.count('better')} of {len(judged)} lower (t interval below 0), none higher by its "
+                  f"t interval{point}")  # fmt: skip
 
 
 def _worse_metrics(diffs: dict, es: int) -> list[str]:
-    """The metrics (nll, ace, rps) in which SMS-UBU is worse than some baseline at ``es``."""
+    """The metrics (nll, ace, rps) in which SMS-UBU is worse than SWA or standard training at ``es``."""
     worse = []
     for m in ("nll", "ace", "rps"):
-        for base in diffs:
+        for base in (b for b in PAIRED if b in diffs):
             diff, se, groups = _diff(diffs, base, es, m)
             if _judge(diff, se, False, groups) == "worse":
                 worse.append(m)
@@ -322,6 +400,7 @@ def _accuracy(diffs: dict, sizes):
         return not_tested("scale", ours or "-", "SWA predictions missing")
     if all(math.isnan(se) for *_, se in got):
         return not_tested("scale", ours, "one group of runs at every size, so no standard error")
+    lower = [f"{es} ({d:+.4f}" + (", one group)" if math.isnan(se) else ")") for es, d, se in got if d < 0]
     got = [g for g in got if not math.isnan(g[2])]  # a size with one group has no s.e.: not judged
     judged = [_judge(d, se, True, groups[es]) for es, d, se in got]
     if "worse" in judged:
@@ -333,16 +412,15 @@ def _accuracy(diffs: dict, sizes):
         )
     if all(j == "better" for j in judged):
         return reproduced(ours)
-    return partly(
-        ours,
-        f"higher (t interval above 0) at {judged.count('better')} of {len(got)} sizes with more than one group, "
-        "nowhere lower",
-    )
+    point = (f"; lower by point estimate at sizes {', '.join(lower)}, none of them by its t interval" if lower
+             else "; nowhere lower by point estimate")  # fmt: skip
+    return partly(ours, f"higher (t interval above 0) at {judged.count('better')} of {len(got)} sizes with more "
+                  f"than one group{point}")  # fmt: skip
 
 
 def _sghmc_ace(t, sizes):
     if "sg_hmc" not in set(t.method) or len(sizes) < 2:
-        return not_tested("scale", why=_BASELINES_RUN)
+        return not_tested("scale", "not run", _BASELINES_RUN)
     a1, s1 = _value(t, "sg_hmc", sizes[0], "ace")
     an, _ = _value(t, "sg_hmc", sizes[-1], "ace")
     (u1, us1), un = _value(t, "sms_ubu", sizes[0], "ace"), _value(t, "sms_ubu", sizes[-1], "ace")[0]
@@ -355,14 +433,24 @@ def _sghmc_ace(t, sizes):
                   "falls 0.0030 -> 0.0018), so the contrast is not shown")  # fmt: skip
 
 
+def _se(t, method, es, metric) -> float:
+    r = t[(t.method == method) & (t.ensemble_size == es) & (t.metric == metric)]
+    return float(r["std"].iloc[0] / math.sqrt(r["groups"].iloc[0])) if len(r) and r["groups"].iloc[0] > 1 else 0.0
+
+
 def _sghmc_worse(t, sizes):
     ubu = [u for u in LOCALIZED if u in set(t.method)]
     if "sg_hmc" not in set(t.method):
-        return not_tested("scale", why=_BASELINES_RUN)
+        return not_tested("scale", "not run", _BASELINES_RUN)
     cells = [(m, es) for m in ("nll", "ace") for es in sizes]
-    same = [(m, es) for m, es in cells if _value(t, "sg_hmc", es, m)[0] <= min(_value(t, u, es, m)[0] for u in ubu)]
+    same = []
+    for m, es in cells:
+        best = min(ubu, key=lambda u: _value(t, u, es, m)[0])
+        gap = _value(t, "sg_hmc", es, m)[0] - _value(t, best, es, m)[0]
+        if gap <= 2 * math.hypot(_se(t, "sg_hmc", es, m), _se(t, best, es, m)):
+            same.append((m, es))
     ours = f"SG-HMC worse than the best UBU method in {len(cells) - len(same)} of {len(cells)} (metric, size) cells"
-    why = "SG-HMC as good or better at: " + ", ".join(f"{m.upper()} es={es}" for m, es in same) if same else ""
+    why = "SG-HMC not worse beyond the noise at: " + ", ".join(f"{m.upper()} es={es}" for m, es in same) if same else ""
     return by_count(len(cells) - len(same), len(cells), ours, why)
 
 
@@ -395,30 +483,47 @@ def hinges_on_draws(by_draws, es: int, metric: str, higher_is_better: bool) -> s
     return None
 
 
-def verdicts(t, diffs: dict, setting: str = "", by_draws=None) -> list:
+def verdicts(t, diffs: dict, setting: str = "", by_draws=None, more: dict | None = None) -> list:
     """(Claim, Outcome) of each Fig. 4 claim: the calibration claim at each ensemble size
-    (paired differences ``diffs`` from ``evaluate.ensembles.paired``), the accuracy claim, the
-    SG-HMC claims (from the tidy ensemble table ``t``). Each row's numbers start with ``setting``; a "not
-    reproduced" that ``hinges_on_draws`` (``by_draws``: draws.csv) is "not tested: scale"."""
+    (paired differences ``diffs`` from ``evaluate.ensembles.paired``), then the rules of
+    ``CLAIMS`` (the accuracy claim, the SG-HMC claims from the tidy ensemble table ``t``, the
+    temperature-scaled SWA baseline). Each row's numbers start with ``setting``; a "not
+    reproduced" that ``hinges_on_draws`` (``by_draws``: draws.csv) is "not tested: scale".
+    ``more``: ``more_runs`` (size -> what a second group of that size would cost) and
+    ``holdout_text`` (the validation split)."""
     sizes = sorted(set(t.ensemble_size))
+    more = more or {}
     rows = []
     for es in sizes:
-        o = _calibration_at(diffs, es)
+        o = _calibration_at(diffs, es, more.get("more_runs", {}).get(es, ""))
         why = None
         if o.verdict.startswith("not reproduced"):  # hinges on the draws only if every metric found worse does
             hinges = [hinges_on_draws(by_draws, es, m, False) for m in _worse_metrics(diffs, es)]
             why = "; ".join(hinges) if hinges and all(hinges) else None
-        rows.append((_sized(CLAIMS["calibration"], es), not_tested("scale", o.ours, f"{o.why}; {why}") if why else o))
-    o = _accuracy(diffs, sizes)
-    if o.verdict.startswith("not reproduced"):
-        why = [w for es in sizes if (w := hinges_on_draws(by_draws, es, "accuracy", True))]
-        o = not_tested("scale", o.ours, f"{o.why}; {why[0]}") if why else o
-    rows.append((CLAIMS["accuracy"], o))
-    rows.append((CLAIMS["sghmc_ace"], _sghmc_ace(t, sizes)))
-    rows.append((CLAIMS["sghmc_worse"], _sghmc_worse(t, sizes)))
+        rows.append((_sized(CALIBRATION, es), not_tested("scale", o.ours, f"{o.why}; {why}") if why else o))
+    m = {"table": t, "diffs": diffs, "sizes": sizes, "by_draws": by_draws, **more}
+    rows += CLAIMS.outcomes(m)
     if setting:
         rows = [(c, replace(o, ours=f"at {setting}: {o.ours}")) for c, o in rows]
     return rows
+
+
+def more_runs_text(runs: int, sizes, minutes: float | None) -> dict:
+    """{size: what a second group at that size costs} for the sizes with one group: the runs to
+    add (``runs=`` reuses those made) and, from the measured ``minutes`` of the ``runs`` made,
+    about how long they take."""
+    out = {}
+    for es in sizes:
+        if runs // es == 1:
+            extra = 2 * es - runs
+            cost = (
+                f", about {minutes * extra / runs:.0f} min on the machine where the {runs} made took {minutes:.1f}"
+                if minutes
+                else ""
+            )
+            out[es] = (f"a test needs a second group: runs={2 * es} ({extra} more runs, the {runs} made are "
+                       f"reused{cost})")  # fmt: skip
+    return out
 
 
 def baseline_comparison(t) -> list[str]:
@@ -463,8 +568,12 @@ def _settings_text(s: dict, scale: str) -> str:
     return (f"dataset `{s['dataset']}`, model `{s.get('model') or 'the dataset default'}`, {s['chains']} independent "
             f"runs, {' '.join(s['overrides']) or 'the paper schedule'}; batch 200, lambda_prior 1, lambda_loc 50 (UBU "
             "methods; 0 for SG-HMC and cyclical SG-HMC), gamma sqrt(50), bounces at 6/sqrt(50), control variates at "
-            "x_SWA, BatchNorm calibrated on one batch of the first n_calibration training images. All samplers start "
-            "from the same SWA points. " + SCALE_TEXT[scale].format(part_runs=s.get("part_runs")))  # fmt: skip
+            "x_SWA, BatchNorm calibrated on one batch of the first n_calibration training images (the paper's text: 20 "
+            "batches of 200, 4,000 images; the authors' Fashion-MNIST notebook: 50 batches, 10,000 images). All "
+            "samplers start from the same SWA points. " + SCALE_TEXT[scale].format(part_runs=s.get("part_runs"))
+            + (f" SWA with temperature scaling (a baseline beyond the paper): {s['n_val']} images ({s['holdout']:.0%} "
+               f"of the training pool) held out as a validation split, every method trained on the other "
+               f"{s['n_train']}." if "holdout" in s else ""))  # fmt: skip
 
 
 def _notes(t, s, methods, sizes, times, why) -> str:
@@ -480,7 +589,7 @@ def _notes(t, s, methods, sizes, times, why) -> str:
         return f"{mu:.4f}" + ("" if math.isnan(sd) else f" ± {sd:.4f}")
 
     lines += md_table(["method", "es", "accuracy", "NLL", "ACE", "RPS"],
-                      [[LABELS[m], es, *(cell(m, es, k) for k in METRICS)] for m in ["standard", "swa", *methods]
+                      [[LABELS[m], es, *(cell(m, es, k) for k in METRICS)] for m in ["standard", "swa", *(["swa_ts"] if "swa_ts" in set(t.method) else []), *methods]
                        for es in sizes])  # fmt: skip
     paper = (
         "Paper (authors' Fashion-MNIST notebooks in github.com/paulindani/SMS_Kinetic_Langevin, 64 runs; the SMS-UBU, SWA and "
@@ -502,6 +611,8 @@ def _start(inv: Invocation) -> list[Path] | None:
     # parts of runs=16
     base_root = inv.dir / "runs" / (f"{inv.scale}_{s['dataset']}" if s.get("part_runs") else
                                     f"{inv.scale}_{s['dataset']}_{s['chains']}")  # fmt: skip
+    if "holdout" in s:  # other training images: other runs
+        base_root = base_root.with_name(f"{base_root.name}_holdout{s['holdout']:g}")
     run_root, swa_from = base_root, None
     if "burn_in" in s:
         run_root = base_root.with_name(f"{base_root.name}_burnin{s['burn_in']}")
@@ -521,9 +632,16 @@ def _start(inv: Invocation) -> list[Path] | None:
 def _measure(inv: Invocation, bar) -> dict:
     """The runs of every method (made, or read back), the methods table, the diagnostics' CSVs and the
     verdicts' inputs."""
+    import pandas as pd
     from omegaconf import OmegaConf
 
-    from ...evaluate.ensembles import SIZES, methods_table
+    from ...evaluate.ensembles import (
+        SIZES,
+        ensemble_metrics,
+        methods_table,
+        paired_differences,
+        predictives_and_kinetic,
+    )
 
     s, methods, grid = inv.started
     sizes = [es for es in SIZES if es <= s["chains"]]
@@ -533,9 +651,68 @@ def _measure(inv: Invocation, bar) -> dict:
     if times is not None:  # the ledger holds what the runs took, not this (perhaps reusing) invocation
         inv.keep_cost(times[0], times[1], {k: v for k, v in inv.options.items() if k not in ("part", "time_limit")})
     measured, diffs, by_draws = diagnose(paths, sizes, inv.dir)
+    preds, y, _ = predictives_and_kinetic(paths, baselines_from="sms_ubu")
+    more = {"more_runs": more_runs_text(s["chains"], sizes, times[0] / 60 if times else None)}
+    if "holdout" in s:
+        ts, temps = swa_ts_predictives([p.parent for p in paths["sms_ubu"]], preds["swa"], s["n_val"])
+        preds["swa_ts"] = ts
+        write_frame(pd.DataFrame(temps), inv.dir / "temperature_scaling.csv", index=False)
+        table = pd.concat([table, ensemble_metrics(ts, y, sizes, "swa_ts")], ignore_index=True)
+        diffs["swa_ts"] = paired_differences(preds["sms_ubu"], ts, y, sizes)
+        more["holdout_text"] = holdout_text(s, temps)
+        measured = [*measured, *temperature_table(temps)]
+    write_runs(preds, y, sizes, inv.dir)
+    measured = [*paired_table(diffs, sizes), *measured]
     setting = setting_text(OmegaConf.load(paths["sms_ubu"][0].parent / "config.yaml"), s["chains"])
     return {"s": s, "methods": methods, "sizes": sizes, "table": table, "times": times, "measured": measured,
-            "diffs": diffs, "by_draws": by_draws, "setting": setting}  # fmt: skip
+            "diffs": diffs, "by_draws": by_draws, "setting": setting, "more": more}  # fmt: skip
+
+
+def write_runs(preds: dict, y, sizes, fig_dir: Path) -> Path:
+    """runs.csv: each disjoint group's metric (``evaluate.ensembles.group_values``; at size 1 a
+    group is one run) for every per-run predictive of ``preds`` (standard training, SWA, each
+    sampler, SWA with temperature scaling): the values behind fig4.csv's means and stds and the
+    paired differences' s.e. (``recompute_paired``)."""
+    import pandas as pd
+
+    from ...evaluate.ensembles import group_values
+
+    values = pd.concat([group_values(p, y, sizes, name) for name, p in preds.items()], ignore_index=True)
+    return write_frame(values, fig_dir / "runs.csv", index=False)
+
+
+def recompute_paired(runs, method: str, base: str):
+    """The paired differences ``method`` - ``base`` (ensemble_size, metric, diff, se, groups) from
+    runs.csv's group values (a DataFrame): what the section's paired table shows, recomputed."""
+    import pandas as pd
+
+    key = ["ensemble_size", "group", "metric"]
+    a = runs[runs.method == method].set_index(key)["value"]
+    b = runs[runs.method == base].set_index(key)["value"]
+    d = (a - b).dropna().reset_index(name="diff")
+    rows = []
+    for (es, metric), g in d.groupby(["ensemble_size", "metric"], sort=False):
+        n = len(g)
+        rows.append({"ensemble_size": int(es), "metric": metric, "diff": float(g["diff"].mean()),
+                     "se": float(g["diff"].std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan, "groups": n})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def holdout_text(s: dict, temps: list[dict]) -> str:
+    """The validation split and the fitted temperatures, in words."""
+    t = [r["temperature"] for r in temps]
+    return (f"{s['n_val']} images ({s['holdout']:.0%} of a pool of {s['n_train'] + s['n_val']}) held out from "
+            f"training, every method trained on the other {s['n_train']}; fitted T {min(t):.2f}-{max(t):.2f} "
+            f"(mean {sum(t) / len(t):.2f}) over {len(t)} runs")  # fmt: skip
+
+
+def temperature_table(temps: list[dict]) -> list[str]:
+    """Markdown of temperature_scaling.csv: each run's T and its validation NLL before and after."""
+    return ["", "SWA with temperature scaling (`temperature_scaling.csv`): each run's T minimises the NLL of its SWA "
+            "network on the held-out validation split:", "",
+            *md_table(["run", "T", "validation NLL", "at T"],
+                      [[r["run"], f"{r['temperature']:.3f}", f"{r['val_nll']:.4f}", f"{r['val_nll_tempered']:.4f}"]
+                       for r in temps])]  # fmt: skip
 
 
 def _write_table(m: dict, inv: Invocation, path: Path) -> list[Path]:
@@ -553,10 +730,51 @@ def _write_table(m: dict, inv: Invocation, path: Path) -> list[Path]:
 FIGURE = register_figure(Figure(
     FIG, TITLE, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines",
     SETTINGS, rows=_measure, start=_start, tables=lambda m: {}, plot=_write_table, png="fig4.png",
-    files=lambda m, inv, written: [*written, *(inv.dir / f"{n}.csv" for n in ("calibration", "reliability",
-                                                                              "excess_loss", "draws"))],
-    outcomes=lambda m, inv: verdicts(m["table"], m["diffs"], m["setting"], m["by_draws"]),
+    files=lambda m, inv, written: [*written, *(inv.dir / f"{n}.csv" for n in ("runs", "calibration", "reliability",
+                                                                              "excess_loss", "draws"))]
+    + ([inv.dir / "temperature_scaling.csv"] if "holdout" in m["s"] else []),
+    outcomes=lambda m, inv: verdicts(m["table"], m["diffs"], m["setting"], m["by_draws"], m["more"]),
     settings=lambda m, inv: _settings_text(m["s"], inv.scale),
     notes=lambda m, inv: _notes(m["table"], m["s"], m["methods"], m["sizes"], m["times"],
                                 baseline_comparison(m["table"]) + m["measured"]),
     options=OPTIONS, heading="claim (paulin2025)"))  # fmt: skip
+
+
+def paired_from_section(section: str, groups: dict[int, int]) -> dict:
+    """The paired differences {baseline: (ensemble_size, metric, diff, se, groups)} of a section's
+    paired table ("SMS-UBU minus the baseline", 4 decimals), ``groups`` the groups per size: the
+    verdicts' inputs of a section whose runs.csv was not kept."""
+    import pandas as pd
+
+    by_label = {v: k for k, v in LABELS.items()}
+    rows: dict[str, list] = {}
+    for line in section.split("SMS-UBU minus the baseline, paired", 1)[1].split("\n\n", 2)[1].splitlines()[2:]:
+        es, label, *cells = (c.strip() for c in line.strip("|").split("|"))
+        for metric, cell in zip(METRICS, cells):
+            num = cell.split(" (")[0].split(" ± ")
+            diff = float(num[0]) or math.copysign(1e-9, float(num[0]))  # -0.0000: below the shown digits, its sign kept
+            rows.setdefault(by_label[label], []).append({
+                "ensemble_size": int(es), "metric": metric, "diff": diff,
+                "se": float(num[1]) if len(num) > 1 else math.nan, "groups": groups[int(es)]})  # fmt: skip
+    return {b: pd.DataFrame(r) for b, r in rows.items()}
+
+
+def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | None) -> list:
+    """The verdicts of a committed section from its files: fig4.csv, draws.csv (SMS-UBU minus SWA
+    at full precision: its rows with all draws) and, for the differences no CSV holds, the
+    section's paired table (``paired_from_section``); ``runs`` and ``minutes`` (what they took) for
+    the cost of a second group."""
+    import pandas as pd
+
+    t = pd.read_csv(folder / "fig4.csv")
+    sizes = sorted(set(t.ensemble_size))
+    groups = {es: int(t[t.ensemble_size == es]["groups"].iloc[0]) for es in sizes}
+    diffs = paired_from_section(section, groups)
+    by_draws = pd.read_csv(folder / "draws.csv") if (folder / "draws.csv").exists() else None
+    if by_draws is not None:
+        full = by_draws[by_draws.draws == by_draws.draws.max()].set_index(["ensemble_size", "metric"])
+        swa = diffs["swa"].set_index(["ensemble_size", "metric"])
+        swa.update(full[["diff", "se"]])
+        diffs["swa"] = swa.reset_index()
+    setting = section.split("| at ", 1)[1].split(": ", 1)[0]
+    return verdicts(t, diffs, setting, by_draws, {"more_runs": more_runs_text(runs, sizes, minutes)})

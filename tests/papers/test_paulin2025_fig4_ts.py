@@ -1,0 +1,142 @@
+"""paulin2025 Fig. 4's runs.csv (each group's metric, from which the section's standard errors
+are recomputed) and the baseline beyond the paper, SWA with temperature scaling fitted on a
+held-out validation split."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnnsample.papers import get_recipe
+from bnnsample.papers.paulin2025 import fig4 as fig
+from bnnsample.papers.paulin2025 import temperature_scaling as ts
+
+RESULTS = Path(__file__).resolve().parents[2] / "results" / "paulin2025-fig4"
+
+
+def _softmax(z):
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("t_true", [0.5, 1.0, 2.5])
+def test_fitted_temperature_recovers_a_known_one(t_true):
+    """Labels drawn from softmax(z / T0) and a predictive softmax(z): the temperature that
+    minimises the validation NLL is T0 (to the sampling error of 20,000 labels)."""
+    rng = np.random.default_rng(0)
+    z = rng.normal(0, 3, size=(2, 20_000, 5))
+    p_true = _softmax(z[0] / t_true)
+    y = (rng.random((20_000, 1)) > p_true.cumsum(axis=1)).sum(axis=1)
+    got = ts.fit_temperatures(_softmax(z[:1]), y)
+    assert got.shape == (1,) and got[0] == pytest.approx(t_true, rel=0.05)
+    # a tempered predictive is refitted to 1
+    from bnnsample.evaluate.calibration import tempered
+
+    assert ts.fit_temperatures(tempered(_softmax(z[0]), got[0])[None], y)[0] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_validation_split_is_held_out_from_the_training_subset():
+    """The validation split is disjoint from the loader's stratified training subset, of the
+    asked size and stratified; with the whole training set as the pool it is exactly the rest."""
+    from bnnsample.data.images import subset_indices
+
+    y = np.arange(1000) % 10
+    assert ts.split_sizes(1000, 0.1) == (900, 100) and ts.split_sizes(60_000, 0.1) == (54_000, 6_000)
+    with pytest.raises(ValueError, match="holdout=0.0001"):
+        ts.split_sizes(1000, 0.0001)
+    train = subset_indices(y, 900, 0)
+    val = ts.validation_indices(y, 900, 100, 0)
+    assert np.array_equal(np.sort(np.concatenate([train, val])), np.arange(1000))
+    val = ts.validation_indices(y, 450, 50, 0)  # a reduced pool: 50 of the 550 images outside the 450
+    assert len(val) == 50 and not set(val) & set(subset_indices(y, 450, 0))
+    assert np.bincount(y[val]).tolist() == [5] * 10
+    with pytest.raises(ValueError, match="needs that many"):
+        ts.validation_indices(y, 950, 100, 0)
+
+
+def test_holdout_option_is_checked():
+    from bnnsample.figures.driver import Invocation
+
+    for bad in ("0", "0.7", "x"):
+        with pytest.raises(ValueError, match="holdout="):
+            Invocation(fig.FIG, Path("/tmp"), {"holdout": bad}, fig.SETTINGS, fig.OPTIONS)
+
+
+def _check_runs_csv(folder: Path, section: str):
+    """fig4.csv's stds and the section's paired s.e. (SMS-UBU - each baseline) recomputed from
+    runs.csv's group values."""
+    runs, table = pd.read_csv(folder / "runs.csv"), pd.read_csv(folder / "fig4.csv")
+    for r in table.itertuples():
+        v = runs[(runs.method == r.method) & (runs.ensemble_size == r.ensemble_size) & (runs.metric == r.metric)]
+        assert len(v) == r.groups and v["value"].mean() == pytest.approx(r.mean, rel=1e-9)
+        if r.groups > 1:
+            assert v["value"].std(ddof=1) == pytest.approx(r.std, rel=1e-9)
+    checked = 0
+    for base in ("swa", "standard", "swa_ts"):
+        if base not in set(runs.method):
+            continue
+        label = fig.LABELS[base]
+        for d in fig.recompute_paired(runs, "sms_ubu", base).itertuples():
+            if d.groups < 2:
+                continue
+            cells = next(line for line in section.splitlines() if line.startswith(f"| {d.ensemble_size} | {label} |"))
+            assert f"{d.diff:+.4f} ± {d.se:.4f}" in cells
+            checked += 1
+    assert checked
+
+
+def test_holdout_run_writes_runs_csv_and_the_tempered_baseline(tmp_path, monkeypatch):
+    """A tiny reduced run with holdout=0.1 on a Fashion-MNIST fixture: every method trains on the
+    same 360 images, 40 held out; temperature_scaling.csv has each run's T; the section has the
+    SWA + temperature scaling rows; runs.csv reproduces fig4.csv and the section's paired s.e."""
+    from ..data.test_images import make_fmnist
+
+    make_fmnist(tmp_path / "data", n_train=440, n_test=20)
+    tiny = dict(fig.REDUCED, chains=4, overrides=[
+        "dataset.n_train=400", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=2", "unit=epoch",
+        "model.n_calibration=200", f"data_dir={tmp_path / 'data'}", "progress=false", "batch_size=120",
+    ])  # fmt: skip
+    monkeypatch.setitem(fig.SETTINGS, "reduced", tiny)
+    out = tmp_path / "out"
+    get_recipe(fig.FIG).make(out, {"scale": "reduced", "methods": "sms_ubu", "holdout": "0.1"})
+    folder = out / fig.FIG
+    temps = pd.read_csv(folder / "temperature_scaling.csv")
+    assert len(temps) == 4 and (temps.temperature > 0).all() and (temps.n_val == 40).all()
+    assert (temps.val_nll_tempered <= temps.val_nll + 1e-12).all()
+    table = pd.read_csv(folder / "fig4.csv")
+    assert set(table.method) == {"standard", "swa", "swa_ts", "sms_ubu"}
+    runs_dir = folder / "runs" / "reduced_fmnist_4_holdout0.1" / "sms_ubu"
+    assert "n_train: 360" in (runs_dir / "config.yaml").read_text()
+    text = (out / "REPRODUCTION.md").read_text()
+    assert "| SWA + temperature scaling | 1 |" in text and "40 images (10% of a pool of 400)" in text
+    assert "not tested: not a paper experiment" in text
+    _check_runs_csv(folder, text)
+
+
+def test_committed_cpu_ts_section_recomputes_from_runs_csv():
+    """The committed CPU run of the baseline: its section's group s.e. from its runs.csv."""
+    folder = RESULTS / "cpu_ts"
+    if not (folder / "runs.csv").exists():
+        pytest.skip("no committed cpu_ts run")
+    _check_runs_csv(folder, (folder / "section.md").read_text())
+
+
+def test_committed_section_verdicts_follow_from_its_files():
+    """The committed GPU section (scale=paper runs=16; its per-run stores were not kept, so no
+    runs.csv): claims.csv is what the verdict code gives on fig4.csv, draws.csv and the section's
+    paired table, with the cost of a second group of 16 from costs.csv; a point estimate on the
+    wrong side is named even where the t interval does not resolve it."""
+    section = (RESULTS.parent / "REPRODUCTION.md").read_text().split("<!-- begin paulin2025-fig4 -->")[1]
+    costs = pd.read_csv(RESULTS.parent / "costs.csv")
+    wall = costs[(costs.figure == fig.FIG) & (costs.scale == "paper")].wall_s.iloc[0]
+    rows = fig.verdicts_from_files(RESULTS, section.split("<!-- end")[0], 16, wall / 60)
+    claims = pd.read_csv(RESULTS / "claims.csv").fillna("")
+    assert [o.verdict for _, o in rows] == list(claims.verdict)
+    assert [o.why for _, o in rows] == list(claims.reason)
+    acc = claims[claims.claim.str.startswith("small accuracy gains")].reason.iloc[0]
+    assert "lower by point estimate at sizes 2 (-0.0001), 4 (-0.0013), 8 (-0.0035), 16 (-0.0025, one group)" in acc
+    assert "RPS vs SWA +0.0002, RPS vs standard training +0.0003" in claims.reason.iloc[3]
+    assert "runs=32" in claims.reason.iloc[4]
+    sghmc = claims[claims.claim.str.contains("SG-HMC")]
+    assert (sghmc.ours.str.endswith(": not run")).all() and sghmc.reason.str.contains("fig4_paper").all()
