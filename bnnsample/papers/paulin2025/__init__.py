@@ -2,6 +2,8 @@
 its cells are ``two_batch``'), ``fig2`` (Fig. 2, multinomial logistic regression: multilevel bias
 and metrics against h; the problem and the samplers' runs are ``multinomial_runs``'s), ``fig4``
 (Fig. 4, calibration against ensemble size on Fashion-MNIST CNNs; the method grid in parts and the
-worker processes are ``ensemble_runs``')."""
+worker processes are ``ensemble_runs``'), ``fig5`` (Fig. 5, Celeb-A), ``fig6`` (Fig. 6, chest
+X-ray) and ``table4`` (Table 4, the wide CNN on CIFAR-10): Algorithm 3 on those data sets, whose
+shared recipe is ``image_sets``'."""
 
-from . import fig1, fig2, fig4  # noqa: F401  (importing them registers their recipes)
+from . import fig1, fig2, fig4, fig5, fig6, table4  # noqa: F401  (importing them registers their recipes)
