@@ -90,6 +90,20 @@ def absolute_paths(plain: dict) -> dict:
     return plain
 
 
+def check_files(cfg) -> None:
+    """DataMissingError (one line, as the loader would raise it) when the files of ``cfg.dataset``
+    (a full run config) are not on disk, checked without reading them, by the ``locate`` its
+    loader was filed with; nothing for data sets without one and with ``download=true``."""
+    from omegaconf import OmegaConf
+
+    ds = OmegaConf.to_container(cfg.dataset, resolve=True)
+    ds.setdefault("data_dir", cfg.get("data_dir", "~/.cache/bnnsample"))
+    ds.setdefault("download", cfg.get("download", False))
+    locate = LOADERS.attrs[ds["name"]].get("locate")
+    if locate is not None and not ds["download"]:
+        locate(OmegaConf.create(ds))
+
+
 def load_if_present(name: str, split: int = 0) -> Data | None:
     """The Data of ``dataset=name`` split ``split`` (a data set with seeded splits, ``dataset.split``),
     composed as ``bnnsample run`` would compose it, or None when its files are missing."""
@@ -118,4 +132,4 @@ def _copy(d: Data) -> Data:
     )
 
 
-__all__ = ["Data", "LOADERS", "absolute_paths", "load_data", "load_if_present", "register"]
+__all__ = ["Data", "LOADERS", "absolute_paths", "check_files", "load_data", "load_if_present", "register"]

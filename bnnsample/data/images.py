@@ -243,7 +243,20 @@ def _read_cifar_batch(path: Path):
     return x.reshape(-1, 3, 32, 32), y
 
 
-@register("cifar10")
+def cifar10_folder(cfg) -> Path:
+    """``data_dir/cifar-10-batches-py`` when it holds the six python batches, without reading
+    them; DataMissingError (one line) otherwise."""
+    folder = _root(cfg) / "cifar-10-batches-py"
+    missing = [f for f in CIFAR10_FILES if not (folder / f).is_file()]
+    if missing:
+        raise DataMissingError(
+            f"dataset=cifar10: CIFAR-10 files not found; expected {', '.join(CIFAR10_FILES)} in {folder} "
+            f"(set data_dir=DIR, or download=true when online)"
+        )
+    return folder
+
+
+@register("cifar10", locate=cifar10_folder)
 def cifar10(cfg) -> Data:
     """CIFAR-10, 50,000 train / 10,000 test, 3x32x32, ToTensor only (paulin2025 App. E: no
     augmentation, no normalisation). Reads torchvision's python-batches layout
@@ -257,13 +270,7 @@ def cifar10(cfg) -> Data:
         from torchvision.datasets import CIFAR10
 
         _download("cifar10", lambda: CIFAR10(root, train=True, download=True), root)
-    folder = root / "cifar-10-batches-py"
-    missing = [f for f in CIFAR10_FILES if not (folder / f).is_file()]
-    if missing:
-        raise DataMissingError(
-            f"dataset=cifar10: CIFAR-10 files not found; expected {', '.join(CIFAR10_FILES)} in {folder} "
-            f"(set data_dir=DIR, or download=true when online)"
-        )
+    folder = cifar10_folder(cfg)
     parts = [_read_cifar_batch(folder / f) for f in CIFAR10_FILES]
     x_tr = np.concatenate([p[0] for p in parts[:5]])
     y_tr = np.concatenate([p[1] for p in parts[:5]])
@@ -276,30 +283,61 @@ def cifar10(cfg) -> Data:
 
 # ------------------------------------------------------------------------------------ CelebA
 CELEBA_FILES = ("img_align_celeba/", "list_attr_celeba.txt", "list_eval_partition.txt")
+CELEBA_KAGGLE = ("img_align_celeba/img_align_celeba/", "list_attr_celeba.csv", "list_eval_partition.csv")
 
 
 def _celeba_attributes(path: Path):
     """list_attr_celeba.txt: line 1 the image count, line 2 the 40 attribute names, then
-    '<file> v_1 ... v_40' with v in {-1, 1}. Returns (files, names, values [n, 40] in {0, 1})."""
-    lines = path.read_text().splitlines()
-    names = lines[1].split()
-    files, vals = [], []
-    for line in lines[2:]:
-        parts = line.split()
-        if parts:
-            files.append(parts[0])
-            vals.append([int(v) for v in parts[1:]])
-    return files, names, (np.asarray(vals, dtype=np.int64) + 1) // 2
+    '<file> v_1 ... v_40' with v in {-1, 1}; or Kaggle's list_attr_celeba.csv: a header
+    'image_id,<40 names>', then '<file>,v_1,...,v_40'. Returns (files, names, values [n, 40] in {0, 1})."""
+    if path.suffix == ".csv":
+        rows = _csv_rows(path)
+        names, rows = rows[0][1:], rows[1:]
+    else:
+        lines = path.read_text().splitlines()
+        names, rows = lines[1].split(), [line.split() for line in lines[2:]]
+    rows = [r for r in rows if r]
+    try:
+        vals = np.asarray([[int(v) for v in r[1:]] for r in rows], dtype=np.int64).reshape(len(rows), len(names))
+    except ValueError:
+        raise DataMissingError(f"{path}: not a Celeb-A attribute list (a row of {len(names)} values -1/1 per image "
+                               "expected)") from None  # fmt: skip
+    return [r[0] for r in rows], names, (vals + 1) // 2
 
 
 def _celeba_partition(path: Path) -> dict:
-    """list_eval_partition.txt: '<file> <0 train | 1 valid | 2 test>'."""
-    out = {}
-    for line in path.read_text().splitlines():
-        parts = line.split()
-        if len(parts) == 2:
-            out[parts[0]] = int(parts[1])
-    return out
+    """list_eval_partition.txt: '<file> <0 train | 1 valid | 2 test>'; or Kaggle's
+    list_eval_partition.csv: a header 'image_id,partition', then '<file>,<0 | 1 | 2>'."""
+    rows = _csv_rows(path)[1:] if path.suffix == ".csv" else [line.split() for line in path.read_text().splitlines()]
+    return {r[0]: int(r[1]) for r in rows if len(r) == 2 and r[1].strip().isdigit()}
+
+
+def _csv_rows(path: Path) -> list[list[str]]:
+    import csv
+
+    with open(path, newline="") as f:
+        return [[c.strip() for c in r] for r in csv.reader(f)]
+
+
+def celeba_files(cfg) -> tuple[Path, Path, Path]:
+    """(image folder, attribute list, partition list) of Celeb-A under ``data_dir``, without
+    reading them: torchvision's layout (``celeba/img_align_celeba/*.jpg``, ``list_attr_celeba.txt``,
+    ``list_eval_partition.txt``) or the common Kaggle copy (``list_attr_celeba.csv``,
+    ``list_eval_partition.csv``, images in the nested ``img_align_celeba/img_align_celeba/``),
+    in ``data_dir/celeba`` or in ``data_dir`` itself; DataMissingError (one line) otherwise."""
+    root = _root(cfg)
+    for folder in (root / "celeba", root):
+        for ext in ("txt", "csv"):
+            attr, part = folder / f"list_attr_celeba.{ext}", folder / f"list_eval_partition.{ext}"
+            nested = folder / "img_align_celeba" / "img_align_celeba"
+            images = nested if nested.is_dir() else folder / "img_align_celeba"
+            if images.is_dir() and attr.is_file() and part.is_file():
+                return images, attr, part
+    raise DataMissingError(
+        f"dataset=celeba: Celeb-A files not found; expected {', '.join(CELEBA_FILES)} in {root / 'celeba'} "
+        f"(torchvision's layout) or Kaggle's {', '.join(CELEBA_KAGGLE)} there or in {root} "
+        "(set data_dir=DIR, or download=true when online)"
+    )
 
 
 def _load_images(paths, transform, mode: str) -> np.ndarray:
@@ -317,22 +355,23 @@ def _load_images(paths, transform, mode: str) -> np.ndarray:
     return out
 
 
-@register("celeba")
+@register("celeba", locate=celeba_files)
 def celeba(cfg) -> Data:
     """Celeb-A blond vs brown hair (paulin2025 §5, App. F.1): the aligned-and-cropped images of
     torchvision's ``train`` (partition 0) and ``test`` (partition 2) splits that have exactly
     one of Blond_Hair and Brown_Hair; label 1 = blond, 0 = brown; Resize(64) + CenterCrop(64)
     + ToTensor (3x64x64). The authors' training loader drops its incomplete last batch of 200
     (55,400 images); ``train_multiple`` (default 200) keeps a seeded random subset of
-    floor(n / 200) * 200 training images to the same effect (1 or null: keep all).
+    floor(n / 200) * 200 training images to the same effect (1 or null: keep all); ``n_train`` /
+    ``n_test`` keep seeded random subsets of that many (reduced protocols; null: all).
 
-    Files (torchvision's CelebA layout): ``data_dir/celeba/img_align_celeba/*.jpg``,
-    ``list_attr_celeba.txt``, ``list_eval_partition.txt``. torchvision's CelebA also demands
-    identity_CelebA.txt, list_bbox_celeba.txt and list_landmarks_align_celeba.txt and checks
-    the MD5 of all five text files, which no small fixture can pass; we read the three files
-    we need directly (same parsing: attribute -1/1 -> 0/1). ``download=true`` runs
-    torchvision's download (Google Drive, needs gdown). Memory: 61,473 images as float32,
-    about 3 GB.
+    Files (``celeba_files``): torchvision's CelebA layout, ``data_dir/celeba/img_align_celeba/*.jpg``,
+    ``list_attr_celeba.txt``, ``list_eval_partition.txt``, or the Kaggle copy's CSV lists and
+    nested image folder. torchvision's CelebA also demands identity_CelebA.txt,
+    list_bbox_celeba.txt and list_landmarks_align_celeba.txt and checks the MD5 of all five text
+    files, which no small fixture can pass; we read the three files we need directly (same
+    parsing: attribute -1/1 -> 0/1). ``download=true`` runs torchvision's download (Google
+    Drive, needs gdown). Memory: 61,473 images as float32, about 3 GB.
     """
     from torchvision import transforms
 
@@ -341,21 +380,13 @@ def celeba(cfg) -> Data:
         from torchvision.datasets import CelebA
 
         _download("celeba", lambda: CelebA(root, split="all", download=True), root)
-    folder = root / "celeba"
-    if not ((folder / "img_align_celeba").is_dir() and (folder / CELEBA_FILES[1]).is_file()
-            and (folder / CELEBA_FILES[2]).is_file()):  # fmt: skip
-        raise DataMissingError(
-            f"dataset=celeba: Celeb-A files not found; expected {', '.join(CELEBA_FILES)} in {folder} "
-            f"(set data_dir=DIR, or download=true when online)"
-        )
-    files, names, attr = _celeba_attributes(folder / "list_attr_celeba.txt")
-    part = _celeba_partition(folder / "list_eval_partition.txt")
+    images, attr_path, part_path = celeba_files(cfg)
+    files, names, attr = _celeba_attributes(attr_path)
+    part = _celeba_partition(part_path)
     try:
         blond, brown = attr[:, names.index("Blond_Hair")], attr[:, names.index("Brown_Hair")]
     except ValueError:
-        raise DataMissingError(
-            f"dataset=celeba: {folder / 'list_attr_celeba.txt'} has no Blond_Hair/Brown_Hair columns"
-        ) from None
+        raise DataMissingError(f"dataset=celeba: {attr_path} has no Blond_Hair/Brown_Hair columns") from None
     keep = (blond + brown) == 1
     split = np.asarray([part.get(f, -1) for f in files])
     tf = transforms.Compose([transforms.Resize(64), transforms.CenterCrop(64)])
@@ -366,23 +397,19 @@ def celeba(cfg) -> Data:
             m = int(cfg.get("train_multiple") or 1)
             if m > 1 and len(sel) >= m:
                 sel = sel[_seeded_subset(len(sel), len(sel) // m * m, int(cfg.get("split_seed", 0)))]
+        keep_n = cfg.get(f"n_{name}", None)
+        if keep_n is not None and int(keep_n) < len(sel):  # a seeded subset, before any image is read
+            sel = sel[_seeded_subset(len(sel), int(keep_n), int(cfg.get("split_seed", 0)) + 1 + code)]
         if len(sel) == 0:
-            raise DataMissingError(f"dataset=celeba: no blond/brown-hair images in the {name} partition of {folder}")
-        paths = [folder / "img_align_celeba" / files[i] for i in sel]
+            raise DataMissingError(f"dataset=celeba: no blond/brown-hair images in the {name} partition of {part_path}")
+        paths = [images / files[i] for i in sel]
         missing = [p for p in paths if not p.is_file()]
         if missing:
             raise DataMissingError(f"dataset=celeba: {len(missing)} listed images are missing, e.g. {missing[0]}")
         out[name] = (_to_float(_load_images(paths, tf, "RGB")), torch.from_numpy(blond[sel].copy()))
     (x_tr, y_tr), (x_te, y_te) = out["train"], out["test"]
-    return _to_data(
-        "celeba",
-        x_tr,
-        x_te,
-        y_tr,
-        y_te,
-        2,
-        f"Celeb-A blond (1) vs brown (0) hair, {len(y_tr)}/{len(y_te)}, 64x64",
-    )
+    return _to_data("celeba", x_tr, x_te, y_tr, y_te, 2,
+                    f"Celeb-A blond (1) vs brown (0) hair, {len(y_tr)}/{len(y_te)}, 64x64", images.parent)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------- chest X-ray
@@ -394,7 +421,22 @@ def _chest_files(folder: Path):
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in _IMAGE_SUFFIXES) if folder.is_dir() else []
 
 
-@register("chestxray")
+def chestxray_files(cfg) -> dict:
+    """{(split, class): sorted image files} of ``data_dir/chest_xray/{train,test}/{PNEUMONIA,NORMAL}``
+    (listed, not read); DataMissingError (one line) naming the folders without images."""
+    root = _root(cfg) / "chest_xray"
+    found = {(s, c): _chest_files(root / s / c) for s in ("train", "test") for c in CHEST_CLASSES}
+    empty = [f"{s}/{c}" for (s, c), v in found.items() if not v]
+    if empty:
+        raise DataMissingError(
+            f"dataset=chestxray: chest X-ray images not found; expected JPEG files in "
+            f"{root}/{{train,test}}/{{NORMAL,PNEUMONIA}} (Kermany et al. layout; none in {', '.join(empty)}; "
+            f"set data_dir=DIR; there is no automatic download)"
+        )
+    return found
+
+
+@register("chestxray", locate=chestxray_files)
 def chestxray(cfg) -> Data:
     """Chest X-ray pneumonia (Kermany et al. 2018; paulin2025 §5, App. F.1): grayscale, 180x180,
     labels PNEUMONIA = 0, NORMAL = 1. Layout ``data_dir/chest_xray/{train,test}/{NORMAL,PNEUMONIA}/*.jpeg``
@@ -414,15 +456,7 @@ def chestxray(cfg) -> Data:
     """
     from torchvision import transforms
 
-    root = _root(cfg) / "chest_xray"
-    found = {(s, c): _chest_files(root / s / c) for s in ("train", "test") for c in CHEST_CLASSES}
-    empty = [f"{s}/{c}" for (s, c), v in found.items() if not v]
-    if empty:
-        raise DataMissingError(
-            f"dataset=chestxray: chest X-ray images not found; expected JPEG files in "
-            f"{root}/{{train,test}}/{{NORMAL,PNEUMONIA}} (Kermany et al. layout; none in {', '.join(empty)}; "
-            f"set data_dir=DIR; there is no automatic download)"
-        )
+    found = chestxray_files(cfg)
     copies = _chest_copies(cfg)
     size = int(cfg.get("image_size", 180))
     seed = int(cfg.get("augment_seed", 0))

@@ -336,6 +336,46 @@ def test_celeba_fixture_selects_blond_vs_brown_like_torchvision(tmp_path, monkey
     assert d4.x_train.shape[0] == 6 and d4.x_test.shape[0] == 3
 
 
+def make_celeba_kaggle(root, seed=0):
+    """The common Kaggle copy of Celeb-A: list_attr_celeba.csv and list_eval_partition.csv (CSV
+    with a header row), list_bbox_celeba.csv, and the images in the nested folder
+    img_align_celeba/img_align_celeba/; the same images and labels as ``make_celeba``."""
+    import csv
+
+    src = make_celeba(root / "torchvision", seed)
+    (root / "img_align_celeba").mkdir(parents=True)
+    (src / "img_align_celeba").rename(root / "img_align_celeba" / "img_align_celeba")
+    attr = (src / "list_attr_celeba.txt").read_text().splitlines()
+    with open(root / "list_attr_celeba.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["image_id", *attr[1].split()])
+        w.writerows(line.split() for line in attr[2:])
+    with open(root / "list_eval_partition.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["image_id", "partition"])
+        w.writerows(line.split() for line in (src / "list_eval_partition.txt").read_text().splitlines())
+    (root / "list_bbox_celeba.csv").write_text("image_id,x_1,y_1,width,height\n000001.jpg,95,71,226,313\n")
+    return root
+
+
+def test_celeba_kaggle_copy_reads_like_torchvision_layout(tmp_path):
+    """Kaggle's CSV lists and nested image folder, in data_dir or data_dir/celeba, give exactly the
+    tensors of torchvision's layout; n_train / n_test keep seeded subsets of them."""
+    make_celeba(tmp_path / "tv")
+    want = LOADERS["celeba"](_cfg(tmp_path / "tv", "celeba", train_multiple=200, split_seed=0))
+    for root in (tmp_path / "kaggle", tmp_path / "kaggle2" / "celeba"):
+        make_celeba_kaggle(root)
+        data_dir = root if root.name == "kaggle" else root.parent
+        got = LOADERS["celeba"](_cfg(data_dir, "celeba", train_multiple=200, split_seed=0))
+        for k in ("x_train", "y_train", "x_test", "y_test"):
+            torch.testing.assert_close(getattr(got, k), getattr(want, k), rtol=0, atol=0)
+    assert got.y_train.tolist() == [1, 0, 1, 0, 0, 1, 0, 1]
+    sub = LOADERS["celeba"](_cfg(tmp_path / "kaggle", "celeba", train_multiple=1, split_seed=0, n_train=5, n_test=2))
+    assert sub.x_train.shape[0] == 5 and sub.x_test.shape[0] == 2
+    rows = [i for i in range(8) if any(torch.equal(sub.x_train[j], want.x_train[i]) for j in range(5))]
+    assert len(rows) == 5 and sub.y_train.tolist() == want.y_train[rows].tolist()
+
+
 def test_celeba_smoke_run(tmp_path):
     make_celeba(tmp_path / "data")
     pred = _smoke(tmp_path, "celeba", "cnn_celeba", ["batch_size=2", "model.n_calibration=4"])
@@ -406,7 +446,8 @@ def test_chestxray_smoke_run(tmp_path):
     "name,words",
     [("fmnist", ["train-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz", "FashionMNIST/raw", "download=true"]),
      ("cifar10", ["data_batch_1", "test_batch", "cifar-10-batches-py", "download=true"]),
-     ("celeba", ["img_align_celeba/", "list_attr_celeba.txt", "list_eval_partition.txt", "download=true"]),
+     ("celeba", ["img_align_celeba/", "list_attr_celeba.txt", "list_eval_partition.txt", "download=true",
+                 "img_align_celeba/img_align_celeba/", "list_attr_celeba.csv", "list_eval_partition.csv"]),
      ("chestxray", ["chest_xray", "NORMAL", "PNEUMONIA", "train", "test"])],
 )  # fmt: skip
 def test_missing_files_name_the_expected_files(tmp_path, name, words):

@@ -5,6 +5,8 @@ and metrics against h; the problem and the samplers' runs are ``multinomial_runs
 Hessian spectral norms at random, trained, SWA and SWA + noise weights), both built on
 ``local_chains`` (Algorithm 3 in memory), ``fig4``
 (Fig. 4, calibration against ensemble size on Fashion-MNIST CNNs; the method grid in parts and the
-worker processes are ``ensemble_runs``')."""
+worker processes are ``ensemble_runs``'), ``fig5`` (Fig. 5, Celeb-A), ``fig6`` (Fig. 6, chest
+X-ray) and ``table4`` (Table 4, the wide CNN on CIFAR-10): Algorithm 3 on those data sets, whose
+shared recipe is ``image_sets``'."""
 
-from . import fig1, fig2, fig3, fig4, fig7  # noqa: F401  (importing them registers their recipes)
+from . import fig1, fig2, fig3, fig4, fig5, fig6, fig7, table4  # noqa: F401  (importing them registers their recipes)

@@ -60,15 +60,16 @@ def method_grid(run_root: Path, s: dict, methods, swa_from: RunGrid | None = Non
     return grid
 
 
-def print_estimate(grid: RunGrid, s: dict) -> None:
-    """One line at the start: the estimated time of the runs still to make (``RunGrid.estimate``)."""
+def print_estimate(grid: RunGrid, s: dict, fig: str = FIG) -> None:
+    """One line at the start: the estimated time of the runs still to make (``RunGrid.estimate``),
+    headed by the recipe ``fig``."""
     from ...models.cost import duration_text
 
     got = grid.estimate()
     if got is None:
         return
     n, seconds, device = got
-    print(f"[{FIG}] estimated time of the {n} runs to make ({grid.parts} part(s) x {len(grid.names)} method(s), "
+    print(f"[{fig}] estimated time of the {n} runs to make ({grid.parts} part(s) x {len(grid.names)} method(s), "
           f"device={device}, one process): about {duration_text(seconds)}"
           + (f"; with workers={s['workers']}: about {duration_text(seconds / s['workers'])} wall" if s["workers"] > 1 else ""),
           flush=True)  # fmt: skip
@@ -84,8 +85,8 @@ def _worker(w: int, cmd: list[str], log: str) -> tuple[int, str, int]:
     return w, log, proc.wait()
 
 
-def run_workers(out_dir: Path, options: dict, s: dict, grid: RunGrid) -> None:
-    """``workers`` processes of this recipe, each making a disjoint share of the parts
+def run_workers(out_dir: Path, options: dict, s: dict, grid: RunGrid, fig: str = FIG) -> None:
+    """``workers`` processes of the recipe ``fig``, each making a disjoint share of the parts
     (``part=``); returns when all have ended, ValueError naming the log of one that failed.
     Each process runs one torch thread, so two workers use two cores."""
     import sys
@@ -104,9 +105,9 @@ def run_workers(out_dir: Path, options: dict, s: dict, grid: RunGrid) -> None:
                                                if k not in ("workers", "part", "time_limit"))]  # fmt: skip
         if s.get("deadline") is not None:
             opts.append(f"time_limit={max(1.0, s['deadline'] - time.monotonic()):.0f}")
-        cmd = [sys.executable, "-c", "from bnnsample.cli import main; main()", "figure", FIG, "--out", str(out_dir),
+        cmd = [sys.executable, "-c", "from bnnsample.cli import main; main()", "figure", fig, "--out", str(out_dir),
                *opts, f"part={','.join(map(str, share))}"]  # fmt: skip
-        print(f"[{FIG}] worker {w}: parts {share}, log {log}", flush=True)
+        print(f"[{fig}] worker {w}: parts {share}, log {log}", flush=True)
         calls.append((_worker, (w, cmd, str(log))))
     codes = sorted(run_pool(calls, len(calls)))
     failed = [(w, log) for w, log, code in codes if code not in (0, TIME_LIMIT_EXIT)]

@@ -102,9 +102,16 @@ PAPER_NUMBERS = {
 }  # (accuracy, ACE, NLL, RPS)  # fmt: skip
 
 
+# the paper's other image sets have recipes of their own (their hyperparameters, texts and claims)
+OWN_RECIPES = {"celeba": "paulin2025-fig5", "chestxray": "paulin2025-fig6", "cifar10": "paulin2025-table4"}
+
+
 def _settings(inv: Invocation) -> tuple[dict, list[str]]:
     """(the scale's settings changed by the options, the methods in the order they run)."""
     o, s = inv.opt, dict(inv.st)
+    if o["dataset"] in OWN_RECIPES:
+        raise ValueError(f"dataset={o['dataset']}: the paper's experiment on it has its own recipe, `bnnsample figure "
+                         f"{OWN_RECIPES[o['dataset']]} data_dir=DIR` (this one is Fig. 4, Fashion-MNIST)")  # fmt: skip
     if o["dataset"] is not None and o["dataset"] != s["dataset"]:
         s["dataset"] = o["dataset"]
         s["model"] = None if inv.scale == "paper" else "cnn_small"  # paper: the dataset's own CNN
