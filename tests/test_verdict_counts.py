@@ -37,3 +37,15 @@ def test_every_stated_count_is_found_and_a_change_is_caught():
     some_fig = next(k for k in counts if "-" in k and f"### {k}" in page)
     wrong = {**counts, some_fig: tuple(n + 1 for n in counts[some_fig])}
     assert verdict_counts.rewrite_page(page, wrong) != page
+
+
+def test_readme_states_the_number_of_paper_recipes():
+    """The README's "N recipes" is the number of paper recipes `bnnsample figure --list` offers."""
+    import re
+
+    from bnnsample.papers import recipes
+
+    papers = {"chen2015", "franzese2021", "matthews2018", "paulin2025", "sekkat2023"}
+    n = sum(fid.split("-")[0] in papers for fid in recipes())
+    stated = re.search(r"five papers: (\d+) recipes", (ROOT / "README.md").read_text())
+    assert stated and int(stated.group(1)) == n
