@@ -449,8 +449,9 @@ def _end_after_io_error(e: BaseException, run_dir: Path) -> None:
     path, code = got
     staged = re.fullmatch(r"\.(.+)\.creating-\d+", Path(path).name)  # HDF5 keeps the name a store was created under
     path = Path(path).with_name(staged.group(1)) if staged else path
+    back = "there is free space (or the run directory is moved)" if code == errno.ENOSPC else "the disk is back"
     msg = (f"{path or run_dir}: {os.strerror(code)} while the run wrote (its disk or file system failed or filled "
-           f"under it); the draws flushed before are kept in {run_dir}: once the disk is back, rerun the same command "
+           f"under it); the draws flushed before are kept in {run_dir}: once {back}, rerun the same command "
            "to resume")  # fmt: skip
     with contextlib.suppress(Exception):
         log_to_files(msg)
