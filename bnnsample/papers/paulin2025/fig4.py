@@ -119,14 +119,7 @@ def _settings(inv: Invocation) -> tuple[dict, list[str]]:
     for key in ("runs", "chains"):  # chains=: the older name of runs=, the number of independent runs
         if o[key] is not None:
             s["chains"] = o[key]
-    if s.get("part_runs") and s["chains"] % s["part_runs"]:
-        raise ValueError(f"runs={s['chains']}: scale={inv.scale} runs in parts of {s['part_runs']} runs; "
-                         f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
-    # how the runs are made: workers=N processes, part= (a worker's share), time_limit= (seconds from now; every
-    # run gets what is left), device=
-    s["workers"], s["device"], s["only_parts"] = o["workers"], o["device"], _parts(o["part"], n_parts(s))
-    if o["time_limit"] is not None:
-        s["deadline"] = time.monotonic() + o["time_limit"]
+    how_runs_are_made(s, o, inv.scale)
     if o["burn_in"] is not None:  # another burn-in (epochs) from the same SWA points: runs under <runs>_burnin<B>
         s["overrides"] = [f"burn_in={o['burn_in']}" if v.startswith("burn_in=") else v for v in s["overrides"]]
         s["burn_in"] = o["burn_in"]
@@ -151,6 +144,18 @@ def _pool(s: dict) -> int:
             return int(v.split("=", 1)[1])
     keep = [v for v in s["overrides"] if v.startswith(("data_dir=", "dataset."))]
     return load_data(compose([f"dataset={s['dataset']}", *keep])).n_train
+
+
+def how_runs_are_made(s: dict, o: dict, scale: str) -> None:
+    """Set in the setting ``s`` how its runs are made from the options ``o``: workers=N processes,
+    part= (a worker's share), time_limit= (seconds from now; every run gets what is left), device=;
+    runs= must fill the scale's parts."""
+    if s.get("part_runs") and s["chains"] % s["part_runs"]:
+        raise ValueError(f"runs={s['chains']}: scale={scale} runs in parts of {s['part_runs']} runs; "
+                         f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
+    s["workers"], s["device"], s["only_parts"] = o["workers"], o["device"], _parts(o["part"], n_parts(s))
+    if o["time_limit"] is not None:
+        s["deadline"] = time.monotonic() + o["time_limit"]
 
 
 def _parts(text: str | None, parts: int) -> list[int] | None:

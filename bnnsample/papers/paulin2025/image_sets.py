@@ -24,7 +24,7 @@ from ...figures.claims import Claim, check, not_tested
 from ...figures.common import md_table
 from ...figures.driver import Figure, Invocation, Option, choice, integer, number, register_figure
 from ...rundir import write_frame
-from .ensemble_runs import method_grid, method_overrides, n_parts, print_estimate, run_workers
+from .ensemble_runs import method_grid, method_overrides, print_estimate, run_workers
 
 RUNS = "must be an integer >= 1 (independent runs)"
 OPTIONS = (Option("runs", integer(1, RUNS)), Option("workers", integer(1, "must be an integer >= 1"), 1),
@@ -111,19 +111,13 @@ def untested_why(d: ImageSet) -> str:
 
 def _settings(inv: Invocation, d: ImageSet) -> dict:
     """The scale's settings changed by the options (runs=, workers=, part=, time_limit=, device=)."""
-    import time
 
-    from .fig4 import _parts
+    from .fig4 import how_runs_are_made
 
     o, s = inv.opt, dict(inv.st)
     if o["runs"] is not None:
         s["chains"] = o["runs"]
-    if s.get("part_runs") and s["chains"] % s["part_runs"]:
-        raise ValueError(f"runs={s['chains']}: scale={inv.scale} runs in parts of {s['part_runs']} runs; "
-                         f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
-    s["workers"], s["device"], s["only_parts"] = o["workers"], o["device"], _parts(o["part"], n_parts(s))
-    if o["time_limit"] is not None:
-        s["deadline"] = time.monotonic() + o["time_limit"]
+    how_runs_are_made(s, o, inv.scale)
     return s
 
 
