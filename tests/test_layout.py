@@ -89,7 +89,6 @@ def test_each_paper_files_its_own_recipes():
 # not yet in the Claims shape (issue 43): their claims are built per data set / sampler by functions
 CLAIM_DICTS_PENDING = frozenset(
     {
-        "bnnsample.papers.franzese2021.sweeps",
         "bnnsample.papers.paulin2025.fig4",
         "bnnsample.papers.paulin2025.image_sets",
     }

@@ -12,7 +12,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ...figures.claims import Claim, Outcome, by_count, by_resolved, not_reproduced, not_tested, partly, reproduced
+from ...figures.claims import (
+    Claim,
+    Claims,
+    Outcome,
+    by_count,
+    by_resolved,
+    not_reproduced,
+    not_tested,
+    partly,
+    reproduced,
+)
 from ...figures.common import distinct, md_table, where
 from ...figures.driver import SCALE, Figure, Invocation, Option, choice, names, numbers, register_figure
 from ...plotting import pyplot, save_figure
@@ -107,68 +117,15 @@ _TOL = (
 _INSIDE = "seed mean <= the band's 95% quantile + 2 sd / sqrt(seeds)"
 
 
-def _akd_claim(text: str, where: str, paper: str, tolerance: str) -> Claim:
-    """A statement of the paper about the distance curves, measured by the AKD to the oracle."""
-    return Claim(text, where, paper, source="statement", tolerance=tolerance, method=_AKD)
-
-
-FIG4_CLAIMS = {
-    "sghmc": _akd_claim(
-        "SHMC-LEAPFROG and SGHMC: no significant difference", "§5 'Comparing with SGHMC', Fig. 4",
-        "no significant difference",
-        f"|SGHMC - LEAPFROG| within {_TOL} in at least 2/3 of the (batch, h) cells"),
-    "batch": _akd_claim(
-        "larger batches admit larger h; smaller batches need smaller h", "§5 'On the convergence bottleneck', Fig. 4",
-        "qualitative", f"AKD ordered by batch size, full lowest by more than {_TOL}, no reversal beyond it, in every "
-        f"(sampler, h) cell; partly in some; and the largest h inside the band ({_INSIDE}) never larger for a "
-        "smaller batch"),
-    "small_h": replace(FIG1_CLAIMS["small_eta"], paper="every curve reaches the band", method=_AKD,
-                       tolerance=f"AKD at the grid's smallest h inside the band ({_INSIDE}), every (sampler, batch)"),
-    "mt3": _akd_claim(
-        "MT3 consistently outperforms the other integrators in full batch, especially at larger h",
-        "§5 'Comparison of integrators', Fig. 4", "MT3 lowest",
-        f"MT3's full-batch AKD below every other sampler's by more than {_TOL} at every h; partly at some h"),
-    "sym_lt": replace(FIG1_CLAIMS["sym_lt"], method=_AKD,
-                      tolerance=f"|SYMMETRIC - LIE-TROTTER| within {_TOL} in at least 2/3 of the (batch, h) cells"),
-    "self": Claim(
-        "self-distance of the oracle, 200 vs 200 near-independent draws", "App. F.2 (5 oracle runs of 200 samples)",
-        f"≈ {AKD_FLOOR_200} (i.i.d. expectation 0.8687 sqrt(2/200))", source="derived",
-        tolerance="mean self-distance <= 1.1 x the i.i.d. expectation for as many draws",
-        method="Kolmogorov distances between the oracle runs, averaged over test points and pairs"),
-}  # fmt: skip
+# the claims of each figure, filed below beside the rule that decides each (claims.csv ids follow that order)
+FIG4_CLAIMS = Claims("statement")
+FIG5_CLAIMS = Claims("statement")
+FIG10_CLAIMS = Claims("statement")
 _FIG5 = "§5 'Exploring the connection with HMC', Fig. 5"
-FIG5_CLAIMS = {
-    "small_h": _akd_claim(
-        "for small h the order of convergence is similar for all N_l, especially with the full batch", _FIG5,
-        "similar", f"every N_l inside the band ({_INSIDE}) at the grid's smallest h, per batch size"),
-    "large_h": _akd_claim(
-        "larger errors as h grows and N_l approaches 100, more with minibatches", _FIG5, "qualitative",
-        "at the largest h the largest N_l has a larger AKD than N_l = 1 (or diverges), per batch size"),
-    "nl1": _akd_claim(
-        "N_l = 1 is a sensible choice", _FIG5, "N_l = 1",
-        f"N_l = 1 lowest AKD (within {_TOL}) in at least 2/3 of the (batch, h) cells"),
-}  # fmt: skip
 # App. F.4 names no range of C over which convergence is "not too sensitive"; we test it from the
 # paper's smallest swept C (0.5) to the top of its recommended 5-10 (a factor of 20), and report the
 # C run above 10 against the paper's expectation that too large a C hurts (App. F.4)
 FIG10_RANGE = (0.5, 10.0)
-FIG10_CLAIMS = {
-    "insensitive": _akd_claim(
-        "convergence is not too sensitive to C: a wide range of C is acceptable", "App. F.4, Fig. 10",
-        "qualitative, no range stated (C swept from 0.5 to 100); tested over C in [0.5, 10]",
-        "every C run in [0.5, 10] (spanning at least a factor of 10) finite and within the band width of the "
-        "lowest AKD of any C at the smallest h, per batch size; partly: within two band widths in every batch "
-        "size"),
-    "c_5_10": _akd_claim(
-        "for most cases a value of C between 5 and 10 gives reasonable results", "App. F.4, Fig. 10", "C in [5, 10]",
-        "a C in [5, 10] lowest, or within the band width of the lowest, in every (batch, h) cell"),
-    "large_c": _akd_claim(
-        "too large a C is expected to hurt (the process degenerates to Brownian motion)", "App. F.4",
-        "expected, no value of C stated",
-        "the largest C run above 10 more than the band width above the lowest AKD at the smallest h, or "
-        "diverged, per batch size"),
-}  # fmt: skip
-
 
 # CPU time of scale=paper on Boston: h down to 0.001 at burn-in time 10 and 20 draws 2.5 apart is 111,000
 # steps per (sampler, batch) summed over h. Measured per step of 10 chains: full batch LEAPFROG 7 ms, batch
@@ -244,6 +201,14 @@ def _alike(cells: list[dict], noise: Noise, a: str, b: str) -> Outcome | None:
         f"{np.mean([p[0] for p in pairs]):+.3f}; largest {worst[0]:+.3f} (batch {worst[1]}, h = {worst[2]:g})"))  # fmt: skip
 
 
+@FIG4_CLAIMS.rule(
+    "sghmc",
+    "SHMC-LEAPFROG and SGHMC: no significant difference",
+    "§5 'Comparing with SGHMC', Fig. 4",
+    "no significant difference",
+    tolerance=f"|SGHMC - LEAPFROG| within {_TOL} in at least 2/3 of the (batch, h) cells",
+    method=_AKD,
+)
 def _sghmc_like_leapfrog(cells: list[dict], noise: Noise, s=None) -> Outcome | None:
     return _alike(cells, noise, "SHMC-LEAPFROG", "SGHMC")
 
@@ -267,6 +232,16 @@ _BATCH_WHY = (
 )
 
 
+@FIG4_CLAIMS.rule(
+    "batch",
+    "larger batches admit larger h; smaller batches need smaller h",
+    "§5 'On the convergence bottleneck', Fig. 4",
+    "qualitative",
+    tolerance=f"AKD ordered by batch size, full lowest by more than {_TOL}, no reversal beyond it, in "
+    f"every (sampler, h) cell; partly in some; and the largest h inside the band ({_INSIDE}) never "
+    "larger for a smaller batch",
+    method=_AKD,
+)
 def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome:
     labels, batches, akd = distinct(cells, "label"), distinct(cells, "batch"), _akd(cells)
     ok = {(lab, b): _largest_h_in_band(cells, noise, lab, b) for lab in labels for b in batches}
@@ -291,6 +266,14 @@ def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome
                        "tolerance at this scale: larger h or more draws per run would resolve them")  # fmt: skip
 
 
+@FIG4_CLAIMS.rule(
+    "small_h",
+    FIG1_CLAIMS["small_eta"].text,
+    FIG1_CLAIMS["small_eta"].where,
+    "every curve reaches the band",
+    tolerance=f"AKD at the grid's smallest h inside the band ({_INSIDE}), every (sampler, batch)",
+    method=_AKD,
+)
 def _every_curve_reaches_band(cells: list[dict], noise: Noise, s: SweepSettings | None = None) -> Outcome:
     hmin = min(c["step_size"] for c in cells)
     at_min = [c for c in cells if c["step_size"] == hmin]
@@ -316,6 +299,14 @@ def _every_curve_reaches_band(cells: list[dict], noise: Noise, s: SweepSettings 
         f"grid goes down to h = 0.001): {FIG4_SMALL_H_COST}")  # fmt: skip
 
 
+@FIG4_CLAIMS.rule(
+    "mt3",
+    "MT3 consistently outperforms the other integrators in full batch, especially at larger h",
+    "§5 'Comparison of integrators', Fig. 4",
+    "MT3 lowest",
+    tolerance=f"MT3's full-batch AKD below every other sampler's by more than {_TOL} at every h; partly at some h",
+    method=_AKD,
+)
 def _mt3_lowest(cells: list[dict], noise: Noise, s=None) -> Outcome:
     """MT3 resolved lowest (below every other sampler by more than the tolerance) at each full-batch h;
     resolved worse where another sampler is below it by more than the tolerance; the rest unresolved."""
@@ -338,6 +329,14 @@ def _mt3_lowest(cells: list[dict], noise: Noise, s=None) -> Outcome:
         f"needs more seeds (it shrinks as 1/sqrt(seeds); {FIG4_SEED_COST})"))  # fmt: skip
 
 
+@FIG4_CLAIMS.rule(
+    "sym_lt",
+    FIG1_CLAIMS["sym_lt"].text,
+    FIG1_CLAIMS["sym_lt"].where,
+    FIG1_CLAIMS["sym_lt"].paper,
+    tolerance=f"|SYMMETRIC - LIE-TROTTER| within {_TOL} in at least 2/3 of the (batch, h) cells",
+    method=_AKD,
+)
 def _symmetric_like_lie_trotter(cells: list[dict], noise: Noise, s=None) -> Outcome:
     out = _alike(cells, noise, "LIE-TROTTER", "SYMMETRIC")
     return out or not_tested("scale", why=f"SYMMETRIC is not run at this scale: {FIG4_PAPER_COST}")
@@ -349,6 +348,15 @@ FIG10_SELF_200 = 0.098
 ORACLE_PAPER_COST = "about 9 CPU-minutes (measured on Boston: 5 runs x 10 chains x 12,000 steps)"
 
 
+@FIG4_CLAIMS.rule(
+    "self",
+    "self-distance of the oracle, 200 vs 200 near-independent draws",
+    "App. F.2 (5 oracle runs of 200 samples)",
+    f"≈ {AKD_FLOOR_200} (i.i.d. expectation 0.8687 sqrt(2/200))",
+    source="derived",
+    tolerance="mean self-distance <= 1.1 x the i.i.d. expectation for as many draws",
+    method="Kolmogorov distances between the oracle runs, averaged over test points and pairs",
+)
 def _oracle_self_distance(cells: list[dict], noise: Noise, s=None) -> Outcome:
     """The oracle's self-distance against the i.i.d. expectation for as many draws."""
     floor, n = cells[0]["self_mean"], cells[0]["draws"]
@@ -368,8 +376,6 @@ def _oracle_self_distance(cells: list[dict], noise: Noise, s=None) -> Outcome:
     return reproduced(ours) if floor <= 1.1 * iid else partly(ours)
 
 
-FIG4_RULES = {"sghmc": _sghmc_like_leapfrog, "batch": _larger_batches_larger_h, "small_h": _every_curve_reaches_band,
-              "mt3": _mt3_lowest, "sym_lt": _symmetric_like_lie_trotter, "self": _oracle_self_distance}  # fmt: skip
 # the verdicts of the scale=quick run (one seed, 100 draws, burn-in time 2) this section replaced, under the
 # rules before issue 47 (tolerance the band width alone)
 FIG4_QUICK_VERDICTS = {"sghmc": "partly", "batch": "reproduced", "small_h": "not tested: scale", "mt3": "reproduced",
@@ -393,7 +399,7 @@ def fig4_outcomes(
     gives."""
     cells, noise = seed_means(rows), noise or Noise.of(rows)
     out = []
-    for k, rule in FIG4_RULES.items():
+    for k, rule in FIG4_CLAIMS.rules.items():
         o = rule(cells, noise, s)
         if o is None:
             continue
@@ -411,6 +417,14 @@ def fig4_outcomes(
     return out
 
 
+@FIG5_CLAIMS.rule(
+    "small_h",
+    "for small h the order of convergence is similar for all N_l, especially with the full batch",
+    _FIG5,
+    "similar",
+    tolerance=f"every N_l inside the band ({_INSIDE}) at the grid's smallest h, per batch size",
+    method=_AKD,
+)
 def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
     hmin, band, batches = min(s.steps), rows[0]["self_high"], distinct(rows, "batch")
     same, parts = 0, []
@@ -426,6 +440,14 @@ def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], nois
         f"{FIG5_PAPER_COST}")  # fmt: skip
 
 
+@FIG5_CLAIMS.rule(
+    "large_h",
+    "larger errors as h grows and N_l approaches 100, more with minibatches",
+    _FIG5,
+    "qualitative",
+    tolerance="at the largest h the largest N_l has a larger AKD than N_l = 1 (or diverges), per batch size",
+    method=_AKD,
+)
 def _larger_errors_at_large_h(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
     hmax, batches, first, last = max(s.steps), distinct(rows, "batch"), f"N_l={nls[0]}", f"N_l={nls[-1]}"
     large = {b: _at(rows, b, hmax) for b in batches}
@@ -443,6 +465,14 @@ def _lowest_within(cell: dict, label: str, width: float) -> bool:
     return np.isfinite(one) and one <= _lowest(cell) + width
 
 
+@FIG5_CLAIMS.rule(
+    "nl1",
+    "N_l = 1 is a sensible choice",
+    _FIG5,
+    "N_l = 1",
+    tolerance=f"N_l = 1 lowest AKD (within {_TOL}) in at least 2/3 of the (batch, h) cells",
+    method=_AKD,
+)
 def _nl1_sensible(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
     first, cells = f"N_l={nls[0]}", distinct(rows, "batch", "step_size")
     best1 = [f"{b}/{h:g}" for b, h in cells if _lowest_within(_at(rows, b, h), first, noise.diff(b))]
@@ -452,10 +482,9 @@ def _nl1_sensible(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noi
 
 def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int]) -> list[tuple[Claim, Outcome]]:
     """Fig. 5's claims, over every batch size, of the N_l values ``nls`` (N_l = 1 first)."""
-    rules = {"small_h": _similar_at_small_h, "large_h": _larger_errors_at_large_h, "nl1": _nl1_sensible}
     cells, noise = seed_means(rows), Noise.of(rows)  # one seed: the band width is the tolerance
-    return [(FIG5_CLAIMS[k], replace(o, why="; ".join(p for p in (o.why, noise.text()) if p)) if noise.measured()
-             else o) for k, rule in rules.items() for o in [rule(cells, s, nls, noise)]]  # fmt: skip
+    return [(c, replace(o, why="; ".join(p for p in (o.why, noise.text()) if p)) if noise.measured() else o)
+            for c, o in FIG5_CLAIMS.outcomes(cells, s, nls, noise)]  # fmt: skip
 
 
 def _measured(s: SweepSettings, cs: list[float]) -> bool:
@@ -508,6 +537,16 @@ _LARGE_C_WHY = (
 )
 
 
+@FIG10_CLAIMS.rule(
+    "insensitive",
+    "convergence is not too sensitive to C: a wide range of C is acceptable",
+    "App. F.4, Fig. 10",
+    "qualitative, no range stated (C swept from 0.5 to 100); tested over C in [0.5, 10]",
+    tolerance="every C run in [0.5, 10] (spanning at least a factor of 10) finite and "
+    "within the band width of the lowest AKD of any C at the smallest h, per batch size; partly: within "
+    "two band widths in every batch size",
+    method=_AKD,
+)
 def _not_too_sensitive_to_c(rows: list[dict], s: SweepSettings, cs: list[float]) -> Outcome:
     (lo, hi), hmin, width = FIG10_RANGE, min(s.steps), _width(rows)
     in_range = [c for c in cs if lo <= c <= hi]
@@ -536,6 +575,14 @@ def _near_5_10(cell: dict, width: float) -> bool:
     return bool(in_510) and min(in_510) <= min(fin.values()) + width
 
 
+@FIG10_CLAIMS.rule(
+    "c_5_10",
+    "for most cases a value of C between 5 and 10 gives reasonable results",
+    "App. F.4, Fig. 10",
+    "C in [5, 10]",
+    tolerance="a C in [5, 10] lowest, or within the band width of the lowest, in every (batch, h) cell",
+    method=_AKD,
+)
 def _c_5_to_10_reasonable(rows: list[dict], s: SweepSettings, cs: list[float]) -> Outcome:
     width = _width(rows)
     near = [_near_5_10(_at(rows, b, h), width) for b in distinct(rows, "batch") for h in s.steps]
@@ -549,6 +596,15 @@ def _c_5_to_10_reasonable(rows: list[dict], s: SweepSettings, cs: list[float]) -
     return by_count(sum(near), len(near), ours)
 
 
+@FIG10_CLAIMS.rule(
+    "large_c",
+    "too large a C is expected to hurt (the process degenerates to Brownian motion)",
+    "App. F.4",
+    "expected, no value of C stated",
+    tolerance="the largest C run above 10 more than the "
+    "band width above the lowest AKD at the smallest h, or diverged, per batch size",
+    method=_AKD,
+)
 def _large_c_hurts(rows: list[dict], s: SweepSettings, cs: list[float]) -> Outcome:
     hmin, width, batches = min(s.steps), _width(rows), distinct(rows, "batch")
     big = max((c for c in cs if c > FIG10_RANGE[1]), default=None)
@@ -570,9 +626,7 @@ def _large_c_hurts(rows: list[dict], s: SweepSettings, cs: list[float]) -> Outco
 def fig10_outcomes(rows: list[dict], s: SweepSettings, cs: list[float]) -> list[tuple[Claim, Outcome]]:
     """Fig. 10's claims: not tested below the paper's burn-in time (the law after a short burn-in
     depends on C, and the quick oracle runs at C = 5 with the same burn-in, which favours C = 5)."""
-    rules = {"insensitive": _not_too_sensitive_to_c, "c_5_10": _c_5_to_10_reasonable, "large_c": _large_c_hurts}
-    cells = seed_means(rows)
-    return [(FIG10_CLAIMS[k], rule(cells, s, cs)) for k, rule in rules.items()]
+    return FIG10_CLAIMS.outcomes(seed_means(rows), s, cs)
 
 
 # -- recipes -----------------------------------------------------------------------------------
