@@ -84,17 +84,6 @@ def test_each_paper_files_its_own_recipes():
             assert module.startswith("bnnsample.figures"), (fig_id, module)
 
 
-# TEMPORARY allow-list (issue 43): recipe modules still holding a module-level {key: Claim} dict, owned by
-# other helpers' conversions to Claims; delete an entry when its module is converted
-# not yet in the Claims shape (issue 43): their claims are built per data set / sampler by functions
-CLAIM_DICTS_PENDING = frozenset(
-    {
-        "bnnsample.papers.paulin2025.fig4",
-        "bnnsample.papers.paulin2025.image_sets",
-    }
-)
-
-
 def _claim_dicts(module) -> list[str]:
     """The module-level names of ``module`` that hold a plain dict of Claim (not a Claims)."""
     from bnnsample.figures.claims import Claim, Claims
@@ -115,11 +104,17 @@ def test_every_recipe_declares_its_claims_through_claims():
     fake = types.ModuleType("fake")
     fake.CLAIMS = {"a": Claim("t", "§1", "p")}
     assert _claim_dicts(fake) == ["CLAIMS"]  # the check sees a dict of Claim
+    from bnnsample.papers.paulin2025.image_sets import ImageSet
+
     modules = {getattr(r.make, "__wrapped__", r.make).args[0].rows.__module__ for r in recipes().values()
                if r.id.split("-")[0] in PAPERS}  # fmt: skip
     assert len(modules) >= 20
-    for name in sorted(modules - CLAIM_DICTS_PENDING):
+    # the image-set recipes share image_sets' measurement; each declares its claims in its ImageSet
+    sets = [v for name, mod in list(sys.modules.items()) if name.startswith("bnnsample.papers.")
+            for v in vars(mod).values() if isinstance(v, ImageSet)]  # fmt: skip
+    assert len({d.fig for d in sets}) == 3 and all(isinstance(d.claims, Claims) and d.claims for d in sets)
+    for name in sorted(modules - {"bnnsample.papers.paulin2025.image_sets"}):
         assert any(isinstance(v, Claims) for v in vars(sys.modules[name]).values()), name
     for name, module in sorted(sys.modules.items()):
-        if name.startswith("bnnsample.papers.") and name not in CLAIM_DICTS_PENDING:
+        if name.startswith("bnnsample.papers."):
             assert not _claim_dicts(module), (name, _claim_dicts(module))

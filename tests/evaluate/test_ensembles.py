@@ -159,6 +159,9 @@ def test_fig4_verdicts_and_options(tmp_path):
     good |= {("sg_hmc", 1): (0.90, 0.25, 0.006, 0.018), ("sg_hmc", 2): (0.90, 0.24, 0.007, 0.018)}
     lower = _cells((-0.05, 0.01), (-0.004, 0.001), (-0.002, 0.0005))
     mixed = _cells((0.03, 0.01), (-0.004, 0.001), (-0.0001, 0.0005), acc=(-0.02, 0.005))
+    from bnnsample.evaluate.ensembles import SIZES
+
+    assert fig.ENSEMBLE_SIZES == SIZES  # the calibration claim has a row per size of the ensemble tables
     rows = fig.verdicts(_table(good), _diffs({1: lower, 2: lower}))
     assert [o.verdict for _, o in rows] == ["reproduced"] * 5 + ["not tested: not a paper experiment"]
     assert rows[-1][1].ours == "not run" and "gpu_queue.sh" in rows[-1][1].why  # SWA + T: where it was run

@@ -25,7 +25,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from ...figures.claims import Claim, Claims, by_count, not_reproduced, not_tested, partly, reproduced
+from ...figures.claims import Claims, by_count, not_reproduced, not_tested, partly, reproduced
 from ...figures.common import md_table
 from ...figures.driver import Figure, Invocation, Option, choice, integer, names, number, register_figure
 from ...rundir import write_frame
@@ -285,18 +285,44 @@ TS_RUNS = ("holdout=0.1 adds it (every method then trains on the other 90% of th
 NOISE = (
     "the s.e. is the spread over the disjoint groups of runs of the paired difference (our run-to-run noise, measured)"
 )
-CALIBRATION = Claim(
-    "the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA and than standard training of the "
-    "same ensemble size",
-    "§5, Figs. 4-6",
-    "lower at every ensemble size",
-    source="statement",
-    tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) lower, their 95% t intervals "
-    "over the groups below 0; partly: none above 0; not reproduced: any above 0 (size of the largest in s.e.); "
-    + NOISE,
-    method="paired differences over the same disjoint groups of runs, s.e. over groups",
-)
-CLAIMS = Claims("statement")  # the claims with one row each; CALIBRATION has one row per ensemble size
+# the calibration claim has a row per ensemble size run (of evaluate.ensembles.SIZES); the others one row each
+CLAIMS = Claims("statement")
+ENSEMBLE_SIZES = (1, 2, 4, 8, 16)  # evaluate.ensembles.SIZES, the paper's (imported lazily there: pandas)
+
+
+@CLAIMS.family("calibration", ENSEMBLE_SIZES,
+               "the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA and than standard training of "
+               "the same ensemble size: ensemble size {}", "§5, Figs. 4-6", "lower at every ensemble size (here {})",
+               tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) lower, their 95% t "
+               "intervals over the groups below 0; partly: none above 0; not reproduced: any above 0 (size of the "
+               "largest in s.e.); " + NOISE,
+               method="paired differences over the same disjoint groups of runs, s.e. over groups")  # fmt: skip
+def _calibration_rule(es: int, m: dict):
+    if es in m["sizes"]:
+        return calibration_outcome(m["diffs"], es, m["by_draws"], m.get("more_runs", {}).get(es, ""))
+    return None
+
+
+def calibration_outcome(diffs: dict, es: int, by_draws=None, more_runs: str = ""):
+    """The §5 calibration claim at ensemble size ``es`` (``_calibration_at``); a "not reproduced" that
+    hinges on the draws per run (every metric found worse does, ``hinges_on_draws`` on ``by_draws``) is
+    "not tested: scale" with the reason."""
+    o = _calibration_at(diffs, es, more_runs)
+    if o.verdict.startswith("not reproduced"):
+        hinges = [hinges_on_draws(by_draws, es, x, False) for x in _worse_metrics(diffs, es)]
+        if hinges and all(hinges):
+            return not_tested("scale", o.ours, f"{o.why}; {'; '.join(hinges)}")
+    return o
+
+
+def accuracy_outcome(diffs: dict, sizes, by_draws=None):
+    """The §5 accuracy claim over the ensemble ``sizes`` (``_accuracy``); a "not reproduced" that hinges on
+    the draws per run is "not tested: scale" with the reason."""
+    o = _accuracy(diffs, sizes)
+    if o.verdict.startswith("not reproduced"):
+        why = [w for es in sizes if (w := hinges_on_draws(by_draws, es, "accuracy", True))]
+        return not_tested("scale", o.ours, f"{o.why}; {why[0]}") if why else o
+    return o
 
 
 @CLAIMS.rule("accuracy", "small accuracy gains over SWA ensembles of the same size", "§5",
@@ -305,11 +331,7 @@ CLAIMS = Claims("statement")  # the claims with one row each; CALIBRATION has on
              "nowhere lower by its t interval (interval below 0); not reproduced: lower at some size; " + NOISE,
              method="paired accuracy differences SMS-UBU - SWA")  # fmt: skip
 def _accuracy_rule(m: dict):
-    o = _accuracy(m["diffs"], m["sizes"])
-    if o.verdict.startswith("not reproduced"):
-        why = [w for es in m["sizes"] if (w := hinges_on_draws(m["by_draws"], es, "accuracy", True))]
-        o = not_tested("scale", o.ours, f"{o.why}; {why[0]}") if why else o
-    return o
+    return accuracy_outcome(m["diffs"], m["sizes"], m["by_draws"])
 
 
 @CLAIMS.rule("sghmc_ace", "SG-HMC's ACE does not improve with ensemble size",
@@ -353,10 +375,6 @@ def _swa_ts_rule(m: dict):
     why = (f"lower (t interval below 0) in {judged.count('better')} of {n} (size, metric) cells with more than one "
            f"group, higher in {judged.count('worse')}; held-out split: {m.get('holdout_text', '')}")  # fmt: skip
     return not_tested("not a paper experiment", "; ".join(cells), why)
-
-
-def _sized(claim: Claim, es: int) -> Claim:
-    return replace(claim, text=f"{claim.text}: ensemble size {es}", paper=f"{claim.paper} (here {es})")
 
 
 def _calibration_at(diffs: dict, es: int, more_runs: str = ""):
@@ -496,25 +514,17 @@ def hinges_on_draws(by_draws, es: int, metric: str, higher_is_better: bool) -> s
 
 
 def verdicts(t, diffs: dict, setting: str = "", by_draws=None, more: dict | None = None) -> list:
-    """(Claim, Outcome) of each Fig. 4 claim: the calibration claim at each ensemble size
-    (paired differences ``diffs`` from ``evaluate.ensembles.paired``), then the rules of
-    ``CLAIMS`` (the accuracy claim, the SG-HMC claims from the tidy ensemble table ``t``, the
-    temperature-scaled SWA baseline). Each row's numbers start with ``setting``; a "not
-    reproduced" that ``hinges_on_draws`` (``by_draws``: draws.csv) is "not tested: scale".
-    ``more``: ``more_runs`` (size -> what a second group of that size would cost) and
+    """(Claim, Outcome) of each Fig. 4 claim (the rules of ``CLAIMS``): the calibration claim at each
+    ensemble size (paired differences ``diffs`` from ``evaluate.ensembles.paired``), the accuracy claim, the
+    SG-HMC claims from the tidy ensemble table ``t``, the temperature-scaled SWA baseline. Each row's
+    numbers start with ``setting``; a "not reproduced" that ``hinges_on_draws`` (``by_draws``: draws.csv) is
+    "not tested: scale". ``more``: ``more_runs`` (size -> what a second group of that size would cost) and
     ``holdout_text`` (the validation split)."""
     sizes = sorted(set(t.ensemble_size))
-    more = more or {}
-    rows = []
-    for es in sizes:
-        o = _calibration_at(diffs, es, more.get("more_runs", {}).get(es, ""))
-        why = None
-        if o.verdict.startswith("not reproduced"):  # hinges on the draws only if every metric found worse does
-            hinges = [hinges_on_draws(by_draws, es, m, False) for m in _worse_metrics(diffs, es)]
-            why = "; ".join(hinges) if hinges and all(hinges) else None
-        rows.append((_sized(CALIBRATION, es), not_tested("scale", o.ours, f"{o.why}; {why}") if why else o))
-    m = {"table": t, "diffs": diffs, "sizes": sizes, "by_draws": by_draws, **more}
-    rows += CLAIMS.outcomes(m)
+    if not set(sizes) <= set(ENSEMBLE_SIZES):
+        raise ValueError(f"ensemble sizes {sizes}: the calibration claim has rows for {ENSEMBLE_SIZES} only")
+    m = {"table": t, "diffs": diffs, "sizes": sizes, "by_draws": by_draws, **(more or {})}
+    rows = CLAIMS.outcomes(m)
     if setting:
         rows = [(c, replace(o, ours=f"at {setting}: {o.ours}")) for c, o in rows]
     return rows

@@ -12,7 +12,7 @@ not on this machine: ``scale=untested`` writes the section without them.
 
 from __future__ import annotations
 
-from .image_sets import ImageSet, ensemble_claims, ensemble_verdicts, image_figure
+from .image_sets import ImageSet, ensemble_claims, image_figure
 
 
 def _notes(d: ImageSet, m) -> list[str]:
@@ -23,12 +23,13 @@ def _notes(d: ImageSet, m) -> list[str]:
             "copies per pneumonia and 18 per normal image; the test set is a seeded 600 of the 624 test images."]  # fmt: skip
 
 
+LABEL, WHERE, SIZES = "chest X-ray (pneumonia vs normal)", "§5, Fig. 6", (1, 2, 4, 8, 16)
 CHEST = ImageSet(
-    fig="paulin2025-fig6", where="§5, Fig. 6", dataset="chestxray", label="chest X-ray (pneumonia vs normal)",
-    runs=64, sizes=(1, 2, 4, 8, 16), n_train=47_400, epochs=60, model="cnn_chestxray", printed_params=870_882,
-    gflop=0.6654, files="chest_xray/{train,test}/{NORMAL,PNEUMONIA} of Kermany et al., under data_dir",
+    fig="paulin2025-fig6", where=WHERE, dataset="chestxray", label=LABEL, runs=64, sizes=SIZES,
+    n_train=47_400, epochs=60, model="cnn_chestxray", printed_params=870_882, gflop=0.6654,
+    files="chest_xray/{train,test}/{NORMAL,PNEUMONIA} of Kermany et al., under data_dir",
     quick_overrides=("dataset.copies.PNEUMONIA=1", "dataset.copies.NORMAL=3", "dataset.n_train=null"),
-    verdicts=ensemble_verdicts, claims=ensemble_claims, notes=_notes,
+    claims=ensemble_claims(LABEL, WHERE, SIZES), notes=_notes,
 )  # fmt: skip
 FIGURE = image_figure(CHEST, ": calibration against ensemble size on chest X-rays, SMS-UBU vs SWA vs standard "
                       "training (paulin2025 Fig. 6, §5)", "chest X-ray calibration vs ensemble size: SMS-UBU vs SWA "

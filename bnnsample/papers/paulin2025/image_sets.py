@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ...figures.claims import Claim, check, not_tested
+from ...figures.claims import Claim, Claims, check, not_tested
 from ...figures.common import md_table
 from ...figures.driver import Figure, Invocation, Option, choice, integer, number, register_figure
 from ...rundir import write_frame
@@ -45,7 +45,7 @@ class ImageSet:
     data set's config name and ``label``, the paper's runs, ensemble sizes, training images and
     epochs per run, its network (``model``: builder name, the paper's parameter count as
     printed, forward GFLOP per image), the quick scale's dataset overrides, the description of
-    the data a user needs, and its claims (``claims(ImageSet) -> [Claim]`` rules in ``verdicts``)."""
+    the data a user needs, and its claims (a ``Claims`` whose rules take the ImageSet and the measured dict)."""
 
     fig: str
     where: str
@@ -61,8 +61,7 @@ class ImageSet:
     files: str
     quick_overrides: tuple[str, ...] = ()
     part_runs: int | None = 8
-    verdicts: object = None  # (ImageSet, measured dict) -> [(Claim, Outcome)]
-    claims: object = None  # (ImageSet) -> [Claim], each not tested without data
+    claims: Claims = None  # rules fn(ImageSet, measured dict); each claim not tested without data
     notes: object = field(default=None)  # (ImageSet, measured dict or None) -> [markdown lines]
 
 
@@ -209,12 +208,16 @@ LISTING_PARAMS = {"cnn_cifar_wide": 73_036_298}
 
 
 def outcomes(m: dict, inv: Invocation, d: ImageSet) -> list:
-    """The claims' rows: all not tested (data) at the untested scale, else the data set's rules;
-    every row after the network check."""
+    """The claims' rows: all not tested (data) at the untested scale, else the data set's rules (not
+    tested with one run: no spread over runs), each row's numbers starting with the setting; every row
+    after the network check."""
     if m.get("untested"):
-        rows = [(c, not_tested("data", "-", untested_why(d))) for c in d.claims(d)]
+        rows = [(c, not_tested("data", "-", untested_why(d))) for c in d.claims.values()]
     else:
-        rows = d.verdicts(d, m)
+        rows = d.claims.outcomes(d, m)
+        if m["s"]["chains"] < 2:
+            rows = [(c, not_tested("scale", o.ours, "one run: no spread over runs")) for c, o in rows]
+        rows = [(c, replace(o, ours=f"at {m['setting']}: {o.ours}")) for c, o in rows]
     return [network_check(d), *rows]
 
 
@@ -285,57 +288,30 @@ def image_figure(d: ImageSet, title: str, description: str) -> Figure:
         notes=lambda m, inv: notes(m, inv, d), options=OPTIONS, heading="claim (paulin2025)"))  # fmt: skip
 
 
-def sized(claim: Claim, es: int) -> Claim:
-    return replace(claim, text=f"{claim.text}: ensemble size {es}", paper=f"{claim.paper} (here {es})")
+def ensemble_claims(label: str, where: str, sizes) -> Claims:
+    """The §5 claims of Figs. 5-6 on the data set ``label``: calibration at each of the paper's ensemble
+    ``sizes`` (a row per size run), accuracy; decided by ``fig4``'s rules (paired differences; a "not
+    reproduced" that hinges on fewer draws than the paper's is "not tested: scale")."""
+    from .fig4 import accuracy_outcome, calibration_outcome
 
+    claims = Claims("statement")
 
-def calibration_claim(d: ImageSet) -> Claim:
-    return Claim(
-        f"on {d.label}, the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA and than standard "
-        "training of the same ensemble size",
-        d.where,
-        "lower at every ensemble size",
-        source="statement",
-        tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) lower, their 95% t intervals "
-        "over the groups below 0; partly: none above 0; not reproduced: any above 0 (size of the largest in s.e.)",
-        method="paired differences over the same disjoint groups of runs, s.e. over groups",
-    )
+    @claims.family("calibration", sizes, f"on {label}, the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS "
+                   "than SWA and than standard training of the same ensemble size: ensemble size {}", where,
+                   "lower at every ensemble size (here {})",
+                   tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) lower, their 95% t "
+                   "intervals over the groups below 0; partly: none above 0; not reproduced: any above 0 (size of "
+                   "the largest in s.e.)", method="paired differences over the same disjoint groups of runs, s.e. "
+                   "over groups")  # fmt: skip
+    def _calibration(es: int, d: ImageSet, m: dict):
+        return calibration_outcome(m["diffs"], es, m["by_draws"]) if es in m["sizes"] else None
 
+    @claims.rule("accuracy", f"on {label}, small accuracy gains over SWA ensembles of the same size", where,
+                 "gains at every ensemble size",
+                 tolerance="reproduced: higher at every size, the 95% t interval over the groups above 0; partly: "
+                 "nowhere lower (interval below 0); not reproduced: lower at some size",
+                 method="paired accuracy differences SMS-UBU - SWA")  # fmt: skip
+    def _accuracy(d: ImageSet, m: dict):
+        return accuracy_outcome(m["diffs"], m["sizes"], m["by_draws"])
 
-def accuracy_claim(d: ImageSet) -> Claim:
-    return Claim(
-        f"on {d.label}, small accuracy gains over SWA ensembles of the same size",
-        d.where,
-        "gains at every ensemble size",
-        source="statement",
-        tolerance="reproduced: higher at every size, the 95% t interval over the groups above 0; partly: nowhere "
-        "lower (interval below 0); not reproduced: lower at some size",
-        method="paired accuracy differences SMS-UBU - SWA",
-    )
-
-
-def ensemble_claims(d: ImageSet) -> list[Claim]:
-    """The §5 claims of Figs. 5-6: calibration at each of the paper's ensemble sizes, accuracy."""
-    return [*(sized(calibration_claim(d), es) for es in d.sizes), accuracy_claim(d)]
-
-
-def ensemble_verdicts(d: ImageSet, m: dict) -> list:
-    """The §5 claims at the ensemble sizes run, by ``fig4``'s rules (paired differences; a "not
-    reproduced" that hinges on fewer draws than the paper's is "not tested: scale"); each row's
-    numbers start with the setting."""
-    from .fig4 import _accuracy, _calibration_at, _worse_metrics, hinges_on_draws
-
-    diffs, by_draws, rows = m["diffs"], m["by_draws"], []
-    for es in m["sizes"]:
-        o = _calibration_at(diffs, es)
-        if o.verdict.startswith("not reproduced"):
-            hinges = [hinges_on_draws(by_draws, es, x, False) for x in _worse_metrics(diffs, es)]
-            if hinges and all(hinges):
-                o = not_tested("scale", o.ours, f"{o.why}; {'; '.join(hinges)}")
-        rows.append((sized(calibration_claim(d), es), o))
-    o = _accuracy(diffs, m["sizes"])
-    if o.verdict.startswith("not reproduced"):
-        why = [w for es in m["sizes"] if (w := hinges_on_draws(by_draws, es, "accuracy", True))]
-        o = not_tested("scale", o.ours, f"{o.why}; {why[0]}") if why else o
-    rows.append((accuracy_claim(d), o))
-    return [(c, replace(o, ours=f"at {m['setting']}: {o.ours}")) for c, o in rows]
+    return claims

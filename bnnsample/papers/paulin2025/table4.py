@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from ...figures.claims import Claim, by_count, not_tested
+from ...figures.claims import Claims, by_count
 from ...figures.common import md_table
 from .image_sets import ImageSet, image_figure, value
 
@@ -32,36 +32,19 @@ ORDER = ("accuracy", "ace", "nll", "rps")  # the table's columns
 ROW = {"standard": "ADAM", "swa": "SWA", "sms_ubu": "BNN (SMS-UBU)"}
 
 
-def _values_claim(method: str) -> Claim:
-    paper = " / ".join(f"{mu:.4f} ± {sd:.4f}" for mu, sd in PAPER_NUMBERS[method])
-    return Claim(
-        f"{ROW[method]}, single networks: accuracy / ACE / NLL / RPS on the test set",
-        "App. E, Table 4 (authors' CIFAR10_SMS_UBU.ipynb)",
-        paper,
-        source="derived",
-        tolerance="each metric's mean within 2 s.e. of the notebook's (s.e. of the difference of the two means, "
-        "from the std over runs of each); reproduced: all four; partly: some",
-        method="mean ± std over runs at ensemble size 1",
-    )
+# the notebook's numbers per method, then the Table 4 statements; rules fn(ImageSet, measured dict)
+CLAIMS = Claims("statement")
 
 
-ACCURACY = Claim("BNN (SMS-UBU) is slightly more accurate than SWA and ADAM", "App. E, Table 4", "higher",
-                 source="statement", tolerance="paired accuracy differences over the runs above 0 (95% t interval)",
-                 method="paired differences at ensemble size 1")  # fmt: skip
-CALIBRATION = Claim("BNN (SMS-UBU) has significantly better ACE, NLL and RPS than SWA and ADAM", "App. E, Table 4",
-                    "lower", source="statement",
-                    tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) below 0 by their 95% "
-                    "t interval over runs; partly: none above 0",
-                    method="paired differences at ensemble size 1")  # fmt: skip
-
-
-def claims(d: ImageSet) -> list[Claim]:
-    return [*(_values_claim(k) for k in PAPER_NUMBERS), ACCURACY, CALIBRATION]
-
-
-def _values(t, method: str):
+@CLAIMS.family("values", tuple(PAPER_NUMBERS), lambda k: f"{ROW[k]}, single networks: accuracy / ACE / NLL / RPS on "
+               "the test set", "App. E, Table 4 (authors' CIFAR10_SMS_UBU.ipynb)",
+               lambda k: " / ".join(f"{mu:.4f} ± {sd:.4f}" for mu, sd in PAPER_NUMBERS[k]), source="derived",
+               tolerance="each metric's mean within 2 s.e. of the notebook's (s.e. of the difference of the two "
+               "means, from the std over runs of each); reproduced: all four; partly: some",
+               method="mean ± std over runs at ensemble size 1")  # fmt: skip
+def _values(method: str, d: ImageSet, m: dict):
     """The notebook's four numbers against ours for one method (ensemble size 1)."""
-    got, good, zs = [], 0, []
+    t, got, good, zs = m["table"], [], 0, []
     groups = int(t[(t.method == method) & (t.ensemble_size == 1)]["groups"].iloc[0])
     for metric, (mu_p, sd_p) in zip(ORDER, PAPER_NUMBERS[method]):
         mu, sd = value(t, method, 1, metric)
@@ -75,29 +58,29 @@ def _values(t, method: str):
     return by_count(good, 4, " / ".join(got), why, z=worst)
 
 
-def _accuracy(diffs) -> object:
+@CLAIMS.rule("accuracy", "BNN (SMS-UBU) is slightly more accurate than SWA and ADAM", "App. E, Table 4", "higher",
+             tolerance="paired accuracy differences over the runs above 0 (95% t interval)",
+             method="paired differences at ensemble size 1")  # fmt: skip
+def _accuracy(d: ImageSet, m: dict):
     from .fig4 import _diff, _judge
 
     cells, judged = [], []
     for base in ("swa", "standard"):
-        diff, se, groups = _diff(diffs, base, 1, "accuracy")
+        diff, se, groups = _diff(m["diffs"], base, 1, "accuracy")
         judged.append(_judge(diff, se, True, groups).split(" ")[0])
         cells.append(f"vs {ROW[base]} {diff:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}"))
     return by_count(judged.count("better"), 2, "; ".join(cells), f"{judged.count('better')} of 2 higher (95% t "
                     f"interval), {judged.count('worse')} lower")  # fmt: skip
 
 
-def verdicts(d: ImageSet, m: dict) -> list:
-    from dataclasses import replace
-
+@CLAIMS.rule("calibration", "BNN (SMS-UBU) has significantly better ACE, NLL and RPS than SWA and ADAM",
+             "App. E, Table 4", "lower",
+             tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) below 0 by their 95% t "
+             "interval over runs; partly: none above 0", method="paired differences at ensemble size 1")  # fmt: skip
+def _calibration(d: ImageSet, m: dict):
     from .fig4 import _calibration_at
 
-    t = m["table"]
-    rows = [(_values_claim(k), _values(t, k)) for k in PAPER_NUMBERS]
-    rows += [(ACCURACY, _accuracy(m["diffs"])), (CALIBRATION, _calibration_at(m["diffs"], 1))]
-    if m["s"]["chains"] < 2:
-        rows = [(c, not_tested("scale", o.ours, "one run: no spread over runs")) for c, o in rows]
-    return [(c, replace(o, ours=f"at {m['setting']}: {o.ours}")) for c, o in rows]
+    return _calibration_at(m["diffs"], 1)
 
 
 def _notes(d: ImageSet, m) -> list[str]:
@@ -113,7 +96,7 @@ CIFAR = ImageSet(
     fig="paulin2025-table4", where="App. E, Table 4", dataset="cifar10", label="CIFAR-10", runs=PAPER_RUNS, sizes=(1,),
     n_train=50_000, epochs=90, model="cnn_cifar_wide", printed_params=73_038_346, gflop=29.04,
     files="cifar-10-batches-py under data_dir, or download=true when online", part_runs=None,
-    quick_overrides=("dataset.n_train=10000",), verdicts=verdicts, claims=claims, notes=_notes,
+    quick_overrides=("dataset.n_train=10000",), claims=CLAIMS, notes=_notes,
 )  # fmt: skip
 FIGURE = image_figure(CIFAR, ": the wide 73M-parameter CNN on CIFAR-10, ADAM vs SWA vs SMS-UBU single networks "
                       "(paulin2025 Table 4, App. E)", "CIFAR-10 wide CNN: ADAM vs SWA vs SMS-UBU accuracy, ACE, NLL, "
