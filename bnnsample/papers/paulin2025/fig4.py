@@ -422,30 +422,41 @@ def _worse_metrics(diffs: dict, es: int) -> list[str]:
     return worse
 
 
+def _pm(d: float, se: float) -> str:
+    """A difference with its s.e. (none with one group)."""
+    return f"{d:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}")
+
+
+def _lower_by_point(cells: dict) -> str:
+    """The sizes where SMS-UBU's accuracy is below SWA's by point estimate (none by its t interval)."""
+    lower = [
+        f"{es} ({d:+.4f}" + (", one group)" if math.isnan(se) else ")") for es, (d, se, _) in cells.items() if d < 0
+    ]
+    if not lower:
+        return "; nowhere lower by point estimate"
+    return f"; lower by point estimate at sizes {', '.join(lower)}, none of them by its t interval"
+
+
 def _accuracy(diffs: dict, sizes):
-    got = [(es, *_diff(diffs, "swa", es, "accuracy")[:2]) for es in sizes]
-    groups = {es: _diff(diffs, "swa", es, "accuracy")[2] for es in sizes}
-    ours = "; ".join(f"es={es}: {d:+.4f}" + ("" if math.isnan(se) else f" ± {se:.4f}") for es, d, se in got)
-    if not got or "swa" not in diffs:
+    """The §5 accuracy claim from the paired differences SMS-UBU - SWA at each ensemble size; a size
+    with one group (no s.e.) is not judged."""
+    cells = {es: _diff(diffs, "swa", es, "accuracy") for es in sizes}
+    ours = "; ".join(f"es={es}: {_pm(d, se)}" for es, (d, se, _) in cells.items())
+    if not cells or "swa" not in diffs:
         return not_tested("scale", ours or "-", "SWA predictions missing")
-    if all(math.isnan(se) for *_, se in got):
+    judged_cells = [c for c in cells.values() if not math.isnan(c[1])]
+    if not judged_cells:
         return not_tested("scale", ours, "one group of runs at every size, so no standard error")
-    lower = [f"{es} ({d:+.4f}" + (", one group)" if math.isnan(se) else ")") for es, d, se in got if d < 0]
-    got = [g for g in got if not math.isnan(g[2])]  # a size with one group has no s.e.: not judged
-    judged = [_judge(d, se, True, groups[es]) for es, d, se in got]
+    judged = [_judge(d, se, True, groups) for d, se, groups in judged_cells]
+    n = len(judged)
     if "worse" in judged:
-        z = min(d / se for _, d, se in got if se > 0) if any(se > 0 for *_, se in got) else None
-        return not_reproduced(
-            ours,
-            f"lower (t interval below 0) at {judged.count('worse')} of {len(got)} sizes with more than one group",
-            z=z,
-        )
+        zs = [d / se for d, se, _ in judged_cells if se > 0]
+        return not_reproduced(ours, f"lower (t interval below 0) at {judged.count('worse')} of {n} sizes with more "
+                              "than one group", z=min(zs) if zs else None)  # fmt: skip
     if all(j == "better" for j in judged):
         return reproduced(ours)
-    point = (f"; lower by point estimate at sizes {', '.join(lower)}, none of them by its t interval" if lower
-             else "; nowhere lower by point estimate")  # fmt: skip
-    return partly(ours, f"higher (t interval above 0) at {judged.count('better')} of {len(got)} sizes with more "
-                  f"than one group{point}")  # fmt: skip
+    return partly(ours, f"higher (t interval above 0) at {judged.count('better')} of {n} sizes with more than one "
+                  f"group{_lower_by_point(cells)}")  # fmt: skip
 
 
 def _sghmc_ace(t, sizes):
