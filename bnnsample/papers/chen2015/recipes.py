@@ -258,10 +258,10 @@ _METRIC = {"bias": "bias", "mse": "MSE"}
     ("bias", "full"): "the same bias optimum with full gradients (no minibatch noise)",
     ("mse", "iid"): "the optimal step-size rate for the MSE of SGHMC-F (fixed steps)",
     ("mse", "full"): "the same MSE optimum with full gradients (no minibatch noise)"}, {
-    ("bias", "iid"): "§5, Fig. 2 left; §3.3, Remark 10",
-    ("bias", "full"): "§3.3, Remark 10 (the paper's Fig. 2 uses minibatches of 10)",
-    ("mse", "iid"): "§5, Fig. 2 right; §3.1, Remark 9",
-    ("mse", "full"): "§3.1, Remark 9 (the paper's Fig. 2 uses minibatches of 10)"},
+    ("bias", "iid"): "§5, Fig. 2 left; §4, Remark 10 (from §3.3, Remark 7)",
+    ("bias", "full"): "§4, Remark 10 (the paper's Fig. 2 uses minibatches of 10)",
+    ("mse", "iid"): "§5, Fig. 2 right; §4, Remark 9 (from §3.1, Theorem 2)",
+    ("mse", "full"): "§4, Remark 9 (the paper's Fig. 2 uses minibatches of 10)"},
     lambda m: f"alpha = {_afmt(OPTIMA[m][1])}", source=lambda m: "derived" if m[1] == "full" else "printed",
     tolerance=lambda m: "" if m[1] == "full" else f"the {_METRIC[m[0]]} at the largest L is lowest at alpha = "
                                                  f"{_afmt(OPTIMA[m][1])}",
@@ -462,7 +462,7 @@ def _fig3_plot(rows, inv: Invocation, png: Path) -> Path:
 RATE = {"SGHMC-S": -2 / 3, "SGLD": -1 / 2}  # bias rates at the optimal alpha, K = 2 and K = 1
 FIG3_CLAIMS = Claims("statement")
 # per step-size kind (the paper's left and right panels): SGHMC-S faster than SGLD, then each scheme's bias rate
-KINDS = {"fixed": ("left", "§3.1, Theorem 2, Remark 9"),
+KINDS = {"fixed": ("left", "§3.1, Theorem 2; §4, Remark 9"),
          "decreasing": ("right", "§3.3, Theorem 5, Remark 7 at alpha = 1/(K+1)")}  # fmt: skip
 _SLOPE_METHOD = ("least squares of log bias on log L over the L whose bias exceeds 2 s.e.; the slope's s.e. from the "
                  "biases' s.e.")  # fmt: skip

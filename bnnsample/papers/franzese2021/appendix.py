@@ -43,11 +43,14 @@ def _panel(dataset: str) -> str:
 
 def per_dataset(rows: list[dict], outcomes, where_: str) -> list:
     """The (Claim, Outcome) pairs of ``outcomes(rows of one data set)`` for every data set of ``rows``,
-    each claim's text prefixed by its data set and its place ``where_``."""
+    each claim's text prefixed by its data set, its place ``where_`` followed by the claim's own place in the
+    main text (the appendix figures extend Figs. 4-5)."""
     out = []
     for ds in distinct(rows, "dataset"):
         for claim, o in outcomes(where(rows, dataset=ds)):
-            out.append((replace(claim, text=f"{_panel(ds)}: {claim.text}", where=where_), o))
+            out.append(
+                (replace(claim, text=f"{_panel(ds)}: {claim.text}", where=f"{where_}, extending {claim.where}"), o)
+            )
     return out
 
 
@@ -79,7 +82,7 @@ FIGURE8 = _sweep(
     FIG8_SCALES, _seeds_option(_sweep_options("integrators", names(tuple(FIG4_INTEGRATORS)), ALL_SETS[:-1])),
     "integrators", lambda i: {"label": FIG4_INTEGRATORS[i], "integrator": i},
     "franzese2021 Fig. 8 (reduced): AKD to the oracle vs h", _fig8_settings,
-    lambda rows, s, _: per_dataset(rows, lambda r: fig4_outcomes(r, s, history=False), "App. F.2, Fig. 8"))  # fmt: skip
+    lambda rows, s, _: per_dataset(rows, lambda r: fig4_outcomes(r, s, history=False), "App. F.3, Fig. 8"))  # fmt: skip
 
 
 def _fig9_settings(s, nls) -> str:

@@ -1,5 +1,5 @@
 """franzese2021-fig2: sample paths of the SDE (eq. 3, friction C) for a two-parameter Bayesian logistic regression,
-one panel per C: the stationary law does not depend on C (Theorem 1), the paths do (§3, Fig. 2; App. F.4).
+one panel per C: the stationary law does not depend on C (Theorem 1), the paths do (§2, Fig. 2; App. F.4).
 
 The SDE is simulated by LEAPFROG (SHMC, full batch) at a small step, from x0 = 0: one path per C drawn from its
 start, and many independent chains after a burn-in for the stationary law and the autocorrelation at a fixed time
@@ -76,7 +76,7 @@ def _pairs(rows):
 FIG2_CLAIMS = Claims("statement")
 
 
-@FIG2_CLAIMS.rule("same_law", "the stationary distribution does not depend on C", "§3, Theorem 1, Fig. 2",
+@FIG2_CLAIMS.rule("same_law", "the stationary distribution does not depend on C", "§2, Theorem 1, Fig. 2",
     "independent of C", tolerance="every pair of C: the means and the variances of each coordinate within 4 s.e. "
     "(combined)", method="pooled draws of independent chains after the burn-in; s.e. from the spread between "
     "chains; the LEAPFROG step's own bias included")  # fmt: skip
@@ -94,7 +94,7 @@ def _same_law(rows):
                                                     f"{max(z):.1f} over {len(z)} comparisons", z=max(z))  # fmt: skip
 
 
-@FIG2_CLAIMS.rule("paths_differ", "the paths (transient dynamics) differ with C", "§3, Fig. 2; App. F.4",
+@FIG2_CLAIMS.rule("paths_differ", "the paths (transient dynamics) differ with C", "§2, Fig. 2; App. F.4",
     "paths of different form", tolerance="every pair of C: the autocorrelation at a time lag of 1 differs by more "
     "than 4 s.e. (combined) in some coordinate",
     method="ACF of the stationary draws one time unit apart (stats.chain_acf), s.e. from 10 groups of chains")  # fmt: skip

@@ -106,8 +106,8 @@ def _w1_tolerance(label: str) -> str:
             f"ours within ±{W1_TOL:.0%} of it (relative, this project's)")  # fmt: skip
     if one:
         rule += (
-            f"; a value printed with one significant digit ({', '.join(one)}): ours rounds to it, i.e. lies in "
-            f"its rounding interval (±{W1_ROUNDING:g}) widened by 2 MC s.e."
+            f"; a value printed with one significant digit ({', '.join(one)}): ours lies in its rounding "
+            f"interval (±{W1_ROUNDING:g}) widened by 2 MC s.e."
         )
     return rule + "; both diverged also agrees"
 
@@ -262,7 +262,8 @@ def _w1_agrees(label: str, c: Cell, pv: float, derived: bool) -> tuple[bool, lis
     return ok, [
         f"h={c.h:g}: the notebook prints {pv:.4f} (one significant digit); rule changed from ±10% of it to its "
         f"rounding interval [{pv - W1_ROUNDING:.5f}, {pv + W1_ROUNDING:.5f}] widened by 2 s.e. = "
-        f"[{lo:.5f}, {hi:.5f}]: ours {c.w1:.5f} ({(c.w1 - pv) / pv:+.0%}) is {'inside' if ok else 'outside'}"
+        f"[{lo:.5f}, {hi:.5f}]: ours {c.w1:.5f} ({(c.w1 - pv) / pv:+.0%}) is {'inside' if ok else 'outside'}; "
+        f"the old rule (±10%) puts it {'inside' if abs(c.w1 - pv) <= W1_TOL * pv else 'outside'}"
     ]
 
 
@@ -411,9 +412,27 @@ def _best_outcome(cells: dict):
     got = {h: _best_at(cells, k) for k, h in enumerate(STEPS)}
     counted = [g for g in got.values() if g is not None]
     unresolved = [f"{h:g}" for h, g in got.items() if g is None]
-    why = f"h = {', '.join(unresolved)} not counted (a sampler of the two below {NOISE_FLOORS} MC floors)"
+    why = (
+        [f"h = {', '.join(unresolved)} not counted (a sampler of the two below {NOISE_FLOORS} MC floors)"]
+        if unresolved
+        else []
+    )
+    why.append(_similar_text(cells))
     return by_resolved(sum(held for held, _, _ in counted), [z for _, zs, _ in counted for z in zs], len(counted),
-                       "; ".join(part for *_, part in counted) or "-", why if unresolved else "")  # fmt: skip
+                       "; ".join(part for *_, part in counted) or "-", "; ".join(why))  # fmt: skip
+
+
+def _similar_text(cells: dict) -> str:
+    """The "perform similarly" half of the claim, not judged (the paper gives no measure of similar): the two's
+    gap per h, ours in s.e. and the notebook's."""
+    a, b = (cells[lab] for lab in BEST)
+    gaps = [f"h={c.h:g}: {c.w1 - d.w1:+.4f} ({(c.w1 - d.w1) / math.hypot(c.w1_se, d.w1_se):+.0f} s.e.; notebook "
+            f"{PAPER_W1[BEST[0]][k] - PAPER_W1[BEST[1]][k]:+.4f})" for k, (c, d) in enumerate(zip(a, b))
+            if math.isfinite(c.w1) and math.isfinite(d.w1)]  # fmt: skip
+    return (
+        "'perform similarly' is not part of the rule (the paper gives no measure of similar); SMS-UBU - SG-UBU "
+        "wor: " + ", ".join(gaps)
+    )
 
 
 @CLAIMS.family("exact", DERIVED_EXACT, "exact (|Δmean|, |Δvar|) of {}'s recorded law = an independent exact "

