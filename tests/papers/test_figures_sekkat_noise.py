@@ -139,17 +139,26 @@ def _verdict(claims, key, rows, *args):
 
 @pytest.mark.parametrize("claims,st", [(fig1.FIG1_CLAIMS, fig1.FIG1["paper"]), (fig2.FIG2_CLAIMS, fig2.FIG2["paper"])])
 def test_moment_rules(claims, st):
+    """Z's mean and covariance hold by construction (eq. 14): checks of our minibatch code (passed or FAILED,
+    not counted), decided by the moment rules of noise.py."""
+    from bnnsample.papers.sekkat2023.noise import centred, identity_covariance
+
     key = "variance" if "variance" in claims else "covariance"
+    assert claims["centred"].source == claims[key].source == "check"
     good = [_z(1, l1=0.8), _z(20, mean=0.02, var=1.03)]
-    assert _verdict(claims, "centred", good, st) == "reproduced"
-    assert _verdict(claims, "centred", [_z(1, mean=0.1), _z(20, mean=0.2)], st).startswith("not reproduced")
-    assert _verdict(claims, "centred", [_z(1), _z(20, mean=0.2)], st) == "partly"
-    assert _verdict(claims, "centred", [], st) == "not tested: scale"
-    assert _verdict(claims, key, good, st) == "reproduced"
-    assert _verdict(claims, key, [_z(1, var=1.2), _z(20, var=0.8)], st).startswith("not reproduced")
-    assert _verdict(claims, key, [_z(1, cov12=0.001), _z(1, coord=2, cov12=0.001)], st) == "reproduced"
-    assert _verdict(claims, key, [_z(1, cov12=0.2), _z(1, coord=2, cov12=0.2)], st) == "partly"  # variances fine
-    assert _verdict(claims, key, [], st) == "not tested: scale"
+    assert _verdict(claims, "centred", good, st) == "passed"
+    assert _verdict(claims, "centred", [_z(1), _z(20, mean=0.2)], st) == "FAILED"
+    assert centred(good).verdict == "reproduced"
+    assert centred([_z(1, mean=0.1), _z(20, mean=0.2)]).verdict.startswith("not reproduced")
+    assert centred([_z(1), _z(20, mean=0.2)]).verdict == "partly"
+    assert centred([]).verdict == "not tested: scale"
+    assert _verdict(claims, key, good, st) == "passed"
+    assert _verdict(claims, key, [_z(1, var=1.2), _z(20, var=0.8)], st) == "FAILED"
+    assert identity_covariance(good).verdict == "reproduced"
+    assert identity_covariance([_z(1, var=1.2), _z(20, var=0.8)]).verdict.startswith("not reproduced")
+    assert identity_covariance([_z(1, cov12=0.001), _z(1, coord=2, cov12=0.001)]).verdict == "reproduced"
+    assert identity_covariance([_z(1, cov12=0.2), _z(1, coord=2, cov12=0.2)]).verdict == "partly"  # variances fine
+    assert identity_covariance([]).verdict == "not tested: scale"
 
 
 def test_fig1_shape_rules():

@@ -313,6 +313,8 @@ def _mt3_lowest(cells: list[dict], noise: Noise, s=None) -> Outcome:
     if "MT3" not in distinct(cells, "label"):
         return not_tested("scale", why=f"MT3 is not run at this scale: {FIG4_PAPER_COST}")
     full = [c for c in cells if c["batch"] == "full"]
+    if "MT3" not in distinct(full, "label"):
+        return not_tested("scale", why=f"MT3 is not run with the full batch here: {FIG4_PAPER_COST}")
     tol, better, zs, parts = noise.diff("full"), [], [], []
     for h in sorted({c["step_size"] for c in full if c["label"] == "MT3"}):
         cell = {c["label"]: c["akd"] for c in full if c["step_size"] == h}

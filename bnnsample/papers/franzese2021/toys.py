@@ -93,11 +93,11 @@ TOY_LAWS = {
     ("exact_ou", "full"): ("analytic integrator, full batch: the stationary law is the posterior N(2/15, 1/3)",
                            "App. E.2, eqs. (93)-(94); Fig. 3, Fig. 6", "Var θ = 1/3; KS: sampling noise only"),
     ("exact_ou", "iid"): ("analytic integrator, i.i.d. minibatches of one point: stationary law",
-                          "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.7494; KS ≈ 0.10 (100K samples)"),
+                          "§3, Fig. 3; App. E, Fig. 6", "Var θ = 0.7494; KS ≈ 0.10 (100K samples)"),
     ("lie_trotter", "full"): ("order-2 integrator (LIE-TROTTER), full batch: stationary law",
-                              "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.2933; KS ≈ 0.016 (100K samples)"),
+                              "§3, Fig. 3; App. E, Fig. 6", "Var θ = 0.2933; KS ≈ 0.016 (100K samples)"),
     ("lie_trotter", "iid"): ("order-2 integrator (LIE-TROTTER), i.i.d. minibatches of one point: stationary law",
-                             "§5, Fig. 3; App. E, Fig. 6", "Var θ = 0.7571; KS ≈ 0.10 (100K samples)"),
+                             "§3, Fig. 3; App. E, Fig. 6", "Var θ = 0.7571; KS ≈ 0.10 (100K samples)"),
 }  # fmt: skip
 
 
@@ -149,7 +149,7 @@ def _mean_stays(cells: list[ToyCell], n: int) -> Outcome:
 
 
 @FIG3_CLAIMS.rule("order", "irrespectively of order, mini-batching prevents convergence to the true posterior",
-    "§5, Fig. 3", "i.i.d.-minibatch histograms off the posterior for both integrators", source="statement",
+    "§3, Fig. 3", "i.i.d.-minibatch histograms off the posterior for both integrators", source="statement",
     tolerance="with i.i.d. batches, for both integrators: KS > 0.05 and Var θ more than 2 s.e. from 1/3",
     method="pooled draws of each integrator with i.i.d. and full batches")  # fmt: skip
 def _minibatching_prevents_convergence(cells: list[ToyCell], n: int) -> Outcome | None:

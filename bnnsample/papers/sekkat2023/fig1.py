@@ -9,7 +9,18 @@ from ...figures.claims import Claims
 from ...figures.driver import Figure, Invocation, Option, integer, register_figure
 from ...plotting import pyplot, save_figure
 from .chains import target
-from .noise import CLOSE, FAR, centred, close_at, far_at, identity_covariance, noise_rows, plot_marginals, summaries
+from .noise import (
+    CLOSE,
+    FAR,
+    as_check,
+    centred,
+    close_at,
+    far_at,
+    identity_covariance,
+    noise_rows,
+    plot_marginals,
+    summaries,
+)
 from .shared import HEADING, TITLE
 
 ID = "sekkat2023-fig1"
@@ -29,17 +40,17 @@ def fig1_rows(inv: Invocation, bar) -> list[dict]:
 FIG1_CLAIMS = Claims("statement")
 
 
-@FIG1_CLAIMS.rule("centred", "Z is centred", "§2.2, eq. 14, Fig. 1", "mean 0 (by construction)",
+@FIG1_CLAIMS.rule("centred", "Z is centred", "§2.2, eq. 14, Fig. 1", "mean 0 (by construction)", source="check",
     tolerance="|mean| within 4 s.e. at every n", method="Monte Carlo mean of the draws of Z at theta = 0.5")  # fmt: skip
 def _centred(rows, st):
-    return centred(rows)
+    return as_check(centred(rows))
 
 
-@FIG1_CLAIMS.rule("variance", "Z has unit variance", "§2.2, eq. 14, Fig. 1", "variance 1 (by construction)",
+@FIG1_CLAIMS.rule("variance", "Z has unit variance", "§2.2, eq. 14, Fig. 1", "variance 1 (by construction)", source="check",
     tolerance="|variance - 1| within 4 s.e. at every n",
     method="Monte Carlo variance, s.e. sqrt((m4 - var^2) / draws)")  # fmt: skip
 def _variance(rows, st):
-    return identity_covariance(rows)
+    return as_check(identity_covariance(rows))
 
 
 @FIG1_CLAIMS.rule("far", "Z is far from Gaussian for small n", "§2.2, Fig. 1", "far from Gaussian at n = 1",

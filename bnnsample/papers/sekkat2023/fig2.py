@@ -11,7 +11,18 @@ from ...figures.claims import Claims
 from ...figures.driver import Figure, Invocation, Option, integer, register_figure
 from ...plotting import pyplot, save_figure
 from .chains import target
-from .noise import CLOSE, FAR, centred, close_at, far_at, identity_covariance, noise_rows, plot_marginals, summaries
+from .noise import (
+    CLOSE,
+    FAR,
+    as_check,
+    centred,
+    close_at,
+    far_at,
+    identity_covariance,
+    noise_rows,
+    plot_marginals,
+    summaries,
+)
 from .shared import HEADING, TITLE
 
 ID = "sekkat2023-fig2"
@@ -33,18 +44,18 @@ def fig2_rows(inv: Invocation, bar) -> list[dict]:
 FIG2_CLAIMS = Claims("statement")
 
 
-@FIG2_CLAIMS.rule("centred", "Z is centred", "§2.2, eq. 14, Fig. 2", "mean 0 (by construction)",
+@FIG2_CLAIMS.rule("centred", "Z is centred", "§2.2, eq. 14, Fig. 2", "mean 0 (by construction)", source="check",
     tolerance="|mean| of each coordinate within 4 s.e. at every n",
     method="Monte Carlo mean of the draws of Z at theta = (1, 0.2)")  # fmt: skip
 def _centred(rows, st):
-    return centred(rows)
+    return as_check(centred(rows))
 
 
-@FIG2_CLAIMS.rule("covariance", "Z has identity covariance", "§2.2, eq. 14, Fig. 2", "covariance I_2 (by construction)",
+@FIG2_CLAIMS.rule("covariance", "Z has identity covariance", "§2.2, eq. 14, Fig. 2", "covariance I_2 (by construction)", source="check",
     tolerance="each variance within 4 s.e. of 1 and the covariance within 4 s.e. of 0, at every n",
     method="Monte Carlo moments, s.e. from the fourth moments")  # fmt: skip
 def _covariance(rows, st):
-    return identity_covariance(rows)
+    return as_check(identity_covariance(rows))
 
 
 @FIG2_CLAIMS.rule("far", "Z is far from Gaussian for small n", "§2.2, Fig. 2", "far from Gaussian for small n",

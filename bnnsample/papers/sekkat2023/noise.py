@@ -118,6 +118,14 @@ def summaries(rows) -> list[dict]:
     return [r for r in rows if r["kind"] == "summary"]
 
 
+def as_check(o):
+    """A moment of Z that holds by construction (eq. 14) as a check of our minibatch code, not a paper claim:
+    passed when the rule's outcome is reproduced."""
+    from ...figures.claims import check
+
+    return check(o.verdict == "reproduced", o.ours, o.why)
+
+
 def centred(rows, k: float = 4.0):
     """Outcome: every coordinate's mean within ``k`` s.e. of 0, at every n."""
     from ...figures.claims import by_count, not_tested
