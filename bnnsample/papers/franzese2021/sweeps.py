@@ -135,17 +135,16 @@ FIG4_PAPER_COST = (
     "scale=paper (adds SYMMETRIC and MT3, batches full/128/64/32/16/8, h down to 0.001, burn-in "
     "time 10, 200 draws per run): about 6 CPU-hours (estimated from measured costs per step)"
 )
-# estimated from the per-step costs above: one (sampler, batch, seed) of h = 0.005, 0.01, 0.02 at burn-in time
-# 10 and 20 draws 2.5 apart is 21,000 steps; per step of 10 chains full batch 4 x 7 ms + MT3 50 ms, batch 32
-# or 8 about 3 x 1 ms + SGHMC 7 ms + MT3 (minibatch, not measured) about 8 ms: about 40 CPU-minutes a seed.
-# h = 0.002 and 0.001 add 90,000 steps per (sampler, batch, seed), 4.3 times that grid
+# measured 2026-11-28 (results/costs.csv): the 5 samplers x batches full/32/8 x h 0.005/0.01/0.02 x 3 seeds at
+# burn-in time 10, 135 runs on Boston, took about 12,700 CPU-s (MT3 8,572 of it); h = 0.002 and 0.001 add
+# 90,000 steps per (sampler, batch, seed) against this grid's 21,000: 4.3 times it
 FIG4_SEED_COST = (
     "one more sampler seed of the 5 samplers x batches full/32/8 x h 0.005/0.01/0.02 at burn-in time 10: about "
-    "40 CPU-minutes (estimated from costs per step measured on Boston)"
+    "70 CPU-minutes (a third of the 12,700 CPU-s measured for 3 seeds)"
 )
 FIG4_SMALL_H_COST = (
     "h = 0.002 and 0.001 for the 5 samplers x batches full/32/8 x 3 sampler seeds at burn-in time 10 (90,000 "
-    "steps per run): about 8.5 CPU-hours (estimated from costs per step measured on Boston)"
+    "steps per run): about 15 CPU-hours (4.3 times the 12,700 CPU-s measured for h = 0.005-0.02)"
 )
 FIG5_PAPER_COST = (
     "scale=paper (N_l 1/10/30/100, batches full/64/16, h down to 0.001, burn-in time 10): about "
