@@ -174,7 +174,11 @@ def _groups_present(cfg: DictConfig) -> None:
 
 
 # the networks' implementation choices (models/network.py), checked before torch is imported
-MODEL_CHOICES = {"chain_batching": ("auto", "vmap", "loop"), "memory_format": ("auto", "channels_last", "contiguous")}
+MODEL_CHOICES = {
+    "chain_batching": ("auto", "vmap", "loop"),
+    "memory_format": ("auto", "channels_last", "contiguous"),
+    "precision": ("auto", "float32", "tf32", "bf16"),
+}
 
 
 def _optional(rule):
@@ -195,7 +199,9 @@ VALUE_RULES = {
     "check_every": lambda c, k: _integer(c, k, low=1),
     "flush_seconds": lambda c, k: _number(c, k, low=0, strict=False),
     "time_limit": _optional(lambda c, k: _number(c, k, low=0)),  # seconds; null: none
-    **dict.fromkeys(("store_theta", "progress", "evaluate", "download", "control_variate", "compile"), _flag),
+    **dict.fromkeys(
+        ("store_theta", "progress", "evaluate", "download", "control_variate", "compile", "deterministic"), _flag
+    ),
     "device": lambda c, k: _choice(c.get(k), k, DEVICES),
     "dtype": lambda c, k: _choice(c.get(k), k, DTYPES),
     "unit": lambda c, k: _choice(c.get(k), k, UNITS),

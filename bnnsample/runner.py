@@ -108,7 +108,11 @@ def run(cfg: DictConfig, run_dir: Path) -> Path:
     (into the store, verified when written)."""
     plain = validate(cfg)
     limit = plain.get("time_limit")
-    with owned(run_dir), deterministic_kernels(resolve_device(plain["device"])), deadline(limit):
+    with (
+        owned(run_dir),
+        deterministic_kernels(resolve_device(plain["device"]), plain.get("deterministic", True)),
+        deadline(limit),
+    ):
         try:
             return _run(cfg, Path(run_dir), plain)
         except Interrupted as e:

@@ -44,12 +44,14 @@ class TrainResult:
 
 def training_loss(pot: ClassifierPotential):
     """loss(idx) = mean cross-entropy of the batch + (lam/2) ||x_w||^2 / N  (= U(x, S) / N),
-    on the ordinary module (BatchNorm in train mode: batch statistics, momentum 1)."""
+    on the ordinary module (BatchNorm in train mode: batch statistics, momentum 1); the forward
+    pass in ``model.precision`` (the backward follows the forward's types)."""
     m, n = pot.module, pot.n_data
     mask = pot.layout.unflatten(pot.mask)
 
     def loss_fn(idx):
-        out = m(pot.x_train[idx])
+        with pot.arithmetic():
+            out = m(pot.x_train[idx]).to(pot.x_train.dtype)
         reg = sum(((p**2) * mask[name]).sum() for name, p in m.named_parameters())
         return F.cross_entropy(out, pot.y_train[idx]) + 0.5 * pot.lam * reg / n
 
@@ -232,7 +234,6 @@ def train_adam_swa(
     on_epoch=None,
 ) -> TrainResult:
     """``on_epoch()`` (a progress bar's tick) runs after every epoch of both phases."""
-    m, lay = pot.module, pot.layout
     n = pot.n_data
     steps_per_epoch = max(1, n // batch_size)
     sched = Schedule("iid", n, batch_size, generator=generator, device=pot.x_train.device)
@@ -241,7 +242,14 @@ def train_adam_swa(
         return (sched.next() for _ in range(steps_per_epoch))
 
     loss_fn = training_loss(pot)
+    # the TF32 switches of model.precision for the backward passes too; autocast only around each
+    # forward (loss_fn): over the whole loop its cache would keep the first step's bf16 weights
+    with pot.arithmetic(autocast=False):
+        return _adam_swa(pot, loss_fn, epoch, train_epochs, swa_epochs, lr, swa_lr, on_epoch)
 
+
+def _adam_swa(pot, loss_fn, epoch, train_epochs, swa_epochs, lr, swa_lr, on_epoch) -> TrainResult:
+    m, lay = pot.module, pot.layout
     m.train()
     opt = torch.optim.Adam(m.parameters(), lr=lr)
     decay = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: max(0.0, 1.0 - e / max(train_epochs, 1)))

@@ -41,3 +41,12 @@ def test_cpu_run_changes_nothing():
     before = _flags()
     with deterministic_kernels(torch.device("cpu")):
         assert _flags() == before
+
+
+def test_deterministic_false_autotunes_and_restores():
+    """deterministic=false: cuDNN's autotuner on, deterministic algorithms off, inside the run."""
+    before = _flags()
+    with deterministic_kernels(torch.device("cuda"), on=False):
+        assert _flags() == (False, True, True)
+    assert _flags() == before
+

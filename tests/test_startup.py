@@ -38,6 +38,8 @@ print("TORCH_IMPORTED" if "torch" in sys.modules else "TORCH_NOT_IMPORTED", file
         ["run", "dataset.n_test=-5"],
         ["run", "init.lr=-1"],
         ["run", "model.memory_format=fast"],
+        ["run", "model.precision=fp8"],
+        ["run", "deterministic=maybe"],
         ["run", "reference=/no/such/run"],
     ],
 )

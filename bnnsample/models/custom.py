@@ -152,6 +152,7 @@ def build_custom(model_cfg, data, device, dtype, seed):
         n_calibration=int(model_cfg.get("n_calibration", 1000)),
         chain_batching=str(model_cfg.get("chain_batching", "auto")),
         memory_format=str(model_cfg.get("memory_format", "auto")),
+        precision=str(model_cfg.get("precision", "auto")),
         prior_on_bias=bool(model_cfg.get("prior_on_bias", True)),
     )
     x_test = data.x_test.to(device, dtype) if data.x_test is not None else data.x_train[:0].to(device, dtype)

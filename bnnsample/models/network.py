@@ -34,6 +34,7 @@ from ..plumbing.errors import UserError
 from ..potential import Potential
 from . import register
 from .cnn import ARCHITECTURES
+from .precision import batch_norm_in_state_dtype, network_arithmetic, resolve_precision
 
 
 class ParamLayout:
@@ -111,7 +112,9 @@ class ClassifierPotential(Potential):
         chain_batching: str = "auto",
         memory_format: str = "auto",
         prior_on_bias: bool = False,
+        precision: str = "auto",
     ):
+        self.precision = resolve_precision(precision, x_train.device)
         self.memory_format = resolve_memory_format(memory_format, module, x_train.device)
         if self.memory_format == "channels_last":
             module.to(memory_format=torch.channels_last)  # in place: training and prediction use it too
@@ -126,6 +129,9 @@ class ClassifierPotential(Potential):
         self.predict_batch = predict_batch
         self._functional = copy.deepcopy(module)
         replace_all_batch_norm_modules_(self._functional)
+        if self.precision == "bf16":
+            for m in (module, self._functional):
+                batch_norm_in_state_dtype(m, x_train.dtype)
         self._functional.train()
         self._last_loss = None
 
@@ -186,16 +192,23 @@ class ClassifierPotential(Potential):
         outs = [self._autograd_one(x[c], xb if shared else xb[c], yb if shared else yb[c]) for c in range(x.shape[0])]
         return torch.stack([g for g, _ in outs]), torch.stack([v for _, v in outs])
 
+    def arithmetic(self, autocast: bool = True):
+        """The context of the network's forward and backward passes (``model.precision``);
+        without ``autocast``, bf16 runs as tf32."""
+        precision = "tf32" if self.precision == "bf16" and not autocast else self.precision
+        return network_arithmetic(precision, self.x_train.device)
+
     def force(self, x, idx, scale):
         shared = idx is None or idx.dim() == 1
         xb = self.x_train if idx is None else self.x_train[idx]
         yb = self.y_train if idx is None else self.y_train[idx]
-        if self.chain_batching == "loop":
-            g, loss = self._loop(x, xb, yb, shared)
-        else:
-            g, loss = (self._grad_shared if shared else self._grad_per_chain)(x, xb, yb)
-        self._last_loss = loss.detach() / yb.shape[-1]
-        return scale * g + self.lam * self.mask * x
+        with self.arithmetic():
+            if self.chain_batching == "loop":
+                g, loss = self._loop(x, xb, yb, shared)
+            else:
+                g, loss = (self._grad_shared if shared else self._grad_per_chain)(x, xb, yb)
+        self._last_loss = loss.detach().to(x.dtype) / yb.shape[-1]
+        return scale * g.to(x.dtype) + self.lam * self.mask * x
 
     @torch.no_grad()
     def energy(self, x, idx, scale):
@@ -211,8 +224,9 @@ class ClassifierPotential(Potential):
     def _chain_losses(self, x, idx):
         shared = idx.dim() == 1
         xb, yb = self.x_train[idx], self.y_train[idx]
-        return torch.stack([self._batch_loss(x[c], xb if shared else xb[c], yb if shared else yb[c])
-                            for c in range(x.shape[0])])  # fmt: skip
+        with self.arithmetic():
+            return torch.stack([self._batch_loss(x[c], xb if shared else xb[c], yb if shared else yb[c])
+                                for c in range(x.shape[0])]).to(x.dtype)  # fmt: skip
 
     def diagnostics(self):
         return {} if self._last_loss is None else {"minibatch_loss": self._last_loss}
@@ -235,33 +249,42 @@ class ClassifierPotential(Potential):
         shared = idx is None or idx.dim() == 1
         chunk = max(1, min(yb.shape[-1], max_numbers // self.dim))
         jac = jacrev(self._datum_losses, chunk_size=chunk)
-        return torch.stack([jac(x[c], xb if shared else xb[c], yb if shared else yb[c]) for c in range(x.shape[0])])
+        with self.arithmetic():
+            return torch.stack([jac(x[c], xb if shared else xb[c], yb if shared else yb[c])
+                                for c in range(x.shape[0])]).to(x.dtype)  # fmt: skip
 
     def hvp(self, x, u, idx, scale):
         """(Hessian of U_0 + scale * minibatch loss at x) u: [C, d], forward-over-reverse
         (``jvp`` of ``grad``), batched over chains as the force is (vmap or a chain loop).
-        The minibatch loss uses the batch statistics, as in ``force``."""
+        The minibatch loss uses the batch statistics, as in ``force``. Under ``precision=bf16``
+        the product runs in tf32: autocast does not reach forward-mode dual tensors (a convolution
+        of a float32 dual input with bf16 weights fails on the CPU)."""
         xb, yb = self._batch(idx)
         shared = idx is None or idx.dim() == 1
-        if self.chain_batching == "loop":
-            hu = torch.stack([
-                self._hvp_one(x[c], u[c], xb if shared else xb[c], yb if shared else yb[c]) for c in range(x.shape[0])
-            ])  # fmt: skip
-        else:
-            hu = (self._hvp_shared if shared else self._hvp_per_chain)(x, u, xb, yb)
-        return torch.add(self.lam * self.mask * u, hu, alpha=scale)
+        with self.arithmetic(autocast=False):
+            if self.chain_batching == "loop":
+                hu = torch.stack([
+                    self._hvp_one(x[c], u[c], xb if shared else xb[c], yb if shared else yb[c])
+                    for c in range(x.shape[0])
+                ])  # fmt: skip
+            else:
+                hu = (self._hvp_shared if shared else self._hvp_per_chain)(x, u, xb, yb)
+        return torch.add(self.lam * self.mask * u, hu.to(u.dtype), alpha=scale)
 
     @torch.no_grad()
     def predict_one(self, flat: torch.Tensor, x_eval: torch.Tensor | None = None) -> torch.Tensor:
         """The prediction [n_test, K] of one parameter vector, after BN calibration: class
-        probabilities (``_prediction``)."""
+        probabilities (``_prediction``). In float32 whatever ``model.precision`` (models/precision.py)."""
         m = self.module
         self.layout.load(m, flat)
-        m.train()
-        m(self.x_calib)
-        m.eval()
         xs = self.x_test if x_eval is None else x_eval
-        out = [self._prediction(m(xs[i : i + self.predict_batch])) for i in range(0, xs.shape[0], self.predict_batch)]
+        with network_arithmetic("float32", flat.device):
+            m.train()
+            m(self.x_calib)
+            m.eval()
+            out = [
+                self._prediction(m(xs[i : i + self.predict_batch])) for i in range(0, xs.shape[0], self.predict_batch)
+            ]
         m.train()
         return torch.cat(out)
 
@@ -320,6 +343,7 @@ def _build_classifier(name):
             n_calibration=int(model_cfg.n_calibration),
             chain_batching=str(model_cfg.get("chain_batching", "auto")),
             memory_format=str(model_cfg.get("memory_format", "auto")),
+            precision=str(model_cfg.get("precision", "auto")),
         )
 
     return build

@@ -247,6 +247,17 @@ def test_fig4_verdicts_and_options(tmp_path):
     assert "burn_in=15" in ovr and "burn_in=2" not in ovr and s["burn_in"] == 15
     with pytest.raises(ValueError, match="burn_in=x: must be an integer"):
         _fig4_settings(tmp_path, {"burn_in": "x"})
+    # precision= and deterministic=: the runs' arithmetic, in runs of their own (a root suffix)
+    _, s, _ = _fig4_settings(tmp_path, {"scale": "reduced", "precision": "bf16", "deterministic": "false"})
+    ovr = fig4_jobs.method_overrides("sg_hmc", s)
+    assert {"model.precision=bf16", "deterministic=false"} <= set(ovr)
+    assert fig4_jobs.kernels_suffix(s) == "_bf16_autotuned"
+    _, s, _ = _fig4_settings(tmp_path, {"scale": "reduced"})
+    assert fig4_jobs.kernels_suffix(s) == "" and not any(
+        "precision" in o for o in fig4_jobs.method_overrides("sms_ubu", s)
+    )
+    with pytest.raises(ValueError, match="precision=fp16"):
+        _fig4_settings(tmp_path, {"precision": "fp16"})
 
 
 def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):

@@ -36,11 +36,22 @@ def method_overrides(method: str, s: dict, part: int = 0) -> list[str]:
         ovr.append(f"seed={part}")
     if s.get("device"):
         ovr.append(f"device={s['device']}")
+    if s.get("precision"):
+        ovr.append(f"model.precision={s['precision']}")
+    if s.get("deterministic"):
+        ovr.append(f"deterministic={s['deterministic']}")
     if s.get("model"):
         ovr.append(f"model={s['model']}")
     if s.get("step"):
         ovr.append(f"step_size={s['step']['ubu' if method in LOCALIZED else 'em']}")
     return ovr
+
+
+def kernels_suffix(s: dict) -> str:
+    """The run root's suffix for runs in another arithmetic (``precision=``, ``deterministic=``):
+    they are other runs, never mixed with or reused for those of the defaults."""
+    out = f"_{s['precision']}" if s.get("precision") not in (None, "auto") else ""
+    return out + ("_autotuned" if s.get("deterministic") == "false" else "")
 
 
 def method_grid(run_root: Path, s: dict, methods, swa_from: RunGrid | None = None) -> RunGrid:

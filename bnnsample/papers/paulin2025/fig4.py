@@ -30,7 +30,7 @@ from ...figures.common import md_table
 from ...figures.driver import Figure, Invocation, Option, choice, integer, names, number, register_figure
 from ...rundir import write_frame
 from ...stats import t_quantile
-from .ensemble_runs import FIG, LOCALIZED, method_grid, n_parts, print_estimate, run_workers
+from .ensemble_runs import FIG, LOCALIZED, kernels_suffix, method_grid, n_parts, print_estimate, run_workers
 from .temperature_scaling import split_sizes, swa_ts_predictives
 
 TITLE = ": calibration against ensemble size, SMS-UBU vs SWA vs standard training vs baselines (paulin2025 Fig. 4, §5)"
@@ -44,7 +44,8 @@ OPTIONS = (Option("dataset"), Option("runs", integer(1, RUNS)), Option("chains",
            Option("burn_in", integer(0, "must be an integer number of epochs >= 0")),
            Option("workers", integer(1, "must be an integer >= 1"), 1), Option("part"),
            Option("time_limit", number(0, "must be a number of seconds > 0")), Option("device", choice("auto", "cpu", "cuda")),
-           Option("holdout", lambda k, v: _share(k, v)))  # fmt: skip
+           Option("holdout", lambda k, v: _share(k, v)), Option("precision", choice("auto", "float32", "tf32", "bf16")),
+           Option("deterministic", choice("true", "false")))  # fmt: skip
 
 
 def _share(key: str, text: str) -> float:
@@ -154,6 +155,7 @@ def how_runs_are_made(s: dict, o: dict, scale: str) -> None:
         raise ValueError(f"runs={s['chains']}: scale={scale} runs in parts of {s['part_runs']} runs; "
                          f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
     s["workers"], s["device"], s["only_parts"] = o["workers"], o["device"], _parts(o["part"], n_parts(s))
+    s["precision"], s["deterministic"] = o["precision"], o["deterministic"]
     if o["time_limit"] is not None:
         s["deadline"] = time.monotonic() + o["time_limit"]
 
@@ -500,9 +502,11 @@ PAPER_DRAWS = 30  # draws per run in the paper (one per epoch after 10 burn-in e
 
 def setting_text(cfg, runs: int) -> str:
     """The setting a verdict was measured at, from a run's resolved config: network, training
-    and sampling epochs, draws per run, runs."""
+    and sampling epochs, draws per run, runs; the arithmetic where it is not the default's."""
+    kernels = "".join([f", model.precision={cfg.model.precision}" if cfg.model.get("precision", "auto") != "auto" else "",
+                       ", deterministic=false" if not cfg.get("deterministic", True) else ""])  # fmt: skip
     return (f"{cfg.model.name}, {cfg.init.train_epochs}+{cfg.init.swa_epochs} training epochs, {cfg.burn_in} burn-in "
-            f"{cfg.unit}s, {cfg.samples} draws per run, {runs} runs")  # fmt: skip
+            f"{cfg.unit}s, {cfg.samples} draws per run, {runs} runs{kernels}")  # fmt: skip
 
 
 def hinges_on_draws(by_draws, es: int, metric: str, higher_is_better: bool) -> str | None:
@@ -646,6 +650,7 @@ def _start(inv: Invocation) -> list[Path] | None:
                                     f"{inv.scale}_{s['dataset']}_{s['chains']}")  # fmt: skip
     if "holdout" in s:  # other training images: other runs
         base_root = base_root.with_name(f"{base_root.name}_holdout{s['holdout']:g}")
+    base_root = base_root.with_name(base_root.name + kernels_suffix(s))
     run_root, swa_from = base_root, None
     if "burn_in" in s:
         run_root = base_root.with_name(f"{base_root.name}_burnin{s['burn_in']}")
