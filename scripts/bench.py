@@ -1,6 +1,6 @@
 """Throughput benchmarks, reported as ratios against a baseline measured in the same run.
 
-    python scripts/bench.py [--suite two_batch|toy|integrators|conv|epoch|recording|fsync|peers|all] [--out results/bench.md]
+    python scripts/bench.py [--suite two_batch|toy|integrators|conv|epoch|recording|fsync|peers|throughput|all] [--out results/bench.md]
 
 two_batch (--chains, --steps): SMS-UBU chain-steps per second on two_batch_gaussian through
 the real pipeline (``bnnsample.runner.run``: schedule, integrator, divergence checks, HDF5
@@ -40,6 +40,10 @@ peers (--chains 1,10,100,1000,4000, --steps, --repeats, --device; ``pip install 
             share of a 10,000-step run, and the ratio to blackjax for a 100,000-step run with
             blackjax's compile time counted; short cells of 100,000 / chains steps (rounded to 10,
             within 50..10,000), where the per-run cost weighs more.
+throughput (--runs 1,8,16,64, --steps, --repeats, --device cuda): training and sampling steps of
+            R batched cnn_fmnist runs in each arithmetic (float32, tf32, bf16; deterministic or
+            autotuned kernels; torch.compile), their TFLOP/s and share of the device's dense
+            peak (scripts/bench_gpu.py).
 recording (--rec-chains, --rec-steps, --rec-draws): CPU time of the whole ``runner.run`` (setup,
             draws and test predictions recorded, HDF5, resume state, checks) over the bare kernel
             loop of the same logistic-regression chains, steps and blocks (issue 18's goal: at
@@ -592,10 +596,11 @@ def main() -> None:
             "recording",
             "fsync",
             "peers",
+            "throughput",
             "all",
         ),
         default="two_batch",
-        help="all: every suite but peers (which needs .[bench])",
+        help="all: every suite but peers (which needs .[bench]) and throughput (a GPU's)",
     )
     ap.add_argument("--chains", type=_int_list, default=None,
                     help="chain counts, comma-separated (two_batch: 4000; peers: 1,10,100,1000,4000)")  # fmt: skip
@@ -606,11 +611,19 @@ def main() -> None:
     ap.add_argument("--lr-steps", type=int, default=10000, help="steps of each logistic-regression run")
     ap.add_argument("--net-steps", type=int, default=2, help="steps per round of the network benchmark")
     ap.add_argument("--net-batch", type=int, default=200)
-    ap.add_argument("--epoch-images", type=int, default=2000, help="images per epoch of the epoch benchmark")
+    ap.add_argument(
+        "--epoch-images",
+        type=int,
+        default=2000,
+        help="images per epoch of the epoch benchmark; the data set of the throughput suite",
+    )
+    ap.add_argument(
+        "--runs", type=_int_list, default=[1, 8, 16, 64], help="throughput suite: batched runs, e.g. 1,8,16,64"
+    )
     ap.add_argument("--rec-chains", type=int, nargs="+", default=[100, 1000], help="chains of the recording suite")
     ap.add_argument("--rec-steps", type=int, default=1000, help="steps of each recording-suite run")
     ap.add_argument("--rec-draws", type=int, default=10, help="draws of each recording-suite run")
-    ap.add_argument("--device", default="cpu", help="device of the epoch and peers benchmarks (cpu | cuda)")
+    ap.add_argument("--device", default="cpu", help="device of the epoch, throughput and peers benchmarks (cpu | cuda)")
     ap.add_argument(
         "--cuda-kernels",
         choices=("deterministic", "fast"),
@@ -660,6 +673,12 @@ def main() -> None:
     if a.suite in ("recording", "all"):
         r = bench_recording(tuple(a.rec_chains), a.rec_steps, a.repeats, a.rec_draws)
         sections.append(_section(f"logistic regression, runner.run over the bare kernel loop ({machine})", r))
+    if a.suite == "throughput":
+        from bench_gpu import run_suite as throughput
+
+        body = throughput(a.runs, a.steps or 20, a.repeats, a.device, a.epoch_images)
+        sections.append(f"## cnn_fmnist, batched runs: training and sampling steps against the device's peak ({machine})\n\n"
+                        + body)  # fmt: skip
     if a.suite == "peers":
         from bench_peers import run_suite
 

@@ -9,17 +9,24 @@
 # Its runs and files go to QUEUE_RESULTS (default /tmp/bnnsample-gpu-results, outside the
 # repository: a lent machine re-sends the working tree before each command, which removes
 # untracked files under results/, and a run of fewer runs than the committed section must not
-# replace it; review fig4.tgz and commit by hand). Small outputs are copied to OUT_DIR: queue.txt
-# (each job's exit code and seconds), fig4.tgz and fig4_ts.tgz (tables, plot, section, logs), fig3_paper.tgz and
-# fig7_paper.tgz (paulin2025 Figs. 3 and 7: tables, plot, claims, section, log), cuda_tests.txt,
-# bench_epoch.txt, bench_compile.txt, bench_peers.txt.
+# replace it; review fig4.tgz and commit by hand). Small outputs are copied to OUT_DIR (a lent
+# machine sends back at most 8 files): queue.txt (each job's exit code and seconds), reports.tgz
+# (the text reports: bench_throughput.txt, cuda_tests.txt, bench_epoch.txt, bench_compile.txt,
+# bench_peers.txt), fig4.tgz and fig4_ts.tgz (tables, plot, section, logs), fig3_paper.tgz and
+# fig7_paper.tgz (paulin2025 Figs. 3 and 7: tables, plot, claims, section, log).
 #
-# The first job: the SG-HMC baseline of Fig. 4 at the paper's scale, which the committed section
-# (scale=paper runs=16, SMS-UBU, 18.6 min on one H200 on 2026-11-26) lacks: 8 runs trained,
-# then sampled by SMS-UBU and SG-HMC, about 22 GPU-minutes (SG-HMC's step about twice SMS-UBU's).
-# The second: SWA with temperature scaling beside it (holdout=0.1: 6,000 training images held out
+# The order (issue 48): first what decides how the GPU's minutes are spent, the throughput of
+# 1-64 batched cnn_fmnist runs in each arithmetic (float32, tf32, bf16; deterministic or
+# autotuned kernels; torch.compile) and the laws of those paths on the GPU; then the SG-HMC
+# baseline of Fig. 4 at the paper's scale, which the committed section (scale=paper runs=16,
+# SMS-UBU, 18.6 min on one H200 on 2026-11-26) lacks: 8 runs trained, then sampled by SMS-UBU
+# and SG-HMC, about 22 GPU-minutes at that day's speed (SG-HMC's step about twice SMS-UBU's).
+# Then SWA with temperature scaling beside it (holdout=0.1: 6,000 training images held out
 # to fit each SWA network's temperature, every method trained on the other 54,000), 8 new runs,
 # about 10 GPU-minutes (16 runs took 18.6); its files in fig4_ts.tgz, for results/paulin2025-fig4/.
+# Runs of a window are not carried to the next: a part's samples (8 runs x 30 draws x 10,000 test
+# predictions, about 96 MB) exceed what a window sends back (16 MiB a file), so the Fig. 4 jobs
+# finish whole parts within a window or continue only on the same machine.
 #
 # Set-up where the registry is reachable (the GPU machine has none): `bash scripts/gpu_wheels.sh`
 # writes the missing dependencies to .whl/, and the Fashion-MNIST files go to data/
@@ -36,13 +43,14 @@ RES=${QUEUE_RESULTS:-/tmp/bnnsample-gpu-results}
 FIG4=${FIG4_OPTIONS:-scale=paper runs=8 methods=sms_ubu,sg_hmc}
 FIG4_TS=${FIG4_TS_OPTIONS:-scale=paper runs=8 holdout=0.1}
 JOBS=(
+    "bench_throughput|the network path's throughput: training and sampling steps of 1, 8, 16 and 64 batched cnn_fmnist runs in float32, tf32, bf16 (deterministic or autotuned kernels, torch.compile), TFLOP/s and share of the dense peak, about 4-6 GPU-minutes; it decides the arithmetic of the runs below|$PY scripts/bench.py --suite throughput --device $DEV --runs 1,8,16,64 --steps 10 --repeats 3"
+    "cuda_tests|the CUDA tests, and the vectorised-training, memory-format and precision laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/models/test_memory_format.py tests/integrators/test_compiled.py tests/models/test_precision.py"
     "fig4_paper|paulin2025 Fig. 4 at the paper's scale with the SG-HMC baseline (cnn_fmnist, 15 + 5 epochs, 10 burn-in, 30 draws, 8 runs, SMS-UBU and SG-HMC), resumable|bnnsample figure paulin2025-fig4 $FIG4 device=$DEV"
     "fig4_ts|paulin2025 Fig. 4 at the paper's scale with SWA + temperature scaling, a baseline beyond the paper (10% of the training images held out for the temperature, every method trained on the other 54,000; 8 runs, SMS-UBU), resumable|bnnsample figure paulin2025-fig4 $FIG4_TS device=$DEV"
-    "cuda_tests|the CUDA tests, and the vectorised-training and memory-format laws on the GPU|$PY -m pytest -q tests/test_cuda.py tests/test_train_runs.py tests/models/test_memory_format.py tests/integrators/test_compiled.py"
-    "bench_epoch|one SMS-UBU epoch of cnn_fmnist against one Adam epoch on the GPU|$PY scripts/bench.py --suite epoch --device $DEV --epoch-images 20000 --repeats 3"
-    "bench_compile|whole sg_hmc runs with compile=false and compile=true (CUDA graphs) at 1, 10, 100 chains|$PY scripts/bench_compile_flag.py --device $DEV --chains 1,10,100 --steps 20000 --rounds 2"
     "fig3_paper|paulin2025 Fig. 3 with the paper's network and schedule (cnn_fmnist, 15 + 5 epochs, 4 SMS-UBU paths x 40 epochs from x_SWA + noise, R-hat after 10), 2 repetitions, about 8-12 GPU-minutes|bnnsample figure paulin2025-fig3 scale=paper reps=2 device=$DEV"
     "fig7_paper|paulin2025 Fig. 7 with the paper's network (cnn_fmnist, 15 + 5 epochs, Hessian over all 300 batches, 10 power iterations at 4 points), 2 networks, about 6-8 GPU-minutes|bnnsample figure paulin2025-fig7 scale=paper runs=2 device=$DEV"
+    "bench_epoch|one SMS-UBU epoch of cnn_fmnist against one Adam epoch on the GPU|$PY scripts/bench.py --suite epoch --device $DEV --epoch-images 20000 --repeats 3"
+    "bench_compile|whole sg_hmc runs with compile=false and compile=true (CUDA graphs) at 1, 10, 100 chains|$PY scripts/bench_compile_flag.py --device $DEV --chains 1,10,100 --steps 20000 --rounds 2"
     "bench_peers|the peers suite on the GPU, long cells: bnnsample eager and compile=true against vmapped posteriors (and blackjax on jax's GPU where its wheel fits), wall time|$PY scripts/bench.py --suite peers --device $DEV --chains 1,10,100,1000 --cells long --repeats 3"
 )
 
@@ -119,4 +127,9 @@ for j in "${JOBS[@]}"; do
     esac
     echo "$name exit $rc after $(($(date +%s) - t0)) s" >>"$OUT/queue.txt"
 done
+# a lent machine sends back at most 8 files: the jobs' text reports travel as one archive
+reports=$(cd "$OUT" && ls ./*.txt 2>/dev/null | grep -v '^\./queue\.txt$')
+if [[ -n "$reports" ]]; then
+    (cd "$OUT" && tar czf reports.tgz $reports && rm -f $reports)
+fi
 cat "$OUT/queue.txt"

@@ -49,4 +49,3 @@ def test_deterministic_false_autotunes_and_restores():
     with deterministic_kernels(torch.device("cuda"), on=False):
         assert _flags() == (False, True, True)
     assert _flags() == before
-

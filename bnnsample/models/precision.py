@@ -36,14 +36,31 @@ def resolve_precision(precision: str, device: torch.device) -> str:
     return "tf32" if device.type == "cuda" else "float32"
 
 
+def _tf32_switches() -> list[tuple[object, str, object, object]]:
+    """(object, attribute, value for TF32, value for IEEE float32) of cuBLAS's products and cuDNN's
+    convolutions: the ``fp32_precision`` settings where torch has them (2.9 and later; torch
+    refuses a mix of them and the older ``allow_tf32`` flags, which torch.compile's code sets),
+    else the ``allow_tf32`` flags."""
+    b = torch.backends
+    if hasattr(b.cuda.matmul, "fp32_precision") and hasattr(b.cudnn, "conv"):
+        return [(b.cuda.matmul, "fp32_precision", "tf32", "ieee"), (b.cudnn.conv, "fp32_precision", "tf32", "ieee")]
+    return [(b.cuda.matmul, "allow_tf32", True, False), (b.cudnn, "allow_tf32", True, False)]
+
+
+def tf32_enabled() -> tuple[bool, bool]:
+    """Whether products and convolutions may use TF32 now (per ``_tf32_switches``)."""
+    return tuple(getattr(obj, attr) == on for obj, attr, on, _ in _tf32_switches())
+
+
 @contextmanager
 def network_arithmetic(precision: str, device: torch.device):
     """Within the block, the network's passes run in ``precision`` (a resolved one: float32,
     tf32 or bf16). The TF32 switches are process settings; the previous ones are restored on
     exit, so code outside the network (closed-form targets, evaluation) keeps its own."""
-    tf32 = precision != "float32"
-    matmul, cudnn = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = tf32
+    switches = _tf32_switches()
+    before = [getattr(obj, attr) for obj, attr, _, _ in switches]
+    for obj, attr, on, off in switches:
+        setattr(obj, attr, off if precision == "float32" else on)
     try:
         if precision == "bf16":
             with torch.autocast(device.type, dtype=torch.bfloat16):
@@ -51,7 +68,8 @@ def network_arithmetic(precision: str, device: torch.device):
         else:
             yield
     finally:
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = matmul, cudnn
+        for (obj, attr, _, _), value in zip(switches, before):
+            setattr(obj, attr, value)
 
 
 class _StateDtypeNorm:

@@ -10,7 +10,7 @@ import torch
 from bnnsample.analysis.stationary import linear_scheme_moments, ubu_affine
 from bnnsample.models.cnn import cnn_small
 from bnnsample.models.network import ClassifierPotential
-from bnnsample.models.precision import network_arithmetic, resolve_precision
+from bnnsample.models.precision import network_arithmetic, resolve_precision, tf32_enabled
 from bnnsample.plumbing.errors import UserError
 from bnnsample.stats import chain_mean_se, chain_var_se
 from bnnsample.train import train_adam_swa, train_runs
@@ -22,7 +22,7 @@ BF16_UNIT = 2.0**-8  # bfloat16's unit roundoff (8 significant bits)
 
 
 def _switches():
-    return torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    return tf32_enabled()
 
 
 def test_auto_is_tf32_on_cuda_float32_elsewhere_and_unknown_names_the_field():
