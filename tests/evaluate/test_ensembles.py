@@ -258,6 +258,17 @@ def test_fig4_verdicts_and_options(tmp_path):
     )
     with pytest.raises(ValueError, match="precision=fp16"):
         _fig4_settings(tmp_path, {"precision": "fp16"})
+    # part_runs=: parts of another size at the scales made in parts, under their own root
+    _, s, _ = _fig4_settings(tmp_path, {"scale": "paper", "runs": "64", "part_runs": "32"})
+    assert fig4_jobs.n_parts(s) == 2 and fig4_jobs.kernels_suffix(s) == "_parts32"
+    assert "chains=32" in fig4_jobs.method_overrides("sms_ubu", s, 1) and "seed=1" in fig4_jobs.method_overrides(
+        "sms_ubu", s, 1
+    )
+    assert fig4_jobs.kernels_suffix(_fig4_settings(tmp_path, {"scale": "paper", "part_runs": "8"})[1]) == ""
+    with pytest.raises(ValueError, match="runs=48: scale=paper runs in parts of 32"):
+        _fig4_settings(tmp_path, {"scale": "paper", "runs": "48", "part_runs": "32"})
+    with pytest.raises(ValueError, match="part_runs=4: scale=reduced makes its runs in one part"):
+        _fig4_settings(tmp_path, {"scale": "reduced", "part_runs": "4"})
 
 
 def test_fig4_reduced_scale_runs_on_fashion_mnist_files(tmp_path, monkeypatch):

@@ -446,14 +446,15 @@ def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], nois
     "larger errors as h grows and N_l approaches 100, more with minibatches",
     _FIG5,
     "qualitative",
-    tolerance="at the largest h the largest N_l has a larger AKD than N_l = 1 (or diverges), per batch size",
+    tolerance=f"at the largest h the largest N_l has a larger AKD than N_l = 1 by more than {_TOL} (or diverges), "
+    "per batch size (until 2026-11-29, with one seed: larger by any amount)",
     method=_AKD,
 )
 def _larger_errors_at_large_h(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
     hmax, batches, first, last = max(s.steps), distinct(rows, "batch"), f"N_l={nls[0]}", f"N_l={nls[-1]}"
     large = {b: _at(rows, b, hmax) for b in batches}
-    worse = sum((not np.isfinite(c.get(last, math.nan))) or c.get(last, 0) > c.get(first, math.inf)
-                for c in large.values())  # fmt: skip
+    worse = sum((not np.isfinite(c.get(last, math.nan))) or c.get(last, 0) > c.get(first, math.inf) + noise.diff(b)
+                for b, c in large.items())  # fmt: skip
     return by_count(
         worse, len(batches),
         f"h = {hmax:g}: " + "; ".join(f"batch {b}: " + ", ".join(f"{k} {value_text(v)}" for k, v in c.items())

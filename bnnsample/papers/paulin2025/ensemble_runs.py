@@ -48,10 +48,15 @@ def method_overrides(method: str, s: dict, part: int = 0) -> list[str]:
 
 
 def kernels_suffix(s: dict) -> str:
-    """The run root's suffix for runs in another arithmetic (``precision=``, ``deterministic=``):
-    they are other runs, never mixed with or reused for those of the defaults."""
+    """The run root's suffix for runs in another arithmetic (``precision=``, ``deterministic=``) or
+    in parts of another size (``part_runs=``): they are other runs, never mixed with or reused for
+    those of the defaults."""
     out = f"_{s['precision']}" if s.get("precision") not in (None, "auto") else ""
-    return out + ("_autotuned" if s.get("deterministic") == "false" else "")
+    out += "_autotuned" if s.get("deterministic") == "false" else ""
+    # parts of another size are other runs (a part's seed is its number, its runs its chains)
+    return out + (
+        f"_parts{s['part_runs']}" if s.get("default_part_runs", s.get("part_runs")) != s.get("part_runs") else ""
+    )
 
 
 def method_grid(run_root: Path, s: dict, methods, swa_from: RunGrid | None = None) -> RunGrid:

@@ -15,7 +15,9 @@ beside their settings. ``burn_in=B`` (epochs) reruns the samplers with another b
 the run with the scale's own burn-in when that run exists (runs under ``<runs>_burnin<B>``; the paper's burn-in
 is 10 epochs of 300 steps of 1.25e-4, 0.375 units of simulated time); ``dataset=`` chooses another image set
 (e.g. mnist5k at scale=reduced, which then keeps all its images), ``runs=`` the number of runs, ``methods=`` a
-comma list.
+comma list. The runs' arithmetic and batching on a GPU: ``precision=`` (model.precision: float32, tf32, bf16),
+``deterministic=false`` (cuDNN's autotuned kernels) and ``part_runs=`` (runs trained and sampled together, at
+the scales made in parts) give other runs, under a root of their own, and each verdict's setting names them.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ OPTIONS = (Option("dataset"), Option("runs", integer(1, RUNS)), Option("chains",
            Option("workers", integer(1, "must be an integer >= 1"), 1), Option("part"),
            Option("time_limit", number(0, "must be a number of seconds > 0")), Option("device", choice("auto", "cpu", "cuda")),
            Option("holdout", lambda k, v: _share(k, v)), Option("precision", choice("auto", "float32", "tf32", "bf16")),
-           Option("deterministic", choice("true", "false")))  # fmt: skip
+           Option("deterministic", choice("true", "false")), Option("part_runs", integer(1, RUNS)))  # fmt: skip
 
 
 def _share(key: str, text: str) -> float:
@@ -151,6 +153,11 @@ def how_runs_are_made(s: dict, o: dict, scale: str) -> None:
     """Set in the setting ``s`` how its runs are made from the options ``o``: workers=N processes,
     part= (a worker's share), time_limit= (seconds from now; every run gets what is left), device=;
     runs= must fill the scale's parts."""
+    if o["part_runs"] is not None:  # at the scales made in parts: more runs a part (memory allowing on a GPU)
+        if not s.get("part_runs"):
+            raise ValueError(f"part_runs={o['part_runs']}: scale={scale} makes its runs in one part; allowed at "
+                             f"{', '.join(k for k, v in SETTINGS.items() if v.get('part_runs'))}")  # fmt: skip
+        s["part_runs"], s["default_part_runs"] = o["part_runs"], s["part_runs"]
     if s.get("part_runs") and s["chains"] % s["part_runs"]:
         raise ValueError(f"runs={s['chains']}: scale={scale} runs in parts of {s['part_runs']} runs; "
                          f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
