@@ -70,22 +70,24 @@ class RunGrid:
     initial points), reuses the finished ones, and keeps each run's wall and CPU time in its
     timing.json, summed over the invocations that made it. With a ``deadline``
     (``time.monotonic()`` seconds), each run still to make gets the time left (``time_limit=``),
-    and none starts with less than a second left (TimeLimit)."""
+    and none starts with less than a second left (TimeLimit). The parts are numbered ``first``,
+    ``first + 1``, ... (``numbers``): parts made elsewhere under other numbers stay apart."""
 
     def __init__(self, root: Path, names, parts: int, overrides: Callable[[str, int], list[str]],
-                 deadline: float | None = None):  # fmt: skip
+                 deadline: float | None = None, first: int = 0):  # fmt: skip
         self.root, self.names, self.parts = Path(root), list(names), parts
         self.overrides, self.deadline = overrides, deadline
+        self.numbers = range(first, first + parts)
 
     def dir(self, part: int) -> Path:
-        """The folder of one part's runs (the root itself when there is one part)."""
-        return self.root if self.parts == 1 else self.root / f"part{part}"
+        """The folder of one part's runs (the root itself when there is one part, numbered 0)."""
+        return self.root if self.parts == 1 and part == 0 else self.root / f"part{part}"
 
     def todo(self) -> list[tuple[str, int]]:
         """(name, part) of each run not complete yet, part by part."""
         from ..store import is_complete
 
-        return [(n, p) for p in range(self.parts) for n in self.names if not is_complete(self.dir(p) / n)]
+        return [(n, p) for p in self.numbers for n in self.names if not is_complete(self.dir(p) / n)]
 
     def complete(self) -> bool:
         return not self.todo()
@@ -94,7 +96,7 @@ class RunGrid:
         """{name: [samples.h5 of each part]} of ``parts`` (all by default), each run made or
         reused; ``cells(total)`` shows the progress of the runs (a context manager giving a bar
         with ``note`` and ``done``, as ``Invocation.cells`` does)."""
-        parts = range(self.parts) if parts is None else parts
+        parts = self.numbers if parts is None else parts
         paths = {n: [] for n in self.names}
         with cells(len(parts) * len(self.names)) as bar:
             for p in parts:
@@ -112,7 +114,7 @@ class RunGrid:
         from ..store import FILENAME, is_complete
 
         run_dir = self.dir(part) / name
-        label = f"{name}{f' part {part}' if self.parts > 1 else ''}"
+        label = f"{name}{f' part {part}' if self.dir(part) != self.root else ''}"
         ovr = list(self.overrides(name, part))
         done = is_complete(run_dir)
         if self.deadline is not None and not done:
@@ -158,7 +160,7 @@ class RunGrid:
         parts and names, or None when a run has none."""
         import json
 
-        files = [self.dir(p) / n / "timing.json" for p in range(self.parts) for n in self.names]
+        files = [self.dir(p) / n / "timing.json" for p in self.numbers for n in self.names]
         if not all(f.exists() for f in files):
             return None
         got = [json.loads(f.read_text()) for f in files]

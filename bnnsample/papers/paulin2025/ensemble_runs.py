@@ -32,7 +32,7 @@ def method_overrides(method: str, s: dict, part: int = 0) -> list[str]:
     chains = s["chains"] // parts
     ovr = [f"experiment=paulin2025_fig4_{method}", f"dataset={s['dataset']}", f"chains={chains}",
            "control_variate=true", "store_theta=false", "evaluate=false", *s["overrides"]]  # fmt: skip
-    if parts > 1:
+    if parts > 1 or s.get("first_part"):
         ovr.append(f"seed={part}")
     if s.get("device"):
         ovr.append(f"device={s['device']}")
@@ -72,7 +72,7 @@ def method_grid(run_root: Path, s: dict, methods, swa_from: RunGrid | None = Non
             ovr.append(f"init.reuse={swa_from.dir(p) / 'sms_ubu'}")
         return ovr
 
-    grid = RunGrid(run_root, methods, n_parts(s), overrides, s.get("deadline"))
+    grid = RunGrid(run_root, methods, n_parts(s), overrides, s.get("deadline"), s.get("first_part", 0))
     return grid
 
 

@@ -47,7 +47,9 @@ OPTIONS = (Option("dataset"), Option("runs", integer(1, RUNS)), Option("chains",
            Option("workers", integer(1, "must be an integer >= 1"), 1), Option("part"),
            Option("time_limit", number(0, "must be a number of seconds > 0")), Option("device", choice("auto", "cpu", "cuda")),
            Option("holdout", lambda k, v: _share(k, v)), Option("precision", choice("auto", "float32", "tf32", "bf16")),
-           Option("deterministic", choice("true", "false")), Option("part_runs", integer(1, RUNS)))  # fmt: skip
+           Option("deterministic", choice("true", "false")), Option("part_runs", integer(1, RUNS)),
+           Option("first_part", integer(0, "must be an integer >= 0 (the first part's number and seed)")),
+           Option("with_groups", lambda k, v: [Path(d).expanduser() for d in v.split(",")]))  # fmt: skip
 
 
 def _share(key: str, text: str) -> float:
@@ -151,29 +153,44 @@ def _pool(s: dict) -> int:
 
 def how_runs_are_made(s: dict, o: dict, scale: str) -> None:
     """Set in the setting ``s`` how its runs are made from the options ``o``: workers=N processes,
-    part= (a worker's share), time_limit= (seconds from now; every run gets what is left), device=;
-    runs= must fill the scale's parts."""
-    if o["part_runs"] is not None:  # at the scales made in parts: more runs a part (memory allowing on a GPU)
-        if not s.get("part_runs"):
-            raise ValueError(f"part_runs={o['part_runs']}: scale={scale} makes its runs in one part; allowed at "
-                             f"{', '.join(k for k, v in SETTINGS.items() if v.get('part_runs'))}")  # fmt: skip
-        s["part_runs"], s["default_part_runs"] = o["part_runs"], s["part_runs"]
-    if s.get("part_runs") and s["chains"] % s["part_runs"]:
-        raise ValueError(f"runs={s['chains']}: scale={scale} runs in parts of {s['part_runs']} runs; "
-                         f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
-    s["workers"], s["device"], s["only_parts"] = o["workers"], o["device"], _parts(o["part"], n_parts(s))
-    s["precision"], s["deterministic"] = o["precision"], o["deterministic"]
+    part= (a worker's share), time_limit= (seconds from now; every run gets what is left), device=,
+    the parts' size and numbers (``_part_layout``), the arithmetic (precision=, deterministic=) and
+    earlier sections' groups to pool (with_groups=); runs= must fill the scale's parts. The image-set
+    recipes share it with options of their own (the keys they lack count as not given)."""
+    _part_layout(s, o, scale)
+    s["workers"], s["device"] = o["workers"], o["device"]
+    first = s.get("first_part", 0)
+    s["only_parts"] = _parts(o["part"], range(first, first + n_parts(s)))
+    s["precision"], s["deterministic"] = o.get("precision"), o.get("deterministic")
+    if o.get("with_groups"):
+        s["with_groups"] = o["with_groups"]
     if o["time_limit"] is not None:
         s["deadline"] = time.monotonic() + o["time_limit"]
 
 
-def _parts(text: str | None, parts: int) -> list[int] | None:
+def _part_layout(s: dict, o: dict, scale: str) -> None:
+    """part_runs= (runs trained and sampled together) and first_part= (the first part's number and
+    seed: runs independent of parts 0, 1, ... made elsewhere), at the scales made in parts."""
+    for key in ("part_runs", "first_part"):
+        if o.get(key) and not s.get("part_runs"):
+            raise ValueError(f"{key}={o[key]}: scale={scale} makes its runs in one part; allowed at "
+                             f"{', '.join(k for k, v in SETTINGS.items() if v.get('part_runs'))}")  # fmt: skip
+    if o.get("part_runs") is not None:
+        s["part_runs"], s["default_part_runs"] = o["part_runs"], s["part_runs"]
+    if o.get("first_part"):
+        s["first_part"] = o["first_part"]
+    if s.get("part_runs") and s["chains"] % s["part_runs"]:
+        raise ValueError(f"runs={s['chains']}: scale={scale} runs in parts of {s['part_runs']} runs; "
+                         f"allowed: a multiple of {s['part_runs']}")  # fmt: skip
+
+
+def _parts(text: str | None, numbers: range) -> list[int] | None:
     """``part=0,2``: make only these parts (a worker's share), then stop before the tables."""
     if text is None:
         return None
     got = text.split(",")
-    if not all(p.isdigit() and int(p) < parts for p in got):
-        raise ValueError(f"part={text}: allowed values: comma list of 0..{parts - 1}")
+    if not all(p.isdigit() and int(p) in numbers for p in got):
+        raise ValueError(f"part={text}: allowed values: comma list of {numbers[0]}..{numbers[-1]}")
     return sorted({int(p) for p in got})
 
 
@@ -686,6 +703,7 @@ def _measure(inv: Invocation, bar) -> dict:
         methods_table,
         paired_differences,
         predictives_and_kinetic,
+        summarise_groups,
     )
 
     s, methods, grid = inv.started
@@ -706,24 +724,87 @@ def _measure(inv: Invocation, bar) -> dict:
         diffs["swa_ts"] = paired_differences(preds["sms_ubu"], ts, y, sizes)
         more["holdout_text"] = holdout_text(s, temps)
         measured = [*measured, *temperature_table(temps)]
-    write_runs(preds, y, sizes, inv.dir)
+    cfg = OmegaConf.load(paths["sms_ubu"][0].parent / "config.yaml")
+    values = group_values_of(preds, y, sizes)
+    runs = s["chains"]
+    if s.get("with_groups"):  # earlier sections' groups of other parts: the table and the paired s.e. over all
+        values, runs = pool_groups(values, s, s["with_groups"], setting_text(cfg, 0))
+        table, diffs = summarise_groups(values), {b: recompute_paired(values, "sms_ubu", b) for b in diffs}
+        more["pooled"] = (f"The table and the paired differences pool this invocation's groups with those of "
+                          f"{', '.join(map(str, s['with_groups']))} (runs.csv's `runs` names each group's parts); "
+                          "the diagnostics below are this invocation's runs only.")  # fmt: skip
+    write_frame(values, inv.dir / "runs.csv", index=False)
+    write_parts(s, setting_text(cfg, 0), inv.dir)
     measured = [*paired_table(diffs, sizes), *measured]
-    setting = setting_text(OmegaConf.load(paths["sms_ubu"][0].parent / "config.yaml"), s["chains"])
+    if "pooled" in more:
+        measured = ["", more["pooled"], *measured]
+    setting = setting_text(cfg, runs)
     return {"s": s, "methods": methods, "sizes": sizes, "table": table, "times": times, "measured": measured,
-            "diffs": diffs, "by_draws": by_draws, "setting": setting, "more": more}  # fmt: skip
+            "diffs": diffs, "by_draws": by_draws, "setting": setting, "more": more, "runs": runs}  # fmt: skip
 
 
-def write_runs(preds: dict, y, sizes, fig_dir: Path) -> Path:
-    """runs.csv: each disjoint group's metric (``evaluate.ensembles.group_values``; at size 1 a
-    group is one run) for every per-run predictive of ``preds`` (standard training, SWA, each
+def group_values_of(preds: dict, y, sizes):
+    """runs.csv's rows: each disjoint group's metric (``evaluate.ensembles.group_values``; at size 1
+    a group is one run) for every per-run predictive of ``preds`` (standard training, SWA, each
     sampler, SWA with temperature scaling): the values behind fig4.csv's means and stds and the
     paired differences' s.e. (``recompute_paired``)."""
     import pandas as pd
 
     from ...evaluate.ensembles import group_values
 
-    values = pd.concat([group_values(p, y, sizes, name) for name, p in preds.items()], ignore_index=True)
-    return write_frame(values, fig_dir / "runs.csv", index=False)
+    return pd.concat([group_values(p, y, sizes, name) for name, p in preds.items()], ignore_index=True)
+
+
+def _part_numbers(s: dict) -> list[int]:
+    first = s.get("first_part", 0)
+    return list(range(first, first + n_parts(s)))
+
+
+def write_parts(s: dict, protocol: str, fig_dir: Path) -> Path:
+    """parts.json: the parts (numbers = seeds) and runs per part behind this section's own groups, and
+    the protocol they were made at: what ``pool_groups`` checks before a later invocation pools them."""
+    import json
+
+    from ...rundir import write_file
+
+    data = {"parts": _part_numbers(s), "part_runs": s.get("part_runs") or s["chains"], "protocol": protocol}
+    return write_file(fig_dir / "parts.json", json.dumps(data, indent=1) + "\n")
+
+
+def pool_groups(values, s: dict, dirs: list[Path], protocol: str):
+    """(this invocation's group values ``values`` with those of the sections in ``dirs``, the runs
+    behind them): another section's groups join when its parts.json names the same protocol and parts
+    (seeds) that no other pooled section has, so that every group is of independent runs; each
+    section's groups are numbered after those before them, per ensemble size, and runs.csv's ``runs``
+    names the parts. ValueError (naming the folder and what differs) otherwise."""
+    import json
+
+    import pandas as pd
+
+    def named(v, parts):
+        return v.assign(runs=f"parts {parts[0]}-{parts[-1]}: " + v["runs"].astype(str))
+
+    own = _part_numbers(s)
+    seen, runs = set(own), s["chains"]
+    pooled = named(values, own)
+    for d in dirs:
+        try:
+            meta = json.loads((d / "parts.json").read_text())
+            other = pd.read_csv(d / "runs.csv")
+        except (OSError, ValueError) as e:
+            raise ValueError(f"with_groups={d}: no readable parts.json and runs.csv there ({type(e).__name__}); "
+                             "allowed: folders of paulin2025-fig4 sections that wrote both") from None  # fmt: skip
+        if meta["protocol"] != protocol:
+            raise ValueError(f"with_groups={d}: its runs were made at {meta['protocol']}; these at {protocol}")
+        if seen & set(meta["parts"]):
+            raise ValueError(f"with_groups={d}: parts {sorted(seen & set(meta['parts']))} are pooled already (the "
+                             "same seeds); allowed: sections of other parts (first_part=)")  # fmt: skip
+        seen |= set(meta["parts"])
+        runs += len(meta["parts"]) * int(meta["part_runs"])
+        start = pooled.groupby("ensemble_size")["group"].max() + 1
+        other["group"] = other["group"] + other["ensemble_size"].map(start).fillna(0).astype(int)
+        pooled = pd.concat([pooled, named(other, meta["parts"])], ignore_index=True)
+    return pooled, runs
 
 
 def recompute_paired(runs, method: str, base: str):
@@ -768,7 +849,7 @@ def _write_table(m: dict, inv: Invocation, path: Path) -> list[Path]:
     csv = inv.dir / "fig4.csv"
     write_frame(table, csv, index=False)
     png = plot_ensembles(table.assign(method=table.method.map(LABELS)), path,
-                         title=f"{s['dataset']}, {s['chains']} runs ({inv.scale})")  # fmt: skip
+                         title=f"{s['dataset']}, {m.get('runs', s['chains'])} runs ({inv.scale})")  # fmt: skip
     return [csv, png]
 
 
@@ -776,7 +857,8 @@ FIGURE = register_figure(Figure(
     FIG, TITLE, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines",
     SETTINGS, rows=_measure, start=_start, tables=lambda m: {}, plot=_write_table, png="fig4.png",
     files=lambda m, inv, written: [*written, *(inv.dir / f"{n}.csv" for n in ("runs", "calibration", "reliability",
-                                                                              "excess_loss", "draws"))]
+                                                                              "excess_loss", "draws")),
+                                   inv.dir / "parts.json"]
     + ([inv.dir / "temperature_scaling.csv"] if "holdout" in m["s"] else []),
     outcomes=lambda m, inv: verdicts(m["table"], m["diffs"], m["setting"], m["by_draws"], m["more"]),
     settings=lambda m, inv: _settings_text(m["s"], inv.scale),
