@@ -252,16 +252,29 @@ def _fig10_claims(akd_at_hmin: dict, cs=(0.5, 5.0, 10.0, 50.0), width=0.01):
 
 
 def test_fig10_insensitivity_over_c_in_range_and_large_c_apart():
-    """App. F.4: 'not too sensitive to C' is held over C in [0.5, 10] (every C within the band width
-    of the lowest at the smallest h), and too large a C (C = 50) is the separate expectation that
+    """App. F.4: 'not too sensitive to C' is held over C in [0.5, 10] (every C within the tolerance
+    of the lowest at the smallest h: the seeds' measured noise, or the band width with one seed), and too large a C (C = 50) is the separate expectation that
     it hurts: a C = 50 far above no longer fails the insensitivity claim (the old rule, spread of
     every C <= max(0.05, 3 x band width), called this case not reproduced)."""
     # C in [0.5, 10] within 0.008 of the lowest (band width 0.01); C = 50 0.06 above
     assert _fig10_claims({0.5: 0.148, 5.0: 0.145, 10.0: 0.153, 50.0: 0.205}) == ["reproduced", "reproduced"]
     # C = 0.5 0.03 above the lowest (three band widths): sensitive inside the range; C = 50 inside the band: no harm
     assert _fig10_claims({0.5: 0.175, 5.0: 0.145, 10.0: 0.15, 50.0: 0.152}) == ["not reproduced", "not reproduced"]
-    # within two band widths but not one (the 2026-11-26 rerun: 0.0095 against 0.0085): partly
-    assert _fig10_claims({0.5: 0.16, 5.0: 0.145, 10.0: 0.15, 50.0: 0.205}) == ["partly", "reproduced"]
+    # within two band widths but not one, one seed: the band width is the tolerance (the "partly" tier added
+    # after the 2026-11-26 rerun's 0.0095 against 0.0085 is gone)
+    assert _fig10_claims({0.5: 0.16, 5.0: 0.145, 10.0: 0.15, 50.0: 0.205}) == ["not reproduced", "reproduced"]
+    # three seeds scattering by sd 0.01 around the same means: 2 s.e. of a difference is 2 sqrt(2 / 3) 0.01 =
+    # 0.0163, so the 0.015 excess is within the noise, and C = 50's 0.06 beyond it
+    s = _sweep_settings("paper", batches=[0], steps=[0.005, 0.01])
+    means = {0.5: 0.16, 5.0: 0.145, 10.0: 0.15, 50.0: 0.205}
+    rows = [{**r, "seed": k, "akd": r["akd"] + d}
+            for k, d in enumerate((-0.01, 0.0, 0.01))
+            for r in _sweep_rows({(f"C={c:g}", "full", h): v + (0.02 if h == 0.01 else 0) for c, v in means.items()
+                                  for h in (0.005, 0.01)})]  # fmt: skip
+    outcomes = dict(sweeps.fig10_outcomes(rows, s, list(means)))
+    ins, big = outcomes[sweeps.FIG10_CLAIMS["insensitive"]], outcomes[sweeps.FIG10_CLAIMS["large_c"]]
+    assert (ins.verdict, big.verdict) == ("reproduced", "reproduced") and "tolerance 0.0163" in ins.ours
+    assert "seed-to-seed sd of one cell's AKD" in ins.why
     # a diverged C in the range fails; a diverged C = 50 counts as hurt
     assert _fig10_claims({0.5: math.nan, 5.0: 0.145, 10.0: 0.15, 50.0: math.nan}) == ["not reproduced", "reproduced"]
     # C run in [0.5, 10] spanning less than a factor of 10, and no C above 10: not tested
