@@ -344,6 +344,12 @@ def test_fig4_outcomes_with_every_sampler_of_the_paper():
     assert "MT3 resolved lowest at h in [0.01, 0.02]" in _outcome(outcomes, sweeps.FIG4_CLAIMS["mt3"]).ours
     # 0.088 vs the i.i.d. 0.0869 for 200 vs 200
     assert "0.088 for 200 vs 200 pooled draws" in _outcome(outcomes, sweeps.FIG4_CLAIMS["self"]).ours
+    # 100 draws of a quick LIE-TROTTER oracle on another data set: not tested, saying how its draws differ
+    quick = [dict(r, dataset="breast_cancer", draws=100) for r in _sweep_rows(_fig4_akd(mt3=-0.02, sym=0.005))]
+    s = _sweep_settings("quick", batches=["full", 32], steps=[0.01, 0.02])
+    self_row = _outcome(sweeps.fig4_outcomes(quick, s), sweeps.FIG4_CLAIMS["self"])
+    assert self_row.verdict == "not tested: scale"
+    assert "of a LIE-TROTTER oracle, simulated time 0.25 apart: closer than the paper's 2.5" in self_row.why
     # MT3 0.002 below the others: not resolved by the band width, in no h: not tested
     rows = [dict(r, draws=200) for r in _sweep_rows(_fig4_akd(mt3=-0.002, sym=0.005))]
     mt3 = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["mt3"])

@@ -249,6 +249,16 @@ def test_fig14_verdicts_follow_the_measured_changes():
     assert out[C["monotone"].text] == "passed"
     noisy = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K], se=0.05), proj, st, "quick"))
     assert noisy[C["k3"].text] == "not tested: scale"
+    # AdL at its floor: untested rows show what was measured and what a test would cost (audit of 2026-11-29)
+    floor = dict(fig14.fig14_outcomes(_fig14_rows(lambda K, n: 0.05, se=0.02), proj, st, "paper"))
+    residual, k15 = floor[C["residual"]], floor[C["k15"]]
+    assert (
+        residual.verdict == "not tested: scale"
+        and "K=35" in residual.ours
+        and "within 2 s.e. of its floor" in residual.ours
+    )
+    assert k15.ours.startswith(fig14.ETA1_OURS)
+    assert "a floor 4x lower needs 16x the chains x recorded time" in residual.why and "CPU-hours" in residual.why
     n5_stuck = {0: 0.30, 3: 0.24, 15: 0.17, 35: 0.31}
     mixed = _fig14_rows(lambda K, n: n5_stuck[K] if n == 5 else clear[K], se=0.02)
     out = _verdicts(fig14.fig14_outcomes(mixed, proj, st, "quick"))
@@ -376,3 +386,10 @@ def test_fig4_affine_needs_points_above_the_floor():
     assert out[fig4.FIG4_CLAIMS["sgld_langevin"].text] == "not tested: scale"
     lin = [{**r, "l1": 0.05 + 5e-6 * r["eps"], "l1_noise_floor": 0.02} if r["h"] == 1e-4 else r for r in rows]
     assert _verdicts(fig4.fig4_outcomes(lin, st, "quick"))[fig4.FIG4_CLAIMS["affine"].text] == "reproduced"
+    # h <= 1e-4 above 0.1 at n = 5: counted, and the reason names the setting, its L1 and how many s.e. above 0.1
+    regime = dict(fig4.fig4_outcomes(rows, st, "quick"))[fig4.FIG4_CLAIMS["regime"]]
+    assert regime.verdict == "reproduced" and regime.why == ""
+    worse = [{**r, "l1": 0.2} if r["h"] == 1e-4 and r["n"] == 5 else r for r in rows]
+    regime = dict(fig4.fig4_outcomes(worse, st, "quick"))[fig4.FIG4_CLAIMS["regime"]]
+    assert regime.verdict == "partly" and "h=0.0001 wor n=5 0.200 ± 0.005 (floor 0.050) (20 s.e. above)" in regime.why
+    assert "h=0.0001: sgld" not in regime.ours and "h=0.0001: wor n=5 0.200" in regime.ours

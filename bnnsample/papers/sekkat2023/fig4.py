@@ -107,15 +107,21 @@ def _one_curve(rows, st, floor_why):
 
 @FIG4_CLAIMS.rule("regime", "h <= 1e-4 keeps the L1 error below 0.1 for the n used; larger h does not",
     "§2.5.2, Fig. 4", "L1 < 0.1 for h <= 1e-4",
-    tolerance="L1 < 0.1 at every SGLD setting with h <= 1e-4, and L1 > 0.1 at some n for every larger h")  # fmt: skip
+    tolerance="L1 < 0.1 at every SGLD setting (sampling, n) with h <= 1e-4, and L1 > 0.1 at some n for every larger "
+              "h; partly: some of these hold (counted; the reason names each setting that fails, its L1 and how many "
+              "s.e. above 0.1)")  # fmt: skip
 def _regime(rows, st, floor_why):
     sg = _sgld(rows)
     above = {h: max(r["l1"] for r in sg if r["h"] == h) for h in st["h"] if h > 1e-4}
     small = [r for r in sg if r["h"] <= 1e-4]
-    return by_count(sum(r["l1"] < 0.1 for r in small) + sum(v > 0.1 for v in above.values()), len(small) + len(above),
-                    "h <= 1e-4: " + ", ".join(f"{r['sampling']} n={r['n']} {r['l1']:.3f}" for r in small) + "; "
-                    + ", ".join(f"h={h:g}: max {v:.3f}" for h, v in above.items()),
-                    "the L1 errors include the noise floor (~0.05)")  # fmt: skip
+    fails = [r for r in small if r["l1"] >= 0.1]
+    ours = "; ".join(f"h={h:g}: " + ", ".join(f"{r['sampling']} n={r['n']} {r['l1']:.3f}" for r in small if r["h"] == h)
+                     for h in sorted({r["h"] for r in small})) + "; " + ", ".join(
+        f"h={h:g}: max {v:.3f}" for h, v in above.items())  # fmt: skip
+    why = ("above 0.1 at h <= 1e-4: " + ", ".join(
+        f"h={r['h']:g} {r['sampling']} n={r['n']} {l1_text(r)} ({(r['l1'] - 0.1) / r['l1_se']:.0f} s.e. above)"
+        for r in fails) + " (§2.5.2: 'for the values of n considered'; n = 5 is the batch size of §4.4)") if fails else ""  # fmt: skip
+    return by_count(len(small) - len(fails) + sum(v > 0.1 for v in above.values()), len(small) + len(above), ours, why)
 
 
 @FIG4_CLAIMS.rule("sgld_langevin", "SGLD and Langevin (Gamma = I_2) errors are quite similar", "§2.5.2, Fig. 4",

@@ -131,13 +131,19 @@ def bound_z(a, b, c: float = 1.0, excess: bool = False) -> float:
     return (xb - c * xa) / math.hypot(c * a["l1_se"], b["l1_se"])
 
 
+FLOOR_CUT = 4  # the cut in the noise floor whose cost scale=paper's rows state
+
+
 def scale_why(rows, scale: str, scales: dict, plan) -> str:
     """What resolving the noise floor of a mixture figure takes: the floor falls as 1/sqrt(chains x time)."""
     f = [r["l1_noise_floor"] for r in rows]
     now = f"histogram-noise floor {min(f):.3f}..{max(f):.3f} at {rows[0]['chains']} chains per setting; it falls as " \
           "1/sqrt(chains x recorded time)"  # fmt: skip
-    if scale == "paper":
-        return now + "; a lower floor needs more than scale=paper"
+    if scale == "paper":  # what a floor FLOOR_CUT times lower would cost: FLOOR_CUT^2 times the chains x time
+        work = sum(r.get("seconds", 0.0) for r in rows) * FLOOR_CUT**2
+        return (f"{now}; a floor {FLOOR_CUT}x lower needs {FLOOR_CUT**2}x the chains x recorded time of every setting: "
+                f"about {work / 3600:.1f} CPU-hours for these {len(rows)} settings (their measured sampling time, "
+                f"{sum(r.get('seconds', 0.0) for r in rows):.0f} CPU-s, x {FLOOR_CUT**2})")  # fmt: skip
     q, p = scales[scale], scales["paper"]
     gain = p["chains"] * p["time"] / (q["chains"] * q["time"])
     work = sum(r.get("seconds", 0.0) for r in rows) * mixture_work(plan(p)) / mixture_work(plan(q))
