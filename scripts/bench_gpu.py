@@ -129,12 +129,51 @@ def _timed(fn, steps, dev) -> tuple[float, float]:
     return (time.perf_counter() - w) / steps, (time.process_time() - c) / steps
 
 
+def _build(runs: int, variants, dev, n_data: int, batch: int) -> tuple[dict, dict]:
+    """({label: (cell, deterministic, precision)} warmed up, {label: why it failed})."""
+    from bnnsample.plumbing.determinism import deterministic_kernels
+
+    cells, failed = {}, {}
+    for label, precision, det, compiled in variants:
+        try:
+            with deterministic_kernels(dev, det):
+                cell = _Cell(runs, precision, compiled, dev, n_data, batch)
+                cell.train(3), cell.sample(3)  # warm-up: autotuning, compilation
+                _sync(dev)
+            cells[label] = (cell, det, precision)
+        except (RuntimeError, torch.OutOfMemoryError) as e:  # noqa: PERF203
+            failed[label] = f"failed: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+            if dev.type == "cuda":
+                torch.cuda.empty_cache()
+    return cells, failed
+
+
+def _time(cells: dict, steps: int, repeats: int, dev) -> dict:
+    """{(label, step): [(wall, CPU) seconds per step of each round]}, the variants interleaved."""
+    from bnnsample.plumbing.determinism import deterministic_kernels
+
+    times = {(label, k): [] for label in cells for k in ("train", "sample")}
+    for _ in range(repeats):
+        for label, (cell, det, _) in cells.items():
+            with deterministic_kernels(dev, det):
+                for k in ("train", "sample"):
+                    times[label, k].append(_timed(getattr(cell, k), steps, dev))
+    return times
+
+
+def _row(runs: int, label: str, k: str, per_round: list, flops: float, peak: float | None) -> str:
+    wall = median_spread([t[0] for t in per_round])
+    cpu = median_spread([t[1] for t in per_round])[0]
+    rate = flops * runs / wall[0]
+    return (f"| {runs} | {label} | {k} | {spread_text(tuple(w * 1e3 for w in wall), '.2f')} | {cpu * 1e3:.2f} | "
+            f"{rate / 1e12:.2f} | {f'{rate / peak:.1%}' if peak else '-'} |")  # fmt: skip
+
+
 def run_suite(
     runs_list, steps: int, repeats: int, device: str, n_data: int = 2000, variants=VARIANTS, batch: int = BATCH
 ) -> str:
-    """Markdown: one table row per (runs, variant, step)."""
-    from bnnsample.plumbing.determinism import deterministic_kernels
-
+    """Markdown: one table row per (runs, variant, step), each printed as it is measured (a run
+    stopped at its time limit keeps them)."""
     dev = torch.device(device)
     name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
     peaks = device_peaks(name)
@@ -145,40 +184,15 @@ def run_suite(
             + f"; {steps} steps per timing, {repeats} rounds interleaved; load {load_text()}", "",
             "| runs | arithmetic | step | ms per step (median [min, max]) | CPU ms per step | TFLOP/s | of peak |",
             "|---|---|---|---|---|---|---|"]  # fmt: skip
-    print("\n".join(rows), flush=True)  # row by row as measured: a run stopped at its time limit keeps them
+    print("\n".join(rows), flush=True)
     for runs in runs_list:
-        cells, failed = {}, {}
-        for label, precision, det, compiled in variants:
-            try:
-                with deterministic_kernels(dev, det):
-                    cell = _Cell(runs, precision, compiled, dev, n_data, batch)
-                    cell.train(3), cell.sample(3)  # warm-up: autotuning, compilation
-                    _sync(dev)
-                cells[label] = (cell, det, precision)
-            except (RuntimeError, torch.OutOfMemoryError) as e:  # noqa: PERF203
-                failed[label] = f"failed: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
-                if dev.type == "cuda":
-                    torch.cuda.empty_cache()
-        times = {(label, k): [] for label in cells for k in ("train", "sample")}
-        for _ in range(repeats):
-            for label, (cell, det, _) in cells.items():
-                with deterministic_kernels(dev, det):
-                    for k in ("train", "sample"):
-                        times[label, k].append(_timed(getattr(cell, k), steps, dev))
-        for label, *_ in variants:
-            if label in failed:
-                rows.append(f"| {runs} | {label} | - | {failed[label]} | | | |")
-                print(rows[-1], flush=True)
-                continue
-            precision = cells[label][2]
-            for k in ("train", "sample"):
-                wall = median_spread([t[0] for t in times[label, k]])
-                cpu = median_spread([t[1] for t in times[label, k]])[0]
-                rate = flops * runs / wall[0]
-                peak = None if peaks is None else peaks[1 if precision == "bf16" else 0]
-                share = f"{rate / peak:.1%}" if peak else "-"
-                rows.append(f"| {runs} | {label} | {k} | {spread_text(tuple(w * 1e3 for w in wall), '.2f')} | "
-                            f"{cpu * 1e3:.2f} | {rate / 1e12:.2f} | {share} |")  # fmt: skip
-                print(rows[-1], flush=True)
+        cells, failed = _build(runs, variants, dev, n_data, batch)
+        times = _time(cells, steps, repeats, dev)
+        for label, precision, *_ in variants:
+            peak = None if peaks is None else peaks[1 if precision == "bf16" else 0]
+            new = ([f"| {runs} | {label} | - | {failed[label]} | | | |"] if label in failed else
+                   [_row(runs, label, k, times[label, k], flops, peak) for k in ("train", "sample")])  # fmt: skip
+            rows += new
+            print("\n".join(new), flush=True)
         del cells
     return "\n".join(rows)
