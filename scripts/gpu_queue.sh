@@ -24,9 +24,10 @@
 # Then SWA with temperature scaling beside it (holdout=0.1: 6,000 training images held out
 # to fit each SWA network's temperature, every method trained on the other 54,000), 8 new runs,
 # about 10 GPU-minutes (16 runs took 18.6); its files in fig4_ts.tgz, for results/paulin2025-fig4/.
-# Runs of a window are not carried to the next: a part's samples (8 runs x 30 draws x 10,000 test
-# predictions, about 96 MB) exceed what a window sends back (16 MiB a file), so the Fig. 4 jobs
-# finish whole parts within a window or continue only on the same machine.
+# A part's samples (8 runs x 30 draws x 10,000 test predictions, about 96 MB) exceed what a window
+# sends back (16 MiB a file): the Fig. 4 jobs finish whole parts within a window or continue only on
+# the same machine, and a later window pools the committed section's groups with new parts
+# (FIG4_OPTIONS="... first_part=2 with_groups=results/paulin2025-fig4"; docs/developers/gpu-queue.md).
 #
 # Set-up where the registry is reachable (the GPU machine has none): `bash scripts/gpu_wheels.sh`
 # writes the missing dependencies to .whl/, and the Fashion-MNIST files go to data/
