@@ -367,7 +367,7 @@ def _accuracy_rule(m: dict):
              "measured) while SMS-UBU's does",
              method="ACE at the smallest and largest ensemble size, mean ± std over groups")  # fmt: skip
 def _sghmc_ace_rule(m: dict):
-    return _sghmc_ace(m["table"], m["sizes"])
+    return _sghmc_elsewhere(m, _sghmc_ace)
 
 
 @CLAIMS.rule("sghmc_worse", "SG-HMC (whole target, lambda_loc = 0) does worse than the localized UBU methods in "
@@ -376,7 +376,7 @@ def _sghmc_ace_rule(m: dict):
              "means' combined s.e. over groups (our run-to-run noise, measured; by sign in a cell of one group)",
              method="ensemble means over groups")  # fmt: skip
 def _sghmc_worse_rule(m: dict):
-    return _sghmc_worse(m["table"], m["sizes"])
+    return _sghmc_elsewhere(m, _sghmc_worse)
 
 
 @CLAIMS.rule("swa_ts", "beyond the paper: the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA with "
@@ -483,6 +483,49 @@ def _accuracy(diffs: dict, sizes):
         return reproduced(ours)
     return partly(ours, f"higher (t interval above 0) at {judged.count('better')} of {n} sizes with more than one "
                   f"group{_lower_by_point(cells)}")  # fmt: skip
+
+
+SCALE_ORDER = ("quick", "reduced", "large", "paper_schedule", "paper")
+
+
+def sghmc_evidence(folder: Path):
+    """(its tidy table, where it was made) of the committed section in a sub-folder of ``folder`` that ran
+    SG-HMC, the one of the largest scale (then the most runs), or None: what the SG-HMC rows of a section
+    that did not run it are judged on, named in their numbers."""
+    import re
+
+    import pandas as pd
+
+    found = []
+    for csv in sorted(folder.glob("*/fig4.csv")):
+        t = pd.read_csv(csv)
+        text = (csv.parent / "section.md").read_text() if (csv.parent / "section.md").exists() else ""
+        command = re.search(r"Command: `(bnnsample figure [^`]*)`", text)
+        if "sg_hmc" not in set(t.method) or command is None:
+            continue
+        scale = re.search(r"scale=(\w+)", command.group(1))
+        rank = SCALE_ORDER.index(scale.group(1)) if scale and scale.group(1) in SCALE_ORDER else -1
+        runs = int(t[(t.method == "sg_hmc") & (t.ensemble_size == 1)]["groups"].max())
+        found.append((rank, runs, t, f"`{command.group(1)}` ({folder.name}/{csv.parent.name}/, {runs} runs)"))
+    if not found:
+        return None
+    _, _, t, where = max(found, key=lambda f: f[:2])
+    return t, where
+
+
+def _sghmc_elsewhere(m: dict, rule):
+    """An SG-HMC rule on this section's table, or, where SG-HMC was not run, on the committed section of
+    ``m["sghmc_from"]`` (``sghmc_evidence``), its place and setting in the numbers."""
+    t = m["table"]
+    if "sg_hmc" in set(t.method) or not m.get("sghmc_from"):
+        return rule(t, m["sizes"])
+    other, where = m["sghmc_from"]
+    o = rule(other, sorted(set(other.ensemble_size)))
+    return replace(
+        o,
+        ours=f"SG-HMC not run here; at {where}: {o.ours}",
+        why="; ".join(w for w in (o.why, f"at this section's scale: {_BASELINES_RUN}") if w),
+    )
 
 
 def _sghmc_ace(t, sizes):
@@ -715,7 +758,8 @@ def _measure(inv: Invocation, bar) -> dict:
         inv.keep_cost(times[0], times[1], {k: v for k, v in inv.options.items() if k not in ("part", "time_limit")})
     measured, diffs, by_draws = diagnose(paths, sizes, inv.dir)
     preds, y, _ = predictives_and_kinetic(paths, baselines_from="sms_ubu")
-    more = {"more_runs": more_runs_text(s["chains"], sizes, times[0] / 60 if times else None)}
+    more = {"more_runs": more_runs_text(s["chains"], sizes, times[0] / 60 if times else None),
+            "sghmc_from": None if "sg_hmc" in methods else sghmc_evidence(inv.dir)}  # fmt: skip
     if "holdout" in s:
         ts, temps = swa_ts_predictives([p.parent for p in paths["sms_ubu"]], preds["swa"], s["n_val"])
         preds["swa_ts"] = ts
@@ -904,4 +948,5 @@ def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | 
         swa.update(full[["diff", "se"]])
         diffs["swa"] = swa.reset_index()
     setting = section.split("| at ", 1)[1].split(": ", 1)[0]
-    return verdicts(t, diffs, setting, by_draws, {"more_runs": more_runs_text(runs, sizes, minutes)})
+    more = {"more_runs": more_runs_text(runs, sizes, minutes), "sghmc_from": sghmc_evidence(folder)}
+    return verdicts(t, diffs, setting, by_draws, more)
