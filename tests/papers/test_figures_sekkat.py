@@ -232,6 +232,23 @@ def test_fig7_ratio_at_the_noise_floor_is_not_measured():
     ].startswith("not reproduced (")
 
 
+def test_fig7_linear_tiers():
+    """'Linear in x = eps h ||Sigma - S*|| when small': reproduced when linear over every resolved setting,
+    partly when only over the smaller half of x, not reproduced when over neither."""
+    st, lin = fig7.FIG7["quick"], fig7.FIG7_CLAIMS["linear"].text
+    scale = {"full": 0.57, "scalar": 1.16}
+
+    def verdict(f):
+        rows = _fig7_rows(lambda h, n: f(200 * (200 - n) / n * h * scale["full"]),
+                          lambda h, n: f(200 * (200 - n) / n * h * scale["scalar"]))  # fmt: skip
+        return _verdicts(fig7.fig7_outcomes(rows, PROJ, BY_DATA, st, "quick"))[lin]
+
+    assert verdict(lambda x: 0.1 + 0.01 * x) == "reproduced"
+    # linear up to x = 3 (the smaller half of these settings' x, 0.34..2.86), flat at 0.13 beyond
+    assert verdict(lambda x: 0.1 + 0.01 * min(x, 3.0)) == "partly"
+    assert verdict(lambda x: 0.1 + 0.05 * abs(math.sin(3 * x))) == "not reproduced"
+
+
 def _fig14_rows(l1, se=0.005, mass=0.365):
     st = fig14.FIG14["quick"]
     return [_mix("eadl", h, n, l1(K, n), se, K=K, **{"mass_theta1_gt_0.7": mass}) for h in st["h"] for n in st["n"]

@@ -7,7 +7,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ...figures.claims import Claim, Claims, Outcome, by_count, by_z, check, not_tested, partly, reproduced
+from ...figures.claims import (
+    Claim,
+    Claims,
+    Outcome,
+    by_count,
+    by_z,
+    check,
+    not_reproduced,
+    not_tested,
+    partly,
+    reproduced,
+)
 from ...figures.common import where
 from ...figures.driver import JOBS, Figure, Invocation, register_figure
 from ...stats import fit_line
@@ -155,19 +166,34 @@ def _vs_langevin(rows, proj, by_data, floor_why):
 
 
 @FIG7_CLAIMS.rule("linear", "the bias scales linearly with eps(n) h ||Sigma_x - S*||_L2(pi) when small",
-    "§3.3.2, Prop. 13, Fig. 7", "linear",
-    tolerance="R^2 >= 0.8 of a linear fit of L1 on eps h ||Sigma_x - S*|| over the settings of both frictions whose "
-              "L1 exceeds its noise floor by > 2 s.e. (at least 3)",
-    method="S* the L2(pi) projection onto the friction's class")  # fmt: skip
+    "§3.3.2, Fig. 7 (the analysis: §3.3.1, Prop. 13 and Lemma 14)", "linear when sufficiently small",
+    tolerance="R^2 >= 0.8 of a linear fit of L1 on x = eps h ||Sigma_x - S*|| over the settings of both frictions "
+              "whose L1 exceeds its noise floor by > 2 s.e. (at least 3): reproduced over all of them; partly over the "
+              "smaller half of x only ('when sufficiently small', which the paper does not quantify); not reproduced "
+              "otherwise (until 2026-11-29: R^2 >= 0.8 reproduced, anything else partly, which gave partly)",
+    method="S* the L2(pi) projection onto the friction's class; least squares; the smaller half: x at most the median")  # fmt: skip
 def _linear(rows, proj, by_data, floor_why):
-    x = [(r["eps_h"] * proj[r["scheme"].split("_")[1]], r)
-         for r in (*_adl(rows, "full").values(), *_adl(rows, "scalar").values()) if resolved(r)]  # fmt: skip
+    x = sorted(((r["eps_h"] * proj[r["scheme"].split("_")[1]], r)
+                for r in (*_adl(rows, "full").values(), *_adl(rows, "scalar").values()) if resolved(r)),
+               key=lambda p: p[0])  # fmt: skip
     if len(x) < 3:
         return not_tested("scale", f"{len(x)} settings above the noise floor", floor_why)
-    b0, b1, r2 = fit_line([v for v, _ in x], [r["l1"] for _, r in x])
-    return (reproduced if r2 >= 0.8 else partly)(
-        f"L1 = {b0:.3f} + {b1:.2e} x, R^2 = {r2:.2f} over {len(x)} settings (x = eps h ||Sigma_x - S*|| "
-        f"{min(v for v, _ in x):.2g}..{max(v for v, _ in x):.2g})", "intercept = noise floor + time-step error")  # fmt: skip
+
+    def fit(pts):
+        b0, b1, r2 = fit_line([v for v, _ in pts], [r["l1"] for _, r in pts])
+        return r2, (f"L1 = {b0:.3f} + {b1:.2e} x, R^2 = {r2:.2f} over {len(pts)} settings (x "
+                    f"{pts[0][0]:.2g}..{pts[-1][0]:.2g})")  # fmt: skip
+
+    r2_all, text_all = fit(x)
+    small = x[: max(3, (len(x) + 1) // 2)]
+    r2_small, text_small = fit(small)
+    ours = f"all: {text_all}; the smaller half: {text_small}"
+    if r2_all >= 0.8:
+        return reproduced(ours)
+    if r2_small >= 0.8:
+        return partly(ours, "linear over the smaller half of x only, flatter beyond (L1 grows slower than x over the "
+                            "whole range)")  # fmt: skip
+    return not_reproduced(ours, "no linear fit with R^2 >= 0.8, over all settings or the smaller half")
 
 
 FIGURE = register_figure(Figure(
