@@ -378,3 +378,20 @@ def test_fig1_outcomes_verdicts(mt3_exact, mt3_b8, floor8, expected):
     assert [c for c, _ in outcomes] == list(fz.FIG1_CLAIMS.values())  # every scheme run: a row per claim
     for key, verdict in expected.items():
         assert dict(outcomes)[fz.FIG1_CLAIMS[key]].verdict == verdict
+
+
+def test_fig1_order2_alike_within_the_band_width():
+    """SYMMETRIC ~ LIE-TROTTER: within the exact-sample band's width (0.0025 here) in at least 2/3 of the
+    (batch, eta) cells; the cells apart are named, the exact laws given beside."""
+    band = {"mean": 0.027, "low": 0.026, "high": 0.0285}
+    labels = [label for label, _ in fz.TRIG_SCHEMES]
+    cells = _trig_cells((1e-5, 1e-6), (0.1, 0.028), 0.028)
+    out = dict(fz.fig1_outcomes(cells, band, (0.04, 0.02), labels))[fz.FIG1_CLAIMS["sym_lt"]]
+    assert out.verdict == "reproduced" and out.ours.startswith("4 of 4 (batch, eta) cells within the band width 0.0025")
+    assert "eta 0.04 1.0e-03 / 2.0e-04" in out.why
+    # SYMMETRIC 0.01 below LIE-TROTTER in both batch-8 cells: 2 of 4 within, partly
+    for c in cells:
+        if c.label == "SYMMETRIC" and c.batch == 8:
+            c.akd -= 0.01
+    out = dict(fz.fig1_outcomes(cells, band, (0.04, 0.02), labels))[fz.FIG1_CLAIMS["sym_lt"]]
+    assert out.verdict == "partly" and "batch 8, eta 0.04: SYM - LT -0.0100" in out.ours

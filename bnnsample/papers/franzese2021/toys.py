@@ -375,15 +375,28 @@ def _bottleneck(series, hs, band, labels) -> Outcome | None:
 
 @FIG1_CLAIMS.rule("sym_lt", "SYMMETRIC and LIE-TROTTER (both order 2) respond alike to step and batch size",
     "§5 'Comparison of integrators', Figs. 1 and 4", "similar curves",
-    tolerance="largest |difference| of AKD < 0.05 over all (batch, eta)", method=_TRIG_MC)  # fmt: skip
+    tolerance="|SYMMETRIC - LIE-TROTTER| within the width of the exact-sample self-distance band (the Monte Carlo "
+              "noise of one AKD; Figs. 4 and 8's tolerance with one seed) in at least 2/3 of the (batch, eta) cells "
+              "(until 2026-11-29: the largest difference < 0.05, which no full-batch cell could fail; it gave "
+              "reproduced)", method=_TRIG_MC)  # fmt: skip
 def _order2_alike(series, hs, band, labels) -> Outcome | None:
     if not {"SYMMETRIC", "LIE-TROTTER"} <= set(labels):
         return None
-    d = [abs(a - b) for batch in TRIG_BATCHES for a, b in zip(series("SYMMETRIC", batch),
-                                                               series("LIE-TROTTER", batch))]  # fmt: skip
-    fin = [x for x in d if math.isfinite(x)]
-    ours = f"largest |difference| {max(fin):.3f} over {len(fin)} points"
-    return reproduced(ours) if max(fin) < 0.05 else partly(ours)
+    width = band["high"] - band["low"]
+    cells = [(b - a, batch, e) for batch in TRIG_BATCHES
+             for e, a, b in zip(hs, series("LIE-TROTTER", batch), series("SYMMETRIC", batch))
+             if math.isfinite(a) and math.isfinite(b)]  # fmt: skip
+    apart = [c for c in cells if abs(c[0]) > width]
+    ours = (f"{len(cells) - len(apart)} of {len(cells)} (batch, eta) cells within the band width {width:.4f}"
+            + ("; apart: " + ", ".join(f"batch {bb}, eta {e:g}: SYM - LT {d:+.4f}" for d, bb, e in apart) if apart else ""))  # fmt: skip
+    ex = _exact_full(series)
+    why = ("exact stationary AKD with the full batch, LT / SYM: " + ", ".join(
+        f"eta {e:g} {a:.1e} / {b:.1e}" for e, a, b in zip(hs, ex["LIE-TROTTER"], ex["SYMMETRIC"])
+        if math.isfinite(a) and math.isfinite(b)))  # fmt: skip
+    close = len(cells) - len(apart)
+    if cells and close >= 2 * len(cells) / 3:
+        return reproduced(ours, why)
+    return partly(ours, why) if close else not_reproduced(ours, why)
 
 
 @FIG1_CLAIMS.rule("small_eta", "all integrators converge to the true posterior at a small enough step size, every "
