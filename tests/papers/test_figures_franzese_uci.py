@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -168,7 +169,7 @@ def test_fig4_tiny_writes_files_and_section(tmp_path, monkeypatch):
     counts = verdict_counts(md)
     assert sum(counts[v] for v in VERDICTS) == len(sweeps.FIG4_CLAIMS) and counts["not tested"] >= 2
     assert md.count("| not tested: scale |") >= 2 and (counts["statement"], counts["derived"]) == (5, 1)
-    assert "at 200 vs 200 (franzese2021-fig10, scale=paper, the same oracle): 0.098 = 1.13 x | partly |" in md
+    assert "at 200 vs 200 (franzese2021-fig10, scale=paper, the same oracle): 0.0961 = 1.11 x | partly |" in md
     assert (tmp_path / uci.FIG4 / "runs").is_dir()  # the oracle lives here, shared with Figs. 5 and 10
 
 
@@ -427,3 +428,12 @@ def test_batch_ordering_needs_batch_sizes_apart():
     assert _outcome(sweeps.fig4_outcomes(_seeded(_sweep_rows(apart))), claim).verdict == "reproduced"
     reversed_ = {k: v + (0.03 if k[1] == "full" else 0.0) for k, v in flat.items()}
     assert _outcome(sweeps.fig4_outcomes(_seeded(_sweep_rows(reversed_))), claim).verdict.startswith("not reproduced")
+
+
+def test_the_fig10_self_distance_cited_is_the_committed_runs():
+    """The 200-draw oracle self-distance the Fig. 4/8 rule cites for Boston (sweeps.FIG10_SELF_200) is what
+    franzese2021-fig10's committed scale=paper run measured."""
+    path = Path(__file__).resolve().parents[2] / "results" / "franzese2021-fig10" / "distances.csv"
+    rows = list(csv.DictReader(path.open()))
+    assert {round(float(r["self_mean"]), 4) for r in rows} == {sweeps.FIG10_SELF_200}
+    assert {r["draws"] for r in rows} == {"200"}

@@ -60,7 +60,7 @@ def _covariance(rows, st):
 
 @FIG2_CLAIMS.rule("far", "Z is far from Gaussian for small n", "§2.2, Fig. 2", "far from Gaussian for small n",
     tolerance=f"a marginal's L1 distance from the N(0, 1) density above {FAR} (total variation above {FAR / 2}) "
-              "beyond 2 s.e., at n = 1 and 2 (those run)",
+              "beyond 2 s.e., at n = 1 and 2 (the smallest n run)",
     method="eq. 44's L1 on the plotted bins (80 on [-4, 4]); s.e. from 4 disjoint parts of the draws")  # fmt: skip
 def _far(rows, st):
     return far_at(rows, (1, 2))

@@ -162,9 +162,9 @@ def _factor2(sigma, se, rows):
     if not rows:
         return not_tested("scale", "-")
     s = rows[0]["direct_s_star"]
-    ours = (f"direct s* = {s:.4g}; estimate: " + _est_text(rows, "estimate_mean_diag") + "; correlation of the "
-            "diagonals: " + ", ".join(f"{r['friction']} n={r['n']} {r['diag_correlation']:.2f}" for r in rows
-                                      if r["friction"] != "scalar"))  # fmt: skip
+    corr = [f"{r['friction']} n={r['n']} {r['diag_correlation']:.2f}" for r in rows if r["friction"] != "scalar"]
+    ours = (f"direct s* = {s:.4g}; estimate: " + _est_text(rows, "estimate_mean_diag")
+            + (f"; correlation of the diagonals: {', '.join(corr)}" if corr else ""))  # fmt: skip
     ok = [abs(r["estimate_mean_diag"] - s) <= max(TOL * s, 2 * r["estimate_se"]) for r in rows]
     out = by_count(sum(ok), len(ok), ours)
     big = max(r["eps_h"] for r in rows)
