@@ -291,7 +291,15 @@ def test_fig5_outcomes_one_row_per_claim():
     assert [c for c, _ in outcomes] == list(sweeps.FIG5_CLAIMS.values())
     small_h, large_h, nl1 = (o for _, o in outcomes)
     assert small_h.verdict == "partly"  # full batch inside the band, batch 32 not
-    assert large_h.verdict == "reproduced"  # larger at N_l = 25, or diverged
+    assert large_h.verdict == "reproduced"  # larger at N_l = 25, or diverged; with batch 32 already at h = 0.01
+    assert (
+        "the smallest h where the largest N_l is worse beyond the tolerance: batch full 0.02, batch 32 0.01"
+        in large_h.ours
+    )
+    # batch 32 no earlier than the full batch: 'more with minibatches' not shown, partly
+    akd[("N_l=25", 32, 0.01)] = 0.205
+    large_h = dict(sweeps.fig5_outcomes(_sweep_rows(akd), s, [1, 25]))[sweeps.FIG5_CLAIMS["large_h"]]
+    assert large_h.verdict == "partly" and "not earlier with minibatches" in large_h.why
     assert "in 4 of 4 (batch/h) cells" in nl1.ours and nl1.verdict == "reproduced"
 
 
