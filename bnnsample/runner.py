@@ -175,6 +175,10 @@ def _prepare(cfg: DictConfig, run_dir: Path, plain: dict | None = None) -> _Prep
     validate_against_data(c, data.n_train, c.dataset.name)
     pot = potential_of(cfg, data, device=device, dtype=dtype)
     check_resources(c, pot.dim, _predictive_shape(data), run_dir / FILENAME, device)
+    if c.get("compile", False) and hasattr(pot, "compile_force"):
+        pot.compile_force()
+        say("compile=true: the network's force (forward and backward) compiled with torch.compile; the first call "
+            "of each batch shape compiles (about half a minute for a small network on a 2-core CPU)")  # fmt: skip
 
     sched, settings = _schedule_and_settings(c, data, pot, device)
     config_yaml = config_text(plain)

@@ -231,7 +231,7 @@ class Sampler:
 
         why = CompiledBlocks.decide(True, self.integrator, self.potential, self.ctx, total)
         if why:
-            say(f"compile=true: not compiled ({why}); the steps run eagerly")
+            say(f"compile=true: no compiled blocks of steps ({why})")
             return None
         say(f"compile=true: blocks of {BLOCK} steps of {self.integrator.name} compiled with torch.compile (the first "
             "compilation of a shape takes 13-21 s on a 2-core CPU, later ones a few seconds from torch's cache)")  # fmt: skip

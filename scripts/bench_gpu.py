@@ -88,8 +88,8 @@ class _Cell:
 
         self.dev, self.runs = dev, runs
         self.pot = _potential(precision, dev, n_data)
-        if compiled:  # the instance's force, so that the sampler's oracle calls the compiled one too
-            self.pot.force = torch.compile(self.pot.force, dynamic=False)
+        if compiled:  # what compile=true does to a network target (the sampler's oracle calls it too)
+            self.pot.compile_force()
         self.x = self.pot.layout.flatten(self.pot.module)[None].repeat(runs, 1)
         self.opt = Adam.fresh(self.x)
         self.gen = torch.Generator(device=dev).manual_seed(1)

@@ -102,7 +102,8 @@ class CompiledBlocks:
             allowed = ", ".join(capable("compilable"))
             return f"integrator {integrator.name} is not one compile=true traces (allowed: {allowed})"
         if not getattr(potential, "closed_form", False):
-            return "the target is not a closed-form model (compile=true is for logistic, linear and Gaussian targets)"
+            return ("the target is not a closed-form model (blocks are for logistic, linear and Gaussian targets; a "
+                    "network's own force is compiled instead)")  # fmt: skip
         if ctx.boundary is not None:
             return "the run has a boundary (bounces), which compile=true does not trace"
         gpu = getattr(ctx.noise, "device", torch.device("cpu")).type == "cuda"

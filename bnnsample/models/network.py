@@ -198,6 +198,13 @@ class ClassifierPotential(Potential):
         precision = "tf32" if self.precision == "bf16" and not autocast else self.precision
         return network_arithmetic(precision, self.x_train.device)
 
+    def compile_force(self) -> None:
+        """``compile=true``: the force (the network's forward and backward passes, the prior term)
+        through ``torch.compile`` for the shapes it meets (one per batch layout), which training
+        (``train_runs``) and sampling then call. The compiled force computes the same function;
+        its floating-point sums may be ordered otherwise (tests/models/test_precision.py)."""
+        self.force = torch.compile(self.force, dynamic=False)
+
     def force(self, x, idx, scale):
         shared = idx is None or idx.dim() == 1
         xb = self.x_train if idx is None else self.x_train[idx]

@@ -80,7 +80,7 @@ def test_the_sampler_compiles_only_where_it_pays(tmp_path, monkeypatch, capsys):
     runner.run(compose(over), tmp_path / "short")
     out = capsys.readouterr()
     err = out.err + out.out
-    assert "compile=true: not compiled (the run has 64 steps, fewer than the 200,000" in err
+    assert "compile=true: no compiled blocks of steps (the run has 64 steps, fewer than the 200,000" in err
     monkeypatch.setattr(C, "MIN_STEPS", 0)
     path = runner.run(compose(over), tmp_path / "compiled")
     out = capsys.readouterr()

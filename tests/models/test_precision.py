@@ -132,3 +132,31 @@ def test_bf16_ubu_draws_keep_the_exact_stationary_law(tmp_path):
         scale = abs(mean[j]) + cov[j, j] ** 0.5
         assert abs(m - mean[j]) < 4 * m_se + BF16_UNIT * scale, (j, m, mean[j], m_se)
         assert abs(v - cov[j, j]) < 4 * v_se + 2 * BF16_UNIT * cov[j, j], (j, v, cov[j, j], v_se)
+
+
+def test_compiled_network_force_is_the_same_function(tmp_path, capfd):
+    """compile=true on a network target: the force goes through torch.compile (training and sampling
+    call it), computing the eager force's numbers up to the order of float32 sums; a run's draws stay
+    within float32 rounding of the eager run's of the same seed."""
+    pot = _potential("float32")
+    x = pot.layout.flatten(pot.module)[None].repeat(2, 1)
+    idx = torch.randint(64, (2, 16), generator=torch.Generator().manual_seed(3))
+    eager = pot.force(x, idx, 4.0)
+    pot.compile_force()
+    compiled = pot.force(x, idx, 4.0)
+    assert hasattr(pot.force, "_torchdynamo_orig_callable")  # the instance's force is the compiled one
+    assert torch.allclose(compiled, eager, rtol=1e-4, atol=1e-4 * eager.abs().max().item())
+    rng = np.random.default_rng(5)
+    xs = rng.normal(size=(40, 2))
+    np.savez(tmp_path / "lin.npz", x=xs, y=xs @ [0.5, -1.0] + 0.3 + rng.normal(size=40))
+    args = ["model=custom", "model.net._target_=torch.nn.Linear", "+model.net.in_features=2",
+            "+model.net.out_features=1", "model.noise_var=1.0", "model.chain_batching=vmap", "dataset=files",
+            f"dataset.train={tmp_path / 'lin.npz'}", "dataset.task=regression", "dataset.standardize=false",
+            "init=zeros", "integrator=ubu", "dtype=float32", "chains=20", "step_size=0.1", "unit=step",
+            "burn_in=20", "samples=10", "seed=2", "evaluate=false"]  # fmt: skip
+    theta = {}
+    for c in ("false", "true"):
+        theta[c] = _theta(run_inprocess(tmp_path / c, [*args, f"compile={c}"])[0])[0]
+        out = capfd.readouterr()
+        assert ("the network's force (forward and backward) compiled" in out.out + out.err) == (c == "true")
+    assert np.abs(theta["true"] - theta["false"]).max() < 1e-4
