@@ -445,3 +445,18 @@ def test_the_fig10_self_distance_cited_is_the_committed_runs():
     rows = list(csv.DictReader(path.open()))
     assert {round(float(r["self_mean"]), 4) for r in rows} == {sweeps.FIG10_SELF_200}
     assert {r["draws"] for r in rows} == {"200"}
+
+
+def test_alike_is_not_a_test_when_both_sit_inside_the_band():
+    """SGHMC ~ LEAPFROG and SYMMETRIC ~ LIE-TROTTER: where every cell of both samplers is inside the oracle's
+    self-distance band (both converged at every h and batch), they agree by construction: not tested, with
+    what larger h would cost (the fifth audit: wine's rows passed vacuously)."""
+    akd = {k: 0.145 for k in _fig4_akd(mt3=0.0, sym=0.0)}  # band [0.14, 0.15]: every cell inside
+    rows = [dict(r, draws=200, seconds=1.5) for r in _sweep_rows(akd)]
+    out = {k: _outcome(sweeps.fig4_outcomes(rows), c) for k, c in sweeps.FIG4_CLAIMS.items()}
+    for key in ("sghmc", "sym_lt"):
+        assert out[key].verdict == "not tested: scale", key
+        assert "inside the oracle's self-distance band" in out[key].why and "steps=...,0.04,0.08" in out[key].why
+    akd[("SGHMC", 32, 0.02)] = 0.2  # one cell of SGHMC above the band: measured again
+    rows = [dict(r, draws=200) for r in _sweep_rows(akd)]
+    assert _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["sghmc"]).verdict == "reproduced"
