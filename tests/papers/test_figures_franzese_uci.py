@@ -460,3 +460,23 @@ def test_alike_is_not_a_test_when_both_sit_inside_the_band():
     akd[("SGHMC", 32, 0.02)] = 0.2  # one cell of SGHMC above the band: measured again
     rows = [dict(r, draws=200) for r in _sweep_rows(akd)]
     assert _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["sghmc"]).verdict == "reproduced"
+
+
+def test_batch_rule_reversal_needs_a_lower_akd():
+    """'Larger batches admit larger h': a smaller batch in the band at a larger h is a reversal only when its
+    AKD there is also lower than the larger batch's, not when its wider noise allowance alone puts a worse
+    AKD inside the band."""
+    s = _sweep_settings("quick", batches=["full", 32], steps=[0.01, 0.02])
+    akd = {("SHMC-LEAPFROG", "full", 0.01): 0.145, ("SHMC-LEAPFROG", "full", 0.02): 0.17,
+           ("SHMC-LEAPFROG", 32, 0.01): 0.16, ("SHMC-LEAPFROG", 32, 0.02): 0.2}  # fmt: skip
+    rows = []
+    for k, d in enumerate((-1.0, 0.0, 1.0)):  # batch 32 noisy (sd 0.05): its allowance 0.058 puts 0.2 inside
+        rows += [dict(r, seed=k, akd=r["akd"] + d * (0.05 if r["batch"] == 32 else 0.001)) for r in _sweep_rows(akd)]
+    out = _outcome(sweeps.fig4_outcomes(rows, s), sweeps.FIG4_CLAIMS["batch"])
+    assert "SHMC-LEAPFROG: full: 0.01, 32: 0.02" in out.ours and out.verdict != "not reproduced"
+    akd[("SHMC-LEAPFROG", 32, 0.02)] = 0.16  # now lower than the full batch's 0.17 at h = 0.02: a reversal
+    rows = []
+    for k, d in enumerate((-1.0, 0.0, 1.0)):
+        rows += [dict(r, seed=k, akd=r["akd"] + d * (0.05 if r["batch"] == 32 else 0.001)) for r in _sweep_rows(akd)]
+    out = _outcome(sweeps.fig4_outcomes(rows, s), sweeps.FIG4_CLAIMS["batch"])
+    assert out.verdict == "not reproduced" and "a smaller batch has a larger h inside the band" in out.why

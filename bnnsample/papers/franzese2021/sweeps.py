@@ -251,13 +251,24 @@ _BATCH_WHY = (
     "qualitative",
     tolerance=f"AKD ordered by batch size, full lowest by more than {_TOL}, no reversal beyond it, in "
     f"every (sampler, h) cell; partly in some; and the largest h inside the band ({_INSIDE}) never "
-    "larger for a smaller batch",
+    "larger for a smaller batch whose AKD there is also lower (until 2026-11-29 a larger in-band h counted "
+    "alone, though a noisier batch's wider allowance can put a worse AKD inside the band; on breast_cancer "
+    "with h up to 0.08 that gave not reproduced)",
     method=_AKD,
 )
 def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome:
     labels, batches, akd = distinct(cells, "label"), distinct(cells, "batch"), _akd(cells)
     ok = {(lab, b): _largest_h_in_band(cells, noise, lab, b) for lab in labels for b in batches}
-    mono = all(ok[(lab, b1)] >= ok[(lab, b2)] for lab in labels for b1, b2 in zip(batches, batches[1:]))
+
+    def reversed_in_band(lab, b1, b2) -> bool:  # b2 the smaller batch: in the band at a larger h, and lower there
+        h = ok[(lab, b2)]
+        if h <= ok[(lab, b1)]:
+            return False
+        d = cells[0]["dataset"]  # a sweep's rules see one data set
+        small, large = akd.get((d, lab, b2, h), math.nan), akd.get((d, lab, b1, h), math.nan)
+        return bool(np.isfinite(small) and np.isfinite(large)) and small < large
+
+    mono = not any(reversed_in_band(lab, b1, b2) for lab in labels for b1, b2 in zip(batches, batches[1:]))
     good, zs, total = 0, [], 0
     for d, lab, h in distinct(cells, "dataset", "label", "step_size") if len(batches) > 1 else []:
         v = [akd.get((d, lab, b, h), math.nan) for b in batches]
