@@ -442,8 +442,16 @@ def _expected_layout(cfg, settings, dim: int, n_out, data) -> dict:
 
 
 # keys added to the config after runs were stored without them, with the value that gives those
-# runs' draws: a stored config that lacks one is read with it
-LATER_KEYS = {"compile": False}
+# runs' draws: a stored config that lacks one is read with it. deterministic=true is what every
+# earlier run had on CUDA; model.precision=auto is float32 on the CPU, the PyTorch default earlier
+# runs had there (on CUDA they had TF32 convolutions and IEEE products, neither of today's choices)
+LATER_KEYS = {"compile": False, "deterministic": True}
+LATER_GROUP_KEYS = {"model": {"precision": "auto"}}
+
+
+def _on_cuda(d: dict) -> bool:
+    """A config that ran (or runs) on a GPU: device=cuda, or auto where CUDA is present."""
+    return d.get("device") == "cuda" or (d.get("device") == "auto" and torch.cuda.is_available())
 
 
 def same_sampling_config(stored: dict, config_yaml: str) -> bool:
@@ -459,7 +467,11 @@ def same_sampling_config(stored: dict, config_yaml: str) -> bool:
         return False
 
     def sampling(d: dict) -> dict:
-        return {k: v for k, v in {**LATER_KEYS, **d}.items() if k not in NOT_SAMPLING_KEYS}
+        d = {**LATER_KEYS, **d}
+        for group, keys in LATER_GROUP_KEYS.items():
+            if isinstance(d.get(group), dict) and not _on_cuda(d):
+                d[group] = {**keys, **d[group]}
+        return {k: v for k, v in d.items() if k not in NOT_SAMPLING_KEYS}
 
     return sampling(stored) == sampling(yaml.safe_load(config_yaml) or {})
 

@@ -18,7 +18,7 @@ from omegaconf import OmegaConf
 from bnnsample.cli import job_seed
 from bnnsample.store import SampleStore
 
-from .helpers import run_inprocess
+from .helpers import compose_cfg, run_inprocess
 
 TOY = ["dataset=two_batch_gaussian", "chains=20", "burn_in=20", "samples=30", "thin=1", "progress=false",
        "evaluate=false"]  # fmt: skip
@@ -252,3 +252,19 @@ def test_check_every_changes_ubu_draws_so_a_run_with_another_is_not_reused(tmp_p
     assert not same_sampling_config(OmegaConf.to_container(cfg_a, resolve=True), OmegaConf.to_yaml(cfg_b, resolve=True))
     with pytest.raises(UserError, match="different config"):
         run_inprocess(tmp_path / "a", [*toy, "check_every=100"])
+
+
+def test_runs_stored_before_the_arithmetic_keys_are_the_same_runs():
+    """A run stored before `deterministic` and `model.precision` existed (its config lacks them) is the
+    same run as one with their defaults on the CPU, so it is resumed or reused, not made again; another
+    precision is another run."""
+    from bnnsample.runner import same_sampling_config
+
+    cfg = compose_cfg(["model=cnn_small", "device=cpu"])
+    new = OmegaConf.to_container(cfg, resolve=True)
+    old = {k: v for k, v in new.items() if k != "deterministic"}
+    old["model"] = {k: v for k, v in new["model"].items() if k != "precision"}
+    assert "precision" in new["model"] and "deterministic" in new
+    assert same_sampling_config(old, OmegaConf.to_yaml(cfg, resolve=True))
+    other = dict(new, model=dict(new["model"], precision="bf16"))
+    assert not same_sampling_config(old, yaml.safe_dump(other))
