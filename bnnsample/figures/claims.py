@@ -68,11 +68,13 @@ class Claim:
 @dataclass(frozen=True)
 class Outcome:
     """Our measurement of a claim: ``verdict`` (one of VERDICTS, or "passed"/"failed" for a
-    check), ``ours`` (the numbers, with standard errors), ``why`` (the reason, the evidence)."""
+    check), ``ours`` (the numbers, with standard errors), ``why`` (the reason, the evidence),
+    ``setting`` (the command its numbers came from, where not the section's own)."""
 
     verdict: str
     ours: str
     why: str = ""
+    setting: str = ""
 
 
 def reproduced(ours: str, why: str = "") -> Outcome:
@@ -263,7 +265,7 @@ def csv_rows(fig_id: str, rows, setting: str) -> list[dict]:
     for i, (c, o) in enumerate((c, o) for c, o in rows if c.source != CHECK):
         out.append({"claim_id": f"{fig_id}#{i + 1}", "claim": c.text, "where": c.where, "paper": c.paper,
                     "source": c.source, "ours": o.ours, "verdict": o.verdict, "reason": o.why,
-                    "tolerance": c.tolerance, "method": c.method, "setting": setting})  # fmt: skip
+                    "tolerance": c.tolerance, "method": c.method, "setting": o.setting or setting})  # fmt: skip
     return out
 
 

@@ -143,4 +143,7 @@ def test_committed_section_verdicts_follow_from_its_files():
     sghmc = claims[claims.claim.str.contains("SG-HMC")]
     assert sghmc.ours.str.contains("SG-HMC not run here; at `bnnsample figure paulin2025-fig4 scale=large").all()
     assert sghmc.reason.str.contains("fig4_paper").all()
+    # and their setting is that section's command, not this one's (the sixth audit)
+    assert sghmc.setting.str.startswith("bnnsample figure paulin2025-fig4 scale=large burn_in=8").all()
+    assert (claims[~claims.claim.str.contains("SG-HMC")].setting == claims.setting.iloc[0]).all()
     assert claims[claims.claim.str.contains("does worse than")].verdict.iloc[0] == "reproduced"

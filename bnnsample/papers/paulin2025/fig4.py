@@ -489,9 +489,9 @@ SCALE_ORDER = ("quick", "reduced", "large", "paper_schedule", "paper")
 
 
 def sghmc_evidence(folder: Path):
-    """(its tidy table, where it was made) of the committed section in a sub-folder of ``folder`` that ran
-    SG-HMC, the one of the largest scale (then the most runs), or None: what the SG-HMC rows of a section
-    that did not run it are judged on, named in their numbers."""
+    """(its tidy table, where it was made, its command) of the committed section in a sub-folder of
+    ``folder`` that ran SG-HMC, the one of the largest scale (then the most runs), or None: what the
+    SG-HMC rows of a section that did not run it are judged on, named in their numbers and setting."""
     import re
 
     import pandas as pd
@@ -506,11 +506,11 @@ def sghmc_evidence(folder: Path):
         scale = re.search(r"scale=(\w+)", command.group(1))
         rank = SCALE_ORDER.index(scale.group(1)) if scale and scale.group(1) in SCALE_ORDER else -1
         runs = int(t[(t.method == "sg_hmc") & (t.ensemble_size == 1)]["groups"].max())
-        found.append((rank, runs, t, f"`{command.group(1)}` ({folder.name}/{csv.parent.name}/, {runs} runs)"))
+        found.append((rank, runs, t, f"`{command.group(1)}` ({folder.name}/{csv.parent.name}/, {runs} runs)",
+                      command.group(1)))  # fmt: skip
     if not found:
         return None
-    _, _, t, where = max(found, key=lambda f: f[:2])
-    return t, where
+    return max(found, key=lambda f: f[:2])[2:]
 
 
 def _sghmc_elsewhere(m: dict, rule):
@@ -519,12 +519,13 @@ def _sghmc_elsewhere(m: dict, rule):
     t = m["table"]
     if "sg_hmc" in set(t.method) or not m.get("sghmc_from"):
         return rule(t, m["sizes"])
-    other, where = m["sghmc_from"]
+    other, where, command = m["sghmc_from"]
     o = rule(other, sorted(set(other.ensemble_size)))
     return replace(
         o,
         ours=f"SG-HMC not run here; at {where}: {o.ours}",
         why="; ".join(w for w in (o.why, f"at this section's scale: {_BASELINES_RUN}") if w),
+        setting=command,
     )
 
 
