@@ -92,6 +92,29 @@ def test_exact_stationary_matches_hand_built_aboba():
     assert math.isfinite(averages.exact_stationary(pot, "SGHMC-S", 0.06, 10.0))
 
 
+def test_stability_limits_are_the_step_maps_own():
+    """The splitting's limit is that of chen2015 eq. (9)'s mean map built by hand (half drift, half
+    friction, kick, half friction, half drift; spectral radius 1), not Verlet's frictionless
+    2/sqrt(a); Euler's lies below it, each map stable just below its limit and not just above."""
+    pot, _ = averages.chen_target()
+    a, D = 1001.0, 10.0
+
+    def radius(h):
+        drift, fric, kick = (
+            np.array([[1, h / 2], [0, 1]]),
+            np.diag([1, math.exp(-D * h / 2)]),
+            np.array([[1, 0], [-h * a, 1]]),
+        )
+        return max(abs(np.linalg.eigvals(drift @ fric @ kick @ fric @ drift)))
+
+    lim_s, lim_e = averages.stability_limit(pot, "SGHMC-S"), averages.stability_limit(pot, "SGHMC-E")
+    assert radius(lim_s - 1e-5) < 1 < radius(lim_s + 1e-5)
+    assert lim_s > 2 / math.sqrt(a) + 1e-3 and lim_e < lim_s - 5e-3
+    for label, lim in (("SGHMC-S", lim_s), ("SGHMC-E", lim_e)):
+        assert math.isfinite(averages.exact_stationary(pot, label, lim - 1e-5, D))
+        assert math.isinf(averages.exact_stationary(pot, label, lim + 1e-5, D))
+
+
 def test_monte_carlo_average_matches_exact_stationary_law():
     pot, truth = averages.chen_target()
     h, burn, L = 0.02, 100, 800

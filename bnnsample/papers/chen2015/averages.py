@@ -50,6 +50,15 @@ def exact_stationary(pot, label: str, h: float, gamma: float, batching: str = "i
     return stationary_second_moment(pot, name, params, h, gamma, batching, batch_size)
 
 
+def stability_limit(pot, label: str, gamma: float = FRICTION, lo: float = 1e-3, hi: float = 1.0) -> float:
+    """The largest h (to 1e-6) at which scheme ``label``'s step map is stable, by bisection on the
+    finiteness of ``exact_stationary`` between a stable ``lo`` and an unstable ``hi``."""
+    while hi - lo > 1e-6:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if math.isfinite(exact_stationary(pot, label, mid, gamma)) else (lo, mid)
+    return lo
+
+
 def run_averages(pot, label: str, *, runs: int, steps: int, checkpoints, h=None, step_sizes=None,
                  gamma: float = FRICTION, batching: str = "iid", seed: int = 0) -> dict[int, np.ndarray]:  # fmt: skip
     """Per-run posterior averages of phi = theta^2 at each checkpoint L: the plain average
