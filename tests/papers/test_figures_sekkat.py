@@ -5,6 +5,7 @@ and L2(pi) projections (known answers), option validation and the files a recipe
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from bnnsample.papers.sekkat2023 import chains, fig3, fig4, fig5, fig7, fig13, f
 from bnnsample.papers.sekkat2023 import gaussian as exact
 from bnnsample.papers.sekkat2023 import mixture_runs as exact_mixture
 from bnnsample.papers.sekkat2023 import quadrature as q
+from bnnsample.rundir import read_csv
 from bnnsample.simulate import build_target
 from bnnsample.stats import chain_histogram_counts, l1_difference_se, l1_of_counts
 
@@ -410,3 +412,17 @@ def test_fig4_affine_needs_points_above_the_floor():
     regime = dict(fig4.fig4_outcomes(worse, st, "quick"))[fig4.FIG4_CLAIMS["regime"]]
     assert regime.verdict == "partly" and "h=0.0001 wor n=5 0.200 ± 0.005 (floor 0.050) (20 s.e. above)" in regime.why
     assert "h=0.0001: sgld" not in regime.ours and "h=0.0001: wor n=5 0.200" in regime.ours
+
+
+def test_fig14_eta1_numbers_are_its_committed_csv():
+    """The eta_k = 1 run the fig14 rows quote: its settings, baseline errors and sampling time (the
+    cost of a longer test) are those of the committed fig14_eta1.csv."""
+    path = Path(__file__).parents[2] / "results" / "sekkat2023-fig14" / "fig14_eta1.csv"
+    if not path.exists():
+        pytest.skip("no committed fig14_eta1.csv")
+    rows = read_csv(path)
+    seconds = sum(r["seconds"] for r in rows)
+    assert f"those {len(rows)} settings (their sampling time, {seconds:.0f} CPU-s, x 10)" in fig14.ETA1_RESULT
+    assert f"about {seconds * 10 / 3600:.1f} CPU-hours" in fig14.ETA1_RESULT
+    base = [r["l1"] for r in rows if r["K"] == 0 and r["n"] == 5 and r["sampling"] == "wor"]
+    assert ", ".join(f"{v:.3f}" for v in base) in fig14.ETA1_RESULT

@@ -406,9 +406,9 @@ def _oracle_self_distance(cells: list[dict], noise: Noise, s=None) -> Outcome:
         "(above 1: successive draws of a chain are correlated at this thinning)"
     )
     if n != 200 and cells[0]["dataset"] != "boston":
-        return not_tested("scale", ours, f"{_oracle_draws(s, n)}; scale=paper pools 200 draws (10 chains x 20) 500 "
-                                         f"steps of h = 0.005 (time 2.5) apart, as App. F.2's oracle; it costs "
-                                         f"{ORACLE_PAPER_COST} per data set")  # fmt: skip
+        return not_tested("scale", ours, f"{_oracle_draws(s, n)}; a test: scale=paper datasets={cells[0]['dataset']}, "
+                                         "whose oracle pools 200 draws (10 chains x 20) 500 steps of h = 0.005 (time "
+                                         f"2.5) apart, as App. F.2's; it costs {ORACLE_PAPER_COST} per data set")  # fmt: skip
     if n != 200:
         ratio = FIG10_SELF_200 / iid200
         ours += f"; at 200 vs 200 (franzese2021-fig10, scale=paper, the same oracle): {FIG10_SELF_200} = {ratio:.2f} x"

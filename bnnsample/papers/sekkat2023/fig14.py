@@ -33,7 +33,9 @@ ETA1_RESULT = ("with eta_k = 1 (§4.4's printed value; fig14_eta1.csv: h in [0.0
                "fig7's full-matrix AdL with eta = 0.1 has 0.030 at h = 0.001, and its theta_1 > 0.7 mass was 0.43-0.48 "
                "against the exact 0.365: with eta = 1 the chains were metastable (the mode weights drifted), as §3.3.2 "
                "reports for eta > 0.1, and no friction basis corrects a mode weight; K = 15 was then not below 0.7x "
-               "K = 3 (not reproduced, 3.7 s.e.). §4.4 also says 'the same parameters as in Section 3.3.2' (eta = 0.1) "
+               "K = 3 (not reproduced, 3.7 s.e.). A test at eta_k = 1 needs records long enough for the mode weights to "
+               "settle, a time these runs do not measure: each 10x of the recorded time costs about 2.7 CPU-hours for "
+               "those 24 settings (their sampling time, 954 CPU-s, x 10). §4.4 also says 'the same parameters as in Section 3.3.2' (eta = 0.1) "
                "and compares its K = 0 with Fig. 7, so eta_k = 0.1 is used here, and h up to 0.01, since with eta = 0.1 "
                "the K = 0 error exceeds its noise floor only at the largest eps h (fig7)")  # fmt: skip
 
