@@ -93,10 +93,17 @@ def test_fig10_verdicts():
     quiet = same | {"langevin n=10": 0.06}  # Langevin at its floor too: the claim is not put to a test
     out = {c.text: o.verdict for c, o in fig10.fig10_outcomes(runs, _errs(quiet), st)}
     assert out[C["acceptable"].text] == "not tested: scale"
-    for n in st["n"]:  # the full friction drifting: its comparison is not tested
+    for n in st["n"]:  # the full friction drifting: the three-way row rests on the scalar-diagonal pair alone
         runs.adl[("full", n)].run.friction = np.ones((4, 10)) + np.linspace(0, -2, 10)
-    out = {c.text: o.verdict for c, o in fig10.fig10_outcomes(runs, _errs(same), st)}
-    assert out[C["as_full"].text] == "not tested: scale" and out[C["as_diagonal"].text] == "reproduced"
+    out = dict(fig10.fig10_outcomes(runs, _errs(same), st))
+    assert out[C["as_full"]].verdict == "partly" and out[C["as_diagonal"]].verdict == "reproduced"
+    assert "measured on the stationary runs only (4 of 6)" in out[C["as_full"]].why
+    assert "scalar 0.060" in out[C["as_full"]].ours and "diagonal 0.060" in out[C["as_full"]].ours
+    for n in st["n"]:  # the diagonal one too: no pair is left, nothing is measured, and the row says so
+        runs.adl[("diagonal", n)].run.friction = np.ones((4, 10)) + np.linspace(0, -2, 10)
+    out = dict(fig10.fig10_outcomes(runs, _errs(same), st))
+    assert out[C["as_full"]].verdict == out[C["as_diagonal"]].verdict == "not tested: scale"
+    assert out[C["as_full"]].why.startswith("no comparison has all its runs stationary (2 of 6 runs are)")
 
 
 def test_fig9_rules():

@@ -156,6 +156,9 @@ def settled_outcome(out, keys, uns: dict[str, str]):
         return out
     if len(bad) == len(keys):
         return not_tested("scale", out.ours, "; ".join(bad))
+    if out.verdict.startswith("not tested"):  # every comparison has a run that is not stationary
+        return not_tested("scale", out.ours, "; ".join([f"no comparison has all its runs stationary ({len(keys) - len(bad)} "
+                                                        f"of {len(keys)} runs are)", *bad]))  # fmt: skip
     why = "; ".join([f"measured on the stationary runs only ({len(keys) - len(bad)} of {len(keys)})", *bad, out.why])
     return Outcome("partly" if out.verdict == "reproduced" else out.verdict, out.ours, why.rstrip("; "))
 
