@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import logging
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -361,8 +362,10 @@ def _sample(p: _Prepared, pot, integrator, ctx, state, x0, extra_arrays: dict, c
         (p.run_dir / TRAINING_CHECKPOINT).unlink(missing_ok=True)  # the store holds the trained points now
         sampler = Sampler(pot, integrator, p.sched, ctx, settings, store, store_theta=bool(cfg.store_theta))
     try:
+        cpu0, wall0 = time.process_time(), time.perf_counter()
         sampler.run(state)
-        store.mark_complete()
+        timed = (None, None) if resume else (time.process_time() - cpu0, time.perf_counter() - wall0)
+        store.mark_complete(*timed)
     except WriteRefused as e:
         kept = store.n_draws
         raise WriteRefused(f"{e}; nothing was written past the last flush ({kept} draws per chain and their resume "

@@ -707,10 +707,20 @@ class SampleStore:
             self.path.unlink(missing_ok=True)
             _undo_path(self.path).unlink(missing_ok=True)
 
-    def mark_complete(self) -> None:
+    def mark_complete(self, sampling_cpu_s: float | None = None, sampling_wall_s: float | None = None) -> None:
+        """Mark the run complete; with the CPU and wall seconds its sampling took, where one process
+        sampled it from the start (a resumed run's earlier legs are not timed, so it gets none)."""
         _free_or_refuse(self.path, METADATA_MARGIN, self._fd())
+        for name, value in (("sampling_cpu_s", sampling_cpu_s), ("sampling_wall_s", sampling_wall_s)):
+            if value is not None:
+                _write_scalar(self.f, name, float(value))
         _write_scalar(self.f, "complete", True)
         self.flush()
+
+    @property
+    def sampling_seconds(self) -> tuple[float, float]:
+        """(CPU, wall) seconds the run's sampling took, NaN where not recorded (``mark_complete``)."""
+        return tuple(float(_read_scalar(self.f, k, math.nan)) for k in ("sampling_cpu_s", "sampling_wall_s"))
 
     # -- checking -------------------------------------------------------------------------
     def verify(self, under: str | None = None) -> None:

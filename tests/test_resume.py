@@ -37,6 +37,11 @@ def test_kill_and_resume_is_bit_exact(tmp_path, monkeypatch, extra):
         assert b.complete and b.n_draws == 40
         np.testing.assert_array_equal(a.theta(), b.theta())
         np.testing.assert_array_equal(a.diagnostics()["kinetic_temperature"], b.diagnostics()["kinetic_temperature"])
+        # the uninterrupted run records what its sampling took; the resumed one, whose first leg was not timed,
+        # records nothing rather than a part
+        cpu, wall = a.sampling_seconds
+        assert cpu > 0 and wall > 0
+        assert all(np.isnan(b.sampling_seconds))
 
 
 def test_complete_run_is_not_redone_and_other_config_is_refused(tmp_path, capsys):

@@ -187,9 +187,11 @@ def _above_band(cell: dict, noise: Noise) -> bool:
 def _larger_h(cells: list[dict]) -> str:
     """What extending the grid to larger h costs: h = 2 and 4 times the largest take fewer steps than it."""
     hmax = max(c["step_size"] for c in cells)
-    spent = sum(c.get("seconds", 0.0) * c.get("seeds", 1) for c in cells if c["step_size"] == hmax)
+    spent = sum(c.get("seconds", math.nan) for c in cells if c["step_size"] == hmax)
+    took = ("whose sampling time was not recorded (runs stored before 2026-11-29)" if math.isnan(spent) else
+            f"which took about {spent:.0f} CPU-s of sampling")  # fmt: skip
     return (f"larger h would show a response: steps=...,{2 * hmax:g},{4 * hmax:g} adds two step sizes whose runs take "
-            f"fewer steps than h = {hmax:g}'s, which took about {spent:.0f} CPU-s of sampling here")  # fmt: skip
+            f"fewer steps than h = {hmax:g}'s, {took}")  # fmt: skip
 
 
 def _alike(cells: list[dict], noise: Noise, a: str, b: str) -> Outcome | None:

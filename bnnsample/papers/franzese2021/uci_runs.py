@@ -94,7 +94,7 @@ class Result:
     spec: Spec
     predictive: np.ndarray  # (chains, draws, n_test, K)
     diverged: np.ndarray  # (chains,)
-    seconds: float
+    seconds: float  # CPU seconds the run's sampling took (NaN: stored before runs recorded it)
 
     def pooled(self, chains: slice | None = None) -> np.ndarray | None:
         """Draws pooled over chains: (chains * draws, n_test) for regression (K = 1), and for
@@ -109,23 +109,21 @@ class Result:
 
 
 def run_spec(spec: Spec, runs_dir: Path) -> Result:
-    """Run (or reuse) ``spec`` under ``runs_dir/<key>`` and read its predictive draws; the same
-    run (same key = same Spec) complete under another franzese2021 recipe's runs/ is reused (e.g.
-    Fig. 10's C = 5 cells are Fig. 4's LEAPFROG cells)."""
-    import time
-
+    """Run (or reuse) ``spec`` under ``runs_dir/<key>`` and read its predictive draws and the CPU
+    seconds its sampling took; the same run (same key = same Spec) complete under another
+    franzese2021 recipe's runs/ is reused (e.g. Fig. 10's C = 5 cells are Fig. 4's LEAPFROG cells)."""
     import torch
 
     from ...jobs.runs import run_or_reuse
     from ...store import SampleStore
 
     torch.set_num_threads(1)
-    t0 = time.perf_counter()
     others = sorted(runs_dir.parent.parent.glob(f"franzese2021-*/runs/{spec.key()}"))
     path = run_or_reuse(spec.key(), spec.overrides(), runs_dir, others)
     with SampleStore(path) as s:
         pred, div = s.predictive(), s.diverged().astype(bool)
-    return Result(spec, pred, div, time.perf_counter() - t0)
+        cpu, _ = s.sampling_seconds  # the run's own, also when reused (NaN for a run stored without it)
+    return Result(spec, pred, div, cpu)
 
 
 # -- oracle and distances ---------------------------------------------------------------------

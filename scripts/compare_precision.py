@@ -1,0 +1,95 @@
+"""Compare two paulin2025-fig4 sections that differ only in their arithmetic (e.g. precision=float32 and
+precision=bf16, same scale, runs and seeds): for each method, ensemble size and metric, the difference of the
+two sections' means against their run-to-run noise.
+
+    python scripts/compare_precision.py A_DIR B_DIR [--labels float32,bf16] [--csv OUT.csv]
+
+Each folder holds a section's runs.csv (per group of runs: method, ensemble_size, group, runs, metric, value).
+Per (method, size, metric):
+- ``diff``: mean of B minus mean of A over their groups;
+- ``se``: the s.e. of that difference from each section's spread over its groups (our run-to-run noise,
+  unpaired: sqrt(sd_A^2 / n_A + sd_B^2 / n_B));
+- ``z``: diff / se; ``within`` when |z| <= 2;
+- ``paired`` and ``paired_se``: the mean and s.e. of the per-group differences B - A, where both sections have
+  the same groups (same seeds): how far the arithmetic moves one run, beside how far runs scatter.
+A group that one section lacks is left out of the paired columns only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+KEY = ["method", "ensemble_size", "metric"]
+
+
+def compare(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """One row per (method, ensemble_size, metric) present in both runs.csv tables."""
+    rows = []
+    for key, ga in a.groupby(KEY):
+        gb = b.set_index(KEY).loc[[key]] if key in b.set_index(KEY).index else None
+        if gb is None:
+            continue
+        va, vb = ga["value"].to_numpy(float), gb["value"].to_numpy(float)
+        sd = [v.std(ddof=1) if len(v) > 1 else math.nan for v in (va, vb)]
+        se = math.sqrt(sd[0] ** 2 / len(va) + sd[1] ** 2 / len(vb))
+        diff = vb.mean() - va.mean()
+        both = (
+            ga.set_index("group")["value"].to_frame("a").join(gb.set_index("group")["value"].to_frame("b"), how="inner")
+        )
+        d = (both["b"] - both["a"]).to_numpy(float)
+        rows.append({**dict(zip(KEY, key)), "mean_a": va.mean(), "mean_b": vb.mean(), "groups_a": len(va),
+                     "groups_b": len(vb), "diff": diff, "se": se, "z": diff / se if se > 0 else math.nan,
+                     "within": bool(abs(diff) <= 2 * se) if se > 0 else diff == 0,
+                     "paired": d.mean() if len(d) else math.nan,
+                     "paired_se": d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else math.nan,
+                     "paired_groups": len(d)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def markdown(t: pd.DataFrame, labels: tuple[str, str]) -> str:
+    a, b = labels
+    head = (f"| method | size | metric | {a} | {b} | {b} - {a} ± s.e. (z) | within 2 s.e. | paired {b} - {a} ± s.e. |\n"
+            "|---|---|---|---|---|---|---|---|")  # fmt: skip
+    body = [f"| {r.method} | {r.ensemble_size} | {r.metric} | {r.mean_a:.4f} | {r.mean_b:.4f} | {r.diff:+.4f} ± "
+            f"{r.se:.4f} ({r.z:+.1f}) | {'yes' if r.within else 'no'} | {r.paired:+.5f} ± {r.paired_se:.5f} |"
+            for r in t.itertuples()]  # fmt: skip
+    n = int(t["within"].sum())
+    return "\n".join([head, *body, "", f"{n} of {len(t)} (method, size, metric) cells within 2 s.e. of run-to-run noise; "
+                      f"largest |z| {t['z'].abs().max():.1f}."])  # fmt: skip
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("a", type=Path)
+    ap.add_argument("b", type=Path)
+    ap.add_argument("--labels", default="A,B", help="names of the two sections, comma-separated")
+    ap.add_argument("--csv", type=Path, help="also write the table as CSV")
+    args = ap.parse_args(argv)
+    tables = []
+    for d in (args.a, args.b):
+        if not (d / "runs.csv").exists():
+            print(f"compare_precision: {d}/runs.csv: no such file (a paulin2025-fig4 section's per-group values)",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        tables.append(pd.read_csv(d / "runs.csv"))
+    labels = tuple(args.labels.split(","))
+    if len(labels) != 2:
+        print("compare_precision: --labels: two names, comma-separated (e.g. float32,bf16)", file=sys.stderr)
+        return 2
+    t = compare(*tables)
+    if t.empty:
+        print("compare_precision: the two sections share no (method, ensemble_size, metric)", file=sys.stderr)
+        return 2
+    if args.csv:
+        t.to_csv(args.csv, index=False)
+    print(markdown(t, labels))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
