@@ -318,6 +318,15 @@ def _every_curve_reaches_band(cells: list[dict], noise: Noise, s: SweepSettings 
                           "the adaptive-SGHMC oracle samples; at this burn-in oracle=lie_trotter (same time, "
                           f"h = {min(s.steps) / 2:g}) tests the limit h -> 0; a test at the paper's burn-in: "
                           f"{FIG4_SMALL_H_COST}")  # fmt: skip
+    if s is not None and s.oracle.kind == "lie_trotter" and s.t_burn < PAPER_T_BURN:
+        # the equal-time oracle shares the samplers' transient law: reaching its band is consistency as h -> 0,
+        # not convergence to the posterior the claim names (the sixth audit; until 2026-11-29 judged by count,
+        # which gave reproduced on franzese2021-fig8's scale=quick run)
+        return not_tested("scale", ours, f"{len(inside)} of {len(at_min)} cells reach the band of an equal-time "
+                          f"full-batch LIE-TROTTER reference (burn-in time {s.t_burn:g} from x0 = 0, as the samplers): "
+                          "consistency as h -> 0 with the dynamics' law at that time, whose draws still drift over "
+                          "the record, not convergence to the posterior; a test at the paper's burn-in and oracle "
+                          f"(scale=paper, adaptive SGHMC): {FIG4_SMALL_H_COST}")  # fmt: skip
     return by_count(
         len(inside), len(at_min), ours,
         "" if len(inside) == len(at_min) else f"the cells outside need h below this grid's {hmin:g} (the paper's "
