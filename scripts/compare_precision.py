@@ -44,7 +44,7 @@ def compare(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
         d = (both["b"] - both["a"]).to_numpy(float)
         rows.append({**dict(zip(KEY, key)), "mean_a": va.mean(), "mean_b": vb.mean(), "groups_a": len(va),
                      "groups_b": len(vb), "diff": diff, "se": se, "z": diff / se if se > 0 else math.nan,
-                     "within": bool(abs(diff) <= 2 * se) if se > 0 else diff == 0,
+                     "within": bool(abs(diff) <= 2 * se) if se > 0 else None,  # None: one group, not measured
                      "paired": d.mean() if len(d) else math.nan,
                      "paired_se": d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else math.nan,
                      "paired_groups": len(d)})  # fmt: skip
@@ -56,11 +56,19 @@ def markdown(t: pd.DataFrame, labels: tuple[str, str]) -> str:
     head = (f"| method | size | metric | {a} | {b} | {b} - {a} ± s.e. (z) | within 2 s.e. | paired {b} - {a} ± s.e. |\n"
             "|---|---|---|---|---|---|---|---|")  # fmt: skip
     body = [f"| {r.method} | {r.ensemble_size} | {r.metric} | {r.mean_a:.4f} | {r.mean_b:.4f} | {r.diff:+.4f} ± "
-            f"{r.se:.4f} ({r.z:+.1f}) | {'yes' if r.within else 'no'} | {r.paired:+.5f} ± {r.paired_se:.5f} |"
-            for r in t.itertuples()]  # fmt: skip
-    n = int(t["within"].sum())
-    return "\n".join([head, *body, "", f"{n} of {len(t)} (method, size, metric) cells within 2 s.e. of run-to-run noise; "
-                      f"largest |z| {t['z'].abs().max():.1f}."])  # fmt: skip
+            f"{r.se:.4f} ({r.z:+.1f}) | {'-' if r.within is None else 'yes' if r.within else 'no'} | {r.paired:+.5f} ± "
+            f"{r.paired_se:.5f} |" for r in t.itertuples()]  # fmt: skip
+    measured = t[t["within"].notna()]
+    n = int(measured["within"].astype(bool).sum())
+    lines = [f"{n} of {len(measured)} measured (method, size, metric) cells within 2 s.e. of run-to-run noise (a size "
+             f"with one group in either section is not measured: {len(t) - len(measured)} cells); largest |z| "
+             f"{measured['z'].abs().max():.1f}."]  # fmt: skip
+    first = t[t.ensemble_size == t.ensemble_size.min()]
+    for metric, g in first.groupby("metric"):
+        lines.append(f"- {metric} at size {first.ensemble_size.min()}: paired {b} - {a} over methods "
+                     f"{g['paired'].mean():+.5f} (from {g['paired'].min():+.5f} to {g['paired'].max():+.5f}), positive "
+                     f"for {int((g['paired'] > 0).sum())} of {len(g)} methods")  # fmt: skip
+    return "\n".join([head, *body, "", *lines])
 
 
 def main(argv=None) -> int:
