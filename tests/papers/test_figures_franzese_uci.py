@@ -434,6 +434,9 @@ def test_batch_ordering_needs_batch_sizes_apart():
     claim = sweeps.FIG4_CLAIMS["batch"]
     out = _outcome(sweeps.fig4_outcomes(_seeded(_sweep_rows(flat))), claim)
     assert out.verdict == "not tested: scale" and "resolved, in 0 of 4 (sampler, h) cells, reversed in 0" in out.ours
+    # the reason says why cells are unresolved and what the earlier rules give on these cells (the sixth audit)
+    assert "of the 4 unresolved cells, 4 have every batch size inside the band" in out.why
+    assert "the rule before 2026-11-28 gives reproduced (0 reversals in 4 cells)" in out.why
     apart = {k: v + (0.03 if k[1] == 8 else 0.0) for k, v in flat.items()}  # 0.03 > 0.0163
     assert _outcome(sweeps.fig4_outcomes(_seeded(_sweep_rows(apart))), claim).verdict == "reproduced"
     reversed_ = {k: v + (0.03 if k[1] == "full" else 0.0) for k, v in flat.items()}

@@ -270,8 +270,9 @@ def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome
         small, large = akd.get((d, lab, b2, h), math.nan), akd.get((d, lab, b1, h), math.nan)
         return bool(np.isfinite(small) and np.isfinite(large)) and small < large
 
-    mono = not any(reversed_in_band(lab, b1, b2) for lab in labels for b1, b2 in zip(batches, batches[1:]))
-    good, zs, total = 0, [], 0
+    pairs = [(lab, b1, b2) for lab in labels for b1, b2 in zip(batches, batches[1:])]
+    mono = not any(reversed_in_band(*pair) for pair in pairs)
+    good, zs, total, converged = 0, [], 0, 0
     for d, lab, h in distinct(cells, "dataset", "label", "step_size") if len(batches) > 1 else []:
         v = [akd.get((d, lab, b, h), math.nan) for b in batches]
         total += 1
@@ -282,12 +283,20 @@ def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome
             zs.append(2 * max(rev) if all(np.isfinite(rev)) else math.inf)
         elif v[-1] - v[0] > noise.diff(batches[0], batches[-1]):
             good += 1
+        else:
+            converged += all(_inside(c, noise) for c in cells if (c["label"], c["step_size"]) == (lab, h))
     text = "; ".join(f"{lab}: " + ", ".join(f"{b}: {ok[(lab, b)]:g}" for b in batches) for lab in labels)
     ours = (f"AKD ordered {' < '.join(map(str, batches))}, resolved, in {good} of {total} (sampler, h) cells, "
             f"reversed in {len(zs)}; largest h inside the band per batch: {text} (0 = none)")  # fmt: skip
+    unresolved = total - good - len(zs)
+    old_in_band = "not reproduced" if any(ok[(lab, b2)] > ok[(lab, b1)] for lab, b1, b2 in pairs) else "the same as now"
+    history = (f"{_BATCH_WHY}; of the {unresolved} unresolved cells, {converged} have every batch size inside the band "
+               f"(converged: no order to see); here the rule before 2026-11-28 gives "
+               f"{'not reproduced' if zs else 'reproduced'} ({len(zs)} reversals in {total} cells), the in-band rule "
+               f"before 2026-11-29 {old_in_band}")  # fmt: skip
     if not mono:
-        return not_reproduced(ours, "a smaller batch has a larger h inside the band; " + _BATCH_WHY)
-    return by_resolved(good, zs, total, ours, _BATCH_WHY, "no cell's batch sizes are apart by more than the "
+        return not_reproduced(ours, "a smaller batch has a larger h inside the band; " + history)
+    return by_resolved(good, zs, total, ours, history, "no cell's batch sizes are apart by more than the "
                        f"tolerance at this scale; {_larger_h(cells)}")  # fmt: skip
 
 
