@@ -290,8 +290,9 @@ def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome
             f"reversed in {len(zs)}; largest h inside the band per batch: {text} (0 = none)")  # fmt: skip
     unresolved = total - good - len(zs)
     old_in_band = "not reproduced" if any(ok[(lab, b2)] > ok[(lab, b1)] for lab, b1, b2 in pairs) else "the same as now"
-    history = (f"{_BATCH_WHY}; of the {unresolved} unresolved cells, {converged} have every batch size inside the band "
-               f"(converged: no order to see); here the rule before 2026-11-28 gives "
+    converged_text = (f"; of the {unresolved} unresolved cells, {converged} have every batch size inside the band "
+                      "(converged: no order to see)" if unresolved else "")  # fmt: skip
+    history = (f"{_BATCH_WHY}{converged_text}; here the rule before 2026-11-28 gives "
                f"{'not reproduced' if zs else 'reproduced'} ({len(zs)} reversals in {total} cells), the in-band rule "
                f"before 2026-11-29 {old_in_band}")  # fmt: skip
     if not mono:
@@ -612,8 +613,8 @@ _INSENSITIVE_WHY = (
     "acceptable' but names no range; tested from the smallest C swept (0.5) to the top of its recommended "
     "5-10, a factor of 20 (C run there: {}); the band width (5-95% of the oracle runs' self-distances) is the "
     "Monte Carlo noise of a 200-draw distance. Changed from 'spread over every C run <= max(0.05, 3 x band "
-    "width)', which demanded C = 50 too, while App. F.4 expects too large a C to hurt: C above 10 is the row "
-    "'too large a C'"
+    "width)', which demanded C = 50 too and gave not reproduced (a spread of 0.058 in full batch), while App. F.4 "
+    "expects too large a C to hurt: C above 10 is the row 'too large a C'"
 )
 _LARGE_C_WHY = (
     "App. F.4: 'if C is too large, the stochastic process degenerates to the standard Brownian motion. It is "
@@ -627,8 +628,9 @@ _LARGE_C_WHY = (
     "App. F.4, Fig. 10",
     "qualitative, no range stated (C swept from 0.5 to 100); tested over C in [0.5, 10]",
     tolerance=f"every C run in [0.5, 10] (spanning at least a factor of 10) finite and within {_TOL} of the "
-    "lowest AKD of any C at the smallest h, per batch size (until 2026-11-29, with one seed: within the band "
-    "width, partly within two; that rule gave partly, a largest excess of 0.0095 against a band width of 0.0085)",
+    "lowest AKD of any C at the smallest h, per batch size; reproduced: every batch size; partly: some; not "
+    "reproduced: none (until 2026-11-29, with one seed: within the band width, partly within two; that rule gave "
+    "partly, a largest excess of 0.0095 against a band width of 0.0085)",
     method=_AKD,
 )
 def _not_too_sensitive_to_c(rows: list[dict], s: SweepSettings, cs: list[float], noise: Noise) -> Outcome:
@@ -641,6 +643,11 @@ def _not_too_sensitive_to_c(rows: list[dict], s: SweepSettings, cs: list[float],
         + (f"{g:.3f}" if np.isfinite(g) else "diverged") + f" (tolerance {noise.diff(b):.4f})"
         for b, g in gaps.items()))  # fmt: skip
     why = _INSENSITIVE_WHY.format(", ".join(f"{c:g}" for c in in_range) or "none")
+    hmax = max(s.steps)
+    div = [f"C = {c:g}" for c in in_range if any(r["label"] == f"C={c:g}" and r["step_size"] == hmax and
+                                                  (r.get("diverged_chains", 0) or not np.isfinite(r["akd"])) for r in rows)]  # fmt: skip
+    if div:  # the rule looks at the smallest h only: a C in range that fails at a larger h is said
+        why += f"; at the largest h ({hmax:g}) {', '.join(div)} diverged, the other C in range did not"
     if not _measured(s, cs):
         return not_tested("scale", ours, f"{_transient(s, favours=False)}; {FIG10_PAPER_COST}")
     if not (in_range and max(in_range) / min(in_range) >= 10):

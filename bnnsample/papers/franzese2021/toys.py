@@ -354,21 +354,25 @@ def _higher_order_better(series, hs, band, labels) -> Outcome | None:
 
 @FIG1_CLAIMS.rule("bottleneck", "batch 8: a zone of eta where the 3rd-order MT3 is no better than the order-2 schemes",
     "§5 'On the convergence bottleneck', Fig. 1 (left)", "such a zone exists",
-    tolerance="at some eta where all schemes are above the exact-sample band, MT3 within 0.01 of or above the best "
-              "order-2 scheme", method=_TRIG_MC)  # fmt: skip
+    tolerance="at some eta where all schemes are above the exact-sample band, MT3 within the band's width (the Monte "
+              "Carlo noise of one distance) of or above the best order-2 scheme; reproduced: some such eta; not "
+              "reproduced: MT3 better than both by more than the band's width wherever the distances exceed the band "
+              "(until 2026-11-29 within a fixed 0.01, which gave the same verdict)", method=_TRIG_MC)  # fmt: skip
 def _bottleneck(series, hs, band, labels) -> Outcome | None:
-    """Batch 8: an eta where all schemes are above the band and MT3 within 0.01 of or above the best order-2 one."""
+    """Batch 8: an eta where all schemes are above the band and MT3 within the band's width of or above the best
+    order-2 one."""
     if not {"MT3", "LIE-TROTTER", "SYMMETRIC"} <= set(labels):
         return None
     ex = _exact_full(series)
     mt3b, ltb, symb = series("MT3", 8), series("LIE-TROTTER", 8), series("SYMMETRIC", 8)
-    zone = [e for e, m, a, b in zip(hs, mt3b, ltb, symb) if math.isfinite(m) and m >= min(a, b) - 0.01
+    width = band["high"] - band["low"]
+    zone = [e for e, m, a, b in zip(hs, mt3b, ltb, symb) if math.isfinite(m) and m >= min(a, b) - width
             and min(a, b) > band["high"]]  # fmt: skip
     gain = ", ".join(f"{m - min(a, b):+.1e}" for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]))
     ours = f"MT3 {_akds(mt3b)}; LT {_akds(ltb)}; SYM {_akds(symb)}"
-    why = (f"at eta = {', '.join(f'{e:g}' for e in zone)} MT3 is within 0.01 of or above the best order-2 scheme "
-           "while all are above the exact-sample band" if zone else "MT3 is better than both order-2 schemes by "
-           "> 0.01 wherever the distances exceed the band")  # fmt: skip
+    why = (f"at eta = {', '.join(f'{e:g}' for e in zone)} MT3 is within the band's width ({width:.4f}) of or above the "
+           "best order-2 scheme while all are above the exact-sample band" if zone else "MT3 is better than both "
+           f"order-2 schemes by > the band's width ({width:.4f}) wherever the distances exceed the band")  # fmt: skip
     why += f"; full batch, same steps (exact laws): MT3 minus best order-2 = {gain}"
     return reproduced(ours, why) if zone else not_reproduced(ours, why)
 

@@ -549,8 +549,10 @@ def _exact_nogin(p: Passes) -> Outcome:
 
 
 @FIG2_CLAIMS.family("same", ("msgld", "ccadl"), lambda sc: f"{LABELS[sc]}: no difference between the estimated and "
-    "the exact covariance", FIG2_WHERE, "no difference", tolerance="at every n both fail, or both work with errors "
-    "within 2u, and 2u <= 5% (a coarser reference does not resolve a difference)", method=f"{_FINAL}; {_U}")  # fmt: skip
+    "the exact covariance", FIG2_WHERE, "no difference", tolerance="a run works when it stays finite with an error "
+    "below 100%; reproduced: at every n both fail, or both work with errors within 2u, and 2u <= 5% (a coarser "
+    "reference does not resolve a difference); not reproduced: at some n one works and the other not, or both work "
+    "more than 2u apart; not tested: otherwise", method=f"{_FINAL}; {_U}")  # fmt: skip
 def _same(sc: str, p: Passes) -> Outcome:
     """'no difference between the estimated and the exact covariance' for scheme sc (Fig. 2)."""
     rows, ns, u, cause = p.rows, p.ns, p.u, p.ccadl if sc == "ccadl" else ""
@@ -564,7 +566,10 @@ def _same(sc: str, p: Passes) -> Outcome:
         return not_reproduced(ours, f"different at n = {differ}" + (f"; {cause}" if cause else ""))
     if not both or 2 * u > 0.05:
         why = "both fail at every n" if not both else f"both work only at n = {both}, within 2u"
-        return not_tested("scale", ours, "; ".join(x for x in (why, cause, FIG2_TEST[sc], NEED) if x))
+        noise = ("2u, the shared reference's noise, mostly cancels in a difference of two errors against the same "
+                 "reference; the runs' own seed-to-seed scatter, the noise of that difference, is not measured here "
+                 "(a few seeds at the n where both work: about 0.1 CPU-s per pass each)")  # fmt: skip
+        return not_tested("scale", ours, "; ".join(x for x in (why, noise, cause, FIG2_TEST[sc], NEED) if x))
     return reproduced(ours)
 
 
@@ -662,8 +667,9 @@ def _one_pct(p: Passes) -> Outcome:
 
 
 @FIG3_CLAIMS.rule("plateau", "NOGIN's efficiency plateaus for n < 300 (vertical contours)", f"{FIG3_WHERE}; §4.3",
-    "similar error per pass for every n < 300", tolerance="NOGIN's final errors at the n < 300 within a factor 2 of "
-    "each other", method=_FINAL)  # fmt: skip
+    "similar error per pass for every n < 300", tolerance="reproduced: NOGIN's final errors at the n < 300 within a "
+    "factor 2 of each other; not reproduced: further apart (their run-to-run scatter, 0.23% at n = 100, is far "
+    "below a factor 2)", method=_FINAL)  # fmt: skip
 def _plateau(p: Passes) -> Outcome:
     """NOGIN's final errors at the n < 300 within a factor 2 of each other (Fig. 3)."""
     rows, s = p.rows, p.s
@@ -673,7 +679,10 @@ def _plateau(p: Passes) -> Outcome:
     if np.nanmax(errs) <= 2 * np.nanmin(errs):
         return reproduced(ours)
     return not_reproduced(
-        ours, f"errors differ by {np.nanmax(errs) / np.nanmin(errs):.0f}x after the same {s['passes']:g} passes"
+        ours,
+        f"errors differ by {np.nanmax(errs) / np.nanmin(errs):.0f}x after the same {s['passes']:g} passes; on the "
+        f"reduced data (N = 800, D = 21; the paper's N = {N_PAPER_FIG3}, D = 129), whose gradient noise at each n, "
+        "and so the n below which a plateau would appear, is the reduced problem's",
     )
 
 
