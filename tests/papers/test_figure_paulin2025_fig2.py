@@ -124,3 +124,19 @@ def test_ratio_rule(values, se, resolved, target, verdict):
     """Ratios per halving against the band of the claim; unresolved levels do not count."""
     out = fig2._ratio_outcome(bias_rows(values, se, resolved), "SG-BAOAB", [4e-3, 2e-3, 1e-3], target)
     assert out.verdict == verdict
+
+
+def test_committed_comparisons_name_equal_and_unresolved_cells_and_every_calibration_metric():
+    """The sixth audit: BAOAB cells whose biases are both resolved and whose intervals overlap are
+    measured equal, not unresolved; 'calibration' is the paper's three metrics, so ACE's +5.5 SE over
+    SG-BAOAB counts, and the rule says what NLL and accuracy alone gave."""
+    if not (RESULTS / fig2.FIG_ID / "bias.csv").exists():
+        pytest.skip("no committed fig2 run")
+    rows = {r["claim"]: r for r in csv.DictReader((RESULTS / fig2.FIG_ID / "claims.csv").open())}
+    smaller = rows["SMS-UBU has a significantly smaller bias than the BAOAB and EM integrators"]
+    assert smaller["reason"].startswith("measured equal (both resolved, intervals ± 3.2 SE overlap): SMS-BAOAB@0.002")
+    assert "unresolved (a bias at its noise floor): SMS-BAOAB@0.0005, SG-BAOAB@0.0005" in smaller["reason"]
+    best = rows["SMS-UBU outperforms the alternatives in calibration and accuracy at the largest step size"]
+    assert best["verdict"] == "partly" and "than SG-BAOAB, SG-HMC, worse than none" in best["reason"]
+    assert "SG-BAOAB NLL +1.0, ACE +5.5, RPS +1.2, accuracy -0.1" in best["ours"]
+    assert "until 2026-11-29 NLL and accuracy only" in best["tolerance"]
