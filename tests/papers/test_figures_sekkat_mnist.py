@@ -87,9 +87,13 @@ def test_fig10_verdicts():
     same = {f"adl_{k} n={n}": 0.06 for k in mnist.KINDS for n in st["n"]} | {"langevin n=10": 1.3}
     out = {c.text: o.verdict for c, o in fig10.fig10_outcomes(runs, _errs(same), st)}
     assert out[C["acceptable"].text] == out[C["as_diagonal"].text] == out[C["as_full"].text] == "reproduced"
-    apart = same | {"adl_diagonal n=10": 0.30, "adl_diagonal n=200": 0.30}
+    apart = same | {"adl_scalar n=10": 0.30, "adl_scalar n=200": 0.30}  # the diagonal friction does better
     out = {c.text: o.verdict for c, o in fig10.fig10_outcomes(runs, _errs(apart), st)}
     assert out[C["as_diagonal"].text].startswith("not reproduced")
+    # one-sided (the sixth audit): a scalar friction doing better than the diagonal one does 'as well'
+    better = same | {"adl_diagonal n=10": 0.30, "adl_diagonal n=200": 0.30}
+    out = {c.text: o.verdict for c, o in fig10.fig10_outcomes(runs, _errs(better), st)}
+    assert out[C["as_diagonal"].text] == "reproduced" and out[C["as_full"].text] == "partly"  # two of its pairs differ
     quiet = same | {"langevin n=10": 0.06}  # Langevin at its floor too: the claim is not put to a test
     out = {c.text: o.verdict for c, o in fig10.fig10_outcomes(runs, _errs(quiet), st)}
     assert out[C["acceptable"].text] == "not tested: scale"
@@ -172,3 +176,21 @@ def test_fig14_seed_noise_widens_the_bootstrap_se():
     quiet = [{**r, "l1_se": 0.1} for r in rows]
     assert fig14.seed_noise(quiet)[0] == 1.0
     assert fig14.seed_noise([{**r, "replica": 0} for r in rows if r["replica"] == 0])[0] == 1.0
+
+
+def test_fig9_dominant_share_is_judged_against_its_bootstrap_se():
+    """The s* I share of ||Sigma-bar||_F^2 with its s.e. over reference chains: a share 13 s.e. below 0.5
+    is a measured disagreement of that size; within 2 s.e. of 0.5 it is not resolved."""
+    d, rng = 10, np.random.default_rng(0)
+    chains = np.stack([np.eye(d) + 0.4 * (a + a.T) for a in rng.standard_normal((32, d, d)) * 0.3])
+    sigma, se, share_se = chains.mean(0), chains.std(0, ddof=1) / np.sqrt(32), 0.01
+    share = fig9.identity_share(sigma)
+    rule = fig9.FIG9_CLAIMS["dominant"]
+    out = dict(fig9.FIG9_CLAIMS.outcomes(sigma, se, [], share_se))[rule]
+    z = (share - 0.5) / share_se
+    assert out.verdict == (
+        f"not reproduced ({abs(z):.1f} s.e.)" if z < -2 else "reproduced" if z > 2 else "not tested: scale"
+    )
+    assert f"{share:.2f} ± 0.010" in out.ours and "reduced stand-in" in out.why
+    near = dict(fig9.FIG9_CLAIMS.outcomes(sigma, se, [], abs(share - 0.5)))[rule]
+    assert near.verdict == "not tested: scale"

@@ -79,8 +79,9 @@ def _acceptable(runs, errs, st, uns):
     return mnist.settled_outcome(by_count(sum(ok), len(ok), ours), keys, uns)
 
 
-def _pair_rule(*kinds: tuple[str, str]):
-    """The rule "the frictions of each pair of ``kinds`` give the same error at every n"."""
+def _pair_rule(*kinds: tuple[str, str], one_sided: bool = False):
+    """The rule "the frictions of each pair of ``kinds`` give the same error at every n"; ``one_sided``: "the
+    first does as well as the second", which only the second's error lower by more than 2 s.e. fails."""
 
     def rule(runs, errs, st, uns):
         pairs = [(n, f"adl_{a} n={n}", f"adl_{b} n={n}") for n in st["n"] for a, b in kinds]
@@ -88,7 +89,8 @@ def _pair_rule(*kinds: tuple[str, str]):
                          f"difference {errs.value[a] - errs.value[b]:+.3f} ± {errs.diff_se(a, b):.3f}"
                          for n, a, b in pairs)  # fmt: skip
         same = [
-            abs(errs.value[a] - errs.value[b]) <= 2 * errs.diff_se(a, b)
+            (errs.value[a] - errs.value[b] if one_sided else abs(errs.value[a] - errs.value[b]))
+            <= 2 * errs.diff_se(a, b)
             for _, a, b in pairs
             if a not in uns and b not in uns
         ]
@@ -100,8 +102,10 @@ def _pair_rule(*kinds: tuple[str, str]):
 
 
 FIG10_CLAIMS.rule("as_diagonal", "AdL with scalar xi performs as well as AdL with diagonal xi", "§3.4, Fig. 10",
-    "as well", tolerance="scalar and diagonal errors within 2 s.e. of their difference at every n",
-    method="as the row above")(_pair_rule(("scalar", "diagonal")))  # fmt: skip
+    "as well", tolerance="the scalar error not above the diagonal one by more than 2 s.e. of their difference "
+    "(one-sided: scalar better also does as well); reproduced: at every n; partly: at some; not reproduced: at none "
+    "(until 2026-11-29 two-sided, within 2 s.e.; not tested either way: the diagonal runs are not stationary)",
+    method="as the row above")(_pair_rule(("scalar", "diagonal"), one_sided=True))  # fmt: skip
 FIG10_CLAIMS.rule("as_full", "AdL gives comparable results with scalar, diagonal and full xi (expected from Remark 15)",
     "§3.4 (before Fig. 10)", "comparable",
     tolerance="each pair of the three frictions' errors within 2 s.e. of their difference at every n (until "

