@@ -3,6 +3,11 @@ precision=bf16, same scale, runs and seeds): for each method, ensemble size and 
 two sections' means against their run-to-run noise.
 
     python scripts/compare_precision.py A_DIR B_DIR [--labels float32,bf16] [--csv OUT.csv]
+    python scripts/compare_precision.py --make DIR [--labels tf32,bf16] [--device cuda] [--options "scale=quick runs=8"]
+
+``--make DIR`` first runs the figure once per label, the label being its ``precision=`` (``bnnsample figure
+paulin2025-fig4 OPTIONS precision=LABEL device=DEVICE --out DIR/LABEL``), then compares the two (the GPU
+queue's job fig4_precision).
 
 Each folder holds a section's runs.csv (per group of runs: method, ensemble_size, group, runs, metric, value).
 Per (method, size, metric):
@@ -71,13 +76,36 @@ def markdown(t: pd.DataFrame, labels: tuple[str, str]) -> str:
     return "\n".join([head, *body, "", *lines])
 
 
+def make_commands(out: Path, labels, device: str, options: str) -> list[list[str]]:
+    """The two figure invocations of ``--make``: one per precision label, each under its own folder."""
+    return [[sys.executable, "-c", "from bnnsample.cli import main; main()", "figure", "paulin2025-fig4",
+             *options.split(), f"precision={label}", f"device={device}", "--out", str(out / label)]
+            for label in labels]  # fmt: skip
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("a", type=Path)
-    ap.add_argument("b", type=Path)
+    ap.add_argument("a", type=Path, nargs="?")
+    ap.add_argument("b", type=Path, nargs="?")
     ap.add_argument("--labels", default="A,B", help="names of the two sections, comma-separated")
     ap.add_argument("--csv", type=Path, help="also write the table as CSV")
+    ap.add_argument("--make", type=Path, help="run the figure once per precision label under this folder first")
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--options", default="scale=quick runs=8", help="the figure's options (--make)")
     args = ap.parse_args(argv)
+    if args.make is not None:
+        import subprocess
+
+        labels = args.labels.split(",")
+        for cmd in make_commands(args.make, labels, args.device, args.options):
+            print(" ".join(cmd[3:]), flush=True)
+            if subprocess.run(cmd).returncode != 0:
+                print(f"compare_precision: {' '.join(cmd[3:])} failed", file=sys.stderr)
+                return 1
+        args.a, args.b = (args.make / label / "paulin2025-fig4" for label in labels)
+    if args.a is None or args.b is None:
+        print("compare_precision: give two section folders, or --make DIR", file=sys.stderr)
+        return 2
     tables = []
     for d in (args.a, args.b):
         if not (d / "runs.csv").exists():

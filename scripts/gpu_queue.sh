@@ -11,8 +11,8 @@
 # untracked files under results/, and a run of fewer runs than the committed section must not
 # replace it; review fig4.tgz and commit by hand). Small outputs are copied to OUT_DIR (a lent
 # machine sends back at most 8 files): queue.txt (each job's exit code and seconds), reports.tgz
-# (the text reports: bench_throughput.txt, cuda_tests.txt, bench_epoch.txt, bench_compile.txt,
-# bench_peers.txt), fig4.tgz and fig4_ts.tgz (tables, plot, section, logs), fig3_paper.tgz and
+# (the text reports: bench_throughput.txt, cuda_tests.txt, fig4_precision.txt, bench_epoch.txt,
+# bench_compile.txt, bench_peers.txt), fig4.tgz and fig4_ts.tgz (tables, plot, section, logs), fig3_paper.tgz and
 # fig7_paper.tgz (paulin2025 Figs. 3 and 7: tables, plot, claims, section, log).
 #
 # The order (issue 48): first what decides how the GPU's minutes are spent, the throughput of
@@ -50,6 +50,7 @@ JOBS=(
     "fig4_ts|paulin2025 Fig. 4 at the paper's scale with SWA + temperature scaling, a baseline beyond the paper (10% of the training images held out for the temperature, every method trained on the other 54,000; 8 runs, SMS-UBU), resumable|bnnsample figure paulin2025-fig4 $FIG4_TS device=$DEV"
     "fig3_paper|paulin2025 Fig. 3 with the paper's network and schedule (cnn_fmnist, 15 + 5 epochs, 4 SMS-UBU paths x 40 epochs from x_SWA + noise, R-hat after 10), 2 repetitions, about 8-12 GPU-minutes|bnnsample figure paulin2025-fig3 scale=paper reps=2 device=$DEV"
     "fig7_paper|paulin2025 Fig. 7 with the paper's network (cnn_fmnist, 15 + 5 epochs, Hessian over all 300 batches, 10 power iterations at 4 points), 2 networks, about 6-8 GPU-minutes|bnnsample figure paulin2025-fig7 scale=paper runs=2 device=$DEV"
+    "fig4_precision|bf16 against tf32 on Fig. 4's metrics at scale=quick, 8 runs each, against their run-to-run noise (the GPU's answer beside results/paulin2025-fig4/precision_cpu/), about 3-5 GPU-minutes|$PY scripts/compare_precision.py --make $RES/precision --labels tf32,bf16 --device $DEV --options 'scale=quick runs=8'"
     "bench_epoch|one SMS-UBU epoch of cnn_fmnist against one Adam epoch on the GPU|$PY scripts/bench.py --suite epoch --device $DEV --epoch-images 20000 --repeats 3"
     "bench_compile|whole sg_hmc runs with compile=false and compile=true (CUDA graphs) at 1, 10, 100 chains|$PY scripts/bench_compile_flag.py --device $DEV --chains 1,10,100 --steps 20000 --rounds 2"
     "bench_peers|the peers suite on the GPU, long cells: bnnsample eager and compile=true against vmapped posteriors (and blackjax on jax's GPU where its wheel fits), wall time|$PY scripts/bench.py --suite peers --device $DEV --chains 1,10,100,1000 --cells long --repeats 3"

@@ -87,3 +87,43 @@ def test_committed_cpu_comparison_is_what_its_readme_says():
     assert verdicts[0] == verdicts[1] and f"section's {len(verdicts[0])} claim rows are the same" in text
     cpu = [re.search(r"CPU time (\d+) s", (d / p / "section.md").read_text())[1] for p in ("float32", "bf16")]
     assert f"float32 {cpu[0]} CPU-s, bf16 {cpu[1]} CPU-s" in text
+
+
+def test_make_runs_the_figure_once_per_precision_then_compares(tmp_path, monkeypatch, capsys):
+    """--make DIR: one figure invocation per label (its precision=), each under DIR/LABEL, then the table."""
+    import subprocess
+
+    made = []
+
+    def fake_run(cmd):
+        made.append(cmd[3:])
+        _runs(Path(cmd[-1]) / "paulin2025-fig4")  # what the figure writes: its per-group runs.csv
+        return subprocess.CompletedProcess(cmd, 0)
+
+    (tmp_path / "out" / "tf32").mkdir(parents=True)
+    (tmp_path / "out" / "bf16").mkdir(parents=True)
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    assert cp.main(["--make", str(tmp_path / "out"), "--labels", "tf32,bf16", "--device", "cuda"]) == 0
+    assert made == [
+        [
+            "figure",
+            "paulin2025-fig4",
+            "scale=quick",
+            "runs=8",
+            "precision=tf32",
+            "device=cuda",
+            "--out",
+            str(tmp_path / "out" / "tf32"),
+        ],
+        [
+            "figure",
+            "paulin2025-fig4",
+            "scale=quick",
+            "runs=8",
+            "precision=bf16",
+            "device=cuda",
+            "--out",
+            str(tmp_path / "out" / "bf16"),
+        ],
+    ]
+    assert "| sms_ubu | 1 | nll |" in capsys.readouterr().out
