@@ -306,7 +306,12 @@ def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome
     FIG1_CLAIMS["small_eta"].text,
     FIG1_CLAIMS["small_eta"].where,
     "every curve reaches the band",
-    tolerance=f"AKD at the grid's smallest h inside the band ({_INSIDE}), every (sampler, batch)",
+    tolerance=f"AKD at the grid's smallest h inside the band ({_INSIDE}), every (sampler, batch); reproduced: every "
+    "(sampler, batch); partly: some; not reproduced: none; not tested where the samplers burn in for less than the "
+    "paper's time from x0 = 0, since their law is then the dynamics' law at that time, not the posterior: against "
+    "the posterior oracle no h brings them into its band, and an equal-time LIE-TROTTER reference shares their "
+    "transient (until 2026-11-29 the equal-time reference was counted, which gave reproduced on "
+    "franzese2021-fig8's breast_cancer and wine)",
     method=_AKD,
 )
 def _every_curve_reaches_band(cells: list[dict], noise: Noise, s: SweepSettings | None = None) -> Outcome:
@@ -335,8 +340,10 @@ def _every_curve_reaches_band(cells: list[dict], noise: Noise, s: SweepSettings 
         return not_tested("scale", ours, f"{len(inside)} of {len(at_min)} cells reach the band of an equal-time "
                           f"full-batch LIE-TROTTER reference (burn-in time {s.t_burn:g} from x0 = 0, as the samplers): "
                           "consistency as h -> 0 with the dynamics' law at that time, whose draws still drift over "
-                          "the record, not convergence to the posterior; a test at the paper's burn-in and oracle "
-                          f"(scale=paper, adaptive SGHMC): {FIG4_SMALL_H_COST}")  # fmt: skip
+                          f"the record, not convergence to the posterior (counted until 2026-11-29: {'reproduced' if len(inside) == len(at_min) else 'partly' if inside else 'not reproduced'}); "
+                          f"a test: scale=paper datasets={at_min[0]['dataset']} (the paper's burn-in and adaptive-SGHMC "
+                          "oracle), not timed for this data set; Fig. 4's grid on Boston at that protocol: "
+                          f"{FIG4_SMALL_H_COST}")  # fmt: skip
     return by_count(
         len(inside), len(at_min), ours,
         "" if len(inside) == len(at_min) else f"the cells outside need h below this grid's {hmin:g} (the paper's "
