@@ -40,16 +40,17 @@ DATA = {"LDA": "Wikipedia (10M documents)", "SBN": "MNIST (60K / 10K)"}
 # the model (LDA in the Expanded-Natural parametrisation of ref. [19], with per-document Gibbs sampling of the
 # topic assignments) is not in the project; one pass over 10M documents of ~1e2 tokens with a few Gibbs sweeps
 # over K = 200 (or 500) topic weights per token is ~1e12 (2.5e12) operations per run (estimated from the
-# operation count, not measured), hours of CPU, and the paper's grid is 6 step sizes x 3 D x 3 samplers x 2 topic
-# counts = 108 runs.
+# operation count, not measured), hours of CPU, and the paper's grid is 6 step sizes x (3 D for each SGHMC + 1 for
+# SGLD, which has no friction) x 2 topic counts = 84 runs.
 LDA_TEST = (
     "a test takes the paper's data (10M random Wikipedia documents fetched by ref. [17]'s scripts, vocabulary "
     "7,702; not reproducible, no network here), an LDA model in the Expanded-Natural parametrisation (ref. [19]) "
     "with per-document Gibbs sampling of the topic assignments (not in the project) and one pass (L = 100K "
     "minibatches of 100) per run: about 1e12 operations per run with 200 topics, 2.5e12 with 500 (estimated from "
-    "the operation count: 1e9 tokens x a few Gibbs sweeps x K topic weights), hours of CPU per run and 108 runs "
+    "the operation count: 1e9 tokens x a few Gibbs sweeps x K topic weights), hours of CPU per run and 84 runs "
     "for the paper's grid "
-    "(6 step sizes x 3 D x 3 samplers x 2 topic counts): hundreds of CPU-hours, or a few GPU-hours"
+    "(6 step sizes x (3 D for each SGHMC + 1 for SGLD, which has no friction) x 2 topic counts): hundreds of "
+    "CPU-hours, or a few GPU-hours"
 )
 # SBN: measured here (numpy, one thread, this shared 2-core machine): one sequential Gibbs sweep over the 200
 # hidden units of a minibatch of 200 (each unit's flip updates the 200 x 784 logits) took 10.6 s, the gradient
@@ -60,8 +61,8 @@ SBN_TEST = (
     "`mnist5k`), a one-layer sigmoid belief network (ref. [20]) with Gibbs sampling of the hidden units (not in the "
     "project) and annealed importance sampling for the test likelihood: measured here, one Gibbs sweep over 200 "
     "hidden units for a minibatch of 200 takes 1.7-10.6 s (numpy, one thread; vectorised and sequential updates), "
-    "so 5000 iterations take about 2.4-15 CPU-hours per run and the paper's grid (4 step sizes x 3 D x 3 samplers "
-    "x 2 sizes = 72 runs) about 170-1000 CPU-hours, plus AIS over 10K test images; on one GPU a run would take "
+    "so 5000 iterations take about 2.4-15 CPU-hours per run and the paper's grid (4 step sizes x (3 D for each "
+    "SGHMC + 1 for SGLD) x 2 sizes = 56 runs) about 130-840 CPU-hours, plus AIS over 10K test images; on one GPU a run would take "
     "minutes"
 )
 TEST = {"LDA": LDA_TEST, "SBN": SBN_TEST}
