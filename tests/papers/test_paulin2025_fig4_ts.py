@@ -155,3 +155,13 @@ def test_committed_section_verdicts_follow_from_its_files():
     assert sghmc.setting.str.startswith("bnnsample figure paulin2025-fig4 scale=large burn_in=8").all()
     assert (claims[~claims.claim.str.contains("SG-HMC")].setting == claims.setting.iloc[0]).all()
     assert claims[claims.claim.str.contains("does worse than")].verdict.iloc[0] == "reproduced"
+
+
+def test_the_cpu_temperature_scaling_outcome_quoted_elsewhere_is_its_committed_one():
+    """TS_RUNS, quoted where the baseline was not run, states the committed CPU section's outcome."""
+    claims = pd.read_csv(RESULTS / "cpu_ts" / "claims.csv")
+    row = claims[claims.claim.str.startswith("beyond the paper")].iloc[0]
+    higher = row.reason.split("higher in ")[1].split(";")[0]
+    assert f"higher than SWA with temperature scaling in {higher} of 6 (size, metric) cells" in fig.TS_RUNS
+    assert "in 0 of 6 (size, metric) cells" in row.reason and "lower in 0" in fig.TS_RUNS
+    assert row.ours.split("es=1 NLL ")[1].split(";")[0] in fig.TS_RUNS

@@ -190,12 +190,24 @@ def _linear(rows, proj, by_data, floor_why):
     small = x[: max(3, (len(x) + 1) // 2)]
     r2_small, text_small = fit(small)
     ours = f"all: {text_all}; the smaller half: {text_small}"
+    full = [(v, r) for v, r in x if r["scheme"] == "adl_full"]
+    kinds = (f"{len(x) - len(full)} of the {len(x)} settings are scalar friction, {len(full)} full: the collapse of "
+             "both frictions onto one line in x is " + ("untested (no full-friction setting resolved)" if not full else
+             "barely tested: at the full friction's " + ", ".join(
+                 f"x = {v:.1f}, L1 {r['l1']:.3f} against the scalar friction's {_nearest(x, v, 'adl_scalar')}"
+                 for v, r in full)))  # fmt: skip
     if r2_all >= 0.8:
-        return reproduced(ours)
+        return reproduced(ours, kinds)
     if r2_small >= 0.8:
         return partly(ours, "linear over the smaller half of x only, flatter beyond (L1 grows slower than x over the "
-                            "whole range)")  # fmt: skip
-    return not_reproduced(ours, "no linear fit with R^2 >= 0.8, over all settings or the smaller half")
+                            f"whole range); {kinds}")  # fmt: skip
+    return not_reproduced(ours, f"no linear fit with R^2 >= 0.8, over all settings or the smaller half; {kinds}")
+
+
+def _nearest(x, v: float, scheme: str) -> str:
+    """The L1 of ``scheme``'s resolved setting nearest in x to ``v``, with its x."""
+    near = min(((u, r) for u, r in x if r["scheme"] == scheme), key=lambda p: abs(p[0] - v), default=None)
+    return "none" if near is None else f"{near[1]['l1']:.3f} at x = {near[0]:.1f}"
 
 
 FIGURE = register_figure(Figure(
