@@ -104,10 +104,12 @@ def _one_curve(rows, st, gm):
 
 @FIG3_CLAIMS.rule("slope", "the error is affine in eps(n) with a slope proportional to h (collapse vs eps(n) h)",
     "§2.5.1, Fig. 3, eqs. 41-42", "slope / h = Sigma_x / 2 (eqs. 41-42, first order)",
-    tolerance="fitted slope / h within 15% of Sigma_x / 2 for every scheme and h",
+    tolerance="fitted slope / h within 15% of Sigma_x / 2 for every scheme and h (a band for the first-order "
+    "formula's O(h) corrections, which the exact stationary values carry, not a noise allowance); reproduced: every "
+    "(scheme, h); partly: some; not reproduced: none",
     method="slope through the origin of the signed error (SGLD's eps-free term a h/2 removed) over eps h <= 1")  # fmt: skip
 def _slope(rows, st, gm):
-    slopes = {}
+    slopes, exact = {}, {}
     for scheme in ("sgld", "langevin"):
         for h in st["h"]:
             sel = [r for r in rows if r["scheme"] == scheme and r["h"] == h and r["eps_h"] <= 1.0]
@@ -116,10 +118,16 @@ def _slope(rows, st, gm):
                 b, se = slope_through_origin([r["eps"] for r in sel], [r["signed_error"] - base for r in sel],
                                               [r["se"] for r in sel])  # fmt: skip
                 slopes[(scheme, h)] = (b / h, se / h)
+                b, _ = slope_through_origin([r["eps"] for r in sel], [r["exact"] - base for r in sel],
+                                            [r["se"] for r in sel])  # fmt: skip
+                exact[(scheme, h)] = b / h
     ok = sum(abs(v / (gm.sigma_x / 2) - 1) < 0.15 for v, _ in slopes.values())
     ours = ", ".join(f"{s} h={h:g}: {v:.3f} ± {se:.3f}" for (s, h), (v, se) in slopes.items())
-    return by_count(ok, len(slopes), f"slope / h: {ours}; Sigma_x / 2 = {gm.sigma_x / 2:.3f}",
-                    "the exact values carry O(eps^2 h^2) terms beyond eqs. 41-42")  # fmt: skip
+    why = ("the exact stationary values' own slope / h, from the same fit: " + ", ".join(
+        f"{s} h={h:g}: {v:.3f} ({v / (gm.sigma_x / 2) - 1:+.1%})" for (s, h), v in exact.items())
+        + f"; the deviation from Sigma_x / 2 is deterministic: SGLD's exact variance carries the factor "
+        f"1/(1 - h a/2), a = 1/sigma_post^2 = {gm.a:.0f}, an O(h) relative correction beyond eqs. 41-42's first order")  # fmt: skip
+    return by_count(ok, len(slopes), f"slope / h: {ours}; Sigma_x / 2 = {gm.sigma_x / 2:.3f}", why)
 
 
 @FIG3_CLAIMS.rule("sgld_langevin", "SGLD and Langevin-OABAO errors are very similar at gamma = 1",
