@@ -382,7 +382,8 @@ def _sghmc_worst(j: Judged):
 
 @CLAIMS.rule("sms_best", "SMS-UBU outperforms the alternatives in calibration and accuracy at the largest step size",
     "§3.4, Fig. 2", "best", tolerance="better than each other sampler in a calibration metric (NLL, ACE or RPS, the "
-    "paper's) or accuracy by more than t combined SE; reproduced: than every other; partly: than some, worse than none; "
+    "paper's) or accuracy by more than t combined SE (t: two-sided 95% quantile, chunks - 1 dof; one metric suffices, "
+    "the paper naming no weighting); reproduced: than every other; partly: than some, worse than none; "
     "not reproduced: worse than one in some metric (until 2026-11-29 NLL and accuracy only, which gave partly)",
     method="metrics of the coarse chains' averaged predictive ± chunk SE")  # fmt: skip
 def _sms_best(j: Judged):

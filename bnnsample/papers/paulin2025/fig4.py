@@ -523,7 +523,9 @@ def sghmc_evidence(folder: Path):
         scale = re.search(r"scale=(\w+)", command.group(1))
         rank = SCALE_ORDER.index(scale.group(1)) if scale and scale.group(1) in SCALE_ORDER else -1
         runs = int(t[(t.method == "sg_hmc") & (t.ensemble_size == 1)]["groups"].max())
-        found.append((rank, runs, t, f"`{command.group(1)}` ({folder.name}/{csv.parent.name}/, {runs} runs)",
+        model = re.search(r"model `(\w+)`", text)
+        network = f", the {model.group(1)} network" if model else ""
+        found.append((rank, runs, t, f"`{command.group(1)}` ({folder.name}/{csv.parent.name}/, {runs} runs{network})",
                       command.group(1)))  # fmt: skip
     if not found:
         return None

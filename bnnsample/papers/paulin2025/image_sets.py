@@ -306,7 +306,8 @@ def ensemble_claims(label: str, where: str, sizes) -> Claims:
     def _calibration(es: int, d: ImageSet, m: dict):
         return calibration_outcome(m["diffs"], es, m["by_draws"]) if es in m["sizes"] else None
 
-    @claims.rule("accuracy", f"on {label}, small accuracy gains over SWA ensembles of the same size", where,
+    @claims.rule("accuracy", f"on {label}, small accuracy gains over SWA ensembles of the same size",
+                 f"{where} ('ensembles of the same size': of SWA and of standard training; judged against SWA)",
                  "gains at every ensemble size",
                  tolerance="reproduced: higher at every size, the 95% t interval over the groups above 0; partly: "
                  "nowhere lower (interval below 0); not reproduced: lower at some size",
