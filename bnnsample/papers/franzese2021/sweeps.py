@@ -246,6 +246,15 @@ def _largest_h_in_band(cells: list[dict], noise: Noise, label, batch) -> float:
                default=0.0)  # fmt: skip
 
 
+def _batch_history(unresolved: int, converged: int, reversals: int, total: int, in_band_reversed: bool) -> str:
+    """The batch rule's reason: how it counts, why cells are unresolved, what the earlier rules give here."""
+    converged_text = (f"; of the {unresolved} unresolved cells, {converged} have every batch size inside the band "
+                      "(converged: no order to see)" if unresolved else "")  # fmt: skip
+    return (f"{_BATCH_WHY}{converged_text}; here the rule before 2026-11-28 gives "
+            f"{'not reproduced' if reversals else 'reproduced'} ({reversals} reversals in {total} cells), the in-band "
+            f"rule before 2026-11-29 {'not reproduced' if in_band_reversed else 'the same as now'}")  # fmt: skip
+
+
 _BATCH_WHY = (
     "a (sampler, h) cell counts when the full batch (largest) lies below the smallest batch by more than the "
     "tolerance and no larger batch lies above a smaller one by more than it; a cell whose batch sizes are not "
@@ -296,13 +305,9 @@ def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome
     text = "; ".join(f"{lab}: " + ", ".join(f"{b}: {ok[(lab, b)]:g}" for b in batches) for lab in labels)
     ours = (f"AKD ordered {' < '.join(map(str, batches))}, resolved, in {good} of {total} (sampler, h) cells, "
             f"reversed in {len(zs)}; largest h inside the band per batch: {text} (0 = none)")  # fmt: skip
-    unresolved = total - good - len(zs)
-    old_in_band = "not reproduced" if any(ok[(lab, b2)] > ok[(lab, b1)] for lab, b1, b2 in pairs) else "the same as now"
-    converged_text = (f"; of the {unresolved} unresolved cells, {converged} have every batch size inside the band "
-                      "(converged: no order to see)" if unresolved else "")  # fmt: skip
-    history = (f"{_BATCH_WHY}{converged_text}; here the rule before 2026-11-28 gives "
-               f"{'not reproduced' if zs else 'reproduced'} ({len(zs)} reversals in {total} cells), the in-band rule "
-               f"before 2026-11-29 {old_in_band}")  # fmt: skip
+    history = _batch_history(
+        total - good - len(zs), converged, len(zs), total, any(ok[(lab, b2)] > ok[(lab, b1)] for lab, b1, b2 in pairs)
+    )
     if not mono:
         return not_reproduced(ours, "a smaller batch has a larger h inside the band; " + history)
     return by_resolved(good, zs, total, ours, history, "no cell's batch sizes are apart by more than the "
@@ -531,6 +536,20 @@ def _onsets(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) ->
     return {b: min((h for h in s.steps if worse(b, h)), default=math.inf) for b in distinct(rows, "batch")}
 
 
+def _inert_minibatches(rows: list[dict], s: SweepSettings, minis, noise: Noise) -> list[str]:
+    """What to say of each minibatch whose AKD is within the tolerance of the full batch's in every (N_l, h)
+    cell: its gradient noise has no effect here, so it cannot show 'more with minibatches'."""
+    out = []
+    for b in minis:
+        gap = max((abs(v - _at(rows, "full", h).get(k, math.nan)) for h in s.steps
+                   for k, v in _at(rows, b, h).items() if np.isfinite(v)), default=math.nan)  # fmt: skip
+        if np.isfinite(gap) and gap <= noise.diff(b):
+            out.append(f"batch {b} within {gap:.3f} of the full batch in every (N_l, h) cell (tolerance "
+                       f"{noise.diff(b):.3f}): its gradient noise has no effect beyond the tolerance here, so 'more "
+                       "with minibatches' is unresolved on it; a smaller batch would test it")  # fmt: skip
+    return out
+
+
 @FIG5_CLAIMS.rule(
     "large_h",
     "larger errors as h grows and N_l approaches 100, more with minibatches",
@@ -556,14 +575,7 @@ def _larger_errors_at_large_h(rows: list[dict], s: SweepSettings, nls: list[int]
     if at_hmax == len(batches) and more:
         return reproduced(ours, why)
     if at_hmax == len(batches) or more:
-        inert = []
-        for b in minis:  # a minibatch whose AKD equals the full batch's everywhere cannot show 'more'
-            gap = max((abs(v - _at(rows, "full", h).get(k, math.nan)) for h in s.steps
-                       for k, v in _at(rows, b, h).items() if np.isfinite(v)), default=math.nan)  # fmt: skip
-            if np.isfinite(gap) and gap <= noise.diff(b):
-                inert.append(f"batch {b} within {gap:.3f} of the full batch in every (N_l, h) cell (tolerance "
-                             f"{noise.diff(b):.3f}): its gradient noise has no effect beyond the tolerance here, so 'more with "
-                             "minibatches' is unresolved on it; a smaller batch would test it")  # fmt: skip
+        inert = _inert_minibatches(rows, s, minis, noise)
         return partly(ours, "; ".join([why, "worse at the largest h everywhere, not earlier with minibatches"
                                        if not more else f"worse at the largest h in {at_hmax} of {len(batches)} batch sizes", *inert]))  # fmt: skip
     return not_reproduced(ours, why)

@@ -303,13 +303,19 @@ def _sghmc_check(met: dict, t: float, h_big: float):
 BEST_METRICS = {"nll": "NLL", "ace": "ACE", "rps": "RPS", "accuracy": "accuracy"}
 
 
+def _wins_and_losses(cmp: dict) -> tuple[list, list]:
+    """The samplers SMS-UBU beats in some metric, and those it loses to with the smallest such z."""
+    beats = [n for n, c in cmp.items() if any(v[0] == 1 for v in c.values())]
+    loses = [(n, min(v[1] for v in c.values() if v[0] == -1)) for n, c in cmp.items()
+             if any(v[0] == -1 for v in c.values())]  # fmt: skip
+    return beats, loses
+
+
 def _sms_best_outcome(met: dict, t: float, h_big: float):
     rest = [n for n in SAMPLERS if n != "SMS-UBU"]
     cmp = {n: {k: _compare(met, t, h_big, k, "SMS-UBU", n, lower_better=k != "accuracy") for k in BEST_METRICS}
            for n in rest}  # fmt: skip
-    beats = [n for n in rest if any(c[0] == 1 for c in cmp[n].values())]
-    loses = [(n, min(c[1] for c in cmp[n].values() if c[0] == -1)) for n in rest
-             if any(c[0] == -1 for c in cmp[n].values())]  # fmt: skip
+    beats, loses = _wins_and_losses(cmp)
     zs = "; ".join(f"{n} " + ", ".join(f"{lab} {cmp[n][k][1]:+.1f}" for k, lab in BEST_METRICS.items()) for n in rest)
     ours = (
         f"h={h_big:g}: "
