@@ -426,3 +426,16 @@ def test_fig14_eta1_numbers_are_its_committed_csv():
     assert f"about {seconds * 10 / 3600:.1f} CPU-hours" in fig14.ETA1_RESULT
     base = [r["l1"] for r in rows if r["K"] == 0 and r["n"] == 5 and r["sampling"] == "wor"]
     assert ", ".join(f"{v:.3f}" for v in base) in fig14.ETA1_RESULT
+
+
+def test_fig14_eta1_verdicts_quoted_are_what_the_rules_give_on_fig14_eta1():
+    """The K = 3 and residual rows quote what their rules give at the printed eta_k = 1: recomputed here."""
+    path = Path(__file__).parents[2] / "results" / "sekkat2023-fig14" / "fig14_eta1.csv"
+    if not path.exists():
+        pytest.skip("no committed fig14_eta1.csv")
+    rows = [{**r, "replica": 0} for r in read_csv(path)]
+    proj = {f"K={r['K']}": r["projection_error"] for r in rows}
+    st = {**fig14.FIG14["paper"], "h": tuple(sorted({r["h"] for r in rows}))}
+    got = {c: o.verdict for c, o in fig14.fig14_outcomes(rows, proj, st, "paper")}
+    for key, verdict in fig14.ETA1_VERDICTS.items():
+        assert got[fig14.FIG14_CLAIMS[key]] == verdict
