@@ -199,9 +199,9 @@ def test_writer_checks_its_store_before_reporting_success(tmp_path, monkeypatch)
 
     mark = SampleStore.mark_complete
 
-    def lose_theta(self):
+    def lose_theta(self, *timing):
         del self.f["theta"]
-        mark(self)
+        mark(self, *timing)
 
     monkeypatch.setattr(SampleStore, "mark_complete", lose_theta)
     with pytest.raises(UserError, match="failed its check after writing"):

@@ -133,22 +133,28 @@ def _slope(rows, st, gm):
 @FIG3_CLAIMS.rule("sgld_langevin", "SGLD and Langevin-OABAO errors are very similar at gamma = 1",
     "§2.5.1, Fig. 3, eqs. 41-42", "very similar (eq. 42 = eq. 41 when eps(n) >> 1)",
     tolerance="ratio SGLD / Langevin in [0.8, 1.25] at every (sampling, h, n) with eps(n) Sigma_x >= 10 a (a = "
-              "1/sigma_post^2: the eps-free term of eq. 41 below a tenth)",
+              "1/sigma_post^2: the eps-free term of eq. 41 below a tenth; the paper's own condition, eps(n) >> 1); "
+              "reproduced: every such setting; partly: some; not reproduced: none (until 2026-11-23 every setting "
+              "was counted, the restriction added after that result was seen, which gave partly; the reason gives "
+              "the count over all settings)",
     method="ratio of the measured relative variance errors, s.e. by error propagation")  # fmt: skip
 def _sgld_like_langevin(rows, st, gm):
-    ratios = []  # (measured ratio, its s.e., exact ratio)
+    ratios, every = [], []  # (measured ratio, its s.e., exact ratio); every setting's measured ratio
     for r in rows:
         o = [q for q in rows if q["scheme"] == "langevin"
              and (q["h"], q["n"], q["sampling"]) == (r["h"], r["n"], r["sampling"])]  # fmt: skip
+        if r["scheme"] == "sgld" and o:
+            every.append(r["rel_var_error"] / o[0]["rel_var_error"])
         if r["scheme"] == "sgld" and o and r["eps"] * gm.sigma_x >= 10 * gm.a:
             s, lv = r["rel_var_error"], o[0]["rel_var_error"]
             ratios.append((s / lv, s / lv * math.hypot(r["se"] / s, o[0]["se"] / lv), r["exact"] / o[0]["exact"]))
     q, se, ex = zip(*ratios) if ratios else ((),) * 3
     ours = (f"ratio over {len(ratios)} settings (eps(n) >= {10 * gm.a / gm.sigma_x:.0f}): {min(q):.2f}..{max(q):.2f} "
             f"(s.e. {min(se):.2f}..{max(se):.2f}); exact {min(ex):.2f}..{max(ex):.2f}") if ratios else "-"  # fmt: skip
+    inside = sum(0.8 <= v <= 1.25 for v in every)
     return by_count(sum(0.8 <= v <= 1.25 for v in q), len(ratios), ours,
                     "at smaller eps(n) SGLD's error is larger by its eps-free term a h/2 (eq. 41), as the exact values "
-                    "say")  # fmt: skip
+                    f"say; over all {len(every)} settings {inside} ratios lie in [0.8, 1.25] (up to {max(every):.2f})")  # fmt: skip
 
 
 @FIG3_CLAIMS.rule("mean", "no bias on the mean", "§2.5.1, App. B", "lim E[theta] = mu_post",
