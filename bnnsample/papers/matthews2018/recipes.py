@@ -441,11 +441,10 @@ FIG2_TEST = {
     "fifty": "a test takes 2u < 1% (u < 0.5%): a reference of about 240x the 256 x 8000 one, about 15 CPU-hours if u "
     "fell as 1/sqrt(chain-steps) (it has not yet at the sizes measured), and runs of 100 passes (scale=paper, about "
     "17 CPU-minutes)",
-    "msgld": "a test takes 2u <= 5% (u <= 2.5%): a reference of about 10x the 256 x 8000 one, about 40 CPU-minutes if "
-    "u fell as 1/sqrt(chain-steps), and runs at the n where mSGLD works with both covariances (scale=paper's n up to "
-    "512, about 17 CPU-minutes)",
-    "ccadl": "a test takes n >= 384, where CC-ADL is stable (scale=paper runs n = 512), and 2u <= 5%: a reference of "
-    "about 40 CPU-minutes as for mSGLD, plus about 17 CPU-minutes of runs (scale=paper)",
+    "msgld": "a test takes a few sampler seeds at the n where mSGLD works with both covariances, for the seed scatter "
+    "of a difference of final errors (scale=paper's n up to 512, about 17 CPU-minutes a seed)",
+    "ccadl": "a test takes n >= 384, where CC-ADL is stable (scale=paper runs n = 512, about 17 CPU-minutes a seed), "
+    "and a few sampler seeds there for the seed scatter of a difference of final errors",
 }
 
 
