@@ -185,13 +185,13 @@ def test_fig9_dominant_part_is_read_off_the_diagonal_against_its_bootstrap_se():
     d, rng = 20, np.random.default_rng(0)
     flat = np.eye(d) + 0.05 * np.ones((d, d))  # diagonal equal, many non-zero off-diagonals
     rule = fig9.FIG9_CLAIMS["dominant"]
-    se = {"diag_cv": 0.01, "diag_share": 0.01, "identity_share": 0.01}
+    se = {"diag_cv": 0.01, "identity_share": 0.01}
     out = dict(fig9.FIG9_CLAIMS.outcomes(flat, flat * 0, [], se))[rule]
     assert out.verdict == "reproduced" and "reduced stand-in" in out.why and "context: the s* I share" in out.ours
     ragged = np.diag(rng.uniform(0.1, 2.0, d))  # sd / mean about 0.5
     out = dict(fig9.FIG9_CLAIMS.outcomes(ragged, ragged * 0, [], se))[rule]
     assert out.verdict.startswith("not reproduced (")
     sh = fig9.shape(ragged)
-    edge = {"diag_cv": abs(sh["diag_cv"] - fig9.DIAG_CV), "diag_share": abs(sh["diag_share"] - fig9.DIAG_SHARE)}
+    edge = {"diag_cv": abs(sh["diag_cv"] - fig9.DIAG_CV)}
     assert dict(fig9.FIG9_CLAIMS.outcomes(ragged, ragged * 0, [], edge))[rule].verdict == "not tested: scale"
     assert "until 2026-11-29 the rule was that share > 0.5" in rule.tolerance
