@@ -108,10 +108,18 @@ def _over_data(proj, by_data, paper: float, k: str) -> tuple[float, float, str]:
 
 @FIG7_CLAIMS.rule("proj_scalar", "projection error of Sigma_x onto scalar frictions", "§3.3.2, Remark 15", "≈ 1.75",
     source="printed",
-    tolerance="the paper's value within 2 sd of ours over data sets drawn as §2.5.2 (the paper's is unseeded)",
+    tolerance="the paper's value within 2 sd of ours over data sets drawn as §2.5.2 (the paper's is unseeded); "
+              "reproduced: within; not reproduced: beyond (its size in sd) (first judged on data seed 0 alone, "
+              "which gave partly, 1.162 against 1.75; the spread over data sets was added after that result was "
+              "seen)",
     method="midpoint quadrature of pi and Sigma_x (eq. 12, denominator N - 1) on the posterior grid; L2(pi) projection")  # fmt: skip
 def _proj_scalar(rows, proj, by_data, floor_why):
-    return by_z(*_over_data(proj, by_data, 1.75, "scalar"), "data-dependent: the scalar error varies with the data set")
+    v = np.array([d["scalar"] for d in by_data])
+    rest = np.delete(v, v.argmax())
+    why = (f"data-dependent: the scalar error varies with the data set; {int((v >= 1.75).sum())} of {len(v)} data "
+           f"sets reach 1.75; without the largest the paper's value is {(1.75 - rest.mean()) / rest.std(ddof=1):.1f} "
+           "sd from our mean")  # fmt: skip
+    return by_z(*_over_data(proj, by_data, 1.75, "scalar"), why)
 
 
 @FIG7_CLAIMS.rule("proj_full", "projection error of Sigma_x onto constant full matrices", "§3.3.2, Remark 15", "≈ 0.57",
