@@ -73,6 +73,7 @@ def row_runs(model: str, sghmc: int, sgld: int) -> str:
     """What one row of the grid needs: its samplers' runs at one size (each SGHMC over the 3 D)."""
     return f"this row alone: {GRID[model] * (3 * sghmc + sgld)} runs at one {SIZE[model].rstrip('s')} count"
 
+
 FIG4_CLAIMS = Claims("printed")
 
 
