@@ -174,7 +174,9 @@ def _swa(rows):
     ok = [all(_above(p[q]["norm"], p["swa"]["norm"], noise) for q in ("random", "trained", "swa_noise"))
           for p in runs.values()]  # fmt: skip
     ours = "; ".join(f"run {r}: " + ", ".join(f"{q} {p[q]['norm']:.4g}" for q in POINTS) for r, p in runs.items())
-    return by_count(sum(ok), len(ok), f"{ours} (noise {noise:.3f})")
+    return by_count(sum(ok), len(ok), f"{ours} (noise {noise:.3f})",
+                    "at this section's protocol (its setting); the paper's network and schedule have a row of their "
+                    "own")  # fmt: skip
 
 
 @CLAIMS.rule("noise", "SWA + Gaussian noise: larger than at SWA, but still small compared with random weights",
