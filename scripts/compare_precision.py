@@ -93,10 +93,13 @@ def main(argv=None) -> int:
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--options", default="scale=quick runs=8", help="the figure's options (--make)")
     args = ap.parse_args(argv)
+    labels = tuple(args.labels.split(","))
+    if len(labels) != 2:
+        print("compare_precision: --labels: two names, comma-separated (e.g. float32,bf16)", file=sys.stderr)
+        return 2
     if args.make is not None:
         import subprocess
 
-        labels = args.labels.split(",")
         for cmd in make_commands(args.make, labels, args.device, args.options):
             print(" ".join(cmd[3:]), flush=True)
             if subprocess.run(cmd).returncode != 0:
@@ -113,10 +116,6 @@ def main(argv=None) -> int:
                   file=sys.stderr)  # fmt: skip
             return 2
         tables.append(pd.read_csv(d / "runs.csv"))
-    labels = tuple(args.labels.split(","))
-    if len(labels) != 2:
-        print("compare_precision: --labels: two names, comma-separated (e.g. float32,bf16)", file=sys.stderr)
-        return 2
     t = compare(*tables)
     if t.empty:
         print("compare_precision: the two sections share no (method, ensemble_size, metric)", file=sys.stderr)

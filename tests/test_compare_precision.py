@@ -127,3 +127,12 @@ def test_make_runs_the_figure_once_per_precision_then_compares(tmp_path, monkeyp
         ],
     ]
     assert "| sms_ubu | 1 | nll |" in capsys.readouterr().out
+
+
+def test_one_label_is_refused_before_anything_runs(tmp_path, capsys, monkeypatch):
+    import subprocess
+
+    monkeypatch.setattr(subprocess, "run", lambda cmd: pytest.fail("ran the figure"))
+    assert cp.main(["--make", str(tmp_path), "--labels", "tf32"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--labels: two names" in err

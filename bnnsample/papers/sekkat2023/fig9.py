@@ -228,7 +228,7 @@ def _summary(m: Fig9) -> dict:
     off = ~np.eye(m.sigma.shape[0], dtype=bool)
     sh, se = shape(m.sigma), m.boot_se or {}
     return {"d": m.sigma.shape[0], "s_star": float(np.trace(m.sigma) / m.sigma.shape[0]),
-            **{k: v for k, v in sh.items()}, **{f"{k}_se": v for k, v in se.items()}, "boot": SHARE_BOOT,
+            **sh, **{f"{k}_se": v for k, v in se.items()}, "boot": SHARE_BOOT,
             "offdiag_beyond_resolved_se": float(np.mean(np.abs(m.sigma[off]) > RESOLVED * m.sigma_se[off])),
             "offdiag_max_over_s_star": float(np.abs(m.sigma[off]).max() / (np.trace(m.sigma) / m.sigma.shape[0]))}  # fmt: skip
 
