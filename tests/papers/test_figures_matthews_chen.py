@@ -315,10 +315,10 @@ def _passes_rows(finals: dict):
             for (sc, cov, n), e in finals.items() for p in (5, 10)]  # fmt: skip
 
 
-def _section(fig_id, scale, s, rows, covs, ref_se, load, n_data=None):
+def _section(fig_id, scale, s, rows, covs, ref_se, load, n_data=None, scatter=()):
     """The section of matthews2018 Fig. 2 or 3 for these rows (h and reference size made up)."""
     inv = Invocation(fig_id, ".", {"scale": scale}, {scale: s}, heading=mw.HEADING)
-    out = mw._passes_outcomes(fig_id, s, rows, ref_se, load, n_data)
+    out = mw._passes_outcomes(fig_id, s, rows, ref_se, load, n_data, scatter)
     return inv.section(
         mw._passes_settings(s, "test", 0.02, 0.03, ref_se, 64, n_data), out, mw._passes_notes(inv, out), []
     )
@@ -352,6 +352,30 @@ def test_matthews_fig2_rows_within_the_reference_are_not_tested():
     md = _section("matthews2018-fig2", "quick", s, _passes_rows(finals), ("estimated", "exact"), ref_se / 100,
                   dict.fromkeys(s["n"], (3.0, 0.5)))  # fmt: skip
     assert dict(claims_of(md))[claims["exact_nogin"].text] == "reproduced"
+
+
+def test_matthews_fig2_no_difference_is_judged_against_the_seed_scatter():
+    """mSGLD's 'no difference between the estimated and the exact covariance': the seeds' mean final
+    errors at n = 128 within 2 s.e. of their difference is reproduced, a shift of 10 s.e. is not;
+    the paired difference is reported beside it."""
+    nan = math.nan
+    finals = {(sc, cov, n): nan for sc in mw.SCHEMES_23 for cov in ("estimated", "exact") for n in (8, 32, 128)}
+    finals.update({("msgld", "estimated", 128): 0.575, ("msgld", "exact", 128): 0.578})
+    s = mw.FIG2["quick"]
+    base = [0.575, 0.63, 0.573, 0.617, 0.607, 0.619]
+
+    def scatter(shift):
+        return [{"scheme": "msgld", "covariance": cov, "n": 128, "seed": 1000 * k + 2, "error": e + d}
+                for k, e in enumerate(base) for cov, d in (("estimated", shift), ("exact", 0.001 * (k % 2)))]  # fmt: skip
+
+    claim = mw.FIG2_CLAIMS["same", "msgld"].text
+    args = ("matthews2018-fig2", "quick", s, _passes_rows(finals), ("estimated", "exact"), np.full(6, 0.2),
+            dict.fromkeys(s["n"], (3.0, 0.5)))  # fmt: skip
+    md = _section(*args, scatter=scatter(0.0))
+    assert dict(claims_of(md))[claim] == "reproduced"
+    assert "mean of 6" in md and "paired by seed" in md and "n = 128: -0.0005 +- 0.00022 (-2.2 s.e.)" in md
+    assert dict(claims_of(_section(*args, scatter=scatter(0.2))))[claim].startswith("not reproduced")
+    assert dict(claims_of(_section(*args)))[claim] == "not tested: scale"  # no seeds: the scatter is unknown
 
 
 def test_matthews_fig3_stable_at_small_n_needs_nogin_to_work():
