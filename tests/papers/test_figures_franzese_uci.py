@@ -467,6 +467,22 @@ def test_alike_is_not_a_test_when_both_sit_inside_the_band():
     assert _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["sghmc"]).verdict == "reproduced"
 
 
+def test_alike_reports_the_informative_cells_paired_by_seed():
+    """The 'alike' rows' tolerance treats the seed means as independent; in the cells outside the band the
+    difference paired by seed (the two samplers share their seeds) is reported beside it, with 'apart' past
+    2 s.e., and the verdict stays the rule's."""
+    akd = {k: 0.145 for k in _fig4_akd(mt3=0.0, sym=0.0)}
+    akd[("SHMC-LEAPFROG", 32, 0.02)] = akd[("SGHMC", 32, 0.02)] = 0.2  # one informative cell
+    rows = []
+    for k, d in enumerate((-1.0, 0.0, 1.0)):  # seed noise 0.01 shared by both samplers; SGHMC +0.004 above
+        rows += [dict(r, seed=k, draws=200, akd=r["akd"] + 0.01 * d + (0.004 if r["label"] == "SGHMC" else 0.0)
+                      + 0.001 * (k == 1) * (r["label"] == "SGHMC")) for r in _sweep_rows(akd)]  # fmt: skip
+    out = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["sghmc"])
+    assert out.verdict == "reproduced"  # 0.004 well within the independent-seed tolerance
+    assert "paired by seed (strict; not the rule) in those cells: batch 32, h = 0.02: +0.004" in out.ours
+    assert "apart)" in out.ours  # the paired s.e. (0.0003) resolves the shared shift
+
+
 def test_batch_rule_reversal_needs_a_lower_akd():
     """'Larger batches admit larger h': a smaller batch in the band at a larger h is a reversal only when its
     AKD there is also lower than the larger batch's, not when its wider noise allowance alone puts a worse

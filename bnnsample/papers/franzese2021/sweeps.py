@@ -214,12 +214,31 @@ def _alike(cells: list[dict], noise: Noise, a: str, b: str, every: bool = False)
             f"{np.mean([p[0] for p in pairs]):+.3f}; largest {worst[0]:+.3f} (batch {worst[1]}, h = {worst[2]:g}); "
             f"of the {len(informative)} cells where either lies outside the band: "
             f"{sum(abs(p[0]) <= noise.diff(p[1]) for p in informative)} alike")  # fmt: skip
+    if informative:
+        ours += "; " + _paired_text(informative, cell_of, a, b)
     if not outside:  # both converged everywhere: alike by construction, not a test (until 2026-11-29 counted)
         counted = _two_thirds(close, len(pairs), ours).verdict
         return not_tested("scale", ours, f"every cell of {a} and {b} is inside the oracle's self-distance band "
                                          f"({_INSIDE}): neither responds to h or batch on this grid (counted until "
                                          f"2026-11-29: {counted}); {_larger_h(cells)}")  # fmt: skip
     return by_count(close, len(pairs), ours) if every else _two_thirds(close, len(pairs), ours)
+
+
+def _paired_text(informative, cell_of: dict, a: str, b: str) -> str:
+    """The informative cells' differences paired by seed (the two samplers of a seed share its seed, so a
+    paired s.e. is the strict one): b - a, its s.e. over seeds and z."""
+    parts = []
+    for _, bb, h in informative:
+        sa, sb = cell_of[(a, bb, h)]["by_seed"], cell_of[(b, bb, h)]["by_seed"]
+        d = np.array([sb[k] - sa[k] for k in sa if k in sb])
+        if len(d) < 2 or not np.isfinite(d).all():
+            continue
+        se = float(d.std(ddof=1)) / math.sqrt(len(d))
+        z = d.mean() / se if se > 0 else math.inf
+        parts.append(
+            f"batch {bb}, h = {h:g}: {d.mean():+.3f} ± {se:.3f} ({z:+.1f} s.e.{', apart' if abs(z) > 2 else ''})"
+        )
+    return ("paired by seed (strict; not the rule) in those cells: " + "; ".join(parts)) if parts else ""
 
 
 @FIG4_CLAIMS.rule(
@@ -550,9 +569,9 @@ def _inert_minibatches(rows: list[dict], s: SweepSettings, minis, noise: Noise) 
     for b in minis:
         gap = max((abs(v - _at(rows, "full", h).get(k, math.nan)) for h in s.steps
                    for k, v in _at(rows, b, h).items() if np.isfinite(v)), default=math.nan)  # fmt: skip
-        if np.isfinite(gap) and gap <= noise.diff(b):
+        if np.isfinite(gap) and gap <= noise.diff(b, "full"):
             out.append(f"batch {b} within {gap:.3f} of the full batch in every (N_l, h) cell (tolerance "
-                       f"{noise.diff(b):.3f}): its gradient noise has no effect beyond the tolerance here, so 'more "
+                       f"{noise.diff(b, 'full'):.3f}): its gradient noise has no effect beyond the tolerance here, so 'more "
                        "with minibatches' is unresolved on it; a smaller batch would test it")  # fmt: skip
     return out
 

@@ -117,14 +117,15 @@ CELL = ("dataset", "label", "batch", "step_size")
 def seed_means(rows: list[dict]) -> list[dict]:
     """One row per (dataset, label, batch, h) of ``distance_sweep``'s rows: the first seed's row with ``akd``
     the mean over the sampler seeds (NaN when a run diverged), ``akd_sd`` their sd (NaN with one seed),
-    ``seeds`` their number and ``seconds`` the sampling CPU seconds of all of them."""
+    ``seeds`` their number, ``by_seed`` {seed: akd} and ``seconds`` the sampling CPU seconds of all of them."""
     out = []
     for cell in distinct(rows, *CELL):
         group = [r for r in rows if tuple(r[k] for k in CELL) == cell]
         v = np.array([r["akd"] for r in group], dtype=float)
         sd = float(np.std(v, ddof=1)) if len(v) > 1 else math.nan
         seconds = sum(r.get("seconds", math.nan) for r in group)
-        out.append({**group[0], "akd": float(np.mean(v)), "akd_sd": sd, "seeds": len(v), "seconds": seconds})
+        out.append({**group[0], "akd": float(np.mean(v)), "akd_sd": sd, "seeds": len(v), "seconds": seconds,
+                    "by_seed": {r.get("seed", 0): float(r["akd"]) for r in group}})  # fmt: skip
     return out
 
 
