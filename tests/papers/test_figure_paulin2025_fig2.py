@@ -115,15 +115,29 @@ def bias_rows(values, se, resolved=True, name="SG-BAOAB"):
 
 @pytest.mark.parametrize(
     "values,se,resolved,target,verdict",
-    [((0.08, 0.02, 0.005), (1e-3, 5e-4, 2e-4), True, 4, "reproduced"),
-     ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), True, 4, "not reproduced (56.6 s.e.)"),
-     ((0.08, 0.04, 0.01), (1e-3, 5e-4, 2e-4), True, 2, "partly"),
-     ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), False, 2, "not tested: scale")],
+    [((0.08, 0.02, 0.005), (1e-3, 5e-4, 2e-4), True, 2, "reproduced"),
+     ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), True, 2, "not reproduced (62.2 s.e.)"),
+     ((0.08, 0.04, 0.01), (1e-3, 5e-4, 2e-4), True, 1, "partly"),
+     ((0.08, 0.04, 0.012), (1e-2, 5e-3, 3e-3), True, 1, "reproduced"),
+     ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), False, 1, "not tested: scale")],
 )  # fmt: skip
 def test_ratio_rule(values, se, resolved, target, verdict):
-    """Ratios per halving against the band of the claim; unresolved levels do not count."""
-    out = fig2._ratio_outcome(bias_rows(values, se, resolved), "SG-BAOAB", [4e-3, 2e-3, 1e-3], target)
+    """Ratios per halving read as the order they imply on the telescoped grid, against the claim's order
+    within 0.5 (the ninth audit: a band about 2^p ignored h_L, so an exact O(h) bias failed it); unresolved
+    levels do not count."""
+    out = fig2._ratio_outcome(bias_rows(values, se, resolved), "SG-BAOAB", [4e-3, 2e-3, 1e-3], target, 3.18)
     assert out.verdict == verdict
+
+
+def test_an_exact_first_order_bias_reads_as_order_one_on_the_telescoped_grid():
+    """T(h) = c (h - h_L) with h_L = hs[-1] / 2 gives ratios 2.33 and 3.00 on 0.002, 0.001, 0.0005, which
+    the old band [1.5, 2.9] failed; read as orders they are exactly 1 and 2 gives 4.2 and 5.0."""
+    hs, finest = [2e-3, 1e-3, 5e-4], 2.5e-4
+    assert [round(fig2._expected_ratio(a, b, finest, 1), 2) for a, b in zip(hs, hs[1:])] == [2.33, 3.0]
+    assert [round(fig2._expected_ratio(a, b, finest, 2), 2) for a, b in zip(hs, hs[1:])] == [4.2, 5.0]
+    rows = {("SG-BAOAB", h): {"bias": 10 * (h - finest), "se": 1e-5, "resolved": True} for h in hs}
+    out = fig2._ratio_outcome(rows, "SG-BAOAB", hs, 1, 3.18)
+    assert out.verdict == "reproduced" and "(order 1 [" in out.ours
 
 
 def test_committed_comparisons_name_equal_and_unresolved_cells_and_every_calibration_metric():

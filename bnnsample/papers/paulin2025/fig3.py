@@ -1,5 +1,5 @@
 """`bnnsample figure paulin2025-fig3`: convergence of SMS-UBU on the localized Fashion-MNIST posterior
-(paulin2025 §3.4, Fig. 3): the training loss of 4 SMS-UBU paths started from x_SWA plus Gaussian noise,
+(paulin2025 §4, Fig. 3): the training loss of 4 SMS-UBU paths started from x_SWA plus Gaussian noise,
 per epoch, and the Gelman-Rubin R-hat of that loss over the paths after the burn-in, repeated.
 
 Each repetition trains its own network (Adam then SWA, Algorithm 3 steps 1-3; the repetitions' networks
@@ -20,7 +20,7 @@ from ...plotting import pyplot, save_figure
 
 ID = "paulin2025-fig3"
 TITLE = (
-    ": training loss of 4 SMS-UBU paths from perturbed SWA points, and R-hat over repetitions (paulin2025 Fig. 3, §3.4)"
+    ": training loss of 4 SMS-UBU paths from perturbed SWA points, and R-hat over repetitions (paulin2025 Fig. 3, §4)"
 )
 # CPU: about 9 CPU-minutes on one thread (cnn_small on all 60,000 images: about 27 s per path-epoch); one
 # repetition, as the shared 2-core machine gave a process about 1/6 of a core
@@ -117,10 +117,14 @@ CLAIMS = Claims("statement")
 
 @CLAIMS.rule("rhat", "SMS-UBU approximates the localized posterior efficiently: the Gelman-Rubin R-hat of the "
              "training loss of 4 paths from perturbed SWA points is close to 1 after 10 burn-in epochs (16 "
-             "repetitions)", "§3.4, Fig. 3", "R-hat close to 1 (the plotted values are not in the text)",
+             "repetitions)", "§4, Fig. 3", "R-hat close to 1 (the plotted values are not in the text)",
              tolerance="R-hat <= max(1.1, q95) in a repetition, q95 the 95% quantile of R-hat of perfectly mixed "
                        "chains of the same number of values (F law; what chance alone gives with short chains); "
-                       "reproduced: in every repetition, partly: in some, not reproduced: in none",
+                       "reproduced: in every repetition, partly: in some, not reproduced: in none; not tested: "
+                       "fewer burn-in epochs than the paper's 10, whichever way R-hat comes out (changed on "
+                       "2026-11-28 after the scale=quick result, R-hat 1.622 > q95 1.422 after 1 burn-in epoch, "
+                       "was seen: the tiers alone gave not reproduced; until 2026-11-29 only a failure was set "
+                       "aside)",
              method="classic R-hat (no split, with the square root; the authors' code reports its square) of each "
                     "repetition's 4 series of per-epoch mean training loss after the burn-in")  # fmt: skip
 def _rhat(rows):
@@ -131,11 +135,21 @@ def _rhat(rows):
         return not_tested("scale", ours or "-", "fewer than 2 epochs after the burn-in")
     good = sum(r["rhat"] <= max(1.1, r["null_q95"]) for r in got)
     burn_in = got[0].get("burn_in")
-    if good < len(got) and burn_in is not None and burn_in < PAPER["burn_in"]:
-        return not_tested("scale", ours, f"R-hat above its bound in {len(got) - good} of {len(got)} repetitions after "
-                                         f"{burn_in} burn-in epochs, where the claim is after {PAPER['burn_in']}: "
-                                         "paths that have not yet forgotten their start say nothing about it")  # fmt: skip
+    if burn_in is not None and burn_in < PAPER["burn_in"]:
+        tiers = by_count(good, len(got), ours).verdict
+        return not_tested("scale", ours, f"R-hat within its bound in {good} of {len(got)} repetitions after {burn_in} "
+                                         f"burn-in epochs (the tiers alone: {tiers}), where the claim is after "
+                                         f"{PAPER['burn_in']}: paths that have not yet forgotten their start say "
+                                         f"nothing about it either way; {RHAT_TEST}")  # fmt: skip
     return by_count(good, len(got), ours)
+
+
+# what a test at the paper's burn-in takes (no option sets the epochs: the paper's protocol is scale=paper)
+RHAT_TEST = (
+    "a test: scale=paper (cnn_fmnist, 10 burn-in of 40 epochs), a GPU job (the queue's fig3_paper, reps=2, about "
+    "8-12 GPU-minutes; the row on the paper's network); on this CPU the scale=quick repetition's 1,319 s for 4 paths "
+    "x 4 epochs of cnn_small put 4 paths x 12 epochs (10 burn-in) at about 66 CPU-minutes a repetition"
+)
 
 
 @CLAIMS.rule("bounces", "the box x_SWA + [-delta, delta]^d with delta = 6/sqrt(lambda_loc) is rarely hit (bounces "
@@ -176,7 +190,9 @@ def _outcomes(rows, inv: Invocation) -> list:
                     not_tested("scale", why=f"scale=paper device=cuda: 16 repetitions x (20 training epochs + 4 paths "
                                             f"x 41 epochs) = {run_epochs} network-epochs, about "
                                             f"{run_epochs * GPU_EPOCH_S / 60:.0f} GPU-minutes on one H200 at Fig. 4's "
-                                            "measured cost; scripts/gpu_queue.sh runs reps=2 (about 8 minutes)")))  # fmt: skip
+                                            "measured cost; scripts/gpu_queue.sh runs reps=2 (at that cost about "
+                                            f"{run_epochs / p['reps'] * 2 * GPU_EPOCH_S / 60:.0f} GPU-minutes, "
+                                            "8-12 with the start-up in the queue's budget)")))  # fmt: skip
     return out
 
 
