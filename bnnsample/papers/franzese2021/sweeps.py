@@ -194,51 +194,68 @@ def _larger_h(cells: list[dict]) -> str:
             f"fewer steps than h = {hmax:g}'s, {took}")  # fmt: skip
 
 
+_PAIRED = (
+    "paired by seed: the two samplers of a seed share its minibatches and noises, so the s.e. is that of the "
+    "per-seed differences, their sd pooled over the batch size's cells (one seed: the band width); until "
+    f"2026-11-29 the seed means were taken as independent ({_TOL}), lenient for an 'alike' claim: the row says "
+    "what that gave; the cells where either lies outside the band, the informative ones, are reported apart"
+)
+
+
 def _alike(cells: list[dict], noise: Noise, a: str, b: str, every: bool = False) -> Outcome | None:
-    """Seed means of ``a`` and ``b`` within the tolerance of a difference in at least 2/3 of the cells (``every``:
-    in every cell, the SYMMETRIC row's count before 2026-11-29)."""
+    """``a`` and ``b`` alike in at least 2/3 of the (batch, h) cells (``every``: in every cell, the SYMMETRIC
+    row's count before 2026-11-29): their difference within 2 s.e. of the difference paired by seed
+    (``_paired_tolerance``; the two samplers of a seed share it), or, with one seed, within the noise's
+    tolerance of a difference (the band width). The count that treats the seed means as independent (the rule
+    until 2026-11-29) is reported beside it."""
     if not {a, b} <= set(distinct(cells, "label")):
         return None
     akd = _akd(cells)
     pairs = [(akd[(d, b, bb, h)] - akd[(d, a, bb, h)], bb, h)
              for d, bb, h in distinct(cells, "dataset", "batch", "step_size")
              if np.isfinite(akd.get((d, a, bb, h), math.nan)) and np.isfinite(akd.get((d, b, bb, h), math.nan))]  # fmt: skip
-    close = sum(abs(p[0]) <= noise.diff(p[1]) for p in pairs)
     cell_of = {(c["label"], c["batch"], c["step_size"]): c for c in cells}
+    paired = _paired_tolerance(pairs, cell_of, a, b) if noise.measured() else {}  # unmeasured: the old rules
+    tol_of = paired or {bb: noise.diff(bb) for bb in distinct(cells, "batch")}
+    close = sum(abs(p[0]) <= tol_of[p[1]] for p in pairs)
+    close_ind = sum(abs(p[0]) <= noise.diff(p[1]) for p in pairs)
     informative = [p for p in pairs if any(_above_band(cell_of[(lab, p[1], p[2])], noise) for lab in (a, b)
                                            if (lab, p[1], p[2]) in cell_of)]  # fmt: skip
     worst = max(pairs, key=lambda p: abs(p[0])) if pairs else (math.nan, "", math.nan)
-    tol = ", ".join(f"batch {bb} {noise.diff(bb):.3f}" for bb in distinct(cells, "batch"))
+    tol = ", ".join(f"batch {bb} {t:.3f}" for bb, t in tol_of.items())
     outside = [c for c in cells if c["label"] in (a, b) and _above_band(c, noise)]
-    ours = (f"{close} of {len(pairs)} (batch, h) cells differ by less than the tolerance ({tol}); mean {b} - {a} "
+    apart = [f"batch {p[1]}, h = {p[2]:g} ({p[0]:+.3f})" for p in pairs if abs(p[0]) > tol_of[p[1]]]
+    ours = (f"{close} of {len(pairs)} (batch, h) cells differ by less than the "
+            f"{'paired ' if paired else ''}tolerance ({tol}); mean {b} - {a} "
             f"{np.mean([p[0] for p in pairs]):+.3f}; largest {worst[0]:+.3f} (batch {worst[1]}, h = {worst[2]:g}); "
             f"of the {len(informative)} cells where either lies outside the band: "
-            f"{sum(abs(p[0]) <= noise.diff(p[1]) for p in informative)} alike")  # fmt: skip
-    if informative:
-        ours += "; " + _paired_text(informative, cell_of, a, b)
+            f"{sum(abs(p[0]) <= tol_of[p[1]] for p in informative)} alike" + (f"; apart: {', '.join(apart)}" if apart
+                                                                                else ""))  # fmt: skip
+    judge = (lambda n: by_count(n, len(pairs), ours)) if every else (lambda n: _two_thirds(n, len(pairs), ours))
+    old = (f"with the seed means as independent (the rule until 2026-11-29, lenient: the samplers share seeds): "
+           f"{close_ind} of {len(pairs)}, {judge(close_ind).verdict}") if paired else ""  # fmt: skip
     if not outside:  # both converged everywhere: alike by construction, not a test (until 2026-11-29 counted)
-        counted = _two_thirds(close, len(pairs), ours).verdict
-        return not_tested("scale", ours, f"every cell of {a} and {b} is inside the oracle's self-distance band "
-                                         f"({_INSIDE}): neither responds to h or batch on this grid (counted until "
-                                         f"2026-11-29: {counted}); {_larger_h(cells)}")  # fmt: skip
-    return by_count(close, len(pairs), ours) if every else _two_thirds(close, len(pairs), ours)
+        counted = judge(close).verdict
+        return not_tested("scale", ours, "; ".join(x for x in (
+            f"every cell of {a} and {b} is inside the oracle's self-distance band ({_INSIDE}): neither responds to h "
+            f"or batch on this grid (counted until 2026-11-29: {counted}); {_larger_h(cells)}", old) if x))  # fmt: skip
+    out = judge(close)
+    return replace(out, why="; ".join(x for x in (out.why, old) if x))
 
 
-def _paired_text(informative, cell_of: dict, a: str, b: str) -> str:
-    """The informative cells' differences paired by seed (the two samplers of a seed share its seed, so a
-    paired s.e. is the strict one): b - a, its s.e. over seeds and z."""
-    parts = []
-    for _, bb, h in informative:
-        sa, sb = cell_of[(a, bb, h)]["by_seed"], cell_of[(b, bb, h)]["by_seed"]
+def _paired_tolerance(pairs, cell_of: dict, a: str, b: str) -> dict:
+    """{batch: 2 s.e. of a difference b - a paired by seed}, the sd of the paired differences pooled over the
+    batch size's (h) cells (mean of their variances) over the seeds; {} with fewer than two seeds."""
+    var, n = {}, []
+    for _, bb, h in pairs:
+        sa, sb = cell_of[(a, bb, h)].get("by_seed", {}), cell_of[(b, bb, h)].get("by_seed", {})
         d = np.array([sb[k] - sa[k] for k in sa if k in sb])
-        if len(d) < 2 or not np.isfinite(d).all():
-            continue
-        se = float(d.std(ddof=1)) / math.sqrt(len(d))
-        z = d.mean() / se if se > 0 else math.inf
-        parts.append(
-            f"batch {bb}, h = {h:g}: {d.mean():+.3f} ± {se:.3f} ({z:+.1f} s.e.{', apart' if abs(z) > 2 else ''})"
-        )
-    return ("paired by seed (strict; not the rule) in those cells: " + "; ".join(parts)) if parts else ""
+        if len(d) >= 2 and np.isfinite(d).all():
+            var.setdefault(bb, []).append(float(d.var(ddof=1)))
+            n.append(len(d))
+    if not n or {bb for _, bb, _ in pairs} - set(var):
+        return {}
+    return {bb: 2 * math.sqrt(float(np.mean(v)) / min(n)) for bb, v in var.items()}
 
 
 @FIG4_CLAIMS.rule(
@@ -246,9 +263,9 @@ def _paired_text(informative, cell_of: dict, a: str, b: str) -> str:
     "SHMC-LEAPFROG and SGHMC: no significant difference",
     "§5 'Comparing with SGHMC', Fig. 4",
     "no significant difference",
-    tolerance=f"|SGHMC - LEAPFROG| within {_TOL} in at least 2/3 of the (batch, h) cells; not tested when every cell of both is "
+    tolerance="|SGHMC - LEAPFROG| within 2 s.e. of their difference paired by seed in at least 2/3 of the (batch, h) cells; not tested when every cell of both is "
     "inside the band (samplers that have converged agree by construction; counted until 2026-11-29)"
-    "; reproduced: within it in at least 2/3 of the cells; partly: in some; not reproduced: in none; the tolerance treats the two samplers' seed means as independent, though they share seeds: lenient for an 'alike' claim (a paired s.e. would be smaller); the cells where either lies outside the band, the informative ones, are reported apart",
+    f"; reproduced: within it in at least 2/3 of the cells; partly: in some; not reproduced: in none; {_PAIRED}",
     method=_AKD,
 )
 def _sghmc_like_leapfrog(cells: list[dict], noise: Noise, s=None) -> Outcome | None:
@@ -424,9 +441,9 @@ def _mt3_lowest(cells: list[dict], noise: Noise, s=None) -> Outcome:
     FIG1_CLAIMS["sym_lt"].text,
     FIG1_CLAIMS["sym_lt"].where,
     FIG1_CLAIMS["sym_lt"].paper,
-    tolerance=f"|SYMMETRIC - LIE-TROTTER| within {_TOL} in at least 2/3 of the (batch, h) cells; not tested when every cell of both is "
+    tolerance="|SYMMETRIC - LIE-TROTTER| within 2 s.e. of their difference paired by seed in at least 2/3 of the (batch, h) cells; not tested when every cell of both is "
     "inside the band (samplers that have converged agree by construction; counted until 2026-11-29)"
-    "; reproduced: within it in at least 2/3 of the cells; partly: in some; not reproduced: in none; the tolerance treats the two samplers' seed means as independent, though they share seeds: lenient for an 'alike' claim (a paired s.e. would be smaller); the cells where either lies outside the band, the informative ones, are reported apart",
+    f"; reproduced: within it in at least 2/3 of the cells; partly: in some; not reproduced: in none; {_PAIRED}",
     method=_AKD,
 )
 def _symmetric_like_lie_trotter(cells: list[dict], noise: Noise, s=None) -> Outcome:
