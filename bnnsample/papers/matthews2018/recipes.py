@@ -691,7 +691,9 @@ def _noise_of_error(ref_se) -> float:
     "~1% at ~100 passes", source="printed",
     tolerance="reproduced: passes after which NOGIN's error stays <= 1% (best n) at most 150; partly: the lowest final "
               "error after them within 1% + 2s (about 1%, within our run-to-run noise: s combines NOGIN's s.d. over "
-              f"seeds, {NOGIN_SEEDS} at scale=paper, and the reference's share sqrt(sum u_k^2) / D)",
+              f"seeds, {NOGIN_SEEDS} at scale=paper, and the reference's share sqrt(sum u_k^2) / D); not "
+              "reproduced: neither (the partly tier was added on 2026-11-28 after the scale=paper run gave 1.41%; "
+              "the rule before it, at most 150 passes to stay <= 1%, gave not reproduced)",
     method=f"error against passes counted over the paper's N = {N_PAPER_FIG3} (passes = steps x n / {N_PAPER_FIG3}: "
            f"the paper's number of gradient steps at its h and n, run on our reduced data); {_U}: a 1% error is "
            "resolved only when 2u < 1%, and only by runs of 100 passes or more")  # fmt: skip
