@@ -90,7 +90,9 @@ FIG7_CLAIMS = Claims("printed")
 
 @FIG7_CLAIMS.rule("below_0_1", "the average Kolmogorov distance of SHMC to the true predictive over the test set is "
     "below 0.1", "App. F.2, Fig. 7", "< 0.1 (200 samples)",
-    tolerance="mean AKD over seeds + 2 s.e. below 0.1, at every (batch, h) run",
+    tolerance="mean AKD over seeds + 2 s.e. below 0.1; reproduced: at every (batch, h) run; partly: at some; not "
+              "reproduced: at none (the paper names neither batch nor step for its one example: every setting run "
+              "is held to it)",
     method="AKD over the 200 test points of 200 pooled LEAPFROG draws to 200 exact draws (fresh per seed); s.e. from "
            "the spread over seeds")  # fmt: skip
 def _below(rows):
@@ -102,8 +104,11 @@ def _below(rows):
     good = sum(m + 2 * se < PAPER_AKD for m, se in stats.values())
     ours = "; ".join(f"batch {b} h={h:g}: {m:.3f} ± {se:.4f}" for (b, h), (m, se) in stats.items())
     first = next(iter(runs.values()))[0]
+    above = [f"batch {b} h={h:g} ({m:.3f})" for (b, h), (m, se) in stats.items() if m + 2 * se >= PAPER_AKD]
+    why = (f"the paper gives neither batch nor step for its example; not below 0.1 beyond 2 s.e.: {', '.join(above)}"
+           if above else "")  # fmt: skip
     return by_count(good, len(stats), f"{ours} (exact-sample self-distance {first['self_mean']:.3f}, band "
-                                      f"[{first['self_low']:.3f}, {first['self_high']:.3f}])")  # fmt: skip
+                                      f"[{first['self_low']:.3f}, {first['self_high']:.3f}])", why)  # fmt: skip
 
 
 @FIG7_CLAIMS.rule("floor", "exact samples: 200 vs 200 self-distance", "App. F.2", "0.8687 sqrt(2/200) = 0.087 (i.i.d.)",

@@ -135,15 +135,19 @@ def _mc_matches_exact(cells: list[ToyCell], n: int) -> Outcome:
                  "cells: " + ", ".join(f"{c.label}/{c.batching}" for c in cells))  # fmt: skip
 
 
-@FIG3_CLAIMS.rule("mean", "mean θ stays 2/15 in every condition", "App. E.2, eqs. (95)-(100)", "0.1333",
-    tolerance="every cell's pooled mean within 2 s.e. of 2/15; exact means equal to rounding",
+@FIG3_CLAIMS.rule("mean", "mean θ stays 2/15 in every condition (derived for this project: unbiased minibatch "
+    "forces and affine steps with the posterior mean as fixed point; not a paper claim)", "App. E.2, eqs. (95)-(100)",
+    "-", source="check",
+    tolerance="every cell's pooled mean within 3 s.e. of 2/15 and the exact means equal to it to rounding (until "
+    "2026-11-29 counted as a reproduced claim, within 2 s.e.)",
     method="pooled mean ± s.e. per cell")  # fmt: skip
 def _mean_stays(cells: list[ToyCell], n: int) -> Outcome:
+    """Holds by construction (App. E.2 shows only that the one-step law is a Gaussian mixture): a check."""
     mean = TOY_POSTERIOR[0]
     zm = [(c.mc["mean"] - mean) / c.mc["mean_se"] for c in cells]
     em = max(abs(c.exact["mean"] - mean) for c in cells)
-    return by_count(
-        sum(abs(z) <= 2 for z in zm) if em < 1e-10 else 0, len(cells),
+    return check(
+        max(map(abs, zm)) <= 3 and em < 1e-10,
         ", ".join(f"{c.mc['mean']:.4f} ± {c.mc['mean_se']:.4f}" for c in cells),
         f"largest |MC - 2/15|/se = {max(map(abs, zm)):.2f}; exact means off by at most {em:.1e}")  # fmt: skip
 

@@ -406,7 +406,9 @@ def _best_text(h: float, at: dict, others: list, z: dict, below: list, ties: lis
 
 @CLAIMS.rule("best", "SMS-UBU and SG-UBU wor perform similarly and slightly outperform all other methods",
     "§3.4, Fig. 1", "the two smallest W1", tolerance="at each h where both are above 3 MC floors, every other "
-    "sampler's W1 more than 2 s.e. above the larger of the two (within 2 s.e.: a tie, not resolved)",
+    "sampler's W1 more than 2 s.e. above the larger of the two (within 2 s.e.: a tie, not resolved); reproduced: "
+    "held at every counted h; partly: at some; not reproduced: at none, failing (another sampler below by more "
+    "than 2 s.e.) at some",
     method="W1 ± s.e. per h; h where SMS-UBU or SG-UBU wor is below 3 floors are not counted")  # fmt: skip
 def _best_outcome(cells: dict):
     """``_best_at`` at each h: held at all counted h: reproduced, at some: partly (with at least three
@@ -416,11 +418,11 @@ def _best_outcome(cells: dict):
     got = {h: _best_at(cells, k) for k, h in enumerate(STEPS)}
     counted = [g for g in got.values() if g is not None]
     unresolved = [f"{h:g}" for h, g in got.items() if g is None]
-    why = (
-        [f"h = {', '.join(unresolved)} not counted (a sampler of the two below {NOISE_FLOORS} MC floors)"]
-        if unresolved
-        else []
-    )
+    tally = {kind: [f"{h:g}" for h, g in got.items() if g is not None and test(g)] for kind, test in (
+        ("held", lambda g: g[0]), ("failed", lambda g: bool(g[1])), ("tied", lambda g: not g[0] and not g[1]))}  # fmt: skip
+    why = ["; ".join(f"{kind} at h = {', '.join(hs)}" for kind, hs in tally.items() if hs)]
+    if unresolved:
+        why.append(f"h = {', '.join(unresolved)} not counted (a sampler of the two below {NOISE_FLOORS} MC floors)")
     why.append(_similar_text(cells))
     return by_resolved(sum(held for held, _, _ in counted), [z for _, zs, _ in counted for z in zs], len(counted),
                        "; ".join(part for *_, part in counted) or "-", "; ".join(why))  # fmt: skip
