@@ -4,11 +4,13 @@ the statistics and verdict rules at tiny size, on synthetic runs with known answ
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 import torch
 
+from bnnsample.figures.claims import Outcome
 from bnnsample.papers.sekkat2023 import fig8, fig9, fig10, fig12, fig14, mnist
 from bnnsample.papers.sekkat2023.chains import Run
 from bnnsample.papers.sekkat2023.mnist import CovErrors, MnistRun, MnistRuns
@@ -195,3 +197,52 @@ def test_fig9_dominant_part_is_read_off_the_diagonal_against_its_bootstrap_se():
     edge = {"diag_cv": abs(sh["diag_cv"] - fig9.DIAG_CV)}
     assert dict(fig9.FIG9_CLAIMS.outcomes(ragged, ragged * 0, [], edge))[rule].verdict == "not tested: scale"
     assert "until 2026-11-29 the rule was that share > 0.5" in rule.tolerance
+
+
+def test_fig10_acceptable_names_the_n_that_miss():
+    """A partly 'acceptable' row says at which n the scalar error is acceptable and by how much the others miss."""
+    st, runs, C = {"n": (10, 200)}, _fig10_runs(), fig10.FIG10_CLAIMS
+    vals = {f"adl_{k} n={n}": 0.06 for k in mnist.KINDS for n in st["n"]} | {"langevin n=10": 1.3}
+    vals["adl_scalar n=10"] = 0.25  # 20 s.e. above a floor of 0.05, above 5%
+    out = dict(fig10.fig10_outcomes(runs, _errs(vals), st))[C["acceptable"]]
+    assert out.verdict == "partly" and out.why.startswith("acceptable at n = 200 (eps h 2.4)")
+    assert re.search(r"not at n = 10 \(eps h 63.2\) 0.250, \d+ s.e. above its floor and above 5%$", out.why)
+    assert "partly: at some" in C["acceptable"].tolerance
+
+
+def test_fig9_dominant_needs_the_off_diagonal_entries_below_s_star():
+    """'Dominant': besides a diagonal close to s*, every off-diagonal |entry| below s* beyond 2 s.e. of the entry;
+    a flat diagonal with off-diagonal entries as large as s* is partly."""
+    d = 20
+    rule = fig9.FIG9_CLAIMS["dominant"]
+    se = {"diag_cv": 0.01}
+    flat = np.eye(d) + 0.05 * np.ones((d, d))
+    out = dict(fig9.FIG9_CLAIMS.outcomes(flat, flat * 0 + 0.01, [], se))[rule]
+    assert out.verdict == "reproduced" and "0 of 380 off-diagonal entries not below s*" in out.ours
+    big = flat.copy()
+    big[0, 1] = big[1, 0] = 1.2  # above s* = 1.05
+    out = dict(fig9.FIG9_CLAIMS.outcomes(big, big * 0 + 0.01, [], se))[rule]
+    assert out.verdict == "partly" and "2 off-diagonal entries reach s*" in out.why
+    near = flat.copy()
+    near[0, 1] = near[1, 0] = 1.04  # below s* but within 2 s.e.
+    assert dict(fig9.FIG9_CLAIMS.outcomes(near, near * 0 + 0.01, [], se))[rule].verdict == "partly"
+    assert "added 2026-11-29 after the largest, 0.55 s*, was seen" in rule.tolerance
+
+
+def test_fig9_factor2_reason_leads_with_the_stationary_cases():
+    """The factor-2 row's reason names first which stationary cases are within tolerance and which miss, then the
+    runs left out as not stationary."""
+    d = 4
+    sigma, se = 0.03 * np.eye(d), np.full((d, d), 1e-4)
+    rows = [{"friction": "scalar", "n": n, "eps_h": eh, "estimate_mean_diag": v, "estimate_se": 0.001,
+             "printed_mean_diag": v / 2, "direct_s_star": 0.03, "diag_correlation": np.nan}
+            for n, eh, v in ((10, 63.2, 0.031), (200, 2.4, 0.04))]  # fmt: skip
+    out = dict(fig9.FIG9_CLAIMS.outcomes(sigma, se, rows))[fig9.FIG9_CLAIMS["factor2"]]
+    assert out.verdict == "partly"
+    assert out.why == ("within tolerance at scalar n=10 (eps h 63.2); not at scalar n=200 (eps h 2.4): 0.0400 vs s* "
+                       "0.0300 (+33%, 10.0 s.e.)")  # fmt: skip
+    left = Outcome("partly", "x", "measured on the stationary runs only (2 of 3); adl_full n=10: drifting; " + out.why)
+    assert (
+        fig9._first(out, left).why
+        == out.why + "; measured on the stationary runs only (2 of 3); adl_full n=10: drifting"
+    )

@@ -218,9 +218,13 @@ def _settled_why(unsettled: dict) -> str:
     return "not stationary (its chains run hot), so not counted: " + "; ".join(unsettled.values())
 
 
-@FIG13_CLAIMS.rule("grows", "the L1 error grows as n decreases", "§3.5, Fig. 13", "grows as n decreases",
-    tolerance="L1 non-increasing in n for each friction and h, over the cells whose frictions are stationary (partly "
-              "when some are not)",
+@FIG13_CLAIMS.rule("grows", "the L1 error grows as n decreases",
+    "§3.5, Fig. 13 (implied by the bias order eps(n) h of Prop. 13; the text states no trend in n)",
+    "expected: grows as n decreases (not stated)", source="derived",
+    tolerance="L1 non-increasing in n for each friction and h, over the cells whose frictions are stationary; "
+              "reproduced: for every friction and h with every cell stationary; partly: for some, or for every one "
+              "while some cells are not stationary; not reproduced: for none; not tested: fewer than two stationary "
+              "batch sizes",
     method="L1 between the histograms of N_theta(x*) of the mini-batch run and of full-batch diagonal AdL; a cell's "
            "frictions count as stationary once its burn-in passes 3 relaxation times A eta of the diagonal friction "
            "and, where the scale gives it a longer burn-in, its friction means moved by at most 10% since the scale's "
@@ -272,17 +276,50 @@ def _diag_better(rows, st, unsettled):
 
 @FIG13_CLAIMS.rule("xi_mean", "the time average of the diagonal xi's mean equals that of the scalar xi",
     "§3.5 (after Fig. 13)", "≈ equal",
-    tolerance="within 10% at every (n, h) whose frictions are stationary (partly when some are not)",
+    tolerance="within 10% (of the 3-group mean; our reading of '≈') at every (n, h) whose frictions are "
+              "stationary; noise: a cell closer to the 10% edge than the larger move of its two friction means "
+              "between the burn-in check and its own burn-in (measured where a check run exists) is unresolved and "
+              "not counted; reproduced: every counted cell, every cell stationary; partly: some, or every counted "
+              "cell while some are not stationary; not reproduced: none; not tested: no cell counted (until "
+              "2026-11-29 a bare 10% band, which gave the same verdict, partly, counting n = 50 as within by 0.006)",
     method="time and chain average of tr(xi)/d, after the same burn-in")  # fmt: skip
 def _xi_mean(rows, st, unsettled):
     pairs = _pairs(rows)
+    full = [r for r in rows if r["sampling"] == "full"]
     ours = "; ".join(f"n={a['n']} h={a['h']:g}: diagonal {a['friction_mean']:.3f} vs groups "
-                     f"{b['friction_mean']:.3f}" for a, b in pairs)  # fmt: skip
+                     f"{b['friction_mean']:.3f}" + _xi_margin(a, b, rows) for a, b in pairs)  # fmt: skip
+    if len(full) == 2:
+        ours += (f"; full batch (one law, two runs): {full[0]['friction']} {full[0]['friction_mean']:.3f} vs "
+                 f"{full[1]['friction']} {full[1]['friction_mean']:.3f}")  # fmt: skip
     settled = [(a, b) for a, b in pairs if (a["n"], a["h"]) not in unsettled]
-    if not settled:
-        return not_tested("scale", ours, _settled_why(unsettled))
-    good = sum(abs(a["friction_mean"] - b["friction_mean"]) <= 0.1 * b["friction_mean"] for a, b in settled)
-    return _at_most_partly(by_count(good, len(settled), ours), unsettled)
+    counted = [(a, b) for a, b in settled if abs(_xi_edge(a, b)) >= _xi_move(a, b, rows)]
+    open_ = [f"n={a['n']} h={a['h']:g} (within {_xi_edge(a, b):.3f} of the edge, its means moved up to "
+             f"{_xi_move(a, b, rows):.3f} between burn-ins)" for a, b in settled if (a, b) not in counted]  # fmt: skip
+    why = f"unresolved, not counted: {', '.join(open_)}" if open_ else ""
+    if not counted:
+        return not_tested("scale", ours, "; ".join(p for p in (_settled_why(unsettled) if unsettled else "", why) if p))
+    good = sum(_xi_edge(a, b) >= 0 for a, b in counted)
+    return _at_most_partly(by_count(good, len(counted), ours, why), unsettled)
+
+
+def _xi_edge(a: dict, b: dict) -> float:
+    """The distance of the (diagonal ``a``, 3-group ``b``) mean frictions' difference inside (> 0) or outside
+    (< 0) the 10% band."""
+    return 0.1 * b["friction_mean"] - abs(a["friction_mean"] - b["friction_mean"])
+
+
+def _xi_move(a: dict, b: dict, rows) -> float:
+    """The larger move of the two mean frictions between the burn-in check and the run's own burn-in (0 where no
+    check run was made)."""
+    return max([abs(r["friction_mean"] - q["friction_mean"]) for r in (a, b) if (q := _check_of(r, rows))] or [0.0])
+
+
+def _xi_margin(a: dict, b: dict, rows) -> str:
+    """The band, the margin to its edge and, where a check run exists, each mean's move since the check."""
+    moves = [(r["friction"], q["friction_mean"], r["friction_mean"]) for r in (a, b) if (q := _check_of(r, rows))]
+    return (f" (band {0.1 * b['friction_mean']:.3f}, {'inside' if _xi_edge(a, b) >= 0 else 'outside'} by "
+            f"{abs(_xi_edge(a, b)):.3f}" + "".join(f"; {k} {u:.3f} -> {v:.3f} ({v / u - 1:+.1%}) since the check"
+                                                    for k, u, v in moves) + ("" if moves else "; no check run") + ")")  # fmt: skip
 
 
 def _burn_n_text(st) -> str:

@@ -26,7 +26,8 @@ FIG14 = {
     "paper": {"h": (5e-3, 1e-2), "n": (5, 15), "chains": 1000, "burn": 5.0, "time": 20.0, "cells": 500,
               "replicas": {"n": 5, "h": 1e-2, "K": (0, 3, 15), "seeds": 3}},
 }  # fmt: skip
-# What the same plan gave with eta_k = 1 (the value §4.4 prints; fig14_eta1.csv, scale=paper, 1000 chains):
+# What eta_k = 1 gave (the value §4.4 prints; fig14_eta1.csv, scale=paper, 1000 chains, h in {0.001, 0.002, 0.005}, no
+# seed replicas):
 ETA1_OURS = "eta_k = 1 (printed in §4.4; fig14_eta1.csv): K = 15 not below 0.7x K = 3 (not reproduced, 3.7 s.e.)"
 # what the K = 3 and residual rules give on the same eta_k = 1 runs (a test recomputes both from fig14_eta1.csv)
 ETA1_VERDICTS = {"k3": "not tested: scale", "residual": "partly"}
@@ -155,8 +156,8 @@ def fig14_outcomes(rows, proj, st, scale: str) -> list[tuple[Claim, Outcome]]:
         f"({n}, {h:g})" for n, h in _cases(st)) + ": AdL leaves no bias beyond the histogram noise here, so no drop "
         "in K can be measured; resolving one needs a floor several times lower (chains x time up by the square of "
         "that factor)")  # fmt: skip
-    eta1 = ("at the printed eta_k = 1 (fig14_eta1.csv, the same plan; eta_k = 0.1 was chosen after those runs were "
-            "seen to be metastable) the same rule gives {}")  # fmt: skip
+    eta1 = ("at the printed eta_k = 1 (fig14_eta1.csv: h in {{0.001, 0.002, 0.005}}, no seed replicas; eta_k = 0.1 was "
+            "chosen after those runs were seen to be metastable) the same rule gives {}")  # fmt: skip
     extra = {"k3": f"{noise}; {eta1.format(ETA1_VERDICTS['k3'])}", "k15": f"{now}; {noise}; {ETA1_RESULT}",
              "residual": f"{noise}; {eta1.format(ETA1_VERDICTS['residual'])}"}  # fmt: skip
     out = [(c, o if (e := extra.get(k)) is None else replace(o, why="; ".join(w for w in (o.why, e) if w)))
@@ -191,7 +192,7 @@ def _change(rows, st, a: int, b: int) -> str:
 
 
 @FIG14_CLAIMS.rule("k3", "the bias drops already at K = 3 (vs AdL, K = 0)", "§4.4, Fig. 14 (vs Fig. 7)", "drops",
-    tolerance="L1 at K = 3 below that at K = 0 by more than 2 s.e., at each n; s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise; reproduced: at each n; partly: at some, none the other way; not reproduced: the other way beyond 2 s.e. at some n; not tested: no n resolved; judged at eta_k = 0.1 (the paper prints 1; what 1 gives is in the reason)",
+    tolerance="L1 at K = 3 below that at K = 0 by more than 2 s.e., at each (n, h); s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise; reproduced: at each (n, h); partly: at some (even if others go the other way beyond 2 s.e.); not reproduced: at none, the other way beyond 2 s.e. at some; not tested: none resolved either way; judged at eta_k = 0.1 (the paper prints 1; what 1 gives is in the reason)",
     method="independent runs, bootstrap s.e. over chains")  # fmt: skip
 def _k3(rows, pe, st, scale, floor_why):
     return by_bound([bound_z(_at(rows, 0, n, h), _at(rows, 3, n, h)) for n, h in _cases(st)], _change(rows, st, 0, 3),
@@ -201,22 +202,23 @@ def _k3(rows, pe, st, scale, floor_why):
 
 @FIG14_CLAIMS.rule("k15", "the bias drops dramatically at K = 15, as the projection error does (Fig. 15)",
     "§4.4, Figs. 14-15", "dramatic drop",
-    tolerance="L1 at K = 15 below 0.7x that at K = 3 and by more than 2 s.e., at each n; s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise; reproduced: at each n; partly: at some, none the other way; not reproduced: the other way beyond 2 s.e. at some n; not tested: no n resolved; judged at eta_k = 0.1 (the paper prints 1; what 1 gives is in the reason)",
+    tolerance="L1 at K = 15 below 0.7x that at K = 3 (our lenient reading of 'dramatic': a 30% drop; the projection error's drop is in the reason) by more than 2 s.e., at each (n, h); s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise; reproduced: at each (n, h); partly: at some (even if others go the other way beyond 2 s.e.); not reproduced: at none, the other way beyond 2 s.e. at some; not tested: none resolved either way; judged at eta_k = 0.1 (the paper prints 1; what 1 gives is in the reason)",
     method="independent runs, bootstrap s.e. over chains; at scale=paper 5 + 20 time units per chain (the paper's one "
            "trajectory: T = 10^6)")  # fmt: skip
 def _k15(rows, pe, st, scale, floor_why):
     z = [bound_z(_at(rows, 3, n, h), _at(rows, 15, n, h), 0.7) for n, h in _cases(st)]
     return by_bound(z, _change(rows, st, 3, 15),
-                    f"projection error K = 3 -> 15: {pe[3]:.3f} -> {pe[15]:.3f}; z of L1(K=15) - 0.7 L1(K=3): "
-                    + ", ".join(f"n={n} {v:.1f}" for (n, _), v in zip(_cases(st), z)), floor_why)  # fmt: skip
+                    f"projection error K = 3 -> 15: {pe[3]:.3f} -> {pe[15]:.3f}; z of L1(K=15) - 0.7 L1(K=3) at (n, h) = "
+                    + ", ".join(f"({n}, {h:g}): {v:.1f}" for (n, h), v in zip(_cases(st), z)), floor_why)  # fmt: skip
 
 
 @FIG14_CLAIMS.rule("residual", "a small bias remains for K >= 15 (probably mostly the time-step error)",
     "§4.4, Fig. 14", "small",
-    tolerance="L1 - floor at K = 15 and 35 at most half of L1 - floor at K = 0 (AdL), at each n where the K = 0 error "
-              "exceeds its floor by > 2 s.e. (s.e. widened by the measured seed-to-seed noise); reproduced: at each "
-              "such n; partly: some; not reproduced: none; not tested: no n whose K = 0 error is resolved; judged at "
-              "eta_k = 0.1",
+    tolerance="L1 - floor at K = 15 and 35 at most half of L1 - floor at K = 0 (AdL), within 2 s.e. (a case fails "
+              "only when the larger K >= 15 excess is above half the K = 0 one by more than 2 s.e.), at each (n, h) "
+              "where the K = 0 error exceeds its floor by > 2 s.e. (s.e. widened by the measured seed-to-seed noise); "
+              "reproduced: at each such (n, h); partly: some; not reproduced: none; not tested: no (n, h) whose K = 0 "
+              "error is resolved; judged at eta_k = 0.1",
     method="the attribution to the time step needs several h")  # fmt: skip
 def _residual(rows, pe, st, scale, floor_why):
     res = [(n, h) for n, h in _cases(st) if resolved(_at(rows, 0, n, h))]
@@ -226,10 +228,22 @@ def _residual(rows, pe, st, scale, floor_why):
                                       + (f" (z = {z[n, h]:.1f})" if (n, h) in z else " (K = 0 within 2 s.e. of its floor)")
                                       for n, h in _cases(st))  # fmt: skip
     z = list(z.values())
-    mass = "; ".join(f"n={n}: " + ", ".join(f"K={K} {_at(rows, K, n, h)['mass_theta1_gt_0.7']:.3f}"
+    mass = "; ".join(f"n={n} h={h:g}: " + ", ".join(f"K={K} {_at(rows, K, n, h)['mass_theta1_gt_0.7']:.3f}"
                                             for K in sorted(EADL_BASES)) for n, h in _cases(st))  # fmt: skip
     return by_bound(z, ours, f"where not small the error is a mode-weight error: mass of theta_1 > 0.7 {mass} (exact "
-                    f"{rows[0]['exact_mass_gt_0.7']:.3f}); the time-step attribution is not tested", f"AdL (K = 0) errors at their noise floor; {floor_why}", agree_below=2.0)  # fmt: skip
+                    f"{rows[0]['exact_mass_gt_0.7']:.3f}); the time-step attribution is not tested{_left_out(rows)}",
+                    f"AdL (K = 0) errors at their noise floor; {floor_why}", agree_below=2.0)  # fmt: skip
+
+
+def _left_out(rows) -> str:
+    """The chains that diverged (non-finite, left out of the L1) per (n, h, K), if any."""
+    bad = [r for r in rows if r.get("diverged_chains", 0)]
+    return (
+        "; diverged chains left out: "
+        + ", ".join(f"n={r['n']} h={r['h']:g} K={r['K']}: {r['diverged_chains']} of {r['chains']}" for r in bad)
+        if bad
+        else ""
+    )
 
 
 def _excess(rows, K, n, h) -> str:

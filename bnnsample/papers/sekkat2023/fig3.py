@@ -130,13 +130,15 @@ def _slope(rows, st, gm):
     return by_count(ok, len(slopes), f"slope / h: {ours}; Sigma_x / 2 = {gm.sigma_x / 2:.3f}", why)
 
 
-@FIG3_CLAIMS.rule("sgld_langevin", "SGLD and Langevin-OABAO errors are very similar at gamma = 1",
+@FIG3_CLAIMS.rule("sgld_langevin",
+    "SGLD and Langevin-OABAO errors are very similar at gamma = 1 (for eps(n) >> 1, where eq. 42 coincides with eq. 41)",
     "§2.5.1, Fig. 3, eqs. 41-42", "very similar (eq. 42 = eq. 41 when eps(n) >> 1)",
-    tolerance="ratio SGLD / Langevin in [0.8, 1.25] at every (sampling, h, n) with eps(n) Sigma_x >= 10 a (a = "
-              "1/sigma_post^2: the eps-free term of eq. 41 below a tenth; the paper's own condition, eps(n) >> 1); "
-              "reproduced: every such setting; partly: some; not reproduced: none (until 2026-11-23 every setting "
-              "was counted, the restriction added after that result was seen, which gave partly; the reason gives "
-              "the count over all settings)",
+    tolerance="ratio SGLD / Langevin in [0.8, 1.25], or within 2 s.e. of that band, at every (sampling, h, n) with "
+              "eps(n) Sigma_x >= 10 a (a = 1/sigma_post^2: the eps-free term of eq. 41 below a tenth; our reading "
+              "of the paper's eps(n) >> 1, which the excluded eps(n) = 100-495 also meet literally); reproduced: "
+              "every such setting; partly: some; not reproduced: none (until 2026-11-23 every setting was counted, "
+              "the restriction added after that result was seen, which gave partly; the reason gives the count over "
+              "all settings; until 2026-11-29 the band without its 2 s.e., which gave the same verdict)",
     method="ratio of the measured relative variance errors, s.e. by error propagation")  # fmt: skip
 def _sgld_like_langevin(rows, st, gm):
     ratios, every = [], []  # (measured ratio, its s.e., exact ratio); every setting's measured ratio
@@ -149,10 +151,15 @@ def _sgld_like_langevin(rows, st, gm):
             s, lv = r["rel_var_error"], o[0]["rel_var_error"]
             ratios.append((s / lv, s / lv * math.hypot(r["se"] / s, o[0]["se"] / lv), r["exact"] / o[0]["exact"]))
     q, se, ex = zip(*ratios) if ratios else ((),) * 3
+    # the distance of each ratio outside the band in s.e. (0 inside); the nearest one inside, from its edge
+    out_z = [max(0.8 - v, v - 1.25, 0.0) / e for v, e in zip(q, se)]
+    edge = min(((min(v - 0.8, 1.25 - v) / e, v, e) for v, e in zip(q, se) if 0.8 <= v <= 1.25), default=None)
     ours = (f"ratio over {len(ratios)} settings (eps(n) >= {10 * gm.a / gm.sigma_x:.0f}): {min(q):.2f}..{max(q):.2f} "
-            f"(s.e. {min(se):.2f}..{max(se):.2f}); exact {min(ex):.2f}..{max(ex):.2f}") if ratios else "-"  # fmt: skip
+            f"(s.e. {min(se):.2f}..{max(se):.2f}); exact {min(ex):.2f}..{max(ex):.2f}"
+            + (f"; nearest the band's edge {edge[1]:.3f} ± {edge[2]:.3f} ({edge[0]:.1f} s.e. inside)" if edge else "")
+            ) if ratios else "-"  # fmt: skip
     inside = sum(0.8 <= v <= 1.25 for v in every)
-    return by_count(sum(0.8 <= v <= 1.25 for v in q), len(ratios), ours,
+    return by_count(sum(z <= 2 for z in out_z), len(ratios), ours,
                     "at smaller eps(n) SGLD's error is larger by its eps-free term a h/2 (eq. 41), as the exact values "
                     f"say; over all {len(every)} settings {inside} ratios lie in [0.8, 1.25] (up to {max(every):.2f})")  # fmt: skip
 

@@ -108,8 +108,10 @@ def _one_curve(rows, st, floor_why):
 @FIG4_CLAIMS.rule("regime", "h <= 1e-4 keeps the L1 error below 0.1 for the n used; larger h does not",
     "§2.5.2, Fig. 4", "L1 < 0.1 for h <= 1e-4",
     tolerance="L1 < 0.1 at every SGLD setting (sampling, n) with h <= 1e-4, and L1 > 0.1 at some n for every larger "
-              "h; partly: some of these hold (counted; the reason names each setting that fails, its L1 and how many "
-              "s.e. above 0.1)",
+              "h; reproduced: all hold; partly: some of these hold (counted; the reason names each setting that "
+              "fails, its L1, how many s.e. above 0.1 and its L1 - floor); not reproduced: none hold; the L1 "
+              "includes a histogram-noise floor, so a failure whose L1 - floor is below 0.1 is not resolved (named, "
+              "still counted as a failure)",
     method="L1 of the theta_1 marginal against the exact reference, bootstrap s.e. over chains; the L1 includes its "
            "histogram-noise floor (about 0.04 here), shown beside each value")  # fmt: skip
 def _regime(rows, st, floor_why):
@@ -121,8 +123,13 @@ def _regime(rows, st, floor_why):
                      for h in sorted({r["h"] for r in small})) + "; " + ", ".join(
         f"h={h:g}: max {v:.3f}" for h, v in above.items())  # fmt: skip
     why = ("above 0.1 at h <= 1e-4: " + ", ".join(
-        f"h={r['h']:g} {r['sampling']} n={r['n']} {l1_text(r)} ({(r['l1'] - 0.1) / r['l1_se']:.0f} s.e. above)"
+        f"h={r['h']:g} {r['sampling']} n={r['n']} {l1_text(r)} ({(r['l1'] - 0.1) / r['l1_se']:.0f} s.e. above; "
+        f"L1 - floor {r['l1'] - r['l1_noise_floor']:.3f}" + (": not resolved at this floor" if r["l1"] - r["l1_noise_floor"] < 0.1 else "") + ")"
         for r in fails) + " (§2.5.2: 'for the values of n considered'; n = 5 is the batch size of §4.4)") if fails else ""  # fmt: skip
+    near = [r for r in small if r["l1"] < 0.1 and 0.1 - r["l1"] <= 2 * r["l1_se"]]
+    if near:
+        why = "; ".join(p for p in (why, "below 0.1 by less than 2 s.e.: " + ", ".join(
+            f"h={r['h']:g} {r['sampling']} n={r['n']} {r['l1']:.4f} ± {r['l1_se']:.4f}" for r in near)) if p)  # fmt: skip
     return by_count(len(small) - len(fails) + sum(v > 0.1 for v in above.values()), len(small) + len(above), ours, why)
 
 

