@@ -21,3 +21,16 @@ def test_fig4_writes_the_papers_numbers_and_data_rows(tmp_path):
     assert {c["verdict"] for c in claims} == {"not tested: data"}
     assert all("a test takes" in c["reason"] and "CPU-hours" in c["reason"] for c in claims)
     assert claims[0]["paper"] == "SGHMC-S 1168, SGHMC-E 1180, SGLD 2496"
+
+
+def test_fig4_run_counts_include_the_seeds_their_rules_need():
+    """The ninth audit: a rule against our run-to-run spread needs seeds at each sampler's best setting
+    beyond the one grid run; the divergence row needs none. The tolerances state their tiers."""
+    assert fig4.row_runs("LDA", 2, 1).startswith("this row alone: 48 runs at one topic count (42 of the grid, 6 more")
+    assert "34 runs" in fig4.row_runs("SBN", 2, 1) and "82-510 CPU-hours" in fig4.row_runs("SBN", 2, 1)
+    assert fig4.row_runs("SBN", 1, 0).startswith("this row alone: 14 runs") and "its best setting" in fig4.row_runs(
+        "SBN", 1, 0
+    )
+    assert fig4.row_runs("LDA", 2, 0, seeds=False) == "this row alone: 36 runs at one topic count"
+    for c in fig4.FIG4_CLAIMS.values():
+        assert "reproduced:" in c.tolerance and "not reproduced:" in c.tolerance, c

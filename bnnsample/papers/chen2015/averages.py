@@ -103,3 +103,25 @@ def select_constant(pot, truth, label, grid, alpha, runs, L0, frictions, decreas
                 break
             best = min(best, (b, float(c), D))
     return best
+
+
+def slope_se_over_runs(Ls, est: dict, truth: float, k: float = 2.0) -> float:
+    """The s.e. of the slope of log|bias| on log L (``stats.fit_slope_se``'s fit: the L whose bias
+    exceeds k s.e.) when every L is a checkpoint of the same runs, so the biases' errors are
+    correlated: the slope is sum_i c_i log|b_i| with b_i the mean over runs of phi_r(L_i) - truth,
+    so by the delta method it is the mean over runs of g_r = sum_i c_i (phi_r(L_i) - mean_i) / b_i
+    (plus a constant), and its s.e. is the s.d. of g over runs / sqrt(runs). ``est``: {L: [runs]}
+    (``run_averages``); runs non-finite at some L are left out. NaN with fewer than 2 such L."""
+    e = np.stack([np.asarray(est[L], float) for L in Ls], axis=1)  # [runs, L]
+    e = e[np.isfinite(e).all(1) & (np.abs(e) < 1e6).all(1)]
+    if len(e) < 2:
+        return math.nan
+    b = e.mean(0) - truth
+    se = e.std(0, ddof=1) / math.sqrt(len(e))
+    ok = (np.abs(b) > 0) & (np.abs(b) > k * se)
+    if ok.sum() < 2:
+        return math.nan
+    x = np.log(np.asarray(Ls, float)[ok])
+    c = (x - x.mean()) / ((x - x.mean()) ** 2).sum()
+    g = ((e[:, ok] - e[:, ok].mean(0)) / b[ok]) @ c
+    return float(g.std(ddof=1) / math.sqrt(len(e)))

@@ -44,7 +44,7 @@ from ...figures.driver import Figure, Invocation, register_figure
 from ...plotting import pyplot as _plt
 from ...plotting import save_figure
 from ...stats import fit_slope, fit_slope_se
-from .averages import FRICTION, chen_target, exact_stationary, run_averages, select_constant
+from .averages import FRICTION, chen_target, exact_stationary, run_averages, select_constant, slope_se_over_runs
 
 # -- Fig. 1 -------------------------------------------------------------------------------------
 FIG1 = {
@@ -266,6 +266,16 @@ CPU_PER_STEP = 20 / QUICK_STEPS
 _METRIC = {"bias": "bias", "mse": "MSE"}
 
 
+def _optimum_tolerance(member) -> str:
+    """The tiers of an optimum row, noise included (until 2026-11-29 the lowest value alone, no noise)."""
+    m, want = _METRIC[member[0]], _afmt(OPTIMA[member][1])
+    return (f"the {m} at the largest L against alpha = {want}'s, each difference in s.e. (independent runs per alpha); "
+            f"reproduced: lowest at {want}, below every other alpha beyond 2 s.e.; partly: no alpha below it beyond 2 "
+            f"s.e., some within 2 s.e. of it (not resolved); not reproduced: another alpha below it beyond 2 s.e. "
+            f"(until 2026-11-29 'the {m} at the largest L is lowest at alpha = {want}', without noise, which gave the "
+            "same verdict)")  # fmt: skip
+
+
 @FIG2_CLAIMS.family("optimum", OPTIMA, {
     ("bias", "iid"): "the optimal step-size rate for the bias of SGHMC-D (decreasing steps)",
     ("bias", "full"): "the same bias optimum with full gradients (no minibatch noise)",
@@ -276,13 +286,13 @@ _METRIC = {"bias": "bias", "mse": "MSE"}
     ("mse", "iid"): "§5, Fig. 2 right; §4, Remark 9 (from §3.1, Theorem 3; §3.3, Remark 7)",
     ("mse", "full"): "§4, Remark 9 (the paper's Fig. 2 uses minibatches of 10)"},
     lambda m: f"alpha = {_afmt(OPTIMA[m][1])}", source=lambda m: "derived" if m[1] == "full" else "printed",
-    tolerance=lambda m: "" if m[1] == "full" else f"the {_METRIC[m[0]]} at the largest L is lowest at alpha = "
-                                                 f"{_afmt(OPTIMA[m][1])}",
-    method=lambda m: _ALPHA_GRID if m[1] == "full" else f"{_ALPHA_GRID}; size: {_METRIC[m[0]]} at {_afmt(OPTIMA[m][1])} "
-                                                        "minus the lowest, in s.e. of the difference")  # fmt: skip
+    tolerance=lambda m: "" if m[1] == "full" else _optimum_tolerance(m),
+    method=lambda m: _ALPHA_GRID if m[1] == "full" else f"{_ALPHA_GRID}; size: the largest margin of an alpha below "
+                                                        f"{_afmt(OPTIMA[m][1])}, in s.e. of the difference")  # fmt: skip
 def _optimum(member, rows, Ls, why) -> Outcome:
-    """Reproduced when the theory's alpha is best at the largest L, else the margin of that alpha
-    over the best in s.e. of the difference; the full-gradient rows (derived) are not tested, with
+    """Reproduced when the theory's alpha is below every other at the largest L beyond 2 s.e. of
+    the difference, partly when none is below it beyond 2 s.e. but some is within, else not
+    reproduced with the largest margin below it; the full-gradient rows (derived) are not tested, with
     the L at which the optimum would show (``_full_gradient_test``)."""
     metric, batching = member
     variant, want = OPTIMA[member]
@@ -297,10 +307,18 @@ def _optimum(member, rows, Ls, why) -> Outcome:
         return not_tested(
             "not a paper experiment", ours, f"{shows}; {_full_gradient_test(metric, summ, Ls, why['top'])}"
         )
-    if abs(best - want) < 1e-9:
+    # how far each other alpha's value lies above the theory's, in s.e. of the difference (independent runs)
+    zs = {a: (v - summ[want][1]) / math.hypot(se, summ[want][2]) for a, (_, v, se) in summ.items() if a != want}
+    ours += (
+        "; others above alpha " + _afmt(want) + " by: " + ", ".join(f"{_afmt(a)} {z:+.1f} s.e." for a, z in zs.items())
+    )
+    if all(z > 2 for z in zs.values()):
         return reproduced(ours)
-    (_, v_w, se_w), (_, v_b, se_b) = summ[want], summ[best]
-    return not_reproduced(ours, why[batching], z=(v_w - v_b) / math.hypot(se_w, se_b))
+    if all(z >= -2 for z in zs.values()):
+        tied = [_afmt(a) for a, z in zs.items() if z <= 2]
+        return partly(ours, f"alpha {_afmt(want)} within 2 s.e. of alpha {', '.join(tied)}: the optimum is not "
+                            "resolved")  # fmt: skip
+    return not_reproduced(ours, why[batching], z=-min(zs.values()))
 
 
 def _full_gradient_test(metric: str, summ: dict, Ls, top: float) -> str:
@@ -497,7 +515,9 @@ def _fig3_scheme(pot, truth, s, label: str, bar):
                                                  gamma=Df, seed=900 + k)[L]) for k, L in enumerate(Ls)]  # fmt: skip
     est = run_averages(pot, label, runs=s["runs"], steps=max(Ls), checkpoints=Ls,
                        step_sizes=lambda l: cd * l**-a, gamma=Dd, seed=950)  # fmt: skip
-    rows += [row("decreasing", cd, Dd, L, est[L]) for L in Ls]
+    # the decreasing-step L are checkpoints of the same runs: the slope's s.e. with their correlation
+    slope_se = slope_se_over_runs(Ls, est, truth)
+    rows += [{**row("decreasing", cd, Dd, L, est[L]), "slope_se_runs": slope_se} for L in Ls]
     bar.done(f"{label} runs to L={Ls[-1]}: bias fixed {rows[-1 - len(Ls)]['bias']:.3g}, decreasing "
              f"{rows[-1]['bias']:.3g}")  # fmt: skip
     return rows, {"fixed": (cf, Df, bf), "decreasing": (cd, Dd, bd)}
@@ -522,6 +542,12 @@ KINDS = {"fixed": ("left", "§3.1, Theorem 2; §4, Remark 9"),
          "decreasing": ("right", "§3.3, Theorem 5, Remark 7 at alpha = 1/(K+1)")}  # fmt: skip
 _SLOPE_METHOD = ("least squares of log bias on log L over the L whose bias exceeds 2 s.e.; the slope's s.e. from the "
                  "biases' s.e.")  # fmt: skip
+_SLOPE_METHOD_DECR = (
+    "least squares of log bias on log L over the L whose bias exceeds 2 s.e.; the L are checkpoints of the same 200 "
+    "runs, so the slope's s.e. is the delta method over runs with their correlation (checked on 2026-11-29: over 12 "
+    "further seeds the slopes' s.d. was 0.0028 for SGLD, 0.0088 for SGHMC-S, against mean s.e. 0.0026 and 0.0076; "
+    "until then the s.e. treated the L as independent, shown beside: an upper bound here, which gave the same verdicts)"
+)
 
 
 def _faster_or_rate(faster, rate):
@@ -540,7 +566,7 @@ def _faster_or_rate(faster, rate):
                                             "only: partly)"),
     method=_faster_or_rate(lambda k: "bias over 200 runs each, s.e. of the difference sqrt(se_S^2 + se_G^2) "
                                      "(independent runs); size: the smallest margin over L, in s.e.",
-                           lambda k, sc: _SLOPE_METHOD))  # fmt: skip
+                           lambda k, sc: _SLOPE_METHOD if k == "fixed" else _SLOPE_METHOD_DECR))  # fmt: skip
 def _per_kind(member, by_kind, Ls) -> Outcome:
     """SGHMC-S faster than SGLD (``_faster``), or a scheme's bias rate (``_rate``), for one kind of step size."""
     kind, what = member
@@ -603,16 +629,34 @@ def _fig3_outcomes(rows, inv: Invocation) -> list[tuple[Claim, Outcome]]:
     Ls, by_kind = inv.st["L"], {}
     for kind in KINDS:
         sel = {label: {r["L"]: r for r in rows if r["scheme"] == label and r["steps"] == kind} for label in RATE}
-        by_kind[kind] = sel, {label: fit_slope_se(Ls, [sel[label][L]["bias"] for L in Ls],
-                                                  [sel[label][L]["bias_se"] for L in Ls]) for label in RATE}  # fmt: skip
+        by_kind[kind] = sel, {label: _slope(sel[label], Ls) for label in RATE}
     return FIG3_CLAIMS.outcomes(by_kind, Ls)
 
 
-def _rate(label: str, p: float, se: float, k: int) -> Outcome:
-    """Outcome of the bias rate of ``label``: the fitted slope (± s.e., over k L) against RATE."""
+def _slope(by_L: dict, Ls) -> tuple:
+    """(slope, s.e., number of L) of log bias on log L (``fit_slope_se``); for decreasing steps, whose L are
+    checkpoints of the same runs, the s.e. with their correlation (``slope_se_runs``), the s.e. of independent
+    L beside it: (slope, s.e., k, s.e. as if independent)."""
+    p, se, k = fit_slope_se(Ls, [by_L[L]["bias"] for L in Ls], [by_L[L]["bias_se"] for L in Ls])
+    runs = by_L[Ls[0]].get("slope_se_runs")
+    if isinstance(runs, float) and math.isfinite(runs):
+        return p, runs, k, se
+    return p, se, k, None
+
+
+def _rate(label: str, p: float, se: float, k: int, se_indep: float | None = None) -> Outcome:
+    """Outcome of the bias rate of ``label``: the fitted slope (± s.e., over k L) against RATE;
+    ``se_indep``: the s.e. the same fit has if its L were independent (decreasing steps), reported beside."""
     cause = (f"{NOISE}: the bias is O(h), and with steps h_l ~ l^-alpha its term sum h_l^2 / S_L decays as "
              f"L^-alpha: L^-{ALPHA_BIAS[label]:.2g} at the alpha = {ALPHA_BIAS[label]:.2g} run (L^-1/2 at best, alpha = 1/2)") if label == "SGHMC-S" else ""  # fmt: skip
-    return by_slope(p, se, RATE[label], 0.15, f"slope {_fmt(p, '.2f')} ± {_fmt(se, '.2f')} ({k} L)", cause)
+    ours = (
+        f"slope {_fmt(p, '.3f')} ± {_fmt(se, '.3f')} ({k} L)"
+        if se_indep
+        else f"slope {_fmt(p, '.2f')} ± {_fmt(se, '.2f')} ({k} L)"
+    )
+    if se_indep:
+        ours += f"; ± {_fmt(se_indep, '.3f')} if the L were independent"
+    return by_slope(p, se, RATE[label], 0.15, ours, cause)
 
 
 FIGURE3 = register_figure(Figure(

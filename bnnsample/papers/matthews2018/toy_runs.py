@@ -68,7 +68,8 @@ def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, s
     """Error of each run's running variance estimate against the iteration count at step h:
     ``runs`` independent chains from x = 0, no burn-in; at log-spaced iterations the average
     over the runs of |var_run - exact| (var_run = time average of x^2 minus the squared time
-    average of x over the run so far). Also the histogram of the second half of all runs."""
+    average of x over the run so far), with its s.e. over the runs (``se_abs_error``). Also the
+    histogram of the second half of all runs."""
     import torch
 
     from ...simulate import simulate
@@ -92,9 +93,11 @@ def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, s
             with np.errstate(all="ignore"):
                 err = np.abs(m2 - m1 * m1 - exact)
             ok = np.isfinite(err) & (err < 1e6)  # larger: a run on its way to overflow
+            kept = ok.sum() > runs // 2
             acc["out"].append({"target": target, "scheme": scheme, "h": h, "iterations": t,
-                               "mean_abs_error": float(err[ok].mean()) if ok.sum() > runs // 2 else math.nan,
-                               "diverged": int((~ok).sum()), "runs": runs})  # fmt: skip
+                               "mean_abs_error": float(err[ok].mean()) if kept else math.nan,
+                               "diverged": int((~ok).sum()), "runs": runs,
+                               "se_abs_error": float(err[ok].std(ddof=1) / math.sqrt(ok.sum())) if kept else math.nan})  # fmt: skip
 
     x0 = torch.zeros(runs, 1, dtype=torch.float64)
     simulate(pot, scheme, h=step_size_for(scheme, h), gamma=GAMMA, x0=x0, steps=iters, record=record, seed=seed)
