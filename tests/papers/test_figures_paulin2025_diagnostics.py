@@ -102,23 +102,24 @@ def test_hessian_matvec_sums_the_batches_and_the_prior_once(data_dir):
 
 
 def test_fig3_rules_judge_by_the_stated_rate_and_burn_in():
-    """The bounce rule reads its rate per coordinate-step ('rarely': below 1 in 10^6, not never), and an
-    R-hat above its bound after fewer burn-in epochs than the paper's 10 cannot speak to the claim."""
+    """The bounce rule reads its rate per path-epoch ('rarely': at most one, set before any run at the paper's
+    protocol), and neither rule speaks to its claim after fewer burn-in epochs than the paper's 10 (the tenth
+    audit: a short run from the box's centre gives only a lower bound on the bounce rate)."""
     from bnnsample.papers.paulin2025 import fig3
 
-    def row(bounces, steps, rhat=1.0, burn_in=10):
+    def row(bounces, steps, rhat=1.0, burn_in=10, path_epochs=160):
         return {"kind": "rhat", "rep": 0, "rhat": rhat, "null_q95": 1.2, "values_per_chain": 30,
-                "bounces": bounces, "coordinate_steps": steps, "burn_in": burn_in}  # fmt: skip
+                "bounces": bounces, "coordinate_steps": steps, "burn_in": burn_in, "path_epochs": path_epochs}  # fmt: skip
 
     assert fig3._bounces([row(0, 1e8)]).verdict == "reproduced"
     assert (
-        fig3._bounces([row(1, 1e8)]).verdict == "reproduced"
-        and "which gives partly" in fig3._bounces([row(1, 1e8)]).why
+        fig3._bounces([row(160, 1e8)]).verdict == "reproduced"
+        and "1 per path-epoch" in fig3._bounces([row(160, 1e8)]).ours
     )
-    assert (
-        fig3._bounces([row(99, 1e8)]).verdict == "reproduced" and fig3._bounces([row(100, 1e8)]).verdict != "reproduced"
-    )
-    assert fig3._bounces([row(1000, 1e8)]).verdict == "not reproduced"
+    assert fig3._bounces([row(161, 1e8)]).verdict == "not reproduced"
+    short = fig3._bounces([row(1, 1e8, burn_in=1)])
+    assert short.verdict == "not tested: scale" and "1 burn-in epochs" in short.why
+    assert fig3._bounces([]).verdict == "not tested: scale"
     assert fig3._rhat([row(0, 1, rhat=1.05)]).verdict == "reproduced"
     assert fig3._rhat([row(0, 1, rhat=1.6)]).verdict == "not reproduced"
     assert fig3._rhat([row(0, 1, rhat=1.6, burn_in=1)]).verdict.startswith("not tested")
