@@ -396,3 +396,15 @@ def test_fig1_order2_alike_within_the_band_width():
             c.akd -= 0.01
     out = dict(fz.fig1_outcomes(cells, band, (0.04, 0.02), labels))[fz.FIG1_CLAIMS["sym_lt"]]
     assert out.verdict == "partly" and "batch 8, eta 0.04: SYM - LT -0.0100" in out.ours
+
+
+def test_baoab_in_epoch_order_records_where_the_notebook_does():
+    """The tenth audit: our first-same-as-last BAOAB takes the last force of step k from batch k + 1, the
+    authors' notebook from batch k, so with batches in epoch order (without replacement, SMS) its epoch ends
+    one of our steps later; UBU, EM and i.i.d. batches record at the epoch's end."""
+    from bnnsample.papers.paulin2025.two_batch import notebook_phase
+    from bnnsample.simulate import preset_scheme
+
+    phases = {p: notebook_phase(*preset_scheme(p)[::2]) for p in ("sg_baoab", "sg_baoab_wor", "sms_baoab",
+                                                                 "sms_ubu", "sg_ubu_wor", "sg_em_wor")}  # fmt: skip
+    assert phases == {"sg_baoab": 0, "sg_baoab_wor": 1, "sms_baoab": 1, "sms_ubu": 0, "sg_ubu_wor": 0, "sg_em_wor": 0}

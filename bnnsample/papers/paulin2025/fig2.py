@@ -277,8 +277,12 @@ def _bias_comparison(by: dict, hs: list, t: float):
         texts.append(f"{n} {', '.join(z_h)}" + (" (not part of the claim)" if n == "SG-UBU" else ""))
     ours = f"(other - SMS-UBU) / combined SE at h = {', '.join(f'{h:g}' for h in hs)}: " + "; ".join(texts)
     why = "; ".join(x for x in (
-        f"measured equal (both resolved, intervals ± {t:.2g} SE overlap): {', '.join(equal)}" if equal else "",
-        f"unresolved (a bias at its noise floor): {', '.join(ties)}" if ties else "") if x)  # fmt: skip
+        f"not resolved apart (both biases resolved, intervals ± {t:.2g} SE overlap): {', '.join(equal)}"
+        if equal else "",
+        f"unresolved (a bias at its noise floor): {', '.join(ties)}" if ties else "",
+        f"resolving them: {SCALE_WHY}" if equal or ties else "") if x)  # fmt: skip
+    if zs:  # larger than one beyond its interval: not reproduced, however many are smaller (the stated tiers)
+        return not_reproduced(ours, why, z=min(zs, key=abs))
     return by_resolved(good, zs, len(others) * len(hs), ours, why, SCALE_WHY)
 
 

@@ -81,6 +81,20 @@ def notebook_order_w1(pot, h: float, gamma: float, order: tuple = FIXED_ORDER) -
     return exact.fixed_order_w1(pot, name, params, h, gamma, order)
 
 
+def notebook_phase(name: str, batching: str) -> int:
+    """Steps by which a cell's records follow the epoch's end, so that they fall where the authors' notebook
+    records: 1 for a first-same-as-last splitting (BAOAB) with batches in epoch order (without replacement,
+    SMS), else 0. Our FSAL step k takes its first force from batch k and its last from batch k + 1 (g_0 =
+    G(x_0, omega_1), Algorithm 5 as written); the notebook's takes its last from batch k (Algorithm 6's
+    "gradient with current batch"; its g_0 from a batch outside the schedule), so its epoch ends one of our
+    steps later. The chain is the same; only the phase of the records within the epoch differs, and with
+    batches in epoch order the law at the records depends on it (with i.i.d. batches it does not)."""
+    from ...integrators import get_integrator
+    from ...integrators.langevin import FirstSameAsLast
+
+    return int(isinstance(get_integrator(name), FirstSameAsLast) and batching in ("reshuffle", "sms"))
+
+
 def run_cell(
     pot,
     label: str,
@@ -106,13 +120,14 @@ def run_cell(
     burn_epochs = 50 * 2**k
     steps_per_epoch = 2  # N / n
     cell = Cell(label, preset, h, gamma, chains, records, thin_epochs, burn_epochs)
-    rec, diverged = draws(pot, name, params, chains=chains, h=h, gamma=gamma, burn_in=burn_epochs * steps_per_epoch,
-                          thin=thin_epochs * steps_per_epoch, records=records, batching=batching, batch_size=1,
-                          partition=partition, seed=seed)  # fmt: skip
+    phase = notebook_phase(name, batching)
+    rec, diverged = draws(pot, name, params, chains=chains, h=h, gamma=gamma,
+                          burn_in=burn_epochs * steps_per_epoch + phase, thin=thin_epochs * steps_per_epoch,
+                          records=records, batching=batching, batch_size=1, partition=partition, seed=seed)  # fmt: skip
     mean, cov = (t.numpy() for t in pot.exact_posterior())
     mu, sd = float(mean[0]), math.sqrt(float(cov[0, 0]))
     cell.diverged_frac = float(diverged.mean())
-    record_steps = burn_epochs * steps_per_epoch + thin_epochs * steps_per_epoch * np.arange(1, records + 1)
+    record_steps = burn_epochs * steps_per_epoch + phase + thin_epochs * steps_per_epoch * np.arange(1, records + 1)
     cell.exact = exact_recorded_moments(pot, name, params, batching, 1, h, gamma, record_steps)
     cell.max_abs = float(np.nanmax(np.abs(rec))) if np.isfinite(rec).any() else math.inf
     if not cell.diverged:
