@@ -96,7 +96,7 @@ def _same_law(rows):
 
 @FIG2_CLAIMS.rule("paths_differ", "the paths (transient dynamics) differ with C", "§2, Fig. 2; App. F.4",
     "paths of different form", tolerance="every pair of C: the autocorrelation at a time lag of 1 differs by more "
-    "than 4 s.e. (combined) in some coordinate",
+    "than 4 s.e. (combined) in some coordinate; reproduced: every pair; partly: some; not reproduced: none",
     method="ACF of the stationary draws one time unit apart (stats.chain_acf), s.e. from 10 groups of chains")  # fmt: skip
 def _paths_differ(rows):
     pairs = _pairs(rows)
