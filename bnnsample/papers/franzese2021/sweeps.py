@@ -219,29 +219,39 @@ def _alike(cells: list[dict], noise: Noise, a: str, b: str, every: bool = False)
     paired = _paired_tolerance(pairs, cell_of, a, b) if noise.measured() else {}  # unmeasured: the old rules
     tol_of = paired or {bb: noise.diff(bb) for bb in distinct(cells, "batch")}
     close = sum(abs(p[0]) <= tol_of[p[1]] for p in pairs)
-    close_ind = sum(abs(p[0]) <= noise.diff(p[1]) for p in pairs)
-    informative = [p for p in pairs if any(_above_band(cell_of[(lab, p[1], p[2])], noise) for lab in (a, b)
-                                           if (lab, p[1], p[2]) in cell_of)]  # fmt: skip
-    worst = max(pairs, key=lambda p: abs(p[0])) if pairs else (math.nan, "", math.nan)
-    tol = ", ".join(f"batch {bb} {t:.3f}" for bb, t in tol_of.items())
-    outside = [c for c in cells if c["label"] in (a, b) and _above_band(c, noise)]
-    apart = [f"batch {p[1]}, h = {p[2]:g} ({p[0]:+.3f})" for p in pairs if abs(p[0]) > tol_of[p[1]]]
-    ours = (f"{close} of {len(pairs)} (batch, h) cells differ by less than the "
-            f"{'paired ' if paired else ''}tolerance ({tol}); mean {b} - {a} "
-            f"{np.mean([p[0] for p in pairs]):+.3f}; largest {worst[0]:+.3f} (batch {worst[1]}, h = {worst[2]:g}); "
-            f"of the {len(informative)} cells where either lies outside the band (inside: {_INSIDE}): "
-            f"{sum(abs(p[0]) <= tol_of[p[1]] for p in informative)} alike" + (f"; apart: {', '.join(apart)}" if apart
-                                                                                else ""))  # fmt: skip
+    ours = _alike_text(pairs, tol_of, bool(paired), _informative(pairs, cell_of, noise, a, b), a, b)
     judge = (lambda n: by_count(n, len(pairs), ours)) if every else (lambda n: _two_thirds(n, len(pairs), ours))
+    close_ind = sum(abs(p[0]) <= noise.diff(p[1]) for p in pairs)
     old = (f"with the seed means as independent (the rule until 2026-11-29, lenient: the samplers share seeds): "
            f"{close_ind} of {len(pairs)}, {judge(close_ind).verdict}") if paired else ""  # fmt: skip
-    if not outside:  # both converged everywhere: alike by construction, not a test (until 2026-11-29 counted)
-        counted = judge(close).verdict
+    if not any(c["label"] in (a, b) and _above_band(c, noise) for c in cells):
+        # both converged everywhere: alike by construction, not a test (until 2026-11-29 counted)
         return not_tested("scale", ours, "; ".join(x for x in (
             f"every cell of {a} and {b} is inside the oracle's self-distance band ({_INSIDE}): neither responds to h "
-            f"or batch on this grid (counted until 2026-11-29: {counted}); {_larger_h(cells)}", old) if x))  # fmt: skip
+            f"or batch on this grid (counted until 2026-11-29: {judge(close).verdict}); {_larger_h(cells)}", old)
+            if x))  # fmt: skip
     out = judge(close)
     return replace(out, why="; ".join(x for x in (out.why, old) if x))
+
+
+def _informative(pairs, cell_of: dict, noise: Noise, a: str, b: str) -> list:
+    """The pairs (difference, batch, h) where either sampler's cell lies above the oracle's band."""
+    return [p for p in pairs if any(_above_band(cell_of[(lab, p[1], p[2])], noise) for lab in (a, b)
+                                    if (lab, p[1], p[2]) in cell_of)]  # fmt: skip
+
+
+def _alike_text(pairs, tol_of: dict, paired: bool, informative, a: str, b: str) -> str:
+    """The 'alike' rows' ours: the count within the tolerance, the mean and largest difference, the
+    informative cells alike and the cells apart."""
+    worst = max(pairs, key=lambda p: abs(p[0])) if pairs else (math.nan, "", math.nan)
+    tol = ", ".join(f"batch {bb} {t:.3f}" for bb, t in tol_of.items())
+    apart = [f"batch {p[1]}, h = {p[2]:g} ({p[0]:+.3f})" for p in pairs if abs(p[0]) > tol_of[p[1]]]
+    close = sum(abs(p[0]) <= tol_of[p[1]] for p in pairs)
+    return (f"{close} of {len(pairs)} (batch, h) cells differ by less than the {'paired ' if paired else ''}tolerance "
+            f"({tol}); mean {b} - {a} {np.mean([p[0] for p in pairs]):+.3f}; largest {worst[0]:+.3f} (batch "
+            f"{worst[1]}, h = {worst[2]:g}); of the {len(informative)} cells where either lies outside the band "
+            f"(inside: {_INSIDE}): {sum(abs(p[0]) <= tol_of[p[1]] for p in informative)} alike"
+            + (f"; apart: {', '.join(apart)}" if apart else ""))  # fmt: skip
 
 
 def _paired_tolerance(pairs, cell_of: dict, a: str, b: str) -> dict:

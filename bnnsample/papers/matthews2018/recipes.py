@@ -208,7 +208,14 @@ def _finite(target, res, s):
     why = CCADL_TOY if err["ccadl"]["diverged"] else ""
     if not math.isfinite(ng["mean_abs_error"]):
         return not_reproduced(ours, "; ".join(x for x in ("most NOGIN runs diverged", why) if x))
-    # how far each other scheme lies above NOGIN, in s.e. of the difference; inf: most of its runs diverged
+    return _finite_verdict(err, ours, why)
+
+
+def _finite_verdict(err: dict, ours: str, why: str) -> Outcome:
+    """``_finite`` once NOGIN's error is finite: each other scheme's distance above it in s.e. of the difference
+    (inf: most of its runs diverged); below NOGIN beyond 2 s.e. anywhere: not reproduced; above beyond 2 s.e.
+    everywhere: reproduced; within 2 s.e. of some: partly, of all: not tested."""
+    ng = err["nogin"]
     zs = {sc: (e["mean_abs_error"] - ng["mean_abs_error"]) / math.hypot(e["se_abs_error"], ng["se_abs_error"])
           if math.isfinite(e["mean_abs_error"]) else math.inf for sc, e in err.items() if sc != "nogin"}  # fmt: skip
     ours += "; above NOGIN by: " + ", ".join(
@@ -701,6 +708,12 @@ def _same(sc: str, p: Passes) -> Outcome:
         why = (f"both fail at every n: nothing to compare; a test needs an n at which {LABELS[sc]} works with both "
                "covariances")  # fmt: skip
         return not_tested("scale", ours, "; ".join(x for x in (why, cause, FIG2_TEST[sc], NEED) if x))
+    return _same_over_seeds(sc, p, ours, both, cause)
+
+
+def _same_over_seeds(sc: str, p: Passes, ours: str, both: list, cause: str) -> Outcome:
+    """``_same`` where both covariances work at the n in ``both``: the seeds' mean final errors with each
+    (``_seed_gap``) within 2 s.e. of their difference at every such n, the paired difference beside it."""
     gaps = {n: _seed_gap([r for r in p.scatter if r["scheme"] == sc and r["n"] == n]) for n in both}
     if any(g is None for g in gaps.values()):
         why = (f"both work at n = {both}; the seed scatter of a final error, the noise of their difference, is not "

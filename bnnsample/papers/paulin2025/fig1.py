@@ -425,14 +425,19 @@ def _best_outcome(cells: dict):
     got = {h: _best_at(cells, k) for k, h in enumerate(STEPS)}
     counted = [g for g in got.values() if g is not None]
     unresolved = [f"{h:g}" for h, g in got.items() if g is None]
-    tally = {kind: [f"{h:g}" for h, g in got.items() if g is not None and test(g)] for kind, test in (
-        ("held", lambda g: g[0]), ("failed", lambda g: bool(g[1])), ("tied", lambda g: not g[0] and not g[1]))}  # fmt: skip
-    why = ["; ".join(f"{kind} at h = {', '.join(hs)}" for kind, hs in tally.items() if hs)]
+    why = [_best_tally(got)]
     if unresolved:
         why.append(f"h = {', '.join(unresolved)} not counted (a sampler of the two below {NOISE_FLOORS} MC floors)")
     why.append(_similar_text(cells))
     return by_resolved(sum(held for held, _, _ in counted), [z for _, zs, _ in counted for z in zs], len(counted),
                        "; ".join(part for *_, part in counted) or "-", "; ".join(why))  # fmt: skip
+
+
+def _best_tally(got: dict) -> str:
+    """Which counted h (``_best_at`` not None) held, failed (another sampler below by > 2 s.e.) or tied."""
+    kinds = {"held": lambda g: g[0], "failed": lambda g: bool(g[1]), "tied": lambda g: not g[0] and not g[1]}
+    tally = {kind: [f"{h:g}" for h, g in got.items() if g is not None and test(g)] for kind, test in kinds.items()}
+    return "; ".join(f"{kind} at h = {', '.join(hs)}" for kind, hs in tally.items() if hs)
 
 
 def _similar_text(cells: dict) -> str:

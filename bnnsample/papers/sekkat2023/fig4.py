@@ -119,18 +119,31 @@ def _regime(rows, st, floor_why):
     above = {h: max(r["l1"] for r in sg if r["h"] == h) for h in st["h"] if h > 1e-4}
     small = [r for r in sg if r["h"] <= 1e-4]
     fails = [r for r in small if r["l1"] >= 0.1]
-    ours = "; ".join(f"h={h:g}: " + ", ".join(f"{r['sampling']} n={r['n']} {r['l1']:.3f}" for r in small if r["h"] == h)
-                     for h in sorted({r["h"] for r in small})) + "; " + ", ".join(
-        f"h={h:g}: max {v:.3f}" for h, v in above.items())  # fmt: skip
-    why = ("above 0.1 at h <= 1e-4: " + ", ".join(
-        f"h={r['h']:g} {r['sampling']} n={r['n']} {l1_text(r)} ({(r['l1'] - 0.1) / r['l1_se']:.0f} s.e. above; "
-        f"L1 - floor {r['l1'] - r['l1_noise_floor']:.3f}" + (": not resolved at this floor" if r["l1"] - r["l1_noise_floor"] < 0.1 else "") + ")"
-        for r in fails) + " (§2.5.2: 'for the values of n considered'; n = 5 is the batch size of §4.4)") if fails else ""  # fmt: skip
+    ours = _regime_text(small, above)
+    why = _regime_fails(fails)
     near = [r for r in small if r["l1"] < 0.1 and 0.1 - r["l1"] <= 2 * r["l1_se"]]
     if near:
         why = "; ".join(p for p in (why, "below 0.1 by less than 2 s.e.: " + ", ".join(
             f"h={r['h']:g} {r['sampling']} n={r['n']} {r['l1']:.4f} ± {r['l1_se']:.4f}" for r in near)) if p)  # fmt: skip
     return by_count(len(small) - len(fails) + sum(v > 0.1 for v in above.values()), len(small) + len(above), ours, why)
+
+
+def _regime_text(small, above: dict) -> str:
+    """Each small-h setting's L1, then the largest L1 at each larger h."""
+    return "; ".join(f"h={h:g}: " + ", ".join(f"{r['sampling']} n={r['n']} {r['l1']:.3f}" for r in small
+                                              if r["h"] == h) for h in sorted({r["h"] for r in small})) + "; " + ", ".join(
+        f"h={h:g}: max {v:.3f}" for h, v in above.items())  # fmt: skip
+
+
+def _regime_fails(fails) -> str:
+    """The small-h settings at or above L1 0.1, each with its distance in s.e. and above its noise floor."""
+    if not fails:
+        return ""
+    return ("above 0.1 at h <= 1e-4: " + ", ".join(
+        f"h={r['h']:g} {r['sampling']} n={r['n']} {l1_text(r)} ({(r['l1'] - 0.1) / r['l1_se']:.0f} s.e. above; "
+        f"L1 - floor {r['l1'] - r['l1_noise_floor']:.3f}"
+        + (": not resolved at this floor" if r["l1"] - r["l1_noise_floor"] < 0.1 else "") + ")" for r in fails)
+        + " (§2.5.2: 'for the values of n considered'; n = 5 is the batch size of §4.4)")  # fmt: skip
 
 
 @FIG4_CLAIMS.rule("sgld_langevin", "SGLD and Langevin (Gamma = I_2) errors are quite similar", "§2.5.2, Fig. 4",

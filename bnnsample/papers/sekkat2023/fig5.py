@@ -143,6 +143,12 @@ def _below_langevin(rows, st, fig3_h=FIG3["quick"]["h"]):
             f"{sum(q > 3 for q in cq)} of {len(cq)} above 3")  # fmt: skip
     miss = [(r, h3, lv, q) for (r, h3, lv), q in zip(cross, cq) if q <= 3]
     miss += [(r, r["h"], abs(r["langevin_exact"]), q) for r, q in zip(rows, ratio) if q <= 3]
+    return by_count(sum(q > 3 for q in ratio) + sum(q > 3 for q in cq), len(ratio) + len(cq), ours, _misses(miss))
+
+
+def _misses(miss) -> str:
+    """The comparisons (AdL row, Langevin's h, Langevin's exact error, ratio) short of 3x, grouped by (n,
+    Langevin's h), with what resolving them takes ('' when none)."""
     why = ""
     if miss:
         need = max((2 * r["se"] / (lv / 3)) ** 2 for r, _, lv, _ in miss)
@@ -156,7 +162,7 @@ def _below_langevin(rows, st, fig3_h=FIG3["quick"]["h"]):
                f"{span([r['se'] for r, *_ in miss], '.3f')}, not resolved against a third of Langevin's either way; "
                f"resolving it takes s.e. below a sixth of Langevin's error: about {need:.0f}x the chains x time of "
                f"the AdL runs there (their seconds in fig5.csv x {need:.0f})")  # fmt: skip
-    return by_count(sum(q > 3 for q in ratio) + sum(q > 3 for q in cq), len(ratio) + len(cq), ours, why)
+    return why
 
 
 def _outside(rows, key, pred) -> str:
