@@ -542,3 +542,17 @@ def test_fig14_tolerances_state_what_by_bound_gives():
     assert "h in {0.001, 0.002, 0.005}, no seed replicas" in out[fig14.FIG14_CLAIMS["k3"]].why
     assert "diverged chains left out: n=5 h=0.01 K=35: 4 of 400" in out[fig14.FIG14_CLAIMS["residual"]].why
     assert "z of L1(K=15) - 0.7 L1(K=3) at (n, h) = (5, 0.01): " in out[fig14.FIG14_CLAIMS["k15"]].why
+
+
+def test_fig14_judges_the_replicated_setting_on_its_seed_mean():
+    """The eleventh audit: at the (n, h) with seed replicas each K is judged on the mean over its seeds, with
+    the seeds' own s.e., not on replica 0 alone."""
+    from bnnsample.papers.sekkat2023 import fig14
+
+    base = {"n": 5, "h": 0.01, "K": 3, "l1_noise_floor": 0.04, "mass_theta1_gt_0.7": 0.4, "l1_se": 0.02}
+    rows = [dict(base, replica=k, l1=v) for k, v in enumerate((0.05, 0.10, 0.07, 0.08))]
+    rows.append(dict(base, K=0, replica=0, l1=0.06))
+    got = {r["K"]: r for r in fig14._seed_means(rows, 1.5)}
+    assert got[3]["l1"] == pytest.approx(0.075) and got[3]["seeds"] == 4
+    assert got[3]["l1_se"] == pytest.approx(np.std([0.05, 0.10, 0.07, 0.08], ddof=1) / 2)
+    assert got[0]["l1"] == 0.06 and got[0]["l1_se"] == pytest.approx(0.03)  # one run: its s.e. widened
