@@ -4,6 +4,7 @@ batches of 10), and their pieces."""
 
 import csv
 
+import numpy as np
 import pytest
 import torch
 
@@ -56,7 +57,8 @@ def test_local_paths_start_perturbed_around_one_centre_and_record_each_epoch(dat
     center = torch.zeros(pot.dim)
     starts = center + 0.01 * torch.randn(3, pot.dim, generator=torch.Generator().manual_seed(0))
     got = local_paths(target, center, starts, epochs=2, seed=0)
-    assert got["loss"].shape == (3, 2) and got["bounces"].shape == (3,)
+    assert got["loss"].shape == (3, 2) and got["bounces"].shape == (3, 2)  # cumulative per epoch
+    assert bool((got["bounces"][:, 1] >= got["bounces"][:, 0]).all())
     # at x = 0 every network output is 0: the loss is log 10 exactly, and paths near it stay near it
     assert torch.allclose(got["loss"], torch.full((3, 2), torch.log(torch.tensor(10.0)).item()), atol=0.05)
 
@@ -107,19 +109,28 @@ def test_fig3_rules_judge_by_the_stated_rate_and_burn_in():
     audit: a short run from the box's centre gives only a lower bound on the bounce rate)."""
     from bnnsample.papers.paulin2025 import fig3
 
-    def row(bounces, steps, rhat=1.0, burn_in=10, path_epochs=160):
+    def row(bounces, steps, rhat=1.0, burn_in=10, path_epochs=160, after=None):
         return {"kind": "rhat", "rep": 0, "rhat": rhat, "null_q95": 1.2, "values_per_chain": 30,
-                "bounces": bounces, "coordinate_steps": steps, "burn_in": burn_in, "path_epochs": path_epochs}  # fmt: skip
+                "bounces": bounces, "coordinate_steps": steps, "burn_in": burn_in, "path_epochs": path_epochs,
+                "bounces_after_burn_in": bounces if after is None else after}  # fmt: skip
 
+    # 160 path-epochs = 4 paths x 40 epochs, 120 of them after the 10 burn-in epochs
     assert fig3._bounces([row(0, 1e8)]).verdict == "reproduced"
-    assert (
-        fig3._bounces([row(160, 1e8)]).verdict == "reproduced"
-        and "1 per path-epoch" in fig3._bounces([row(160, 1e8)]).ours
-    )
-    assert fig3._bounces([row(161, 1e8)]).verdict == "not reproduced"
+    assert fig3._bounces([row(200, 1e8, after=120)]).verdict == "reproduced"
+    assert "120 in 120 path-epochs" in fig3._bounces([row(200, 1e8, after=120)]).ours
+    assert fig3._bounces([row(121, 1e8)]).verdict == "not reproduced"
     short = fig3._bounces([row(1, 1e8, burn_in=1)])
     assert short.verdict == "not tested: scale" and "1 burn-in epochs" in short.why
     assert fig3._bounces([]).verdict == "not tested: scale"
+    # at the paper's burn-in the rate counts the epochs after it: per-epoch cumulative counts [C, epochs]
+    cum = np.array([[0, 1, 1, 2] + [2] * 36, [0, 0, 3, 3] + [3 + k for k in range(36)]])  # 2 paths x 40 epochs
+    assert fig3._after(cum, 10) == (2 - 2) + (38 - 8) and fig3._last(cum).tolist() == [2, 38]
+    paper = [dict(row(40, 1e9, after=60.0), path_epochs=80)]
+    assert fig3._bounces(paper).verdict == "reproduced" and "60 in 60 path-epochs" in fig3._bounces(paper).ours
+    paper[0]["bounces_after_burn_in"] = 61.0
+    assert fig3._bounces(paper).verdict == "not reproduced"
+    old = [dict(row(40, 1e9, after=float("nan")), path_epochs=80)]  # a cell with totals only
+    assert fig3._bounces(old).verdict == "not tested: scale" and "per epoch" in fig3._bounces(old).why
     assert fig3._rhat([row(0, 1, rhat=1.05)]).verdict == "reproduced"
     assert fig3._rhat([row(0, 1, rhat=1.6)]).verdict == "not reproduced"
     assert fig3._rhat([row(0, 1, rhat=1.6, burn_in=1)]).verdict.startswith("not tested")

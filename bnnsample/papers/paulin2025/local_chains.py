@@ -88,7 +88,8 @@ def local_paths(target, center: torch.Tensor, starts: torch.Tensor, epochs: int,
     with velocities N(0, I), each path its own batch order (the paper's independent paths) and
     noise. Returns ``loss`` [C, epochs]: each epoch's mean training loss (mean cross-entropy per
     datum, BatchNorm on batch statistics; under SMS an epoch visits every batch once, so this is the
-    training loss averaged along the epoch's path) and ``bounces`` [C]."""
+    training loss averaged along the epoch's path) and ``bounces`` [C, epochs]: each path's bounces up to the
+    end of each epoch (cumulative)."""
     from ...potential import ControlVariate, ElasticBox, Localized
     from ...simulate import Chains, make_chains, preset_scheme
     from ...simulate import run as run_blocks
@@ -109,11 +110,12 @@ def local_paths(target, center: torch.Tensor, starts: torch.Tensor, epochs: int,
     ch.ctx.boundary = box = ElasticBox.for_localization(box_center, lam, width)
     per_epoch = ch.schedule.n_batches
     ch.integrator.check_run(0, epochs * per_epoch)
-    loss = []
+    loss, bounces = [], []
     for blk in run_blocks(ch.integrator, ch.state, ch.next_force, ch.ctx, total=epochs * per_epoch, thin=per_epoch):
         if blk.draw:
             loss.append(rec.take())
-    return {"loss": torch.stack(loss, 1).cpu(), "bounces": box.counts.cpu()}
+            bounces.append(box.counts.clone())
+    return {"loss": torch.stack(loss, 1).cpu(), "bounces": torch.stack(bounces, 1).cpu()}
 
 
 def hessian_matvec(pot, x: torch.Tensor, batches: torch.Tensor, scale: float = 1.0):
