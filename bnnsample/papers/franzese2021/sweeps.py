@@ -326,6 +326,26 @@ _BATCH_WHY = (
     "with a larger in-band h, or none and a reversal; not tested: no counted cell resolved",
     method=_AKD,
 )
+def _batch_order_cells(cells: list[dict], noise: Noise, batches: list, akd: dict) -> tuple:
+    """(cells in order, z of each resolved reversal, cells, converged cells) over the (sampler, h) cells: in
+    order when the full batch lies below the smallest by more than the tolerance and no larger batch lies above
+    a smaller one by more than it; converged when unresolved with every batch inside the band."""
+    good, zs, total, converged = 0, [], 0, 0
+    for d, lab, h in distinct(cells, "dataset", "label", "step_size") if len(batches) > 1 else []:
+        v = [akd.get((d, lab, b, h), math.nan) for b in batches]
+        total += 1
+        # a larger batch (earlier in the list) above a smaller one by more than the tolerance: a resolved reversal
+        rev = [(v[i] - v[i + 1]) / noise.diff(batches[i], batches[i + 1]) for i in range(len(v) - 1)
+               if not v[i] < v[i + 1] + noise.diff(batches[i], batches[i + 1])]  # fmt: skip
+        if rev:
+            zs.append(2 * max(rev) if all(np.isfinite(rev)) else math.inf)
+        elif v[-1] - v[0] > noise.diff(batches[0], batches[-1]):
+            good += 1
+        else:
+            converged += all(_inside(c, noise) for c in cells if (c["label"], c["step_size"]) == (lab, h))
+    return good, zs, total, converged
+
+
 def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome:
     labels, batches, akd = distinct(cells, "label"), distinct(cells, "batch"), _akd(cells)
     ok = {(lab, b): _largest_h_in_band(cells, noise, lab, b) for lab in labels for b in batches}
@@ -340,19 +360,7 @@ def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome
 
     pairs = [(lab, b1, b2) for lab in labels for b1, b2 in zip(batches, batches[1:])]
     mono = not any(reversed_in_band(*pair) for pair in pairs)
-    good, zs, total, converged = 0, [], 0, 0
-    for d, lab, h in distinct(cells, "dataset", "label", "step_size") if len(batches) > 1 else []:
-        v = [akd.get((d, lab, b, h), math.nan) for b in batches]
-        total += 1
-        # a larger batch (earlier in the list) above a smaller one by more than the tolerance: a resolved reversal
-        rev = [(v[i] - v[i + 1]) / noise.diff(batches[i], batches[i + 1]) for i in range(len(v) - 1)
-               if not v[i] < v[i + 1] + noise.diff(batches[i], batches[i + 1])]  # fmt: skip
-        if rev:
-            zs.append(2 * max(rev) if all(np.isfinite(rev)) else math.inf)
-        elif v[-1] - v[0] > noise.diff(batches[0], batches[-1]):
-            good += 1
-        else:
-            converged += all(_inside(c, noise) for c in cells if (c["label"], c["step_size"]) == (lab, h))
+    good, zs, total, converged = _batch_order_cells(cells, noise, batches, akd)
     text = "; ".join(f"{lab}: " + ", ".join(f"{b}: {ok[(lab, b)]:g}" for b in batches) for lab in labels)
     ours = (f"AKD ordered {' < '.join(map(str, batches))}, resolved, in {good} of {total - converged} (sampler, h) "
             f"cells with some batch outside the band ({converged} more converged), reversed in {len(zs)}; largest h "
