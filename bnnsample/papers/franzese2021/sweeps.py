@@ -311,21 +311,6 @@ _BATCH_WHY = (
 )
 
 
-@FIG4_CLAIMS.rule(
-    "batch",
-    "larger batches admit larger h; smaller batches need smaller h",
-    "§5 'On the convergence bottleneck', Fig. 4",
-    "qualitative",
-    tolerance=f"AKD ordered by batch size, full lowest by more than {_TOL}, no reversal beyond it, in "
-    f"every (sampler, h) cell where some batch lies outside the band ({_INSIDE}); cells with every batch "
-    "inside it are converged (no order to see) and set aside, as the 'alike' rows do (until 2026-11-29 counted "
-    "as unresolved: the reason says what that gave); and the largest h inside the band never larger for a "
-    "smaller batch whose AKD there is also lower (until 2026-11-29 a larger in-band h counted alone, though a "
-    "noisier batch's wider allowance can put a worse AKD inside the band; on breast_cancer with h up to 0.08 "
-    "that gave not reproduced); reproduced: every counted cell; partly: some; not reproduced: a smaller batch "
-    "with a larger in-band h, or none and a reversal; not tested: no counted cell resolved",
-    method=_AKD,
-)
 def _batch_order_cells(cells: list[dict], noise: Noise, batches: list, akd: dict) -> tuple:
     """(cells in order, z of each resolved reversal, cells, converged cells) over the (sampler, h) cells: in
     order when the full batch lies below the smallest by more than the tolerance and no larger batch lies above
@@ -346,6 +331,21 @@ def _batch_order_cells(cells: list[dict], noise: Noise, batches: list, akd: dict
     return good, zs, total, converged
 
 
+@FIG4_CLAIMS.rule(
+    "batch",
+    "larger batches admit larger h; smaller batches need smaller h",
+    "§5 'On the convergence bottleneck', Fig. 4",
+    "qualitative",
+    tolerance=f"AKD ordered by batch size, full lowest by more than {_TOL}, no reversal beyond it, in "
+    f"every (sampler, h) cell where some batch lies outside the band ({_INSIDE}); cells with every batch "
+    "inside it are converged (no order to see) and set aside, as the 'alike' rows do (until 2026-11-29 counted "
+    "as unresolved: the reason says what that gave); and the largest h inside the band never larger for a "
+    "smaller batch whose AKD there is also lower (until 2026-11-29 a larger in-band h counted alone, though a "
+    "noisier batch's wider allowance can put a worse AKD inside the band; on breast_cancer with h up to 0.08 "
+    "that gave not reproduced); reproduced: every counted cell; partly: some; not reproduced: a smaller batch "
+    "with a larger in-band h, or none and a reversal; not tested: no counted cell resolved",
+    method=_AKD,
+)
 def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome:
     labels, batches, akd = distinct(cells, "label"), distinct(cells, "batch"), _akd(cells)
     ok = {(lab, b): _largest_h_in_band(cells, noise, lab, b) for lab in labels for b in batches}
