@@ -167,7 +167,7 @@ def _rhat(rows):
 RHAT_TEST = (
     "a test: scale=paper (cnn_fmnist, 10 burn-in of 40 epochs), a GPU job (the queue's fig3_paper, reps=2, about "
     "8-12 GPU-minutes; the row on the paper's network); on this CPU the scale=quick repetition's 1,319 s for 4 paths "
-    "x 4 epochs of cnn_small put 4 paths x 12 epochs (10 burn-in) at about 66 CPU-minutes a repetition"
+    "x 4 epochs of cnn_small put the paper's 4 paths x 40 epochs at about 220 CPU-minutes a repetition"
 )
 
 
