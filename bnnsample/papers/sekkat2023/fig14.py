@@ -148,7 +148,7 @@ def fig14_outcomes(rows, proj, st, scale: str) -> list[tuple[Claim, Outcome]]:
     """The measured outcome of each claim of FIG14_CLAIMS."""
     pe = {K: proj[f"K={K}"] for K in sorted(EADL_BASES)}
     f, noise = seed_noise(rows)
-    main = _seed_means(rows, f)
+    main = _seed_means(rows, f, _pooled_sd(rows))
     out = FIG14_CLAIMS.outcomes(main, pe, st, scale, mixture.scale_why(main, scale, FIG14, fig14_plan))
     base = [_at(main, 0, n, h) for n, h in _cases(st)]
     now = ("with eta_k = 0.1 the K = 0 (AdL) errors are " + ", ".join(
@@ -167,10 +167,26 @@ def fig14_outcomes(rows, proj, st, scale: str) -> list[tuple[Claim, Outcome]]:
             for c, o in out]  # fmt: skip
 
 
-def _seed_means(rows, f: float) -> list[dict]:
+def _pooled_sd(rows) -> float | None:
+    """The seed-to-seed sd of L1 pooled over the replicated (n, h, K) settings (as ``seed_noise``); None
+    without replicas."""
+    import numpy as np
+
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r["n"], r["h"], r["K"]), []).append(r["l1"])
+    groups = {k: g for k, g in groups.items() if len(g) > 1}
+    if not groups:
+        return None
+    dev = sum(float(np.sum((np.array(g) - np.mean(g)) ** 2)) for g in groups.values())
+    return float(np.sqrt(dev / sum(len(g) - 1 for g in groups.values())))
+
+
+def _seed_means(rows, f: float, sd: float | None = None) -> list[dict]:
     """One row per (n, h, K): replica 0's with its bootstrap s.e. widened by ``f`` (``seed_noise``), or, where
-    seed replicas ran, the mean L1, floor and mass over the seeds with s.e. = the seeds' sd / sqrt(seeds)
-    (until 2026-11-29 replica 0 alone was judged there too)."""
+    seed replicas ran, the mean L1, floor and mass over the seeds with s.e. = sd / sqrt(seeds), sd the seed
+    sd pooled over the replicated settings (``_pooled_sd``; its own seeds' sd when not given) (until
+    2026-11-29 replica 0 alone was judged there too)."""
     import numpy as np
 
     groups: dict = {}
@@ -183,8 +199,8 @@ def _seed_means(rows, f: float) -> list[dict]:
             out.append({**r0, "l1_se": f * r0["l1_se"]})
             continue
         mean = {k: float(np.mean([r[k] for r in g])) for k in ("l1", "l1_noise_floor", "mass_theta1_gt_0.7")}
-        out.append({**r0, **mean, "l1_se": float(np.std([r["l1"] for r in g], ddof=1)) / np.sqrt(len(g)),
-                    "seeds": len(g)})  # fmt: skip
+        spread = sd if sd is not None else float(np.std([r["l1"] for r in g], ddof=1))
+        out.append({**r0, **mean, "l1_se": spread / np.sqrt(len(g)), "seeds": len(g)})
     return out
 
 
@@ -213,7 +229,7 @@ def _change(rows, st, a: int, b: int) -> str:
 
 
 @FIG14_CLAIMS.rule("k3", "the bias drops already at K = 3 (vs AdL, K = 0)", "§4.4, Fig. 14 (vs Fig. 7)", "drops",
-    tolerance="L1 at K = 3 below that at K = 0 by more than 2 s.e., at each (n, h); s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise, and at the (n, h) with seed replicas the mean over its seeds with s.e. = their sd / sqrt(seeds) (until 2026-11-29 replica 0 alone there, which gave not tested; the numbers shown are the seed means); reproduced: at each (n, h); partly: at some (even if others go the other way beyond 2 s.e.); not reproduced: at none, the other way beyond 2 s.e. at some; not tested: none resolved either way; judged at eta_k = 0.1 (the paper prints 1; eta_k = 0.1 was chosen after the eta_k = 1 runs were seen to be metastable; what 1 gives is in the reason)",
+    tolerance="L1 at K = 3 below that at K = 0 by more than 2 s.e., at each (n, h); s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise, and at the (n, h) with seed replicas the mean over its seeds with s.e. = the seed sd pooled over the replicated settings (9 dof) / sqrt(seeds) (until 2026-11-29 replica 0 alone there, which gave not tested; the numbers shown are the seed means); reproduced: at each (n, h); partly: at some (even if others go the other way beyond 2 s.e.); not reproduced: at none, the other way beyond 2 s.e. at some; not tested: none resolved either way; judged at eta_k = 0.1 (the paper prints 1; eta_k = 0.1 was chosen after the eta_k = 1 runs were seen to be metastable; what 1 gives is in the reason)",
     method="independent runs, bootstrap s.e. over chains")  # fmt: skip
 def _k3(rows, pe, st, scale, floor_why):
     return by_bound([bound_z(_at(rows, 0, n, h), _at(rows, 3, n, h)) for n, h in _cases(st)], _change(rows, st, 0, 3),
@@ -223,7 +239,7 @@ def _k3(rows, pe, st, scale, floor_why):
 
 @FIG14_CLAIMS.rule("k15", "the bias drops dramatically at K = 15, as the projection error does (Fig. 15)",
     "§4.4, Figs. 14-15", "dramatic drop",
-    tolerance="L1 at K = 15 below 0.7x that at K = 3 (our lenient reading of 'dramatic': a 30% drop; the projection error's drop is in the reason) by more than 2 s.e., at each (n, h); s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise, and at the (n, h) with seed replicas the mean over its seeds with s.e. = their sd / sqrt(seeds) (until 2026-11-29 replica 0 alone there, which gave not tested; the numbers shown are the seed means); reproduced: at each (n, h); partly: at some (even if others go the other way beyond 2 s.e.); not reproduced: at none, the other way beyond 2 s.e. at some; not tested: none resolved either way; judged at eta_k = 0.1 (the paper prints 1; eta_k = 0.1 was chosen after the eta_k = 1 runs were seen to be metastable; what 1 gives is in the reason)",
+    tolerance="L1 at K = 15 below 0.7x that at K = 3 (our lenient reading of 'dramatic': a 30% drop; the projection error's drop is in the reason) by more than 2 s.e., at each (n, h); s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise, and at the (n, h) with seed replicas the mean over its seeds with s.e. = the seed sd pooled over the replicated settings (9 dof) / sqrt(seeds) (until 2026-11-29 replica 0 alone there, which gave not tested; the numbers shown are the seed means); reproduced: at each (n, h); partly: at some (even if others go the other way beyond 2 s.e.); not reproduced: at none, the other way beyond 2 s.e. at some; not tested: none resolved either way; judged at eta_k = 0.1 (the paper prints 1; eta_k = 0.1 was chosen after the eta_k = 1 runs were seen to be metastable; what 1 gives is in the reason)",
     method="independent runs, bootstrap s.e. over chains; at scale=paper 5 + 20 time units per chain (the paper's one "
            "trajectory: T = 10^6)")  # fmt: skip
 def _k15(rows, pe, st, scale, floor_why):
@@ -238,7 +254,7 @@ def _k15(rows, pe, st, scale, floor_why):
     tolerance="L1 - floor at K = 15 and 35 at most half of L1 - floor at K = 0 (AdL), within 2 s.e. (a case fails "
               "only when the larger K >= 15 excess is above half the K = 0 one by more than 2 s.e.), at each (n, h) "
               "where the K = 0 error exceeds its floor by > 2 s.e. (s.e. widened by the measured seed-to-seed noise; "
-              "at the (n, h) with seed replicas the seeds' mean, s.e. = their sd / sqrt(seeds), replica 0 alone "
+              "at the (n, h) with seed replicas the seeds' mean, s.e. = the pooled seed sd / sqrt(seeds), replica 0 alone "
               "until 2026-11-29, which gave not tested); "
               "reproduced: at each such (n, h); partly: some; not reproduced: none; not tested: no (n, h) whose K = 0 "
               "error is resolved; judged at eta_k = 0.1",
