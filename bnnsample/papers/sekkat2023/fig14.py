@@ -80,8 +80,7 @@ def seed_noise(rows) -> tuple[float, str]:
     groups = {k: g for k, g in groups.items() if len(g) > 1}
     if not groups:
         return 1.0, "no replicated settings: the bootstrap s.e. alone"
-    dev = [(r["l1"] - np.mean([q["l1"] for q in g])) ** 2 for g in groups.values() for r in g]
-    sd = float(np.sqrt(sum(dev) / sum(len(g) - 1 for g in groups.values())))
+    sd = _pooled_sd(rows)
     se = float(np.sqrt(np.mean([r["l1_se"] ** 2 for g in groups.values() for r in g])))
     f = max(1.0, sd / se)
     per = "; ".join(
