@@ -71,7 +71,7 @@ def test_recipe_end_to_end_tiny(tmp_path, monkeypatch):
     assert len(rows) == len(fig2.CLAIMS)  # one row per claim
     counts = verdict_counts(section)
     assert sum(counts[v] for v in VERDICTS) == len(fig2.CLAIMS) - 1  # the SG-HMC row is a check, not counted
-    assert counts["statement"] == len(fig2.CLAIMS) - 1
+    assert counts["statement"] + counts["derived"] == len(fig2.CLAIMS) - 1  # SG-HMC's order is derived
     check_rows = [row for row in rows if "| check |" in row]
     assert len(check_rows) == 1 and re.search(r"\| (passed|FAILED) \|", check_rows[0])
     # the section is a function of the CSVs: written again from them it is the same (its cost aside)
@@ -106,7 +106,7 @@ def test_committed_section_is_what_the_committed_csvs_give():
 def test_claims_table_is_filled():
     for claim in fig2.CLAIMS.values():
         assert claim.text and claim.where and claim.paper and claim.tolerance and claim.method
-        assert claim.source in ("statement", "check")
+        assert claim.source in ("statement", "derived", "check")
 
 
 def bias_rows(values, se, resolved=True, name="SG-BAOAB"):
@@ -118,7 +118,8 @@ def bias_rows(values, se, resolved=True, name="SG-BAOAB"):
     [((0.08, 0.02, 0.005), (1e-3, 5e-4, 2e-4), True, 2, "reproduced"),
      ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), True, 2, "not reproduced (62.2 s.e.)"),
      ((0.08, 0.04, 0.01), (1e-3, 5e-4, 2e-4), True, 1, "partly"),
-     ((0.08, 0.04, 0.012), (1e-2, 5e-3, 3e-3), True, 1, "reproduced"),
+     ((0.08, 0.04, 0.012), (1e-3, 5e-4, 3e-4), True, 1, "reproduced"),
+     ((0.08, 0.04, 0.012), (1e-2, 5e-3, 3e-3), True, 1, "partly"),  # agrees, but cannot tell order 1 from 2
      ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), False, 1, "not tested: scale")],
 )  # fmt: skip
 def test_ratio_rule(values, se, resolved, target, verdict):
@@ -156,3 +157,17 @@ def test_committed_comparisons_name_equal_and_unresolved_cells_and_every_calibra
     assert best["verdict"] == "partly" and "than SG-BAOAB, SG-HMC, worse than none" in best["reason"]
     assert "SG-BAOAB NLL +1.0, ACE +5.5, RPS +1.2, accuracy -0.1" in best["ours"]
     assert "until 2026-11-29 NLL and accuracy only" in best["tolerance"]
+
+
+def test_agreeing_ratios_that_do_not_separate_the_orders_give_partly():
+    """The eleventh audit: one resolved ratio of order 1.73 [0.999, 2.2] agrees with order 2 but its interval
+    reaches order 1 (the rival §3.4 contrasts), so it cannot show O(h^2) rather than O(h): partly, and the
+    reason says so; a tight interval at the same point separates them."""
+    hs, finest = [2e-3, 1e-3, 5e-4], 2.5e-4
+    wide = {("SMS-UBU", h): {"bias": b, "se": s, "resolved": r}
+            for h, b, s, r in zip(hs, (0.041, 0.0116, 0.0015), (0.0019, 0.0011, 0.0011), (True, True, False))}  # fmt: skip
+    out = fig2._ratio_outcome(wide, "SMS-UBU", hs, 2, 3.18)
+    assert out.verdict == "partly" and "do not separate order 2 from order 1" in out.why
+    tight = {k: {**v, "se": v["se"] / 20} for k, v in wide.items()}
+    assert fig2._ratio_outcome(tight, "SMS-UBU", hs, 2, 3.18).verdict == "reproduced"
+    assert finest == hs[-1] / 2
