@@ -79,8 +79,16 @@ def test_oracle_acf_of_ar1_draws():
 
 
 # -- the rules on rows built by hand -----------------------------------------------------------------------------
-def _acf_row(ds, acf, se=0.02):
-    return {"dataset": ds, "acf1": acf, "acf1_se": se, "acf1_median": acf, "acf1_max": acf + 0.1, "test_points": 51}
+def _acf_row(ds, acf, se=0.02, pooled=None):
+    return {
+        "dataset": ds,
+        "acf1": acf if pooled is None else pooled,
+        "acf1_se": se,
+        "acf1_median": acf,
+        "acf1_max": acf + 0.1,
+        "test_points": 51,
+        "acf1_runs": f"{acf - 0.01:.3f} {acf:.3f} {acf + 0.01:.3f}",
+    }
 
 
 def test_table3_rule():
@@ -90,6 +98,12 @@ def test_table3_rule():
     assert rule([_acf_row("boston", 0.5)], ["energy"]).verdict.startswith("not reproduced")
     assert rule([_acf_row("boston", 0.21, se=0.01)], []).verdict == "reproduced"  # within 2 s.e. of 0.2
     assert rule([], ["boston", "concrete"]).verdict == "not tested: data"
+    # the eleventh audit: the mean of the runs is judged (its s.e. is theirs), not the value pooled over all chains
+    assert rule([_acf_row("boston", 0.15, se=0.01, pooled=0.3)], []).verdict == "reproduced"
+    assert (
+        "0.150 ± 0.010 over 3 runs (pooled over all chains 0.300"
+        in rule([_acf_row("boston", 0.15, 0.01, 0.3)], []).ours
+    )
 
 
 def _fig2_row(C, coord, mean=1.0, var=0.2, acf=0.3, se=0.01):

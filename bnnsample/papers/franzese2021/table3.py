@@ -57,23 +57,33 @@ def table3_rows(inv: Invocation, bar) -> list[dict]:
 TABLE3_CLAIMS = Claims("statement")
 
 
+def _runs_mean(row: dict) -> float:
+    """The mean of the runs' ACF(1)s (``acf1_runs``): the estimator whose s.e. ``acf1_se`` is (the value pooled
+    over all chains, ``acf1``, is centred on the grand mean, so offsets between the runs raise it)."""
+    return float(np.mean([float(v) for v in str(row["acf1_runs"]).split()]))
+
+
 @TABLE3_CLAIMS.rule("acceptable", "keeping one draw every 500 steps (h = 0.005) makes the oracle's ACF(1) acceptable",
     "App. F.2, Table 3", "ACF(1) acceptable (Table 3's values are not in the text we have)",
-    tolerance=f"ACF(1) of the predictive f(x*), averaged over the test points, below {ACCEPTABLE} (our reading of "
-              "'acceptable') within 2 s.e.; reproduced: on every dataset run; partly: on some; not reproduced: on "
-              "none",
-    method="lag-1 autocorrelation of successive kept draws within chains, pooled over chains, per test point; s.e. "
-           "from the spread of the oracle's independent runs")  # fmt: skip
+    tolerance=f"ACF(1) of the predictive f(x*), averaged over the test points, the mean of the oracle's independent "
+              f"runs, below {ACCEPTABLE} (our reading of 'acceptable': the paper states no number) within 2 s.e.; "
+              "reproduced: on every dataset run; partly: on some; not reproduced: on none (until 2026-11-29 the value "
+              "pooled over all chains, 0.156 and 0.286, with the runs' s.e., which gave partly too)",
+    method="lag-1 autocorrelation of successive kept draws within the chains of each run, per test point; s.e. "
+           "from the spread of the runs")  # fmt: skip
 def _acceptable(rows, missing):
     if not rows:
         return not_tested("data", why=f"no dataset on disk ({', '.join(missing)})")
-    good = sum(r["acf1"] - 2 * r["acf1_se"] < ACCEPTABLE for r in rows)
-    ours = "; ".join(f"{r['dataset']}: {r['acf1']:.3f} ± {r['acf1_se']:.3f} (median {r['acf1_median']:.3f}, "
-                     f"largest {r['acf1_max']:.3f} over {r['test_points']} test points)" for r in rows)  # fmt: skip
-    above = [f"{r['dataset']} ({r['acf1']:.3f} ± {r['acf1_se']:.3f})" for r in rows
-             if r["acf1"] - 2 * r["acf1_se"] >= ACCEPTABLE]  # fmt: skip
-    why = "; ".join(x for x in (f"above {ACCEPTABLE} beyond 2 s.e.: {', '.join(above)}" if above else "",
-                                f"not run: {', '.join(missing)} (data not on disk)" if missing else "") if x)  # fmt: skip
+    good = sum(_runs_mean(r) - 2 * r["acf1_se"] < ACCEPTABLE for r in rows)
+    ours = "; ".join(f"{r['dataset']}: {_runs_mean(r):.3f} ± {r['acf1_se']:.3f} over {len(str(r['acf1_runs']).split())} "
+                     f"runs (pooled over all chains {r['acf1']:.3f}, median {r['acf1_median']:.3f}, largest "
+                     f"{r['acf1_max']:.3f} over {r['test_points']} test points)" for r in rows)  # fmt: skip
+    above = [f"{r['dataset']} ({_runs_mean(r):.3f} ± {r['acf1_se']:.3f})" for r in rows
+             if _runs_mean(r) - 2 * r["acf1_se"] >= ACCEPTABLE]  # fmt: skip
+    why = "; ".join(x for x in (
+        f"above {ACCEPTABLE} beyond 2 s.e.: {', '.join(above)} (the paper states no number: the threshold is this "
+        "project's)" if above else "",
+        f"not run: {', '.join(missing)} (data not on disk)" if missing else "") if x)  # fmt: skip
     return by_count(good, len(rows), ours, why)
 
 
