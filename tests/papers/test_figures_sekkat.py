@@ -549,10 +549,13 @@ def test_fig14_judges_the_replicated_setting_on_its_seed_mean():
     the seeds' own s.e., not on replica 0 alone."""
     from bnnsample.papers.sekkat2023 import fig14
 
-    base = {"n": 5, "h": 0.01, "K": 3, "l1_noise_floor": 0.04, "mass_theta1_gt_0.7": 0.4, "l1_se": 0.02}
-    rows = [dict(base, replica=k, l1=v) for k, v in enumerate((0.05, 0.10, 0.07, 0.08))]
+    base = {"n": 5, "h": 0.01, "K": 3, "l1_noise_floor": 0.04, "mass_theta1_gt_0.7": 0.4, "l1_se": 0.02,
+            "chains": 1000, "diverged_chains": 0}  # fmt: skip
+    rows = [dict(base, replica=k, l1=v, diverged_chains=k) for k, v in enumerate((0.05, 0.10, 0.07, 0.08))]
     rows.append(dict(base, K=0, replica=0, l1=0.06))
     got = {r["K"]: r for r in fig14._seed_means(rows, 1.5)}
     assert got[3]["l1"] == pytest.approx(0.075) and got[3]["seeds"] == 4
+    # the twelfth audit: diverged chains are counted over every seed, not replica 0's alone
+    assert fig14._left_out(list(got.values())) == "; diverged chains left out: n=5 h=0.01 K=3: 6 of 4000 (4 seeds)"
     assert got[3]["l1_se"] == pytest.approx(np.std([0.05, 0.10, 0.07, 0.08], ddof=1) / 2)
     assert got[0]["l1"] == 0.06 and got[0]["l1_se"] == pytest.approx(0.03)  # one run: its s.e. widened

@@ -199,7 +199,9 @@ def _seed_means(rows, f: float, sd: float | None = None) -> list[dict]:
             continue
         mean = {k: float(np.mean([r[k] for r in g])) for k in ("l1", "l1_noise_floor", "mass_theta1_gt_0.7")}
         spread = sd if sd is not None else float(np.std([r["l1"] for r in g], ddof=1))
-        out.append({**r0, **mean, "l1_se": spread / np.sqrt(len(g)), "seeds": len(g)})
+        out.append({**r0, **mean, "l1_se": spread / np.sqrt(len(g)), "seeds": len(g),
+                    "diverged_seeds": sum(r.get("diverged_chains", 0) for r in g),
+                    "chains_seeds": sum(r["chains"] for r in g)})  # fmt: skip
     return out
 
 
@@ -274,11 +276,16 @@ def _residual(rows, pe, st, scale, floor_why):
 
 
 def _left_out(rows) -> str:
-    """The chains that diverged (non-finite, left out of the L1) per (n, h, K), if any."""
-    bad = [r for r in rows if r.get("diverged_chains", 0)]
+    """The chains that diverged (non-finite, left out of the L1) per (n, h, K), if any: over every seed
+    where seed replicas ran (``_seed_means``)."""
+    bad = [r for r in rows if r.get("diverged_seeds", r.get("diverged_chains", 0))]
     return (
         "; diverged chains left out: "
-        + ", ".join(f"n={r['n']} h={r['h']:g} K={r['K']}: {r['diverged_chains']} of {r['chains']}" for r in bad)
+        + ", ".join(
+            f"n={r['n']} h={r['h']:g} K={r['K']}: {r.get('diverged_seeds', r['diverged_chains'])} of "
+            + (f"{r['chains_seeds']} ({r['seeds']} seeds)" if "seeds" in r else f"{r['chains']}")
+            for r in bad
+        )  # fmt: skip
         if bad
         else ""
     )
