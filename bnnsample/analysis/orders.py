@@ -291,7 +291,7 @@ def measure(scheme: _Scheme, batching: str, start=START, adapt: bool = True, the
         exact, first = _is_exact(vals), stat == prim
         rows.append(Row(scheme.name, batching, scheme.target.name, stat, first, theory if first else None,
                         "exact" if exact else "measured", Fit() if exact else fit_order(hs, vals), hs, vals,
-                        _primary_note(scheme, prim, vals, ser["var_x"]) if first else ""))  # fmt: skip
+                        _primary_note(scheme, prim, vals, ser["var_x"], batching) if first else ""))  # fmt: skip
     return rows
 
 
@@ -319,12 +319,13 @@ def _lower_law_order(hs, ser) -> bool:
     return fit_order(hs, m).slope < fit_order(hs, v).slope - LAW_GAP
 
 
-def _primary_note(scheme: _Scheme, prim: str, bias, var_x=None) -> str:
+def _primary_note(scheme: _Scheme, prim: str, bias, var_x=None, batching: str = "") -> str:
     if prim == "m2_v" and _is_exact(bias):
         return "var_x and E[v^2] exact on this target"
     notes = [scheme.note] if scheme.note else []
     if prim == "m2_v" and var_x is not None and not _is_exact(var_x):
-        notes.append("var_x's bias of higher order (the minibatch error only); order of the law measured on E[v^2]")
+        why = "" if batching == "full" else " (the minibatch error only)"  # full batches: no minibatch error
+        notes.append(f"var_x's bias of higher order{why}; order of the law measured on E[v^2]")
     elif prim == "m2_v":
         notes.append("var_x exact on this target; order measured on E[v^2]")
     if not (_is_exact(bias) or _asymptotic(bias)):

@@ -93,3 +93,55 @@ def test_order_claims_follow_the_measured_slope():
     rows = [row(1.98), row(1.5), row(2.6), row(1.0, theory=None), row(1.0, primary=False)]
     assert [o.verdict for _, o in claim_rows(rows)] == ["reproduced", "not reproduced", "partly"]
     assert claim_rows([row(2.0, theory="exact")])[0][1].verdict == "not reproduced"
+
+
+def test_every_claim_has_its_own_source():
+    """Each (scheme, batching) with a theoretical order has its own SOURCES entry and kind (the
+    thirteenth audit: scheme-wide citations fitted one batching at most, e.g. aboba with i.i.d.
+    batches cited chen2015, whose Theorem 4 gives 2); no entry is scheme-wide, so no `printed` kind
+    stands for a batching its citation does not cover; derived values say so."""
+    from bnnsample.figures.claims import SOURCES as KINDS
+    from bnnsample.figures.orders import SOURCE_KIND, SOURCES
+
+    claims = {(s, b) for s, by in THEORY.items() for b, th in by.items() if th is not None}
+    assert set(SOURCES) == claims and set(SOURCE_KIND) == claims
+    assert all(isinstance(k, tuple) and len(k) == 2 for k in SOURCES)
+    assert set(SOURCE_KIND.values()) <= set(KINDS)
+    for k, kind in SOURCE_KIND.items():
+        assert ": derived for this project" in SOURCES[k] if kind == "derived" else "derived" not in SOURCES[k][:12], k
+    assert SOURCE_KIND["aboba", "iid"] == "statement" and "paulin2025 §2.2" in SOURCES["aboba", "iid"]
+    assert SOURCE_KIND["exact_ou", "sms"] == "derived" and SOURCE_KIND["generalized_lie_trotter", "iid"] == "derived"
+
+
+def test_exact_claims_state_their_rule_and_rule_history_is_declared():
+    """An "exact" claim is judged on var_x's |bias| at every h, not on a slope, and says so; a claim
+    judged on E[v^2] because var_x's order is higher says the rule came in 3c1bf32 and what the earlier
+    rule (var_x) gave."""
+    from bnnsample.analysis.orders import Fit, Row
+    from bnnsample.figures.orders import claim_rows
+
+    h = [2.0**-e for e in range(3, 8)]
+    exact = [Row("exact_ou", "full", "two_batch", "m2_v", True, "exact", "exact", Fit(), h, [1e-15] * 5),
+             Row("exact_ou", "full", "two_batch", "var_x", False, None, "exact", Fit(), h, [-3e-15] * 5)]  # fmt: skip
+    ((claim, out),) = claim_rows(exact)
+    assert out.verdict == "reproduced" and "1e-11" in claim.tolerance and "slope" not in claim.method
+    assert "h = 2^-3..2^-7" in claim.method and out.ours.startswith("var_x exact (max |bias| 3.0e-15)")
+    law = [Row("leapfrog", "reshuffle", "two_batch", "m2_v", True, 1, fit=Fit(1.02, 1.0, 1.03), h=h),
+           Row("leapfrog", "reshuffle", "two_batch", "var_x", False, None, fit=Fit(1.98, 1.96, 1.99), h=h)]  # fmt: skip
+    ((claim, out),) = claim_rows(law)
+    assert out.verdict == "reproduced" and "3c1bf32" in out.why and out.why.endswith("judged partly")
+
+
+def test_chen2015_theorem4_disagreement_is_stated():
+    """With i.i.d. batches the aboba claim cites order 1 (paulin2025 §2.2, sekkat2023 Prop. 4); chen2015
+    Theorem 4's K = 2 is listed as a disagreement when the slope rules 2 out, and not otherwise."""
+    from bnnsample.analysis.orders import Fit, Row
+    from bnnsample.figures.orders import paper_disagreements
+
+    def rows(slope):
+        return [Row("aboba", "iid", "two_batch", "var_x", True, 1, fit=Fit(slope, slope - 0.03, slope + 0.03),
+                    h=[2.0**-e for e in range(4, 9)])]  # fmt: skip
+
+    (line,) = paper_disagreements(rows(1.04))
+    assert "chen2015 §3.2 Theorem 4" in line and "chen2015-fig1#3" in line and "p = 1.040" in line
+    assert paper_disagreements(rows(1.98)) == []
