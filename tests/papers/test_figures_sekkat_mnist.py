@@ -164,8 +164,52 @@ def test_fig12_histograms_are_densities():
     summary = fig12.summary_rows(m)
     assert [r["n"] for r in summary[:3]] == [500, 250, 10]  # full batch first, then n descending
     rule = fig12.FIG12_CLAIMS.rules["departs"]
-    assert rule(summary, {}, {}).verdict == "reproduced"
-    assert rule(summary, {}, {(10, 1e-2): "n=10: burn-in short"}).verdict == "not tested: scale"
+    assert rule(summary, {}, {}, None).verdict == "reproduced"
+    assert rule(summary, {}, {(10, 1e-2): "n=10: burn-in short"}, None).verdict == "not tested: scale"
+    assert fig12.FIG12_CLAIMS["departs"].source == "derived"
+    assert "the text states no trend in n" in fig12.FIG12_CLAIMS["departs"].where
+
+
+def test_fig12_reason_states_what_fig13s_relaxed_runs_showed():
+    """fig12#1 (thirteenth audit): a test's needs come from fig13's relaxed runs (far longer burn-ins, n = 10 and 50
+    still drifting), not from the quick runs' A, a lower bound."""
+    relaxed = []
+    for n, burn, f_check, f_end in (
+        (10, 8_000_000, 14.02, 38.89),
+        (50, 4_000_000, 4.53, 5.00),
+        (250, 1_330_000, 1.4, 1.4),
+    ):
+        for kind in ("diagonal", "groups"):
+            common = {"friction": kind, "h": 0.01, "n": n, "seconds": 1800.0}
+            relaxed.append({**common, "sampling": "wor", "burn_steps": burn, "steps": burn + 4400,
+                            "friction_mean": f_end if kind == "diagonal" else 1.0})  # fmt: skip
+            if n < 250:
+                relaxed.append({**common, "sampling": "check", "burn_steps": 1_330_000, "steps": 1_334_400,
+                                "friction_mean": f_check if kind == "diagonal" else 1.0})  # fmt: skip
+    unsettled = {(10, 0.01): "n=10 h=0.01: short", (50, 0.01): "n=50 h=0.01: short"}
+    why = fig12._relaxed_why(relaxed, unsettled)
+    assert "n=10: burn-in 80000 time units (8004400 steps a run, 1.00 CPU-hours for its two runs): still not" in why
+    assert "14.02 after 13300 time units of burn-in to 38.89" in why and "4.53" in why
+    assert "none is kept: 5.0 CPU-hours" in why
+    assert fig12._relaxed_why(None, unsettled) == ""
+
+
+def test_stationarity_rows_hold_the_drift_the_verdicts_rest_on():
+    """fig10#2/#3, fig9#3 (thirteenth audit): the per-run drift and the cost per step are a committed table."""
+    C, D = 8, 100
+    rng = np.random.default_rng(1)
+    flat = 2.0 + 0.05 * rng.standard_normal((C, D))
+    drift = flat + np.linspace(0, -1.5, D)
+    x = np.zeros((C, D, 2))
+    runs = MnistRuns(800, MnistRun("reference", "scalar", 800, 0.0, _run(x)))
+    runs.adl[("scalar", 10)] = MnistRun("adl_scalar", "scalar", 10, 63200.0, _run(x, flat))
+    runs.adl[("full", 10)] = MnistRun("adl_full", "full", 10, 63200.0, _run(x, drift))
+    rows = mnist.stationarity_rows(runs)
+    assert [r["stationary"] for r in rows] == [True, False]
+    a, b, se = mnist.friction_drift(runs.adl[("full", 10)])
+    assert rows[1]["first_half"] == a and rows[1]["second_half"] == b and rows[1]["difference_se"] == se
+    m = runs.adl[("full", 10)].run
+    assert rows[1]["seconds_per_1e6_steps"] == pytest.approx(m.seconds / m.steps * 1e6)
 
 
 def test_fig14_seed_noise_widens_the_bootstrap_se():

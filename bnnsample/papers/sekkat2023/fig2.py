@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...figures.claims import Claims
+from ...figures.claims import Claims, Outcome
 from ...figures.driver import Figure, Invocation, Option, integer, register_figure
 from ...plotting import pyplot, save_figure
 from .chains import target
@@ -70,7 +70,26 @@ def _far(rows, st):
     tolerance=f"both marginals' L1 less its noise floor below {CLOSE} (within 2 s.e.) at n = 20 and 30",
     method="as above; the noise floor is the L1 of as many N(0, 1) draws on the same bins")  # fmt: skip
 def _close(rows, st):
-    return close_at(rows, (20, 30))
+    return _with_margin(close_at(rows, (20, 30)), rows, (20, 30))
+
+
+# a one-off check (2026-11-29, thirteenth audit; not a committed table): Z at n = 20 and THETA on the data sets of
+# seeds 0-5, 2 x 10^5 draws each (floor 0.010): coordinate 2's L1 0.105, 0.088, 0.126, 0.085, 0.081, 0.071
+SEED_CHECK = ("over data seeds 0-5 (a one-off check of 2 x 10^5 draws each, not a committed table) coordinate 2's "
+              "L1 at n = 20 ranges 0.07-0.13 (floor 0.010; seed 2 fails the rule by 0.014), so 'close' at n = 20 "
+              "depends on the data draw (the paper's data set is unseeded)")  # fmt: skip
+
+
+def _with_margin(out: Outcome, rows, ns) -> Outcome:
+    """``out`` with the margin of the tightest case at each n of ``ns`` in its reason, and SEED_CHECK."""
+    cases = [r for r in summaries(rows) if r["n"] in ns]
+    worst = {n: max((r for r in cases if r["n"] == n), key=lambda r: r["l1"] - r["l1_floor"] - 2 * r["l1_se"])
+             for n in ns if any(r["n"] == n for r in cases)}  # fmt: skip
+    why = "; ".join(f"n = {n}, coordinate {r['coord']} passes by {CLOSE - (r['l1'] - r['l1_floor'] - 2 * r['l1_se']):.3f}"
+                    f" (raw L1 {r['l1']:.3f})" if r["l1"] - r["l1_floor"] - 2 * r["l1_se"] < CLOSE else
+                    f"n = {n}, coordinate {r['coord']} fails by {r['l1'] - r['l1_floor'] - 2 * r['l1_se'] - CLOSE:.3f}"
+                    for n, r in worst.items())  # fmt: skip
+    return Outcome(out.verdict, out.ours, "; ".join(p for p in (out.why, why, SEED_CHECK) if p))
 
 
 def plot(rows, inv: Invocation, png: Path) -> Path:

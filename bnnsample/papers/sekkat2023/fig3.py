@@ -15,7 +15,7 @@ from ...plotting import pyplot, save_figure
 from ...stats import slope_through_origin
 from .chains import eps_of, gaussian, gaussian_run
 from .gaussian import exact_relative_error
-from .shared import BATCHING, HEADING, LANGEVIN, TITLE
+from .shared import BATCHING, HEADING, LANGEVIN, SIMILAR, TITLE, band_edge, band_z, ratio_se
 
 ID = "sekkat2023-fig3"
 SCHEMES = {"sgld": ("sgld", {}), "langevin": LANGEVIN}
@@ -149,16 +149,16 @@ def _sgld_like_langevin(rows, st, gm):
             every.append(r["rel_var_error"] / o[0]["rel_var_error"])
         if r["scheme"] == "sgld" and o and r["eps"] * gm.sigma_x >= 10 * gm.a:
             s, lv = r["rel_var_error"], o[0]["rel_var_error"]
-            ratios.append((s / lv, s / lv * math.hypot(r["se"] / s, o[0]["se"] / lv), r["exact"] / o[0]["exact"]))
+            ratios.append((*ratio_se(s, r["se"], lv, o[0]["se"]), r["exact"] / o[0]["exact"]))
     q, se, ex = zip(*ratios) if ratios else ((),) * 3
     # the distance of each ratio outside the band in s.e. (0 inside); the nearest one inside, from its edge
-    out_z = [max(0.8 - v, v - 1.25, 0.0) / e for v, e in zip(q, se)]
-    edge = min(((min(v - 0.8, 1.25 - v) / e, v, e) for v, e in zip(q, se) if 0.8 <= v <= 1.25), default=None)
+    out_z = [band_z(v, e) for v, e in zip(q, se)]
+    edge = min(((band_edge(v, e), v, e) for v, e in zip(q, se) if SIMILAR[0] <= v <= SIMILAR[1]), default=None)
     ours = (f"ratio over {len(ratios)} settings (eps(n) >= {10 * gm.a / gm.sigma_x:.0f}): {min(q):.2f}..{max(q):.2f} "
             f"(s.e. {min(se):.2f}..{max(se):.2f}); exact {min(ex):.2f}..{max(ex):.2f}"
             + (f"; nearest the band's edge {edge[1]:.3f} ± {edge[2]:.3f} ({edge[0]:.1f} s.e. inside)" if edge else "")
             ) if ratios else "-"  # fmt: skip
-    inside = sum(0.8 <= v <= 1.25 for v in every)
+    inside = sum(SIMILAR[0] <= v <= SIMILAR[1] for v in every)
     return by_count(sum(z <= 2 for z in out_z), len(ratios), ours,
                     "at smaller eps(n) SGLD's error is larger by its eps-free term a h/2 (eq. 41), as the exact values "
                     f"say; over all {len(every)} settings {inside} ratios lie in [0.8, 1.25] (up to {max(every):.2f})")  # fmt: skip

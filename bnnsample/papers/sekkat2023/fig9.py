@@ -275,5 +275,5 @@ FIGURE = register_figure(Figure(
     tables=lambda m: {"fig9.csv": m.rows,
                       "sigma_bar_diagonal.csv": [{"i": i + 1, "direct": v, "se": m.sigma_se[i, i]}
                                                  for i, v in enumerate(np.diag(m.sigma))],
-                      "sigma_bar_summary.csv": [_summary(m)]},
+                      "sigma_bar_summary.csv": [_summary(m)], "stationarity.csv": mnist.stationarity_rows(m.runs)},
     plot=_plot, png="fig9.png", outcomes=lambda m, inv: fig9_outcomes(m), settings=_settings, heading=HEADING))  # fmt: skip

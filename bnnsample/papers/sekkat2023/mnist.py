@@ -128,6 +128,20 @@ def friction_drift(m: MnistRun) -> tuple[float, float, float]:
     return float(a.mean()), float(b.mean()), float((b - a).std(ddof=1) / math.sqrt(len(a)))
 
 
+def stationarity_rows(runs: MnistRuns) -> list[dict]:
+    """Per AdL run: its mean friction tr(xi)/d over each half of the record, the s.e. of their difference, whether
+    it counts as stationary (``unsettled``) and its cost per step: the numbers the stationarity verdicts rest on."""
+    uns = unsettled(runs)
+    out = []
+    for m in runs.adl.values():
+        a, b, se = friction_drift(m)
+        out.append({"run": key_of(m), "friction": m.kind, "n": m.n, "chains": m.run.x.shape[0], "steps": m.run.steps,
+                    "first_half": a, "second_half": b, "difference_se": se, "moved": b - a,
+                    "threshold": max(DRIFT * max(abs(b), GAMMA), 3 * se), "stationary": key_of(m) not in uns,
+                    "seconds": m.run.seconds, "seconds_per_1e6_steps": m.run.seconds / m.run.steps * 1e6})  # fmt: skip
+    return out
+
+
 DRIFT = 0.05  # a friction mean that moved by more than this fraction (and 3 s.e.) within the record: not stationary
 
 
@@ -142,7 +156,7 @@ def unsettled(runs: MnistRuns) -> dict[str, str]:
             out[key_of(m)] = (f"{key_of(m)}: tr(xi)/d moved from {a:.3f} to {b:.3f} (± {se:.3f}) between the halves "
                               f"of the record: not stationary after {m.run.steps * H:g} time units; running its "
                               f"{m.run.x.shape[0]} chains to the paper's T = 10^3 each ({1e3 / H:.0f} steps) would take "
-                              f"about {per_step * 1e3 / H / 60:.0f} CPU-minutes at this run's cost per step")  # fmt: skip
+                              f"about {per_step * 1e3 / H / 60:.1f} CPU-minutes at this run's cost per step (its seconds)")  # fmt: skip
     return out
 
 

@@ -12,6 +12,8 @@ its verdict (``Claims("statement")``: most are the paper's statements); ``fig3_o
 
 from __future__ import annotations
 
+import math
+
 PAPER = "Sekkat & Stoltz (2023), JMLR 24"
 LANGEVIN = ("adl", {"thermostat_mass": "inf"})  # OABAO with Gamma = gamma I
 BATCHING = {"wor": "iid_wor", "iid": "iid"}
@@ -21,3 +23,22 @@ TITLE, HEADING = f" ({PAPER})", "claim (sekkat2023)"  # every section's title af
 def span(v, spec: str = ".3g") -> str:
     """min..max of the values v, or the one value."""
     return f"{min(v):{spec}}..{max(v):{spec}}" if min(v) < max(v) else f"{min(v):{spec}}"
+
+
+SIMILAR = (0.8, 1.25)  # the band of a ratio of two errors read as "similar" (sekkat2023-fig3#3, fig4#4)
+
+
+def ratio_se(a: float, a_se: float, b: float, b_se: float) -> tuple[float, float]:
+    """a / b and its s.e. by error propagation (a and b independent)."""
+    q = a / b
+    return q, q * math.hypot(a_se / a, b_se / b)
+
+
+def band_z(q: float, se: float, band: tuple[float, float] = SIMILAR) -> float:
+    """How far the ratio q lies outside ``band``, in its s.e. (0 inside): within 2 s.e. of the band is <= 2."""
+    return max(band[0] - q, q - band[1], 0.0) / se
+
+
+def band_edge(q: float, se: float, band: tuple[float, float] = SIMILAR) -> float:
+    """How far the ratio q lies inside ``band`` from its nearer edge, in its s.e."""
+    return min(q - band[0], band[1] - q) / se
