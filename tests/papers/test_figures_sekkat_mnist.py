@@ -112,6 +112,18 @@ def test_fig10_verdicts():
     assert out[C["as_full"]].why.startswith("no comparison has all its runs stationary (2 of 6 runs are)")
 
 
+def test_fig10_comparable_is_a_ratio_band_not_an_equality():
+    """The thirteenth audit: 'comparable' errors 0.190 and 0.224 (ratio 0.85) differ by 7 s.e. of their
+    difference but lie in the band [0.8, 1.25] that sekkat2023-fig3#3 reads as 'similar'; a ratio of 2 does not."""
+    st, runs, C = {"n": (10, 200)}, _fig10_runs(), fig10.FIG10_CLAIMS
+    close = {f"adl_{k} n={n}": v for n in st["n"] for k, v in zip(mnist.KINDS, (0.190, 0.224, 0.21))}
+    out = dict(fig10.fig10_outcomes(runs, _errs(close | {"langevin n=10": 1.3}, se=0.003), st))
+    assert out[C["as_full"]].verdict == "reproduced" and "ratio 0.85 ± 0.0" in out[C["as_full"]].ours
+    far = close | {"adl_full n=10": 0.45, "adl_full n=200": 0.45}
+    out = dict(fig10.fig10_outcomes(runs, _errs(far | {"langevin n=10": 1.3}, se=0.003), st))
+    assert out[C["as_full"]].verdict == "partly"  # the scalar-diagonal pairs agree, the full friction's do not
+
+
 def test_fig9_rules():
     d = 20
     rng = np.random.default_rng(2)
