@@ -105,7 +105,7 @@ def _relaxed_why(relaxed, unsettled: dict) -> str:
         a = pair[0]
         cost = f"{a['steps']} steps a run, {sum(r['seconds'] for r in pair) / 3600:.2f} CPU-hours for its two runs"
         parts.append(f"n={n}: burn-in {a['burn_steps'] * a['h']:g} time units ({cost}): "
-                     + (f"still not stationary ({still[(n, h)].split(': ', 1)[1]})" if (n, h) in still
+                     + (f"still not shown stationary ({still[(n, h)].split(': ', 1)[1]})" if (n, h) in still
                         else "stationary"))  # fmt: skip
     total = sum(r["seconds"] for r in relaxed) / 3600
     return ("; at scale=relaxed sekkat2023-fig13's committed runs (its fig13.csv) burned in far longer: "

@@ -184,8 +184,9 @@ def _relaxation(a: dict, b: dict) -> float:
     return 3 * max(a["friction_mean"], b["friction_mean"]) * ETA_BNN
 
 
-# a friction mean that moved by more than this fraction of its value at the earlier burn-in is not stationary
-# (until 2026-11-29 a fraction of the later value, which counted n = 50's 4.53 -> 5.00, +10.4%, as 9.4%)
+# a friction mean that moved by more than this fraction of its value at the earlier burn-in is not shown stationary
+# (until 2026-11-29 a fraction of the later value, which counted n = 50's 4.53 -> 5.00, +10.4%, as 9.4%); the move's
+# noise is not measured (the rows keep no per-chain friction means), so a move past it is not shown to be noise either
 DRIFT = 0.1
 
 
@@ -211,36 +212,87 @@ def _unsettled(rows, st) -> dict[tuple, str]:
             out[(a["n"], a["h"])] = (f"n={a['n']} h={a['h']:g}: " + "; ".join(
                 f"the {r['friction']} friction's mean moved from {q['friction_mean']:.2f} after "
                 f"{q['burn_steps'] * q['h']:g} time units of burn-in to {r['friction_mean']:.2f} after "
-                f"{r['burn_steps'] * r['h']:g}" for r, q in moved) + f" (more than {DRIFT:.0%}: not stationary)")  # fmt: skip
+                f"{r['burn_steps'] * r['h']:g}, by {abs(r['friction_mean'] - q['friction_mean']):.3f} "
+                f"({r['friction_mean'] / q['friction_mean'] - 1:+.1%} of its earlier value) against a threshold of "
+                f"{DRIFT * q['friction_mean']:.3f} ({DRIFT:.0%} of the earlier value)" for r, q in moved)
+                + "; the move's noise is not measured: not shown stationary")  # fmt: skip
     return out
 
 
 def _settled_why(unsettled: dict) -> str:
-    return "not stationary (its chains run hot), so not counted: " + "; ".join(unsettled.values())
+    return "not shown stationary, so not counted: " + "; ".join(unsettled.values())
 
 
 @FIG13_CLAIMS.rule("grows", "the L1 error grows as n decreases",
     "§3.5, Fig. 13 (implied by the bias order eps(n) h of Prop. 13; the text states no trend in n)",
     "expected: grows as n decreases (not stated)", source="derived",
-    tolerance="L1 non-increasing in n for each friction and h, over the cells whose frictions are stationary; "
-              "reproduced: for every friction and h with every cell stationary; partly: for some, or for every one "
-              "while some cells are not stationary; not reproduced: for none; not tested: fewer than two stationary "
-              "batch sizes",
-    method="L1 between the histograms of N_theta(x*) of the mini-batch run and of full-batch diagonal AdL; a cell's "
-           "frictions count as stationary once its burn-in passes 3 relaxation times A eta of the diagonal friction "
-           "and, where the scale gives it a longer burn-in, its friction means moved by at most 10% of their value "
-           "at the scale's burn-in (until 2026-11-29 of their later value, which counted n = 50 stationary: partly)")  # fmt: skip
+    tolerance="L1 non-increasing in n for each friction and h, over the cells whose frictions are stationary: each "
+              "step to the next smaller n raises the L1 by more than 2 s.e. of the step; a step within 2 s.e. leaves "
+              "its series unresolved, not counted; reproduced: for every friction and h, every series resolved and "
+              "every cell stationary; partly: for some counted series, or for every one while some cells are not "
+              "stationary or some series are unresolved; not reproduced: for none (a step the other way beyond 2 "
+              "s.e. in each counted series); not tested: fewer than two stationary batch sizes, or no series "
+              "resolved (the 2 s.e. allowance since 2026-11-29, after the result was seen; before, the L1 values "
+              "were compared bare, which gives the same verdict: no step is within 2 s.e., stationary or not)",
+    method="L1 between the histograms of N_theta(x*) of the mini-batch run and of full-batch diagonal AdL; s.e. of a "
+           "step: the two cells' bootstrap s.e. over chains in quadrature (they share the reference, so this "
+           "overstates it); a cell's frictions count as stationary once its burn-in passes 3 relaxation times A eta "
+           "of the diagonal friction and, where the scale gives it a longer burn-in, its friction means moved by at "
+           "most 10% of their value at the earlier burn-in, the scale's (the drift test's denominator; until "
+           "2026-11-29 their later value, which counted n = 50 stationary: partly); the move's noise is not measured "
+           "(no per-chain friction means are kept), so a cell past the 10% is not shown stationary, not shown "
+           "non-stationary")  # fmt: skip
 def _grows(rows, st, unsettled):
     series = {(h, kind): sorted([r for r in rows if r["sampling"] == "wor" and r["h"] == h and r["friction"] == kind],
                                 key=lambda r: r["n"]) for h in st["h"] for kind in ("diagonal", "groups")}  # fmt: skip
     ours = ("; ".join(f"{k} h={h:g}: " + ", ".join(f"n={r['n']} {r['l1']:.3f} ± {r['l1_se']:.3f}" for r in sel)
+                      + " (steps to the smaller n: " + ", ".join(f"{_step_z(a, b):+.1f}"
+                                                                 for a, b in itertools.pairwise(sel)) + " s.e.)"
                       for (h, k), sel in series.items())
             + f"; reference noise {span([r['l1'] for r in rows if r['sampling'] == 'full'], '.3f')}")  # fmt: skip
     settled = [[r for r in sel if (r["n"], r["h"]) not in unsettled] for sel in series.values()]
     if any(len(sel) < 2 for sel in settled):
-        return not_tested("scale", ours, _settled_why(unsettled) + "; fewer than two stationary batch sizes")
-    grows = [all(a["l1"] >= b["l1"] for a, b in itertools.pairwise(sel)) for sel in settled]
-    return _at_most_partly(by_count(sum(grows), len(grows), ours), unsettled)
+        return not_tested("scale", ours, _settled_why(unsettled) + "; fewer than two stationary batch sizes"
+                          + _grows_needs(rows, unsettled))  # fmt: skip
+    steps = [[_step_z(a, b) for a, b in itertools.pairwise(sel)] for sel in settled]
+    resolved = [zs for zs in steps if all(z > 2 for z in zs) or any(z < -2 for z in zs)]
+    open_ = len(steps) - len(resolved)
+    why = f"{open_} of {len(steps)} series with a step within 2 s.e., unresolved, not counted" if open_ else ""
+    if not resolved:
+        return not_tested("scale", ours, why)
+    out = by_count(sum(all(z > 2 for z in zs) for zs in resolved), len(resolved), ours, why)
+    if open_ and out.verdict == "reproduced":
+        out = partly(ours, why)
+    return _at_most_partly(out, unsettled)
+
+
+def _step_z(a: dict, b: dict) -> float:
+    """The L1 step from the row ``b`` to the row ``a`` of the next smaller n, in s.e. of the step (the two
+    bootstrap s.e. in quadrature; the shared reference's noise, counted in both, makes this an overstatement)."""
+    return (a["l1"] - b["l1"]) / max(float(np.hypot(a["l1_se"], b["l1_se"])), 1e-12)
+
+
+def _grows_needs(rows, unsettled: dict) -> str:
+    """What a test of the trend would take: each cell not shown stationary by its move since the check, burned in
+    as long again (its move judged against these runs), at these runs' cost per step (fig13.csv's seconds)."""
+    parts = []
+    for a, b in _pairs(rows):
+        if (a["n"], a["h"]) not in unsettled or _check_of(a, rows) is None:
+            continue
+        sec = a["seconds"] + b["seconds"]
+        more = sec * a["burn_steps"] / a["steps"] / 60  # another burn-in as long, both frictions
+        fresh = sec * (2 * a["burn_steps"] + a["steps"] - a["burn_steps"]) / a["steps"] / 60
+        parts.append(f"n={a['n']}: another {a['burn_steps'] * a['h']:g} time units of burn-in (to "
+                     f"{2 * a['burn_steps'] * a['h']:g}, its move judged against these runs at "
+                     f"{a['burn_steps'] * a['h']:g}) is about {more:.0f} CPU-minutes for its two runs at their cost "
+                     f"per step ({a['seconds']:.0f} + {b['seconds']:.0f} CPU-s for {a['steps']} steps a run), "
+                     f"{fresh:.0f} from theta = 0 (the kept cells hold no positions to continue from)")  # fmt: skip
+    if not parts:
+        return ""
+    done = [f"n = {a['n']}" for a, _ in _pairs(rows) if (a["n"], a["h"]) not in unsettled]
+    return (f"; a test needs two batch sizes shown stationary (now {', '.join(done) or 'none'}): " + "; ".join(parts)
+            + "; whether that burn-in is enough is unknown, and the move needs an s.e., from per-chain friction means "
+            "(a change to what the rows record, no further runs)")  # fmt: skip
 
 
 def _at_most_partly(out: Outcome, unsettled: dict) -> Outcome:
@@ -283,7 +335,11 @@ def _diag_better(rows, st, unsettled):
               "not counted; reproduced: every counted cell, every cell stationary; partly: some, or every counted "
               "cell while some are not stationary; not reproduced: none; not tested: no cell counted (until "
               "2026-11-29 a bare 10% band, which gave the same verdict, partly, counting n = 50 as within by 0.006)",
-    method="time and chain average of tr(xi)/d, after the same burn-in")  # fmt: skip
+    method="time and chain average of tr(xi)/d, after the same burn-in; stationary as the row above: a burn-in past 3 "
+           "A eta and, where a check run exists, friction means that moved by at most 10% of their value at the "
+           "earlier burn-in (since 2026-11-29; before, 10% of the later value, under which n = 50's diagonal move "
+           "4.529 -> 5.000, +10.4% of the earlier value, 9.4% of the later, passed and n = 50 was set aside here as "
+           "unresolved, within 0.006 of the edge against a move of 0.471: the same verdict, partly)")  # fmt: skip
 def _xi_mean(rows, st, unsettled):
     pairs = _pairs(rows)
     full = [r for r in rows if r["sampling"] == "full"]
@@ -372,7 +428,7 @@ def _moved_text(a: dict, b: dict, rows) -> str:
     """How far the cell's friction means moved since its burn-in check, if it has one."""
     checks = [(r, q) for r in (a, b) if (q := _check_of(r, rows)) is not None]
     return "".join(f"; the {r['friction']} mean {q['friction_mean']:.3f} after {q['burn_steps'] * q['h']:g} time "
-                   f"units ({(r['friction_mean'] - q['friction_mean']) / r['friction_mean']:+.1%})"
+                   f"units ({r['friction_mean'] / q['friction_mean'] - 1:+.1%} of it)"
                    for r, q in checks)  # fmt: skip
 
 
