@@ -85,3 +85,35 @@ def pooled_moments(records) -> dict:
     m, m_se = chain_mean_se(per_chain)
     v, v_se = chain_var_se(per_chain)
     return {"mean": m, "mean_se": m_se, "var": v, "var_se": v_se}
+
+
+def exact_iid_excess_kurtosis(pot, integrator: str, params: dict, batch_size: int, h: float, gamma: float,
+                              tol: float = 1e-9) -> dict:  # fmt: skip
+    """Exact stationary variance and excess kurtosis of x[0] under i.i.d. minibatches (drawn with
+    replacement) for a scheme whose per-batch affine maps (``probe``) share A and the noise covariance Q
+    and differ in c only. Then x = Gaussian + sum_k A^k (c_{B_k} - c_bar), B_k i.i.d. uniform batches,
+    and the cumulants add: kurtosis = sum_k kappa_4(Y_k) / Var^2, Y_k = e_0^T A^k (c_B - c_bar) (0 for a
+    Gaussian part; -2 sum a_k^4 with two batches). ValueError when the maps differ in A or Q."""
+    N, n = pot.n_data, batch_size
+    eps = covariance_factor(n, N, with_replacement=True)
+    maps = [probe_step(lambda: get_integrator(integrator, **params), pot, [torch.tensor(b, dtype=torch.long)],
+                       scale=N / n, eps=eps, h=h, gamma=gamma).affine_step()
+            for _, (b,) in batch_sequences("iid", N, n)]  # fmt: skip
+    A, Q = maps[0].A, maps[0].Q
+    if any(not (np.allclose(m.A, A, atol=1e-12) and np.allclose(m.Q, Q, atol=1e-12)) for m in maps):
+        raise ValueError("the batches' affine maps differ beyond their offsets")
+    c_bar = np.mean([m.c for m in maps], axis=0)
+    D = np.stack([m.c - c_bar for m in maps])  # [batches, m]
+    P, var, k4 = np.eye(A.shape[0]), 0.0, 0.0
+    for _ in range(100_000):
+        e = P[0]
+        y = D @ e
+        m2, m4 = float(np.mean(y**2)), float(np.mean(y**4))
+        term = float(e @ Q @ e) + m2
+        var, k4 = var + term, k4 + m4 - 3 * m2**2
+        P = A @ P
+        if np.abs(P).max() < tol:  # the remaining terms are O(tol^2) of the first
+            break
+    else:
+        raise ValueError("the step map does not contract: no stationary law")
+    return {"var": var, "excess_kurtosis": k4 / var**2}

@@ -370,6 +370,24 @@ def test_fig4_outcomes_with_every_sampler_of_the_paper():
     assert mt3.verdict == "not tested: scale" and "not run with the full batch" in mt3.why
 
 
+def test_mt3_row_states_its_tiers_and_the_seeds_a_test_needs():
+    """The thirteenth audit (wine's MT3 row): the tolerance names every tier; the cost of one more seed says
+    the cells that recorded their time are MT3's (an upper bound); the reason gives the seeds that would
+    resolve the largest gap (the tolerance shrinks as sqrt(3 / seeds))."""
+    tol = sweeps.FIG4_CLAIMS["mt3"].tolerance
+    assert "not reproduced: another sampler below MT3 beyond the tolerance and MT3 resolved lowest at no h" in tol
+    assert "not tested: no h resolved" in tol
+    rows = [
+        dict(r, dataset="wine", seconds=6.0 if r["label"] == "MT3" else math.nan)
+        for r in _seeded(_sweep_rows(_fig4_akd(mt3=-0.012, sym=0.005)))
+    ]  # tolerance 0.0163 > 0.012
+    mt3 = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["mt3"])
+    assert mt3.verdict == "not tested: scale" and "tolerance 0.016" in mt3.ours
+    assert "one more seed (seeds=0,1,2,3): about 2 CPU-minutes" in mt3.why  # 18 s x 20 cells / 3
+    assert "from the 4 of these 20 cells that recorded it (all MT3's, whose steps cost most: an upper bound)" in mt3.why
+    assert "the largest gap, 0.012, needs 6 seeds to be resolved (3 more seeds (seeds=0,...,5): about 6 " in mt3.why
+
+
 def _seeded(rows: list[dict], spread=(-0.01, 0.0, 0.01)) -> list[dict]:
     """Three sampler seeds of every row, the AKD shifted by ``spread``: each cell's seed sd is exactly 0.01."""
     return [dict(r, seed=k, akd=r["akd"] + d) for r in rows for k, d in enumerate(spread)]
@@ -481,9 +499,33 @@ def test_alike_is_not_a_test_when_both_sit_inside_the_band():
     for key in ("sghmc", "sym_lt"):
         assert out[key].verdict == "not tested: scale", key
         assert "inside the oracle's self-distance band" in out[key].why and "steps=...,0.04,0.08" in out[key].why
-    akd[("SGHMC", 32, 0.02)] = 0.2  # one cell of SGHMC above the band: measured again
+    akd[("SGHMC", 32, 0.02)] = 0.2  # one cell of SGHMC above the band: measured, but too thin to judge on
+    rows = [dict(r, draws=200) for r in _sweep_rows(akd)]
+    thin = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["sghmc"])
+    assert thin.verdict == "not tested: scale" and "thin evidence: 1 informative cell(s), fewer than 3" in thin.why
+    assert "counted over every cell, inside the band too (until 2026-11-29): 3 of 4, reproduced" in thin.why
+    for k in (("full", 0.02), (32, 0.01)):  # three informative cells, the two new ones alike
+        akd[("SGHMC", *k)] = akd[("SHMC-LEAPFROG", *k)] = 0.2
     rows = [dict(r, draws=200) for r in _sweep_rows(akd)]
     assert _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["sghmc"]).verdict == "reproduced"
+
+
+def test_alike_is_judged_on_the_informative_cells():
+    """The thirteenth audit (wine's SGHMC row: reproduced on 15 of 20 cells, 19 inside the band, while its one
+    informative cell was apart): 'alike' counts the cells where either sampler lies outside the band; cells
+    inside it agree by construction. The count over every cell is named as the rule until 2026-11-29, and
+    apart cells all on one side are said so."""
+    akd = {k: 0.145 for k in _fig4_akd(mt3=0.0, sym=0.0)}
+    for k in (("full", 0.02), (32, 0.01), (32, 0.02)):  # informative: SGHMC 0.05 above LEAPFROG's 0.2
+        akd[("SHMC-LEAPFROG", *k)], akd[("SGHMC", *k)] = 0.2, 0.25
+    rows = [dict(r, draws=200) for r in _sweep_rows(akd)]
+    out = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["sghmc"])
+    assert out.verdict.startswith("not reproduced") and "of the 3 cells where either lies outside" in out.ours
+    assert "all 3 apart cells SGHMC above SHMC-LEAPFROG" in out.why
+    assert "counted over every cell, inside the band too (until 2026-11-29): 1 of 4, partly" in out.why
+    tol = sweeps.FIG4_CLAIMS["sghmc"].tolerance
+    assert "informative (batch, h) cells" in tol and "not tested: fewer than 3 informative cells" in tol
+    assert "until 2026-11-29 counted over every cell" in tol
 
 
 def test_alike_pairs_the_seeds():
@@ -491,7 +533,8 @@ def test_alike_pairs_the_seeds():
     it, so their difference is judged paired by seed. A shift of 0.004 shared by every seed is resolved paired
     (not reproduced) though the independent-seed tolerance (0.016) calls it alike, and the reason says so."""
     akd = {k: 0.145 for k in _fig4_akd(mt3=0.0, sym=0.0)}
-    akd[("SHMC-LEAPFROG", 32, 0.02)] = akd[("SGHMC", 32, 0.02)] = 0.2  # one informative cell
+    for k in (("full", 0.02), (32, 0.01), (32, 0.02)):  # three informative cells
+        akd[("SHMC-LEAPFROG", *k)] = akd[("SGHMC", *k)] = 0.2
     rows = []
     for k, d in enumerate((-1.0, 0.0, 1.0)):  # seed noise 0.01 shared by both samplers; SGHMC +0.004 above
         rows += [dict(r, seed=k, draws=200, akd=r["akd"] + 0.01 * d + (0.004 if r["label"] == "SGHMC" else 0.0)

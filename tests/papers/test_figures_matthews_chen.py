@@ -243,6 +243,28 @@ def test_chen_fig1_section_counts():
     md = _chen_section(chen.FIGURE1, rows)
     assert _counts(md) == {"reproduced": 2, "not reproduced": 1, "statement": 3}
     assert "| passed |" in md and "not reproduced (125.5 s.e.)" in md  # (0.025 + 1e-4) / 2e-4 at h = 0.005
+    # the thirteenth audit: an unstable Euler step is printed so (the rule counts it as larger), not as nan
+    assert "0.055: E unstable, 0.06: E unstable" in md and "0.06: nan" not in md
+
+
+@pytest.mark.parametrize("power, want", [(2.0, "reproduced"), (2.6, "partly"), (1.0, "not reproduced")])
+def test_chen_fig1_theorem4_tiers(power, want):
+    """The thirteenth audit: Theorem 4 bounds the bias by O(h^2), so a slope above 2.3 is a higher order within
+    the bound (partly), one below 1.7 violates it (not reproduced); the tiers and the old rule are stated."""
+    hs = chen.FIG1["quick"]["h"]
+    S = {h: {"exact_bias": 3 * h**power, "exact_bias_full_gradient": -4e-3 * h * h, "mc_bias": 3 * h**power + 1e-6,
+             "mc_bias_se": 1e-6} for h in hs}  # fmt: skip
+    out = chen._theorem4(S, S, hs)
+    assert out.verdict.split(" (")[0] == want
+    tol = chen.FIG1_CLAIMS["theorem4"].tolerance
+    assert "partly: above 2.3" in tol and "not reproduced: below 1.7" in tol and "until 2026-11-29" in tol
+
+
+def test_chen_fig2_full_gradient_mse_reason_names_the_squared_transient():
+    """The thirteenth audit: with full gradients the MSE falls as L^-2(1 - alpha), the square of the transient's
+    1/(Lh) bias, not the variance term's L^-(1 - alpha)."""
+    why = chen._optima_cause(chen.FIG2["quick"]["L"])["full_mse"]
+    assert "square of the initial transient's 1/(Lh) bias dominates" in why and "so the 1/(Lh) variance" not in why
 
 
 def test_chen_fig2_section_counts():
@@ -348,6 +370,11 @@ def test_chen_fig3_decreasing_rates_use_the_correlated_slope_se():
     assert dec.verdict == "partly" and "± 0.002 (5 L); ± 0.0" in dec.ours and "40.0 s.e." in dec.why
     fix = out["bias rate of SGLD at its optimal alpha, fixed steps"]
     assert "if the L were independent" not in fix.ours
+    # the thirteenth audit: the fixed-step SGHMC-S row explains its rate with one h = C L^-alpha per run
+    s_fix = out["bias rate of SGHMC-S at its optimal alpha, fixed steps"]
+    assert "with h = C L^-alpha it decays as L^-alpha: L^-0.33" in s_fix.why and "h_l ~ l^-alpha" not in s_fix.why
+    assert "h_l ~ l^-alpha" in out["bias rate of SGHMC-S at its optimal alpha, decreasing steps"].why
+    assert "not reproduced: beyond 0.15 and beyond 2 s.e." in chen.FIG3_CLAIMS["per_kind", "fixed", "SGLD"].tolerance
     assert "checkpoints of the same 200 runs" in chen.FIG3_CLAIMS["per_kind", "decreasing", "SGLD"].method
 
 

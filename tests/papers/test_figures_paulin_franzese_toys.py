@@ -239,6 +239,28 @@ def test_toy_variance(toy, integrator, batching, expected):
         assert cell.ks > 0.08
 
 
+def test_toy_kurtosis_exact_law(toy):
+    """The thirteenth audit: the paper states no kurtosis, so the platykurtic row is a check of the exact
+    law's excess kurtosis (-2 sum a_k^4 / Var^2 over the batch draws) against the pooled draws, and not counted.
+    The exact law's variance is the Lyapunov value; the analytic integrator's kurtosis is -0.1825."""
+    from bnnsample.analysis.recorded import exact_iid_excess_kurtosis
+
+    ex = exact_iid_excess_kurtosis(toy, "exact_ou", {}, 1, 0.4, 2.0)
+    assert ex["var"] == pytest.approx(0.7494, abs=1e-4) and ex["excess_kurtosis"] == pytest.approx(-0.1825, abs=1e-4)
+    lt = exact_iid_excess_kurtosis(toy, "lie_trotter", {}, 1, 0.4, 2.0)
+    assert lt["var"] == pytest.approx(0.7571, abs=1e-4) and lt["excess_kurtosis"] == pytest.approx(-0.2287, abs=1e-4)
+    cell = toy_cells.toy_cell(toy, "x", "exact_ou", "iid", 0.4, 2.0, chains=2000, draws=100, thin=3, burn_in=60, seed=2)
+    assert cell.exact["excess_kurtosis"] == pytest.approx(ex["excess_kurtosis"])
+    assert abs(cell.excess_kurtosis - ex["excess_kurtosis"]) < 4 * cell.excess_kurtosis_se < 0.1
+    claim = fz.FIG3_CLAIMS["kurtosis"]
+    assert claim.source == CHECK and claim.paper == "-" and "the paper states no kurtosis" in claim.text
+    assert "until 2026-11-29 counted as a reproduced claim" in claim.tolerance
+    out = fz._platykurtic([cell], 200_000)
+    assert out.verdict == "passed" and "exact -0.1825" in out.ours
+    cell.exact["excess_kurtosis"] = cell.excess_kurtosis + 5 * cell.excess_kurtosis_se  # power: 5 s.e. off fails
+    assert fz._platykurtic([cell], 200_000).verdict == "FAILED"
+
+
 def test_fig3_make_and_options(tmp_path):
     files = get_recipe(fz.FIG3).make(tmp_path, {"chains": "100", "draws": "10"})
     assert [p.name for p in files] == ["toy.csv", "toy.png"]
@@ -246,14 +268,14 @@ def test_fig3_make_and_options(tmp_path):
     assert len(rows) == 6
     text = (tmp_path / "REPRODUCTION.md").read_text()
     assert "<!-- begin franzese2021-fig3 -->" in text
-    # one row per claim: order, kurtosis; the 4 stationary laws (our simulation against our own exact law),
-    # the machinery, the mean and reshuffling (derivations of this project) are checks, not counted
+    # one counted row: order; the 4 stationary laws (our simulation against our own exact law), the machinery,
+    # the mean, the kurtosis and reshuffling (derivations of this project) are checks, not counted
     md = read_sections(text)[fz.FIG3]
     counts = verdict_counts(md)
     laws = [c for k, c in fz.FIG3_CLAIMS.items() if k[0] == "law"]
-    assert sum(counts[v] for v in VERDICTS) == len(fz.FIG3_CLAIMS) - 3 - len(laws) == 2 and len(laws) == 4
-    assert (counts["statement"], counts["derived"]) == (1, 1) and counts["printed"] == 0
-    assert "| not tested" not in md and md.count("| check |") == 3 + len(laws)
+    assert sum(counts[v] for v in VERDICTS) == len(fz.FIG3_CLAIMS) - 4 - len(laws) == 1 and len(laws) == 4
+    assert (counts["statement"], counts["derived"]) == (1, 0) and counts["printed"] == 0
+    assert "| not tested" not in md and md.count("| check |") == 4 + len(laws)
     assert "| random reshuffling, which Theorem 2 assumes, shrinks the toy's minibatch error" in md
     for claim in fz.FIG3_CLAIMS.values():
         assert f"| {claim.text} | {claim.where} |" in md
@@ -379,6 +401,16 @@ def test_fig1_outcomes_verdicts(mt3_exact, mt3_b8, floor8, expected):
     assert [c for c, _ in outcomes] == list(fz.FIG1_CLAIMS.values())  # every scheme run: a row per claim
     for key, verdict in expected.items():
         assert dict(outcomes)[fz.FIG1_CLAIMS[key]].verdict == verdict
+    # the thirteenth audit: the full-batch row states its tiers and why LEAPFROG is no comparator, and its reason
+    # says where the Monte Carlo separates LIE-TROTTER and how large MT3's losses are
+    full = dict(outcomes)[fz.FIG1_CLAIMS["full_order"]]
+    tol = fz.FIG1_CLAIMS["full_order"].tolerance
+    assert "partly: at some" in tol and "not reproduced: at none" in tol and "LEAPFROG" in tol
+    assert (
+        "the Monte Carlo separates LIE-TROTTER (above the exact-sample band's 95% quantile 0.029) at eta = none"
+        in full.why
+    )
+    assert "far below" not in full.why and "MT3's losses (up to" in full.why
 
 
 def test_fig1_order2_alike_within_the_band_width():

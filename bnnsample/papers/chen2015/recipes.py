@@ -131,7 +131,9 @@ def _fig1_outcomes(rows, inv: Invocation) -> list[tuple[Claim, Outcome]]:
     method="exact stationary E[theta^2] of each integrator's affine step with the minibatch noise covariance "
            "(discrete Lyapunov equation), checked by Monte Carlo below")  # fmt: skip
 def _euler_larger(S, E, hs) -> Outcome:
-    ratio = ", ".join(f"{h:g}: {_fmt(E[h]['exact_bias'] / S[h]['exact_bias'], '.2f')}" for h in hs)
+    # a non-finite Euler bias is its step map's instability, which the rule counts as larger: print it so
+    ratio = ", ".join(f"{h:g}: " + (_fmt(E[h]['exact_bias'] / S[h]['exact_bias'], '.2f')
+                                   if math.isfinite(E[h]["exact_bias"]) else "E unstable") for h in hs)  # fmt: skip
     larger = sum(abs(E[h]["exact_bias"]) >= abs(S[h]["exact_bias"]) for h in hs)
     return by_count(larger, len(hs), f"exact bias ratio E/S per h: {ratio}")
 
@@ -157,7 +159,9 @@ def _euler_explodes(S, E, hs) -> Outcome:
 @FIG1_CLAIMS.rule("theorem4",
     "the invariant-measure bias is O(h^K), K = 2 for the splitting, whatever the gradient noise",
     "§3.2, Theorem 4; §5, Fig. 1", "bias ~ h^2",
-    tolerance="slope of log|bias| on log h within 0.3 of 2 (h <= 0.02; minibatches n = 10, the paper's setup)",
+    tolerance="slope of log|bias| on log h (h <= 0.02; minibatches n = 10, the paper's setup); reproduced: within 0.3 "
+              "of 2; partly: above 2.3 (a higher order, still within the bound O(h^2)); not reproduced: below 1.7 (the "
+              "bound violated) (until 2026-11-29 a slope above 2.3 was not reproduced too; the same verdict here)",
     method="exact stationary bias of SGHMC-S; size: the Monte Carlo bias at the smallest h against the integrator's "
            "own O(h^2) bias (full gradients), in s.e. of the Monte Carlo bias")  # fmt: skip
 def _theorem4(S, E, hs) -> Outcome:
@@ -173,6 +177,8 @@ def _theorem4(S, E, hs) -> Outcome:
             f"{_fmt(p_full_e, '.2f')}")  # fmt: skip
     if abs(p_mb - 2) <= 0.3:
         return reproduced(ours)
+    if p_mb > 2.3:
+        return partly(ours, "a higher order than K = 2: within Theorem 4's bound O(h^2), not its order")
     z = (h0["mc_bias"] - abs(h0["exact_bias_full_gradient"])) / h0["mc_bias_se"]
     return not_reproduced(ours, f"{NOISE}; with full gradients the slope is 2", z=z)
 
@@ -458,7 +464,8 @@ def _optima_cause(Ls) -> dict:
         "top": b_top,
         "full_mse": f"what it shows: with full gradients the integrator's squared stationary bias, O(h^4), is at most "
         f"{b_f**2:.2g} (at SGHMC-F's largest step, h = {h_f:.3g}: alpha = {_afmt(min(ALPHAS))} at L = {min(Ls)}), "
-        "so the 1/(Lh) variance term dominates and the largest step (smallest alpha) is lowest at every L run",
+        "so the square of the initial transient's 1/(Lh) bias dominates (slopes about -2(1 - alpha), not the 1/(Lh) "
+        "variance term's -(1 - alpha)) and the largest step (smallest alpha) is lowest at every L run",
         "top_mse": b_f**2,
     }
 
@@ -563,7 +570,8 @@ def _faster_or_rate(faster, rate):
     source=_faster_or_rate(lambda k: "statement", lambda k, sc: "printed" if k == "fixed" else "derived"),
     tolerance=_faster_or_rate(lambda k: "SGHMC-S below SGLD beyond 2 s.e. at every L (at some L: partly)",
                               lambda k, sc: "fitted slope within 0.15 of the rate and within 2 s.e. (within 0.15 "
-                                            "only: partly)"),
+                                            "only: partly); not reproduced: beyond 0.15 and beyond 2 s.e.; not "
+                                            "tested: beyond 0.15 but within 2 s.e., or no slope fitted"),
     method=_faster_or_rate(lambda k: "bias over 200 runs each, s.e. of the difference sqrt(se_S^2 + se_G^2) "
                                      "(independent runs); size: the smallest margin over L, in s.e.",
                            lambda k, sc: _SLOPE_METHOD if k == "fixed" else _SLOPE_METHOD_DECR))  # fmt: skip
@@ -572,7 +580,7 @@ def _per_kind(member, by_kind, Ls) -> Outcome:
     kind, what = member
     sel, slopes = by_kind[kind]
     if what != "faster":
-        return _rate(what, *slopes[what])
+        return _rate(what, *slopes[what], kind=kind)
     why = (f"SGHMC-S's bias falls as L^{_fmt(slopes['SGHMC-S'][0], '.2f')}, not L^-0.67: {NOISE}, so the "
            "splitting's second order is lost")  # fmt: skip
     return _faster(sel["SGHMC-S"], sel["SGLD"], Ls, why)
@@ -644,11 +652,19 @@ def _slope(by_L: dict, Ls) -> tuple:
     return p, se, k, None
 
 
-def _rate(label: str, p: float, se: float, k: int, se_indep: float | None = None) -> Outcome:
+def _rate(label: str, p: float, se: float, k: int, se_indep: float | None = None, kind: str = "decreasing") -> Outcome:
     """Outcome of the bias rate of ``label``: the fitted slope (± s.e., over k L) against RATE;
-    ``se_indep``: the s.e. the same fit has if its L were independent (decreasing steps), reported beside."""
-    cause = (f"{NOISE}: the bias is O(h), and with steps h_l ~ l^-alpha its term sum h_l^2 / S_L decays as "
-             f"L^-alpha: L^-{ALPHA_BIAS[label]:.2g} at the alpha = {ALPHA_BIAS[label]:.2g} run (L^-1/2 at best, alpha = 1/2)") if label == "SGHMC-S" else ""  # fmt: skip
+    ``se_indep``: the s.e. the same fit has if its L were independent (decreasing steps), reported beside;
+    ``kind``: fixed or decreasing steps, whose O(h) bias decays differently with L (the reason)."""
+    a = ALPHA_BIAS[label]
+    if label != "SGHMC-S":
+        cause = ""
+    elif kind == "fixed":  # one h = C L^-alpha per run (until 2026-11-29 this row gave the decreasing-step text)
+        cause = (f"{NOISE}: the bias is O(h), and with h = C L^-alpha it decays as L^-alpha: L^-{a:.2g} at the "
+                 f"alpha = {a:.2g} run (L^-1/2 at best, alpha = 1/2)")  # fmt: skip
+    else:
+        cause = (f"{NOISE}: the bias is O(h), and with steps h_l ~ l^-alpha its term sum h_l^2 / S_L decays as "
+                 f"L^-alpha: L^-{a:.2g} at the alpha = {a:.2g} run (L^-1/2 at best, alpha = 1/2)")  # fmt: skip
     ours = (
         f"slope {_fmt(p, '.3f')} ± {_fmt(se, '.3f')} ({k} L)"
         if se_indep

@@ -33,7 +33,11 @@ class ToyCell:
     ks: float = math.nan
     ks_floor: float = math.nan
     excess_kurtosis: float = math.nan
+    excess_kurtosis_se: float = math.nan  # over 20 groups of chains
     seconds: float = 0.0
+
+
+KURTOSIS_GROUPS = 20  # groups of chains for the s.e. of the pooled excess kurtosis
 
 
 def toy_cell(pot, label: str, integrator: str, batching: str, h: float, gamma: float, chains: int, draws: int,
@@ -42,7 +46,7 @@ def toy_cell(pot, label: str, integrator: str, batching: str, h: float, gamma: f
     exact stationary moments of the same integrator under the same schedule."""
     from scipy import stats
 
-    from ...analysis.recorded import exact_recorded_moments, pooled_moments
+    from ...analysis.recorded import exact_iid_excess_kurtosis, exact_recorded_moments, pooled_moments
     from ...evaluate.metrics import iid_floor, kolmogorov_distance_normal
     from ...simulate import draws as run_draws
 
@@ -61,6 +65,12 @@ def toy_cell(pot, label: str, integrator: str, batching: str, h: float, gamma: f
     cell.ks = kolmogorov_distance_normal(flat, mean, math.sqrt(var))
     cell.ks_floor = iid_floor(kolmogorov_distance_normal, mean, math.sqrt(var), flat.size, seed + 99)
     cell.excess_kurtosis = float(stats.kurtosis(flat))
+    per_chain = np.asarray(rec).reshape(np.shape(rec)[0], -1)  # [draws, chains]
+    groups = np.array_split(np.arange(per_chain.shape[1]), KURTOSIS_GROUPS)
+    cell.excess_kurtosis_se = float(np.std([stats.kurtosis(per_chain[:, g].ravel()) for g in groups], ddof=1)
+                                    / math.sqrt(len(groups)))  # fmt: skip
+    if batching == "iid":
+        cell.exact["excess_kurtosis"] = exact_iid_excess_kurtosis(pot, integrator, {}, 1, h, gamma)["excess_kurtosis"]
     cell.seconds = time.perf_counter() - t0
     return cell
 

@@ -171,15 +171,25 @@ def _minibatching_prevents_convergence(cells: list[ToyCell], n: int) -> Outcome 
         + " the posterior's (z = " + ", ".join(f"{z:+.0f}" for z in zv) + ") even for the exact integrator")  # fmt: skip
 
 
-@FIG3_CLAIMS.rule("kurtosis", "the i.i.d.-minibatch stationary law is mildly platykurtic", "App. E.2, eqs. "
-    "(98)-(100) (a Gaussian mixture); Fig. 6", "excess kurtosis ≈ -0.2", tolerance="between -0.3 and -0.1 for both "
-    "integrators", method="scipy.stats.kurtosis of the pooled draws")  # fmt: skip
+@FIG3_CLAIMS.rule("kurtosis", "the i.i.d.-minibatch stationary law is a Gaussian mixture, mildly platykurtic "
+    "(derived for this project; the paper states no kurtosis: not a paper claim)", "App. E.2, eq. (98) (one step "
+    "from the posterior gives a Gaussian mixture)", "-", source="check",
+    tolerance="both integrators' pooled excess kurtosis within 3 s.e. of the exact value of their stationary law, "
+    "and that value below 0; passed: both; failed: either (until 2026-11-29 counted as a reproduced claim, 'between "
+    "-0.3 and -0.1', a value not in the paper, which gave reproduced)",
+    method="scipy.stats.kurtosis of the pooled draws, s.e. from 20 groups of chains; exact: the stationary θ is a "
+    "Gaussian plus sum_k a_k eps_k (eps_k = ±1 the batch drawn k steps back, a_k from the probed affine maps), "
+    "so its excess kurtosis is -2 sum a_k^4 / Var^2")  # fmt: skip
 def _platykurtic(cells: list[ToyCell], n: int) -> Outcome | None:
+    """The excess kurtosis of the i.i.d.-minibatch cells against its exact value (a check of our machinery: the
+    paper shows only that one step from the posterior gives a Gaussian mixture)."""
     iid = [c for c in cells if c.batching == "iid"]
     if not iid:
         return None
-    return by_count(sum(-0.3 < c.excess_kurtosis < -0.1 for c in iid), len(iid),
-                    ", ".join(f"{c.label} {c.excess_kurtosis:+.3f}" for c in iid))  # fmt: skip
+    zs = [(c.excess_kurtosis - c.exact["excess_kurtosis"]) / c.excess_kurtosis_se for c in iid]
+    return check(all(abs(z) <= 3 and c.exact["excess_kurtosis"] < 0 for c, z in zip(iid, zs)),
+                 ", ".join(f"{c.label} {c.excess_kurtosis:+.3f} ± {c.excess_kurtosis_se:.3f} (exact "
+                           f"{c.exact['excess_kurtosis']:+.4f}, z = {z:+.2f})" for c, z in zip(iid, zs)))  # fmt: skip
 
 
 @FIG3_CLAIMS.rule("reshuffle", "random reshuffling, which Theorem 2 assumes, shrinks the toy's minibatch error "
@@ -346,7 +356,9 @@ def _exact_full(series) -> dict:
 
 @FIG1_CLAIMS.rule("full_order", "full batch: higher-order schemes consistently better at every eta, no bottleneck",
     "§5 'On the convergence bottleneck', Fig. 1 (right)", "MT3 below the order-2 schemes at every eta",
-    tolerance="MT3's exact stationary AKD below both SYMMETRIC's and LIE-TROTTER's at every stable eta",
+    tolerance="MT3's exact stationary AKD below both SYMMETRIC's and LIE-TROTTER's (the order-2 schemes; LEAPFROG, "
+              "exact on this Gaussian target, is no comparator of order: the check row below); reproduced: at every "
+              "stable eta; partly: at some; not reproduced: at none",
     method="exact stationary law of each scheme (Gaussian; affine step map probed off the integrator, discrete "
            "Lyapunov equation); Monte Carlo AKD for reference")  # fmt: skip
 def _higher_order_better(series, hs, band, labels) -> Outcome | None:
@@ -355,6 +367,10 @@ def _higher_order_better(series, hs, band, labels) -> Outcome | None:
     ex = _exact_full(series)
     pairs = [(m, a, b) for m, a, b in zip(ex["MT3"], ex["LIE-TROTTER"], ex["SYMMETRIC"]) if math.isfinite(m)]
     strict = sum(m < min(a, b) for m, a, b in pairs)
+    # where the Monte Carlo separates the schemes: LIE-TROTTER above the exact-sample band's 95% quantile
+    lt_mc = series("LIE-TROTTER", "full")
+    seen = [e for e, x in zip(hs, lt_mc) if math.isfinite(x) and x > band["high"]]
+    lost = [m - min(a, b) for m, a, b in pairs if m >= min(a, b)]
     return by_count(
         strict, len(pairs),
         f"exact stationary AKD (eta {', '.join(f'{e:g}' for e in hs)}): MT3 {_akds(ex['MT3'], '.1e')}; LT "
@@ -362,9 +378,10 @@ def _higher_order_better(series, hs, band, labels) -> Outcome | None:
         f"{_akds(series('MT3', 'full'))}; LT {_akds(series('LIE-TROTTER', 'full'))}; SYM "
         f"{_akds(series('SYMMETRIC', 'full'))}",
         f"exact laws: MT3 below both order-2 schemes at {strict} of {len(pairs)} stable steps, below LIE-TROTTER "
-        f"at {sum(m < a for m, a, _ in pairs)}; every full-batch bias is far below the 2000-sample Kolmogorov "
-        f"floor ({band['mean']:.3f}), so the Monte Carlo curves cannot separate the schemes at any stable "
-        "eta")  # fmt: skip
+        f"at {sum(m < a for m, a, _ in pairs)}; the Monte Carlo separates LIE-TROTTER (above the exact-sample band's "
+        f"95% quantile {band['high']:.3f}) at eta = {', '.join(f'{e:g}' for e in seen) or 'none'}, in the claim's "
+        f"favour; MT3's losses (up to {max(lost, default=0):.1e} in exact AKD) lie below the "
+        f"{band['mean']:.3f} floor of the Monte Carlo distances, which cannot show them")  # fmt: skip
 
 
 @FIG1_CLAIMS.rule("bottleneck", "batch 8: a zone of eta where the 3rd-order MT3 is no better than the order-2 schemes",
