@@ -70,10 +70,28 @@ def test_fig7_tiny_end_to_end(tmp_path, data_dir, monkeypatch):
         paths = get_recipe(fig7.ID).make(out, {})
     assert {"fig7.csv", "fig7.png"} <= {p.name for p in paths}
     rows = _rows(out / fig7.ID / "fig7.csv")
-    assert [r["point"] for r in rows] == ["random", "trained", "swa", "swa_noise", "swa_other"]
+    assert [r["point"] for r in rows] == ["random", "trained", "swa", "swa_noise", "swa_other", "swa_noise_other"]
     assert all(float(r["norm"]) > 0 and int(r["iters"]) == 3 and r["batches"] == "2" for r in rows)
     claims = _rows(out / fig7.ID / "claims.csv")
     assert len(claims) == 3 + 3 and all(r["verdict"] == "not tested: scale" for r in claims[3:])
+
+
+def test_fig7_swa_noise_is_judged_with_the_noise_of_its_paired_ratio():
+    """The fourteenth audit: SWA and SWA + noise share their batches, so their ratio's noise is its change
+    between two disjoint batch sets (here 1.060 and 1.070: about 0.01), not one point's change between them
+    (0.11 here, which hid a 6% rise)."""
+
+    def row(point, norm, change=0.0):
+        return {"run": 0, "point": point, "norm": norm, "last_change": change}
+
+    rows = [row("random", 5.3e6, 0.0118), row("trained", 2.54e5), row("swa", 1.0637e6), row("swa_noise", 1.1272e6),
+            row("swa_other", 9.4723e5), row("swa_noise_other", 1.0133e6)]  # fmt: skip
+    assert fig7._noise(rows) > 0.1 and fig7._paired_noise(rows) < 0.01 + 1e-9
+    out = fig7.CLAIMS.rules["noise"](rows)
+    assert out.verdict == "partly" and "(1.070 on the other batches)" in out.ours  # above SWA; not 10x below random
+    unpaired = [r for r in rows if r["point"] != "swa_noise_other"]  # no second set for the pair: the old noise
+    assert fig7._paired_noise(unpaired) == fig7._noise(unpaired)
+    assert fig7.CLAIMS.rules["noise"](unpaired).verdict == "not reproduced"
 
 
 def test_hessian_matvec_sums_the_batches_and_the_prior_once(data_dir):
