@@ -640,13 +640,20 @@ def fig4_outcomes(
     return out
 
 
+_EQUAL_TIME_TIER = (
+    "; not tested against an equal-time LIE-TROTTER reference at a burn-in shorter than the paper's (since "
+    "2026-11-29, after the fourteenth audit; the reason gives what counting against it gave)"
+)
+
+
 @FIG5_CLAIMS.rule(
     "small_h",
     "for small h the order of convergence is similar for all N_l, especially with the full batch",
     _FIG5,
     "similar",
     tolerance=f"every N_l inside the band ({_INSIDE}) at the grid's smallest h, per batch size; reproduced: every "
-    "batch size; partly: some; not reproduced: none (until 2026-11-28, with one seed: differences within the oracle band's width, 'inside the band' with no allowance above its 95% quantile; the reason says what that gives)",
+    "batch size; partly: some; not reproduced: none (until 2026-11-28, with one seed: differences within the oracle band's width, 'inside the band' with no allowance above its 95% quantile; the reason says what that gives)"
+    + _EQUAL_TIME_TIER,
     method=_AKD,
 )
 def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
@@ -702,7 +709,7 @@ def _inert_minibatches(rows: list[dict], s: SweepSettings, minis, noise: Noise) 
     tolerance=f"at the largest h the largest N_l has a larger AKD than N_l = 1 by more than {_TOL} (or diverges), "
     "per batch size; and 'more with minibatches': the smallest h where it does is no larger for a minibatch than "
     "for the full batch, and smaller for one; partly when one half holds (until 2026-11-29 only the first half, "
-    "by any amount with one seed, was tested; it gave reproduced)",
+    "by any amount with one seed, was tested; it gave reproduced)" + _EQUAL_TIME_TIER,
     method=_AKD,
 )
 def _larger_errors_at_large_h(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
@@ -737,7 +744,8 @@ def _lowest_within(cell: dict, label: str, width: float) -> bool:
     _FIG5,
     "N_l = 1",
     tolerance=f"N_l = 1 lowest AKD (within {_TOL}) in at least 2/3 of the (batch, h) cells; partly: some; not "
-    "reproduced: none (until 2026-11-28, with one seed: differences within the oracle band's width, 'inside the band' with no allowance above its 95% quantile; the reason says what that gives)",
+    "reproduced: none (until 2026-11-28, with one seed: differences within the oracle band's width, 'inside the band' with no allowance above its 95% quantile; the reason says what that gives)"
+    + _EQUAL_TIME_TIER,
     method=_AKD,
 )
 def _nl1_sensible(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
@@ -748,13 +756,34 @@ def _nl1_sensible(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noi
 
 
 def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int]) -> list[tuple[Claim, Outcome]]:
-    """Fig. 5's claims, over every batch size, of the N_l values ``nls`` (N_l = 1 first)."""
+    """Fig. 5's claims, over every batch size, of the N_l values ``nls`` (N_l = 1 first); not tested against
+    an equal-time reference (``_equal_time``)."""
     cells, noise = seed_means(rows), Noise.of(rows)  # one seed: the band width is the tolerance
     if not noise.measured():
-        return FIG5_CLAIMS.outcomes(cells, s, nls, noise)
+        return _equal_time(FIG5_CLAIMS.outcomes(cells, s, nls, noise), s, rows)
     old = FIG5_CLAIMS.outcomes(cells, s, nls, noise.unmeasured())
-    return [(c, replace(o, why="; ".join(p for p in (o.why, noise.text(), _band_rule(b)) if p)))
-            for (c, o), (_, b) in zip(FIG5_CLAIMS.outcomes(cells, s, nls, noise), old)]  # fmt: skip
+    return _equal_time([(c, replace(o, why="; ".join(p for p in (o.why, noise.text(), _band_rule(b)) if p)))
+                        for (c, o), (_, b) in zip(FIG5_CLAIMS.outcomes(cells, s, nls, noise), old)], s, rows)  # fmt: skip
+
+
+def _equal_time(out: list, s: SweepSettings, rows: list[dict]) -> list:
+    """Fig. 5's rows against an equal-time LIE-TROTTER reference at a burn-in shorter than the paper's: not
+    tested. The reference is N_l = 1's own scheme over the samplers' transient from x0 = 0, so distances to it
+    measure the discretisation of that transient, not the error against the posterior the claims are about,
+    and N_l = 1 is near it by construction (the fourteenth audit: on wine, against LIE-TROTTER burned in to
+    time 20 and 40 the ordering of N_l = 1 and 25 reverses). The measured outcome stays in the reason."""
+    if s.oracle.kind != "lie_trotter" or s.t_burn >= PAPER_T_BURN:
+        return out
+    ds = rows[0]["dataset"] if rows else ""
+    why = (f"the reference is full-batch LIE-TROTTER (the N_l = 1 scheme) at h = {min(s.steps) / 2:g} with the "
+           f"samplers' burn-in time {s.t_burn:g} from x0 = 0 (paper: {PAPER_T_BURN:g}): it shares their transient, so "
+           "these distances measure the discretisation of that transient, not the error against the posterior, and "
+           "N_l = 1 is near it by construction; a test: scale=paper"
+           + (f" datasets={ds}" if ds else "") + " (the paper's burn-in and adaptive-SGHMC oracle"
+           + ("; the paper's own oracle for this set is the analytic posterior" if ds == "trig_features" else "")
+           + f"), {FIG5_PAPER_COST}")  # fmt: skip
+    return [(c, not_tested("scale", o.ours, f"{why}; counted against it until 2026-11-29 (the fourteenth audit): "
+                           f"{o.verdict}{'; ' + o.why if o.why else ''}")) for c, o in out]  # fmt: skip
 
 
 def _band_rule(old: Outcome) -> str:
