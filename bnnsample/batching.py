@@ -10,7 +10,7 @@ kinds
     iid_wor    n distinct points drawn uniformly, fresh each step
     reshuffle  one pass over the N_m = floor(N/n) minibatches of a partition per epoch, in a
                fresh random order each epoch ("random reshuffling", SG-UBU without replacement)
-    sms        symmetric minibatch splitting (paulin2025 §2.2, Algorithm 2): a fresh random order
+    sms        symmetric minibatch splitting (paulin2025 §2.3, Algorithm 2): a fresh random order
                S_1..S_Nm of the minibatches is swept forward then backward,
                S_1, ..., S_Nm, S_Nm, ..., S_1, so each batch is used twice per sweep of
                2 N_m steps (the last batch twice in a row at the turn).

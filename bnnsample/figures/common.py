@@ -36,10 +36,11 @@ of the authors' code), our numbers with standard errors, and a verdict:
 Rows marked *check* test our own machinery and are not counted. Sections are replaced when
 their recipe is rerun; the others stay. The measured orders of convergence of every integrator
 (`bnnsample figure orders`: results/orders/orders.md and its claims.csv) are not counted here
-either: they hold every implemented scheme, in every batching, to the order a paper proves or
-observes, most of them for schemes and batchings no figure or table runs; where a figure does
-report an order (paulin2025 Fig. 1), its own section counts it, and counting it here too would
-count it twice.
+either: they hold the implemented schemes, in each batching with a claim, to the order a paper
+proves or observes or, in the rows marked derived, the order this project derives from the
+papers' results, most of them for schemes and batchings no figure or table runs; where a
+figure does report an order (paulin2025 Fig. 1), its own section counts it, and counting it
+here too would count it twice.
 """
 
 

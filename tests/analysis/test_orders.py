@@ -111,25 +111,60 @@ def test_every_claim_has_its_own_source():
         assert ": derived for this project" in SOURCES[k] if kind == "derived" else "derived" not in SOURCES[k][:12], k
     assert SOURCE_KIND["aboba", "iid"] == "statement" and "paulin2025 §2.2" in SOURCES["aboba", "iid"]
     assert SOURCE_KIND["exact_ou", "sms"] == "derived" and SOURCE_KIND["generalized_lie_trotter", "iid"] == "derived"
+    # the fourteenth audit: a pointer names its paper; franzese2021 App. E's framing of its i.i.d. example
+    assert "the scheme: paulin2025 App. A Algorithm 5" in SOURCES["baoab", "full"]
+    assert "in accordance with' Theorem 3" in SOURCES["exact_ou", "iid"]
 
 
 def test_exact_claims_state_their_rule_and_rule_history_is_declared():
-    """An "exact" claim is judged on var_x's |bias| at every h, not on a slope, and says so; a claim
-    judged on E[v^2] because var_x's order is higher says the rule came in 3c1bf32 and what the earlier
-    rule (var_x) gave."""
+    """An "exact" claim is judged on the |bias| of its statistics at every h, not on a slope, and says
+    which: the whole law (Var(x), E[x], E[v^2]) for exact_ou (franzese2021 eq. 94; the fourteenth audit:
+    Var(x) alone would pass a biased momentum), the x-marginal for nogin (Lemma 4.2: its momentum is
+    perturbed); the row declares the rule change and what Var(x) alone gives. A claim judged on E[v^2]
+    because var_x's order is higher says the rule came in 3c1bf32 and what the earlier rule (var_x) gave."""
     from bnnsample.analysis.orders import Fit, Row
     from bnnsample.figures.orders import claim_rows
 
     h = [2.0**-e for e in range(3, 8)]
-    exact = [Row("exact_ou", "full", "two_batch", "m2_v", True, "exact", "exact", Fit(), h, [1e-15] * 5),
-             Row("exact_ou", "full", "two_batch", "var_x", False, None, "exact", Fit(), h, [-3e-15] * 5)]  # fmt: skip
-    ((claim, out),) = claim_rows(exact)
+
+    def exact(scheme, m2_v):
+        ok = dict(status="exact", fit=Fit(), h=h)
+        m2 = dict(ok, bias=[1e-15] * 5) if m2_v == "exact" else dict(status="measured", fit=Fit(2.0, 1.99, 2.01), h=h,
+                                                                      bias=[1e-2 * x**2 for x in h])  # fmt: skip
+        return [Row(scheme, "full", "two_batch", "m2_v", True, "exact", **m2),
+                Row(scheme, "full", "two_batch", "var_x", False, None, **ok, bias=[-3e-15] * 5),
+                Row(scheme, "full", "two_batch", "mean_x", False, None, **ok, bias=[1e-16] * 5)]  # fmt: skip
+
+    ((claim, out),) = claim_rows(exact("exact_ou", "exact"))
     assert out.verdict == "reproduced" and "1e-11" in claim.tolerance and "slope" not in claim.method
+    assert "Var(x), E[x] and E[v^2] each below" in claim.tolerance and "whole stationary law" in claim.tolerance
     assert "h = 2^-3..2^-7" in claim.method and out.ours.startswith("var_x exact (max |bias| 3.0e-15)")
+    assert "mean_x exact (max |bias| 1.0e-16)" in out.ours and "Var(x) alone, which gives reproduced" in out.why
+    ((claim, out),) = claim_rows(exact("exact_ou", "measured"))  # a biased momentum: not the whole law
+    assert out.verdict == "not reproduced" and "not exact: E[v^2]" in out.why
+    ((claim, out),) = claim_rows(exact("exact_ou", "exact")[:2])  # E[x] not measured: not shown exact
+    assert out.verdict == "not reproduced" and "not exact: E[x]" in out.why
+    ((claim, out),) = claim_rows(exact("nogin", "measured"))  # the x-marginal claim: E[v^2] not tested
+    assert out.verdict == "reproduced" and "Var(x) and E[x] each below" in claim.tolerance
+    assert "E[v^2] not tested" in claim.tolerance and claim.paper == "x-marginal exact on Gaussian targets"
     law = [Row("leapfrog", "reshuffle", "two_batch", "m2_v", True, 1, fit=Fit(1.02, 1.0, 1.03), h=h),
            Row("leapfrog", "reshuffle", "two_batch", "var_x", False, None, fit=Fit(1.98, 1.96, 1.99), h=h)]  # fmt: skip
     ((claim, out),) = claim_rows(law)
     assert out.verdict == "reproduced" and "3c1bf32" in out.why and out.why.endswith("judged partly")
+
+
+def test_unsettled_local_slopes_are_stated():
+    """A claim whose primary window did not settle gives its local slopes in the reason (the
+    fourteenth audit on sghmc / full: the E[v^2] window is the one var_x settled)."""
+    from bnnsample.analysis.orders import Fit, Row
+    from bnnsample.figures.orders import claim_rows
+
+    h = [2.0**-e for e in range(3, 8)]
+    r = Row("sghmc", "full", "four_point", "m2_v", True, 1, fit=Fit(1.1, 1.03, 1.17), h=h,
+            bias=[x * (1 + 2 * x) for x in h], note="local slopes not settled on the grid")  # fmt: skip
+    ((_, out),) = claim_rows([r])
+    assert out.verdict == "reproduced" and out.why.startswith("local slopes of m2_v not settled on this grid: 1.")
+    assert out.why.endswith(" from the largest h") and out.why.count(", ") == 3
 
 
 def test_chen2015_theorem4_disagreement_is_stated():
