@@ -167,7 +167,7 @@ def test_fig12_histograms_are_densities():
     pred = {(smp, k, 1e-2, n): rng.beta(5, 4, (4, 50)) for k in ("diagonal", "groups")
             for smp, n in (("full", 500), ("wor", 10), ("wor", 250))}  # fmt: skip
     rows = [{"sampling": s, "friction": k, "h": h, "n": n, "eps_h": 0.0, "l1": 0.1 * (n < 500) * (300 - n) / 290,
-             "friction_mean": 1.0, "burn_steps": 10} for s, k, h, n in pred]  # fmt: skip
+             "l1_se": 0.01, "friction_mean": 1.0, "burn_steps": 10} for s, k, h, n in pred]  # fmt: skip
     m = fig12.Fig12(rows, pred)
     hist = fig12.histogram_rows(m, 20)
     for key in pred:
@@ -180,6 +180,38 @@ def test_fig12_histograms_are_densities():
     assert rule(summary, {}, {(10, 1e-2): "n=10: burn-in short"}, None).verdict == "not tested: scale"
     assert fig12.FIG12_CLAIMS["departs"].source == "derived"
     assert "the text states no trend in n" in fig12.FIG12_CLAIMS["departs"].where
+
+
+def test_fig12_trend_needs_steps_beyond_two_se():
+    """fig12#1 (fourteenth audit): fig13#1's rule, a step within 2 s.e. of the step (or without an s.e., as in the
+    committed scale=quick fig12.csv) leaves its series unresolved; all four tiers and the dated change stated."""
+    rule = fig12.FIG12_CLAIMS.rules["departs"]
+
+    def summary(se_diag, se_groups, l1_groups=(0.1, 0.4)):
+        out = []
+        for kind, se, (big, small) in (("diagonal", se_diag, (0.1, 0.4)), ("groups", se_groups, l1_groups)):
+            out += [{"friction": kind, "sampling": "wor", "h": 1e-2, "n": n, "l1_vs_full_batch": l1, "l1_se": se,
+                     "mean": 0.5, "sd": 0.1} for n, l1 in ((250, big), (10, small))]  # fmt: skip
+        return out
+
+    assert rule(summary(0.01, 0.01), {}, {}, None).verdict == "reproduced"  # steps 21 s.e.
+    out = rule(summary(0.01, 0.2), {}, {}, None)  # groups: 0.3 / 0.28 = 1.1 s.e.
+    assert out.verdict == "partly" and "1 of 2 series with a step within 2 s.e., unresolved" in out.why
+    assert rule(summary(0.2, 0.2), {}, {}, None).verdict == "not tested: scale"
+    assert rule(summary(float("nan"), float("nan")), {}, {}, None).verdict == "not tested: scale"
+    assert rule(summary(0.01, 0.01, (0.4, 0.1)), {}, {}, None).verdict == "partly"  # groups goes the other way
+    assert rule(summary(0.01, 0.01, (0.4, 0.1)), {}, {(250, 1e-2): "x"}, None).verdict == "not tested: scale"
+    tol = fig12.FIG12_CLAIMS["departs"].tolerance
+    for tier in ("reproduced:", "partly:", "not reproduced:", "not tested:", "2026-11-29", "compared bare"):
+        assert tier in tol
+
+
+def test_fig9_printed_states_that_only_stationary_runs_count():
+    """fig9#3 (fourteenth audit): the tolerance says what the code (mnist.settled_outcome) does, as fig9#4's."""
+    printed, factor2 = fig9.FIG9_CLAIMS["printed"], fig9.FIG9_CLAIMS["factor2"]
+    assert "whose run is stationary" in printed.tolerance and "not tested: no run stationary" in printed.tolerance
+    assert factor2.tolerance.split(" (or within 2 s.e.")[1] in printed.tolerance.replace(" of it)", ")")
+    assert "3 s.e. of the move" in printed.method and "5% of max(|second-half mean|, gamma)" in printed.method
 
 
 def test_fig12_reason_states_what_fig13s_relaxed_runs_showed():

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ...figures.claims import Claim, Claims, Outcome, by_count, not_tested
+from ...figures.claims import Claim, Claims, Outcome, not_tested
 from ...figures.driver import JOBS, Figure, Invocation, register_figure
 from ...plotting import pyplot, save_figure
-from .fig13 import FIG13, _at_most_partly, _settings, _settled_why, _unsettled, fig13_rows
+from .fig13 import FIG13, _at_most_partly, _settings, _settled_why, _trend, _unsettled, fig13_rows
 from .shared import HEADING, TITLE
 
 ID = "sekkat2023-fig12"
@@ -56,8 +56,8 @@ def summary_rows(m: Fig12) -> list[dict]:
         r = next(r for r in m.rows if (r["sampling"], r["friction"], r["h"], r["n"]) == (smp, kind, h, n))
         out.append({"friction": kind, "sampling": smp, "h": h, "n": n, "eps_h": r["eps_h"], "mean": p.mean(),
                     "sd": p.std(), "q05": np.quantile(p, 0.05), "median": np.median(p), "q95": np.quantile(p, 0.95),
-                    "l1_vs_full_batch": r["l1"], "friction_mean": r["friction_mean"], "burn_steps": r["burn_steps"],
-                    "draws": p.size})  # fmt: skip
+                    "l1_vs_full_batch": r["l1"], "l1_se": r.get("l1_se", float("nan")),
+                    "friction_mean": r["friction_mean"], "burn_steps": r["burn_steps"], "draws": p.size})  # fmt: skip
     return out
 
 
@@ -119,8 +119,18 @@ def _relaxed_why(relaxed, unsettled: dict) -> str:
     "§3.5, Fig. 12 (caption: 'for various size of minibatch'; the text states no trend in n)",
     "expected: departs as n decreases (not stated; read from Fig. 12)", source="derived",
     tolerance="the L1 distance of each histogram to full-batch diagonal AdL's non-increasing in n, for each friction, "
-              "over the batch sizes whose frictions are stationary (as sekkat2023-fig13; partly when some are not)",
-    method="histograms with the scale's bins on [0, 1]; stationarity as sekkat2023-fig13 (burn-in past 3 A eta)")  # fmt: skip
+              "over the batch sizes whose frictions are stationary: each step to the next smaller n raises the L1 by "
+              "more than 2 s.e. of the step; a step within 2 s.e. leaves its series unresolved, not counted (the rule "
+              "of sekkat2023-fig13#1); reproduced: for every friction, every series resolved and every batch size "
+              "stationary; partly: for some counted series, or for every one while some batch sizes are not "
+              "stationary or some series are unresolved; not reproduced: for none (a step the other way beyond 2 s.e. "
+              "in each counted series); not tested: fewer than two stationary batch sizes per friction, or no series "
+              "resolved (the 2 s.e. allowance since 2026-11-29, after the result was seen; before, the L1 values were "
+              "compared bare, which gives the same verdict, not tested: at scale=quick no batch size is stationary)",
+    method="histograms with the scale's bins on [0, 1]; s.e. of a step: the two cells' bootstrap s.e. of the L1 over "
+           "chains in quadrature (fig12.csv's l1_se since 2026-11-29; the committed scale=quick table predates that "
+           "column, and a step without an s.e. is unresolved); stationarity as sekkat2023-fig13 (burn-in past "
+           "3 A eta)")  # fmt: skip
 def _departs(summary, st, unsettled, relaxed):
     ours = "; ".join(f"{r['friction']} n={r['n']}: L1 {r['l1_vs_full_batch']:.3f}, mean {r['mean']:.3f}, sd "
                      f"{r['sd']:.3f}" for r in summary)  # fmt: skip
@@ -132,8 +142,8 @@ def _departs(summary, st, unsettled, relaxed):
             ours,
             _settled_why(unsettled) + "; fewer than two stationary batch sizes" + _relaxed_why(relaxed, unsettled),
         )
-    ok = [all(a["l1_vs_full_batch"] >= b["l1_vs_full_batch"] for a, b in zip(s, s[1:])) for s in series]
-    return _at_most_partly(by_count(sum(ok), len(ok), ours), unsettled)
+    cells = [[{"l1": r["l1_vs_full_batch"], "l1_se": r.get("l1_se", float("nan"))} for r in s] for s in series]
+    return _at_most_partly(_trend(cells, ours), unsettled)
 
 
 FIGURE = register_figure(Figure(

@@ -254,6 +254,14 @@ def _grows(rows, st, unsettled):
     if any(len(sel) < 2 for sel in settled):
         return not_tested("scale", ours, _settled_why(unsettled) + "; fewer than two stationary batch sizes"
                           + _grows_needs(rows, unsettled))  # fmt: skip
+    return _at_most_partly(_trend(settled, ours), unsettled)
+
+
+def _trend(settled: list[list[dict]], ours: str) -> Outcome:
+    """The L1-grows-as-n-decreases outcome over ``settled``, series of stationary cells sorted by n ascending (rows
+    with ``l1`` and ``l1_se``): a series is resolved when every step to the next smaller n exceeds 2 s.e.
+    (``_step_z``) or one goes the other way beyond 2 s.e.; a step within 2 s.e. (or without an s.e.) leaves its
+    series unresolved, not counted; reproduced among the resolved with some unresolved is partly."""
     steps = [[_step_z(a, b) for a, b in itertools.pairwise(sel)] for sel in settled]
     resolved = [zs for zs in steps if all(z > 2 for z in zs) or any(z < -2 for z in zs)]
     open_ = len(steps) - len(resolved)
@@ -261,15 +269,14 @@ def _grows(rows, st, unsettled):
     if not resolved:
         return not_tested("scale", ours, why)
     out = by_count(sum(all(z > 2 for z in zs) for zs in resolved), len(resolved), ours, why)
-    if open_ and out.verdict == "reproduced":
-        out = partly(ours, why)
-    return _at_most_partly(out, unsettled)
+    return partly(ours, why) if open_ and out.verdict == "reproduced" else out
 
 
 def _step_z(a: dict, b: dict) -> float:
     """The L1 step from the row ``b`` to the row ``a`` of the next smaller n, in s.e. of the step (the two
     bootstrap s.e. in quadrature; the shared reference's noise, counted in both, makes this an overstatement)."""
-    return (a["l1"] - b["l1"]) / max(float(np.hypot(a["l1_se"], b["l1_se"])), 1e-12)
+    se = float(np.hypot(a["l1_se"], b["l1_se"]))
+    return (a["l1"] - b["l1"]) / max(se, 1e-12) if np.isfinite(se) else float("nan")  # no s.e.: unresolved
 
 
 def _grows_needs(rows, unsettled: dict) -> str:

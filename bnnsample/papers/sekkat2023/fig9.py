@@ -209,9 +209,11 @@ def _est_text(rows, key: str) -> str:
 
 @FIG9_CLAIMS.rule("printed", "the estimator (1/(eps(n) h)) (<xi> - gamma I) of Sigma-bar, as printed", "§3.4",
     "estimates Sigma-bar", source="printed",
-    tolerance=f"its mean diagonal within {TOL:.0%} of the direct s* (or within 2 s.e. of it), at every (friction, n); "
-    "reproduced: every (friction, n); partly: some; not reproduced: none (on the reduced stand-in data)",
-    method="xi averaged over the recorded draws and the chains")  # fmt: skip
+    tolerance=f"its mean diagonal within {TOL:.0%} of the direct s* (or within 2 s.e. of it), at every (friction, n) "
+              "whose run is stationary; reproduced: every (friction, n), all runs stationary; partly: some, or every "
+              "stationary one while some runs are not; not reproduced: none; not tested: no run stationary (on the "
+              "reduced stand-in data)",
+    method="xi averaged over the recorded draws and the chains; " + mnist.STATIONARY)  # fmt: skip
 def _printed(sigma, se, rows, boot_se=None):
     if not rows:
         return not_tested("scale", "-")

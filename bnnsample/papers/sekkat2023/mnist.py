@@ -143,6 +143,11 @@ def stationarity_rows(runs: MnistRuns) -> list[dict]:
 
 
 DRIFT = 0.05  # a friction mean that moved by more than this fraction (and 3 s.e.) within the record: not stationary
+STATIONARY = (
+    f"a run is stationary when its mean friction tr(xi)/d moved between the two halves of its record "
+    f"by no more than the larger of {DRIFT:.0%} of max(|second-half mean|, gamma) and 3 s.e. of the move "
+    "(stationarity.csv)"
+)
 
 
 def unsettled(runs: MnistRuns) -> dict[str, str]:
