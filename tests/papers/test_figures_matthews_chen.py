@@ -631,3 +631,16 @@ def test_fig3_about_one_percent_is_judged_within_our_run_to_run_noise(final, u, 
         assert "0.23% over 3 seeds at n = 100" in one.why
         alone = mw._one_pct(mw.Passes(rows, s, np.full(21, u), "", None, scatter[:1]))
         assert alone.verdict == "not tested: scale" and "fewer than two finite NOGIN seeds" in alone.why
+
+
+@pytest.mark.parametrize("nogin, ccadl, want", [(2.0, 100.0, "reproduced"), (2.0, 300.0, "partly"),
+                                                (2.0, 20.0, "not reproduced"), (2.0, math.inf, "partly"),
+                                                (math.inf, 50.0, "not reproduced")])  # fmt: skip
+def test_fig2_fifty_times_fewer_passes_tiers(monkeypatch, nogin, ccadl, want):
+    """'About 50x fewer passes': a ratio in [25, 100] (within a factor 2; the fourteenth audit: no upper end
+    before); above it partly, as is a ratio bounded below only (CC-ADL not at 1% in the run); below 25, or
+    NOGIN never staying <= 1%, not reproduced."""
+    at = {"nogin": nogin, "ccadl": ccadl}
+    monkeypatch.setattr(mw, "passes_to", lambda rows, sc, cov, level: (at[sc], 8))
+    p = mw.Passes([], dict(mw.FIG2["quick"], passes=1000.0), np.full(6, 1e-4), "", None)
+    assert mw.FIG2_CLAIMS.rules["fifty"](p).verdict.startswith(want)

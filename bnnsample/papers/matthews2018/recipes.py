@@ -656,7 +656,11 @@ def _outperforms(p: Passes) -> Outcome:
 
 @FIG2_CLAIMS.rule("fifty", "NOGIN needs about 50 times fewer passes than CC-ADL to reach a 1% error", FIG2_WHERE,
     "about 50x fewer passes", source="printed",
-    tolerance="ratio of the passes after which the error stays <= 1% (best n of each) at least 25",
+    tolerance="ratio of the passes after which the error stays <= 1% (best n of each), CC-ADL's over NOGIN's; "
+    "reproduced: in [25, 100] ('about 50': within a factor 2); partly: above 100 (fewer still), or CC-ADL not at 1% "
+    "within the run (the ratio only bounded below); not reproduced: below 25, or NOGIN not staying <= 1%; not "
+    "tested: 2u >= 1% (until 2026-11-29 'at least 25' with no upper end and the tiers unstated, set before any "
+    "resolved result)",
     method=f"error against passes; {_U}: a 1% error is resolved only when 2u < 1%")  # fmt: skip
 def _fifty(p: Passes) -> Outcome:
     """'about 50x fewer passes than CC-ADL to a 1% error' (Fig. 2)."""
@@ -673,9 +677,11 @@ def _fifty(p: Passes) -> Outcome:
     ratio = pc / pn if math.isfinite(pc) else s["passes"] / pn
     bound = "" if math.isfinite(pc) else "at least "
     ours += f"; ratio {bound}{ratio:.3g}"
-    if ratio >= 25:
+    if bound:
+        return partly(ours, "CC-ADL does not reach 1% within the run: the ratio is bounded below only")
+    if 25 <= ratio <= 100:
         return reproduced(ours)
-    return partly(ours, "CC-ADL does not reach 1% within the run") if bound else not_reproduced(ours)
+    return partly(ours, "more than 100x fewer") if ratio > 100 else not_reproduced(ours)
 
 
 @FIG2_CLAIMS.rule("exact_nogin", "the exact covariance significantly improves NOGIN (its bias comes from the "
