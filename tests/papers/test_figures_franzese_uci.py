@@ -507,8 +507,8 @@ def test_the_fig10_self_distance_cited_is_the_committed_runs():
 
 def test_alike_is_not_a_test_when_both_sit_inside_the_band():
     """SGHMC ~ LEAPFROG and SYMMETRIC ~ LIE-TROTTER: where every cell of both samplers is inside the oracle's
-    self-distance band (both converged at every h and batch), they agree by construction: not tested, with
-    what larger h would cost (the fifth audit: wine's rows passed vacuously)."""
+    self-distance band (both match the oracle at every h and batch, the paper's criterion), the claim is not
+    tested, with what larger h would cost (the fifth audit: wine's rows passed vacuously)."""
     akd = {k: 0.145 for k in _fig4_akd(mt3=0.0, sym=0.0)}  # band [0.14, 0.15]: every cell inside
     rows = [dict(r, draws=200, seconds=1.5) for r in _sweep_rows(akd)]
     out = {k: _outcome(sweeps.fig4_outcomes(rows), c) for k, c in sweeps.FIG4_CLAIMS.items()}
@@ -529,7 +529,7 @@ def test_alike_is_not_a_test_when_both_sit_inside_the_band():
 def test_alike_is_judged_on_the_informative_cells():
     """The thirteenth audit (wine's SGHMC row: reproduced on 15 of 20 cells, 19 inside the band, while its one
     informative cell was apart): 'alike' counts the cells where either sampler lies outside the band; cells
-    inside it agree by construction. The count over every cell is named as the rule until 2026-11-29, and
+    inside it are set aside. The count over every cell is named as the rule until 2026-11-29, and
     apart cells all on one side are said so."""
     akd = {k: 0.145 for k in _fig4_akd(mt3=0.0, sym=0.0)}
     for k in (("full", 0.02), (32, 0.01), (32, 0.02)):  # informative: SGHMC 0.05 above LEAPFROG's 0.2
@@ -542,6 +542,50 @@ def test_alike_is_judged_on_the_informative_cells():
     tol = sweeps.FIG4_CLAIMS["sghmc"].tolerance
     assert "informative (batch, h) cells" in tol and "not tested: fewer than 3 informative cells" in tol
     assert "until 2026-11-29 counted over every cell" in tol
+
+
+def test_alike_names_the_in_band_cells_set_aside_and_the_rises():
+    """The fourteenth audit (wine's rows): cells inside the band are set aside as matching the reference, here
+    the equal-time LIE-TROTTER one, not the posterior (not as 'agreeing by construction'): those still apart
+    beyond the paired tolerance are named with their size and side; where both samplers stay inside the band,
+    a rise with h beyond 2 s.e. is named, not 'neither responds'."""
+    s = _sweep_settings("quick")
+    akd = {(lab, b, h): 0.142 for lab in ("SHMC-LEAPFROG", "LIE-TROTTER", "SYMMETRIC") for b in ("full", 32)
+           for h in (0.01, 0.02)}  # fmt: skip
+    akd.update({("SGHMC", b, h): 0.145 for b in ("full", 32) for h in (0.01, 0.02)})  # 0.003 above, inside
+    akd[("SHMC-LEAPFROG", 32, 0.02)] = akd[("SGHMC", 32, 0.02)] = 0.2  # the one informative cell, alike
+    akd[("LIE-TROTTER", 32, 0.02)] = akd[("SYMMETRIC", 32, 0.02)] = 0.148  # a rise of 0.006, inside the band
+    rows = []
+    for k, d in enumerate((-1.0, 0.0, 1.0)):  # seed noise 0.001, SGHMC's seed 1 0.0005 apart: paired s.e. > 0
+        rows += [dict(r, seed=k, draws=200, akd=r["akd"] + 0.001 * d + 0.0005 * (k == 1) * (r["label"] == "SGHMC"))
+                 for r in _sweep_rows(akd)]  # fmt: skip
+    out = {k: _outcome(sweeps.fig4_outcomes(rows, s), c) for k, c in sweeps.FIG4_CLAIMS.items()}
+    sg, sym = out["sghmc"], out["sym_lt"]
+    assert sg.verdict == sym.verdict == "not tested: scale"
+    assert "cells inside the band are set aside (inside, a sampler matches the full-batch LIE-TROTTER reference" in (
+        sg.why)  # fmt: skip
+    assert "equal time (burn-in time 2)" in sg.why and "not the posterior; 3 in-band cells still differ at" in sg.why
+    assert "paired s.e., SGHMC above, by at most 0.003)" in sg.why and "by construction" not in sg.why
+    assert "neither leaves the band on this grid (at batch 32 LIE-TROTTER rises by 0.006 and SYMMETRIC by 0.006 " in (
+        sym.why)  # fmt: skip
+    assert "from h = 0.01 to 0.02, against 2 s.e. of a difference of seed means 0.00" in sym.why
+    assert "still inside that batch's allowance 0.151" in sym.why and "neither responds" not in sym.why
+    assert "by construction" not in sweeps.FIG4_CLAIMS["sghmc"].tolerance
+
+
+def test_larger_h_bounds_the_untimed_sweeps_cost():
+    """The fourteenth audit: the untimed fig8 runs (h up to 0.08) bound what steps=...,0.16,0.32 costs: each new
+    run takes fewer steps than one at h = 0.08, the cheapest fifth of the 734 CPU-s sweep; MT3's runs, timed,
+    add twice theirs."""
+    hs = sweeps.UNTIMED_SWEEP["steps"]
+    cells = [{"dataset": "wine", "label": lab, "step_size": h, "seconds": math.nan}
+             for lab in ("SHMC-LEAPFROG", "SGHMC") for h in hs]  # fmt: skip
+    text = sweeps._larger_h(cells)
+    assert "whose sampling time was not recorded" in text and "under 294 CPU-s, 2/5 of the 734 CPU-s" in text
+    assert "(by steps alone, under 20 CPU-s)" in text and "timed" not in text
+    text = sweeps._larger_h(cells + [{"dataset": "wine", "label": "MT3", "step_size": h, "seconds": 2.4} for h in hs])
+    assert "; MT3, timed, under 5 CPU-s more on this data set" in text
+    assert "734" not in sweeps._larger_h([dict(c, dataset="boston") for c in cells])
 
 
 def test_alike_pairs_the_seeds():

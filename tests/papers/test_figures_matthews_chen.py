@@ -368,7 +368,14 @@ def test_chen_fig3_decreasing_rates_use_the_correlated_slope_se():
     out = {c.text: o for c, o in chen.FIGURE3.outcomes(rows, inv)}
     dec = out["bias rate of SGLD at its optimal alpha, decreasing steps"]
     assert dec.verdict == "partly" and "± 0.002 (5 L); ± 0.0" in dec.ours and "40.0 s.e." in dec.why
+    # the fourteenth audit: at alpha = 1/(K+1) Theorem 5's bound carries a log L (Remark 7 drops it); the
+    # measured slope (-0.42) is set between its two terms' local slopes over the L run
+    assert "Theorem 5's bound is L^-1/2 log L (Remark 7 drops the log)" in dec.why
+    assert "sum h_l^2 / S_L is -0.39, that of 1/S_L -0.51; the measured -0.420 lies between them" in dec.why
+    assert "L^-2/3 log L" in out["bias rate of SGHMC-S at its optimal alpha, decreasing steps"].why
+    assert "log L" not in out["bias rate of SGLD at its optimal alpha, fixed steps"].why
     fix = out["bias rate of SGLD at its optimal alpha, fixed steps"]
+    assert "log L" not in out["bias rate of SGHMC-S at its optimal alpha, fixed steps"].why
     assert "if the L were independent" not in fix.ours
     # the thirteenth audit: the fixed-step SGHMC-S row explains its rate with one h = C L^-alpha per run
     s_fix = out["bias rate of SGHMC-S at its optimal alpha, fixed steps"]
@@ -376,6 +383,21 @@ def test_chen_fig3_decreasing_rates_use_the_correlated_slope_se():
     assert "h_l ~ l^-alpha" in out["bias rate of SGHMC-S at its optimal alpha, decreasing steps"].why
     assert "not reproduced: beyond 0.15 and beyond 2 s.e." in chen.FIG3_CLAIMS["per_kind", "fixed", "SGLD"].tolerance
     assert "checkpoints of the same 200 runs" in chen.FIG3_CLAIMS["per_kind", "decreasing", "SGLD"].method
+
+
+def test_chen_fig3_log_factor_slopes():
+    """Theorem 5's two bias terms at alpha = 1/(K+1), exact sums over the committed L (500-30000): the local
+    slope of sum h_l^(K+1) / S_L (its log L factor flattens it) and of 1/S_L, for SGLD (K = 1) and SGHMC-S
+    (K = 2); near L^-(1-alpha) log L against L^-(1-alpha) by the integral approximation."""
+    Ls = chen.FIG3["quick"]["L"]
+    assert Ls == [500, 1000, 3000, 10000, 30000]
+    t, s = chen.log_factor_slopes("SGLD", Ls)
+    assert (round(t, 2), round(s, 2)) == (-0.39, -0.51)
+    t, s = chen.log_factor_slopes("SGHMC-S", Ls)
+    assert (round(t, 2), round(s, 2)) == (-0.55, -0.67)
+    x = np.log(Ls)  # the same fit of log(log L / sqrt L)
+    assert chen.log_factor_slopes("SGLD", Ls)[0] == pytest.approx(np.polyfit(x, np.log(np.log(Ls)) - x / 2, 1)[0],
+                                                                  abs=0.03)  # fmt: skip
 
 
 def _fig3_rows(sgld_bias):

@@ -580,7 +580,7 @@ def _per_kind(member, by_kind, Ls) -> Outcome:
     kind, what = member
     sel, slopes = by_kind[kind]
     if what != "faster":
-        return _rate(what, *slopes[what], kind=kind)
+        return _rate(what, *slopes[what], kind=kind, Ls=Ls)
     why = (f"SGHMC-S's bias falls as L^{_fmt(slopes['SGHMC-S'][0], '.2f')}, not L^-0.67: {NOISE}, so the "
            "splitting's second order is lost")  # fmt: skip
     return _faster(sel["SGHMC-S"], sel["SGLD"], Ls, why)
@@ -652,19 +652,23 @@ def _slope(by_L: dict, Ls) -> tuple:
     return p, se, k, None
 
 
-def _rate(label: str, p: float, se: float, k: int, se_indep: float | None = None, kind: str = "decreasing") -> Outcome:
+def _rate(label: str, p: float, se: float, k: int, se_indep: float | None = None, kind: str = "decreasing",
+          Ls=None) -> Outcome:  # fmt: skip
     """Outcome of the bias rate of ``label``: the fitted slope (± s.e., over k L) against RATE;
     ``se_indep``: the s.e. the same fit has if its L were independent (decreasing steps), reported beside;
-    ``kind``: fixed or decreasing steps, whose O(h) bias decays differently with L (the reason)."""
+    ``kind``: fixed or decreasing steps, whose O(h) bias decays differently with L (the reason); ``Ls``:
+    the L run, over which the decreasing-step reason gives Theorem 5's terms' local slopes (``_log_factor``)."""
     a = ALPHA_BIAS[label]
     if label != "SGHMC-S":
-        cause = ""
+        cause = _log_factor(label, p, Ls) if kind == "decreasing" and Ls else ""
     elif kind == "fixed":  # one h = C L^-alpha per run (until 2026-11-29 this row gave the decreasing-step text)
         cause = (f"{NOISE}: the bias is O(h), and with h = C L^-alpha it decays as L^-alpha: L^-{a:.2g} at the "
                  f"alpha = {a:.2g} run (L^-1/2 at best, alpha = 1/2)")  # fmt: skip
     else:
         cause = (f"{NOISE}: the bias is O(h), and with steps h_l ~ l^-alpha its term sum h_l^2 / S_L decays as "
                  f"L^-alpha: L^-{a:.2g} at the alpha = {a:.2g} run (L^-1/2 at best, alpha = 1/2)")  # fmt: skip
+        if Ls:  # the fourteenth audit (2026-11-29): Theorem 5's own log factor, beside the O(h) term
+            cause += f"; {_log_factor(label, p, Ls)}"
     ours = (
         f"slope {_fmt(p, '.3f')} ± {_fmt(se, '.3f')} ({k} L)"
         if se_indep
@@ -673,6 +677,32 @@ def _rate(label: str, p: float, se: float, k: int, se_indep: float | None = None
     if se_indep:
         ours += f"; ± {_fmt(se_indep, '.3f')} if the L were independent"
     return by_slope(p, se, RATE[label], 0.15, ours, cause)
+
+
+def log_factor_slopes(label: str, Ls) -> tuple[float, float]:
+    """Local slopes (least squares of log on log over ``Ls``) of Theorem 5's two bias terms with steps
+    h_l = l^-alpha at alpha = 1/(K+1) (the constant h_0 does not change a slope): (sum_l h_l^(K+1) / S_L,
+    1 / S_L), exact sums. There sum h_l^(K+1) = sum 1/l ~ log L, a factor Remark 7's O(L^-K alpha) drops."""
+    a = ALPHA_BIAS[label]
+    l = np.arange(1, max(Ls) + 1, dtype=float)
+    h = l**-a
+    S, T, at = np.cumsum(h), np.cumsum(h ** round(1 / a)), np.asarray(Ls) - 1
+    x = np.log(np.asarray(Ls, dtype=float))
+    return float(np.polyfit(x, np.log(T[at] / S[at]), 1)[0]), float(np.polyfit(x, np.log(1 / S[at]), 1)[0])
+
+
+def _log_factor(label: str, p: float, Ls) -> str:
+    """The reason's note on Theorem 5's log factor at alpha = 1/(K+1): its two terms' local slopes over the
+    L run (``log_factor_slopes``) and where the measured slope ``p`` lies."""
+    K = round(1 / ALPHA_BIAS[label]) - 1
+    st, s1 = log_factor_slopes(label, Ls)
+    lo, hi = sorted((st, s1))
+    at = "lies between them" if lo <= p <= hi else ("is above both" if p > hi else "is below both")
+    return (
+        f"at alpha = 1/(K+1) sum h_l^{K + 1} = h_0^{K + 1} sum 1/l ~ log L, so Theorem 5's bound is L^-{K}/{K + 1} log L "
+        f"(Remark 7 drops the log): over L = {Ls[0]}-{Ls[-1]} the local slope of its term sum h_l^{K + 1} / S_L "
+        f"is {st:.2f}, that of 1/S_L {s1:.2f}" + (f"; the measured {p:.3f} {at}" if math.isfinite(p) else "")
+    )
 
 
 FIGURE3 = register_figure(Figure(
