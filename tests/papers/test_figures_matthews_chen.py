@@ -666,3 +666,18 @@ def test_fig2_fifty_times_fewer_passes_tiers(monkeypatch, nogin, ccadl, want):
     monkeypatch.setattr(mw, "passes_to", lambda rows, sc, cov, level: (at[sc], 8))
     p = mw.Passes([], dict(mw.FIG2["quick"], passes=1000.0), np.full(6, 1e-4), "", None)
     assert mw.FIG2_CLAIMS.rules["fifty"](p).verdict.startswith(want)
+
+
+def test_fig3_outperforms_sets_its_wins_against_nogins_seed_scatter():
+    """The fourteenth audit: Fig. 3's wins were judged against the reference's noise alone; the reason now
+    sets the smallest winning margin against 2 s.e. of a difference of two runs with NOGIN's seed s.d."""
+    finals = {("nogin", "estimated", n): e for n, e in zip((6, 25, 100, 400), (0.5, 0.02, 0.014, 0.03))}
+    finals |= {(sc, "estimated", n): 0.05 for sc in ("msgld", "ccadl") for n in (6, 25, 100, 400)}
+    rows = [dict(r, passes=r["passes"] * 10) for r in _passes_rows(finals)]
+    scatter = [{"scheme": "nogin", "covariance": "estimated", "n": 100, "seed": 1000 * k + 2, "error": e}
+               for k, e in enumerate(0.014 + 0.0023 * np.array([-1.0, 1.0, 0.0]))]  # fmt: skip
+    out = mw.FIG3_CLAIMS.rules["outperforms"](mw.Passes(rows, dict(mw.FIG3["quick"], passes=100.0),
+                                                        np.full(21, 1e-3), "", None, scatter))  # fmt: skip
+    assert out.verdict == "partly"  # NOGIN fails at n = 6
+    assert "the wins' smallest margin 0.02 (n = 400) against 2 s.e. of a difference" in out.why
+    assert "0.23% over 3 seeds at n = 100" in out.why and "0.0065" in out.why
