@@ -313,7 +313,8 @@ def claim_rows(rows: list[Row]) -> list[tuple[Claim, Outcome]]:
             paper = EXACT_PAPER.get(r.scheme, "exact on Gaussian targets")
             stats = _exact_stats(r.scheme)
             what = ("the x-marginal exact, which is the claim; E[v^2] not tested" if stats == _X_STATS
-                    else "the whole stationary law of x and v exact, which is the claim")  # fmt: skip
+                    else "the law of x and the momentum's variance exact; the whole Gaussian law is the claim, "
+                    "E[v] and Cov(x, v) not tested")  # fmt: skip
             tolerance = (
                 f"reproduced: the bias of {', '.join(_STAT_TEXT[s] for s in stats[:-1])} and {_STAT_TEXT[stats[-1]]} "
                 f"each below {EXACT_TOL:g} (rounding level) at every h of the grid ({what}); not reproduced "

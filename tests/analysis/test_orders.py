@@ -137,7 +137,9 @@ def test_exact_claims_state_their_rule_and_rule_history_is_declared():
 
     ((claim, out),) = claim_rows(exact("exact_ou", "exact"))
     assert out.verdict == "reproduced" and "1e-11" in claim.tolerance and "slope" not in claim.method
-    assert "Var(x), E[x] and E[v^2] each below" in claim.tolerance and "whole stationary law" in claim.tolerance
+    assert (
+        "Var(x), E[x] and E[v^2] each below" in claim.tolerance and "whole Gaussian law is the claim" in claim.tolerance
+    )
     assert "h = 2^-3..2^-7" in claim.method and out.ours.startswith("var_x exact (max |bias| 3.0e-15)")
     assert "mean_x exact (max |bias| 1.0e-16)" in out.ours and "Var(x) alone, which gives reproduced" in out.why
     ((claim, out),) = claim_rows(exact("exact_ou", "measured"))  # a biased momentum: not the whole law

@@ -635,3 +635,16 @@ def test_table_similarity_names_the_data_sets_run_and_the_resolved_gaps():
     row = next(r for r in csv.DictReader(path.open()) if r["claim"].startswith("SHMC and SGHMC give similar"))
     assert "measured on boston, concrete of the table's boston, concrete, energy, yacht" in row["reason"]
     assert "concrete RMSE (SHMC higher, z = +3.1: 4.0% ± 1.3% against the paper's largest 3.7%)" in row["reason"]
+
+
+def test_trig_features_oracle_is_exact_posterior_draws(tmp_path):
+    """The fifteenth audit: the synthetic set's oracle is the paper's, exact posterior draws (App. F.2), not the
+    equal-time LIE-TROTTER reference; its runs are independent groups of draws, and its rows stay tested."""
+    from bnnsample.papers.franzese2021 import uci_runs
+
+    o = uci_runs.OracleSettings("lie_trotter", runs=3, chains_per_run=5, draws=4, t_burn=2.0, t_thin=0.25, h=0.0025)
+    oracle = uci_runs.make_oracle(uci_runs.SYNTHETIC, o, tmp_path)
+    assert len(oracle.runs) == 3 and all(g.shape[0] == 20 for g in oracle.runs)
+    assert not any(tmp_path.iterdir())  # nothing simulated
+    assert 0 < oracle.band["low"] <= oracle.band["high"] < 1
+    assert not np.allclose(oracle.runs[0], oracle.runs[1])

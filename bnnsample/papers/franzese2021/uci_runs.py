@@ -152,9 +152,31 @@ class OracleRuns:
     result: Result
 
 
+def exact_oracle(dataset: str, o: OracleSettings) -> OracleRuns:
+    """``o.runs`` groups of ``o.chains_per_run x o.draws`` exact posterior draws of f(x*) for the Gaussian
+    linear model of ``SYNTHETIC`` (``exact_predictive_draws``, numpy seeds 500 + r): the paper's ground truth
+    for this data set (App. F.2, 'exact samples'), whatever the scale's oracle for the BNNs."""
+    import time
+
+    from ...evaluate.metrics import self_distance_band
+    from ...simulate import build_target
+
+    t0 = time.process_time()
+    pot = build_target([f"dataset={dataset}"], threads=1).potential
+    n = o.chains_per_run * o.draws
+    groups = [np.asarray(pot.exact_predictive_draws(n, 500 + r)).reshape(n, -1) for r in range(o.runs)]
+    pred = np.stack(groups)[..., None]  # (runs as chains, draws, n_test, K = 1)
+    res = Result(oracle_spec(dataset, o), pred, np.zeros(o.runs, bool), time.process_time() - t0)
+    return OracleRuns(groups, self_distance_band(groups), res)
+
+
 def make_oracle(dataset: str, o: OracleSettings, runs_dir: Path) -> OracleRuns:
+    """The oracle runs of ``dataset``: exact posterior draws for ``SYNTHETIC`` (``exact_oracle``), else
+    ``o``'s sampler (LIE-TROTTER or the paper's adaptive SGHMC) in ``o.runs`` groups of chains."""
     from ...evaluate.metrics import self_distance_band
 
+    if dataset == SYNTHETIC:
+        return exact_oracle(dataset, o)
     res = run_spec(oracle_spec(dataset, o), runs_dir)
     groups = [res.pooled(slice(r * o.chains_per_run, (r + 1) * o.chains_per_run)) for r in range(o.runs)]
     groups = [g for g in groups if g is not None]

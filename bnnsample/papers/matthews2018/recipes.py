@@ -133,9 +133,11 @@ CCADL_TOY = (
 )
 _ORDER = {
     "tolerance": "reproduced: fitted slope within 0.5 of the order and within 2 s.e.; partly: within 0.5 only; not "
-    "reproduced: beyond both; not tested: fewer than 2 points (the h with diverged chains left out since 2026-11-23, "
-    "a choice made after the first run was seen: a scheme that diverges at an h has no stationary bias there; the "
-    "row gives what keeping their surviving chains gives)",
+    "reproduced: beyond both; not tested: fewer than 2 points, or beyond 0.5 but within 2 s.e. (unresolved) (the h "
+    "with diverged chains left out since 2026-11-23, a choice made after the first run was seen: a scheme that "
+    "diverges at an h has no stationary bias there; the row gives what keeping their surviving chains gives today; "
+    "the rule before, every finite h with a 'bias/h nearly constant' clause, gave partly for CC-ADL on the "
+    "Gaussian and reproduced for CC-ADL and NOGIN on the double well, the rows with diverged chains)",
     "method": "least squares of log|bias| on log h over the h at which no chain diverged and |bias| > 2 s.e.; the "
     "slope's s.e. from the biases' s.e. (4000 chains per h)",
 }
@@ -640,7 +642,10 @@ def _run_label(run: tuple, other: tuple) -> str:
     return LABELS[sc] if cov == "estimated" and other[0] != sc else f"{LABELS[sc]} ({cov})"
 
 
-@FIG3_CLAIMS.rule("outperforms", where=FIG3_WHERE, **_OUTPERFORMS)
+@FIG3_CLAIMS.rule("outperforms", where=FIG3_WHERE, **{**_OUTPERFORMS, "tolerance": _OUTPERFORMS["tolerance"] + (
+    "; not reproduced: at none; each win's margin is also set against our run-to-run noise, 2 s.e. of a difference "
+    "of two runs with NOGIN's seed s.d. (seed_scatter.csv; the others' seed scatter is not measured at this "
+    "scale), named in the reason (since 2026-11-29, after the fourteenth audit)")})  # fmt: skip
 def _outperforms(p: Passes) -> Outcome:
     """NOGIN against mSGLD and CC-ADL with the estimated covariance, per n (``_versus``)."""
     rows, ns, u, est = p.rows, p.ns, p.u, "estimated"
@@ -650,7 +655,15 @@ def _outperforms(p: Passes) -> Outcome:
     res = {n: _versus(_final(rows, "nogin", est, n), [_final(rows, o, est, n) for o in ("msgld", "ccadl")], u)
            for n in ns}  # fmt: skip
     diverged = any(not math.isfinite(_final(rows, "ccadl", est, n)) for n in ns)
-    why = "; ".join(x for x in (_fails(rows, "nogin", est, ns), p.ccadl if diverged else "") if x)
+    sd, seeds = _nogin_seeds(p)
+    margins = {n: min((e - _final(rows, "nogin", est, n) for o in ("msgld", "ccadl")
+                       if _works(e := _final(rows, o, est, n))), default=math.inf)
+               for n, r in res.items() if r == "win"}  # fmt: skip
+    margins = {n: m for n, m in margins.items() if math.isfinite(m)}  # a win over failed schemes has no margin
+    noise = (f"the wins' smallest margin {min(margins.values()):.3g} (n = {min(margins, key=margins.get)}) against "
+             f"2 s.e. of a difference of two runs with NOGIN's seed s.d. ({seeds}): "
+             f"{2 * math.sqrt(2) * sd:.3g}" if margins and math.isfinite(sd) else "")  # fmt: skip
+    why = "; ".join(x for x in (_fails(rows, "nogin", est, ns), noise, p.ccadl if diverged else "") if x)
     return _by_n(res, ours, "NOGIN best", why)
 
 
