@@ -485,7 +485,8 @@ def test_batch_ordering_needs_batch_sizes_apart():
 
 def test_batch_order_sets_aside_converged_cells_even_when_in_order():
     """The twelfth audit: a cell with every batch inside the band is set aside whether or not its batches
-    happen to be in order; with fewer than 3 counted cells the row says its evidence is thin."""
+    happen to be in order; with fewer than 3 counted cells the evidence is too thin: not tested (the fifteenth
+    audit), with what judging on them gave."""
     s = _sweep_settings("quick", batches=["full", 8], steps=[0.01, 0.02])
     akd = {(lab, b, h): 0.145 for lab in ("SHMC-LEAPFROG", "SGHMC") for b in ("full", 8) for h in (0.01, 0.02)}
     akd[("SHMC-LEAPFROG", 8, 0.02)] = 0.25  # one informative cell, in order
@@ -493,7 +494,8 @@ def test_batch_order_sets_aside_converged_cells_even_when_in_order():
     rows = _seeded([dict(r, draws=200) for r in _sweep_rows(akd)], spread=(-0.001, 0.0, 0.001))
     out = _outcome(sweeps.fig4_outcomes(rows, s), sweeps.FIG4_CLAIMS["batch"])
     assert "resolved, in 1 of 1 (sampler, h) cells with some batch outside the band (3 more converged)" in out.ours
-    assert out.verdict == "reproduced" and "thin evidence: 1 (sampler, h) cell(s)" in out.why
+    assert out.verdict == "not tested: scale" and "thin evidence: 1 (sampler, h) cell(s)" in out.why
+    assert "fewer than 3 (judged on them until 2026-11-29: reproduced)" in out.why
 
 
 def test_the_fig10_self_distance_cited_is_the_committed_runs():
