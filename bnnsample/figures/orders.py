@@ -196,8 +196,9 @@ SOURCES = {k: text for k, (_, text) in _SOURCES.items()}
 SOURCE_KIND = {k: kind for k, (kind, _) in _SOURCES.items()}
 # the paper's value of an "exact" claim where only the x-marginal is exact (NOGIN: Lemma 4.2's momentum is O(h^2))
 EXACT_PAPER = {"nogin": "x-marginal exact on Gaussian targets"}
-# An "exact" claim is reproduced when each of these statistics has |bias| below EXACT_TOL at every h: the whole
-# stationary law (exact_ou: franzese2021 App. E.2 eq. 94 is the joint law of x and v), or the x-marginal where the
+# An "exact" claim is reproduced when each of these statistics has |bias| below EXACT_TOL at every h: the law of x and
+# the momentum's variance (exact_ou: franzese2021 App. E.2 eq. 94 is the joint law of x and v; E[v] and Cov(x, v)
+# not tested), or the x-marginal where the
 # claim is the x-marginal only (EXACT_PAPER). Until the fourteenth audit (2026-11-29) both tested Var(x) alone.
 _LAW_STATS = ("var_x", "mean_x", "m2_v")
 _X_STATS = ("var_x", "mean_x")

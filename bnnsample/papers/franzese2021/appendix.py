@@ -7,8 +7,8 @@ Classification: the paper's sets are Ionosphere and Vehicle (run when their file
 scikit-learn sets breast_cancer and wine stand in for them (2x50 softmax BNN, the same protocol). The
 paper names no scalar of a classifier's predictive for its Kolmogorov distance: we take every class
 probability at every test point as a marginal (``uci_runs.Result.pooled``). The synthetic set is
-``trig_features`` with the linear model (App. F.1); the paper's ground truth for it is the analytic
-posterior, ours at scale=quick the same equal-time LIE-TROTTER oracle as for the BNNs.
+``trig_features`` with the linear model (App. F.1); its oracle is the paper's, exact posterior draws
+(``uci_runs.exact_oracle``), at every scale.
 """
 
 from __future__ import annotations

@@ -308,12 +308,9 @@ def _alike(cells: list[dict], noise: Noise, a: str, b: str, every: bool = False,
            f"{close_ind} of {len(pairs)}, {judge(close_ind).verdict}") if paired else ""  # fmt: skip
     if not any(c["label"] in (a, b) and _above_band(c, noise) for c in cells):
         # both inside the band everywhere: not a test (until 2026-11-29 counted)
-        rises, apart_in = _rises(cells, noise, a, b), _apart_inside(pairs, tol_of, bool(paired), [], a, b)
+        why = _alike_inside_band(cells, noise, pairs, tol_of, bool(paired), a, b, s)
         return not_tested("scale", ours, "; ".join(x for x in (
-            f"every cell of {a} and {b} is inside the oracle's self-distance band ({_INSIDE}; {_converged(s)}): "
-            "neither leaves the band on this grid" + (f" ({rises})" if rises else "")
-            + (f"; {apart_in}" if apart_in else "")
-            + f" (counted until 2026-11-29: {judge(close).verdict}); {_larger_h(cells)}", old) if x))  # fmt: skip
+            f"{why} (counted until 2026-11-29: {judge(close).verdict}); {_larger_h(cells)}", old) if x))  # fmt: skip
     if all_cells:
         out = judge(close)
         return replace(out, why="; ".join(x for x in (out.why, old) if x))
@@ -325,19 +322,36 @@ def _alike(cells: list[dict], noise: Noise, a: str, b: str, every: bool = False,
     same_side = (f"all {len(apart)} apart cells {b} {'above' if signs == {1.0} else 'below'} {a}"
                  if len(apart) > 1 and len(signs) == 1 else "")  # fmt: skip
     if len(informative) < INFORMATIVE_MIN:
-
-        def size(d, bb):  # in s.e. of the paired difference (half the tolerance), else against the band width
-            return f"{2 * d / tol_of[bb]:+.1f} s.e." if paired and tol_of[bb] > 0 else f"tolerance {tol_of[bb]:.3f}"
-
-        apart_in = _apart_inside(pairs, tol_of, bool(paired), informative, a, b)
-        cells_text = ", ".join(f"batch {bb}, h = {h:g}: {'alike' if abs(d) <= tol_of[bb] else 'apart'} ({d:+.4f}, "
-                               f"{size(d, bb)})" for d, bb, h in informative)  # fmt: skip
         return not_tested("scale", ours, "; ".join(x for x in (
-            f"thin evidence: {len(informative)} informative cell(s), fewer than {INFORMATIVE_MIN} ({cells_text}); "
-            f"cells inside the band are set aside ({_converged(s)}" + (f"; {apart_in})" if apart_in else ")"),
-            same_side, every_cell, old, _larger_h(cells)) if x))  # fmt: skip
+            _alike_thin(pairs, informative, tol_of, bool(paired), a, b, s), same_side, every_cell, old,
+            _larger_h(cells)) if x))  # fmt: skip
     out = (by_count if every else _two_thirds)(close_inf, len(informative), ours)
     return replace(out, why="; ".join(x for x in (out.why, same_side, every_cell, old) if x))
+
+
+def _alike_inside_band(cells, noise: Noise, pairs, tol_of: dict, paired: bool, a: str, b: str, s) -> str:
+    """Why ``_alike`` is no test where every cell of ``a`` and ``b`` is inside the band: what the cells still
+    show (their rises with h, the in-band cells apart)."""
+    rises, apart_in = _rises(cells, noise, a, b), _apart_inside(pairs, tol_of, paired, [], a, b)
+    return (f"every cell of {a} and {b} is inside the oracle's self-distance band ({_INSIDE}; {_converged(s)}): "
+            "neither leaves the band on this grid" + (f" ({rises})" if rises else "")
+            + (f"; {apart_in}" if apart_in else ""))  # fmt: skip
+
+
+def _alike_thin(pairs, informative: list, tol_of: dict, paired: bool, a: str, b: str, s) -> str:
+    """Why ``_alike`` is no test with fewer than INFORMATIVE_MIN informative cells: each of them, alike or
+    apart, its size in s.e. of the paired difference (half the tolerance) or against the band width."""
+
+    def size(d, bb):
+        return f"{2 * d / tol_of[bb]:+.1f} s.e." if paired and tol_of[bb] > 0 else f"tolerance {tol_of[bb]:.3f}"
+
+    apart_in = _apart_inside(pairs, tol_of, paired, informative, a, b)
+    cells_text = ", ".join(f"batch {bb}, h = {h:g}: {'alike' if abs(d) <= tol_of[bb] else 'apart'} ({d:+.4f}, "
+                           f"{size(d, bb)})" for d, bb, h in informative)  # fmt: skip
+    return (
+        f"thin evidence: {len(informative)} informative cell(s), fewer than {INFORMATIVE_MIN} ({cells_text}); "
+        f"cells inside the band are set aside ({_converged(s)}" + (f"; {apart_in})" if apart_in else ")")
+    )
 
 
 def _informative(pairs, cell_of: dict, noise: Noise, a: str, b: str) -> list:

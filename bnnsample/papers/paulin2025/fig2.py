@@ -205,6 +205,33 @@ def _apparent_order(r: float, a: float, b: float, finest: float) -> float:
     return float(brentq(lambda p: _expected_ratio(a, b, finest, p) - r, 1e-6, 20.0))
 
 
+def _ratio_at(ra: dict, rb: dict, a: float, b: float, finest: float, target: int, t: float) -> tuple:
+    """(ratio, s.e., implied order, its interval's ends, order ``target``'s ratio, text) of the telescoped
+    biases of two successive levels (rows ``ra``, ``rb``; ``_apparent_order``)."""
+    r = ra["bias"] / rb["bias"] if rb["bias"] else math.inf
+    se = r * math.hypot(ra["se"] / ra["bias"], rb["se"] / rb["bias"]) if ra["bias"] and rb["bias"] else math.nan
+    p, lo, hi = (_apparent_order(x, a, b, finest) for x in (r, r - t * se, r + t * se))
+    want = _expected_ratio(a, b, finest, target)
+    text = (f"{r:.2g} ± {se:.2g} (order {_fmt(p)} [{_fmt(lo)}, {_fmt(hi)}]; order {target} gives {want:.2g})"
+            + ("" if ra["resolved"] and rb["resolved"] else "*"))  # fmt: skip
+    return r, se, p, lo, hi, want, text
+
+
+def _ratio_why(n: int, resolved: int, zs: list, open_: list, beyond: list, target: int, rival: int, alone: bool) -> str:
+    """The reason of ``_ratio_outcome``: how many ratios resolved, those beyond, those open, and whether the
+    agreeing ones (``alone``: none separating) tell order ``target`` from ``rival``."""
+    return "; ".join(
+        [f"{resolved} of {n} ratios resolved"]
+        + [f"{z:+.1f} s.e. from order {target}'s ratio" for z in zs]
+        + ([f"open (order outside {target} ± 0.5, its interval reaching it): {', '.join(open_)}"] if open_ else [])
+        + ([f"{', '.join(beyond)}: the interval excludes order {target} itself (the bias falls more slowly "
+            "than that on this grid) and is open only at the band's edge; the finer levels would show whether "
+            f"the order reaches {target} at smaller h"] if beyond else [])
+        + ([f"no agreeing ratio's interval leaves order {rival}'s band ({rival} ± 0.5): the data do not separate "
+            f"order {target} from order {rival}"] if alone else [])
+    )  # fmt: skip
+
+
 def _ratio_outcome(by: dict, name: str, hs: list, target: int, t: float = 2.0):
     """Ratios of successive levels' telescoped biases (hs descending, the finest step h_L = hs[-1] / 2),
     each read as the order p it implies on this grid (``_apparent_order``) with the interval of
@@ -216,14 +243,9 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int, t: float = 2.0):
     finest, good, zs, texts, open_, beyond, apart = hs[-1] / 2, 0, [], [], [], [], 0
     for a, b in zip(hs, hs[1:]):
         ra, rb = by[(name, a)], by[(name, b)]
-        ok = ra["resolved"] and rb["resolved"]  # a resolved level has a bias > 0
-        r = ra["bias"] / rb["bias"] if rb["bias"] else math.inf
-        se = r * math.hypot(ra["se"] / ra["bias"], rb["se"] / rb["bias"]) if ra["bias"] and rb["bias"] else math.nan
-        p, lo, hi = (_apparent_order(x, a, b, finest) for x in (r, r - t * se, r + t * se))
-        want = _expected_ratio(a, b, finest, target)
-        texts.append(f"{r:.2g} ± {se:.2g} (order {_fmt(p)} [{_fmt(lo)}, {_fmt(hi)}]; order {target} gives "
-                     f"{want:.2g})" + ("" if ok else "*"))  # fmt: skip
-        if not ok:
+        r, se, p, lo, hi, want, text = _ratio_at(ra, rb, a, b, finest, target, t)
+        texts.append(text)
+        if not (ra["resolved"] and rb["resolved"]):  # a resolved level has a bias > 0
             continue
         if abs(p - target) <= 0.5:
             good += 1
@@ -235,16 +257,9 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int, t: float = 2.0):
             if hi < target or lo > target:
                 beyond.append(f"{a:g}/{b:g}")
     ours = "ratios per halving " + ", ".join(texts)
-    why = "; ".join(
-        [f"{good + len(zs) + len(open_)} of {len(texts)} ratios resolved"]
-        + [f"{z:+.1f} s.e. from order {target}'s ratio" for z in zs]
-        + ([f"open (order outside {target} ± 0.5, its interval reaching it): {', '.join(open_)}"] if open_ else [])
-        + ([f"{', '.join(beyond)}: the interval excludes order {target} itself (the bias falls more slowly "
-            "than that on this grid) and is open only at the band's edge; the finer levels would show whether "
-            f"the order reaches {target} at smaller h"] if beyond else [])
-        + ([f"no agreeing ratio's interval leaves order {rival}'s band ({rival} ± 0.5): the data do not separate "
-            f"order {target} from order {rival}"] if good and not apart else [])
-    )  # fmt: skip
+    why = _ratio_why(
+        len(texts), good + len(zs) + len(open_), zs, open_, beyond, target, rival, bool(good and not apart)
+    )
     if good and not zs and not open_ and not apart:
         return partly(ours, "; ".join((why, SCALE_WHY)))
     return by_resolved(good, zs, good + len(zs) + len(open_), ours, why, SCALE_WHY)
@@ -266,32 +281,21 @@ def _with_control_variates(measured):
     return replace(measured, why="; ".join(w for w in (measured.why, note) if w))
 
 
-def _bias_comparison(by: dict, hs: list, t: float):
-    """SMS-UBU against SMS-BAOAB, SG-BAOAB and SG-HMC at each h: smaller when the intervals value
-    ± t SE are disjoint (and the larger is resolved), larger the other way round, else a tie."""
-    sms, others = "SMS-UBU", ("SMS-BAOAB", "SG-BAOAB", "SG-HMC")
-    good, zs, texts, ties, equal, equal_z = 0, [], [], [], [], {}
-    for n in (*others, "SG-UBU"):
-        z_h = []
-        for h in hs:
-            a, b = by[(sms, h)], by[(n, h)]
-            z = z_score(b["bias"] - a["bias"], math.hypot(a["se"], b["se"]))
-            z_h.append(f"{z:+.1f}")
-            if n == "SG-UBU":
-                continue
-            if not np.isfinite(b["bias"]) or (b["resolved"] and b["bias"] - t * b["se"] > a["bias"] + t * a["se"]):
-                good += 1
-            elif a["resolved"] and a["bias"] - t * a["se"] > b["bias"] + t * b["se"]:
-                zs.append(z)
-            elif a["resolved"] and b["resolved"]:
-                equal.append(f"{n}@{h:g}")
-                equal_z[(n, h)] = z
-            else:
-                ties.append(f"{n}@{h:g}")
-        texts.append(f"{n} {', '.join(z_h)}" + (" (not part of the claim)" if n == "SG-UBU" else ""))
-    ours = f"(other - SMS-UBU) / combined SE at h = {', '.join(f'{h:g}' for h in hs)}: " + "; ".join(texts)
-    near = max((abs(z) for (n, h), z in equal_z.items()), default=math.nan)
-    why = "; ".join(x for x in (
+def _smaller(a: dict, b: dict, t: float) -> str:
+    """How SMS-UBU's bias (row ``a``) compares with another's (``b``) at one h: 'good' (smaller: the intervals
+    value ± t SE disjoint and the larger resolved), 'larger' (the other way round), 'equal' (both resolved,
+    intervals overlapping) or 'tie' (a bias at its noise floor)."""
+    if not np.isfinite(b["bias"]) or (b["resolved"] and b["bias"] - t * b["se"] > a["bias"] + t * a["se"]):
+        return "good"
+    if a["resolved"] and a["bias"] - t * a["se"] > b["bias"] + t * b["se"]:
+        return "larger"
+    return "equal" if a["resolved"] and b["resolved"] else "tie"
+
+
+def _comparison_why(equal: list, ties: list, near: float, t: float) -> str:
+    """The reason of ``_bias_comparison``: the cells not resolved apart (and whether scale=paper's 2x smaller
+    s.e. could separate them at their measured |z| <= ``near``) and those at a noise floor."""
+    return "; ".join(x for x in (
         f"not resolved apart (both biases resolved, intervals ± {t:.2g} SE overlap): {', '.join(equal)}"
         if equal else "",
         f"at their measured differences (|z| <= {near:.1f}) the 2x smaller s.e. of scale=paper would still leave "
@@ -299,6 +303,24 @@ def _bias_comparison(by: dict, hs: list, t: float):
         if equal and 2 * near < t else "",
         f"unresolved (a bias at its noise floor): {', '.join(ties)}" if ties else "",
         f"resolving them: {SCALE_WHY}" if equal or ties else "") if x)  # fmt: skip
+
+
+def _bias_comparison(by: dict, hs: list, t: float):
+    """SMS-UBU against SMS-BAOAB, SG-BAOAB and SG-HMC at each h: smaller when the intervals value
+    ± t SE are disjoint (and the larger is resolved), larger the other way round, else a tie (``_smaller``)."""
+    sms, others = "SMS-UBU", ("SMS-BAOAB", "SG-BAOAB", "SG-HMC")
+    z = {(n, h): z_score(by[(n, h)]["bias"] - by[(sms, h)]["bias"], math.hypot(by[(sms, h)]["se"], by[(n, h)]["se"]))
+         for n in (*others, "SG-UBU") for h in hs}  # fmt: skip
+    kind = {(n, h): _smaller(by[(sms, h)], by[(n, h)], t) for n in others for h in hs}
+    good = sum(k == "good" for k in kind.values())
+    zs = [z[c] for c, k in kind.items() if k == "larger"]
+    equal = [f"{n}@{h:g}" for (n, h), k in kind.items() if k == "equal"]
+    ties = [f"{n}@{h:g}" for (n, h), k in kind.items() if k == "tie"]
+    texts = [f"{n} {', '.join(f'{z[(n, h)]:+.1f}' for h in hs)}" + (" (not part of the claim)" if n == "SG-UBU" else "")
+             for n in (*others, "SG-UBU")]  # fmt: skip
+    ours = f"(other - SMS-UBU) / combined SE at h = {', '.join(f'{h:g}' for h in hs)}: " + "; ".join(texts)
+    near = max((abs(z[c]) for c, k in kind.items() if k == "equal"), default=math.nan)
+    why = _comparison_why(equal, ties, near, t)
     if zs:  # larger than one beyond its interval: not reproduced, however many are smaller (the stated tiers)
         return not_reproduced(ours, why, z=min(zs, key=abs))
     return by_resolved(good, zs, len(others) * len(hs), ours, why, SCALE_WHY)
