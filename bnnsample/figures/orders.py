@@ -309,46 +309,60 @@ def claim_rows(rows: list[Row]) -> list[tuple[Claim, Outcome]]:
     for r in rows:
         if not r.primary or r.theory is None:
             continue
-        key, sib, grid = (r.scheme, r.batching), by_stat.get((r.scheme, r.batching), {}), _grid_text(r)
-        if r.theory == "exact":
-            paper = EXACT_PAPER.get(r.scheme, "exact on Gaussian targets")
-            stats = _exact_stats(r.scheme)
-            what = ("the x-marginal exact, which is the claim; E[v^2] not tested" if stats == _X_STATS
-                    else "the law of x and the momentum's variance exact; the whole Gaussian law is the claim, "
-                    "E[v] and Cov(x, v) not tested")  # fmt: skip
-            tolerance = (
-                f"reproduced: the bias of {', '.join(_STAT_TEXT[s] for s in stats[:-1])} and {_STAT_TEXT[stats[-1]]} "
-                f"each below {EXACT_TOL:g} (rounding level) at every h of the grid ({what}); not reproduced "
-                "otherwise; no slope is fitted"
-            )
-            method = f"largest |bias| of the exact stationary var_x, mean_x and E[v^2] over {grid}, target {r.target}"
-            ours = _exact_ours(r, sib) or (
-                "exact (bias at rounding level)" if r.status == "exact" else f"{_p_ci(r.fit)} on {r.statistic}"
-            )
-        else:
-            paper = f"order {r.theory}"
-            tolerance = (
-                "reproduced: the order lies in the slope's 95% interval or within 0.25 of the slope (this "
-                "project's allowance); partly: the slope above it (the bound holds, not sharply); not "
-                "reproduced: below it"
-            )
-            method = f"slope of log|bias| on log h of the exact stationary {r.statistic} over {grid}, target {r.target}"
-            ours = "exact (bias at rounding level)" if r.status == "exact" else f"{_p_ci(r.fit)} on {r.statistic}"
+        key, sib = (r.scheme, r.batching), by_stat.get((r.scheme, r.batching), {})
+        paper, tolerance, method, ours = _exact_claim(r, sib) if r.theory == "exact" else _order_claim(r)
         claim = Claim(f"{r.scheme} with {r.batching} batches: stationary bias {paper}", SOURCES[key], paper,
                       SOURCE_KIND[key], tolerance=tolerance, method=method)  # fmt: skip
-        history = _exact_history(r, sib) if r.theory == "exact" else _rule_history(r, sib)
-        history = "; ".join(filter(None, (_unsettled(r), history)))
-        agrees = _agrees(r, sib)
-        if agrees == "yes":
-            out.append((claim, reproduced(ours, history)))
-        elif r.status == "measured" and r.theory != "exact" and r.fit.slope > r.theory:
-            why = "the measured order is higher than the theorem's: its bound holds, not sharply, on this target"
-            out.append((claim, partly(ours, "; ".join(filter(None, (why, history))))))
-        else:
-            miss = [_STAT_TEXT[s] for s in _exact_stats(r.scheme) if s not in sib or sib[s].status != "exact"]
-            miss = f"not exact: {', '.join(miss)}" if r.theory == "exact" and miss else ""
-            out.append((claim, not_reproduced(ours, "; ".join(filter(None, (miss, r.note or r.status, history))))))
+        out.append((claim, _judge(r, sib, ours)))
     return out
+
+
+def _exact_claim(r: Row, sib: dict) -> tuple[str, str, str, str]:
+    """An "exact" row's paper value, tolerance, method and ours: the bias of each statistic of
+    ``_exact_stats`` below EXACT_TOL at every h."""
+    paper = EXACT_PAPER.get(r.scheme, "exact on Gaussian targets")
+    stats = _exact_stats(r.scheme)
+    what = ("the x-marginal exact, which is the claim; E[v^2] not tested" if stats == _X_STATS
+            else "the law of x and the momentum's variance exact; the whole Gaussian law is the claim, "
+            "E[v] and Cov(x, v) not tested")  # fmt: skip
+    tolerance = (
+        f"reproduced: the bias of {', '.join(_STAT_TEXT[s] for s in stats[:-1])} and {_STAT_TEXT[stats[-1]]} "
+        f"each below {EXACT_TOL:g} (rounding level) at every h of the grid ({what}); not reproduced "
+        "otherwise; no slope is fitted"
+    )
+    method = (f"largest |bias| of the exact stationary var_x, mean_x and E[v^2] over {_grid_text(r)}, "
+              f"target {r.target}")  # fmt: skip
+    ours = _exact_ours(r, sib) or (
+        "exact (bias at rounding level)" if r.status == "exact" else f"{_p_ci(r.fit)} on {r.statistic}"
+    )
+    return paper, tolerance, method, ours
+
+
+def _order_claim(r: Row) -> tuple[str, str, str, str]:
+    """An order row's paper value, tolerance, method and ours: the slope of log|bias| on log h."""
+    tolerance = (
+        "reproduced: the order lies in the slope's 95% interval or within 0.25 of the slope (this "
+        "project's allowance); partly: the slope above it (the bound holds, not sharply); not "
+        "reproduced: below it"
+    )
+    method = (f"slope of log|bias| on log h of the exact stationary {r.statistic} over {_grid_text(r)}, "
+              f"target {r.target}")  # fmt: skip
+    ours = "exact (bias at rounding level)" if r.status == "exact" else f"{_p_ci(r.fit)} on {r.statistic}"
+    return f"order {r.theory}", tolerance, method, ours
+
+
+def _judge(r: Row, sib: dict, ours: str) -> Outcome:
+    """The row's verdict (``claim_rows``), its reason carrying the row's rule history."""
+    history = _exact_history(r, sib) if r.theory == "exact" else _rule_history(r, sib)
+    history = "; ".join(filter(None, (_unsettled(r), history)))
+    if _agrees(r, sib) == "yes":
+        return reproduced(ours, history)
+    if r.status == "measured" and r.theory != "exact" and r.fit.slope > r.theory:
+        why = "the measured order is higher than the theorem's: its bound holds, not sharply, on this target"
+        return partly(ours, "; ".join(filter(None, (why, history))))
+    miss = [_STAT_TEXT[s] for s in _exact_stats(r.scheme) if s not in sib or sib[s].status != "exact"]
+    miss = f"not exact: {', '.join(miss)}" if r.theory == "exact" and miss else ""
+    return not_reproduced(ours, "; ".join(filter(None, (miss, r.note or r.status, history))))
 
 
 # chen2015 §3.2 Theorem 4 gives the invariant measure's error O(h^K) regardless of the stochastic gradient; with

@@ -292,20 +292,12 @@ def _alike(cells: list[dict], noise: Noise, a: str, b: str, every: bool = False,
     the seed means as independent). ``s``: the sweep's settings (what 'inside the band' matched)."""
     if not {a, b} <= set(distinct(cells, "label")):
         return None
-    akd = _akd(cells)
-    pairs = [(akd[(d, b, bb, h)] - akd[(d, a, bb, h)], bb, h)
-             for d, bb, h in distinct(cells, "dataset", "batch", "step_size")
-             if np.isfinite(akd.get((d, a, bb, h), math.nan)) and np.isfinite(akd.get((d, b, bb, h), math.nan))]  # fmt: skip
-    cell_of = {(c["label"], c["batch"], c["step_size"]): c for c in cells}
-    paired = _paired_tolerance(pairs, cell_of, a, b) if noise.measured() else {}  # unmeasured: the old rules
-    tol_of = paired or {bb: noise.diff(bb) for bb in distinct(cells, "batch")}
-    close = sum(abs(p[0]) <= tol_of[p[1]] for p in pairs)
+    pairs, cell_of, paired, tol_of = _alike_pairs(cells, noise, a, b)
+    close = _n_close(pairs, tol_of)
     informative = _informative(pairs, cell_of, noise, a, b)
     ours = _alike_text(pairs, tol_of, bool(paired), informative, a, b)
     judge = (lambda n: by_count(n, len(pairs), ours)) if every else (lambda n: _two_thirds(n, len(pairs), ours))
-    close_ind = sum(abs(p[0]) <= noise.diff(p[1]) for p in pairs)
-    old = (f"with the seed means as independent (the rule until 2026-11-29, lenient: the samplers share seeds): "
-           f"{close_ind} of {len(pairs)}, {judge(close_ind).verdict}") if paired else ""  # fmt: skip
+    old = _independent_count(pairs, noise, judge) if paired else ""
     if not any(c["label"] in (a, b) and _above_band(c, noise) for c in cells):
         # both inside the band everywhere: not a test (until 2026-11-29 counted)
         why = _alike_inside_band(cells, noise, pairs, tol_of, bool(paired), a, b, s)
@@ -314,19 +306,49 @@ def _alike(cells: list[dict], noise: Noise, a: str, b: str, every: bool = False,
     if all_cells:
         out = judge(close)
         return replace(out, why="; ".join(x for x in (out.why, old) if x))
-    close_inf = sum(abs(p[0]) <= tol_of[p[1]] for p in informative)
     every_cell = f"counted over every cell, inside the band too (until 2026-11-29): {close} of {len(pairs)}, " + (
         judge(close).verdict)  # fmt: skip
-    apart = [p for p in pairs if abs(p[0]) > tol_of[p[1]]]
-    signs = {np.sign(p[0]) for p in apart}
-    same_side = (f"all {len(apart)} apart cells {b} {'above' if signs == {1.0} else 'below'} {a}"
-                 if len(apart) > 1 and len(signs) == 1 else "")  # fmt: skip
+    same_side = _same_side(pairs, tol_of, a, b)
     if len(informative) < INFORMATIVE_MIN:
         return not_tested("scale", ours, "; ".join(x for x in (
             _alike_thin(pairs, informative, tol_of, bool(paired), a, b, s), same_side, every_cell, old,
             _larger_h(cells)) if x))  # fmt: skip
-    out = (by_count if every else _two_thirds)(close_inf, len(informative), ours)
+    out = (by_count if every else _two_thirds)(_n_close(informative, tol_of), len(informative), ours)
     return replace(out, why="; ".join(x for x in (out.why, same_side, every_cell, old) if x))
+
+
+def _alike_pairs(cells: list[dict], noise: Noise, a: str, b: str) -> tuple[list, dict, dict, dict]:
+    """The (b - a, batch, h) differences of seed-mean AKD where both are finite, the cells by (label, batch,
+    h), the paired tolerance per batch ({} with one seed or unmeasured noise: the old rules) and the
+    tolerance used (paired, else the noise's tolerance of a difference)."""
+    akd = _akd(cells)
+    pairs = [(akd[(d, b, bb, h)] - akd[(d, a, bb, h)], bb, h)
+             for d, bb, h in distinct(cells, "dataset", "batch", "step_size")
+             if np.isfinite(akd.get((d, a, bb, h), math.nan)) and np.isfinite(akd.get((d, b, bb, h), math.nan))]  # fmt: skip
+    cell_of = {(c["label"], c["batch"], c["step_size"]): c for c in cells}
+    paired = _paired_tolerance(pairs, cell_of, a, b) if noise.measured() else {}
+    return pairs, cell_of, paired, paired or {bb: noise.diff(bb) for bb in distinct(cells, "batch")}
+
+
+def _n_close(pairs, tol_of: dict) -> int:
+    """How many differences lie within their batch's tolerance."""
+    return sum(abs(p[0]) <= tol_of[p[1]] for p in pairs)
+
+
+def _independent_count(pairs, noise: Noise, judge) -> str:
+    """The count with the seed means as independent (the rule until 2026-11-29), reported beside the paired."""
+    n = sum(abs(p[0]) <= noise.diff(p[1]) for p in pairs)
+    return (f"with the seed means as independent (the rule until 2026-11-29, lenient: the samplers share seeds): "
+            f"{n} of {len(pairs)}, {judge(n).verdict}")  # fmt: skip
+
+
+def _same_side(pairs, tol_of: dict, a: str, b: str) -> str:
+    """Where every cell apart (two or more) has ``b`` on the same side of ``a``: say so."""
+    apart = [p for p in pairs if abs(p[0]) > tol_of[p[1]]]
+    signs = {np.sign(p[0]) for p in apart}
+    if len(apart) > 1 and len(signs) == 1:
+        return f"all {len(apart)} apart cells {b} {'above' if signs == {1.0} else 'below'} {a}"
+    return ""
 
 
 def _alike_inside_band(cells, noise: Noise, pairs, tol_of: dict, paired: bool, a: str, b: str, s) -> str:
@@ -568,36 +590,49 @@ def _every_curve_reaches_band(cells: list[dict], noise: Noise, s: SweepSettings 
 def _mt3_lowest(cells: list[dict], noise: Noise, s=None) -> Outcome:
     """MT3 resolved lowest (below every other sampler by more than the tolerance) at each full-batch h;
     resolved worse where another sampler is below it by more than the tolerance; the rest unresolved."""
-    if "MT3" not in distinct(cells, "label"):
-        run = ",".join(k for k, v in FIG4_INTEGRATORS.items() if v in distinct(cells, "label"))
-        return not_tested("scale", why=f"MT3 is not run in this sweep: integrators={run},mt3 adds it to this grid "
-                          "(not timed here; MT3's full-batch step costs about 7x LEAPFROG's, 50 against 7 ms per "
-                          "step of 10 chains, measured on Boston); on Boston, Fig. 4's "
-                          f"{FIG4_PAPER_COST}")  # fmt: skip
+    absent = _mt3_absent(cells)
+    if absent is not None:
+        return absent
     full = [c for c in cells if c["batch"] == "full"]
-    if "MT3" not in distinct(full, "label"):
-        return not_tested("scale", why=f"MT3 is not run with the full batch here: {FIG4_PAPER_COST}")
-    tol, better, zs, parts, gap_of = noise.diff("full"), [], [], [], []
+    tol, better, zs, parts, gaps = noise.diff("full"), [], [], [], []
     for h in sorted({c["step_size"] for c in full if c["label"] == "MT3"}):
         cell = {c["label"]: c["akd"] for c in full if c["step_size"] == h}
         mt3, other = cell.pop("MT3"), _lowest(cell)
         gap = other - mt3  # > 0: MT3 lower
-        gap_of.append(gap)
+        gaps.append(gap)
         parts.append(f"h={h:g}: MT3 {value_text(mt3)}, lowest other {value_text(other)} ({gap:+.3f})")
         if gap > tol:
             better.append(h)
         elif not np.isfinite(mt3) or gap < -tol:
             zs.append(-2 * gap / tol if np.isfinite(gap) else math.inf)
     ours = "; ".join(parts) + f"; tolerance {tol:.3f}: MT3 resolved lowest at h in {better}"
-    gaps = [abs(g) for g in gap_of if np.isfinite(g)]
-    resolve = ""
-    if gaps and noise.measured() and max(gaps) > 0:  # the tolerance shrinks as sqrt(n / seeds)
-        seeds = math.ceil(noise.n * (tol / max(gaps)) ** 2)
-        resolve = (f"; the largest gap, {max(gaps):.3f}, needs {seeds} seeds to be resolved "
-                   f"({_seed_cost(cells, seeds - noise.n)})")  # fmt: skip
     return by_resolved(len(better), zs, len(parts), ours, needs=(
         f"no h resolves MT3 from the other samplers: a tolerance {tol:.3f} (2 s.e. of a difference of seed means) "
-        f"needs more seeds (it shrinks as 1/sqrt(seeds); {_seed_cost(cells)}){resolve}"))  # fmt: skip
+        f"needs more seeds (it shrinks as 1/sqrt(seeds); {_seed_cost(cells)}){_seeds_to_resolve(cells, noise, gaps)}"
+    ))  # fmt: skip
+
+
+def _mt3_absent(cells: list[dict]) -> Outcome | None:
+    """Not tested where MT3, or MT3 with the full batch, is not run in this sweep, with what adding it costs."""
+    if "MT3" not in distinct(cells, "label"):
+        run = ",".join(k for k, v in FIG4_INTEGRATORS.items() if v in distinct(cells, "label"))
+        return not_tested("scale", why=f"MT3 is not run in this sweep: integrators={run},mt3 adds it to this grid "
+                          "(not timed here; MT3's full-batch step costs about 7x LEAPFROG's, 50 against 7 ms per "
+                          "step of 10 chains, measured on Boston); on Boston, Fig. 4's "
+                          f"{FIG4_PAPER_COST}")  # fmt: skip
+    if "MT3" not in distinct([c for c in cells if c["batch"] == "full"], "label"):
+        return not_tested("scale", why=f"MT3 is not run with the full batch here: {FIG4_PAPER_COST}")
+    return None
+
+
+def _seeds_to_resolve(cells: list[dict], noise: Noise, gaps: list[float]) -> str:
+    """How many seeds the largest MT3 gap needs to be resolved: the tolerance shrinks as sqrt(n / seeds)."""
+    tol, gaps = noise.diff("full"), [abs(g) for g in gaps if np.isfinite(g)]
+    if not (gaps and noise.measured() and max(gaps) > 0):
+        return ""
+    seeds = math.ceil(noise.n * (tol / max(gaps)) ** 2)
+    return (f"; the largest gap, {max(gaps):.3f}, needs {seeds} seeds to be resolved "
+            f"({_seed_cost(cells, seeds - noise.n)})")  # fmt: skip
 
 
 def _seed_cost(cells: list[dict], more: int = 1) -> str:
