@@ -605,8 +605,15 @@ def _outperforms_seeds(p: Passes) -> Outcome:
 def _seed_errors(p: Passes, sc: str, cov: str, n: int):
     """The final errors of (scheme, covariance, n) over the seeds (``Passes.scatter``); None without two
     seeds or with a non-finite one."""
-    e = np.array([r["error"] for r in p.scatter if (r["scheme"], r["covariance"], r["n"]) == (sc, cov, n)], float)
+    e = _scatter_errors(p, sc, cov, n)
     return e if len(e) >= 2 and np.isfinite(e).all() else None
+
+
+def _scatter_errors(p: Passes, sc: str, cov: str | None = None, n: int | None = None) -> np.ndarray:
+    """The final errors of scheme sc in ``Passes.scatter`` (one per sampler seed), for one covariance and n
+    where given."""
+    return np.array([r["error"] for r in p.scatter if r["scheme"] == sc and cov in (None, r["covariance"])
+                     and n in (None, r["n"])], dtype=float)  # fmt: skip
 
 
 def _seed_versus(p: Passes, a: tuple, others: list, n: int) -> tuple[str, str]:
@@ -846,7 +853,7 @@ def _fails(rows, sc, cov, ns) -> str:
 def _nogin_seeds(p: Passes) -> tuple[float, str]:
     """NOGIN's run-to-run s.d. of the final error over the sampler seeds of ``p.scatter`` (Fig. 3's
     seed_scatter.csv), and its account in words; NaN when fewer than two seeds are finite."""
-    errs = np.array([r["error"] for r in p.scatter if r["scheme"] == "nogin"], dtype=float)
+    errs = _scatter_errors(p, "nogin")
     errs = errs[np.isfinite(errs)]
     if len(errs) < 2:
         return math.nan, "fewer than two finite NOGIN seeds"
