@@ -232,6 +232,24 @@ def _converged(rows):
     return check(worst < 0.02, f"largest last relative change {worst:.4f}")
 
 
+# what scale=paper costs on one H200: the Hessian-vector products run one network and one batch at a time
+# (local_chains.hessian_matvec), so their rate is the single-network one (results/bench.md: 15 ms per training
+# step of cnn_fmnist, one chain), not Fig. 4's 1.2 s per network-epoch of 8 runs batched; an HVP (reverse over
+# reverse) costs about 3-4 gradients (the seventeenth audit measured 4.2x on the CPU, one batch of 200)
+GPU_STEP_ONE_S, STEPS_PER_EPOCH, HVP_GRADIENTS = 0.015, 300, (3, 4)
+PAPER_COST = (
+    "scale=paper device=cuda: 2 networks of cnn_fmnist, 15+5 epochs, the Hessian over all 300 batches, 10 iterations "
+    f"at 4 points: 80 full-data HVPs, one network and one batch of 200 at a time, each batch about "
+    f"{HVP_GRADIENTS[0]}-{HVP_GRADIENTS[1]} gradients at the H200's measured {GPU_STEP_ONE_S * 1e3:.0f} ms per "
+    f"single-network step (results/bench.md): about "
+    f"{80 * STEPS_PER_EPOCH * GPU_STEP_ONE_S * HVP_GRADIENTS[0] / 60:.0f}-"
+    f"{80 * STEPS_PER_EPOCH * GPU_STEP_ONE_S * HVP_GRADIENTS[1] / 60:.0f} GPU-minutes, plus 40 network-epochs of "
+    f"training (about {40 * STEPS_PER_EPOCH * GPU_STEP_ONE_S / 60:.0f} minutes): more than one 15-minute GPU window "
+    "(finished points are cached, so a second window continues); queued in scripts/gpu_queue.sh (until 2026-11-29 "
+    "this row said about 6 GPU-minutes, from Fig. 4's rate of 8 runs batched)"
+)
+
+
 def _outcomes(rows, inv: Invocation) -> list:
     s = _setup(inv)
     out = [(c, replace(o, ours=f"at {setting_text(s, rows)}: {o.ours}")) for c, o in CLAIMS.outcomes(rows)]
@@ -239,11 +257,7 @@ def _outcomes(rows, inv: Invocation) -> list:
         for key in ("random", "swa", "noise"):
             c = CLAIMS[key]
             out.append((replace(c, text=f"{c.text}, with the paper's network (cnn_fmnist) and schedule"),
-                        not_tested("scale", why="scale=paper device=cuda: 2 networks of cnn_fmnist, 15+5 epochs, the "
-                                                "Hessian over all 300 batches, 10 iterations at 4 points: about 6 "
-                                                "GPU-minutes on one H200 (40 epoch-equivalents of training, 80 "
-                                                "full-data HVPs of about 3 gradient epochs each, at Fig. 4's measured "
-                                                "1.2 s per network-epoch); queued in scripts/gpu_queue.sh")))  # fmt: skip
+                        not_tested("scale", why=PAPER_COST)))
     return out
 
 
