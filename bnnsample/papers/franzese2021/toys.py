@@ -453,16 +453,46 @@ def _exact_lt_sym(series, hs) -> str:
 
 @FIG1_CLAIMS.rule("small_eta", "all integrators converge to the true posterior at a small enough step size, every "
     "batch size", "§5 'Comparison of integrators', Figs. 1 and 4", "AKD down to the exact-sample self-distance",
-    tolerance="AKD at the grid's smallest eta <= 1.15 x the 95% quantile of the self-distance of exact samples, every "
-              "(scheme, batch)", method=_TRIG_MC)  # fmt: skip
+    tolerance="AKD at the grid's smallest eta within the protocol's own noise, every (scheme, batch): at most the "
+              "larger of the exact-sample band's 95% quantile and its mean + 2 sd of LEAPFROG's full-batch Monte "
+              "Carlo AKDs over the stable eta (its stationary law is the posterior exactly, the check row below, so "
+              "their scatter is our run-to-run noise with correlated chain draws; the band alone without LEAPFROG); "
+              "reproduced: every (scheme, batch); partly: some; not reproduced: none (since 2026-11-29, the "
+              "seventeenth audit: until then an assumed 1.15 x the band's 95% quantile, unmeasured, and no tiers "
+              "stated; the reason says what it gave)", method=_TRIG_MC)  # fmt: skip
 def _small_eta_converges(series, hs, band, labels) -> Outcome:
+    """§5: "all of the integrators considered converge to the true posterior regardless of the mini-batch size
+    given a sufficiently small step size"."""
     last = [(lab, b, xs[-1]) for lab in labels for b in TRIG_BATCHES
             if (xs := [x for x in series(lab, b) if math.isfinite(x)])]  # fmt: skip
-    converged = sum(x <= band["high"] * 1.15 for *_, x in last)
+    ceiling, noise = _noise_ceiling(series, band, labels)
+    converged = sum(x <= ceiling for *_, x in last)
+    old = by_count(sum(x <= band["high"] * 1.15 for *_, x in last), len(last), "").verdict
+    inside = max((x for *_, x in last), default=math.nan)
     return by_count(
         converged, len(last), f"at eta = {hs[-1]:g}: " + ", ".join(f"{lab}/{b}: {x:.3f}" for lab, b, x in last),
-        f"exact-sample band [{band['low']:.3f}, {band['high']:.3f}]"
+        f"exact-sample band [{band['low']:.3f}, {band['high']:.3f}]; {noise}; the largest AKD at eta = {hs[-1]:g} "
+        f"is {inside:.4f}, {'inside' if inside <= band['high'] else 'above'} the band's 95% quantile "
+        f"{band['high']:.4f} itself; the assumed 1.15 x that quantile ({1.15 * band['high']:.4f}; until 2026-11-29) "
+        f"gives {old}"
         + ("" if converged == len(last) else f"; smaller eta than this grid's needed: {FIG1_PAPER_COST}"))  # fmt: skip
+
+
+def _noise_ceiling(series, band, labels) -> tuple[float, str]:
+    """The largest AKD the protocol gives a law that is the posterior exactly: the exact-sample band's mean (the
+    AKD of exact draws) + 2 sd of LEAPFROG's full-batch Monte Carlo AKDs (one run per stable eta, each its own
+    seed; its law is exact, so their scatter is the protocol's, correlated chain draws included), at least the
+    band's 95% quantile."""
+    lf = [x for x in series("LEAPFROG", "full") if math.isfinite(x)] if "LEAPFROG" in labels else []
+    if len(lf) < 2:
+        return band["high"], "no LEAPFROG runs to measure the protocol's noise: the band's 95% quantile alone"
+    sd = float(np.std(lf, ddof=1))
+    top = band["mean"] + 2 * sd
+    return max(top, band["high"]), (
+        f"the protocol's noise: sd {sd:.4f} of LEAPFROG's full-batch AKD over {len(lf)} stable eta (exact law; "
+        f"mean {np.mean(lf):.4f}, max {max(lf):.4f}), so the band's mean {band['mean']:.4f} + 2 sd = {top:.4f}, "
+        f"{top / band['high']:.2f} x the band's 95% quantile"
+    )
 
 
 @FIG1_CLAIMS.rule("leapfrog_exact", "LEAPFROG (eq. 31) leaves the θ-marginal exactly invariant on Gaussian targets, "
