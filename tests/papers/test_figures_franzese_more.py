@@ -117,7 +117,12 @@ def test_fig2_rules():
     good = [_fig2_row(C, k, acf=a) for C, a in ((0.5, -0.6), (5.0, 0.2), (50.0, 0.9)) for k in (1, 2)]
     assert same(good).verdict == "reproduced" and differ(good).verdict == "reproduced"
     shifted = [{**r, "mean": 1.2} if r["C"] == 50.0 else r for r in good]
-    assert same(shifted).verdict == "partly"  # the two pairs with C = 50 differ by 14 s.e., the third agrees
+    # the seventeenth audit: Theorem 1 states exact independence, so the rule is binary: the two pairs with C = 50
+    # differ by 14 s.e. (the third agrees), which is no partial agreement (the count rule gave partly)
+    assert same(shifted).verdict == "not reproduced (14.1 s.e.)"
+    assert same(good).ours.endswith("max |z| = 0.0 over 12 comparisons, 12 within 4 s.e.")
+    tol = fig2.FIG2_CLAIMS["same_law"].tolerance
+    assert "reproduced: every comparison within it; not reproduced: any beyond it" in tol and "partly" in tol
     apart = [{**r, "mean": r["C"], "var": r["C"]} for r in good]
     assert same(apart).verdict.startswith("not reproduced")
     alike = [{**r, "acf_lag": 0.3} for r in good]
