@@ -261,6 +261,34 @@ def test_toy_kurtosis_exact_law(toy):
     assert fz._platykurtic([cell], 200_000).verdict == "FAILED"
 
 
+def _toy(integrator, batching, var, se, ks):
+    label = "analytic" if integrator == "exact_ou" else "LIE-TROTTER"
+    return toy_cells.ToyCell(label, integrator, batching, 0.4, 2.0, mc={"var": var, "var_se": se}, ks=ks)
+
+
+def test_fig3_order_rule_says_which_test_carries_it():
+    """The seventeenth audit: tiers stated; LIE-TROTTER's full-batch law is itself off 1/3 (its step bias,
+    z = -95 in toy.csv), so the variance test cannot single out minibatching for it: the KS test carries it,
+    and the reason compares its i.i.d. variance with its own full-batch law."""
+    rule = fz.FIG3_CLAIMS.rules["order"]
+    cells = [_toy("exact_ou", "full", 0.333068, 0.000495, 0.00109), _toy("exact_ou", "iid", 0.750025, 0.00105, 0.10176),
+             _toy("lie_trotter", "full", 0.293096, 0.000424, 0.01591),
+             _toy("lie_trotter", "iid", 0.756224, 0.00102, 0.10392)]  # fmt: skip
+    out = rule(cells, 1_000_000)
+    assert out.verdict == "reproduced"
+    assert "analytic: full batch Var θ 0.3331 (z = -0.5 from 1/3), so both tests single out minibatching" in out.why
+    assert "LIE-TROTTER: its full-batch law fails the variance test too (Var θ 0.2931, z = -95 from 1/3" in out.why
+    assert "the KS test (0.104 i.i.d. vs 0.016 full) carries it" in out.why and "2.58x" in out.why
+    tol = fz.FIG3_CLAIMS["order"].tolerance
+    assert "reproduced: both integrators; partly: one; not reproduced: neither" in tol and "KS test carries" in tol
+    # one integrator near the posterior with i.i.d. batches: partly; both: not reproduced
+    near = _toy("lie_trotter", "iid", 0.2935, 0.0004, 0.016)
+    assert rule([*cells[:3], near], 1_000_000).verdict == "partly"
+    assert rule([cells[0], _toy("exact_ou", "iid", 0.3335, 0.0005, 0.002), cells[2], near], 1).verdict.startswith(
+        "not reproduced"
+    )
+
+
 def test_fig3_make_and_options(tmp_path):
     files = get_recipe(fz.FIG3).make(tmp_path, {"chains": "100", "draws": "10"})
     assert [p.name for p in files] == ["toy.csv", "toy.png"]
