@@ -241,6 +241,9 @@ def test_fig10_outcomes_test_c_only_at_the_papers_burn_in(scale):
         assert ins.verdict == "not reproduced" and "over the lowest (0.145) 0.055" in ins.ours
         assert c510.verdict == "reproduced" and "in 2 of 2 (batch, h) cells" in c510.ours
         assert big.verdict == "not tested: scale" and "no C above 10 was run" in big.why
+        # the seventeenth audit: the rows name what the test covers (one data set, split 0, one batch size)
+        for o in (ins, c510):
+            assert o.why.startswith("tested on boston (split 0 only) with the full batch only, where App. F.4's")
 
 
 def _fig10_claims(akd_at_hmin: dict, cs=(0.5, 5.0, 10.0, 50.0), width=0.01):
