@@ -63,3 +63,32 @@ def test_fig9_tiny_runs_the_synthetic_set(tmp_path, monkeypatch):
     assert {r["n_leapfrog"] for r in rows} == {"1", "2"}
     md = read_sections((tmp_path / "REPRODUCTION.md").read_text())[appendix.FIG9]
     assert md.count("| trig_features (synthetic, linear model): ") == len(sweeps.FIG5_CLAIMS)
+
+
+def _timed_row(dataset, label, batch, steps, seconds):
+    """A franzese2021-fig8 row of 10 chains x 10 draws whose run took ``steps`` steps and ``seconds``."""
+    return {"dataset": dataset, "label": label, "batch": batch, "burn_in_steps": steps - 500, "thin_steps": 50,
+            "draws": 100, "seconds": seconds}  # fmt: skip
+
+
+def test_fig8_test_cost_from_the_recorded_times():
+    """The seventeenth audit: the 'all integrators converge' rows of franzese2021-fig8 give the cost of their own
+    test (scale=paper datasets=<set>) from the sweep's recorded times, not Boston's cost of adding h = 0.002
+    and 0.001: MT3 at its runs' rates (full batch, minibatch), the other samplers at the ledger's 734 CPU-s
+    shared between the data sets as MT3's times are, over 5 samplers x 6 batch sizes x 3 seeds x 111,000 steps
+    and the oracle's 60,000 (its 12,000 steps of 50 chains)."""
+    rows = [
+        _timed_row(ds, "MT3", b, 900, s) for ds in ("wine", "breast_cancer") for b, s in (("full", 27.0), (8, 9.0))
+    ]  # MT3: 30 ms a full-batch step, 10 ms a minibatch one; each data set half of MT3's time
+    rows += [_timed_row(ds, "SHMC-LEAPFROG", "full", 73_400, float("nan")) for ds in ("wine", "breast_cancer")]
+    cost = appendix.fig8_test_cost(rows, "wine", 10)  # the others: 367 CPU-s / 73,400 steps = 5 ms a step
+    # MT3: 3 x 111,000 x (0.030 + 5 x 0.010) = 26,640 s; the others: (4 x 6 x 3 x 111,000 + 60,000) x 0.005 = 40,260 s
+    assert cost.startswith("scale=paper datasets=wine (the paper's burn-in and adaptive-SGHMC oracle): about 19 "
+                           "CPU-hours (MT3 7.4 h, the others and the oracle 11.2 h)")  # fmt: skip
+    assert "MT3 30 ms full batch, 10 ms a minibatch" in cost and "the other four samplers 5.0 ms" in cost
+    assert "50% here" in cost and "x 3 seeds x 111,000 steps a run" in cost and "full/128/64/32/16/8" in cost
+    assert "the row gave Boston's cost of adding h = 0.002 and 0.001" in cost
+    # MT3 untimed: no estimate; the rule then names Fig. 4's Boston figure, as before
+    assert appendix.fig8_test_cost([{**r, "seconds": float("nan")} for r in rows], "wine", 10) is None
+    assert "not timed for this data set" in sweeps._small_h_test_cost({"dataset": "wine"})
+    assert sweeps._small_h_test_cost({"dataset": "wine", "paper_test_cost": cost}) == cost

@@ -13,6 +13,7 @@ probability at every test point as a marginal (``uci_runs.Result.pooled``). The 
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from ...figures.common import distinct, where
@@ -27,7 +28,7 @@ from .sweeps import (
     fig4_outcomes,
     fig5_outcomes,
 )
-from .uci_runs import SYNTHETIC
+from .uci_runs import FULL, SYNTHETIC, Spec, oracle_spec
 
 FIG8, FIG9 = "franzese2021-fig8", "franzese2021-fig9"
 CLASSIFICATION = ("ionosphere", "vehicle")  # the paper's (Table 2)
@@ -70,6 +71,79 @@ FIG8_SCALES = {
 }  # fmt: skip
 
 
+# results/costs.csv, franzese2021-fig8 quick "steps=0.005,0.01,0.02,0.04,0.08" (2026-11-29): 734 CPU-s for the
+# section's runs of these four samplers on both stand-ins with their oracles (MT3 was run after it); the runs
+# recorded no sampling time of their own (distances.csv's seconds empty), MT3's did
+FIG8_QUICK_OTHERS_CPU_S = 734.0
+FIG8_QUICK_OTHERS = ("SHMC-LEAPFROG", "LIE-TROTTER", "SYMMETRIC", "SGHMC")
+
+
+def _run_steps(r: dict, chains: int) -> int:
+    """The steps of one run of a sweep row: burn-in, then thin steps per draw of each chain."""
+    return r["burn_in_steps"] + r["thin_steps"] * r["draws"] // chains
+
+
+def _rate(rows: list[dict], chains: int) -> float:
+    """CPU seconds per step of ``chains`` chains over runs that recorded their seconds."""
+    timed = [r for r in rows if math.isfinite(r.get("seconds", math.nan))]
+    return sum(r["seconds"] for r in timed) / sum(_run_steps(r, chains) for r in timed) if timed else math.nan
+
+
+def _paper_steps(dataset: str):
+    """(steps of one run summed over the scale=paper grid's h, the oracle's in runs of as many chains, settings)."""
+    ps = uci.sweep_settings("paper", {**FIG8_SCALES["paper"], "datasets": [dataset]})
+    per_run = 0
+    for h in ps.steps:
+        burn, thin = Spec(dataset, "leapfrog", h, chains=ps.chains, draws=ps.draws, t_burn=ps.t_burn,
+                          t_thin=ps.t_thin).steps()  # fmt: skip
+        per_run += burn + thin * ps.draws
+    o = oracle_spec(dataset, ps.oracle)
+    burn, thin = o.steps()
+    return per_run, (burn + thin * o.draws) * o.chains // ps.chains, ps
+
+
+def fig8_test_cost(rows: list[dict], dataset: str, chains: int) -> str | None:
+    """What ``scale=paper datasets=<dataset>`` costs, from this sweep's recorded times per step: MT3's runs (their
+    seconds, full batch and minibatch apart) and the other samplers' whole cost in the ledger, shared between the
+    data sets as MT3's times are; None where MT3's runs recorded no time."""
+    mt3 = [r for r in rows if r["label"] == "MT3"]
+    mine = [r for r in mt3 if r["dataset"] == dataset]
+    full, mini = (
+        _rate([r for r in mine if r["batch"] == "full"], chains),
+        _rate([r for r in mine if r["batch"] != "full"], chains),
+    )
+    if not (math.isfinite(full) and math.isfinite(mini)):
+        return None
+    share = sum(r["seconds"] for r in mine) / sum(r["seconds"] for r in mt3 if math.isfinite(r["seconds"]))
+    others = [r for r in rows if r["dataset"] == dataset and r["label"] in FIG8_QUICK_OTHERS]
+    rate = FIG8_QUICK_OTHERS_CPU_S * share / sum(_run_steps(r, chains) for r in others)
+    per_run, oracle, ps = _paper_steps(dataset)
+    n_batch, n_seed = len(ps.batches), len(ps.seeds)
+    mt3_s = n_seed * per_run * (full + (n_batch - 1) * mini)
+    others_s = (len(FIG8_SCALES["paper"]["integrators"]) - 1) * n_batch * n_seed * per_run * rate + oracle * rate
+    return (
+        f"scale=paper datasets={dataset} (the paper's burn-in and adaptive-SGHMC oracle): about "
+        f"{(mt3_s + others_s) / 3600:.0f} CPU-hours (MT3 {mt3_s / 3600:.1f} h, the others and the oracle "
+        f"{others_s / 3600:.1f} h), from this sweep's times per step of {chains} chains on {dataset}: MT3 "
+        f"{full * 1e3:.0f} ms full batch, {mini * 1e3:.0f} ms a minibatch (its runs' seconds in distances.csv), the "
+        f"other four samplers {rate * 1e3:.1f} ms (their runs' {FIG8_QUICK_OTHERS_CPU_S:.0f} CPU-s in "
+        f"results/costs.csv, oracle and overhead included, shared between the stand-ins as MT3's times are: "
+        f"{share:.0%} here), over {len(FIG8_SCALES['paper']['integrators'])} samplers x batches "
+        + "/".join("full" if b == FULL else str(b) for b in ps.batches)
+        + f" (the larger minibatches at the measured minibatch rate) x {n_seed} seeds x {per_run:,} steps a run "
+        f"(h {min(ps.steps):g}-{max(ps.steps):g}, burn-in time {ps.t_burn:g}, {ps.draws} draws {ps.t_thin:g} apart) "
+        f"and the oracle's {oracle:,} steps of {chains} chains (until 2026-11-29, the seventeenth audit, the row gave Boston's cost of adding "
+        "h = 0.002 and 0.001 to Fig. 4's grid, about 15 CPU-hours, as this test's)"
+    )
+
+
+def _with_test_cost(rows: list[dict], every: list[dict], s) -> list[dict]:
+    """``rows`` of one data set, each carrying what the test of its limit h -> 0 at the paper's protocol costs
+    (``paper_test_cost``, read by that claim's rule) where it can be estimated from ``every`` row's times."""
+    cost = fig8_test_cost(every, rows[0]["dataset"], s.chains) if rows else None
+    return rows if cost is None else [{**r, "paper_test_cost": cost} for r in rows]
+
+
 def _seeds_option(options):
     """The sweep's options with the seeds of the scale (three) as the default."""
     return (*(o for o in options if o.key != "seeds"), Option("seeds", numbers(int, 0), SCALE))
@@ -82,7 +156,8 @@ FIGURE8 = _sweep(
     FIG8_SCALES, _seeds_option(_sweep_options("integrators", names(tuple(FIG4_INTEGRATORS)), ALL_SETS[:-1])),
     "integrators", lambda i: {"label": FIG4_INTEGRATORS[i], "integrator": i},
     "franzese2021 Fig. 8 (reduced): AKD to the oracle vs h", _fig8_settings,
-    lambda rows, s, _: per_dataset(rows, lambda r: fig4_outcomes(r, s, history=False), "App. F.3, Fig. 8"))  # fmt: skip
+    lambda rows, s, _: per_dataset(rows, lambda r: fig4_outcomes(_with_test_cost(r, rows, s), s, history=False),
+                                   "App. F.3, Fig. 8"))  # fmt: skip
 
 
 def _fig9_settings(s, nls) -> str:
