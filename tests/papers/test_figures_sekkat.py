@@ -257,19 +257,25 @@ def _fig14_rows(l1, se=0.005, mass=0.365):
             for K in (0, 3, 15, 35)]  # fmt: skip
 
 
+def _fric(A=1.0, n=(5, 15), h=(1e-3, 1e-2)):
+    """fig7.csv's full-matrix AdL rows with mean friction A (a function of (n, h), or one value)."""
+    a = A if callable(A) else (lambda n_, h_: A)
+    return [{"scheme": "adl_full", "n": k, "h": v, "friction_mean": a(k, v)} for k in n for v in h]
+
+
 def test_fig14_verdicts_follow_the_measured_changes():
     """Drops count only beyond 2 s.e.; a residual far above half the AdL excess is a measured
     disagreement (the n = 5 case of issue 16), one at the floor agrees."""
     st, proj = fig14.FIG14["quick"], {"K=0": 0.57, "K=3": 0.56, "K=15": 0.03, "K=35": 0.01}
     C = fig14.FIG14_CLAIMS
     clear = {0: 0.30, 3: 0.20, 15: 0.06, 35: 0.055}
-    out = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K]), proj, st, "quick"))
+    out = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K]), proj, st, "quick", _fric()))
     assert out[C["k3"].text] == out[C["k15"].text] == out[C["residual"].text] == "reproduced"
     assert out[C["monotone"].text] == "passed"
-    noisy = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K], se=0.05), proj, st, "quick"))
+    noisy = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K], se=0.05), proj, st, "quick", _fric()))
     assert noisy[C["k3"].text] == "not tested: scale"
     # AdL at its floor: untested rows show what was measured and what a test would cost (audit of 2026-11-29)
-    floor = dict(fig14.fig14_outcomes(_fig14_rows(lambda K, n: 0.05, se=0.02), proj, st, "paper"))
+    floor = dict(fig14.fig14_outcomes(_fig14_rows(lambda K, n: 0.05, se=0.02), proj, st, "paper", _fric()))
     residual, k15 = floor[C["residual"]], floor[C["k15"]]
     assert (
         residual.verdict == "not tested: scale"
@@ -280,9 +286,9 @@ def test_fig14_verdicts_follow_the_measured_changes():
     assert "a floor 4x lower needs 16x the chains x recorded time" in residual.why and "CPU-hours" in residual.why
     n5_stuck = {0: 0.30, 3: 0.24, 15: 0.17, 35: 0.31}
     mixed = _fig14_rows(lambda K, n: n5_stuck[K] if n == 5 else clear[K], se=0.02)
-    out = _verdicts(fig14.fig14_outcomes(mixed, proj, st, "quick"))
+    out = _verdicts(fig14.fig14_outcomes(mixed, proj, st, "quick", _fric()))
     assert out[C["residual"].text] == "partly"
-    both = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: n5_stuck[K], se=0.02), proj, st, "quick"))
+    both = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: n5_stuck[K], se=0.02), proj, st, "quick", _fric()))
     assert both[C["residual"].text].startswith("not reproduced (")
 
 
@@ -501,16 +507,58 @@ def test_fig14_eta1_numbers_are_its_committed_csv():
 
 
 def test_fig14_eta1_verdicts_quoted_are_what_the_rules_give_on_fig14_eta1():
-    """The K = 3 and residual rows quote what their rules give at the printed eta_k = 1: recomputed here."""
-    path = Path(__file__).parents[2] / "results" / "sekkat2023-fig14" / "fig14_eta1.csv"
-    if not path.exists():
-        pytest.skip("no committed fig14_eta1.csv")
+    """The rows quote what their rules give at the printed eta_k = 1 (judged with eta = 1 and the committed fig7.csv's
+    frictions: no (n, h) stationary) and what the rule before 2026-11-29 gave (every (n, h) counted): recomputed here,
+    with the 3 A eta_k range the K = 15 row states."""
+    root = Path(__file__).parents[2] / "results"
+    path = root / "sekkat2023-fig14" / "fig14_eta1.csv"
+    if not path.exists() or not (root / "sekkat2023-fig7" / "fig7.csv").exists():
+        pytest.skip("no committed fig14_eta1.csv or fig7.csv")
     rows = [{**r, "replica": 0} for r in read_csv(path)]
     proj = {f"K={r['K']}": r["projection_error"] for r in rows}
     st = {**fig14.FIG14["paper"], "h": tuple(sorted({r["h"] for r in rows}))}
-    got = {c: o.verdict for c, o in fig14.fig14_outcomes(rows, proj, st, "paper")}
+    fric = fig14.fig7_frictions(root)
+    got = dict(fig14.fig14_outcomes(rows, proj, st, "paper", fric, eta=1.0))
     for key, verdict in fig14.ETA1_VERDICTS.items():
-        assert got[fig14.FIG14_CLAIMS[key]] == verdict
+        assert got[fig14.FIG14_CLAIMS[key]].verdict == verdict
+        assert f"was counted, which gave {fig14.ETA1_OLD[key]};" in got[fig14.FIG14_CLAIMS[key]].why
+    A = sorted(fig14.mean_friction(fric, r["n"], r["h"]) for r in rows)
+    assert f"{A[0]:.1f}-{A[-1]:.1f}: {3 * A[0]:.1f}-{3 * A[-1]:.1f} time units" in fig14.ETA1_RESULT
+    assert 3 * A[0] > st["burn"]
+
+
+def test_fig14_counts_only_resolved_stationary_cells():
+    """The seventeenth audit: an (n, h) counts only where AdL's (K = 0) error is resolved above its floor and the
+    burn-in passes 3 A eta (A from fig7.csv's full-matrix AdL); with none counted the rows are not tested and say
+    what counting every (n, h) gave."""
+    st, proj = fig14.FIG14["quick"], {"K=0": 0.57, "K=3": 0.56, "K=15": 0.03, "K=35": 0.01}
+    C = fig14.FIG14_CLAIMS
+    worse = {0: 0.30, 3: 0.20, 15: 0.30, 35: 0.31}  # K = 15 the other way beyond 2 s.e. at every (n, h)
+    rows = _fig14_rows(lambda K, n: worse[K], se=0.01)
+    settled = dict(fig14.fig14_outcomes(rows, proj, st, "quick", _fric(1.0)))
+    assert settled[C["k15"]].verdict.startswith("not reproduced (")
+    # A = 10: 3 A eta = 3 > the quick burn-in 2 at every (n, h): none counted
+    hot = dict(fig14.fig14_outcomes(rows, proj, st, "quick", _fric(10.0)))
+    for key in ("k3", "k15", "residual"):
+        assert hot[C[key]].verdict == "not tested: scale" and "no (n, h) counted" in hot[C[key]].why
+    assert "every (n, h) was counted, which gave not reproduced (" in hot[C["k15"]].why
+    assert "burn-in 2 vs 3 A eta = 3.0 (A = 10.0): not counted, not shown stationary" in hot[C["k15"]].why
+    assert "a test needs a burn-in past 3 A eta where not stationary" in hot[C["k15"]].why
+    # no fig7 friction: not shown stationary either
+    assert _verdicts(fig14.fig14_outcomes(rows, proj, st, "quick"))[C["k15"].text] == "not tested: scale"
+    # one (n, h) stationary (n = 15), the other not: judged on the one
+    mixed = dict(fig14.fig14_outcomes(rows, proj, st, "quick", _fric(lambda n, h: 1.0 if n == 15 else 10.0)))
+    assert mixed[C["k15"]].verdict.startswith("not reproduced (") and "(5, 0.01)" in mixed[C["k15"]].why
+    # AdL's error at its floor: no drop measurable, not counted though stationary
+    flat = dict(fig14.fig14_outcomes(_fig14_rows(lambda K, n: 0.05, se=0.02), proj, st, "quick", _fric(1.0)))
+    assert flat[C["k15"]].verdict == "not tested: scale" and "no drop measurable" in flat[C["k15"]].why
+
+
+def test_fig14_mean_friction_is_fig7s_linear_in_h():
+    fric = _fric(lambda n, h: 10.0 if h == 1e-3 else 100.0)
+    assert fig14.mean_friction(fric, 5, 1e-3) == 10.0
+    assert fig14.mean_friction(fric, 5, 5.5e-3) == pytest.approx(55.0)
+    assert fig14.mean_friction(fric, 5, 2e-2) is None and fig14.mean_friction(fric, 50, 1e-3) is None
 
 
 def test_fig3_sgld_langevin_ratio_counts_within_2_se_of_the_band():
@@ -595,9 +643,10 @@ def test_fig14_tolerances_state_what_by_bound_gives():
     plan' (another h grid, no seed replicas)."""
     some = fig14.by_bound([-3.0, 3.0], "o", "w", "u")
     assert some.verdict == "partly" and fig14.by_bound([3.0, 0.0], "o", "w", "u").verdict.startswith("not reproduced")
-    for key in ("k3", "k15"):
+    for key in ("k3", "k15", "residual"):
         t = fig14.FIG14_CLAIMS[key].tolerance
-        assert "partly: at some (even if others go the other way beyond 2 s.e.)" in t and "at each (n, h)" in t
+        assert "partly: at some (even if others go the other way beyond 2 s.e.)" in t and "at each counted (n, h)" in t
+        assert "burn-in passes 3 A eta" in t and "seventeenth audit" in t
     assert "our lenient reading of 'dramatic'" in fig14.FIG14_CLAIMS["k15"].tolerance
     assert "at most half of L1 - floor at K = 0 (AdL), within 2 s.e." in fig14.FIG14_CLAIMS["residual"].tolerance
     st, proj = fig14.FIG14["quick"], {"K=0": 0.57, "K=3": 0.56, "K=15": 0.03, "K=35": 0.01}
