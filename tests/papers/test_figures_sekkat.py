@@ -407,6 +407,25 @@ def test_fig13_a_friction_still_moving_since_the_check_is_not_counted():
     assert out[C["diag_better"].text] == "reproduced"  # at n = 250, resolved and stationary
 
 
+def test_fig13_diag_better_states_its_tiers_and_the_margin_past_3_A_eta():
+    """fig13#2 (seventeenth audit): the tolerance states its tiers and that the smallest-eps(n) h cell must be
+    stationary; the reason gives the burn-in against 3 A eta for the mean friction and, from the coordinates' sd,
+    Samuelson's bound on the largest."""
+    rows = _fig13_rows({"diagonal": 1.2, "groups": 1.25}, burn=300_000)
+    for r in rows:
+        r["friction_coord_sd"] = 0.5
+    o = dict(fig13.fig13_outcomes(rows, fig13.FIG13["quick"]))[fig13.FIG13_CLAIMS["diag_better"]]
+    top = 1.25 + 0.5 * math.sqrt(31)
+    assert o.verdict == "reproduced" and "burn-in 3000 time units vs 3 A eta = 750 (A = 1.25" in o.why
+    assert f"at most mean + sd sqrt(31) = {top:.2f}" in o.why and f"<= {3 * top * 200:.0f}, also below" in o.why
+    for r in rows:
+        r["friction_coord_sd"] = 3.0  # 3 (1.25 + 3 sqrt 31) 200 > 3000
+    o = dict(fig13.fig13_outcomes(rows, fig13.FIG13["quick"]))[fig13.FIG13_CLAIMS["diag_better"]]
+    assert "not below the burn-in: the slowest coordinates are not shown relaxed" in o.why
+    t = fig13.FIG13_CLAIMS["diag_better"].tolerance
+    assert "reproduced: below beyond 2 s.e. at every h; partly: at some h" in t and "not shown stationary" in t
+
+
 def test_fig13_an_l1_step_within_2_se_is_unresolved():
     """fig13#1 (twelfth audit): each step of the L1 to the next smaller n counts only beyond 2 s.e. of the step (the
     two cells' s.e. in quadrature); a series with a step within is unresolved, not counted: partly while another
