@@ -745,3 +745,11 @@ def test_fig2_close_states_its_margin_and_the_data_seed_spread():
     assert out.verdict == "reproduced"
     assert "n = 20, coordinate 2 passes by 0.006 (raw L1 0.100)" in out.why
     assert "depends on the data draw" in out.why and "seeds 0-5" in out.why
+
+
+def test_fig3_full_batch_declares_its_reading_and_tiers():
+    """fig3#5 (seventeenth audit): the 1/10 cut is our reading of 'much smaller' and the tiers are those of
+    by_count over the settings."""
+    t = fig3.FIG3_CLAIMS["full_batch"].tolerance
+    assert "1/10: our reading of 'much smaller'" in t
+    assert "reproduced: at every setting; partly: at some; not reproduced: at none" in t
