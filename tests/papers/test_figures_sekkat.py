@@ -753,3 +753,24 @@ def test_fig3_full_batch_declares_its_reading_and_tiers():
     t = fig3.FIG3_CLAIMS["full_batch"].tolerance
     assert "1/10: our reading of 'much smaller'" in t
     assert "reproduced: at every setting; partly: at some; not reproduced: at none" in t
+
+
+def test_fig4_affine_reports_the_next_h_and_prices_the_smallest_hs_settings():
+    """fig4#1 (seventeenth audit): untested at the smallest h, the reason gives what the next h shows (not counted)
+    and the cost of a lower floor for the smallest h's settings only, from their seconds."""
+    st = {**fig4.FIG4["paper"], "h": (3e-5, 1e-4)}
+    eps = {5: 7800.0, 15: 2466.67, 50: 600.0}
+    rows = [{**_mix("sgld", h, n, 0.055 if h == 3e-5 else 0.03 + 8e-6 * eps[n], floor=0.05 if h == 3e-5 else 0.02),
+             "eps": eps[n], "seconds": 100.0} for h in st["h"] for n in eps]  # fmt: skip
+    out = dict(fig4.fig4_outcomes(rows, st, "paper"))[fig4.FIG4_CLAIMS["affine"]]
+    assert out.verdict == "not tested: scale"
+    assert "at h = 0.0001 (also within the paper's h <= 1e-4; with and without replacement pooled) 3 points" in out.why
+    assert "R^2 = 1.00 over eps 600-7800 (a factor 13.0) (not counted)" in out.why
+    narrow = [{**r, "eps": r["eps"] / 10 + 1000} if r["h"] == 1e-4 else r for r in rows]  # 1060-1780
+    out = dict(fig4.fig4_outcomes(narrow, st, "paper"))[fig4.FIG4_CLAIMS["affine"]]
+    assert "(a factor 1.7, below our cut of 3: too narrow a range to show the line is affine) (not counted)" in out.why
+    assert (
+        "at the 3 settings of h = 3e-05" in out.why
+        and "for these 3 settings (their measured sampling time, 300" in out.why
+    )
+    assert "partly: below; not tested: fewer than 3" in fig4.FIG4_CLAIMS["affine"].tolerance
