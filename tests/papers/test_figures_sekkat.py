@@ -774,3 +774,22 @@ def test_fig4_affine_reports_the_next_h_and_prices_the_smallest_hs_settings():
         and "for these 3 settings (their measured sampling time, 300" in out.why
     )
     assert "partly: below; not tested: fewer than 3" in fig4.FIG4_CLAIMS["affine"].tolerance
+
+
+def test_fig7_greatly_reduces_is_fig5s_3x():
+    """fig7#4 (seventeenth audit): 'greatly reduces' takes fig5#3's cut for 'much smaller', Langevin at least 3x each
+    AdL L1 (the AdL L1 taken as at least 2 s.e.); 2.5x, which the old 2x cut passed, fails; tiers by pair."""
+    st, C = fig7.FIG7["quick"], fig7.FIG7_CLAIMS
+
+    def verdict(full, scalar, se=0.005):
+        rows = [{**r, "l1_se": se} if r["scheme"] != "langevin" else r for r in _fig7_rows(full, scalar, 0.6)]
+        return dict(fig7.fig7_outcomes(rows, PROJ, BY_DATA, st, "quick"))[C["vs_langevin"]]
+
+    o = verdict(lambda h, n: 0.05, lambda h, n: 0.15)  # 12x and 4x
+    assert o.verdict == "reproduced" and "Langevin / AdL 4.0x to 12.0x" in o.why
+    assert verdict(lambda h, n: 0.05, lambda h, n: 0.24).verdict == "partly"  # scalar 2.5x
+    assert verdict(lambda h, n: 0.24, lambda h, n: 0.24).verdict.startswith("not reproduced")
+    # an AdL L1 below 2 s.e. counts as 2 s.e.: 0.6 / 0.24 = 2.5x for both frictions
+    assert verdict(lambda h, n: 0.05, lambda h, n: 0.15, se=0.12).verdict.startswith("not reproduced")
+    assert "'greatly reduces the L^1 error'" in C["vs_langevin"].paper
+    assert "until then 2x with the bare AdL L1, which gave the same verdict" in C["vs_langevin"].tolerance
