@@ -229,7 +229,8 @@ def gate(main, rows, st, fric, eta: float = ETA_MIXTURE) -> Gate:
         parts.append(text)
         if why:
             closed[(n, h)] = " and ".join(why)
-    text = "; ".join(parts) + f" (eta = {eta:g}; A from fig7.csv){_mode_corr(rows)}"
+    src = "A from fig7.csv" if fric else "no fig7.csv to read A from"
+    text = "; ".join(parts) + f" (eta = {eta:g}; {src}){_mode_corr(rows)}"
     return Gate(closed, text, _test_cost(rows, st, closed, fric, eta))
 
 
