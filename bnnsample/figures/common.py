@@ -209,7 +209,7 @@ def update_reproduction(out_dir: Path, fig_id: str, markdown: str) -> Path:
 
 # the timing a section's Command line states (driver.Invocation.section): not part of what it measured
 _TIMING = re.compile(r"\(wall time [^\n]*?; the wall time includes waiting on a shared machine\)")
-TIMING_COLUMNS = ("seconds", "wall_s", "cpu_s")  # a CSV's timing columns (and ms_per_*, *_seconds)
+TIMING_COLUMNS = ("seconds", "wall_s", "cpu_s")  # a CSV's timing columns (and ms_per_*, seconds_per_*, *_seconds)
 
 
 def untimed(section: str) -> str:
@@ -219,7 +219,7 @@ def untimed(section: str) -> str:
 
 
 def is_timing(column: str) -> bool:
-    return column in TIMING_COLUMNS or column.startswith("ms_per_") or column.endswith("_seconds")
+    return column in TIMING_COLUMNS or column.startswith(("ms_per_", "seconds_per_")) or column.endswith("_seconds")
 
 
 def same_but_timing(old: bytes, new: bytes) -> bool:

@@ -90,6 +90,8 @@ def test_a_rerun_with_other_numbers_replaces_the_files():
     assert same_but_timing(old, b"cell,value,seconds\n0,0.5,0.03\n1,-0.5,0.01\n")
     assert not same_but_timing(old, b"cell,value,seconds\n0,0.5,0.01\n1,-0.4,0.02\n")
     assert not same_but_timing(old, b"cell,value,wall\n0,0.5,0.01\n1,-0.5,0.02\n")
+    per = b"cell,value,seconds,seconds_per_1e6_steps\n0,0.5,0.01,10\n"
+    assert same_but_timing(per, b"cell,value,seconds,seconds_per_1e6_steps\n0,0.5,0.02,20\n")
     timed = ("Command: `bnnsample figure x scale=quick` (wall time {} s, CPU time {} s on one thread; the wall "
              "time includes waiting on a shared machine). Files: `a.csv`.\n\n| claim | ours |\n| m | {} |")  # fmt: skip
     assert untimed(timed.format(3, 2, "0.1")) == untimed(timed.format(40, 31, "0.1"))

