@@ -60,6 +60,7 @@ __all__ = [
     "kolmogorov_distance_normal",
     "wasserstein1_normal",
     "wasserstein1_normal_with_se",
+    "wasserstein1_normal_influence",
     "iid_floor",
     "wasserstein1",
     "kolmogorov_distance",
@@ -435,6 +436,13 @@ def wasserstein1_normal_with_se(draws, mean, sd) -> tuple[float, float]:
     noise); a W1 near the noise floor of as many exact draws is biased upwards by the noise,
     which this standard error does not measure.
     """
+    return wasserstein1_normal_influence(draws, mean, sd)[:2]
+
+
+def wasserstein1_normal_influence(draws, mean, sd) -> tuple[float, float, np.ndarray]:
+    """``wasserstein1_normal_with_se`` and the chains' mean influences sd * psibar_c [C], in the
+    chains' order: the s.e. of a difference of two W1 whose chains are paired (run with the same
+    seed, chain c of one with chain c of the other) is std(psi_a - psi_b) / sqrt(C)."""
     d = _check_chains(draws)
     mu = _finite_scalar(mean, "mean")
     s = _positive_scalar(sd, "sd")
@@ -446,7 +454,7 @@ def wasserstein1_normal_with_se(draws, mean, sd) -> tuple[float, float]:
     w1 = _w1_sorted(z, psi)
     chains, per_chain = d.shape
     psibar = np.bincount(chain_of, weights=psi, minlength=chains) / per_chain
-    return float(s * w1), float(s * np.std(psibar, ddof=1) / np.sqrt(chains))
+    return float(s * w1), float(s * np.std(psibar, ddof=1) / np.sqrt(chains)), s * psibar
 
 
 def _chains_in_value_order(z: np.ndarray) -> np.ndarray:

@@ -374,6 +374,10 @@ def test_wasserstein1_normal_with_se_from_one_sort_in_chunks(monkeypatch):
     expected = 1.2 * np.std(psi.reshape(d.shape).mean(axis=1), ddof=1) / np.sqrt(d.shape[0])
     assert se == pytest.approx(expected, rel=1e-10)
     assert M.wasserstein1_normal_with_se(np.asfortranarray(d), 0.1, 1.2) == pytest.approx((w1, se), rel=1e-12)
+    # the chains' influences, in the chains' order: their spread is the s.e.
+    w1_i, se_i, psibar = M.wasserstein1_normal_influence(d, 0.1, 1.2)
+    assert (w1_i, se_i) == (w1, se)
+    assert psibar == pytest.approx(1.2 * psi.reshape(d.shape).mean(axis=1), rel=1e-10, abs=1e-12)
 
 
 @pytest.mark.parametrize("chains", [1, 2, 3, 300])

@@ -158,6 +158,11 @@ def test_fig3_rules_judge_by_the_stated_rate_and_burn_in():
     assert fig3._bounces(paper).verdict.startswith("not reproduced")
     old = [dict(row(40, 1e9, after=float("nan")), path_epochs=80)]  # a cell with totals only
     assert fig3._bounces(old).verdict == "not tested: scale" and "per epoch" in fig3._bounces(old).why
-    assert fig3._rhat([row(0, 1, rhat=1.05)]).verdict == "reproduced"
+    # the claim is over the paper's 16 repetitions: fewer that all pass are partly (the seventeenth audit)
+    assert fig3._rhat([dict(row(0, 1, rhat=1.05), rep=r) for r in range(16)]).verdict == "reproduced"
+    two = fig3._rhat([dict(row(0, 1, rhat=1.05), rep=r) for r in range(2)])
+    assert two.verdict == "partly" and "fewer than the paper's 16" in two.why
+    assert fig3._rhat([row(0, 1, rhat=1.05), dict(row(0, 1, rhat=1.6), rep=1)]).verdict == "partly"
     assert fig3._rhat([row(0, 1, rhat=1.6)]).verdict == "not reproduced"
+    assert "fewer repetitions than the paper's 16: at most partly" in fig3.CLAIMS["rhat"].tolerance
     assert fig3._rhat([row(0, 1, rhat=1.6, burn_in=1)]).verdict.startswith("not tested")

@@ -391,6 +391,49 @@ def test_paulin_best_rule(other, verdict):
     assert pf._best_outcome(cs).verdict == verdict
 
 
+def test_paulin_best_rule_pairs_the_noise_of_samplers_run_with_one_seed():
+    """Every sampler at one h runs with the same seed: the s.e. of a difference is that of the chains' paired
+    influences (the seventeenth audit), here far below the two s.e. in quadrature; without influences (or for
+    cells of unequal chains) the rule falls back to independent noise, and the reason says what that gives."""
+    rng = np.random.default_rng(0)
+    shared = rng.normal(0, 1e-2, (4, 400))  # per h: the chains' common part of the influence
+    psi = {
+        lab: [shared[k] + rng.normal(0, 1e-3, 400) for k in range(4)] for lab in ("SMS-UBU", "SG-UBU wor", "SG-BAOAB")
+    }
+    cs = {"SMS-UBU": cells("SMS-UBU", (0.0412, 0.0071, 0.0021, 0.0011), se=5e-4),
+          "SG-UBU wor": cells("SG-UBU wor", (0.0273, 0.0060, 0.0017, 0.0010), se=5e-4),
+          "SG-BAOAB": cells("SG-BAOAB", (0.0440, 0.0085, 0.0026, 0.0015), se=5e-4)}  # fmt: skip
+    # independent: +0.0028 / (5e-4 * sqrt 2) = +4.0 at h = 0.25, then +2.0, +0.7, +0.6: held at one h
+    assert pf._best_outcome(cs).verdict == "partly"
+    for lab, c in cs.items():
+        for k, cell in enumerate(c):
+            cell.w1_psi = psi[lab][k]
+    paired = pf._diff_se(cs["SG-BAOAB"][0], cs["SMS-UBU"][0])
+    assert paired == pytest.approx(np.std(psi["SG-BAOAB"][0] - psi["SMS-UBU"][0], ddof=1) / 20)
+    assert paired < 0.2 * math.hypot(5e-4, 5e-4)
+    assert pf._diff_se(cs["SG-BAOAB"][0], cs["SMS-UBU"][0], paired=False) == pytest.approx(math.hypot(5e-4, 5e-4))
+    o = pf._best_outcome(cs)
+    assert o.verdict == "reproduced"
+    assert "as if the samplers were independent (the rule until 2026-11-29): held at h = 0.25; tied" in o.why
+    cs["SG-BAOAB"][0].w1_psi = psi["SG-BAOAB"][0][:300]  # unequal chains: not paired
+    assert pf._diff_se(cs["SG-BAOAB"][0], cs["SMS-UBU"][0]) == pytest.approx(math.hypot(5e-4, 5e-4))
+
+
+def test_paulin_best_rule_says_what_the_fixed_order_sms_baoab_gives():
+    """At h = 0.25 (where SMS-BAOAB's reference is the authors' fixed order) the reason gives the rule's outcome
+    with the fixed order's exact W1 (no MC noise) in place of our randomised-order SMS-BAOAB; the verdict is ours."""
+    cs = {"SMS-UBU": cells("SMS-UBU", (0.0412, 0.0071, 0.0021, 0.0011)),
+          "SG-UBU wor": cells("SG-UBU wor", (0.0273, 0.0060, 0.0017, 0.0010)),
+          "SMS-BAOAB": cells("SMS-BAOAB", (0.1644, 0.0080, 0.0030, 0.0020))}  # fmt: skip
+    cs["SMS-BAOAB"][0].derived_w1 = 0.0409
+    o = pf._best_outcome(cs)
+    assert o.verdict == "reproduced"
+    assert "its exact W1 0.0409" in o.why and "z=-3.0 against the larger of the two" in o.why
+    assert "with it in place of ours: held at h = 0.125, 0.0625, 0.03125; failed at h = 0.25: partly" in o.why
+    cs["SMS-BAOAB"][0].derived_w1 = math.nan
+    assert "fixed order" not in pf._best_outcome(cs).why
+
+
 def test_franzese_toy_claims_have_every_field():
     for claim in (*fz.FIG1_CLAIMS.values(), *fz.FIG3_CLAIMS.values()):
         assert claim.text and claim.tolerance and claim.source in (*SOURCES, CHECK)

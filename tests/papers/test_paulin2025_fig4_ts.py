@@ -146,6 +146,10 @@ def test_committed_section_verdicts_follow_from_its_files():
     assert "at this section's scale SMS-UBU's ACE falls 0.0030 (std 0.0003) -> 0.0020 (es=1 -> 16)" in ace
     assert "RPS vs SWA +0.0002, RPS vs standard training +0.0003" in claims.reason.iloc[3]
     assert "runs=32" in claims.reason.iloc[4]
+    # size 16 has one group: the tier that says so is in the tolerance (applied since 2026-11-23, said since the
+    # seventeenth audit)
+    assert claims.verdict.iloc[4] == "not tested: scale"
+    assert "not tested: one group of runs at this size (no s.e." in claims.tolerance.iloc[4]
     # SG-HMC was not run at this scale: its rows are judged on the committed section of the largest scale that
     # ran it, named in their numbers, and say what runs it here (the fifth audit: 'not run' hid that evidence)
     sghmc = claims[claims.claim.str.contains("SG-HMC")]

@@ -33,6 +33,9 @@ class Cell:
     burn_epochs: int
     w1: float = math.nan
     w1_se: float = math.nan  # delta-method Monte Carlo s.e. over the independent chains
+    # per-chain mean influence of W1 (delta method), chains in seed order: cells run with the same seed pair
+    # chain by chain, and the s.e. of their difference is that of the paired influences
+    w1_psi: np.ndarray | None = field(default=None, repr=False)
     w1_floor: float = math.nan  # W1 of an exact sampler under the same protocol (noise_floor)
     w1_iid: float = math.nan  # W1 of as many i.i.d. exact draws
     derived_w1: float = math.nan  # SMS-BAOAB: exact W1 with the authors' fixed batch order (notebook_order_w1)
@@ -111,7 +114,7 @@ def run_cell(
     A cell whose exact second-moment recursion is unstable (spectral radius >= 1) or whose
     chains went non-finite is diverged: no W1."""
     from ...analysis.recorded import exact_recorded_moments, pooled_moments
-    from ...evaluate.metrics import iid_floor, wasserstein1_normal, wasserstein1_normal_with_se
+    from ...evaluate.metrics import iid_floor, wasserstein1_normal, wasserstein1_normal_influence
     from ...simulate import draws, preset_scheme
 
     t0 = time.perf_counter()
@@ -131,7 +134,7 @@ def run_cell(
     cell.exact = exact_recorded_moments(pot, name, params, batching, 1, h, gamma, record_steps)
     cell.max_abs = float(np.nanmax(np.abs(rec))) if np.isfinite(rec).any() else math.inf
     if not cell.diverged:
-        cell.w1, cell.w1_se = wasserstein1_normal_with_se(rec.T, mu, sd)
+        cell.w1, cell.w1_se, cell.w1_psi = wasserstein1_normal_influence(rec.T, mu, sd)
         cell.w1_iid = iid_floor(wasserstein1_normal, mu, sd, rec.size, seed + 17)
         cell.w1_floor = cell.w1_iid if floor is None else floor
         cell.mc = pooled_moments(rec)
