@@ -256,8 +256,8 @@ def _outcomes(rows, inv: Invocation) -> list:
     if inv.scale != "paper":
         for key in ("random", "swa", "noise"):
             c = CLAIMS[key]
-            out.append((replace(c, text=f"{c.text}, with the paper's network (cnn_fmnist) and schedule"),
-                        not_tested("scale", why=PAPER_COST)))
+            text = f"{c.text}, with the paper's network (cnn_fmnist) and schedule"
+            out.append((replace(c, text=text), not_tested("scale", why=PAPER_COST)))
     return out
 
 
