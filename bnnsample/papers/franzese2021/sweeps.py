@@ -985,7 +985,8 @@ def _fig10_coverage(rows: list[dict]) -> str:
     return (
         f"tested on {', '.join(sets)} (split {Spec.split} only) with "
         + ("the full batch only" if batches == ["full"] else "batch sizes " + ", ".join(map(str, batches)))
-        + ", where App. F.4's remark covers 'all the models and datasets considered' and Fig. 10's batch sizes"
+        + ", where App. F.4's Fig. 10 explores C 'for all the models and datasets considered' (the sentence before "
+        "its general remark) and Fig. 10's batch sizes"
     )
 
 

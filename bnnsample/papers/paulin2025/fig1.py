@@ -415,11 +415,16 @@ def _best_text(h: float, at: dict, others: list, z: dict, below: list, ties: lis
     part = f"h={h:g}: SMS-UBU {_w1_text(at['SMS-UBU'])}, SG-UBU wor {_w1_text(at['SG-UBU wor'])}"
     for kind, labs in (("below the larger by > 2 s.e.", below), ("within 2 s.e. of the larger", ties)):
         if labs:
-            part += f"; {kind}: " + ", ".join(f"{lab} {_w1_text(at[lab])} (z={z[lab]:+.1f})" for lab in labs)
+            part += f"; {kind}: " + ", ".join(f"{lab} {_w1_text(at[lab])} (z={_z_text(z[lab])})" for lab in labs)
     if not below and not ties:
         nxt = min(others, key=lambda c: c.w1)
-        part += f"; next {nxt.label} {_w1_text(nxt)} (z={z[nxt.label]:+.1f})"
+        part += f"; next {nxt.label} {_w1_text(nxt)} (z={_z_text(z[nxt.label])})"
     return part
+
+
+def _z_text(z: float) -> str:
+    """z to one decimal, to two near the 2 s.e. line (-1.955 is a tie, not '-2.0')."""
+    return f"{z:+.2f}" if 1.9 <= abs(z) < 2.1 else f"{z:+.1f}"
 
 
 @CLAIMS.rule("best", "SMS-UBU and SG-UBU wor perform similarly and slightly outperform all other methods",
