@@ -361,11 +361,12 @@ def test_slope_se_over_runs_counts_the_checkpoints_correlation():
 def test_chen_fig3_decreasing_rates_use_the_correlated_slope_se():
     """The decreasing-step rows judge the slope with the s.e. over runs (``slope_se_runs``), the
     independent-L s.e. shown beside; fixed steps keep the independent-L s.e."""
-    rows = _fig3_rows({"fixed": 0.3, "decreasing": 0.3})
+    rec = _fig3_rows({"fixed": 0.3, "decreasing": 0.3})
+    rows = rec["main"]
     rows = [dict(r, bias=r["bias"] * (r["L"] / 500) ** 0.08 if r["scheme"] == "SGLD" else r["bias"]) for r in rows]
     rows = [dict(r, slope_se_runs=0.002) if r["steps"] == "decreasing" else r for r in rows]
     inv = Invocation(chen.FIGURE3.id, ".", {}, chen.FIGURE3.scales, heading=chen.FIGURE3.heading)
-    out = {c.text: o for c, o in chen.FIGURE3.outcomes(rows, inv)}
+    out = {c.text: o for c, o in chen.FIGURE3.outcomes({**rec, "main": rows}, inv)}
     dec = out["bias rate of SGLD at its optimal alpha, decreasing steps"]
     assert dec.verdict == "partly" and "± 0.002 (5 L); ± 0.0" in dec.ours and "40.0 s.e." in dec.why
     # the fourteenth audit: at alpha = 1/(K+1) Theorem 5's bound carries a log L (Remark 7 drops it); the
@@ -400,26 +401,76 @@ def test_chen_fig3_log_factor_slopes():
                                                                   abs=0.03)  # fmt: skip
 
 
-def _fig3_rows(sgld_bias):
-    rows = []
+def _fig3_rows(sgld_bias, other=None):
+    """The record of chen2015 Fig. 3 for SGLD biases sgld_bias[kind] L^-1/2 (SGHMC-S: 0.45 L^-0.48), in the main
+    text's reading and (``other``: its own {kind: prefactor}, default the same) the Welling-Teh one: bias_vs_L.csv's
+    rows and sgld_readings.csv's (one seed per L, margin s.e. 5% of the SGHMC-S bias)."""
+    rows, readings = [], []
     for scheme in ("SGHMC-S", "SGLD"):
         for steps in ("fixed", "decreasing"):
             for L in chen.FIG3["quick"]["L"]:
                 b = 0.45 * L**-0.48 if scheme == "SGHMC-S" else sgld_bias[steps] * L**-0.5
                 rows.append({"scheme": scheme, "steps": steps, "C": 0.03, "D": 10.0, "L": L, "bias": b,
                              "bias_se": 0.05 * b})  # fmt: skip
-    return rows
+    for name, pref, scale in (("main text", sgld_bias, 1.0), ("Welling-Teh", other or sgld_bias, 0.5)):
+        for steps in ("fixed", "decreasing"):
+            for k, L in enumerate(chen.FIG3["quick"]["L"]):
+                s, g = 0.45 * L**-0.48, pref[steps] * L**-0.5
+                readings.append({"reading": name, "steps": steps, "sgld_constant": 0.003, "printed": 0.003 / scale,
+                                 "seed": 900 + k if steps == "fixed" else 950, "L": L, "sgld_bias": g, "sgld_bias_se": 0.05 * g, "sghmc_bias": s,
+                                 "sghmc_bias_se": 0.05 * s, "margin": g - s, "margin_se": 0.05 * s,
+                                 "paired_runs": 200, "sgld_slope_se_runs": math.nan})  # fmt: skip
+    return {"main": rows, "readings": readings}
 
 
 def test_chen_fig3_section_counts_and_sizes():
     md = _chen_section(chen.FIGURE3, _fig3_rows({"fixed": 0.3, "decreasing": 8.0}))
     assert "Chosen: SGHMC-S fixed C = 0.03, D = 10; decreasing h_0 = 0.03, D = 10; SGLD fixed C = 0.03" in md
+    assert "Welling-Teh: fixed SGLD C = 0.003, printed 0.006" in md
     # fixed: SGHMC-S above SGLD at every L (not reproduced, size in s.e.); decreasing: below (reproduced)
     assert _counts(md) == {"reproduced": 3, "not reproduced": 3, "statement": 2, "printed": 2, "derived": 2}
     line = next(x for x in md.splitlines() if x.startswith("| SGHMC (splitting) converges faster than SGLD (Euler), f"))
     assert "| not reproduced (" in line and "s.e.) |" in line
     # the SGHMC-S rates (slope -0.48 against -2/3) are measured disagreements with their size
     assert md.count("bias rate of SGHMC-S") == 2 and md.count("| not reproduced (") == 3
+
+
+@pytest.mark.parametrize("other, want", [
+    ({"fixed": 0.3, "decreasing": 8.0}, "reproduced"),  # SGHMC-S below in both readings
+    ({"fixed": 0.3, "decreasing": 0.3}, "partly"),  # below in the main text's reading only
+])  # fmt: skip
+def test_chen_fig3_faster_is_judged_in_both_readings_of_sglds_step(other, want):
+    """The seventeenth audit: SGLD's decreasing-step grid had been started below the paper's after a first run; the
+    rule now searches the paper's grid in both readings of SGLD's step (main text; Welling and Teh, eps = 2h) and
+    needs both for reproduced, one alone giving partly; the margin's s.e. is the paired one."""
+    rec = _fig3_rows({"fixed": 0.3, "decreasing": 8.0}, other)
+    inv = Invocation(chen.FIGURE3.id, ".", {}, chen.FIGURE3.scales, heading=chen.FIGURE3.heading)
+    out = {c.text: o for c, o in chen.FIGURE3.outcomes(rec, inv)}
+    dec = out["SGHMC (splitting) converges faster than SGLD (Euler), decreasing step size"]
+    assert dec.verdict == want and "verdict per reading of SGLD's step: main text: reproduced" in dec.why
+    if want == "partly":
+        assert dec.why.startswith("the verdict depends on the reading of SGLD's step")
+    # fixed: SGLD below in both readings: not reproduced, the smaller size of the two
+    fix = out["SGHMC (splitting) converges faster than SGLD (Euler), fixed step size"]
+    assert fix.verdict.startswith("not reproduced (") and "the rule until 2026-11-29" in fix.why
+    claim = chen.FIG3_CLAIMS["per_kind", "decreasing", "faster"]
+    assert "in both readings" in claim.tolerance and "below the paper's in either reading" in claim.tolerance
+    assert "s.e. from the seeds' scatter" in claim.method
+
+
+def test_chen_fig3_margins_over_seeds_and_paired_margin():
+    """Over 3 or more seeds the margin's s.e. is their scatter; with one, the paired s.e. of that seed's runs. The
+    paired margin is |bias b| - |bias a| with the s.e. of the per-run difference."""
+    rows = [{"reading": "main text", "steps": "decreasing", "L": 500, "margin": m, "margin_se": 9.0}
+            for m in (1.0, 2.0, 3.0)]  # fmt: skip
+    assert chen._margins(rows, "main text", "decreasing", [500])[500] == pytest.approx((2.0, 1 / math.sqrt(3), 3))
+    assert chen._margins(rows[:1], "main text", "decreasing", [500])[500] == (1.0, 9.0, 1)
+    rng = np.random.default_rng(0)
+    a = 1.0 + rng.normal(size=400)
+    b = a + 0.5 + 0.1 * rng.normal(size=400)  # correlated with a
+    m, se, n = averages.paired_margin(a, b, 0.0)
+    assert n == 400 and m == pytest.approx(abs(b.mean()) - abs(a.mean()))
+    assert se == pytest.approx(np.std(b - a, ddof=1) / 20) and se < np.hypot(a.std(ddof=1), b.std(ddof=1)) / 20 / 5
 
 
 def _passes_rows(finals: dict):
