@@ -638,31 +638,89 @@ def test_fig3_passes_count_the_papers_n():
     assert "passes count the paper's N = 12214" in line and "1527 passes over our N = 800" in line
 
 
-def _fig1_conv(errs: dict):
-    """The last error_vs_iterations row of each (target, scheme): {scheme: (mean, s.e.)} on both targets."""
+def _fig1_conv(errs: dict, paired: float = 0.85):
+    """The last error_vs_iterations row of each (target, scheme): {scheme: (mean, s.e.)} on both targets; the
+    difference to NOGIN's paired by run with ``paired`` times the s.e. of independent runs."""
+    ng = errs["nogin"]
     return [{"target": t, "scheme": sc, "h": 0.25, "iterations": 15000, "mean_abs_error": m, "se_abs_error": se,
-             "diverged": 0 if math.isfinite(m) else 306, "runs": 400}
+             "diverged": 0 if math.isfinite(m) else 306, "runs": 400,
+             "diff_vs_nogin": m - ng[0] if sc != "nogin" else math.nan,
+             "diff_vs_nogin_se": paired * math.hypot(se, ng[1]) if sc != "nogin" else math.nan}
             for t in mw.FIG1_TARGETS for sc, (m, se) in errs.items()]  # fmt: skip
 
 
 @pytest.mark.parametrize("msgld, want", [((0.0495, 0.0020), "reproduced"), ((0.0280, 0.0020), "partly"),
-                                         ((0.0200, 0.0005), "not reproduced (6.1 s.e.)")])  # fmt: skip
+                                         ((0.0200, 0.0005), "not reproduced (7.2 s.e.)")])  # fmt: skip
 def test_matthews_fig1_finite_time_is_judged_with_its_noise(msgld, want):
     """The ninth audit: NOGIN's mean |Var error| after the run against each other scheme's, in s.e. of the
-    difference: below all beyond 2 s.e. is reproduced (10.2 s.e. below mSGLD in the committed run), within
-    2 s.e. of one is partly, another below beyond 2 s.e. is not reproduced; a mostly diverged scheme is higher."""
+    difference: below all beyond 2 s.e. is reproduced, within 2 s.e. of one is partly, another below beyond 2 s.e.
+    is not reproduced; a mostly diverged scheme is higher. The seventeenth: the schemes share seed 7 and x = 0, so
+    the difference's s.e. is the paired one (here 0.85x the independent one), the independent one beside."""
     conv = _fig1_conv({"nogin": (0.0268, 0.0010), "msgld": msgld, "ccadl": (math.nan, math.nan),
                        "baoab": (0.1828, 0.0020)})  # fmt: skip
     out = mw._finite("gaussian", {"conv": conv}, mw.FIG1["quick"])
     assert out.verdict == want and "nogin 0.0268 ± 0.0010" in out.ours and "ccadl (diverged)" in out.ours
     if want == "reproduced":
-        assert "msgld +10.2 s.e." in out.ours
-    assert "partly:" in mw._FINITE["tolerance"] and "s.e. over runs" in mw._FINITE["method"]
+        assert "msgld +11.9 s.e. (+10.2)" in out.ours
+    assert "partly:" in mw._FINITE["tolerance"] and "paired by run" in mw._FINITE["method"]
 
 
 def test_toy_convergence_reports_the_error_s_e_over_runs():
-    rows, _, _ = toys.toy_convergence("gaussian", "nogin", 0.25, 50, 200, seed=3)
+    rows, edges, dens, extra = toys.toy_convergence("gaussian", "nogin", 0.25, 50, 200, seed=3, groups=5)
     assert all(0 < r["se_abs_error"] < r["mean_abs_error"] for r in rows[-3:])
+    # the blocks of runs add up to the histogram; each run's error at each checkpoint, averaging to the row's
+    counts = extra["group_counts"]
+    assert counts.shape == (5, len(edges) - 1) and counts.sum() > 0
+    assert np.allclose(counts.sum(0) / counts.sum() / np.diff(edges), dens)
+    last = rows[-1]
+    assert np.nanmean(extra["errors"][last["iterations"]]) == pytest.approx(last["mean_abs_error"])
+
+
+def test_mirror_asymmetry_and_its_jackknife():
+    edges = np.linspace(-2, 2, 5)
+    assert toys.mirror_asymmetry([1, 2, 2, 1], edges) == 0.0
+    assert toys.mirror_asymmetry([0, 0, 1, 1], edges) == pytest.approx(2.0)  # all mass on one side
+    with pytest.raises(ValueError, match="symmetric"):
+        toys.mirror_asymmetry([1, 1], [0.0, 1.0, 2.0])
+    sym = np.array([[5, 10, 10, 5]] * 4)
+    tilt = np.array([[5, 10, 10, 5], [6, 10, 10, 4], [4, 10, 10, 6], [7, 10, 10, 3]])
+    d, se = toys.asymmetry_difference(sym, tilt, edges)
+    assert d == pytest.approx(toys.mirror_asymmetry(tilt.sum(0), edges)) and se > 0
+    assert toys.asymmetry_difference(sym, sym, edges) == (0.0, 0.0)
+
+
+def _fig1_inset_res(tilt: dict, bias: dict):
+    """A Fig. 1 record for the inset rule: double-well biases {scheme: (bias, se)} at h = 0.25 and histograms of 8
+    blocks each, block k of scheme sc tilted by tilt[sc] * (k % 3 + 1) counts to one side."""
+    edges = np.linspace(-3.5, 3.5, 71)
+    base = np.exp(-((np.linspace(-3.45, 3.45, 70) ** 2 - 1) ** 2) / 4) * 1000
+    groups = {}
+    for sc, tl in tilt.items():
+        g = np.tile(np.round(base), (8, 1))
+        g[:, 40] += tl * (np.arange(8) % 3 + 1)
+        groups["double_well", sc] = g
+    hists = {k: g.sum(0) / g.sum() / np.diff(edges) for k, g in groups.items()}
+    rows = [{"target": "double_well", "scheme": sc, "h": 0.25, "bias": b, "se": se, "diverged": 0, "chains": 4000}
+            for sc, (b, se) in bias.items()]  # fmt: skip
+    return {"bias": rows, "groups": groups, "hists": hists, "edges": edges, "conv": []}
+
+
+@pytest.mark.parametrize("tilt_msgld, bias_msgld, want", [
+    (300, (-0.05, 0.001), "reproduced"),  # NOGIN better in both measures against both
+    (0, (-0.007, 0.001), "partly"),  # more symmetric than CC-ADL only, and mSGLD's |bias| smaller
+])  # fmt: skip
+def test_matthews_fig1_inset_judges_symmetry_against_the_other_schemes(tilt_msgld, bias_msgld, want):
+    """The seventeenth audit: 'minimal breaking of symmetry' was NOGIN's mass within 0.01 of 0.5, which every scheme
+    passes; now NOGIN's mirror asymmetry must be below mSGLD's and CC-ADL's beyond 2 jackknife s.e."""
+    res = _fig1_inset_res({"nogin": 0, "msgld": tilt_msgld, "ccadl": 300, "baoab": 300},
+                          {"nogin": (-0.015, 0.001), "msgld": bias_msgld, "ccadl": (-0.055, 0.001),
+                           "baoab": (0.049, 0.001)})  # fmt: skip
+    out = mw.FIG1_CLAIMS.rules["inset"](res, mw.FIG1["quick"])
+    assert out.verdict == want and "mirror asymmetry: nogin 0.0000" in out.ours
+    assert "every scheme within" in out.why and "symmetry vs ccadl" in out.why
+    if want == "partly":
+        assert "NOGIN worse: bias vs msgld" in out.why and "within 2 s.e.: symmetry vs msgld" in out.why
+    assert "which every scheme passes" in mw.FIG1_CLAIMS["inset"].tolerance
 
 
 def test_friction_load_of_the_estimated_covariance():
