@@ -427,12 +427,15 @@ FIG2 = {
 N_PAPER_FIG3 = 12214
 FIG3 = {
     "quick": {"n": [6, 25, 100, 400], "passes": 20.0, "chains": 64, "ref_chains": 128, "ref_steps": 10_000,
-              "pass_N": N_PAPER_FIG3, "seeds": 3, "seed_n": 100},
+              "pass_N": N_PAPER_FIG3, "seeds": 3, "seed_n": 100, "seed_more": {("ccadl", 100): 3}},
     "paper": {"n": [6, 12, 25, 50, 100, 200, 400], "passes": 100.0, "chains": 64, "ref_chains": 256,
-              "ref_steps": 20_000, "pass_N": N_PAPER_FIG3, "seeds": 8, "seed_n": 100},
+              "ref_steps": 20_000, "pass_N": N_PAPER_FIG3, "seeds": 8, "seed_n": 100,
+              "seed_more": {("ccadl", 100): 4, ("nogin", 200): 4, ("ccadl", 200): 4}},
 }  # fmt: skip
 # Fig. 3's "seeds": NOGIN's sampler seeds at n = seed_n (the main run's seed first), the run-to-run scatter its
-# "about 1%" row is judged against
+# "about 1%" row is judged against; "seed_more": {(scheme, n): seeds} further seed scatters (the main run's seed
+# first), against which "superior sampling efficiency" sets NOGIN's wins where both schemes' scatter is measured
+# (the seventeenth audit: the n = 100 and 200 wins over CC-ADL were set against NOGIN's scatter or 2u alone)
 SCHEMES_23 = ("nogin", "msgld", "ccadl")
 
 
@@ -475,10 +478,10 @@ def _passes_figure(fig_id: str, description: str, scales: dict, overrides, natur
             scatter += [seeded(sc, cov, i, n, k) for k, cov in itertools.product(range(s["seeds"]), works)]
             if works:
                 bar.done(f"{sc} n={n}: {s['seeds']} seeds with the {' and '.join(works)} covariance")
-        if len(covs) == 1 and s.get("seeds"):  # Fig. 3: NOGIN's own scatter at n = seed_n
-            n = s["seed_n"]
-            scatter += [seeded("nogin", covs[0], s["n"].index(n), n, k) for k in range(s["seeds"])]
-            bar.done(f"nogin n={n}: {s['seeds']} seeds")
+        if len(covs) == 1 and s.get("seeds"):  # Fig. 3: NOGIN's own scatter at n = seed_n, then seed_more's
+            for (sc, n), k_n in {("nogin", s["seed_n"]): s["seeds"], **s.get("seed_more", {})}.items():
+                scatter += [seeded(sc, covs[0], s["n"].index(n), n, k) for k in range(k_n)]
+                bar.done(f"{sc} n={n}: {k_n} seeds")
         reference = [{"coordinate": k, "mean": float(mean[k]), "variance": float(ref_var[k]),
                       "variance_rel_se": float(ref_se[k])} for k in range(len(mean))]  # fmt: skip
         load = {n: friction_load(pot, x0, h, n) for n in s["n"]}
@@ -728,35 +731,58 @@ def _run_label(run: tuple, other: tuple) -> str:
     return LABELS[sc] if cov == "estimated" and other[0] != sc else f"{LABELS[sc]} ({cov})"
 
 
-@FIG3_CLAIMS.rule("outperforms", where=FIG3_WHERE, **{**_OUTPERFORMS, "tolerance": _OUTPERFORMS["tolerance"] + (
-    "; not reproduced: at none; not tested: no n resolved; the win at the n of NOGIN's seed scatter "
-    "(seed_scatter.csv) is also set against 2 s.e. of a difference of two runs with that s.d., named in the "
-    "reason; the other n's and the other schemes' seed scatter is not measured at this scale, so the other wins "
-    "rest on 2u alone (since 2026-11-29, after the fourteenth and sixteenth audits)")})  # fmt: skip
+@FIG3_CLAIMS.rule("outperforms", "NOGIN provides superior sampling efficiency compared to the other schemes",
+    FIG3_WHERE, _OUTPERFORMS["paper"],
+    tolerance="at each n NOGIN works (finite, error < 100%) and beats each other scheme: that one fails, or its final "
+              "error is above NOGIN's by more than 2 s.e. of the difference of the two schemes' means over their "
+              "sampler seeds where both seed scatters are measured at that n (seed_scatter.csv), else by more than "
+              "2u; reproduced: at every n; partly: at some; not reproduced: at none; not tested: no n resolved (until "
+              "2026-11-29, the seventeenth audit, every n was judged against 2u, NOGIN's own seed s.d. at n = 100 "
+              "only named in the reason: that gave partly, NOGIN best at n = [100, 200, 400]; the seventeenth audit "
+              "found CC-ADL's scatter at n = 200, then unmeasured in the record, larger than NOGIN's)",
+    method=f"{_FINAL}; {_SEED_GAP}; where a scheme's seeds are not measured, {_U}")  # fmt: skip
 def _outperforms(p: Passes) -> Outcome:
-    """NOGIN against mSGLD and CC-ADL with the estimated covariance, per n (``_versus``)."""
+    """'superior sampling efficiency' (§5.3): NOGIN against mSGLD and CC-ADL with the estimated covariance, per n
+    (``_fig3_versus``)."""
     rows, ns, u, est = p.rows, p.ns, p.u, "estimated"
     ours = (f"final errors at n = {' / '.join(map(str, ns))} (nan: a chain non-finite): "
             + "; ".join(f"{LABELS[sc]} {_fin_text(rows, sc, est, ns)}" for sc in SCHEMES_23)
             + f"; 2u = {2 * u:.3g}")  # fmt: skip
-    res = {n: _versus(_final(rows, "nogin", est, n), [_final(rows, o, est, n) for o in ("msgld", "ccadl")], u)
-           for n in ns}  # fmt: skip
+    res, seen, on_2u = {}, [], {}
+    for n in ns:
+        res[n], txt, rest = _fig3_versus(p, n)
+        seen += [f"n = {n}: {x}" for x in txt]
+        for o in rest:
+            on_2u.setdefault(LABELS[o], []).append(n)
+    ours += ("; over seeds (mean, seed s.d.): " + "; ".join(seen)) if seen else ""
     diverged = any(not math.isfinite(_final(rows, "ccadl", est, n)) for n in ns)
-    sd, seeds = _nogin_seeds(p)
-    at = p.s.get("seed_n")  # the n of NOGIN's seed scatter: only there is a margin set against it
-    margin = (
-        min(
-            (e - _final(rows, "nogin", est, at) for o in ("msgld", "ccadl") if _works(e := _final(rows, o, est, at))),
-            default=math.nan,
-        )
-        if res.get(at) == "win"
-        else math.nan
-    )
-    noise = (f"the win at n = {at}: margin {margin:.3g} against 2 s.e. of a difference of two runs with NOGIN's "
-             f"seed s.d. there ({seeds}): {2 * math.sqrt(2) * sd:.3g}; the other wins rest on 2u (their seed "
-             "scatter not measured)" if math.isfinite(margin) and math.isfinite(sd) else "")  # fmt: skip
-    why = "; ".join(x for x in (_fails(rows, "nogin", est, ns), noise, p.ccadl if diverged else "") if x)
-    return _by_n(res, ours, "NOGIN best", why)
+    rest = ("against 2u, the seed scatter not measured: " + ", ".join(f"{o} at n = {m}" for o, m in on_2u.items())
+            if on_2u else "")  # fmt: skip
+    why = "; ".join(x for x in (_fails(rows, "nogin", est, ns), rest, p.ccadl if diverged else "") if x)
+    return _by_n(res, ours, "NOGIN best", why, tie="within 2u or 2 s.e. of the seeds")
+
+
+def _fig3_versus(p: Passes, n: int) -> tuple[str, list[str], list[str]]:
+    """('win' | 'loss' | 'open', texts of the seed comparisons, the schemes judged against 2u) of NOGIN against
+    mSGLD and CC-ADL at n (Fig. 3): against the seeds' means (``_seed_versus``) where both schemes' seed scatter
+    is measured and the other works, else on the main runs against 2u (``_versus``); a loss anywhere loses, a
+    win against both wins."""
+    est, a = "estimated", _final(p.rows, "nogin", "estimated", n)
+    if not _works(a):
+        return "loss", [], []
+    got, txt, rest = [], [], []
+    for o in ("msgld", "ccadl"):
+        e = _final(p.rows, o, est, n)
+        if _works(e) and _seed_errors(p, "nogin", est, n) is not None and _seed_errors(p, o, est, n) is not None:
+            r, t = _seed_versus(p, ("nogin", est), [(o, est)], n)
+            got.append(r)
+            txt.append(t)
+            continue
+        got.append(_versus(a, [e], p.u))
+        rest += [o] if _works(e) else []
+    if "loss" in got:
+        return "loss", txt, rest
+    return ("win" if all(r == "win" for r in got) else "open"), txt, rest
 
 
 @FIG2_CLAIMS.rule("fifty", "NOGIN needs about 50 times fewer passes than CC-ADL to reach a 1% error", FIG2_WHERE,
@@ -909,9 +935,24 @@ def _passes_settings(s: dict, describe: str, h, ref_h, ref_se, n_ref: int, n_dat
         "its relative SE per coordinate is "
         f"{_fmt(float(np.min(ref_se)), '.3f')}..{_fmt(float(np.max(ref_se)), '.3f')} (mean u = "
         f"{float(np.mean(ref_se)):.3g}), which floors every error."
-        + (f" Seed scatter: {s['seeds']} sampler seeds (the main run's and {s['seeds'] - 1} more) of each (scheme, "
-           "covariance) that works at an n where two or more runs work (`seed_scatter.csv`)." if s.get("seeds") else "")
+        + _scatter_words(s)
     )  # fmt: skip
+
+
+def _scatter_words(s: dict) -> str:
+    """The settings text of the seed scatter: Fig. 2's every working (scheme, covariance) at an n where two or more
+    runs work; Fig. 3's NOGIN at seed_n and the (scheme, n) of seed_more."""
+    if not s.get("seeds"):
+        return ""
+    if "seed_n" not in s:
+        return (f" Seed scatter: {s['seeds']} sampler seeds (the main run's and {s['seeds'] - 1} more) of each "
+                "(scheme, covariance) that works at an n where two or more runs work (`seed_scatter.csv`).")  # fmt: skip
+    runs = {("nogin", s["seed_n"]): s["seeds"], **s.get("seed_more", {})}
+    return (
+        " Seed scatter (`seed_scatter.csv`; the main run's seed and more, seeds 1000 k + i, i: the n's index): "
+        + ", ".join(f"{LABELS[sc]} {k} seeds at n = {n}" for (sc, n), k in runs.items())
+        + "."
+    )
 
 
 def _passes_notes(inv: Invocation, outcomes) -> str:
@@ -930,13 +971,13 @@ def _fails(rows, sc, cov, ns) -> str:
 
 
 def _nogin_seeds(p: Passes) -> tuple[float, str]:
-    """NOGIN's run-to-run s.d. of the final error over the sampler seeds of ``p.scatter`` (Fig. 3's
+    """NOGIN's run-to-run s.d. of the final error over the sampler seeds of ``p.scatter`` at n = seed_n (Fig. 3's
     seed_scatter.csv), and its account in words; NaN when fewer than two seeds are finite."""
-    errs = _scatter_errors(p, "nogin")
+    n = p.s.get("seed_n") or next((r["n"] for r in p.scatter if r["scheme"] == "nogin"), None)
+    errs = _scatter_errors(p, "nogin", "estimated", n)
     errs = errs[np.isfinite(errs)]
     if len(errs) < 2:
         return math.nan, "fewer than two finite NOGIN seeds"
-    n = next(r["n"] for r in p.scatter if r["scheme"] == "nogin")
     sd = float(np.std(errs, ddof=1))
     return sd, f"{sd:.2%} over {len(errs)} seeds at n = {n} ({errs.min():.2%} to {errs.max():.2%})"
 
