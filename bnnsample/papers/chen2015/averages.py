@@ -125,3 +125,18 @@ def slope_se_over_runs(Ls, est: dict, truth: float, k: float = 2.0) -> float:
     c = (x - x.mean()) / ((x - x.mean()) ** 2).sum()
     g = ((e[:, ok] - e[:, ok].mean(0)) / b[ok]) @ c
     return float(g.std(ddof=1) / math.sqrt(len(e)))
+
+
+def paired_margin(est_a, est_b, truth: float) -> tuple[float, float, int]:
+    """|bias of b| - |bias of a| of two schemes' per-run averages whose run r shares its seed and
+    theta_0 (``run_averages`` with the same seed), over the runs finite in both, with the s.e. of the
+    paired difference: the margin is the mean over runs of g_r = sign(b_b) e_b,r - sign(b_a) e_a,r
+    (e = phi_r - truth, b = mean e), so its s.e. is the s.d. of g over runs / sqrt(runs).
+    (margin, s.e., runs); NaN with fewer than 2 runs."""
+    a, b = (np.asarray(e, float) for e in (est_a, est_b))
+    ok = np.isfinite(a) & np.isfinite(b) & (np.abs(a) < 1e6) & (np.abs(b) < 1e6)
+    if ok.sum() < 2:
+        return math.nan, math.nan, int(ok.sum())
+    ea, eb = a[ok] - truth, b[ok] - truth
+    g = np.sign(eb.mean()) * eb - np.sign(ea.mean()) * ea
+    return float(g.mean()), float(g.std(ddof=1) / math.sqrt(len(g))), int(ok.sum())

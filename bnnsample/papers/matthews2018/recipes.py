@@ -32,7 +32,16 @@ from ...plotting import pyplot, save_figure
 from ...rundir import write_figure
 from ...stats import fit_slope_se
 from .passes import GAMMA, friction_load, passes_error, passes_to, reference_moments, run_rows
-from .toy_runs import DW_VAR, FIG1_TARGETS, exact_density, toy_bias, toy_convergence, toy_potential
+from .toy_runs import (
+    DW_VAR,
+    FIG1_TARGETS,
+    asymmetry_difference,
+    exact_density,
+    mirror_asymmetry,
+    toy_bias,
+    toy_convergence,
+    toy_potential,
+)
 
 # torch and the package's samplers are imported inside the functions: `figure --list` stays fast.
 
@@ -69,7 +78,7 @@ def _fig1_runs(inv: Invocation, bar) -> dict:
     """Left: long-run variance error against h; right: error against iterations at h = 0.25, with
     the final distributions. {"bias": rows, "conv": rows, "hists": {(target, scheme): histogram},
     "edges": its edges, "slopes": {(target, scheme): ``_fig1_slope``}} at the scale's settings."""
-    s, bias_rows, conv_rows, hists = inv.st, [], [], {}
+    s, bias_rows, conv_rows, hists, groups, errors = inv.st, [], [], {}, {}, {}
     for target in FIG1_TARGETS:
         for scheme in FIG1_SCHEMES:
             T = s["T_sgld"] if scheme == "msgld" else s["T"]
@@ -78,19 +87,37 @@ def _fig1_runs(inv: Invocation, bar) -> dict:
                 bias_rows.append(b)
                 bar.done(f"{target} {scheme} h={h:g}: Var bias {b['bias']:+.4f} ± {b['se']:.4f}, "
                          f"diverged {b['diverged']}")  # fmt: skip
-            rows, edges, hist = toy_convergence(target, scheme, 0.25, s["runs"], s["iters"], seed=7)
+            rows, edges, hist, extra = toy_convergence(target, scheme, 0.25, s["runs"], s["iters"], seed=7)
             conv_rows += rows
-            hists[target, scheme] = hist
+            hists[target, scheme], groups[target, scheme] = hist, extra["group_counts"]
+            errors[target, scheme] = extra["errors"]
             bar.done(f"{target} {scheme} h=0.25, {s['iters']} iterations: mean |Var error| "
                      f"{rows[-1]['mean_abs_error']:.3g}")  # fmt: skip
     slopes = {(t, sc): _fig1_slope(bias_rows, t, sc) for t in FIG1_TARGETS for sc in FIG1_SCHEMES}
-    return {"bias": bias_rows, "conv": conv_rows, "hists": hists, "edges": edges, "slopes": slopes}
+    conv_rows = [{**r, **_paired_with_nogin(r, errors)} for r in conv_rows]
+    return {"bias": bias_rows, "conv": conv_rows, "hists": hists, "edges": edges, "slopes": slopes, "groups": groups}
+
+
+def _paired_with_nogin(row: dict, errors: dict) -> dict:
+    """A row of error_vs_iterations.csv's difference to NOGIN's at its iteration, paired by run (every scheme's
+    run r shares seed 7 and x = 0): the mean over the runs finite in both of |Var error| minus NOGIN's, and its
+    s.e. over those runs; NaN for NOGIN itself and where half the runs or more diverged."""
+    t, sc, it = row["target"], row["scheme"], row["iterations"]
+    a, b = errors[t, sc][it], errors[t, "nogin"][it]
+    ok = np.isfinite(a) & np.isfinite(b)
+    if sc == "nogin" or ok.sum() <= len(a) // 2:
+        return {"diff_vs_nogin": math.nan, "diff_vs_nogin_se": math.nan}
+    d = a[ok] - b[ok]
+    return {"diff_vs_nogin": float(d.mean()), "diff_vs_nogin_se": float(d.std(ddof=1) / math.sqrt(len(d)))}
 
 
 def _fig1_tables(r: dict) -> dict:
-    edges = r["edges"]
+    edges, G = r["edges"], len(next(iter(r["groups"].values())))
+    # count_g<k>: the counts from the k-th block of runs, the jackknife blocks of the symmetry row
     hist_rows = [{"target": t, "scheme": sc, "x_left": float(edges[j]), "x_right": float(edges[j + 1]),
-                  "density": float(r["hists"][t, sc][j])} for (t, sc) in r["hists"] for j in range(len(edges) - 1)]  # fmt: skip
+                  "density": float(r["hists"][t, sc][j]),
+                  **{f"count_g{g}": int(r["groups"][t, sc][g, j]) for g in range(G)}}
+                 for (t, sc) in r["hists"] for j in range(len(edges) - 1)]  # fmt: skip
     return {"bias_vs_h.csv": r["bias"], "error_vs_iterations.csv": r["conv"], "distributions_h0.25.csv": hist_rows}
 
 
@@ -147,8 +174,10 @@ _FINITE = {
     "below some beyond 2 s.e., within 2 s.e. of the rest; not reproduced: some scheme below NOGIN beyond 2 s.e. (its "
     "margin); not tested: no scheme resolved from NOGIN (until 2026-11-29 the means alone, without s.e., which gave "
     "the same verdict)",
-    "method": "400 runs x 15000 iterations at h = 0.25 from x = 0, mean over runs, s.e. over runs; s.e. of a "
-    "difference sqrt(se_a^2 + se_b^2) (independent runs)",
+    "method": "400 runs x 15000 iterations at h = 0.25 from x = 0, mean over runs, s.e. over runs; every scheme's run "
+    "r shares seed 7 and x = 0, so a difference's s.e. is that of the per-run difference, paired by run (until "
+    "2026-11-29, the seventeenth audit, sqrt(se_a^2 + se_b^2) as if the runs were independent, which gave the same "
+    "verdicts; shown beside)",
 }
 
 
@@ -228,10 +257,12 @@ def _finite_verdict(err: dict, ours: str, why: str) -> Outcome:
     (inf: most of its runs diverged); below NOGIN beyond 2 s.e. anywhere: not reproduced; above beyond 2 s.e.
     everywhere: reproduced; within 2 s.e. of some: partly, of all: not tested."""
     ng = err["nogin"]
-    zs = {sc: (e["mean_abs_error"] - ng["mean_abs_error"]) / math.hypot(e["se_abs_error"], ng["se_abs_error"])
-          if math.isfinite(e["mean_abs_error"]) else math.inf for sc, e in err.items() if sc != "nogin"}  # fmt: skip
-    ours += "; above NOGIN by: " + ", ".join(
-        f"{sc} {z:+.1f} s.e." if math.isfinite(z) else f"{sc} (diverged)" for sc, z in zs.items()
+    zs = {sc: e["diff_vs_nogin"] / e["diff_vs_nogin_se"] if math.isfinite(e["mean_abs_error"]) else math.inf
+          for sc, e in err.items() if sc != "nogin"}  # fmt: skip
+    old = {sc: (e["mean_abs_error"] - ng["mean_abs_error"]) / math.hypot(e["se_abs_error"], ng["se_abs_error"])
+           for sc, e in err.items() if sc != "nogin" and math.isfinite(zs[sc])}  # fmt: skip
+    ours += "; above NOGIN by (paired by run; as if independent): " + ", ".join(
+        f"{sc} {z:+.1f} s.e. ({old[sc]:+.1f})" if math.isfinite(z) else f"{sc} (diverged)" for sc, z in zs.items()
     )
     if min(zs.values()) < -2:
         low = min(zs, key=zs.get)
@@ -245,40 +276,88 @@ def _finite_verdict(err: dict, ours: str, why: str) -> Outcome:
     return partly(ours, "; ".join(x for x in (within, why) if x))
 
 
+_INSET_OTHERS = ("msgld", "ccadl")  # the paper's other schemes; BAOAB, not in its figure, shown beside
+
+
 @FIG1_CLAIMS.rule("inset", "NOGIN's final distribution: a smaller bias and minimal symmetry breaking (double well, "
-    "h = 0.25)", "§5.1, Fig. 1 insets", "smaller bias, symmetric",
-    tolerance="NOGIN's |Var bias| below mSGLD's and CC-ADL's beyond 2 s.e., and its mass at x > 0 within 0.01 of 0.5 "
-              "(one of the two: partly)",
-    method="Var bias at h = 0.25 from the left panel's chains; mass at x > 0 over the second half of the right "
-           "panel's runs")  # fmt: skip
+    "h = 0.25)", "§5.1, Fig. 1 insets", "smaller bias, symmetric: an improvement over the others",
+    tolerance="two measures, NOGIN against mSGLD and CC-ADL: |Var bias| ('a smaller bias') and the mirror asymmetry "
+              "of the final histogram, sum |p(x) - p(-x)| dx ('minimal breaking of symmetry'); NOGIN better when its "
+              "value is below the other's beyond 2 s.e. of the difference; reproduced: better in both measures "
+              "against both; partly: better in some of the four comparisons; not reproduced: in none, worse in some; "
+              "not tested: none resolved (until 2026-11-29, the seventeenth audit, the symmetry half was NOGIN's mass "
+              "at x > 0 within 0.01 of 0.5, an allowance not tied to a measured noise, which every scheme passes, the "
+              "noise-unaware BAOAB too, so it could not show an improvement; that rule gave partly)",
+    method="Var bias at h = 0.25 from the left panel's chains, s.e. over chains (a scheme's diverged chains left "
+           "out); histogram of the second half of the right panel's 400 runs (every 10th step), the asymmetry "
+           "difference's s.e. by the jackknife over 8 blocks of 50 runs (the count_g columns), block k of each "
+           "scheme from the same seeds; BAOAB (noise-unaware) beside")  # fmt: skip
 def _inset(res, s):
-    """The inset claim (double well, h = 0.25): NOGIN's |Var bias| below mSGLD's and CC-ADL's
-    beyond 2 s.e. (z of each difference of |bias|), and NOGIN's mass at x > 0 within 0.01 of 0.5."""
-    bias_rows, edges, hists = res["bias"], res["edges"], res["hists"]
-    at = {sc: next((r for r in _sel(bias_rows, "double_well", sc) if r["h"] == 0.25), None) for sc in FIG1_SCHEMES}
-    mass = {sc: _mass_right(edges, hists["double_well", sc]) for sc in FIG1_SCHEMES}
+    """The inset claim (double well, h = 0.25): NOGIN against mSGLD and CC-ADL in |Var bias| (z of each
+    difference of |bias|) and in the mirror asymmetry of the final histogram (``asymmetry_difference``)."""
+    at = {sc: next((r for r in _sel(res["bias"], "double_well", sc) if r["h"] == 0.25), None) for sc in FIG1_SCHEMES}
     ng = at["nogin"]
-    zs = {sc: (abs(at[sc]["bias"]) - abs(ng["bias"])) / math.hypot(at[sc]["se"], ng["se"])
-          for sc in ("msgld", "ccadl") if at[sc] and math.isfinite(at[sc]["bias"])}  # fmt: skip
-    smaller = len(zs) == 2 and all(z > 2 for z in zs.values())
-    symmetric = abs(mass["nogin"] - 0.5) <= 0.01
+    zb = {sc: (abs(at[sc]["bias"]) - abs(ng["bias"])) / math.hypot(at[sc]["se"], ng["se"])
+          for sc in FIG1_SCHEMES[1:] if at[sc] and math.isfinite(at[sc]["bias"])}  # fmt: skip
+    asym = {sc: asymmetry_difference(res["groups"]["double_well", "nogin"], res["groups"]["double_well", sc],
+                                     res["edges"]) for sc in FIG1_SCHEMES[1:]}  # fmt: skip
+    za = {sc: d / se if se > 0 else math.nan for sc, (d, se) in asym.items()}
     ours = ("Var bias at h = 0.25: " + ", ".join(f"{sc} {_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}"
                                                    for sc, r in at.items() if r)
-            + "; NOGIN's |bias| below: " + ", ".join(f"{sc} by {z:+.1f} s.e." for sc, z in zs.items())
-            + "; mass at x > 0 (0.5 exact): " + ", ".join(f"{sc} {m:.3f}" for sc, m in mass.items()))  # fmt: skip
-    if smaller and symmetric:
-        return reproduced(ours)
-    if smaller or symmetric:
-        return partly(ours, _inset_partly_why(zs, symmetric))
-    return not_reproduced(ours, z=min(zs.values()) if zs else None)
+            + "; NOGIN's |bias| below: " + ", ".join(f"{sc} by {z:+.1f} s.e." for sc, z in zb.items())
+            + "; mirror asymmetry: " + ", ".join(f"{sc} {_fmt(_asym(res, sc), '.4f')}" for sc in FIG1_SCHEMES)
+            + "; NOGIN's below: " + ", ".join(f"{sc} by {d:+.4f} ± {se:.4f} ({za[sc]:+.1f} s.e.)"
+                                               for sc, (d, se) in asym.items()))  # fmt: skip
+    comps = {(m, sc): z[sc] for m, z in (("bias", zb), ("symmetry", za)) for sc in _INSET_OTHERS if sc in z}
+    why = "; ".join(x for x in (_inset_why(comps), _mass_words(res), _ccadl_survivors(res, at["ccadl"], s)) if x)
+    return _inset_verdict(comps, ours, why)
 
 
-def _inset_partly_why(zs: dict, symmetric: bool) -> str:
-    """Which half of the inset claim holds and how the other misses."""
-    why = "the mass is symmetric" if symmetric else "NOGIN's |bias| is the smallest"
-    why += "".join(f"; NOGIN's |bias| above {sc}'s by {-z:.1f} s.e." if z < -2 else
-                   f"; NOGIN's |bias| within 2 s.e. of {sc}'s" for sc, z in zs.items() if z <= 2)  # fmt: skip
-    return why + ("" if symmetric else "; NOGIN's mass at x > 0 is off 0.5 by more than 0.01")
+def _inset_verdict(comps: dict, ours: str, why: str) -> Outcome:
+    """The inset's tiers from the comparisons {(measure, scheme): z}, z > 0 where NOGIN is below (better)."""
+    better = [k for k, z in comps.items() if z > 2]
+    worse = [k for k, z in comps.items() if z < -2]
+    if len(better) == 2 * len(_INSET_OTHERS):
+        return reproduced(ours, why)
+    if better:
+        return partly(ours, why)
+    if worse:
+        return not_reproduced(ours, why, z=min(comps[k] for k in worse))
+    return not_tested("scale", ours, why)
+
+
+def _asym(res, sc: str) -> float:
+    """The mirror asymmetry of scheme sc's final double-well histogram (``mirror_asymmetry``)."""
+    return mirror_asymmetry(res["groups"]["double_well", sc].sum(0), res["edges"])
+
+
+def _inset_why(comps: dict) -> str:
+    """Which of the four comparisons {(measure, scheme): z} NOGIN wins, loses, or leaves within 2 s.e."""
+    words = {">": [], "<": [], "=": []}
+    for (m, sc), z in comps.items():
+        words[">" if z > 2 else "<" if z < -2 else "="].append(f"{m} vs {sc}")
+    return "; ".join(f"{lab}: {', '.join(v)}" for lab, v in (("NOGIN better", words[">"]), ("NOGIN worse", words["<"]),
+                                                              ("within 2 s.e.", words["="])) if v)  # fmt: skip
+
+
+def _mass_words(res) -> str:
+    """The old rule's measure: every scheme's mass at x > 0 against 0.5."""
+    mass = {sc: _mass_right(res["edges"], res["hists"]["double_well", sc]) for sc in FIG1_SCHEMES}
+    off = max(abs(m - 0.5) for m in mass.values())
+    return (f"mass at x > 0 (0.5 exact): {', '.join(f'{sc} {m:.3f}' for sc, m in mass.items())}: every scheme within "
+            f"{off:.4f} of 0.5")  # fmt: skip
+
+
+def _ccadl_survivors(res, row, s) -> str:
+    """Where CC-ADL's numbers come from: its surviving chains (left) and the runs still finite in the second half
+    (right)."""
+    conv = [r for r in _sel(res["conv"], "double_well", "ccadl") if r["iterations"] > s["iters"] // 2]
+    if not row or not row["diverged"] or not conv:
+        return ""
+    return (f"CC-ADL's Var bias is that of its {row['chains'] - row['diverged']} surviving chains ({row['diverged']} "
+            f"of {row['chains']} diverged), its histogram that of the runs still finite in the second half "
+            f"({conv[0]['diverged']} of {conv[0]['runs']} diverged by iteration {conv[0]['iterations']}, "
+            f"{conv[-1]['diverged']} by {conv[-1]['iterations']}); {CCADL_TOY}")  # fmt: skip
 
 
 def _fig1_settings(res: dict, inv: Invocation) -> str:
@@ -348,12 +427,15 @@ FIG2 = {
 N_PAPER_FIG3 = 12214
 FIG3 = {
     "quick": {"n": [6, 25, 100, 400], "passes": 20.0, "chains": 64, "ref_chains": 128, "ref_steps": 10_000,
-              "pass_N": N_PAPER_FIG3, "seeds": 3, "seed_n": 100},
+              "pass_N": N_PAPER_FIG3, "seeds": 3, "seed_n": 100, "seed_more": {("ccadl", 100): 3}},
     "paper": {"n": [6, 12, 25, 50, 100, 200, 400], "passes": 100.0, "chains": 64, "ref_chains": 256,
-              "ref_steps": 20_000, "pass_N": N_PAPER_FIG3, "seeds": 8, "seed_n": 100},
+              "ref_steps": 20_000, "pass_N": N_PAPER_FIG3, "seeds": 8, "seed_n": 100,
+              "seed_more": {("ccadl", 100): 4, ("nogin", 200): 4, ("ccadl", 200): 4}},
 }  # fmt: skip
 # Fig. 3's "seeds": NOGIN's sampler seeds at n = seed_n (the main run's seed first), the run-to-run scatter its
-# "about 1%" row is judged against
+# "about 1%" row is judged against; "seed_more": {(scheme, n): seeds} further seed scatters (the main run's seed
+# first), against which "superior sampling efficiency" sets NOGIN's wins where both schemes' scatter is measured
+# (the seventeenth audit: the n = 100 and 200 wins over CC-ADL were set against NOGIN's scatter or 2u alone)
 SCHEMES_23 = ("nogin", "msgld", "ccadl")
 
 
@@ -396,10 +478,10 @@ def _passes_figure(fig_id: str, description: str, scales: dict, overrides, natur
             scatter += [seeded(sc, cov, i, n, k) for k, cov in itertools.product(range(s["seeds"]), works)]
             if works:
                 bar.done(f"{sc} n={n}: {s['seeds']} seeds with the {' and '.join(works)} covariance")
-        if len(covs) == 1 and s.get("seeds"):  # Fig. 3: NOGIN's own scatter at n = seed_n
-            n = s["seed_n"]
-            scatter += [seeded("nogin", covs[0], s["n"].index(n), n, k) for k in range(s["seeds"])]
-            bar.done(f"nogin n={n}: {s['seeds']} seeds")
+        if len(covs) == 1 and s.get("seeds"):  # Fig. 3: NOGIN's own scatter at n = seed_n, then seed_more's
+            for (sc, n), k_n in {("nogin", s["seed_n"]): s["seeds"], **s.get("seed_more", {})}.items():
+                scatter += [seeded(sc, covs[0], s["n"].index(n), n, k) for k in range(k_n)]
+                bar.done(f"{sc} n={n}: {k_n} seeds")
         reference = [{"coordinate": k, "mean": float(mean[k]), "variance": float(ref_var[k]),
                       "variance_rel_se": float(ref_se[k])} for k in range(len(mean))]  # fmt: skip
         load = {n: friction_load(pot, x0, h, n) for n in s["n"]}
@@ -649,35 +731,58 @@ def _run_label(run: tuple, other: tuple) -> str:
     return LABELS[sc] if cov == "estimated" and other[0] != sc else f"{LABELS[sc]} ({cov})"
 
 
-@FIG3_CLAIMS.rule("outperforms", where=FIG3_WHERE, **{**_OUTPERFORMS, "tolerance": _OUTPERFORMS["tolerance"] + (
-    "; not reproduced: at none; not tested: no n resolved; the win at the n of NOGIN's seed scatter "
-    "(seed_scatter.csv) is also set against 2 s.e. of a difference of two runs with that s.d., named in the "
-    "reason; the other n's and the other schemes' seed scatter is not measured at this scale, so the other wins "
-    "rest on 2u alone (since 2026-11-29, after the fourteenth and sixteenth audits)")})  # fmt: skip
+@FIG3_CLAIMS.rule("outperforms", "NOGIN provides superior sampling efficiency compared to the other schemes",
+    FIG3_WHERE, _OUTPERFORMS["paper"],
+    tolerance="at each n NOGIN works (finite, error < 100%) and beats each other scheme: that one fails, or its final "
+              "error is above NOGIN's by more than 2 s.e. of the difference of the two schemes' means over their "
+              "sampler seeds where both seed scatters are measured at that n (seed_scatter.csv), else by more than "
+              "2u; reproduced: at every n; partly: at some; not reproduced: at none; not tested: no n resolved (until "
+              "2026-11-29, the seventeenth audit, every n was judged against 2u, NOGIN's own seed s.d. at n = 100 "
+              "only named in the reason: that gave partly, NOGIN best at n = [100, 200, 400]; the seventeenth audit "
+              "found CC-ADL's scatter at n = 200, then unmeasured in the record, larger than NOGIN's)",
+    method=f"{_FINAL}; {_SEED_GAP}; where a scheme's seeds are not measured, {_U}")  # fmt: skip
 def _outperforms(p: Passes) -> Outcome:
-    """NOGIN against mSGLD and CC-ADL with the estimated covariance, per n (``_versus``)."""
+    """'superior sampling efficiency' (§5.3): NOGIN against mSGLD and CC-ADL with the estimated covariance, per n
+    (``_fig3_versus``)."""
     rows, ns, u, est = p.rows, p.ns, p.u, "estimated"
     ours = (f"final errors at n = {' / '.join(map(str, ns))} (nan: a chain non-finite): "
             + "; ".join(f"{LABELS[sc]} {_fin_text(rows, sc, est, ns)}" for sc in SCHEMES_23)
             + f"; 2u = {2 * u:.3g}")  # fmt: skip
-    res = {n: _versus(_final(rows, "nogin", est, n), [_final(rows, o, est, n) for o in ("msgld", "ccadl")], u)
-           for n in ns}  # fmt: skip
+    res, seen, on_2u = {}, [], {}
+    for n in ns:
+        res[n], txt, rest = _fig3_versus(p, n)
+        seen += [f"n = {n}: {x}" for x in txt]
+        for o in rest:
+            on_2u.setdefault(LABELS[o], []).append(n)
+    ours += ("; over seeds (mean, seed s.d.): " + "; ".join(seen)) if seen else ""
     diverged = any(not math.isfinite(_final(rows, "ccadl", est, n)) for n in ns)
-    sd, seeds = _nogin_seeds(p)
-    at = p.s.get("seed_n")  # the n of NOGIN's seed scatter: only there is a margin set against it
-    margin = (
-        min(
-            (e - _final(rows, "nogin", est, at) for o in ("msgld", "ccadl") if _works(e := _final(rows, o, est, at))),
-            default=math.nan,
-        )
-        if res.get(at) == "win"
-        else math.nan
-    )
-    noise = (f"the win at n = {at}: margin {margin:.3g} against 2 s.e. of a difference of two runs with NOGIN's "
-             f"seed s.d. there ({seeds}): {2 * math.sqrt(2) * sd:.3g}; the other wins rest on 2u (their seed "
-             "scatter not measured)" if math.isfinite(margin) and math.isfinite(sd) else "")  # fmt: skip
-    why = "; ".join(x for x in (_fails(rows, "nogin", est, ns), noise, p.ccadl if diverged else "") if x)
-    return _by_n(res, ours, "NOGIN best", why)
+    rest = ("against 2u, the seed scatter not measured: " + ", ".join(f"{o} at n = {m}" for o, m in on_2u.items())
+            if on_2u else "")  # fmt: skip
+    why = "; ".join(x for x in (_fails(rows, "nogin", est, ns), rest, p.ccadl if diverged else "") if x)
+    return _by_n(res, ours, "NOGIN best", why, tie="within 2u or 2 s.e. of the seeds")
+
+
+def _fig3_versus(p: Passes, n: int) -> tuple[str, list[str], list[str]]:
+    """('win' | 'loss' | 'open', texts of the seed comparisons, the schemes judged against 2u) of NOGIN against
+    mSGLD and CC-ADL at n (Fig. 3): against the seeds' means (``_seed_versus``) where both schemes' seed scatter
+    is measured and the other works, else on the main runs against 2u (``_versus``); a loss anywhere loses, a
+    win against both wins."""
+    est, a = "estimated", _final(p.rows, "nogin", "estimated", n)
+    if not _works(a):
+        return "loss", [], []
+    got, txt, rest = [], [], []
+    for o in ("msgld", "ccadl"):
+        e = _final(p.rows, o, est, n)
+        if _works(e) and _seed_errors(p, "nogin", est, n) is not None and _seed_errors(p, o, est, n) is not None:
+            r, t = _seed_versus(p, ("nogin", est), [(o, est)], n)
+            got.append(r)
+            txt.append(t)
+            continue
+        got.append(_versus(a, [e], p.u))
+        rest += [o] if _works(e) else []
+    if "loss" in got:
+        return "loss", txt, rest
+    return ("win" if all(r == "win" for r in got) else "open"), txt, rest
 
 
 @FIG2_CLAIMS.rule("fifty", "NOGIN needs about 50 times fewer passes than CC-ADL to reach a 1% error", FIG2_WHERE,
@@ -830,9 +935,24 @@ def _passes_settings(s: dict, describe: str, h, ref_h, ref_se, n_ref: int, n_dat
         "its relative SE per coordinate is "
         f"{_fmt(float(np.min(ref_se)), '.3f')}..{_fmt(float(np.max(ref_se)), '.3f')} (mean u = "
         f"{float(np.mean(ref_se)):.3g}), which floors every error."
-        + (f" Seed scatter: {s['seeds']} sampler seeds (the main run's and {s['seeds'] - 1} more) of each (scheme, "
-           "covariance) that works at an n where two or more runs work (`seed_scatter.csv`)." if s.get("seeds") else "")
+        + _scatter_words(s)
     )  # fmt: skip
+
+
+def _scatter_words(s: dict) -> str:
+    """The settings text of the seed scatter: Fig. 2's every working (scheme, covariance) at an n where two or more
+    runs work; Fig. 3's NOGIN at seed_n and the (scheme, n) of seed_more."""
+    if not s.get("seeds"):
+        return ""
+    if "seed_n" not in s:
+        return (f" Seed scatter: {s['seeds']} sampler seeds (the main run's and {s['seeds'] - 1} more) of each "
+                "(scheme, covariance) that works at an n where two or more runs work (`seed_scatter.csv`).")  # fmt: skip
+    runs = {("nogin", s["seed_n"]): s["seeds"], **s.get("seed_more", {})}
+    return (
+        " Seed scatter (`seed_scatter.csv`; the main run's seed and more, seeds 1000 k + i, i: the n's index): "
+        + ", ".join(f"{LABELS[sc]} {k} seeds at n = {n}" for (sc, n), k in runs.items())
+        + "."
+    )
 
 
 def _passes_notes(inv: Invocation, outcomes) -> str:
@@ -851,13 +971,13 @@ def _fails(rows, sc, cov, ns) -> str:
 
 
 def _nogin_seeds(p: Passes) -> tuple[float, str]:
-    """NOGIN's run-to-run s.d. of the final error over the sampler seeds of ``p.scatter`` (Fig. 3's
+    """NOGIN's run-to-run s.d. of the final error over the sampler seeds of ``p.scatter`` at n = seed_n (Fig. 3's
     seed_scatter.csv), and its account in words; NaN when fewer than two seeds are finite."""
-    errs = _scatter_errors(p, "nogin")
+    n = p.s.get("seed_n") or next((r["n"] for r in p.scatter if r["scheme"] == "nogin"), None)
+    errs = _scatter_errors(p, "nogin", "estimated", n)
     errs = errs[np.isfinite(errs)]
     if len(errs) < 2:
         return math.nan, "fewer than two finite NOGIN seeds"
-    n = next(r["n"] for r in p.scatter if r["scheme"] == "nogin")
     sd = float(np.std(errs, ddof=1))
     return sd, f"{sd:.2%} over {len(errs)} seeds at n = {n} ({errs.min():.2%} to {errs.max():.2%})"
 

@@ -64,12 +64,15 @@ def toy_bias(target: str, scheme: str, h: float, chains: int, T: float, seed: in
             "bias": var - exact, "se": se}  # fmt: skip
 
 
-def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, seed: int = 0):
+def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, seed: int = 0, groups: int = 8):
     """Error of each run's running variance estimate against the iteration count at step h:
     ``runs`` independent chains from x = 0, no burn-in; at log-spaced iterations the average
     over the runs of |var_run - exact| (var_run = time average of x^2 minus the squared time
     average of x over the run so far), with its s.e. over the runs (``se_abs_error``). Also the
-    histogram of the second half of all runs."""
+    histogram of the second half of all runs. Returns (rows, edges, density, extra): extra
+    "group_counts", the histogram's counts from each of ``groups`` equal blocks of runs (the noise
+    of a statistic of it, by the jackknife), and "errors", {iterations: each run's |var_run - exact|,
+    NaN where it diverged} (differences paired by run)."""
     import torch
 
     from ...simulate import simulate
@@ -78,8 +81,9 @@ def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, s
     pot = toy_potential([f"dataset={ds}"], seed=seed)
     checks = sorted({round(v) for v in np.geomspace(10, iters, 25)})
     edges = np.linspace(-3.5, 3.5, 71)
+    block = -(-runs // groups)
     acc = {"s1": torch.zeros(runs, dtype=torch.float64), "s2": torch.zeros(runs, dtype=torch.float64),
-           "hist": np.zeros(len(edges) - 1), "out": []}  # fmt: skip
+           "hist": np.zeros((groups, len(edges) - 1)), "out": [], "errors": {}}  # fmt: skip
 
     def record(t, st):
         x = st.x[:, 0]
@@ -87,12 +91,15 @@ def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, s
         acc["s2"] += x * x
         if t > iters // 2 and t % 10 == 0:
             xn = x.numpy()
-            acc["hist"] += np.histogram(xn[np.isfinite(xn)], edges)[0]
+            for g in range(groups):
+                xg = xn[g * block : (g + 1) * block]
+                acc["hist"][g] += np.histogram(xg[np.isfinite(xg)], edges)[0]
         if t in checks:
             m1, m2 = acc["s1"].numpy() / t, acc["s2"].numpy() / t
             with np.errstate(all="ignore"):
                 err = np.abs(m2 - m1 * m1 - exact)
             ok = np.isfinite(err) & (err < 1e6)  # larger: a run on its way to overflow
+            acc["errors"][t] = np.where(ok, err, np.nan)
             kept = ok.sum() > runs // 2
             acc["out"].append({"target": target, "scheme": scheme, "h": h, "iterations": t,
                                "mean_abs_error": float(err[ok].mean()) if kept else math.nan,
@@ -101,8 +108,37 @@ def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, s
 
     x0 = torch.zeros(runs, 1, dtype=torch.float64)
     simulate(pot, scheme, h=step_size_for(scheme, h), gamma=GAMMA, x0=x0, steps=iters, record=record, seed=seed)
-    hist = acc["hist"] / max(acc["hist"].sum(), 1) / np.diff(edges)
-    return acc["out"], edges, hist
+    counts = acc["hist"].sum(0)
+    hist = counts / max(counts.sum(), 1) / np.diff(edges)
+    return acc["out"], edges, hist, {"group_counts": acc["hist"], "errors": acc["errors"]}
+
+
+def mirror_asymmetry(counts, edges) -> float:
+    """sum_j |p_j - p_j'| dx_j over the bins of a histogram on edges symmetric about 0 (j' the mirror
+    bin of j, p the density): the L1 distance between the density and its mirror image, 0 for a
+    symmetric one, 2 at most; NaN for an empty histogram."""
+    edges = np.asarray(edges, float)
+    if not np.allclose(edges, -edges[::-1]):
+        raise ValueError("edges not symmetric about 0")
+    counts = np.asarray(counts, float)
+    if counts.sum() <= 0:
+        return math.nan
+    w = np.diff(edges)
+    p = counts / counts.sum() / w
+    return float(np.sum(np.abs(p - p[::-1]) * w))
+
+
+def asymmetry_difference(groups_a, groups_b, edges) -> tuple[float, float]:
+    """mirror_asymmetry of histogram b minus that of a, each the sum of its blocks' counts
+    (``toy_convergence``'s group_counts, block g of both from the same runs), and the jackknife s.e.
+    of that difference over the blocks: sqrt((G-1)/G sum_g (d_-g - mean)^2), d_-g the difference
+    with block g left out of both."""
+    ga, gb = np.asarray(groups_a, float), np.asarray(groups_b, float)
+    ta, tb = ga.sum(0), gb.sum(0)
+    d = mirror_asymmetry(tb, edges) - mirror_asymmetry(ta, edges)
+    reps = np.array([mirror_asymmetry(tb - b, edges) - mirror_asymmetry(ta - a, edges) for a, b in zip(ga, gb)])
+    G = len(reps)
+    return d, float(math.sqrt((G - 1) / G * np.sum((reps - reps.mean()) ** 2)))
 
 
 def exact_density(target: str, x):
