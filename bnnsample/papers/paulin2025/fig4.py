@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...figures.claims import Claims, by_count, not_reproduced, not_tested, partly, reproduced
@@ -436,37 +436,52 @@ def _swa_ts_rule(m: dict):
 def _calibration_at(diffs: dict, es: int, more_runs: str = ""):
     """The §5 calibration claim at one ensemble size, from the six paired differences
     (``more_runs``: what a second group at this size would cost, for a size of one group)."""
-    cells, worst, higher = [], (0.0, ""), []
-    judged, judged_full = [], []
+    six = _six_differences(diffs, es)
+    ours, judged, more = "; ".join(six.cells), six.judged, f"; {more_runs}" if more_runs else ""
+    if not judged:
+        return not_tested("scale", ours, "SWA/standard predictions missing")
+    if six.one_group:
+        return not_tested("scale", ours, f"one group of runs at this size, so no standard error; by sign alone "
+                          f"{judged.count('worse')} of {len(judged)} higher{more}")  # fmt: skip
+    if all(j == "better" for j in judged):
+        return reproduced(ours)
+    if "worse" in judged:
+        return not_reproduced(ours, f"{judged.count('worse')} of {len(judged)} higher (t interval above 0); largest: "
+                              f"{six.worst[1]}", z=six.worst[0] or None)  # fmt: skip
+    point = f"; higher by point estimate, within the t interval: {', '.join(six.higher)}" if six.higher else ""
+    if "better" not in judged:  # 'lower' (or 'significantly better') is not shown by differences not told from 0
+        return not_tested("scale", ours, f"none of the {len(judged)} differences told from 0 by its t interval at "
+                          f"this number of groups{point}{more}")  # fmt: skip
+    return partly(ours, f"{judged.count('better')} of {len(judged)} lower (t interval below 0), none higher by its "
+                  f"t interval{point}")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Six:
+    cells: list  # "NLL vs SWA +0.0012 ± 0.0003", ...
+    judged: list  # better | worse | not (distinguishable)
+    one_group: bool  # every difference without a standard error (one group of runs)
+    higher: list  # the cells higher by point estimate, within their t interval
+    worst: tuple  # (largest difference / s.e., its cell's name)
+
+
+def _six_differences(diffs: dict, es: int) -> _Six:
+    """The paired differences (3 metrics x the baselines present) at ensemble size ``es``, each judged by its
+    95% t interval over the groups of runs (``_judge``)."""
+    cells, worst, higher, judged_full = [], (0.0, ""), [], []
     for base in (b for b in PAIRED if b in diffs):
         for metric in ("nll", "ace", "rps"):
             diff, se, groups = _diff(diffs, base, es, metric)
             j = _judge(diff, se, False, groups)
             judged_full.append(j)
-            judged.append(j.split(" ")[0])
             cell = f"{metric.upper()} vs {LABELS[base]} {diff:+.4f}"
             cells.append(cell + ("" if math.isnan(se) else f" ± {se:.4f}"))
             if diff > 0 and j == "not distinguishable":
                 higher.append(cell)
             if se > 0 and diff / se > worst[0]:
                 worst = (diff / se, f"{metric.upper()} vs {LABELS[base]}")
-    ours = "; ".join(cells)
-    if not judged:
-        return not_tested("scale", ours, "SWA/standard predictions missing")
-    if all(j.endswith("no s.e.)") for j in judged_full):
-        return not_tested("scale", ours, f"one group of runs at this size, so no standard error; by sign alone "
-                          f"{judged.count('worse')} of {len(judged)} higher" + (f"; {more_runs}" if more_runs else ""))  # fmt: skip
-    if all(j == "better" for j in judged):
-        return reproduced(ours)
-    if "worse" in judged:
-        return not_reproduced(ours, f"{judged.count('worse')} of {len(judged)} higher (t interval above 0); largest: "
-                              f"{worst[1]}", z=worst[0] or None)  # fmt: skip
-    point = f"; higher by point estimate, within the t interval: {', '.join(higher)}" if higher else ""
-    if "better" not in judged:  # 'lower' (or 'significantly better') is not shown by differences not told from 0
-        return not_tested("scale", ours, f"none of the {len(judged)} differences told from 0 by its t interval at "
-                          f"this number of groups{point}" + (f"; {more_runs}" if more_runs else ""))  # fmt: skip
-    return partly(ours, f"{judged.count('better')} of {len(judged)} lower (t interval below 0), none higher by its "
-                  f"t interval{point}")  # fmt: skip
+    one_group = bool(judged_full) and all(j.endswith("no s.e.)") for j in judged_full)
+    return _Six(cells, [j.split(" ")[0] for j in judged_full], one_group, higher, worst)
 
 
 def _worse_metrics(diffs: dict, es: int) -> list[str]:
