@@ -170,7 +170,12 @@ def test_fig4_verdicts_and_options(tmp_path):
     # is no test of 'lower' (partly until 2026-11-29); the accuracy rule's partly is 'nowhere lower'
     rows = fig.verdicts(_table(good), _diffs({1: lower, 2: lower}, groups=2))
     assert [o.verdict for _, o in rows[:3]] == ["not tested: scale"] * 2 + ["partly"]
-    assert "none of the 6 differences told from 0" in rows[0][1].why
+    assert "none of the 6 differences told from 0" in rows[0][1].why and "fewer than the paper's" in rows[0][1].why
+    # at the paper's design (as many groups as its 64 runs give at the size) the same null result is a failure
+    null = _diffs({2: _cells((-0.001, 0.01), (-0.0001, 0.001), (0.0001, 0.0005))}, groups=32)
+    out = fig._calibration_at(null, 2, paper_groups=32)
+    assert out.verdict == "not reproduced" and "as many as the paper's runs give at this size (32)" in out.why
+    assert fig._calibration_at(null, 2, paper_groups=64).verdict == "not tested: scale"
     # the setting a verdict was measured at starts every row's numbers
     rows = fig.verdicts(_table(good), _diffs({1: lower, 2: lower}), setting="cnn_small, 30 draws, 16 runs")
     assert all(o.ours.startswith("at cnn_small, 30 draws, 16 runs: ") for _, o in rows)

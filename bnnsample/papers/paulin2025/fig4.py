@@ -320,11 +320,13 @@ ONE_GROUP = (
     "not tested: one group of runs at this size (no s.e.; the signs alone are in the reason; applied since "
     "2026-11-23, before any paper-scale run, and stated here since 2026-11-29)"
 )
-# stated on 2026-11-29 (the seventeenth audit's last round): until then 'partly' took none above 0, even with none
-# below; no committed row had that case (every size with two or more groups has some difference below 0)
+# stated on 2026-11-29 (the seventeenth and nineteenth audits): until then 'partly' took none above 0 even with none
+# below, which the committed CPU section cpu_ts gave at size 2 (0 of 6 lower); now a null result is a failure only at
+# the paper's design (as many groups as its runs give at that size), else no test
 NONE_RESOLVED = (
-    "not tested: none of the six told from 0 by its interval (more groups needed; until 2026-11-29 this was partly, "
-    "a case no committed size had)"
+    "none of the six told from 0 by its interval: not reproduced with at least the groups the paper's runs give at "
+    "this size (its design did not show the difference), not tested with fewer (more groups needed); until "
+    "2026-11-29 partly, which results/paulin2025-fig4/cpu_ts (4 runs) gave at size 2, now not tested there"
 )
 # the calibration claim has a row per ensemble size run (of evaluate.ensembles.SIZES); the others one row each
 CLAIMS = Claims("statement")
@@ -335,20 +337,22 @@ ENSEMBLE_SIZES = (1, 2, 4, 8, 16)  # evaluate.ensembles.SIZES, the paper's (impo
                "the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA and than standard training of "
                "the same ensemble size: ensemble size {}", "§5, Figs. 4-6", "lower at every ensemble size (here {})",
                tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) lower, their 95% t "
-               "intervals over the groups below 0; partly: some below 0 by their intervals, none above 0; not "
-               "reproduced: any above 0 (size of the largest in s.e.); " + NONE_RESOLVED + "; " + ONE_GROUP + "; " + NOISE,
+               "intervals over the groups below 0; partly: some below 0 by their intervals, none above 0 by its "
+               "interval; not reproduced: any above 0 by its interval (size of the largest in s.e.); "
+               + NONE_RESOLVED + "; " + ONE_GROUP + "; " + NOISE,
                method="paired differences over the same disjoint groups of runs, s.e. over groups")  # fmt: skip
 def _calibration_rule(es: int, m: dict):
     if es in m["sizes"]:
-        return calibration_outcome(m["diffs"], es, m["by_draws"], m.get("more_runs", {}).get(es, ""))
+        return calibration_outcome(m["diffs"], es, m["by_draws"], m.get("more_runs", {}).get(es, ""),
+                                   paper_groups=PAPER_RUNS // es)  # fmt: skip
     return None
 
 
-def calibration_outcome(diffs: dict, es: int, by_draws=None, more_runs: str = ""):
+def calibration_outcome(diffs: dict, es: int, by_draws=None, more_runs: str = "", paper_groups: int = 0):
     """The §5 calibration claim at ensemble size ``es`` (``_calibration_at``); a "not reproduced" that
     hinges on the draws per run (every metric found worse does, ``hinges_on_draws`` on ``by_draws``) is
     "not tested: scale" with the reason."""
-    o = _calibration_at(diffs, es, more_runs)
+    o = _calibration_at(diffs, es, more_runs, paper_groups)
     if o.verdict.startswith("not reproduced"):
         hinges = [hinges_on_draws(by_draws, es, x, False) for x in _worse_metrics(diffs, es)]
         if hinges and all(hinges):
@@ -433,9 +437,10 @@ def _swa_ts_rule(m: dict):
     return not_tested("not a paper experiment", "; ".join(cells), why)
 
 
-def _calibration_at(diffs: dict, es: int, more_runs: str = ""):
+def _calibration_at(diffs: dict, es: int, more_runs: str = "", paper_groups: int = 0):
     """The §5 calibration claim at one ensemble size, from the six paired differences
-    (``more_runs``: what a second group at this size would cost, for a size of one group)."""
+    (``more_runs``: what a second group at this size would cost, for a size of one group; ``paper_groups``: the
+    groups the paper's runs give at this size, where none resolved is a failure, not a lack of groups)."""
     six = _six_differences(diffs, es)
     ours, judged, more = "; ".join(six.cells), six.judged, f"; {more_runs}" if more_runs else ""
     if not judged:
@@ -450,8 +455,13 @@ def _calibration_at(diffs: dict, es: int, more_runs: str = ""):
                               f"{six.worst[1]}", z=six.worst[0] or None)  # fmt: skip
     point = f"; higher by point estimate, within the t interval: {', '.join(six.higher)}" if six.higher else ""
     if "better" not in judged:  # 'lower' (or 'significantly better') is not shown by differences not told from 0
-        return not_tested("scale", ours, f"none of the {len(judged)} differences told from 0 by its t interval at "
-                          f"this number of groups{point}{more}")  # fmt: skip
+        null = f"none of the {len(judged)} differences told from 0 by its t interval with {six.groups} groups"
+        if paper_groups and six.groups >= paper_groups:
+            return not_reproduced(
+                ours, f"{null}, as many as the paper's runs give at this size ({paper_groups}){point}"
+            )
+        return not_tested("scale", ours, f"{null}, fewer than the paper's runs give at this size ({paper_groups or '?'})"
+                          f"{point}{more}")  # fmt: skip
     return partly(ours, f"{judged.count('better')} of {len(judged)} lower (t interval below 0), none higher by its "
                   f"t interval{point}")  # fmt: skip
 
@@ -463,17 +473,19 @@ class _Six:
     one_group: bool  # every difference without a standard error (one group of runs)
     higher: list  # the cells higher by point estimate, within their t interval
     worst: tuple  # (largest difference / s.e., its cell's name)
+    groups: int  # the fewest groups of runs behind a difference
 
 
 def _six_differences(diffs: dict, es: int) -> _Six:
     """The paired differences (3 metrics x the baselines present) at ensemble size ``es``, each judged by its
     95% t interval over the groups of runs (``_judge``)."""
-    cells, worst, higher, judged_full = [], (0.0, ""), [], []
+    cells, worst, higher, judged_full, groups_of = [], (0.0, ""), [], [], []
     for base in (b for b in PAIRED if b in diffs):
         for metric in ("nll", "ace", "rps"):
             diff, se, groups = _diff(diffs, base, es, metric)
             j = _judge(diff, se, False, groups)
             judged_full.append(j)
+            groups_of.append(groups)
             cell = f"{metric.upper()} vs {LABELS[base]} {diff:+.4f}"
             cells.append(cell + ("" if math.isnan(se) else f" ± {se:.4f}"))
             if diff > 0 and j == "not distinguishable":
@@ -481,7 +493,7 @@ def _six_differences(diffs: dict, es: int) -> _Six:
             if se > 0 and diff / se > worst[0]:
                 worst = (diff / se, f"{metric.upper()} vs {LABELS[base]}")
     one_group = bool(judged_full) and all(j.endswith("no s.e.)") for j in judged_full)
-    return _Six(cells, [j.split(" ")[0] for j in judged_full], one_group, higher, worst)
+    return _Six(cells, [j.split(" ")[0] for j in judged_full], one_group, higher, worst, min(groups_of, default=0))
 
 
 def _worse_metrics(diffs: dict, es: int) -> list[str]:
