@@ -165,7 +165,8 @@ CLAIMS = Claims("statement")
              tolerance=f"reproduced: random / trained >= {MUCH:g} ('much': our reading) in every network; partly: "
                        "above beyond the noise in every network; not reproduced: otherwise; noise = the change "
                        "between two disjoint batch sets at SWA (0 with the whole partition, as at scale=paper: the "
-                       "Hessian is then exact) + the power iteration's last relative change",
+                       "Hessian is then exact for that seeded partition, BatchNorm on each batch's statistics) + the "
+                       "power iteration's last relative change",
              method="power iteration on Hessian-vector products, 10 iterations, random start")  # fmt: skip
 def _random(rows):
     runs, noise = _by_run(rows), _noise(rows)
