@@ -458,6 +458,26 @@ def test_chen_fig3_faster_is_judged_in_both_readings_of_sglds_step(other, want):
     assert "s.e. from the seeds' scatter" in claim.method
 
 
+def test_chen_fig3_searches_the_papers_whole_grid_and_says_why_sgld_is_lower():
+    """The nineteenth audit: at scale=quick SGHMC-S's C was searched over every sixth value of the paper's grid (step
+    0.012) while the row said 'the paper's grid'; every scale now searches every value (step 0.002), the old search
+    and its verdict stated. The fixed-step reason gives the biases' ratio at the first and last L and says that
+    SGLD's lower start is not explained."""
+    assert chen.GRID_STEP == 0.002 and not any("C_step" in st or "h0_step" in st for st in chen.FIG3.values())
+    tol = chen.FIG3_CLAIMS["per_kind", "fixed", "faster"].tolerance
+    assert "every sixth value of the paper's grid (step 0.012), which chose C = 0.037" in tol
+    assert "same h_0 = 0.027" in chen.FIG3_CLAIMS["per_kind", "decreasing", "faster"].tolerance
+    rec = _fig3_rows({"fixed": 0.3, "decreasing": 8.0})
+    inv = Invocation(chen.FIGURE3.id, ".", {}, chen.FIGURE3.scales, heading=chen.FIGURE3.heading)
+    out = {c.text: o for c, o in chen.FIGURE3.outcomes(rec, inv)}
+    fix = out["SGHMC (splitting) converges faster than SGLD (Euler), fixed step size"]
+    r0, r1 = (0.45 * L**-0.48 / (0.3 * L**-0.5) for L in (500, 30000))
+    assert f"{r0:.2f} times SGLD's at L = 500 and {r1:.2f} times at L = 30000" in fix.why
+    assert "is not explained by these runs" in fix.why
+    assert "times SGLD's" not in out["SGHMC (splitting) converges faster than SGLD (Euler), decreasing step size"].why
+    assert "step 0.002 for both schemes" in chen.FIGURE3.settings(rec, inv)
+
+
 def test_chen_fig3_margins_over_seeds_and_paired_margin():
     """Over 3 or more seeds the margin's s.e. is their scatter; with one, the paired s.e. of that seed's runs. The
     paired margin is |bias b| - |bias a| with the s.e. of the per-run difference."""
