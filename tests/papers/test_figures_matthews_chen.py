@@ -386,6 +386,44 @@ def test_chen_fig3_decreasing_rates_use_the_correlated_slope_se():
     assert "checkpoints of the same 200 runs" in chen.FIG3_CLAIMS["per_kind", "decreasing", "SGLD"].method
 
 
+def _seeded_decreasing(first: float, offsets) -> dict:
+    """``_fig3_rows`` with SGLD's decreasing-step biases 8 L^first on the first seed (delta s.e. 0.001) and, in both
+    readings, one seed per offset (the first 0) with biases 8 L^(first + offset)."""
+    rec = _fig3_rows({"fixed": 0.3, "decreasing": 8.0})
+    main = [dict(r, bias=8 * r["L"] ** first, bias_se=0.4 * r["L"] ** first, slope_se_runs=0.001)
+            if (r["scheme"], r["steps"]) == ("SGLD", "decreasing") else r for r in rec["main"]]  # fmt: skip
+    readings = [r for r in rec["readings"] if r["steps"] == "fixed"]
+    for r in (r for r in rec["readings"] if r["steps"] == "decreasing"):
+        for j, off in enumerate(offsets):
+            b = 8 * r["L"] ** (first + off)
+            readings.append(dict(r, seed=950 + j, sgld_bias=b, sgld_bias_se=0.05 * b, sgld_slope_se_runs=0.001,
+                                 margin=b - r["sghmc_bias"]))  # fmt: skip
+    return {"main": main, "readings": readings}
+
+
+@pytest.mark.parametrize("spread, want", [(1.0, "partly"), (10.0, "reproduced")])
+def test_chen_fig3_sgld_decreasing_rate_is_judged_with_its_seeds_scatter(spread, want):
+    """The nineteenth audit: the delta-method s.e. of SGLD's decreasing-step slope had been checked over seeds only at
+    h_0 = 0.001, no longer judged; it is now the s.d. of the slopes of the committed seeds, per reading, the delta
+    s.e. and what it gives beside. Slope -0.49 against -0.5: seeds' s.d. 0.0016 (6 s.e.) is partly, 0.016 (0.6
+    s.e.) reproduced; the delta s.e. 0.001 gives partly at 10 s.e."""
+    offsets = spread * np.array([0.0, 0.002, -0.002, 0.001, -0.001, 0.0])
+    rec = _seeded_decreasing(-0.49, offsets)
+    inv = Invocation(chen.FIGURE3.id, ".", {}, chen.FIGURE3.scales, heading=chen.FIGURE3.heading)
+    out = {c.text: o for c, o in chen.FIGURE3.outcomes(rec, inv)}
+    dec = out["bias rate of SGLD at its optimal alpha, decreasing steps"]
+    sd = np.std(offsets, ddof=1)
+    assert dec.verdict == want and f"slope -0.490 ± {sd:.2g} (5 L)" in dec.ours
+    assert "s.e. the s.d. of the slopes of 6 seeds" in dec.ours and "by the delta method ± 0.001" in dec.ours
+    assert "with the delta-method s.e. (the rule until 2026-11-29): partly, 10.0 s.e." in dec.why
+    assert [round(p, 4) for p, _ in chen.seed_slopes(rec["readings"], "main text", chen.FIG3["quick"]["L"])] == [
+        round(-0.49 + o, 4) for o in offsets
+    ]
+    method = chen.FIG3_CLAIMS["per_kind", "decreasing", "SGLD"].method
+    assert "s.d. of the slopes over the 6 seeds" in method and "only at h_0 = 0.001" in method
+    assert "0.0028" not in chen.FIG3_CLAIMS["per_kind", "decreasing", "SGHMC-S"].method
+
+
 def test_chen_fig3_log_factor_slopes():
     """Theorem 5's two bias terms at alpha = 1/(K+1), exact sums over the committed L (500-30000): the local
     slope of sum h_l^(K+1) / S_L (its log L factor flattens it) and of 1/S_L, for SGLD (K = 1) and SGHMC-S
