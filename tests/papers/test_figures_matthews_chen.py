@@ -774,11 +774,44 @@ def test_matthews_fig1_inset_judges_symmetry_against_the_other_schemes(tilt_msgl
                           {"nogin": (-0.015, 0.001), "msgld": bias_msgld, "ccadl": (-0.055, 0.001),
                            "baoab": (0.049, 0.001)})  # fmt: skip
     out = mw.FIG1_CLAIMS.rules["inset"](res, mw.FIG1["quick"])
-    assert out.verdict == want and "mirror asymmetry: nogin 0.0000" in out.ours
+    assert out.verdict == want and "sum (p(x) - p(-x))^2 dx, from different blocks: nogin 0 ± 0" in out.ours
     assert "every scheme within" in out.why and "symmetry vs ccadl" in out.why
+    # the nineteenth audit: the L1 asymmetry of the pooled histogram, the measure before, with what it gives
+    assert "the L1 asymmetry sum |p(x) - p(-x)| dx of the pooled histogram (the measure until 2026-11-29" in out.why
+    assert "points per histogram: nogin " in out.why and "with the s.e. bound se_a + se_b" in out.why
     if want == "partly":
         assert "NOGIN worse: bias vs msgld" in out.why and "within 2 s.e.: symmetry vs msgld" in out.why
     assert "which every scheme passes" in mw.FIG1_CLAIMS["inset"].tolerance
+    assert "mean is 0 for a symmetric law whatever the sample size" in mw.FIG1_CLAIMS["inset"].tolerance
+
+
+def test_cross_block_asymmetry_has_no_noise_floor():
+    """The nineteenth audit: the L1 mirror asymmetry of a pooled histogram is biased upward by sampling noise, the
+    more the fewer its points; the cross-block estimate of sum (p(x) - p(-x))^2 dx has mean 0 for a symmetric law
+    at any size and the law's value for an asymmetric one."""
+    edges = np.linspace(-2, 2, 9)
+    w = np.diff(edges)
+    sym = np.array([1, 2, 4, 8, 8, 4, 2, 1]) / 30
+    tilt = np.array([1, 2, 4, 7, 9, 4, 2, 1]) / 30
+    rng = np.random.default_rng(0)
+    for n, law in itertools.product((50, 5000), (sym, tilt)):
+        draws = [rng.multinomial(n, law, size=8) for _ in range(400)]
+        cross = np.array([toys.cross_block_asymmetry(g, edges) for g in draws])
+        truth = np.sum((law / w - law[::-1] / w) ** 2 * w)
+        assert abs(cross.mean() - truth) < 3 * cross.std(ddof=1) / math.sqrt(len(cross))
+        if law is sym:  # the plug-in L1 measure sits well above 0, higher at the smaller size
+            l1 = np.mean([toys.pooled_asymmetry(g, edges) for g in draws])
+            assert l1 > (0.05 if n == 50 else 0.005)
+    g = rng.multinomial(500, tilt, size=8)
+    assert toys.cross_block_asymmetry(g, edges) == pytest.approx(
+        sum(np.sum((g[a] - g[a, ::-1]) * (g[b] - g[b, ::-1]) / w) for a in range(8) for b in range(8) if a != b)
+        / (8 * 500) ** 2
+        * 8
+        / 7
+    )
+    assert math.isnan(toys.cross_block_asymmetry(np.array([[1, 2, 2, 1], [0, 0, 0, 0]]), np.linspace(-2, 2, 5)))
+    value, se = toys.block_jackknife(lambda k: float(np.mean(np.arange(8.0)[k])), 8)
+    assert value == 3.5 and se == pytest.approx(np.std(np.arange(8.0), ddof=1) / math.sqrt(8))
 
 
 def test_friction_load_of_the_estimated_covariance():
