@@ -128,17 +128,44 @@ def mirror_asymmetry(counts, edges) -> float:
     return float(np.sum(np.abs(p - p[::-1]) * w))
 
 
-def asymmetry_difference(groups_a, groups_b, edges) -> tuple[float, float]:
-    """mirror_asymmetry of histogram b minus that of a, each the sum of its blocks' counts
-    (``toy_convergence``'s group_counts, block g of both from the same runs), and the jackknife s.e.
-    of that difference over the blocks: sqrt((G-1)/G sum_g (d_-g - mean)^2), d_-g the difference
-    with block g left out of both."""
+def cross_block_asymmetry(groups, edges) -> float:
+    """sum (p(x) - p(-x))^2 dx of a histogram kept as blocks of independent runs (``toy_convergence``'s
+    group_counts), from products of different blocks only: with d_g(j) = c_g(j) - c_g(j') the mirror
+    difference of block g's counts (j' the mirror bin of j) and n_g its points,
+    sum_{g != h} sum_j d_g(j) d_h(j) / dx_j / sum_{g != h} n_g n_h. Two blocks' differences are independent,
+    so for a symmetric law (each zero-mean) the estimate has mean 0 whatever the sample size; the plug-in value
+    of the pooled histogram (as ``mirror_asymmetry``) adds each block's own sampling noise, a floor that grows
+    as the sample shrinks. Can be negative; NaN with fewer than two non-empty blocks."""
+    edges = np.asarray(edges, float)
+    if not np.allclose(edges, -edges[::-1]):
+        raise ValueError("edges not symmetric about 0")
+    c = np.asarray(groups, float)
+    d = c - c[:, ::-1]
+    n = c.sum(1)
+    pairs = n.sum() ** 2 - np.sum(n**2)
+    if pairs <= 0:
+        return math.nan
+    return float(np.sum((d.sum(0) ** 2 - np.sum(d**2, 0)) / np.diff(edges)) / pairs)
+
+
+def pooled_asymmetry(groups, edges) -> float:
+    """``mirror_asymmetry`` of the sum of a histogram's blocks (the symmetry measure until 2026-11-29)."""
+    return mirror_asymmetry(np.asarray(groups, float).sum(0), edges)
+
+
+def block_jackknife(f, blocks: int) -> tuple[float, float]:
+    """f of all ``blocks`` blocks (f takes a list of block indices) and its jackknife s.e. over the blocks:
+    sqrt((G-1)/G sum_g (f_-g - mean)^2), f_-g with block g left out."""
+    reps = np.array([f([g for g in range(blocks) if g != k]) for k in range(blocks)])
+    return f(list(range(blocks))), float(math.sqrt((blocks - 1) / blocks * np.sum((reps - reps.mean()) ** 2)))
+
+
+def asymmetry_difference(groups_a, groups_b, edges, stat=pooled_asymmetry) -> tuple[float, float]:
+    """``stat`` (a symmetry measure of a histogram's blocks) of histogram b minus that of a, each kept as blocks
+    (``toy_convergence``'s group_counts, block g of both from the same runs), and the jackknife s.e. of that
+    difference over the blocks, block g left out of both (``block_jackknife``)."""
     ga, gb = np.asarray(groups_a, float), np.asarray(groups_b, float)
-    ta, tb = ga.sum(0), gb.sum(0)
-    d = mirror_asymmetry(tb, edges) - mirror_asymmetry(ta, edges)
-    reps = np.array([mirror_asymmetry(tb - b, edges) - mirror_asymmetry(ta - a, edges) for a, b in zip(ga, gb)])
-    G = len(reps)
-    return d, float(math.sqrt((G - 1) / G * np.sum((reps - reps.mean()) ** 2)))
+    return block_jackknife(lambda k: stat(gb[k], edges) - stat(ga[k], edges), len(ga))
 
 
 def exact_density(target: str, x):
