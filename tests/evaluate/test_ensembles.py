@@ -175,7 +175,8 @@ def test_fig4_verdicts_and_options(tmp_path):
     null = _diffs({2: _cells((-0.001, 0.01), (-0.0001, 0.001), (0.0001, 0.0005))}, groups=32)
     out = fig._calibration_at(null, 2, paper_groups=32)
     assert out.verdict == "not reproduced" and "as many as the paper's runs give at this size (32)" in out.why
-    assert fig._calibration_at(null, 2, paper_groups=64).verdict == "not tested: scale"
+    fewer = fig._calibration_at(null, 2, "runs=64 (48 more runs)", paper_groups=64)
+    assert fewer.verdict == "not tested: scale" and fewer.why.endswith("; runs=64 (48 more runs)")  # what a test costs
     # the setting a verdict was measured at starts every row's numbers
     rows = fig.verdicts(_table(good), _diffs({1: lower, 2: lower}), setting="cnn_small, 30 draws, 16 runs")
     assert all(o.ours.startswith("at cnn_small, 30 draws, 16 runs: ") for _, o in rows)

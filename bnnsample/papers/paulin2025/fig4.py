@@ -343,8 +343,9 @@ ENSEMBLE_SIZES = (1, 2, 4, 8, 16)  # evaluate.ensembles.SIZES, the paper's (impo
                method="paired differences over the same disjoint groups of runs, s.e. over groups")  # fmt: skip
 def _calibration_rule(es: int, m: dict):
     if es in m["sizes"]:
-        return calibration_outcome(m["diffs"], es, m["by_draws"], m.get("more_runs", {}).get(es, ""),
-                                   paper_groups=PAPER_RUNS // es)  # fmt: skip
+        # a size of one group: what a second group costs; else, for a null result, what the paper's runs cost
+        more = m.get("more_runs", {}).get(es) or m.get("paper_runs", "")
+        return calibration_outcome(m["diffs"], es, m["by_draws"], more, paper_groups=PAPER_RUNS // es)
     return None
 
 
