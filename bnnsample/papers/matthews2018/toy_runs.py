@@ -113,13 +113,19 @@ def toy_convergence(target: str, scheme: str, h: float, runs: int, iters: int, s
     return acc["out"], edges, hist, {"group_counts": acc["hist"], "errors": acc["errors"]}
 
 
+def _symmetric(edges) -> np.ndarray:
+    """The histogram's edges, which must be symmetric about 0 (bin j's mirror is bin -1 - j)."""
+    edges = np.asarray(edges, float)
+    if not np.allclose(edges, -edges[::-1]):
+        raise ValueError("edges not symmetric about 0")
+    return edges
+
+
 def mirror_asymmetry(counts, edges) -> float:
     """sum_j |p_j - p_j'| dx_j over the bins of a histogram on edges symmetric about 0 (j' the mirror
     bin of j, p the density): the L1 distance between the density and its mirror image, 0 for a
     symmetric one, 2 at most; NaN for an empty histogram."""
-    edges = np.asarray(edges, float)
-    if not np.allclose(edges, -edges[::-1]):
-        raise ValueError("edges not symmetric about 0")
+    edges = _symmetric(edges)
     counts = np.asarray(counts, float)
     if counts.sum() <= 0:
         return math.nan
@@ -136,9 +142,7 @@ def cross_block_asymmetry(groups, edges) -> float:
     so for a symmetric law (each zero-mean) the estimate has mean 0 whatever the sample size; the plug-in value
     of the pooled histogram (as ``mirror_asymmetry``) adds each block's own sampling noise, a floor that grows
     as the sample shrinks. Can be negative; NaN with fewer than two non-empty blocks."""
-    edges = np.asarray(edges, float)
-    if not np.allclose(edges, -edges[::-1]):
-        raise ValueError("edges not symmetric about 0")
+    edges = _symmetric(edges)
     c = np.asarray(groups, float)
     d = c - c[:, ::-1]
     n = c.sum(1)
