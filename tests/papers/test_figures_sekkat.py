@@ -535,7 +535,7 @@ def test_fig14_eta1_verdicts_quoted_are_what_the_rules_give_on_fig14_eta1():
         pytest.skip("no committed fig14_eta1.csv or fig7.csv")
     rows = [{**r, "replica": 0} for r in read_csv(path)]
     proj = {f"K={r['K']}": r["projection_error"] for r in rows}
-    st = {**fig14.FIG14["paper"], "h": tuple(sorted({r["h"] for r in rows}))}
+    st = {**fig14.FIG14["paper"], "burn": fig14.ETA1_BURN, "h": tuple(sorted({r["h"] for r in rows}))}
     fric = fig14.fig7_frictions(root)
     got = dict(fig14.fig14_outcomes(rows, proj, st, "paper", fric, eta=1.0))
     for key, verdict in fig14.ETA1_VERDICTS.items():
