@@ -390,8 +390,11 @@ def _k3_cost(rows, pe, st, g) -> str:
                      f"{secs:.0f} CPU-s)")  # fmt: skip
     if not parts:
         return ""
-    return ("if the bias fell as the projection error does (§4.4), the drop to resolve is that small: "
-            + "; ".join(parts) + "; ")
+    return (
+        "if the bias fell as the projection error does (§4.4), the drop to resolve is that small: "
+        + "; ".join(parts)
+        + "; "
+    )
 
 
 @FIG14_CLAIMS.rule("k15", "the bias drops dramatically at K = 15, as the projection error does (Fig. 15)",
