@@ -908,3 +908,27 @@ def test_fig3_settings_name_every_seed_scatter():
         "NOGIN 8 seeds at n = 100, CC-ADL 4 seeds at n = 100, NOGIN 4 seeds at n = 200, CC-ADL 4 seeds at n = 200"
         in words
     )
+
+
+@pytest.mark.parametrize("fig_id", ["matthews2018-fig2", "matthews2018-fig3"])
+def test_matthews_passes_claims_are_what_the_rules_give_on_the_committed_files(fig_id):
+    """The committed claims.csv and section table of Figs. 2-3 are the rules as they are now applied to the
+    committed error_vs_passes.csv, reference.csv and seed_scatter.csv (the read-back that re-judges them without
+    a rerun): a rule changed without writing its rows again fails here."""
+    import csv
+
+    from bnnsample.figures.claims import csv_rows, table
+    from bnnsample.figures.common import read_sections
+
+    results = Path(__file__).resolve().parents[2] / "results"
+    outcomes, command = mw.outcomes_from_files(fig_id, results / fig_id)
+    assert command == f"bnnsample figure {fig_id} scale={'quick' if fig_id.endswith('2') else 'paper'}"
+    with (results / fig_id / "claims.csv").open(newline="") as f:
+        committed = list(csv.DictReader(f))
+    assert committed == csv_rows(fig_id, outcomes, command)
+    section = read_sections((results / "REPRODUCTION.md").read_text())[fig_id]
+    assert table(outcomes, heading=mw.HEADING) in section
+    assert mw._loads_from_text("median 0.215, above 2 in 21% at n = 6, median 15, above 2 in 100% at n = 32") == {
+        6: (0.215, 0.21),
+        32: (15.0, 1.0),
+    }

