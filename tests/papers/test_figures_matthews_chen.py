@@ -622,23 +622,30 @@ def test_matthews_fig2_nogin_differences_are_judged_against_the_seed_scatter(exa
 def test_matthews_fig2_no_difference_is_judged_against_the_seed_scatter():
     """mSGLD's 'no difference between the estimated and the exact covariance': the seeds' mean final
     errors at n = 128 within 2 s.e. of their difference is reproduced, a shift of 10 s.e. is not;
-    the paired difference is reported beside it."""
+    the paired difference is reported beside it, in s.e. with two decimals and whether beyond 2 s.e."""
     nan = math.nan
     finals = {(sc, cov, n): nan for sc in mw.SCHEMES_23 for cov in ("estimated", "exact") for n in (8, 32, 128)}
     finals.update({("msgld", "estimated", 128): 0.575, ("msgld", "exact", 128): 0.578})
     s = mw.FIG2["quick"]
     base = [0.575, 0.63, 0.573, 0.617, 0.607, 0.619]
 
-    def scatter(shift):
+    def scatter(shift, every=2):
         return [{"scheme": "msgld", "covariance": cov, "n": 128, "seed": 1000 * k + 2, "error": e + d}
-                for k, e in enumerate(base) for cov, d in (("estimated", shift), ("exact", 0.001 * (k % 2)))]  # fmt: skip
+                for k, e in enumerate(base) for cov, d in (("estimated", shift), ("exact", 0.001 * (k % every == 1)))]  # fmt: skip
 
     claim = mw.FIG2_CLAIMS["same", "msgld"].text
     args = ("matthews2018-fig2", "quick", s, _passes_rows(finals), ("estimated", "exact"), np.full(6, 0.2),
             dict.fromkeys(s["n"], (3.0, 0.5)))  # fmt: skip
     md = _section(*args, scatter=scatter(0.0))
     assert dict(claims_of(md))[claim] == "reproduced"
-    assert "mean of 6" in md and "paired by seed" in md and "n = 128: -0.0005 +- 0.00022 (-2.2 s.e.)" in md
+    assert "mean of 6" in md and "paired by seed" in md
+    # the paired z with two decimals, and whether it is resolved (the twenty-first audit: -2.035 printed as -2.0)
+    assert (
+        "n = 128: -0.0005 +- 0.00022 (-2.24 s.e.: resolved), a shift of 0.1% of the error, 0.021 of the seeds' s.d. 0.024"
+        in md
+    )
+    paired = _section(*args, scatter=scatter(0.0, every=3))
+    assert dict(claims_of(paired))[claim] == "reproduced" and "(-1.58 s.e.: not resolved)" in paired
     assert dict(claims_of(_section(*args, scatter=scatter(0.2))))[claim].startswith("not reproduced")
     assert dict(claims_of(_section(*args)))[claim] == "not tested: scale"  # no seeds: the scatter is unknown
 

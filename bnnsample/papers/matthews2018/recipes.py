@@ -941,9 +941,7 @@ def _same_over_seeds(sc: str, p: Passes, ours: str, both: list, cause: str) -> O
         for n, g in gaps.items()
     )
     apart = [n for n, g in gaps.items() if abs(g["z"]) > 2]
-    paired = "; ".join(
-        f"n = {n}: {g['paired']:+.2g} +- {g['paired_se']:.2g} ({g['paired_z']:+.1f} s.e.), "
-        f"{abs(g['paired']) / g['exact']:.1%} of the error" for n, g in gaps.items())  # fmt: skip
+    paired = "; ".join(_paired_words(n, g) for n, g in gaps.items())
     why = "; ".join(x for x in (
         f"apart at n = {apart}" if apart else f"within 2 s.e. at n = {both}",
         f"paired by seed (the two runs of a seed share their minibatches and noises, so this resolves far smaller "
@@ -952,6 +950,15 @@ def _same_over_seeds(sc: str, p: Passes, ours: str, both: list, cause: str) -> O
     if not apart:
         return reproduced(ours, why)
     return not_reproduced(ours, why) if len(apart) == len(both) else partly(ours, why)
+
+
+def _paired_words(n: int, g: dict) -> str:
+    """The paired difference of ``_seed_gap`` at n in words: z with two decimals (2.035 is beyond 2 s.e.,
+    where one decimal reads 2.0), resolved or not at 2 s.e., and its size against the error and the seeds' s.d."""
+    z = g["paired_z"]
+    return (f"n = {n}: {g['paired']:+.2g} +- {g['paired_se']:.2g} ({z:+.2f} s.e.: "
+            f"{'resolved' if abs(z) > 2 else 'not resolved'}), a shift of {abs(g['paired']) / g['exact']:.1%} of the "
+            f"error, {abs(g['paired']) / g['sd']:.2g} of the seeds' s.d. {g['sd']:.2g}")  # fmt: skip
 
 
 def _seed_gap(rows) -> dict | None:
