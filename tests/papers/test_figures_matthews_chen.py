@@ -699,7 +699,8 @@ def test_fig3_passes_count_the_papers_n():
                   dict.fromkeys(s["n"], (0.1, 0.0)), n_data=800)  # fmt: skip
     assert "up to 100 passes counted over the paper's N = 12214" in md and "1527 passes over them" in md
     line = next(x for x in md.splitlines() if x.startswith("| NOGIN reaches about a 1% error"))
-    assert "| reproduced |" in line and "passes (over the paper's N = 12214) to stay <= 1%: 100 (n=100)" in line
+    assert "| reproduced |" in line and "passes to stay <= 1%: 100 (n=100)" in line
+    assert "lowest error after <= 150 passes (over the paper's N = 12214): 0.008 at n = 100 after 100 passes" in line
     assert "passes count the paper's N = 12214" in line and "1527 passes over our N = 800" in line
 
 
@@ -834,16 +835,17 @@ def test_friction_load_of_the_estimated_covariance():
     assert passes.friction_load(pot, torch.zeros(1, 1, dtype=torch.float64), h / 2, 2) == (pytest.approx(1.0), 0.0)
 
 
-@pytest.mark.parametrize("final, u, want", [(0.0141, 0.0035, "partly"), (0.0141, 0.001, "partly"),
-                                            (0.0155, 0.0035, "not reproduced"), (0.008, 0.0035, "reproduced"),
-                                            (0.008, 0.006, "not tested")])  # fmt: skip
+@pytest.mark.parametrize("final, u, want", [(0.0141, 0.0035, "reproduced"), (0.0141, 0.001, "reproduced"),
+                                            (0.0155, 0.0035, "partly"), (0.0300, 0.0035, "not reproduced"),
+                                            (0.008, 0.0035, "reproduced"), (0.008, 0.006, "not tested")])  # fmt: skip
 def test_fig3_about_one_percent_is_judged_within_our_run_to_run_noise(final, u, want):
-    """'About 1% after about 100 passes': staying <= 1% reproduces it; a lowest error above 1% by
-    less than 2s (s: NOGIN's s.d. over the seeds of seed_scatter.csv, here 0.23%, with the reference's
-    share u / sqrt(D)) is partly; beyond that, not reproduced by its size in s; a reference with
-    2u >= 1%: not tested; without two seeds: not tested."""
+    """'around a 1% error from using one hundred passes': NOGIN's lowest error after <= 150 passes within 1% + 2s
+    (s: NOGIN's s.d. over the seeds of seed_scatter.csv, here 0.23%, with the reference's share u / sqrt(D); 1.48%
+    with u = 0.35%) reproduces it, as does one <= 1% without seeds (the twenty-first audit: 'around 1%', not 'at
+    most 1%'; 1.41% was partly); within 2% + 2s (a factor 2 looser) partly; beyond, not reproduced by its size in
+    s; a reference with 2u >= 1%: not tested; above 1% without two seeds: not tested."""
     finals = {
-        (sc, "estimated", n): e for sc in mw.SCHEMES_23 for n, e in zip((6, 25, 100, 400), (0.5, 0.02, final, 0.3))
+        (sc, "estimated", n): e for sc in mw.SCHEMES_23 for n, e in zip((6, 25, 100, 400), (0.5, 0.05, final, 0.3))
     }
     rows = [dict(r, passes=r["passes"] * 10) for r in _passes_rows(finals)]
     errs = final + 0.0023 * np.array([-1.0, 1.0, 0.0])  # s.d. 0.0023
@@ -851,15 +853,43 @@ def test_fig3_about_one_percent_is_judged_within_our_run_to_run_noise(final, u, 
                for k, e in enumerate(errs)]  # fmt: skip
     s = dict(mw.FIG3["quick"], passes=100.0)
     one = mw._one_pct(mw.Passes(rows, s, np.full(21, u), "", None, scatter))
-    assert one.verdict.startswith(want) and (want != "partly" or "within 1% + 2s" in one.why)
+    assert one.verdict.startswith(want)
     sd = mw._noise_of_error(np.full(21, u), 0.0023)
     assert sd == pytest.approx(math.hypot(0.0023, u / math.sqrt(21)))
+    assert (
+        f"lowest error after <= 150 passes (over the paper's N = 12214): {final:.3g} at n = 100 after 100 passes"
+        in one.ours
+    )
     if want == "not reproduced":
         assert one.verdict == f"not reproduced ({(final - 0.01) / sd:.1f} s.e.)"
-    if want in ("partly", "not reproduced"):  # staying <= 1% needs no noise
+        assert f"beyond 1% + 2s = {0.01 + 2 * sd:.2%} and 2% + 2s = {0.02 + 2 * sd:.2%}" in one.why
+    if want == "partly":
+        assert f"within 2% + 2s = {0.02 + 2 * sd:.2%}, a factor 2 looser" in one.why
+    alone = mw._one_pct(mw.Passes(rows, s, np.full(21, u), "", None, scatter[:1]))
+    if final > 0.01 and want != "not tested":  # above 1% the noise decides: it needs two seeds
         assert "0.23% over 3 seeds at n = 100" in one.why
-        alone = mw._one_pct(mw.Passes(rows, s, np.full(21, u), "", None, scatter[:1]))
         assert alone.verdict == "not tested: scale" and "fewer than two finite NOGIN seeds" in alone.why
+    if final > 0.01 and want == "reproduced":
+        assert f"is about 1%: within 1% + 2s = {0.01 + 2 * sd:.2%}" in one.why and "never stays <= 1%" in one.why
+    if final <= 0.01 and want == "reproduced":  # at most 1% needs no noise
+        assert alone.verdict == "reproduced" and "is at most 1%" in alone.why
+
+
+def test_fig3_about_one_percent_after_more_passes_is_partly():
+    """About 1% only after more than 150 passes is partly: the error after <= 150 passes is the one judged
+    (here 1.95% after 150, beyond 1% + 2s), the end of a 300-pass run (1.3%) within 1% + 2s."""
+    finals = {
+        (sc, "estimated", n): e for sc in mw.SCHEMES_23 for n, e in zip((6, 25, 100, 400), (0.5, 0.02, 0.013, 0.3))
+    }
+    rows = [dict(r, passes=r["passes"] * 30) for r in _passes_rows(finals)]  # checkpoints at 150 and 300 passes
+    scatter = [{"scheme": "nogin", "covariance": "estimated", "n": 100, "seed": k, "error": 0.013 + 0.0023 * d}
+               for k, d in enumerate((-1.0, 1.0, 0.0))]  # fmt: skip
+    one = mw._one_pct(mw.Passes(rows, dict(mw.FIG3["quick"], passes=300.0), np.full(21, 0.0035), "", None, scatter))
+    assert one.verdict == "partly"
+    assert "after <= 150 passes (over the paper's N = 12214): 0.0195 at n = 100 after 150 passes" in one.ours
+    assert "about 1% only after more passes: 1.30% at n = 100 after 300" in one.why
+    claim = mw.FIG3_CLAIMS["one_pct"]
+    assert "changed on 2026-11-29, the twenty-first audit" in claim.tolerance and "1.48%" in claim.tolerance
 
 
 @pytest.mark.parametrize("nogin, ccadl, want", [(2.0, 100.0, "reproduced"), (2.0, 300.0, "partly"),
