@@ -1071,8 +1071,8 @@ def _noise_of_error(ref_se, seed_sd: float) -> float:
               "passes, reading 'around 1%' as 'at most 1%' while 'about one hundred passes' got 1.5x, and 1% + 2s was "
               "the partly tier, which gave partly with 1.41% within 1.48%; that tier was added on 2026-11-26 after "
               "the run gave 1.41%, as within 1% + 2u (1.71%), and narrowed on 2026-11-28 to 1% + 2s (1.49% then, "
-              "from the seeds' s.d. rounded to 0.23%; their s.d. 0.228% gives 1.48%), both giving partly; the rule "
-              "before it, at most 150 passes to stay <= 1%, gave not reproduced)",
+              "from the seeds' s.d. rounded to 0.23%, with the reference's share; their s.d. 0.228% gives 1.48%), "
+              "both giving partly; the rule before it, at most 150 passes to stay <= 1%, gave not reproduced)",
     method=f"error against passes counted over the paper's N = {N_PAPER_FIG3} (passes = steps x n / {N_PAPER_FIG3}: "
            f"the paper's number of gradient steps at its h and n, run on our reduced data); {_U}: a 1% error is "
            "resolved only when 2u < 1%, and only by runs of 100 passes or more")  # fmt: skip
