@@ -702,7 +702,17 @@ def test_table_judged_again_from_its_committed_runs(tmp_path):
     write_csv(tmp_path / uci.TABLE2 / "runs.csv", rows, float_format=None)
     readback.judge_again(uci.TABLE2, tmp_path, {"scale": "paper", "datasets": "ionosphere,vehicle"}, untimed=True)
     md = read_sections((tmp_path / "REPRODUCTION.md").read_text())[uci.TABLE2]
-    assert "rows judged again from the committed runs.csv, no run made" in md
+    assert "rows judged again from the committed runs.csv, no run made: the time of reading it back" in md
+    command = next(line for line in md.splitlines() if line.startswith("Command:"))
+    readback.judge_again(uci.TABLE2, tmp_path, {"scale": "paper", "datasets": "ionosphere,vehicle"})
+    again_md = read_sections((tmp_path / "REPRODUCTION.md").read_text())[uci.TABLE2]
+    assert command in again_md.splitlines()  # a committed section's timing is kept (that of the invocation before)
+    path = tmp_path / "REPRODUCTION.md"  # a section written by a run: its timing kept, the readback said beside it
+    path.write_text(path.read_text().replace(command, "Command: `x` (wall time 900 s, CPU time 800 s on one thread; "
+                                             "the wall time includes waiting on a shared machine). Files: x."))  # fmt: skip
+    readback.judge_again(uci.TABLE2, tmp_path, {"scale": "paper", "datasets": "ionosphere,vehicle"})
+    assert ("(wall time 900 s, CPU time 800 s on one thread; rows since judged again from the committed runs.csv, no "
+            "run made; the wall time includes") in path.read_text()  # fmt: skip
     assert "Sampling CPU time recorded for 0 of 20 runs" in md
     claims = list(csv.DictReader((tmp_path / uci.TABLE2 / "claims.csv").open()))
     assert len(claims) == 5 and claims[-1]["verdict"] == "reproduced"  # 'very similar', as judged above

@@ -2,8 +2,8 @@
 runs were seen when the runs themselves (results/<id>/runs/, git-ignored) are gone, or their data are not on
 this machine. Each recipe's own tables, plot, outcomes, settings and notes (``driver.drive``) run on the rows its
 committed CSV holds (``Figure.rows`` replaced by a reader of it), so the section and claims.csv are written by the
-recipe's code; the section's command line says that its rows were judged again (its time is the readback's;
-the runs' is in results/costs.csv).
+recipe's code; the section's command line keeps the timing the committed section gives (that of the invocation
+that wrote the CSV) and says that the rows were judged again since.
 
     python -m bnnsample.papers.franzese2021.readback franzese2021-table2 scale=paper datasets=ionosphere,vehicle
 """
@@ -15,24 +15,39 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from ...figures.common import _TIMING, read_sections
 from ...figures.driver import Invocation, drive
 from ...rundir import read_csv
 from . import appendix, sweeps, tables, toys, uci
 from .toy_cells import TrigCell
 
-READBACK = "judged again from the committed {}, no run made"
-
 
 class ReadBack(Invocation):
-    """An invocation that makes no run: its section's command line gives its own time (reading the CSV back and
-    judging it) and says that the rows were judged again from ``source``, the runs' cost being in the ledger."""
+    """An invocation that makes no run: its section's command line keeps the committed section's timing (that of
+    the invocation that wrote the CSV), or where it has none gives this one's (reading the CSV back), and says that
+    the rows were judged again from ``source``."""
 
     source = ""
 
     def section(self, settings: str, outcomes, notes: str, files: list[Path]) -> str:
         text = super().section(settings, outcomes, notes, files)
-        clause = f" on one thread; rows {READBACK.format(self.source)} (what the runs took: results/costs.csv)"
-        return text.replace(" on one thread", clause, 1)
+        mine = _TIMING.search(text)
+        path = self.out_dir / "REPRODUCTION.md"
+        kept = _TIMING.search(read_sections(path.read_text()).get(self.fig_id, "")) if path.is_file() else None
+        if mine is None:
+            return text
+        said = "judged again from the committed"
+        if kept is not None and said in kept.group(0):
+            timing = kept.group(0)
+        elif kept is not None:
+            timing = kept.group(0).replace(
+                "; the wall time includes", f"; rows since {said} {self.source}, no run made; the wall time includes", 1
+            )
+        else:
+            timing = mine.group(0).replace(
+                "; the wall time includes", f"; rows {said} {self.source}, no run made: the time of reading it back, "
+                "the runs' in results/costs.csv; the wall time includes", 1)  # fmt: skip
+        return text[: mine.start()] + timing + text[mine.end() :]
 
 
 def _missing(inv: Invocation, rows: list[dict]) -> list[str]:
