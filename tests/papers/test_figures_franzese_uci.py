@@ -322,6 +322,50 @@ def test_fig5_rows_against_an_equal_time_reference_are_not_tested():
     assert "not tested against an equal-time LIE-TROTTER reference" in sweeps.FIG5_CLAIMS["nl1"].tolerance
 
 
+def test_fig5_small_h_prints_the_allowance_and_the_margin():
+    """The twenty-first audit: 'inside the band' at the smallest h prints what inside means per batch (band high +
+    2 sd / sqrt(seeds)) and how far the N_l value nearest its edge lies inside or outside it."""
+    s = dataclasses.replace(_sweep_settings("quick", batches=[0, 32], steps=[0.01, 0.02]), t_burn=sweeps.PAPER_T_BURN)
+    akd = {("N_l=1", "full", 0.01): 0.148, ("N_l=25", "full", 0.01): 0.145, ("N_l=1", "full", 0.02): 0.16,
+           ("N_l=25", "full", 0.02): 0.3, ("N_l=1", 32, 0.01): 0.17, ("N_l=25", 32, 0.01): 0.2,
+           ("N_l=1", 32, 0.02): 0.3, ("N_l=25", 32, 0.02): 0.4}  # fmt: skip
+    rows = _seeded(_sweep_rows(akd))  # seed sd 0.01 in every cell: allowance 2 x 0.01 / sqrt(3) = 0.0115
+    small_h = dict(sweeps.fig5_outcomes(rows, s, [1, 25]))[sweeps.FIG5_CLAIMS["small_h"]]
+    assert (
+        "batch full: N_l=1 0.148, N_l=25 0.145 (spread 0.003; inside at most 0.1615 = band high + allowance "
+        "0.0115: N_l=1 inside by 0.0135)" in small_h.ours
+    )
+    assert (
+        "(spread 0.030; inside at most 0.1615 = band high + allowance 0.0115: N_l=25 outside by 0.0385)" in small_h.ours
+        and small_h.ours.endswith("; band high 0.1500")
+    )
+    assert small_h.verdict == "partly"
+
+
+def test_inert_minibatch_gap_prints_four_decimals():
+    s = _sweep_settings("quick", batches=[0, 32], steps=[0.01, 0.02])
+    akd = {("N_l=1", b, h): 0.15 + (0.0004 if b == 32 else 0.0) for b in ("full", 32) for h in (0.01, 0.02)}
+    text = sweeps._inert_minibatches(_seeded(_sweep_rows(akd)), s, [32], uci.Noise.of(_seeded(_sweep_rows(akd))))
+    assert text and text[0].startswith("batch 32 within 0.0004 of the full batch in every (N_l, h) cell")
+
+
+def test_batch_rule_says_what_the_band_is_at_a_short_burn_in():
+    """The twenty-first audit: against the equal-time LIE-TROTTER reference at burn-in time 2, 'inside the band'
+    (the h a batch admits) is relative to the full-batch dynamics' law at that time, not the posterior; at the
+    paper's burn-in and oracle the row says nothing of it."""
+    akd = {("SHMC-LEAPFROG", b, h): 0.145 + (0.1 if b == 32 else 0.0) + (0.05 if h == 0.02 else 0.0)
+           for b in ("full", 32) for h in (0.005, 0.01, 0.02)}  # fmt: skip
+    rows = _seeded(_sweep_rows(akd))
+    claim = sweeps.FIG4_CLAIMS["batch"]
+    quick = _outcome(sweeps.fig4_outcomes(rows, _sweep_settings("quick", batches=["full", 32])), claim)
+    assert (
+        "'inside the band' is inside the band of the equal-time full-batch LIE-TROTTER reference (burn-in time 2 "
+        "from x0 = 0, as the samplers; paper: 10), not of the posterior" in quick.why
+    )
+    paper = _outcome(sweeps.fig4_outcomes(rows, _sweep_settings("paper", batches=["full", 32])), claim)
+    assert "equal-time full-batch LIE-TROTTER reference" not in paper.why
+
+
 def test_table1_outcomes_z_against_the_papers_numbers():
     """Split means against Table 1 by z (the paper's ± read as the sd over 5 splits), and the
     paired SHMC - SGHMC difference over the same splits."""

@@ -71,7 +71,8 @@ def distinct_datasets(rows: list[dict]) -> list[str]:
     return list(dict.fromkeys(r["dataset"] for r in rows))
 
 
-_SWEEP_KEY = {uci.FIG5: "n_leapfrog", appendix.FIG8: "integrators", appendix.FIG9: "n_leapfrog"}
+_SWEEP_KEY = {uci.FIG4: "integrators", uci.FIG5: "n_leapfrog", uci.FIG10: "frictions", appendix.FIG8: "integrators",
+              appendix.FIG9: "n_leapfrog"}  # fmt: skip
 
 
 def _sweep(inv: Invocation, untimed: bool) -> dict:
@@ -108,7 +109,9 @@ def _fig1(inv: Invocation, untimed: bool) -> dict:
 READERS = {
     tables.TABLE1: (tables.TABLE1_FIGURE, _table, "runs.csv"),
     tables.TABLE2: (tables.TABLE2_FIGURE, _table, "runs.csv"),
+    uci.FIG4: (sweeps.FIGURE4, _sweep, "distances.csv"),
     uci.FIG5: (sweeps.FIGURE5, _sweep, "distances.csv"),
+    uci.FIG10: (sweeps.FIGURE10, _sweep, "distances.csv"),
     appendix.FIG8: (appendix.FIGURE8, _sweep, "distances.csv"),
     appendix.FIG9: (appendix.FIGURE9, _sweep, "distances.csv"),
     toys.FIG1: (toys.FIGURE1, _fig1, "kolmogorov.csv"),
