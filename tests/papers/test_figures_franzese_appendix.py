@@ -92,3 +92,42 @@ def test_fig8_test_cost_from_the_recorded_times():
     assert appendix.fig8_test_cost([{**r, "seconds": float("nan")} for r in rows], "wine", 10) is None
     assert "not timed for this data set" in sweeps._small_h_test_cost({"dataset": "wine"})
     assert sweeps._small_h_test_cost({"dataset": "wine", "paper_test_cost": cost}) == cost
+
+
+def test_fig9_test_cost_at_the_seeds_it_runs():
+    """The twenty-first audit: Fig. 9's rows on a stand-in price their own test, scale=paper datasets=<set> at its
+    3 seeds (and at one), from Fig. 8's measured cost of a step there, not Fig. 5's one-seed estimate on Boston:
+    N_l 1/10/30/100 x batches full/64/16 x about 111,000 leapfrog steps a run, and the oracle's 60,000 steps."""
+    nls = appendix.FIG9_SCALES["paper"]["n_leapfrog"]
+    per = [appendix._paper_steps("wine", appendix.FIG9_SCALES, n)[0] for n in nls]
+    assert per[0] == 111_000 and all(100_000 < p <= 111_000 for p in per)  # N_l leapfrog steps an integrator step
+    rate, oracle = appendix.FIG8_OTHERS_RATE["wine"], 60_000
+    hours = [(k * 3 * sum(per) + oracle) * rate / 3600 for k in (3, 1)]
+    cost = appendix.fig9_test_cost("wine")
+    assert cost.startswith(f"scale=paper datasets=wine (the paper's burn-in and adaptive-SGHMC oracle): about "
+                           f"{hours[0]:.1f} CPU-hours at its 3 seeds, {hours[1]:.1f} at one (seeds=0)")  # fmt: skip
+    assert round(hours[0], 1) == 4.0 and "at 3.6 ms a step of 10 chains" in cost
+    assert "the row gave Fig. 5's one-seed estimate on Boston" in cost
+    assert appendix.fig9_test_cost("boston") is None  # no measured rate: Fig. 5's estimate, as before
+    s = sweeps.sweep_settings("quick", {**appendix.FIG9_SCALES["quick"], "datasets": ["wine"]})
+    akd = {(f"N_l={n}", b, h): 0.15 for n in (1, 25) for b in ("full", 32) for h in s.steps}
+    rows = [{"dataset": "wine", "label": lab, "batch": b, "step_size": h, "akd": v, "draws": 100, "self_mean": 0.1,
+             "self_low": 0.09, "self_high": 0.2} for (lab, b, h), v in akd.items()]  # fmt: skip
+    for _, o in sweeps.fig5_outcomes(rows, s, [1, 25], appendix.fig9_test_cost):
+        assert o.verdict == "not tested: scale" and f"a test: {cost}" in o.why
+
+
+def test_fig8_rates_cited_are_the_committed_sweeps():
+    """FIG8_OTHERS_RATE, which prices Fig. 9's tests, is ``others_rate`` on Fig. 8's committed distances.csv."""
+    from pathlib import Path
+
+    import pytest
+
+    from bnnsample.rundir import read_csv
+
+    path = Path(__file__).resolve().parents[2] / "results" / appendix.FIG8 / "distances.csv"
+    if not path.exists():
+        pytest.skip("no committed Fig. 8 run")
+    rows = read_csv(path)
+    for ds, rate in appendix.FIG8_OTHERS_RATE.items():
+        assert appendix.others_rate(rows, ds, 10)[0] == pytest.approx(rate, abs=5e-6)

@@ -89,17 +89,36 @@ def _rate(rows: list[dict], chains: int) -> float:
     return sum(r["seconds"] for r in timed) / sum(_run_steps(r, chains) for r in timed) if timed else math.nan
 
 
-def _paper_steps(dataset: str):
-    """(steps of one run summed over the scale=paper grid's h, the oracle's in runs of as many chains, settings)."""
-    ps = uci.sweep_settings("paper", {**FIG8_SCALES["paper"], "datasets": [dataset]})
+def _paper_steps(dataset: str, scales: dict | None = None, n_leapfrog: int = 1):
+    """(steps of one run summed over the scale=paper grid's h, the oracle's in runs of as many chains, settings);
+    ``scales`` a figure's (Fig. 8's by default); with ``n_leapfrog`` (the generalized LIE-TROTTER), its leapfrog
+    steps, N_l per integrator step."""
+    ps = uci.sweep_settings("paper", {**(scales or FIG8_SCALES)["paper"], "datasets": [dataset]})
     per_run = 0
     for h in ps.steps:
         burn, thin = Spec(dataset, "leapfrog", h, chains=ps.chains, draws=ps.draws, t_burn=ps.t_burn,
-                          t_thin=ps.t_thin).steps()  # fmt: skip
-        per_run += burn + thin * ps.draws
+                          t_thin=ps.t_thin, n_leapfrog=n_leapfrog).steps()  # fmt: skip
+        per_run += n_leapfrog * (burn + thin * ps.draws)
     o = oracle_spec(dataset, ps.oracle)
     burn, thin = o.steps()
     return per_run, (burn + thin * o.draws) * o.chains // ps.chains, ps
+
+
+def others_rate(rows: list[dict], dataset: str, chains: int) -> tuple[float, float]:
+    """(CPU seconds per step of ``chains`` chains of the four samplers other than MT3 on ``dataset``, its share):
+    their whole cost in the ledger (``FIG8_QUICK_OTHERS_CPU_S``, oracle and overhead included), shared between the
+    data sets as MT3's recorded times are, over their runs' steps."""
+    mt3 = [r for r in rows if r["label"] == "MT3"]
+    mine = [r for r in mt3 if r["dataset"] == dataset]
+    share = sum(r["seconds"] for r in mine) / sum(r["seconds"] for r in mt3 if math.isfinite(r["seconds"]))
+    others = [r for r in rows if r["dataset"] == dataset and r["label"] in FIG8_QUICK_OTHERS]
+    return FIG8_QUICK_OTHERS_CPU_S * share / sum(_run_steps(r, chains) for r in others), share
+
+
+# ``others_rate`` on franzese2021-fig8's committed quick sweep (results/franzese2021-fig8/distances.csv and its
+# 734 CPU-s in results/costs.csv), 10 chains: the measured cost of a step on each stand-in, which prices the tests
+# of franzese2021-fig9's rows there (a test checks these against the committed files)
+FIG8_OTHERS_RATE = {"breast_cancer": 5.21e-3, "wine": 3.60e-3}
 
 
 def fig8_test_cost(rows: list[dict], dataset: str, chains: int) -> str | None:
@@ -114,9 +133,7 @@ def fig8_test_cost(rows: list[dict], dataset: str, chains: int) -> str | None:
     )
     if not (math.isfinite(full) and math.isfinite(mini)):
         return None
-    share = sum(r["seconds"] for r in mine) / sum(r["seconds"] for r in mt3 if math.isfinite(r["seconds"]))
-    others = [r for r in rows if r["dataset"] == dataset and r["label"] in FIG8_QUICK_OTHERS]
-    rate = FIG8_QUICK_OTHERS_CPU_S * share / sum(_run_steps(r, chains) for r in others)
+    rate, share = others_rate(rows, dataset, chains)
     per_run, oracle, ps = _paper_steps(dataset)
     n_batch, n_seed = len(ps.batches), len(ps.seeds)
     mt3_s = n_seed * per_run * (full + (n_batch - 1) * mini)
@@ -175,6 +192,32 @@ FIG9_SCALES = {
 }  # fmt: skip
 
 
+def fig9_test_cost(dataset: str) -> str | None:
+    """What ``scale=paper datasets=<dataset>`` of Fig. 9 costs at its own seeds (and one seed): every N_l x batch x
+    seed's leapfrog steps and the oracle's at franzese2021-fig8's measured cost of a step on the data set
+    (``FIG8_OTHERS_RATE``); None where none was measured."""
+    rate = FIG8_OTHERS_RATE.get(dataset)
+    if rate is None:
+        return None
+    nls = FIG9_SCALES["paper"]["n_leapfrog"]
+    steps = {n: _paper_steps(dataset, FIG9_SCALES, n) for n in nls}
+    _, oracle, ps = steps[nls[0]]
+    runs = len(ps.batches) * sum(v[0] for v in steps.values())  # one seed's leapfrog steps
+    seeds, every = len(ps.seeds), (len(ps.seeds) * runs + oracle) * rate
+    per = sorted(v[0] for v in steps.values())
+    return (
+        f"scale=paper datasets={dataset} (the paper's burn-in and adaptive-SGHMC oracle): about {every / 3600:.1f} "
+        f"CPU-hours at its {seeds} seeds, {(runs + oracle) * rate / 3600:.1f} at one (seeds=0): N_l "
+        + "/".join(map(str, nls)) + " x batches " + "/".join("full" if b == FULL else str(b) for b in ps.batches)
+        + f" x {per[0]:,}-{per[-1]:,} leapfrog steps a run (h {min(ps.steps):g}-{max(ps.steps):g}, burn-in time "
+        f"{ps.t_burn:g}, {ps.draws} draws {ps.t_thin:g} apart; N_l leapfrog steps an integrator step) and the "
+        f"oracle's {oracle:,} steps of {ps.chains} chains, at {rate * 1e3:.1f} ms a step of {ps.chains} chains, "
+        f"franzese2021-fig8's measured cost on {dataset} (its four samplers other than MT3, full batch and "
+        "minibatches together, oracle and overhead included); until 2026-11-29, the twenty-first "
+        "audit, the row gave Fig. 5's one-seed estimate on Boston, about 1.5 CPU-hours, for this test"
+    )  # fmt: skip
+
+
 FIGURE9 = _sweep(
     FIG9, ": generalized LIE-TROTTER, N_l sweep, every data set (reduced)",
     "Fig. 5 over every data set (App. F.3): the synthetic random-trig-features set, classification and "
@@ -182,4 +225,4 @@ FIGURE9 = _sweep(
     FIG9_SCALES, _seeds_option(_sweep_options("n_leapfrog", numbers(int, 1), ALL_SETS)), "n_leapfrog",
     lambda n: {"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n},
     "franzese2021 Fig. 9 (reduced): generalized LIE-TROTTER, N_l sweep", _fig9_settings,
-    lambda rows, s, nls: per_dataset(rows, lambda r: fig5_outcomes(r, s, nls), "App. F.3, Fig. 9"))  # fmt: skip
+    lambda rows, s, nls: per_dataset(rows, lambda r: fig5_outcomes(r, s, nls, fig9_test_cost), "App. F.3, Fig. 9"))  # fmt: skip

@@ -451,6 +451,18 @@ _BATCH_WHY = (
 )
 
 
+def _band_of(s) -> str:
+    """What 'inside the band' measures where the reference is the equal-time LIE-TROTTER run at a burn-in shorter
+    than the paper's: that run's law, not the posterior ('' with the paper's oracle and burn-in)."""
+    if s is None or s.oracle.kind != "lie_trotter" or s.t_burn >= PAPER_T_BURN:
+        return ""
+    return (f"'inside the band' is inside the band of the equal-time full-batch LIE-TROTTER reference (burn-in time "
+            f"{s.t_burn:g} from x0 = 0, as the samplers; paper: {PAPER_T_BURN:g}), not of the posterior: the h a batch "
+            "admits here is relative to the full-batch dynamics' law at that time, as the ordering of the batch sizes "
+            "is (franzese2021-fig4's row on this claim judges the order against the adaptive-SGHMC oracle at the "
+            "paper's burn-in, on Boston)")  # fmt: skip
+
+
 def _batch_order_cells(cells: list[dict], noise: Noise, batches: list, akd: dict) -> tuple:
     """(cells in order, z of each resolved reversal, cells, converged cells, converged cells in order) over
     the (sampler, h) cells: converged (set aside) when every batch lies inside the band; else in order when the
@@ -513,6 +525,7 @@ def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome
     history = _batch_history(
         total - converged - good - len(zs), len(zs), total, any(ok[(lab, b2)] > ok[(lab, b1)] for lab, b1, b2 in pairs)
     )
+    history = "; ".join(x for x in (_band_of(s), history) if x)
     if not mono:
         return not_reproduced(ours, "a smaller batch has a larger h inside the band; " + history)
     needs = f"no cell's batch sizes are apart by more than the tolerance at this scale; {_larger_h(cells)}"
@@ -791,15 +804,21 @@ def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], nois
     for b in batches:
         small = _at(rows, b, hmin)
         spread = np.nanmax(list(small.values())) - np.nanmin(list(small.values()))
-        inside = all(np.isfinite(v) and v <= band + noise.above_band(b) for v in small.values())
+        top = band + noise.above_band(b)
+        inside = all(np.isfinite(v) and v <= top for v in small.values())
         same += inside
+        worst = max(small, key=lambda k: small[k] if np.isfinite(small[k]) else math.inf)
+        margin = (f"{worst} inside by {top - small[worst]:.4f}" if inside else f"{worst} outside by "
+                  f"{small[worst] - top:.4f}") if np.isfinite(small[worst]) else f"{worst} diverged"  # fmt: skip
         parts.append(f"batch {b}: " + ", ".join(f"{k} {value_text(v)}" for k, v in small.items())
-                     + f" (spread {spread:.3f})")  # fmt: skip
+                     + f" (spread {spread:.3f}; inside at most {top:.4f}"
+                     + (f" = band high + allowance {noise.above_band(b):.4f}" if noise.measured() else "")
+                     + f": {margin})")  # fmt: skip
         if not inside and spread <= noise.diff(b):
             alike.append(f"batch {b}'s N_l values lie within the tolerance of a difference of one another (spread "
                          f"{spread:.3f} <= {noise.diff(b):.3f}): alike, but not yet in the band")  # fmt: skip
     return by_count(
-        same, len(batches), f"h = {hmin:g}: " + "; ".join(parts) + f"; band high {band:.3f}",
+        same, len(batches), f"h = {hmin:g}: " + "; ".join(parts) + f"; band high {band:.4f}",
         "" if same == len(batches) else "; ".join([f"the batch sizes outside the band need h below this grid's "
                                                    f"{hmin:g}: {FIG5_PAPER_COST}", *alike]))  # fmt: skip
 
@@ -824,7 +843,7 @@ def _inert_minibatches(rows: list[dict], s: SweepSettings, minis, noise: Noise) 
         gap = max((abs(v - _at(rows, "full", h).get(k, math.nan)) for h in s.steps
                    for k, v in _at(rows, b, h).items() if np.isfinite(v)), default=math.nan)  # fmt: skip
         if np.isfinite(gap) and gap <= noise.diff(b, "full"):
-            out.append(f"batch {b} within {gap:.3f} of the full batch in every (N_l, h) cell (tolerance "
+            out.append(f"batch {b} within {gap:.4f} of the full batch in every (N_l, h) cell (tolerance "
                        f"{noise.diff(b, 'full'):.3f}): its gradient noise has no effect beyond the tolerance here, so 'more "
                        "with minibatches' is unresolved on it; a smaller batch would test it")  # fmt: skip
     return out
@@ -884,39 +903,46 @@ def _nl1_sensible(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noi
                                                f"{len(cells)} (batch/h) cells: " + (", ".join(best1) or "none"))  # fmt: skip
 
 
-def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int]) -> list[tuple[Claim, Outcome]]:
+def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=None) -> list[tuple[Claim, Outcome]]:
     """Fig. 5's claims, over every batch size, of the N_l values ``nls`` (N_l = 1 first); not tested against
-    an equal-time reference (``_equal_time``)."""
+    an equal-time reference (``_equal_time``; ``test_cost(dataset)``: what the test at the paper's protocol costs
+    on it, None where not estimated)."""
     cells, noise = seed_means(rows), Noise.of(rows)  # one seed: the band width is the tolerance
     if not noise.measured():
-        return _equal_time(FIG5_CLAIMS.outcomes(cells, s, nls, noise), s, rows)
+        return _equal_time(FIG5_CLAIMS.outcomes(cells, s, nls, noise), s, rows, test_cost)
     old = FIG5_CLAIMS.outcomes(cells, s, nls, noise.unmeasured())
     return _equal_time([(c, replace(o, why="; ".join(p for p in (o.why, noise.text(), _band_rule(b)) if p)))
-                        for (c, o), (_, b) in zip(FIG5_CLAIMS.outcomes(cells, s, nls, noise), old)], s, rows)  # fmt: skip
+                        for (c, o), (_, b) in zip(FIG5_CLAIMS.outcomes(cells, s, nls, noise), old)], s, rows,
+                       test_cost)  # fmt: skip
 
 
-def _equal_time(out: list, s: SweepSettings, rows: list[dict]) -> list:
+def _equal_time(out: list, s: SweepSettings, rows: list[dict], test_cost=None) -> list:
     """Fig. 5's rows against an equal-time LIE-TROTTER reference at a burn-in shorter than the paper's: not
     tested. The reference is N_l = 1's own scheme over the samplers' transient from x0 = 0, so distances to it
     measure the discretisation of that transient, not the error against the posterior the claims are about,
     and N_l = 1 is near it by construction (the fourteenth audit: on wine, against LIE-TROTTER burned in to
-    time 20 and 40 the ordering of N_l = 1 and 25 reverses). The measured outcome stays in the reason."""
+    time 20 and 40 the ordering of N_l = 1 and 25 reverses). The measured outcome stays in the reason, with what
+    the test at the paper's protocol costs (``test_cost(dataset)``, else Fig. 5's one-seed estimate on Boston)."""
     ds = rows[0]["dataset"] if rows else ""
     if ds == SYNTHETIC:  # its oracle is exact posterior draws (``uci_runs.exact_oracle``), the paper's
+        short = (f"the samplers burn in for time {s.t_burn:g} from x0 = 0 (paper: {PAPER_T_BURN:g}), so a transient "
+                 "common to every N_l is part of these distances to the posterior, and of what the allowance above "
+                 "the band absorbs" if s.t_burn < PAPER_T_BURN else "")  # fmt: skip
         return [(c, replace(o, why="; ".join(w for w in (
             o.why, "against exact posterior draws, the paper's oracle for this data set (until 2026-11-29 the "
-            "equal-time LIE-TROTTER reference, which gave the same verdict)") if w))) for c, o in out]  # fmt: skip
+            "equal-time LIE-TROTTER reference, which gave the same verdict)", short) if w))) for c, o in out]  # fmt: skip
     if s.oracle.kind != "lie_trotter" or s.t_burn >= PAPER_T_BURN:
         return out
+    cost = test_cost(ds) if test_cost is not None and ds else None
     why = (
         f"the reference is full-batch LIE-TROTTER (the N_l = 1 scheme) at h = {min(s.steps) / 2:g} with the "
         f"samplers' burn-in time {s.t_burn:g} from x0 = 0 (paper: {PAPER_T_BURN:g}): it shares their transient, so "
         "these distances measure the discretisation of that transient, not the error against the posterior, and "
-        "N_l = 1 is near it by construction; a test: scale=paper"
-        + (f" datasets={ds}" if ds else "")
-        + " (the paper's burn-in and adaptive-SGHMC oracle), not timed per data set and seed; for one seed on Boston, "
-        + FIG5_PAPER_COST
-    )
+        "N_l = 1 is near it by construction; a test: "
+        + (cost or "scale=paper" + (f" datasets={ds}" if ds else "")
+           + " (the paper's burn-in and adaptive-SGHMC oracle), not timed per data set and seed; for one seed on "
+           "Boston, " + FIG5_PAPER_COST)
+    )  # fmt: skip
     return [(c, not_tested("scale", o.ours, f"{why}; counted against it until 2026-11-29 (the fourteenth audit): "
                            f"{o.verdict}{'; ' + o.why if o.why else ''}")) for c, o in out]  # fmt: skip
 

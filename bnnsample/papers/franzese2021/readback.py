@@ -1,0 +1,141 @@
+"""franzese2021's sections judged again from their committed CSVs, no run made: for a rule changed after the
+runs were seen when the runs themselves (results/<id>/runs/, git-ignored) are gone, or their data are not on
+this machine. Each recipe's own tables, plot, outcomes, settings and notes (``driver.drive``) run on the rows its
+committed CSV holds (``Figure.rows`` replaced by a reader of it), so the section and claims.csv are written by the
+recipe's code; the section's command line keeps the timing the committed section gives (that of the invocation
+that wrote the CSV) and says that the rows were judged again since.
+
+    python -m bnnsample.papers.franzese2021.readback franzese2021-table2 scale=paper datasets=ionosphere,vehicle
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from ...figures.common import _TIMING, read_sections
+from ...figures.driver import Invocation, drive
+from ...rundir import read_csv
+from . import appendix, sweeps, tables, toys, uci
+from .toy_cells import TrigCell
+
+
+class ReadBack(Invocation):
+    """An invocation that makes no run: its section's command line keeps the committed section's timing (that of
+    the invocation that wrote the CSV), or where it has none gives this one's (reading the CSV back), and says that
+    the rows were judged again from ``source``."""
+
+    source = ""
+
+    def section(self, settings: str, outcomes, notes: str, files: list[Path]) -> str:
+        text = super().section(settings, outcomes, notes, files)
+        mine = _TIMING.search(text)
+        path = self.out_dir / "REPRODUCTION.md"
+        kept = _TIMING.search(read_sections(path.read_text()).get(self.fig_id, "")) if path.is_file() else None
+        if mine is None:
+            return text
+        said = "judged again from the committed"
+        if kept is not None and said in kept.group(0):
+            timing = kept.group(0)
+        elif kept is not None:
+            timing = kept.group(0).replace(
+                "; the wall time includes", f"; rows since {said} {self.source}, no run made; the wall time includes", 1
+            )
+        else:
+            timing = mine.group(0).replace(
+                "; the wall time includes", f"; rows {said} {self.source}, no run made: the time of reading it back, "
+                "the runs' in results/costs.csv; the wall time includes", 1)  # fmt: skip
+        return text[: mine.start()] + timing + text[mine.end() :]
+
+
+def _missing(inv: Invocation, rows: list[dict]) -> list[str]:
+    """The data sets asked for that the committed rows do not hold (not on disk when the runs were made)."""
+    present = {r["dataset"] for r in rows}
+    return [d for d in inv.opt["datasets"] if d not in present]
+
+
+def _table(inv: Invocation, untimed: bool) -> dict:
+    """Table 1 or 2's rows from runs.csv (``untimed``: its seconds are not the runs' sampling times, NaN), as
+    ``tables._measure`` returns them."""
+    _, _, metrics, _, _ = tables.TABLES[inv.fig_id]
+    rows = read_csv(inv.dir / "runs.csv")
+    if untimed:
+        rows = [{**r, "seconds": math.nan} for r in rows]
+    return {"rows": rows, "summary": tables.summarise(rows, metrics), "missing": _missing(inv, rows),
+            "stand_ins": [n for n in distinct_datasets(rows) if n in tables.CLASSIFICATION_OFFLINE]}  # fmt: skip
+
+
+def distinct_datasets(rows: list[dict]) -> list[str]:
+    return list(dict.fromkeys(r["dataset"] for r in rows))
+
+
+_SWEEP_KEY = {uci.FIG4: "integrators", uci.FIG5: "n_leapfrog", uci.FIG10: "frictions", appendix.FIG8: "integrators",
+              appendix.FIG9: "n_leapfrog"}  # fmt: skip
+
+
+def _sweep(inv: Invocation, untimed: bool) -> dict:
+    """A distance sweep's rows from distances.csv, as ``sweeps._sweep``'s measure returns them."""
+    rows = read_csv(inv.dir / "distances.csv")
+    if untimed:
+        rows = [{**r, "seconds": math.nan} for r in rows]
+    s = uci.sweep_settings(inv.scale, inv.opt)
+    if sorted({r["step_size"] for r in rows}) != sorted(s.steps):
+        raise ValueError(f"{inv.fig_id}: distances.csv's step sizes are not those of {inv.command}")
+    return {"rows": rows, "s": s, "vals": inv.opt[_SWEEP_KEY[inv.fig_id]], "missing": _missing(inv, rows)}
+
+
+def _fig1(inv: Invocation, untimed: bool) -> dict:
+    """Fig. 1's cells from kolmogorov.csv (AKDs to 5 digits, exact AKDs to 4), as ``toys._trig_cells`` returns them."""
+    from ...simulate import build_target
+
+    rows = read_csv(inv.dir / "kolmogorov.csv")
+    s = {**inv.st, **inv.opt, "gamma": float(build_target(["dataset=trig_features"], threads=1).cfg.friction)}
+    if sorted({r["h"] for r in rows}) != sorted(s["steps"]):
+        raise ValueError(f"{inv.fig_id}: kolmogorov.csv's step sizes are not those of {inv.command}")
+
+    def num(v) -> float:
+        return math.nan if v == "" else float(v)
+
+    cells = [TrigCell(r["scheme"], r["integrator"], r["batch"], r["h"], akd=num(r["akd"]),
+                      exact_akd=num(r["exact_stationary_akd"]), diverged=bool(r["diverged"]),
+                      steps=r["steps_per_chain"], seconds=math.nan if untimed else r["seconds"]) for r in rows]  # fmt: skip
+    first = rows[0]
+    band = {k: float(first[f"self_distance_{k}"]) for k in ("mean", "low", "high")}
+    return {"cells": cells, "band": band, "s": s}
+
+
+READERS = {
+    tables.TABLE1: (tables.TABLE1_FIGURE, _table, "runs.csv"),
+    tables.TABLE2: (tables.TABLE2_FIGURE, _table, "runs.csv"),
+    uci.FIG4: (sweeps.FIGURE4, _sweep, "distances.csv"),
+    uci.FIG5: (sweeps.FIGURE5, _sweep, "distances.csv"),
+    uci.FIG10: (sweeps.FIGURE10, _sweep, "distances.csv"),
+    appendix.FIG8: (appendix.FIGURE8, _sweep, "distances.csv"),
+    appendix.FIG9: (appendix.FIGURE9, _sweep, "distances.csv"),
+    toys.FIG1: (toys.FIGURE1, _fig1, "kolmogorov.csv"),
+}
+
+
+def judge_again(fig_id: str, out_dir: Path, options: dict, untimed: bool = False) -> list[Path]:
+    """Write ``fig_id``'s files, section and claims.csv again from its committed CSV under ``out_dir``, invoked
+    with ``options`` (those of the committed section's command); ``untimed``: the CSV's seconds are not the runs'
+    sampling times (written as NaN; the CSV read is then removed before it is written, as a rewrite that differs
+    only in its timing columns would keep it)."""
+    fig, reader, source = READERS[fig_id]
+    inv = ReadBack(fig.id, Path(out_dir), options, fig.scales, fig.options, fig.title, fig.heading)
+    inv.source = source
+    m = reader(inv, untimed)
+    if untimed:
+        (inv.dir / source).unlink()
+    plot = fig.plot and (lambda m_, inv_, path: path if path.is_file() else fig.plot(m_, inv_, path))
+    # the committed plot is kept: drawn from the same rows (at the precision the runs had, where the CSV rounds)
+    return drive(replace(fig, rows=lambda _inv, _bar: m, cells=None, start=None, plot=plot), inv)
+
+
+if __name__ == "__main__":  # python -m ... <id> [key=value ...] [--untimed] [--out results]
+    args = sys.argv[1:]
+    out = Path(args[args.index("--out") + 1]) if "--out" in args else Path("results")
+    opts = dict(a.split("=", 1) for a in args[1:] if "=" in a)
+    print("\n".join(map(str, judge_again(args[0], out, opts, untimed="--untimed" in args))))
