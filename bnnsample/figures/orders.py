@@ -179,9 +179,16 @@ _SOURCES: dict[tuple[str, str], tuple[str, str]] = {
                         "preserved law's θ-marginal is exact, whatever the noise covariance; its momentum's is perturbed "
                         "at O(h^2)); full gradients are the zero-noise case; §3 Algorithm 1; §5.1 ('we expect the NOGIN "
                         "scheme to be exact for Gaussian distributions')"),
-    **{("msgld", b): ("derived", "1: derived for this project: matthews2018 §5.1, Fig. 1 ('the mSGLD scheme gives a "
+    # full gradients: Sigma-hat = 0 and mSGLD is SGLD, whose order chen2015 and sekkat2023 print (until 2026-11-29,
+    # the twenty-first audit, this entry cited matthews2018 §5.1's noisy-force result, as the i.i.d. entry does)
+    ("msgld", "full"): ("derived", "1: derived for this project: with full gradients the noise estimate Σ̂ = 0 and "
+                        "mSGLD is SGLD (x ← x - hG + sqrt(2h)ξ), whose bias is O(h): "
+                        f"{_CHEN_EULER}; sekkat2023 §2.3.1 (after eq. 17: the bias of this discretization 'is of "
+                        "order O(Δt)'); consistent with matthews2018 §5.1, Fig. 1 (a second order error in their "
+                        "h, with eps = h^2/2 in the authors' code), which is for noisy forces"),
+    ("msgld", "iid"): ("derived", "1: derived for this project: matthews2018 §5.1, Fig. 1 ('the mSGLD scheme gives a "
                        "second order error') in their h, with eps = h^2/2 in the authors' code: order 1 in the "
-                       "implemented step eps (SGLD-type)") for b in ("full", "iid")},
+                       "implemented step eps (SGLD-type)"),
     ("sghmc", "full"): ("printed", "chen2015 §4 (the Euler integrator, 'a 1st-order integrator', applied to SGHMC), "
                         "Remark 9 ('SGHMC with 1st-order Euler integrators') and §3.2 (full gradients: O(h^K), K = 1); "
                         "franzese2021 §5 ('The LEAPFROG "

@@ -114,6 +114,12 @@ def test_every_claim_has_its_own_source():
     # the fourteenth audit: a pointer names its paper; franzese2021 App. E's framing of its i.i.d. example
     assert "the scheme: paulin2025 App. A Algorithm 5" in SOURCES["baoab", "full"]
     assert "in accordance with' Theorem 3" in SOURCES["exact_ou", "iid"]
+    # full-gradient mSGLD (Σ̂ = 0) is SGLD: its order is chen2015's and sekkat2023's, matthews2018 §5.1 being for
+    # noisy forces (the twenty-first audit); the i.i.d. entry keeps matthews2018's noisy-force result
+    full, iid = SOURCES["msgld", "full"], SOURCES["msgld", "iid"]
+    assert SOURCE_KIND["msgld", "full"] == "derived" and "mSGLD is SGLD" in full
+    assert "chen2015 §4" in full and "sekkat2023 §2.3.1" in full and full.index("chen2015") < full.index("matthews")
+    assert "chen2015" not in iid and "matthews2018 §5.1" in iid
 
 
 def test_exact_claims_state_their_rule_and_rule_history_is_declared():

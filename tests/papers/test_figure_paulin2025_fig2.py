@@ -171,3 +171,43 @@ def test_agreeing_ratios_that_do_not_separate_the_orders_give_partly():
     tight = {k: {**v, "se": v["se"] / 20} for k, v in wide.items()}
     assert fig2._ratio_outcome(tight, "SMS-UBU", hs, 2, 3.18).verdict == "reproduced"
     assert finest == hs[-1] / 2
+
+
+def test_an_asymptotic_first_order_reads_an_order_wholly_above_it_as_not_reached():
+    """The twenty-first audit: for §2.2's rows (order 1 as h -> 0, control variates shrinking the O(h) constant) a
+    ratio whose order interval lies wholly above 1.5 means the first-order regime lies below the grid: not counted
+    (not tested: scale where nothing else is resolved), where the plain rule (SG-HMC's) calls it a disagreement;
+    an order wholly below 0.5 still disagrees."""
+    hs = [2e-3, 1e-3, 5e-4]
+    second = {("SG-UBU", h): {"bias": 10 * h**2, "se": 1e-9, "resolved": True} for h in hs}
+    plain = fig2._ratio_outcome(second, "SG-UBU", hs, 1, 3.18)
+    assert plain.verdict.startswith("not reproduced")
+    out = fig2._ratio_outcome(second, "SG-UBU", hs, 1, 3.18, asymptotic=True)
+    assert out.verdict == "not tested: scale"
+    assert "0.002/0.001, 0.001/0.0005: the order's interval lies wholly above 1 + 0.5" in out.why
+    flat = {("SG-UBU", h): {"bias": 0.01 + 1e-3 * h, "se": 1e-9, "resolved": True} for h in hs}  # order ~ 0
+    assert fig2._ratio_outcome(flat, "SG-UBU", hs, 1, 3.18, asymptotic=True).verdict.startswith("not reproduced")
+    # a first-order bias that shows its order at the finer pair only: reproduced by the finer ratio
+    mixed = {("SG-UBU", h): {"bias": b, "se": 1e-9, "resolved": True} for h, b in zip(hs, (0.5, 0.0075, 0.0025))}
+    assert fig2._ratio_outcome(mixed, "SG-UBU", hs, 1, 3.18, asymptotic=True).verdict == "reproduced"
+    judged = fig2.Judged(second, {}, hs, 3.18, hs[-1])
+    row = fig2._sg_order("SG-UBU", judged)
+    assert row.verdict == "not tested: scale" and "that rule gives not reproduced" in row.why
+    assert fig2._sg_order("SG-HMC", fig2.Judged({("SG-HMC", k[1]): v for k, v in second.items()}, {}, hs, 3.18,
+                                                hs[-1])).verdict.startswith("not reproduced")  # fmt: skip
+
+
+def test_the_scale_cost_is_the_committed_runs_wall_rate():
+    """The cost of scale=paper in the rows is wall time (the committed quick run recorded no CPU time; the
+    twenty-first audit): its rate and hours follow from bias.csv's seconds and coarse steps and SCALES."""
+    if not (RESULTS / fig2.FIG_ID / "bias.csv").exists():
+        pytest.skip("no committed fig2 run")
+    rows = list(csv.DictReader((RESULTS / fig2.FIG_ID / "bias.csv").open()))
+    quick, paper = fig2.SCALES["quick"], fig2.SCALES["paper"]
+    rate = sum(float(r["seconds"]) for r in rows) / sum(int(r["coarse_steps"]) * quick["chains"] for r in rows)
+    steps = sum(paper["time"] / h for h in multinomial.PAPER_HS[: paper["levels"]])
+    hours = steps * paper["chains"] * len(fig2.SAMPLERS) * rate / 3600
+    assert f"about {hours:.1f} hours of sampling at the quick run's {1e3 * rate:.2f} ms" in fig2.SCALE_WHY
+    assert "wall time" in fig2.SCALE_WHY and "CPU-hours" not in fig2.SCALE_WHY
+    section = read_sections((RESULTS / "REPRODUCTION.md").read_text())[fig2.FIG_ID]
+    assert f"MAP by L-BFGS {fig2.MAP_WALL_S} s" in section

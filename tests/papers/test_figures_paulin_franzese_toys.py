@@ -5,6 +5,7 @@ and the files written."""
 
 import csv
 import math
+import re
 
 import numpy as np
 import pytest
@@ -139,7 +140,7 @@ def cells(label, w1, se=1e-4, floor=1e-4, rho=0.5):
             w1=math.nan if w is None else w,
             w1_se=se,
             w1_floor=floor,
-            exact={"rho": 1.2 if w is None else rho, "mean": -15 / 17 + h**2, "var": 1 / 4.25 + h**2},
+            exact={"rho": 1.2 if w is None else rho, "mean": -15 / 17 + h**2, "var": 1 / 4.25 + h**2, "cycle": 1},
         )
         out.append(c)
     return out
@@ -432,6 +433,59 @@ def test_paulin_best_rule_says_what_the_fixed_order_sms_baoab_gives():
     assert "with it in place of ours: held at h = 0.125, 0.0625, 0.03125; failed at h = 0.25: partly" in o.why
     cs["SMS-BAOAB"][0].derived_w1 = math.nan
     assert "fixed order" not in pf._best_outcome(cs).why
+
+
+def test_paulin_em_radii_name_their_schedule_cycle():
+    """The spectral radii are per schedule cycle (SMS: a 4-step sweep, without replacement: a 2-step epoch,
+    i.i.d.: 1 step; ``exact_recorded_moments``' cycle): the row prints each with its cycle's length and per
+    step, where SMS-EM's largest radius per cycle is not the largest per step (the twenty-first audit)."""
+    em = {}
+    for label, rho, cycle in (("SMS-EM", 1.29013, 4), ("SG-EM", 1.1194, 1), ("SG-EM wor", 1.08643, 2)):
+        em[label] = cells(label, (None, 0.18, 0.065, 0.029))
+        em[label][0].exact.update(rho=rho, cycle=cycle, stable=False)
+    o = pf._em_outcome(em)
+    assert o.verdict == "reproduced"
+    assert "SMS-EM: spectral radius 1.290 per 4-step cycle (1.066 per step)" in o.ours
+    assert "SG-EM: spectral radius 1.119 per step," in o.ours
+    assert "SG-EM wor: spectral radius 1.086 per 2-step cycle (1.042 per step)" in o.ours
+    assert "exact_cycle_steps" in pf.CLAIMS["em_diverge"].method
+
+
+def test_paulin_best_csv_holds_what_the_best_rows_z_are_computed_from():
+    """best.csv (the twenty-first audit): every sampler's difference from each of the two, with its paired s.e.
+    (from the chains' influences, which no file holds) and independent s.e.; the rows the rule reads (reference
+    the larger of the two, sampler not one of them) give the z of the 'best' row, the SMS-UBU row against SG-UBU
+    wor the gaps of its 'similar' text, and the fixed-order SMS-BAOAB row the z of its fixed-order text."""
+    rng = np.random.default_rng(1)
+    shared = rng.normal(0, 1e-2, (4, 400))
+    cs = {"SMS-UBU": cells("SMS-UBU", (0.0412, 0.0071, 0.0021, 0.0011), se=5e-4),
+          "SG-UBU wor": cells("SG-UBU wor", (0.0273, 0.0060, 0.0017, 0.0010), se=5e-4),
+          "SMS-BAOAB": cells("SMS-BAOAB", (0.1644, 0.0080, 0.0030, 0.0020), se=5e-4)}  # fmt: skip
+    for c in cs.values():
+        for k, cell in enumerate(c):
+            cell.w1_psi = shared[k] + rng.normal(0, 1e-3, 400)
+    cs["SMS-BAOAB"][0].derived_w1 = 0.0409
+    rows = pf._best_rows(cs)
+    assert set(rows[0]) == set(pf.BEST_FIELDS)
+    by = {(r["h"], r["sampler"], r["reference"]): r for r in rows}
+    assert len(rows) == 4 * 2 * 2 + 2  # per h: 2 references x 2 other samplers, and the fixed order at h = 0.25
+    o = pf._best_outcome(cs)
+    for k, h in enumerate(tb.STEPS):
+        r = by[h, "SMS-BAOAB", "SMS-UBU"]
+        assert r["reference_is_larger"] == 1 and by[h, "SMS-BAOAB", "SG-UBU wor"]["reference_is_larger"] == 0
+        z = float(r["z_paired"])
+        assert z == pytest.approx(float(r["diff"]) / float(r["se_paired"]), rel=1e-5)
+        assert float(r["se_paired"]) == pytest.approx(pf._diff_se(cs["SMS-BAOAB"][k], cs["SMS-UBU"][k]), rel=1e-5)
+        assert float(r["se_independent"]) == pytest.approx(math.hypot(5e-4, 5e-4), rel=1e-5)
+        part = next(p for p in o.ours.split("; h=") if p.lstrip("h=").startswith(f"{h:g}:"))
+        assert float(re.search(r"SMS-BAOAB [^(]*\(z=([-+][\d.]+)\)", part).group(1)) == pytest.approx(z, abs=0.051)
+        gap = by[h, "SMS-UBU", "SG-UBU wor"]
+        assert f"{float(gap['diff']):+.4f} ({float(gap['z_paired']):+.0f} s.e.;" in o.why
+    fixed = by[0.25, pf.FIXED_ORDER_LABEL, "SMS-UBU"]
+    assert float(fixed["w1"]) == 0.0409 and f"z={float(fixed['z_paired']):+.1f} against the larger" in o.why
+    assert "best.csv" in pf.CLAIMS["best"].method
+    one = {"SG-UBU": cells("SG-UBU", (0.1147, 0.0483, 0.0231, 0.0113))}
+    assert "best.csv" not in pf._tables(one) and len(pf._tables(one)["w1.csv"]) == 4
 
 
 def test_franzese_toy_claims_have_every_field():

@@ -177,7 +177,7 @@ def _exact_slopes(cells: list[Cell]) -> tuple[str, str]:
 CSV_FIELDS = ("sampler", "preset", "h", "friction", "chains", "records", "thin_epochs", "burn_epochs", "w1", "w1_se",
               "w1_floor_exact_sampler", "w1_iid_draws", "noise_limited", "paper_w1", "derived_w1", "rel_dev", "diverged",
               "diverged_frac", "max_abs_x", "mc_mean", "mc_mean_se", "mc_var", "mc_var_se", "exact_mean", "exact_var",
-              "exact_rho", "mixed_in_burn_in", "z_mean", "z_var", "seconds")  # fmt: skip
+              "exact_rho", "exact_cycle_steps", "mixed_in_burn_in", "z_mean", "z_var", "seconds")  # fmt: skip
 
 
 def _row(c: Cell, k: int) -> list:
@@ -193,7 +193,7 @@ def _row(c: Cell, k: int) -> list:
     return [c.label, c.preset, c.h, c.gamma, c.chains, c.records, c.thin_epochs, c.burn_epochs, f(c.w1), f(c.w1_se),
             f(c.w1_floor), f(c.w1_iid), int(c.noise_limited), f(pv), f(c.derived_w1), f(rel), int(c.diverged), f(c.diverged_frac),
             f(c.max_abs), f(mc.get("mean")), f(mc.get("mean_se")), f(mc.get("var")), f(mc.get("var_se")),
-            f(ex["mean"]), f(ex["var"]), f(ex["rho"]), int(c.mixed), f(z_m), f(z_v), f"{c.seconds:.1f}"]  # fmt: skip
+            f(ex["mean"]), f(ex["var"]), f(ex["rho"]), ex["cycle"], int(c.mixed), f(z_m), f(z_v), f"{c.seconds:.1f}"]  # fmt: skip
 
 
 def _plot(cells: dict, path: Path, mu_var: tuple[float, float]) -> Path:
@@ -247,6 +247,18 @@ def _settings_text(s: dict) -> str:
     )
 
 
+# the batch schedule's cycle (the steps over which exact_rho is a radius): the cycle of SMS is a sweep of 4 steps,
+# of sampling without replacement an epoch of 2, of i.i.d. batches 1 step
+def _rho_text(c: Cell) -> str:
+    """The spectral radius of the cell's exact second-moment recursion per schedule cycle (``exact_rho``, over
+    ``exact_cycle_steps`` steps) and, for a cycle of several steps, per step (its cycle-th root): radii of
+    cycles of different lengths compare per step only."""
+    rho, cycle = c.exact["rho"], c.exact["cycle"]
+    if cycle == 1:
+        return f"spectral radius {rho:.3f} per step"
+    return f"spectral radius {rho:.3f} per {cycle}-step cycle ({rho ** (1 / cycle):.3f} per step)"
+
+
 def _w1_text(c: Cell) -> str:
     if not math.isfinite(c.w1):
         return "div."
@@ -286,7 +298,7 @@ def _w1_cell(label: str, c: Cell) -> tuple:
     if pv is None:
         return False, math.inf, [f"h={c.h:g}: the notebook diverged, ours W1 {c.w1:.4f}"], False
     if c.diverged:
-        return False, math.inf, [f"h={c.h:g}: ours diverged (spectral radius {c.exact['rho']:.3f})"], False
+        return False, math.inf, [f"h={c.h:g}: ours diverged ({_rho_text(c)})"], False
     z = (c.w1 - pv) / c.w1_se
     ok, notes = _w1_agrees(label, c, pv, derived)
     if ok:
@@ -371,13 +383,18 @@ def _slope_outcome(label: str, cs: list[Cell]):
 
 
 @CLAIMS.rule("em_diverge", "the EM variants diverge at the largest step size h = 0.25", "§3.4, Fig. 1", "diverged",
-    tolerance="all three diverge", method="spectral radius of the exact second-moment recursion of the recorded chain "
-    ">= 1: the variance grows geometrically")  # fmt: skip
+    tolerance="all three diverge", method="spectral radius of the exact second-moment recursion over one cycle of the "
+    "batch schedule (SMS: a 4-step sweep; without replacement: a 2-step epoch; i.i.d.: 1 step; w1.csv exact_rho over "
+    "exact_cycle_steps) >= 1: the variance grows geometrically; per step: the radius to the power 1 / cycle steps "
+    "(until 2026-11-29, the twenty-first audit, the radii were printed per cycle without the cycle's length)")  # fmt: skip
 def _em_outcome(cells: dict):
+    """Each EM variant at h = 0.25 diverged (``Cell.diverged``: its exact second-moment recursion has a
+    spectral radius >= 1 per schedule cycle, which holds per step as well, the per-step radius being the
+    cycle's to the power 1 / cycle steps)."""
     if not any("EM" in lab and cs[0].h == 0.25 for lab, cs in cells.items()):
         return None
     em = [c for lab, cs in cells.items() if "EM" in lab for c in cs if c.h == 0.25]
-    ours = ", ".join(f"{c.label}: spectral radius {c.exact['rho']:.3f}, max |x| {c.max_abs:.3g}, "
+    ours = ", ".join(f"{c.label}: {_rho_text(c)}, max |x| {c.max_abs:.3g}, "
                      f"{c.diverged_frac:.0%} non-finite" for c in em)  # fmt: skip
     return by_count(sum(c.diverged for c in em), len(em), ours,
                     "non-finite once the run is long enough; the other samplers' radii are < 1")  # fmt: skip
@@ -436,7 +453,8 @@ def _z_text(z: float) -> str:
     "difference took the samplers as independent, the two s.e. in quadrature; the reason says what that gave)",
     method=f"W1 ± s.e. per h; z = difference / its s.e. from the chains' paired delta-method influences "
     f"(`wasserstein1_normal_influence`); h where SMS-UBU or SG-UBU wor is below {NOISE_FLOORS} floors are not "
-    "counted")  # fmt: skip
+    "counted; best.csv holds each difference with its paired and independent s.e. and z (until 2026-11-29, the "
+    "twenty-first audit, the paired s.e. were in no committed file)")  # fmt: skip
 def _best_outcome(cells: dict):
     """``_best_at`` at each h: held at all counted h: reproduced, at some: partly (with at least three
     samplers, the two among them); the reason adds what the independent s.e. (the rule until 2026-11-29) and
@@ -498,6 +516,44 @@ def _fixed_order_text(cells: dict) -> str:
     return "; ".join(parts) + f"; with it in place of ours: {_best_tally(got)}: {_best_verdict(got, '').verdict}"
 
 
+BEST_FIELDS = ("h", "sampler", "reference", "reference_is_larger", "w1", "w1_reference", "diff", "se_paired",
+               "se_independent", "z_paired", "z_independent")  # fmt: skip
+FIXED_ORDER_LABEL = "SMS-BAOAB fixed order 0,1,1,0 (exact)"
+
+
+def _best_rows(cells: dict) -> list[dict]:
+    """best.csv: at each h, every sampler's W1 (finite) against each of BEST, with the difference's s.e. paired
+    over chains (``_diff_se``; the chains' influences are not written) and as if independent, and both z: what
+    the 'best' row's z, gaps and tallies are computed from (the rule reads the rows whose reference is the larger
+    of the two, ``reference_is_larger``, and whose sampler is not one of them). Where SMS-BAOAB has a derived
+    fixed-order W1 (``_fixed_order_text``), that value (no MC noise) stands as a further sampler."""
+
+    def f(x):
+        return f"{x:.6g}"
+
+    rows = []
+    for k, h in enumerate(STEPS):
+        at = {lab: cs[k] for lab, cs in cells.items() if k < len(cs) and math.isfinite(cs[k].w1)}
+        refs = [at[b] for b in BEST if b in at]
+        if not refs:
+            continue
+        top = max(refs, key=lambda c: c.w1)
+        fixed = at.get("SMS-BAOAB")
+        if fixed is not None and _reference(fixed)[1] and math.isfinite(fixed.derived_w1):
+            psi = None if fixed.w1_psi is None else np.zeros_like(fixed.w1_psi)
+            fixed = replace(fixed, label=FIXED_ORDER_LABEL, w1=fixed.derived_w1, w1_se=0.0, w1_psi=psi)
+        else:
+            fixed = None
+        for ref in refs:
+            for c in [*at.values(), *([fixed] if fixed else [])]:
+                if c.label == ref.label:
+                    continue
+                d, paired, indep = c.w1 - ref.w1, _diff_se(c, ref), _diff_se(c, ref, paired=False)
+                rows.append(dict(zip(BEST_FIELDS, (h, c.label, ref.label, int(ref is top), f(c.w1), f(ref.w1), f(d),
+                                                   f(paired), f(indep), f(d / paired), f(d / indep)))))  # fmt: skip
+    return rows
+
+
 def _similar_text(cells: dict) -> str:
     """The "perform similarly" half of the claim, not judged (the paper gives no measure of similar): the two's
     gap per h, ours in paired s.e. (as if independent until 2026-11-29) and the notebook's."""
@@ -541,7 +597,7 @@ def _mc_check(cells: dict):
         return None
     zs = [abs(c.mc[k] - c.exact[k]) / c.mc[f"{k}_se"] for cs in cells.values() for c in cs if c.mc and c.mixed
           for k in ("mean", "var")]  # fmt: skip
-    slow = [f"{c.label} h={c.h:g} (radius {c.exact['rho']:.3f})" for cs in cells.values() for c in cs
+    slow = [f"{c.label} h={c.h:g} ({_rho_text(c)})" for cs in cells.values() for c in cs
             if c.mc and not c.mixed]  # fmt: skip
     why = "left out, second moments not mixed within the burn-in: " + ", ".join(slow) if slow else ""
     return check(max(zs) < 4.5, f"largest |z| = {max(zs):.2f} over {len(zs)} means/variances", why)
@@ -581,11 +637,17 @@ def _cells(inv: Invocation, bar) -> dict:
     return {"cells": cells, "s": s}
 
 
+def _tables(cells: dict) -> dict:
+    """w1.csv (a row per cell) and, where a run has SMS-UBU or SG-UBU wor, best.csv (``_best_rows``)."""
+    w1 = [dict(zip(CSV_FIELDS, _row(c, STEPS.index(c.h)))) for cs in cells.values() for c in cs]
+    best = _best_rows(cells)
+    return {"w1.csv": w1, **({"best.csv": best} if best else {})}
+
+
 FIGURE = register_figure(Figure(
     FIG_ID, TITLE, "paulin2025 Fig. 1: W1 bias vs h of 9 samplers (SMS/SG/wor x UBU/BAOAB/EM), two-batch Gaussian",
     SCALES, rows=_cells, cells=lambda inv: len(inv.opt["samplers"]) * len(STEPS),
-    tables=lambda m: {"w1.csv": [dict(zip(CSV_FIELDS, _row(c, STEPS.index(c.h))))
-                                 for cs in m["cells"].values() for c in cs]},
+    tables=lambda m: _tables(m["cells"]),
     float_format=None, plot=lambda m, inv, path: _plot(m["cells"], path, PAULIN_POSTERIOR), png="w1.png",
     outcomes=lambda m, inv: CLAIMS.outcomes(m["cells"]), settings=lambda m, inv: _settings_text(m["s"]),
     notes=lambda m, inv: _notes(m["cells"]), options=OPTIONS, heading="claim (paulin2025)"))  # fmt: skip
