@@ -140,3 +140,24 @@ def paired_margin(est_a, est_b, truth: float) -> tuple[float, float, int]:
     ea, eb = a[ok] - truth, b[ok] - truth
     g = np.sign(eb.mean()) * eb - np.sign(ea.mean()) * ea
     return float(g.mean()), float(g.std(ddof=1) / math.sqrt(len(g))), int(ok.sum())
+
+
+def paired_slope_gap(Ls, bias_a, se_a, bias_b, se_b, margin_se, k: float = 2.0) -> tuple[float, float, int]:
+    """The difference of two schemes' log-log slopes of |bias| on L, b's minus a's, when each L is its own runs
+    (independent between L) and the two schemes' run r at an L shares its seed and theta_0 (``paired_margin``):
+    the least-squares slope of y_i = log(|b_b,i| / |b_a,i|) on x_i = log L_i over the L at which both biases
+    exceed k s.e., with the s.e. sqrt(sum_i c_i^2 v_i), c_i = (x_i - mean x) / sum_j (x_j - mean x)^2, by the
+    delta method v_i = se_a^2 / b_a^2 + se_b^2 / b_b^2 - 2 cov_i / (|b_a| |b_b|), the pair's covariance
+    recovered from the margin's s.e. (the s.e. of |b_b| - |b_a| over the paired runs), cov_i = (se_a^2 + se_b^2
+    - margin_se^2) / 2. (gap, s.e., number of L); NaN with fewer than 2 such L."""
+    a, b, sa, sb, sm = (np.asarray(v, float) for v in (bias_a, bias_b, se_a, se_b, margin_se))
+    a, b = np.abs(a), np.abs(b)
+    ok = np.isfinite(a + b + sa + sb + sm) & (a > k * sa) & (b > k * sb) & (a > 0) & (b > 0)
+    if ok.sum() < 2:
+        return math.nan, math.nan, int(ok.sum())
+    x = np.log(np.asarray(Ls, float)[ok])
+    c = (x - x.mean()) / ((x - x.mean()) ** 2).sum()
+    a, b, sa, sb, sm = a[ok], b[ok], sa[ok], sb[ok], sm[ok]
+    cov = (sa**2 + sb**2 - sm**2) / 2
+    v = np.maximum(sa**2 / a**2 + sb**2 / b**2 - 2 * cov / (a * b), 0.0)
+    return float(c @ np.log(b / a)), float(math.sqrt(c**2 @ v)), int(ok.sum())

@@ -51,6 +51,7 @@ from .averages import (
     chen_target,
     exact_stationary,
     paired_margin,
+    paired_slope_gap,
     run_averages,
     select_constant,
     slope_se_over_runs,
@@ -319,7 +320,11 @@ def _optimum(member, rows, Ls, why) -> Outcome:
         shows = why["full" if metric == "bias" else "full_mse"]
         if metric == "mse":
             low = min(v for _, v, _ in summ.values())
-            shows += f" (the smallest MSE at L = {max(Ls)}, {low:.2g}, is {low / why['top_mse']:.1e} times it)"
+            share = _bias_share(rows, Ls)
+            shows += (
+                f" (the smallest MSE at L = {max(Ls)}, {low:.2g}, is {low / why['top_mse']:.1e} times it; bias^2 "
+                f"is {min(share):.0%}-{max(share):.0%} of the MSE at L = {max(Ls)}, the rest the runs' spread)"
+            )
         return not_tested(
             "not a paper experiment", ours, f"{shows}; {_full_gradient_test(metric, summ, Ls, why['top'])}"
         )
@@ -337,25 +342,43 @@ def _optimum(member, rows, Ls, why) -> Outcome:
     return not_reproduced(ours, why[batching], z=-min(zs.values()))
 
 
+def _bias_share(rows, Ls) -> list[float]:
+    """bias^2 / MSE of SGHMC-F with full gradients at the largest L, per alpha (the rest of the MSE is the spread of
+    the runs' averages)."""
+    return [r["bias"] ** 2 / r["mse"] for r in where(rows, variant="SGHMC-F", batching="full", L=max(Ls))]
+
+
 def _full_gradient_test(metric: str, summ: dict, Ls, top: float) -> str:
-    """What a test of the full-gradient optimum takes: the L at which the smallest alpha's O(h^2)
-    bias term (c2 h^2 from ``top``, the exact stationary bias with full gradients at h = C_DECR)
-    overtakes the theory's alpha, extrapolated from its value at the largest L at its rate
-    (Remark 10: L^(alpha - 1) for the bias of SGHMC-D; Remark 9: L^(alpha - 1) for the MSE of SGHMC-F,
-    its variance term), and its CPU time for one run at this machine's cost per step."""
-    a0, want, Lmax = min(ALPHAS), OPTIMA[metric, "full"][1], max(Ls)
+    """What a test of the full-gradient optimum takes: for every alpha below the theory's that is still below it at
+    the largest L, the L at which that alpha's O(h^2) bias term (c2 h^2 from ``top``, the exact stationary bias with
+    full gradients at h = C_DECR) overtakes the theory's alpha, extrapolated from its value at the largest L at its
+    rate (Remark 10: L^(alpha - 1) for the bias of SGHMC-D; Remark 9: L^(alpha - 1) for the MSE of SGHMC-F, its
+    variance term); a test needs the last of them (until 2026-11-29, the twenty-first audit, the smallest alpha's
+    alone), and its CPU time for one run at this machine's cost per step."""
+    want, Lmax = OPTIMA[metric, "full"][1], max(Ls)
     c2 = abs(top) / C_DECR**2  # the stationary bias is c2 h^2
-    if metric == "bias":  # step-weighted average of c2 h_l^2 over h_l = C_DECR l^-a0: L^(-2 a0)
-        f0, p0 = c2 * C_DECR**2 * (1 - a0) / (1 - 3 * a0), 2 * a0
-    else:  # the squared bias (c2 h^2)^2 = O(h^4) of h = C_FIXED L^-a0: L^(-4 a0)
-        f0, p0 = (c2 * C_FIXED**2) ** 2, 4 * a0
     q = 1 - want
-    L_star = (summ[want][1] * Lmax**q / f0) ** (1 / (q - p0))
+    at = {}
+    for a0 in (a for a in ALPHAS if a < want and summ[a][1] < summ[want][1]):
+        if metric == "bias":  # step-weighted average of c2 h_l^2 over h_l = C_DECR l^-a0: L^(-2 a0)
+            f0, p0 = c2 * C_DECR**2 * (1 - a0) / (1 - 3 * a0), 2 * a0
+        else:  # the squared bias (c2 h^2)^2 = O(h^4) of h = C_FIXED L^-a0: L^(-4 a0)
+            f0, p0 = (c2 * C_FIXED**2) ** 2, 4 * a0
+        at[a0] = (summ[want][1] * Lmax**q / f0) ** (1 / (q - p0))
+    if not at:
+        return f"no alpha below {_afmt(want)} is below it at L = {Lmax}"
+    last, first = max(at, key=at.get), min(at)
+    cpu_h = {a: L * CPU_PER_STEP / 3600 for a, L in at.items()}
+    each = "; ".join(f"alpha = {_afmt(a)}'s at L ~ {L:.0e} steps" for a, L in at.items() if a != last)
+    old = ("" if last == first else f" (until 2026-11-29, the twenty-first audit, only the smallest alpha's was "
+           f"priced: {cpu_h[first]:.0e} CPU-hours)")  # fmt: skip
     return (
-        f"a test: the smallest alpha's {'O(h^2) bias' if metric == 'bias' else 'squared bias, O(h^4),'} term (c2 = "
+        f"a test: a smaller alpha's {'O(h^2) bias' if metric == 'bias' else 'squared bias, O(h^4),'} term (c2 = "
         f"{c2:.2g} from the bias at h = {C_DECR:g}) overtakes alpha = {_afmt(want)} (extrapolated from L = {Lmax} at "
-        f"the theory's L^-{q:.2f}; where ours still falls faster, an upper-end L) only at L ~ {L_star:.0e} "
-        f"steps, about {L_star * CPU_PER_STEP / 3600:.0e} CPU-hours for one run of 200 chains on this machine"
+        f"the theory's L^-{q:.2f}; where ours still falls faster, an upper-end L) only late: "
+        + (f"{each}; the last, " if each else "")
+        + f"alpha = {_afmt(last)}'s, at L ~ {at[last]:.0e} steps, about {cpu_h[last]:.0e} CPU-hours for one run of 200 "
+        f"chains on this machine{old}"
     )
 
 
@@ -474,8 +497,9 @@ def _optima_cause(Ls) -> dict:
         "top": b_top,
         "full_mse": f"what it shows: with full gradients the integrator's squared stationary bias, O(h^4), is at most "
         f"{b_f**2:.2g} (at SGHMC-F's largest step, h = {h_f:.3g}: alpha = {_afmt(min(ALPHAS))} at L = {min(Ls)}), "
-        "so the square of the initial transient's 1/(Lh) bias dominates (slopes about -2(1 - alpha), not the 1/(Lh) "
-        "variance term's -(1 - alpha)) and the largest step (smallest alpha) is lowest at every L run",
+        "so the initial transient dominates: its mean and its spread over theta_0, both O(1/(Lh)), so O(1/(Lh)^2) in "
+        "the MSE (slopes about -2(1 - alpha), not the 1/(Lh) variance term's -(1 - alpha)), and the largest step "
+        "(smallest alpha) is lowest at every L run",
         "top_mse": b_f**2,
     }
 
@@ -649,10 +673,12 @@ KINDS = {"fixed": ("left", "§3.1, Theorem 2; §4, Remark 9"),
 _SLOPE_METHOD = ("least squares of log bias on log L over the L whose bias exceeds 2 s.e.; the slope's s.e. from the "
                  "biases' s.e.")  # fmt: skip
 _SLOPE_METHOD_DECR = (
-    "least squares of log bias on log L over the L whose bias exceeds 2 s.e.; the L are checkpoints of the same 200 "
-    "runs, so the slope's s.e. is the delta method over runs with their correlation (checked on 2026-11-29 on this "
-    "run, h_0 = 0.027, D = 30: over 12 further seeds the slopes' s.d. was 0.0088 against mean s.e. 0.0076; until then "
-    "the s.e. treated the L as independent, shown beside: an upper bound here, which gave the same verdict)"
+    "least squares of log bias on log L over the L whose bias exceeds 2 s.e., on the first seed (950); the L are "
+    f"checkpoints of the same 200 runs, so the slope's s.e. is the s.d. of the slopes over the {FIG3['quick']['seeds']} "
+    "seeds of sgld_readings.csv (950 on, each its own 200 runs; SGHMC-S's runs are the same in every reading) (since "
+    "2026-11-29, the twenty-first audit; until then the delta method over runs with their correlation, shown beside, "
+    "whose check over further seeds is in no committed file; what it gives: the reason; before that the s.e. treated "
+    "the L as independent, shown beside, which gave the same verdict)"
 )
 _SLOPE_METHOD_DECR_SGLD = (
     "least squares of log bias on log L over the L whose bias exceeds 2 s.e., on the first seed (950); the L are "
@@ -666,10 +692,14 @@ _SLOPE_METHOD_DECR_SGLD = (
 _READ = ("in both readings of SGLD's step in the paper's grids (the main text's §1, 1st-order LD with sigma = sqrt(2): "
          "our h; Welling and Teh's SGLD, ref. [4], eps = 2h: a printed value twice our h)")  # fmt: skip
 _FASTER_TOL = (
-    "SGHMC-S's bias below SGLD's beyond 2 s.e. of the margin at every L, each scheme's constant searched over the "
-    f"paper's grid at L = 500, {_READ}; reproduced: in both readings; partly: at some L only, or in one reading only; "
-    "not reproduced: SGLD below beyond 2 s.e. at some L and SGHMC-S at none, in both readings; not tested: no L "
-    "resolved"
+    "SGHMC-S's bias below SGLD's beyond 2 s.e. of the margin at every L (the level) and its log-log slope over L not "
+    "shallower than SGLD's beyond 2 s.e. (the rate: §5 gives 'a faster convergence speed' 'as indicated by both theory "
+    "and experiments', and Remarks 9-10 call the rates L^-2/3 against L^-1/2 'faster'), each scheme's constant "
+    f"searched over the paper's grid at L = 500, {_READ}; reproduced: both, in both readings; partly: one of the two "
+    "(or the level at some L only), or a verdict that differs between the readings; not reproduced: SGLD below "
+    "beyond 2 s.e. at some L and SGHMC-S at none, and SGHMC-S's slope shallower beyond 2 s.e., in both readings; not "
+    "tested: neither resolved (since 2026-11-29, the twenty-first audit; until then the level alone, which gives: "
+    "the reason)"
 )
 _FASTER_OLD = {
     "fixed": " (until 2026-11-29, the seventeenth audit: the main-text reading alone, with the s.e. of independent "
@@ -692,6 +722,15 @@ _FASTER_METHOD = {
     "seeds (950 on; the schemes' run r of a seed shares its seed and theta_0), s.e. from the seeds' scatter (the "
     "paired s.e. within each seed in sgld_readings.csv); size: the smallest margin over L and readings, in s.e.",
 }
+_FASTER_RATE_METHOD = {
+    "fixed": "; rate: SGLD's slope minus SGHMC-S's, least squares of log(|bias SGLD| / |bias SGHMC-S|) on log L over "
+    "the L whose biases exceed 2 s.e., its s.e. by the delta method over the independent L with each L's paired "
+    "covariance of the two biases (recovered from the margin's s.e.); size of a not reproduced: the smaller of the "
+    "level's and the rate's, in s.e.",
+    "decreasing": "; rate: per seed SGLD's slope minus SGHMC-S's (least squares of log bias on log L over the L whose "
+    "bias exceeds 2 s.e.; the schemes share the seed's runs' seeds and theta_0), the mean over the seeds with the "
+    "s.e. of their scatter; size of a not reproduced: the smaller of the level's and the rate's, in s.e.",
+}
 _RATE_TOL = ("fitted slope within 0.15 of the rate and within 2 s.e. (within 0.15 only: partly); not reproduced: "
              "beyond 0.15 and beyond 2 s.e.; not tested: beyond 0.15 but within 2 s.e., or no slope fitted")  # fmt: skip
 _SGLD_RATE_TOL = {
@@ -711,12 +750,14 @@ def _faster_or_rate(faster, rate):
 @FIG3_CLAIMS.family("per_kind", [(kind, what) for kind in KINDS for what in ("faster", *RATE)],
     _faster_or_rate(lambda k: f"SGHMC (splitting) converges faster than SGLD (Euler), {k} step size",
                     lambda k, sc: f"bias rate of {sc} at its optimal alpha, {k} steps"),
-    _faster_or_rate(lambda k: f"§5, Fig. 3 {KINDS[k][0]}", lambda k, sc: KINDS[k][1]),
-    _faster_or_rate(lambda k: "SGHMC-S's bias below SGLD's at every L", lambda k, sc: f"L^{RATE[sc]:.2f}"),
+    _faster_or_rate(lambda k: f"§5, Fig. 3 {KINDS[k][0]}; §4, Remark {9 if k == 'fixed' else 10}",
+                    lambda k, sc: KINDS[k][1]),
+    _faster_or_rate(lambda k: "SGHMC-S's bias below SGLD's at every L and falling at least as fast (L^-2/3 against "
+                              "L^-1/2)", lambda k, sc: f"L^{RATE[sc]:.2f}"),
     source=_faster_or_rate(lambda k: "statement", lambda k, sc: "printed" if k == "fixed" else "derived"),
     tolerance=_faster_or_rate(lambda k: _FASTER_TOL + _FASTER_OLD[k],
                               lambda k, sc: _RATE_TOL + (_SGLD_RATE_TOL[k] if sc == "SGLD" else "")),
-    method=_faster_or_rate(lambda k: _FASTER_METHOD[k],
+    method=_faster_or_rate(lambda k: _FASTER_METHOD[k] + _FASTER_RATE_METHOD[k],
                            lambda k, sc: _SLOPE_METHOD if k == "fixed" else _SLOPE_METHOD_DECR_SGLD if sc == "SGLD"
                            else _SLOPE_METHOD_DECR))  # fmt: skip
 def _per_kind(member, by_kind, Ls, readings) -> Outcome:
@@ -724,6 +765,8 @@ def _per_kind(member, by_kind, Ls, readings) -> Outcome:
     ``_sgld_rate``), for one kind of step size."""
     kind, what = member
     sel, slopes = by_kind[kind]
+    if what == "SGHMC-S" and kind == "decreasing":  # its runs are the same in every reading: the first's seeds
+        return _seed_scatter(slopes[what], readings, JUDGED[0], Ls, Ls, what, "2026-11-29, the twenty-first audit")
     if what == "SGHMC-S":
         return _rate(what, *slopes[what], kind=kind, Ls=Ls)
     if what == "SGLD":
@@ -811,17 +854,74 @@ def _constants(readings, kind: str) -> dict:
 
 
 def _faster(kind: str, sel: dict, readings, Ls, why: str) -> Outcome:
-    """'SGHMC-S below SGLD at every L' in each reading (``_margins``, ``_margin_outcome``), judged on JUDGED
-    (``_by_reading``); the main-text biases from bias_vs_L.csv first, the rules before 2026-11-29 in the reason."""
-    per = {n: _margin_outcome(m, why) for n in READINGS if (m := _margins(readings, n, kind, Ls))}
+    """'SGHMC-S converges faster than SGLD' in each reading: its bias below SGLD's at every L (the level:
+    ``_margins``, ``_margin_outcome``) and its slope not shallower than SGLD's beyond 2 s.e. (the rate:
+    ``slope_gap``), combined by ``_level_and_rate``, judged on JUDGED (``_by_reading``); the main-text biases from
+    bias_vs_L.csv first, the rules before 2026-11-29 in the reason (the level alone until the twenty-first audit)."""
+    level = {n: _margin_outcome(m) for n in READINGS if (m := _margins(readings, n, kind, Ls))}
+    per = {n: _level_and_rate(o, slope_gap(readings, n, kind, Ls), why) for n, o in level.items()}
     S, G = sel["SGHMC-S"], sel["SGLD"]
     biases = "; ".join(f"L={L}: {S[L]['bias']:.3g} ± {S[L]['bias_se']:.2g} vs {G[L]['bias']:.3g} ± "
                        f"{G[L]['bias_se']:.2g}" for L in Ls)  # fmt: skip
-    out = _by_reading(per, _constants(readings, kind), _faster_history(kind, S, G, readings, Ls))
+    consts = _constants(readings, kind)
+    old = _by_reading(level, consts).verdict
+    history = (f"the rule until 2026-11-29, the twenty-first audit (the level alone, in both readings) gives {old}; "
+               f"{_faster_history(kind, S, G, readings, Ls)}")  # fmt: skip
+    out = _by_reading(per, consts, history)
     ours = (
-        f"bias SGHMC-S vs SGLD (main text): {biases}; margin |bias SGLD| - |bias SGHMC-S| (s.e.; in s.e.): {out.ours}"
+        f"bias SGHMC-S vs SGLD (main text): {biases}; margin |bias SGLD| - |bias SGHMC-S| (s.e.; in s.e.) and SGLD's "
+        f"slope minus SGHMC-S's: {out.ours}"
     )
     return Outcome(out.verdict, ours, out.why)
+
+
+def slope_gap(readings, name: str, kind: str, Ls) -> tuple[float, float, int, str]:
+    """SGLD's log-log slope of its bias on L minus SGHMC-S's in one reading of sgld_readings.csv (positive: SGHMC-S's
+    bias falls the faster): (gap, s.e., number, what the s.e. is). Fixed steps (one seed per L, the schemes' runs
+    paired): ``paired_slope_gap``, number of L. Decreasing steps (each seed's L checkpoints of the same runs): each
+    seed's ``fit_slope_se`` slopes of both schemes, the mean of their differences over the seeds with the s.e. of
+    their scatter, number of seeds (3 or more; else the s.e. is NaN, not resolved)."""
+    sel = _of(readings, name, kind)
+    if kind == "fixed":
+        by_L = {r["L"]: r for r in sel}
+        cols = ("sghmc_bias", "sghmc_bias_se", "sgld_bias", "sgld_bias_se", "margin_se")
+        gap, se, k = paired_slope_gap(Ls, *([by_L[L][c] for L in Ls] for c in cols))
+        return gap, se, k, f"delta method over {k} L, paired"
+    gaps = np.array([g - s for (s, _), (g, _) in zip(seed_slopes(readings, name, Ls, "sghmc"),
+                                                     seed_slopes(readings, name, Ls))])  # fmt: skip
+    se = float(gaps.std(ddof=1) / math.sqrt(len(gaps))) if len(gaps) >= 3 else math.nan
+    return float(gaps.mean()), se, len(gaps), f"scatter of {len(gaps)} seeds"
+
+
+def _level_and_rate(level: Outcome, gap: tuple, why: str = "") -> Outcome:
+    """One reading of 'faster': the level (``_margin_outcome``) and the rate (``slope_gap``'s (gap, s.e., n, how);
+    it fails when SGHMC-S's slope is shallower than SGLD's beyond 2 s.e., gap / s.e. < -2): reproduced when the level
+    is reproduced and the rate does not fail; not reproduced, with the smaller of the two sizes, when the rate fails
+    and SGHMC-S is below SGLD at no L; not tested when neither is resolved; partly otherwise (one of the two holds,
+    or the level at some L only). ``why``: the cause of SGHMC-S's slope, given with any verdict but reproduced."""
+    d, se, _, how = gap
+    z = d / se if math.isfinite(se) and se > 0 else math.nan
+    fails = z < -2
+    lv = "not tested" if level.verdict.startswith("not tested") else level.verdict.split(" (")[0]
+    rate = (f"SGLD's slope minus SGHMC-S's {d:+.3f} ± {_fmt(se, '.2g')} ({_fmt(z, '+.1f')} s.e.; {how})"
+            if math.isfinite(d) else "no slope fitted")  # fmt: skip
+    ours = f"{level.ours}; {rate}"
+    if math.isnan(z):
+        said = "the rate is not resolved"
+    elif fails:
+        said = f"SGLD's bias falls faster (SGHMC-S's slope shallower by {-z:.1f} s.e.)"
+    else:
+        said = f"SGHMC-S's slope is not shallower than SGLD's beyond 2 s.e. ({z:+.1f} s.e.)"
+    at = {"reproduced": "SGHMC-S's bias is below SGLD's at every L", "not tested": "no L resolves the level"}
+    said = "; ".join(x for x in (at.get(lv, level.why), said) if x)
+    if lv == "reproduced" and not fails:
+        return reproduced(ours, said)
+    said = "; ".join(x for x in (said, why) if x)
+    if fails and lv in ("not reproduced", "not tested"):
+        return not_reproduced(ours, said, z=min(_size(level), -z))
+    if lv == "not tested" and not fails:
+        return not_tested("scale", ours, said)
+    return partly(ours, said)
 
 
 def _unpaired(S: dict, G: dict) -> Outcome:
@@ -904,35 +1004,40 @@ def _reading_slope(readings, name: str, kind: str, Ls) -> tuple | None:
     return _slope(by_L, Ls)
 
 
-def seed_slopes(readings, name: str, Ls) -> list[tuple[float, float]]:
-    """(slope, delta-method s.e.) of SGLD's decreasing-step bias on each seed of one reading of sgld_readings.csv,
-    in seed order: the fit of ``_slope`` on that seed's biases, and its ``sgld_slope_se_runs``."""
+def seed_slopes(readings, name: str, Ls, scheme: str = "sgld") -> list[tuple[float, float]]:
+    """(slope, delta-method s.e.) of one scheme's decreasing-step bias (``scheme``: "sgld" or "sghmc", the columns of
+    sgld_readings.csv) on each seed of one reading, in seed order: the fit of ``_slope`` on that seed's biases, and
+    its ``sgld_slope_se_runs`` (NaN for SGHMC-S, whose delta s.e. the file holds for the first seed only, in
+    bias_vs_L.csv)."""
     sel = _of(readings, name, "decreasing")
     out = []
     for seed in sorted({r["seed"] for r in sel}):
         by_L = {r["L"]: r for r in sel if r["seed"] == seed}
-        p = fit_slope_se(Ls, [by_L[L]["sgld_bias"] for L in Ls], [by_L[L]["sgld_bias_se"] for L in Ls])[0]
-        out.append((p, by_L[Ls[0]]["sgld_slope_se_runs"]))
+        p = fit_slope_se(Ls, [by_L[L][f"{scheme}_bias"] for L in Ls], [by_L[L][f"{scheme}_bias_se"] for L in Ls])[0]
+        out.append((p, by_L[Ls[0]].get(f"{scheme}_slope_se_runs", math.nan)))
     return out
 
 
-def _seed_scatter(slope: tuple, readings, name: str, Ls, why_Ls=None) -> Outcome:
-    """SGLD's decreasing-step rate in one reading: the first seed's slope (``slope``: ``_slope``'s (slope, delta
-    s.e., k, independent-L s.e.)) judged with the s.d. of the slopes of its seeds (``seed_slopes``, 3 or more; else
-    the delta s.e.), the delta s.e. beside with what it gives (the rule until 2026-11-29); ``why_Ls``: ``_rate``'s
-    Ls (its reason's log factor)."""
+def _seed_scatter(slope: tuple, readings, name: str, Ls, why_Ls=None, label: str = "SGLD",
+                  until: str = "2026-11-29") -> Outcome:  # fmt: skip
+    """A decreasing-step rate of ``label`` (SGLD or SGHMC-S) in one reading: the first seed's slope (``slope``:
+    ``_slope``'s (slope, delta s.e., k, independent-L s.e.)) judged with the s.d. of the slopes of its seeds
+    (``seed_slopes``, 3 or more; else the delta s.e.), the delta s.e. beside with what it gives (the rule until
+    ``until``); ``why_Ls``: ``_rate``'s Ls (its reason's log factor)."""
     p, delta, k, indep = slope
-    seeds = seed_slopes(readings, name, Ls)
+    seeds = seed_slopes(readings, name, Ls, "sgld" if label == "SGLD" else "sghmc")
     if len(seeds) < 3:
-        return _rate("SGLD", p, delta, k, indep, Ls=why_Ls)
+        return _rate(label, p, delta, k, indep, Ls=why_Ls)
     sl = np.array([x for x, _ in seeds])
     sd = float(sl.std(ddof=1))
-    o = _rate("SGLD", p, sd, k, indep, Ls=why_Ls)
-    old = by_slope(p, delta, RATE["SGLD"], 0.15, "")
-    size = f", {abs(p - RATE['SGLD']) / delta:.1f} s.e." if old.verdict == "partly" else ""
+    o = _rate(label, p, sd, k, indep, Ls=why_Ls)
+    old = by_slope(p, delta, RATE[label], 0.15, "")
+    size = f", {abs(p - RATE[label]) / delta:.1f} s.e." if old.verdict == "partly" else ""
+    means = [d for _, d in seeds if math.isfinite(d)]
+    mean = f" (the seeds' mean {np.mean(means):.3g})" if means else ""
     ours = (f"{o.ours}; s.e. the s.d. of the slopes of {len(sl)} seeds ({sl.min():.4f} to {sl.max():.4f}); by the "
-            f"delta method ± {delta:.3g} (the seeds' mean {np.mean([d for _, d in seeds]):.3g})")  # fmt: skip
-    why = f"with the delta-method s.e. (the rule until 2026-11-29): {old.verdict}{size}"
+            f"delta method ± {delta:.3g}{mean}")  # fmt: skip
+    why = f"with the delta-method s.e. (the rule until {until}): {old.verdict}{size}"
     return Outcome(o.verdict, ours, "; ".join(x for x in (o.why, why) if x))
 
 
