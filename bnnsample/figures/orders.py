@@ -115,7 +115,9 @@ _SOURCES: dict[tuple[str, str], tuple[str, str]] = {
     ("aboba", "iid"): ("statement", f"{_P22}; {_SEKKAT4}. chen2015 §3.2 Theorem 4 with Lemma 8 instead gives 2 (K = 2, "
                        "the stochastic gradient not affecting the order): a disagreement (orders.md; chen2015-fig1#3)"),
     ("aboba", "reshuffle"): ("printed", "franzese2021 Thm 3 (batches in uniformly drawn permutations: O(η^min(p,2))) "
-                             "with SYMMETRIC (chen2015's ABOBA) of second order (§5); chen2015 §3.2 Theorem 4 (K = 2)"),
+                             "with SYMMETRIC (chen2015's ABOBA) of second order (§5); chen2015 §3.2 Theorem 4 (K = 2; its "
+                             "'not the stochastic gradient' reading is disputed here for i.i.d. batches: orders.md, "
+                             "aboba / iid)"),
     ("aboba", "sms"): ("derived", _sms("ABOBA being a symmetric order-2 splitting (chen2015 Lemma 8)")),
     ("em", "full"): ("printed", f"{_CHEN_EULER}; the scheme: paulin2025 App. A Algorithm 4 (Euler-Maruyama, SG-HMC)"),
     ("em", "iid"): ("printed", f"{_CHEN_EULER}, with stochastic gradients; paulin2025 §3.4, Fig. 1 (SG-EM observed "
@@ -162,8 +164,8 @@ _SOURCES: dict[tuple[str, str], tuple[str, str]] = {
                           "drawn with probability 1/2 each step) and shows the stationary law is not the posterior "
                           "(eqs. 95-100) but gives no order; App. E presents this i.i.d. example as 'hinting at the "
                           "presence of a bottleneck in accordance with' Theorem 3 ('an explicit bottleneck of order "
-                          "two'), which covers random permutations only: measured here, the i.i.d. order is 1; i.i.d. "
-                          "minibatches add an O(h) error (paulin2025 §2.2, sekkat2023 Prop. 4)"),
+                          "two'), which covers random permutations only; i.i.d. minibatches add an O(h) error "
+                          "(paulin2025 §2.2, sekkat2023 Prop. 4)"),
     ("exact_ou", "reshuffle"): ("derived", "2: derived for this project: franzese2021 Thm 3 (batches in uniformly "
                                 "drawn permutations: O(η^min(p,2))) with exact flows (p unbounded; App. E links them to "
                                 "the bottleneck in words only)"),
@@ -337,8 +339,8 @@ def _exact_claim(r: Row, sib: dict) -> tuple[str, str, str, str]:
         f"each below {EXACT_TOL:g} (rounding level) at every h of the grid ({what}); not reproduced "
         "otherwise; no slope is fitted"
     )
-    method = (f"largest |bias| of the exact stationary var_x, mean_x and E[v^2] over {_grid_text(r)}, "
-              f"target {r.target}")  # fmt: skip
+    method = (f"largest |bias| of the exact stationary {', '.join('E[v^2]' if x == 'm2_v' else x for x in stats)} over {_grid_text(r)}, target {r.target}"
+              + ("; E[v^2]'s slope reported, not tested" if "m2_v" not in stats else ""))  # fmt: skip
     ours = _exact_ours(r, sib) or (
         "exact (bias at rounding level)" if r.status == "exact" else f"{_p_ci(r.fit)} on {r.statistic}"
     )
