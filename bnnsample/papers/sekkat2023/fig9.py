@@ -133,16 +133,7 @@ def fig9_outcomes(m: Fig9, record=None) -> list[tuple[Claim, Outcome]]:
     out = FIG9_CLAIMS.outcomes(m.sigma, m.sigma_se, settled, m.boot_se or {})
     printed, factor2 = FIG9_CLAIMS["printed"], FIG9_CLAIMS["factor2"]
     return [(c, o if c not in (printed, factor2) else mnist.settled_outcome(o, keys, uns) if c is printed
-             else _first(o, mnist.settled_outcome(o, keys, uns))) for c, o in out]  # fmt: skip
-
-
-def _first(measured: Outcome, settled: Outcome) -> Outcome:
-    """``settled`` (``mnist.settled_outcome`` of ``measured``) with what the stationary runs gave (``measured.why``)
-    at the head of its reason rather than after the runs left out."""
-    w, tail = measured.why, settled.why
-    if not w or not tail.endswith(w) or tail == w:
-        return settled
-    return Outcome(settled.verdict, settled.ours, f"{w}; {tail[: -len(w)].rstrip('; ')}")
+             else mnist.measured_first(o, mnist.settled_outcome(o, keys, uns))) for c, o in out]  # fmt: skip
 
 
 # 'dominant part equal to s* I (although there are many non zero off diagonal terms)': the paper reads it off the
