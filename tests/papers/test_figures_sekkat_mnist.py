@@ -244,6 +244,26 @@ def test_fig9_printed_states_that_only_stationary_runs_count():
     assert "3 s.e. of the move" in printed.method and "5% of max(|second-half mean|, gamma)" in printed.method
 
 
+def test_fig9_printed_is_a_statement_and_factor2_reports_the_drifting_runs_correlations():
+    """fig9#3 (twenty-first audit): the printed estimator's claim has no printed number, so its source is the
+    paper's statement. fig9#4: the diagonal correlations the method promises are given for the diagonal and full
+    frictions as context, not judged, when their runs are not stationary; a stationary one stays in ours as before."""
+    C = fig9.FIG9_CLAIMS
+    assert C["printed"].source == "statement" and C["factor2"].source == "derived"
+    rows = [{"friction": k, "n": 10, "eps_h": 63.2, "estimate_mean_diag": 0.03, "estimate_se": 0.001,
+             "printed_mean_diag": 0.015, "direct_s_star": 0.03, "diag_correlation": c}
+            for k, c in (("scalar", np.nan), ("diagonal", -0.25), ("full", 0.5))]  # fmt: skip
+    uns = {"adl_diagonal n=10": "adl_diagonal n=10: drifting"}
+    settled = fig9._settled(rows, uns)
+    out = dict(fig9.settle([(C[k], C.rules[k](None, None, settled)) for k in ("printed", "factor2")], rows, uns))
+    ours = out[C["factor2"]].ours
+    assert "correlation of the diagonals: full n=10 0.50" in ours
+    assert ours.endswith("context, not judged (runs not stationary): correlation of the estimated diagonal with the "
+                         "direct one: diagonal n=10 -0.25")  # fmt: skip
+    assert out[C["factor2"]].verdict == "partly" and "context" not in out[C["printed"]].ours
+    assert "as context, not judged, where their runs are not stationary" in C["factor2"].method
+
+
 def test_fig12_reason_states_what_fig13s_relaxed_runs_showed():
     """fig12#1 (thirteenth audit): a test's needs come from fig13's relaxed runs (far longer burn-ins, n = 10 and 50
     still drifting), not from the quick runs' A, a lower bound."""
