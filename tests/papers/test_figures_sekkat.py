@@ -626,7 +626,31 @@ def test_fig5_below_langevin_compares_across_h_with_figure_3s_steps():
         "xi_var_predicted": 1.0,
     }
     out = dict(fig5.fig5_outcomes([full], {"h": (0.01,)}, "paper"))[fig5.FIG5_CLAIMS["below_langevin"]]
-    assert "(0.0001, 0.0003, 0.001): min" in out.ours and "3 of 3 above 3" in out.ours  # the paper scale's Fig. 3
+    assert "(0.0001, 0.0003, 0.001) at least 3x smaller: min" in out.ours and "3 of 3 above 3" in out.ours
+
+
+def test_fig5_even_with_much_larger_h_compares_steps_at_least_3x_larger():
+    """fig5#3 (twenty-first audit): 'even with much larger time steps' compares AdL at h with exact Langevin at Fig. 3's
+    h only where h is at least 3x larger (2x and 2.5x are not 'much larger'); the change and the old count stated."""
+    _, gm = chains.gaussian()
+    rule = fig5.FIG5_CLAIMS.rules["below_langevin"]
+
+    def row(n, h, err, se):
+        eps = 100 * (100 - n) / n
+        return {"n": n, "h": h, "eps": eps, "rel_var_error": err, "se": se, "seconds": 1.0,
+                "langevin_exact": exact.exact_relative_error("langevin", gm, eps, h)}  # fmt: skip
+
+    # h = 0.001 is 2x Fig. 3's 0.0005 and h = 0.005 is 2.5x its 0.002: not compared; 0.005 is 10x 0.0005: compared
+    assert "0 of 0 above 3" in rule([row(50, 0.001, 0.0, 0.001)], {}, (5e-4, 2e-3)).ours
+    out = rule([row(50, 0.005, 0.0, 0.001)], {}, (5e-4, 2e-3))
+    assert "1 of 1 above 3" in out.ours and out.verdict == "reproduced"
+    # an AdL error Langevin's at the 2x smaller step is not 3x above no longer counts against the claim
+    lv = abs(exact.exact_relative_error("langevin", gm, 100 * 50 / 50, 5e-4))
+    assert rule([row(50, 0.001, 0.0, lv / 4)], {}, (5e-4, 2e-3)).verdict == "reproduced"
+    assert rule([row(50, 0.002, 0.0, lv / 4)], {}, (5e-4, 2e-3)).verdict == "partly"  # 4x the step: compared
+    c = fig5.FIG5_CLAIMS["below_langevin"]
+    assert "even with much larger h" in c.text and "'even with much larger time steps'" in c.paper
+    assert "which gave partly, 40 of 44" in c.tolerance and "2026-11-29, the twenty-first audit" in c.tolerance
 
 
 def test_fig7_full_projection_row_declares_its_first_rule():
