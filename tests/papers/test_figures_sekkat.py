@@ -771,6 +771,38 @@ def test_fig2_close_states_its_margin_and_the_data_seed_spread():
     assert "depends on the data draw" in out.why and "seeds 0-5" in out.why
 
 
+def test_fig3_slope_removes_the_exact_eps_free_error_and_counts_2_se_of_the_band():
+    """fig3#2 (twenty-first audit): each scheme's exact eps-free error is removed before the fit through the origin
+    (SGLD's first-order a h/2 left a constant the fit turned into slope), and a slope within 2 s.e. of the 15% band
+    agrees; beyond 2 s.e. it does not."""
+    _, gm = chains.gaussian()
+    rule = fig3.FIG3_CLAIMS.rules["slope"]
+    st, want = {"h": (2e-3,)}, gm.sigma_x / 2
+
+    def rows(slope_sgld, se=0.002, slope_lv=None):
+        """SGLD's signed error: its exact eps-free term plus slope x eps x h; Langevin's the exact values."""
+        base = exact.exact_relative_error("sgld", gm, 0.0, 2e-3)
+        out = []
+        for eps in (50.0, 150.0, 300.0, 450.0):
+            for s in ("sgld", "langevin"):
+                ex = exact.exact_relative_error(s, gm, eps, 2e-3)
+                v = base + slope_sgld * eps * 2e-3 if s == "sgld" else ex if slope_lv is None else slope_lv * eps * 2e-3
+                out.append({"scheme": s, "h": 2e-3, "eps": eps, "eps_h": eps * 2e-3, "signed_error": v, "exact": ex,
+                            "se": se * eps * 2e-3})  # fmt: skip
+        return out
+
+    o = rule(rows(want), {"h": (2e-3,)}, gm)
+    assert o.verdict == "reproduced" and f"sgld h=0.002: {want:.3f}" in o.ours  # the exact base leaves the slope
+    assert "sgld h=0.002: 0.715 (+11.2%)" in o.why  # the exact values carry 1/(1 - a h/2) alone
+    edge = 1.15 * want
+    assert rule(rows(edge + 0.01, se=0.01), st, gm).verdict == "reproduced"  # 1 s.e. above the band
+    out = rule(rows(edge + 0.05, se=0.01), st, gm)  # 5 s.e. above
+    assert out.verdict == "partly" and "1.0 s.e. outside" not in out.why and "s.e. outside" in out.why
+    tol = fig3.FIG3_CLAIMS["slope"].tolerance
+    assert "or within 2 s.e. of that band" in tol and "2026-11-29, the twenty-first audit" in tol
+    assert "which gave the same verdict, reproduced, 4 of 4" in tol
+
+
 def test_fig3_full_batch_declares_its_reading_and_tiers():
     """fig3#5 (seventeenth audit): the 1/10 cut is our reading of 'much smaller' and the tiers are those of
     by_count over the settings."""
