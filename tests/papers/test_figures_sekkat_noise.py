@@ -93,7 +93,7 @@ def test_posterior_modes_of_two_bumps():
     (fig2, "sekkat2023-fig2", "FIG2", {"n": (1, 20), "draws": 4000, "bins": 40, "lim": 4.0, "grid2d": 10},
      ["fig2.csv", "fig2_hist.csv", "fig2_hist2d.csv", "fig2.png"]),
     (fig6, "sekkat2023-fig6", "FIG6", {"grid": 9, "cells": 60, "nodes": 401, "large_n": 2000},
-     ["fig6.csv", "fig6_modes.csv", "fig6_summary.csv", "fig6.png"]),
+     ["fig6.csv", "fig6_modes.csv", "fig6_summary.csv", "fig6_by_data.csv", "fig6.png"]),
 ])  # fmt: skip
 def test_recipe_tiny_writes_files_and_section(tmp_path, monkeypatch, mod, key, scales, tiny, files):
     monkeypatch.setitem(getattr(mod, scales), "quick", tiny)
@@ -230,6 +230,32 @@ def _fig6_rows(s11=(0.2, 5.0), proj=0.6, norm=3.0, modes=((0.4, 0.9, 0.6), (1.0,
                "s22_min": 0.4, "s22_max": 6.4}  # fmt: skip
     return [{"kind": "mode", "theta1": a, "theta2": b, "mass": m, "mean1": a, "mean2": b, "c11": sd**2, "c12": 0.0,
              "c22": sd**2} for a, b, m in modes] + [summary]  # fmt: skip
+
+
+def _fig6_seeds(rels=(0.21, 0.15, 0.3), second=(0.365, 0.2, 0.45), above=(2, 2, 2), sd=0.06, cell=0.01):
+    return [{"kind": "data_seed", "data_seed": i, "proj_full": r * 3.0, "norm_mean": 3.0, "rel": r,
+             "modes_above_1pct": a, "second_mode_mass": m, "mode_sd_min": sd, "two_cells": 2 * cell}
+            for i, (r, m, a) in enumerate(zip(rels, second, above))]  # fmt: skip
+
+
+def test_fig6_rules_hold_at_every_data_seed():
+    """fig6#1/#2 (twenty-first audit): the L2(pi) distance > 10% and two modes above 1% of the mass are judged on the
+    posterior of every data seed (fig6_by_data.csv), with the spread in ours; a data seed that fails lowers the
+    verdict; the change and data seed 0's old outcome are stated."""
+    rules = fig6.FIG6_CLAIMS
+    base = _fig6_rows()
+    assert _verdict(rules, "depends", base + _fig6_seeds()) == "reproduced"
+    ours = rules.rules["depends"](base + _fig6_seeds()).ours
+    assert "on data seed 0; 0.15..0.30 ||Sigma-bar|| (mean 0.22, sd 0.08) over data seeds 0-2" in ours
+    assert _verdict(rules, "depends", base + _fig6_seeds(rels=(0.21, 0.08, 0.3))) == "partly"
+    assert _verdict(rules, "modes", base + _fig6_seeds()) == "reproduced"
+    out = rules.rules["modes"](base + _fig6_seeds())
+    assert "the second mode's mass 0.200..0.450, two modes above 1% at 3 of 3" in out.ours
+    assert _verdict(rules, "modes", base + _fig6_seeds(second=(0.365, 0.005, 0.4), above=(2, 1, 2))) == "partly"
+    assert _verdict(rules, "modes", base + _fig6_seeds(sd=0.01)) == "not tested: scale"  # a mode below 2 cells
+    for key, old in (("depends", "reproduced, 3 of 3, 0.21"), ("modes", "the smaller with 0.365 of the mass")):
+        tol = rules[key].tolerance
+        assert "2026-11-29, the twenty-first audit" in tol and old in tol and "fig6_by_data.csv" in tol
 
 
 def test_fig6_rules():
