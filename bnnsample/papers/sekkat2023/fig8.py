@@ -248,7 +248,10 @@ def _no_bias(rows, cov):
     if out.verdict.startswith("not reproduced"):
         if any(red.values()):
             return partly(ours, why)
-        zs = [cz(r) for r in adl_c] + [max(abs(z(r, "var")), abs(z(r, "mean"))) for r in adl_m]
+        # each run's size: its largest criterion (the one that fails it); the claim's: the smallest such
+        zs = [max([cz(r) for r in adl_c if (r["scheme"], r["n"]) == k]
+                  + [max(abs(z(r, "var")), abs(z(r, "mean"))) for r in adl_m if (r["scheme"], r["n"]) == k])
+              for k in runs]  # fmt: skip
         return not_reproduced(ours, why, z=min(zs) if zs else None)
     return out
 
