@@ -626,7 +626,31 @@ def test_fig5_below_langevin_compares_across_h_with_figure_3s_steps():
         "xi_var_predicted": 1.0,
     }
     out = dict(fig5.fig5_outcomes([full], {"h": (0.01,)}, "paper"))[fig5.FIG5_CLAIMS["below_langevin"]]
-    assert "(0.0001, 0.0003, 0.001): min" in out.ours and "3 of 3 above 3" in out.ours  # the paper scale's Fig. 3
+    assert "(0.0001, 0.0003, 0.001) at least 3x smaller: min" in out.ours and "3 of 3 above 3" in out.ours
+
+
+def test_fig5_even_with_much_larger_h_compares_steps_at_least_3x_larger():
+    """fig5#3 (twenty-first audit): 'even with much larger time steps' compares AdL at h with exact Langevin at Fig. 3's
+    h only where h is at least 3x larger (2x and 2.5x are not 'much larger'); the change and the old count stated."""
+    _, gm = chains.gaussian()
+    rule = fig5.FIG5_CLAIMS.rules["below_langevin"]
+
+    def row(n, h, err, se):
+        eps = 100 * (100 - n) / n
+        return {"n": n, "h": h, "eps": eps, "rel_var_error": err, "se": se, "seconds": 1.0,
+                "langevin_exact": exact.exact_relative_error("langevin", gm, eps, h)}  # fmt: skip
+
+    # h = 0.001 is 2x Fig. 3's 0.0005 and h = 0.005 is 2.5x its 0.002: not compared; 0.005 is 10x 0.0005: compared
+    assert "0 of 0 above 3" in rule([row(50, 0.001, 0.0, 0.001)], {}, (5e-4, 2e-3)).ours
+    out = rule([row(50, 0.005, 0.0, 0.001)], {}, (5e-4, 2e-3))
+    assert "1 of 1 above 3" in out.ours and out.verdict == "reproduced"
+    # an AdL error Langevin's at the 2x smaller step is not 3x above no longer counts against the claim
+    lv = abs(exact.exact_relative_error("langevin", gm, 100 * 50 / 50, 5e-4))
+    assert rule([row(50, 0.001, 0.0, lv / 4)], {}, (5e-4, 2e-3)).verdict == "reproduced"
+    assert rule([row(50, 0.002, 0.0, lv / 4)], {}, (5e-4, 2e-3)).verdict == "partly"  # 4x the step: compared
+    c = fig5.FIG5_CLAIMS["below_langevin"]
+    assert "even with much larger h" in c.text and "'even with much larger time steps'" in c.paper
+    assert "which gave partly, 40 of 44" in c.tolerance and "2026-11-29, the twenty-first audit" in c.tolerance
 
 
 def test_fig7_full_projection_row_declares_its_first_rule():
@@ -745,6 +769,38 @@ def test_fig2_close_states_its_margin_and_the_data_seed_spread():
     assert out.verdict == "reproduced"
     assert "n = 20, coordinate 2 passes by 0.006 (raw L1 0.100)" in out.why
     assert "depends on the data draw" in out.why and "seeds 0-5" in out.why
+
+
+def test_fig3_slope_removes_the_exact_eps_free_error_and_counts_2_se_of_the_band():
+    """fig3#2 (twenty-first audit): each scheme's exact eps-free error is removed before the fit through the origin
+    (SGLD's first-order a h/2 left a constant the fit turned into slope), and a slope within 2 s.e. of the 15% band
+    agrees; beyond 2 s.e. it does not."""
+    _, gm = chains.gaussian()
+    rule = fig3.FIG3_CLAIMS.rules["slope"]
+    st, want = {"h": (2e-3,)}, gm.sigma_x / 2
+
+    def rows(slope_sgld, se=0.002, slope_lv=None):
+        """SGLD's signed error: its exact eps-free term plus slope x eps x h; Langevin's the exact values."""
+        base = exact.exact_relative_error("sgld", gm, 0.0, 2e-3)
+        out = []
+        for eps in (50.0, 150.0, 300.0, 450.0):
+            for s in ("sgld", "langevin"):
+                ex = exact.exact_relative_error(s, gm, eps, 2e-3)
+                v = base + slope_sgld * eps * 2e-3 if s == "sgld" else ex if slope_lv is None else slope_lv * eps * 2e-3
+                out.append({"scheme": s, "h": 2e-3, "eps": eps, "eps_h": eps * 2e-3, "signed_error": v, "exact": ex,
+                            "se": se * eps * 2e-3})  # fmt: skip
+        return out
+
+    o = rule(rows(want), {"h": (2e-3,)}, gm)
+    assert o.verdict == "reproduced" and f"sgld h=0.002: {want:.3f}" in o.ours  # the exact base leaves the slope
+    assert "sgld h=0.002: 0.715 (+11.2%)" in o.why  # the exact values carry 1/(1 - a h/2) alone
+    edge = 1.15 * want
+    assert rule(rows(edge + 0.01, se=0.01), st, gm).verdict == "reproduced"  # 1 s.e. above the band
+    out = rule(rows(edge + 0.05, se=0.01), st, gm)  # 5 s.e. above
+    assert out.verdict == "partly" and "1.0 s.e. outside" not in out.why and "s.e. outside" in out.why
+    tol = fig3.FIG3_CLAIMS["slope"].tolerance
+    assert "or within 2 s.e. of that band" in tol and "2026-11-29, the twenty-first audit" in tol
+    assert "which gave the same verdict, reproduced, 4 of 4" in tol
 
 
 def test_fig3_full_batch_declares_its_reading_and_tiers():

@@ -25,7 +25,7 @@ from ...stats import fit_line
 from . import mixture
 from .mixture import ETA_MIXTURE, bound_z, l1_text, resolved
 from .mixture_runs import CLASSES, mixture_reference, projection_errors
-from .shared import HEADING, TITLE
+from .shared import GREATLY, HEADING, TITLE
 
 ID = "sekkat2023-fig7"
 FIG7 = {
@@ -165,9 +165,6 @@ def _ratio(rows, proj, by_data, floor_why):
     if not ratios:
         return not_tested("scale", ours, why)
     return by_count(sum(1 / 1.5 <= q / pr <= 1.5 for q in ratios.values()), len(keys), ours, why)
-
-
-GREATLY = 3.0  # the factor sekkat2023-fig5#3 reads into the same paper's 'much smaller' (§3.2.3)
 
 
 @FIG7_CLAIMS.rule("vs_langevin",

@@ -131,14 +131,15 @@ def friction_drift(m: MnistRun) -> tuple[float, float, float]:
 
 def stationarity_rows(runs: MnistRuns) -> list[dict]:
     """Per AdL run: its mean friction tr(xi)/d over each half of the record, the s.e. of their difference, whether
-    it counts as stationary (``unsettled``) and its cost per step: the numbers the stationarity verdicts rest on."""
-    uns = unsettled(runs)
+    it counts as stationary (moved by no more than ``threshold``: DRIFT of max(|second-half mean|, gamma) and 3
+    s.e.) and its cost per step: the numbers the stationarity verdicts rest on (``unsettled_from_rows``)."""
     out = []
     for m in runs.adl.values():
         a, b, se = friction_drift(m)
+        threshold = max(DRIFT * max(abs(b), GAMMA), 3 * se)
         out.append({"run": key_of(m), "friction": m.kind, "n": m.n, "chains": m.run.x.shape[0], "steps": m.run.steps,
                     "first_half": a, "second_half": b, "difference_se": se, "moved": b - a,
-                    "threshold": max(DRIFT * max(abs(b), GAMMA), 3 * se), "stationary": key_of(m) not in uns,
+                    "threshold": threshold, "stationary": abs(b - a) <= threshold,
                     "seconds": m.run.seconds, "seconds_per_1e6_steps": m.run.seconds / m.run.steps * 1e6})  # fmt: skip
     return out
 
@@ -161,29 +162,36 @@ def committed_seconds(out_dir) -> dict[str, tuple[int, int, float]]:
     return {r["run"]: (r["chains"], r["steps"], r["seconds"]) for r in read_csv(path)} if path.is_file() else {}
 
 
-def _seconds(m: MnistRun, record: dict) -> tuple[float, str]:
-    """(seconds, where from) of run ``m``: the committed record's (``committed_seconds``) for the same chains and
-    steps, else the run's own."""
-    rec = record.get(key_of(m))
-    if rec is not None and (rec[0], rec[1]) == (m.run.x.shape[0], m.run.steps):
+def _seconds(r: dict, record: dict) -> tuple[float, str]:
+    """(seconds, where from) of the run of stationarity row ``r``: the committed record's (``committed_seconds``)
+    for the same chains and steps, else the run's own."""
+    rec = record.get(r["run"])
+    if rec is not None and (rec[0], rec[1]) == (r["chains"], r["steps"]):
         return rec[2], f"its seconds in {RUNS_DIR}'s stationarity.csv, {rec[2]:.1f}"
-    return m.run.seconds, "its seconds"
+    return r["seconds"], "its seconds"
 
 
 def unsettled(runs: MnistRuns, record: dict | None = None) -> dict[str, str]:
     """{run key: why} for the AdL runs whose mean friction tr(xi)/d still drifts between the two halves of the
-    record (by more than DRIFT of max(|mean|, gamma) and 3 s.e.), with what a run of the paper's length takes at
-    the run's cost per step (its seconds in ``record``, ``committed_seconds``, where it has them)."""
+    record (``stationarity_rows``, ``unsettled_from_rows``)."""
+    return unsettled_from_rows(stationarity_rows(runs), record)
+
+
+def unsettled_from_rows(rows: list[dict], record: dict | None = None) -> dict[str, str]:
+    """``unsettled`` from stationarity rows (``stationarity_rows``, or a committed stationarity.csv read back):
+    {run key: why} for the runs not stationary (moved by more than DRIFT of max(|mean|, gamma) and 3 s.e.), with
+    what a run of the paper's length takes at the run's cost per step (its seconds in ``record``,
+    ``committed_seconds``, where it has them)."""
     out = {}
-    for m in runs.adl.values():
-        a, b, se = friction_drift(m)
+    for r in rows:
+        a, b, se = r["first_half"], r["second_half"], r["difference_se"]
         if abs(b - a) > max(DRIFT * max(abs(b), GAMMA), 3 * se):
-            secs, src = _seconds(m, record or {})
-            out[key_of(m)] = (f"{key_of(m)}: tr(xi)/d moved from {a:.3f} to {b:.3f} (± {se:.3f}) between the halves "
-                              f"of the record: not stationary after {m.run.steps * H:g} time units; running its "
-                              f"{m.run.x.shape[0]} chains to the paper's T = 10^3 each ({1e3 / H:.0f} steps) would take "
-                              f"about {secs / m.run.steps * 1e3 / H / 60:.1f} CPU-minutes at this run's cost per step "
-                              f"({src} for {m.run.steps} steps)")  # fmt: skip
+            secs, src = _seconds(r, record or {})
+            out[r["run"]] = (f"{r['run']}: tr(xi)/d moved from {a:.3f} to {b:.3f} (± {se:.3f}) between the halves "
+                             f"of the record: not stationary after {r['steps'] * H:g} time units; running its "
+                             f"{r['chains']} chains to the paper's T = 10^3 each ({1e3 / H:.0f} steps) would take "
+                             f"about {secs / r['steps'] * 1e3 / H / 60:.1f} CPU-minutes at this run's cost per step "
+                             f"({src} for {r['steps']} steps)")  # fmt: skip
     return out
 
 
@@ -202,6 +210,17 @@ def settled_outcome(out, keys, uns: dict[str, str]):
                                                         f"of {len(keys)} runs are)", *bad]))  # fmt: skip
     why = "; ".join([f"measured on the stationary runs only ({len(keys) - len(bad)} of {len(keys)})", *bad, out.why])
     return Outcome("partly" if out.verdict == "reproduced" else out.verdict, out.ours, why.rstrip("; "))
+
+
+def measured_first(measured, settled):
+    """``settled`` (``settled_outcome`` of ``measured``) with what the stationary runs gave (``measured.why``) at the
+    head of its reason rather than after the runs left out."""
+    from ...figures.claims import Outcome
+
+    w, tail = measured.why, settled.why
+    if not w or not tail.endswith(w) or tail == w:
+        return settled
+    return Outcome(settled.verdict, settled.ours, f"{w}; {tail[: -len(w)].rstrip('; ')}")
 
 
 # -- statistics ----------------------------------------------------------------------------------------------

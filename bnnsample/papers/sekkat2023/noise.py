@@ -46,6 +46,26 @@ def rescaled_noise(pot, theta, n: int, draws: int, seed: int, batching: str = "i
     return np.concatenate(out)[:draws]
 
 
+def exact_gaussian_noise(y: np.ndarray, n: int) -> np.ndarray:
+    """The atoms of the exact law of Z (eq. 14) for the Gaussian model of §2.5.1 (data ``y`` [N], noise sd 1)
+    with minibatches of n = 1 or 2 drawn without replacement, each atom equally likely:
+
+        F_hat_n - grad log pi = N (mean_I y - mean y),   Z = N (mean_I y - mean y) / sqrt(eps(n) Sigma_x),
+
+    I uniform over the C(N, n) subsets; eps(n) Sigma_x / N^2 = (N - n) s^2 / (n N) (s^2 the data's variance,
+    denominator N - 1) is the exact variance of mean_I y, so Z is the centred atoms over their exact sd."""
+    y = np.asarray(y, dtype=float).ravel()
+    if n == 1:
+        v = y - y.mean()
+    elif n == 2:
+        i, j = np.triu_indices(len(y), 1)
+        v = (y[i] + y[j]) / 2 - y.mean()
+    else:
+        raise ValueError(f"n={n}: the exact law is enumerated for n = 1, 2 only")
+    N = len(y)
+    return v / math.sqrt((N - n) * y.var(ddof=1) / (n * N))
+
+
 def moments(z: np.ndarray) -> dict:
     """Mean, variance, covariance of the first two coordinates, skewness and excess kurtosis of each column of
     ``z`` [M, d], with the Monte Carlo s.e. of the mean and of the variance (sqrt((m4 - var^2) / M))."""

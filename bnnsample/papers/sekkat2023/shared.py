@@ -26,6 +26,9 @@ def span(v, spec: str = ".3g") -> str:
 
 
 SIMILAR = (0.8, 1.25)  # the band of a ratio of two errors read as "similar" (sekkat2023-fig3#3, fig4#4)
+# the factor this project reads into the paper's "much smaller" (§3.2.3, sekkat2023-fig5#3), "greatly reduces"
+# (§3.3.2, fig7#4), "much larger time steps" (fig5#3) and "strongly reduce" (§5, fig8#2)
+GREATLY = 3.0
 
 
 def ratio_se(a: float, a_se: float, b: float, b_se: float) -> tuple[float, float]:
