@@ -561,7 +561,10 @@ def test_fig14_counts_only_resolved_stationary_cells():
     for key in ("k3", "k15", "residual"):
         assert hot[C[key]].verdict == "not tested: scale" and "no (n, h) counted" in hot[C[key]].why
     assert "every (n, h) was counted, which gave not reproduced (" in hot[C["k15"]].why
-    assert "burn-in 2 vs 3 A eta = 3.0 (A = 10.0): not counted, not shown stationary" in hot[C["k15"]].why
+    assert (
+        "burn-in 2 vs 3 A eta = 3.0 (A = 10.0), mode weight +0.0 s.e. from the exact: not counted, not shown stationary"
+        in hot[C["k15"]].why
+    )
     assert "a test needs a burn-in past 3 A eta where not stationary" in hot[C["k15"]].why
     # no fig7 friction: not shown stationary either
     assert _verdicts(fig14.fig14_outcomes(rows, proj, st, "quick"))[C["k15"].text] == "not tested: scale"
@@ -571,6 +574,26 @@ def test_fig14_counts_only_resolved_stationary_cells():
     # AdL's error at its floor: no drop measurable, not counted though stationary
     flat = dict(fig14.fig14_outcomes(_fig14_rows(lambda K, n: 0.05, se=0.02), proj, st, "quick", _fric(1.0)))
     assert flat[C["k15"]].verdict == "not tested: scale" and "no drop measurable" in flat[C["k15"]].why
+
+
+def test_fig14_does_not_count_frozen_mode_weights():
+    """The twenty-second audit: an (n, h) whose AdL mode weight is off the exact by more than 2 binomial s.e. does
+    not count (its error is the start-up's split between the modes, which the records do not mix); within 2 s.e.
+    it counts."""
+    st, proj = fig14.FIG14["quick"], {"K=0": 0.57, "K=3": 0.56, "K=15": 0.03, "K=35": 0.01}
+    C = fig14.FIG14_CLAIMS
+    worse = {0: 0.30, 3: 0.20, 15: 0.30, 35: 0.31}
+    se = (0.365 * 0.635 / 400) ** 0.5  # binomial s.e. of the mass at _mix's 400 chains
+    off = dict(fig14.fig14_outcomes(_fig14_rows(lambda K, n: worse[K], se=0.01, mass=0.365 + 2.5 * se), proj, st,
+                                    "quick", _fric(1.0)))  # fmt: skip
+    for key in ("k3", "k15", "residual"):
+        assert off[C[key]].verdict == "not tested: scale" and "mode weights off" in off[C[key]].why
+    assert "a test needs records in which the chains cross between the modes" in off[C["k15"]].why
+    near = dict(fig14.fig14_outcomes(_fig14_rows(lambda K, n: worse[K], se=0.01, mass=0.365 + 1.5 * se), proj, st,
+                                     "quick", _fric(1.0)))  # fmt: skip
+    assert near[C["k15"]].verdict.startswith("not reproduced (")
+    assert fig14.mode_z({"mass_theta1_gt_0.7": 0.39, "exact_mass_gt_0.7": 0.365, "chains": 1000,
+                         "chains_seeds": 4000}) == pytest.approx(0.025 / (0.365 * 0.635 / 4000) ** 0.5)  # fmt: skip
 
 
 def test_fig14_mean_friction_is_fig7s_linear_in_h():
