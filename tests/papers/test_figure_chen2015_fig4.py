@@ -34,3 +34,16 @@ def test_fig4_run_counts_include_the_seeds_their_rules_need():
     assert fig4.row_runs("LDA", 2, 0, seeds=False) == "this row alone: 36 runs at one topic count"
     for c in fig4.FIG4_CLAIMS.values():
         assert "reproduced:" in c.tolerance and "not reproduced:" in c.tolerance, c
+
+
+def test_sbn_cost_is_linear_in_the_hidden_units():
+    """The twenty-second audit: a Gibbs sweep touches every hidden unit once, so a 100-unit row costs half a
+    200-unit one; LDA rows carry no CPU-hours."""
+    import re
+
+    import pytest
+
+    hours = {u: [float(x) for x in re.search(r"about (\d+)-(\d+) CPU-hours", fig4.row_runs("SBN", 2, 1, units=u)).groups()]
+             for u in (100, 200)}  # fmt: skip
+    assert hours[100] == pytest.approx([h / 2 for h in hours[200]], abs=1)
+    assert "CPU-hours" not in fig4.row_runs("LDA", 2, 1, units=200)

@@ -61,22 +61,23 @@ SBN_TEST = (
     "`mnist5k`), a one-layer sigmoid belief network (ref. [20]) with Gibbs sampling of the hidden units (not in the "
     "project) and annealed importance sampling for the test likelihood: measured here, one Gibbs sweep over 200 "
     "hidden units for a minibatch of 200 takes 1.7-10.6 s (numpy, one thread; vectorised and sequential updates), "
-    "so 5000 iterations take about 2.4-15 CPU-hours per run and the paper's grid (4 step sizes x (3 D for each "
-    "SGHMC + 1 for SGLD) x 2 sizes = 56 runs) about 130-840 CPU-hours, plus AIS over 10K test images; on one GPU a run would take "
-    "minutes"
+    "so 5000 iterations take about 2.4-15 CPU-hours per run at 200 hidden units and half that at 100 (a sweep is "
+    "linear in the hidden units), and the paper's grid (4 step sizes x (3 D for each SGHMC + 1 for SGLD) x 2 sizes = "
+    "56 runs) about 100-630 CPU-hours, plus AIS over 10K test images; on one GPU a run would take minutes (until "
+    "2026-11-29, the twenty-second audit, every run was priced at 200 hidden units: 130-840)"
 )
 TEST = {"LDA": LDA_TEST, "SBN": SBN_TEST}
 GRID = {"LDA": 6, "SBN": 4}  # the paper's step sizes per model; D in {20, 40, 80} for each SGHMC, SGLD has none
 
 
 SEEDS = 3  # runs (seeds) at each sampler's best (step size, D) for the run-to-run spread the rules compare against
-SBN_HOURS = (2.4, 15)  # CPU-hours per SBN run on this machine (SBN_TEST)
+SBN_HOURS = (2.4, 15)  # CPU-hours per SBN run at 200 hidden units on this machine (SBN_TEST), linear in the units
 
 
-def row_runs(model: str, sghmc: int, sgld: int, seeds: bool = True) -> str:
+def row_runs(model: str, sghmc: int, sgld: int, seeds: bool = True, units: int = 200) -> str:
     """What one row needs: its samplers' runs of the grid at one size (each SGHMC over the 3 D) and, when its
     rule compares against our run-to-run spread, SEEDS - 1 further seeds at each sampler's best setting; the
-    CPU-hours for the SBN."""
+    CPU-hours for the SBN with ``units`` hidden units (SBN_HOURS x units / 200)."""
     grid, size = GRID[model] * (3 * sghmc + sgld), SIZE[model].rstrip("s")
     more = (SEEDS - 1) * (sghmc + sgld) if seeds else 0
     each = "each sampler's" if sghmc + sgld > 1 else "its"
@@ -84,7 +85,8 @@ def row_runs(model: str, sghmc: int, sgld: int, seeds: bool = True) -> str:
     if seeds:
         runs += f" ({grid} of the grid, {more} more for the spread: {SEEDS} seeds at {each} best setting)"
     hours = (
-        f", about {SBN_HOURS[0] * (grid + more):.0f}-{SBN_HOURS[1] * (grid + more):.0f} CPU-hours"
+        f", about {SBN_HOURS[0] * (grid + more) * units / 200:.0f}-{SBN_HOURS[1] * (grid + more) * units / 200:.0f} "
+        "CPU-hours"
         if model == "SBN"
         else ""
     )
@@ -107,7 +109,7 @@ def _values(member) -> str:
     "not tested: neither gap beyond the spread",
     method=lambda m: f"{DATA[m[0]]}, the paper's protocol (§5): best over its step-size and D grid")  # fmt: skip
 def _best(member, rows):
-    return not_tested("data", why=f"{TEST[member[0]]}; {row_runs(member[0], 2, 1)}")
+    return not_tested("data", why=f"{TEST[member[0]]}; {row_runs(member[0], 2, 1, units=member[1])}")
 
 
 @FIG4_CLAIMS.rule("euler_explodes", "SGHMC-E crashes (explodes) at large step sizes on LDA, SGHMC-S does not",
