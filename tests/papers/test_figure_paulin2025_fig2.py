@@ -153,7 +153,9 @@ def test_committed_comparisons_name_equal_and_unresolved_cells_and_every_calibra
         "not resolved apart (both biases resolved, intervals ± 3.2 SE overlap): SMS-BAOAB@0.002"
     )
     assert "unresolved (a bias at its noise floor): SMS-BAOAB@0.0005, SG-BAOAB@0.0005" in smaller["reason"]
-    best = rows["SMS-UBU outperforms the alternatives in calibration performance and accuracy at the largest step sizes"]
+    best = rows[
+        "SMS-UBU outperforms the alternatives in calibration performance and accuracy at the largest step sizes"
+    ]
     assert best["verdict"] == "partly" and "h=0.002: better than SG-HMC (NLL, ACE, RPS, accuracy)" in best["reason"]
     assert "SG-BAOAB NLL +1.0, ACE +5.5, RPS +1.2, accuracy -0.1" in best["ours"]
     assert "before that, NLL and accuracy only, which gave partly" in best["tolerance"]

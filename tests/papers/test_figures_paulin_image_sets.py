@@ -213,7 +213,9 @@ def test_ensemble_accuracy_partly_needs_a_gain():
     assert out({1: (0.004, 0.0005, 16), 2: (-0.001, 0.0005, 8)}).verdict == "partly"
     assert out({1: (0.0004, 0.0005, 16), 2: (0.0001, 0.0005, 8)}).verdict == "partly"  # by sign everywhere
     null = out({1: (0.0004, 0.0005, 16), 2: (-0.0001, 0.0005, 8)})
-    assert null.verdict == "not tested: scale" and "fewer groups than the paper's 64 runs give at sizes 1 (16 " in null.why
+    assert (
+        null.verdict == "not tested: scale" and "fewer groups than the paper's 64 runs give at sizes 1 (16 " in null.why
+    )
     paper = out({1: (0.0004, 0.0005, 64), 2: (-0.0001, 0.0005, 32), 64: (-0.001, float("nan"), 1)})
     assert paper.verdict == "not reproduced"  # the one-group size 64 is not judged
     tol = fig6.CHEST.claims["accuracy"].tolerance

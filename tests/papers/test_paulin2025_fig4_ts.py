@@ -197,4 +197,5 @@ def test_more_runs_reuse_only_what_is_kept(tmp_path):
     (tmp_path / "runs").mkdir()
     assert fig.kept_runs(tmp_path, 16) == ("runs",)
     assert "runs=64 (48 more runs, the 16 made reused from this section's runs/ folder" in fig.paper_runs_text(
-        16, [1, 2, 4, 8, 16], 18.6, ("runs",))
+        16, [1, 2, 4, 8, 16], 18.6, ("runs",)
+    )
