@@ -26,8 +26,10 @@
 # about 10 GPU-minutes (16 runs took 18.6); its files in fig4_ts.tgz, for results/paulin2025-fig4/.
 # A part's samples (8 runs x 30 draws x 10,000 test predictions, about 96 MB) exceed what a window
 # sends back (16 MiB a file): the Fig. 4 jobs finish whole parts within a window or continue only on
-# the same machine, and a later window pools the committed section's groups with new parts
-# (FIG4_OPTIONS="... first_part=2 with_groups=results/paulin2025-fig4"; docs/developers/gpu-queue.md).
+# the same machine, and a later window pools a committed section's groups with new parts
+# (FIG4_OPTIONS="... first_part=2 with_groups=results/paulin2025-fig4"; docs/developers/gpu-queue.md), once that
+# section has runs.csv and parts.json: the committed 16-run section of 2026-11-26 predates both, so it cannot be
+# pooled (its larger tests are made from scratch: runs=32 about 37 GPU-minutes, runs=64 about 74).
 #
 # Set-up where the registry is reachable (the GPU machine has none): `bash scripts/gpu_wheels.sh`
 # writes the missing dependencies to .whl/, and the Fashion-MNIST files go to data/

@@ -153,10 +153,42 @@ def test_committed_comparisons_name_equal_and_unresolved_cells_and_every_calibra
         "not resolved apart (both biases resolved, intervals ± 3.2 SE overlap): SMS-BAOAB@0.002"
     )
     assert "unresolved (a bias at its noise floor): SMS-BAOAB@0.0005, SG-BAOAB@0.0005" in smaller["reason"]
-    best = rows["SMS-UBU outperforms the alternatives in calibration and accuracy at the largest step size"]
-    assert best["verdict"] == "partly" and "than SG-BAOAB, SG-HMC, worse than none" in best["reason"]
+    best = rows[
+        "SMS-UBU outperforms the alternatives in calibration performance and accuracy at the largest step sizes"
+    ]
+    assert best["verdict"] == "partly" and "h=0.002: better than SG-HMC (NLL, ACE, RPS, accuracy)" in best["reason"]
     assert "SG-BAOAB NLL +1.0, ACE +5.5, RPS +1.2, accuracy -0.1" in best["ours"]
-    assert "until 2026-11-29 NLL and accuracy only" in best["tolerance"]
+    assert "before that, NLL and accuracy only, which gave partly" in best["tolerance"]
+    # the twenty-second audit: both largest h, 'calibration performance and accuracy' read as both; the old
+    # reading (h = 0.002, one metric) is named with what it gave
+    assert "h=0.001: better than SG-HMC (NLL, ACE, RPS, accuracy)" in best["reason"]
+    assert "gave partly: better than SG-BAOAB (ACE), SG-HMC (NLL, ACE, RPS, accuracy)" in best["reason"]
+
+
+def test_sms_best_needs_accuracy_and_calibration_at_both_largest_h():
+    """The twenty-second audit (fig2#7): §3.4's 'calibration performance and accuracy at the largest stepsizes'
+    needs SMS-UBU better in accuracy and in a calibration metric, at each of the two largest h; a win in ACE alone
+    (the old 'or' reading) is a tie, and a loss at the second h is not reproduced."""
+    hs = [2e-3, 1e-3]
+
+    def met(ace_gap: float, acc_gap: float, h2_nll: float = 0.0) -> dict:
+        out = {}
+        for h in hs:
+            for n in fig2.SAMPLERS:
+                us = n == "SMS-UBU"
+                out[(n, h)] = {"nll": 0.4 + (h2_nll if h == hs[1] and us else 0.0), "nll_se": 1e-3,
+                               "ace": 0.01 - (ace_gap if us else 0.0), "ace_se": 1e-4,
+                               "rps": 0.04, "rps_se": 1e-4, "accuracy": 0.8 + (acc_gap if us else 0.0),
+                               "accuracy_se": 1e-3}  # fmt: skip
+        return out
+
+    ace_only = fig2._sms_best_outcome(met(0.002, 0.0), 3.18, hs)
+    assert ace_only.verdict == "not tested: scale"  # better in ACE only: a tie everywhere
+    assert "gave reproduced: better than SG-UBU (ACE), SMS-BAOAB (ACE), SG-BAOAB (ACE), SG-HMC (ACE)" in ace_only.why
+    assert fig2._sms_best_outcome(met(0.002, 0.01), 3.18, hs).verdict == "reproduced"
+    worse_later = fig2._sms_best_outcome(met(0.002, 0.01, h2_nll=0.01), 3.18, hs)
+    assert worse_later.verdict.startswith("not reproduced")
+    assert "h=0.001: better than none; worse than SG-UBU, SMS-BAOAB, SG-BAOAB, SG-HMC" in worse_later.why
 
 
 def test_agreeing_ratios_that_do_not_separate_the_orders_give_partly():

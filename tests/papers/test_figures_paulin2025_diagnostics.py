@@ -94,6 +94,31 @@ def test_fig7_swa_noise_is_judged_with_the_noise_of_its_paired_ratio():
     assert fig7.CLAIMS.rules["noise"](unpaired).verdict == "not reproduced"
 
 
+def test_fig7_swa_row_names_the_failed_comparison_and_the_quick_schedule():
+    """The twenty-second audit (fig7#2, #4): a not-reproduced 'SWA smallest' names the comparison that failed with
+    its size (the committed run: SWA 4.19x trained's norm, against noise 0.121) and those that held; at a scale
+    other than the paper's the row says how its 'trained' and SWA points differ from the paper's (Adam to lr/2
+    after 2 epochs, not lr/15 after 15; 1 SWA epoch, not 5); the random-weights row's paper column says the paper
+    prints an 'up to' value (stripped from our copy), not that it gives none."""
+
+    def row(point, norm, change=0.0):
+        return {"run": 0, "point": point, "norm": norm, "last_change": change}
+
+    rows = [row("random", 5.31425e6, 0.0118316), row("trained", 2.53959e5), row("swa", 1.06375e6),
+            row("swa_noise", 1.12719e6), row("swa_other", 9.47235e5), row("swa_noise_other", 1.01327e6)]  # fmt: skip
+    out = fig7.CLAIMS.rules["swa"](rows)
+    assert out.verdict == "not reproduced"
+    assert "not below: SWA / trained (Adam) = 4.19 (noise 0.121); below: SWA / random weights = 0.2" in out.why
+    assert "SWA / (SWA + noise) = 0.944 (paired noise 0.010)" in out.why
+    held = [row("trained", 2.0e6) if r["point"] == "trained" else r for r in rows]
+    assert fig7.CLAIMS.rules["swa"](held).verdict == "reproduced"
+    note = fig7._schedule_note(fig7.QUICK)
+    assert "Adam after 2 epochs, its last epoch at lr/2 (the paper: 15 epochs, the last at lr/15)" in note
+    assert "SWA averages 1 epoch (the paper: 5)" in note
+    assert "'a norm of up to' a value the paper prints" in fig7.CLAIMS["random"].paper
+    assert "about 37 CPU-hours" in fig7.PAPER_COST
+
+
 def test_hessian_matvec_sums_the_batches_and_the_prior_once(data_dir):
     """The summed HVP over a partition equals the HVP of the sum of the batch losses plus the prior,
     by autograd on the energy; a subset scaled by N_m / K is that subset's sum times N_m / K."""

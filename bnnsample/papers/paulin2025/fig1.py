@@ -69,6 +69,11 @@ DERIVED_SMS_BAOAB_025 = 0.04090
 EXPECTED_SLOPE = {"SMS-UBU": (2, 0.4), "SG-UBU wor": (2, 0.4), "SG-BAOAB wor": (2, 0.4), "SMS-BAOAB": (2, 0.4),
                   "SG-UBU": (1, 0.3), "SG-BAOAB": (1, 0.3), "SMS-EM": (1, 0.3), "SG-EM": (1, 0.3),
                   "SG-EM wor": (1, 0.3)}  # fmt: skip
+# the notebook's runs of a sampler whose scheme differs from ours (its slope is quoted beside ours)
+NOTEBOOK_SCHEME = {
+    "SMS-BAOAB": " (its SMS-BAOAB keeps the fixed batch order 0,1,1,0; ours randomises the order per "
+    "sweep, the paper's SMS scheme)"
+}
 # derived for this project (exact stationary moments, not in the paper): (|dmean|, |dvar|) per h; SMS records at
 # sweep ends and mid-sweeps, wor at epoch ends; SG-UBU's mean is exact
 DERIVED_EXACT = {
@@ -77,6 +82,10 @@ DERIVED_EXACT = {
     "SMS-UBU": ((2.56e-2, 4.55e-2), (6.57e-3, 4.75e-3), (1.63e-3, 1.98e-3), (4.06e-4, 5.33e-4)),
 }
 W1_TOL = 0.10  # relative agreement with the notebook's value (this project's tolerance)
+# the band adds our own Monte Carlo noise: at h = 0.03125 one s.e. (7.3e-5) is 15% of the notebook's 0.00048, so
+# the 10% alone would be missed by a sampler whose true W1 equals the notebook's about half the time (the
+# twenty-second audit, 2026-11-29: until then W1_TOL alone, a miss within 2 s.e. unresolved, ``_w1_old``)
+W1_NOISE_SE = 2.0
 # until 2026-11-29 the h = 0.03125 references were the tensor's 4 decimals, and a value of one significant digit
 # (0.0005, 0.0006) was judged by its rounding interval widened by 2 s.e.; the notebook's stdout has them to 8
 # decimals (the sixth audit), so every value is judged by W1_TOL, and the rows say what the old rule gave
@@ -106,10 +115,13 @@ def _w1_paper(label: str) -> str:
 
 
 def _w1_tolerance(label: str) -> str:
-    rule = (f"each h: ours within ±{W1_TOL:.0%} of the notebook's value{' (or the derived ‡)' if label == 'SMS-BAOAB' else ''} "
-            "(relative, this project's); both diverged also agrees; outside it and more than 2 MC s.e. away (above "
-            "the noise floors): a disagreement, else unresolved; reproduced: every h agrees; partly: some do; not "
-            "reproduced: none does")  # fmt: skip
+    rule = (f"each h: |ours - the notebook's value{' (or the derived ‡)' if label == 'SMS-BAOAB' else ''}| within "
+            f"{W1_TOL:.0%} of that value (relative, this project's) + {W1_NOISE_SE:g} MC s.e. of ours (our run-to-run "
+            "noise, measured: the delta-method s.e. over the chains); both diverged also agrees; outside it: a "
+            "disagreement, unresolved where ours is below the noise floors; reproduced: every h agrees; partly: some "
+            "do; not reproduced: none does (until 2026-11-29, the twenty-second audit, the band was the ±10% alone, "
+            "narrower than one MC s.e. at h = 0.03125, and a miss within 2 s.e. was unresolved; changed after the "
+            "result was seen; the reason says what that rule gave where it differs)")  # fmt: skip
     if label in OLD_ROUNDED:
         rule += (f" (until 2026-11-29 the h = 0.03125 reference was the rounded {OLD_ROUNDED[label]}, judged by its "
                  f"rounding interval ±{W1_ROUNDING:g} widened by 2 MC s.e.)")  # fmt: skip
@@ -158,18 +170,26 @@ def _reference(c: Cell):
 
 
 def _exact_slopes(cells: list[Cell]) -> tuple[str, str]:
-    """Slopes of the exact |mean bias| and |variance bias| over the three smallest h ("exact" below 1e-12)."""
+    """Slopes of the exact |mean bias| and |variance bias| over the three smallest h ("exact" below 1e-12). A
+    bias that changes sign over them has no order there (its |.| passes through 0): "sign change" with the
+    h where it changes and, where the two smallest h share a sign, the local slope between them."""
     from ...stats import fit_loglog
 
     cs = sorted(cells, key=lambda c: c.h)[:3]
     mean, var = PAULIN_POSTERIOR
     out = []
     for key, ref in (("mean", mean), ("var", var)):
-        b = [abs(c.exact[key] - ref) for c in cs]
-        if max(b) < 1e-12:
+        b = [c.exact[key] - ref for c in cs]
+        if max(map(abs, b)) < 1e-12:
             out.append("exact")
             continue
-        fit = fit_loglog([c.h for c in cs], b)
+        flips = [f"{cs[i + 1].h:g} and {cs[i].h:g}" for i in range(len(cs) - 1) if b[i] * b[i + 1] < 0]
+        if flips:
+            local = (f"; local slope {math.log2(b[1] / b[0]):.2f} between h = {cs[1].h:g} and {cs[0].h:g}"
+                     if len(b) > 1 and b[0] * b[1] > 0 else "")  # fmt: skip
+            out.append(f"n/a (the signed bias changes sign between h = {', '.join(flips)}: no order{local})")
+            continue
+        fit = fit_loglog([c.h for c in cs], [abs(x) for x in b])
         out.append("n/a" if fit is None else f"{fit.slope:.2f}")
     return out[0], out[1]
 
@@ -265,12 +285,18 @@ def _w1_text(c: Cell) -> str:
     return f"{_paper_text(c.w1)} ± {c.w1_se:.2g}" + ("*" if c.noise_limited else "")
 
 
+def _w1_band(c: Cell, pv: float) -> float:
+    """The agreement band of a cell against the reference ``pv``: W1_TOL of it plus W1_NOISE_SE of our s.e."""
+    return W1_TOL * pv + W1_NOISE_SE * c.w1_se
+
+
 def _w1_agrees(label: str, c: Cell, pv: float, derived: bool) -> tuple[bool, list[str]]:
-    """Whether our W1 agrees with the reference ``pv``: within W1_TOL of it, or, for a notebook
-    value printed with one significant digit, in its rounding interval widened by 2 s.e.; and the
-    notes that say which rule was used."""
+    """Whether our W1 agrees with the reference ``pv``: |ours - pv| <= W1_TOL pv + W1_NOISE_SE s.e. (``_w1_band``);
+    and the notes on a changed reference (the derived ‡, or the notebook's 8 decimals for a value once read
+    rounded to one significant digit) and on a cell that agrees by the noise allowance only."""
+    ok = abs(c.w1 - pv) <= _w1_band(c, pv)
     if derived:
-        return abs(c.w1 - pv) <= W1_TOL * pv, [
+        return ok, [
             f"h={c.h:g}: reference changed from 0.1646 (a randomised-order re-run no script of this project "
             f"produced) to the derived {pv:.4f}‡ (authors' fixed order 0,1,1,0; the notebook prints "
             f"{PAPER_W1[label][0]}); ours, with the order randomised per sweep (the paper's SMS scheme), is "
@@ -278,20 +304,24 @@ def _w1_agrees(label: str, c: Cell, pv: float, derived: bool) -> tuple[bool, lis
             f"against the old 0.1646 ours is {100 * (c.w1 / 0.1646 - 1):+.1f}% (within {W1_TOL:.0%}: the old "
             "reference agreed at this h)"
         ]
-    ok = abs(c.w1 - pv) <= W1_TOL * pv
+    notes = []
     old = OLD_ROUNDED.get(label) if c.h == STEPS[-1] else None
-    if old is None:
-        return ok, []
-    lo, hi = old - W1_ROUNDING - 2 * c.w1_se, old + W1_ROUNDING + 2 * c.w1_se
-    return ok, [f"h={c.h:g}: the notebook's {pv:.8f} (its stdout; the rounded {old} before 2026-11-29, whose "
-                f"rounding interval widened by 2 s.e., [{lo:.5f}, {hi:.5f}], put ours {c.w1:.5f} "
-                f"{'inside' if lo <= c.w1 <= hi else 'outside'})"]  # fmt: skip
+    if old is not None:
+        lo, hi = old - W1_ROUNDING - 2 * c.w1_se, old + W1_ROUNDING + 2 * c.w1_se
+        notes.append(f"h={c.h:g}: the notebook's {pv:.8f} (its stdout; the rounded {old} before 2026-11-29, whose "
+                     f"rounding interval widened by 2 s.e., [{lo:.5f}, {hi:.5f}], put ours {c.w1:.5f} "
+                     f"{'inside' if lo <= c.w1 <= hi else 'outside'})")  # fmt: skip
+    if ok and abs(c.w1 - pv) > W1_TOL * pv:
+        notes.append(f"h={c.h:g}: {(c.w1 - pv) / pv:+.0%} = {(c.w1 - pv) / c.w1_se:+.1f} s.e., within ±{W1_TOL:.0%} + "
+                     f"{W1_NOISE_SE:g} s.e. = ±{_w1_band(c, pv):#.2g} (outside the ±{W1_TOL:.0%} alone, the rule "
+                     "until 2026-11-29: unresolved there)")  # fmt: skip
+    return ok, notes
 
 
 def _w1_cell(label: str, c: Cell) -> tuple:
     """(agrees, z of a resolved disagreement or None, notes, noise-limited miss) of one h: both
-    diverged agrees; a cell outside the tolerance disagrees when the difference is over 2 s.e. and
-    our W1 is above the noise floors, else it is not resolved at this scale (counts for neither side)."""
+    diverged agrees; a cell outside the band (``_w1_agrees``) disagrees where our W1 is above the
+    noise floors, else it is not resolved at this scale (counts for neither side)."""
     pv, derived = _reference(c)
     if pv is None and c.diverged:
         return True, None, [], False
@@ -303,10 +333,27 @@ def _w1_cell(label: str, c: Cell) -> tuple:
     ok, notes = _w1_agrees(label, c, pv, derived)
     if ok:
         return True, None, notes, False
-    unresolved = c.noise_limited or abs(z) <= 2
-    tag = " (*, not resolved)" if c.noise_limited else " (within 2 s.e.)" if unresolved else ""
-    notes.append(f"h={c.h:g}: {(c.w1 - pv) / pv:+.0%} = {z:+.1f} s.e. = {(c.w1 - pv) / c.w1_floor:+.1f} MC floors{tag}")
-    return False, None if unresolved else z, notes, c.noise_limited
+    tag = " (*, not resolved)" if c.noise_limited else ""
+    notes.append(f"h={c.h:g}: {(c.w1 - pv) / pv:+.0%} = {z:+.1f} s.e. = {(c.w1 - pv) / c.w1_floor:+.1f} MC floors, "
+                 f"beyond ±{W1_TOL:.0%} + {W1_NOISE_SE:g} s.e. = ±{_w1_band(c, pv):#.2g}{tag}")  # fmt: skip
+    return False, None if c.noise_limited else z, notes, c.noise_limited
+
+
+def _w1_old(label: str, cs: list[Cell]) -> str:
+    """The verdict of the rule until 2026-11-29 (the twenty-second audit): a cell agrees within W1_TOL of its
+    reference alone; outside it, a disagreement only over 2 s.e. away and above the noise floors."""
+    good, zs = 0, []
+    for c in cs:
+        pv, _ = _reference(c)
+        if pv is None and c.diverged:
+            good += 1
+        elif pv is None or c.diverged:
+            zs.append(math.inf)
+        elif abs(c.w1 - pv) <= W1_TOL * pv:
+            good += 1
+        elif not c.noise_limited and abs(c.w1 - pv) > 2 * c.w1_se:
+            zs.append((c.w1 - pv) / c.w1_se)
+    return by_resolved(good, zs, len(cs), "-").verdict
 
 
 @CLAIMS.family("w1", LABELS, "W1 of {} to the posterior at h = 0.25 / 0.125 / 0.0625 / 0.03125", "§3.4, Fig. 1",
@@ -316,7 +363,8 @@ def _w1_rule(label: str, cells: dict):
 
 
 def _w1_outcome(label: str, cs: list[Cell]):
-    """Each h agrees (or both diverged) by ``_w1_cell``; all: reproduced, some: partly."""
+    """Each h agrees (or both diverged) by ``_w1_cell``; all: reproduced, some: partly; where the rule until
+    2026-11-29 (``_w1_old``) gives another verdict, the reason says which."""
     per = [_w1_cell(label, c) for c in cs]
     notes = [n for _, _, ns, _ in per for n in ns]
     if any(noise for *_, noise in per):
@@ -325,8 +373,13 @@ def _w1_outcome(label: str, cs: list[Cell]):
             f"measure): not resolved at this scale; {SCALE_WHY}"
         )
     ours = " / ".join(_w1_text(c) for c in cs)
-    return by_resolved(sum(ok for ok, *_ in per), [z for _, z, *_ in per if z is not None], len(cs), ours,
-                       "; ".join(notes))  # fmt: skip
+    out = by_resolved(sum(ok for ok, *_ in per), [z for _, z, *_ in per if z is not None], len(cs), ours,
+                      "; ".join(notes))  # fmt: skip
+    old = _w1_old(label, cs)
+    if old != out.verdict:
+        out = replace(out, why="; ".join(w for w in (out.why, f"the rule until 2026-11-29 (the twenty-second audit: "
+                      f"±{W1_TOL:.0%} alone, a miss within 2 s.e. unresolved) gave {old}") if w))  # fmt: skip
+    return out
 
 
 @CLAIMS.family("slope", LABELS, lambda lab: f"bias of {lab} is O(h{'^2' if EXPECTED_SLOPE[lab][0] == 2 else ''}) "
@@ -362,7 +415,7 @@ def _slope_outcome(label: str, cs: list[Cell]):
     pv = [PAPER_W1[label][STEPS.index(c.h)] for c in fin]
     pfit = fit_loglog([c.h for c in fin], pv) if None not in pv else None
     ex = _exact_slopes(cs)
-    why = "" if pfit is None else f"the notebook's W1 values give {pfit.slope:.2f}; "
+    why = "" if pfit is None else f"the notebook's W1 values give {pfit.slope:.2f}{NOTEBOOK_SCHEME.get(label, '')}; "
     why += (
         f"95% CI of the 3-point fit (its residuals) [{fit.lo:.2f}, {fit.hi:.2f}]; exact slopes of the recorded "
         f"law: |Δmean| {ex[0]}, |Δvar| {ex[1]}"
