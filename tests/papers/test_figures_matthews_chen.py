@@ -669,9 +669,9 @@ def test_chen_fig3_sghmc_decreasing_rate_is_judged_with_its_seeds_scatter(spread
 
 
 def _passes_rows(finals: dict):
-    """Rows of passes_error for final errors {(scheme, cov, n): error} (two checkpoints each)."""
-    return [{"scheme": sc, "covariance": cov, "n": n, "passes": p, "error": e * (1.5 if p == 5 else 1)}
-            for (sc, cov, n), e in finals.items() for p in (5, 10)]  # fmt: skip
+    """Rows of passes_error for final errors {(scheme, cov, n): error} (two checkpoints each, passes over N = 1024)."""
+    return [{"scheme": sc, "covariance": cov, "n": n, "passes": p, "steps": p * 1024 // n,
+             "error": e * (1.5 if p == 5 else 1)} for (sc, cov, n), e in finals.items() for p in (5, 10)]  # fmt: skip
 
 
 def _section(fig_id, scale, s, rows, covs, ref_se, load, n_data=None, scatter=()):
@@ -695,6 +695,10 @@ def _fig2_finals():
     return finals
 
 
+# the scale=quick grid the synthetic finals of ``_fig2_finals`` cover (scale=quick's n = 512 since 2026-11-29)
+FIG2_OLD_QUICK = dict(mw.FIG2["quick"], n=[8, 32, 128])
+
+
 def _seeds(sc, cov, n, mean, sd=0.03, k=6):
     """Seed-scatter rows of (scheme, cov, n): k final errors with this mean and (about) this s.d."""
     return [{"scheme": sc, "covariance": cov, "n": n, "seed": 1000 * j, "error": mean + sd * (j - (k - 1) / 2) / 1.87}
@@ -706,7 +710,7 @@ def test_matthews_fig2_rows_without_seeds_are_open_where_both_work():
     difference is judged against the seeds' scatter, so without seeds it is open (only a failing run decides);
     nothing converged for mSGLD: not tested."""
     finals = _fig2_finals()
-    s = mw.FIG2["quick"]
+    s = FIG2_OLD_QUICK
     ref_se = np.array([0.089, 0.154, 0.241, 0.183, 0.511, 0.066])
     md = _section("matthews2018-fig2", "quick", s, _passes_rows(finals), ("estimated", "exact"), ref_se,
                   dict.fromkeys(s["n"], (3.0, 0.5)))  # fmt: skip
@@ -717,8 +721,12 @@ def test_matthews_fig2_rows_without_seeds_are_open_where_both_work():
     assert verdicts[claims["outperforms"].text] == "partly" and "NOGIN best at n = [32]; not at n = [8]" in md
     assert "mSGLD: seeds not measured" in md
     assert verdicts[claims["fifty"].text] == verdicts[claims["same", "msgld"].text] == "not tested: scale"
-    assert verdicts[claims["same", "ccadl"].text] == "not tested: scale" and "results/ccadl_diagnosis.md" in md
-    assert _counts(md) == {"partly": 2, "not tested": 3, "printed": 1, "statement": 4}
+    # CC-ADL fails with both covariances at every n: the same stability (the white cells), the error half untested
+    assert verdicts[claims["same", "ccadl"].text] == "partly" and "results/ccadl_diagnosis.md" in md
+    assert "both fail at every n, n = [8, 32, 128]: the same stability" in md
+    # a level never reached has no n (the twenty-second audit: "nan (n=None)" before)
+    assert "passes to stay <= 1%: NOGIN never in the run, CC-ADL never in the run" in md and "n=None" not in md
+    assert _counts(md) == {"partly": 3, "not tested": 2, "printed": 1, "statement": 4}
     assert "What a test of the rows not tested at scale=quick takes: u below 0.5%" in md
     # a precise reference alone resolves nothing now: the differences are judged against the seeds
     finals.update({("nogin", "exact", n): 0.01 for n in (32, 128)})
@@ -739,7 +747,7 @@ def test_matthews_fig2_nogin_differences_are_judged_against_the_seed_scatter(exa
     scatter = (_seeds("nogin", "estimated", 32, 0.466) + _seeds("nogin", "exact", 32, exact32)
                + _seeds("nogin", "estimated", 128, 0.448) + _seeds("nogin", "exact", 128, exact128)
                + _seeds("msgld", "estimated", 128, 0.604) + _seeds("msgld", "exact", 128, 0.606))  # fmt: skip
-    s = mw.FIG2["quick"]
+    s = FIG2_OLD_QUICK
     md = _section("matthews2018-fig2", "quick", s, _passes_rows(finals), ("estimated", "exact"), np.full(6, 0.2),
                   dict.fromkeys(s["n"], (3.0, 0.5)), scatter=scatter)  # fmt: skip
     verdicts = dict(claims_of(md))
@@ -763,7 +771,7 @@ def test_matthews_fig2_no_difference_is_judged_against_the_seed_scatter():
     nan = math.nan
     finals = {(sc, cov, n): nan for sc in mw.SCHEMES_23 for cov in ("estimated", "exact") for n in (8, 32, 128)}
     finals.update({("msgld", "estimated", 128): 0.575, ("msgld", "exact", 128): 0.578})
-    s = mw.FIG2["quick"]
+    s = FIG2_OLD_QUICK
     base = [0.575, 0.63, 0.573, 0.617, 0.607, 0.619]
 
     def scatter(shift, every=2):
@@ -785,6 +793,61 @@ def test_matthews_fig2_no_difference_is_judged_against_the_seed_scatter():
     assert dict(claims_of(paired))[claim] == "reproduced" and "(-1.58 s.e.: not resolved)" in paired
     assert dict(claims_of(_section(*args, scatter=scatter(0.2))))[claim].startswith("not reproduced")
     assert dict(claims_of(_section(*args)))[claim] == "not tested: scale"  # no seeds: the scatter is unknown
+
+
+def _ccadl_at_512(exact=0.499, nogin_exact=0.611, exact_shift=0.0):
+    """The CC-ADL row of Fig. 2 at scale=quick's grid: CC-ADL fails with both covariances at n = 8, 32, 128 and
+    works at 512 (final errors, estimated 0.498, ``exact``), with 6 seeds of each there, and NOGIN's seeds at 512
+    (estimated 0.611, exact ``nogin_exact``)."""
+    s = mw.FIG2["quick"]
+    finals = {(sc, cov, n): math.nan for sc in mw.SCHEMES_23 for cov in ("estimated", "exact") for n in s["n"]}
+    finals.update({("ccadl", "estimated", 512): 0.498, ("ccadl", "exact", 512): exact,
+                   ("nogin", "estimated", 512): 0.611, ("nogin", "exact", 512): nogin_exact})  # fmt: skip
+    scatter = (_seeds("ccadl", "estimated", 512, 0.50) + _seeds("ccadl", "exact", 512, 0.50 + exact_shift)
+               + _seeds("nogin", "estimated", 512, 0.61) + _seeds("nogin", "exact", 512, nogin_exact))  # fmt: skip
+    p = mw.Passes(_passes_rows(finals), s, np.full(6, 0.2), "", 1024, scatter)
+    return mw.FIG2_CLAIMS.rules["same", "ccadl"](p)
+
+
+def test_matthews_fig2_ccadl_no_difference_is_judged_where_it_works():
+    """The twenty-second audit: scale=quick had no n at which CC-ADL works, and 'not tested: scale' stood for a test
+    that costs seconds; n = 512 (the paper scale's, where CC-ADL is stable) is in scale=quick's grid now. Both
+    covariances within 2 s.e. of the seeds there, and failing together at the other n, is reproduced; apart, or
+    exactly one working, is not; NOGIN's own two covariances at the same n are named beside, and where they are
+    within 2 s.e. too the reason says that n cannot show the paper's contrast."""
+    assert 512 in mw.FIG2["quick"]["n"] and 512 in mw.FIG2["paper"]["n"]
+    out = _ccadl_at_512()
+    assert out.verdict == "reproduced" and "within 2 s.e. at n = [512]" in out.why
+    assert "both fail at n = [8, 32, 128] (the same stability)" in out.why
+    assert "10 passes are 1280 / 320 / 80 / 20 steps at n = 8 / 32 / 128 / 512" in out.why  # n = 512: the transient
+    assert "NOGIN's estimated - exact over the same seeds: n = 512:" in out.why and "at n = [512] too" in out.why
+    contrast = _ccadl_at_512(nogin_exact=0.40)  # NOGIN improved by the exact covariance beyond 2 s.e.
+    assert contrast.verdict == "reproduced" and "NOGIN shows no difference either" not in contrast.why
+    assert _ccadl_at_512(exact_shift=0.2).verdict.startswith("not reproduced")
+    one = _ccadl_at_512(exact=math.nan)
+    assert one.verdict.startswith("not reproduced") and "exactly one works at n = [512]" in one.why
+
+
+@pytest.mark.parametrize("z, k, want", [(2.3, 5, "reproduced"), (2.7, 5, "not reproduced"), (3.0, 5, "not reproduced"),
+                                        (2.65, 7, "reproduced")])  # fmt: skip
+def test_matthews_fig1_nogin_flat_is_judged_at_the_family_wise_limit(z, k, want):
+    """'Agnostic to h' is said of every h at once: |bias| within the two-sided 95% family-wise (Bonferroni) limit
+    over the grid's k h, 2.58 s.e. for 5 h, 2.69 for 7 (the twenty-second audit: 3.5 s.e. before, without a basis,
+    which passes z = 3.0; 2 s.e. at each h would fail z = 2.3, which an exact scheme reaches at one of 5 h about
+    1 time in 10)."""
+    assert mw.family_limit(5) == pytest.approx(2.5758, abs=1e-4) and mw.family_limit(7) == pytest.approx(
+        2.6901, abs=1e-4
+    )
+    hs = [2 ** (-3 + j / 2) for j in range(k)]
+    rows = [{"target": "gaussian", "scheme": "nogin", "h": h, "bias": (z if j == 1 else 0.1) * 0.0026, "se": 0.0026}
+            for j, h in enumerate(hs)]  # fmt: skip
+    rows += [{"target": "gaussian", "scheme": "msgld", "h": 0.25, "bias": -0.017, "se": 0.0026},
+             {"target": "gaussian", "scheme": "ccadl", "h": 0.25, "bias": -0.18, "se": 0.0021}]  # fmt: skip
+    out = mw.FIG1_CLAIMS.rules["nogin_flat"]({"bias": rows}, mw.FIG1["quick"])
+    assert out.verdict.startswith(want) and f"max |bias|/s.e. = {z:.1f} over the {k} h" in out.ours
+    assert f"the family-wise limit over {k} h is {mw.family_limit(k):.2f} s.e." in out.why
+    assert "mSGLD's 0.017, CC-ADL's 0.18 at h = 0.25" in out.why
+    assert "until 2026-11-29, the twenty-second audit, |bias| <= 3.5 s.e." in mw.FIG1_CLAIMS["nogin_flat"].tolerance
 
 
 def test_matthews_fig3_stable_at_small_n_needs_nogin_to_work():
@@ -1040,6 +1103,35 @@ def test_fig2_fifty_times_fewer_passes_tiers(monkeypatch, nogin, ccadl, want):
     monkeypatch.setattr(mw, "passes_to", lambda rows, sc, cov, level: (at[sc], 8))
     p = mw.Passes([], dict(mw.FIG2["quick"], passes=1000.0), np.full(6, 1e-4), "", None)
     assert mw.FIG2_CLAIMS.rules["fifty"](p).verdict.startswith(want)
+
+
+def test_fig2_test_cost_is_priced_from_the_committed_reference_sizes():
+    """The twenty-second audit: the 'about 50x fewer passes' row priced its test from one reference size measured
+    in prose only; REF_SIZES is now results/matthews2018-fig2/reference_sizes.csv (CPU seconds, u, the variance
+    of lambda_2 and its relative s.e.), and the row gives the price from each size, (u / 0.5%)^2 times its CPU
+    seconds."""
+    import csv
+
+    path = Path(__file__).resolve().parents[2] / "results" / "matthews2018-fig2" / "reference_sizes.csv"
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    sizes = {(int(r["chains"]), int(r["steps"])) for r in rows}
+    assert sizes == set(mw.REF_SIZES)
+    for (c, t), (cpu, u, var4, se4) in mw.REF_SIZES.items():
+        r = next(r for r in rows if (int(r["chains"]), int(r["steps"])) == (c, t) and r["coordinate"] == "4")
+        assert cpu == pytest.approx(float(r["cpu_s"]), abs=0.5) and u == pytest.approx(float(r["u"]), abs=5e-4)
+        assert var4 == pytest.approx(float(r["variance"]), rel=0.02) and se4 == pytest.approx(
+            float(r["variance_rel_se"]), abs=5e-3
+        )
+        hours = (float(r["u"]) / 0.005) ** 2 * float(r["cpu_s"]) / 3600
+        assert mw.ref_hours()[c, t] == pytest.approx(hours, rel=0.02)
+        assert (
+            f"{c} x {t}, {cpu:.0f} CPU-s: u = {u:.1%}, about {mw.ref_hours()[c, t]:.1f} CPU-hours"
+            in mw.NEEDS["matthews2018-fig2"]
+        )
+    lo, hi = min(mw.ref_hours().values()), max(mw.ref_hours().values())
+    assert f"about {lo:.1f} to {hi:.0f} CPU-hours" in mw.FIG2_TEST["fifty"]
+    assert "at least 25 times NOGIN's passes" in mw.FIG2_TEST["fifty"]
 
 
 def _fig3_seeds(sc: str, n: int, errors) -> list[dict]:
