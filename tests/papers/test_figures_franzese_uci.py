@@ -280,6 +280,9 @@ def test_fig10_insensitivity_over_c_in_range_and_large_c_apart():
     ins, big = outcomes[sweeps.FIG10_CLAIMS["insensitive"]], outcomes[sweeps.FIG10_CLAIMS["large_c"]]
     assert (ins.verdict, big.verdict) == ("reproduced", "reproduced") and "tolerance 0.0163" in ins.ours
     assert "seed-to-seed sd of one cell's AKD" in ins.why
+    # the twenty-second audit: 'too large a C' names its scope as rows #1 and #2 do, and the C run above 10
+    assert big.why.startswith("tested on boston (split 0 only) with the full batch only, where App. F.4's")
+    assert "; C above 10 run: 50 (paper: up to 100); App. F.4: 'if C is too large" in big.why
     # a diverged C in the range fails; a diverged C = 50 counts as hurt
     assert _fig10_claims({0.5: math.nan, 5.0: 0.145, 10.0: 0.15, 50.0: math.nan}) == ["not reproduced", "reproduced"]
     # C run in [0.5, 10] spanning less than a factor of 10, and no C above 10: not tested

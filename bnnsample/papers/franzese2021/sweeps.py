@@ -1103,7 +1103,11 @@ def _large_c_hurts(rows: list[dict], s: SweepSettings, cs: list[float], noise: N
         return not_tested("scale", ours, f"{_transient(s)}; {FIG10_PAPER_COST}")
     if big is None:
         return not_tested("scale", ours, f"no C above {FIG10_RANGE[1]:g} was run; {_LARGE_C_WHY}")
-    return by_count(hurt, len(batches), ours, _LARGE_C_WHY)
+    # the scope, as rows #1 and #2 give it (the twenty-second audit): the data sets, batch sizes and C run
+    above = ", ".join(f"{c:g}" for c in cs if c > FIG10_RANGE[1])
+    top = max(FIG10_SCALES["paper"]["frictions"])
+    return by_count(hurt, len(batches), ours, f"{_fig10_coverage(rows)}; C above {FIG10_RANGE[1]:g} run: {above} "
+                    f"(paper: up to {top:g}); {_LARGE_C_WHY}")  # fmt: skip
 
 
 def fig10_outcomes(rows: list[dict], s: SweepSettings, cs: list[float]) -> list[tuple[Claim, Outcome]]:
