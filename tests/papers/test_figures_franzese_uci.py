@@ -280,6 +280,9 @@ def test_fig10_insensitivity_over_c_in_range_and_large_c_apart():
     ins, big = outcomes[sweeps.FIG10_CLAIMS["insensitive"]], outcomes[sweeps.FIG10_CLAIMS["large_c"]]
     assert (ins.verdict, big.verdict) == ("reproduced", "reproduced") and "tolerance 0.0163" in ins.ours
     assert "seed-to-seed sd of one cell's AKD" in ins.why
+    # the twenty-second audit: 'too large a C' names its scope as rows #1 and #2 do, and the C run above 10
+    assert big.why.startswith("tested on boston (split 0 only) with the full batch only, where App. F.4's")
+    assert "; C above 10 run: 50 (paper: up to 100); App. F.4: 'if C is too large" in big.why
     # a diverged C in the range fails; a diverged C = 50 counts as hurt
     assert _fig10_claims({0.5: math.nan, 5.0: 0.145, 10.0: 0.15, 50.0: math.nan}) == ["not reproduced", "reproduced"]
     # C run in [0.5, 10] spanning less than a factor of 10, and no C above 10: not tested
@@ -667,12 +670,30 @@ def test_batch_rule_reversal_needs_a_lower_akd():
         rows += [dict(r, seed=k, akd=r["akd"] + d * (0.05 if r["batch"] == 32 else 0.001)) for r in _sweep_rows(akd)]
     out = _outcome(sweeps.fig4_outcomes(rows, s), sweeps.FIG4_CLAIMS["batch"])
     assert "SHMC-LEAPFROG: full: 0.01, 32: 0.02" in out.ours and out.verdict != "not reproduced"
-    akd[("SHMC-LEAPFROG", 32, 0.02)] = 0.16  # now lower than the full batch's 0.17 at h = 0.02: a reversal
+    # the twenty-second audit: lower by less than the tolerance of a difference (2 sqrt((0.001^2 + 0.05^2) / 3) =
+    # 0.058) is noise, no reversal; the rule until then (lower by any amount) is said with what it gives
+    akd[("SHMC-LEAPFROG", 32, 0.02)] = 0.16  # 0.01 below the full batch's 0.17 at h = 0.02
+    rows = []
+    for k, d in enumerate((-1.0, 0.0, 1.0)):
+        rows += [dict(r, seed=k, akd=r["akd"] + d * (0.05 if r["batch"] == 32 else 0.001)) for r in _sweep_rows(akd)]
+    out = _outcome(sweeps.fig4_outcomes(rows, s), sweeps.FIG4_CLAIMS["batch"])
+    assert out.verdict != "not reproduced" and "a smaller batch has a larger h inside the band" not in out.why
+    assert (
+        "the in-band rule with the smaller batch lower there by any amount (until 2026-11-29, the twenty-second "
+        "audit) gives not reproduced here: SHMC-LEAPFROG batch 32 inside the band at h = 0.02, batch full not, 32 "
+        "minus full -0.0100 within the tolerance 0.058" in out.why
+    )
+    assert (
+        "also lower by more than the tolerance (since 2026-11-29, the twenty-second"
+        in sweeps.FIG4_CLAIMS["batch"].tolerance
+    )
+    akd[("SHMC-LEAPFROG", 32, 0.02)] = 0.1  # 0.07 below it, beyond the tolerance: a reversal
     rows = []
     for k, d in enumerate((-1.0, 0.0, 1.0)):
         rows += [dict(r, seed=k, akd=r["akd"] + d * (0.05 if r["batch"] == 32 else 0.001)) for r in _sweep_rows(akd)]
     out = _outcome(sweeps.fig4_outcomes(rows, s), sweeps.FIG4_CLAIMS["batch"])
     assert out.verdict == "not reproduced" and "a smaller batch has a larger h inside the band" in out.why
+    assert "lower there by any amount" not in out.why
 
 
 def test_table_similarity_names_the_data_sets_run_and_the_resolved_gaps():

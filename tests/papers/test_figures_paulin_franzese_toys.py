@@ -641,12 +641,29 @@ def test_fig1_order2_alike_on_the_informative_cells():
         "batch full: 0 of 1 informative cells alike; batch 8: 1 of 2 informative cells alike (eta 0.04: LT and "
         "SYM 0.300-0.301, against at most 0.050 with the full batch" in out.why
     )
-    assert "LEAPFROG, exact with the full batch, within 0.0010 of them" in out.why
+    # the twenty-second audit: the other schemes are compared with LT and SYM cell by cell, by the band width
+    assert (
+        "at eta 0.04 LEAPFROG and MT3 lie within the band width of both LT and SYM: the minibatch error dominates "
+        "there, and those cells do not tell the integrators apart)" in out.why
+    )
     assert "slope 2.0 (LT) and 2.0 (SYM) in log-log: alike in order, not in constant" in out.why
     assert "4x SYMMETRIC's" in out.why
     akd[(8, 0.02)] = (0.1, 0.101)  # 2 of 3 informative alike: reproduced
     out = dict(fz.fig1_outcomes(_order2_cells(akd), band, (0.04, 0.02, 0.01), labels))[fz.FIG1_CLAIMS["sym_lt"]]
     assert out.verdict == "reproduced"
+    # MT3 0.01 below LT at batch 8, eta 0.02 (beyond the width 0.0025 of both): that cell tells the schemes apart
+    cells = _order2_cells(akd)
+    for c in cells:
+        if (c.label, c.batch, c.h) == ("MT3", 8, 0.02):
+            c.akd = 0.09
+    out = dict(fz.fig1_outcomes(cells, band, (0.04, 0.02, 0.01), labels))[fz.FIG1_CLAIMS["sym_lt"]]
+    assert out.verdict == "reproduced"
+    assert (
+        "beyond the band width 0.0025 of both LT and SYM (minus LT / minus SYM) lie eta 0.02: MT3 -0.0100 / -0.0110 "
+        "(SYM - LT +0.0010): these cells tell the integrators apart, and LT and SYM are alike in them; at eta 0.04 "
+        "LEAPFROG and MT3 lie within the band width of both LT and SYM" in out.why
+    )
+    assert "do not tell the integrators apart" not in out.why.split("at eta 0.04")[0]
     akd[("full", 0.04)] = (0.028, 0.028)  # 2 informative cells: too thin to judge
     out = dict(fz.fig1_outcomes(_order2_cells(akd), band, (0.04, 0.02, 0.01), labels))[fz.FIG1_CLAIMS["sym_lt"]]
     assert out.verdict == "not tested: scale" and "thin evidence: 2 informative cell(s), fewer than 3" in out.why

@@ -480,7 +480,7 @@ def _order2_alike(series, hs, band, labels) -> Outcome | None:
             + ("; apart: " + ", ".join(f"batch {bb}, eta {e:g}: SYM - LT {d:+.4f}" for d, bb, e in apart) if apart else ""))  # fmt: skip
     close = len(cells) - len(apart)
     old = (reproduced if cells and close >= 2 * len(cells) / 3 else partly if close else not_reproduced)(ours).verdict
-    why = "; ".join(x for x in (_alike_where(series, hs, labels, informative, alike), _exact_lt_sym(series, hs),
+    why = "; ".join(x for x in (_alike_where(series, hs, labels, informative, alike, width), _exact_lt_sym(series, hs),
                                 f"counted over every cell, inside the band too (until 2026-11-29): {close} of "
                                 f"{len(cells)}, {old}") if x)  # fmt: skip
     if len(informative) < FIG1_INFORMATIVE_MIN:
@@ -492,11 +492,14 @@ def _order2_alike(series, hs, band, labels) -> Outcome | None:
     return partly(ours, why) if n else not_reproduced(ours, why)
 
 
-def _alike_where(series, hs, labels, informative, alike) -> str:
+def _alike_where(series, hs, labels, informative, alike, width: float) -> str:
     """Per batch, how many informative cells are alike; for a minibatch's alike cells, how far above the
-    full-batch AKD of the same schemes at the same eta they lie, and how far LEAPFROG (exact with the full batch,
-    so its minibatch AKD is minibatch error and noise) lies from them: where the minibatch error dominates, the
-    cells do not tell the integrators apart."""
+    full-batch AKD of the same schemes at the same eta they lie, and where the other schemes (LEAPFROG, exact with
+    the full batch, so its minibatch AKD is minibatch error and noise; MT3) lie against LT and SYM, cell by cell,
+    by the band width ``width`` (the rule's tolerance): beyond it of both, that cell tells the integrators apart
+    while LT and SYM are alike in it; within it of both for every scheme, the minibatch error dominates and the
+    cell does not tell the integrators apart (until 2026-11-29, the twenty-second audit, said of every alike
+    minibatch cell, LEAPFROG's distance not compared with the width and MT3's not looked at)."""
     parts = []
     for batch in TRIG_BATCHES:
         inf = [c for c in informative if c[1] == batch]
@@ -510,13 +513,41 @@ def _alike_where(series, hs, labels, informative, alike) -> str:
             full = [x for lab in ("LIE-TROTTER", "SYMMETRIC") for i in at if math.isfinite(x := series(lab, "full")[i])]
             text += (f" (eta {', '.join(f'{e:g}' for _, _, e in ok)}: LT and SYM {min(mine):.3f}-{max(mine):.3f}, "
                      f"against at most {max(full, default=math.nan):.3f} with the full batch at the same eta")  # fmt: skip
-            if "LEAPFROG" in labels:
-                lf = [abs(series("LEAPFROG", batch)[i] - series(lab, batch)[i]) for lab in ("LIE-TROTTER", "SYMMETRIC")
-                      for i in at]  # fmt: skip
-                text += f"; LEAPFROG, exact with the full batch, within {max(lf):.4f} of them"
-            text += "): the minibatch error dominates there, and these cells do not tell the integrators apart"
+            others = [lab for lab in labels if lab not in ("LIE-TROTTER", "SYMMETRIC")]
+            text += _others_against_order2(series, hs, batch, others, ok, width) if others else ""
+            text += ")"
         parts.append(text)
     return "; ".join(parts)
+
+
+def _others_against_order2(series, hs, batch, others, ok, width: float) -> str:
+    """Where each scheme of ``others`` lies against LT and SYM in the alike cells ``ok`` of a minibatch: the cells
+    where one lies beyond ``width`` of both (with its differences, and SYM - LT there), those where every one lies
+    within it of both (the minibatch error dominates), and those between."""
+    far, near, between = [], [], []
+    for d, _, e in ok:
+        i = hs.index(e)
+        lt, sym = series("LIE-TROTTER", batch)[i], series("SYMMETRIC", batch)[i]
+        off = {lab: (x - lt, x - sym) for lab in others if math.isfinite(x := series(lab, batch)[i])}
+        apart = {lab: v for lab, v in off.items() if min(abs(v[0]), abs(v[1])) > width}
+        if apart:
+            far.append(f"eta {e:g}: " + ", ".join(f"{lab} {a:+.4f} / {b:+.4f}" for lab, (a, b) in apart.items())
+                       + f" (SYM - LT {d:+.4f})")  # fmt: skip
+        elif all(max(abs(a), abs(b)) <= width for a, b in off.values()):
+            near.append(e)
+        else:
+            between.append(e)
+    names, out = " and ".join(others), []
+    if far:
+        out.append(f"beyond the band width {width:.4f} of both LT and SYM (minus LT / minus SYM) lie "
+                   + "; ".join(far) + ": these cells tell the integrators apart, and LT and SYM are alike in them")  # fmt: skip
+    if near:
+        out.append(f"at eta {', '.join(f'{e:g}' for e in near)} {names} lie within the band width of both LT and SYM: "
+                   "the minibatch error dominates there, and those cells do not tell the integrators apart")  # fmt: skip
+    if between:
+        out.append(f"at eta {', '.join(f'{e:g}' for e in between)} {names} lie beyond the band width of one of LT "
+                   "and SYM only")  # fmt: skip
+    return "; " + "; ".join(out)
 
 
 def _exact_lt_sym(series, hs) -> str:
