@@ -144,6 +144,53 @@ def test_fig10_comparable_is_a_ratio_band_not_an_equality():
     assert out[C["as_full"]].verdict == "partly"  # the scalar-diagonal pairs agree, the full friction's do not
 
 
+def test_long_runs_leave_the_shared_cells_alone():
+    """sekkat2023-fig10's long diagonal runs (2026-11-29) have cells of their own: the shared runs of figs. 8-10
+    keep the keys they were kept under, and only the frictions of ``st["long"]`` get a long run."""
+    st = mnist.MNIST["paper"]
+    for p in mnist.plan(st, 800):
+        label, kind, batching, n, chains, params, seed = p
+        old = ("sekkat2023-mnist", mnist.OVERRIDES, label, batching, n, chains, params, seed, mnist.H, mnist.ETA,
+               st["burn"], st["time"], st["draws"])  # fmt: skip
+        assert mnist.cell_key(st, *p) == old
+        long = label.startswith("adl_") and kind == "diagonal"
+        assert (mnist.cell_key(st, *p, True) != old) == long
+        assert mnist.run_times(st, label, kind, True) == ((500.0, 500.0) if long else (st["burn"], st["time"]))
+    assert sum(mnist.run_times(st, "adl_diagonal", "diagonal", True)) == mnist.PAPER_T
+    assert [o.default for o in fig10.FIGURE.options if o.key == "long"] == ["no"]  # the committed command's runs
+    assert "long" not in mnist.MNIST["quick"] and mnist.run_times(mnist.MNIST["quick"], "adl_diagonal", "diagonal",
+                                                                  True) == (2.0, 4.0)  # fmt: skip
+
+
+def test_fig10_judges_the_long_runs():
+    """Where a friction has a long run, the pair rules compare it (not the shared run that drifted); a long run that
+    still drifts at the paper's T = 10^3 is 'not stationary' with no price for a longer run."""
+    st, runs, C = {"n": (10, 200)}, _fig10_runs(), fig10.FIG10_CLAIMS
+    x, drift = np.zeros((4, 10, 2)), np.ones((4, 10)) + np.linspace(0, -2, 10)
+    for n in st["n"]:
+        runs.adl[("diagonal", n)].run.friction = drift  # the shared diagonal runs drift, the full ones too
+        runs.adl[("full", n)].run.friction = drift
+        r = Run(x=x, friction=np.ones((4, 10)), seconds=600.0, steps=999_800)
+        runs.long[("diagonal", n)] = MnistRun("adl_diagonal", "diagonal", n, 800 * (800 - n) / n, r, long=True)
+    vals = {f"adl_{k} n={n}": 0.06 for k in mnist.KINDS for n in st["n"]} | {"langevin n=10": 1.3}
+    vals |= {f"adl_diagonal n={n}": 0.01 for n in st["n"]}  # the shared runs' errors must not be the ones judged
+    vals |= {f"adl_diagonal n={n} long": 0.30 for n in st["n"]}  # the long ones: the scalar friction does better
+    out = dict(fig10.fig10_outcomes(runs, _errs(vals), st))
+    assert out[C["as_diagonal"]].verdict == "reproduced"  # with the shared runs' 0.01 it would be not reproduced
+    assert "vs diagonal (T = 999.8) 0.300" in out[C["as_diagonal"]].ours
+    assert out[C["as_full"]].verdict == "not reproduced"  # ratio 0.2, and the full runs are left out
+    assert "measured on the stationary runs only (4 of 6)" in out[C["as_full"]].why
+    assert {r["run"] for r in mnist.stationarity_rows(runs)} >= {"adl_diagonal n=10", "adl_diagonal n=10 long"}
+    for n in st["n"]:
+        runs.long[("diagonal", n)].run.friction = drift
+    out = dict(fig10.fig10_outcomes(runs, _errs(vals), st))
+    assert out[C["as_diagonal"]].verdict == "not tested: scale"
+    why = out[C["as_diagonal"]].why
+    assert "adl_diagonal n=10 long: tr(xi)/d moved" in why and "not stationary after 999.8 time units" in why
+    assert "the length at which it would settle is not known" in why and "10.0 CPU-minutes" in why
+    assert "would take" not in why.split("adl_diagonal n=10 long:")[1].split(";")[0]
+
+
 def test_fig9_rules():
     d = 20
     rng = np.random.default_rng(2)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...figures.claims import Claim, Claims, Outcome, by_count, not_tested
-from ...figures.driver import Figure, Invocation, register_figure
+from ...figures.driver import Figure, Invocation, Option, choice, register_figure
 from ...plotting import pyplot, save_figure
 from . import mnist
 from .mnist import KINDS, MNIST, CovErrors, MnistRuns, key_of
@@ -17,15 +17,25 @@ ACCEPTABLE = 0.05  # our reading of "acceptable": a mean relative error on the v
 
 
 def _measure(inv: Invocation, bar):
-    runs = mnist.mnist_runs(inv, inv.st)
+    runs = mnist.mnist_runs(inv, inv.st, long=_long(inv))
     return runs, mnist.cov_errors(runs)
+
+
+def _long(inv: Invocation) -> bool:
+    """Option ``long=yes``: also run the frictions of the scale's ``long`` to the paper's T = 10^3 and judge those."""
+    return inv.opt["long"] == "yes"
+
+
+def _key(runs: MnistRuns, kind: str, n: int) -> str:
+    """The key of the run the verdicts use at (kind, n): the long run where there is one (``MnistRuns.judged``)."""
+    return key_of(runs.judged(kind, n))
 
 
 def fig10_rows(runs: MnistRuns, errs: CovErrors) -> list[dict]:
     rows = []
     for m in runs.all()[1:]:
         k = key_of(m)
-        rows.append({"scheme": m.label, "friction": m.kind if m.label != "langevin" else "frozen", "n": m.n,
+        rows.append({"run": k, "scheme": m.label, "friction": m.kind if m.label != "langevin" else "frozen", "n": m.n,
                      "eps": m.eps, "eps_h": m.eps * mnist.H, "cov_error": errs.value[k], "cov_error_se": errs.se(k),
                      "noise_floor": errs.floor[k], "friction_mean": float(m.run.friction.mean()),
                      "chains": m.run.x.shape[0], "draws": m.run.x.shape[1], "steps": m.run.steps,
@@ -38,9 +48,11 @@ def _plot(m, inv: Invocation, png: Path) -> Path:
     rows = fig10_rows(runs, errs)
     fig, ax = pyplot().subplots(figsize=(6.5, 4.5))
     for i, kind in enumerate(KINDS):
-        sel = sorted((r for r in rows if r["scheme"] == f"adl_{kind}"), key=lambda r: r["eps"])
+        used = {_key(runs, kind, n) for n in inv.st["n"]}
+        sel = sorted((r for r in rows if r["run"] in used), key=lambda r: r["eps"])
         ax.errorbar([r["eps"] for r in sel], [r["cov_error"] for r in sel], [2 * r["cov_error_se"] for r in sel],
-                    fmt="o-", color=f"C{i}", label=f"AdL, xi {kind}", capsize=3)  # fmt: skip
+                    fmt="o-", color=f"C{i}", label=f"AdL, xi {kind}" + (" (long runs)" if kind in runs_long(runs) else ""),
+                    capsize=3)  # fmt: skip
         ax.plot([r["eps"] for r in sel], [r["noise_floor"] for r in sel], ":", color=f"C{i}", lw=0.8)
     lv = [r for r in rows if r["scheme"] == "langevin"]
     ax.plot([r["eps"] for r in lv], [r["cov_error"] for r in lv], "kx", ms=9, label="Langevin (friction gamma)")
@@ -104,18 +116,23 @@ def _acceptable_why(runs, errs, st, keys, uns) -> str:
                                  f"eps(n) h {min(eh):.3g}-{max(eh):.3g}, not the paper's") if p)  # fmt: skip
 
 
+def runs_long(runs: MnistRuns) -> set[str]:
+    """The frictions with long runs."""
+    return {k for k, _ in runs.long}
+
+
 def _pair_rule(*kinds: tuple[str, str], one_sided: bool = False):
     """The rule "the frictions of each pair of ``kinds`` give comparable errors at every n": the ratio of
     the two errors within 2 s.e. of the band ``SIMILAR`` (``band_z``); ``one_sided``: "the first does as well
     as the second", which only the second's error lower by more than 2 s.e. of their difference fails."""
 
     def rule(runs, errs, st, uns):
-        pairs = [(n, f"adl_{a} n={n}", f"adl_{b} n={n}") for n in st["n"] for a, b in kinds]
+        pairs = [(n, _key(runs, a, n), _key(runs, b, n)) for n in st["n"] for a, b in kinds]
 
         def ratio(a, b):
             return ratio_se(errs.value[a], errs.se(a), errs.value[b], errs.se(b))
 
-        ours = "; ".join(f"n={n}: {a.split()[0][4:]} {_err_text(errs, a)} vs {b.split()[0][4:]} {_err_text(errs, b)}, "
+        ours = "; ".join(f"n={n}: {_name(runs, a)} {_err_text(errs, a)} vs {_name(runs, b)} {_err_text(errs, b)}, "
                          + (f"difference {errs.value[a] - errs.value[b]:+.3f} ± {errs.diff_se(a, b):.3f}" if one_sided
                             else "ratio {:.2f} ± {:.2f}".format(*ratio(a, b)))
                          for n, a, b in pairs)  # fmt: skip
@@ -130,6 +147,12 @@ def _pair_rule(*kinds: tuple[str, str], one_sided: bool = False):
         return mnist.settled_outcome(out, list(dict.fromkeys(k for _, a, b in pairs for k in (a, b))), uns)
 
     return rule
+
+
+def _name(runs: MnistRuns, key: str) -> str:
+    """'diagonal (T = 999.8)' for 'adl_diagonal n=10 long' (its time units per chain), 'scalar' for 'adl_scalar n=10'."""
+    long = {key_of(m): m for m in runs.long.values()}
+    return key.split()[0][4:] + (f" (T = {long[key].run.steps * mnist.H:g})" if key in long else "")
 
 
 FIG10_CLAIMS.rule("as_diagonal", "AdL with scalar xi performs as well as AdL with diagonal xi", "§3.4, Fig. 10",
@@ -152,7 +175,7 @@ FIG10_CLAIMS.rule("as_full", "AdL gives comparable results with scalar, diagonal
 
 
 def _settings(m, inv: Invocation) -> str:
-    return mnist.settings_text(inv.st, m[0].n_data) + (
+    return mnist.settings_text(inv.st, m[0].n_data, long=bool(m[0].long)) + (
         " Metric: (1/d) sum_i |[cov theta]_ii,n - [cov theta]_ii,N| / [cov theta]_ii,N (§3.4), the variances of the "
         "pooled draws."
     )
@@ -170,4 +193,5 @@ def _notes(m, inv: Invocation) -> str:
 FIGURE = register_figure(Figure(
     ID, TITLE, "sekkat2023 Fig. 10 (reduced): MNIST 7 vs 9, cov(theta) error vs eps(n), AdL scalar/diagonal/full",
     MNIST, rows=_measure, tables=lambda m: {"fig10.csv": fig10_rows(*m), "stationarity.csv": mnist.stationarity_rows(m[0])}, plot=_plot, png="fig10.png",
-    outcomes=lambda m, inv: fig10_outcomes(*m, inv.st, mnist.committed_seconds(inv.out_dir)), settings=_settings, notes=_notes, heading=HEADING))  # fmt: skip
+    outcomes=lambda m, inv: fig10_outcomes(*m, inv.st, mnist.committed_seconds(inv.out_dir)), settings=_settings, notes=_notes, heading=HEADING,
+    options=(Option("long", choice("no", "yes"), "no"),)))  # fmt: skip

