@@ -621,24 +621,26 @@ def test_fig3_sgld_langevin_ratio_counts_within_2_se_of_the_band():
     assert "our reading of the paper's eps(n) >> 1" in fig3.FIG3_CLAIMS["sgld_langevin"].tolerance
 
 
+def _fig5_row(gm, n, h, err, se):
+    """A fig5 row at (n, h) with relative variance error ``err`` ± ``se`` and exact Langevin's beside it."""
+    eps = 100 * (100 - n) / n
+    return {"n": n, "h": h, "eps": eps, "rel_var_error": err, "se": se, "seconds": 1.0,
+            "langevin_exact": exact.exact_relative_error("langevin", gm, eps, h)}  # fmt: skip
+
+
 def test_fig5_below_langevin_compares_across_h_with_figure_3s_steps():
     """'Even with larger h': AdL at h against exact Langevin at each smaller h of Fig. 3 (same n), with AdL's error
     taken as at least 2 s.e.; a comparison AdL cannot resolve is named with what resolving it takes."""
     _, gm = chains.gaussian()
     rule = fig5.FIG5_CLAIMS.rules["below_langevin"]
 
-    def row(n, h, err, se):
-        eps = 100 * (100 - n) / n
-        return {"n": n, "h": h, "eps": eps, "rel_var_error": err, "se": se, "seconds": 1.0,
-                "langevin_exact": exact.exact_relative_error("langevin", gm, eps, h)}  # fmt: skip
-
-    good = rule([row(5, 0.01, 0.005, 0.005)], {}, (5e-4, 2e-3))
+    good = rule([_fig5_row(gm, 5, 0.01, 0.005, 0.005)], {}, (5e-4, 2e-3))
     assert good.verdict == "reproduced" and "2 of 2 above 3" in good.ours
-    coarse = rule([row(5, 0.01, 0.005, 0.005), row(50, 0.01, 0.0, 0.012)], {}, (5e-4, 2e-3))
+    coarse = rule([_fig5_row(gm, 5, 0.01, 0.005, 0.005), _fig5_row(gm, 50, 0.01, 0.0, 0.012)], {}, (5e-4, 2e-3))
     assert coarse.verdict == "partly" and "n=50 against Langevin at h=0.0005" in coarse.why
     assert "the chains x time of the AdL runs there" in coarse.why
     assert "until 2026-11-29 at equal (n, h) only" in fig5.FIG5_CLAIMS["below_langevin"].tolerance
-    full = row(5, 0.01, 0.005, 0.005) | {
+    full = _fig5_row(gm, 5, 0.01, 0.005, 0.005) | {
         "signed_error": 0.0,
         "eps_h": 1.0,
         "xi_mean": 1.0,
@@ -658,19 +660,14 @@ def test_fig5_even_with_much_larger_h_compares_steps_at_least_3x_larger():
     _, gm = chains.gaussian()
     rule = fig5.FIG5_CLAIMS.rules["below_langevin"]
 
-    def row(n, h, err, se):
-        eps = 100 * (100 - n) / n
-        return {"n": n, "h": h, "eps": eps, "rel_var_error": err, "se": se, "seconds": 1.0,
-                "langevin_exact": exact.exact_relative_error("langevin", gm, eps, h)}  # fmt: skip
-
     # h = 0.001 is 2x Fig. 3's 0.0005 and h = 0.005 is 2.5x its 0.002: not compared; 0.005 is 10x 0.0005: compared
-    assert "0 of 0 above 3" in rule([row(50, 0.001, 0.0, 0.001)], {}, (5e-4, 2e-3)).ours
-    out = rule([row(50, 0.005, 0.0, 0.001)], {}, (5e-4, 2e-3))
+    assert "0 of 0 above 3" in rule([_fig5_row(gm, 50, 0.001, 0.0, 0.001)], {}, (5e-4, 2e-3)).ours
+    out = rule([_fig5_row(gm, 50, 0.005, 0.0, 0.001)], {}, (5e-4, 2e-3))
     assert "1 of 1 above 3" in out.ours and out.verdict == "reproduced"
     # an AdL error Langevin's at the 2x smaller step is not 3x above no longer counts against the claim
     lv = abs(exact.exact_relative_error("langevin", gm, 100 * 50 / 50, 5e-4))
-    assert rule([row(50, 0.001, 0.0, lv / 4)], {}, (5e-4, 2e-3)).verdict == "reproduced"
-    assert rule([row(50, 0.002, 0.0, lv / 4)], {}, (5e-4, 2e-3)).verdict == "partly"  # 4x the step: compared
+    assert rule([_fig5_row(gm, 50, 0.001, 0.0, lv / 4)], {}, (5e-4, 2e-3)).verdict == "reproduced"
+    assert rule([_fig5_row(gm, 50, 0.002, 0.0, lv / 4)], {}, (5e-4, 2e-3)).verdict == "partly"  # 4x the step: compared
     c = fig5.FIG5_CLAIMS["below_langevin"]
     assert "even with much larger h" in c.text and "'even with much larger time steps'" in c.paper
     assert "which gave partly, 40 of 44" in c.tolerance and "2026-11-29, the twenty-first audit" in c.tolerance
