@@ -811,6 +811,50 @@ def test_table_rows_merged_from_another_invocation(tmp_path):
         readback.judge_again(uci.FIG4, committed, {"scale": "quick"}, merge=other)
 
 
+def test_table_split_with_a_diverged_chain(tmp_path):
+    """A run whose chain diverged has no score (``tables.score``): its method has no finite mean over the splits,
+    so it is not within (the rule unchanged) and the paired 'similar' cell is not similar; the texts name the split
+    and h and give the other splits' mean instead of 'nan'. Read back from runs.csv (empty cells) the same."""
+    from bnnsample.papers.franzese2021 import readback
+    from bnnsample.rundir import write_csv
+
+    rows = []
+    for k in range(5):
+        for method, rmse, mnll in (("SHMC", 0.50 + 0.01 * k, 1.19 + 0.01 * k), ("SGHMC", 0.49 + 0.01 * k, 1.12)):
+            row = {
+                "dataset": "energy",
+                "split": k,
+                "method": method,
+                "integrator": "leapfrog",
+                "step_size": 0.005,
+                "n_train": 691,
+                "n_test": 77,
+                "rmse": rmse,
+                "mnll": mnll,
+                "diverged_chains": 0,
+                "seconds": 1.0,
+            }
+            if (method, k) == ("SHMC", 1):
+                row = {key: v for key, v in row.items() if key not in ("rmse", "mnll")} | {"diverged_chains": 1}
+            rows.append(row)
+    metrics = ("rmse", "mnll")
+    out = dict(tables.table_outcomes(tables.TABLE1_CLAIMS, tables.TABLE1_PAPER, rows, metrics, []))
+    by = {c.text: o for c, o in out.items()}
+    rmse = by["energy: test RMSE of SHMC and SGHMC"]
+    assert rmse.verdict == "partly"  # SGHMC within, SHMC diverged on a split: not within
+    assert rmse.ours.startswith("SHMC diverged at h = 0.005 on split 1 of 5; the other 4: 0.522 ± 0.017 (not within)")
+    assert "nan" not in rmse.ours and "SGHMC 0.510 ± 0.016 (z = " in rmse.ours
+    similar = by["SHMC and SGHMC give similar results (the table's own gaps)"]
+    assert similar.verdict == "not reproduced" and "nan" not in similar.ours
+    assert "energy RMSE: SHMC diverged at h = 0.005 on split 1 of 5; the other 4: 0.522 ± 0.017 (not similar)" in (
+        similar.ours
+    )
+    write_csv(tmp_path / uci.TABLE1 / "runs.csv", rows, float_format=None)  # the diverged run's cells empty
+    readback.judge_again(uci.TABLE1, tmp_path, {"scale": "paper", "datasets": "energy"})
+    claims = {c["claim"]: c for c in csv.DictReader((tmp_path / uci.TABLE1 / "claims.csv").open())}
+    assert claims["energy: test RMSE of SHMC and SGHMC"]["ours"] == rmse.ours
+
+
 def test_trig_features_oracle_is_exact_posterior_draws(tmp_path):
     """The fifteenth audit: the synthetic set's oracle is the paper's, exact posterior draws (App. F.2), not the
     equal-time LIE-TROTTER reference; its runs are independent groups of draws, and its rows stay tested."""

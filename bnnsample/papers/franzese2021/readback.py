@@ -106,6 +106,8 @@ def _table(inv: Invocation, untimed: bool) -> dict:
         rows = [{**r, "seconds": math.nan} for r in rows]
     if inv.merge_from is not None:
         rows = _merge(inv, rows, "runs.csv")
+    # an empty cell is a score a diverged run does not have (``tables.score`` leaves it out), as the recipe's rows
+    rows = [{k: v for k, v in r.items() if v != ""} for r in rows]
     return {"rows": rows, "summary": tables.summarise(rows, metrics), "missing": _missing(inv, rows),
             "stand_ins": [n for n in distinct_datasets(rows) if n in tables.CLASSIFICATION_OFFLINE]}  # fmt: skip
 

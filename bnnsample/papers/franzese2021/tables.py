@@ -179,8 +179,24 @@ def paper_gaps(paper: dict, metrics, unit: float = PRINTED_UNIT) -> dict[str, fl
             for j, m in enumerate(metrics)}  # fmt: skip
 
 
-def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple) -> Outcome:
-    """Our split means of both methods against the paper's, each by z."""
+def _diverged(rows: list[dict], ds: str, method: str, m: str) -> str:
+    """'' when every split of (ds, method) has a finite ``m``, else the text naming the splits whose chain diverged
+    (no score) and the step size, with the mean ± sd of the others (what the rule does not use: a diverged
+    split is a failure of the method as run, so its mean is not finite)."""
+    vals = [(int(r["split"]), float(r.get(m, math.nan)), r.get("step_size")) for r in rows
+            if (r["dataset"], r["method"]) == (ds, method)]  # fmt: skip
+    bad = [s for s, v, _ in vals if not math.isfinite(v)]
+    if not bad:
+        return ""
+    ok = np.array([v for _, v, _ in vals if math.isfinite(v)])
+    rest = f"; the other {len(ok)}: {ok.mean():.3f} ± {ok.std(ddof=1):.3f}" if len(ok) > 1 else ""
+    h = next((f" at h = {float(h_):g}" for _, _, h_ in vals if h_ not in (None, "")), "")
+    return f"{method} diverged{h} on split{'s' * (len(bad) > 1)} {', '.join(map(str, bad))} of {len(vals)}{rest}"
+
+
+def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple, rows: list[dict] = ()) -> Outcome:
+    """Our split means of both methods against the paper's, each by z (a method that diverged on a split has no
+    finite mean: not within)."""
     zs, ts, parts = [], [], []
     for k, method in enumerate(("SHMC", "SGHMC")):
         r = next(q for q in summary if (q["dataset"], q["method"]) == (ds, method))
@@ -188,7 +204,9 @@ def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple) -> Outcome
         theirs, ours_ = p[4 * j + 2 * k + 1] ** 2 / _PAPER_SPLITS, sd**2 / n
         zs.append((mean - p[4 * j + 2 * k]) / math.sqrt(theirs + ours_))
         ts.append(t_quantile(welch_df(theirs, _PAPER_SPLITS, ours_, n) + 1))
-        parts.append(f"{method} {uci.value_text(mean)} ± {sd:.3f} (z = {zs[-1]:+.2f}, t {ts[-1]:.2f})")
+        diverged = _diverged(list(rows), ds, method, m) if not math.isfinite(mean) else ""
+        parts.append(f"{diverged} (not within)" if diverged else
+                     f"{method} {uci.value_text(mean)} ± {sd:.3f} (z = {zs[-1]:+.2f}, t {ts[-1]:.2f})")  # fmt: skip
     ours = ", ".join(parts) + f"; {n} splits"
     good = sum(abs(z) <= t for z, t in zip(zs, ts))  # a NaN (diverged) is not good
     if not good:
@@ -199,7 +217,8 @@ def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple) -> Outcome
 def _paired(rows: list[dict], datasets, metrics_, gaps: dict) -> tuple[int, int, str, list[str]]:
     """(cells similar, cells, text, cells resolved from 0) of the paired differences SHMC - SGHMC per
     (dataset, metric): a cell is similar when its mean difference is within its 95% t interval of 0 or,
-    relative to the two methods' mean, no larger than ``gaps[metric]`` (the paper's own largest gap)."""
+    relative to the two methods' mean, no larger than ``gaps[metric]`` (the paper's own largest gap); a cell
+    where a method diverged on a split (no score) is not (its mean difference is not finite)."""
     good, n, parts, apart = 0, 0, [], []
     for ds in datasets:
         by = {(int(r["split"]), r["method"]): r for r in rows if r["dataset"] == ds}
@@ -207,6 +226,11 @@ def _paired(rows: list[dict], datasets, metrics_, gaps: dict) -> tuple[int, int,
         for m in metrics_:
             a, b = (np.array([float(by[(s, k)].get(m, math.nan)) for s in splits]) for k in ("SHMC", "SGHMC"))
             d = a - b
+            if not np.isfinite(d).all():  # a method diverged on a split: no difference there, not similar
+                n += 1
+                parts.append(f"{ds} {_METRIC[m]}: " + "; ".join(
+                    x for x in (_diverged(rows, ds, k, m) for k in ("SHMC", "SGHMC")) if x) + " (not similar)")  # fmt: skip
+                continue
             mean, se = float(np.mean(d)), float(np.std(d, ddof=1) / math.sqrt(len(d))) if len(d) > 1 else math.nan
             z = math.nan if len(d) < 2 else z_score(mean, se)
             scale = abs(float(np.mean(a + b)) / 2)
@@ -290,7 +314,7 @@ def _vs_paper_rule(member: tuple, t: TableRun) -> Outcome:
         return not_tested("data", why=f"{ds} files not under data_dir; a test takes {_DATA_FILES.get(ds, 'its files')} "
                           "there and one paper-protocol run of the table (about 20 CPU-minutes per data set as "
                           "measured on Concrete)")  # fmt: skip
-    return _vs_paper(t.summary, ds, m, t.metrics.index(m), t.paper[ds])
+    return _vs_paper(t.summary, ds, m, t.metrics.index(m), t.paper[ds], t.rows)
 
 
 def _paper_values(paper: dict, metrics) -> Callable[[tuple], str]:
