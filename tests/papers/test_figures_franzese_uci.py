@@ -844,6 +844,7 @@ def test_table_split_with_a_diverged_chain(tmp_path):
     assert rmse.verdict == "partly"  # SGHMC within, SHMC diverged on a split: not within
     assert rmse.ours.startswith("SHMC diverged at h = 0.005 on split 1 of 5; the other 4: 0.522 ± 0.017 (not within)")
     assert "nan" not in rmse.ours and "SGHMC 0.510 ± 0.016 (z = " in rmse.ours
+    assert rmse.why.startswith("a split whose chain diverged has no score")
     similar = by["SHMC and SGHMC give similar results (the table's own gaps)"]
     assert similar.verdict == "not reproduced" and "nan" not in similar.ours
     assert "energy RMSE: SHMC diverged at h = 0.005 on split 1 of 5; the other 4: 0.522 ± 0.017 (not similar)" in (

@@ -209,9 +209,12 @@ def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple, rows: list
                      f"{method} {uci.value_text(mean)} ± {sd:.3f} (z = {zs[-1]:+.2f}, t {ts[-1]:.2f})")  # fmt: skip
     ours = ", ".join(parts) + f"; {n} splits"
     good = sum(abs(z) <= t for z, t in zip(zs, ts))  # a NaN (diverged) is not good
+    why = ("a split whose chain diverged has no score, so its method has no mean over the splits: not within "
+           "(the paper states neither the SHMC integrator nor the step size of its tables; ours are in the "
+           "settings)") if any("diverged" in x for x in parts) else ""  # fmt: skip
     if not good:
-        return not_reproduced(ours, z=max(zs, key=lambda z: abs(z) if np.isfinite(z) else -1))
-    return by_count(good, len(zs), ours)
+        return not_reproduced(ours, why, z=max(zs, key=lambda z: abs(z) if np.isfinite(z) else -1))
+    return by_count(good, len(zs), ours, why)
 
 
 def _paired(rows: list[dict], datasets, metrics_, gaps: dict) -> tuple[int, int, str, list[str]]:
