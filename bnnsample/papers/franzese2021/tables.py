@@ -406,9 +406,19 @@ def _settings(m: dict, inv: Invocation) -> str:
 def _notes(m: dict, inv: Invocation) -> str:
     metrics = TABLES[inv.fig_id][2]
     ours = md_table(["dataset", "method", *metrics, "splits"],
-                    [[r["dataset"], r["method"], *(f"{r[f'{k}_mean']:.3f} ± {r[f'{k}_sd']:.3f}" for k in metrics),
-                      r["splits"]] for r in m["summary"]])  # fmt: skip
+                    [[r["dataset"], r["method"], *(_summary_cell(r, k, m["rows"]) for k in metrics), r["splits"]]
+                     for r in m["summary"]])  # fmt: skip
     return "\n".join(["Ours (mean ± sd over splits):", "", *ours, "", sampling_seconds(m["rows"])])
+
+
+def _summary_cell(r: dict, k: str, rows: list[dict]) -> str:
+    """A summary's mean ± sd of metric ``k``, or, where a split's run diverged (no score), how many did."""
+    if math.isfinite(float(r[f"{k}_mean"])):
+        return f"{r[f'{k}_mean']:.3f} ± {r[f'{k}_sd']:.3f}"
+    bad = sum(
+        not math.isfinite(float(q.get(k, math.nan))) for q in where(rows, dataset=r["dataset"], method=r["method"])
+    )
+    return f"diverged on {bad} of {r['splits']} splits"
 
 
 def sampling_seconds(rows: list[dict]) -> str:
