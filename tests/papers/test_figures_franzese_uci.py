@@ -698,12 +698,16 @@ def test_batch_rule_reversal_needs_a_lower_akd():
 
 def test_table_similarity_names_the_data_sets_run_and_the_resolved_gaps():
     """The fourteenth audit: Table 1's 'similar' row was measured on 2 of its 4 data sets and did not say so,
-    nor that concrete RMSE's gap is resolved from 0 (SHMC higher, z = +3.1)."""
+    nor that concrete RMSE's gap is resolved from 0 (SHMC higher, z = +3.1). Since the twenty-second audit it is
+    measured on all four (energy, yacht merged from their own run), and names the splits where SHMC diverged."""
     path = Path(__file__).resolve().parents[2] / "results" / "franzese2021-table1" / "claims.csv"
     if not path.exists():
         pytest.skip("no committed Table 1 run")
     row = next(r for r in csv.DictReader(path.open()) if r["claim"].startswith("SHMC and SGHMC give similar"))
-    assert "measured on boston, concrete of the table's boston, concrete, energy, yacht" in row["reason"]
+    assert (
+        "measured on boston, concrete, energy, yacht of the table's boston, concrete, energy, yacht;" in row["reason"]
+    )
+    assert "energy RMSE: SHMC diverged at h = 0.005 on split 1 of 5" in row["ours"] and "nan" not in row["ours"]
     assert ("concrete RMSE (SHMC higher, z = +3.1: 4.0% ± 1.3%, at least 0.44% within its t interval, within the "
             "paper's largest 3.97%)") in row["reason"]  # fmt: skip
 
@@ -751,6 +755,9 @@ def test_table_gaps_allow_the_rounding_of_printed_values():
 def test_table_notes_say_whether_the_runs_seconds_are_sampling_times():
     rows = [{"seconds": 95.1}, {"seconds": 152.5}]
     assert tables.sampling_seconds(rows) == "Sampling CPU time of a run (runs.csv's seconds): 95-152 s, 248 s in all."
+    two = [{"dataset": "energy", "seconds": 95.1}, {"dataset": "yacht", "seconds": 152.5},
+           {"dataset": "energy", "seconds": 100.0}]  # fmt: skip
+    assert tables.sampling_seconds(two).endswith("348 s in all (energy 195 s, yacht 152 s).")
     untimed = tables.sampling_seconds([{"seconds": math.nan}, {"seconds": 95.1}])
     assert untimed.startswith("Sampling CPU time recorded for 1 of 2 runs") and "results/costs.csv" in untimed
 
@@ -786,6 +793,96 @@ def test_table_judged_again_from_its_committed_runs(tmp_path):
     assert [{k: v for k, v in r.items() if k != "seconds"} for r in again] == [
         {k: v for k, v in r.items() if k != "seconds"} for r in rows
     ]
+
+
+def test_table_rows_merged_from_another_invocation(tmp_path):
+    """The twenty-second audit (Table 1 energy, yacht): ``judge_again(merge=DIR)`` takes the rows of the data sets
+    another invocation of the table ran (DIR/<id>/runs.csv) into the committed runs.csv, in the table's order,
+    their seconds kept; their rows are judged, no longer 'not tested: data'; the Command line names the
+    invocation merged and its timing (kept by a later readback), and the notes give each data set's seconds."""
+    from bnnsample.figures.common import update_reproduction
+    from bnnsample.papers.franzese2021 import readback
+    from bnnsample.rundir import read_csv, write_csv
+
+    opts = {"scale": "paper", "datasets": "ionosphere,vehicle"}
+    rows = [dict(r, integrator="leapfrog" if r["method"] == "SHMC" else "sghmc_adaptive", step_size=0.005,
+                 n_train=316, n_test=35, diverged_chains=0, seconds=10.0 if r["dataset"] == "ionosphere" else 30.0)
+            for r in _table2_rows([0.001, 0.0035, 0.006, 0.0085, 0.011])]  # fmt: skip
+    committed, other = tmp_path / "results", tmp_path / "other"
+    write_csv(committed / uci.TABLE2 / "runs.csv", [r for r in rows if r["dataset"] == "ionosphere"], float_format=None)
+    readback.judge_again(uci.TABLE2, committed, opts)
+    before = {c["claim"]: c["verdict"] for c in csv.DictReader((committed / uci.TABLE2 / "claims.csv").open())}
+    assert before["vehicle: test MNLL of SHMC and SGHMC"] == "not tested: data"
+    write_csv(other / uci.TABLE2 / "runs.csv", [r for r in rows if r["dataset"] == "vehicle"], float_format=None)
+    run = ("Command: `bnnsample figure franzese2021-table2 scale=paper datasets=vehicle` (wall time 900 s, CPU time "
+           "800 s on one thread; the wall time includes waiting on a shared machine). Files: `runs.csv`.")  # fmt: skip
+    update_reproduction(other, uci.TABLE2, f"## {uci.TABLE2}: x\n\n{run}\n")
+    readback.judge_again(uci.TABLE2, committed, opts, merge=other)
+    merged = read_csv(committed / uci.TABLE2 / "runs.csv")
+    assert [r["dataset"] for r in merged] == ["ionosphere"] * 10 + ["vehicle"] * 10
+    assert [r["seconds"] for r in merged] == [10.0] * 10 + [30.0] * 10
+    after = {c["claim"]: c["verdict"] for c in csv.DictReader((committed / uci.TABLE2 / "claims.csv").open())}
+    assert after["vehicle: test MNLL of SHMC and SGHMC"] not in ("not tested: data", "")
+    md = read_sections((committed / "REPRODUCTION.md").read_text())[uci.TABLE2]
+    sentence = ("Rows of vehicle merged into runs.csv from `bnnsample figure franzese2021-table2 scale=paper "
+                "datasets=vehicle` (wall time 900 s, CPU time 800 s on one thread; the wall time includes waiting on a "
+                "shared machine). Files: ")  # fmt: skip
+    assert "the runs' in results/costs.csv; the wall time includes waiting on a shared machine). " + sentence in md
+    assert "400 s in all (ionosphere 100 s, vehicle 300 s)." in md
+    assert "Not run (data files absent under data_dir)" not in md
+    readback.judge_again(uci.TABLE2, committed, opts)  # a later readback keeps the sentence
+    assert sentence in read_sections((committed / "REPRODUCTION.md").read_text())[uci.TABLE2]
+    with pytest.raises(ValueError, match="only the tables"):
+        readback.judge_again(uci.FIG4, committed, {"scale": "quick"}, merge=other)
+
+
+def test_table_split_with_a_diverged_chain(tmp_path):
+    """A run whose chain diverged has no score (``tables.score``): its method has no finite mean over the splits,
+    so it is not within (the rule unchanged) and the paired 'similar' cell is not similar; the texts name the split
+    and h and give the other splits' mean instead of 'nan'. Read back from runs.csv (empty cells) the same."""
+    from bnnsample.papers.franzese2021 import readback
+    from bnnsample.rundir import write_csv
+
+    rows = []
+    for k in range(5):
+        for method, rmse, mnll in (("SHMC", 0.50 + 0.01 * k, 1.19 + 0.01 * k), ("SGHMC", 0.49 + 0.01 * k, 1.12)):
+            row = {
+                "dataset": "energy",
+                "split": k,
+                "method": method,
+                "integrator": "leapfrog",
+                "step_size": 0.005,
+                "n_train": 691,
+                "n_test": 77,
+                "rmse": rmse,
+                "mnll": mnll,
+                "diverged_chains": 0,
+                "seconds": 1.0,
+            }
+            if (method, k) == ("SHMC", 1):
+                row = {key: v for key, v in row.items() if key not in ("rmse", "mnll")} | {"diverged_chains": 1}
+            rows.append(row)
+    metrics = ("rmse", "mnll")
+    out = dict(tables.table_outcomes(tables.TABLE1_CLAIMS, tables.TABLE1_PAPER, rows, metrics, []))
+    by = {c.text: o for c, o in out.items()}
+    rmse = by["energy: test RMSE of SHMC and SGHMC"]
+    assert rmse.verdict == "partly"  # SGHMC within, SHMC diverged on a split: not within
+    assert rmse.ours.startswith("SHMC diverged at h = 0.005 on split 1 of 5; the other 4: 0.522 ± 0.017 (not within)")
+    assert "nan" not in rmse.ours and "SGHMC 0.510 ± 0.016 (z = " in rmse.ours
+    assert rmse.why.startswith("a split whose chain diverged has no score")
+    similar = by["SHMC and SGHMC give similar results (the table's own gaps)"]
+    assert similar.verdict == "not reproduced" and "nan" not in similar.ours
+    assert "energy RMSE: SHMC diverged at h = 0.005 on split 1 of 5; the other 4: 0.522 ± 0.017 (not similar)" in (
+        similar.ours
+    )
+    write_csv(tmp_path / uci.TABLE1 / "runs.csv", rows, float_format=None)  # the diverged run's cells empty
+    readback.judge_again(uci.TABLE1, tmp_path, {"scale": "paper", "datasets": "energy"})
+    claims = {c["claim"]: c for c in csv.DictReader((tmp_path / uci.TABLE1 / "claims.csv").open())}
+    assert claims["energy: test RMSE of SHMC and SGHMC"]["ours"] == rmse.ours
+    notes = read_sections((tmp_path / "REPRODUCTION.md").read_text())[uci.TABLE1]
+    assert (
+        "| energy | SHMC | diverged on 1 of 5 splits | diverged on 1 of 5 splits | 5 |" in notes and "nan" not in notes
+    )
 
 
 def test_trig_features_oracle_is_exact_posterior_draws(tmp_path):

