@@ -147,8 +147,8 @@ def test_hessian_matvec_sums_the_batches_and_the_prior_once(data_dir):
 
 
 def test_fig3_rules_judge_by_the_stated_rate_and_burn_in():
-    """The bounce rule reads its rate per path-epoch ('rarely': at most one, set before any run at the paper's
-    protocol), and neither rule speaks to its claim after fewer burn-in epochs than the paper's 10 (the tenth
+    """The bounce rule reads its rate per coordinate-step ('rarely': at most 1 in 10^6; the twenty-third audit, after
+    the per-path-epoch reading set before the first run at the paper's protocol), and neither rule speaks to its claim after fewer burn-in epochs than the paper's 10 (the tenth
     audit: a short run from the box's centre gives only a lower bound on the bounce rate)."""
     from bnnsample.papers.paulin2025 import fig3
 
@@ -157,31 +157,35 @@ def test_fig3_rules_judge_by_the_stated_rate_and_burn_in():
                 "bounces": bounces, "coordinate_steps": steps, "burn_in": burn_in, "path_epochs": path_epochs,
                 "bounces_after_burn_in": bounces if after is None else after}  # fmt: skip
 
-    # 160 path-epochs = 4 paths x 40 epochs, 120 of them after the 10 burn-in epochs
+    # 160 path-epochs = 4 paths x 40 epochs, 120 of them after the 10 burn-in epochs; 1.6e8 coordinate-steps make
+    # 10^6 a path-epoch, so the cut of 1 in 10^6 coordinate-steps is 1 bounce a path-epoch
     # the rate against 1 within 2 s.e. (Poisson, or the repetitions' scatter when larger; the twelfth audit)
-    assert fig3._bounces([row(0, 1e8)]).verdict == "reproduced"
-    assert fig3._bounces([row(200, 1e8, after=60)]).verdict == "reproduced"  # 0.5 ± 0.065
-    at_one = fig3._bounces([row(200, 1e8, after=120)])
-    assert at_one.verdict == "partly" and "120 in 120 path-epochs (1 ± 0.091 per path-epoch)" in at_one.ours
-    assert fig3._bounces([row(121, 1e8)]).verdict == "partly"
-    assert fig3._bounces([row(200, 1e8)]).verdict.startswith("not reproduced")  # 1.67 ± 0.12
-    apart = [row(200, 1e8, after=a) for a in (0, 110)]  # pooled 0.46, repetitions 0 and 0.92: s.e. 0.46
+    assert fig3._bounces([row(0, 1.6e8)]).verdict == "reproduced"
+    assert fig3._bounces([row(200, 1.6e8, after=60)]).verdict == "reproduced"  # 0.5 ± 0.065
+    at_one = fig3._bounces([row(200, 1.6e8, after=120)])
+    assert (
+        at_one.verdict == "partly"
+        and "120 in 120 path-epochs (1 ± 0.091 per path-epoch, 1e-06 ± 9.1e-08 per coordinate-step)" in at_one.ours
+    )
+    assert fig3._bounces([row(121, 1.6e8)]).verdict == "partly"
+    assert fig3._bounces([row(200, 1.6e8)]).verdict.startswith("not reproduced")  # 1.67 ± 0.12
+    apart = [row(200, 1.6e8, after=a) for a in (0, 110)]  # pooled 0.46, repetitions 0 and 0.92: s.e. 0.46
     assert fig3._bounces(apart).verdict == "partly"
-    short = fig3._bounces([row(1, 1e8, burn_in=1)])
+    short = fig3._bounces([row(1, 1.6e8, burn_in=1)])
     assert short.verdict == "not tested: scale" and "1 burn-in epochs" in short.why
-    brief = fig3._bounces([dict(row(1, 1e8), values_per_chain=2, path_epochs=48)])  # 12 epochs, 10 of them burn-in
+    brief = fig3._bounces([dict(row(1, 1.6e8), values_per_chain=2, path_epochs=48)])  # 12 epochs, 10 of them burn-in
     assert brief.verdict == "not tested: scale" and "12 epochs (the paper's 40)" in brief.why
     assert fig3._bounces([]).verdict == "not tested: scale"
     # at the paper's burn-in the rate counts the epochs after it: per-epoch cumulative counts [C, epochs]
     cum = np.array([[0, 1, 1, 2] + [2] * 36, [0, 0, 3, 3] + [3 + k for k in range(36)]])  # 2 paths x 40 epochs
     assert fig3._after(cum, 10) == (2 - 2) + (38 - 8) and fig3._last(cum).tolist() == [2, 38]
-    paper = [dict(row(40, 1e9, after=60.0), path_epochs=80)]
+    paper = [dict(row(40, 8e7, after=60.0), path_epochs=80)]
     assert fig3._bounces(paper).verdict == "partly" and "60 in 60 path-epochs" in fig3._bounces(paper).ours
     paper[0]["bounces_after_burn_in"] = 30.0
     assert fig3._bounces(paper).verdict == "reproduced"
     paper[0]["bounces_after_burn_in"] = 100.0
     assert fig3._bounces(paper).verdict.startswith("not reproduced")
-    old = [dict(row(40, 1e9, after=float("nan")), path_epochs=80)]  # a cell with totals only
+    old = [dict(row(40, 8e7, after=float("nan")), path_epochs=80)]  # a cell with totals only
     assert fig3._bounces(old).verdict == "not tested: scale" and "per epoch" in fig3._bounces(old).why
     # the claim is over the paper's 16 repetitions: fewer that all pass are partly (the seventeenth audit)
     assert fig3._rhat([dict(row(0, 1, rhat=1.05), rep=r) for r in range(16)]).verdict == "reproduced"

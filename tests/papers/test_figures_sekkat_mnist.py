@@ -224,6 +224,15 @@ def test_fig8_gaussian_and_bias_rules():
     assert out[C["gaussian"]] == out[C["no_bias"]] == "reproduced"
     skewed = _fig8_runs(lambda rng, s: rng.exponential(size=s))  # skewness 2, excess kurtosis 6
     assert fig8.fig8_outcomes(fig8.moment_rows(skewed), {})[0][1].verdict.startswith("not reproduced")
+    # the claim is about the posterior: the reference failing is not reproduced, an AdL run failing partly
+    # (twenty-third audit)
+    ref_off = _fig8_runs(lambda rng, s: rng.standard_normal(s))
+    ref_off.ref.run.x = skewed.ref.run.x
+    got = dict(fig8.fig8_outcomes(fig8.moment_rows(ref_off), {}))[C["gaussian"]]
+    assert got.verdict.startswith("not reproduced") and "the full-gradient reference" in got.why
+    adl_off = _fig8_runs(lambda rng, s: rng.standard_normal(s))
+    adl_off.adl[("scalar", 10)].run.x = skewed.adl[("scalar", 10)].run.x
+    assert dict(fig8.fig8_outcomes(fig8.moment_rows(adl_off), {}))[C["gaussian"]].verdict == "partly"
     runs.adl[("scalar", 10)].run.x = 1.5 * runs.adl[("scalar", 10)].run.x  # variance 2.25x the reference's
     out = {c: o.verdict for c, o in fig8.fig8_outcomes(fig8.moment_rows(runs), {})}
     assert out[C["no_bias"]] == "partly"
