@@ -5,7 +5,8 @@ integrator in blocks whose boundaries are a function of the absolute
 step count only (draw steps and multiples of ``check_every``), so a run resumed from a saved
 state retraces the uninterrupted run exactly. Inside a block nothing synchronises with the
 host; after each block a device-side test (``non_finite_rows``) marks diverged chains (they keep their
-NaN/Inf values and cost, the other chains go on). Draws are buffered on the device in
+NaN/Inf values and cost, the other chains go on); a chain whose stored test predictive is not finite at a draw
+(finite weights whose outputs overflow) is marked diverged too, so no metric reads its NaN. Draws are buffered on the device in
 preallocated blocks of several draws (``DrawBuffer``) and written, one HDF5 write per
 dataset and block, with the resume state at each flush: when the block is full, every
 ``flush_seconds``, at a stop and at the end. A run killed between flushes resumes from the
@@ -31,12 +32,15 @@ from .potential import Potential
 from .store import SampleStore
 
 
-def non_finite_rows(x: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """[C] bool: the chains (rows) with a NaN or an infinity in x or v. ``x - x`` is 0 for
-    every finite entry, however large, and NaN for NaN and +-inf, so a row sums to NaN exactly
-    when it holds one: two passes over [C, d] and a [C] test, against isfinite's bool tensor
-    and its reduction (6x to 20x faster from 100 to 4000 chains)."""
-    return torch.isnan(x.sub(x).sum(dim=1).add_(v.sub(v).sum(dim=1)))
+def non_finite_rows(*ts: torch.Tensor) -> torch.Tensor:
+    """[C] bool: the chains (rows, the first axis) with a NaN or an infinity in any of ``ts``.
+    ``x - x`` is 0 for every finite entry, however large, and NaN for NaN and +-inf, so a row
+    sums to NaN exactly when it holds one: two passes over [C, ...] and a [C] test, against
+    isfinite's bool tensor and its reduction (6x to 20x faster from 100 to 4000 chains)."""
+    total = ts[0].sub(ts[0]).flatten(1).sum(dim=1)
+    for t in ts[1:]:
+        total.add_(t.sub(t).flatten(1).sum(dim=1))
+    return torch.isnan(total)
 
 
 @dataclass
@@ -185,6 +189,7 @@ class Sampler:
         if shape is not None:
             out = buf.slot("predictive", (state.x.shape[0], *shape), torch.float32, state.x.device)
             self.potential.predict_into(state.x, out)
+            self.diverged |= non_finite_rows(out)  # finite weights, overflowing outputs
         diag = {"kinetic_temperature": (state.v**2).mean(dim=1)}
         diag.update(self.potential.diagnostics())
         diag.update(self.integrator.diagnostics(state))

@@ -136,6 +136,9 @@ def test_non_finite_rows_is_isfinite_per_chain(dtype):
     want = ~(torch.isfinite(x).all(dim=1) & torch.isfinite(v).all(dim=1))
     assert want[10:15].all() and not want[:10].any() and not want[15:].any()
     assert torch.equal(non_finite_rows(x, v), want)
+    p = torch.ones(40, 3, 2, dtype=dt)  # a predictive [C, n_test, K]: any non-finite entry flags its row
+    p[5, 2, 1] = math.nan
+    assert non_finite_rows(p).nonzero().flatten().tolist() == [5]
 
 
 def test_divergent_chains_are_flagged_and_others_go_on(tmp_path):
@@ -170,6 +173,43 @@ def test_divergent_chains_are_flagged_and_others_go_on(tmp_path):
     assert div.tolist() == [True] * 3 + [False] * 7
     assert np.isfinite(theta[~div]).all() and theta.shape == (10, 20, 1)
     assert np.abs(theta[~div].mean() + 15 / 17) < 0.3
+
+
+def test_chains_with_finite_weights_and_overflowing_predictions_are_flagged(tmp_path):
+    """A chain whose parameters stay finite but whose stored test predictive overflows (the
+    outputs of large weights) is flagged diverged at that draw, so no metric reads its NaN;
+    chains whose predictive stays finite are not."""
+    import torch
+
+    from bnnsample.batching import Schedule
+    from bnnsample.integrators import StepContext, get_integrator
+    from bnnsample.models.analytic import GaussianMean
+    from bnnsample.plumbing.rng import GaussianNoise
+    from bnnsample.sampler import LoopSettings, Sampler
+    from bnnsample.store import SampleStore
+
+    class Overflowing(GaussianMean):
+        predictive_shape = (3, 1)
+
+        def predict(self, x):  # exp(x * 1e3) overflows float32 for the chains near x = 100
+            return torch.exp(x * 1e3)[:, None, :].expand(-1, 3, 1)
+
+    pot = Overflowing(torch.tensor([[-1.0], [1.0]], dtype=torch.float64), torch.tensor([0.5, 2.0], dtype=torch.float64))
+    x0 = torch.zeros(6, 1, dtype=torch.float64)
+    x0[:2] = 100.0
+    ctx = StepContext(h=0.01, gamma=1.0, noise=GaussianNoise("cpu", 0))
+    integ = get_integrator("ubu")
+    store = SampleStore.create(tmp_path / "s.h5", chains=6, draws=1, dim=1, store_theta=True, theta_dtype="float64",
+                               predictive_shape=(3, 1))  # fmt: skip
+    sched = Schedule("full", 2, 2, chains=6, generator=torch.Generator().manual_seed(1))
+    sampler = Sampler(pot, integ, sched, ctx, LoopSettings(burn_in=0, samples=1, thin=1, progress=False), store)
+    sampler.run(integ.init_state(x0, ctx))
+    store.close()
+    with SampleStore(tmp_path / "s.h5") as s:
+        div, theta, pred = s.diverged(), s.theta(), s.predictive()
+    assert np.isfinite(theta).all()
+    assert (~np.isfinite(pred[:2])).all() and np.isfinite(pred[2:]).all()
+    assert div.tolist() == [True] * 2 + [False] * 4
 
 
 @pytest.mark.smoke
