@@ -6,6 +6,7 @@ diag cov(theta) at every batch size of the same shared runs (``fig10.fig10_rows`
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -164,106 +165,195 @@ def _gaussian(rows, cov):
     method="moments of the pooled draws, s.e. of each difference from the two bootstraps over chains; Fig. 10's "
            "metric and noise floor as sekkat2023-fig10 (its fig10.csv, the same runs)")  # fmt: skip
 def _no_bias(rows, cov):
-    ref = {r["theta"]: r for r in rows if r["scheme"] == "reference"}
+    """§3.4, with scalar, diagonal and full friction xi: "AdL is sufficient in this case to remove the minibatching
+    error"; §5: AdL "allows to strongly reduce the bias for posteriors close to Gaussian (as for the MNIST example
+    considered in Section 3.4)". Removed at an n of the shared runs: Fig. 10's error on diag cov(theta) within 2 s.e. of its
+    noise floor and, at the smallest n (the Fig. 8 runs), the mean and variance of theta_3 and theta_44 within
+    2 s.e. of the full-gradient reference's (``_Bias.removed``); strongly reduced where not removed: each of these
+    errors at least GREATLY x below Langevin's at the same n, AdL's taken as at least 2 s.e. (``_Bias.ratios``).
+    Reproduced: removed at every n; partly: removed at some n, or strongly reduced at some n where Langevin was run;
+    not reproduced: neither, with the smallest run's size in s.e. (``_Bias.size``); ``rows`` and ``cov`` hold the
+    stationary runs only (``fig8_outcomes``)."""
+    b = _Bias.of(rows, cov)
+    runs = b.runs()
+    ok = [b.removed(*k) for k in runs]
+    q = {k: b.ratios(*k) for k in runs}
+    red = _strongly_reduced(runs, ok, q)
+    ours = b.ours(_scheme_rows(rows, "langevin"))
+    ref_n = next((r["n"] for r in rows if r["scheme"] == "reference"), None)  # the full batch: N
+    why = "; ".join(p for p in (*_removed_where(b, runs, ok), *_reduced_where(b, q, red), _no_langevin(b, runs, q),
+                                _judged_on(ref_n, runs)) if p)  # fmt: skip
+    return _bias_verdict(b, runs, ok, red, ours, why)
 
-    def z(r, k):
-        q = ref[r["theta"]]
+
+def _strongly_reduced(runs, ok, q: dict) -> dict:
+    """{run: §5's 'strongly reduce' (each of Langevin's errors over AdL's, ``q``, at least GREATLY), or None without
+    a Langevin run at its n} for the runs where the error is not removed."""
+    return {k: (min(q[k]) >= GREATLY if q[k] else None) for k, o in zip(runs, ok) if not o}
+
+
+def _bias_verdict(b: _Bias, runs, ok, red: dict, ours: str, why: str) -> Outcome:
+    """Reproduced: removed at every n; partly: removed at some, or strongly reduced at some where not (``red``);
+    not reproduced: neither, with the smallest run's size in s.e.; not tested: no AdL run (``by_count``)."""
+    out = by_count(sum(ok), len(ok), ours, why)
+    if not out.verdict.startswith("not reproduced"):
+        return out
+    if any(red.values()):
+        return partly(ours, why)
+    zs = [b.size(*k) for k in runs]  # the claim's size: the smallest run's
+    return not_reproduced(ours, why, z=min(zs) if zs else None)
+
+
+def _scheme_rows(rows, scheme: str) -> list[dict]:
+    return [r for r in rows if r["scheme"] == scheme]
+
+
+def _adl_rows(rows) -> list[dict]:
+    return [r for r in rows if r["scheme"].startswith("adl")]
+
+
+@dataclass(frozen=True)
+class _Bias:
+    """What ``_no_bias`` reads: the full-gradient reference's moment rows by theta (``ref``), Langevin's moment rows
+    by (n, theta) (``lv_m``) and Fig. 10 rows by n (``lv_c``), AdL's moment rows (``adl_m``) and Fig. 10 rows
+    (``adl_c``, by friction then n)."""
+
+    ref: dict
+    lv_m: dict
+    lv_c: dict
+    adl_m: list
+    adl_c: list
+
+    @classmethod
+    def of(cls, rows, cov) -> _Bias:
+        return cls(
+            ref={r["theta"]: r for r in _scheme_rows(rows, "reference")},
+            lv_m={(r["n"], r["theta"]): r for r in _scheme_rows(rows, "langevin")},
+            lv_c={r["n"]: r for r in _scheme_rows(cov, "langevin")},
+            adl_m=_adl_rows(rows),
+            adl_c=sorted(_adl_rows(cov), key=lambda r: (KINDS.index(r["scheme"][4:]), r["n"])),
+        )
+
+    def runs(self) -> list[tuple[str, int]]:
+        """The AdL runs (scheme, n), by friction then n."""
+        return sorted({(r["scheme"], r["n"]) for r in self.adl_m + self.adl_c},
+                      key=lambda k: (KINDS.index(k[0][4:]), k[1]))  # fmt: skip
+
+    def moments(self, s, n) -> list[dict]:
+        """Run (s, n)'s moment rows."""
+        return [r for r in self.adl_m if (r["scheme"], r["n"]) == (s, n)]
+
+    def covs(self, s, n) -> list[dict]:
+        """Run (s, n)'s Fig. 10 rows."""
+        return [r for r in self.adl_c if (r["scheme"], r["n"]) == (s, n)]
+
+    def z(self, r, k) -> float:
+        """Moment ``k`` of row ``r`` against the reference's, in s.e. of the difference."""
+        q = self.ref[r["theta"]]
         return (r[k] - q[k]) / math.hypot(r[f"{k}_se"], q[f"{k}_se"])
 
-    def err(r, k):
+    def err(self, r, k) -> float:
         """|difference from the reference|, taken as at least 2 s.e. (its resolution)."""
-        q = ref[r["theta"]]
+        q = self.ref[r["theta"]]
         return max(abs(r[k] - q[k]), 2 * math.hypot(r[f"{k}_se"], q[f"{k}_se"]))
 
-    lv_m = {(r["n"], r["theta"]): r for r in rows if r["scheme"] == "langevin"}
-    lv_c = {r["n"]: r for r in cov if r["scheme"] == "langevin"}
-
-    def text(r):
-        q, lv = ref[r["theta"]], lv_m.get((r["n"], r["theta"]))
-        t = (
-            f"{r['scheme']} n={r['n']} theta_{r['theta']}: var {r['var']:.4f} vs {q['var']:.4f} (z = "
-            f"{z(r, 'var'):+.1f}), mean {r['mean']:+.3f} vs {q['mean']:+.3f} (z = {z(r, 'mean'):+.1f})"
-        )
-        if lv is not None and r["scheme"] != "langevin":
-            t += f", {abs(lv['var'] - q['var']) / err(r, 'var'):.1f}x / {abs(lv['mean'] - q['mean']) / err(r, 'mean'):.1f}x below Langevin's"
-        return t
-
-    def cz(r):
+    @staticmethod
+    def cz(r) -> float:
+        """Fig. 10's error above its noise floor, in s.e."""
         return (r["cov_error"] - r["noise_floor"]) / r["cov_error_se"]
 
-    def ctext(r):
-        t = f"{r['scheme']} n={r['n']} (eps h {r['eps_h']:.3g}): {r['cov_error']:.3f} ± {r['cov_error_se']:.3f} (floor {r['noise_floor']:.3f}, {cz(r):+.1f} s.e.)"
-        lv = lv_c.get(r["n"])
+    def text(self, r) -> str:
+        """A moment row against the reference's (and against Langevin's errors at its n, where run)."""
+        q, lv = self.ref[r["theta"]], self.lv_m.get((r["n"], r["theta"]))
+        t = (
+            f"{r['scheme']} n={r['n']} theta_{r['theta']}: var {r['var']:.4f} vs {q['var']:.4f} (z = "
+            f"{self.z(r, 'var'):+.1f}), mean {r['mean']:+.3f} vs {q['mean']:+.3f} (z = {self.z(r, 'mean'):+.1f})"
+        )
+        if lv is not None and r["scheme"] != "langevin":
+            t += f", {abs(lv['var'] - q['var']) / self.err(r, 'var'):.1f}x / {abs(lv['mean'] - q['mean']) / self.err(r, 'mean'):.1f}x below Langevin's"
+        return t
+
+    def ctext(self, r) -> str:
+        """A Fig. 10 row against its floor (and against Langevin's error at its n, where run)."""
+        t = f"{r['scheme']} n={r['n']} (eps h {r['eps_h']:.3g}): {r['cov_error']:.3f} ± {r['cov_error_se']:.3f} (floor {r['noise_floor']:.3f}, {self.cz(r):+.1f} s.e.)"
+        lv = self.lv_c.get(r["n"])
         return t + (
             f", {lv['cov_error'] / max(r['cov_error'], 2 * r['cov_error_se']):.1f}x below Langevin's"
             if lv and r is not lv
             else ""
         )
 
-    adl_m = [r for r in rows if r["scheme"].startswith("adl")]
-    adl_c = sorted(
-        (r for r in cov if r["scheme"].startswith("adl")), key=lambda r: (KINDS.index(r["scheme"][4:]), r["n"])
-    )
-    runs = sorted({(r["scheme"], r["n"]) for r in adl_m + adl_c}, key=lambda k: (KINDS.index(k[0][4:]), k[1]))
+    def ours(self, lv: list[dict]) -> str:
+        """Every moment row (AdL's, then Langevin's ``lv``), then every Fig. 10 row."""
+        return "; ".join(
+            [self.text(r) for r in self.adl_m + lv]
+            + [f"Fig. 10's error {self.ctext(r)}" for r in self.adl_c + list(self.lv_c.values())]
+        )
 
-    def removed(s, n):
-        m = [r for r in adl_m if (r["scheme"], r["n"]) == (s, n)]
-        c = [r for r in adl_c if (r["scheme"], r["n"]) == (s, n)]
-        return all(abs(z(r, "var")) <= 2 and abs(z(r, "mean")) <= 2 for r in m) and all(cz(r) <= 2 for r in c)
+    def removed(self, s, n) -> bool:
+        """'remove' at run (s, n): each moment within 2 s.e. of the reference's, Fig. 10's error within 2 s.e. of
+        its floor."""
+        m_ok = all(abs(self.z(r, "var")) <= 2 and abs(self.z(r, "mean")) <= 2 for r in self.moments(s, n))
+        return m_ok and all(self.cz(r) <= 2 for r in self.covs(s, n))
 
-    def ratios(s, n):
+    def ratios(self, s, n) -> list[float]:
         """Langevin's errors over AdL's (taken as at least 2 s.e.) at n: [] without a Langevin run there."""
-        m = [r for r in adl_m if (r["scheme"], r["n"]) == (s, n) and (n, r["theta"]) in lv_m]
-        c = [r for r in adl_c if (r["scheme"], r["n"]) == (s, n) and n in lv_c]
-        q = [abs(lv_m[(n, r["theta"])][k] - ref[r["theta"]][k]) / err(r, k) for r in m for k in ("var", "mean")]
-        return q + [lv_c[n]["cov_error"] / max(r["cov_error"], 2 * r["cov_error_se"]) for r in c]
+        m = [r for r in self.moments(s, n) if (n, r["theta"]) in self.lv_m]
+        c = [r for r in self.covs(s, n) if n in self.lv_c]
+        q = [abs(self.lv_m[(n, r["theta"])][k] - self.ref[r["theta"]][k]) / self.err(r, k)
+             for r in m for k in ("var", "mean")]  # fmt: skip
+        return q + [self.lv_c[n]["cov_error"] / max(r["cov_error"], 2 * r["cov_error_se"]) for r in c]
 
-    def case(s, n):
-        eh = next(r["eps_h"] for r in adl_m + adl_c if (r["scheme"], r["n"]) == (s, n))
+    def case(self, s, n) -> str:
+        eh = next(r["eps_h"] for r in self.adl_m + self.adl_c if (r["scheme"], r["n"]) == (s, n))
         return f"{s} n = {n} (eps h {eh:.3g})"
 
-    def detail(s, n):
+    def detail(self, s, n) -> str:
         """The case with what decides it: each moment's error and Fig. 10's error against its floor."""
-        m = [r for r in adl_m if (r["scheme"], r["n"]) == (s, n)]
-        c = [r for r in adl_c if (r["scheme"], r["n"]) == (s, n)]
-        parts = [f"theta_{r['theta']} variance {r['var'] / ref[r['theta']]['var'] - 1:+.0%} (z = {z(r, 'var'):+.1f}), "
-                 f"mean {r['mean'] - ref[r['theta']]['mean']:+.3f} (z = {z(r, 'mean'):+.1f})" for r in m]  # fmt: skip
-        parts += [f"Fig. 10's error {r['cov_error']:.3f}, {cz(r):+.1f} s.e. from its floor {r['noise_floor']:.3f}"
-                  for r in c]  # fmt: skip
-        return f"{case(s, n)}: " + ", ".join(parts)
+        ref = self.ref
+        parts = [f"theta_{r['theta']} variance {r['var'] / ref[r['theta']]['var'] - 1:+.0%} (z = {self.z(r, 'var'):+.1f}), "
+                 f"mean {r['mean'] - ref[r['theta']]['mean']:+.3f} (z = {self.z(r, 'mean'):+.1f})" for r in self.moments(s, n)]  # fmt: skip
+        parts += [f"Fig. 10's error {r['cov_error']:.3f}, {self.cz(r):+.1f} s.e. from its floor {r['noise_floor']:.3f}"
+                  for r in self.covs(s, n)]  # fmt: skip
+        return f"{self.case(s, n)}: " + ", ".join(parts)
 
-    ref_n = next((r["n"] for r in rows if r["scheme"] == "reference"), None)  # the full batch: N
-    ok = [removed(*k) for k in runs]
-    q = {k: ratios(*k) for k in runs}
-    red = {k: (min(q[k]) >= GREATLY if q[k] else None) for k, o in zip(runs, ok) if not o}
-    lv = [r for r in rows if r["scheme"] == "langevin"]
-    ours = "; ".join(
-        [text(r) for r in adl_m + lv] + [f"Fig. 10's error {ctext(r)}" for r in adl_c + list(lv_c.values())]
-    )
-    why = "; ".join(p for p in (
-        "removed (within 2 s.e.) at " + "; ".join(detail(*k) for k, o in zip(runs, ok) if o) if any(ok) else
-        "removed at no n",
-        "not removed at " + "; ".join(detail(*k) for k, o in zip(runs, ok) if not o) if not all(ok) else "",
-        f"at least {GREATLY:g}x below Langevin's errors at the same n (§5's 'strongly reduce') at "
-        + ", ".join(f"{case(*k)}: {min(q[k]):.1f}x to {max(q[k]):.1f}x" for k, v in red.items() if v)
-        if any(red.values()) else "",
-        f"not {GREATLY:g}x below Langevin's at " + ", ".join(f"{case(*k)}: down to {min(q[k]):.1f}x"
-                                                             for k, v in red.items() if v is False)
-        if any(v is False for v in red.values()) else "",
-        "no Langevin run at " + ", ".join(case(*k) for k in runs if not q[k]) + " (Langevin is run at the "
-        "smallest n only): how large a minibatch error is there without the thermostat is not measured"
-        if any(not v for v in q.values()) else "",
-        f"judged {mnist.stand_in(ref_n, [n for _, n in runs])}" if runs and ref_n else "") if p)  # fmt: skip
-    out = by_count(sum(ok), len(ok), ours, why)
-    if out.verdict.startswith("not reproduced"):
-        if any(red.values()):
-            return partly(ours, why)
-        # each run's size: its largest criterion (the one that fails it); the claim's: the smallest such
-        zs = [max([cz(r) for r in adl_c if (r["scheme"], r["n"]) == k]
-                  + [max(abs(z(r, "var")), abs(z(r, "mean"))) for r in adl_m if (r["scheme"], r["n"]) == k])
-              for k in runs]  # fmt: skip
-        return not_reproduced(ours, why, z=min(zs) if zs else None)
-    return out
+    def size(self, s, n) -> float:
+        """Run (s, n)'s size in s.e.: its largest criterion (the one that fails it)."""
+        return max([self.cz(r) for r in self.covs(s, n)]
+                   + [max(abs(self.z(r, "var")), abs(self.z(r, "mean"))) for r in self.moments(s, n)])  # fmt: skip
+
+
+def _removed_where(b: _Bias, runs, ok) -> tuple[str, str]:
+    """The runs where the error is removed (within 2 s.e.), and those where it is not."""
+    where = ("removed (within 2 s.e.) at " + "; ".join(b.detail(*k) for k, o in zip(runs, ok) if o) if any(ok) else
+             "removed at no n")  # fmt: skip
+    not_at = "not removed at " + "; ".join(b.detail(*k) for k, o in zip(runs, ok) if not o) if not all(ok) else ""
+    return where, not_at
+
+
+def _reduced_where(b: _Bias, q: dict, red: dict) -> tuple[str, str]:
+    """§5's 'strongly reduce' at the runs not removed (``red``: True, False, or None without a Langevin run): where
+    it holds, with the range of Langevin's errors over AdL's (``q``), and where it does not, with their least."""
+    at = (f"at least {GREATLY:g}x below Langevin's errors at the same n (§5's 'strongly reduce') at "
+          + ", ".join(f"{b.case(*k)}: {min(q[k]):.1f}x to {max(q[k]):.1f}x" for k, v in red.items() if v)
+          if any(red.values()) else "")  # fmt: skip
+    short = (f"not {GREATLY:g}x below Langevin's at " + ", ".join(f"{b.case(*k)}: down to {min(q[k]):.1f}x"
+                                                                  for k, v in red.items() if v is False)
+             if any(v is False for v in red.values()) else "")  # fmt: skip
+    return at, short
+
+
+def _no_langevin(b: _Bias, runs, q: dict) -> str:
+    """The runs at an n without a Langevin run (``q`` empty there)."""
+    if not any(not v for v in q.values()):
+        return ""
+    return ("no Langevin run at " + ", ".join(b.case(*k) for k in runs if not q[k]) + " (Langevin is run at the "
+            "smallest n only): how large a minibatch error is there without the thermostat is not measured")  # fmt: skip
+
+
+def _judged_on(ref_n, runs) -> str:
+    """The data judged on (the reduced stand-in at the reference's n, the full batch N)."""
+    return f"judged {mnist.stand_in(ref_n, [n for _, n in runs])}" if runs and ref_n else ""
 
 
 def _settings(runs: MnistRuns, inv: Invocation) -> str:
