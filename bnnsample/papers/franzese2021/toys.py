@@ -462,32 +462,58 @@ FIG1_INFORMATIVE_MIN = 3
 def _order2_alike(series, hs, band, labels) -> Outcome | None:
     """§5: "The SYMMETRIC and LIE-TROTTER schemes, which are both of second order, respond similarly to the
     changes of step size and batch size": |SYM - LT| within the band width in at least 2/3 of the informative
-    cells (either above the band); the reason says which batch the alike cells are in, how far every scheme lies
-    apart there, and how the exact full-batch laws compare (order and constant)."""
+    cells (either above the band); reproduced: at least 2/3 of them; partly: some; not reproduced: none; not tested:
+    fewer than FIG1_INFORMATIVE_MIN informative cells (``_alike_verdict``). The reason says which batch the alike
+    cells are in, how far every scheme lies apart there, and how the exact full-batch laws compare (order and
+    constant)."""
     if not {"SYMMETRIC", "LIE-TROTTER"} <= set(labels):
         return None
     width = band["high"] - band["low"]
-    cells = [(b - a, batch, e) for batch in TRIG_BATCHES
-             for e, a, b in zip(hs, series("LIE-TROTTER", batch), series("SYMMETRIC", batch))
-             if math.isfinite(a) and math.isfinite(b)]  # fmt: skip
-    apart = [c for c in cells if abs(c[0]) > width]
-    above = {(batch, e) for batch in TRIG_BATCHES for e, a, b in zip(hs, series("LIE-TROTTER", batch),
-             series("SYMMETRIC", batch)) if max(a, b) > band["high"]}  # fmt: skip
+    cells = _sym_lt_cells(series, hs)
+    above = _either_above(series, hs, band)
     informative = [c for c in cells if (c[1], c[2]) in above]
     alike = [c for c in informative if abs(c[0]) <= width]
-    ours = (f"{len(cells) - len(apart)} of {len(cells)} (batch, eta) cells within the band width {width:.4f}; of the "
+    ours = _alike_ours(cells, informative, alike, width)
+    why = "; ".join(x for x in (_alike_where(series, hs, labels, informative, alike, width), _exact_lt_sym(series, hs),
+                                _every_cell_verdict(cells, width, ours)) if x)  # fmt: skip
+    return _alike_verdict(len(alike), len(informative), ours, why)
+
+
+def _sym_lt_cells(series, hs) -> list[tuple[float, object, float]]:
+    """(SYM - LT, batch, eta) of every (batch, eta) cell where both are finite."""
+    return [(b - a, batch, e) for batch in TRIG_BATCHES
+            for e, a, b in zip(hs, series("LIE-TROTTER", batch), series("SYMMETRIC", batch))
+            if math.isfinite(a) and math.isfinite(b)]  # fmt: skip
+
+
+def _either_above(series, hs, band) -> set:
+    """The (batch, eta) cells where LT or SYM lies above the exact-sample band's 95% quantile: the informative ones."""
+    return {(batch, e) for batch in TRIG_BATCHES for e, a, b in zip(hs, series("LIE-TROTTER", batch),
+            series("SYMMETRIC", batch)) if max(a, b) > band["high"]}  # fmt: skip
+
+
+def _alike_ours(cells, informative, alike, width: float) -> str:
+    """How many cells, and how many informative ones, have |SYM - LT| within ``width``; the cells apart."""
+    apart = [c for c in cells if abs(c[0]) > width]
+    return (f"{len(cells) - len(apart)} of {len(cells)} (batch, eta) cells within the band width {width:.4f}; of the "
             f"{len(informative)} cells where either lies above the band, {len(alike)} alike"
             + ("; apart: " + ", ".join(f"batch {bb}, eta {e:g}: SYM - LT {d:+.4f}" for d, bb, e in apart) if apart else ""))  # fmt: skip
-    close = len(cells) - len(apart)
+
+
+def _every_cell_verdict(cells, width: float, ours: str) -> str:
+    """What the rule until 2026-11-29 gave: counted over every cell, inside the band too, at least 2/3 alike."""
+    close = len(cells) - sum(abs(c[0]) > width for c in cells)  # not apart, as ``_alike_ours`` counts them
     old = (reproduced if cells and close >= 2 * len(cells) / 3 else partly if close else not_reproduced)(ours).verdict
-    why = "; ".join(x for x in (_alike_where(series, hs, labels, informative, alike, width), _exact_lt_sym(series, hs),
-                                f"counted over every cell, inside the band too (until 2026-11-29): {close} of "
-                                f"{len(cells)}, {old}") if x)  # fmt: skip
-    if len(informative) < FIG1_INFORMATIVE_MIN:
-        return not_tested("scale", ours, f"thin evidence: {len(informative)} informative cell(s), fewer than "
+    return f"counted over every cell, inside the band too (until 2026-11-29): {close} of {len(cells)}, {old}"
+
+
+def _alike_verdict(n: int, informative: int, ours: str, why: str) -> Outcome:
+    """``n`` alike of ``informative`` cells: not tested (thin evidence) under FIG1_INFORMATIVE_MIN; reproduced: at
+    least 2/3; partly: some; not reproduced: none."""
+    if informative < FIG1_INFORMATIVE_MIN:
+        return not_tested("scale", ours, f"thin evidence: {informative} informative cell(s), fewer than "
                           f"{FIG1_INFORMATIVE_MIN}; larger eta would show the schemes apart from exact draws; {why}")  # fmt: skip
-    n = len(alike)
-    if n >= 2 * len(informative) / 3:
+    if n >= 2 * informative / 3:
         return reproduced(ours, why)
     return partly(ours, why) if n else not_reproduced(ours, why)
 
