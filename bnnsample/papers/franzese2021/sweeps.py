@@ -7,7 +7,7 @@ The runs, the oracle and the distances are ``uci``'s.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -525,45 +525,90 @@ def _beyond_paper(hs, what: str) -> str:
     method=_AKD,
 )
 def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome:
+    """§5 'On the convergence bottleneck': "for larger mini-batch sizes (or equivalently, for smaller gradient noise)
+    the model can admit larger step sizes, while as the gradient noise becomes larger, then a smaller value for η is
+    required to guarantee a good approximation". In every (sampler, h) cell where some batch lies outside the band,
+    AKD ordered by batch size, the full batch lowest by more than the tolerance, no reversal beyond it
+    (``_batch_order_cells``; cells with every batch inside the band are converged and set aside); and the largest h
+    inside the band never larger for a smaller batch whose AKD there is also lower by more than the tolerance
+    (``_InBandH.reversed_in_band``). Not reproduced: such a smaller batch; else ``_batch_verdict``."""
     labels, batches, akd = distinct(cells, "label"), distinct(cells, "batch"), _akd(cells)
-    ok = {(lab, b): _largest_h_in_band(cells, noise, lab, b) for lab in labels for b in batches}
-
-    def gap_in_band(lab, b1, b2) -> float:  # b2 the smaller batch, in the band at a larger h: its AKD minus b1's
-        h = ok[(lab, b2)]
-        if h <= ok[(lab, b1)]:
-            return math.nan
-        d = cells[0]["dataset"]  # a sweep's rules see one data set
-        return akd.get((d, lab, b2, h), math.nan) - akd.get((d, lab, b1, h), math.nan)
-
-    def reversed_in_band(lab, b1, b2, by_any: bool = False) -> bool:
-        """The smaller batch b2 in the band at a larger h, and lower there by more than the tolerance of a
-        difference (``by_any``: by any amount, the rule until 2026-11-29, the twenty-second audit)."""
-        gap = gap_in_band(lab, b1, b2)
-        return bool(np.isfinite(gap)) and gap < (0.0 if by_any else -noise.diff(b1, b2))
-
+    band = _InBandH.of(cells, noise, akd, labels, batches)
     pairs = [(lab, b1, b2) for lab in labels for b1, b2 in zip(batches, batches[1:])]
-    mono = not any(reversed_in_band(*pair) for pair in pairs)
-    noisy = [p for p in pairs if reversed_in_band(*p, by_any=True) and not reversed_in_band(*p)]
+    mono = not any(band.reversed_in_band(*pair) for pair in pairs)
     good, zs, total, converged, converged_good, counted = _batch_order_cells(cells, noise, batches, akd)
-    text = "; ".join(f"{lab}: " + ", ".join(f"{b}: {ok[(lab, b)]:g}" for b in batches) for lab in labels)
-    rev = "; ".join(f"{lab}, h = {h:g}: " + ", ".join(f"{b} {value_text(x)}" for b, x in zip(batches, v))
-                    for lab, h, v, r in counted if r)  # fmt: skip
-    ours = (f"AKD ordered {' < '.join(map(str, batches))}, resolved, in {good} of {total - converged} (sampler, h) "
-            f"cells with some batch outside the band ({converged} more converged), reversed in {len(zs)}"
-            + (f" ({rev})" if rev else "") + f"; largest h inside the band per batch: {text} (0 = none)")  # fmt: skip
-    history = _batch_history(
-        total - converged - good - len(zs), len(zs), total, any(ok[(lab, b2)] > ok[(lab, b1)] for lab, b1, b2 in pairs)
-    )
-    if noisy:
-        history += ("; the in-band rule with the smaller batch lower there by any amount (until 2026-11-29, the "
-                    "twenty-second audit) gives not reproduced here: " + ", ".join(
-                        f"{lab} batch {b2} inside the band at h = {ok[(lab, b2)]:g}, batch {b1} not, {b2} minus {b1} "
-                        f"{gap_in_band(lab, b1, b2):+.4f} within the tolerance {noise.diff(b1, b2):.3f}"
-                        for lab, b1, b2 in noisy))  # fmt: skip
+    ours = _batch_ours(band.ok, labels, batches, (good, len(zs), total, converged), counted)
+    larger_h = any(band.ok[(lab, b2)] > band.ok[(lab, b1)] for lab, b1, b2 in pairs)  # the rule until 2026-11-29
+    history = _batch_history(total - converged - good - len(zs), len(zs), total, larger_h) + band.noisy_history(pairs)
     history = "; ".join(x for x in (_band_of(s), history, _beyond_paper([c[1] for c in counted],
                                                                         "the counted cells lie")) if x)  # fmt: skip
     if not mono:
         return not_reproduced(ours, "a smaller batch has a larger h inside the band; " + history)
+    return _batch_verdict(cells, (good, zs, total, converged, converged_good), ours, history)
+
+
+@dataclass(frozen=True)
+class _InBandH:
+    """The largest h inside the band per (sampler, batch) (``ok``; 0 = none) of a sweep's seed means ``cells``
+    (one data set), with their AKDs ``akd`` and the ``noise`` that sets the tolerance of a difference."""
+
+    cells: list
+    noise: Noise
+    akd: dict
+    ok: dict
+
+    @classmethod
+    def of(cls, cells, noise: Noise, akd: dict, labels, batches) -> _InBandH:
+        return cls(
+            cells, noise, akd, {(lab, b): _largest_h_in_band(cells, noise, lab, b) for lab in labels for b in batches}
+        )
+
+    def gap(self, lab, b1, b2) -> float:
+        """b2 the smaller batch, in the band at a larger h: its AKD there minus b1's (NaN otherwise)."""
+        h = self.ok[(lab, b2)]
+        if h <= self.ok[(lab, b1)]:
+            return math.nan
+        d = self.cells[0]["dataset"]  # a sweep's rules see one data set
+        return self.akd.get((d, lab, b2, h), math.nan) - self.akd.get((d, lab, b1, h), math.nan)
+
+    def reversed_in_band(self, lab, b1, b2, by_any: bool = False) -> bool:
+        """The smaller batch b2 in the band at a larger h, and lower there by more than the tolerance of a
+        difference (``by_any``: by any amount, the rule until 2026-11-29, the twenty-second audit)."""
+        gap = self.gap(lab, b1, b2)
+        return bool(np.isfinite(gap)) and gap < (0.0 if by_any else -self.noise.diff(b1, b2))
+
+    def noisy_history(self, pairs) -> str:
+        """The pairs reversed by any amount but not by more than the tolerance: what the rule until 2026-11-29 (the
+        twenty-second audit) gives there ('' if none)."""
+        noisy = [p for p in pairs if self.reversed_in_band(*p, by_any=True) and not self.reversed_in_band(*p)]
+        if not noisy:
+            return ""
+        return ("; the in-band rule with the smaller batch lower there by any amount (until 2026-11-29, the "
+                "twenty-second audit) gives not reproduced here: " + ", ".join(
+                    f"{lab} batch {b2} inside the band at h = {self.ok[(lab, b2)]:g}, batch {b1} not, {b2} minus {b1} "
+                    f"{self.gap(lab, b1, b2):+.4f} within the tolerance {self.noise.diff(b1, b2):.3f}"
+                    for lab, b1, b2 in noisy))  # fmt: skip
+
+
+def _batch_ours(ok: dict, labels, batches, counts: tuple, counted) -> str:
+    """The batch rule's numbers: the cells in order of the (sampler, h) cells with some batch outside the band, the
+    reversed ones with their AKD per batch, the largest h inside the band per (sampler, batch); ``counts``: (cells
+    in order, reversed cells, cells, converged cells)."""
+    good, reversals, total, converged = counts
+    text = "; ".join(f"{lab}: " + ", ".join(f"{b}: {ok[(lab, b)]:g}" for b in batches) for lab in labels)
+    rev = "; ".join(f"{lab}, h = {h:g}: " + ", ".join(f"{b} {value_text(x)}" for b, x in zip(batches, v))
+                    for lab, h, v, r in counted if r)  # fmt: skip
+    return (f"AKD ordered {' < '.join(map(str, batches))}, resolved, in {good} of {total - converged} (sampler, h) "
+            f"cells with some batch outside the band ({converged} more converged), reversed in {reversals}"
+            + (f" ({rev})" if rev else "") + f"; largest h inside the band per batch: {text} (0 = none)")  # fmt: skip
+
+
+def _batch_verdict(cells, counts: tuple, ours: str, history: str) -> Outcome:
+    """With no smaller batch larger in the band: ``by_resolved`` over the counted (sampler, h) cells, not tested
+    under INFORMATIVE_MIN of them (thin evidence); the reason says what counting the converged cells (until
+    2026-11-29) gives. ``counts``: (cells in order, z of each resolved reversal, cells, converged cells, converged
+    cells in order)."""
+    good, zs, total, converged, converged_good = counts
     needs = f"no cell's batch sizes are apart by more than the tolerance at this scale; {_larger_h(cells)}"
     if converged:
         old = by_resolved(good + converged_good, zs, total, ours, "", needs).verdict
