@@ -1182,51 +1182,84 @@ def _noise_of_error(ref_se, seed_sd: float) -> float:
            f"the paper's number of gradient steps at its h and n, run on our reduced data); {_U}: a 1% error is "
            "resolved only when 2u < 1%, and only by runs of 100 passes or more")  # fmt: skip
 def _one_pct(p: Passes) -> Outcome:
-    """'around a 1% error from using one hundred passes' (§5.3, Fig. 3): NOGIN's lowest error after at most
-    150 passes within 1% + 2s of our run-to-run noise s (``_noise_of_error``), judged only with runs of 100
-    passes or more and a reference that resolves 1% (2u < 1%)."""
-    rows, s, u, n_data = p.rows, p.s, p.u, p.n_data
-    pn, nn = passes_to(rows, "nogin", "estimated", 0.01)
-    e, at_n, at_p = _lowest_by(rows, 150.0)
-    low, low_n, low_p = _lowest_by(rows, math.inf)
+    """'around a 1% error from using one hundred passes' (§5.3, Fig. 3): e, NOGIN's lowest error (best n) after at
+    most 150 passes ('about one hundred'), within 1% + 2s of our run-to-run noise s (``_noise_of_error``), judged
+    only with runs of 100 passes or more and a reference that resolves 1% (2u < 1%) (``_one_pct_unresolved``);
+    reproduced: e within 1% + 2s; partly: about 1% only after more passes, or e within 2% + 2s; not reproduced:
+    neither (``_one_pct_by_noise``)."""
+    pn, nn = passes_to(p.rows, "nogin", "estimated", 0.01)
+    e, at_n, at_p = _lowest_by(p.rows, 150.0)
+    ours = _one_pct_ours(p, (e, at_n, at_p), pn, nn)
+    counted = _counted_passes(p.s, p.n_data)
+    early = _one_pct_unresolved(p, e, ours, counted)
+    if early is not None:
+        return early
+    return _one_pct_by_noise(p, e, math.isfinite(pn), ours, counted)
+
+
+def _clauses(*parts: str) -> str:
+    """The non-empty ``parts``, joined by '; '."""
+    return "; ".join(x for x in parts if x)
+
+
+def _one_pct_ours(p: Passes, lowest: tuple, pn: float, nn) -> str:
+    """NOGIN's lowest error after at most 150 passes (``lowest``: error, n, passes), the passes to stay <= 1%
+    (``pn``, at n = ``nn``), the run's passes and 2u."""
+    e, at_n, at_p = lowest
+    s = p.s
     over = f" (over the paper's N = {s['pass_N']})" if s.get("pass_N") else ""
     stay = f"{pn:.3g} (n={nn})" if math.isfinite(pn) else "never in the run"
-    ours = (f"lowest error after <= 150 passes{over}: {_fmt(e, '.3g')} at n = {at_n} after {at_p:.3g} passes; passes to "
-            f"stay <= 1%: {stay}; run {s['passes']:g} passes; 2u = {2 * u:.3g}")  # fmt: skip
-    counted = ""
-    if s.get("pass_N"):
-        mine = f", i.e. {s['passes'] * s['pass_N'] / n_data:.0f} passes over our N = {n_data}" if n_data else ""
-        counted = (f"passes count the paper's N = {s['pass_N']}: the paper's number of gradient steps (passes x "
-                   f"{s['pass_N']} / n) at its h = 0.005 and n{mine}; the data (the reduced subset, D = 21) and so the "
-                   "posterior and its gradient noise are the reduced ones")  # fmt: skip
-    if s["passes"] < 100 or 2 * u >= 0.01:
-        why = (f"runs of {s['passes']:g} passes with 2u = {2 * u:.2%}", NEED, counted)
-        return not_tested("scale", ours, "; ".join(x for x in why if x))
+    return (f"lowest error after <= 150 passes{over}: {_fmt(e, '.3g')} at n = {at_n} after {at_p:.3g} passes; passes "
+            f"to stay <= 1%: {stay}; run {s['passes']:g} passes; 2u = {2 * p.u:.3g}")  # fmt: skip
+
+
+def _counted_passes(s: dict, n_data) -> str:
+    """How the passes are counted where they count the paper's N (``s["pass_N"]``), else ''."""
+    if not s.get("pass_N"):
+        return ""
+    mine = f", i.e. {s['passes'] * s['pass_N'] / n_data:.0f} passes over our N = {n_data}" if n_data else ""
+    return (f"passes count the paper's N = {s['pass_N']}: the paper's number of gradient steps (passes x "
+            f"{s['pass_N']} / n) at its h = 0.005 and n{mine}; the data (the reduced subset, D = 21) and so the "
+            "posterior and its gradient noise are the reduced ones")  # fmt: skip
+
+
+def _one_pct_unresolved(p: Passes, e: float, ours: str, counted: str) -> Outcome | None:
+    """The verdicts that need no noise: not tested with runs under 100 passes or 2u >= 1%; not reproduced where
+    NOGIN diverges at every n; reproduced with e <= 1%; None otherwise."""
+    if p.s["passes"] < 100 or 2 * p.u >= 0.01:
+        return not_tested("scale", ours, _clauses(f"runs of {p.s['passes']:g} passes with 2u = {2 * p.u:.2%}", NEED,
+                                                  counted))  # fmt: skip
     if not math.isfinite(e):
-        return not_reproduced(ours, "; ".join(x for x in ("NOGIN diverges at every n", counted) if x))
+        return not_reproduced(ours, _clauses("NOGIN diverges at every n", counted))
     if e <= 0.01:
-        return reproduced(ours, "; ".join(x for x in (f"{e:.2%} is at most 1%", counted) if x))
+        return reproduced(ours, _clauses(f"{e:.2%} is at most 1%", counted))
+    return None
+
+
+def _one_pct_by_noise(p: Passes, e: float, stays: bool, ours: str, counted: str) -> Outcome:
+    """e above 1%, against our noise s: not tested with fewer than two finite NOGIN seeds; reproduced within
+    1% + 2s ('around 1%': above 1% by less than twice the s.d. of our own error is not resolved from 1%); partly
+    where the lowest error of the whole run is within 1% + 2s (about 1% only after more passes) or e within
+    2% + 2s (a factor 2 looser); not reproduced beyond both, by (e - 1%) / s. ``stays``: the error stays <= 1%
+    somewhere in the run."""
     seed_sd, seeds = _nogin_seeds(p)
     if not math.isfinite(seed_sd):
-        return not_tested("scale", ours, "; ".join(x for x in (seeds, counted) if x))
+        return not_tested("scale", ours, _clauses(seeds, counted))
     sd = _noise_of_error(p.ref_se, seed_sd)
     top = 0.01 + 2 * sd
     noise = f"s = {sd:.2%}: NOGIN's run-to-run s.d. {seeds}, with the reference's share"
-    never = "" if math.isfinite(pn) else "; it never stays <= 1% in this run"
     if e <= top:
-        # "around 1%": above 1% by less than twice the s.d. of our own error is not resolved from 1%
-        why = (f"{e:.2%} is about 1%: within 1% + 2s = {top:.2%} ({noise}){never}", counted)
-        return reproduced(ours, "; ".join(x for x in why if x))
+        never = "" if stays else "; it never stays <= 1% in this run"
+        return reproduced(ours, _clauses(f"{e:.2%} is about 1%: within 1% + 2s = {top:.2%} ({noise}){never}", counted))
+    low, low_n, low_p = _lowest_by(p.rows, math.inf)
     if low <= top:
-        why = (f"{e:.2%} after <= 150 passes is beyond 1% + 2s = {top:.2%} ({noise}); about 1% only after more "
-               f"passes: {low:.2%} at n = {low_n} after {low_p:.3g}", counted)  # fmt: skip
-        return partly(ours, "; ".join(x for x in why if x))
+        return partly(ours, _clauses(f"{e:.2%} after <= 150 passes is beyond 1% + 2s = {top:.2%} ({noise}); about 1% "
+                                     f"only after more passes: {low:.2%} at n = {low_n} after {low_p:.3g}", counted))  # fmt: skip
     if e <= 0.02 + 2 * sd:
-        why = (f"{e:.2%} is beyond 1% + 2s = {top:.2%} but within 2% + 2s = {0.02 + 2 * sd:.2%}, a factor 2 looser "
-               f"({noise})", counted)  # fmt: skip
-        return partly(ours, "; ".join(x for x in why if x))
-    why = (f"{e:.2%} beyond 1% + 2s = {top:.2%} and 2% + 2s = {0.02 + 2 * sd:.2%} ({noise})", counted)
-    return not_reproduced(ours, "; ".join(x for x in why if x), z=(e - 0.01) / sd)
+        return partly(ours, _clauses(f"{e:.2%} is beyond 1% + 2s = {top:.2%} but within 2% + 2s = {0.02 + 2 * sd:.2%}, "
+                                     f"a factor 2 looser ({noise})", counted))  # fmt: skip
+    why = _clauses(f"{e:.2%} beyond 1% + 2s = {top:.2%} and 2% + 2s = {0.02 + 2 * sd:.2%} ({noise})", counted)
+    return not_reproduced(ours, why, z=(e - 0.01) / sd)
 
 
 def _lowest_by(rows, most: float) -> tuple[float, int | None, float]:
