@@ -162,34 +162,51 @@ class MSGLD(Integrator):
 NOISE_CORRECTIONS = ("none", "estimate")
 
 
+def _finite_gram(m: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(``m`` [C, k, k] with each chain's matrix that holds a NaN or an infinity replaced by the identity, those
+    chains [C] bool). A chain whose gradients grow so large that Sigma-hat (or B B^T) overflows has diverged in
+    all but name, and LAPACK's eigh can fail on its matrix and stop every chain of the run (franzese2021
+    breast_cancer, SGHMC batch 8 at h = 0.32: gradients near 1e22, B B^T infinite in float32): it is
+    decomposed as the identity instead, and the caller gives it NaN noise, so the sampler's non-finite test
+    flags it diverged at the block's end while the other chains go on. No host sync."""
+    bad = ~torch.isfinite(m).flatten(1).all(1)
+    eye = torch.eye(m.shape[-1], dtype=m.dtype, device=m.device)
+    return torch.where(bad[:, None, None], eye, m), bad
+
+
 def _clipped_root_lowrank(u, factor, gamma: float, c: float):
     """(gamma I - c B^T B)_+^{1/2} u and the number of clipped eigenvalues per chain.
 
     With B B^T = W diag(s) W^T: (gamma I - c Sigma)_+^{1/2} = sqrt(gamma) I
     + B^T W diag(phi(s)) W^T B, phi(s) = (sqrt(max(gamma - c s, 0)) - sqrt(gamma)) / s, written
-    as -c / (sqrt(gamma - c s) + sqrt(gamma)) where unclipped (no division by s)."""
-    s, w = torch.linalg.eigh(factor @ factor.transpose(1, 2))
+    as -c / (sqrt(gamma - c s) + sqrt(gamma)) where unclipped (no division by s). A chain whose
+    B B^T is not finite gets NaN (``_finite_gram``)."""
+    gram, bad = _finite_gram(factor @ factor.transpose(1, 2))
+    s, w = torch.linalg.eigh(gram)
     rest = gamma - c * s
     ok = rest >= 0
     root_g = math.sqrt(gamma)
     phi = torch.where(ok, -c / (rest.clamp_min(0).sqrt() + root_g), -root_g / torch.where(ok, 1.0, s))
     coef = w.transpose(1, 2) @ (factor @ u[..., None])  # [C, k, 1]
     out = torch.mul(u, root_g).add_((factor.transpose(1, 2) @ (w @ (phi[..., None] * coef)))[..., 0])
-    return out, (~ok).sum(1)
+    return out.masked_fill_(bad[:, None], math.nan), (~ok).sum(1)
 
 
 def clipped_noise_root(u: torch.Tensor, cov: GradientCovariance, gamma: float, c: float):
     """(gamma I - c Sigma)_+^{1/2} u, Sigma given by ``cov`` (eigenvalues of gamma I - c Sigma
-    below 0 set to 0), and the number of clipped eigenvalues per chain [C]."""
+    below 0 set to 0), and the number of clipped eigenvalues per chain [C]; NaN for a chain whose
+    Sigma (or B B^T, by the factor) is not finite (``_finite_gram``)."""
     if cov.diag is not None:
         rest = gamma - c * cov.diag
         return u * rest.clamp_min(0).sqrt(), (rest < 0).sum(1)
     if cov.factor is not None and cov.factor.shape[1] <= u.shape[1]:
         return _clipped_root_lowrank(u, cov.factor, gamma, c)
-    s, w = torch.linalg.eigh(cov.to_dense())
+    dense, bad = _finite_gram(cov.to_dense())
+    s, w = torch.linalg.eigh(dense)
     rest = gamma - c * s
     root = rest.clamp_min(0).sqrt()
-    return (w @ (root[..., None] * (w.transpose(1, 2) @ u[..., None])))[..., 0], (rest < 0).sum(1)
+    out = (w @ (root[..., None] * (w.transpose(1, 2) @ u[..., None])))[..., 0]
+    return out.masked_fill_(bad[:, None], math.nan), (rest < 0).sum(1)
 
 
 @register
@@ -213,7 +230,8 @@ class SGHMC(Integrator):
     accumulated per chain in ``state.extra['noise_clipped']`` (no host sync). The square root
     uses an eigendecomposition (of B B^T [C, k, k] for a factor with k <= d, of Sigma
     otherwise); torch.linalg.eigh checks convergence, which costs one device sync per step on
-    CUDA with noise_correction = estimate.
+    CUDA with noise_correction = estimate. A chain whose Sigma-hat overflows gets NaN noise and is
+    flagged diverged, the other chains going on (``_finite_gram``).
     """
 
     name = "sghmc"

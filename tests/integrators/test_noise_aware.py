@@ -369,6 +369,27 @@ def test_sghmc_clipped_root_paths_agree(k, d):
     assert k_g.tolist() == (rest < 0).sum(1).tolist()
 
 
+def test_sghmc_clipped_root_of_an_overflowing_chain_is_nan_and_the_others_unchanged():
+    """A chain whose gradients overflow B B^T in float32 (entries near 1e20, as franzese2021's breast_cancer
+    SGHMC batch 8 at h = 0.32) gets NaN noise, flagged diverged by the sampler, instead of LAPACK's eigh
+    failing and stopping every chain; the other chains' noise is what they get alone (factor and dense routes)."""
+    from bnnsample.integrators.noise_aware import _clipped_root_lowrank, clipped_noise_root
+
+    gen = torch.Generator().manual_seed(3)
+    C, k, d, gamma, c = 3, 8, 50, 1.0, 0.1
+    B = torch.randn(C, k, d, generator=gen)
+    B[1] *= 1e20
+    u = torch.randn(C, d, generator=gen)
+    assert not torch.isfinite(B[1] @ B[1].T).all()
+    keep = [0, 2]
+    for out, k_ in (_clipped_root_lowrank(u, B, gamma, c),
+                    clipped_noise_root(u, GradientCovariance(dense=B.transpose(1, 2) @ B), gamma, c)):  # fmt: skip
+        assert torch.isnan(out[1]).all()
+        alone, k_alone = _clipped_root_lowrank(u[keep], B[keep], gamma, c)
+        torch.testing.assert_close(out[keep], alone, rtol=1e-5, atol=1e-5)
+        assert k_[keep].tolist() == k_alone.tolist()
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("name", ["nogin", "msgld", "sghmc"])
 def test_low_rank_minibatch_steps_run(name, dtype):

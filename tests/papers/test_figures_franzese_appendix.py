@@ -140,8 +140,8 @@ def test_fig8_rates_cited_are_the_committed_sweeps():
 def test_fig8_minibatch_gaps_cited_are_the_committed_sweeps():
     """FIG8_MINIBATCH_GAPS, which tells Fig. 9's 'more with minibatches' rows where a minibatch departs from the
     full batch on their data set, is ``fig8_minibatch_gaps`` on Fig. 8's committed distances.csv; the rates that
-    price the tests stay those of the h = 0.005-0.08 sweep the ledger's 734 CPU-s covers (wine's h = 0.16 and 0.32,
-    added later and timed, are left out of ``others_rate``)."""
+    price the tests stay those of the h = 0.005-0.08 sweep the ledger's 734 CPU-s covers (h = 0.16 and 0.32, added
+    later on both data sets and timed, are left out of ``others_rate``)."""
     from pathlib import Path
 
     import pytest
@@ -159,8 +159,9 @@ def test_fig8_minibatch_gaps_cited_are_the_committed_sweeps():
         for b, (by_h, tol) in gaps.items():
             assert got[b][1] == pytest.approx(tol, abs=5e-5)
             assert got[b][0] == pytest.approx(by_h, abs=5e-5)
-    assert {r["step_size"] for r in where(rows, dataset="wine")} > set(sweeps.UNTIMED_SWEEP["steps"])
-    assert appendix.others_rate(appendix._ledgered(rows), "wine", 10) == appendix.others_rate(rows, "wine", 10)
+    for ds in appendix.STAND_INS:
+        assert {r["step_size"] for r in where(rows, dataset=ds)} == {*sweeps.UNTIMED_SWEEP["steps"], 0.16, 0.32}
+        assert appendix.others_rate(appendix._ledgered(rows), ds, 10) == appendix.others_rate(rows, ds, 10)
 
 
 def test_fig9_minibatch_half_names_where_fig8_sees_minibatches_depart():
@@ -219,3 +220,50 @@ def test_fig8_merged_step_sizes_are_said():
         "the informative cells lie at h = 0.16, 0.32, above scale=paper's largest h (0.02)"
     )
     assert sweeps._beyond_paper([0.02, 0.16], "the informative cells lie") == ""
+
+
+def test_fig8_readback_says_the_cells_added_anew(tmp_path):
+    """The twenty-fourth audit: breast_cancer's h = 0.16 and 0.32 merged into Fig. 8's distances.csv beside wine's;
+    a readback's Command line says what ``readback.MERGED`` says now, in place of what an earlier readback said of
+    the cells added (wine's alone, 'breast_cancer not extended'), whether the section was written by a run or by a
+    readback, and says it once (a section is rewritten when more than its timing differs: here its rows)."""
+    import shutil
+    from pathlib import Path
+
+    import pytest
+
+    from bnnsample.papers.franzese2021 import readback
+
+    committed = Path(__file__).resolve().parents[2] / "results" / appendix.FIG8 / "distances.csv"
+    if not committed.exists():
+        pytest.skip("no committed Fig. 8 run")
+    (tmp_path / appendix.FIG8).mkdir()
+    shutil.copy(committed, tmp_path / appendix.FIG8 / "distances.csv")
+    opts = {
+        "scale": "quick",
+        "steps": "0.005,0.01,0.02,0.04,0.08",
+        "integrators": "leapfrog,lie_trotter,aboba,sghmc,mt3",
+    }
+    added, path = readback.MERGED[appendix.FIG8], tmp_path / "REPRODUCTION.md"
+    old = "wine's h = 0.16 and 0.32 added; breast_cancer not extended: non-finite predictions"
+
+    def command() -> str:
+        md = read_sections(path.read_text())[appendix.FIG8]
+        return next(line for line in md.splitlines() if line.startswith("Command:"))
+
+    readback.judge_again(appendix.FIG8, tmp_path, opts)  # no committed section: the time of reading back
+    assert command().count(added) == 1 and "the runs' in results/costs.csv; h = 0.16 and 0.32" in command()
+    for timing in (command(), "Command: `x` (wall time 157 s, CPU time 69 s on one thread; rows since judged again "
+                   f"from the committed distances.csv, no run made; {added}; the wall time includes waiting on a shared "
+                   "machine). Files: x."):  # fmt: skip
+        # a stale Settings line too: a section that differs only in its timing is kept as it was
+        text = path.read_text().replace(command(), timing.replace(added, old))
+        path.write_text(text.replace("Settings: C = 5", "Settings: stale; C = 5", 1))
+        assert old in command() and added not in command()
+        readback.judge_again(appendix.FIG8, tmp_path, opts)
+        assert command().count(added) == 1 and old not in command() and "not extended" not in command()
+    assert ("(wall time 157 s, CPU time 69 s on one thread; rows since judged again from the committed distances.csv, "
+            f"no run made; {added}; the wall time includes waiting on a shared machine)") in command()  # fmt: skip
+    assert "breast_cancer's (the twenty-fourth audit" in added and "not extended" not in added
+    claims = list(csv.DictReader((tmp_path / appendix.FIG8 / "claims.csv").open()))
+    assert [c["verdict"] for c in claims[:5]] == ["partly", "partly", "not tested: scale", "partly", "partly"]

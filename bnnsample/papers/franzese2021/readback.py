@@ -30,20 +30,22 @@ from . import appendix, sweeps, tables, toys, uci
 from .toy_cells import TrigCell
 
 # cells added to a committed CSV by a run of their own and merged into it: what the section's command line says
+# (in place of what it said before; each data set's CPU-s is its run's process time, the oracle included)
 MERGED = {
-    appendix.FIG8: "wine's h = 0.16 and 0.32 (the 5 samplers x batches full/32/16/8 x seeds 0, 1, 2) added "
-    "2026-11-29 (the twenty-second audit) by a run of those cells alone with this sweep's oracle (LIE-TROTTER, h = "
-    "0.0025: its band, and a committed cell run again, came out equal to every digit) and merged into "
-    "distances.csv: 51 CPU-s, the oracle included (the runs' own sampling seconds in distances.csv); breast_cancer "
-    "not extended: its SHMC-LEAPFROG full-batch run at h = 0.32 returned non-finite predictions (114 in one chain) "
-    "that no divergence flag caught, which stops the sweep",
+    appendix.FIG8: "h = 0.16 and 0.32 (the 5 samplers x batches full/32/16/8 x seeds 0, 1, 2) added on both data "
+    "sets 2026-11-29 by a run of those cells alone per data set with this sweep's oracle (LIE-TROTTER, h = 0.0025: "
+    "its band, and a committed cell run again, came out equal to every digit) and merged into distances.csv: wine's "
+    "(the twenty-second audit) 51 CPU-s, breast_cancer's (the twenty-fourth audit, once a chain whose predictive or "
+    "gradient covariance overflows was flagged diverged instead of stopping the run) 79 CPU-s, the oracle included "
+    "(the runs' own sampling seconds in distances.csv)",
 }
 
 
 class ReadBack(Invocation):
     """An invocation that makes no run: its section's command line keeps the committed section's timing (that of
     the invocation that wrote the CSV), or where it has none gives this one's (reading the CSV back), and says that
-    the rows were judged again from ``source``, and what cells were added to it (``MERGED``); the sentence naming
+    the rows were judged again from ``source``, and what cells were added to it (``MERGED``, in place of what an
+    earlier readback said of them, ``_ADDED``); the sentence naming
     rows merged from another invocation follows it (this readback's, else the committed section's)."""
 
     source = ""
@@ -70,12 +72,19 @@ class ReadBack(Invocation):
                 "; the wall time includes", f"; rows {said} {self.source}, no run made: the time of reading it back, "
                 "the runs' in results/costs.csv; the wall time includes", 1)  # fmt: skip
         added = MERGED.get(self.fig_id)
-        if added and added not in timing:
+        before = _ADDED.search(timing)
+        if added and before:  # what an earlier readback said of the cells added, said anew
+            timing = timing[: before.start(1)] + added + timing[before.end(1) :]
+        elif added:
             timing = timing.replace("; the wall time includes", f"; {added}; the wall time includes", 1)
         text = text[: mine.start()] + timing + text[mine.end() :]
         merged = self.merged or (m.group(0) if (m := _MERGED.search(committed)) else "")
         return text.replace(f"{timing}. Files:", f"{timing}. {merged} Files:", 1) if merged else text
 
+
+# what an earlier readback said of the cells added (``MERGED``): the clause its timing gives before "; the wall time
+# includes", after "no run made" (a section written by a run) or after the time of reading back (one that was not)
+_ADDED = re.compile(r"(?:no run made|the runs' in results/costs\.csv); ([^\n]*?); the wall time includes")
 
 # a sentence of a Command line naming rows merged from another invocation (``merged_sentence``)
 _MERGED = re.compile(r"Rows of [^\n]*? merged into \S+ from `[^`]*` \(wall time [^\n]*?; the wall time includes "
