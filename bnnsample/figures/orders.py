@@ -107,8 +107,10 @@ _SOURCES: dict[tuple[str, str], tuple[str, str]] = {
                         "a second order O(h^2) bias')"),
     ("obabo", "iid"): ("statement", f"{_P22}; {_SEKKAT4}; {_THM4_IID}"),
     ("obabo", "reshuffle"): ("derived", "2: derived for this project: franzese2021 Thm 3 (batches in uniformly drawn "
-                             "permutations: O(η^min(p,2))) with OBABO's p = 2 (paulin2025 §2.1); paulin2025 proves "
-                             "nothing without replacement (§2.2) and runs no OBABO"),
+                             "permutations: O(η^min(p,2))) with OBABO's p = 2 (paulin2025 §2.1); paulin2025 proves no "
+                             "order for minibatches drawn without replacement in sequence (§2.2: its theorem without "
+                             "replacement, Theorem 5, is for the symmetric SMS order of §2.3 with UBU) and runs no "
+                             "OBABO"),
     ("obabo", "sms"): ("derived", _sms("OBABO being a symmetric order-2 splitting (paulin2025 §2.1)")),
     ("aboba", "full"): ("printed", "chen2015 §4 (the ABOBA scheme), Lemma 8 ('a 2nd-order local integrator') with "
                         "§3.2, Theorem 4 (O(h^K), K = 2) and Remark 9 (h^2)"),
