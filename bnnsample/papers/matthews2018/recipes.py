@@ -418,14 +418,14 @@ def _density_words(res, target: str, zb: dict) -> str:
              "the tiers): " + ", ".join(f"{sc} {v:.2g} ± {se:.2g}" for sc, (v, se) in own.items())
              + "; NOGIN's below: " + ", ".join(f"{sc} by {d:+.2g} ± {se:.2g} ({zd[sc]:+.1f} s.e.)"
                                                for sc, (d, se) in diff.items()))  # fmt: skip
-    side = {sc: (1 if z > 2 else -1 if z < -2 else 0) for sc, z in zd.items()}
-    part = []
-    for sc in _INSET_OTHERS:
-        if sc not in zb or side[sc] == (1 if zb[sc] > 2 else -1 if zb[sc] < -2 else 0):
-            continue
-        part.append(f"bias vs {sc} depends on the measure: NOGIN's |Var bias| {_side_words(zb[sc])}, its density "
-                    f"distance {_side_words(zd[sc])}")  # fmt: skip
+    part = [f"bias vs {sc} depends on the measure: NOGIN's |Var bias| {_side_words(zb[sc])}, its density distance "
+            f"{_side_words(zd[sc])}" for sc in _INSET_OTHERS if sc in zb and _side(zb[sc]) != _side(zd[sc])]  # fmt: skip
     return _clauses(words, *part)
+
+
+def _side(z: float) -> int:
+    """1 where z > 2 (NOGIN below beyond 2 s.e.), -1 where z < -2, else 0."""
+    return 1 if z > 2 else -1 if z < -2 else 0
 
 
 def _side_words(z: float) -> str:
@@ -1020,13 +1020,7 @@ def _best_n_words(p: Passes) -> str:
     """The other reading of 'superior sampling efficiency' (§5.3 names no n): each scheme at its own best n, its
     lowest finite final error over n (main runs, estimated covariance), NOGIN's against each other's beyond 2u, in
     words with what the per-n tiers give on it."""
-    best = {}
-    for sc in SCHEMES_23:
-        fin = {n: _final(p.rows, sc, "estimated", n) for n in p.ns}
-        fin = {n: e for n, e in fin.items() if math.isfinite(e)}
-        if fin:
-            n = min(fin, key=fin.get)
-            best[sc] = (fin[n], n)
+    best = {sc: b for sc in SCHEMES_23 if (b := _best_final(p, sc)) is not None}
     if "nogin" not in best:
         return ""
     a, u = best["nogin"][0], p.u
@@ -1037,6 +1031,15 @@ def _best_n_words(p: Passes) -> str:
     return ("at each scheme's own best n (main runs): " + ", ".join(
         f"{LABELS[sc]} {e:.3g} (n = {n})" for sc, (e, n) in best.items()) + "; NOGIN " + ", ".join(
         f"{g} {LABELS[sc]}" for sc, g in got.items()) + f" (2u = {2 * u:.3g}): read so, {verdict}")  # fmt: skip
+
+
+def _best_final(p: Passes, sc: str) -> tuple[float, int] | None:
+    """Scheme sc's lowest finite final error over n (estimated covariance) and its n; None if none is finite."""
+    fin = {n: e for n in p.ns if math.isfinite(e := _final(p.rows, sc, "estimated", n))}
+    if not fin:
+        return None
+    n = min(fin, key=fin.get)
+    return fin[n], n
 
 
 def _fig3_versus(p: Passes, n: int) -> tuple[str, list[str], list[str]]:
