@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.linalg
+import scipy.stats
 import torch
 
 from bnnsample.evaluate.metrics import posterior_average_bias_mse
@@ -191,7 +192,7 @@ def _all_claims():
 
 def test_claims_tables_have_every_field():
     claims = list(_all_claims())
-    assert len(claims) == 4 + 5 + 6 + 9 + 5 + 4
+    assert len(claims) == 4 + 5 + 6 + 10 + 5 + 4  # matthews2018 Fig. 1: the Gaussian inset since 2026-11-29
     for c in claims:
         assert c.text and c.where and c.paper and c.method and c.source in (*SOURCES, "check"), c
         assert c.tolerance or c.source == "derived", c
@@ -850,26 +851,43 @@ def test_matthews_fig1_nogin_flat_is_judged_at_the_family_wise_limit(z, k, want)
     assert "until 2026-11-29, the twenty-second audit, |bias| <= 3.5 s.e." in mw.FIG1_CLAIMS["nogin_flat"].tolerance
 
 
-def test_matthews_fig3_stable_at_small_n_needs_nogin_to_work():
-    """'Stable (with some bias)' at n = 6 is NOGIN working (finite, error below 100%) as the section's
-    other rows define it: at 409% it does not (the sixth audit's seventh round), whatever the others do."""
+def _fig3_small_n(nogin6: float, msgld6: float, ccadl6: float = math.nan):
+    """The section of a scale=quick Fig. 3 whose finals at n = 6 are these (NOGIN's first checkpoint at 1.5x)."""
     finals = {}
-    for sc, e in (("nogin", (4.09, 0.065, 0.331, 0.776)), ("msgld", (0.570, 0.856, 0.954, 0.989)),
-                  ("ccadl", (math.nan, 0.337, 0.121, 0.743))):  # fmt: skip
+    for sc, e in (("nogin", (nogin6, 0.065, 0.331, 0.776)), ("msgld", (msgld6, 0.856, 0.954, 0.989)),
+                  ("ccadl", (ccadl6, 0.337, 0.121, 0.743))):  # fmt: skip
         finals.update({(sc, "estimated", n): v for n, v in zip((6, 25, 100, 400), e)})
     s = mw.FIG3["quick"]
     load = dict.fromkeys(s["n"], (3.0, 0.5))
-    md = _section("matthews2018-fig3", "quick", s, _passes_rows(finals), ("estimated",), np.full(21, 0.0068), load)
-    verdicts = dict(claims_of(md))
+    return _section("matthews2018-fig3", "quick", s, _passes_rows(finals), ("estimated",), np.full(21, 0.0068), load)
+
+
+@pytest.mark.parametrize("nogin6, msgld6, ccadl6, want", [
+    (4.09, 0.570, math.nan, "partly"),  # NOGIN stable, biased beyond 'some'; mSGLD stable too
+    (4.09, math.nan, math.nan, "partly"),  # both others unstable, but NOGIN's bias is more than 'some'
+    (0.4, math.nan, math.nan, "reproduced"),
+    (0.4, 0.570, math.nan, "partly"),
+    (0.4, 0.570, 0.3, "not reproduced"),  # no other scheme unstable
+    (math.nan, math.nan, math.nan, "not reproduced"),  # NOGIN unstable
+])  # fmt: skip
+def test_matthews_fig3_stable_at_small_n_is_finiteness_and_the_bias_apart(nogin6, msgld6, ccadl6, want):
+    """The twenty-fourth audit: 'remains stable (though with some bias)' (§5.3) separates stability from bias, and
+    Fig. 2 calls white (a chain non-finite) unstable, the test every scheme gets; NOGIN's 409% (finite) is stable,
+    with more than 'some bias', which caps it at partly (the rule of 2026-11-29 before, stable = error below 100%
+    for NOGIN alone, gave not reproduced)."""
+    md = _fig3_small_n(nogin6, msgld6, ccadl6)
     claims = mw.FIG3_CLAIMS
-    assert verdicts[claims["stable_small_n"].text].startswith("not reproduced")
-    assert "its error is 409%: it does not work at n = 6, while mSGLD (0.57) does" in md
-    assert verdicts[claims["one_pct"].text] == "not tested: scale"
-    assert verdicts[claims["plateau"].text] == "not reproduced"
-    assert _counts(md) == {"partly": 1, "not reproduced": 2, "not tested": 1, "printed": 1, "statement": 3}
-    finals[("nogin", "estimated", 6)] = 0.4  # biased but working: partly (CC-ADL unstable, mSGLD not)
-    md = _section("matthews2018-fig3", "quick", s, _passes_rows(finals), ("estimated",), np.full(21, 0.0068), load)
-    assert dict(claims_of(md))[claims["stable_small_n"].text] == "partly" and "mSGLD stable at n = 6 too" in md
+    assert dict(claims_of(md))[claims["stable_small_n"].text] == want
+    if (nogin6, msgld6) == (4.09, 0.570):
+        assert "NOGIN stable at n = 6 (finite; error 6.13 after 5 passes and 4.09 after 10 passes, falling" in md
+        assert "a 409% error, 4.1 times the 100% at which the section's other rows call a run not working" in md
+        assert "mSGLD stable too, with a 57.0% error; CC-ADL unstable" in md
+        assert "'the other schemes cannot deliver' holds for CC-ADL only" in md
+        assert _counts(md) == {"partly": 2, "not reproduced": 1, "not tested": 1, "printed": 1, "statement": 3}
+    tolerance = claims["stable_small_n"].tolerance
+    assert "Fig. 2's 'white indicating instability'), the same test for every scheme" in tolerance
+    assert "the twenty-fourth audit" in tolerance and "gave not reproduced" in tolerance
+    assert mw._passes_text(1.00016) == "1 pass" and mw._passes_text(100.0) == "100 passes"  # not '1 passes'
 
 
 def test_fig3_passes_count_the_papers_n():
@@ -955,15 +973,17 @@ def test_mirror_asymmetry_and_its_jackknife():
     assert toys.asymmetry_difference(sym, sym, edges) == (0.0, 0.0)
 
 
-def _fig1_inset_res(tilt: dict, bias: dict):
+def _fig1_inset_res(tilt: dict, bias: dict, bump: dict | None = None):
     """A Fig. 1 record for the inset rule: double-well biases {scheme: (bias, se)} at h = 0.25 and histograms of 8
-    blocks each, block k of scheme sc tilted by tilt[sc] * (k % 3 + 1) counts to one side."""
+    blocks each, block k of scheme sc tilted by tilt[sc] * (k % 3 + 1) counts to one side and (``bump``) raised by
+    bump[sc] * (k % 3 + 1) counts in the two bins either side of 0 (symmetric, off the exact density)."""
     edges = np.linspace(-3.5, 3.5, 71)
     base = np.exp(-((np.linspace(-3.45, 3.45, 70) ** 2 - 1) ** 2) / 4) * 1000
     groups = {}
     for sc, tl in tilt.items():
         g = np.tile(np.round(base), (8, 1))
         g[:, 40] += tl * (np.arange(8) % 3 + 1)
+        g[:, [34, 35]] += (bump or {}).get(sc, 0) * (np.arange(8) % 3 + 1)[:, None]
         groups["double_well", sc] = g
     hists = {k: g.sum(0) / g.sum() / np.diff(edges) for k, g in groups.items()}
     rows = [{"target": "double_well", "scheme": sc, "h": 0.25, "bias": b, "se": se, "diverged": 0, "chains": 4000}
@@ -981,7 +1001,7 @@ def test_matthews_fig1_inset_judges_symmetry_against_the_other_schemes(tilt_msgl
     res = _fig1_inset_res({"nogin": 0, "msgld": tilt_msgld, "ccadl": 300, "baoab": 300},
                           {"nogin": (-0.015, 0.001), "msgld": bias_msgld, "ccadl": (-0.055, 0.001),
                            "baoab": (0.049, 0.001)})  # fmt: skip
-    out = mw.FIG1_CLAIMS.rules["inset"](res, mw.FIG1["quick"])
+    out = mw.FIG1_CLAIMS.rules["inset", "double_well"](res, mw.FIG1["quick"])
     assert out.verdict == want and "sum (p(x) - p(-x))^2 dx, from different blocks: nogin 0 ± 0" in out.ours
     assert "every scheme within" in out.why and "symmetry vs ccadl" in out.why
     # the nineteenth audit: the L1 asymmetry of the pooled histogram, the measure before, with what it gives
@@ -989,8 +1009,51 @@ def test_matthews_fig1_inset_judges_symmetry_against_the_other_schemes(tilt_msgl
     assert "points per histogram: nogin " in out.why and "with the s.e. bound se_a + se_b" in out.why
     if want == "partly":
         assert "NOGIN worse: bias vs msgld" in out.why and "within 2 s.e.: symmetry vs msgld" in out.why
-    assert "which every scheme passes" in mw.FIG1_CLAIMS["inset"].tolerance
-    assert "mean is 0 for a symmetric law whatever the sample size" in mw.FIG1_CLAIMS["inset"].tolerance
+    assert "which every scheme passes" in mw.FIG1_CLAIMS["inset", "double_well"].tolerance
+    assert "mean is 0 for a symmetric law whatever the sample size" in mw.FIG1_CLAIMS["inset", "double_well"].tolerance
+
+
+def test_matthews_fig1_inset_reads_the_bias_off_the_inset_too():
+    """The twenty-fourth audit: 'the distributions produced by NOGIN in the inset show an improvement with a smaller
+    bias' (§5.1) is read off the left panel's |Var bias| by the tiers; the inset's own distance to the exact
+    density is given beside, and where the two part the reason says so. Here mSGLD's |Var bias| is the smaller
+    while its histogram, bumped either side of 0, lies farther from the exact density; the verdict stays that of
+    the tiers. Both insets are claims (the Gaussian's since then), the double well's keeping its id."""
+    bias = {"nogin": (-0.015, 0.001), "msgld": (-0.007, 0.001), "ccadl": (-0.055, 0.001), "baoab": (0.049, 0.001)}
+    res = _fig1_inset_res({"nogin": 0, "msgld": 0, "ccadl": 300, "baoab": 300}, bias, bump={"msgld": 300})
+    out = mw.FIG1_CLAIMS.rules["inset", "double_well"](res, mw.FIG1["quick"])
+    assert out.verdict == "partly" and "NOGIN worse: bias vs msgld" in out.why
+    assert "the inset's distance to the exact density sum (p(x) - p_exact(x))^2 dx" in out.why
+    assert (
+        "bias vs msgld depends on the measure: NOGIN's |Var bias| above by 5.7 s.e., its density distance below by"
+        in out.why
+    )
+    bias["msgld"] = (-0.05, 0.001)  # both readings: NOGIN's bias the smaller
+    same = mw.FIG1_CLAIMS.rules["inset", "double_well"](
+        res | {"bias": _fig1_inset_res({}, bias)["bias"]}, mw.FIG1["quick"]
+    )
+    assert "depends on the measure" not in same.why and same.why.startswith("NOGIN better: bias vs msgld")
+    keys = [k for k in mw.FIG1_CLAIMS if k[0] == "inset"]
+    assert keys == [("inset", "double_well"), ("inset", "gaussian")] and list(mw.FIG1_CLAIMS)[8] == keys[0]
+    assert mw.FIG1_CLAIMS[keys[1]].text.endswith("(Gaussian, h = 0.25)")
+
+
+def test_cross_block_distance_to_the_exact_density():
+    """sum (p - p_exact)^2 dx from products of different blocks: about 0 (within its jackknife s.e.) for draws of
+    the exact law at any size, and the binned distance for another law."""
+    rng = np.random.default_rng(5)
+    edges = np.linspace(-3.5, 3.5, 71)
+    q = toys.exact_bin_masses("gaussian", edges)
+    assert q.sum() == pytest.approx(1.0) and q[35] == pytest.approx(scipy.stats.norm.cdf(0.1) - 0.5, rel=1e-3)
+    for size in (200, 5000):
+        g = np.array([np.histogram(rng.standard_normal(size), edges)[0] for _ in range(8)])
+        d, se = toys.block_jackknife(lambda k, g=g: toys.cross_block_distance(g[k], edges, q), 8)
+        assert abs(d) < 3 * se
+    g = np.array([np.histogram(rng.normal(0.3, 1.0, 20_000), edges)[0] for _ in range(8)])
+    shifted = np.diff(scipy.stats.norm.cdf(edges, 0.3))
+    want = float(np.sum((shifted / shifted.sum() - q) ** 2 / np.diff(edges)))
+    d, se = toys.block_jackknife(lambda k: toys.cross_block_distance(g[k], edges, q), 8)
+    assert d == pytest.approx(want, abs=3 * se) and want > 10 * se
 
 
 def test_cross_block_asymmetry_has_no_noise_floor():
@@ -1198,3 +1261,84 @@ def test_matthews_passes_claims_are_what_the_rules_give_on_the_committed_files(f
         6: (0.215, 0.21),
         32: (15.0, 1.0),
     }
+
+
+def _fig2_quick_passes(h: float = 0.02):
+    """A Fig. 2 record on scale=quick's grid like the committed run's: NOGIN (estimated) finite but growing at n = 8
+    where the others are white, CC-ADL working at n = 512 only and below NOGIN there; seeds of NOGIN with both
+    covariances at n = 32, 128, 512 (the estimated one lower by 0.014 at n = 128, the same in every seed), mSGLD's
+    at 128 and 512, CC-ADL's at 512."""
+    s, nan = mw.FIG2["quick"], math.nan
+    finals = {(sc, cov, n): nan for sc in mw.SCHEMES_23 for cov in ("estimated", "exact") for n in s["n"]}
+    for n, est, ex, ms in ((8, 57.2, 0.406, nan), (32, 0.459, 0.377, 1.6), (128, 0.452, 0.47, 0.575),
+                           (512, 0.611, 0.611, 0.789)):  # fmt: skip
+        finals |= {("nogin", "estimated", n): est, ("nogin", "exact", n): ex, ("msgld", "estimated", n): ms}
+    finals[("ccadl", "estimated", 512)] = 0.498
+    rows = _passes_rows(finals)
+    next(r for r in rows if (r["scheme"], r["covariance"], r["n"]) == ("nogin", "estimated", 8))["error"] = 0.948
+    jitter = np.array([0.0, 0.002, -0.001, 0.001, -0.002, 0.0005])
+    scatter = []
+    for n, ex, shift in ((32, 0.376, 0.09), (128, 0.462, -0.014), (512, 0.623, 0.0)):
+        scatter += _seeds("nogin", "exact", n, ex) + [
+            dict(r, covariance="estimated", error=r["error"] + shift + jitter[k])
+            for k, r in enumerate(_seeds("nogin", "exact", n, ex))
+        ]
+    scatter += _seeds("msgld", "estimated", 128, 0.604) + _seeds("msgld", "estimated", 512, 0.784)
+    scatter += _seeds("ccadl", "estimated", 512, 0.519, sd=0.02)
+    return mw.Passes(rows, s, np.full(6, 0.2075), "", 1024, scatter, h)
+
+
+def test_matthews_fig2_outperforms_says_what_each_n_compares():
+    """The twenty-fourth audit: the 'outperforms' row gives 2u, says that at n = 8 NOGIN is the only scheme still
+    finite (a loss in bias, not in stability), and that a run shorter than the friction time 1/gamma (n = 512: 20
+    steps, 0.4 time units at h = 0.02) compares the start-up transient: CC-ADL's lower error there is in the
+    figure's measure, not a smaller bias. The verdict is the tiers' (partly: best at 32 and 128)."""
+    out = mw.FIG2_CLAIMS.rules["outperforms"](_fig2_quick_passes())
+    assert out.verdict == "partly" and "NOGIN best at n = [32, 128]; not at n = [8, 512]" in out.why
+    assert out.ours.endswith("; 2u = 0.415")
+    assert (
+        "NOGIN the only scheme still finite (stable in Fig. 2's terms, the others white) but not working at n = 8 "
+        "(0.948 after 5 passes, 57.2 at the end, growing): counted as a loss in bias, not in stability" in out.why
+    )
+    assert "10 passes are 1280 / 320 / 80 / 20 steps at n = 8 / 32 / 128 / 512 (25.6 / 6.4 / 1.6 / 0.4 time" in out.why
+    assert (
+        "n = 512: NOGIN 0.916 -> 0.611, mSGLD 1.18 -> 0.789, CC-ADL 0.747 -> 0.498 (n = 512: 0.4 time units" in out.why
+    )
+    assert "n = 128: 1.6" not in out.why  # 1.6 time units: not shorter than 1/gamma
+    bare = mw.FIG2_CLAIMS.rules["outperforms"](_fig2_quick_passes(h=math.nan))
+    assert "time units" not in bare.why and bare.verdict == "partly"
+
+
+def test_matthews_fig2_exact_covariance_row_pairs_nogin_by_seed():
+    """The twenty-fourth audit: the exact-covariance row gives NOGIN's estimated - exact paired by seed (the two runs
+    of a seed share their minibatches and noises), as the 'no difference' rows do, and says where it is resolved the
+    other way; the verdict still reads the seeds' scatter (partly: better at n = 8, 32, within 2 s.e. at 128, 512)."""
+    out = mw.FIG2_CLAIMS.rules["exact_nogin"](_fig2_quick_passes())
+    assert out.verdict == "partly" and "within 2 s.e. at n = [128, 512]" in out.why
+    assert (
+        "paired by seed, estimated - exact" in out.why
+        and "n = 128: -0.014 +- 0.00058 (-23.86 s.e.: resolved)" in out.why
+    )
+    assert "resolved the other way, the estimated covariance lower, at n = [128]" in out.why
+    assert "steps at n = 8 / 32 / 128 / 512" in out.why
+
+
+@pytest.mark.parametrize("ccadl50, want", [(0.0124, "partly"), (0.05, "reproduced"), (0.005, "partly")])
+def test_fig3_outperforms_gives_the_best_n_reading_beside(ccadl50, want):
+    """The twenty-fourth audit: §5.3's 'superior sampling efficiency' names no n; the row reads it per n (the paper
+    column says so) and gives beside it each scheme at its own best n against 2u (NOGIN 0.0141 at n = 100 against
+    CC-ADL 0.0124 at n = 50 is within 2u = 0.00707: partly read so too), and the reduced data it ran on."""
+    finals = {("nogin", "estimated", n): e for n, e in zip((6, 12, 25, 50, 100, 200, 400),
+                                                           (4.24, 0.852, 0.178, 0.0474, 0.0141, 0.0265, 0.0324))}  # fmt: skip
+    finals |= {("msgld", "estimated", n): 0.0414 + n / 1000 for n in (6, 12, 25, 50, 100, 200, 400)}
+    finals |= {("ccadl", "estimated", n): 0.2 for n in (6, 12, 25, 100, 200, 400)} | {
+        ("ccadl", "estimated", 50): ccadl50
+    }
+    s = dict(mw.FIG3["paper"], passes=100.0)
+    out = mw.FIG3_CLAIMS.rules["outperforms"](mw.Passes(_passes_rows(finals), s, np.full(21, 0.003533), "", 800))
+    best = f"CC-ADL {ccadl50:.3g} (n = 50)"
+    assert f"at each scheme's own best n (main runs): NOGIN 0.0141 (n = 100), mSGLD 0.0474 (n = 6), {best}" in out.why
+    side = "within 2u of" if ccadl50 == 0.0124 else "below" if ccadl50 > 0.0141 else "above"
+    assert f"NOGIN below mSGLD, {side} CC-ADL (2u = 0.00707): read so, {want}" in out.why
+    assert "on the reduced data (N = 800, D = 21; the paper's N = 12214, D = 129)" in out.why
+    assert mw.FIG3_CLAIMS["outperforms"].paper.startswith("superior sampling efficiency (read here per n")

@@ -152,6 +152,36 @@ def cross_block_asymmetry(groups, edges) -> float:
     return float(np.sum((d.sum(0) ** 2 - np.sum(d**2, 0)) / np.diff(edges)) / pairs)
 
 
+def exact_bin_masses(target: str, edges) -> np.ndarray:
+    """The exact law's mass in each bin of ``edges`` (a key of FIG1_TARGETS), by adaptive quadrature of exp(-V)
+    over each bin, normalised over the histogram's range (a histogram holds the points inside it only)."""
+    from scipy.integrate import quad
+
+    def weight(y):
+        return math.exp(-(y * y / 2 if target == "gaussian" else (y * y - 1) ** 2 / 4))
+
+    edges = np.asarray(edges, float)
+    m = np.array([quad(weight, a, b)[0] for a, b in zip(edges[:-1], edges[1:])])
+    return m / m.sum()
+
+
+def cross_block_distance(groups, edges, masses) -> float:
+    """sum (p(x) - p_exact(x))^2 dx of a histogram kept as blocks of independent runs (``toy_convergence``'s
+    group_counts) against the exact bin masses Q_j (``exact_bin_masses``), from products of different blocks only:
+    with e_g(j) = c_g(j) - n_g Q_j (block g's count in bin j less its exact share, n_g its points),
+    sum_{g != h} sum_j e_g(j) e_h(j) / dx_j / sum_{g != h} n_g n_h. Two blocks' deviations are independent, so the
+    estimate's mean is the binned distance of the law the runs sample whatever the sample size (0 for the exact
+    law), without the floor each block's own sampling noise adds to a plug-in value. Can be negative; NaN with
+    fewer than two non-empty blocks."""
+    c = np.asarray(groups, float)
+    n = c.sum(1)
+    e = c - n[:, None] * np.asarray(masses, float)[None, :]
+    pairs = n.sum() ** 2 - np.sum(n**2)
+    if pairs <= 0:
+        return math.nan
+    return float(np.sum((e.sum(0) ** 2 - np.sum(e**2, 0)) / np.diff(np.asarray(edges, float))) / pairs)
+
+
 def pooled_asymmetry(groups, edges) -> float:
     """``mirror_asymmetry`` of the sum of a histogram's blocks (the symmetry measure until 2026-11-29)."""
     return mirror_asymmetry(np.asarray(groups, float).sum(0), edges)
