@@ -1195,6 +1195,12 @@ def test_fig2_test_cost_is_priced_from_the_committed_reference_sizes():
     lo, hi = min(mw.ref_hours().values()), max(mw.ref_hours().values())
     assert f"about {lo:.1f} to {hi:.0f} CPU-hours" in mw.FIG2_TEST["fifty"]
     assert "at least 25 times NOGIN's passes" in mw.FIG2_TEST["fifty"]
+    # the scale=paper figure's cost (the twenty-fifth audit: was a hard-coded 17 CPU-minutes): its 256 x 20000
+    # reference at the 256 x 8000 reference's cost per chain-step, 382.5 / 256 / 9600 CPU-s, and 48 runs of 100
+    # passes at 0.1 CPU-s a pass
+    ref, runs = mw.paper_fig2_minutes()
+    assert ref == pytest.approx(382.5 / (256 * 9600) * 256 * 24000 / 60) and runs == pytest.approx(8.0)
+    assert "scale=paper's 100 passes, about 24 CPU-minutes: its 256 x 20000 reference about 16" in mw.FIG2_TEST["fifty"]
 
 
 def _fig3_seeds(sc: str, n: int, errors) -> list[dict]:

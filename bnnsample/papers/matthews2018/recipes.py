@@ -705,6 +705,28 @@ def ref_hours() -> dict:
     return {k: (u / U_FOR_1PCT) ** 2 * cpu / 3600 for k, (cpu, u, _, _) in REF_SIZES.items()}
 
 
+PASS_CPU_S = 0.1  # CPU-s a pass of one (scheme, covariance, n) run at 64 chains, measured on this machine
+
+
+def paper_fig2_minutes() -> tuple[float, float]:
+    """(reference, runs) CPU-minutes of Fig. 2 at scale=paper, one seed: its reference (ref_chains x (ref_steps +
+    ref_steps / 5 burn-in) chain-steps) at the largest measured reference's CPU-s per chain-step (REF_SIZES), and
+    3 schemes x 2 covariances x its n of ``passes`` passes at PASS_CPU_S a pass."""
+    (c, t), (cpu, *_) = max(REF_SIZES.items())
+    p = FIG2["paper"]
+    ref = cpu / (c * t * 1.2) * p["ref_chains"] * p["ref_steps"] * 1.2 / 60
+    return ref, 3 * 2 * len(p["n"]) * p["passes"] * PASS_CPU_S / 60
+
+
+def _paper_fig2_words() -> str:
+    ref, runs = paper_fig2_minutes()
+    return (
+        f"about {ref + runs:.0f} CPU-minutes: its 256 x 20000 reference about {ref:.0f}, at the 256 x 8000 "
+        f"reference's CPU-s per chain-step (reference_sizes.csv), and one seed of each (scheme, covariance, n) "
+        f"about {runs:.0f}"
+    )
+
+
 def _ref_sizes_words() -> str:
     """The measured reference sizes and what each prices a reference with u < 0.5% at, in words."""
     hours = ref_hours()
@@ -728,8 +750,8 @@ def _fig2_needs() -> str:
         f"{hi:.0f} CPU-hours, possibly more: the variance of the middle "
         f"component's precision is 0.43 in the scale=quick reference (relative s.e. 51%, reference.csv), {lam}: "
         "heavy-tailed, and not yet falling as 1/sqrt(chain-steps), so the scale=quick reference is off beyond its "
-        "s.e. too. scale=paper (256 x 20000 reference, 100 passes; the whole figure about 17 CPU-minutes, estimated "
-        "from the cost per step, plus about 10 CPU-s for each further seed of a working (scheme, covariance, n), up "
+        f"s.e. too. scale=paper (256 x 20000 reference, 100 passes; the whole figure {_paper_fig2_words()}, "
+        "plus about 10 CPU-s for each further seed of a working (scheme, covariance, n), up "
         "to 3 x 4 x 8) will not resolve 1% either. The runs cost about 0.1 CPU-s per pass for each (scheme, "
         "covariance, n) at 64 chains; CC-ADL is stable only at n >= 384 (results/ccadl_diagnosis.md), n = 512 in "
         "both scales' grids"
@@ -767,7 +789,7 @@ FIG2_TEST = {
     "fifty": f"a test takes 2u < 1% (u < 0.5%): a reference of about {min(ref_hours().values()):.1f} to "
     f"{max(ref_hours().values()):.0f} CPU-hours by 1/sqrt(chain-steps) from the 64 x 8000 and 256 x 8000 references "
     "measured (u has not fallen with size, so possibly more), and runs of at least 25 times NOGIN's passes to stay "
-    "<= 1% (scale=paper's 100 passes, about 17 CPU-minutes, suffice only if NOGIN stays <= 1% within 4 passes)",
+    f"<= 1% (scale=paper's 100 passes, {_paper_fig2_words()}, suffice only if NOGIN stays <= 1% within 4 passes)",
     "msgld": "a test takes a few sampler seeds at the n where mSGLD works with both covariances, for the seed scatter "
     "of a difference of final errors (at about 0.1 CPU-s per pass for each (scheme, covariance, n), 100 passes with "
     "both covariances take about 20 CPU-s a seed and n)",
