@@ -137,6 +137,33 @@ def test_fig8_rates_cited_are_the_committed_sweeps():
         assert appendix.others_rate(rows, ds, 10)[0] == pytest.approx(rate, abs=5e-6)
 
 
+def test_fig8_seed_cost_is_the_committed_seconds():
+    """The twenty-fourth audit (fig8#4): one more seed of Fig. 8's sweep is priced from the committed seconds, MT3's
+    recorded ones and the other samplers' ledger share (oracle and overhead included), about 4.3 CPU-minutes a seed
+    on breast_cancer; the rule until 2026-11-29 priced every cell at MT3's mean time, which on the sweep up to h =
+    0.08 (MT3's cells alone timed) gave 535 CPU-s a seed, more than twice this."""
+    from pathlib import Path
+
+    import pytest
+
+    from bnnsample.rundir import read_csv
+
+    path = Path(__file__).resolve().parents[2] / "results" / appendix.FIG8 / "distances.csv"
+    if not path.exists():
+        pytest.skip("no committed Fig. 8 run")
+    rows = read_csv(path)
+    per, how = appendix.fig8_seed_cost(rows, "breast_cancer")
+    mine = [r for r in rows if r["dataset"] == "breast_cancer" and np.isfinite(r["seconds"])]
+    share = appendix.others_rate(rows, "breast_cancer", 10)[1]
+    assert per == pytest.approx((sum(r["seconds"] for r in mine) + 734 * share) / 3)
+    assert 250 < per < 270 and "MT3's recorded sampling seconds 335" in how
+    ledgered = [r for r in appendix._ledgered(rows) if r["dataset"] == "breast_cancer"]
+    mt3 = [r["seconds"] for r in ledgered if r["label"] == "MT3"]
+    old = np.mean(mt3) * 3 * len(ledgered) / 3 / 3  # the mean MT3 cell (3 seeds) x the cells, a third of it
+    assert old / (sum(mt3) / 3 + 734 * share / 3) > 2
+    assert appendix.fig8_seed_cost([dict(r, seconds=float("nan")) for r in rows], "wine") is None
+
+
 def test_fig8_minibatch_gaps_cited_are_the_committed_sweeps():
     """FIG8_MINIBATCH_GAPS, which tells Fig. 9's 'more with minibatches' rows where a minibatch departs from the
     full batch on their data set, is ``fig8_minibatch_gaps`` on Fig. 8's committed distances.csv; the rates that
