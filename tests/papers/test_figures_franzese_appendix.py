@@ -112,6 +112,13 @@ def test_fig9_test_cost_at_the_seeds_it_runs():
                            f"{hours[0]:.1f} CPU-hours at its 3 seeds, {hours[1]:.1f} at one (seeds=0)")  # fmt: skip
     assert round(hours[0], 1) == 4.0 and "at 3.6 ms a step of 10 chains" in cost
     assert "the row gave Fig. 5's one-seed estimate on Boston" in cost
+    # the twenty-fourth audit: the cheaper test at the paper's protocol on the grid already run (N_l 1/5/25, batches
+    # full/32, h 0.005-0.02: 21,000 leapfrog steps a run) is named beside it, at the same rate
+    small = (3 * 3 * 2 * 21_000 + oracle) * rate / 60
+    assert (f"a cheaper test at that protocol on the grid run here (`bnnsample figure franzese2021-fig9 scale=paper "
+            f"datasets=wine steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25`, N_l up to 25 as the rows are judged "
+            f"on): about {small:.0f} CPU-minutes at 3 seeds") in cost  # fmt: skip
+    assert round(small) == 26
     assert appendix.fig9_test_cost("boston") is None  # no measured rate: Fig. 5's estimate, as before
     s = sweeps.sweep_settings("quick", {**appendix.FIG9_SCALES["quick"], "datasets": ["wine"]})
     akd = {(f"N_l={n}", b, h): 0.15 for n in (1, 25) for b in ("full", 32) for h in s.steps}

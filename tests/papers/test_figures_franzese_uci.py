@@ -280,6 +280,14 @@ def test_fig10_insensitivity_over_c_in_range_and_large_c_apart():
     ins, big = outcomes[sweeps.FIG10_CLAIMS["insensitive"]], outcomes[sweeps.FIG10_CLAIMS["large_c"]]
     assert (ins.verdict, big.verdict) == ("reproduced", "reproduced") and "tolerance 0.0163" in ins.ours
     assert "seed-to-seed sd of one cell's AKD" in ins.why
+    # the twenty-fourth audit: what the rule until 2026-11-26 gives is computed on the rows judged (spread 0.06 on
+    # these seed means, over max(0.05, 3 x 0.01)), not the one-seed run's 0.058 alone, and the change is dated
+    assert "Changed 2026-11-26, after that rule's result was seen" in ins.why
+    assert ("on these seed means it gives not reproduced: a spread at h = 0.005 of batch full 0.060 against "
+            "max(0.05, 3 x 0.0100) = 0.050") in ins.why  # fmt: skip
+    rows = [dict(r, akd=r["akd"] - (0.03 if r["label"] == "C=50" else 0.0)) for r in rows]  # spread 0.03
+    ins = dict(sweeps.fig10_outcomes(rows, s, list(means)))[sweeps.FIG10_CLAIMS["insensitive"]]
+    assert "on these seed means it gives reproduced: a spread at h = 0.005 of batch full 0.030" in ins.why
     # the twenty-second audit: 'too large a C' names its scope as rows #1 and #2 do, and the C run above 10
     assert big.why.startswith("tested on boston (split 0 only) with the full batch only, where App. F.4's")
     assert "; C above 10 run: 50 (paper: up to 100); App. F.4: 'if C is too large" in big.why
@@ -307,7 +315,19 @@ def test_fig5_outcomes_one_row_per_claim():
     # batch 32 no earlier than the full batch: 'more with minibatches' not shown, partly
     akd[("N_l=25", 32, 0.01)] = 0.205
     large_h = dict(sweeps.fig5_outcomes(_sweep_rows(akd), s, [1, 25]))[sweeps.FIG5_CLAIMS["large_h"]]
-    assert large_h.verdict == "partly" and "not earlier with minibatches" in large_h.why
+    assert large_h.verdict == "partly"
+    # the twenty-fourth audit (fig9#2): an equal onset is unresolved on the grid, not contradicted, and the row says
+    # what an earlier one would need (the gap at the step below against its tolerance, here the band width)
+    assert (
+        "batch 32: onset equal (h = 0.02); an earlier one would need its gap at h = 0.01 (+0.005) above its "
+        "tolerance 0.010" in large_h.why
+    )
+    assert "unresolved on this grid, not contradicted" in large_h.why
+    akd[("N_l=25", "full", 0.01)] = 0.2  # the full batch's onset at 0.01, batch 32's still at 0.02: later
+    large_h = dict(sweeps.fig5_outcomes(_sweep_rows(akd), s, [1, 25]))[sweeps.FIG5_CLAIMS["large_h"]]
+    assert large_h.verdict == "partly"
+    assert "batch 32: later (h = 0.02, the full batch's 0.01): not more with minibatches" in large_h.why
+    assert "'seems to be further pronounced'" in sweeps.FIG5_CLAIMS["large_h"].text
     assert "in 4 of 4 (batch/h) cells" in nl1.ours and nl1.verdict == "reproduced"
 
 
@@ -1006,3 +1026,25 @@ def test_alike_lists_the_in_band_cells_apart_apart_from_the_informative():
     assert "not to the posterior" in out.why
     assert "App. F.2's criterion of convergence where the reference is the posterior oracle" in (
         sweeps.FIG4_CLAIMS["sghmc"].tolerance)  # fmt: skip
+
+
+def test_fig5_test_cost_at_the_sweeps_seeds_and_on_the_grid_run():
+    """The twenty-fourth audit (fig5#2): the test at the paper's protocol on Boston is priced at one seed and at the
+    sweep's 3 seeds from LEAPFROG's measured costs per step (full 7, batch 64 1.6, batch 16 0.9 ms), and a cheaper
+    one on the grid already run (N_l 1/5/25 x full/32 x h 0.005-0.02: 21,000 leapfrog steps a run) is named."""
+    grid = {"steps": [0.005, 0.01, 0.02], "batches": [0, 32], "n_leapfrog": [1, 5, 25]}
+    text = sweeps.fig5_boston_test_cost(grid, 3)
+    per_seed = sum(sweeps._leapfrog_steps("boston", [0.001, 0.002, 0.005, 0.01, 0.02], n) for n in (1, 10, 30, 100)) * (
+        7e-3 + 1.6e-3 + 0.9e-3)  # fmt: skip
+    assert (
+        f"about {(per_seed + 540) / 3600:.1f} CPU-hours at one seed (seeds=0), {(3 * per_seed + 540) / 3600:.1f} at"
+        in text
+    )
+    small = 3 * 3 * 21_000 * (7e-3 + 1.6e-3) + 540  # batch 32 at batch 64's cost, an upper bound
+    assert f"seeds=0,1,2`): about {small / 60:.0f} CPU-minutes" in text and round(small / 60) == 36
+    assert "batch 32 at 1.6 ms, a larger batch's, an upper bound" in text
+    s = _sweep_settings("quick", batches=[0, 32], steps=[0.005, 0.01, 0.02], seeds=[0, 1, 2])
+    rows = [dict(r, n_leapfrog=int(r["label"].split("=")[1])) for r in _sweep_rows(
+        {(f"N_l={n}", b, h): 0.15 for n in (1, 5, 25) for b in ("full", 32) for h in s.steps})]  # fmt: skip
+    for _, o in sweeps.fig5_outcomes(rows, s, [1, 5, 25]):
+        assert o.verdict == "not tested: scale" and f"a test: {text}" in o.why

@@ -233,29 +233,50 @@ FIG9_SCALES = {
 }  # fmt: skip
 
 
+def _fig9_steps(dataset: str, grid: dict) -> tuple[int, int, list[int], object]:
+    """(one seed's leapfrog steps over ``grid``'s N_l x batches, the oracle's, each run's, the settings) of Fig. 9 at
+    the paper's protocol (burn-in time 10, 20 draws 2.5 apart, the adaptive-SGHMC oracle) on ``grid``'s step sizes,
+    batches and N_l."""
+    scales = {"paper": {**FIG9_SCALES["paper"], **grid}}
+    nls = scales["paper"]["n_leapfrog"]
+    steps = {n: _paper_steps(dataset, scales, n) for n in nls}
+    _, oracle, ps = steps[nls[0]]
+    per = [v[0] for v in steps.values()]
+    return len(ps.batches) * sum(per), oracle, per, ps
+
+
 def fig9_test_cost(dataset: str) -> str | None:
-    """What ``scale=paper datasets=<dataset>`` of Fig. 9 costs at its own seeds (and one seed): every N_l x batch x
-    seed's leapfrog steps and the oracle's at franzese2021-fig8's measured cost of a step on the data set
+    """What ``scale=paper datasets=<dataset>`` of Fig. 9 costs at its own seeds (and one seed), and a cheaper test at
+    the paper's protocol on the grid the quick sweep ran (its h, batches and N_l: the twenty-fourth audit), every N_l
+    x batch x seed's leapfrog steps and the oracle's at franzese2021-fig8's measured cost of a step on the data set
     (``FIG8_OTHERS_RATE``); None where none was measured."""
     rate = FIG8_OTHERS_RATE.get(dataset)
     if rate is None:
         return None
-    nls = FIG9_SCALES["paper"]["n_leapfrog"]
-    steps = {n: _paper_steps(dataset, FIG9_SCALES, n) for n in nls}
-    _, oracle, ps = steps[nls[0]]
-    runs = len(ps.batches) * sum(v[0] for v in steps.values())  # one seed's leapfrog steps
+    nls, quick = FIG9_SCALES["paper"]["n_leapfrog"], FIG9_SCALES["quick"]
+    runs, oracle, per, ps = _fig9_steps(dataset, {})
     seeds, every = len(ps.seeds), (len(ps.seeds) * runs + oracle) * rate
-    per = sorted(v[0] for v in steps.values())
+    grid = {k: quick[k] for k in ("steps", "batches", "n_leapfrog")}
+    small_runs, _, small_per, _ = _fig9_steps(dataset, grid)
+    small = (seeds * small_runs + oracle) * rate
+    per = sorted(per)
     return (
         f"scale=paper datasets={dataset} (the paper's burn-in and adaptive-SGHMC oracle): about {every / 3600:.1f} "
         f"CPU-hours at its {seeds} seeds, {(runs + oracle) * rate / 3600:.1f} at one (seeds=0): N_l "
         + "/".join(map(str, nls)) + " x batches " + "/".join("full" if b == FULL else str(b) for b in ps.batches)
         + f" x {per[0]:,}-{per[-1]:,} leapfrog steps a run (h {min(ps.steps):g}-{max(ps.steps):g}, burn-in time "
         f"{ps.t_burn:g}, {ps.draws} draws {ps.t_thin:g} apart; N_l leapfrog steps an integrator step) and the "
-        f"oracle's {oracle:,} steps of {ps.chains} chains, at {rate * 1e3:.1f} ms a step of {ps.chains} chains, "
-        f"franzese2021-fig8's measured cost on {dataset} (its four samplers other than MT3, full batch and "
-        "minibatches together, oracle and overhead included); until 2026-11-29, the twenty-first "
-        "audit, the row gave Fig. 5's one-seed estimate on Boston, about 1.5 CPU-hours, for this test"
+        f"oracle's {oracle:,} steps of {ps.chains} chains; a cheaper test at that protocol on the grid run here "
+        f"(`bnnsample figure {FIG9} scale=paper datasets={dataset} steps=" + ",".join(f"{h:g}" for h in grid["steps"])
+        + " batches=" + ",".join(map(str, grid["batches"])) + " n_leapfrog=" + ",".join(map(str, grid["n_leapfrog"]))
+        + f"`, N_l up to {max(grid['n_leapfrog'])} as the rows are judged on): about {small / 60:.0f} CPU-minutes at "
+        f"{seeds} seeds, {(small_runs + oracle) * rate / 60:.0f} at one ({max(small_per):,} leapfrog steps a run at "
+        f"most); each at {rate * 1e3:.1f} ms a step of {ps.chains} chains, franzese2021-fig8's measured cost on "
+        f"{dataset} (its four samplers other than MT3, full batch and minibatches together, oracle and overhead "
+        "included; this sweep's own 157 CPU-s in results/costs.csv cover three data sets in one invocation whose runs "
+        "stored no seconds, so they give no rate per data set); "
+        "until 2026-11-29, the twenty-first audit, the row gave Fig. 5's one-seed estimate on Boston, about 1.5 "
+        "CPU-hours, for this test (and until the twenty-fourth audit it named the scale=paper test alone)"
     )  # fmt: skip
 
 
