@@ -880,9 +880,10 @@ def test_table_rows_merged_from_another_invocation(tmp_path):
 
 
 def test_table_split_with_a_diverged_chain(tmp_path):
-    """A run whose chain diverged has no score (``tables.score``): its method has no finite mean over the splits,
-    so it is not within (the rule unchanged) and the paired 'similar' cell is not similar; the texts name the split
-    and h and give the other splits' mean instead of 'nan'. Read back from runs.csv (empty cells) the same."""
+    """A run whose chain diverged has no score (``tables.score``): the split is left out and the method judged on its
+    scored splits, within there counting toward partly only (the twenty-fourth audit: until 2026-11-29 'not
+    within'); the paired 'similar' cell is judged on the splits both scored, likewise; the texts name the split and
+    h and give the other splits' mean instead of 'nan'. Read back from runs.csv (empty cells) the same."""
     from bnnsample.papers.franzese2021 import readback
     from bnnsample.rundir import write_csv
 
@@ -909,15 +910,22 @@ def test_table_split_with_a_diverged_chain(tmp_path):
     out = dict(tables.table_outcomes(tables.TABLE1_CLAIMS, tables.TABLE1_PAPER, rows, metrics, []))
     by = {c.text: o for c, o in out.items()}
     rmse = by["energy: test RMSE of SHMC and SGHMC"]
-    assert rmse.verdict == "partly"  # SGHMC within, SHMC diverged on a split: not within
-    assert rmse.ours.startswith("SHMC diverged at h = 0.005 on split 1 of 5; the other 4: 0.522 ± 0.017 (not within)")
+    assert rmse.verdict == "partly"  # SGHMC within, SHMC within on its 4 scored splits only
+    assert rmse.ours.startswith("SHMC diverged at h = 0.005 on split 1 of 5 (left out); on the other 4: 0.522 ± "
+                                "0.017 (z = +0.66, t 2.64), within")  # fmt: skip
     assert "nan" not in rmse.ours and "SGHMC 0.510 ± 0.016 (z = " in rmse.ours
-    assert rmse.why.startswith("a split whose chain diverged has no score")
+    assert rmse.why.startswith("a split whose chain diverged has no score: it is left out")
     similar = by["SHMC and SGHMC give similar results (the table's own gaps)"]
-    assert similar.verdict == "not reproduced" and "nan" not in similar.ours
-    assert "energy RMSE: SHMC diverged at h = 0.005 on split 1 of 5; the other 4: 0.522 ± 0.017 (not similar)" in (
-        similar.ours
-    )
+    assert similar.verdict == "partly" and "nan" not in similar.ours  # similar on the splits both scored only
+    assert ("energy RMSE: SHMC diverged at h = 0.005 on split 1 of 5 (left out); on the 4 splits both scored +0.010 "
+            "± 0.000") in similar.ours  # fmt: skip
+    assert "0 of 2 cells similar on every split, 2 more on the splits both methods scored" in similar.why
+    # the scored splits far from the paper's: a measured disagreement, not partly; both methods so: not reproduced
+    far = [dict(r, rmse=r["rmse"] + 0.5) if "rmse" in r else r for r in rows]
+    out = dict(tables.table_outcomes(tables.TABLE1_CLAIMS, tables.TABLE1_PAPER, far, metrics, []))
+    bad = {c.text: o for c, o in out.items()}["energy: test RMSE of SHMC and SGHMC"]
+    assert bad.verdict.startswith("not reproduced") and "on the other 4: 1.022 ± 0.017 (z = " in bad.ours
+    assert "), not within, SGHMC" in bad.ours
     write_csv(tmp_path / uci.TABLE1 / "runs.csv", rows, float_format=None)  # the diverged run's cells empty
     readback.judge_again(uci.TABLE1, tmp_path, {"scale": "paper", "datasets": "energy"})
     claims = {c["claim"]: c for c in csv.DictReader((tmp_path / uci.TABLE1 / "claims.csv").open())}
