@@ -112,6 +112,13 @@ def test_fig9_test_cost_at_the_seeds_it_runs():
                            f"{hours[0]:.1f} CPU-hours at its 3 seeds, {hours[1]:.1f} at one (seeds=0)")  # fmt: skip
     assert round(hours[0], 1) == 4.0 and "at 3.6 ms a step of 10 chains" in cost
     assert "the row gave Fig. 5's one-seed estimate on Boston" in cost
+    # the twenty-fourth audit: the cheaper test at the paper's protocol on the grid already run (N_l 1/5/25, batches
+    # full/32, h 0.005-0.02: 21,000 leapfrog steps a run) is named beside it, at the same rate
+    small = (3 * 3 * 2 * 21_000 + oracle) * rate / 60
+    assert (f"a cheaper test at that protocol on the grid run here (`bnnsample figure franzese2021-fig9 scale=paper "
+            f"datasets=wine steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25`, N_l up to 25 as the rows are judged "
+            f"on): about {small:.0f} CPU-minutes at 3 seeds") in cost  # fmt: skip
+    assert round(small) == 26
     assert appendix.fig9_test_cost("boston") is None  # no measured rate: Fig. 5's estimate, as before
     s = sweeps.sweep_settings("quick", {**appendix.FIG9_SCALES["quick"], "datasets": ["wine"]})
     akd = {(f"N_l={n}", b, h): 0.15 for n in (1, 25) for b in ("full", 32) for h in s.steps}
@@ -135,6 +142,33 @@ def test_fig8_rates_cited_are_the_committed_sweeps():
     rows = read_csv(path)
     for ds, rate in appendix.FIG8_OTHERS_RATE.items():
         assert appendix.others_rate(rows, ds, 10)[0] == pytest.approx(rate, abs=5e-6)
+
+
+def test_fig8_seed_cost_is_the_committed_seconds():
+    """The twenty-fourth audit (fig8#4): one more seed of Fig. 8's sweep is priced from the committed seconds, MT3's
+    recorded ones and the other samplers' ledger share (oracle and overhead included), about 4.3 CPU-minutes a seed
+    on breast_cancer; the rule until 2026-11-29 priced every cell at MT3's mean time, which on the sweep up to h =
+    0.08 (MT3's cells alone timed) gave 535 CPU-s a seed, more than twice this."""
+    from pathlib import Path
+
+    import pytest
+
+    from bnnsample.rundir import read_csv
+
+    path = Path(__file__).resolve().parents[2] / "results" / appendix.FIG8 / "distances.csv"
+    if not path.exists():
+        pytest.skip("no committed Fig. 8 run")
+    rows = read_csv(path)
+    per, how = appendix.fig8_seed_cost(rows, "breast_cancer")
+    mine = [r for r in rows if r["dataset"] == "breast_cancer" and np.isfinite(r["seconds"])]
+    share = appendix.others_rate(rows, "breast_cancer", 10)[1]
+    assert per == pytest.approx((sum(r["seconds"] for r in mine) + 734 * share) / 3)
+    assert 250 < per < 270 and "MT3's recorded sampling seconds 335" in how
+    ledgered = [r for r in appendix._ledgered(rows) if r["dataset"] == "breast_cancer"]
+    mt3 = [r["seconds"] for r in ledgered if r["label"] == "MT3"]
+    old = np.mean(mt3) * 3 * len(ledgered) / 3 / 3  # the mean MT3 cell (3 seeds) x the cells, a third of it
+    assert old / (sum(mt3) / 3 + 734 * share / 3) > 2
+    assert appendix.fig8_seed_cost([dict(r, seconds=float("nan")) for r in rows], "wine") is None
 
 
 def test_fig8_minibatch_gaps_cited_are_the_committed_sweeps():

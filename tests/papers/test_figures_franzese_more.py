@@ -4,6 +4,7 @@ hand that pass, fail and cannot be measured."""
 
 from __future__ import annotations
 
+import csv
 import math
 
 import numpy as np
@@ -106,6 +107,26 @@ def test_table3_rule():
     )
 
 
+def test_table3_reason_prices_the_sets_not_run_and_names_what_the_verdict_turns_on():
+    """The twenty-fourth audit: the data sets not run are not 'not on disk' (franzese2021-table1 ran energy and yacht
+    from a data_dir): the reason names their files and the command, priced from the committed runs' CPU seconds;
+    it says the verdict turns on the project's threshold (the thresholds that would change it, from the rows) and
+    on what is not known of the paper's oracle; the notes put the s.e. beside the runs' mean it is of."""
+    rule = table3.TABLE3_CLAIMS.rules["acceptable"]
+    rows = [dict(_acf_row("boston", 0.15, se=0.005), seconds=1200.0),
+            dict(_acf_row("concrete", 0.3, se=0.005), seconds=1800.0)]  # fmt: skip
+    out = rule(rows, ["energy", "yacht"])
+    assert out.verdict == "partly" and "data not on disk" not in out.why
+    assert "reproduced at any threshold above 0.2900, not reproduced at one at or below 0.1400" in out.why
+    assert "how its h = 0.005 maps onto pysgmcmc's lr" in out.why
+    assert ("`bnnsample figure franzese2021-table3 scale=paper datasets=energy,yacht data_dir=<a folder holding "
+            "them>`: about 40-60 CPU-minutes, one oracle per data set at the 1,200-1,800 CPU-s") in out.why  # fmt: skip
+    assert "no result there can change the verdict, partly" in out.why
+    assert "can change the verdict" not in rule(rows[:1], ["energy"]).why  # boston alone below: reproduced so far
+    notes = table3.notes([dict(r, chains=50, draws_per_chain=20, acf1=0.4) for r in rows], None)
+    assert "| boston | 0.150 ± 0.005 | 0.400 |" in notes and "the runs' mean ± s.e. | pooled over all chains" in notes
+
+
 def _fig2_row(C, coord, mean=1.0, var=0.2, acf=0.3, se=0.01):
     return {"kind": "summary", "C": C, "coord": coord, "mean": mean, "mean_se": se, "var": var, "var_se": se,
             "acf_lag": acf, "acf_se": se}  # fmt: skip
@@ -158,3 +179,21 @@ def test_fig7_rules():
     assert below(good[:1]).verdict == "not tested: scale"  # one seed: no s.e.
     assert fig7.FIG7_CLAIMS.rules["floor"](good).verdict == "passed"
     assert fig7.FIG7_CLAIMS.rules["floor"]([{**good[0], "self_mean": 0.05}]).verdict == "FAILED"
+
+
+def test_table3_judged_again_from_its_committed_csv(tmp_path):
+    """Table 3 is read back from table3.csv (readback.READERS, no run): the data sets asked for that the rows lack
+    are those not run, whatever is under data_dir now; the section keeps the committed command's timing."""
+    from bnnsample.papers.franzese2021 import readback
+    from bnnsample.rundir import write_csv
+
+    rows = [dict(_acf_row(ds, v, se=0.005), h=0.005, burn_in_steps=2000, thin_steps=500, chains=50,
+                 diverged_chains=0, draws_per_chain=20, seconds=s)
+            for ds, v, s in (("boston", 0.15, 2000.0), ("concrete", 0.3, 1400.0))]  # fmt: skip
+    write_csv(tmp_path / table3.ID / "table3.csv", rows, float_format=None)
+    readback.judge_again(table3.ID, tmp_path, {"scale": "paper"})
+    claim = next(csv.DictReader((tmp_path / table3.ID / "claims.csv").open()))
+    assert claim["verdict"] == "partly" and "not run: energy, yacht, their files" in claim["reason"]
+    assert "about 47-67 CPU-minutes" in claim["reason"]
+    section = read_sections((tmp_path / "REPRODUCTION.md").read_text())[table3.ID]
+    assert "judged again from the committed table3.csv, no run made" in section

@@ -280,6 +280,14 @@ def test_fig10_insensitivity_over_c_in_range_and_large_c_apart():
     ins, big = outcomes[sweeps.FIG10_CLAIMS["insensitive"]], outcomes[sweeps.FIG10_CLAIMS["large_c"]]
     assert (ins.verdict, big.verdict) == ("reproduced", "reproduced") and "tolerance 0.0163" in ins.ours
     assert "seed-to-seed sd of one cell's AKD" in ins.why
+    # the twenty-fourth audit: what the rule until 2026-11-26 gives is computed on the rows judged (spread 0.06 on
+    # these seed means, over max(0.05, 3 x 0.01)), not the one-seed run's 0.058 alone, and the change is dated
+    assert "Changed 2026-11-26, after that rule's result was seen" in ins.why
+    assert ("on these seed means it gives not reproduced: a spread at h = 0.005 of batch full 0.060 against "
+            "max(0.05, 3 x 0.0100) = 0.050") in ins.why  # fmt: skip
+    rows = [dict(r, akd=r["akd"] - (0.03 if r["label"] == "C=50" else 0.0)) for r in rows]  # spread 0.03
+    ins = dict(sweeps.fig10_outcomes(rows, s, list(means)))[sweeps.FIG10_CLAIMS["insensitive"]]
+    assert "on these seed means it gives reproduced: a spread at h = 0.005 of batch full 0.030" in ins.why
     # the twenty-second audit: 'too large a C' names its scope as rows #1 and #2 do, and the C run above 10
     assert big.why.startswith("tested on boston (split 0 only) with the full batch only, where App. F.4's")
     assert "; C above 10 run: 50 (paper: up to 100); App. F.4: 'if C is too large" in big.why
@@ -307,7 +315,19 @@ def test_fig5_outcomes_one_row_per_claim():
     # batch 32 no earlier than the full batch: 'more with minibatches' not shown, partly
     akd[("N_l=25", 32, 0.01)] = 0.205
     large_h = dict(sweeps.fig5_outcomes(_sweep_rows(akd), s, [1, 25]))[sweeps.FIG5_CLAIMS["large_h"]]
-    assert large_h.verdict == "partly" and "not earlier with minibatches" in large_h.why
+    assert large_h.verdict == "partly"
+    # the twenty-fourth audit (fig9#2): an equal onset is unresolved on the grid, not contradicted, and the row says
+    # what an earlier one would need (the gap at the step below against its tolerance, here the band width)
+    assert (
+        "batch 32: onset equal (h = 0.02); an earlier one would need its gap at h = 0.01 (+0.005) above its "
+        "tolerance 0.010" in large_h.why
+    )
+    assert "unresolved on this grid, not contradicted" in large_h.why
+    akd[("N_l=25", "full", 0.01)] = 0.2  # the full batch's onset at 0.01, batch 32's still at 0.02: later
+    large_h = dict(sweeps.fig5_outcomes(_sweep_rows(akd), s, [1, 25]))[sweeps.FIG5_CLAIMS["large_h"]]
+    assert large_h.verdict == "partly"
+    assert "batch 32: later (h = 0.02, the full batch's 0.01): not more with minibatches" in large_h.why
+    assert "'seems to be further pronounced'" in sweeps.FIG5_CLAIMS["large_h"].text
     assert "in 4 of 4 (batch/h) cells" in nl1.ours and nl1.verdict == "reproduced"
 
 
@@ -449,9 +469,31 @@ def test_mt3_row_states_its_tiers_and_the_seeds_a_test_needs():
     ]  # tolerance 0.0163 > 0.012
     mt3 = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["mt3"])
     assert mt3.verdict == "not tested: scale" and "tolerance 0.016" in mt3.ours
-    assert "one more seed (seeds=0,1,2,3): about 2 CPU-minutes" in mt3.why  # 18 s x 20 cells / 3
-    assert "from the 4 of these 20 cells that recorded it (all MT3's, whose steps cost most: an upper bound)" in mt3.why
-    assert "the largest gap, 0.012, needs 6 seeds to be resolved (3 more seeds (seeds=0,...,5): about 6 " in mt3.why
+    # the twenty-fourth audit: the cells that recorded no time are not priced at MT3's (which overstated the cost
+    # 2.1 times on franzese2021-fig8's breast_cancer): the timed cells' seconds a seed, a lower bound
+    assert (
+        "one more seed (seeds=0,1,2,3): about 0.4 CPU-minutes, the recorded sampling seconds a seed (24 s), a "
+        "lower bound: 16 of the 20 cells recorded no time" in mt3.why
+    )  # 4 MT3 cells x 18 s / 3 seeds
+    assert "the largest gap, 0.012, needs 6 seeds to be resolved (3 more seeds (seeds=0,...,5): about 1.2 " in mt3.why
+    # a sweep that carries its cost per seed (franzese2021-fig8's, ``appendix.fig8_seed_cost``) is priced by it
+    carried = [dict(r, seed_cost=(300.0, "how")) for r in rows]
+    mt3 = _outcome(sweeps.fig4_outcomes(carried), sweeps.FIG4_CLAIMS["mt3"])
+    assert "one more seed (seeds=0,1,2,3): about 5.0 CPU-minutes (how)" in mt3.why
+    assert "3 more seeds (seeds=0,...,5): about 15.0 CPU-minutes, 5.0 a seed (how)" in mt3.why
+
+
+def test_mt3_row_inside_the_band_needs_larger_h():
+    """The twenty-fourth audit (fig8#4 before h = 0.16 was run): where every full-batch cell lies inside the band,
+    differences there are set aside, so more seeds do not test 'especially for larger step sizes': the row names
+    larger h first."""
+    akd = {k: (0.145 if k[0] != "MT3" else 0.14) + (0.1 if k[1] == 32 else 0.0) for k in _fig4_akd(mt3=0.0, sym=0.0)}
+    rows = [dict(r, dataset="wine", seconds=6.0) for r in _seeded(_sweep_rows(akd))]
+    mt3 = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["mt3"])
+    assert mt3.verdict == "not tested: scale"
+    assert "every full-batch cell lies inside the band (largest seed mean 0.1450, at most 0.1615)" in mt3.why
+    assert "larger h would show a response: steps=...,0.04,0.08" in mt3.why
+    assert "more seeds alone would resolve gaps inside the band" in mt3.why
 
 
 def _seeded(rows: list[dict], spread=(-0.01, 0.0, 0.01)) -> list[dict]:
@@ -616,7 +658,8 @@ def test_alike_names_the_in_band_cells_set_aside_and_the_rises():
     assert sg.verdict == sym.verdict == "not tested: scale"
     assert "cells inside the band are set aside (inside, a sampler matches the full-batch LIE-TROTTER reference" in (
         sg.why)  # fmt: skip
-    assert "equal time (burn-in time 2)" in sg.why and "not the posterior; 3 in-band cells still differ at" in sg.why
+    assert "equal time (burn-in time 2 from x0 = 0)" in sg.why
+    assert "not to the posterior; 3 in-band cells still differ at" in sg.why
     assert "paired s.e., SGHMC above, by at most 0.003)" in sg.why and "by construction" not in sg.why
     assert "neither leaves the band on this grid (at batch 32 LIE-TROTTER rises by 0.006 and SYMMETRIC by 0.006 " in (
         sym.why)  # fmt: skip
@@ -653,7 +696,7 @@ def test_alike_pairs_the_seeds():
                       + 0.001 * (k == 1) * (r["label"] == "SGHMC")) for r in _sweep_rows(akd)]  # fmt: skip
     out = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["sghmc"])
     assert out.verdict.startswith("not reproduced") and "differ by less than the paired tolerance" in out.ours
-    assert "apart: batch full, h = 0.01 (+0.004)" in out.ours
+    assert "apart among the cells inside the band (set aside): batch full, h = 0.01 (+0.004)" in out.ours
     assert "with the seed means as independent (the rule until 2026-11-29, lenient" in out.why
     assert ": 4 of 4, reproduced" in out.why
 
@@ -837,9 +880,10 @@ def test_table_rows_merged_from_another_invocation(tmp_path):
 
 
 def test_table_split_with_a_diverged_chain(tmp_path):
-    """A run whose chain diverged has no score (``tables.score``): its method has no finite mean over the splits,
-    so it is not within (the rule unchanged) and the paired 'similar' cell is not similar; the texts name the split
-    and h and give the other splits' mean instead of 'nan'. Read back from runs.csv (empty cells) the same."""
+    """A run whose chain diverged has no score (``tables.score``): the split is left out and the method judged on its
+    scored splits, within there counting toward partly only (the twenty-fourth audit: until 2026-11-29 'not
+    within'); the paired 'similar' cell is judged on the splits both scored, likewise; the texts name the split and
+    h and give the other splits' mean instead of 'nan'. Read back from runs.csv (empty cells) the same."""
     from bnnsample.papers.franzese2021 import readback
     from bnnsample.rundir import write_csv
 
@@ -866,15 +910,22 @@ def test_table_split_with_a_diverged_chain(tmp_path):
     out = dict(tables.table_outcomes(tables.TABLE1_CLAIMS, tables.TABLE1_PAPER, rows, metrics, []))
     by = {c.text: o for c, o in out.items()}
     rmse = by["energy: test RMSE of SHMC and SGHMC"]
-    assert rmse.verdict == "partly"  # SGHMC within, SHMC diverged on a split: not within
-    assert rmse.ours.startswith("SHMC diverged at h = 0.005 on split 1 of 5; the other 4: 0.522 ± 0.017 (not within)")
+    assert rmse.verdict == "partly"  # SGHMC within, SHMC within on its 4 scored splits only
+    assert rmse.ours.startswith("SHMC diverged at h = 0.005 on split 1 of 5 (left out); on the other 4: 0.522 ± "
+                                "0.017 (z = +0.66, t 2.64), within")  # fmt: skip
     assert "nan" not in rmse.ours and "SGHMC 0.510 ± 0.016 (z = " in rmse.ours
-    assert rmse.why.startswith("a split whose chain diverged has no score")
+    assert rmse.why.startswith("a split whose chain diverged has no score: it is left out")
     similar = by["SHMC and SGHMC give similar results (the table's own gaps)"]
-    assert similar.verdict == "not reproduced" and "nan" not in similar.ours
-    assert "energy RMSE: SHMC diverged at h = 0.005 on split 1 of 5; the other 4: 0.522 ± 0.017 (not similar)" in (
-        similar.ours
-    )
+    assert similar.verdict == "partly" and "nan" not in similar.ours  # similar on the splits both scored only
+    assert ("energy RMSE: SHMC diverged at h = 0.005 on split 1 of 5 (left out); on the 4 splits both scored +0.010 "
+            "± 0.000") in similar.ours  # fmt: skip
+    assert "0 of 2 cells similar on every split, 2 more on the splits both methods scored" in similar.why
+    # the scored splits far from the paper's: a measured disagreement, not partly; both methods so: not reproduced
+    far = [dict(r, rmse=r["rmse"] + 0.5) if "rmse" in r else r for r in rows]
+    out = dict(tables.table_outcomes(tables.TABLE1_CLAIMS, tables.TABLE1_PAPER, far, metrics, []))
+    bad = {c.text: o for c, o in out.items()}["energy: test RMSE of SHMC and SGHMC"]
+    assert bad.verdict.startswith("not reproduced") and "on the other 4: 1.022 ± 0.017 (z = " in bad.ours
+    assert "), not within, SGHMC" in bad.ours
     write_csv(tmp_path / uci.TABLE1 / "runs.csv", rows, float_format=None)  # the diverged run's cells empty
     readback.judge_again(uci.TABLE1, tmp_path, {"scale": "paper", "datasets": "energy"})
     claims = {c["claim"]: c for c in csv.DictReader((tmp_path / uci.TABLE1 / "claims.csv").open())}
@@ -896,3 +947,112 @@ def test_trig_features_oracle_is_exact_posterior_draws(tmp_path):
     assert not any(tmp_path.iterdir())  # nothing simulated
     assert 0 < oracle.band["low"] <= oracle.band["high"] < 1
     assert not np.allclose(oracle.runs[0], oracle.runs[1])
+
+
+def _diverging_batches() -> dict:
+    """AKD per (label, batch, h), batches full/32/8: h = 0.01 converged; at 0.02 and 0.04 ordered, SGHMC's batch 8
+    diverged at both (NaN) and SHMC-LEAPFROG's every batch at 0.04."""
+    akd = {(lab, b, 0.01): 0.145 for lab in ("SHMC-LEAPFROG", "SGHMC") for b in ("full", 32, 8)}
+    akd.update({("SHMC-LEAPFROG", "full", 0.02): 0.2, ("SHMC-LEAPFROG", 32, 0.02): 0.25, ("SHMC-LEAPFROG", 8, 0.02): 0.3,
+                ("SGHMC", "full", 0.02): 0.2, ("SGHMC", 32, 0.02): 0.25, ("SGHMC", 8, 0.02): math.nan,
+                ("SGHMC", "full", 0.04): 0.3, ("SGHMC", 32, 0.04): 0.4, ("SGHMC", 8, 0.04): math.nan})  # fmt: skip
+    akd.update({("SHMC-LEAPFROG", b, 0.04): math.nan for b in ("full", 32, 8)})
+    return akd
+
+
+def test_batch_order_ranks_a_diverged_batch_worst_and_sets_aside_a_cell_all_diverged():
+    """The twenty-fourth audit (franzese2021-fig8 breast_cancer, h = 0.32): a diverged batch is no evidence of an
+    order unless another batch is finite: it ranks worse than every finite batch (a diverged smallest batch keeps
+    the order, a diverged larger one above a finite smaller one is a reversal), two diverged batches are tied, and
+    a cell with every batch diverged is set aside; the rule until then (any diverged batch a reversal) is said."""
+    s = _sweep_settings("quick", batches=["full", 32, 8], steps=[0.01, 0.02, 0.04])
+    claim = sweeps.FIG4_CLAIMS["batch"]
+    rows = _seeded(_sweep_rows(_diverging_batches()), spread=(-0.001, 0.0, 0.001))
+    out = _outcome(sweeps.fig4_outcomes(rows, s), claim)
+    assert out.verdict == "reproduced" and "resolved, in 3 of 3 (sampler, h) cells" in out.ours
+    assert "every batch diverged, not informative, set aside: SHMC-LEAPFROG, h = 0.04 (full 3 of 3 seeds" in out.ours
+    assert ("until 2026-11-29 (the twenty-fourth audit, changed after breast_cancer's h = 0.32 was seen) a diverged "
+            "batch counted as a reversal whatever the others did, which gives 1 of 4 counted cells in order, 3 "
+            "reversed: partly") in out.why  # fmt: skip
+    assert "a cell with every batch diverged shows no order and is set aside" in claim.tolerance
+    # a larger batch diverged above a finite smaller one: a reversal, its seeds named
+    akd = _diverging_batches()
+    akd[("SGHMC", "full", 0.04)] = math.nan
+    rows = [dict(r, akd=math.nan if k == 1 and (r["label"], r["batch"], r["step_size"]) == ("SGHMC", "full", 0.04)
+                 else r["akd"]) for k, r in ((r["seed"], r) for r in _seeded(_sweep_rows(_diverging_batches()),
+                                                                             spread=(-0.001, 0.0, 0.001)))]  # fmt: skip
+    out = _outcome(sweeps.fig4_outcomes(rows, s), claim)
+    assert (
+        out.verdict == "partly" and "reversed in 1 (SGHMC, h = 0.04: full diverged (1 of 3 seeds), 32 0.400" in out.ours
+    )
+    # no batch diverged: nothing said of divergence
+    finite = {k: (0.5 if math.isnan(v) else v) for k, v in _diverging_batches().items()}
+    out = _outcome(sweeps.fig4_outcomes(_seeded(_sweep_rows(finite), spread=(-0.001, 0.0, 0.001)), s), claim)
+    assert "diverged" not in out.ours + out.why
+
+
+def test_alike_names_the_cells_left_out_where_a_sampler_diverged():
+    """The twenty-fourth audit: the 'alike' rows leave out cells where a sampler's seed mean diverged; the row says
+    how many and where (with the diverged seeds) and what counting them gives (both diverged: alike; one: apart)."""
+    akd = {k: 0.145 for k in _fig4_akd(mt3=0.0, sym=0.0)}
+    for k in (("full", 0.02), (32, 0.01), (32, 0.02)):  # three informative cells, alike
+        akd[("SHMC-LEAPFROG", *k)] = akd[("SGHMC", *k)] = 0.2
+    akd.update({("SHMC-LEAPFROG", "full", 0.04): math.nan, ("SGHMC", "full", 0.04): math.nan,
+                ("SHMC-LEAPFROG", 32, 0.04): math.nan, ("SGHMC", 32, 0.04): 0.3})  # fmt: skip
+    akd.update({(lab, b, 0.04): 0.3 for lab in ("LIE-TROTTER", "SYMMETRIC", "MT3") for b in ("full", 32)})
+    rows = _seeded([dict(r, draws=200) for r in _sweep_rows(akd)])
+    out = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["sghmc"])
+    assert out.verdict == "reproduced" and "4 of 4 (batch, h) cells" in out.ours
+    assert (
+        "left out, a sampler's seed mean diverged there: 2 cells (batch full, h = 0.04 (SHMC-LEAPFROG 3 of 3 "
+        "seeds, SGHMC 3 of 3 seeds), batch 32, h = 0.04 (SHMC-LEAPFROG 3 of 3 seeds))"
+    ) in out.ours
+    assert (
+        "with the 2 cells where a sampler diverged counted (both diverged: alike; one: apart): 4 of 5 "
+        "informative cells alike, reproduced"
+    ) in out.why
+    assert "left out (named since 2026-11-29, the twenty-fourth audit" in sweeps.FIG4_CLAIMS["sghmc"].tolerance
+
+
+def test_alike_lists_the_in_band_cells_apart_apart_from_the_informative():
+    """The twenty-fourth audit (fig8#1): the 'apart' list after 'of the N cells where either lies outside the band'
+    names informative cells only; cells inside the band that differ are listed as such; at a short burn-in against
+    the equal-time reference the reason says the band is that reference's, not the posterior's."""
+    s = _sweep_settings("quick")
+    akd = {k: 0.145 for k in _fig4_akd(mt3=0.0, sym=0.0)}
+    for k in (("full", 0.02), (32, 0.01), (32, 0.02)):  # three informative cells, alike
+        akd[("SHMC-LEAPFROG", *k)] = akd[("SGHMC", *k)] = 0.2
+    akd[("SGHMC", "full", 0.01)] = 0.148  # inside the band, 0.003 above LEAPFROG's 0.145
+    rows = []
+    for k, d in enumerate((-1.0, 0.0, 1.0)):  # shared seed noise: a paired tolerance of about 0.001
+        rows += [dict(r, seed=k, draws=200, akd=r["akd"] + 0.01 * d + 0.0005 * (k == 1) * (r["label"] == "SGHMC"))
+                 for r in _sweep_rows(akd)]  # fmt: skip
+    out = _outcome(sweeps.fig4_outcomes(rows, s), sweeps.FIG4_CLAIMS["sghmc"])
+    assert "of the 3 cells where either lies outside the band" in out.ours and "3 alike;" in out.ours
+    assert "3 alike; apart among the cells inside the band (set aside): batch full, h = 0.01 (+0.003)" in out.ours
+    assert "the band is the equal-time reference's: inside, a sampler matches the full-batch LIE-TROTTER" in out.why
+    assert "not to the posterior" in out.why
+    assert "App. F.2's criterion of convergence where the reference is the posterior oracle" in (
+        sweeps.FIG4_CLAIMS["sghmc"].tolerance)  # fmt: skip
+
+
+def test_fig5_test_cost_at_the_sweeps_seeds_and_on_the_grid_run():
+    """The twenty-fourth audit (fig5#2): the test at the paper's protocol on Boston is priced at one seed and at the
+    sweep's 3 seeds from LEAPFROG's measured costs per step (full 7, batch 64 1.6, batch 16 0.9 ms), and a cheaper
+    one on the grid already run (N_l 1/5/25 x full/32 x h 0.005-0.02: 21,000 leapfrog steps a run) is named."""
+    grid = {"steps": [0.005, 0.01, 0.02], "batches": [0, 32], "n_leapfrog": [1, 5, 25]}
+    text = sweeps.fig5_boston_test_cost(grid, 3)
+    per_seed = sum(sweeps._leapfrog_steps("boston", [0.001, 0.002, 0.005, 0.01, 0.02], n) for n in (1, 10, 30, 100)) * (
+        7e-3 + 1.6e-3 + 0.9e-3)  # fmt: skip
+    assert (
+        f"about {(per_seed + 540) / 3600:.1f} CPU-hours at one seed (seeds=0), {(3 * per_seed + 540) / 3600:.1f} at"
+        in text
+    )
+    small = 3 * 3 * 21_000 * (7e-3 + 1.6e-3) + 540  # batch 32 at batch 64's cost, an upper bound
+    assert f"seeds=0,1,2`): about {small / 60:.0f} CPU-minutes" in text and round(small / 60) == 36
+    assert "batch 32 at 1.6 ms, a larger batch's, an upper bound" in text
+    s = _sweep_settings("quick", batches=[0, 32], steps=[0.005, 0.01, 0.02], seeds=[0, 1, 2])
+    rows = [dict(r, n_leapfrog=int(r["label"].split("=")[1])) for r in _sweep_rows(
+        {(f"N_l={n}", b, h): 0.15 for n in (1, 5, 25) for b in ("full", 32) for h in s.steps})]  # fmt: skip
+    for _, o in sweeps.fig5_outcomes(rows, s, [1, 5, 25]):
+        assert o.verdict == "not tested: scale" and f"a test: {text}" in o.why

