@@ -431,46 +431,71 @@ def _sms_best_at(met: dict, t: float, h: float, both: bool = True) -> tuple[dict
     return cmp, {n: _verdict_of(c, both) for n, c in cmp.items()}
 
 
+@dataclass(frozen=True)
+class _BestAt:
+    """SMS-UBU against every other sampler at one h (``_best_at_h``): its part of the row's numbers and of the
+    reason, how many samplers it is better than, the z of its worst metric against each sampler it is worse than,
+    and the ties as (sampler, h, {metric: (sign, z)})."""
+
+    ours: str
+    part: str
+    better: int
+    zs: list
+    ties: list
+
+
+def _best_at_h(met: dict, t: float, h: float) -> _BestAt:
+    """One h of ``_sms_best_outcome``: SMS-UBU better than a sampler in accuracy and in a calibration metric
+    beyond t SE (``_sms_best_at``), worse in some metric, or neither (a tie)."""
+    cmp, got = _sms_best_at(met, t, h)
+    better = [_beat_text(n, cmp[n]) for n, v in got.items() if v == 1]
+    worse = [n for n, v in got.items() if v == -1]
+    tied = [_beat_text(n, cmp[n]) for n, v in got.items() if v == 0]
+    part = (f"h={h:g}: better than {', '.join(better) or 'none'}; worse than {', '.join(worse) or 'none'}; "
+            f"not better in both accuracy and calibration: {', '.join(tied) or 'none'}")  # fmt: skip
+    zs = [min(c[1] for c in cmp[n].values() if c[0] == -1) for n in worse]
+    return _BestAt(_best_ours(met, h, cmp), part, len(better), zs, [(n, h, cmp[n]) for n, v in got.items() if v == 0])
+
+
+def _best_ours(met: dict, h: float, cmp: dict) -> str:
+    """The numbers of one h of ``_sms_best_outcome``: every sampler's metrics, then SMS-UBU's advantage over each
+    in combined SE (``cmp``: {sampler: {metric: (sign, z)}})."""
+    zt = "; ".join(f"{n} " + ", ".join(f"{lab} {c[k][1]:+.1f}" for k, lab in BEST_METRICS.items())
+                   for n, c in cmp.items())  # fmt: skip
+    return (f"h={h:g}: " + "; ".join(f"{lab} {_fmt_metric(met, h, k)}" for k, lab in BEST_METRICS.items())
+            + f"; SMS-UBU's advantage in combined SE: {zt}")  # fmt: skip
+
+
+def _ties_why(ties: list, t: float) -> str:
+    """What scale=paper's 2x smaller s.e. could resolve among the ties of ``_sms_best_outcome``: the ties whose
+    measured z, doubled, would exceed t in accuracy and in some calibration metric, or none of them."""
+    near = [f"{n}@{h:g}" for n, h, c in ties if 2 * c["accuracy"][1] > t and any(2 * c[k][1] > t for k in CALIBRATION)]
+    if near:
+        return (f"at the measured z, scale=paper's 2x smaller s.e. would make {', '.join(near)} better in both (|2z| > "
+                f"{t:.2g}); resolving them: {SCALE_WHY}")  # fmt: skip
+    return (f"at the measured z, even scale=paper's 2x smaller s.e. would leave all {len(ties)} ties short of better "
+            f"in both (|2z| <= {t:.2g} in accuracy or in every calibration metric): SMS-UBU's advantage over them is "
+            f"not seen on these data ({SCALE_WHY})")  # fmt: skip
+
+
 def _sms_best_outcome(met: dict, t: float, hs: list):
-    """SMS-UBU against every other sampler at each of the largest h ``hs``: better in accuracy and in a
-    calibration metric beyond t SE counts for the claim, worse in any metric against it, the rest are ties
+    """SMS-UBU against every other sampler at each of the largest h ``hs`` (``_best_at_h``): better in accuracy
+    and in a calibration metric beyond t SE counts for the claim, worse in any metric against it, the rest are ties
     (not resolved); the reason names the metrics each comparison rests on, what scale=paper's 2x smaller s.e.
-    could resolve among the ties, and what the rule until 2026-11-29 (the largest h alone, one metric
-    sufficing) gave."""
-    ours, parts, good, zs, ties = [], [], 0, [], []
-    for h in hs:
-        cmp, got = _sms_best_at(met, t, h)
-        zt = "; ".join(f"{n} " + ", ".join(f"{lab} {c[k][1]:+.1f}" for k, lab in BEST_METRICS.items())
-                       for n, c in cmp.items())  # fmt: skip
-        ours.append(f"h={h:g}: " + "; ".join(f"{lab} {_fmt_metric(met, h, k)}" for k, lab in BEST_METRICS.items())
-                    + f"; SMS-UBU's advantage in combined SE: {zt}")  # fmt: skip
-        better = [_beat_text(n, cmp[n]) for n, v in got.items() if v == 1]
-        worse = [n for n, v in got.items() if v == -1]
-        tied = [_beat_text(n, cmp[n]) for n, v in got.items() if v == 0]
-        good += len(better)
-        zs += [min(c[1] for c in cmp[n].values() if c[0] == -1) for n in worse]
-        ties += [(n, h, cmp[n]) for n, v in got.items() if v == 0]
-        parts.append(f"h={h:g}: better than {', '.join(better) or 'none'}; worse than {', '.join(worse) or 'none'}; "
-                     f"not better in both accuracy and calibration: {', '.join(tied) or 'none'}")  # fmt: skip
+    could resolve among the ties (``_ties_why``), and what the rule until 2026-11-29 (the largest h alone, one
+    metric sufficing) gave."""
+    at = [_best_at_h(met, t, h) for h in hs]
+    ties, zs = [x for a in at for x in a.ties], [z for a in at for z in a.zs]
     why = [f"significantly better (> {t:.2g} SE) in accuracy and in a calibration metric (the metrics SMS-UBU is "
-           "better in are named): " + " | ".join(parts)]  # fmt: skip
+           "better in are named): " + " | ".join(a.part for a in at)]  # fmt: skip
     if ties:
-        near = [
-            f"{n}@{h:g}" for n, h, c in ties if 2 * c["accuracy"][1] > t and any(2 * c[k][1] > t for k in CALIBRATION)
-        ]
-        why.append(
-            f"at the measured z, scale=paper's 2x smaller s.e. would make {', '.join(near)} better in both (|2z| > "
-            f"{t:.2g}); resolving them: {SCALE_WHY}"
-            if near
-            else f"at the measured z, even scale=paper's 2x smaller s.e. would leave all {len(ties)} ties short of "
-            f"better in both (|2z| <= {t:.2g} in accuracy or in every calibration metric): SMS-UBU's advantage over "
-            f"them is not seen on these data ({SCALE_WHY})"
-        )
+        why.append(_ties_why(ties, t))
     why.append(_sms_best_old(met, t, hs[0]))
-    ours_text = " | ".join(ours)
+    ours_text = " | ".join(a.ours for a in at)
     if zs:
         return not_reproduced(ours_text, "; ".join(why), z=min(zs, key=abs))
-    return by_resolved(good, [], len(hs) * (len(SAMPLERS) - 1), ours_text, "; ".join(why), SCALE_WHY)
+    return by_resolved(sum(a.better for a in at), [], len(hs) * (len(SAMPLERS) - 1), ours_text, "; ".join(why),
+                       SCALE_WHY)  # fmt: skip
 
 
 def _sms_best_old(met: dict, t: float, h: float) -> str:

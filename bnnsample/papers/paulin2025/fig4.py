@@ -559,10 +559,7 @@ def _lower_by_point(cells: dict) -> str:
 
 def _accuracy(diffs: dict, sizes, paper_runs: int = 0):
     """The §5 accuracy claim from the paired differences SMS-UBU - SWA at each ensemble size; a size with one group
-    (no s.e.) is not judged. Lower at a size by its t interval: not reproduced; higher at every size: reproduced;
-    higher at some size by its interval, or at every judged size by point estimate (agreement by sign): partly;
-    none higher by its interval and some point estimate at or below 0 (a null result): not reproduced where every
-    judged size has at least the groups the paper's ``paper_runs`` give there, else not tested (more groups)."""
+    (no s.e.) is not judged (``_accuracy_judged``: the tiers)."""
     cells = {es: _diff(diffs, "swa", es, "accuracy") for es in sizes}
     ours = "; ".join(f"es={es}: {_pm(d, se)}" for es, (d, se, _) in cells.items())
     if not cells or "swa" not in diffs:
@@ -570,6 +567,14 @@ def _accuracy(diffs: dict, sizes, paper_runs: int = 0):
     judged_cells = {es: c for es, c in cells.items() if not math.isnan(c[1])}
     if not judged_cells:
         return not_tested("scale", ours, "one group of runs at every size, so no standard error")
+    return _accuracy_judged(cells, judged_cells, ours, paper_runs)
+
+
+def _accuracy_judged(cells: dict, judged_cells: dict, ours: str, paper_runs: int):
+    """The accuracy tiers over the sizes with more than one group (``judged_cells``: size -> (difference, s.e.,
+    groups)): lower at a size by its t interval: not reproduced; higher at every size: reproduced; higher at some
+    size by its interval, or at every judged size by point estimate (agreement by sign): partly; else a null result
+    (``_accuracy_null``)."""
     judged = [_judge(d, se, True, groups) for d, se, groups in judged_cells.values()]
     n = len(judged)
     if "worse" in judged:
@@ -581,6 +586,12 @@ def _accuracy(diffs: dict, sizes, paper_runs: int = 0):
     why = f"higher (t interval above 0) at {judged.count('better')} of {n} sizes with more than one group"
     if "better" in judged or all(d > 0 for d, _, _ in judged_cells.values()):
         return partly(ours, why + _lower_by_point(cells))
+    return _accuracy_null(cells, judged_cells, ours, why, paper_runs)
+
+
+def _accuracy_null(cells: dict, judged_cells: dict, ours: str, why: str, paper_runs: int):
+    """None higher by its interval and some point estimate at or below 0 (a null result): not reproduced where every
+    judged size has at least the groups the paper's ``paper_runs`` give there, else not tested (more groups)."""
     null = f"{why}: no gain told from 0, and not higher by sign everywhere{_lower_by_point(cells)}"
     short = [f"{es} ({c[2]} groups, the paper's {paper_runs // es})" for es, c in judged_cells.items()
              if c[2] < paper_runs // es]  # fmt: skip
