@@ -4,6 +4,8 @@ with control variates, BatchNorm calibration, evaluation, section) at a tiny sch
 section written without data (every claim "not tested: data" with its command and GPU cost);
 one line and exit 2 when the data are missing; one step of the wide 73M-parameter network."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -123,10 +125,19 @@ def test_gpu_estimate_scales_fig4s_gpu_run():
     from bnnsample.models.cnn import ARCHITECTURES
 
     g = image_sets.FIG4_GPU
-    same = image_sets.ImageSet("x", "", "fmnist", "", g["runs"], (1,), g["images"], g["epochs"], "cnn_fmnist", 0,
+    same = image_sets.ImageSet("x", "", "fmnist", "", g["runs"], (1,), g["images"], g["epochs"], 40, "cnn_fmnist", 0,
                                g["gflop"], "")  # fmt: skip
     assert image_sets.gpu_seconds(same) == pytest.approx(g["seconds"])
     assert image_sets.gpu_seconds(fig5.CELEBA) == pytest.approx(1117 * 4 * 55400 / 60000 * 1.0649 / 0.2174)
+    # the twenty-fourth audit (table4#2): the wide CIFAR network's reference gradients (250 batches x 4 runs x
+    # 73,036,298 numbers) do not fit the cache, so its 60 SMS-UBU epochs cost 1.951x (results/bench.md); Celeb-A's
+    # and the chest X-rays' fit, as Fig. 4's did
+    assert image_sets.cache_numbers(table4.CIFAR) == 250 * 4 * 73_036_298 and image_sets.uncached(table4.CIFAR)
+    assert not image_sets.uncached(fig5.CELEBA) and not image_sets.uncached(fig6.CHEST)
+    cifar = 1117 * 4 / 16 * (30 + 60 * 1.951) / 60 * 50000 / 60000 * 29.04 / 0.2174
+    assert image_sets.gpu_seconds(table4.CIFAR) == pytest.approx(cifar)
+    assert "about 21.2 GPU-hours" in image_sets.untested_why(table4.CIFAR) and "about 13.0" in image_sets.untested_why(
+        table4.CIFAR)  # fmt: skip
     for name, shape, gflop in (("cnn_fmnist", (1, 28, 28), g["gflop"]), ("cnn_celeba", (3, 64, 64), fig5.CELEBA.gflop),
                                ("cnn_chestxray", (1, 180, 180), fig6.CHEST.gflop)):  # fmt: skip
         with FlopCounterMode(display=False) as f:
@@ -255,3 +266,16 @@ def test_image_set_calibration_tolerance_states_the_one_group_tier():
         for key in d.claims:
             if key[0] == "calibration":
                 assert ONE_GROUP in d.claims[key].tolerance and NOISE in d.claims[key].tolerance
+
+
+def test_sampling_epochs_are_the_data_sets_configs():
+    """Each image set's SMS-UBU epochs (burn-in + draws, one per epoch) are its config's, and its epochs per run
+    those plus the Adam and SWA epochs: what the GPU estimate counts."""
+    from omegaconf import OmegaConf
+
+    root = Path(__file__).resolve().parents[2] / "conf" / "dataset"
+    for d in (fig5.CELEBA, fig6.CHEST, table4.CIFAR):
+        c = OmegaConf.load(root / f"{d.dataset}.yaml")
+        assert c.unit == "epoch" and c.thin == 1
+        assert d.sampling_epochs == c.burn_in + c.samples
+        assert d.epochs == d.sampling_epochs + c.init.train_epochs + c.init.swa_epochs
