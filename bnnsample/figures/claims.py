@@ -29,7 +29,8 @@ Verdicts (``VERDICTS``):
 
 The paper's value is one of ``SOURCES``: a number printed in the paper, a statement of the paper
 (qualitative, no number), or a value derived for this project (an exact variance, a rerun of
-the authors' code) that the paper does not print.
+the authors' code, the saved output of the authors' code standing for a figure's or table's values)
+that the paper does not print.
 """
 
 from __future__ import annotations

@@ -24,7 +24,9 @@ Each section is written by `bnnsample figure <id>` (the command is in the sectio
 runs actually made; the files it wrote are under `results/<id>/`. A row per claim: where the
 paper makes it, the paper's value and whether that value is *printed* in the paper, a
 *statement* of the paper (no number) or *derived* for this project (an exact variance, a rerun
-of the authors' code), our numbers with standard errors, and a verdict:
+of the authors' code, the saved output of the authors' code that a figure plots or a table's
+cells stand for where the paper's text does not print them), our numbers with standard errors,
+and a verdict:
 
 - **reproduced**: agreement within the tolerance the row states;
 - **partly**: some of the claim's cases agree, or agreement only within a looser tolerance;

@@ -3,6 +3,7 @@ spectral norms) end to end on a tiny Fashion-MNIST fixture in the real on-disk f
 batches of 10), and their pieces."""
 
 import csv
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ import torch
 
 from bnnsample.config import figure_overrides
 from bnnsample.figures.common import read_sections
+from bnnsample.figures.driver import Invocation
 from bnnsample.papers import get_recipe
 from bnnsample.papers.paulin2025 import fig3, fig7
 from tests.data.test_images import make_fmnist
@@ -116,7 +118,61 @@ def test_fig7_swa_row_names_the_failed_comparison_and_the_quick_schedule():
     assert "Adam after 2 epochs, its last epoch at lr/2 (the paper: 15 epochs, the last at lr/15)" in note
     assert "SWA averages 1 epoch (the paper: 5)" in note
     assert "'a norm of up to' a value the paper prints" in fig7.CLAIMS["random"].paper
-    assert "about 37 CPU-hours" in fig7.PAPER_COST
+    assert "about 36 CPU-hours" in fig7.PAPER_COST
+
+
+def test_fig7_random_row_says_how_far_trained_is_from_a_minimiser():
+    """The twenty-fourth audit (fig7#1): at a shorter schedule the random-weights row says that 'trained' is an early
+    Adam iterate, and gives random / SWA beside random / trained (the committed run: 5.00 and 20.93, SWA's norm 4.19x
+    trained's); its tolerance says where the noise is measured. The SWA + noise row reads 'significant' and states
+    its noise's scale against §4's hypercube (0.01 against 6/sqrt(50) = 0.85)."""
+
+    def row(point, norm, change=0.0):
+        return {"run": 0, "point": point, "norm": norm, "last_change": change, "batches": 20, "of_batches": 300}
+
+    rows = [row("random", 5.31425e6, 0.0118316), row("trained", 2.53959e5), row("swa", 1.06375e6),
+            row("swa_noise", 1.12719e6), row("swa_other", 9.47235e5), row("swa_noise_other", 1.01327e6)]  # fmt: skip
+    inv = Invocation(fig7.ID, Path("unused"), {"scale": "quick"}, fig7.SETTINGS, fig7.OPTIONS)
+    out = {c.text: o for c, o in fig7._outcomes(rows, inv)}
+    random = out[fig7.CLAIMS["random"].text]
+    assert random.verdict == "reproduced" and "random / trained = 20.93" in random.ours
+    assert "run 0: random / SWA = 5.00, SWA / trained = 4.19" in random.why
+    assert "'trained' is an early Adam iterate" in random.why
+    assert "measured at the SWA point only" in fig7.CLAIMS["random"].tolerance
+    assert "local minimiser" not in fig7._settings(rows, inv).split("('trained'")[0]
+    noisy = out[fig7.CLAIMS["noise"].text]
+    assert (
+        noisy.verdict == "partly" and "'significant' read as above SWA beyond the paired noise (here +6%" in noisy.why
+    )
+    assert "85x below the half-width of §4's hypercube" in noisy.why and "1/sqrt(50) = 0.14" in noisy.why
+    assert "significant" in fig7.CLAIMS["noise"].text and "significant" in fig7.CLAIMS["noise"].paper
+
+
+def test_fig7_scales_are_the_configs_and_its_cost_the_committed_measurement():
+    """The hypercube's constants are the runs' config (conf/init/swa.yaml); the HVP figures the paper-scale rows
+    price are those scripts/hvp_cost.py wrote to results/paulin2025-fig7/hvp_cost.csv (the twenty-fourth audit:
+    they were in a code comment only)."""
+    from omegaconf import OmegaConf
+
+    root = Path(__file__).resolve().parents[2]
+    swa = OmegaConf.load(root / "conf" / "init" / "swa.yaml")
+    assert (swa.bounce_width, swa.localization) == (fig7.BOUNCE_WIDTH, fig7.LAMBDA_LOC)
+    cost = _rows(root / "results" / fig7.ID / "hvp_cost.csv")[0]
+    assert round(float(cost["hvp_cpu_s"]), 2) == fig7.HVP_CPU_S
+    assert (round(float(cost["cpu_ratio"]), 1), round(float(cost["ops_ratio"]), 1)) == fig7.HVP_GRADIENTS
+    assert fig7.HVP_COST_CSV in fig7.PAPER_COST and "about 23-41 GPU-minutes" in fig7.PAPER_COST
+
+
+def test_committed_fig7_claims_follow_from_fig7_csv():
+    """results/paulin2025-fig7: claims.csv is what the rules give on the committed fig7.csv."""
+    from bnnsample.rundir import read_csv
+
+    root = Path(__file__).resolve().parents[2] / "results"
+    inv = Invocation(fig7.ID, Path("unused"), {"scale": "quick"}, fig7.SETTINGS, fig7.OPTIONS)
+    got = [(c, o) for c, o in fig7._outcomes(read_csv(root / fig7.ID / "fig7.csv"), inv) if c.source != "check"]
+    committed = _rows(root / fig7.ID / "claims.csv")
+    assert [(r["claim"], r["verdict"], r["ours"], r["reason"]) for r in committed] == [
+        (c.text, o.verdict, o.ours, o.why) for c, o in got]  # fmt: skip
 
 
 def test_hessian_matvec_sums_the_batches_and_the_prior_once(data_dir):

@@ -6,6 +6,7 @@ and the files written."""
 import csv
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +23,8 @@ from bnnsample.papers.paulin2025 import fig1 as pf
 from bnnsample.papers.paulin2025 import two_batch as tb
 from bnnsample.simulate import build_target
 from bnnsample.stats import normal_kolmogorov
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
 
 
 @pytest.fixture(scope="module")
@@ -209,6 +212,29 @@ def test_paulin_sms_baoab_reference_is_the_fixed_order_value():
     assert pf._w1_outcome("SMS-BAOAB", fixed).verdict == "reproduced"
     randomised = pf._w1_outcome("SMS-BAOAB", cells("SMS-BAOAB", (0.157, 0.0071, 0.0018, 0.0006), se=1e-4))
     assert randomised.verdict == "partly" and "fixed order 0,1,1,0" in randomised.why
+    # the twenty-fourth audit (fig1#4): the change of reference is dated, with what the old reference gives
+    assert "reference changed on 2026-11-26, after the result was seen, from 0.1646" in randomised.why
+    assert "with the reference before 2026-11-26 (0.1646 at h = 0.25) this rule gives reproduced" in randomised.why
+    far = pf._w1_outcome("SMS-BAOAB", cells("SMS-BAOAB", (0.25, 0.0071, 0.0018, 0.0006), se=1e-4))
+    assert "this rule gives partly (3 of 4 h agree)" in far.why  # 0.25 is outside 10% of 0.1646 too
+    assert "until 2026-11-26 the h = 0.25 reference was 0.1646" in pf.CLAIMS[("w1", "SMS-BAOAB")].tolerance
+    assert "0.1646" not in pf._w1_outcome("SMS-UBU", cells("SMS-UBU", pf.PAPER_W1["SMS-UBU"])).why
+
+
+def test_committed_w1_rows_follow_from_w1_csv():
+    """results/paulin2025-fig1 (a 570 CPU-s run): its W1 rows in claims.csv are what the rules give on the
+    committed w1.csv (``cells_from_rows``), so they can be judged again without a rerun."""
+    from bnnsample.rundir import read_csv
+
+    folder = RESULTS / pf.FIG_ID
+    got = pf.CLAIMS.outcomes(pf.cells_from_rows(read_csv(folder / "w1.csv")))
+    committed = {r["claim"]: r for r in csv.DictReader((folder / "claims.csv").read_text().splitlines())}
+    w1 = [(c, o) for c, o in got if c in [pf.CLAIMS[("w1", label)] for label in pf.LABELS]]
+    assert len(w1) == 9
+    for c, o in w1:
+        row = committed[c.text]
+        assert (row["paper"], row["ours"], row["verdict"], row["reason"], row["tolerance"]) == (
+            c.paper, o.ours, o.verdict, o.why, c.tolerance)  # fmt: skip
 
 
 def test_fixed_order_w1_matches_the_notebook(two_batch):

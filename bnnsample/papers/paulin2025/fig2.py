@@ -49,18 +49,21 @@ SCALES = {
 }
 
 # the quick scale resolves only biases well above the noise floors (sqrt(2/pi) x mean chunk SE, which scales as
-# 1/sqrt(chains x time per level)): what a larger run would take. The committed quick run recorded wall time only
-# (bias.csv's seconds, time.perf_counter; results/costs.csv has no CPU time for it): sum(seconds) / sum(coarse
-# steps x 8 chains) = 350.3 s / 224,000 = 1.56 ms per chain and coarse step (3 force calls); scale=paper has
-# 12 x (1/0.002 + ... + 1/6.25e-5) = 378,000 coarse steps x 4 chains x 5 samplers: 3.3 hours at that rate. The run
-# used one thread, so its CPU time is at most its wall time (on the shared machine it may be much less).
-# Until 2026-11-29 (the twenty-first audit) this text said "about 3.5 CPU-hours", a wall-clock figure.
+# 1/sqrt(chains x time per level)): what a larger run would take. Its sampling is priced in CPU seconds from
+# scripts/fig2_paper_cost.py (2026-11-29, the twenty-fourth audit): each sampler's coupled levels on scale=paper's
+# grid and chains for 1/120 of its time per level, whose steps and records are both proportional to that time, so
+# x 120 (results/paulin2025-fig2/paper_cost.csv, column paper_cpu_s, summed over the 5 samplers). Until 2026-11-29
+# this text priced it from the quick run's wall time (1.56 ms per chain and coarse step: about 3.3 hours), and
+# until the twenty-first audit said "about 3.5 CPU-hours", a wall-clock figure. The MAP is not in that measurement:
+# the quick run's L-BFGS took 1,279 s of wall time on one thread, its CPU time not recorded (at most that).
+PAPER_SAMPLING_CPU_S = 10_220
 MAP_WALL_S = 1279  # the quick run's MAP (L-BFGS), wall seconds (its section's notes)
 SCALE_WHY = (
     "scale=paper (6 levels to h = 6.25e-5: 3 finer levels; 12 time units per level, 4 chains: noise floors about "
-    "2x lower); about 3.3 hours of sampling at the quick run's 1.56 ms per chain and coarse step, plus the MAP "
-    f"({MAP_WALL_S:,} s), both wall time: the quick run recorded no CPU time, and on its one thread the CPU time "
-    "is at most this"
+    f"2x lower), not run so far (a scheduling choice, not a limit of this machine): about "
+    f"{PAPER_SAMPLING_CPU_S / 3600:.1f} CPU-hours of sampling ({PAPER_SAMPLING_CPU_S:,} CPU-s: the 5 samplers' "
+    "coupled levels timed at 1/120 of the time per level, results/paulin2025-fig2/paper_cost.csv) plus the MAP "
+    f"(the quick run's L-BFGS: {MAP_WALL_S:,} s of wall time on one thread, its CPU time not recorded, at most that)"
 )
 RATIO_BAND = {4: (3.0, 5.5), 2: (1.5, 2.9)}  # a ratio per halving "about 4" / "about 2" (this project's bands)
 _RATIO_METHOD = (
@@ -224,6 +227,23 @@ def _ratio_at(ra: dict, rb: dict, a: float, b: float, finest: float, target: int
     return r, se, p, lo, hi, want, text
 
 
+def _open_ratio(a: float, b: float, r: float, se: float, interval: tuple, finest: float, target: int, t: float):
+    """(its text among the open ratios, its text among those 'beyond' or None) of an open ratio of ``_ratio_outcome``:
+    how far, in s.e., it lies from order ``target``'s telescoped ratio; and where its order interval excludes
+    ``target`` itself (open only at the band's edge), that edge and the interval with half the s.e. (what
+    scale=paper's 2x lower noise floors alone would give on this grid)."""
+    want = _expected_ratio(a, b, finest, target)
+    text = f"{a:g}/{b:g} ({z_score(r - want, se):+.1f} s.e. from order {target}'s {want:.2f})"
+    lo, hi = interval
+    if lo <= target <= hi:
+        return text, None
+    edge = target - 0.5 if hi < target else target + 0.5
+    lo2, hi2 = (_apparent_order(x, a, b, finest) for x in (r - t * se / 2, r + t * se / 2))
+    fate = "a disagreement" if hi2 < target - 0.5 or lo2 > target + 0.5 else "still open"
+    return text, (f"{a:g}/{b:g} ({'below' if hi < target else 'above'} order {target}; its interval reaches only the "
+                  f"band's edge {edge:g}; with half the s.e. [{_fmt(lo2)}, {_fmt(hi2)}]: {fate})")  # fmt: skip
+
+
 def _ratio_why(n: int, resolved: int, zs: list, open_: list, beyond: list, target: int, rival: int, alone: bool,
                unreached: list = ()) -> str:  # fmt: skip
     """The reason of ``_ratio_outcome``: how many ratios resolved, those beyond, those open, those whose
@@ -236,9 +256,10 @@ def _ratio_why(n: int, resolved: int, zs: list, open_: list, beyond: list, targe
             "regime lies below this grid's h, not a disagreement with an asymptotic order (not counted)"]
            if unreached else [])
         + ([f"open (order outside {target} ± 0.5, its interval reaching it): {', '.join(open_)}"] if open_ else [])
-        + ([f"{', '.join(beyond)}: the interval excludes order {target} itself (the bias falls more slowly "
-            "than that on this grid) and is open only at the band's edge; the finer levels would show whether "
-            f"the order reaches {target} at smaller h"] if beyond else [])
+        + ([f"{', '.join(beyond)}: the order interval excludes {target} itself and the ratio is open only at the "
+            "band's edge; half the s.e. (scale=paper's noise floors) would decide each on this grid as said, but "
+            f"what would settle the claim is more levels at smaller h: the finer levels of scale=paper would show "
+            f"whether the order reaches {target} there"] if beyond else [])
         + ([f"no agreeing ratio's interval leaves order {rival}'s band ({rival} ± 0.5): the data do not separate "
             f"order {target} from order {rival}"] if alone else [])
     )  # fmt: skip
@@ -270,9 +291,9 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int, t: float = 2.0, a
         elif hi < target - 0.5 or lo > target + 0.5:
             zs.append(z_score(r - want, se))
         else:
-            open_.append(f"{a:g}/{b:g}")
-            if hi < target or lo > target:
-                beyond.append(f"{a:g}/{b:g}")
+            text_open, text_beyond = _open_ratio(a, b, r, se, (lo, hi), finest, target, t)
+            open_.append(text_open)
+            beyond += [text_beyond] if text_beyond else []
     ours = "ratios per halving " + ", ".join(texts)
     why = _ratio_why(
         len(texts), good + len(zs) + len(open_), zs, open_, beyond, target, rival, bool(good and not apart), unreached
@@ -431,46 +452,71 @@ def _sms_best_at(met: dict, t: float, h: float, both: bool = True) -> tuple[dict
     return cmp, {n: _verdict_of(c, both) for n, c in cmp.items()}
 
 
+@dataclass(frozen=True)
+class _BestAt:
+    """SMS-UBU against every other sampler at one h (``_best_at_h``): its part of the row's numbers and of the
+    reason, how many samplers it is better than, the z of its worst metric against each sampler it is worse than,
+    and the ties as (sampler, h, {metric: (sign, z)})."""
+
+    ours: str
+    part: str
+    better: int
+    zs: list
+    ties: list
+
+
+def _best_at_h(met: dict, t: float, h: float) -> _BestAt:
+    """One h of ``_sms_best_outcome``: SMS-UBU better than a sampler in accuracy and in a calibration metric
+    beyond t SE (``_sms_best_at``), worse in some metric, or neither (a tie)."""
+    cmp, got = _sms_best_at(met, t, h)
+    better = [_beat_text(n, cmp[n]) for n, v in got.items() if v == 1]
+    worse = [n for n, v in got.items() if v == -1]
+    tied = [_beat_text(n, cmp[n]) for n, v in got.items() if v == 0]
+    part = (f"h={h:g}: better than {', '.join(better) or 'none'}; worse than {', '.join(worse) or 'none'}; "
+            f"not better in both accuracy and calibration: {', '.join(tied) or 'none'}")  # fmt: skip
+    zs = [min(c[1] for c in cmp[n].values() if c[0] == -1) for n in worse]
+    return _BestAt(_best_ours(met, h, cmp), part, len(better), zs, [(n, h, cmp[n]) for n, v in got.items() if v == 0])
+
+
+def _best_ours(met: dict, h: float, cmp: dict) -> str:
+    """The numbers of one h of ``_sms_best_outcome``: every sampler's metrics, then SMS-UBU's advantage over each
+    in combined SE (``cmp``: {sampler: {metric: (sign, z)}})."""
+    zt = "; ".join(f"{n} " + ", ".join(f"{lab} {c[k][1]:+.1f}" for k, lab in BEST_METRICS.items())
+                   for n, c in cmp.items())  # fmt: skip
+    return (f"h={h:g}: " + "; ".join(f"{lab} {_fmt_metric(met, h, k)}" for k, lab in BEST_METRICS.items())
+            + f"; SMS-UBU's advantage in combined SE: {zt}")  # fmt: skip
+
+
+def _ties_why(ties: list, t: float) -> str:
+    """What scale=paper's 2x smaller s.e. could resolve among the ties of ``_sms_best_outcome``: the ties whose
+    measured z, doubled, would exceed t in accuracy and in some calibration metric, or none of them."""
+    near = [f"{n}@{h:g}" for n, h, c in ties if 2 * c["accuracy"][1] > t and any(2 * c[k][1] > t for k in CALIBRATION)]
+    if near:
+        return (f"at the measured z, scale=paper's 2x smaller s.e. would make {', '.join(near)} better in both (|2z| > "
+                f"{t:.2g}); resolving them: {SCALE_WHY}")  # fmt: skip
+    return (f"at the measured z, even scale=paper's 2x smaller s.e. would leave all {len(ties)} ties short of better "
+            f"in both (|2z| <= {t:.2g} in accuracy or in every calibration metric): SMS-UBU's advantage over them is "
+            f"not seen on these data ({SCALE_WHY})")  # fmt: skip
+
+
 def _sms_best_outcome(met: dict, t: float, hs: list):
-    """SMS-UBU against every other sampler at each of the largest h ``hs``: better in accuracy and in a
-    calibration metric beyond t SE counts for the claim, worse in any metric against it, the rest are ties
+    """SMS-UBU against every other sampler at each of the largest h ``hs`` (``_best_at_h``): better in accuracy
+    and in a calibration metric beyond t SE counts for the claim, worse in any metric against it, the rest are ties
     (not resolved); the reason names the metrics each comparison rests on, what scale=paper's 2x smaller s.e.
-    could resolve among the ties, and what the rule until 2026-11-29 (the largest h alone, one metric
-    sufficing) gave."""
-    ours, parts, good, zs, ties = [], [], 0, [], []
-    for h in hs:
-        cmp, got = _sms_best_at(met, t, h)
-        zt = "; ".join(f"{n} " + ", ".join(f"{lab} {c[k][1]:+.1f}" for k, lab in BEST_METRICS.items())
-                       for n, c in cmp.items())  # fmt: skip
-        ours.append(f"h={h:g}: " + "; ".join(f"{lab} {_fmt_metric(met, h, k)}" for k, lab in BEST_METRICS.items())
-                    + f"; SMS-UBU's advantage in combined SE: {zt}")  # fmt: skip
-        better = [_beat_text(n, cmp[n]) for n, v in got.items() if v == 1]
-        worse = [n for n, v in got.items() if v == -1]
-        tied = [_beat_text(n, cmp[n]) for n, v in got.items() if v == 0]
-        good += len(better)
-        zs += [min(c[1] for c in cmp[n].values() if c[0] == -1) for n in worse]
-        ties += [(n, h, cmp[n]) for n, v in got.items() if v == 0]
-        parts.append(f"h={h:g}: better than {', '.join(better) or 'none'}; worse than {', '.join(worse) or 'none'}; "
-                     f"not better in both accuracy and calibration: {', '.join(tied) or 'none'}")  # fmt: skip
+    could resolve among the ties (``_ties_why``), and what the rule until 2026-11-29 (the largest h alone, one
+    metric sufficing) gave."""
+    at = [_best_at_h(met, t, h) for h in hs]
+    ties, zs = [x for a in at for x in a.ties], [z for a in at for z in a.zs]
     why = [f"significantly better (> {t:.2g} SE) in accuracy and in a calibration metric (the metrics SMS-UBU is "
-           "better in are named): " + " | ".join(parts)]  # fmt: skip
+           "better in are named): " + " | ".join(a.part for a in at)]  # fmt: skip
     if ties:
-        near = [
-            f"{n}@{h:g}" for n, h, c in ties if 2 * c["accuracy"][1] > t and any(2 * c[k][1] > t for k in CALIBRATION)
-        ]
-        why.append(
-            f"at the measured z, scale=paper's 2x smaller s.e. would make {', '.join(near)} better in both (|2z| > "
-            f"{t:.2g}); resolving them: {SCALE_WHY}"
-            if near
-            else f"at the measured z, even scale=paper's 2x smaller s.e. would leave all {len(ties)} ties short of "
-            f"better in both (|2z| <= {t:.2g} in accuracy or in every calibration metric): SMS-UBU's advantage over "
-            f"them is not seen on these data ({SCALE_WHY})"
-        )
+        why.append(_ties_why(ties, t))
     why.append(_sms_best_old(met, t, hs[0]))
-    ours_text = " | ".join(ours)
+    ours_text = " | ".join(a.ours for a in at)
     if zs:
         return not_reproduced(ours_text, "; ".join(why), z=min(zs, key=abs))
-    return by_resolved(good, [], len(hs) * (len(SAMPLERS) - 1), ours_text, "; ".join(why), SCALE_WHY)
+    return by_resolved(sum(a.better for a in at), [], len(hs) * (len(SAMPLERS) - 1), ours_text, "; ".join(why),
+                       SCALE_WHY)  # fmt: skip
 
 
 def _sms_best_old(met: dict, t: float, h: float) -> str:
@@ -541,13 +587,13 @@ _SG_WHERE = {
     "Algorithm 4: an Euler scheme, first order even with full gradients (Fig. 2's order derived from it)",
 }
 _SG_TEXT = {
-    "SG-UBU": "weak order 1 with i.i.d. batches",
-    "SG-BAOAB": "weak order 1 with i.i.d. batches",
-    "SG-HMC": "weak order 1: an Euler scheme",
+    "SG-UBU": "with i.i.d. batches",
+    "SG-BAOAB": "with i.i.d. batches",
+    "SG-HMC": "an Euler scheme",
 }
 
 
-@CLAIMS.family("sg_order", ("SG-UBU", "SG-BAOAB", "SG-HMC"), lambda name: f"{name} bias falls ~2x per halving "
+@CLAIMS.family("sg_order", ("SG-UBU", "SG-BAOAB", "SG-HMC"), lambda name: f"{name} bias O(h), weak order 1 "
     f"({_SG_TEXT[name]})", lambda name: _SG_WHERE[name], "O(h)", source=lambda name: "derived" if name == "SG-HMC" else "statement",
     tolerance=lambda name: _ORDER_RULE.format(
         p=1, rival=2, band="[1.5, 2.9]", expect="2.33 and 3.00", old=_SG_OLD[name],

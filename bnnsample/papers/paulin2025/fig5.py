@@ -24,7 +24,7 @@ def _notes(d: ImageSet, m) -> list[str]:
 LABEL, WHERE, SIZES = "Celeb-A (blond vs brown hair)", "§5, Fig. 5", (1, 2, 4, 8, 16)
 CELEBA = ImageSet(
     fig="paulin2025-fig5", where=WHERE, dataset="celeba", label=LABEL, runs=64, sizes=SIZES, n_train=55_400,
-    epochs=60, model="cnn_celeba", printed_params=1_612_306, gflop=1.0649,
+    epochs=60, sampling_epochs=40, model="cnn_celeba", printed_params=1_612_306, gflop=1.0649,
     files="torchvision's celeba/ layout or the Kaggle copy, under data_dir", quick_overrides=("dataset.n_train=10000",),
     claims=ensemble_claims(LABEL, WHERE, SIZES), notes=_notes,
 )  # fmt: skip

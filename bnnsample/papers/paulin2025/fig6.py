@@ -26,7 +26,7 @@ def _notes(d: ImageSet, m) -> list[str]:
 LABEL, WHERE, SIZES = "chest X-ray (pneumonia vs normal)", "§5, Fig. 6", (1, 2, 4, 8, 16)
 CHEST = ImageSet(
     fig="paulin2025-fig6", where=WHERE, dataset="chestxray", label=LABEL, runs=64, sizes=SIZES,
-    n_train=47_400, epochs=60, model="cnn_chestxray", printed_params=870_882, gflop=0.6654,
+    n_train=47_400, epochs=60, sampling_epochs=40, model="cnn_chestxray", printed_params=870_882, gflop=0.6654,
     files="chest_xray/{train,test}/{NORMAL,PNEUMONIA} of Kermany et al., under data_dir",
     quick_overrides=("dataset.copies.PNEUMONIA=1", "dataset.copies.NORMAL=3", "dataset.n_train=null"),
     claims=ensemble_claims(LABEL, WHERE, SIZES), notes=_notes,

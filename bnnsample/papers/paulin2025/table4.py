@@ -127,7 +127,7 @@ def _notes(d: ImageSet, m) -> list[str]:
 
 CIFAR = ImageSet(
     fig="paulin2025-table4", where="App. E, Table 4", dataset="cifar10", label="CIFAR-10", runs=PAPER_RUNS, sizes=(1,),
-    n_train=50_000, epochs=90, model="cnn_cifar_wide", printed_params=73_038_346, gflop=29.04,
+    n_train=50_000, epochs=90, sampling_epochs=60, model="cnn_cifar_wide", printed_params=73_038_346, gflop=29.04,
     files="cifar-10-batches-py under data_dir, or download=true when online", part_runs=None,
     quick_overrides=("dataset.n_train=10000",), claims=CLAIMS, notes=_notes,
 )  # fmt: skip
