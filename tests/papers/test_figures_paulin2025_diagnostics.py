@@ -119,6 +119,16 @@ def test_fig7_swa_row_names_the_failed_comparison_and_the_quick_schedule():
     assert "SWA averages 1 epoch (the paper: 5)" in note
     assert "'a norm of up to' a value the paper prints" in fig7.CLAIMS["random"].paper
     assert "about 36 CPU-hours" in fig7.PAPER_COST
+    # the twenty-fifth audit (fig7#2): at a shorter schedule 'trained' (an early Adam iterate) is set aside, not
+    # counted, and the verdict is at most partly; the reason says what counting it gave
+    short = fig7._swa_short(rows)
+    assert short.verdict == "partly" and "set aside (not the paper's local minimiser at this schedule): SWA / " \
+        "trained (Adam) = 4.19 (noise 0.121), not below" in short.why  # fmt: skip
+    assert "counting 'trained' (until 2026-11-29, the twenty-fifth audit) gave not reproduced" in short.why
+    assert fig7._swa_short(held).verdict == "partly"  # below every point: still at most partly
+    worse = [row("swa_noise", 1.0e6) if r["point"] == "swa_noise" else r for r in rows]  # SWA + noise below SWA
+    worse = [row("random", 1.0e6, 0.0118316) if r["point"] == "random" else r for r in worse]
+    assert fig7._swa_short(worse).verdict == "not reproduced"
 
 
 def test_fig7_random_row_says_how_far_trained_is_from_a_minimiser():
