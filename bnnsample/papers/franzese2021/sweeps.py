@@ -366,38 +366,91 @@ def _alike(cells: list[dict], noise: Noise, a: str, b: str, every: bool = False,
     the band' matched)."""
     if not {a, b} <= set(distinct(cells, "label")):
         return None
-    pairs, cell_of, paired, tol_of = _alike_pairs(cells, noise, a, b)
-    close = _n_close(pairs, tol_of)
-    informative = _informative(pairs, cell_of, noise, a, b)
-    left = _left_out(cells, a, b)
-    ours = _alike_text(pairs, tol_of, bool(paired), informative, a, b) + _left_out_text(left, cells, a, b)
-    judge = (lambda n: by_count(n, len(pairs), ours)) if every else (lambda n: _two_thirds(n, len(pairs), ours))
-    old = _independent_count(pairs, noise, judge) if paired else ""
-    if not any(c["label"] in (a, b) and _above_band(c, noise) for c in cells):
-        # both inside the band everywhere: not a test (until 2026-11-29 counted)
-        why = _alike_inside_band(cells, noise, pairs, tol_of, bool(paired), a, b, s)
-        return not_tested("scale", ours, "; ".join(x for x in (
-            f"{why} (counted until 2026-11-29: {judge(close).verdict}); {_larger_h(cells)}", old) if x))  # fmt: skip
+    k = _alike_count(cells, noise, a, b, every)
+    if not _leaves_band(cells, noise, a, b):
+        return _alike_in_band(k, cells, noise, s)
     if all_cells:
-        out = judge(close)
-        return replace(out, why="; ".join(x for x in (out.why, old) if x))
-    every_cell = f"counted over every cell, inside the band too (until 2026-11-29): {close} of {len(pairs)}, " + (
-        judge(close).verdict)  # fmt: skip
-    same_side = _same_side(pairs, tol_of, a, b)
-    if len(informative) < INFORMATIVE_MIN:
-        return not_tested("scale", ours, "; ".join(x for x in (
-            _alike_thin(pairs, informative, tol_of, bool(paired), a, b, s), same_side, every_cell, old,
-            _larger_h(cells)) if x))  # fmt: skip
-    out = (by_count if every else _two_thirds)(_n_close(informative, tol_of), len(informative), ours)
-    beyond = _beyond_paper([h for *_, h in informative], "the informative cells lie")
-    with_left = ""
-    if left:  # counted: a cell where both diverged alike, one where one of them did apart
-        n = _n_close(informative, tol_of) + sum(both for *_, both in left)
-        with_left = (f"with the {len(left)} cells where a sampler diverged counted (both diverged: alike; one: apart): "
-                     f"{n} of {len(informative) + len(left)} informative cells alike, "
-                     f"{(by_count if every else _two_thirds)(n, len(informative) + len(left), ours).verdict}")  # fmt: skip
+        out = k.judge(k.close)
+        return replace(out, why=_clauses(out.why, k.old))
+    every_cell = f"counted over every cell, inside the band too (until 2026-11-29): {k.close} of {len(k.pairs)}, " + (
+        k.judge(k.close).verdict)  # fmt: skip
+    same_side = _same_side(k.pairs, k.tol_of, a, b)
+    if len(k.informative) < INFORMATIVE_MIN:
+        return not_tested("scale", k.ours, _clauses(
+            _alike_thin(k.pairs, k.informative, k.tol_of, k.paired, a, b, s), same_side, every_cell, k.old,
+            _larger_h(cells)))  # fmt: skip
+    out = k.tier(_n_close(k.informative, k.tol_of), len(k.informative))
+    beyond = _beyond_paper([h for *_, h in k.informative], "the informative cells lie")
     inside = f"the band is the equal-time reference's: {_converged(s)}" if _band_of(s) else ""
-    return replace(out, why="; ".join(x for x in (out.why, with_left, inside, beyond, same_side, every_cell, old) if x))
+    return replace(out, why=_clauses(out.why, _with_left_out(k), inside, beyond, same_side, every_cell, k.old))
+
+
+def _clauses(*parts: str) -> str:
+    """The non-empty ``parts``, joined by '; '."""
+    return "; ".join(x for x in parts if x)
+
+
+@dataclass(frozen=True)
+class _AlikeCount:
+    """What ``_alike`` counts for ``a`` and ``b``: the (b - a, batch, h) differences of seed means (``pairs``), how
+    many lie within their batch's tolerance (``close``; ``tol_of``, paired by seed where ``paired``), the
+    informative cells (either sampler outside the band), the cells left out where a sampler diverged (``left``),
+    the row's ``ours``, ``every`` (the tier: every cell, else 2/3) and the count with the seed means as independent
+    (``old``, '' when the tolerance is not paired)."""
+
+    a: str
+    b: str
+    every: bool
+    pairs: list
+    close: int
+    paired: bool
+    tol_of: dict
+    informative: list
+    left: list
+    ours: str
+    old: str = ""
+
+    def tier(self, n: int, total: int) -> Outcome:
+        """``n`` of ``total`` cells alike: reproduced in every one (``every``) or in at least 2/3 of them; partly in
+        some; not reproduced in none."""
+        return (by_count if self.every else _two_thirds)(n, total, self.ours)
+
+    def judge(self, n: int) -> Outcome:
+        """``tier`` of ``n`` alike out of every (batch, h) cell."""
+        return self.tier(n, len(self.pairs))
+
+
+def _alike_count(cells: list[dict], noise: Noise, a: str, b: str, every: bool) -> _AlikeCount:
+    """``_alike``'s count of ``a`` against ``b`` on ``cells``."""
+    pairs, cell_of, paired, tol_of = _alike_pairs(cells, noise, a, b)
+    informative, left = _informative(pairs, cell_of, noise, a, b), _left_out(cells, a, b)
+    ours = _alike_text(pairs, tol_of, bool(paired), informative, a, b) + _left_out_text(left, cells, a, b)
+    k = _AlikeCount(a, b, every, pairs, _n_close(pairs, tol_of), bool(paired), tol_of, informative, left, ours)
+    return replace(k, old=_independent_count(pairs, noise, k.judge)) if paired else k
+
+
+def _leaves_band(cells: list[dict], noise: Noise, a: str, b: str) -> bool:
+    """Some cell of ``a`` or ``b`` lies above the oracle's band (or diverged)."""
+    return any(c["label"] in (a, b) and _above_band(c, noise) for c in cells)
+
+
+def _alike_in_band(k: _AlikeCount, cells: list[dict], noise: Noise, s) -> Outcome:
+    """Not tested where both samplers sit inside the band everywhere (until 2026-11-29 counted: the reason says
+    what that gave)."""
+    why = _alike_inside_band(cells, noise, k.pairs, k.tol_of, k.paired, k.a, k.b, s)
+    return not_tested("scale", k.ours, _clauses(
+        f"{why} (counted until 2026-11-29: {k.judge(k.close).verdict}); {_larger_h(cells)}", k.old))  # fmt: skip
+
+
+def _with_left_out(k: _AlikeCount) -> str:
+    """What counting the cells left out gives (a cell where both diverged: alike; one where one did: apart); ''
+    when none was left out."""
+    if not k.left:
+        return ""
+    n = _n_close(k.informative, k.tol_of) + sum(both for *_, both in k.left)
+    total = len(k.informative) + len(k.left)
+    return (f"with the {len(k.left)} cells where a sampler diverged counted (both diverged: alike; one: apart): "
+            f"{n} of {total} informative cells alike, {k.tier(n, total).verdict}")  # fmt: skip
 
 
 def _alike_pairs(cells: list[dict], noise: Noise, a: str, b: str) -> tuple[list, dict, dict, dict]:

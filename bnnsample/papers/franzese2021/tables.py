@@ -251,6 +251,72 @@ class _Paired:
     apart: list
     diverged: int = 0
 
+    @classmethod
+    def of(cls, cells: list[_Cell]) -> _Paired:
+        """The tally of the (dataset, metric) cells, in their order."""
+        return cls(sum(c.similar and not c.diverged for c in cells), sum(c.similar and bool(c.diverged) for c in cells),
+                   len(cells), "mean SHMC - SGHMC ± s.e. over splits: " + ", ".join(c.part for c in cells),
+                   [c.apart for c in cells if c.apart], sum(bool(c.diverged) for c in cells))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One (dataset, metric) of ``_paired``: ``similar`` or not, ``diverged`` the text naming a method's diverged
+    splits ('' when none), ``part`` its clause of the row, ``apart`` its clause when resolved from 0 ('' if not)."""
+
+    similar: bool
+    diverged: str
+    part: str
+    apart: str = ""
+
+
+@dataclass(frozen=True)
+class _Diff:
+    """The paired differences SHMC - SGHMC of a cell over ``n`` splits: their ``mean`` ± ``se``, ``z`` against 0
+    and ``t`` the 95% t quantile (n - 1 degrees of freedom); relative to the two methods' mean, ``rel`` ± ``rel_se``
+    and ``low`` = rel - t rel_se, the smallest gap within its t interval."""
+
+    n: int
+    mean: float
+    se: float
+    z: float
+    t: float
+    rel: float
+    rel_se: float
+    low: float
+
+    @classmethod
+    def of(cls, a: np.ndarray, b: np.ndarray) -> _Diff:
+        d = a - b
+        mean, se = float(np.mean(d)), float(np.std(d, ddof=1) / math.sqrt(len(d)))
+        scale = abs(float(np.mean(a + b)) / 2)
+        rel, rel_se, t = abs(mean) / scale, se / scale, t_quantile(len(d))
+        # the paper's gap is a ceiling for a practical difference; ours is an estimate: within the gap or
+        # not beyond it by more than its t interval (our run-to-run noise)
+        return cls(len(d), mean, se, z_score(mean, se), t, rel, rel_se, rel - t * rel_se)
+
+    def similar(self, gap: float) -> bool:
+        """The rule: similar when not resolved from 0 (|z| within the t quantile) or when its relative gap is not
+        above ``gap`` (the paper's largest) by more than its t interval (``low`` <= gap)."""
+        return bool(abs(self.z) <= self.t or self.low <= gap)
+
+    def resolved(self) -> bool:
+        """Resolved from 0: |z| beyond the t quantile (False when z is NaN)."""
+        return bool(abs(self.z) > self.t)
+
+    def value(self) -> str:
+        return (f"{self.mean:+.3f} ± {self.se:.3f} (z = {self.z:+.1f}, {100 * self.rel:.1f}% ± "
+                f"{100 * self.rel_se:.1f}% of the mean)")  # fmt: skip
+
+    def apart(self, name: str, gap: float) -> str:
+        """The clause of a difference resolved from 0 ('' when it is not): which method is higher, by how much,
+        and its smallest gap against the paper's largest ``gap``."""
+        if not self.resolved():
+            return ""
+        return (f"{name} ({'SHMC' if self.mean > 0 else 'SGHMC'} higher, z = {self.z:+.1f}: {100 * self.rel:.1f}% "
+                f"± {100 * self.rel_se:.1f}%, at least {100 * self.low:.2f}% within its t interval, "
+                f"{'within' if self.low <= gap else 'above'} the paper's largest {100 * gap:.2f}%)")  # fmt: skip
+
 
 def _paired(rows: list[dict], datasets, metrics_, gaps: dict) -> _Paired:
     """The paired differences SHMC - SGHMC per (dataset, metric): a cell is similar when its mean difference is
@@ -258,43 +324,29 @@ def _paired(rows: list[dict], datasets, metrics_, gaps: dict) -> _Paired:
     paper's own largest gap); a cell where a method diverged on a split (no score there) is judged on the splits
     both scored and, similar there, counted apart (``scored_only``: the twenty-fourth audit; until 2026-11-29 it was
     'not similar')."""
-    good, scored_only, n, parts, apart, bad = 0, 0, 0, [], [], 0
+    cells = []
     for ds in datasets:
         by = {(int(r["split"]), r["method"]): r for r in rows if r["dataset"] == ds}
         splits = sorted({s for s, _ in by if (s, "SHMC") in by and (s, "SGHMC") in by})
-        for m in metrics_:
-            a, b = (np.array([float(by[(s, k)].get(m, math.nan)) for s in splits]) for k in ("SHMC", "SGHMC"))
-            d = a - b
-            diverged = "; ".join(x for x in (_diverged(rows, ds, k, m, rest=False) for k in ("SHMC", "SGHMC")) if x)
-            if diverged:  # judged on the splits both scored
-                bad += 1
-                keep = np.isfinite(d)
-                a, b, d = a[keep], b[keep], d[keep]
-            if len(d) < 2:
-                n += 1
-                parts.append(f"{ds} {_METRIC[m]}: {diverged}; fewer than 2 splits both scored (not similar)")
-                continue
-            mean, se = float(np.mean(d)), float(np.std(d, ddof=1) / math.sqrt(len(d)))
-            z = math.nan if len(d) < 2 else z_score(mean, se)
-            scale = abs(float(np.mean(a + b)) / 2)
-            rel, rel_se = abs(mean) / scale, se / scale
-            # the paper's gap is a ceiling for a practical difference; ours is an estimate: within the gap or
-            # not beyond it by more than its t interval (our run-to-run noise)
-            low = rel - t_quantile(len(d)) * rel_se  # the smallest gap within its t interval
-            similar = bool(abs(z) <= t_quantile(len(d)) or low <= gaps[m])
-            good += similar and not diverged
-            scored_only += similar and bool(diverged)
-            n += 1
-            if abs(z) > t_quantile(len(d)):
-                apart.append(
-                    f"{ds} {_METRIC[m]} ({'SHMC' if mean > 0 else 'SGHMC'} higher, z = {z:+.1f}: "
-                    f"{100 * rel:.1f}% ± {100 * rel_se:.1f}%, at least {100 * low:.2f}% within its t interval, "
-                    f"{'within' if low <= gaps[m] else 'above'} the paper's largest {100 * gaps[m]:.2f}%)"
-                )
-            value = f"{mean:+.3f} ± {se:.3f} (z = {z:+.1f}, {100 * rel:.1f}% ± {100 * rel_se:.1f}% of the mean)"
-            parts.append(f"{ds} {_METRIC[m]}: {diverged} (left out); on the {len(d)} splits both scored {value}, "
-                         f"{'similar' if similar else 'not similar'}" if diverged else f"{ds} {_METRIC[m]} {value}")  # fmt: skip
-    return _Paired(good, scored_only, n, "mean SHMC - SGHMC ± s.e. over splits: " + ", ".join(parts), apart, bad)
+        cells += [_paired_cell(rows, by, splits, ds, m, gaps) for m in metrics_]
+    return _Paired.of(cells)
+
+
+def _paired_cell(rows: list[dict], by: dict, splits: list, ds: str, m: str, gaps: dict) -> _Cell:
+    """One (dataset, metric) of ``_paired`` on the ``splits`` both methods ran (``by``: (split, method) -> row),
+    judged on those both scored where a method diverged; fewer than 2: not similar."""
+    a, b = (np.array([float(by[(s, k)].get(m, math.nan)) for s in splits]) for k in ("SHMC", "SGHMC"))
+    diverged = "; ".join(x for x in (_diverged(rows, ds, k, m, rest=False) for k in ("SHMC", "SGHMC")) if x)
+    if diverged:  # judged on the splits both scored
+        keep = np.isfinite(a - b)
+        a, b = a[keep], b[keep]
+    if len(a) < 2:
+        return _Cell(False, diverged, f"{ds} {_METRIC[m]}: {diverged}; fewer than 2 splits both scored (not similar)")
+    x = _Diff.of(a, b)
+    similar = x.similar(gaps[m])
+    part = (f"{ds} {_METRIC[m]}: {diverged} (left out); on the {x.n} splits both scored {x.value()}, "
+            f"{'similar' if similar else 'not similar'}" if diverged else f"{ds} {_METRIC[m]} {x.value()}")  # fmt: skip
+    return _Cell(similar, diverged, part, x.apart(f"{ds} {_METRIC[m]}", gaps[m]))
 
 
 # the similarity rule was changed after the committed runs were seen: a paired test of equality (the old
