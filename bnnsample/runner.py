@@ -379,6 +379,8 @@ def _sample(p: _Prepared, pot, integrator, ctx, state, x0, extra_arrays: dict, c
             (p.run_dir / "config.yaml").unlink(missing_ok=True)
         raise
     except OSError as e:
+        if (failed := store.mark_failed(e)) is not None:
+            raise failed from e  # the disk failed: the command line says so in one line, ends the process at once
         raise _write_error(path, e, store) from None
     finally:
         store.close()

@@ -57,6 +57,7 @@ import fcntl
 import functools
 import math
 import os
+import re
 import struct
 from pathlib import Path
 
@@ -495,6 +496,7 @@ class SampleStore:
         self._diverged = None
         self._undo = None  # a writer's UndoLog
         self._failed = False  # a write failed: closing must not commit what it left
+        self._left_open = False  # the disk failed under a write: HDF5 is never asked to close the file (``close``)
         if mode == "r":
             roll_back_if_abandoned(self.path)
             self.f = h5py.File(self.path, mode)
@@ -682,9 +684,11 @@ class SampleStore:
             self.f.flush()
             self._undo.commit()
         except OSError as e:
-            self._failed = True
             if e.errno in (errno.EINVAL, errno.ENOTSUP):
+                self._failed = True
                 return  # a file system that does not sync: nothing to make durable
+            if (failed := self.mark_failed(e)) is not None:
+                raise failed from e  # the disk failed: the command line ends the process at once
             from .plumbing.errors import WriteRefused
 
             raise WriteRefused(f"{self.path}: the disk refused the last flush ({e.strerror or e})") from None
@@ -937,13 +941,31 @@ class SampleStore:
             raise StoreDamaged(f"{self.path}: its stored config is not a mapping")
         return cfg
 
+    def mark_failed(self, e: OSError) -> OSError | None:
+        """A write to the store failed with ``e``: closing commits nothing. Where the disk itself failed (an I/O
+        error, a file system shut down or gone: ``disk_errno``), closing leaves the HDF5 file open too, and the
+        error naming the store and the cause is returned, for the caller to raise: HDF5 flushing its metadata to
+        a failed disk, on close or when the interpreter frees it, crashed the process (SIGSEGV, about 1 in 5 runs
+        with the file system shut down between flushes), so the error reaches the command line, which ends the
+        process at once (``cli._end_after_io_error``); the next open puts the store back as the last flush left
+        it. None where the disk did not fail (e.g. it is full)."""
+        self._failed = True
+        code = disk_errno(e)
+        if code is None:
+            return None
+        self._left_open = True
+        return OSError(code, os.strerror(code), str(self.path))
+
     def close(self) -> None:
         """Close; a writer's closing writes are committed like a flush (a kill during them
         leaves the store of the last flush), unless a write failed: then the undo log stays,
-        and the next open puts the store back as the last flush left it."""
+        and the next open puts the store back as the last flush left it (``mark_failed``: the
+        HDF5 file is left open where the disk failed)."""
         undo, self._undo = self._undo, None
         try:
-            if self.f.id.valid:
+            if self._left_open:
+                _LEFT_OPEN.append(self.f)  # never freed: freeing it closes it, as above
+            elif self.f.id.valid:
                 self.f.close()
             if undo is not None and not self._failed and not undo.broken:
                 undo.commit()
@@ -956,6 +978,21 @@ class SampleStore:
 
     def __exit__(self, *exc):
         self.close()
+
+
+# HDF5 files of stores whose disk failed under a write (``SampleStore.mark_failed``), kept referenced so that HDF5
+# is never asked to free them
+_LEFT_OPEN: list = []
+DISK_FAILED_ERRNOS = frozenset({errno.EIO, errno.EROFS, errno.ENXIO, errno.ENODEV})
+
+
+def disk_errno(e: OSError) -> int | None:
+    """The errno of ``e`` where it says the disk failed (not filled) under a write: its errno, or the errno HDF5
+    writes into its text ("errno = N"), is an I/O error, a read-only (shut down) file system or a device gone;
+    else None."""
+    m = re.search(r"errno = (\d+)", str(e))
+    code = e.errno if e.errno else int(m.group(1)) if m else None
+    return code if code in DISK_FAILED_ERRNOS else None
 
 
 def _sha256(text: str) -> str:

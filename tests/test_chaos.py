@@ -16,7 +16,7 @@ from bnnsample.store import SampleStore
 from .test_launchers import _env, theta
 
 SWEEP = ["dataset=two_batch_gaussian", "chains=20", "burn_in=100", "thin=2", "flush_seconds=0.05", "check_every=25",
-         "progress=false", "evaluate=false", "step_size=0.05,0.1,0.15,0.2", "samples=4000,6000,8000,10000"]  # fmt: skip
+         "progress=false", "evaluate=false", "step_size=0.05,0.1,0.15,0.2", "samples=2000,3000,4000,5000"]  # fmt: skip
 KILLS = 6
 
 

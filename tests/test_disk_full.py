@@ -18,7 +18,7 @@ from bnnsample.store import SampleStore
 
 from .conftest import ROOT
 
-RUN = ["dataset=two_batch_gaussian", "chains=4000", "samples=400", "thin=100", "burn_in=0", "unit=step",
+RUN = ["dataset=two_batch_gaussian", "chains=4000", "samples=200", "thin=25", "burn_in=0", "unit=step",
        "flush_seconds=0", "progress=false", "evaluate=false"]  # fmt: skip
 
 
@@ -64,14 +64,14 @@ def test_disk_filled_mid_run_ends_in_one_line_and_resumes_bit_exact(tmpfs, tmp_p
     assert "free" in lines[0] and "rerun the same command" in lines[0]
     with SampleStore(run_dir / "samples.h5") as s:
         kept = s.n_draws
-        assert 0 < kept < 400 and not s.complete and s.state_consistent
+        assert 0 < kept < 200 and not s.complete and s.state_consistent
     filler.unlink()
     again = _run(run_dir)
     assert again.returncode == 0, again.stderr[-2000:]
     full = _run(tmp_path / "full")
     assert full.returncode == 0, full.stderr[-2000:]
     with SampleStore(run_dir / "samples.h5") as a, SampleStore(tmp_path / "full" / "samples.h5") as b:
-        assert a.complete and a.n_draws == 400
+        assert a.complete and a.n_draws == 200
         np.testing.assert_array_equal(a.theta(), b.theta())
 
 
@@ -100,7 +100,9 @@ def ext4(tmp_path):
 def test_file_system_shut_down_mid_run_ends_in_one_line_exit_2(ext4):
     """The disk fails under the run (ext4's shutdown ioctl: every write is an I/O error from
     then on): one stderr line naming the store and the cause, exit code 2, no SIGSEGV from
-    HDF5 freeing its objects afterwards, no traceback."""
+    HDF5 closing or freeing its objects afterwards (the store's file is left open: with draws
+    100 steps apart the shutdown rarely fell inside a flush, with 25 apart the close crashed in
+    about 1 in 5 runs before ``SampleStore.mark_failed``), no traceback."""
     import fcntl
     import struct
 

@@ -104,23 +104,30 @@ def test_a_refused_plot_write_ends_evaluate_in_one_line(tmp_path, monkeypatch, c
 
 
 def test_a_flush_the_disk_refuses_is_a_refused_write(tmp_path, monkeypatch):
-    """fsync is where a delayed ENOSPC or EIO shows: it is a WriteRefused naming the store,
-    not ignored; a file system that cannot sync (EINVAL) is not an error."""
+    """fsync is where a delayed ENOSPC or EIO shows: a full disk is a WriteRefused naming the store,
+    a failed one (EIO) an OSError naming the store and its errno, for the command line to end the
+    process at once, the store's HDF5 file left open (closing it on a failed disk crashed HDF5);
+    neither is ignored; a file system that cannot sync (EINVAL) is not an error."""
     import errno
 
     from bnnsample import store as store_mod
     from bnnsample.plumbing.errors import WriteRefused
 
     s = store_mod.SampleStore.create(tmp_path / "s.h5", chains=2, draws=4, dim=1, store_theta=True)
-    for code, refused in ((errno.EIO, True), (errno.ENOSPC, True), (errno.EINVAL, False)):
+    for code, refused in ((errno.ENOSPC, WriteRefused), (errno.EINVAL, None), (errno.EIO, OSError)):
 
         def fsync(fd, code=code):
             raise OSError(code, errno.errorcode[code])
 
         monkeypatch.setattr(store_mod.os, "fsync", fsync)
-        if refused:
+        if refused is WriteRefused:
             with pytest.raises(WriteRefused, match="s.h5: the disk refused the last flush"):
                 s.flush()
+            assert not s._left_open
+        elif refused is OSError:
+            with pytest.raises(OSError) as got:
+                s.flush()
+            assert got.value.errno == errno.EIO and got.value.filename == str(tmp_path / "s.h5") and s._left_open
         else:
             s.flush()
     monkeypatch.undo()
