@@ -135,7 +135,8 @@ _SOURCES: dict[tuple[str, str], tuple[str, str]] = {
                             "batches only"),
     ("sgld", "sms"): ("printed", f"{_CHEN_EULER}; {_THM4_ANY}; sekkat2023 Prop. 2 covers per-step random batches "
                       "only"),
-    ("leapfrog", "full"): ("statement", "franzese2021 App. B.5.1, eq. 31 and §2.2 ('theoretically order-one of "
+    ("leapfrog", "full"): ("printed", "franzese2021 §5 ('the LEAPFROG scheme, which is provably of order 1 for "
+                           "SDEs'), App. B.5.1, eq. 31 and §2.2 ('theoretically order-one of "
                            "convergence both in weak and ergodic sense'); with full gradients the x-marginal is exact on "
                            "Gaussian targets (derived for this project), so the order is read on E[v^2]"),
     ("leapfrog", "iid"): ("derived", _iid("the full-batch order is 1 (franzese2021 App. B.5.1)")),
