@@ -24,8 +24,9 @@ Verdicts (``VERDICTS``):
 - *not reproduced*: a measured disagreement, with its size in standard errors where the
   measurement has one (``not_reproduced(..., z=...)``);
 - *not tested*: the claim could not be put to a test here, and why (``NOT_TESTED``: the scale
-  that fits on this machine does not resolve it, the data are not available, or the
-  experiment is not one the paper ran).
+  that fits on this machine does not resolve it, the data are not available, the experiment
+  is not one the paper ran, or the test that resolves it fits this machine, is priced and
+  named, and has not been run yet: *not run*, queued in ``scripts/cpu_queue.sh``).
 
 The paper's value is one of ``SOURCES``: a number printed in the paper, a statement of the paper
 (qualitative, no number), or a value derived for this project (an exact variance, a rerun of
@@ -44,7 +45,7 @@ from ..stats import z_score
 
 VERDICTS = ("reproduced", "partly", "not reproduced", "not tested")
 SOURCES = ("printed", "statement", "derived")
-NOT_TESTED = ("scale", "data", "not a paper experiment")
+NOT_TESTED = ("scale", "data", "not a paper experiment", "not run")
 CHECK = "check"
 
 

@@ -33,7 +33,9 @@ and a verdict:
 - **not reproduced**: a measured disagreement, with its size in standard errors where the
   measurement has one;
 - **not tested**: not put to a test here, and why: the *scale* that fits on this machine does
-  not resolve it, the *data* are not available, or it is *not a paper experiment*.
+  not resolve it, the *data* are not available, it is *not a paper experiment*, or the test
+  that resolves it fits this machine and is priced and named in the row but was *not run* yet
+  (queued in scripts/cpu_queue.sh).
 
 Rows marked *check* test our own machinery and are not counted. Sections are replaced when
 their recipe is rerun; the others stay. The measured orders of convergence of every integrator

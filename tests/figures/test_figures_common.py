@@ -96,7 +96,7 @@ def test_claim_table_rows_are_counted_by_verdict_and_source(tmp_path):
 
 
 def test_claim_outcomes_refuse_what_the_vocabulary_does_not_have():
-    with pytest.raises(ValueError, match="reason=slow: allowed values: scale, data, not a paper experiment"):
+    with pytest.raises(ValueError, match="reason=slow: allowed values: scale, data, not a paper experiment, not run"):
         not_tested("slow")
     with pytest.raises(ValueError, match="source=paper: allowed values"):
         Claim("x", "-", "-", source="paper")

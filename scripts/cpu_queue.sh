@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# bnnsample's CPU tests that fit this project's 2-core machine but have not been run yet: the
+# rows marked "not tested: not run" in results/REPRODUCTION.md name them, with their cost.
+#
+#   bash scripts/cpu_queue.sh --list       # the jobs, one a line, the first first
+#   bash scripts/cpu_queue.sh OUT_DIR      # run them in order, each under OUT_DIR/<n> (--out)
+#
+# Each job writes under its own --out folder, not results/: a test of part of a section's grid
+# must be merged into the committed section (python -m bnnsample.papers.franzese2021.readback
+# ... --merge DIR for franzese2021's tables; the sweeps' distances.csv by their cell keys), never
+# replace it. A job's runs are cached under its --out folder, so a job stopped part way
+# continues where it stopped when the queue is run again with the same OUT_DIR.
+set -euo pipefail
+JOBS=(
+)
+if [[ "${1:-}" == "--list" ]]; then
+    printf '%s\n' "${JOBS[@]}"
+    exit 0
+fi
+OUT=${1:?usage: bash scripts/cpu_queue.sh OUT_DIR | --list}
+for i in "${!JOBS[@]}"; do
+    mkdir -p "$OUT/$i"
+    echo "[cpu_queue] job $i: ${JOBS[$i]}"
+    # shellcheck disable=SC2086
+    bnnsample figure ${JOBS[$i]} --out "$OUT/$i" --record-cost
+done
