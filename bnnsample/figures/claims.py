@@ -115,12 +115,14 @@ def by_count(good: int, total: int, ours: str, why: str = "", z: float | None = 
     return partly(ours, why) if good else not_reproduced(ours, why, z=z)
 
 
-def by_resolved(good: int, zs, total: int, ours: str, why: str = "", needs: str = "") -> Outcome:
+def by_resolved(good: int, zs, total: int, ours: str, why: str = "", needs: str = "", reason: str = "scale") -> Outcome:
     """``by_count`` of ``total`` cases of which ``good`` agree and those of ``zs`` (sizes in standard
     errors) disagree measurably, the rest being unresolved: with none agreeing, not reproduced by the
-    smallest disagreement, or not tested (scale) when none is resolved (``needs``: what would resolve it)."""
+    smallest disagreement, or not tested when none is resolved (``needs``: what would resolve it;
+    ``reason``: one of NOT_TESTED, "scale" unless the caller names another, e.g. "not run" where the
+    test that would resolve it fits this machine and is queued)."""
     if good == 0 and not zs:
-        return not_tested("scale", ours, "; ".join(p for p in (why, needs) if p))
+        return not_tested(reason, ours, "; ".join(p for p in (why, needs) if p))
     return by_count(good, total, ours, why, z=min(zs, key=abs) if zs else None)
 
 

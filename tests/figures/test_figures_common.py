@@ -8,6 +8,7 @@ from bnnsample.figures.claims import (
     Claim,
     Outcome,
     by_count,
+    by_resolved,
     by_z,
     check,
     not_tested,
@@ -103,6 +104,18 @@ def test_claim_outcomes_refuse_what_the_vocabulary_does_not_have():
     with pytest.raises(ValueError, match="verdict='ok'"):
         row(Claim("x", "-", "-"), Outcome("ok", "1"))
     assert by_count(0, 0, "-").verdict == "not tested: scale"
+
+
+def test_by_resolved_names_its_not_tested_reason():
+    # none resolved: "scale" unless the caller names the reason (a queued test that fits this machine: "not run")
+    assert by_resolved(0, [], 3, "-", "why", "needs").verdict == "not tested: scale"
+    out = by_resolved(0, [], 3, "-", "why", "needs", reason="not run")
+    assert (out.verdict, out.why) == ("not tested: not run", "why; needs")
+    # the reason changes nothing once a case is resolved
+    assert by_resolved(1, [], 3, "-", reason="not run").verdict == "partly"
+    assert by_resolved(0, [-2.5, 4.0], 3, "-", reason="not run").verdict == "not reproduced (2.5 s.e.)"
+    with pytest.raises(ValueError, match="reason=later"):
+        by_resolved(0, [], 3, "-", reason="later")
 
 
 def test_options():
