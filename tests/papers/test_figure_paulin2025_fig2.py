@@ -2,6 +2,7 @@
 
 import csv
 import re
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -120,7 +121,7 @@ def bias_rows(values, se, resolved=True, name="SG-BAOAB"):
      ((0.08, 0.04, 0.01), (1e-3, 5e-4, 2e-4), True, 1, "partly"),
      ((0.08, 0.04, 0.012), (1e-3, 5e-4, 3e-4), True, 1, "reproduced"),
      ((0.08, 0.04, 0.012), (1e-2, 5e-3, 3e-3), True, 1, "partly"),  # agrees, but cannot tell order 1 from 2
-     ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), False, 1, "not tested: scale")],
+     ((0.08, 0.04, 0.02), (1e-3, 5e-4, 2e-4), False, 1, "not tested: not run")],
 )  # fmt: skip
 def test_ratio_rule(values, se, resolved, target, verdict):
     """Ratios per halving read as the order they imply on the telescoped grid, against the claim's order
@@ -183,7 +184,7 @@ def test_sms_best_needs_accuracy_and_calibration_at_both_largest_h():
         return out
 
     ace_only = fig2._sms_best_outcome(met(0.002, 0.0), 3.18, hs)
-    assert ace_only.verdict == "not tested: scale"  # better in ACE only: a tie everywhere
+    assert ace_only.verdict == "not tested: not run"  # better in ACE only: a tie everywhere
     assert "gave reproduced: better than SG-UBU (ACE), SMS-BAOAB (ACE), SG-BAOAB (ACE), SG-HMC (ACE)" in ace_only.why
     assert fig2._sms_best_outcome(met(0.002, 0.01), 3.18, hs).verdict == "reproduced"
     worse_later = fig2._sms_best_outcome(met(0.002, 0.01, h2_nll=0.01), 3.18, hs)
@@ -208,14 +209,14 @@ def test_agreeing_ratios_that_do_not_separate_the_orders_give_partly():
 def test_an_asymptotic_first_order_reads_an_order_wholly_above_it_as_not_reached():
     """The twenty-first audit: for §2.2's rows (order 1 as h -> 0, control variates shrinking the O(h) constant) a
     ratio whose order interval lies wholly above 1.5 means the first-order regime lies below the grid: not counted
-    (not tested: scale where nothing else is resolved), where the plain rule (SG-HMC's) calls it a disagreement;
+    (not tested: not run where nothing else is resolved), where the plain rule (SG-HMC's) calls it a disagreement;
     an order wholly below 0.5 still disagrees."""
     hs = [2e-3, 1e-3, 5e-4]
     second = {("SG-UBU", h): {"bias": 10 * h**2, "se": 1e-9, "resolved": True} for h in hs}
     plain = fig2._ratio_outcome(second, "SG-UBU", hs, 1, 3.18)
     assert plain.verdict.startswith("not reproduced")
     out = fig2._ratio_outcome(second, "SG-UBU", hs, 1, 3.18, asymptotic=True)
-    assert out.verdict == "not tested: scale"
+    assert out.verdict == "not tested: not run"
     assert "0.002/0.001, 0.001/0.0005: the order's interval lies wholly above 1 + 0.5" in out.why
     flat = {("SG-UBU", h): {"bias": 0.01 + 1e-3 * h, "se": 1e-9, "resolved": True} for h in hs}  # order ~ 0
     assert fig2._ratio_outcome(flat, "SG-UBU", hs, 1, 3.18, asymptotic=True).verdict.startswith("not reproduced")
@@ -224,7 +225,7 @@ def test_an_asymptotic_first_order_reads_an_order_wholly_above_it_as_not_reached
     assert fig2._ratio_outcome(mixed, "SG-UBU", hs, 1, 3.18, asymptotic=True).verdict == "reproduced"
     judged = fig2.Judged(second, {}, hs, 3.18, hs[-1])
     row = fig2._sg_order("SG-UBU", judged)
-    assert row.verdict == "not tested: scale" and "that rule gives not reproduced" in row.why
+    assert row.verdict == "not tested: not run" and "that rule gives not reproduced" in row.why
     assert fig2._sg_order("SG-HMC", fig2.Judged({("SG-HMC", k[1]): v for k, v in second.items()}, {}, hs, 3.18,
                                                 hs[-1])).verdict.startswith("not reproduced")  # fmt: skip
 
@@ -238,10 +239,39 @@ def test_open_ratios_say_how_far_they_are_and_what_would_settle_them():
     by = {("SG-HMC", h): {"bias": b, "se": s, "resolved": True}
           for h, b, s in zip(hs, (0.190338, 0.1045, 0.0457294), (0.000782971, 0.00167027, 0.00142625))}  # fmt: skip
     out = fig2._ratio_outcome(by, "SG-HMC", hs, 1, fig2.t_quantile(4))
-    assert out.verdict == "not tested: scale"
+    assert out.verdict == "not tested: not run"
     assert "0.002/0.001 (-17.0 s.e. from order 1's 2.33), 0.001/0.0005 (-8.9 s.e. from order 1's 3.00)" in out.why
     assert "[0.43, 0.549]: still open" in out.why and "[0.211, 0.498]: a disagreement" in out.why
     assert "what would settle the claim is more levels at smaller h" in out.why
+    # the twenty-sixth audit (fig2#4): the projection decides the second ratio and none agrees, so the row says the
+    # tiers would give not reproduced, unless the finer levels show order 1
+    assert ("by this row's own projection (half the s.e., on this grid) 0.001/0.0005 would be a disagreement, with no "
+            "ratio agreeing: by the stated tiers scale=paper would make this row not reproduced unless its finer levels "
+            "show the order reaching 1") in out.why  # fmt: skip
+    # with a ratio agreeing, the same projection gives partly; with no projected disagreement, no such sentence
+    agree = {**by, ("SG-HMC", 2e-3): {"bias": 0.1045 * 2.6, "se": 1e-5, "resolved": True}}
+    assert "scale=paper would make this row partly" in fig2._ratio_outcome(agree, "SG-HMC", hs, 1, 3.18).why
+    wide = {k: {**v, "se": 4 * v["se"]} for k, v in by.items()}
+    assert "own projection" not in fig2._ratio_outcome(wide, "SG-HMC", hs, 1, fig2.t_quantile(4)).why
+
+
+def test_unresolved_rows_are_not_run_and_queued():
+    """The twenty-sixth audit (fig2#2-#4): scale=paper fits this machine (about 3.2 CPU-hours, below runs already in
+    results/costs.csv), so a claim quick leaves unresolved is 'not tested: not run', that run queued in
+    scripts/cpu_queue.sh, and the row says it was 'not tested: scale' until then."""
+    hs = [2e-3, 1e-3, 5e-4]
+    unresolved = {("SG-UBU", h): {"bias": 0.01, "se": 0.01, "resolved": False} for h in hs}
+    out = fig2._ratio_outcome(unresolved, "SG-UBU", hs, 1, 3.18)
+    assert out.verdict == "not tested: not run" and out.why.endswith(fig2.RELABELLED)
+    assert "queued: scripts/cpu_queue.sh, 'paulin2025-fig2 scale=paper'" in out.why
+    queue = subprocess.run(["bash", str(RESULTS.parent / "scripts" / "cpu_queue.sh"), "--list"], capture_output=True,
+                           text=True, check=True).stdout.splitlines()  # fmt: skip
+    assert fig2.PAPER_JOB in queue
+    costs = list(csv.DictReader((RESULTS / "costs.csv").open()))
+    recorded = max(float(r["cpu_s"]) for r in costs if r.get("cpu_s"))
+    assert recorded > fig2.PAPER_SAMPLING_CPU_S + fig2.MAP_WALL_S  # it fits: this machine has run longer
+    rows = {r["claim_id"]: r["verdict"] for r in csv.DictReader((RESULTS / fig2.FIG_ID / "claims.csv").open())}
+    assert [rows[f"{fig2.FIG_ID}#{i}"] for i in (2, 3, 4)] == ["not tested: not run"] * 3
 
 
 def test_scale_paper_is_priced_from_measured_cpu_seconds():

@@ -58,9 +58,18 @@ SCALES = {
 # the quick run's L-BFGS took 1,279 s of wall time on one thread, its CPU time not recorded (at most that).
 PAPER_SAMPLING_CPU_S = 10_220
 MAP_WALL_S = 1279  # the quick run's MAP (L-BFGS), wall seconds (its section's notes)
+# the run that would resolve what quick leaves unresolved fits this machine (about 3.2 CPU-hours, below runs already
+# recorded in results/costs.csv), so a claim left unresolved is 'not tested: not run', that run queued in
+# scripts/cpu_queue.sh (until 2026-11-29, the twenty-sixth audit: 'not tested: scale', false by this very cost)
+NOT_TESTED_REASON = "not run"
+PAPER_JOB = "paulin2025-fig2 scale=paper"  # its line in scripts/cpu_queue.sh
+RELABELLED = (
+    "(until 2026-11-29, the twenty-sixth audit, labelled 'not tested: scale', which this cost contradicts: the run "
+    "fits this machine; the verdict, not tested, is the same)"
+)
 SCALE_WHY = (
     "scale=paper (6 levels to h = 6.25e-5: 3 finer levels; 12 time units per level, 4 chains: noise floors about "
-    f"2x lower), not run so far (a scheduling choice, not a limit of this machine): about "
+    f"2x lower), which fits this machine but has not been run yet (queued: scripts/cpu_queue.sh, '{PAPER_JOB}'): about "
     f"{PAPER_SAMPLING_CPU_S / 3600:.1f} CPU-hours of sampling ({PAPER_SAMPLING_CPU_S:,} CPU-s: the 5 samplers' "
     "coupled levels timed at 1/120 of the time per level, results/paulin2025-fig2/paper_cost.csv) plus the MAP "
     f"(the quick run's L-BFGS: {MAP_WALL_S:,} s of wall time on one thread, its CPU time not recorded, at most that)"
@@ -228,27 +237,29 @@ def _ratio_at(ra: dict, rb: dict, a: float, b: float, finest: float, target: int
 
 
 def _open_ratio(a: float, b: float, r: float, se: float, interval: tuple, finest: float, target: int, t: float):
-    """(its text among the open ratios, its text among those 'beyond' or None) of an open ratio of ``_ratio_outcome``:
-    how far, in s.e., it lies from order ``target``'s telescoped ratio; and where its order interval excludes
-    ``target`` itself (open only at the band's edge), that edge and the interval with half the s.e. (what
-    scale=paper's 2x lower noise floors alone would give on this grid)."""
+    """(its text among the open ratios, its text among those 'beyond' or None, whether half the s.e. would make it a
+    disagreement) of an open ratio of ``_ratio_outcome``: how far, in s.e., it lies from order ``target``'s telescoped
+    ratio; and where its order interval excludes ``target`` itself (open only at the band's edge), that edge and the
+    interval with half the s.e. (what scale=paper's 2x lower noise floors alone would give on this grid)."""
     want = _expected_ratio(a, b, finest, target)
     text = f"{a:g}/{b:g} ({z_score(r - want, se):+.1f} s.e. from order {target}'s {want:.2f})"
     lo, hi = interval
     if lo <= target <= hi:
-        return text, None
+        return text, None, False
     edge = target - 0.5 if hi < target else target + 0.5
     lo2, hi2 = (_apparent_order(x, a, b, finest) for x in (r - t * se / 2, r + t * se / 2))
-    fate = "a disagreement" if hi2 < target - 0.5 or lo2 > target + 0.5 else "still open"
+    decided = hi2 < target - 0.5 or lo2 > target + 0.5
     return text, (f"{a:g}/{b:g} ({'below' if hi < target else 'above'} order {target}; its interval reaches only the "
-                  f"band's edge {edge:g}; with half the s.e. [{_fmt(lo2)}, {_fmt(hi2)}]: {fate})")  # fmt: skip
+                  f"band's edge {edge:g}; with half the s.e. [{_fmt(lo2)}, {_fmt(hi2)}]: "
+                  f"{'a disagreement' if decided else 'still open'})"), decided  # fmt: skip
 
 
 def _ratio_why(n: int, resolved: int, zs: list, open_: list, beyond: list, target: int, rival: int, alone: bool,
-               unreached: list = ()) -> str:  # fmt: skip
+               unreached: list = (), projected: list = (), good: int = 0) -> str:  # fmt: skip
     """The reason of ``_ratio_outcome``: how many ratios resolved, those beyond, those open, those whose
-    interval lies wholly above an asymptotic order (``unreached``), and whether the agreeing ones (``alone``:
-    none separating) tell order ``target`` from ``rival``."""
+    interval lies wholly above an asymptotic order (``unreached``), whether the agreeing ones (``alone``:
+    none separating) tell order ``target`` from ``rival``, and, where half the s.e. would make some open ratios
+    disagreements (``projected``), the verdict that projection gives by the tiers (``good`` ratios agreeing)."""
     return "; ".join(
         [f"{resolved} of {n} ratios resolved"]
         + [f"{z:+.1f} s.e. from order {target}'s ratio" for z in zs]
@@ -260,6 +271,10 @@ def _ratio_why(n: int, resolved: int, zs: list, open_: list, beyond: list, targe
             "band's edge; half the s.e. (scale=paper's noise floors) would decide each on this grid as said, but "
             f"what would settle the claim is more levels at smaller h: the finer levels of scale=paper would show "
             f"whether the order reaches {target} there"] if beyond else [])
+        + ([f"by this row's own projection (half the s.e., on this grid) {', '.join(projected)} would be a "
+            f"disagreement, with {good or 'no'} ratio{'s' if good > 1 else ''} agreeing: by the stated tiers "
+            f"scale=paper would make this row {'partly' if good else 'not reproduced'} unless its finer levels show "
+            f"the order reaching {target}"] if projected else [])
         + ([f"no agreeing ratio's interval leaves order {rival}'s band ({rival} ± 0.5): the data do not separate "
             f"order {target} from order {rival}"] if alone else [])
     )  # fmt: skip
@@ -276,7 +291,7 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int, t: float = 2.0, a
     with control variates): an interval wholly above target + 0.5 shows that regime lies below the grid's
     h and is not counted (only one wholly below target - 0.5 disagrees)."""
     rival = 1 if target == 2 else 2
-    finest, good, zs, texts, open_, beyond, apart, unreached = hs[-1] / 2, 0, [], [], [], [], 0, []
+    finest, good, zs, texts, open_, beyond, apart, unreached, projected = hs[-1] / 2, 0, [], [], [], [], 0, [], []
     for a, b in zip(hs, hs[1:]):
         ra, rb = by[(name, a)], by[(name, b)]
         r, se, p, lo, hi, want, text = _ratio_at(ra, rb, a, b, finest, target, t)
@@ -291,16 +306,20 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int, t: float = 2.0, a
         elif hi < target - 0.5 or lo > target + 0.5:
             zs.append(z_score(r - want, se))
         else:
-            text_open, text_beyond = _open_ratio(a, b, r, se, (lo, hi), finest, target, t)
+            text_open, text_beyond, decided = _open_ratio(a, b, r, se, (lo, hi), finest, target, t)
             open_.append(text_open)
             beyond += [text_beyond] if text_beyond else []
+            projected += [f"{a:g}/{b:g}"] if decided else []
     ours = "ratios per halving " + ", ".join(texts)
-    why = _ratio_why(
-        len(texts), good + len(zs) + len(open_), zs, open_, beyond, target, rival, bool(good and not apart), unreached
-    )
+    alone = bool(good and not apart)
+    why = _ratio_why(len(texts), good + len(zs) + len(open_), zs, open_, beyond, target, rival, alone, unreached,
+                     projected, good)  # fmt: skip
     if good and not zs and not open_ and not apart:
         return partly(ours, "; ".join((why, SCALE_WHY)))
-    return by_resolved(good, zs, good + len(zs) + len(open_), ours, why, SCALE_WHY)
+    out = by_resolved(good, zs, good + len(zs) + len(open_), ours, why, SCALE_WHY, reason=NOT_TESTED_REASON)
+    if out.verdict.startswith("not tested"):
+        out = replace(out, why=f"{out.why} {RELABELLED}")
+    return out
 
 
 def _with_control_variates(measured, old):
@@ -364,7 +383,7 @@ def _bias_comparison(by: dict, hs: list, t: float):
     why = _comparison_why(equal, ties, near, t)
     if zs:  # larger than one beyond its interval: not reproduced, however many are smaller (the stated tiers)
         return not_reproduced(ours, why, z=min(zs, key=abs))
-    return by_resolved(good, zs, len(others) * len(hs), ours, why, SCALE_WHY)
+    return by_resolved(good, zs, len(others) * len(hs), ours, why, SCALE_WHY, reason=NOT_TESTED_REASON)
 
 
 def _compare(met: dict, t: float, h: float, key: str, a: str, b: str, lower_better: bool = True):
@@ -406,7 +425,8 @@ def _small_h_outcome(met: dict, t: float, h_small: float):
             f"still changes with every halving ({nll}): h = {h_small:g} is not yet small for it; the others "
             f"differ in {rest} pairs; the paper's grid goes down to h = {PAPER_HS[-1]:g}; {SCALE_WHY}"
         )
-    return by_resolved(len(pairs) - len(differ), [z for *_, z in differ], len(pairs), ours, why, SCALE_WHY)
+    return by_resolved(len(pairs) - len(differ), [z for *_, z in differ], len(pairs), ours, why, SCALE_WHY,
+                       reason=NOT_TESTED_REASON)  # fmt: skip
 
 
 def _sghmc_check(met: dict, t: float, h_big: float):
@@ -516,7 +536,7 @@ def _sms_best_outcome(met: dict, t: float, hs: list):
     if zs:
         return not_reproduced(ours_text, "; ".join(why), z=min(zs, key=abs))
     return by_resolved(sum(a.better for a in at), [], len(hs) * (len(SAMPLERS) - 1), ours_text, "; ".join(why),
-                       SCALE_WHY)  # fmt: skip
+                       SCALE_WHY, reason=NOT_TESTED_REASON)  # fmt: skip
 
 
 def _sms_best_old(met: dict, t: float, h: float) -> str:
@@ -525,7 +545,9 @@ def _sms_best_old(met: dict, t: float, h: float) -> str:
     cmp, got = _sms_best_at(met, t, h, both=False)
     better = [_beat_text(n, cmp[n]) for n, v in got.items() if v == 1]
     worse = [n for n, v in got.items() if v == -1]
-    verdict = "not reproduced" if worse else by_resolved(len(better), [], len(got), "-").verdict
+    verdict = (
+        "not reproduced" if worse else by_resolved(len(better), [], len(got), "-", reason=NOT_TESTED_REASON).verdict
+    )
     return (
         f"the rule until 2026-11-29 (the twenty-second audit: h = {h:g} alone, one metric sufficing, "
         f"calibration or accuracy) gave {verdict}: better than {', '.join(better) or 'none'}"
@@ -573,11 +595,11 @@ def _sms_order(j: Judged):
 _ASYMPTOTIC_RULE = (
     "; §2.2's order is asymptotic (control variates shrink the O(h) term's constant): a ratio whose order interval "
     "lies wholly above 1.5 shows the first-order regime lies below this grid's h and is not counted (none resolved "
-    "otherwise: not tested: scale); only an interval wholly below 0.5 disagrees (added 2026-11-29, the twenty-first "
+    "otherwise: not tested: not run); only an interval wholly below 0.5 disagrees (added 2026-11-29, the twenty-first "
     "audit, after the result was seen, so that the tiers agree with the row's note; until then such an interval was "
     "a disagreement: the reason says what that gives)"
 )
-_SG_OLD = {"SG-UBU": "not tested: scale", "SG-BAOAB": "not reproduced (2.6 s.e.)", "SG-HMC": "reproduced"}
+_SG_OLD = {"SG-UBU": "not tested: not run", "SG-BAOAB": "not reproduced (2.6 s.e.)", "SG-HMC": "reproduced"}
 
 
 _SG_WHERE = {
