@@ -210,6 +210,11 @@ def test_table4_accuracy_partly_needs_agreement_by_sign():
     assert verdict((0.02, 0.0025), (0.02, 0.0025)) == "reproduced"
     tol = table4.CLAIMS["accuracy"].tolerance
     assert "one higher with one lower gave partly" in tol and "partly took neither below 0 alone" in tol
+    # the twenty-sixth audit (table4#4): the notebook's SWA gap is measured in unpaired s.e. from its per-method stds
+    # (0.8979 - 0.8943 over sqrt((0.0020^2 + 0.0046^2) / 4)); the paired s.e. the rule uses is not in its output
+    assert round(table4._GAP, 6) == 0.0036 and round(table4._UNPAIRED_SE, 6) == 0.002508
+    assert "+0.0036, is 1.4 unpaired s.e. (0.0025," in tol and "paired s.e. this rule uses is not in its output" in tol
+    assert "would not resolve" not in tol
 
 
 def test_ensemble_accuracy_partly_needs_a_gain():

@@ -163,9 +163,28 @@ def setting_text(s: dict, rows) -> str:
             f"batches, {s['iters']} power iterations, noise {s['noise']:g}")  # fmt: skip
 
 
+def _bar(noise: float) -> float:
+    """The ratio a / b must exceed to be above by more than the relative noise of both: (1 + noise) / (1 - noise)
+    (noise capped at 0.5)."""
+    return (1 + noise) / (1 - min(noise, 0.5))
+
+
 def _above(a: float, b: float, noise: float) -> bool:
-    """a > b by more than the relative noise of both."""
-    return a > b * (1 + noise) / (1 - min(noise, 0.5))
+    """a > b by more than the relative noise of both (``_bar``)."""
+    return a > b * _bar(noise)
+
+
+def _at_most_partly(o: Outcome, old: Outcome, old_rule: str, audit: str, detail: str = "") -> Outcome:
+    """A row's outcome ``o`` at a schedule shorter than the paper's, where 'trained' is an early Adam iterate and
+    is set aside: the comparison with a trained local minimiser is not tested there, so at most partly; the reason
+    says what the rule until 2026-11-29 (``audit``), ``old_rule``, gave (``old``, with ``detail``)."""
+    why = (
+        f"{o.why}; the comparison with a trained local minimiser is not tested at this schedule, so at most partly; "
+        f"{old_rule} (until 2026-11-29, the {audit} audit) gave {old.verdict}{f' ({detail})' if detail else ''}"
+    )
+    if o.verdict.startswith("not tested"):
+        return o
+    return (not_reproduced if o.verdict.startswith("not reproduced") else partly)(o.ours, why)
 
 
 CLAIMS = Claims("statement")
@@ -174,48 +193,78 @@ CLAIMS = Claims("statement")
 @CLAIMS.rule("random", "the Hessian norm at random weights is much larger than at trained weights (the paper: 'near "
              "local minimizers')", "App. D.2, Fig. 7", RANDOM_PAPER,
              tolerance=f"reproduced: random / trained >= {MUCH:g} ('much': our reading) in every network; partly: "
-                       "above beyond the noise in every network; not reproduced: otherwise; noise = the change "
-                       "between two disjoint batch sets at SWA (0 with the whole partition, as at scale=paper: the "
-                       "Hessian is then exact for that seeded partition, BatchNorm on each batch's statistics) + the "
-                       "power iteration's last relative change; the batch-set change is measured at the SWA point "
-                       "only, not at the random and trained points, and with one network no spread between "
-                       f"networks is measured (the >= {MUCH:g} tier takes no noise margin)",
+                       "above beyond the noise in every network; not reproduced: otherwise; at a schedule shorter than "
+                       "the paper's, 'trained' is an early Adam iterate, not a local minimiser: random / SWA, the "
+                       "point the paper also names ('and especially at the SWA points'), is judged by the same tiers, "
+                       "random / trained is named in the reason and set aside, and the verdict is at most partly "
+                       "(since 2026-11-29, the twenty-sixth audit, after the result was seen, as the 'SWA smallest' "
+                       "row's since the twenty-fifth: until then random / trained decided, the reason says what that "
+                       "gave); "
+                       "noise = the change between two disjoint batch sets at SWA (0 with the whole partition, "
+                       "scale=paper's default: the Hessian is then exact for that seeded partition, BatchNorm on each "
+                       "batch's statistics) + the power iteration's last relative change; the batch-set change is "
+                       "measured at the SWA point only, not at the random and trained points, and with one network no "
+                       f"spread between networks is measured (the >= {MUCH:g} tier takes no noise margin)",
              method="power iteration on Hessian-vector products, 10 iterations, random start")  # fmt: skip
-def _random(rows):
-    """random / trained in every network; the reason gives random / SWA beside it (how much the norm moves with
-    training at this protocol)."""
+def _random(rows, trained_counts: bool = True) -> Outcome:
+    """random / trained in every network: reproduced at >= ``MUCH``, partly above beyond the noise (``_above``);
+    the reason gives random / SWA and SWA / trained beside it. ``trained_counts`` False (a schedule shorter than
+    the paper's): random / SWA instead (App. D.2: 'much smaller norm near local minimizers, and especially at the
+    SWA points'; also against SWA on the other batch set, where one was run), random / trained named and set
+    aside (``_random_short`` caps the verdict)."""
     runs, noise = _by_run(rows), _noise(rows)
-    ratios = [p["random"]["norm"] / p["trained"]["norm"] for p in runs.values()]
-    ours = f"random / trained = {', '.join(f'{x:.2f}' for x in ratios)} (noise {noise:.3f})"
+    at = "trained" if trained_counts else "swa"
+    ratios = [p["random"]["norm"] / p[at]["norm"] for p in runs.values()]
+    other = "" if trained_counts else ", ".join(f"{p['random']['norm'] / p['swa_other']['norm']:.2f}"
+                                                for p in runs.values() if "swa_other" in p)  # fmt: skip
+    tail = f"{other} against SWA on the other batch set; " if other else ""
+    ours = (f"random / {'trained' if trained_counts else 'SWA'} = {', '.join(f'{x:.2f}' for x in ratios)} "
+            f"({tail}noise {noise:.3f})")  # fmt: skip
+    if trained_counts:
+        beside = "; ".join(f"run {r}: random / SWA = {p['random']['norm'] / p['swa']['norm']:.2f}, SWA / trained = "
+                           f"{p['swa']['norm'] / p['trained']['norm']:.2f}" for r, p in runs.items())  # fmt: skip
+    else:
+        beside = "set aside (not the paper's local minimiser at this schedule): " + "; ".join(
+            f"run {r}: random / trained (Adam) = {p['random']['norm'] / p['trained']['norm']:.2f}"
+            for r, p in runs.items())  # fmt: skip
     if all(x >= MUCH for x in ratios):
-        swa = "; ".join(f"run {r}: random / SWA = {p['random']['norm'] / p['swa']['norm']:.2f}, SWA / trained = "
-                        f"{p['swa']['norm'] / p['trained']['norm']:.2f}" for r, p in runs.items())  # fmt: skip
-        return reproduced(ours, f"{swa}: the norm grows between the trained and the SWA point here, so the ratio "
-                          "need not carry to the paper's trained local minimiser (the row at the paper's network and "
-                          "schedule)")  # fmt: skip
-    above = sum(_above(p["random"]["norm"], p["trained"]["norm"], noise) for p in runs.values())
+        return reproduced(ours, f"{MUCH:g}x or more in every network; {beside}")
+    above = sum(_above(p["random"]["norm"], p[at]["norm"], noise) for p in runs.values())
     if above == len(runs):
-        return partly(ours, f"above beyond the noise in every network, but not {MUCH:g}x in all")
-    return not_reproduced(ours, f"above beyond the noise in {above} of {len(runs)} networks")
+        return partly(ours, f"above beyond the noise in every network, but not {MUCH:g}x in all; {beside}")
+    return not_reproduced(ours, f"above beyond the noise in {above} of {len(runs)} networks; {beside}")
+
+
+def _random_short(rows) -> Outcome:
+    """``_random`` at a schedule shorter than the paper's: random / SWA judged, 'trained' set aside, at most partly
+    (``_at_most_partly``, as ``_swa_short``); the reason says what random / trained (the rule until 2026-11-29,
+    the twenty-sixth audit) gave."""
+    ratios = ", ".join(f"{p['random']['norm'] / p['trained']['norm']:.2f}" for p in _by_run(rows).values())
+    return _at_most_partly(_random(rows, trained_counts=False), _random(rows), "judging random / trained",
+                           "twenty-sixth", f"random / trained = {ratios}")  # fmt: skip
 
 
 @CLAIMS.rule("swa", "SWA weights have the smallest Hessian norm of the four points", "App. D.2, Fig. 7",
              "SWA smallest",
              tolerance="reproduced: below the other three points beyond the noise in every network; partly: in "
                        "some; not reproduced: in none; SWA + noise against SWA with the noise of their ratio (paired: "
-                       "the two share their batches; since 2026-11-29, the same verdict as the unpaired noise before); "
+                       "the two share their batches; since 2026-11-29, the fourteenth audit, after the result was "
+                       "seen: until then one point's noise between batch sets, unpaired, the reason says what that "
+                       "gives); "
                        "at a schedule shorter than the paper's, 'trained' is an early Adam iterate, not the local "
                        "minimiser the paper compares SWA with ('much smaller norm near local minimizers, and "
                        "especially at the SWA points'): the comparison with it is set aside (named in the reason) and "
                        "the verdict is at most partly (since 2026-11-29, the twenty-fifth audit, after the result was "
                        "seen: until then counted, the reason says what that gave)",
              method="as above")  # fmt: skip
-def _swa(rows, trained_counts: bool = True):
+def _swa(rows, trained_counts: bool = True, pair_noise: bool = True):
     """SWA below each other point beyond the noise, in every network; the reason names each comparison with
     its ratio and noise, the failing ones first. ``trained_counts`` False (a schedule shorter than the paper's):
     the comparison with 'trained', an early Adam iterate there, is named and set aside, and the verdict is at most
-    partly (``_swa_short``)."""
-    runs, noise, paired = _by_run(rows), _noise(rows), _paired_noise(rows)
+    partly (``_swa_short``). ``pair_noise`` False: SWA + noise against SWA with one point's noise between batch
+    sets (``_noise``, the rule until 2026-11-29), not their ratio's (``_paired_noise``)."""
+    runs, noise = _by_run(rows), _noise(rows)
+    paired = _paired_noise(rows) if pair_noise else noise
     ok, texts = [], []
     for r, p in runs.items():
         fail, hold, aside = [], [], []
@@ -238,25 +287,27 @@ def _swa(rows, trained_counts: bool = True):
 
 
 def _swa_short(rows) -> Outcome:
-    """``_swa`` at a schedule shorter than the paper's: 'trained' set aside, so at most partly (the comparison with
-    a trained local minimiser is not tested here); the reason says what counting it (the rule until 2026-11-29)
-    gave."""
-    o, old = _swa(rows, trained_counts=False), _swa(rows)
-    why = (
-        f"{o.why}; the comparison with a trained local minimiser is not tested at this schedule, so at most partly; "
-        f"counting 'trained' (until 2026-11-29, the twenty-fifth audit) gave {old.verdict}"
-    )
+    """``_swa`` at a schedule shorter than the paper's: 'trained' set aside, so at most partly (``_at_most_partly``:
+    the comparison with a trained local minimiser is not tested here); the reason says what counting it (the rule
+    until 2026-11-29, the twenty-fifth audit) gave, and what SWA + noise against SWA gives with the unpaired noise
+    (the rule until 2026-11-29, the fourteenth audit)."""
+    o = _at_most_partly(_swa(rows, trained_counts=False), _swa(rows), "counting 'trained'", "twenty-fifth")
     if o.verdict.startswith("not tested"):
         return o
-    return (not_reproduced if o.verdict.startswith("not reproduced") else partly)(o.ours, why)
+    noise, unpaired = _noise(rows), _swa(rows, trained_counts=False, pair_noise=False)
+    got = ", ".join(f"{p['swa_noise']['norm'] / p['swa']['norm']:.3f}" for p in _by_run(rows).values())
+    verdict = "not reproduced" if unpaired.verdict.startswith("not reproduced") else "partly"
+    return replace(o, why=f"{o.why}; with the unpaired noise ({noise:.3f}; the rule until 2026-11-29, the fourteenth "
+                   f"audit) SWA + noise / SWA ({got}) would have to exceed {_bar(noise):.3f}, and with 'trained' set "
+                   f"aside the verdict would be {verdict}")  # fmt: skip
 
 
 @CLAIMS.rule("noise", "SWA + Gaussian noise: a significant increase over SWA, but still small compared with random "
              "weights", "App. D.2, Fig. 7", "'a significant increase' over SWA, 'still small compared to' random "
              "weights (no values)",
              tolerance=f"reproduced: above SWA beyond the noise of their ratio and random / (SWA + noise) >= {MUCH:g} "
-                       "in every network; partly: one of the two in every network or both in some; not reproduced: "
-                       "otherwise; the ratio's noise is paired (its change between two disjoint batch sets, which "
+                       f"('still small compared to': our reading, the same {MUCH:g} as 'much') in every network; "
+                       "partly: one of the two in every network or both in some; not reproduced: otherwise; the ratio's noise is paired (its change between two disjoint batch sets, which "
                        "both points share, 0 with the whole partition, + the power iterations' last relative change; "
                        "since 2026-11-29, after "
                        "the fourteenth audit measured the paired ratio on other batch sets: until then the noise of "
@@ -318,41 +369,103 @@ GPU_STEP_ONE_S, STEPS_PER_EPOCH, HVP_GRADIENTS = 0.015, 300, (3.8, 6.8)
 # gradient of one batch 1.37 CPU-s (results/bench.md, conv suite: the force, 1372.9 CPU-ms)
 HVP_CPU_S, STEP_CPU_S = 4.70, 1.373
 HVP_COST_CSV = "results/paulin2025-fig7/hvp_cost.csv"
-PAPER_COST = (
-    "scale=paper device=cuda: 2 networks of cnn_fmnist, 15+5 epochs, the Hessian over all 300 batches, 10 iterations "
-    f"at 4 points: 80 full-data HVPs, one network and one batch of 200 at a time, each batch about "
-    f"{HVP_GRADIENTS[0]:g}-{HVP_GRADIENTS[1]:g} gradients ({HVP_GRADIENTS[0]:g}x a gradient's CPU time, "
-    f"{HVP_GRADIENTS[1]:g}x its kernel launches: scripts/hvp_cost.py, {HVP_COST_CSV}) at the H200's measured "
-    f"{GPU_STEP_ONE_S * 1e3:.0f} ms per single-network step (results/bench.md): about "
-    f"{80 * STEPS_PER_EPOCH * GPU_STEP_ONE_S * HVP_GRADIENTS[0] / 60:.0f}-"
-    f"{80 * STEPS_PER_EPOCH * GPU_STEP_ONE_S * HVP_GRADIENTS[1] / 60:.0f} GPU-minutes, plus 40 network-epochs of "
-    f"training (about {40 * STEPS_PER_EPOCH * GPU_STEP_ONE_S / 60:.0f} minutes): more than one 15-minute GPU window "
-    "(finished points are cached, so a second window continues); queued in scripts/gpu_queue.sh (until 2026-11-29 "
-    "this row said about 6 GPU-minutes, from Fig. 4's rate of 8 runs batched; until the twenty-fourth audit, "
-    "2026-11-29, 3.0x and 4.87 CPU-s per HVP, from an uncommitted run of the same script); on this project's 2-core "
-    f"CPU about {80 * STEPS_PER_EPOCH * HVP_CPU_S / 3600:.0f} CPU-hours of HVPs ({HVP_CPU_S:g} CPU-s per batch, "
-    f"{HVP_COST_CSV}) + {40 * STEPS_PER_EPOCH * STEP_CPU_S / 3600:.0f} of training ({STEP_CPU_S:g} CPU-s per "
-    f"gradient, results/bench.md) = about {80 * STEPS_PER_EPOCH * HVP_CPU_S / 3600 + 40 * STEPS_PER_EPOCH * STEP_CPU_S / 3600:.0f} "
-    "CPU-hours"
-)
+# the cheapest test the rows' tiers accept: one network (they read 'in every network') and the Hessian from
+# scale=quick's 20 of the 300 batches, with a second, disjoint 20 at SWA and SWA + noise giving the noise (the
+# tolerance's sub-sampled design, the one whose noise the quick section measured)
+CHEAPEST = {"runs": 1, "batches": QUICK["batches"]}
+CHEAPEST_COMMAND = f"bnnsample figure {ID} scale=paper batches={CHEAPEST['batches']} runs={CHEAPEST['runs']}"
+
+
+def design_cost(runs: int, batches: int | None) -> dict:
+    """What ``scale=paper runs=R batches=K`` computes and costs, from the committed rates: one-batch HVPs = R x
+    points x iterations x K (the 4 points, plus SWA and SWA + noise on a second, disjoint set of K batches where
+    2K <= the partition's 300, as ``_rows`` runs them; K = 300 with ``batches`` None), training steps = R x (15 + 5)
+    epochs x 300; CPU seconds at ``HVP_CPU_S`` per HVP and ``STEP_CPU_S`` per step (this project's 2-core CPU),
+    GPU seconds at ``GPU_STEP_ONE_S`` per gradient with an HVP ``HVP_GRADIENTS`` gradients (low, high)."""
+    k = STEPS_PER_EPOCH if batches is None else min(batches, STEPS_PER_EPOCH)
+    points = len(POINTS) + (2 if k < STEPS_PER_EPOCH and 2 * k <= STEPS_PER_EPOCH else 0)
+    hvps = runs * points * PAPER["iters"] * k
+    steps = runs * (PAPER["train"] + PAPER["swa"]) * STEPS_PER_EPOCH
+    return {"runs": runs, "batches": k, "points": points, "hvps": hvps, "steps": steps,
+            "hvp_cpu_s": hvps * HVP_CPU_S, "train_cpu_s": steps * STEP_CPU_S,
+            "hvp_gpu_s": tuple(hvps * GPU_STEP_ONE_S * g for g in HVP_GRADIENTS),
+            "train_gpu_s": steps * GPU_STEP_ONE_S}  # fmt: skip
+
+
+def gpu_minutes(d: dict) -> tuple[float, float]:
+    """A design's (low, high) GPU-minutes on one H200: its HVPs and its training (``design_cost``)."""
+    return tuple((h + d["train_gpu_s"]) / 60 for h in d["hvp_gpu_s"])
+
+
+def _paper_cost(measured: str = "") -> str:
+    """The not-tested rows' price: the cheapest test their tiers accept (``CHEAPEST``) beside the full design;
+    ``measured`` says what the quick section's Hessian of as many batches gave."""
+    c, two, full = design_cost(**CHEAPEST), design_cost(2, CHEAPEST["batches"]), design_cost(PAPER["runs"], None)
+    lo, hi = gpu_minutes(c)
+    return (
+        f"the cheapest test these rows' tiers accept: `{CHEAPEST_COMMAND}` (cnn_fmnist, {PAPER['train']}+"
+        f"{PAPER['swa']} epochs; one network, the least the tiers' 'in every network' reads; the Hessian from "
+        f"{c['batches']} of the {STEPS_PER_EPOCH} batches, a second, disjoint {c['batches']} at SWA and SWA + noise "
+        f"giving the noise, as at scale=quick{measured}): {c['hvps']:,} one-batch HVPs ({c['points']} points x "
+        f"{PAPER['iters']} iterations x {c['batches']} batches) at {HVP_CPU_S:g} CPU-s ({HVP_COST_CSV}) = "
+        f"{c['hvp_cpu_s']:,.0f} CPU-s and {c['steps']:,} training steps at {STEP_CPU_S:g} CPU-s (the cnn_fmnist "
+        f"force, results/bench.md) = {c['train_cpu_s']:,.0f} CPU-s: about "
+        f"{(c['hvp_cpu_s'] + c['train_cpu_s']) / 3600:.1f} CPU-hours on this project's 2-core CPU; with device=cuda "
+        f"on one H200 about {lo:.0f}-{hi:.0f} GPU-minutes ({c['hvp_gpu_s'][0] / 60:.1f}-"
+        f"{c['hvp_gpu_s'][1] / 60:.1f} of HVPs, one network and one batch of 200 at a time, each batch about "
+        f"{HVP_GRADIENTS[0]:g}-{HVP_GRADIENTS[1]:g} gradients ({HVP_GRADIENTS[0]:g}x a gradient's CPU time, "
+        f"{HVP_GRADIENTS[1]:g}x its kernel launches: scripts/hvp_cost.py) at the measured "
+        f"{GPU_STEP_ONE_S * 1e3:.0f} ms per single-network step (results/bench.md), + "
+        f"{c['train_gpu_s'] / 60:.1f} of training; runs=2 about {gpu_minutes(two)[0]:.0f}-{gpu_minutes(two)[1]:.0f}); "
+        "not run so far: the shared 2-core machine is busy with other jobs (a scheduling choice, not a limit of this "
+        "machine); queued in scripts/gpu_queue.sh (job fig7_paper). The full design, scale=paper (2 networks, the "
+        f"Hessian over all {STEPS_PER_EPOCH} batches, which removes the batch-set noise): {full['hvps']:,} one-batch "
+        f"HVPs, about {(full['hvp_cpu_s'] + full['train_cpu_s']) / 3600:.0f} CPU-hours "
+        f"({full['hvp_cpu_s'] / 3600:.0f} of HVPs + {full['train_cpu_s'] / 3600:.0f} of training), or about "
+        f"{full['hvp_gpu_s'][0] / 60:.0f}-{full['hvp_gpu_s'][1] / 60:.0f} GPU-minutes of HVPs + "
+        f"{full['train_gpu_s'] / 60:.0f} of training: more than one 15-minute GPU window (finished points are "
+        "cached, so a second window continues). Until 2026-11-29 (the twenty-sixth audit) these rows priced only the "
+        "full design and gave it as the reason for not testing; until 2026-11-29 about 6 GPU-minutes, from Fig. 4's "
+        "rate of 8 runs batched; until the twenty-fourth audit, 2026-11-29, 3.0x and 4.87 CPU-s per HVP, from an "
+        "uncommitted run of the same script"
+    )
+
+
+PAPER_COST = _paper_cost()
 
 
 def _outcomes(rows, inv: Invocation) -> list:
     s = _setup(inv)
     out = CLAIMS.outcomes(rows)
     if inv.scale != "paper":  # 'trained' is an early Adam iterate at a shorter schedule: set aside
-        out = [(c, _swa_short(rows) if c is CLAIMS["swa"] else o) for c, o in out]
+        short = {CLAIMS["swa"].text: _swa_short, CLAIMS["random"].text: _random_short}
+        out = [(c, short[c.text](rows) if c.text in short else o) for c, o in out]
     out = [(c, replace(o, ours=f"at {setting_text(s, rows)}: {o.ours}")) for c, o in out]
     out = [(c, replace(o, why=f"{o.why}; {_noise_scale(s['noise'])}") if c is CLAIMS["noise"] else o) for c, o in out]
     if inv.scale != "paper":  # the 'trained' and SWA points of a shorter schedule: the rows that compare them
         out = [(c, replace(o, why="; ".join(w for w in (o.why, _schedule_note(s)) if w))
                 if c in (CLAIMS["swa"], CLAIMS["random"]) else o) for c, o in out]  # fmt: skip
     if inv.scale != "paper":
+        k = rows[0]["batches"] if rows else None
+        measured = "" if k != CHEAPEST["batches"] else (
+            f", where this section's {k} of {rows[0]['of_batches']} batches gave noise {_noise(rows):.3f}, "
+            f"{_paired_noise(rows):.3f} for the ratio SWA + noise / SWA, and decided "
+            f"{'every' if _decided(rows) else 'not every'} ordering of its points these rows judge beyond it")  # fmt: skip
         for key in ("random", "swa", "noise"):
             c = CLAIMS[key]
             text = f"{c.text}, with the paper's network (cnn_fmnist) and schedule"
-            out.append((replace(c, text=text), not_tested("scale", why=PAPER_COST)))
+            out.append((replace(c, text=text), not_tested("scale", why=_paper_cost(measured))))
     return out
+
+
+def _decided(rows) -> bool:
+    """Whether every ordering the rows judge beyond a noise (random against trained and SWA, SWA against trained,
+    SWA + noise against SWA with the paired noise) is decided beyond it, either way, in every network."""
+    noise, paired = _noise(rows), _paired_noise(rows)
+    pairs = (("random", "trained", noise), ("random", "swa", noise), ("swa", "trained", noise),
+             ("swa_noise", "swa", paired))  # fmt: skip
+    return all(_above(p[a]["norm"], p[b]["norm"], n) or _above(p[b]["norm"], p[a]["norm"], n)
+               for p in _by_run(rows).values() for a, b, n in pairs)  # fmt: skip
 
 
 def _schedule_note(s: dict) -> str:
