@@ -12,6 +12,7 @@
 # continues where it stopped when the queue is run again with the same OUT_DIR.
 set -euo pipefail
 JOBS=(
+    "paulin2025-fig7 scale=paper batches=20 runs=1"
     "paulin2025-fig2 scale=paper"  # fig2#2-#4 (#5-#7 too): about 3.2 CPU-hours (10,220 CPU-s of sampling + the MAP)
 )
 if [[ "${1:-}" == "--list" ]]; then

@@ -417,15 +417,15 @@ def _paper_cost(measured: str = "") -> str:
         f"{HVP_GRADIENTS[1]:g}x its kernel launches: scripts/hvp_cost.py) at the measured "
         f"{GPU_STEP_ONE_S * 1e3:.0f} ms per single-network step (results/bench.md), + "
         f"{c['train_gpu_s'] / 60:.1f} of training; runs=2 about {gpu_minutes(two)[0]:.0f}-{gpu_minutes(two)[1]:.0f}); "
-        "not run so far: the shared 2-core machine is busy with other jobs (a scheduling choice, not a limit of this "
-        "machine); queued in scripts/gpu_queue.sh (job fig7_paper). The full design, scale=paper (2 networks, the "
+        "it fits this machine and was not run yet: queued in scripts/cpu_queue.sh and scripts/gpu_queue.sh (job "
+        "fig7_paper). The full design, scale=paper (2 networks, the "
         f"Hessian over all {STEPS_PER_EPOCH} batches, which removes the batch-set noise): {full['hvps']:,} one-batch "
         f"HVPs, about {(full['hvp_cpu_s'] + full['train_cpu_s']) / 3600:.0f} CPU-hours "
         f"({full['hvp_cpu_s'] / 3600:.0f} of HVPs + {full['train_cpu_s'] / 3600:.0f} of training), or about "
         f"{full['hvp_gpu_s'][0] / 60:.0f}-{full['hvp_gpu_s'][1] / 60:.0f} GPU-minutes of HVPs + "
         f"{full['train_gpu_s'] / 60:.0f} of training: more than one 15-minute GPU window (finished points are "
         "cached, so a second window continues). Until 2026-11-29 (the twenty-sixth audit) these rows priced only the "
-        "full design and gave it as the reason for not testing; until 2026-11-29 about 6 GPU-minutes, from Fig. 4's "
+        "full design and gave it as the reason for not testing ('not tested: scale'); until 2026-11-29 about 6 GPU-minutes, from Fig. 4's "
         "rate of 8 runs batched; until the twenty-fourth audit, 2026-11-29, 3.0x and 4.87 CPU-s per HVP, from an "
         "uncommitted run of the same script"
     )
@@ -454,7 +454,7 @@ def _outcomes(rows, inv: Invocation) -> list:
         for key in ("random", "swa", "noise"):
             c = CLAIMS[key]
             text = f"{c.text}, with the paper's network (cnn_fmnist) and schedule"
-            out.append((replace(c, text=text), not_tested("scale", why=_paper_cost(measured))))
+            out.append((replace(c, text=text), not_tested("not run", why=_paper_cost(measured))))
     return out
 
 
