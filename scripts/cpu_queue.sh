@@ -12,6 +12,10 @@
 # continues where it stopped when the queue is run again with the same OUT_DIR.
 set -euo pipefail
 JOBS=(
+    # franzese2021-fig9#7-#9 (wine): Fig. 9 at the paper's protocol on the grid the quick sweep ran, about 26 CPU-min
+    'franzese2021-fig9 scale=paper datasets=wine steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25 seeds=0,1,2'
+    # franzese2021-fig9#4-#6 (breast_cancer): the same, about 38 CPU-minutes
+    'franzese2021-fig9 scale=paper datasets=breast_cancer steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25 seeds=0,1,2'
 )
 if [[ "${1:-}" == "--list" ]]; then
     printf '%s\n' "${JOBS[@]}"

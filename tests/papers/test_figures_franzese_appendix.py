@@ -126,6 +126,27 @@ def test_fig9_test_cost_at_the_seeds_it_runs():
              "self_low": 0.09, "self_high": 0.2} for (lab, b, h), v in akd.items()]  # fmt: skip
     for _, o in sweeps.fig5_outcomes(rows, s, [1, 25], appendix.fig9_test_cost):
         assert o.verdict == "not tested: scale" and f"a test: {cost}" in o.why
+    # the twenty-sixth audit: a test of 26 CPU-minutes fits this machine; queued in scripts/cpu_queue.sh, the rows
+    # are 'not run', name the job, and say what they said before
+    job = appendix.fig9_queue_job("wine")
+    assert job == ("franzese2021-fig9 scale=paper datasets=wine steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25 "
+                   "seeds=0,1,2") and job in appendix.queue_jobs()  # fmt: skip
+    for _, o in sweeps.fig5_outcomes(rows, s, [1, 25], appendix.fig9_test_cost, appendix.fig9_queue_job):
+        assert o.verdict == "not tested: not run" and f"queued in scripts/cpu_queue.sh as `{job}`" in o.why
+        assert "this row said not tested: scale" in o.why
+    assert appendix.fig9_queue_job("boston") is None
+
+
+def test_cpu_queue_lists_its_jobs_cheapest_first():
+    """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line: Fig. 9's wine test (26 CPU-minutes)
+    before breast_cancer's (38)."""
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "cpu_queue.sh"
+    listed = subprocess.run(["bash", str(script), "--list"], capture_output=True, text=True, check=True).stdout
+    assert listed.splitlines() == appendix.queue_jobs()
+    assert [appendix.fig9_queue_job(d) for d in ("wine", "breast_cancer")] == listed.splitlines()[:2]
 
 
 def test_fig8_rates_cited_are_the_committed_sweeps():
@@ -207,7 +228,10 @@ def test_fig9_minibatch_half_names_where_fig8_sees_minibatches_depart():
                            "|AKD - the full batch's| over the samplers at h <= 0.04: batch 32 0.0036, batch 16 "
                            "0.0054, batch 8 0.0063, each within its tolerance")  # fmt: skip
     assert "batch 8 at h = 0.08 (0.0355)" in text
-    assert "so the named test (scale=paper: batches 64/16, h up to 0.02) may leave 'more with minibatches'" in text
+    assert (
+        "so the named tests (scale=paper: batches 64/16, h up to 0.02; the cheaper one queued: batch 32, h up to 0.02) may leave 'more with minibatches'"
+        in text
+    )
     assert appendix.fig8_minibatch_text("boston") is None
     # a minibatch departing within the paper's h: no caution
     gaps = {8: ({0.01: 0.001, 0.02: 0.05}, 0.03)}
