@@ -11,7 +11,7 @@ import numpy as np
 from bnnsample.figures.claims import VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
 from bnnsample.papers import get_recipe
-from bnnsample.papers.franzese2021 import appendix, sweeps, uci
+from bnnsample.papers.franzese2021 import appendix, readback, sweeps, uci
 from bnnsample.papers.franzese2021 import uci_runs as jobs_uci
 
 
@@ -326,3 +326,27 @@ def test_fig8_readback_says_the_cells_added_anew(tmp_path):
     claims = list(csv.DictReader((tmp_path / appendix.FIG8 / "claims.csv").open()))
     # #1 and #5 reproduced since the twenty-sixth audit (the paired noise measured at the informative cells)
     assert [c["verdict"] for c in claims[:5]] == ["reproduced", "partly", "not tested: scale", "partly", "reproduced"]
+    # the twenty-sixth audit: each row's setting names the cells merged in, at their own time protocol; MT3's row
+    # names the step size where it is resolved worse
+    assert {c["setting"] for c in claims} == {
+        "bnnsample figure franzese2021-fig8 scale=quick steps=0.005,0.01,0.02,0.04,0.08 integrators=leapfrog,lie_trotter,"
+        "aboba,sghmc,mt3 + h = 0.16, 0.32 merged (SHMC-LEAPFROG/LIE-TROTTER/SYMMETRIC/SGHMC/MT3 x batches full/32/16/8 "
+        "x seeds 0/1/2 on breast_cancer/wine, by runs of their own; burn-in time 1.92, draws 0.32 apart)"
+    }
+    assert "resolved worse than another sampler at h = 0.32, SYMMETRIC 0.060 below it (5.5 s.e.)" in claims[3]["ours"]
+
+
+def test_readback_names_the_merged_invocation_in_the_rows_setting():
+    """The twenty-sixth audit (table1#5-#9): a row on a data set whose rows were merged from another invocation
+    names that invocation as its setting; a row on every data set names both; the others keep the section's."""
+    section = ("Command: `bnnsample figure franzese2021-table1 scale=paper` (wall time 5 s). Rows of energy, yacht "
+               "merged into runs.csv from `bnnsample figure franzese2021-table1 scale=paper datasets=energy,yacht` "
+               "(wall time 4797 s, CPU time 2640 s on one thread; the wall time includes waiting on a shared "
+               "machine). Files: x.")  # fmt: skip
+    cmd = "bnnsample figure franzese2021-table1 scale=paper"
+    other = f"{cmd} datasets=energy,yacht data_dir=DIR"
+    assert readback._setting_of("energy: test RMSE", cmd, "", section).startswith(other)
+    assert readback._setting_of("boston: test RMSE", cmd, "", section) == ""
+    both = readback._setting_of("SHMC and SGHMC give similar results", cmd, "", section)
+    assert both.startswith(f"{cmd} + {other}") and "(energy, yacht), its rows merged in" in both
+    assert readback._setting_of("energy: test RMSE", cmd, "", "Command: `x`. Files: x.") == ""
