@@ -1024,8 +1024,8 @@ def _mt3_lowest(cells: list[dict], noise: Noise, s=None) -> Outcome:
             better.append(h)
         elif not np.isfinite(mt3) or gap < -tol:
             zs.append(-2 * gap / tol if np.isfinite(gap) else math.inf)
-            worse.append(f"h = {h:g}, {min(cell, key=lambda k: cell[k] if np.isfinite(cell[k]) else math.inf)} "
-                         + (f"{-gap:.3f} below it ({zs[-1]:.1f} s.e.)" if np.isfinite(gap) else "finite, MT3 diverged"))
+            worse.append(f"h = {h:g}, {_lowest_label(cell)} " + (f"{-gap:.3f} below it ({zs[-1]:.1f} s.e.)"
+                                                                  if np.isfinite(gap) else "finite, MT3 diverged"))  # fmt: skip
     ours = "; ".join(parts) + f"; tolerance {tol:.3f}: MT3 resolved lowest at h in {better}"
     if worse:  # the contrary result, which bears on 'especially for larger step sizes' (the twenty-sixth audit)
         ours += f"; resolved worse than another sampler at {'; '.join(worse)}"
