@@ -11,7 +11,7 @@ import numpy as np
 from bnnsample.figures.claims import VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
 from bnnsample.papers import get_recipe
-from bnnsample.papers.franzese2021 import appendix, sweeps, uci
+from bnnsample.papers.franzese2021 import appendix, readback, sweeps, uci
 from bnnsample.papers.franzese2021 import uci_runs as jobs_uci
 
 
@@ -126,6 +126,27 @@ def test_fig9_test_cost_at_the_seeds_it_runs():
              "self_low": 0.09, "self_high": 0.2} for (lab, b, h), v in akd.items()]  # fmt: skip
     for _, o in sweeps.fig5_outcomes(rows, s, [1, 25], appendix.fig9_test_cost):
         assert o.verdict == "not tested: scale" and f"a test: {cost}" in o.why
+    # the twenty-sixth audit: a test of 26 CPU-minutes fits this machine; queued in scripts/cpu_queue.sh, the rows
+    # are 'not run', name the job, and say what they said before
+    job = appendix.fig9_queue_job("wine")
+    assert job == ("franzese2021-fig9 scale=paper datasets=wine steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25 "
+                   "seeds=0,1,2") and job in appendix.queue_jobs()  # fmt: skip
+    for _, o in sweeps.fig5_outcomes(rows, s, [1, 25], appendix.fig9_test_cost, appendix.fig9_queue_job):
+        assert o.verdict == "not tested: not run" and f"queued in scripts/cpu_queue.sh as `{job}`" in o.why
+        assert "this row said not tested: scale" in o.why
+    assert appendix.fig9_queue_job("boston") is None
+
+
+def test_cpu_queue_lists_its_jobs_cheapest_first():
+    """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line: Fig. 9's wine test (26 CPU-minutes)
+    before breast_cancer's (38)."""
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "cpu_queue.sh"
+    listed = subprocess.run(["bash", str(script), "--list"], capture_output=True, text=True, check=True).stdout
+    assert listed.splitlines() == appendix.queue_jobs()
+    assert [appendix.fig9_queue_job(d) for d in ("wine", "breast_cancer")] == listed.splitlines()[:2]
 
 
 def test_fig8_rates_cited_are_the_committed_sweeps():
@@ -207,7 +228,10 @@ def test_fig9_minibatch_half_names_where_fig8_sees_minibatches_depart():
                            "|AKD - the full batch's| over the samplers at h <= 0.04: batch 32 0.0036, batch 16 "
                            "0.0054, batch 8 0.0063, each within its tolerance")  # fmt: skip
     assert "batch 8 at h = 0.08 (0.0355)" in text
-    assert "so the named test (scale=paper: batches 64/16, h up to 0.02) may leave 'more with minibatches'" in text
+    assert (
+        "so the named tests (scale=paper: batches 64/16, h up to 0.02; the cheaper one queued: batch 32, h up to 0.02) may leave 'more with minibatches'"
+        in text
+    )
     assert appendix.fig8_minibatch_text("boston") is None
     # a minibatch departing within the paper's h: no caution
     gaps = {8: ({0.01: 0.001, 0.02: 0.05}, 0.03)}
@@ -300,4 +324,29 @@ def test_fig8_readback_says_the_cells_added_anew(tmp_path):
             f"no run made; {added}; the wall time includes waiting on a shared machine)") in command()  # fmt: skip
     assert "breast_cancer's (the twenty-fourth audit" in added and "not extended" not in added
     claims = list(csv.DictReader((tmp_path / appendix.FIG8 / "claims.csv").open()))
-    assert [c["verdict"] for c in claims[:5]] == ["partly", "partly", "not tested: scale", "partly", "partly"]
+    # #1 and #5 reproduced since the twenty-sixth audit (the paired noise measured at the informative cells)
+    assert [c["verdict"] for c in claims[:5]] == ["reproduced", "partly", "not tested: scale", "partly", "reproduced"]
+    # the twenty-sixth audit: each row's setting names the cells merged in, at their own time protocol; MT3's row
+    # names the step size where it is resolved worse
+    assert {c["setting"] for c in claims} == {
+        "bnnsample figure franzese2021-fig8 scale=quick steps=0.005,0.01,0.02,0.04,0.08 integrators=leapfrog,lie_trotter,"
+        "aboba,sghmc,mt3 + h = 0.16, 0.32 merged (SHMC-LEAPFROG/LIE-TROTTER/SYMMETRIC/SGHMC/MT3 x batches full/32/16/8 "
+        "x seeds 0/1/2 on breast_cancer/wine, by runs of their own; burn-in time 1.92, draws 0.32 apart)"
+    }
+    assert "resolved worse than another sampler at h = 0.32, SYMMETRIC 0.060 below it (5.5 s.e.)" in claims[3]["ours"]
+
+
+def test_readback_names_the_merged_invocation_in_the_rows_setting():
+    """The twenty-sixth audit (table1#5-#9): a row on a data set whose rows were merged from another invocation
+    names that invocation as its setting; a row on every data set names both; the others keep the section's."""
+    section = ("Command: `bnnsample figure franzese2021-table1 scale=paper` (wall time 5 s). Rows of energy, yacht "
+               "merged into runs.csv from `bnnsample figure franzese2021-table1 scale=paper datasets=energy,yacht` "
+               "(wall time 4797 s, CPU time 2640 s on one thread; the wall time includes waiting on a shared "
+               "machine). Files: x.")  # fmt: skip
+    cmd = "bnnsample figure franzese2021-table1 scale=paper"
+    other = f"{cmd} datasets=energy,yacht data_dir=DIR"
+    assert readback._setting_of("energy: test RMSE", cmd, "", section).startswith(other)
+    assert readback._setting_of("boston: test RMSE", cmd, "", section) == ""
+    both = readback._setting_of("SHMC and SGHMC give similar results", cmd, "", section)
+    assert both.startswith(f"{cmd} + {other}") and "(energy, yacht), its rows merged in" in both
+    assert readback._setting_of("energy: test RMSE", cmd, "", "Command: `x`. Files: x.") == ""

@@ -1056,3 +1056,29 @@ def test_fig5_test_cost_at_the_sweeps_seeds_and_on_the_grid_run():
         {(f"N_l={n}", b, h): 0.15 for n in (1, 5, 25) for b in ("full", 32) for h in s.steps})]  # fmt: skip
     for _, o in sweeps.fig5_outcomes(rows, s, [1, 5, 25]):
         assert o.verdict == "not tested: scale" and f"a test: {text}" in o.why
+
+
+def test_alike_measures_the_paired_noise_at_the_informative_cells():
+    """The twenty-sixth audit (fig8#1, #5): the paired differences vary far more at the large-h cells judged than
+    at the small-h cells set aside, so the paired variances are pooled over the informative cells, not over every
+    h of a batch size, and the row says what the old pooling gave. Here the per-seed differences vary by 0.02 (sd)
+    at the informative cells and by 1e-4 inside the band: pooled per batch over every h the tolerance is
+    2 sqrt(0.0002 / 3) = 0.016 and a shift of 0.02 is apart; pooled over the informative cells it is
+    2 sqrt(0.0004 / 3) = 0.023 and the shift is alike."""
+    akd = {(lab, b, h): 0.145 for lab in ("SHMC-LEAPFROG", "SGHMC") for b in ("full", 32) for h in (0.005, 0.01)}
+    akd.update({(lab, b, h): 0.3 + (0.02 if lab == "SGHMC" else 0.0) for lab in ("SHMC-LEAPFROG", "SGHMC")
+                for b in ("full", 32) for h in (0.02, 0.04)})  # fmt: skip
+    rows = []
+    for k, d in enumerate((-1.0, 0.0, 1.0)):  # seed noise 0.01 shared; SGHMC's own 0.02 (informative) or 1e-4
+        rows += [dict(r, seed=k, draws=200, akd=r["akd"] + 0.01 * d + (r["label"] == "SGHMC") * d
+                      * (0.02 if r["step_size"] >= 0.02 else 1e-4)) for r in _sweep_rows(akd)]  # fmt: skip
+    out = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["sghmc"])
+    assert out.verdict == "reproduced", out.ours
+    assert "(paired tolerance 0.023, the variances pooled over these cells): 4 alike" in out.ours
+    assert "until then pooled per batch over every h (batch full 0.016, batch 32 0.016), which gave 0 of 4 " in out.why
+    assert "informative cells alike, not reproduced" in out.why and "twenty-sixth audit" in out.why
+    assert "pooled per batch over its informative cells instead (batch full 0.023, batch 32 0.023" in out.why
+    assert "pooled over the row's informative cells" in sweeps.FIG4_CLAIMS["sghmc"].tolerance
+    shifted = [dict(r, akd=r["akd"] + 0.03 * (r["label"] == "SGHMC") * (r["step_size"] >= 0.02)) for r in rows]
+    apart = _outcome(sweeps.fig4_outcomes(shifted), sweeps.FIG4_CLAIMS["sghmc"])  # 0.05 > 0.023: apart, in s.e.
+    assert apart.verdict.startswith("not reproduced") and "(+0.050, 4.3 s.e.)" in apart.ours

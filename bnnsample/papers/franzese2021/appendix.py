@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from pathlib import Path
 
 from ...figures.common import distinct, where
 from ...figures.driver import SCALE, Option, names, numbers
@@ -280,6 +281,31 @@ def fig9_test_cost(dataset: str) -> str | None:
     )  # fmt: skip
 
 
+def fig9_queue_job(dataset: str) -> str | None:
+    """The cheaper test ``fig9_test_cost`` names (the paper's protocol on the grid the quick sweep ran, 3 seeds) as a
+    job of scripts/cpu_queue.sh (the `bnnsample figure` arguments), where it is priced; else None. (A test keeps
+    the queue holding it: the label does not depend on the script being beside an installed package.)"""
+    if FIG8_OTHERS_RATE.get(dataset) is None:
+        return None
+    q = FIG9_SCALES["quick"]
+    job = (f"{FIG9} scale=paper datasets={dataset} steps=" + ",".join(f"{h:g}" for h in q["steps"]) + " batches="
+           + ",".join(map(str, q["batches"])) + " n_leapfrog=" + ",".join(map(str, q["n_leapfrog"])) + " seeds="
+           + ",".join(map(str, q["seeds"])))  # fmt: skip
+    return job
+
+
+def queue_jobs() -> list[str]:
+    """The jobs of scripts/cpu_queue.sh (its JOBS array, one a line), [] where the script is not there."""
+    path = Path(__file__).resolve().parents[3] / "scripts" / "cpu_queue.sh"
+    if not path.is_file():
+        return []
+    text = path.read_text()
+    body = text[text.index("JOBS=(") + len("JOBS=(") : text.index("\n)", text.index("JOBS=("))]
+    return [
+        line.strip().strip("'\"") for line in body.splitlines() if line.strip() and not line.strip().startswith("#")
+    ]
+
+
 def fig8_minibatch_gaps(rows: list[dict]) -> dict:
     """From franzese2021-fig8's rows of one data set: {batch: ({h: the largest |seed-mean AKD - the full batch's|
     over the samplers}, the tolerance of a difference from the full batch)} for every minibatch (``Noise.diff``)."""
@@ -335,8 +361,11 @@ def fig8_minibatch_text(dataset: str) -> str | None:
             + ", each within its tolerance of a difference from the full batch ("
             + ", ".join(f"{tol:.3f}" for _, tol in gaps.values()) + f"); beyond it first: {departs}")  # fmt: skip
     if min(first.values()) > hp:
-        text += (f"; so the named test (scale=paper: batches {minis}, h up to {hp:g}) may leave 'more with "
-                 "minibatches' unresolved on this data set (a caution from the quick protocol, not proof)")  # fmt: skip
+        q = FIG9_SCALES["quick"]
+        qm = "/".join(str(b) for b in q["batches"] if b != FULL)
+        text += (f"; so the named tests (scale=paper: batches {minis}, h up to {hp:g}; the cheaper one queued: batch "
+                 f"{qm}, h up to {max(q['steps']):g}) may leave 'more with minibatches' unresolved on this data set (a "
+                 "caution from the quick protocol, not proof)")  # fmt: skip
     return text
 
 
@@ -353,5 +382,5 @@ FIGURE9 = _sweep(
     FIG9_SCALES, _seeds_option(_sweep_options("n_leapfrog", numbers(int, 1), ALL_SETS)), "n_leapfrog",
     lambda n: {"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n},
     "franzese2021 Fig. 9 (reduced): generalized LIE-TROTTER, N_l sweep", _fig9_settings,
-    lambda rows, s, nls: per_dataset(rows, lambda r: fig5_outcomes(_with_fig8_gaps(r), s, nls, fig9_test_cost),
-                                      "App. F.3, Fig. 9"))  # fmt: skip
+    lambda rows, s, nls: per_dataset(rows, lambda r: fig5_outcomes(_with_fig8_gaps(r), s, nls, fig9_test_cost,
+                                                                    fig9_queue_job), "App. F.3, Fig. 9"))  # fmt: skip

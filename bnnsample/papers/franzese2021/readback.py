@@ -84,6 +84,57 @@ class ReadBack(Invocation):
         merged = self.merged or (m.group(0) if (m := _MERGED.search(committed)) else "")
         return text.replace(f"{timing}. Files:", f"{timing}. {merged} Files:", 1) if merged else text
 
+    added_cells = ""  # the cells added to the CSV by runs of their own (``MERGED``), named in each row's setting
+
+    def finish(self, section: str, files: list[Path]) -> list[Path]:
+        """As an invocation's, each row's setting (claims.csv) naming what its numbers came from beside this command
+        (the twenty-sixth audit): the cells added to the CSV (``added_cells``), or the invocation whose rows of some
+        data sets were merged in (the section's sentence, ``_MERGED``)."""
+        self.outcomes = [(c, replace(o, setting=_setting_of(c.text, self.command, self.added_cells, section)
+                                     or o.setting)) for c, o in self.outcomes]  # fmt: skip
+        return super().finish(section, files)
+
+
+def _setting_of(claim: str, command: str, added: str, section: str) -> str:
+    """A row's setting: ``command``, with the cells ``added`` to its CSV, or, where the section names rows of some data
+    sets merged from another invocation, that invocation's command for a claim on those data sets (its text starts
+    with one: 'energy: ...') and both commands for a claim on every data set; "" where neither applies (the
+    section's command)."""
+    if added:
+        return f"{command} + {added}"
+    m = _MERGED.search(section)
+    if m is None:
+        return ""
+    datasets = re.match(r"Rows of (.*?) merged into", m.group(0)).group(1).split(", ")
+    other = (
+        re.search(r"from `([^`]*)`", m.group(0)).group(1) + " data_dir=DIR (DIR: the UCI_Datasets/ files, "
+        "docs/guide/data.md)"
+    )
+    if claim.split(":")[0] in datasets:
+        return f"{other}, its rows merged into {command}'s"
+    if re.match(r"[a-z_]+: ", claim):
+        return ""
+    return f"{command} + {other} ({', '.join(datasets)}), its rows merged in"
+
+
+def added_cells(rows: list[dict], steps) -> str:
+    """The cells of ``rows`` at step sizes not in ``steps`` (the command's), added by runs of their own (``MERGED``):
+    their step sizes, samplers, batches and seeds per data set, and their burn-in and spacing of draws in time
+    (which can differ from the command's, as their steps are rounded)."""
+    new = [r for r in rows if r["step_size"] not in set(steps)]
+    if not new:
+        return ""
+
+    def joined(key, fmt=str) -> str:
+        return "/".join(fmt(v) for v in dict.fromkeys(r[key] for r in new))
+
+    burn = sorted({round(r["step_size"] * r["burn_in_steps"], 4) for r in new})
+    thin = sorted({round(r["step_size"] * r["thin_steps"], 4) for r in new})
+    return (f"h = {', '.join(f'{h:g}' for h in sorted({r['step_size'] for r in new}))} merged ({joined('label')} x "
+            f"batches {joined('batch', lambda b: 'full' if b in (0, 'full') else str(b))} x seeds {joined('seed')} on "
+            f"{joined('dataset')}, by runs of their own; burn-in time {'/'.join(f'{x:g}' for x in burn)}, draws "
+            f"{'/'.join(f'{x:g}' for x in thin)} apart)")  # fmt: skip
+
 
 # what an earlier readback said of the cells added (``MERGED``): the clause its timing gives before "; the wall time
 # includes", after "no run made" (a section written by a run) or after the time of reading back (one that was not)
@@ -210,6 +261,8 @@ def judge_again(fig_id: str, out_dir: Path, options: dict, untimed: bool = False
     inv = ReadBack(fig.id, Path(out_dir), options, fig.scales, fig.options, fig.title, fig.heading)
     inv.source, inv.merge_from = source, None if merge is None else Path(merge)
     m = reader(inv, untimed)
+    if fig_id in MERGED:
+        inv.added_cells = added_cells(m["rows"], m["s"].steps)
     if untimed:
         (inv.dir / source).unlink()
     plot = fig.plot and (lambda m_, inv_, path: path if path.is_file() else fig.plot(m_, inv_, path))
