@@ -147,6 +147,10 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     listed = subprocess.run(["bash", str(script), "--list"], capture_output=True, text=True, check=True).stdout
     assert listed.splitlines() == appendix.queue_jobs()
     assert [appendix.fig9_queue_job(d) for d in ("wine", "breast_cancer")] == listed.splitlines()[:2]
+    # Fig. 5's Boston test (the twenty-sixth audit: its rows 'not run', about 36 CPU-minutes)
+    from bnnsample.papers.franzese2021 import sweeps
+
+    assert sweeps.fig5_queue_job("boston") == listed.splitlines()[2] and sweeps.fig5_queue_job("wine") is None
 
 
 def test_fig8_rates_cited_are_the_committed_sweeps():
