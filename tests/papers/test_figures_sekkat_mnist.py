@@ -209,6 +209,27 @@ def test_fig9_rules():
     assert fig9.FIG9_CLAIMS.outcomes(0.03 * np.eye(d), se, rows)[1][1].verdict.startswith("not reproduced")
 
 
+def test_fig9_off_diagonal_reads_the_committed_summary_and_names_the_stand_in():
+    d = 20
+    rng = np.random.default_rng(2)
+    off = rng.standard_normal((d, d)) * 0.002
+    sigma, se = 0.03 * np.eye(d) + (off + off.T), np.full((d, d), 1e-4)
+    mask = ~np.eye(d, dtype=bool)
+    stats = fig9._offdiag_stats(sigma, se, mask)
+    direct = fig9._off_diagonal(sigma, se, [])
+    assert fig9.off_diagonal_outcome(stats) == direct  # the committed summary gives the row the run gives
+    assert "stand-in" in direct.why and "above 0.1 s*" not in direct.ours  # 0.1 s* share: not in any committed file
+    assert fig9.off_diagonal_outcome({**stats, "offdiag_beyond_resolved_se": 0.05}).verdict == "not reproduced"
+
+
+def test_mnist_rows_name_the_stand_in_data_in_their_setting():
+    c, o = next(iter(fig9.FIG9_CLAIMS.items()))[1], Outcome("reproduced", "x")
+    [(c2, o2)] = mnist.on_stand_in([(c, o)], "bnnsample figure sekkat2023-fig9 scale=paper", 800)
+    assert c2 is c and (o2.verdict, o2.ours) == (o.verdict, o.ours)
+    assert o2.setting == ("bnnsample figure sekkat2023-fig9 scale=paper (data: mnist79_pca, N = 800 images of 7 and 9; "
+                          "the paper: 12,251)")  # fmt: skip
+
+
 def _fig8_runs(sample):
     rng = np.random.default_rng(3)
     runs = MnistRuns(800, MnistRun("reference", "scalar", 800, 0.0, _run(sample(rng, (16, 400, 60)))))

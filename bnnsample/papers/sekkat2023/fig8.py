@@ -367,6 +367,7 @@ def _settings(runs: MnistRuns, inv: Invocation) -> str:
 FIGURE = register_figure(Figure(
     ID, TITLE, "sekkat2023 Fig. 8 (reduced): MNIST 7 vs 9 posterior marginals, AdL scalar/diagonal/full friction",
     MNIST, rows=_measure, tables=lambda runs: {"fig8.csv": moment_rows(runs)}, plot=_plot, png="fig8.png",
-    outcomes=lambda runs, inv: fig8_outcomes(moment_rows(runs), mnist.unsettled(runs, mnist.committed_seconds(inv.out_dir)),
-                                             fig10_rows(runs, mnist.cov_errors(runs))),
+    outcomes=lambda runs, inv: mnist.on_stand_in(fig8_outcomes(
+        moment_rows(runs), mnist.unsettled(runs, mnist.committed_seconds(inv.out_dir)),
+        fig10_rows(runs, mnist.cov_errors(runs))), inv.command, runs.n_data),
     settings=_settings, heading=HEADING))  # fmt: skip

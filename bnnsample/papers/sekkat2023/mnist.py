@@ -20,7 +20,7 @@ bootstrap resample of the reference shared by all runs so that differences betwe
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -351,6 +351,17 @@ def stand_in(n_data: int, ns) -> str:
         f"components; the paper's N = {PAPER_N:,} on full MNIST), whose eps(n) is "
         f"{_eps_ratio(n_data, min(ns)):.0f}-{_eps_ratio(n_data, max(ns)):.0f}x smaller than the paper's at equal n"
     )
+
+
+def data_setting(command: str, n_data: int) -> str:
+    """A row's setting: the command its numbers came from and the data it ran on, the reduced stand-in, whose
+    size the command's ``scale`` does not say (``scale=paper`` is the paper's protocol, not its data)."""
+    return f"{command} (data: mnist79_pca, N = {n_data} images of 7 and 9; the paper: {PAPER_N:,})"
+
+
+def on_stand_in(outcomes, command: str, n_data: int) -> list:
+    """``outcomes`` (Claim, Outcome) with each Outcome's setting ``data_setting(command, n_data)``."""
+    return [(c, replace(o, setting=data_setting(command, n_data))) for c, o in outcomes]
 
 
 def settings_text(st: dict, n_data: int, long: bool = False) -> str:
