@@ -877,3 +877,12 @@ def test_fig7_greatly_reduces_is_fig5s_3x():
     assert verdict(lambda h, n: 0.05, lambda h, n: 0.15, se=0.12).verdict.startswith("not reproduced")
     assert "'greatly reduces the L^1 error'" in C["vs_langevin"].paper
     assert "until then 2x with the bare AdL L1, which gave the same verdict" in C["vs_langevin"].tolerance
+
+
+def test_fig5_flat_reason_states_what_would_pass():
+    from bnnsample.papers.sekkat2023 import fig5
+
+    rows = [{"h": 0.001, "n": n, "signed_error": e, "se": s, "langevin_exact": lv}
+            for n, e, s, lv in ((1, 0.001, 0.02, 30.0), (50, -0.002, 0.01, 0.06))]  # fmt: skip
+    why = fig5._resolution(rows, [0.001])
+    assert "within 0.2 s.e. of 0" in why and "up to 0.09 (h = 0.001)" in why and "0.06..30" in why

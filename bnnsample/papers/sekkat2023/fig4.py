@@ -132,7 +132,9 @@ def _one_curve(rows, st, floor_of):
             zs.append((r, y, (r["l1"] - y) / math.hypot(r["l1_se"], se)))
     return by_count(sum(abs(z) <= 2 for *_, z in zs), len(zs), "; ".join(
         f"n={r['n']} h={r['h']:g}: iid (eps {r['eps']:g}) {l1_text(r)} vs wor curve {y:.3f} (z = {z:.1f})"
-        for r, y, z in zs) or "-", z=max((z for *_, z in zs), key=abs, default=None))  # fmt: skip
+        for r, y, z in zs) or "-", "SGLD only: the paper's Fig. 4 also shows Langevin (scheme 30), which was run here "
+        "without replacement only, at (n, h) = " + ", ".join(f"({n}, {h:g})" for n, h in st["langevin"]),
+        z=max((z for *_, z in zs), key=abs, default=None))  # fmt: skip
 
 
 @FIG4_CLAIMS.rule("regime", "h <= 1e-4 keeps the L1 error below 0.1 for the n used; larger h does not",
