@@ -948,8 +948,9 @@ def _steps_words(p: Passes) -> str:
     where h is given, their simulated time steps x h, in words: the same passes are far fewer steps at large n,
     where an error after the run is mostly the start-up transient."""
     steps = {n: int(run_rows(p.rows, "nogin", "estimated", n)[-1]["steps"]) for n in p.ns}
-    time = (f" ({' / '.join(f'{k * p.h:.3g}' for k in steps.values())} time units at h = {p.h:g}; the friction time "
-            f"1/gamma is {1 / GAMMA:g})" if math.isfinite(p.h) else "")  # fmt: skip
+    time = (f" ({' / '.join(f'{k * p.h:.3g}' for k in steps.values())} time units at NOGIN's h = {p.h:g}, a scheme "
+            f"of another step size covering its own steps x h; the friction time 1/gamma is {1 / GAMMA:g})"
+            if math.isfinite(p.h) else "")  # fmt: skip
     return (f"{p.s['passes']:g} passes are {' / '.join(map(str, steps.values()))} steps at n = "
             f"{' / '.join(map(str, steps))}{time}")  # fmt: skip
 
