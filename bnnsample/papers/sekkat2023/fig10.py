@@ -193,5 +193,5 @@ def _notes(m, inv: Invocation) -> str:
 FIGURE = register_figure(Figure(
     ID, TITLE, "sekkat2023 Fig. 10 (reduced): MNIST 7 vs 9, cov(theta) error vs eps(n), AdL scalar/diagonal/full",
     MNIST, rows=_measure, tables=lambda m: {"fig10.csv": fig10_rows(*m), "stationarity.csv": mnist.stationarity_rows(m[0])}, plot=_plot, png="fig10.png",
-    outcomes=lambda m, inv: fig10_outcomes(*m, inv.st, mnist.committed_seconds(inv.out_dir)), settings=_settings, notes=_notes, heading=HEADING,
+    outcomes=lambda m, inv: mnist.on_stand_in(fig10_outcomes(*m, inv.st, mnist.committed_seconds(inv.out_dir)), inv.command, m[0].n_data), settings=_settings, notes=_notes, heading=HEADING,
     options=(Option("long", choice("no", "yes"), "no"),)))  # fmt: skip
