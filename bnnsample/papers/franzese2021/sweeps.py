@@ -1384,18 +1384,37 @@ def _equal_time(out: list, s: SweepSettings, rows: list[dict], test_cost=None, q
     *scale*: the test fits this machine and is priced and named (since 2026-11-29, the twenty-sixth audit)."""
     ds = rows[0]["dataset"] if rows else ""
     if ds == SYNTHETIC:  # its oracle is exact posterior draws (``uci_runs.exact_oracle``), the paper's
-        short = (f"the samplers burn in for time {s.t_burn:g} from x0 = 0 (paper: {PAPER_T_BURN:g}), so a transient "
-                 "common to every N_l is part of these distances to the posterior, and of what the allowance above "
-                 "the band absorbs" if s.t_burn < PAPER_T_BURN else "")  # fmt: skip
-        return [(c, replace(o, why="; ".join(w for w in (
-            o.why, "against exact posterior draws, the paper's oracle for this data set (until 2026-11-29 the "
-            "equal-time LIE-TROTTER reference, which gave the same verdict)", short) if w))) for c, o in out]  # fmt: skip
+        return _against_exact_draws(out, s)
     if s.oracle.kind != "lie_trotter" or s.t_burn >= PAPER_T_BURN:
         return out
+    why = _equal_time_why(s, rows, ds, test_cost)
+    job = queued(ds) if queued is not None and ds else None
+    if job:
+        why = (f"{why}; that test fits this machine and has not been run yet: queued in scripts/cpu_queue.sh as "
+               f"`{job}` (until 2026-11-29, the twenty-sixth audit, this row said not tested: scale, which its own "
+               "price of under an hour made false)")  # fmt: skip
+    return [(c, not_tested("not run" if job else "scale", o.ours, f"{why}; counted against it until 2026-11-29 (the "
+                           f"fourteenth audit): {o.verdict}{'; ' + o.why if o.why else ''}")) for c, o in out]  # fmt: skip
+
+
+def _against_exact_draws(out: list, s: SweepSettings) -> list:
+    """Fig. 5's rows on the synthetic data, whose oracle is exact posterior draws: as judged, the reason saying so
+    and naming the transient a burn-in shorter than the paper's leaves in the distances."""
+    short = (f"the samplers burn in for time {s.t_burn:g} from x0 = 0 (paper: {PAPER_T_BURN:g}), so a transient "
+             "common to every N_l is part of these distances to the posterior, and of what the allowance above "
+             "the band absorbs" if s.t_burn < PAPER_T_BURN else "")  # fmt: skip
+    return [(c, replace(o, why="; ".join(w for w in (
+        o.why, "against exact posterior draws, the paper's oracle for this data set (until 2026-11-29 the "
+        "equal-time LIE-TROTTER reference, which gave the same verdict)", short) if w))) for c, o in out]  # fmt: skip
+
+
+def _equal_time_why(s: SweepSettings, rows: list[dict], ds: str, test_cost=None) -> str:
+    """Why an equal-time LIE-TROTTER reference leaves Fig. 5's rows untested, and what the test at the paper's
+    protocol costs (``test_cost(ds)``, else Boston's priced tests, else Fig. 5's one-seed estimate on Boston)."""
     cost = test_cost(ds) if test_cost is not None and ds else None
     grid = {"steps": s.steps, "batches": s.batches,
             "n_leapfrog": sorted({int(r.get("n_leapfrog") or str(r["label"]).split("=")[-1]) for r in rows})}  # fmt: skip
-    why = (
+    return (
         f"the reference is full-batch LIE-TROTTER (the N_l = 1 scheme) at h = {min(s.steps) / 2:g} with the "
         f"samplers' burn-in time {s.t_burn:g} from x0 = 0 (paper: {PAPER_T_BURN:g}): it shares their transient, so "
         "these distances measure the discretisation of that transient, not the error against the posterior, and "
@@ -1404,13 +1423,6 @@ def _equal_time(out: list, s: SweepSettings, rows: list[dict], test_cost=None, q
                     f"scale=paper datasets={ds} (the paper's burn-in and adaptive-SGHMC oracle), not timed on this "
                     f"data set; for one seed on Boston, {FIG5_PAPER_COST}"))
     )  # fmt: skip
-    job = queued(ds) if queued is not None and ds else None
-    if job:
-        why = (f"{why}; that test fits this machine and has not been run yet: queued in scripts/cpu_queue.sh as "
-               f"`{job}` (until 2026-11-29, the twenty-sixth audit, this row said not tested: scale, which its own "
-               "price of under an hour made false)")  # fmt: skip
-    return [(c, not_tested("not run" if job else "scale", o.ours, f"{why}; counted against it until 2026-11-29 (the "
-                           f"fourteenth audit): {o.verdict}{'; ' + o.why if o.why else ''}")) for c, o in out]  # fmt: skip
 
 
 def _band_rule(old: Outcome) -> str:
