@@ -1082,3 +1082,19 @@ def test_alike_measures_the_paired_noise_at_the_informative_cells():
     shifted = [dict(r, akd=r["akd"] + 0.03 * (r["label"] == "SGHMC") * (r["step_size"] >= 0.02)) for r in rows]
     apart = _outcome(sweeps.fig4_outcomes(shifted), sweeps.FIG4_CLAIMS["sghmc"])  # 0.05 > 0.023: apart, in s.e.
     assert apart.verdict.startswith("not reproduced") and "(+0.050, 4.3 s.e.)" in apart.ours
+
+
+def test_alike_count_is_the_smaller_of_the_pooled_and_per_batch_counts():
+    """The twenty-seventh audit (fig4#1): the informative cells are counted alike on the smaller of the counts with
+    the paired variances pooled over them all and pooled per batch, so a noisier batch's variance does not widen
+    another's tolerance; where they differ the reason says which decided and what the pooled count alone gave."""
+    from bnnsample.papers.franzese2021 import sweeps as sw
+
+    cells = [(0.008, 32, 0.01), (0.001, 32, 0.02), (0.002, 8, 0.01)]  # (b - a, batch, h)
+    k = sw._AlikeCount("A", "B", False, cells, 3, True, {32: 0.005, 8: 0.02}, cells, [], "ours",
+                       tol_inf={32: 0.01, 8: 0.01}, by_batch={32: 0.006, 8: 0.02})  # fmt: skip
+    n, why = sw._judged_count(k)
+    assert n == 2 and "the smaller of the pooled count (3 of 3) and the per-batch count (2 of 3" in why
+    assert "the pooled count alone gave reproduced" in why
+    same = dataclasses.replace(k, by_batch={32: 0.01, 8: 0.02})
+    assert sw._judged_count(same) == (3, "")

@@ -384,12 +384,30 @@ def _alike(cells: list[dict], noise: Noise, a: str, b: str, every: bool = False,
         return not_tested("scale", k.ours, _clauses(
             _alike_thin(k.pairs, k.informative, k.tol_of, k.paired, a, b, s), same_side, every_cell, k.old,
             _larger_h(cells)))  # fmt: skip
-    out = k.tier(_n_close(k.informative, k.tol_inf), len(k.informative))
+    n, stricter = _judged_count(k)
+    out = k.tier(n, len(k.informative))
     beyond = _beyond_paper([h for *_, h in k.informative], "the informative cells lie")
     inside = f"the band is the equal-time reference's: {_converged(s)}" if _band_of(s) else ""
-    return replace(
-        out, why=_clauses(out.why, _with_left_out(k), inside, beyond, same_side, _pooling_history(k), every_cell, k.old)
-    )
+    return replace(out, why=_clauses(out.why, stricter, _with_left_out(k), inside, beyond, same_side,
+                                     _pooling_history(k), every_cell, k.old))  # fmt: skip
+
+
+def _judged_count(k: _AlikeCount) -> tuple[int, str]:
+    """The informative cells counted alike: the smaller of the counts with the paired variances pooled over them
+    all (``tol_inf``) and pooled per batch over them (``by_batch``), so that neither a noisier batch's variance
+    widens another's tolerance nor a batch's few degrees of freedom decide alone; the clause saying which count
+    decided where they differ (since 2026-11-29, the twenty-seventh audit, after the result was seen: until then
+    the pooled count alone)."""
+    pooled = _n_close(k.informative, k.tol_inf)
+    if not k.paired or not k.by_batch or k.tol_inf is k.tol_of:
+        return pooled, ""
+    per = _n_close(k.informative, k.by_batch)
+    if per >= pooled:
+        return pooled, ""
+    total = len(k.informative)
+    return per, (f"judged on the smaller of the pooled count ({pooled} of {total}) and the per-batch count ({per} of "
+                 f"{total}; since 2026-11-29, the twenty-seventh audit, after the result was seen: the pooled count "
+                 f"alone gave {k.tier(pooled, total).verdict})")  # fmt: skip
 
 
 def _clauses(*parts: str) -> str:
