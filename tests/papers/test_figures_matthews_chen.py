@@ -1348,3 +1348,60 @@ def test_fig3_outperforms_gives_the_best_n_reading_beside(ccadl50, want):
     assert f"NOGIN below mSGLD, {side} CC-ADL (2u = 0.00707): read so, {want}" in out.why
     assert "on the reduced data (N = 800, D = 21; the paper's N = 12214, D = 129)" in out.why
     assert mw.FIG3_CLAIMS["outperforms"].paper.startswith("superior sampling efficiency (read here per n")
+
+
+def _msgld_same(at32=(1.596, 1.447), shift32=0.149, seeds32=True):
+    """mSGLD's 'no difference' row on scale=quick's grid: unstable (NaN) with both covariances at n = 8, final errors
+    ``at32`` at n = 32 (above 100%), 0.575 / 0.578 at 128 and 0.789 / 0.790 at 512, with 6 seeds of each at 128 and
+    512 (no shift) and, where ``seeds32``, at 32 (estimated - exact ``shift32``)."""
+    s = mw.FIG2["quick"]
+    finals = {(sc, cov, n): math.nan for sc in mw.SCHEMES_23 for cov in ("estimated", "exact") for n in s["n"]}
+    finals.update({("msgld", "estimated", 32): at32[0], ("msgld", "exact", 32): at32[1],
+                   ("msgld", "estimated", 128): 0.575, ("msgld", "exact", 128): 0.578,
+                   ("msgld", "estimated", 512): 0.789, ("msgld", "exact", 512): 0.790})  # fmt: skip
+    scatter = []
+    for n, m in ((128, 0.604), (512, 0.784)):
+        scatter += _seeds("msgld", "estimated", n, m, sd=0.025) + _seeds("msgld", "exact", n, m, sd=0.025)
+    if seeds32:
+        scatter += _seeds("msgld", "estimated", 32, 1.45 + shift32, sd=0.025) + _seeds(
+            "msgld", "exact", 32, 1.45, sd=0.025
+        )
+    p = mw.Passes(_passes_rows(finals), s, np.full(6, 0.2), "", 1024, scatter)
+    return mw.FIG2_CLAIMS.rules["same", "msgld"](p)
+
+
+def test_matthews_fig2_msgld_no_difference_counts_every_stable_n():
+    """The twenty-seventh audit: mSGLD at n = 32 is finite with both covariances (errors 1.596 and 1.447, above
+    100%: a bias, not Fig. 2's white instability), and the old rule left it out as 'both fail', which gave
+    reproduced on n = 128 and 512 alone. Now every n where both are finite counts and its seed scatter decides:
+    a 0.149 gap with seed s.d. 0.025 is apart there (partly, within at 128 and 512); no gap is reproduced; no
+    seeds at 32 is not tested; exactly one finite is not reproduced."""
+    out = _msgld_same()
+    assert out.verdict == "partly" and "apart at n = [32]" in out.why
+    assert "n = [32]: stable with both covariances at errors of 100% or more" in out.why
+    assert "both unstable (a chain non-finite) at n = [8]" in out.why and "both fail" not in out.why
+    assert "n = 32: estimated 1.6, exact 1.45 (mean of 6" in out.ours
+    same = _msgld_same(shift32=0.0)
+    assert same.verdict == "reproduced" and "within 2 s.e. at n = [32, 128, 512]" in same.why
+    assert _msgld_same(seeds32=False).verdict == "not tested: scale"
+    one = _msgld_same(at32=(math.nan, 1.447))
+    assert one.verdict.startswith("not reproduced") and "exactly one is stable at n = [32]" in one.why
+    # below 100% both ways the old and new rules agree
+    assert _msgld_same(at32=(0.9, 0.8), shift32=0.0).verdict == "reproduced"
+    tol = mw.FIG2_CLAIMS["same", "msgld"].tolerance
+    assert "twenty-seventh audit" in tol and "that gave reproduced" in tol
+    assert mw.SAME_FINITE == ("msgld",)
+
+
+def test_matthews_fig2_ccadl_no_difference_keeps_the_working_rule():
+    """CC-ADL's row is not changed by the twenty-seventh audit: a run finite at an error of 100% or more does not
+    work there, so CC-ADL finite with both covariances at n = 128 with errors above 100% is 'both fail' and n = 128
+    is not compared."""
+    s = mw.FIG2["quick"]
+    finals = {(sc, cov, n): math.nan for sc in mw.SCHEMES_23 for cov in ("estimated", "exact") for n in s["n"]}
+    finals.update({("ccadl", "estimated", 128): 3.0, ("ccadl", "exact", 128): 2.0,
+                   ("ccadl", "estimated", 512): 0.498, ("ccadl", "exact", 512): 0.499})  # fmt: skip
+    scatter = _seeds("ccadl", "estimated", 512, 0.50) + _seeds("ccadl", "exact", 512, 0.50)
+    out = mw.FIG2_CLAIMS.rules["same", "ccadl"](mw.Passes(_passes_rows(finals), s, np.full(6, 0.2), "", 1024, scatter))
+    assert out.verdict == "reproduced" and "both fail at n = [8, 32, 128] (the same stability)" in out.why
+    assert "twenty-seventh" not in mw.FIG2_CLAIMS["same", "ccadl"].tolerance
