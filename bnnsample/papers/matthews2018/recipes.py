@@ -583,6 +583,17 @@ FIG3_REDUCED = f"the reduced data (N = 800, D = 21; the paper's N = {N_PAPER_FIG
 PASSES_TITLE = ": error against passes x minibatch size, NOGIN vs mSGLD vs CC-ADL"
 
 
+def _seed_covariances(rows: list[dict], sc: str, covs, n: int) -> list:
+    """The covariances whose further sampler seeds of (``sc``, ``n``) Fig. 2 runs: those whose main run works, at
+    an n where two or more working runs can be compared; for mSGLD's 'no difference' row (``SAME_FINITE``) both
+    wherever both are stable (finite), whatever the error (since 2026-11-29, the twenty-seventh audit)."""
+    if sc in SAME_FINITE and all(math.isfinite(_final(rows, sc, cov, n)) for cov in covs):
+        return list(covs)
+    if sum(_works(_final(rows, o, cov, n)) for o in SCHEMES_23 for cov in covs) < 2:
+        return []
+    return [cov for cov in covs if _works(_final(rows, sc, cov, n))]
+
+
 def _passes_figure(fig_id: str, description: str, scales: dict, overrides, natural_of, h: float, ref_h: float,
                    covs, title: str, describe: str) -> Figure:  # fmt: skip
     """Fig. 2 or 3, declared: the reference, then the runs of every (scheme, covariance, n), their error
@@ -613,13 +624,7 @@ def _passes_figure(fig_id: str, description: str, scales: dict, overrides, natur
         # more such runs can be compared, the seed scatter its rows judge differences of final errors against
         # (NOGIN's since 2026-11-29)
         for sc, (i, n) in itertools.product(("msgld", "ccadl", "nogin") if len(covs) > 1 else (), enumerate(s["n"])):
-            works = [cov for cov in covs if _works(_final(rows, sc, cov, n))]
-            # mSGLD's 'no difference' row compares every n where both covariances are stable (finite), whatever
-            # the error (since 2026-11-29, the twenty-seventh audit), so its seeds run there too
-            if sc in SAME_FINITE and all(math.isfinite(_final(rows, sc, cov, n)) for cov in covs):
-                works = list(covs)
-            elif sum(_works(_final(rows, o, cov, n)) for o in SCHEMES_23 for cov in covs) < 2:
-                continue
+            works = _seed_covariances(rows, sc, covs, n)
             scatter += [seeded(sc, cov, i, n, k) for k, cov in itertools.product(range(s["seeds"]), works)]
             if works:
                 bar.done(f"{sc} n={n}: {s['seeds']} seeds with the {' and '.join(works)} covariance")
@@ -1219,11 +1224,9 @@ def _same(sc: str, p: Passes) -> Outcome:
     caption) and, at each n where both covariances' runs count (``_same_counts``: stable, finite, for mSGLD; working,
     finite with an error below 100%, for CC-ADL), the seeds' mean final errors within 2 s.e. (``_seed_gap``); neither
     counting at every n is the stability half alone (partly)."""
-    rows, ns, u, cause = p.rows, p.ns, p.u, p.ccadl if sc == "ccadl" else ""
+    rows, ns, cause = p.rows, p.ns, p.ccadl if sc == "ccadl" else ""
     pairs = {n: (_final(rows, sc, "estimated", n), _final(rows, sc, "exact", n)) for n in ns}
-    ours = (f"final errors at n = {' / '.join(map(str, ns))}: estimated "
-            + " / ".join(_fmt(a, ".3g") for a, _ in pairs.values()) + ", exact "
-            + " / ".join(_fmt(b, ".3g") for _, b in pairs.values()) + f"; 2u = {2 * u:.3g}")  # fmt: skip
+    ours = _same_ours(pairs, ns, p.u)
     ok = {n: (_same_counts(sc, a), _same_counts(sc, b)) for n, (a, b) in pairs.items()}
     one = [n for n, (a, b) in ok.items() if a != b]
     both = [n for n, (a, b) in ok.items() if a and b]
@@ -1237,12 +1240,28 @@ def _same(sc: str, p: Passes) -> Outcome:
                f"the other half of the figure's 'overall behavior', has nothing to compare: a test of it needs an n "
                f"at which {LABELS[sc]} works with both covariances")  # fmt: skip
         return partly(ours, "; ".join(x for x in (why, cause, FIG2_TEST[sc], NEED) if x))
-    same = f"both {fails} at n = {fail} (the same stability)" if fail else ""
-    biased = [n for n in both if not all(_works(e) for e in pairs[n])]
-    if finite and biased:
-        same = _clauses(same, f"n = {biased}: stable with both covariances at errors of 100% or more (a bias, not "
-                        "instability: no white cell), so counted")  # fmt: skip
+    same = _clauses(
+        f"both {fails} at n = {fail} (the same stability)" if fail else "", _biased_counted(sc, pairs, both)
+    )
     return _same_over_seeds(sc, p, ours, both, "; ".join(x for x in (same, cause) if x))
+
+
+def _same_ours(pairs: dict, ns, u: float) -> str:
+    """``_same``'s ours: the final errors with each covariance at every n, and 2u."""
+    return (f"final errors at n = {' / '.join(map(str, ns))}: estimated "
+            + " / ".join(_fmt(a, ".3g") for a, _ in pairs.values()) + ", exact "
+            + " / ".join(_fmt(b, ".3g") for _, b in pairs.values()) + f"; 2u = {2 * u:.3g}")  # fmt: skip
+
+
+def _biased_counted(sc: str, pairs: dict, both: list) -> str:
+    """For a scheme counted where stable (``SAME_FINITE``): the n counted though an error is 100% or more; ''."""
+    biased = [n for n in both if not all(_works(e) for e in pairs[n])]
+    if sc not in SAME_FINITE or not biased:
+        return ""
+    return (
+        f"n = {biased}: stable with both covariances at errors of 100% or more (a bias, not instability: no white "
+        "cell), so counted"
+    )
 
 
 def _same_over_seeds(sc: str, p: Passes, ours: str, both: list, cause: str) -> Outcome:
