@@ -20,6 +20,7 @@ from pathlib import Path
 from hydra.errors import CompactHydraException
 
 from .config import CHECKED_KEYS, COMMON_RANDOM_KEYS, NOT_SAMPLING_KEYS, check_override, check_value
+from .plumbing.errors import DISK_FAILED_ERRNOS
 from .plumbing.progress import say
 
 USAGE = """usage: bnnsample <command> [args]
@@ -396,7 +397,7 @@ def _save_hydra_record(cfg, hc, run_dir: Path) -> None:
 LAST_RUN_DIR: list[Path] = []
 
 
-IO_ERRNOS = frozenset({errno.EIO, errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.ENXIO, errno.ENODEV})
+IO_ERRNOS = DISK_FAILED_ERRNOS | {errno.ENOSPC, errno.EDQUOT}  # a failed disk, or a full one
 
 
 def io_error(e: BaseException) -> tuple[str, int] | None:

@@ -983,13 +983,14 @@ class SampleStore:
 # HDF5 files of stores whose disk failed under a write (``SampleStore.mark_failed``), kept referenced so that HDF5
 # is never asked to free them
 _LEFT_OPEN: list = []
-DISK_FAILED_ERRNOS = frozenset({errno.EIO, errno.EROFS, errno.ENXIO, errno.ENODEV})
 
 
 def disk_errno(e: OSError) -> int | None:
     """The errno of ``e`` where it says the disk failed (not filled) under a write: its errno, or the errno HDF5
     writes into its text ("errno = N"), is an I/O error, a read-only (shut down) file system or a device gone;
     else None."""
+    from .plumbing.errors import DISK_FAILED_ERRNOS
+
     m = re.search(r"errno = (\d+)", str(e))
     code = e.errno if e.errno else int(m.group(1)) if m else None
     return code if code in DISK_FAILED_ERRNOS else None

@@ -1,5 +1,11 @@
 """Errors meant for the user: printed as one line, never as a traceback."""
 
+import errno
+
+# the errnos of a disk that failed (not filled) under a write: an I/O error, a read-only (shut down) file system,
+# a device gone (``store.disk_errno``); with a full disk's, the failures the command line ends a run on in one line
+DISK_FAILED_ERRNOS = frozenset({errno.EIO, errno.EROFS, errno.ENXIO, errno.ENODEV})
+
 
 class UserError(Exception):
     """Bad input or missing files. The message is a single readable line."""
