@@ -190,8 +190,8 @@ def _at_most_partly(o: Outcome, old: Outcome, old_rule: str, audit: str, detail:
 CLAIMS = Claims("statement")
 
 
-@CLAIMS.rule("random", "the Hessian norm at random weights is much larger than at trained weights (the paper: 'near "
-             "local minimizers')", "App. D.2, Fig. 7", RANDOM_PAPER,
+@CLAIMS.rule("random", "the Hessian norm at random weights is much larger than near local minimizers (the trained "
+             "weights at the paper's schedule), 'and especially at the SWA points'", "App. D.2, Fig. 7", RANDOM_PAPER,
              tolerance=f"reproduced: random / trained >= {MUCH:g} ('much': our reading) in every network; partly: "
                        "above beyond the noise in every network; not reproduced: otherwise; at a schedule shorter than "
                        "the paper's, 'trained' is an early Adam iterate, not a local minimiser: random / SWA, the "
