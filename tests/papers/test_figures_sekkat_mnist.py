@@ -145,18 +145,20 @@ def test_fig10_comparable_is_a_ratio_band_not_an_equality():
 
 
 def test_long_runs_leave_the_shared_cells_alone():
-    """sekkat2023-fig10's long diagonal runs (2026-11-29) have cells of their own: the shared runs of figs. 8-10
-    keep the keys they were kept under, and only the frictions of ``st["long"]`` get a long run."""
+    """sekkat2023-fig10's long diagonal and scalar runs (2026-11-29) have cells of their own: the shared runs of
+    figs. 8-10 keep the keys they were kept under, and only the frictions of ``st["long"]`` get a long run (not the
+    full friction's, nor Langevin's)."""
     st = mnist.MNIST["paper"]
     for p in mnist.plan(st, 800):
         label, kind, batching, n, chains, params, seed = p
         old = ("sekkat2023-mnist", mnist.OVERRIDES, label, batching, n, chains, params, seed, mnist.H, mnist.ETA,
                st["burn"], st["time"], st["draws"])  # fmt: skip
         assert mnist.cell_key(st, *p) == old
-        long = label.startswith("adl_") and kind == "diagonal"
+        long = label.startswith("adl_") and kind in ("diagonal", "scalar")
         assert (mnist.cell_key(st, *p, True) != old) == long
         assert mnist.run_times(st, label, kind, True) == ((500.0, 500.0) if long else (st["burn"], st["time"]))
     assert sum(mnist.run_times(st, "adl_diagonal", "diagonal", True)) == mnist.PAPER_T
+    assert set(mnist.LONG_WHY) == set(st["long"]) == {"diagonal", "scalar"}  # each says why it has long runs
     assert [o.default for o in fig10.FIGURE.options if o.key == "long"] == ["no"]  # the committed command's runs
     assert "long" not in mnist.MNIST["quick"] and mnist.run_times(mnist.MNIST["quick"], "adl_diagonal", "diagonal",
                                                                   True) == (2.0, 4.0)  # fmt: skip
@@ -189,6 +191,27 @@ def test_fig10_judges_the_long_runs():
     assert "adl_diagonal n=10 long: tr(xi)/d moved" in why and "not stationary after 999.8 time units" in why
     assert "the length at which it would settle is not known" in why and "10.0 CPU-minutes" in why
     assert "would take" not in why.split("adl_diagonal n=10 long:")[1].split(";")[0]
+
+
+def test_fig10_judges_the_scalar_long_runs_where_there_are_some():
+    """The scalar friction's long runs (2026-11-29) are the ones the 'acceptable' and pair rules judge: its shared
+    runs' errors (0.30 here, far above 5%) would fail 'acceptable' and 'as well as diagonal'."""
+    st, runs, C = {"n": (10, 200)}, _fig10_runs(), fig10.FIG10_CLAIMS
+    x = np.zeros((4, 10, 2))
+    vals = {f"adl_{k} n={n}": 0.06 for k in mnist.KINDS for n in st["n"]} | {"langevin n=10": 1.3}
+    vals |= {f"adl_scalar n={n}": 0.30 for n in st["n"]}
+    for kind, err in (("diagonal", 0.04), ("scalar", 0.03)):
+        for n in st["n"]:
+            r = Run(x=x, friction=np.ones((4, 10)), seconds=600.0, steps=999_800)
+            runs.long[(kind, n)] = MnistRun(f"adl_{kind}", kind, n, 800 * (800 - n) / n, r, long=True)
+            vals[f"adl_{kind} n={n} long"] = err
+    out = dict(fig10.fig10_outcomes(runs, _errs(vals), st))
+    assert out[C["acceptable"]].verdict == "reproduced" and "n=10 (eps h 63.2): 0.030 ± " in out[C["acceptable"]].ours
+    assert out[C["as_diagonal"]].verdict == "reproduced"
+    assert "scalar (T = 999.8) 0.030" in out[C["as_diagonal"]].ours
+    del runs.long[("scalar", 10)], runs.long[("scalar", 200)]  # the shared scalar runs judged again
+    out = dict(fig10.fig10_outcomes(runs, _errs(vals), st))
+    assert out[C["acceptable"]].verdict == "not reproduced" and out[C["as_diagonal"]].verdict == "not reproduced"
 
 
 def test_fig9_rules():

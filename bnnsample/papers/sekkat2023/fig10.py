@@ -83,7 +83,7 @@ def _err_text(errs: CovErrors, k: str) -> str:
     method="mean relative error on diag cov(theta) against full-gradient AdL (the paper's metric and reference); "
            "noise floor: the error an unbiased run with these chains would show")  # fmt: skip
 def _acceptable(runs, errs, st, uns):
-    keys = [f"adl_scalar n={n}" for n in st["n"]]
+    keys = [_key(runs, "scalar", n) for n in st["n"]]
     ok = [errs.value[k] - errs.floor[k] <= 2 * errs.se(k) or errs.value[k] < ACCEPTABLE for k in keys if k not in uns]
     lk = f"langevin n={min(st['n'])}"
     ours = "; ".join(f"n={n} (eps h {runs.adl[('scalar', n)].eps * mnist.H:.3g}): {_err_text(errs, k)}"
