@@ -176,6 +176,8 @@ class Invocation:
         self.outcomes: list = []  # the (Claim, Outcome) pairs of its section, for claims.csv
         self.cost = None  # (options, wall, cpu) for the cost ledger where it is not what the command measures
         self.started = None  # what a declared Figure's start hook prepared for its rows (e.g. a grid of runs)
+        self.runs_read_back, self.runs_read_back_seconds = 0, 0.0  # complete runs of earlier invocations reused
+        self._runs_made: set = set()
 
     @property
     def cache(self):
@@ -205,6 +207,25 @@ class Invocation:
         """A bar of ``total`` cells (``bar.done(line)`` after each), closed when its block ends."""
         return closing(CellBar(self.fig_id, total))
 
+    def run_read_back(self, result) -> None:
+        """Count ``result`` (a run with ``reused`` and ``seconds``) where it was read back complete from an
+        earlier invocation's runs/: the section's command line and the cost ledger add the CPU seconds its
+        sampling took then (NaN where it stored none: counted, not added), as they do for read-back cells."""
+        key = result.spec.key() if hasattr(result, "spec") else id(result)
+        if not getattr(result, "reused", False):
+            self._runs_made.add(key)
+        elif key not in self._runs_made:  # not one this invocation made and then met again
+            self.runs_read_back += 1
+            if math.isfinite(result.seconds):
+                self.runs_read_back_seconds += result.seconds
+
+    def _read_back_summary(self) -> str:
+        """'' when no run was read back, else the clause the section's command line carries."""
+        if not self.runs_read_back:
+            return ""
+        return (f"; {self.runs_read_back} finished runs read back from `runs/` of earlier invocations, whose "
+                f"sampling took {self.runs_read_back_seconds:.0f} CPU-s")  # fmt: skip
+
     def csv(self, rows: list[dict], name: str, float_format: str | None = "{:.6g}") -> Path:
         """``<id>/<name>``; one that differs only in its timing columns is kept (``common.write_rows``)."""
         return write_rows(self.dir / name, rows, float_format=float_format)
@@ -215,7 +236,8 @@ class Invocation:
         self.outcomes = list(outcomes)
         return (f"## {self.fig_id}{self.title}\n\nCommand: `{self.command}` (wall time "
                 f"{time.perf_counter() - self.t0:.0f} s, CPU time {self.cpu():.0f} s on one thread"
-                f"{self._cache.summary() if self._cache else ''}; the wall time includes waiting on a shared "
+                f"{self._cache.summary() if self._cache else ''}{self._read_back_summary()}; the wall time "
+                "includes waiting on a shared "
                 f"machine). Files: {', '.join(f'`{p.name}`' for p in files)}.\n\n"
                 f"Settings: {settings}\n\n{table(self.outcomes, heading=self.heading)}\n\n{notes}\n")  # fmt: skip
 
@@ -229,13 +251,15 @@ class Invocation:
         """Write the claims of ``section`` into ``<id>/claims.csv`` and ``section`` into
         out_dir/REPRODUCTION.md; the recipe's files. Where finished cells of earlier invocations
         were read back, the cost ledger gets what all the cells took (this process's CPU and the
-        cells' own seconds), not this invocation's time."""
+        cells' own seconds), not this invocation's time; likewise for complete runs read back
+        (``run_read_back``)."""
         if self.outcomes:
             write_claims(self.dir / CLAIMS_CSV, self.fig_id, self.outcomes, self.command)
         update_reproduction(self.out_dir, self.fig_id, section)
         c = self._cache
-        if c is not None and c.reused > c.filled:
-            self.keep_cost(None, self.cpu() + c.reused_seconds)
+        cells = c is not None and c.reused > c.filled
+        if cells or self.runs_read_back:
+            self.keep_cost(None, self.cpu() + (c.reused_seconds if cells else 0.0) + self.runs_read_back_seconds)
         return files
 
 

@@ -155,3 +155,44 @@ def test_an_invocation_that_reads_cells_back_records_what_they_took(tmp_path):
     row = read_csv(tmp_path / "costs.csv")[0]
     assert (row["figure"], row["scale"], row["wall_s"]) == ("t-fig", "quick", "")
     assert 5000 <= float(row["cpu_s"]) < 5100
+
+
+def test_runs_read_back_are_counted_in_the_command_line_and_the_ledger(tmp_path):
+    """A sweep whose complete runs an earlier invocation made (franzese2021's run directories, e.g. per-data-set
+    invocations merged into one section) states them and their sampling seconds on its command line, and the
+    ledger keeps this process's CPU plus those seconds; a run this invocation made and met again is not counted,
+    nor one read back without stored seconds (NaN) added."""
+    from types import SimpleNamespace
+
+    from bnnsample.figures.driver import Invocation
+
+    inv = Invocation("demo-fig", tmp_path, {}, {"quick": {}})
+
+    def res(key, reused, seconds):
+        return SimpleNamespace(spec=SimpleNamespace(key=lambda: key), reused=reused, seconds=seconds)
+
+    for r in (res("a", True, 30.0), res("b", True, 12.5), res("c", False, 9.0), res("c", True, 9.0),
+              res("d", True, float("nan"))):  # fmt: skip
+        inv.run_read_back(r)
+    assert (inv.runs_read_back, inv.runs_read_back_seconds) == (3, 42.5)
+    text = inv.section("s", [], "", [])
+    assert "; 3 finished runs read back from `runs/` of earlier invocations, whose sampling took 42 CPU-s" in text
+    inv.finish(text, [])
+    options, wall, cpu = inv.cost
+    assert wall is None and 42.5 <= cpu < 42.5 + 60
+    fresh = Invocation("demo-fig", tmp_path, {}, {"quick": {}})
+    assert "read back" not in fresh.section("s", [], "", []) and fresh.cost is None
+
+
+def test_franzese_run_spec_says_whether_it_read_a_run_back(tmp_path):
+    """franzese2021's ``run_spec``: a run it makes is not ``reused``; the same Spec again (here, or complete under
+    another franzese2021 recipe's runs/) is read back, ``reused``, with the seconds its sampling took."""
+    from bnnsample.papers.franzese2021.uci_runs import Spec, run_spec
+
+    spec = Spec(dataset="trig_features", integrator="lie_trotter", h=0.05, chains=2, draws=3, t_burn=0.5, t_thin=0.1)
+    made = run_spec(spec, tmp_path / "franzese2021-fig4" / "runs")
+    again = run_spec(spec, tmp_path / "franzese2021-fig4" / "runs")
+    elsewhere = run_spec(spec, tmp_path / "franzese2021-fig10" / "runs")
+    assert (made.reused, again.reused, elsewhere.reused) == (False, True, True)
+    assert made.seconds > 0 and again.seconds == elsewhere.seconds == made.seconds
+    assert not (tmp_path / "franzese2021-fig10" / "runs" / spec.key()).exists()

@@ -60,11 +60,15 @@ def runs_path(out_dir: Path, fig_id: str) -> Path:
     return out_dir / fig_id / "runs"
 
 
-def distance_sweep(out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, variants: list[dict], bar) -> list[dict]:
+def distance_sweep(out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, variants: list[dict], bar,
+                   read_back=None) -> list[dict]:  # fmt: skip
     """AKD to the oracle for every variant x batch size x step size x sampler seed (the oracle fixed).
     A variant is a dict with ``label`` and Spec fields (integrator, friction, n_leapfrog). ``bar.done``
-    after the oracle and after each run: 1 + len(variants) x batches x steps x seeds cells."""
+    after the oracle and after each run: 1 + len(variants) x batches x steps x seeds cells; ``read_back``
+    (``Invocation.run_read_back``) gets the oracle's and each run's Result."""
     oracle = make_oracle(dataset, s.oracle, runs_path(out_dir, FIG4))
+    if read_back is not None:
+        read_back(oracle.result)
     bar.done(f"{dataset} oracle ({s.oracle.kind}): self-distance {oracle.band['mean']:.3f} "
              f"({oracle.result.seconds:.1f}s)")  # fmt: skip
     rows = []
@@ -74,6 +78,8 @@ def distance_sweep(out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, v
             spec = Spec(dataset=dataset, h=h, batch=b, chains=s.chains, draws=s.draws, t_burn=s.t_burn,
                         t_thin=s.t_thin, seed=seed, **fields)  # fmt: skip
             res = run_spec(spec, runs_path(out_dir, fig_id))
+            if read_back is not None:
+                read_back(res)
             burn, thin = spec.steps()
             rows.append({
                 "dataset": dataset, "label": var["label"], "integrator": spec.integrator,
@@ -92,7 +98,8 @@ def distance_sweep(out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, v
 def sweep_rows(inv, datasets: list[str], s: SweepSettings, variants: list[dict]) -> list[dict]:
     """The rows of ``distance_sweep`` on every dataset, under the bar of ``inv`` (a driver.Invocation)."""
     with inv.cells(len(datasets) * (1 + len(variants) * len(s.batches) * len(s.steps) * len(s.seeds))) as bar:
-        return [r for ds in datasets for r in distance_sweep(inv.out_dir, inv.fig_id, ds, s, variants, bar)]
+        return [r for ds in datasets
+                for r in distance_sweep(inv.out_dir, inv.fig_id, ds, s, variants, bar, inv.run_read_back)]  # fmt: skip
 
 
 def value_text(x, nd=3) -> str:

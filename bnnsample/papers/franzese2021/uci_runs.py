@@ -95,6 +95,7 @@ class Result:
     predictive: np.ndarray  # (chains, draws, n_test, K)
     diverged: np.ndarray  # (chains,)
     seconds: float  # CPU seconds the run's sampling took (NaN: stored before runs recorded it)
+    reused: bool = False  # read back, complete, from an earlier invocation's runs/ (its seconds were spent then)
 
     def pooled(self, chains: slice | None = None) -> np.ndarray | None:
         """Draws pooled over chains: (chains * draws, n_test) for regression (K = 1), and for
@@ -115,15 +116,16 @@ def run_spec(spec: Spec, runs_dir: Path) -> Result:
     import torch
 
     from ...jobs.runs import run_or_reuse
-    from ...store import SampleStore
+    from ...store import SampleStore, is_complete
 
     torch.set_num_threads(1)
     others = sorted(runs_dir.parent.parent.glob(f"franzese2021-*/runs/{spec.key()}"))
+    reused = any(is_complete(d) for d in (runs_dir / spec.key(), *others))
     path = run_or_reuse(spec.key(), spec.overrides(), runs_dir, others)
     with SampleStore(path) as s:
         pred, div = s.predictive(), s.diverged().astype(bool)
         cpu, _ = s.sampling_seconds  # the run's own, also when reused (NaN for a run stored without it)
-    return Result(spec, pred, div, cpu)
+    return Result(spec, pred, div, cpu, reused)
 
 
 # -- oracle and distances ---------------------------------------------------------------------
