@@ -744,7 +744,8 @@ class _BatchOrder:
     resolved reversal (2 x in tolerances; inf where a diverged batch makes it), ``total`` the cells looked at,
     ``converged`` of them set aside (every batch inside the band), ``converged_good`` of those in order, ``counted``
     the (sampler, h, AKD per batch, reversed) cells counted, ``void`` the (sampler, h) cells where every batch
-    diverged (not informative, set aside; not in ``total``)."""
+    diverged (not informative, set aside; not in ``total``), ``outside`` the (sampler, h, AKD per batch) cells
+    where no batch is inside the band and some is finite (not informative, set aside; not in ``total``)."""
 
     good: int = 0
     zs: list = None
@@ -753,30 +754,42 @@ class _BatchOrder:
     converged_good: int = 0
     counted: list = None
     void: list = None
+    outside: list = None
 
     def counts(self) -> tuple:
         """(cells in order, z of each resolved reversal, cells, converged cells, converged cells in order)."""
         return self.good, self.zs, self.total, self.converged, self.converged_good
 
 
-def _batch_order_cells(cells: list[dict], noise: Noise, batches: list, akd: dict, old: bool = False) -> _BatchOrder:
-    """The (sampler, h) cells of the batch rule: converged (set aside) when every batch lies inside the band; not
-    informative (set aside, ``void``) when every batch diverged; else in order when no larger batch lies above a
-    smaller one (``_reversals``: beyond the tolerance, or diverged where the smaller is finite) and the full batch
-    lies below the smallest by more than the tolerance, or the smallest diverged (a converged cell in order is
-    counted apart: the rule until 2026-11-29 counted it). ``old``: divergence as until 2026-11-29 (the
-    twenty-fourth audit): any diverged batch a reversal, a cell of diverged batches counted."""
-    out = _BatchOrder(zs=[], counted=[], void=[])
+def _batch_order_cells(
+    cells: list[dict], noise: Noise, batches: list, akd: dict, old: bool = False, every: bool = False
+) -> _BatchOrder:
+    """The (sampler, h) cells of the batch rule: converged (set aside) when every batch lies inside the band
+    (``_inside``: its seed mean at most the band's 95% quantile + 2 s.e.); not informative (set aside) when every
+    batch diverged (``void``) or when no batch lies inside the band (``outside``: no batch admits that h, so the
+    order there says nothing of which admits a larger one); else, some but not every batch inside the band, in order
+    when no larger batch lies above a smaller one (``_reversals``: beyond the tolerance, or diverged where the
+    smaller is finite) and the full batch lies below the smallest by more than the tolerance, or the smallest
+    diverged (a converged cell in order is counted apart: the rule until 2026-11-29 counted it). ``every``: the
+    cells with no batch inside the band counted, as until 2026-11-29 (the twenty-eighth audit). ``old``: divergence
+    as until 2026-11-29 (the twenty-fourth audit): any diverged batch a reversal, a cell of diverged batches
+    counted (and ``every``, the rule of that time)."""
+    every = every or old
+    out = _BatchOrder(zs=[], counted=[], void=[], outside=[])
     for d, lab, h in distinct(cells, "dataset", "label", "step_size") if len(batches) > 1 else []:
         v = [akd.get((d, lab, b, h), math.nan) for b in batches]
         if not old and not any(np.isfinite(v)):
             out.void.append((lab, h))
             continue
+        inside = [_inside(c, noise) for c in cells if (c["label"], c["step_size"]) == (lab, h)]
+        if not every and not any(inside):
+            out.outside.append((lab, h, v))
+            continue
         out.total += 1
         rev = _reversals(v, batches, noise, old)
         gap = v[-1] - v[0] if np.isfinite(v[-1]) or old else math.inf  # a diverged smallest batch: worst
         in_order = not rev and gap > noise.diff(batches[0], batches[-1])
-        if all(_inside(c, noise) for c in cells if (c["label"], c["step_size"]) == (lab, h)):
+        if all(inside):
             out.converged += 1
             out.converged_good += in_order
             continue
@@ -802,7 +815,8 @@ def _diverged_seeds(cells: list[dict]) -> dict:
 def _divergence_history(cells, noise: Noise, batches, akd, order: _BatchOrder, ours: str) -> str:
     """Where a batch diverged in a cell looked at: how the rule treats it and what the rule until 2026-11-29 (the
     twenty-fourth audit, any diverged batch a reversal) gave ('' where none diverged)."""
-    if not order.void and not any(not np.isfinite(x) for *_, v, _ in order.counted for x in v):
+    looked_at = [v for *_, v, _ in order.counted] + [v for *_, v in order.outside]
+    if not order.void and not any(not np.isfinite(x) for v in looked_at for x in v):
         return ""
     old = _batch_order_cells(cells, noise, batches, akd, old=True)
     n_old = old.total - old.converged
@@ -835,9 +849,12 @@ def _beyond_paper(hs, what: str) -> str:
     "§5 'On the convergence bottleneck', Fig. 4",
     "qualitative",
     tolerance=f"AKD ordered by batch size, full lowest by more than {_TOL}, no reversal beyond it, in "
-    f"every (sampler, h) cell where some batch lies outside the band ({_INSIDE}); cells with every batch "
-    "inside it are converged (no order to see) and set aside, as the 'alike' rows do (until 2026-11-29 counted "
-    "as unresolved: the reason says what that gave); a batch whose seed mean diverged (a seed's run diverged) ranks "
+    f"every (sampler, h) cell where some but not every batch lies inside the band ({_INSIDE}): the cells where the "
+    "batches part on whether they admit h; cells with every batch inside it are converged (no order to see) and set "
+    "aside, as the 'alike' rows do (until 2026-11-29 counted as unresolved: the reason says what that gave); cells "
+    "with no batch inside it are set aside too, as no batch admits that h and their order says nothing of which "
+    "admits a larger one (since 2026-11-29, the twenty-eighth audit, after franzese2021-fig8's h = 0.16 and 0.32 "
+    "were seen: until then counted; the reason says what that gave); a batch whose seed mean diverged (a seed's run diverged) ranks "
     "worse than every finite one, two diverged batches are tied, and a cell with every batch diverged shows no order "
     "and is set aside (since 2026-11-29, the twenty-fourth audit, after breast_cancer's h = 0.32 was seen: until "
     "then any diverged batch counted as a reversal, even where every batch diverged; the reason says what that "
@@ -855,25 +872,102 @@ def _beyond_paper(hs, what: str) -> str:
 def _larger_batches_larger_h(cells: list[dict], noise: Noise, s=None) -> Outcome:
     """§5 'On the convergence bottleneck': "for larger mini-batch sizes (or equivalently, for smaller gradient noise)
     the model can admit larger step sizes, while as the gradient noise becomes larger, then a smaller value for η is
-    required to guarantee a good approximation". In every (sampler, h) cell where some batch lies outside the band,
-    AKD ordered by batch size, the full batch lowest by more than the tolerance, no reversal beyond it
-    (``_batch_order_cells``; cells with every batch inside the band are converged and set aside); and the largest h
-    inside the band never larger for a smaller batch whose AKD there is also lower by more than the tolerance
-    (``_InBandH.reversed_in_band``). Not reproduced: such a smaller batch; else ``_batch_verdict``."""
+    required to guarantee a good approximation": a statement on the h at which the approximation is still good. In
+    every (sampler, h) cell where some but not every batch lies inside the band (where the batches part on whether
+    they admit h), AKD ordered by batch size, the full batch lowest by more than the tolerance, no reversal beyond it
+    (``_batch_order_cells``; cells with every batch inside the band are converged, cells with none inside it admit h
+    for no batch: both set aside); and the largest h inside the band never larger for a smaller batch whose AKD
+    there is also lower by more than the tolerance (``_InBandH.reversed_in_band``). Not reproduced: such a smaller
+    batch; else ``_batch_verdict``."""
     labels, batches, akd = distinct(cells, "label"), distinct(cells, "batch"), _akd(cells)
     band = _InBandH.of(cells, noise, akd, labels, batches)
     pairs = [(lab, b1, b2) for lab in labels for b1, b2 in zip(batches, batches[1:])]
     mono = not any(band.reversed_in_band(*pair) for pair in pairs)
     order = _batch_order_cells(cells, noise, batches, akd)
+    every = _batch_order_cells(cells, noise, batches, akd, every=True)  # the cells counted until 2026-11-29
     good, zs, total, converged, _ = order.counts()
-    ours = _batch_ours(band.ok, labels, batches, order, _diverged_seeds(cells))
+    diverged = _diverged_seeds(cells)
+    ours = _batch_ours(band.ok, labels, batches, order, diverged)
     larger_h = any(band.ok[(lab, b2)] > band.ok[(lab, b1)] for lab, b1, b2 in pairs)  # the rule until 2026-11-29
-    history = _batch_history(total - converged - good - len(zs), len(zs), total, larger_h) + band.noisy_history(pairs)
+    # the rule before 2026-11-28 counted reversals in every cell looked at then (those with no batch inside included)
+    history = _batch_history(total - converged - good - len(zs), len(every.zs), every.total, larger_h)
+    history += band.noisy_history(pairs)
     history = "; ".join(x for x in (_band_of(s), history, _divergence_history(cells, noise, batches, akd, order, ours),
+                                    _every_cell_history(cells, batches, order, every, mono, ours, diverged),
                                     _beyond_paper([c[1] for c in order.counted], "the counted cells lie")) if x)  # fmt: skip
     if not mono:
         return not_reproduced(ours, "a smaller batch has a larger h inside the band; " + history)
-    return _batch_verdict(cells, order.counts(), ours, history)
+    return _batch_verdict(cells, order.counts(), ours, history, _batch_remedy(cells, order))
+
+
+def _every_cell_history(
+    cells, batches, order: _BatchOrder, every: _BatchOrder, mono: bool, ours: str, diverged: dict
+) -> str:
+    """Where cells with no batch inside the band are set aside: what counting them, the rule until 2026-11-29 (the
+    twenty-eighth audit), gives, with the cells it finds reversed ('' where there are none)."""
+    if not order.outside:
+        return ""
+    n = every.total - every.converged
+    verdict = _batch_verdict(cells, every.counts(), ours, "").verdict if mono else "not reproduced"
+    set_aside = {(lab, h) for lab, h, _ in order.outside}
+    rev = [c for c in every.counted if c[3] and (c[0], c[1]) in set_aside]
+    return (f"until 2026-11-29 (the twenty-eighth audit, changed after franzese2021-fig8's h = 0.16 and 0.32 were "
+            f"seen) the {len(order.outside)} cells with no batch inside the band were counted too, which gives "
+            f"{every.good} of {n} counted cells in order, {len(every.zs)} reversed: {verdict}"
+            + (f" (reversed there: {_cells_text(rev, batches, diverged)})" if rev else ""))  # fmt: skip
+
+
+def _cells_text(counted: list, batches, diverged: dict) -> str:
+    """(sampler, h, AKD per batch, reversed) cells with their AKD per batch (a diverged batch with its diverged
+    seeds, ``diverged``)."""
+
+    def akd(lab, b, h, x) -> str:
+        return f"{b} {value_text(x)}" + (f" ({diverged[(lab, b, h)]})" if (lab, b, h) in diverged else "")
+
+    return "; ".join(f"{lab}, h = {h:g}: " + ", ".join(akd(lab, b, h, x) for b, x in zip(batches, v))
+                     for lab, h, v, _ in counted)  # fmt: skip
+
+
+def _batch_remedy(cells: list[dict], order: _BatchOrder) -> str:
+    """What would give the batch rule more cells to count: where no batch is inside the band at an h of a sampler
+    none of whose cells is counted, a step size between that h and the grid's next smaller one, where the batches
+    would part (``_finer_h``); larger h (``_larger_h``)."""
+    return "; ".join(x for x in (_finer_h(cells, order), _larger_h(cells)) if x)
+
+
+def _finer_h(cells: list[dict], order: _BatchOrder) -> str:
+    """The samplers none of whose cells is counted and whose batches all leave the band between two step sizes of
+    the grid: a step size between them would show which batch leaves first; its runs take fewer steps than at the
+    smaller one, priced from the recorded sampling seconds of the cells there (else of those at the larger one,
+    times the ratio of the two: the steps at a fixed time go as 1/h); '' where there are none."""
+    counted = {lab for lab, *_ in order.counted}
+    brackets, cost = [], 0.0
+    for lab in dict.fromkeys(lab for lab, *_ in order.outside):
+        if lab in counted:
+            continue
+        hs = sorted({c["step_size"] for c in cells if c["label"] == lab})
+        out = min(h for lb, h, _ in order.outside if lb == lab)
+        below = [h for h in hs if h < out]
+        if not below:
+            continue
+        lo, at_lo = below[-1], _seconds_at(cells, lab, below[-1])
+        cost += at_lo if np.isfinite(at_lo) else _seconds_at(cells, lab, out) * out / lo
+        brackets.append(f"{lab} {lo:g}-{out:g}")
+    if not brackets:
+        return ""
+    priced = (f"under {math.ceil(cost):.0f} CPU-s of sampling (its runs take fewer steps than at the smaller step "
+              "size; from the cells' recorded sampling seconds)" if np.isfinite(cost) else
+              "not priced: the cells' sampling time was not recorded")  # fmt: skip
+    return (
+        f"a step size between the two where every batch is inside the band and none is ({', '.join(brackets)}) "
+        f"would show which batch leaves it first: {priced}"
+    )
+
+
+def _seconds_at(cells: list[dict], label: str, h: float) -> float:
+    """The recorded sampling CPU seconds of ``label``'s cells at ``h`` (every batch and seed; NaN if any is
+    unrecorded)."""
+    return sum(c.get("seconds", math.nan) for c in cells if (c["label"], c["step_size"]) == (label, h))
 
 
 @dataclass(frozen=True)
@@ -920,41 +1014,44 @@ class _InBandH:
 
 
 def _batch_ours(ok: dict, labels, batches, order: _BatchOrder, diverged: dict) -> str:
-    """The batch rule's numbers: the cells in order of the (sampler, h) cells with some batch outside the band, the
-    reversed ones with their AKD per batch (a diverged batch with its diverged seeds, ``diverged``), the cells where
-    every batch diverged, the largest h inside the band per (sampler, batch)."""
+    """The batch rule's numbers: the cells in order of the (sampler, h) cells with some but not every batch inside
+    the band, the reversed ones with their AKD per batch (a diverged batch with its diverged seeds, ``diverged``),
+    the cells with no batch inside the band and those where every batch diverged (set aside), the largest h inside
+    the band per (sampler, batch)."""
     text = "; ".join(f"{lab}: " + ", ".join(f"{b}: {ok[(lab, b)]:g}" for b in batches) for lab in labels)
-
-    def akd(lab, b, h, x) -> str:
-        return f"{b} {value_text(x)}" + (f" ({diverged[(lab, b, h)]})" if (lab, b, h) in diverged else "")
-
-    rev = "; ".join(f"{lab}, h = {h:g}: " + ", ".join(akd(lab, b, h, x) for b, x in zip(batches, v))
-                    for lab, h, v, r in order.counted if r)  # fmt: skip
+    rev = _cells_text([c for c in order.counted if c[3]], batches, diverged)
     void = "; ".join(f"{lab}, h = {h:g} (" + ", ".join(f"{b} {diverged.get((lab, b, h), 'diverged')}" for b in batches)
                      + ")" for lab, h in order.void)  # fmt: skip
+    outside = "; ".join(f"{lab}, h = " + ", ".join(f"{h:g}" for lb, h, _ in order.outside if lb == lab)
+                        for lab in dict.fromkeys(lab for lab, *_ in order.outside))  # fmt: skip
     return (f"AKD ordered {' < '.join(map(str, batches))}, resolved, in {order.good} of "
-            f"{order.total - order.converged} (sampler, h) cells with some batch outside the band ({order.converged} "
-            f"more converged), reversed in {len(order.zs)}" + (f" ({rev})" if rev else "")
+            f"{order.total - order.converged} (sampler, h) cells with some but not every batch inside the band "
+            f"({order.converged} more converged), reversed in {len(order.zs)}" + (f" ({rev})" if rev else "")
+            + (f"; no batch inside the band, not informative, set aside: {len(order.outside)} cells ({outside})"
+               if outside else "")
             + (f"; every batch diverged, not informative, set aside: {void}" if void else "")
             + f"; largest h inside the band per batch: {text} (0 = none)")  # fmt: skip
 
 
-def _batch_verdict(cells, counts: tuple, ours: str, history: str) -> Outcome:
+def _batch_verdict(cells, counts: tuple, ours: str, history: str, remedy: str = "") -> Outcome:
     """With no smaller batch larger in the band: ``by_resolved`` over the counted (sampler, h) cells, not tested
     under INFORMATIVE_MIN of them (thin evidence); the reason says what counting the converged cells (until
     2026-11-29) gives. ``counts``: (cells in order, z of each resolved reversal, cells, converged cells, converged
-    cells in order)."""
+    cells in order); ``remedy``: what would give more cells to count (``_batch_remedy``; larger h by default)."""
     good, zs, total, converged, converged_good = counts
-    needs = f"no cell's batch sizes are apart by more than the tolerance at this scale; {_larger_h(cells)}"
+    remedy = remedy or _larger_h(cells)
+    why = ("no cell's batch sizes are apart by more than the tolerance at this scale" if total > converged else
+           "no (sampler, h) cell with some but not every batch inside the band on this grid")  # fmt: skip
+    needs = f"{why}; {remedy}"
     if converged:
         old = by_resolved(good + converged_good, zs, total, ours, "", needs).verdict
         history += (f"; with the {converged} converged cells counted ({converged_good} of them in order; until "
                     f"2026-11-29) it gives {old}")  # fmt: skip
     if 0 < total - converged < INFORMATIVE_MIN:
         thin = by_resolved(good, zs, total - converged, ours, "", needs).verdict
-        return not_tested("scale", ours, f"thin evidence: {total - converged} (sampler, h) cell(s) with a batch outside "
-                          f"the band on this grid, fewer than {INFORMATIVE_MIN} (judged on them until 2026-11-29: "
-                          f"{thin}); {history}; {_larger_h(cells)}")  # fmt: skip
+        return not_tested("scale", ours, f"thin evidence: {total - converged} (sampler, h) cell(s) with some but not "
+                          f"every batch inside the band on this grid, fewer than {INFORMATIVE_MIN} (judged on them "
+                          f"until 2026-11-29: {thin}); {history}; {remedy}")  # fmt: skip
     return by_resolved(good, zs, total - converged, ours, history, needs)
 
 
