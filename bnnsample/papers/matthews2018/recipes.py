@@ -308,64 +308,106 @@ def _finite_verdict(err: dict, ours: str, why: str) -> Outcome:
 _INSET_OTHERS = ("msgld", "ccadl")  # the paper's other schemes; BAOAB, not in its figure, shown beside
 # the double well first: it was the one inset tested until 2026-11-29 (the twenty-fourth audit), its row keeps its id
 INSET_TARGETS = {"double_well": "double well", "gaussian": "Gaussian"}
+# the rule until 2026-11-29 (the twenty-eighth audit), whose verdict each row still gives (``_four_comparisons``)
+_INSET_OLD = (
+    "until 2026-11-29, the twenty-eighth audit, after the result was seen: 'a smaller bias' was the left panel's "
+    "|Var bias| at h = 0.25, from other runs than the inset's (the density distance beside), and 'minimal breaking "
+    "of symmetry' NOGIN's asymmetry below each other scheme's beyond 2 s.e., which no run length can give against a "
+    "scheme as symmetric as NOGIN; four comparisons, reproduced when all four were won, partly when some, not "
+    "reproduced when none and some lost; what it gave: the reason"
+)
 
 
 @FIG1_CLAIMS.family("inset", INSET_TARGETS, lambda t: "NOGIN's final distribution: a smaller bias and minimal "
-    f"symmetry breaking ({INSET_TARGETS[t]}, h = 0.25)", "§5.1, Fig. 1 insets", "smaller bias, symmetric: an improvement over the others",
-    tolerance="two measures, NOGIN against mSGLD and CC-ADL: |Var bias| ('a smaller bias') and the mirror asymmetry "
-              "of the final histogram, sum (p(x) - p(-x))^2 dx estimated from products of different blocks of runs, "
-              "whose mean is 0 for a symmetric law whatever the sample size ('minimal breaking of symmetry'); NOGIN "
-              "better when its value is below the other's beyond 2 s.e. of the difference; reproduced: better in "
-              "both measures against both; partly: better in some of the four comparisons; not reproduced: in none, "
-              "worse in some; not tested: none resolved; beside the tiers, the inset's own distance to the exact "
-              "density, sum (p(x) - p_exact(x))^2 dx from different blocks, a second reading of 'a smaller bias' "
-              "(the inset shows the distributions, the left panel the variance), and where the two readings part "
-              "(added on 2026-11-29, the twenty-fourth audit, with the Gaussian's inset, untested until then: "
-              "Fig. 1 has an inset on both right panels; the tiers unchanged) (until 2026-11-29, the seventeenth "
-              "audit, the symmetry half was NOGIN's mass at x > 0 within 0.01 of 0.5, an allowance not tied to a "
-              "measured noise, which every scheme passes, the noise-unaware BAOAB too, so it could not show an "
-              "improvement; that rule gave partly; until 2026-11-29, the nineteenth audit, the L1 distance "
-              "sum |p(x) - p(-x)| dx of the pooled histogram, whose own sampling noise adds a floor that grows as the "
-              "sample shrinks and that the jackknife does not remove, so a scheme with fewer points (CC-ADL's "
-              "histogram holds its surviving runs only) looked more asymmetric than it is; what it gave on the double "
-              "well: that row's reason)",
-    method="Var bias at h = 0.25 from the left panel's chains, s.e. over chains (a scheme's diverged chains left "
-           "out; the schemes' chains at an h share seed 100 + i and x = 0, so the s.e. of a difference as if "
-           "independent is not exact: the reason gives the bound se_a + se_b); histogram of the second half of the "
-           "right panel's 400 runs (every 10th step) in 8 blocks of 50 runs (the count_g columns); the asymmetry "
-           "sum_{g != h} sum_j d_g(j) d_h(j) / dx_j / sum_{g != h} n_g n_h, d_g(j) block g's count in bin j minus "
-           "that in its mirror bin, n_g its points; the distance to the exact density the same with e_g(j) = "
-           "c_g(j) - n_g Q_j for d_g(j), Q_j the exact law's mass in bin j by quadrature (normalised over the "
-           "histogram's range); their s.e. and the differences' by the jackknife over the 8 blocks, block k of each "
-           "scheme from the same seeds; BAOAB (noise-unaware) beside")  # fmt: skip
+    f"symmetry breaking ({INSET_TARGETS[t]}, h = 0.25)", "§5.1, Fig. 1 insets",
+    "'the distributions produced by NOGIN in the inset show an improvement with a smaller bias and with minimal "
+    "breaking of symmetry'",
+    tolerance="the inset's two clauses, NOGIN against mSGLD and CC-ADL (BAOAB beside), on the final histograms the "
+              "inset plots: 'a smaller bias' as the inset shows it, the distance to the exact density "
+              "sum (p(x) - p_exact(x))^2 dx, NOGIN's smaller when below the other's beyond 2 s.e. of the "
+              "difference, larger when above it beyond 2 s.e.; 'minimal breaking of symmetry' as NOGIN's mirror "
+              "asymmetry sum (p(x) - p(-x))^2 dx not above 0 beyond 2 s.e. (0 for a symmetric law, and never "
+              "below) and no other scheme's below NOGIN's beyond 2 s.e. of the difference; both measures from "
+              "products of different blocks of runs, whose mean is the sampled law's own value whatever the sample "
+              "size; reproduced: NOGIN's bias smaller than both others' and its symmetry breaking minimal; partly: "
+              "smaller than one's, or than both without minimal symmetry breaking; not reproduced: smaller than "
+              "neither, with a larger bias than one or a symmetry breaking not minimal; not tested: neither bias "
+              "comparison resolved, the symmetry breaking minimal; the left panel's |Var bias| at h = 0.25 beside "
+              f"({_INSET_OLD}) (the Gaussian's inset tested since 2026-11-29, the twenty-fourth audit: Fig. 1 has "
+              "an inset on both right panels) (until 2026-11-29, the seventeenth audit, the symmetry half was "
+              "NOGIN's mass at x > 0 within 0.01 of 0.5, an allowance not tied to a measured noise, which every "
+              "scheme passes, the noise-unaware BAOAB too, so it could not show an improvement; that rule gave "
+              "partly; until 2026-11-29, the nineteenth audit, the L1 distance sum |p(x) - p(-x)| dx of the pooled "
+              "histogram, whose own sampling noise adds a floor that grows as the sample shrinks and that the "
+              "jackknife does not remove, so a scheme with fewer points (CC-ADL's histogram holds its surviving "
+              "runs only) looked more asymmetric than it is; what it gave on the double well: that row's reason)",
+    method="histogram of the second half of the right panel's 400 runs (every 10th step) in 8 blocks of 50 runs "
+           "(the count_g columns); the distance to the exact density sum_{g != h} sum_j e_g(j) e_h(j) / dx_j / "
+           "sum_{g != h} n_g n_h, e_g(j) = c_g(j) - n_g Q_j, c_g(j) block g's count in bin j, n_g its points, Q_j "
+           "the exact law's mass in bin j by quadrature (normalised over the histogram's range); the asymmetry the "
+           "same with d_g(j), block g's count in bin j minus that in its mirror bin, for e_g(j); their s.e. and the "
+           "differences' by the jackknife over the 8 blocks, block k of each scheme from the same seeds; beside, "
+           "the Var bias at h = 0.25 from the left panel's chains, s.e. over chains (a scheme's diverged chains "
+           "left out; the schemes' chains at an h share seed 100 + i and x = 0, so the s.e. of a difference as if "
+           "independent is not exact: the reason gives the bound se_a + se_b); BAOAB (noise-unaware) beside")  # fmt: skip
 def _inset(target, res, s):
-    """The inset claim on ``target`` at h = 0.25: NOGIN against mSGLD and CC-ADL in |Var bias| (z of each
-    difference of |bias|) and in the mirror asymmetry of the final histogram (``cross_block_asymmetry``, each
-    difference by ``asymmetry_difference``); the inset's distance to the exact density
-    (``cross_block_distance``) beside (``_density_words``)."""
+    """'Qualitatively the distributions produced by NOGIN in the inset show an improvement with a smaller bias and
+    with minimal breaking of symmetry' (§5.1; Fig. 1's insets, 'the final long-time distributions for each method,
+    with the exact distribution given as a black dashed line'), on ``target`` at h = 0.25: the bias, each final
+    histogram's distance to the exact density (``cross_block_distance``), NOGIN's against mSGLD's and CC-ADL's;
+    the symmetry breaking minimal when NOGIN's mirror asymmetry (``cross_block_asymmetry``) is not above 0 beyond 2
+    s.e. and neither other scheme's is below it beyond 2 s.e. (``asymmetry_difference``); the left panel's
+    |Var bias| beside, with what the rule before 2026-11-29 (the twenty-eighth audit) gave on it."""
     at = {sc: next((r for r in _sel(res["bias"], target, sc) if r["h"] == 0.25), None) for sc in FIG1_SCHEMES}
     ng = at["nogin"]
     zb = {sc: (abs(at[sc]["bias"]) - abs(ng["bias"])) / math.hypot(at[sc]["se"], ng["se"])
           for sc in FIG1_SCHEMES[1:] if at[sc] and math.isfinite(at[sc]["bias"])}  # fmt: skip
-    asym = _asym_differences(res, target, cross_block_asymmetry)
-    za = {sc: d / se if se > 0 else math.nan for sc, (d, se) in asym.items()}
-    ours = ("Var bias at h = 0.25: " + ", ".join(f"{sc} {_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}"
-                                                   for sc, r in at.items() if r)
-            + "; NOGIN's |bias| below: " + ", ".join(f"{sc} by {z:+.1f} s.e." for sc, z in zb.items())
+    own_d, diff_d = _density_distances(res, target)
+    zd = {sc: _z(d, se) for sc, (d, se) in diff_d.items()}
+    own_a, asym = _own_asymmetry(res, target), _asym_differences(res, target, cross_block_asymmetry)
+    za = {sc: _z(d, se) for sc, (d, se) in asym.items()}
+    z0 = _z(*own_a["nogin"])
+    ours = ("distance to the exact density sum (p(x) - p_exact(x))^2 dx, from different blocks: "
+            + ", ".join(f"{sc} {v:.2g} ± {se:.2g}" for sc, (v, se) in own_d.items())
+            + "; NOGIN's below: " + ", ".join(f"{sc} by {d:+.2g} ± {se:.2g} ({zd[sc]:+.1f} s.e.)"
+                                               for sc, (d, se) in diff_d.items())
             + "; mirror asymmetry sum (p(x) - p(-x))^2 dx, from different blocks: "
-            + ", ".join(f"{sc} {v:.2g} ± {se:.2g}" for sc, (v, se) in _own_asymmetry(res, target).items())
-            + "; NOGIN's below: " + ", ".join(f"{sc} by {d:+.2g} ± {se:.2g} ({za[sc]:+.1f} s.e.)"
-                                               for sc, (d, se) in asym.items()))  # fmt: skip
-    comps = {(m, sc): z[sc] for m, z in (("bias", zb), ("symmetry", za)) for sc in _INSET_OTHERS if sc in z}
-    # the rules before 2026-11-29 judged the double well's inset only: what they gave is said for it alone
-    history = _l1_history(res, target, comps) if target == "double_well" else ""
-    why = _clauses(_inset_why(comps), _density_words(res, target, zb), _bias_bound(at, zb), history,
-                   _mass_words(res, target), _ccadl_survivors(res, target, at["ccadl"], s))  # fmt: skip
-    return _inset_verdict(comps, ours, why)
+            + ", ".join(f"{sc} {v:.2g} ± {se:.2g}" for sc, (v, se) in own_a.items())
+            + f" (NOGIN's {z0:+.1f} s.e. from 0); NOGIN's below: "
+            + ", ".join(f"{sc} by {d:+.2g} ± {se:.2g} ({za[sc]:+.1f} s.e.)" for sc, (d, se) in asym.items())
+            + "; beside, the left panel's Var bias at h = 0.25: "
+            + ", ".join(f"{sc} {_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}" for sc, r in at.items() if r)
+            + "; NOGIN's |Var bias| below: " + ", ".join(f"{sc} by {z:+.1f} s.e." for sc, z in zb.items()))  # fmt: skip
+    bias = {sc: zd[sc] for sc in _INSET_OTHERS}
+    minimal = z0 <= 2 and all(za[sc] >= -2 for sc in _INSET_OTHERS)
+    four = {(m, sc): z[sc] for m, z in (("bias", zb), ("symmetry", za)) for sc in _INSET_OTHERS if sc in z}
+    # the rules before 2026-11-29 (the nineteenth audit) judged the double well's inset only: said for it alone
+    history = _l1_history(res, target, four) if target == "double_well" else ""
+    why = _clauses(_inset_why(bias, minimal, z0, za), _parted_words(zb, zd), _bias_bound(at, zb),
+                   _old_rule_words(four), history, _mass_words(res, target),
+                   _ccadl_survivors(res, target, at["ccadl"], s))  # fmt: skip
+    return _inset_verdict(bias, minimal, ours, why)
 
 
-def _inset_verdict(comps: dict, ours: str, why: str) -> Outcome:
-    """The inset's tiers from the comparisons {(measure, scheme): z}, z > 0 where NOGIN is below (better)."""
+def _inset_verdict(bias: dict, minimal: bool, ours: str, why: str) -> Outcome:
+    """The inset's tiers from NOGIN's density-distance margins {scheme: z}, z > 0 where NOGIN's is the smaller, and
+    whether its symmetry breaking is minimal: every part held, reproduced; a smaller bias than some, partly; a
+    larger bias than some or the symmetry broken without a smaller bias, not reproduced; else not tested."""
+    won = [sc for sc, z in bias.items() if z > 2]
+    lost = [sc for sc, z in bias.items() if z < -2]
+    if len(won) == len(bias) and minimal:
+        return reproduced(ours, why)
+    if won:
+        return partly(ours, why)
+    if lost or not minimal:
+        return not_reproduced(ours, why, z=min(bias[sc] for sc in lost) if lost else None)
+    return not_tested("scale", ours, why)
+
+
+def _four_comparisons(comps: dict, ours: str, why: str) -> Outcome:
+    """The inset's tiers until 2026-11-29 (the twenty-eighth audit) from the comparisons {(measure, scheme): z},
+    z > 0 where NOGIN is below (better): all four won, reproduced; some, partly; none with some lost, not
+    reproduced; else not tested."""
     better = [k for k, z in comps.items() if z > 2]
     worse = [k for k, z in comps.items() if z < -2]
     if len(better) == 2 * len(_INSET_OTHERS):
@@ -375,6 +417,13 @@ def _inset_verdict(comps: dict, ours: str, why: str) -> Outcome:
     if worse:
         return not_reproduced(ours, why, z=min(comps[k] for k in worse))
     return not_tested("scale", ours, why)
+
+
+def _old_rule_words(four: dict) -> str:
+    """What the inset's rule until 2026-11-29 (the twenty-eighth audit, ``_four_comparisons``) gives, and why."""
+    return (f"the rule until 2026-11-29 (the twenty-eighth audit: |Var bias| for 'a smaller bias', NOGIN's asymmetry "
+            f"below each other's for 'minimal breaking of symmetry') gave {_four_comparisons(four, '', '').verdict} "
+            f"({_four_why(four)})")  # fmt: skip
 
 
 def _blocks(res, target: str, sc: str) -> np.ndarray:
@@ -399,10 +448,10 @@ def _own_asymmetry(res, target: str) -> dict:
     return out
 
 
-def _density_words(res, target: str, zb: dict) -> str:
-    """The inset's distance to the exact density (``cross_block_distance``) of each scheme and NOGIN's margin below
-    each other's (jackknife over the blocks, block k of both from the same seeds), and where this reading of 'a
-    smaller bias' and |Var bias| (``zb``) part: resolved in opposite directions, or resolved by one only."""
+def _density_distances(res, target: str) -> tuple[dict, dict]:
+    """The inset's distance to the exact density (``cross_block_distance``): ({scheme: (its value, jackknife s.e.
+    over its blocks)}, {other scheme: (its value minus NOGIN's, jackknife s.e., block k of both from the same
+    seeds)})."""
     edges = res["edges"]
     q = exact_bin_masses(target, edges)
 
@@ -413,14 +462,15 @@ def _density_words(res, target: str, zb: dict) -> str:
     own = {sc: block_jackknife(lambda k, x=x: dist(x, k), len(x)) for sc, x in g.items()}
     diff = {sc: block_jackknife(lambda k, x=g[sc]: dist(x, k) - dist(g["nogin"], k), len(g[sc]))
             for sc in FIG1_SCHEMES[1:]}  # fmt: skip
-    zd = {sc: _z(d, se) for sc, (d, se) in diff.items()}
-    words = ("the inset's distance to the exact density sum (p(x) - p_exact(x))^2 dx, from different blocks (beside "
-             "the tiers): " + ", ".join(f"{sc} {v:.2g} ± {se:.2g}" for sc, (v, se) in own.items())
-             + "; NOGIN's below: " + ", ".join(f"{sc} by {d:+.2g} ± {se:.2g} ({zd[sc]:+.1f} s.e.)"
-                                               for sc, (d, se) in diff.items()))  # fmt: skip
-    part = [f"bias vs {sc} depends on the measure: NOGIN's |Var bias| {_side_words(zb[sc])}, its density distance "
-            f"{_side_words(zd[sc])}" for sc in _INSET_OTHERS if sc in zb and _side(zb[sc]) != _side(zd[sc])]  # fmt: skip
-    return _clauses(words, *part)
+    return own, diff
+
+
+def _parted_words(zb: dict, zd: dict) -> str:
+    """Where the left panel's |Var bias| (margins ``zb``, beside the tiers) and the inset's density distance (``zd``)
+    part as readings of 'a smaller bias': resolved in opposite directions, or resolved by one only."""
+    return _clauses(*(f"bias vs {sc} depends on the measure: NOGIN's density distance {_side_words(zd[sc])}, its "
+                      f"|Var bias| {_side_words(zb[sc])}" for sc in _INSET_OTHERS
+                      if sc in zb and _side(zb[sc]) != _side(zd[sc])))  # fmt: skip
 
 
 def _side(z: float) -> int:
@@ -453,7 +503,7 @@ def _l1_history(res, target: str, comps: dict) -> str:
     and the histograms' points."""
     old = _asym_differences(res, target, pooled_asymmetry)
     zs = {sc: d / se if se > 0 else math.nan for sc, (d, se) in old.items()}
-    verdict = _inset_verdict({**comps, **{("symmetry", sc): zs[sc] for sc in _INSET_OTHERS}}, "", "").verdict
+    verdict = _four_comparisons({**comps, **{("symmetry", sc): zs[sc] for sc in _INSET_OTHERS}}, "", "").verdict
     g = {sc: _blocks(res, target, sc) for sc in FIG1_SCHEMES}
     edges, ng = res["edges"], g["nogin"]
     values = ", ".join(f"{sc} {pooled_asymmetry(x, edges):.4f}" for sc, x in g.items())
@@ -467,8 +517,26 @@ def _l1_history(res, target: str, comps: dict) -> str:
             f"{pts}")  # fmt: skip
 
 
-def _inset_why(comps: dict) -> str:
-    """Which of the four comparisons {(measure, scheme): z} NOGIN wins, loses, or leaves within 2 s.e."""
+def _inset_why(bias: dict, minimal: bool, z0: float, za: dict) -> str:
+    """The inset's two clauses in words: NOGIN's density-distance margins {scheme: z} (smaller, larger, or within 2
+    s.e.) and whether its symmetry breaking is minimal (NOGIN's asymmetry ``z0`` s.e. from 0, the other schemes'
+    margins above it ``za``)."""
+    got = {">": [], "<": [], "=": []}
+    for sc, z in bias.items():
+        got[">" if z > 2 else "<" if z < -2 else "="].append(sc)
+    words = [f"{lab} {', '.join(v)}" for lab, v in (("a smaller bias (density distance) than", got[">"]),
+                                                     ("a larger bias than", got["<"]),
+                                                     ("bias within 2 s.e. of", got["="])) if v]  # fmt: skip
+    below = [sc for sc in _INSET_OTHERS if za[sc] < -2]
+    sym = (f"NOGIN's asymmetry {z0:+.1f} s.e. from 0" + (" (resolved above 0)" if z0 > 2 else "")
+           + (f", {', '.join(below)} below it beyond 2 s.e." if below else ", no other scheme's below it beyond 2 s.e.")
+           + (": minimal breaking of symmetry" if minimal else ": not minimal"))  # fmt: skip
+    return "; ".join(words + [sym])
+
+
+def _four_why(comps: dict) -> str:
+    """Which of the rule-until-2026-11-29 four comparisons {(measure, scheme): z} NOGIN wins, loses, or leaves within
+    2 s.e."""
     words = {">": [], "<": [], "=": []}
     for (m, sc), z in comps.items():
         words[">" if z > 2 else "<" if z < -2 else "="].append(f"{m} vs {sc}")
