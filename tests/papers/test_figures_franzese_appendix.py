@@ -137,6 +137,29 @@ def test_fig9_test_cost_at_the_seeds_it_runs():
     assert appendix.fig9_queue_job("boston") is None
 
 
+def test_fig9_flat_grid_at_the_papers_protocol_prices_the_full_grid():
+    """The twenty-eighth audit: wine at the paper's protocol on the quick grid came out flat in h (AKD 0.138-0.151
+    in every cell, above the band 0.091-0.113). Through Fig. 9's per-data-set path #1 and #2 are then not tested:
+    scale, priced by the scale=paper test alone (``fig9_test_cost(cheaper=False)``: the cheaper one is the grid
+    run); #3 is judged."""
+    full = appendix.fig9_test_cost("wine", cheaper=False)
+    assert full.startswith("scale=paper datasets=wine") and "4.0 CPU-hours at its 3 seeds" in full
+    assert "a cheaper test" not in full and "at 3.6 ms a step of 10 chains" in full
+    assert appendix.fig9_test_cost("wine").startswith(full.split(" (h ")[0])  # the same numbers
+    s = dataclasses.replace(sweeps.sweep_settings("paper", {**appendix.FIG9_SCALES["quick"], "datasets": ["wine"]}),
+                            oracle=sweeps.sweep_settings("paper", appendix.FIG9_SCALES["paper"]).oracle)  # fmt: skip
+    assert s.t_burn == sweeps.PAPER_T_BURN and s.oracle.kind != "lie_trotter"
+    rows = [{"dataset": "wine", "label": f"N_l={n}", "batch": b, "step_size": h, "seed": k, "draws": 200,
+             "akd": 0.145 + 0.01 * (k - 1), "self_mean": 0.1, "self_low": 0.091, "self_high": 0.113}
+            for n in (1, 5, 25) for b in ("full", 32) for h in s.steps for k in range(3)]  # fmt: skip
+    out = appendix.per_dataset(rows, lambda r: sweeps.fig5_outcomes(r, s, [1, 5, 25], appendix.fig9_test_cost),
+                               "App. F.3, Fig. 9")  # fmt: skip
+    verdicts = [o.verdict for _, o in out]
+    assert verdicts == ["not tested: scale", "not tested: scale", "reproduced"]
+    for _, o in out[:2]:
+        assert f"a test: the paper's full grid, {full}" in o.why and "it gave not reproduced" in o.why
+
+
 def test_cpu_queue_lists_its_jobs_cheapest_first():
     """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line: Fig. 9's wine test (26 CPU-minutes)
     before breast_cancer's (38)."""

@@ -1169,3 +1169,43 @@ def test_alike_count_is_the_smaller_of_the_pooled_and_per_batch_counts():
     assert "the pooled count alone gave reproduced" in why
     same = dataclasses.replace(k, by_batch={32: 0.01, 8: 0.02})
     assert sw._judged_count(same) == (3, "")
+
+
+def test_fig5_flat_grid_leaves_the_h_claims_untested():
+    """The twenty-eighth audit (wine at the paper's protocol): where no (batch, N_l) series changes over the grid's
+    h by more than the tolerance of a difference, the grid does not resolve how errors change with h: #1 (order of
+    convergence at small h) and #2 (larger errors as h grows) are not tested: scale, their reason giving the flat
+    range against the band, the gate's date, what the rule gave without it and the full grid's cost; #3 (N_l = 1
+    sensible) is judged as before. A grid with growth in h is judged as before."""
+    s = dataclasses.replace(_sweep_settings("quick", batches=[0, 32], steps=[0.005, 0.01, 0.02]),
+                            t_burn=sweeps.PAPER_T_BURN)  # fmt: skip
+    # seed sd 0.01 per cell, 3 seeds: the tolerance of a difference 2 sqrt(2 x 0.01^2 / 3) = 0.0163
+    flat = {("N_l=1", b, h): 0.18 + 0.005 * i for b in ("full", 32) for i, h in enumerate(s.steps)}
+    flat |= {("N_l=25", b, h): 0.175 for b in ("full", 32) for h in s.steps}
+    out = dict(sweeps.fig5_outcomes(_seeded(_sweep_rows(flat)), s, [1, 25]))
+    small, large, nl1 = (out[sweeps.FIG5_CLAIMS[k]] for k in ("small_h", "large_h", "nl1"))
+    assert small.verdict == large.verdict == "not tested: scale"
+    for o in (small, large):
+        assert "no (batch, N_l) series changes over h = 0.005-0.02 by more than the tolerance" in o.why
+        assert "batch full N_l=1 0.0100 <= 0.0163" in o.why
+        assert "AKD 0.175-0.190 in every cell against the oracle's band 0.140-0.150" in o.why
+        assert "above it (beyond its allowance) in all 12 cells" in o.why
+        assert "a gate added 2026-11-29, the twenty-eighth audit" in o.why
+        assert "a test: the paper's full grid, scale=paper datasets=boston" in o.why and "CPU-hours" in o.why
+        assert "a cheaper test" not in o.why  # the grid run here is the cheaper test: it does not test them
+    assert "without the gate (the rule until 2026-11-29) it gave not reproduced" in small.why
+    assert "without the gate (the rule until 2026-11-29) it gave not reproduced" in large.why
+    assert nl1.verdict == "reproduced" and "gate" not in nl1.why  # within the tolerance of the lowest: judged
+    # N_l = 25 growing with h beyond the tolerance: the rows judged as before
+    grows = {**flat, **{("N_l=25", b, 0.02): 0.3 for b in ("full", 32)}}
+    out = dict(sweeps.fig5_outcomes(_seeded(_sweep_rows(grows)), s, [1, 25]))
+    small, large = out[sweeps.FIG5_CLAIMS["small_h"]], out[sweeps.FIG5_CLAIMS["large_h"]]
+    assert small.verdict == "not reproduced" and large.verdict == "partly"
+    assert "gate" not in small.why + large.why
+    # a flat grid over scale=paper's own h and N_l counts against the claims: judged
+    paper = dataclasses.replace(s, steps=[0.001, 0.002, 0.005, 0.01, 0.02])
+    flat100 = {(lab, b, h): 0.18 for lab in ("N_l=1", "N_l=100") for b in ("full", 32) for h in paper.steps}
+    out = dict(sweeps.fig5_outcomes(_seeded(_sweep_rows(flat100)), paper, [1, 100]))
+    assert out[sweeps.FIG5_CLAIMS["large_h"]].verdict == "not reproduced"
+    assert "flat" not in sweeps.FIG5_CLAIMS["nl1"].tolerance and "not tested: scale where no (batch, N_l) series" in (
+        sweeps.FIG5_CLAIMS["small_h"].tolerance)  # fmt: skip

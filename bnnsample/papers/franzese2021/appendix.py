@@ -246,11 +246,12 @@ def _fig9_steps(dataset: str, grid: dict) -> tuple[int, int, list[int], object]:
     return len(ps.batches) * sum(per), oracle, per, ps
 
 
-def fig9_test_cost(dataset: str) -> str | None:
+def fig9_test_cost(dataset: str, cheaper: bool = True) -> str | None:
     """What ``scale=paper datasets=<dataset>`` of Fig. 9 costs at its own seeds (and one seed), and a cheaper test at
     the paper's protocol on the grid the quick sweep ran (its h, batches and N_l: the twenty-fourth audit), every N_l
     x batch x seed's leapfrog steps and the oracle's at franzese2021-fig8's measured cost of a step on the data set
-    (``FIG8_OTHERS_RATE``); None where none was measured."""
+    (``FIG8_OTHERS_RATE``); None where none was measured. ``cheaper=False``: the scale=paper test alone (what tests
+    a grid too flat in h to resolve Fig. 5's #1 and #2, ``sweeps._resolution_gate``; the cheaper one is that grid)."""
     rate = FIG8_OTHERS_RATE.get(dataset)
     if rate is None:
         return None
@@ -261,6 +262,19 @@ def fig9_test_cost(dataset: str) -> str | None:
     small_runs, _, small_per, _ = _fig9_steps(dataset, grid)
     small = (seeds * small_runs + oracle) * rate
     per = sorted(per)
+    rate_text = (
+        f"{rate * 1e3:.1f} ms a step of {ps.chains} chains, franzese2021-fig8's measured cost on {dataset} "
+        "(its four samplers other than MT3, full batch and minibatches together, oracle and overhead included)"
+    )
+    if not cheaper:
+        return (
+            f"scale=paper datasets={dataset} (the paper's burn-in and adaptive-SGHMC oracle): about "
+            f"{every / 3600:.1f} CPU-hours at its {seeds} seeds, {(runs + oracle) * rate / 3600:.1f} at one (seeds=0): "
+            "N_l " + "/".join(map(str, nls)) + " x batches " + "/".join("full" if b == FULL else str(b) for b in
+                                                                   ps.batches)
+            + f" x {per[0]:,}-{per[-1]:,} leapfrog steps a run (h {min(ps.steps):g}-{max(ps.steps):g}) and the "
+            f"oracle's {oracle:,} steps, at {rate_text}"
+        )  # fmt: skip
     return (
         f"scale=paper datasets={dataset} (the paper's burn-in and adaptive-SGHMC oracle): about {every / 3600:.1f} "
         f"CPU-hours at its {seeds} seeds, {(runs + oracle) * rate / 3600:.1f} at one (seeds=0): N_l "
