@@ -120,6 +120,33 @@ def test_every_claim_has_its_own_source():
     assert SOURCE_KIND["msgld", "full"] == "derived" and "mSGLD is SGLD" in full
     assert "chen2015 §4" in full and "sekkat2023 §2.3.1" in full and full.index("chen2015") < full.index("matthews")
     assert "chen2015" not in iid and "matthews2018 §5.1" in iid
+    # an order a paper prints as a numeral is 'printed', also where it is observed on the paper's own experiment
+    # (paulin2025 §3.4: '(weak order 2)') or printed for a class the scheme belongs to (matthews2018 §3's symmetric
+    # strings); the twenty-eighth audit, as the twenty-sixth's test for leapfrog / full
+    for k in (("ubu", "iid"), ("ubu", "reshuffle"), ("baoab", "iid"), ("baoab", "reshuffle"), ("baoab", "sms")):
+        assert SOURCE_KIND[k] == "printed" and "'(weak order " in SOURCES[k], k
+    for k in (("baoab", "full"), ("obabo", "full")):
+        assert SOURCE_KIND[k] == "printed" and "second order O(h^2) bias" in SOURCES[k], k
+    assert not [k for k, kind in SOURCE_KIND.items() if kind == "statement" and "'(weak order" in SOURCES[k]]
+    # generalized LIE-TROTTER's independence of N_l is §4's and §5's words, not App. D.1's
+    gll = SOURCES["generalized_lie_trotter", "full"]
+    assert "§4 ('the orders of convergence are independent on N_l')" in gll and "§5 ('regardless of the N_l" in gll
+
+
+def test_a_claim_measured_at_one_n_leapfrog_says_so():
+    """franzese2021 claims generalized LIE-TROTTER's order for every N_l; orders.csv measures N_l = 10 only (its
+    preset), which the method states (the twenty-eighth audit, orders#28); a scheme without N_l says nothing."""
+    from bnnsample.analysis.orders import Fit, Row, preset_params
+    from bnnsample.figures.orders import claim_rows
+
+    assert preset_params("generalized_lie_trotter") == {"n_leapfrog": 10}
+    h = [2.0**-e for e in range(3, 8)]
+    for scheme in ("generalized_lie_trotter", "lie_trotter"):
+        r = Row(scheme, "full", "two_batch", "var_x", True, 2, status="measured", fit=Fit(2.0, 1.99, 2.01), h=h,
+                bias=[x**2 for x in h])  # fmt: skip
+        ((claim, out),) = claim_rows([r])
+        said = claim.method.endswith("; N_l = 10 only (the claim is for every N_l; other N_l not tested)")
+        assert said == (scheme == "generalized_lie_trotter") and out.verdict == "reproduced"
 
 
 def test_exact_claims_state_their_rule_and_rule_history_is_declared():
