@@ -94,10 +94,10 @@ def test_paulin_make_writes_files_and_section(tmp_path):
     text = (tmp_path / "REPRODUCTION.md").read_text()
     section = read_sections(text)[pf.FIG_ID]
     assert f"<!-- begin {pf.FIG_ID} -->" in text and "| W1 of SG-UBU to the posterior" in section
-    # one sampler: its W1 row (derived) and slope row (statement), and two checks that are not counted
+    # one sampler: its W1 row (derived) and slope row (printed), and two checks that are not counted
     assert sum(line.startswith("| ") for line in section.splitlines()) == 1 + 2 + 2  # header, claims, checks
     counts = verdict_counts(section)
-    assert sum(counts[v] for v in VERDICTS) == 2 and (counts["derived"], counts["statement"]) == (1, 1)
+    assert sum(counts[v] for v in VERDICTS) == 2 and (counts["derived"], counts["printed"]) == (1, 1)
     assert section.count("| check | ") == 2 and section.count("| passed |") == 2
 
 
@@ -112,11 +112,12 @@ def test_paulin_iid_w1_is_computed_once_per_step_size(tmp_path):
 
 def test_paulin_claims_table_is_filled():
     """Every claim names where the paper makes it, its value and the value's source; the
-    notebook's W1 values are derived (the paper prints no number), the orders are statements."""
+    notebook's W1 values are derived (the paper prints no number), the orders printed (§3.4's '(weak order 2)'),
+    the other claims statements."""
     for key, claim in pf.CLAIMS.items():
         assert claim.text and claim.where and claim.paper and claim.tolerance and claim.method
         kind = key[0] if isinstance(key, tuple) else key
-        expected = {"w1": "derived", "exact": "check", "mc": "check"}.get(kind, "statement")
+        expected = {"w1": "derived", "slope": "printed", "exact": "check", "mc": "check"}.get(kind, "statement")
         assert claim.source == expected, key
     # the notebook is named with its repository; SMS-BAOAB's h = 0.25 reference is derived with the authors' order
     assert all("github.com/paulindani/SMS_Kinetic_Langevin" in pf.CLAIMS["w1", lab].method for lab, _ in pf.SAMPLERS)
@@ -235,6 +236,17 @@ def test_committed_w1_rows_follow_from_w1_csv():
         row = committed[c.text]
         assert (row["paper"], row["ours"], row["verdict"], row["reason"], row["tolerance"]) == (
             c.paper, o.ours, o.verdict, o.why, c.tolerance)  # fmt: skip
+
+
+def test_slope_rows_are_printed_orders():
+    """§3.4 prints each sampler's order as a numeral ('(weak order 2)', '(weak order 1)'), so the slope rows'
+    source is 'printed' (a number printed in the paper; the twenty-eighth audit, as orders' rows), in the code and
+    in the committed claims.csv."""
+    slopes = [pf.CLAIMS[("slope", label)] for label in pf.LABELS]
+    assert len(slopes) == 9 and {c.source for c in slopes} == {"printed"}
+    assert all(f"(weak order {pf.EXPECTED_SLOPE[lab][0]})" in c.text for lab, c in zip(pf.LABELS, slopes))
+    committed = {r["claim"]: r for r in csv.DictReader((RESULTS / pf.FIG_ID / "claims.csv").read_text().splitlines())}
+    assert {committed[c.text]["source"] for c in slopes} == {"printed"}
 
 
 def test_fixed_order_w1_matches_the_notebook(two_batch):
