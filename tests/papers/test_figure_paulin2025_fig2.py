@@ -72,7 +72,8 @@ def test_recipe_end_to_end_tiny(tmp_path, monkeypatch):
     assert len(rows) == len(fig2.CLAIMS)  # one row per claim
     counts = verdict_counts(section)
     assert sum(counts[v] for v in VERDICTS) == len(fig2.CLAIMS) - 1  # the SG-HMC row is a check, not counted
-    assert counts["statement"] + counts["derived"] == len(fig2.CLAIMS) - 1  # SG-HMC's order is derived
+    # SG-HMC's order is derived, SMS-UBU's printed
+    assert (counts["printed"], counts["statement"] + counts["derived"]) == (1, len(fig2.CLAIMS) - 2)
     check_rows = [row for row in rows if "| check |" in row]
     assert len(check_rows) == 1 and re.search(r"\| (passed|FAILED) \|", check_rows[0])
     # the section is a function of the CSVs: written again from them it is the same (its cost aside)
@@ -107,7 +108,12 @@ def test_committed_section_is_what_the_committed_csvs_give():
 def test_claims_table_is_filled():
     for claim in fig2.CLAIMS.values():
         assert claim.text and claim.where and claim.paper and claim.tolerance and claim.method
-        assert claim.source in ("statement", "derived", "check")
+        assert claim.source in ("statement", "derived", "check", "printed")
+    # §3.4 on Fig. 2 and Theorem 5 print SMS-UBU's O(h^2) (a number printed in the paper: the twenty-eighth audit's
+    # test, as orders' rows); §2.2 gives SG-UBU's and SG-BAOAB's order in words ('from two to one')
+    assert fig2.CLAIMS["sms_order"].source == "printed"
+    assert [fig2.CLAIMS["sg_order", n].source for n in ("SG-UBU", "SG-BAOAB", "SG-HMC")] == [
+        "statement", "statement", "derived"]  # fmt: skip
 
 
 def bias_rows(values, se, resolved=True, name="SG-BAOAB"):
@@ -253,6 +259,29 @@ def test_open_ratios_say_how_far_they_are_and_what_would_settle_them():
     assert "scale=paper would make this row partly" in fig2._ratio_outcome(agree, "SG-HMC", hs, 1, 3.18).why
     wide = {k: {**v, "se": 4 * v["se"]} for k, v in by.items()}
     assert "own projection" not in fig2._ratio_outcome(wide, "SG-HMC", hs, 1, fig2.t_quantile(4)).why
+
+
+def test_open_ratios_above_an_asymptotic_order_say_what_scale_paper_would_make_of_them():
+    """The twenty-eighth audit (fig2#3): SG-BAOAB's two ratios (the committed bias.csv) are open above order 1; with
+    half the s.e. (scale=paper's noise floors) the first order interval lies wholly above 1.5, which the row's rule
+    sets aside, on this grid and against scale=paper's finest step 3.125e-5; the second only against that step. The
+    reason says so, and that the run settles the row only through its finer levels; SG-HMC's rule (not asymptotic)
+    and an open ratio below order 1 say nothing of it."""
+    hs = [2e-3, 1e-3, 5e-4]
+    by = {("SG-BAOAB", h): {"bias": b, "se": s, "resolved": True}
+          for h, b, s in zip(hs, (0.0419547, 0.00882646, 0.00162517), (0.00282569, 0.0015796, 0.000256807))}  # fmt: skip
+    out = fig2._ratio_outcome(by, "SG-BAOAB", hs, 1, fig2.t_quantile(4), asymptotic=True)
+    assert out.verdict == "not tested: not run"
+    assert (
+        "0.002/0.001 [1.61, 2.6] (set aside; against h_L = 3.125e-05: [1.72, 2.63], set aside), 0.001/0.0005 "
+        "[1.24, 2.7] (still open; against h_L = 3.125e-05: [1.74, 2.91], set aside)"
+    ) in out.why
+    assert "settles this row only if its finer levels are resolved and show an order within 1 ± 0.5" in out.why
+    plain = fig2._ratio_outcome({("SG-HMC", h): v for (_, h), v in by.items()}, "SG-HMC", hs, 1, fig2.t_quantile(4))
+    assert "set aside" not in plain.why
+    below = {("SG-HMC", h): {"bias": b, "se": s, "resolved": True}
+             for h, b, s in zip(hs, (0.190338, 0.1045, 0.0457294), (0.000782971, 0.00167027, 0.00142625))}  # fmt: skip
+    assert "set aside" not in fig2._ratio_outcome(below, "SG-HMC", hs, 1, fig2.t_quantile(4), asymptotic=True).why
 
 
 def test_unresolved_rows_are_not_run_and_queued():

@@ -254,12 +254,30 @@ def _open_ratio(a: float, b: float, r: float, se: float, interval: tuple, finest
                   f"{'a disagreement' if decided else 'still open'})"), decided  # fmt: skip
 
 
+def _aside_projection(a: float, b: float, r: float, se: float, finest: float, paper_finest: float, target: int,
+                      t: float) -> str:  # fmt: skip
+    """The text of an open ratio of an asymptotic order (``_ratio_outcome``
+    with ``asymptotic``) whose implied order lies above target + 0.5: its order interval with half the s.e. (scale=
+    paper's 2x lower noise floors) on this grid, as ``_open_ratio`` projects, and read against scale=paper's finest
+    step as well; an interval wholly above target + 0.5 is set aside by the row's rule (not counted)."""
+    ends = (r - t * se / 2, r + t * se / 2)
+    here, there = ([_apparent_order(x, a, b, f) for x in ends] for f in (finest, paper_finest))
+    above = [lo > target + 0.5 for lo, _ in (here, there)]
+    return (
+        f"{a:g}/{b:g} [{_fmt(here[0])}, {_fmt(here[1])}] ({'set aside' if above[0] else 'still open'}; against "
+        f"h_L = {paper_finest:g}: [{_fmt(there[0])}, {_fmt(there[1])}], {'set aside' if above[1] else 'still open'})"
+    )
+
+
 def _ratio_why(n: int, resolved: int, zs: list, open_: list, beyond: list, target: int, rival: int, alone: bool,
-               unreached: list = (), projected: list = (), good: int = 0) -> str:  # fmt: skip
+               unreached: list = (), projected: list = (), good: int = 0, aside: list = (),
+               paper_finest: float = math.nan) -> str:  # fmt: skip
     """The reason of ``_ratio_outcome``: how many ratios resolved, those beyond, those open, those whose
     interval lies wholly above an asymptotic order (``unreached``), whether the agreeing ones (``alone``:
     none separating) tell order ``target`` from ``rival``, and, where half the s.e. would make some open ratios
-    disagreements (``projected``), the verdict that projection gives by the tiers (``good`` ratios agreeing)."""
+    disagreements (``projected``), the verdict that projection gives by the tiers (``good`` ratios agreeing); where
+    open ratios of an asymptotic order lie above it (``aside``: ``_aside_projection``'s texts), what scale=paper's
+    noise and grid would make of them (the twenty-eighth audit, paulin2025-fig2#3)."""
     return "; ".join(
         [f"{resolved} of {n} ratios resolved"]
         + [f"{z:+.1f} s.e. from order {target}'s ratio" for z in zs]
@@ -275,6 +293,12 @@ def _ratio_why(n: int, resolved: int, zs: list, open_: list, beyond: list, targe
             f"disagreement, with {good or 'no'} ratio{'s' if good > 1 else ''} agreeing: by the stated tiers "
             f"scale=paper would make this row {'partly' if good else 'not reproduced'} unless its finer levels show "
             f"the order reaching {target}"] if projected else [])
+        + ([f"by this row's own projection (half the s.e., scale=paper's noise floors, on this grid; and read against "
+            f"scale=paper's finest step h_L = {paper_finest:g} as well) the open ratios' order intervals would be "
+            f"{', '.join(aside)}: an interval wholly above {target + 0.5:g} is set aside by this row's rule (not "
+            f"counted), so scale=paper's run settles this row only if its finer levels are resolved and show an order "
+            f"within {target} ± 0.5 (agreeing) or wholly below {target - 0.5:g} (a disagreement); if they are "
+            f"unresolved or also lie above {target + 0.5:g}, the row stays not tested"] if aside else [])
         + ([f"no agreeing ratio's interval leaves order {rival}'s band ({rival} ± 0.5): the data do not separate "
             f"order {target} from order {rival}"] if alone else [])
     )  # fmt: skip
@@ -292,6 +316,7 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int, t: float = 2.0, a
     h and is not counted (only one wholly below target - 0.5 disagrees)."""
     rival = 1 if target == 2 else 2
     finest, good, zs, texts, open_, beyond, apart, unreached, projected = hs[-1] / 2, 0, [], [], [], [], 0, [], []
+    paper_finest, aside = hs[0] / 2 ** SCALES["paper"]["levels"], []  # scale=paper's grid: hs[0] halved 6 times
     for a, b in zip(hs, hs[1:]):
         ra, rb = by[(name, a)], by[(name, b)]
         r, se, p, lo, hi, want, text = _ratio_at(ra, rb, a, b, finest, target, t)
@@ -310,10 +335,12 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int, t: float = 2.0, a
             open_.append(text_open)
             beyond += [text_beyond] if text_beyond else []
             projected += [f"{a:g}/{b:g}"] if decided else []
+            if asymptotic and p > target + 0.5:
+                aside.append(_aside_projection(a, b, r, se, finest, paper_finest, target, t))
     ours = "ratios per halving " + ", ".join(texts)
     alone = bool(good and not apart)
     why = _ratio_why(len(texts), good + len(zs) + len(open_), zs, open_, beyond, target, rival, alone, unreached,
-                     projected, good)  # fmt: skip
+                     projected, good, aside, paper_finest)  # fmt: skip
     if good and not zs and not open_ and not apart:
         return partly(ours, "; ".join((why, SCALE_WHY)))
     out = by_resolved(good, zs, good + len(zs) + len(open_), ours, why, SCALE_WHY, reason=NOT_TESTED_REASON)
@@ -584,6 +611,7 @@ _ORDER_RULE = (
 
 
 @CLAIMS.rule("sms_order", "SMS-UBU bias O(h^2): falls ~4x per halving of h", "§3.4, Fig. 2; Theorem 5", "O(h^2)",
+    source="printed",  # §3.4 on Fig. 2 and Theorem 5 print O(h^2); 'statement' until 2026-11-29 (28th audit)
     tolerance=_ORDER_RULE.format(p=2, rival=1, band="[3, 5.5]", expect="4.2 and 5.0", old="reproduced",
         rival_old="moved the verdict from reproduced to partly: the one resolved ratio, order 1.73 [0.999, 2.2]"),
     method=_RATIO_METHOD)  # fmt: skip
