@@ -519,8 +519,11 @@ def test_fig14_eta1_numbers_are_its_committed_csv():
         pytest.skip("no committed fig14_eta1.csv")
     rows = read_csv(path)
     seconds = sum(r["seconds"] for r in rows)
-    assert f"those {len(rows)} settings (their sampling time, {seconds:.0f} CPU-s, x 10)" in fig14.ETA1_RESULT
-    assert f"about {seconds * 10 / 3600:.1f} CPU-hours" in fig14.ETA1_RESULT
+    assert abs(fig14.ETA1_SECONDS - seconds) < 0.01
+    steps = {round(r["steps"] * r["h"], 6) for r in rows}  # burn-in + record, in time units
+    assert steps == {fig14.ETA1_BURN + fig14.FIG14["paper"]["time"]}
+    assert f"for those {len(rows)} settings a record 10x as long about 2.2 CPU-hours, 100x about 21 (their sampling " \
+           f"time, {seconds:.0f} CPU-s, 20 of whose 25 time units are recorded)" in fig14.ETA1_RESULT  # fmt: skip
     base = [r["l1"] for r in rows if r["K"] == 0 and r["n"] == 5 and r["sampling"] == "wor"]
     assert ", ".join(f"{v:.3f}" for v in base) in fig14.ETA1_RESULT
 
@@ -649,6 +652,7 @@ def test_fig5_below_langevin_compares_across_h_with_figure_3s_steps():
         "xi_var": 1.0,
         "xi_var_se": 0.1,
         "xi_var_predicted": 1.0,
+        "burn_time": 5.0,
     }
     out = dict(fig5.fig5_outcomes([full], {"h": (0.01,)}, "paper"))[fig5.FIG5_CLAIMS["below_langevin"]]
     assert "(0.0001, 0.0003, 0.001) at least 3x smaller: min" in out.ours and "3 of 3 above 3" in out.ours
@@ -886,3 +890,49 @@ def test_fig5_flat_reason_states_what_would_pass():
             for n, e, s, lv in ((1, 0.001, 0.02, 30.0), (50, -0.002, 0.01, 0.06))]  # fmt: skip
     why = fig5._resolution(rows, [0.001])
     assert "within 0.2 s.e. of 0" in why and "up to 0.09 (h = 0.001)" in why and "0.06..30" in why
+
+
+def _xi_row(h, n, burn, xi, pred, z_se=0.05, err=0.0, se=0.01):
+    return {"h": h, "n": n, "burn_time": burn, "xi_mean": xi, "xi_predicted": pred, "xi_mean_se": z_se,
+            "signed_error": err, "rel_var_error": abs(err), "se": se, "eps_h": 1.0}  # fmt: skip
+
+
+def test_fig5_depends_states_cells_short_of_the_measured_friction_burn_in():
+    """fig5#2 (twenty-eighth audit): a counted cell whose burn-in is below 3 A eta with A the measured mean friction
+    (fig12-fig14's test) is named with its relaxation times and its friction's distance from Lemma 9's mean, and the
+    reason says how the tally changes as the short cells are dropped in order of their shortfall."""
+    rows = [_xi_row(0.01, 1, 194.0, 72.3, 64.66, err=-0.10, se=0.02), _xi_row(0.01, 5, 40.0, 13.2, 13.2, err=0.008),
+            _xi_row(0.02, 1, 385.0, 656.0, 128.3, err=0.29, se=0.04), _xi_row(0.02, 5, 76.3, 27.29, 25.44, err=-0.07),
+            _xi_row(0.02, 50, 7.0, 2.2, 2.3, err=0.03)]  # fmt: skip
+    out = fig5._depends(rows, {"h": (0.01, 0.02)})
+    assert out.verdict == "reproduced" and "3 of 5 counted cells fall short" in out.why
+    assert "h = 0.02, n = 1: 385 against 1968 (0.59 A eta; friction +411%" in out.why
+    assert "3 of 3 of their frictions lie at or above Lemma 9's mean" in out.why
+    assert "without h = 0.02, n = 1: 4.8, 7.1 (2 of 2 h above 4); without h = 0.01, n = 1: 0.0, 7.1 (1 of 2" in out.why
+    assert "the tally (2 of 2 h) holds while the cells from 2.68 A eta up count" in out.why
+    long = [{**r, "burn_time": 3.1 * r["xi_mean"]} for r in rows]
+    assert "every counted cell's burn-in passes 3 A eta" in fig5._depends(long, {"h": (0.01, 0.02)}).why
+
+
+def test_fig5_xi_mean_allows_its_measured_noise_and_names_the_misses_outside():
+    """fig5#4 (twenty-eighth audit): the mean friction agrees within 5% or 2 s.e. of eq. 45's value (its s.e. of the
+    mean over chains), with tiers; the reason says what 5% alone gives; the settings outside eps h <= 10 are each
+    listed with their deviation, the misses named; Lemma 9 and eq. 45 cited by their sections."""
+    c = fig5.FIG5_CLAIMS["xi_mean"]
+    assert c.where.startswith("Lemma 9 (§3.2.1), eq. 45 (§3.1)") and "reproduced: every such setting" in c.tolerance
+    noisy = {**_xi_row(0.001, 50, 5.0, 1.12, 1.0, z_se=0.07), "eps_h": 0.1}  # 12% off, 1.7 s.e.: agrees
+    far = {**_xi_row(0.02, 1, 385.0, 656.0, 128.3, z_se=0.77), "eps_h": 198.0}
+    out = fig5.FIG5_CLAIMS.rules["xi_mean"]([noisy, far], {})
+    assert out.verdict == "reproduced" and "the 5% alone (the rule until 2026-11-29) holds at 0 of 1" in out.why
+    assert "h = 0.02, n = 1 (eps h 198): 656 vs 128.3, +411% (+685.3 s.e.), a miss" in out.ours
+    assert fig5.FIG5_CLAIMS.rules["xi_mean"]([{**noisy, "xi_mean_se": 0.01}], {}).verdict.startswith("not reproduced")
+
+
+def test_fig14_record_cost_is_linear_in_the_recorded_time():
+    """fig14#1 (twenty-eighth audit): a record m times as long costs secs (burn + m time) / (burn + time), not m - 1
+    more of the first 10x's amount (181 CPU-s for 30 + 20 time units: 10x 0.2, 100x 2.0, 1000x 20 CPU-hours)."""
+    assert fig14.record_cost(180.9, 30.0, 20.0, (10, 100, 1000)) == (
+        "a record 10x as long about 0.2 CPU-hours, 100x about 2.0, 1000x about 20"
+    )
+    assert fig14.record_cost(3600.0, 0.0, 1.0, (10,)) == "a record 10x as long about 10 CPU-hours"
+    assert "each 10x" not in fig14.ETA1_RESULT

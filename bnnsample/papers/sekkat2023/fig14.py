@@ -40,6 +40,19 @@ ETA1_OURS = (
 # until 2026-11-29, when every (n, h) was counted (a test recomputes both)
 ETA1_VERDICTS = {"k3": "not tested: scale", "k15": "not tested: scale", "residual": "not tested: scale"}
 ETA1_OLD = {"k3": "not tested: scale", "k15": "not reproduced (3.7 s.e.)", "residual": "partly"}
+
+
+def record_cost(secs: float, burn: float, time: float, factors=(10, 100)) -> str:
+    """What runs that took ``secs`` CPU-s for ``burn`` + ``time`` time units cost with their record ``time``
+    lengthened ``factors`` times: linear in the simulated time, secs (burn + m time) / (burn + time); until
+    2026-11-29 (the twenty-eighth audit) the rows said 'each 10x ... costs' the first 10x's amount."""
+    hours = [secs * (burn + m * time) / (burn + time) / 3600 for m in factors]
+    return ", ".join(f"{'a record ' if i == 0 else ''}{m}x {'as long ' if i == 0 else ''}about "
+                     f"{x:.{1 if x < 10 else 0}f}{' CPU-hours' if i == 0 else ''}"
+                     for i, (m, x) in enumerate(zip(factors, hours)))  # fmt: skip
+
+
+ETA1_SECONDS = 954.16  # fig14_eta1.csv's 24 runs, their seconds summed (a test reads them again)
 ETA1_RESULT = ("with eta_k = 1 (§4.4's printed value; fig14_eta1.csv: h in [0.001, 0.002, 0.005], same chains and "
                "time) the K = 0 (AdL) baseline had L1 0.130, 0.224, 0.281 at n = 5 and h = 0.001, 0.002, 0.005, where "
                "fig7's full-matrix AdL with eta = 0.1 has 0.030 at h = 0.001, and its theta_1 > 0.7 mass was 0.43-0.48 "
@@ -49,8 +62,10 @@ ETA1_RESULT = ("with eta_k = 1 (§4.4's printed value; fig14_eta1.csv: h in [0.0
                "now no (n, h) is counted: the burn-in, 5 time units, is below 3 A eta_k = 3 A at each (A from fig7's "
                "friction means at those (n, h), 3.6-43.8: 10.7-131.5 time units), and the mode weights were off. A "
                "test at eta_k = 1 needs burn-ins past that and records long enough for the mode weights to "
-               "settle, a time these runs do not measure: each 10x of the recorded time costs about 2.7 CPU-hours for "
-               "those 24 settings (their sampling time, 954 CPU-s, x 10). §4.4 also says 'the same parameters as in Section 3.3.2' (eta = 0.1) "
+               "settle, a time these runs do not measure: the cost grows with the recorded time, for those 24 "
+               f"settings {record_cost(ETA1_SECONDS, ETA1_BURN, FIG14['paper']['time'])} (their sampling time, "
+               f"{ETA1_SECONDS:.0f} CPU-s, {FIG14['paper']['time']:g} of whose {ETA1_BURN + FIG14['paper']['time']:g} "
+               "time units are recorded). §4.4 also says 'the same parameters as in Section 3.3.2' (eta = 0.1) "
                "and compares its K = 0 with Fig. 7, so eta_k = 0.1 is used here, and h up to 0.01, since with eta = 0.1 "
                "the K = 0 error exceeds its noise floor only at the largest eps h (fig7)")  # fmt: skip
 
@@ -291,10 +306,10 @@ def _mixing_cost(rows, st, closed) -> str:
     secs = sum(r.get("seconds", 0.0) for r in runs)
     return (f"where the mode weights are off ({', '.join(f'({n}, {h:g})' for n, h in cells)}) a test needs records in "
             "which the chains cross between the modes, a time these runs do not measure (no mass moved by more than "
-            f"0.006 when the burn-in went from 5 to 30 time units): each 10x of the recorded time costs about "
-            f"{secs * 10 * st['time'] / (st['burn'] + st['time']) / 3600:.1f} CPU-hours for their {len(runs)} runs "
-            f"(their {secs:.0f} CPU-s in fig14.csv, {st['time']:g} of whose {st['burn'] + st['time']:g} time units are "
-            "recorded); how many 10x the crossings need is not measured, so this is a lower bound")  # fmt: skip
+            f"0.006 when the burn-in went from 5 to 30 time units): the cost grows with the recorded time, for their "
+            f"{len(runs)} runs {record_cost(secs, st['burn'], st['time'], (10, 100, 1000))} (their {secs:.0f} CPU-s "
+            f"in fig14.csv, {st['time']:g} of whose {st['burn'] + st['time']:g} time units are recorded); how long a "
+            "record the crossings need is not measured, so this is a lower bound")  # fmt: skip
 
 
 def _gated(zs: dict, g: Gate, ours: str, why: str, untested: str, agree_below: float = -2.0,
