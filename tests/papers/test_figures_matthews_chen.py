@@ -198,6 +198,10 @@ def test_claims_tables_have_every_field():
         assert c.tolerance or c.source == "derived", c
         assert c.where == "-" or "§" in c.where, c  # the paper's own section numbers
         assert "shared" not in f"{c.where} {c.tolerance} {c.method}" and "digest" not in c.method
+    # Theorem 4's O(h^K) with Lemma 8's 'a 2nd-order local integrator': a number printed in the paper (the
+    # twenty-eighth audit's test, as orders' aboba / full row)
+    t4 = chen.FIG1_CLAIMS["theorem4"]
+    assert t4.source == "printed" and "Lemma 8" in t4.where and "Theorem 4" in t4.where
 
 
 def test_fit_slope_se_is_the_spread_of_fitted_slopes():
@@ -242,7 +246,7 @@ def test_chen_fig1_section_counts():
             rows.append({"scheme": scheme, "h": h, "exact_bias": ex, "exact_bias_full_gradient": -4e-3 * h * h,
                          "mc_bias": ex + 1e-4, "mc_bias_se": 2e-4})  # fmt: skip
     md = _chen_section(chen.FIGURE1, rows)
-    assert _counts(md) == {"reproduced": 2, "not reproduced": 1, "statement": 3}
+    assert _counts(md) == {"reproduced": 2, "not reproduced": 1, "statement": 2, "printed": 1}
     assert "| passed |" in md and "not reproduced (125.5 s.e.)" in md  # (0.025 + 1e-4) / 2e-4 at h = 0.005
     # the thirteenth audit: an unstable Euler step is printed so (the rule counts it as larger), not as nan
     assert "0.055: E unstable, 0.06: E unstable" in md and "0.06: nan" not in md
