@@ -202,6 +202,12 @@ def test_claims_tables_have_every_field():
     # twenty-eighth audit's test, as orders' aboba / full row)
     t4 = chen.FIG1_CLAIMS["theorem4"]
     assert t4.source == "printed" and "Lemma 8" in t4.where and "Theorem 4" in t4.where
+    # matthews2018 prints NOGIN's O(h^2) in §4 (after Theorem 4.1); CC-ADL's and mSGLD's orders are §5.1's words
+    orders = {k: c for k, c in mw.FIG1_CLAIMS.items() if isinstance(k, tuple) and k[0] == "order"}
+    assert {k[1:]: c.source for k, c in orders.items() if c.source == "printed"} == {
+        ("nogin", "double_well"): "printed"
+    }
+    assert "O(h^2) infinite-time bias" in orders["order", "nogin", "double_well"].where
 
 
 def test_fit_slope_se_is_the_spread_of_fitted_slopes():

@@ -256,8 +256,13 @@ def _nogin_flat(res, s):
     return reproduced(flat, why) if abs(z) <= lim else not_reproduced(flat, why, z=z)
 
 
+# printed: §4 prints the order as O(h^2) after Theorem 4.1 (NOGIN 'second-order weakly consistent'): 'a second-order
+# weak scheme gives an O(h^2) infinite-time bias', expected there, not proved; the other order rows are §5.1's words
+# only ('first-order', 'second order'). 'statement' until 2026-11-29 (the twenty-eighth audit's test, orders#8)
 @FIG1_CLAIMS.rule(("order", "nogin", "double_well"), "NOGIN's variance error is second order in h (double well)",
-    "§5.1, Fig. 1 left; §4, Theorem 4.1", "slope 2", **_ORDER)  # fmt: skip
+    "§5.1, Fig. 1 left; §4, Theorem 4.1 (NOGIN 'second-order weakly consistent') and the sentence after it ('a "
+    "second-order weak scheme gives an O(h^2) infinite-time bias', expected, not proved)", "slope 2",
+    **{**_ORDER, "source": "printed"})  # fmt: skip
 def _nogin_order(res, s):
     return _order_outcome(res["bias"], res["slopes"], "double_well", "nogin", 2, s["chains"])
 
