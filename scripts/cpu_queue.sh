@@ -12,16 +12,18 @@
 # continues where it stopped when the queue is run again with the same OUT_DIR.
 set -euo pipefail
 JOBS=(
-    # franzese2021-fig9#7-#9 (wine): Fig. 9 at the paper's protocol on the grid the quick sweep ran, about 26 CPU-min
-    'franzese2021-fig9 scale=paper datasets=wine steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25 seeds=0,1,2'
-    # franzese2021-fig9#4-#6 (breast_cancer): the same as for wine, about 38 CPU-minutes
-    'franzese2021-fig9 scale=paper datasets=breast_cancer steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25 seeds=0,1,2'
-    # franzese2021-fig5#1-#3 (Boston): Fig. 5 at the paper's protocol on the grid the quick sweep ran, about 36 CPU-min
-    'franzese2021-fig5 scale=paper steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25 seeds=0,1,2'
     # paulin2025-fig2#2-#4 (#5-#7 too): about 3.2 CPU-hours (10,220 CPU-s of sampling + the MAP)
     'paulin2025-fig2 scale=paper'
+    # franzese2021-fig5#1-#2 (Boston): the paper's full grid (N_l up to 100, h down to 0.001, 3 seeds), about 3.6
+    # CPU-hours; the quick grid at the paper's protocol (run 2026-11-29) did not resolve a change with h
+    'franzese2021-fig5 scale=paper'
     # paulin2025-fig7#4-#6 (the paper's network): the cheapest test their tiers accept, about 3.9 CPU-hours
     'paulin2025-fig7 scale=paper batches=20 runs=1'
+    # franzese2021-fig9#7-#8 (wine): the paper's full grid, about 4.0 CPU-hours; the quick grid at the paper's
+    # protocol (run 2026-11-29) came out flat in h
+    'franzese2021-fig9 scale=paper datasets=wine'
+    # franzese2021-fig9#4-#5 (breast_cancer): the same as for wine, about 5.8 CPU-hours
+    'franzese2021-fig9 scale=paper datasets=breast_cancer'
 )
 if [[ "${1:-}" == "--list" ]]; then
     printf '%s\n' "${JOBS[@]}"

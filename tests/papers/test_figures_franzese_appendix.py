@@ -129,8 +129,14 @@ def test_fig9_test_cost_at_the_seeds_it_runs():
     # the twenty-sixth audit: a test of 26 CPU-minutes fits this machine; queued in scripts/cpu_queue.sh, the rows
     # are 'not run', name the job, and say what they said before
     job = appendix.fig9_queue_job("wine")
-    assert job == ("franzese2021-fig9 scale=paper datasets=wine steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25 "
-                   "seeds=0,1,2") and job in appendix.queue_jobs()  # fmt: skip
+    assert (
+        job
+        == (
+            "franzese2021-fig9 scale=paper datasets=wine steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25 "
+            "seeds=0,1,2"
+        )
+        and job not in appendix.queue_jobs()
+    )  # run 2026-11-29, no longer queued
     for _, o in sweeps.fig5_outcomes(rows, s, [1, 25], appendix.fig9_test_cost, appendix.fig9_queue_job):
         assert o.verdict == "not tested: not run" and f"queued in scripts/cpu_queue.sh as `{job}`" in o.why
         assert "this row said not tested: scale" in o.why
@@ -158,22 +164,36 @@ def test_fig9_flat_grid_at_the_papers_protocol_prices_the_full_grid():
     assert verdicts == ["not tested: scale", "not tested: scale", "reproduced"]
     for _, o in out[:2]:
         assert f"a test: the paper's full grid, {full}" in o.why and "it gave not reproduced" in o.why
+    # with that test queued (Fig. 9's path passes ``fig9_queue_job``): 'not run', naming the job (a test of hours
+    # that fits this machine is not 'scale', as the twenty-sixth audit ruled)
+    out = appendix.per_dataset(rows, lambda r: sweeps.fig5_outcomes(r, s, [1, 5, 25], appendix.fig9_test_cost,
+                                                                    appendix.fig9_queue_job), "App. F.3, Fig. 9")  # fmt: skip
+    job = appendix.fig9_queue_job("wine", full=True)
+    assert job == "franzese2021-fig9 scale=paper datasets=wine" and job in appendix.queue_jobs()
+    assert [o.verdict for _, o in out] == ["not tested: not run", "not tested: not run", "reproduced"]
+    for _, o in out[:2]:
+        assert f"queued in scripts/cpu_queue.sh as `{job}`; without the gate" in o.why
 
 
 def test_cpu_queue_lists_its_jobs_cheapest_first():
-    """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line: Fig. 9's wine test (26 CPU-minutes)
-    before breast_cancer's (38)."""
+    """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line, cheapest first: paulin2025-fig2
+    (3.2 CPU-hours), Boston's full Fig. 5 grid (3.6), paulin2025-fig7 (3.9), wine's full Fig. 9 grid (4.0), then
+    breast_cancer's (5.8); the full grids are the jobs the rows that a flat grid leaves untested name (the quick
+    grids at the paper's protocol, queued until they ran on 2026-11-29, are not queued any more)."""
     import subprocess
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "cpu_queue.sh"
-    listed = subprocess.run(["bash", str(script), "--list"], capture_output=True, text=True, check=True).stdout
-    assert listed.splitlines() == appendix.queue_jobs()
-    assert [appendix.fig9_queue_job(d) for d in ("wine", "breast_cancer")] == listed.splitlines()[:2]
-    # Fig. 5's Boston test (the twenty-sixth audit: its rows 'not run', about 36 CPU-minutes)
     from bnnsample.papers.franzese2021 import sweeps
 
-    assert sweeps.fig5_queue_job("boston") == listed.splitlines()[2] and sweeps.fig5_queue_job("wine") is None
+    script = Path(__file__).resolve().parents[2] / "scripts" / "cpu_queue.sh"
+    listed = subprocess.run(["bash", str(script), "--list"], capture_output=True, text=True, check=True).stdout
+    jobs = listed.splitlines()
+    assert jobs == appendix.queue_jobs()
+    assert jobs == ["paulin2025-fig2 scale=paper", sweeps.fig5_queue_job("boston", full=True),
+                    "paulin2025-fig7 scale=paper batches=20 runs=1", appendix.fig9_queue_job("wine", full=True),
+                    appendix.fig9_queue_job("breast_cancer", full=True)]  # fmt: skip
+    assert appendix.fig9_queue_job("wine") not in jobs and sweeps.fig5_queue_job("boston") not in jobs
+    assert sweeps.fig5_queue_job("wine") is None and sweeps.fig5_queue_job("wine", full=True) is None
 
 
 def test_fig8_rates_cited_are_the_committed_sweeps():

@@ -295,12 +295,16 @@ def fig9_test_cost(dataset: str, cheaper: bool = True) -> str | None:
     )  # fmt: skip
 
 
-def fig9_queue_job(dataset: str) -> str | None:
+def fig9_queue_job(dataset: str, full: bool = False) -> str | None:
     """The cheaper test ``fig9_test_cost`` names (the paper's protocol on the grid the quick sweep ran, 3 seeds) as a
     job of scripts/cpu_queue.sh (the `bnnsample figure` arguments), where it is priced; else None. (A test keeps
-    the queue holding it: the label does not depend on the script being beside an installed package.)"""
+    the queue holding it: the label does not depend on the script being beside an installed package.) ``full``:
+    the paper's full grid on the data set instead (scale=paper, its 3 seeds: what tests a grid too flat in h,
+    ``sweeps._resolution_gate``; queued 2026-11-29 after the cheaper test's grids came out flat)."""
     if FIG8_OTHERS_RATE.get(dataset) is None:
         return None
+    if full:
+        return f"{FIG9} scale=paper datasets={dataset}"
     q = FIG9_SCALES["quick"]
     job = (f"{FIG9} scale=paper datasets={dataset} steps=" + ",".join(f"{h:g}" for h in q["steps"]) + " batches="
            + ",".join(map(str, q["batches"])) + " n_leapfrog=" + ",".join(map(str, q["n_leapfrog"])) + " seeds="
