@@ -354,7 +354,7 @@ def _exact_claim(r: Row, sib: dict) -> tuple[str, str, str, str]:
         "otherwise; no slope is fitted"
     )
     method = (f"largest |bias| of the exact stationary {', '.join('E[v^2]' if x == 'm2_v' else x for x in stats)} over {_grid_text(r)}, target {r.target}"
-              + ("; E[v^2]'s slope reported, not tested" if "m2_v" not in stats else "") + _params_text(r.scheme))  # fmt: skip
+              + ("; E[v^2]'s slope reported, not tested" if "m2_v" not in stats else "") + _params_text(r.scheme, r.batching))  # fmt: skip
     ours = _exact_ours(r, sib) or (
         "exact (bias at rounding level)" if r.status == "exact" else f"{_p_ci(r.fit)} on {r.statistic}"
     )
@@ -366,10 +366,19 @@ def _exact_claim(r: Row, sib: dict) -> tuple[str, str, str, str]:
 _ONE_VALUE = {"n_leapfrog": "N_l"}
 
 
-def _params_text(scheme: str) -> str:
-    """``method``'s note on a parameter the claim holds for every value of, measured at its preset's value only."""
+# where a paper's result holds only for some values of such a parameter: (scheme, batching) -> which (the
+# twenty-ninth audit, 2026-11-29: franzese2021 App. D.2's Prop. 2 for reshuffled batches assumes N_l = TK)
+_SOME_VALUES = {
+    ("generalized_lie_trotter", "reshuffle"): "N_l a multiple of the K batches of an epoch (App. D.2 assumes N_l = TK)"
+}
+
+
+def _params_text(scheme: str, batching: str = "") -> str:
+    """``method``'s note on a parameter the claim holds for every value of (or the values ``_SOME_VALUES`` names),
+    measured at its preset's value only."""
     p = preset_params(scheme)
-    return "".join(f"; {name} = {p[k]} only (the claim is for every {name}; other {name} not tested)"
+    which = _SOME_VALUES.get((scheme, batching))
+    return "".join(f"; {name} = {p[k]} only (the claim is for every {which or name}; other {name} not tested)"
                    for k, name in _ONE_VALUE.items() if k in p)  # fmt: skip
 
 
@@ -381,7 +390,7 @@ def _order_claim(r: Row) -> tuple[str, str, str, str]:
         "reproduced: below it"
     )
     method = (f"slope of log|bias| on log h of the exact stationary {r.statistic} over {_grid_text(r)}, "
-              f"target {r.target}{_params_text(r.scheme)}")  # fmt: skip
+              f"target {r.target}{_params_text(r.scheme, r.batching)}")  # fmt: skip
     ours = "exact (bias at rounding level)" if r.status == "exact" else f"{_p_ci(r.fit)} on {r.statistic}"
     return f"order {r.theory}", tolerance, method, ours
 

@@ -147,6 +147,13 @@ def test_a_claim_measured_at_one_n_leapfrog_says_so():
         ((claim, out),) = claim_rows([r])
         said = claim.method.endswith("; N_l = 10 only (the claim is for every N_l; other N_l not tested)")
         assert said == (scheme == "generalized_lie_trotter") and out.verdict == "reproduced"
+    # with reshuffled batches App. D.2's Prop. 2 assumes N_l = TK: the claim is for those N_l only (the twenty-ninth
+    # audit, orders#30)
+    r = Row("generalized_lie_trotter", "reshuffle", "two_batch", "var_x", True, 2, status="measured",
+            fit=Fit(2.0, 1.99, 2.01), h=h, bias=[x**2 for x in h])  # fmt: skip
+    ((claim, _),) = claim_rows([r])
+    assert claim.method.endswith("; N_l = 10 only (the claim is for every N_l a multiple of the K batches of an "
+                                 "epoch (App. D.2 assumes N_l = TK); other N_l not tested)")  # fmt: skip
 
 
 def test_exact_claims_state_their_rule_and_rule_history_is_declared():
