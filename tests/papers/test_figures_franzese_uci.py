@@ -1247,3 +1247,15 @@ def test_fig5_more_with_minibatches_reads_the_gap_as_well_as_the_onset():
     assert "with the earlier onset alone (the rule until 2026-11-29, the twenty-ninth audit)" in o.why
     o = dict(sweeps.fig5_outcomes(rows({"full": 1.0, 32: 1.0}), s, [1, 5, 25]))[sweeps.FIG5_CLAIMS["large_h"]]
     assert o.verdict == "partly"  # equal gaps: worse at the largest h, not more with minibatches
+
+
+def test_fig5_nl1_row_says_where_n_l_1_is_lowest_by_point_estimate():
+    """The twenty-ninth audit (fig9#6/#9): 'N_l = 1 lowest within the tolerance' also says in how many cells it is
+    lowest by point estimate (on wine: none; within the tolerance in every one)."""
+    s = sweeps.sweep_settings("paper", {**sweeps.FIG5_SCALES["quick"], "seeds": [0, 1, 2], "oracle": "sghmc_adaptive"})
+    rows = [{"dataset": "wine", "label": f"N_l={n}", "batch": b, "step_size": h, "seed": k, "draws": 200,
+             "akd": 0.14 + 0.001 * (n == 1) + 0.005 * (k - 1), "self_mean": 0.1, "self_low": 0.09,
+             "self_high": 0.11} for n in (1, 5, 25) for b in ("full", 32) for h in s.steps for k in range(3)]  # fmt: skip
+    o = dict(sweeps.fig5_outcomes(rows, s, [1, 5, 25]))[sweeps.FIG5_CLAIMS["nl1"]]
+    assert o.verdict == "reproduced" and "in 6 of 6 (batch/h) cells" in o.ours
+    assert o.ours.endswith("; lowest by point estimate in 0 of 6")
