@@ -14,9 +14,6 @@ set -euo pipefail
 JOBS=(
     # paulin2025-fig2#2-#4 (#5-#7 too): about 3.2 CPU-hours (10,220 CPU-s of sampling + the MAP)
     'paulin2025-fig2 scale=paper'
-    # franzese2021-fig5#1-#2 (Boston): the paper's full grid (N_l up to 100, h down to 0.001, 3 seeds), about 3.6
-    # CPU-hours; the quick grid at the paper's protocol (run 2026-11-29) did not resolve a change with h
-    'franzese2021-fig5 scale=paper'
     # paulin2025-fig7#4-#6 (the paper's network): the cheapest test their tiers accept, about 3.9 CPU-hours
     'paulin2025-fig7 scale=paper batches=20 runs=1'
     # franzese2021-fig9#7-#8 (wine): the paper's full grid, about 4.0 CPU-hours; the quick grid at the paper's

@@ -162,8 +162,8 @@ def test_fig9_flat_grid_at_the_papers_protocol_prices_the_full_grid():
                                "App. F.3, Fig. 9")  # fmt: skip
     verdicts = [o.verdict for _, o in out]
     assert verdicts == ["not tested: scale", "not tested: scale", "reproduced"]
-    for _, o in out[:2]:
-        assert f"a test: the paper's full grid, {full}" in o.why and "it gave not reproduced" in o.why
+    for (_, o), gave in zip(out[:2], ("reproduced", "not reproduced")):  # #1: the N_l alike; #2: no growth
+        assert f"a test: the paper's full grid, {full}" in o.why and f"it gave {gave}:" in o.why
     # with that test queued (Fig. 9's path passes ``fig9_queue_job``): 'not run', naming the job (a test of hours
     # that fits this machine is not 'scale', as the twenty-sixth audit ruled)
     out = appendix.per_dataset(rows, lambda r: sweeps.fig5_outcomes(r, s, [1, 5, 25], appendix.fig9_test_cost,
@@ -177,8 +177,7 @@ def test_fig9_flat_grid_at_the_papers_protocol_prices_the_full_grid():
 
 def test_cpu_queue_lists_its_jobs_cheapest_first():
     """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line, cheapest first: paulin2025-fig2
-    (3.2 CPU-hours), Boston's full Fig. 5 grid (3.6), paulin2025-fig7 (3.9), wine's full Fig. 9 grid (4.0), then
-    breast_cancer's (5.8); the full grids are the jobs the rows that a flat grid leaves untested name (the quick
+    (3.2 CPU-hours), paulin2025-fig7 (3.9), wine's full Fig. 9 grid (4.0), then breast_cancer's (5.8); the full grids are the jobs the rows that a flat grid leaves untested name (the quick
     grids at the paper's protocol, queued until they ran on 2026-11-29, are not queued any more)."""
     import subprocess
     from pathlib import Path
@@ -189,10 +188,12 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     listed = subprocess.run(["bash", str(script), "--list"], capture_output=True, text=True, check=True).stdout
     jobs = listed.splitlines()
     assert jobs == appendix.queue_jobs()
-    assert jobs == ["paulin2025-fig2 scale=paper", sweeps.fig5_queue_job("boston", full=True),
-                    "paulin2025-fig7 scale=paper batches=20 runs=1", appendix.fig9_queue_job("wine", full=True),
-                    appendix.fig9_queue_job("breast_cancer", full=True)]  # fmt: skip
+    assert jobs == ["paulin2025-fig2 scale=paper", "paulin2025-fig7 scale=paper batches=20 runs=1",
+                    appendix.fig9_queue_job("wine", full=True), appendix.fig9_queue_job("breast_cancer", full=True)]  # fmt: skip
+    # Boston's quick grid at the paper's protocol resolved Fig. 5's rows (2026-11-29): neither its job nor the full
+    # grid's is queued
     assert appendix.fig9_queue_job("wine") not in jobs and sweeps.fig5_queue_job("boston") not in jobs
+    assert sweeps.fig5_queue_job("boston", full=True) not in jobs
     assert sweeps.fig5_queue_job("wine") is None and sweeps.fig5_queue_job("wine", full=True) is None
 
 

@@ -1347,21 +1347,24 @@ _FLAT_TIER = (
     "for small h the order of convergence is similar for all N_l, especially with the full batch",
     _FIG5,
     "similar",
-    tolerance=f"every N_l inside the band ({_INSIDE}) at the grid's smallest h, per batch size; reproduced: every "
-    "batch size; partly: some; not reproduced: none (until 2026-11-28, with one seed: differences within the oracle band's width, 'inside the band' with no allowance above its 95% quantile; the reason says what that gives)"
-    + _FLAT_TIER
-    + _EQUAL_TIME_TIER,
+    tolerance=f"at the grid's smallest h, per batch size, the N_l values alike: their spread within the tolerance of "
+    f"a difference, or every N_l inside the band ({_INSIDE}); reproduced: every batch size; partly: some; not "
+    "reproduced: none (until 2026-11-29, the twenty-ninth audit, after the results were seen: every N_l inside the "
+    "band, which asks that they converge to the oracle, not that they are similar, the paper's word; the reason "
+    "says what that gave; until 2026-11-28, with one seed: differences within the oracle band's width, 'inside the "
+    "band' with no allowance above its 95% quantile; the reason says what that gives)" + _FLAT_TIER + _EQUAL_TIME_TIER,
     method=_AKD,
 )
 def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
     hmin, band, batches = min(s.steps), rows[0]["self_high"], distinct(rows, "batch")
-    same, parts, alike = 0, [], []
+    same, in_band, parts, alike = 0, 0, [], []
     for b in batches:
         small = _at(rows, b, hmin)
         spread = np.nanmax(list(small.values())) - np.nanmin(list(small.values()))
         top = band + noise.above_band(b)
         inside = all(np.isfinite(v) and v <= top for v in small.values())
-        same += inside
+        in_band += inside
+        same += inside or bool(all(np.isfinite(v) for v in small.values()) and spread <= noise.diff(b))
         worst = max(small, key=lambda k: small[k] if np.isfinite(small[k]) else math.inf)
         margin = (f"{worst} inside by {top - small[worst]:.4f}" if inside else f"{worst} outside by "
                   f"{small[worst] - top:.4f}") if np.isfinite(small[worst]) else f"{worst} diverged"  # fmt: skip
@@ -1371,11 +1374,15 @@ def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], nois
                      + f": {margin})")  # fmt: skip
         if not inside and spread <= noise.diff(b):
             alike.append(f"batch {b}'s N_l values lie within the tolerance of a difference of one another (spread "
-                         f"{spread:.3f} <= {noise.diff(b):.3f}): alike, but not yet in the band")  # fmt: skip
+                         f"{spread:.3f} <= {noise.diff(b):.3f}): alike, not yet in the band")  # fmt: skip
+    old = "" if in_band == same else (
+        f"every N_l inside the band (the rule until 2026-11-29, the twenty-ninth audit) in {in_band} of "
+        f"{len(batches)} batch sizes: {by_count(in_band, len(batches), '').verdict}")  # fmt: skip
     return by_count(
         same, len(batches), f"h = {hmin:g}: " + "; ".join(parts) + f"; band high {band:.4f}",
-        "" if same == len(batches) else "; ".join([f"the batch sizes outside the band need h below this grid's "
-                                                   f"{hmin:g}: {_UNPRICED}", *alike]))  # fmt: skip
+        "; ".join(w for w in ([] if same == len(batches) else [f"the batch sizes outside the band need h below "
+                                                                  f"this grid's {hmin:g}: {_UNPRICED}"]) + alike
+                  + [old] if w))  # fmt: skip
 
 
 def _onsets(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> dict:
@@ -1463,8 +1470,8 @@ def _larger_errors_at_large_h(rows: list[dict], s: SweepSettings, nls: list[int]
             + ", ".join(f"batch {b} " + (f"{h:g}" if np.isfinite(h) else "none") for b, h in onset.items()))  # fmt: skip
     why = f"N_l up to {nls[-1]} (paper: about 100)"
     if gap_text:
-        why += (f"; {gap_text}" + ("" if earlier or not larger else "; with the earlier onset alone (the rule until "
-                                   "2026-11-29, the twenty-ninth audit) 'more with minibatches' was not shown"))  # fmt: skip
+        why += (f"; {gap_text}; with the earlier onset alone (the rule until 2026-11-29, the twenty-ninth audit) 'more "
+                f"with minibatches' was {'shown too' if earlier else 'not shown'}")  # fmt: skip
     if at_hmax == len(batches) and more:
         return reproduced(ours, why)
     if at_hmax == len(batches) or more:
