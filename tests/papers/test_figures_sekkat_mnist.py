@@ -580,3 +580,16 @@ def test_fig8_remove_is_judged_per_n_with_sections_5_strongly_reduce_tier():
     tol = C["no_bias"].tolerance
     assert "2026-11-29, the twenty-first audit" in tol and "which gave not reproduced, 0 of 2" in tol
     assert "'strongly reduce the bias for posteriors close to Gaussian" in C["no_bias"].paper
+
+
+def test_fig10_as_well_as_diagonal_reads_the_similar_band_one_sided():
+    """The twenty-ninth audit: 'performs as well as' (the Introduction: 'almost the same quality') holds where the
+    ratio scalar / diagonal is not above the 'similar' band's upper edge (1.25) beyond 2 s.e.; the paired
+    difference within 2 s.e., the rule until then, resolves a 5% gap and fails it, which the reason says."""
+    st, runs, C = {"n": (10, 200)}, _fig10_runs(), fig10.FIG10_CLAIMS
+    vals = {f"adl_{k} n={n}": 0.06 for k in mnist.KINDS for n in st["n"]} | {"langevin n=10": 1.3}
+    vals |= {"adl_scalar n=10": 0.197, "adl_diagonal n=10": 0.188, "adl_scalar n=200": 0.40, "adl_diagonal n=200": 0.2}
+    out = dict(fig10.fig10_outcomes(runs, _errs(vals, se=0.002), st))[C["as_diagonal"]]
+    assert out.verdict == "partly"  # as well at n = 10 (ratio 1.05), not at n = 200 (ratio 2.0)
+    assert "scalar / diagonal 1.048 ± 0." in out.why and "2.000 ± 0." in out.why
+    assert "(the rule until 2026-11-29, the twenty-ninth audit) as well at 0 of 2: not reproduced" in out.why
