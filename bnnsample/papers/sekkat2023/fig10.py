@@ -86,7 +86,7 @@ def _acceptable(runs, errs, st, uns):
     keys = [_key(runs, "scalar", n) for n in st["n"]]
     ok = [errs.value[k] - errs.floor[k] <= 2 * errs.se(k) or errs.value[k] < ACCEPTABLE for k in keys if k not in uns]
     lk = f"langevin n={min(st['n'])}"
-    ours = "; ".join(f"n={n} (eps h {runs.adl[('scalar', n)].eps * mnist.H:.3g}): {_err_text(errs, k)}"
+    ours = "; ".join(f"n={n} (eps h {runs.adl[('scalar', n)].eps * mnist.H:.3g}): {_name(runs, k)} {_err_text(errs, k)}"
                      for n, k in zip(st["n"], keys)) + f"; Langevin at n={min(st['n'])}: {_err_text(errs, lk)}"  # fmt: skip
     if errs.value[lk] - errs.floor[lk] <= 2 * errs.se(lk):
         return not_tested("scale", ours, "Langevin's error is at the noise floor too: eps(n) h too small to show a "
