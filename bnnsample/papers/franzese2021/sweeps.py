@@ -1599,44 +1599,53 @@ def _resolution_gate(out: list, cells: list[dict], s: SweepSettings, nls: list[i
     (AKD 0.138-0.151 in every cell against the band 0.091-0.113) was read as a contradiction of #1 and #2. Where
     the paper's full grid on the data set is queued (``queued(dataset, full=True)``, its job in
     scripts/cpu_queue.sh) the rows are *not run*: that test fits this machine (hours of CPU) and is priced."""
-    changes = _series_change(cells, s, nls)
-    if not cells or not changes or any(d > noise.diff(b) for d, b, _ in changes):
+    changes = _flat_changes(cells, s, nls, noise)
+    if changes is None:
         return out
-    paper = FIG5_SCALES["paper"]
-    if min(s.steps) <= min(paper["steps"]) and max(s.steps) >= max(paper["steps"]) and max(nls) >= max(
-            paper["n_leapfrog"]):  # fmt: skip
-        return out
-    d, b, label = max(changes, key=lambda x: x[0] / noise.diff(x[1]))
-    akd = [c["akd"] for c in cells if c["label"] in {f"N_l={n}" for n in nls}]
-    above = sum(_above_band(c, noise) for c in cells if c["label"] in {f"N_l={n}" for n in nls})
-    band = f"{cells[0]['self_low']:.3f}-{cells[0]['self_high']:.3f}"
-    floor = (f"above it (beyond its allowance) in all {len(akd)} cells with no trend in h: a floor that a smaller "
-             "h on this evidence would not close, the samplers' h -> 0 limit and the oracle differing on this grid"
-             if above == len(akd) else f"above it (beyond its allowance) in {above} of {len(akd)} cells")  # fmt: skip
-
-    def why(o: Outcome, what: str) -> str:
-        return (
-            f"no (batch, N_l) series changes over h = {min(s.steps):g}-{max(s.steps):g} by more than the tolerance of "
-            f"a difference (largest change against its tolerance: batch {b} {label} {d:.4f} <= {noise.diff(b):.4f}; "
-            "every series: "
-            + ", ".join(f"{bb}/{lab} {dd:.4f}" for dd, bb, lab in changes)
-            + f"); AKD {min(akd):.3f}-{max(akd):.3f} in every cell against the oracle's band {band}, {floor}: a grid "
-            f"whose distances do not move with h does not resolve how errors change with h, so {what} is not put to a "
-            "test (a gate added 2026-11-29, the twenty-eighth audit, after wine's run at the paper's protocol was "
-            "seen); a test: the paper's full grid, "
-            + _paper_grid_cost(s, rows, test_cost)
-            + f"; without the gate (the rule until 2026-11-29) it gave {o.verdict}"
-            + (f": {o.why}" if o.why else "")
-        )
-
+    head, cost = _flat_text(cells, s, nls, noise, changes), _paper_grid_cost(s, rows, test_cost)
     what = {FIG5_CLAIMS["small_h"]: "the order of convergence at small h", FIG5_CLAIMS["large_h"]: "growth with h"}
     ds = rows[0]["dataset"] if rows else ""
     job = queued(ds, full=True) if queued is not None and ds else None
     queue = (f"; that test fits this machine and has not been run yet: queued in scripts/cpu_queue.sh as `{job}`"
              if job else "")  # fmt: skip
-    return [(c, not_tested("not run" if job else "scale", o.ours, why(o, what[c]).replace(
-                "; without the gate", f"{queue}; without the gate", 1)))
-            if c in what else (c, o) for c, o in out]  # fmt: skip
+
+    def why(o: Outcome, what: str) -> str:
+        return (f"{head}: a grid whose distances do not move with h does not resolve how errors change with h, so "
+                f"{what} is not put to a test (a gate added 2026-11-29, the twenty-eighth audit, after wine's run at "
+                f"the paper's protocol was seen); a test: the paper's full grid, {cost}{queue}; without the gate (the "
+                f"rule until 2026-11-29) it gave {o.verdict}" + (f": {o.why}" if o.why else ""))  # fmt: skip
+
+    return [(c, not_tested("not run" if job else "scale", o.ours, why(o, what[c]))) if c in what else (c, o)
+            for c, o in out]  # fmt: skip
+
+
+def _flat_changes(cells: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> list | None:
+    """``_series_change``'s changes where the gate of ``_resolution_gate`` applies: no series changes over the grid's
+    h beyond the tolerance of a difference and the grid lacks part of scale=paper's; else None."""
+    changes = _series_change(cells, s, nls)
+    if not cells or not changes or any(d > noise.diff(b) for d, b, _ in changes):
+        return None
+    paper = FIG5_SCALES["paper"]
+    if min(s.steps) <= min(paper["steps"]) and max(s.steps) >= max(paper["steps"]) and max(nls) >= max(
+            paper["n_leapfrog"]):  # fmt: skip
+        return None
+    return changes
+
+
+def _flat_text(cells: list[dict], s: SweepSettings, nls: list[int], noise: Noise, changes: list) -> str:
+    """What a flat grid shows: each series' change over h against its tolerance, and where its AKDs lie against
+    the oracle's band."""
+    d, b, label = max(changes, key=lambda x: x[0] / noise.diff(x[1]))
+    mine = [c for c in cells if c["label"] in {f"N_l={n}" for n in nls}]
+    akd, above = [c["akd"] for c in mine], sum(_above_band(c, noise) for c in mine)
+    floor = (f"above it (beyond its allowance) in all {len(akd)} cells with no trend in h: a floor that a smaller "
+             "h on this evidence would not close, the samplers' h -> 0 limit and the oracle differing on this grid"
+             if above == len(akd) else f"above it (beyond its allowance) in {above} of {len(akd)} cells")  # fmt: skip
+    return (f"no (batch, N_l) series changes over h = {min(s.steps):g}-{max(s.steps):g} by more than the tolerance of "
+            f"a difference (largest change against its tolerance: batch {b} {label} {d:.4f} <= {noise.diff(b):.4f}; "
+            "every series: " + ", ".join(f"{bb}/{lab} {dd:.4f}" for dd, bb, lab in changes)
+            + f"); AKD {min(akd):.3f}-{max(akd):.3f} in every cell against the oracle's band "
+            f"{cells[0]['self_low']:.3f}-{cells[0]['self_high']:.3f}, {floor}")  # fmt: skip
 
 
 def _equal_time(out: list, s: SweepSettings, rows: list[dict], test_cost=None, queued=None) -> list:
