@@ -315,38 +315,50 @@ def _ratio_outcome(by: dict, name: str, hs: list, target: int, t: float = 2.0, a
     with control variates): an interval wholly above target + 0.5 shows that regime lies below the grid's
     h and is not counted (only one wholly below target - 0.5 disagrees)."""
     rival = 1 if target == 2 else 2
-    finest, good, zs, texts, open_, beyond, apart, unreached, projected = hs[-1] / 2, 0, [], [], [], [], 0, [], []
-    paper_finest, aside = hs[0] / 2 ** SCALES["paper"]["levels"], []  # scale=paper's grid: hs[0] halved 6 times
-    for a, b in zip(hs, hs[1:]):
-        ra, rb = by[(name, a)], by[(name, b)]
-        r, se, p, lo, hi, want, text = _ratio_at(ra, rb, a, b, finest, target, t)
-        texts.append(text)
-        if not (ra["resolved"] and rb["resolved"]):  # a resolved level has a bias > 0
-            continue
-        if abs(p - target) <= 0.5:
-            good += 1
-            apart += hi < rival - 0.5 or lo > rival + 0.5
-        elif asymptotic and lo > target + 0.5:
-            unreached.append(f"{a:g}/{b:g}")
-        elif hi < target - 0.5 or lo > target + 0.5:
-            zs.append(z_score(r - want, se))
-        else:
-            text_open, text_beyond, decided = _open_ratio(a, b, r, se, (lo, hi), finest, target, t)
-            open_.append(text_open)
-            beyond += [text_beyond] if text_beyond else []
-            projected += [f"{a:g}/{b:g}"] if decided else []
-            if asymptotic and p > target + 0.5:
-                aside.append(_aside_projection(a, b, r, se, finest, paper_finest, target, t))
-    ours = "ratios per halving " + ", ".join(texts)
-    alone = bool(good and not apart)
-    why = _ratio_why(len(texts), good + len(zs) + len(open_), zs, open_, beyond, target, rival, alone, unreached,
-                     projected, good, aside, paper_finest)  # fmt: skip
-    if good and not zs and not open_ and not apart:
+    c = _classify_ratios(by, name, hs, target, rival, t, asymptotic)
+    ours = "ratios per halving " + ", ".join(c.texts)
+    alone = bool(c.good and not c.apart)
+    why = _ratio_why(len(c.texts), c.good + len(c.zs) + len(c.open_), c.zs, c.open_, c.beyond, target, rival, alone,
+                     c.unreached, c.projected, c.good, c.aside, c.paper_finest)  # fmt: skip
+    if c.good and not c.zs and not c.open_ and not c.apart:
         return partly(ours, "; ".join((why, SCALE_WHY)))
-    out = by_resolved(good, zs, good + len(zs) + len(open_), ours, why, SCALE_WHY, reason=NOT_TESTED_REASON)
+    out = by_resolved(c.good, c.zs, c.good + len(c.zs) + len(c.open_), ours, why, SCALE_WHY, reason=NOT_TESTED_REASON)
     if out.verdict.startswith("not tested"):
         out = replace(out, why=f"{out.why} {RELABELLED}")
     return out
+
+
+def _classify_ratios(by: dict, name: str, hs: list, target: int, rival: int, t: float, asymptotic: bool):
+    """``_ratio_outcome``'s reading of each ratio of successive levels: its text, and the tallies of those that
+    agree (``good``; ``apart``: of them, those whose interval stays outside the rival's band), disagree (``zs``:
+    their z), are open (``open_``, with ``beyond``, ``projected`` and, ``asymptotic``, ``aside``: what scale=paper
+    would make of them) or, ``asymptotic``, lie in a regime below the grid's h (``unreached``)."""
+    from types import SimpleNamespace
+
+    c = SimpleNamespace(texts=[], good=0, apart=0, zs=[], open_=[], beyond=[], projected=[], unreached=[], aside=[],
+                        paper_finest=hs[0] / 2 ** SCALES["paper"]["levels"])  # scale=paper's grid: hs[0] halved 6 times  # fmt: skip
+    finest = hs[-1] / 2
+    for a, b in zip(hs, hs[1:]):
+        ra, rb = by[(name, a)], by[(name, b)]
+        r, se, p, lo, hi, want, text = _ratio_at(ra, rb, a, b, finest, target, t)
+        c.texts.append(text)
+        if not (ra["resolved"] and rb["resolved"]):  # a resolved level has a bias > 0
+            continue
+        if abs(p - target) <= 0.5:
+            c.good += 1
+            c.apart += hi < rival - 0.5 or lo > rival + 0.5
+        elif asymptotic and lo > target + 0.5:
+            c.unreached.append(f"{a:g}/{b:g}")
+        elif hi < target - 0.5 or lo > target + 0.5:
+            c.zs.append(z_score(r - want, se))
+        else:
+            text_open, text_beyond, decided = _open_ratio(a, b, r, se, (lo, hi), finest, target, t)
+            c.open_.append(text_open)
+            c.beyond += [text_beyond] if text_beyond else []
+            c.projected += [f"{a:g}/{b:g}"] if decided else []
+            if asymptotic and p > target + 0.5:
+                c.aside.append(_aside_projection(a, b, r, se, finest, c.paper_finest, target, t))
+    return c
 
 
 def _with_control_variates(measured, old):
