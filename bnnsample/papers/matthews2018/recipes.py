@@ -372,7 +372,24 @@ def _inset(target, res, s):
     own_a, asym = _own_asymmetry(res, target), _asym_differences(res, target, cross_block_asymmetry)
     za = {sc: _z(d, se) for sc, (d, se) in asym.items()}
     z0 = _z(*own_a["nogin"])
-    ours = ("distance to the exact density sum (p(x) - p_exact(x))^2 dx, from different blocks: "
+    ours = _inset_ours((own_d, diff_d, zd), (own_a, asym, za, z0), at, zb)
+    bias = {sc: zd[sc] for sc in _INSET_OTHERS}
+    minimal = z0 <= 2 and all(za[sc] >= -2 for sc in _INSET_OTHERS)
+    four = {(m, sc): z[sc] for m, z in (("bias", zb), ("symmetry", za)) for sc in _INSET_OTHERS if sc in z}
+    # the rules before 2026-11-29 (the nineteenth audit) judged the double well's inset only: said for it alone
+    history = _l1_history(res, target, four) if target == "double_well" else ""
+    why = _clauses(_inset_why(bias, minimal, z0, za), _parted_words(zb, zd), _bias_bound(at, zb),
+                   _old_rule_words(four), history, _mass_words(res, target),
+                   _ccadl_survivors(res, target, at["ccadl"], s))  # fmt: skip
+    return _inset_verdict(bias, minimal, ours, why)
+
+
+def _inset_ours(density, asymmetry, at: dict, zb: dict) -> str:
+    """``_inset``'s numbers: each scheme's distance to the exact density and NOGIN's margins (``density``: own, the
+    differences, their z), each mirror asymmetry and NOGIN's margins (``asymmetry``: own, the differences, their z,
+    NOGIN's z from 0), and beside them the left panel's Var bias at h = 0.25 (``at``) and NOGIN's margins (``zb``)."""
+    (own_d, diff_d, zd), (own_a, asym, za, z0) = density, asymmetry
+    return ("distance to the exact density sum (p(x) - p_exact(x))^2 dx, from different blocks: "
             + ", ".join(f"{sc} {v:.2g} ± {se:.2g}" for sc, (v, se) in own_d.items())
             + "; NOGIN's below: " + ", ".join(f"{sc} by {d:+.2g} ± {se:.2g} ({zd[sc]:+.1f} s.e.)"
                                                for sc, (d, se) in diff_d.items())
@@ -383,15 +400,6 @@ def _inset(target, res, s):
             + "; beside, the left panel's Var bias at h = 0.25: "
             + ", ".join(f"{sc} {_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}" for sc, r in at.items() if r)
             + "; NOGIN's |Var bias| below: " + ", ".join(f"{sc} by {z:+.1f} s.e." for sc, z in zb.items()))  # fmt: skip
-    bias = {sc: zd[sc] for sc in _INSET_OTHERS}
-    minimal = z0 <= 2 and all(za[sc] >= -2 for sc in _INSET_OTHERS)
-    four = {(m, sc): z[sc] for m, z in (("bias", zb), ("symmetry", za)) for sc in _INSET_OTHERS if sc in z}
-    # the rules before 2026-11-29 (the nineteenth audit) judged the double well's inset only: said for it alone
-    history = _l1_history(res, target, four) if target == "double_well" else ""
-    why = _clauses(_inset_why(bias, minimal, z0, za), _parted_words(zb, zd), _bias_bound(at, zb),
-                   _old_rule_words(four), history, _mass_words(res, target),
-                   _ccadl_survivors(res, target, at["ccadl"], s))  # fmt: skip
-    return _inset_verdict(bias, minimal, ours, why)
 
 
 def _inset_verdict(bias: dict, minimal: bool, ours: str, why: str) -> Outcome:
@@ -998,23 +1006,13 @@ def _outperforms_seeds(p: Passes) -> Outcome:
     rows, ns, est = p.rows, p.ns, "estimated"
     ours = (f"final errors at n = {' / '.join(map(str, ns))} (nan: a chain non-finite): "
             + "; ".join(f"{LABELS[sc]} {_fin_text(rows, sc, est, ns)}" for sc in SCHEMES_23))  # fmt: skip
-    per_n, seen, compared = {}, [], {}
-    for n in ns:
-        per_n[n], txt = _seed_versus(p, ("nogin", est), [(o, est) for o in ("msgld", "ccadl")], n)
-        seen += [f"n = {n}: {txt}"] if txt else []
-        if txt:
-            compared[n] = [(sc, est) for sc in SCHEMES_23 if _works(_final(rows, sc, est, n))]
+    per_n, seen, compared = _bias_per_n(p, est)
     ours += (("; over seeds (mean, seed s.d.): " + "; ".join(seen)) if seen else "") + f"; 2u = {2 * p.u:.3g}"
     short = _short_runs(p)
     bias = {n: "open" if n in short else r for n, r in per_n.items()}
     held, stability = _stability_half(p, est)
     got = {k: [n for n, r in bias.items() if r == k] for k in ("win", "loss", "open")}
-    within = [n for n in got["open"] if n not in short]
-    bias_words = "; ".join(x for x in (
-        f"bias: NOGIN best at n = {got['win']}" if got["win"] else "bias: NOGIN best at no n",
-        f"not at n = {got['loss']}" if got["loss"] else "",
-        f"within 2 s.e. at n = {within}" if within else "",
-        f"unresolved at n = {sorted(short)}, runs shorter than the friction time" if short else "") if x)  # fmt: skip
+    bias_words = _bias_words(got, short)
     old = _by_n(per_n, "", "NOGIN best", tie="within 2 s.e.")
     diverged = any(not math.isfinite(_final(rows, "ccadl", est, n)) for n in ns)
     why = _clauses(stability, bias_words, _fails(rows, "nogin", est, ns), _only_finite_words(p, est), _steps_words(p),
@@ -1027,6 +1025,29 @@ def _outperforms_seeds(p: Passes) -> Outcome:
     if held or got["win"]:
         return partly(ours, why)
     return not_reproduced(ours, why) if got["loss"] else not_tested("scale", ours, why)
+
+
+def _bias_per_n(p: Passes, est: str) -> tuple[dict, list, dict]:
+    """({n: NOGIN against mSGLD and CC-ADL on the seeds' mean final errors, ``_seed_versus``'s outcome}, the words
+    per n where seeds were compared, {n: the schemes that work there})."""
+    per_n, seen, compared = {}, [], {}
+    for n in p.ns:
+        per_n[n], txt = _seed_versus(p, ("nogin", est), [(o, est) for o in ("msgld", "ccadl")], n)
+        seen += [f"n = {n}: {txt}"] if txt else []
+        if txt:
+            compared[n] = [(sc, est) for sc in SCHEMES_23 if _works(_final(p.rows, sc, est, n))]
+    return per_n, seen, compared
+
+
+def _bias_words(got: dict, short: dict) -> str:
+    """The bias half's words from the n NOGIN wins, loses and leaves open (``got``), the open n whose runs are
+    shorter than the friction time (``short``) said apart."""
+    within = [n for n in got["open"] if n not in short]
+    return "; ".join(x for x in (
+        f"bias: NOGIN best at n = {got['win']}" if got["win"] else "bias: NOGIN best at no n",
+        f"not at n = {got['loss']}" if got["loss"] else "",
+        f"within 2 s.e. at n = {within}" if within else "",
+        f"unresolved at n = {sorted(short)}, runs shorter than the friction time" if short else "") if x)  # fmt: skip
 
 
 def _short_runs(p: Passes) -> dict:
