@@ -120,8 +120,11 @@ def run_spec(spec: Spec, runs_dir: Path) -> Result:
 
     torch.set_num_threads(1)
     others = sorted(runs_dir.parent.parent.glob(f"franzese2021-*/runs/{spec.key()}"))
-    reused = any(is_complete(d) for d in (runs_dir / spec.key(), *others))
+    # complete before this call: the run folder it returns is then read back, not made (a folder of an older config
+    # is left as it is and the run made afresh beside it, ``run_or_reuse``)
+    done = {d for d in (runs_dir / spec.key(), *others, *runs_dir.glob(f"{spec.key()}_*")) if is_complete(d)}
     path = run_or_reuse(spec.key(), spec.overrides(), runs_dir, others)
+    reused = Path(path).parent in done
     with SampleStore(path) as s:
         pred, div = s.predictive(), s.diverged().astype(bool)
         cpu, _ = s.sampling_seconds  # the run's own, also when reused (NaN for a run stored without it)
