@@ -206,7 +206,10 @@ def test_fig10_judges_the_scalar_long_runs_where_there_are_some():
             runs.long[(kind, n)] = MnistRun(f"adl_{kind}", kind, n, 800 * (800 - n) / n, r, long=True)
             vals[f"adl_{kind} n={n} long"] = err
     out = dict(fig10.fig10_outcomes(runs, _errs(vals), st))
-    assert out[C["acceptable"]].verdict == "reproduced" and "n=10 (eps h 63.2): scalar (T = 999.8) 0.030 ± " in out[C["acceptable"]].ours
+    assert (
+        out[C["acceptable"]].verdict == "reproduced"
+        and "n=10 (eps h 63.2): scalar (T = 999.8) 0.030 ± " in out[C["acceptable"]].ours
+    )
     assert out[C["as_diagonal"]].verdict == "reproduced"
     assert "scalar (T = 999.8) 0.030" in out[C["as_diagonal"]].ours
     del runs.long[("scalar", 10)], runs.long[("scalar", 200)]  # the shared scalar runs judged again
