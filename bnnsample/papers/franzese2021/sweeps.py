@@ -1487,18 +1487,14 @@ def _larger_gap(rows: list[dict], hmax: float, nls: list[int], minis, noise: Noi
     """(some minibatch's gap, largest N_l - N_l = 1 at ``hmax``, above the full batch's by more than the tolerance of
     a difference of two gaps and none below it by more, the gaps said); (False, "") where a gap is not finite."""
     first, last = f"N_l={nls[0]}", f"N_l={nls[-1]}"
-
-    def gap(b) -> float:
-        c = _at(rows, b, hmax)
-        return c.get(last, math.nan) - c.get(first, math.nan)
-
-    full = gap("full")
-    if not minis or not np.isfinite(full) or not all(np.isfinite(gap(b)) for b in minis):
+    gap = {b: (c := _at(rows, b, hmax)).get(last, math.nan) - c.get(first, math.nan) for b in ("full", *minis)}
+    full = gap["full"]
+    if not minis or not all(np.isfinite(g) for g in gap.values()):
         return False, ""
     tol = {b: math.hypot(noise.diff(b), noise.diff("full")) for b in minis}
-    larger = any(gap(b) - full > tol[b] for b in minis) and all(gap(b) - full >= -tol[b] for b in minis)
+    larger = any(gap[b] - full > tol[b] for b in minis) and all(gap[b] - full >= -tol[b] for b in minis)
     return larger, (f"gap {last} - {first} at h = {hmax:g}: batch full {full:+.3f}, "
-                    + ", ".join(f"batch {b} {gap(b):+.3f} ({gap(b) - full:+.3f} against the full batch's, tolerance "
+                    + ", ".join(f"batch {b} {gap[b]:+.3f} ({gap[b] - full:+.3f} against the full batch's, tolerance "
                                 f"{tol[b]:.3f})" for b in minis))  # fmt: skip
 
 
