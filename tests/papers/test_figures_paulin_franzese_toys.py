@@ -688,17 +688,18 @@ def test_fig1_order2_alike_on_the_cells_that_tell_integrators_apart():
     mt3 = {("full", 0.04): 0.02, (8, 0.04): 0.25, (8, 0.02): 0.09}
     out = judge(mt3)
     assert out.verdict == "partly" and out.ours.startswith("4 of 6 (batch, eta) cells within the band width 0.0025")
-    assert "of the 3 cells where either lies above the band and another scheme beyond the band width of both, 1 " \
-        "alike" in out.ours  # fmt: skip
+    assert "of the 3 cells where either lies above the band and another scheme beyond the band width of both or " \
+        "diverged, 1 alike" in out.ours  # fmt: skip
     assert "counted over every cell, inside the band too (until 2026-11-29): 4 of 6, reproduced" in out.why
+    # the thirtieth audit: why each informative cell counts, the full batch's too
     assert (
-        "batch full: 0 of 1 informative cells alike; batch 8: 1 of 2 informative cells alike (eta 0.04: LT and "
-        "SYM 0.300-0.301, against at most 0.050 with the full batch" in out.why
+        "batch full: 0 of 1 informative cells alike (counted as another scheme lies beyond the band width 0.0025 of "
+        "both LT and SYM (minus LT / minus SYM) or diverged there: eta 0.04: MT3 -0.0300 / -0.0100 (SYM - LT "
+        "-0.0200)); batch 8: 1 of 2 informative cells alike (eta 0.04: LT and SYM 0.300-0.301, against at most 0.050 "
+        "with the full batch at the same eta; counted as" in out.why
     )
-    assert (
-        "beyond the band width 0.0025 of both LT and SYM (minus LT / minus SYM) lie eta 0.04: MT3 -0.0500 / -0.0510 "
-        "(SYM - LT +0.0010): these cells tell the integrators apart, and LT and SYM are alike in them" in out.why
-    )
+    assert "eta 0.04: MT3 -0.0500 / -0.0510 (SYM - LT +0.0010); eta 0.02: MT3 -0.0100 / -0.0300 (SYM - LT +0.0200))" \
+        in out.why  # fmt: skip
     assert "slope 2.0 (LT) and 2.0 (SYM) in log-log: alike in order, not in constant" in out.why
     assert "4x SYMMETRIC's" in out.why
     akd[(8, 0.02)] = (0.1, 0.101)  # 2 of 3 informative alike: reproduced
@@ -711,6 +712,36 @@ def test_fig1_order2_alike_on_the_cells_that_tell_integrators_apart():
         "alike, reproduced" in out.why  # fmt: skip
     tol = fz.FIG1_CLAIMS["sym_lt"].tolerance
     assert "not tested: fewer than 3 informative cells" in tol and "another scheme (LEAPFROG or MT3)" in tol
+
+
+def test_fig1_order2_alike_counts_a_diverged_scheme_as_telling_orders_apart():
+    """The thirtieth audit (fig1#3): a scheme of another order that diverged in a cell where LT and SYM did not tells
+    the orders apart as plainly as a distance beyond the band width of both: the cell counts (until 2026-11-29 a
+    diverged scheme was skipped, which the reason says); the reason says of each informative cell why it counts."""
+    band = {"mean": 0.027, "low": 0.026, "high": 0.0285}
+    labels = [label for label, _ in fz.TRIG_SCHEMES]
+    akd = {("full", 0.04): (0.05, 0.03), ("full", 0.02): (0.028, 0.028), ("full", 0.01): (0.027, 0.028),
+           (8, 0.04): (0.3, 0.301), (8, 0.02): (0.1, 0.101), (8, 0.01): (0.028, 0.028)}  # fmt: skip
+    cells = _order2_cells(akd, {(8, 0.02): 0.09})  # MT3 apart from both at batch 8, eta 0.02 only
+    for c in cells:  # LEAPFROG diverged at eta 0.04 (both batches); MT3 coincides with LT there
+        if c.label == "LEAPFROG" and c.h == 0.04:
+            c.akd, c.diverged = math.nan, True
+    out = dict(fz.fig1_outcomes(cells, band, (0.04, 0.02, 0.01), labels))[fz.FIG1_CLAIMS["sym_lt"]]
+    # informative: full 0.04 and batch 8 0.04 (LEAPFROG diverged), batch 8 0.02 (MT3): 2 of 3 alike
+    assert out.verdict == "reproduced" and "of the 3 cells where either lies above the band" in out.ours
+    assert "batch full: 0 of 1 informative cells alike (counted as" in out.why
+    assert "eta 0.04: LEAPFROG diverged (SYM - LT -0.0200)" in out.why
+    assert "eta 0.04: LEAPFROG diverged (SYM - LT +0.0010); eta 0.02: MT3 -0.0100 / -0.0110" in out.why
+    # the old rule skipped the diverged scheme: one informative cell, too thin to judge
+    assert "a diverged scheme skipped (until 2026-11-29, the thirtieth audit): 1 of 1 informative cells alike, " \
+        "not tested: scale" in out.why  # fmt: skip
+    assert (
+        "or diverged" in fz.FIG1_CLAIMS["sym_lt"].tolerance and "thirtieth audit" in fz.FIG1_CLAIMS["sym_lt"].tolerance
+    )
+    # a cell not run is no divergence
+    kept = [c for c in cells if not (c.label == "LEAPFROG" and c.h == 0.04)]
+    out = dict(fz.fig1_outcomes(kept, band, (0.04, 0.02, 0.01), labels))[fz.FIG1_CLAIMS["sym_lt"]]
+    assert out.verdict == "not tested: scale" and "thin evidence: 1 informative cell(s)" in out.why
 
 
 def test_baoab_in_epoch_order_records_where_the_notebook_does():

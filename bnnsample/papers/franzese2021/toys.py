@@ -455,18 +455,21 @@ FIG1_INFORMATIVE_MIN = 3
               "schemes of a (batch, eta) cell share its random numbers) in at least 2/3 of the informative (batch, "
               "eta) cells: those where either lies above the band (inside it, both match exact draws within their "
               "own spread: a difference there is set aside, as Figs. 4 and 8's 'alike' rows do) and another scheme "
-              "(LEAPFROG or MT3) lies beyond the band width of both, so that the cell tells integrators of other "
-              "orders apart (where every scheme coincides, the minibatch error dominates and similarity says "
-              "nothing of the order the claim ties it to); reproduced: at least 2/3 of them; partly: some; not "
+              "(LEAPFROG or MT3) lies beyond the band width of both or diverged, so that the cell tells integrators "
+              "of other orders apart (where every scheme coincides, the minibatch error dominates and similarity "
+              "says nothing of the order the claim ties it to); reproduced: at least 2/3 of them; partly: some; not "
               f"reproduced: none; not tested: fewer than {FIG1_INFORMATIVE_MIN} informative cells (since 2026-11-29, "
               "the twenty-fifth audit, after the result was seen: until then every cell with either above the band "
               "counted, the reason says what that gave; before the twenty-first audit, counted over every cell, "
               "inside the band too; before that, the largest difference < 0.05, which no full-batch cell could "
-              "fail; it gave reproduced)", method=_TRIG_MC)  # fmt: skip
+              "fail; it gave reproduced; a scheme that diverged in the cell counts as beyond both since 2026-11-29, "
+              "the thirtieth audit, after the result was seen: until then it was skipped, the reason says what that "
+              "gave)", method=_TRIG_MC)  # fmt: skip
 def _order2_alike(series, hs, band, labels) -> Outcome | None:
     """§5: "The SYMMETRIC and LIE-TROTTER schemes, which are both of second order, respond similarly to the
     changes of step size and batch size": |SYM - LT| within the band width in at least 2/3 of the informative
-    cells (either above the band, and another scheme beyond the band width of both: ``_tells_apart``); reproduced:
+    cells (either above the band, and another scheme beyond the band width of both or diverged: ``_tells_apart``);
+    reproduced:
     at least 2/3 of them; partly: some; not reproduced: none; not tested:
     fewer than FIG1_INFORMATIVE_MIN informative cells (``_alike_verdict``). The reason says which batch the alike
     cells are in, how far every scheme lies apart there, and how the exact full-batch laws compare (order and
@@ -481,6 +484,7 @@ def _order2_alike(series, hs, band, labels) -> Outcome | None:
     alike = [c for c in informative if abs(c[0]) <= width]
     ours = _alike_ours(cells, informative, alike, width)
     why = "; ".join(x for x in (_alike_where(series, hs, labels, informative, alike, width), _exact_lt_sym(series, hs),
+                                _diverged_skipped_verdict(series, hs, cells, above, others, width, ours),
                                 _above_band_verdict(cells, above, width, ours), _every_cell_verdict(cells, width, ours))
                     if x)  # fmt: skip
     return _alike_verdict(len(alike), len(informative), ours, why)
@@ -499,13 +503,45 @@ def _either_above(series, hs, band) -> set:
             series("SYMMETRIC", batch)) if max(a, b) > band["high"]}  # fmt: skip
 
 
-def _tells_apart(series, hs, cell, others, width: float) -> bool:
+def _tells_apart(series, hs, cell, others, width: float, diverged_counts: bool = True) -> bool:
     """Some scheme of ``others`` (LEAPFROG, MT3: other orders) lies beyond ``width`` of both LT and SYM in ``cell``
-    (SYM - LT, batch, eta): the cell tells the integrators apart, so LT and SYM being alike there is evidence."""
+    (SYM - LT, batch, eta), or diverged there while LT and SYM did not (a divergence tells the orders apart as
+    plainly as a distance does): the cell tells the integrators apart, so LT and SYM being alike there is evidence
+    (``_apart_from_order2``). ``diverged_counts=False``: the rule until 2026-11-29 (the thirtieth audit), which
+    skipped a diverged scheme."""
+    apart = _apart_from_order2(series, hs, cell, others, width)
+    return any(v is not None or diverged_counts for v in apart.values())
+
+
+def _diverged(series, lab, batch, i: int) -> bool:
+    """Whether scheme ``lab``'s run at (``batch``, eta index ``i``) diverged (a cell not run did not)."""
+    return series(lab, batch, "diverged")[i] is True
+
+
+def _apart_from_order2(series, hs, cell, others, width: float) -> dict:
+    """{scheme of ``others``: (minus LT, minus SYM) where it lies beyond ``width`` of both, None where it diverged} in
+    ``cell`` (SYM - LT, batch, eta); the schemes within ``width`` of either, or not run, are left out."""
     _, batch, e = cell
     i = hs.index(e)
     lt, sym = series("LIE-TROTTER", batch)[i], series("SYMMETRIC", batch)[i]
-    return any(math.isfinite(x := series(lab, batch)[i]) and min(abs(x - lt), abs(x - sym)) > width for lab in others)
+    out = {}
+    for lab in others:
+        if _diverged(series, lab, batch, i):
+            out[lab] = None
+        elif math.isfinite(x := series(lab, batch)[i]) and min(abs(x - lt), abs(x - sym)) > width:
+            out[lab] = (x - lt, x - sym)
+    return out
+
+
+def _diverged_skipped_verdict(series, hs, cells, above, others, width: float, ours: str) -> str:
+    """What the rule until 2026-11-29 (the thirtieth audit) gave: a scheme that diverged in a cell skipped, so a
+    cell counted only where a finite scheme lay beyond the width of both."""
+    inf = [c for c in cells if (c[1], c[2]) in above and _tells_apart(series, hs, c, others, width, False)]
+    n = sum(abs(c[0]) <= width for c in inf)
+    return (
+        f"a diverged scheme skipped (until 2026-11-29, the thirtieth audit): {n} of {len(inf)} informative cells "
+        f"alike, {_alike_verdict(n, len(inf), ours, '').verdict}"
+    )
 
 
 def _above_band_verdict(cells, above, width: float, ours: str) -> str:
@@ -524,7 +560,7 @@ def _alike_ours(cells, informative, alike, width: float) -> str:
     apart = [c for c in cells if abs(c[0]) > width]
     return (f"{len(cells) - len(apart)} of {len(cells)} (batch, eta) cells within the band width {width:.4f}; of the "
             f"{len(informative)} cells where either lies above the band and another scheme beyond the band width of "
-            f"both, {len(alike)} alike"
+            f"both or diverged, {len(alike)} alike"
             + ("; apart: " + ", ".join(f"batch {bb}, eta {e:g}: SYM - LT {d:+.4f}" for d, bb, e in apart) if apart else ""))  # fmt: skip
 
 
@@ -547,61 +583,42 @@ def _alike_verdict(n: int, informative: int, ours: str, why: str) -> Outcome:
 
 
 def _alike_where(series, hs, labels, informative, alike, width: float) -> str:
-    """Per batch, how many informative cells are alike; for a minibatch's alike cells, how far above the
-    full-batch AKD of the same schemes at the same eta they lie, and where the other schemes (LEAPFROG, exact with
-    the full batch, so its minibatch AKD is minibatch error and noise; MT3) lie against LT and SYM, cell by cell,
-    by the band width ``width`` (the rule's tolerance): beyond it of both, that cell tells the integrators apart
-    while LT and SYM are alike in it; within it of both for every scheme, the minibatch error dominates and the
-    cell does not tell the integrators apart (until 2026-11-29, the twenty-second audit, said of every alike
-    minibatch cell, LEAPFROG's distance not compared with the width and MT3's not looked at)."""
+    """Per batch, how many informative cells are alike; for a minibatch's alike cells, how far above the full-batch
+    AKD of the same schemes at the same eta they lie; and, cell by cell, why each informative cell counts
+    (``_why_informative``). Until 2026-11-29 (the thirtieth audit) why a cell counted was said of a minibatch's alike
+    cells only, a full-batch cell's not at all (until the twenty-second audit, said of every alike minibatch cell,
+    LEAPFROG's distance not compared with the width and MT3's not looked at)."""
+    others = [lab for lab in labels if lab not in ("LIE-TROTTER", "SYMMETRIC")]
     parts = []
     for batch in TRIG_BATCHES:
         inf = [c for c in informative if c[1] == batch]
         if not inf:
             continue
         ok = [c for c in alike if c[1] == batch]
-        text = f"batch {batch}: {len(ok)} of {len(inf)} informative cells alike"
+        text = f"batch {batch}: {len(ok)} of {len(inf)} informative cells alike ("
         if ok and batch != "full":
             at = [hs.index(e) for _, _, e in ok]
             mine = [series(lab, batch)[i] for lab in ("LIE-TROTTER", "SYMMETRIC") for i in at]
             full = [x for lab in ("LIE-TROTTER", "SYMMETRIC") for i in at if math.isfinite(x := series(lab, "full")[i])]
-            text += (f" (eta {', '.join(f'{e:g}' for _, _, e in ok)}: LT and SYM {min(mine):.3f}-{max(mine):.3f}, "
-                     f"against at most {max(full, default=math.nan):.3f} with the full batch at the same eta")  # fmt: skip
-            others = [lab for lab in labels if lab not in ("LIE-TROTTER", "SYMMETRIC")]
-            text += _others_against_order2(series, hs, batch, others, ok, width) if others else ""
-            text += ")"
-        parts.append(text)
+            text += (f"eta {', '.join(f'{e:g}' for _, _, e in ok)}: LT and SYM {min(mine):.3f}-{max(mine):.3f}, "
+                     f"against at most {max(full, default=math.nan):.3f} with the full batch at the same eta; ")  # fmt: skip
+        parts.append(text + _why_informative(series, hs, inf, others, width) + ")")
     return "; ".join(parts)
 
 
-def _others_against_order2(series, hs, batch, others, ok, width: float) -> str:
-    """Where each scheme of ``others`` lies against LT and SYM in the alike cells ``ok`` of a minibatch: the cells
-    where one lies beyond ``width`` of both (with its differences, and SYM - LT there), those where every one lies
-    within it of both (the minibatch error dominates), and those between."""
-    far, near, between = [], [], []
-    for d, _, e in ok:
-        i = hs.index(e)
-        lt, sym = series("LIE-TROTTER", batch)[i], series("SYMMETRIC", batch)[i]
-        off = {lab: (x - lt, x - sym) for lab in others if math.isfinite(x := series(lab, batch)[i])}
-        apart = {lab: v for lab, v in off.items() if min(abs(v[0]), abs(v[1])) > width}
-        if apart:
-            far.append(f"eta {e:g}: " + ", ".join(f"{lab} {a:+.4f} / {b:+.4f}" for lab, (a, b) in apart.items())
-                       + f" (SYM - LT {d:+.4f})")  # fmt: skip
-        elif all(max(abs(a), abs(b)) <= width for a, b in off.values()):
-            near.append(e)
-        else:
-            between.append(e)
-    names, out = " and ".join(others), []
-    if far:
-        out.append(f"beyond the band width {width:.4f} of both LT and SYM (minus LT / minus SYM) lie "
-                   + "; ".join(far) + ": these cells tell the integrators apart, and LT and SYM are alike in them")  # fmt: skip
-    if near:
-        out.append(f"at eta {', '.join(f'{e:g}' for e in near)} {names} lie within the band width of both LT and SYM: "
-                   "the minibatch error dominates there, and those cells do not tell the integrators apart")  # fmt: skip
-    if between:
-        out.append(f"at eta {', '.join(f'{e:g}' for e in between)} {names} lie beyond the band width of one of LT "
-                   "and SYM only")  # fmt: skip
-    return "; " + "; ".join(out)
+def _why_informative(series, hs, informative, others, width: float) -> str:
+    """Why each cell of ``informative`` counts: the schemes of ``others`` that lie beyond ``width`` of both LT and SYM
+    there (their differences, minus LT / minus SYM) or diverged (``_apart_from_order2``), and SYM - LT."""
+    cells = []
+    for cell in informative:
+        apart = _apart_from_order2(series, hs, cell, others, width)
+        cells.append(f"eta {cell[2]:g}: " + ", ".join(f"{lab} diverged" if v is None else f"{lab} {v[0]:+.4f} / "
+                                                      f"{v[1]:+.4f}" for lab, v in apart.items())
+                     + f" (SYM - LT {cell[0]:+.4f})")  # fmt: skip
+    return (
+        f"counted as another scheme lies beyond the band width {width:.4f} of both LT and SYM (minus LT / minus SYM) "
+        "or diverged there: " + "; ".join(cells)
+    )
 
 
 def _exact_lt_sym(series, hs) -> str:
