@@ -12,15 +12,16 @@
 # continues where it stopped when the queue is run again with the same OUT_DIR.
 set -euo pipefail
 JOBS=(
+    # franzese2021-fig9#7-#8 (wine): the paper's full grid, about 1.6 CPU-hours at the rates of Fig. 9's own runs
+    # on wine at the paper's protocol (until 2026-11-29, the thirtieth audit, 4.0 at Fig. 8's rate, measured on
+    # another machine); the quick grid at the paper's protocol (run 2026-11-29) came out flat in h
+    'franzese2021-fig9 scale=paper datasets=wine'
+    # franzese2021-fig9#4-#5 (breast_cancer): the same as for wine, about 2.3 CPU-hours (until 2026-11-29, 5.8)
+    'franzese2021-fig9 scale=paper datasets=breast_cancer'
     # paulin2025-fig2#2-#4 (#5-#7 too): about 3.2 CPU-hours (10,220 CPU-s of sampling + the MAP)
     'paulin2025-fig2 scale=paper'
     # paulin2025-fig7#4-#6 (the paper's network): the cheapest test their tiers accept, about 3.9 CPU-hours
     'paulin2025-fig7 scale=paper batches=20 runs=1'
-    # franzese2021-fig9#7-#8 (wine): the paper's full grid, about 4.0 CPU-hours; the quick grid at the paper's
-    # protocol (run 2026-11-29) came out flat in h
-    'franzese2021-fig9 scale=paper datasets=wine'
-    # franzese2021-fig9#4-#5 (breast_cancer): the same as for wine, about 5.8 CPU-hours
-    'franzese2021-fig9 scale=paper datasets=breast_cancer'
 )
 if [[ "${1:-}" == "--list" ]]; then
     printf '%s\n' "${JOBS[@]}"

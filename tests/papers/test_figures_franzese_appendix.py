@@ -7,6 +7,7 @@ import csv
 import dataclasses
 
 import numpy as np
+import pytest
 
 from bnnsample.figures.claims import VERDICTS
 from bnnsample.figures.common import read_sections, verdict_counts
@@ -175,10 +176,91 @@ def test_fig9_flat_grid_at_the_papers_protocol_prices_the_full_grid():
         assert f"queued in scripts/cpu_queue.sh as `{job}`; without the gate" in o.why
 
 
+def _fig9_timed_rows(dataset: str, ms: dict) -> list[dict]:
+    """Fig. 9 rows of 10 chains x 20 draws (burn-in 100 integrator steps, thin 10: 300 a run, N_l leapfrog steps
+    each) of N_l 1/5/25 x batches full/32 x h 0.005-0.02 x 3 seeds, each run's seconds at ``ms[(batch, N_l)]`` ms a
+    leapfrog step."""
+    return [{"dataset": dataset, "label": f"N_l={n}", "n_leapfrog": n, "batch": b, "step_size": h, "seed": k,
+             "burn_in_steps": 100, "thin_steps": 10, "draws": 200, "seconds": ms[b, n] * 1e-3 * n * 300}
+            for n in (1, 5, 25) for b in ("full", 32) for h in (0.005, 0.01, 0.02) for k in range(3)]  # fmt: skip
+
+
+def test_fig9_test_cost_from_its_own_runs_seconds():
+    """The thirtieth audit (fig9#4/#5/#7/#8): where this figure's runs recorded their seconds, its tests are priced
+    at their rate per (batch, N_l), not at franzese2021-fig8's (measured on another machine, 2.4-2.5 times it):
+    N_l 10/30/100 at the rate of the largest N_l run at or below them (5, 25, 25), batches 64/16 at the minibatch's,
+    the oracle's 60,000 steps at N_l = 1's full-batch rate; the row says what the old price was."""
+    ms = {("full", 1): 3.0, ("full", 5): 2.0, ("full", 25): 1.0, (32, 1): 1.5, (32, 5): 1.0, (32, 25): 0.5}
+    rows = _fig9_timed_rows("wine", ms)
+    rates = appendix.fig9_rates(rows, "wine", 10)
+    assert rates == pytest.approx({("full", 1): 3e-3, ("full", 5): 2e-3, ("full", 25): 1e-3, ("mini", 1): 1.5e-3,
+                                   ("mini", 5): 1e-3, ("mini", 25): 0.5e-3})  # fmt: skip
+    per = [appendix._paper_steps("wine", appendix.FIG9_SCALES, n)[0] for n in (1, 10, 30, 100)]
+    seed = sum(p * (ms["full", m] + 2 * ms[32, m]) * 1e-3 for p, m in zip(per, (1, 5, 25, 25)))
+    every, one = 3 * seed + 60_000 * 3e-3, seed + 60_000 * 3e-3
+    cost = appendix.fig9_test_cost("wine", cheaper=False, rows=rows)
+    assert cost.startswith(f"scale=paper datasets=wine (the paper's burn-in and adaptive-SGHMC oracle): about "
+                           f"{every / 3600:.1f} CPU-hours at its 3 seeds, {one / 3600:.1f} at one (seeds=0)")  # fmt: skip
+    assert round(every / 3600, 1) == 1.3
+    assert "full batch 3.0/2.0/1.0 ms at N_l = 1/5/25, batch 32 1.5/1.0/0.50 ms" in cost
+    assert "N_l 10 at 5's, 30 at 25's, 100 at 25's rate" in cost and "batches 64/16 at batch 32's" in cost
+    was = (3 * sum(per) * 3 + 60_000) * appendix.FIG8_OTHERS_RATE["wine"]
+    assert ("until 2026-11-29, the thirtieth audit, priced at franzese2021-fig8's 3.6 ms a step on wine" in cost
+            and f"about {was / 3600:.1f} CPU-hours at 3 seeds, {was / every:.1f} times this" in cost)  # fmt: skip
+    # the cheaper test at those rates too; untimed rows (the quick runs): Fig. 8's rate, as before
+    assert "each at this figure's own runs' CPU seconds" in appendix.fig9_test_cost("wine", rows=rows)
+    untimed = [dict(r, seconds=float("nan")) for r in rows]
+    assert appendix.fig9_test_cost("wine", rows=untimed) == appendix.fig9_test_cost("wine")
+    assert appendix.fig9_test_cost("wine", cheaper=False, rows=untimed) == appendix.fig9_test_cost(
+        "wine", cheaper=False
+    )
+    # the synthetic set (its oracle exact draws) is not priced; a set Fig. 8 never timed is, from its own runs
+    assert appendix.fig9_test_cost("trig_features", rows=_fig9_timed_rows("trig_features", ms)) is None
+    boston = appendix.fig9_test_cost("boston", cheaper=False, rows=_fig9_timed_rows("boston", ms))
+    assert boston.startswith("scale=paper datasets=boston") and "until 2026-11-29, the thirtieth audit" not in boston
+
+
+def test_fig9_rows_priced_from_the_committed_runs():
+    """The committed Fig. 9 rows at the paper's protocol price the paper's full grid from their own distances.csv
+    (about 2.3 CPU-hours on breast_cancer, 1.6 on wine, at 3 seeds), as ``fig9_test_cost`` gives it on those rows;
+    the oracle at N_l = 1's full-batch rate comes within 15% of what the section's sampling CPU-s less the runs'
+    leave for the two stand-ins' oracles."""
+    import re
+    from pathlib import Path
+
+    from bnnsample.rundir import read_csv
+
+    root = Path(__file__).resolve().parents[2] / "results"
+    path = root / appendix.FIG9 / "distances.csv"
+    if not path.exists():
+        pytest.skip("no committed Fig. 9 run")
+    rows = read_csv(path)
+    claims = {r["claim_id"]: r for r in csv.DictReader((root / appendix.FIG9 / "claims.csv").open())}
+    if not any(np.isfinite(r["seconds"]) for r in rows if r["dataset"] in appendix.STAND_INS):
+        pytest.skip("the committed runs recorded no seconds")
+    hours = {}
+    for ds, ids in (("breast_cancer", ("#4", "#5")), ("wine", ("#7", "#8"))):
+        mine = [r for r in rows if r["dataset"] == ds]
+        cost = appendix.fig9_test_cost(ds, cheaper=False, rows=mine)
+        hours[ds] = float(re.search(r"about ([0-9.]+) CPU-hours", cost).group(1))
+        for i in ids:
+            assert f"a test: the paper's full grid, {cost}" in claims[f"{appendix.FIG9}{i}"]["reason"]
+    assert hours == {"breast_cancer": 2.3, "wine": 1.6}
+    section = read_sections((root / "REPRODUCTION.md").read_text())[appendix.FIG9]
+    sampling = float(re.search(r"whose sampling took (\d+) CPU-s", section).group(1))
+    oracle = appendix._fig9_steps("wine", {})[1]
+    ours = sum(oracle * appendix.fig9_rates(rows, ds, 10)["full", 1] for ds in appendix.STAND_INS)
+    left = sampling - sum(r["seconds"] for r in rows if np.isfinite(r["seconds"]))
+    assert 0.85 < ours / left < 1.0
+
+
 def test_cpu_queue_lists_its_jobs_cheapest_first():
-    """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line, cheapest first: paulin2025-fig2
-    (3.2 CPU-hours), paulin2025-fig7 (3.9), wine's full Fig. 9 grid (4.0), then breast_cancer's (5.8); the full grids are the jobs the rows that a flat grid leaves untested name (the quick
-    grids at the paper's protocol, queued until they ran on 2026-11-29, are not queued any more)."""
+    """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line, cheapest first: wine's full Fig. 9
+    grid (1.6 CPU-hours at Fig. 9's own runs' rates), breast_cancer's (2.3), paulin2025-fig2 (3.2), then
+    paulin2025-fig7 (3.9) (until 2026-11-29, the thirtieth audit, the Fig. 9 grids were priced at Fig. 8's rate,
+    4.0 and 5.8 CPU-hours, and came last); the full grids are the jobs the rows that a flat grid leaves untested
+    name (the quick grids at the paper's protocol, queued until they ran on 2026-11-29, are not queued any
+    more)."""
     import subprocess
     from pathlib import Path
 
@@ -188,8 +270,8 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     listed = subprocess.run(["bash", str(script), "--list"], capture_output=True, text=True, check=True).stdout
     jobs = listed.splitlines()
     assert jobs == appendix.queue_jobs()
-    assert jobs == ["paulin2025-fig2 scale=paper", "paulin2025-fig7 scale=paper batches=20 runs=1",
-                    appendix.fig9_queue_job("wine", full=True), appendix.fig9_queue_job("breast_cancer", full=True)]  # fmt: skip
+    assert jobs == [appendix.fig9_queue_job("wine", full=True), appendix.fig9_queue_job("breast_cancer", full=True),
+                    "paulin2025-fig2 scale=paper", "paulin2025-fig7 scale=paper batches=20 runs=1"]  # fmt: skip
     # Boston's quick grid at the paper's protocol resolved Fig. 5's rows (2026-11-29): neither its job nor the full
     # grid's is queued
     assert appendix.fig9_queue_job("wine") not in jobs and sweeps.fig5_queue_job("boston") not in jobs

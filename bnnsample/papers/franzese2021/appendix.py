@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from ...figures.common import distinct, where
@@ -246,51 +247,133 @@ def _fig9_steps(dataset: str, grid: dict) -> tuple[int, int, list[int], object]:
     return len(ps.batches) * sum(per), oracle, per, ps
 
 
-def fig9_test_cost(dataset: str, cheaper: bool = True) -> str | None:
+def fig9_rates(rows: list[dict], dataset: str, chains: int) -> dict | None:
+    """{("full" or "mini", N_l): CPU seconds per leapfrog step of ``chains`` chains} from Fig. 9's ``rows`` on
+    ``dataset`` that recorded their sampling seconds (N_l leapfrog steps an integrator step; every minibatch
+    pooled); None where the full batch's runs recorded none (the quick runs stored no seconds)."""
+    timed = [r for r in rows if r.get("dataset") == dataset and math.isfinite(_num(r.get("seconds")))]
+    out = {}
+    for kind in ("full", "mini"):
+        for n in sorted({int(r["n_leapfrog"]) for r in timed}):
+            mine = [
+                r for r in timed if int(r["n_leapfrog"]) == n and (r["batch"] in ("full", FULL)) == (kind == "full")
+            ]
+            if mine:
+                out[kind, n] = sum(_num(r["seconds"]) for r in mine) / sum(n * _run_steps(r, chains) for r in mine)
+    return out if any(k == "full" for k, _ in out) else None
+
+
+def _num(v) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _fig9_rate(rates: dict, batch, n: int) -> float:
+    """The rate (``fig9_rates``) that prices a run of ``n`` leapfrog steps an integrator step at ``batch``: a
+    minibatch at the minibatch runs' rate (the full batch's where none ran), N_l at that of the largest N_l run at
+    or below it (the smallest run where none is below), as the OU refresh, the rest of a step's cost, is spread
+    over more leapfrog steps as N_l grows."""
+    kind = "full" if batch in ("full", FULL) or not any(k == "mini" for k, _ in rates) else "mini"
+    run = sorted(m for k, m in rates if k == kind)
+    return rates[kind, max((m for m in run if m <= n), default=run[0])]
+
+
+def _fig9_seed_s(dataset: str, grid: dict, rates: dict) -> float:
+    """CPU seconds one seed of Fig. 9 at the paper's protocol costs on ``grid`` (its step sizes, batches and N_l over
+    FIG9_SCALES["paper"]'s) at the measured ``rates`` (``_fig9_rate``)."""
+    scales = {"paper": {**FIG9_SCALES["paper"], **grid}}
+    ps = _paper_steps(dataset, scales)[2]
+    return sum(_paper_steps(dataset, scales, n)[0] * _fig9_rate(rates, b, n)
+               for n in scales["paper"]["n_leapfrog"] for b in ps.batches)  # fmt: skip
+
+
+def fig9_test_cost(dataset: str, cheaper: bool = True, rows: list[dict] | None = None) -> str | None:
     """What ``scale=paper datasets=<dataset>`` of Fig. 9 costs at its own seeds (and one seed), and a cheaper test at
-    the paper's protocol on the grid the quick sweep ran (its h, batches and N_l: the twenty-fourth audit), every N_l
-    x batch x seed's leapfrog steps and the oracle's at franzese2021-fig8's measured cost of a step on the data set
-    (``FIG8_OTHERS_RATE``); None where none was measured. ``cheaper=False``: the scale=paper test alone (what tests
-    a grid too flat in h to resolve Fig. 5's #1 and #2, ``sweeps._resolution_gate``; the cheaper one is that grid)."""
-    rate = FIG8_OTHERS_RATE.get(dataset)
-    if rate is None:
+    the paper's protocol on the grid the quick sweep ran (its h, batches and N_l: the twenty-fourth audit): every
+    N_l x batch x seed's leapfrog steps and the oracle's, priced from ``rows`` (this figure's own runs on the data
+    set, where they recorded their seconds: ``fig9_rates`` per batch and N_l, ``_fig9_rate`` for the N_l and
+    minibatches not run, an approximation; the adaptive-SGHMC oracle's steps at N_l = 1's full-batch rate, one
+    full-batch gradient a step as N_l = 1's, its own time not being in distances.csv: on the committed runs at the
+    paper's protocol both stand-ins' oracles come to 465 CPU-s so, against the 521 CPU-s that the section's 2,180
+    sampling CPU-s of its 164 runs less the 162 sampler runs' 1,659 leave for them), else at franzese2021-fig8's
+    measured cost of a step on the data set (``FIG8_OTHERS_RATE``, the price until 2026-11-29, the thirtieth
+    audit: measured on another machine, 2.4-2.5 times the rate of this figure's runs at the paper's protocol);
+    None where neither was measured (the synthetic set, whose oracle is exact draws, included). ``cheaper=False``:
+    the scale=paper test alone (what tests a grid too flat in h to resolve Fig. 5's #1 and #2,
+    ``sweeps._resolution_gate``; the cheaper one is that grid)."""
+    old = FIG8_OTHERS_RATE.get(dataset)
+    if dataset == SYNTHETIC or (old is None and not rows):
         return None
     nls, quick = FIG9_SCALES["paper"]["n_leapfrog"], FIG9_SCALES["quick"]
     runs, oracle, per, ps = _fig9_steps(dataset, {})
-    seeds, every = len(ps.seeds), (len(ps.seeds) * runs + oracle) * rate
+    rates = fig9_rates(rows or [], dataset, ps.chains)
+    if rates is None and old is None:
+        return None
     grid = {k: quick[k] for k in ("steps", "batches", "n_leapfrog")}
     small_runs, _, small_per, _ = _fig9_steps(dataset, grid)
-    small = (seeds * small_runs + oracle) * rate
-    per = sorted(per)
-    rate_text = (
-        f"{rate * 1e3:.1f} ms a step of {ps.chains} chains, franzese2021-fig8's measured cost on {dataset} "
-        "(its four samplers other than MT3, full batch and minibatches together, oracle and overhead included)"
-    )
-    if not cheaper:
-        return (
-            f"scale=paper datasets={dataset} (the paper's burn-in and adaptive-SGHMC oracle): about "
-            f"{every / 3600:.1f} CPU-hours at its {seeds} seeds, {(runs + oracle) * rate / 3600:.1f} at one (seeds=0): "
-            "N_l " + "/".join(map(str, nls)) + " x batches " + "/".join("full" if b == FULL else str(b) for b in
-                                                                   ps.batches)
-            + f" x {per[0]:,}-{per[-1]:,} leapfrog steps a run (h {min(ps.steps):g}-{max(ps.steps):g}) and the "
-            f"oracle's {oracle:,} steps, at {rate_text}"
+    seeds, per = len(ps.seeds), sorted(per)
+    if rates is not None:
+        seed_s, small_seed_s, oracle_s = (_fig9_seed_s(dataset, {}, rates), _fig9_seed_s(dataset, grid, rates),
+                                          oracle * _fig9_rate(rates, FULL, 1))  # fmt: skip
+    else:
+        seed_s, small_seed_s, oracle_s = runs * old, small_runs * old, oracle * old
+    every, one, small, small_one = (seeds * seed_s + oracle_s, seed_s + oracle_s, seeds * small_seed_s + oracle_s,
+                                    small_seed_s + oracle_s)  # fmt: skip
+    if rates is not None:
+
+        def ms(kind: str) -> str:
+            return "/".join(f"{x:.1f}" if x >= 1 else f"{x:.2f}" for x in (rates[k, n] * 1e3 for k, n in sorted(rates)
+                                                                           if k == kind))  # fmt: skip
+
+        run = [n for k, n in sorted(rates) if k == "full"]
+        minis = sorted({str(r["batch"]) for r in rows if r.get("dataset") == dataset and r["batch"] not in ("full", FULL)
+                        and math.isfinite(_num(r.get("seconds")))}, key=int)  # fmt: skip
+        paper_minis = "/".join(str(b) for b in ps.batches if b != FULL)
+        mapped = ", ".join(f"{n} at {max((m for m in run if m <= n), default=run[0])}'s" for n in nls if n not in run)
+        was = (seeds * runs + oracle) * old if old is not None else math.nan
+        rate_text = (
+            f"this figure's own runs' CPU seconds per leapfrog step of {ps.chains} chains on {dataset} at the paper's "
+            f"protocol (their seconds in distances.csv): full batch {ms('full')} ms at N_l = {'/'.join(map(str, run))}"
+            + (f", batch {'/'.join(minis)} {ms('mini')} ms" if minis else "")
+            + "; an approximation: " + (f"N_l {mapped} rate (a larger N_l spreads the OU refresh over more leapfrog "
+                                        "steps), " if mapped else "")
+            + (f"batches {paper_minis} at batch {'/'.join(minis)}'s, " if minis else f"batches {paper_minis} at the "
+               "full batch's (an upper bound), ")
+            + "the oracle's steps at N_l = 1's full-batch rate (one full-batch gradient a step; its own time is not "
+            "in distances.csv)"
+            + (f"; until 2026-11-29, the thirtieth audit, priced at franzese2021-fig8's {old * 1e3:.1f} ms a step on "
+               f"{dataset} (its four samplers other than MT3, oracle and overhead included, measured on the AMD EPYC "
+               "machine of results/costs.csv, these runs on the Intel Xeon one): "
+               f"about {was / 3600:.1f} CPU-hours at {seeds} seeds, {was / every:.1f} times this"
+               if old is not None else "")
         )  # fmt: skip
-    return (
+    else:
+        rate_text = (
+            f"{old * 1e3:.1f} ms a step of {ps.chains} chains, franzese2021-fig8's measured cost on {dataset} (its "
+            "four samplers other than MT3, full batch and minibatches together, oracle and overhead included)"
+        )
+    head = (
         f"scale=paper datasets={dataset} (the paper's burn-in and adaptive-SGHMC oracle): about {every / 3600:.1f} "
-        f"CPU-hours at its {seeds} seeds, {(runs + oracle) * rate / 3600:.1f} at one (seeds=0): N_l "
-        + "/".join(map(str, nls)) + " x batches " + "/".join("full" if b == FULL else str(b) for b in ps.batches)
-        + f" x {per[0]:,}-{per[-1]:,} leapfrog steps a run (h {min(ps.steps):g}-{max(ps.steps):g}, burn-in time "
-        f"{ps.t_burn:g}, {ps.draws} draws {ps.t_thin:g} apart; N_l leapfrog steps an integrator step) and the "
-        f"oracle's {oracle:,} steps of {ps.chains} chains; a cheaper test at that protocol on the grid run here "
-        f"(`bnnsample figure {FIG9} scale=paper datasets={dataset} steps=" + ",".join(f"{h:g}" for h in grid["steps"])
-        + " batches=" + ",".join(map(str, grid["batches"])) + " n_leapfrog=" + ",".join(map(str, grid["n_leapfrog"]))
+        f"CPU-hours at its {seeds} seeds, {one / 3600:.1f} at one (seeds=0): N_l " + "/".join(map(str, nls))
+        + " x batches " + "/".join("full" if b == FULL else str(b) for b in ps.batches)
+        + f" x {per[0]:,}-{per[-1]:,} leapfrog steps a run (h {min(ps.steps):g}-{max(ps.steps):g}"
+    )  # fmt: skip
+    if not cheaper:
+        return head + f") and the oracle's {oracle:,} steps, at {rate_text}"
+    return (
+        head + f", burn-in time {ps.t_burn:g}, {ps.draws} draws {ps.t_thin:g} apart; N_l leapfrog steps an integrator "
+        f"step) and the oracle's {oracle:,} steps of {ps.chains} chains; a cheaper test at that protocol on the grid "
+        f"run here (`bnnsample figure {FIG9} scale=paper datasets={dataset} steps="
+        + ",".join(f"{h:g}" for h in grid["steps"]) + " batches=" + ",".join(map(str, grid["batches"]))
+        + " n_leapfrog=" + ",".join(map(str, grid["n_leapfrog"]))
         + f"`, N_l up to {max(grid['n_leapfrog'])} as the rows are judged on): about {small / 60:.0f} CPU-minutes at "
-        f"{seeds} seeds, {(small_runs + oracle) * rate / 60:.0f} at one ({max(small_per):,} leapfrog steps a run at "
-        f"most); each at {rate * 1e3:.1f} ms a step of {ps.chains} chains, franzese2021-fig8's measured cost on "
-        f"{dataset} (its four samplers other than MT3, full batch and minibatches together, oracle and overhead "
-        "included; this sweep's own 157 CPU-s in results/costs.csv cover three data sets in one invocation whose runs "
-        "stored no seconds, so they give no rate per data set); "
-        "until 2026-11-29, the twenty-first audit, the row gave Fig. 5's one-seed estimate on Boston, about 1.5 "
+        f"{seeds} seeds, {small_one / 60:.0f} at one ({max(small_per):,} leapfrog steps a run at most); each at "
+        + (rate_text if rates is not None else
+           f"{rate_text}; this sweep's own 157 CPU-s in results/costs.csv cover three data sets in one invocation "
+           "whose runs stored no seconds, so they give no rate per data set")
+        + "; until 2026-11-29, the twenty-first audit, the row gave Fig. 5's one-seed estimate on Boston, about 1.5 "
         "CPU-hours, for this test (and until the twenty-fourth audit it named the scale=paper test alone)"
     )  # fmt: skip
 
@@ -400,5 +483,6 @@ FIGURE9 = _sweep(
     FIG9_SCALES, _seeds_option(_sweep_options("n_leapfrog", numbers(int, 1), ALL_SETS)), "n_leapfrog",
     lambda n: {"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n},
     "franzese2021 Fig. 9 (reduced): generalized LIE-TROTTER, N_l sweep", _fig9_settings,
-    lambda rows, s, nls: per_dataset(rows, lambda r: fig5_outcomes(_with_fig8_gaps(r), s, nls, fig9_test_cost,
-                                                                    fig9_queue_job), "App. F.3, Fig. 9"))  # fmt: skip
+    lambda rows, s, nls: per_dataset(rows, lambda r: fig5_outcomes(_with_fig8_gaps(r), s, nls,
+                                                                    partial(fig9_test_cost, rows=r), fig9_queue_job),
+                                     "App. F.3, Fig. 9"))  # fmt: skip
