@@ -1271,6 +1271,7 @@ def _se_bounds_note(c, o, i: int, cells: list, t, diffs: dict, args: tuple):
             d[b].loc[(d[b].ensemble_size == es) & (d[b].metric == m), "se"] = se
         seen.add(verdict_of(verdicts(t, d, *args)[i][1].verdict))
     n = sorted({int(t[t.ensemble_size == es]["groups"].iloc[0]) for _, _, es in cells})
+    over = f"the same {n[0]} groups" if len(n) == 1 else "the same groups at each size"
     sized = len({es for _, _, es in cells}) > 1
     named = "; ".join(f"{m.upper() if m != 'accuracy' else 'accuracy'} vs {LABELS[b]}"
                       + (f" at size {es}" if sized else "") + f" [{lo:.2g}, {hi:.2g}]"
@@ -1280,7 +1281,7 @@ def _se_bounds_note(c, o, i: int, cells: list, t, diffs: dict, args: tuple):
             f"within these bounds the verdict could also be {' or '.join(sorted(seen - {same}))}")  # fmt: skip
     note = (f"{len(cells)} of the s.e. printed are in no committed CSV: they are this section's paired table's "
             "(4 decimals), from per-group values the run did not keep (no runs.csv or paired.csv); fig4.csv's stds "
-            f"over the same {' / '.join(map(str, n))} groups bound each (|sd_a - sd_b| / sqrt(n) <= s.e. <= "
+            f"over {over} bound each (|sd_a - sd_b| / sqrt(n) <= s.e. <= "
             f"(sd_a + sd_b) / sqrt(n)): {named}; {held}")  # fmt: skip
     return replace(o, why="; ".join(w for w in (o.why, note) if w))
 
