@@ -1497,3 +1497,24 @@ def test_matthews_fig2_ccadl_no_difference_keeps_the_working_rule():
     out = mw.FIG2_CLAIMS.rules["same", "ccadl"](mw.Passes(_passes_rows(finals), s, np.full(6, 0.2), "", 1024, scatter))
     assert out.verdict == "reproduced" and "both fail at n = [8, 32, 128] (the same stability)" in out.why
     assert "twenty-seventh" not in mw.FIG2_CLAIMS["same", "ccadl"].tolerance
+
+
+def test_matthews_fig3_plateau_names_the_n_where_the_scatter_is_measured():
+    """Fig. 3's plateau row (the thirtieth audit): its 'far below a factor 2' rests on NOGIN's seed scatter, which
+    seed_scatter.csv measures at n = 100 and 200 only; the tolerance names those n, the reason gives the s.d. over
+    seeds at each from the file and the n where it is not measured."""
+    claim = mw.FIG3_CLAIMS["plateau"]
+    assert "NOGIN's seeds at n = 100 and 200 only (scale=paper; n = 100 at scale=quick)" in claim.tolerance
+    results = Path(__file__).resolve().parents[2] / "results"
+    outcomes, _ = mw.outcomes_from_files("matthews2018-fig3", results / "matthews2018-fig3")
+    why = next(o for c, o in outcomes if c is claim).why
+    assert "18% of the mean at n = 100 (8 seeds), 21% of the mean at n = 200 (4 seeds)" in why
+    assert why.endswith("not measured at n = 6, 12, 25, 50") and "without n = 6 (§5.3's 'some bias' there)" in why
+    # a scatter at one n only: every other n of the grid is named as not measured
+    p = mw.Passes([], mw.FIG3["paper"], np.zeros(1), "", scatter=[
+        {"scheme": "nogin", "covariance": "estimated", "n": 200, "seed": k, "error": e} for k, e in enumerate((1, 3))
+    ])  # fmt: skip
+    assert mw._nogin_scatter(p, [6, 100, 200]) == (
+        "NOGIN's run-to-run s.d. over seeds (seed_scatter.csv): 71% of the mean at n = 200 (2 seeds); not measured "
+        "at n = 6, 100"
+    )

@@ -348,3 +348,45 @@ def test_fig3_rules_judge_by_the_stated_rate_and_burn_in():
     assert fig3._rhat([row(0, 1, rhat=1.6)]).verdict == "not reproduced"
     assert "fewer repetitions than the paper's 16: at most partly" in fig3.CLAIMS["rhat"].tolerance
     assert fig3._rhat([row(0, 1, rhat=1.6, burn_in=1)]).verdict.startswith("not tested")
+
+
+def test_fig3_one_repetition_says_its_bounce_se_is_poisson_alone():
+    """With one repetition the bounce rate's s.e. is the count's Poisson s.e., not a measured run-to-run scatter:
+    the reason says so and how large the true s.e. would have to be to change the verdict (the thirtieth audit);
+    with two repetitions the scatter is measured and nothing is said."""
+    from bnnsample.papers.paulin2025 import fig3
+
+    def row(after, rep=0):
+        return {"kind": "rhat", "rep": rep, "rhat": 1.0, "null_q95": 1.2, "values_per_chain": 30, "bounces": after,
+                "coordinate_steps": 1.6e8, "burn_in": 10, "path_epochs": 160, "bounces_after_burn_in": after}  # fmt: skip
+
+    # 60 in 120 path-epochs of 10^6 coordinate-steps: 5e-7 ± 6.45e-8; r + 2 s.e. meets 1e-6 at s.e. 2.5e-7, 3.9 times
+    one = fig3._bounces([row(60)])
+    assert one.verdict == "reproduced" and one.why.startswith("one repetition: the s.e. is the count's Poisson s.e.")
+    assert one.why.endswith("the verdict holds unless the true s.e. is 2.5e-07 or more, 4 times the Poisson s.e.")
+    # 200 in 120: 1.67e-6 ± 1.18e-7; r - 2 s.e. meets the cut at s.e. 3.3e-7
+    high = fig3._bounces([row(200)])
+    assert high.verdict.startswith("not reproduced") and "is 3.3e-07 or more, 3 times the Poisson s.e." in high.why
+    # 130 in 120: 1.08e-6 ± 9.5e-8, within 2 s.e.: partly unless the s.e. is below 4.2e-8
+    near = fig3._bounces([row(130)])
+    assert near.verdict == "partly" and "unless the true s.e. is below 4.2e-08" in near.why
+    assert "Poisson" not in fig3._bounces([row(60), row(70, rep=1)]).why
+
+
+def test_fig3_committed_claims_are_what_the_rules_give_on_its_files():
+    """The committed section (scale=cpu_protocol, one repetition; 3,385 CPU-s, not rerun) and its claims.csv are the
+    rules as they are now on its fig3_rhat.csv and fig3_loss.csv (``fig3.rejudge_from_files`` writes them)."""
+    from bnnsample.figures.claims import csv_rows, table
+    from bnnsample.papers.paulin2025 import fig3
+
+    results = Path(__file__).resolve().parents[2] / "results"
+    outcomes, settings = fig3.outcomes_from_files(results)
+    with (results / fig3.ID / "claims.csv").open(newline="") as f:
+        committed = list(csv.DictReader(f))
+    command = committed[0]["setting"]
+    assert committed == csv_rows(fig3.ID, outcomes, command)
+    section = read_sections((results / "REPRODUCTION.md").read_text())[fig3.ID]
+    assert table(outcomes, heading=fig3.FIGURE.heading) in section and f"Settings: {settings}\n" in section
+    bounces = committed[1]
+    assert bounces["verdict"] == "reproduced" and "1 repetition of 4 paths" in bounces["ours"]
+    assert "the true s.e. is 4.7e-07 or more, 96 times the Poisson s.e." in bounces["reason"]

@@ -84,6 +84,14 @@ def _check_runs_csv(folder: Path, section: str):
             assert f"{d.diff:+.4f} ± {d.se:.4f}" in cells
             checked += 1
     assert checked
+    if (folder / "paired.csv").exists():  # written since the thirtieth audit: every paired difference, every baseline
+        paired = fig.read_paired(folder / "paired.csv")
+        assert set(paired) == {b for b in ("swa", "standard", "swa_ts") if b in set(runs.method)}
+        for base, got in paired.items():
+            want = fig.recompute_paired(runs, "sms_ubu", base)
+            assert set(got.metric) == set(fig.METRICS) and len(got) == len(want)
+            assert np.allclose(got["diff"], want["diff"], rtol=1e-9)
+            assert np.allclose(got["se"], want["se"], rtol=1e-9, equal_nan=True)
 
 
 def test_holdout_run_writes_runs_csv_and_the_tempered_baseline(tmp_path, monkeypatch):
@@ -111,6 +119,7 @@ def test_holdout_run_writes_runs_csv_and_the_tempered_baseline(tmp_path, monkeyp
     text = (out / "REPRODUCTION.md").read_text()
     assert "| SWA + temperature scaling | 1 |" in text and "40 images (10% of a pool of 400)" in text
     assert "not tested: not a paper experiment" in text
+    assert (folder / "paired.csv").exists() and "`paired.csv`" in text
     _check_runs_csv(folder, text)
 
 
@@ -206,3 +215,57 @@ def test_more_runs_reuse_only_what_is_kept(tmp_path):
     assert "runs=64 (48 more runs, the 16 made reused from this section's runs/ folder" in fig.paper_runs_text(
         16, [1, 2, 4, 8, 16], 18.6, ("runs",)
     )
+
+
+def test_committed_section_names_the_se_no_csv_holds_and_their_bounds():
+    """The committed GPU section predates runs.csv and paired.csv, and its per-group values were not kept (the
+    thirtieth audit): its differences are fig4.csv's differences of means (the paired mean over the same groups),
+    the s.e. of SMS-UBU - SWA in accuracy, NLL and ACE draws.csv's, and each row that prints another s.e. (RPS vs
+    SWA, every metric vs standard training) says it is the section's paired table's, with the bounds fig4.csv's
+    stds put on it, inside which the section's value lies, and whether the verdict is the same at every s.e. there."""
+    section = (RESULTS.parent / "REPRODUCTION.md").read_text().split("<!-- begin paulin2025-fig4 -->")[1]
+    t = pd.read_csv(RESULTS / "fig4.csv")
+    groups = {es: int(t[t.ensemble_size == es]["groups"].iloc[0]) for es in sorted(set(t.ensemble_size))}
+    diffs, unkept = fig._diffs_without_paired_csv(t, section, groups, pd.read_csv(RESULTS / "draws.csv"))
+    assert unkept == {("swa", "rps"), *(("standard", m) for m in fig.METRICS)}
+    from_section = fig.paired_from_section(section, groups)
+    for base, d in diffs.items():  # the means agree with the section's, to its 4 decimals
+        assert np.allclose(d["diff"], from_section[base]["diff"], atol=5.01e-5)
+    for base, metric in unkept:  # the section's s.e. lie within the bounds (to its rounding)
+        for es in (es for es, n in groups.items() if n > 1):
+            se = from_section[base].set_index(["ensemble_size", "metric"]).loc[(es, metric), "se"]
+            lo, hi = fig._se_bounds(t, base, metric, es)
+            assert lo - 5e-5 <= se <= hi + 5e-5
+    claims = pd.read_csv(RESULTS / "claims.csv").fillna("")
+    assert (claims.claim.str.startswith("the Bayesian") == (claims["where"] == "§5, Fig. 4")).all()
+    note = "4 of the s.e. printed are in no committed CSV: they are this section's paired table's (4 decimals)"
+    for i, verdict in enumerate(("reproduced", "reproduced", "partly", "partly")):  # sizes 1-8, two or more groups
+        assert claims.verdict.iloc[i] == verdict and note in claims.reason.iloc[i]
+        assert claims.reason.iloc[i].endswith(f"the verdict is {verdict} at every s.e. within these bounds")
+    assert "RPS vs SWA [0.00024, 0.0003]; NLL vs standard training [0.00051, 0.00052]" in claims.reason.iloc[3]
+    assert "in no committed CSV" not in claims.reason.iloc[4]  # size 16: one group, no s.e.
+    # the accuracy row: its s.e. vs standard training are the section's too, and the bounds do not pin its verdict
+    acc = claims[claims.claim.str.startswith("small accuracy gains")].reason.iloc[0]
+    assert "accuracy vs standard training at size 4 [5.8e-06, 0.0012]" in acc
+    assert acc.endswith("within these bounds the verdict could also be not reproduced")
+
+
+def test_section_with_paired_csv_is_judged_from_it(tmp_path):
+    """A section folder with paired.csv (every paired difference at full precision) is judged from it, with no
+    note on s.e. held elsewhere: the committed GPU section's differences written as paired.csv give its verdicts."""
+    import shutil
+
+    section = (RESULTS.parent / "REPRODUCTION.md").read_text().split("<!-- begin paulin2025-fig4 -->")[1]
+    section = section.split("<!-- end")[0]
+    t = pd.read_csv(RESULTS / "fig4.csv")
+    groups = {es: int(t[t.ensemble_size == es]["groups"].iloc[0]) for es in sorted(set(t.ensemble_size))}
+    for name in ("fig4.csv", "draws.csv"):
+        shutil.copy(RESULTS / name, tmp_path / name)
+    diffs, _ = fig._diffs_without_paired_csv(t, section, groups, pd.read_csv(RESULTS / "draws.csv"))
+    fig.paired_frame(diffs).to_csv(tmp_path / "paired.csv", index=False)
+    assert all(fig.read_paired(tmp_path / "paired.csv")[b].equals(d) for b, d in diffs.items())
+    rows = fig.verdicts_from_files(tmp_path, section, 16, 18.6)[:6]  # the SG-HMC rows read other folders
+    claims = pd.read_csv(RESULTS / "claims.csv").fillna("")[:6]
+    assert [o.verdict for _, o in rows] == list(claims.verdict)
+    assert [o.ours for _, o in rows] == list(claims.ours)
+    assert not any("in no committed CSV" in o.why for _, o in rows)

@@ -132,7 +132,11 @@ def _rhats(rows) -> list[dict]:
 
 def setting_text(s: dict) -> str:
     return (f"{s['model']}, {s['train']}+{s['swa']} training epochs, {s['epochs']} SMS-UBU epochs ({s['burn_in']} "
-            f"burn-in), {s['reps']} repetitions of {s['chains']} paths, start x_SWA + {s['noise']:g} N(0, I)")  # fmt: skip
+            f"burn-in), {_count(s['reps'], 'repetition')} of {s['chains']} paths, start x_SWA + {s['noise']:g} N(0, I)")  # fmt: skip
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 CLAIMS = Claims("statement")
@@ -174,7 +178,8 @@ def _rhat_tiers(good: int, reps: int, ours: str):
     fewer repetitions than the paper's 16 a pass in all of them is partly (the claim is over 16)."""
     o = by_count(good, reps, ours)
     if o.verdict == "reproduced" and reps < PAPER["reps"]:
-        return partly(ours, f"R-hat within its bound in all {reps} repetitions run, fewer than the paper's "
+        within = "the one repetition" if reps == 1 else f"all {reps} repetitions"
+        return partly(ours, f"R-hat within its bound in {within} run, fewer than the paper's "
                       f"{PAPER['reps']}: at most partly")  # fmt: skip
     return o
 
@@ -214,7 +219,7 @@ def _bounces(rows):
     steps = sum(r["coordinate_steps"] for r in got)
     path_epochs = sum(r["path_epochs"] for r in got)
     ours = (f"{total} coordinate bounces in {steps:.3g} coordinate-steps ({total / path_epochs:.2g} per path-epoch) "
-            f"over {len(got)} repetitions")  # fmt: skip
+            f"over {_count(len(got), 'repetition')}")  # fmt: skip
     burn_in = got[0].get("burn_in")
     if burn_in is not None and burn_in < PAPER["burn_in"]:
         return not_tested("scale", ours, f"{burn_in} burn-in epochs (the paper's {PAPER['burn_in']}); {RHAT_TEST}")
@@ -234,11 +239,29 @@ def _bounces(rows):
     r, e = rate / per, se / per
     ours += (f"; after the burn-in: {after:.0f} in {settled} path-epochs ({rate:.2g} ± {se:.2g} per path-epoch, "
              f"{r:.2g} ± {e:.2g} per coordinate-step)")  # fmt: skip
+    poisson = _poisson_only(r, e) if len(reps) == 1 else ""
     if r + 2 * e <= BOUNCE_CUT:
-        return reproduced(ours)
+        return reproduced(ours, poisson)
     if r - 2 * e > BOUNCE_CUT:
-        return not_reproduced(ours, z=(r - BOUNCE_CUT) / e)
-    return partly(ours, "the rate is within 2 s.e. of 1 in 10^6 coordinate-steps")
+        return not_reproduced(ours, poisson, z=(r - BOUNCE_CUT) / e)
+    return partly(ours, "; ".join(w for w in ("the rate is within 2 s.e. of 1 in 10^6 coordinate-steps", poisson) if w))
+
+
+def _poisson_only(r: float, e: float) -> str:
+    """With one repetition the bounce rate's s.e. ``e`` is the count's Poisson s.e. alone, assumed, not a measured
+    run-to-run scatter (the thirtieth audit): the s.e. at which the verdict on ``r`` against BOUNCE_CUT would
+    change, in multiples of ``e``."""
+    edge = abs(BOUNCE_CUT - r) / 2  # the s.e. at which r +- 2 s.e. meets the cut
+    times = f", {edge / e:.0f} times the Poisson s.e." if e > 0 else " (no bounce: a Poisson s.e. of 0)"
+    if abs(BOUNCE_CUT - r) > 2 * e:
+        change = f"the verdict holds unless the true s.e. is {edge:.2g} or more{times}"
+    elif edge > 0:
+        change = f"the verdict holds unless the true s.e. is below {edge:.2g}, {edge / e:.2g} times the Poisson s.e."
+    else:
+        change = "the rate is at the cut: the verdict holds at any s.e."
+    return ("one repetition: the s.e. is the count's Poisson s.e. alone, not a measured run-to-run scatter (no "
+            "second repetition; bounces may cluster in time, a coordinate near the wall bouncing again, which a "
+            f"Poisson s.e. understates); {change}")  # fmt: skip
 
 
 BOUNCE_CUT = 1e-6  # bounces per coordinate-step: our reading of 'rarely' (the _bounces rule)
@@ -324,3 +347,25 @@ FIGURE = register_figure(Figure(
     settings=_settings, notes=_notes, plot=_plot, png="fig3.png",
     tables=lambda rows: {"fig3_loss.csv": [r for r in rows if r["kind"] == "loss"], "fig3_rhat.csv": _rhats(rows)},
     options=OPTIONS, heading="claim (paulin2025)"))  # fmt: skip
+
+
+def rejudge_from_files(out_dir: Path) -> None:
+    """Write the committed section's claims and Settings again from its fig3_rhat.csv and fig3_loss.csv, by the
+    rules as they are now, without a rerun (the committed scale=cpu_protocol run took 3,385 CPU-s): the claims
+    table and claims.csv (``rejudge.rewrite_claims``); its Command line, Files and notes are kept."""
+    from .rejudge import rewrite_claims
+
+    outcomes, settings = outcomes_from_files(out_dir)
+    rewrite_claims(out_dir, ID, outcomes, FIGURE.heading, settings=settings)
+
+
+def outcomes_from_files(out_dir: Path) -> tuple[list, str]:
+    """The (Claim, Outcome) pairs and the Settings text of the committed section of ``out_dir`` by the rules as
+    they are now, from its fig3_loss.csv and fig3_rhat.csv and the options of its Command line."""
+    from .rejudge import command_of, read_rows, section_of
+
+    folder = Path(out_dir) / ID
+    rows = read_rows(folder / "fig3_loss.csv") + read_rows(folder / "fig3_rhat.csv")
+    options = dict(w.split("=", 1) for w in command_of(section_of(out_dir, ID)).split()[3:])
+    inv = Invocation(ID, out_dir, options, SETTINGS, OPTIONS, TITLE, heading=FIGURE.heading)
+    return _outcomes(rows, inv), _settings(rows, inv)

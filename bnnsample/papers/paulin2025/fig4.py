@@ -354,7 +354,7 @@ ENSEMBLE_SIZES = (1, 2, 4, 8, 16)  # evaluate.ensembles.SIZES, the paper's (impo
 
 @CLAIMS.family("calibration", ENSEMBLE_SIZES,
                "the Bayesian (SMS-UBU) ensemble has lower NLL, ACE and RPS than SWA and than standard training of "
-               "the same ensemble size: ensemble size {}", "§5, Figs. 4-6", "lower at every ensemble size (here {})",
+               "the same ensemble size: ensemble size {}", "§5, Fig. 4", "lower at every ensemble size (here {})",
                tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) lower, their 95% t "
                "intervals over the groups below 0; partly: some below 0 by their intervals, none above 0 by its "
                "interval; not reproduced: any above 0 by its interval (size of the largest in s.e.); "
@@ -399,7 +399,8 @@ def accuracy_outcome(diffs: dict, sizes, by_draws=None, more: str = "", paper_ru
 
 
 @CLAIMS.rule("accuracy", "small accuracy gains over SWA and standard-training ensembles of the same size",
-             "§5 ('small gains in accuracy over ensembles of the same size', of SWA and of standard training)",
+             "§5, Fig. 4 ('small gains in accuracy over ensembles of the same size', of SWA and of standard "
+             "training)",
              "gains at every ensemble size",
              tolerance=ACCURACY_TIERS + "; " + NOISE,
              method=ACCURACY_METHOD)  # fmt: skip
@@ -998,6 +999,7 @@ def _measure(inv: Invocation, bar) -> dict:
                           f"{', '.join(map(str, s['with_groups']))} (runs.csv's `runs` names each group's parts); "
                           "the diagnostics below are this invocation's runs only.")  # fmt: skip
     write_frame(values, inv.dir / "runs.csv", index=False)
+    write_frame(paired_frame(diffs), inv.dir / "paired.csv", index=False)
     write_parts(s, setting_text(cfg, 0), inv.dir)
     measured = [*paired_table(diffs, sizes), *measured]
     if "pooled" in more:
@@ -1071,6 +1073,25 @@ def pool_groups(values, s: dict, dirs: list[Path], protocol: str):
     return pooled, runs
 
 
+def paired_frame(diffs: dict):
+    """paired.csv: every paired difference SMS-UBU - baseline of the section ({baseline: its ``paired``
+    frame}: each metric, ensemble size and baseline, the mean over the disjoint groups, its s.e. over them and
+    the groups), beside draws.csv's SMS-UBU - SWA by draws: what a later re-judging reads at full precision
+    (``verdicts_from_files``)."""
+    import pandas as pd
+
+    cols = ["baseline", "ensemble_size", "metric", "diff", "se", "groups"]
+    return pd.concat([d.assign(baseline=b)[cols] for b, d in diffs.items()], ignore_index=True)
+
+
+def read_paired(path: Path) -> dict:
+    """{baseline: its paired differences} of a paired.csv (``paired_frame``)."""
+    import pandas as pd
+
+    t = pd.read_csv(path)
+    return {b: g.drop(columns="baseline").reset_index(drop=True) for b, g in t.groupby("baseline", sort=False)}
+
+
 def recompute_paired(runs, method: str, base: str):
     """The paired differences ``method`` - ``base`` (ensemble_size, metric, diff, se, groups) from
     runs.csv's group values (a DataFrame): what the section's paired table shows, recomputed."""
@@ -1120,8 +1141,8 @@ def _write_table(m: dict, inv: Invocation, path: Path) -> list[Path]:
 FIGURE = register_figure(Figure(
     FIG, TITLE, "calibration vs ensemble size: SMS-UBU vs SWA vs standard training vs SG-UBU/SG-HMC baselines",
     SETTINGS, rows=_measure, start=_start, tables=lambda m: {}, plot=_write_table, png="fig4.png",
-    files=lambda m, inv, written: [*written, *(inv.dir / f"{n}.csv" for n in ("runs", "calibration", "reliability",
-                                                                              "excess_loss", "draws")),
+    files=lambda m, inv, written: [*written, *(inv.dir / f"{n}.csv" for n in ("runs", "paired", "calibration",
+                                                                              "reliability", "excess_loss", "draws")),
                                    inv.dir / "parts.json"]
     + ([inv.dir / "temperature_scaling.csv"] if "holdout" in m["s"] else []),
     outcomes=lambda m, inv: verdicts(m["table"], m["diffs"], m["setting"], m["by_draws"], m["more"]),
@@ -1151,22 +1172,23 @@ def paired_from_section(section: str, groups: dict[int, int]) -> dict:
 
 
 def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | None) -> list:
-    """The verdicts of a committed section from its files: fig4.csv, draws.csv (SMS-UBU minus SWA
-    at full precision: its rows with all draws) and, for the differences no CSV holds, the
-    section's paired table (``paired_from_section``); ``runs`` and ``minutes`` (what they took) for
-    the cost of a second group."""
+    """The verdicts of a committed section from its files: fig4.csv and paired.csv (every paired difference at
+    full precision) where the section wrote one; for a section made before paired.csv (the paper-scale section
+    of 2026-11-26, whose per-group values were not kept), the differences are fig4.csv's differences of means
+    (the same groups: the paired mean), the s.e. of SMS-UBU - SWA in accuracy, NLL and ACE draws.csv's (its rows
+    with all draws), and the other s.e. the section's paired table's (``paired_from_section``, 4 decimals), which
+    each row that prints one names with the bounds fig4.csv implies (``_se_bounds_note``). ``runs`` and
+    ``minutes`` (what they took) for the cost of a second group."""
     import pandas as pd
 
     t = pd.read_csv(folder / "fig4.csv")
     sizes = sorted(set(t.ensemble_size))
     groups = {es: int(t[t.ensemble_size == es]["groups"].iloc[0]) for es in sizes}
-    diffs = paired_from_section(section, groups)
     by_draws = pd.read_csv(folder / "draws.csv") if (folder / "draws.csv").exists() else None
-    if by_draws is not None:
-        full = by_draws[by_draws.draws == by_draws.draws.max()].set_index(["ensemble_size", "metric"])
-        swa = diffs["swa"].set_index(["ensemble_size", "metric"])
-        swa.update(full[["diff", "se"]])
-        diffs["swa"] = swa.reset_index()
+    if (folder / "paired.csv").exists():
+        diffs, unkept = read_paired(folder / "paired.csv"), set()
+    else:
+        diffs, unkept = _diffs_without_paired_csv(t, section, groups, by_draws)
     setting = section.split("| at ", 1)[1].split(": ", 1)[0]
     kept = kept_runs(folder, runs)
     more = {
@@ -1174,4 +1196,110 @@ def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | 
         "paper_runs": paper_runs_text(runs, sizes, minutes, kept),
         "sghmc_from": sghmc_evidence(folder),
     }
-    return verdicts(t, diffs, setting, by_draws, more)
+    rows = verdicts(t, diffs, setting, by_draws, more)
+    if not unkept:
+        return rows
+    cells = _unkept_cells(rows, unkept, groups)
+    return [(c, _se_bounds_note(c, o, i, cells.get(i, []), t, diffs, (setting, by_draws, more)))
+            for i, (c, o) in enumerate(rows)]  # fmt: skip
+
+
+def _diffs_without_paired_csv(t, section: str, groups: dict, by_draws) -> tuple[dict, set]:
+    """({baseline: paired differences}, the (baseline, metric) whose s.e. only the section's paired table holds)
+    for a section without paired.csv: the means from fig4.csv (SMS-UBU's mean over the groups minus the
+    baseline's, the paired mean over the same groups), the s.e. from draws.csv where it has the cell, else from
+    the section's table."""
+    diffs = paired_from_section(section, groups)
+    means = t.set_index(["method", "ensemble_size", "metric"])["mean"]
+    unkept = set()
+    for base, d in diffs.items():
+        d["diff"] = [float(means["sms_ubu", es, m] - means[base, es, m]) for es, m in zip(d.ensemble_size, d.metric)]
+        unkept |= {(base, m) for m in set(d.metric)}
+    if by_draws is not None and "swa" in diffs:
+        full = by_draws[by_draws.draws == by_draws.draws.max()].set_index(["ensemble_size", "metric"])
+        swa = diffs["swa"].set_index(["ensemble_size", "metric"])
+        swa.update(full[["se"]])
+        diffs["swa"] = swa.reset_index()
+        unkept -= {("swa", m) for m in set(full.reset_index().metric)}
+    return diffs, unkept
+
+
+def _unkept_cells(rows, unkept: set, groups: dict) -> dict[int, list]:
+    """{row index: the (baseline, metric, size) cells it prints whose s.e. come from the section's table}, for the
+    calibration rows (their size's three metrics) and the accuracy row (every size), sizes of two or more groups
+    (one group has no s.e.)."""
+    out = {}
+    for i, (c, _) in enumerate(rows):
+        key = next((k for k, v in CLAIMS.items() if v is c), None)
+        if key is None:
+            continue
+        if key[0] == "calibration":
+            es, metrics = [key[1]], ("nll", "ace", "rps")
+        elif key == "accuracy":
+            es, metrics = sorted(groups), ("accuracy",)
+        else:
+            continue
+        cells = [(b, m, k) for k in es if groups.get(k, 0) > 1 for b in PAIRED for m in metrics if (b, m) in unkept]
+        if cells:
+            out[i] = cells
+    return out
+
+
+def _se_bounds(t, base: str, metric: str, es: int) -> tuple[float, float]:
+    """The bounds fig4.csv's stds over the groups put on the s.e. of the paired difference SMS-UBU - ``base``:
+    the sample s.d. is a seminorm, so |sd_a - sd_b| <= sd(a - b) <= sd_a + sd_b, over sqrt(groups)."""
+    (sd_a, n), (sd_b, _) = (t[(t.method == m) & (t.ensemble_size == es) & (t.metric == metric)][["std", "groups"]]
+                            .iloc[0] for m in ("sms_ubu", base))  # fmt: skip
+    root = math.sqrt(n)
+    return abs(sd_a - sd_b) / root, (sd_a + sd_b) / root
+
+
+def _se_bounds_note(c, o, i: int, cells: list, t, diffs: dict, args: tuple):
+    """Outcome ``o`` (row ``i`` of ``verdicts``) with, where it prints s.e. that no committed CSV holds (``cells``),
+    where they come from, the bounds fig4.csv implies for each (``_se_bounds``) and whether the verdict is the same
+    at every s.e. within them: the rules applied again at each corner of the box (a cell's judgement changes once
+    in s.e., so the corners give every verdict the box holds)."""
+    import itertools
+
+    if not cells:
+        return o
+    bounds = [_se_bounds(t, b, m, es) for b, m, es in cells]
+    seen = set()
+    for corner in itertools.product(*bounds):
+        d = {b: f.copy() for b, f in diffs.items()}
+        for (b, m, es), se in zip(cells, corner):
+            d[b].loc[(d[b].ensemble_size == es) & (d[b].metric == m), "se"] = se
+        seen.add(verdict_of(verdicts(t, d, *args)[i][1].verdict))
+    n = sorted({int(t[t.ensemble_size == es]["groups"].iloc[0]) for _, _, es in cells})
+    over = f"the same {n[0]} groups" if len(n) == 1 else "the same groups at each size"
+    sized = len({es for _, _, es in cells}) > 1
+    named = "; ".join(f"{m.upper() if m != 'accuracy' else 'accuracy'} vs {LABELS[b]}"
+                      + (f" at size {es}" if sized else "") + f" [{lo:.2g}, {hi:.2g}]"
+                      for (b, m, es), (lo, hi) in zip(cells, bounds))  # fmt: skip
+    same = verdict_of(o.verdict)
+    held = (f"the verdict is {same} at every s.e. within these bounds" if seen == {same} else
+            f"within these bounds the verdict could also be {' or '.join(sorted(seen - {same}))}")  # fmt: skip
+    note = (f"{len(cells)} of the s.e. printed are in no committed CSV: they are this section's paired table's "
+            "(4 decimals), from per-group values the run did not keep (no runs.csv or paired.csv); fig4.csv's stds "
+            f"over {over} bound each (|sd_a - sd_b| / sqrt(n) <= s.e. <= "
+            f"(sd_a + sd_b) / sqrt(n)): {named}; {held}")  # fmt: skip
+    return replace(o, why="; ".join(w for w in (o.why, note) if w))
+
+
+def rejudge_from_files(out_dir: Path) -> None:
+    """Write the committed section's claims again from its files by the rules as they are now
+    (``verdicts_from_files``), without a rerun (its runs were made on a lent GPU and not kept): the claims table and
+    claims.csv (``rejudge.rewrite_claims``); the Command line, Files, settings and notes are kept. The cost of more
+    runs is priced from costs.csv's wall time of the section's command."""
+    import pandas as pd
+
+    from .rejudge import command_of, rewrite_claims, section_of
+
+    out_dir = Path(out_dir)
+    section = section_of(out_dir, FIG)
+    options = dict(w.split("=", 1) for w in command_of(section).split()[3:])
+    costs = pd.read_csv(out_dir / "costs.csv")
+    row = costs[(costs.figure == FIG) & (costs.scale == options["scale"])]
+    minutes = float(row.wall_s.iloc[0]) / 60 if len(row) else None
+    rows = verdicts_from_files(out_dir / FIG, section, int(options["runs"]), minutes)
+    rewrite_claims(out_dir, FIG, rows, FIGURE.heading)
