@@ -145,35 +145,58 @@ def _price(rows, missing, basis: dict) -> str:
     runs): spread over every data set run, or spent on the costliest one's alone, the two bound the price. Until
     2026-11-29 (the thirtieth audit) priced from table3.csv's ``seconds`` as CPU seconds, which are wall seconds
     (``readback._table3``): the reason says what that gave."""
-    t1, run = basis.get("table1", {}), [r["dataset"] for r in rows]
-    scaled = bool(run) and all(d in t1 for d in (*run, *missing))
-    ratio = sum(t1[d] for d in missing) / sum(t1[d] for d in run) if scaled else math.nan
-    by = ("franzese2021-table1's mean CPU-s of sampling of an adaptive-SGHMC run per data set (its runs.csv: "
-          + ", ".join(f"{d} {t1[d]:.0f}" for d in (*run, *missing)) + ")") if scaled else ""  # fmt: skip
+    run = [r["dataset"] for r in rows]
+    ratio, by = _table1_scaling(run, missing, basis.get("table1", {}))
+    was = _wall_price(rows, missing)
     own = [float(r.get("sampling_cpu_s", math.nan)) for r in rows]
-    wall = sorted(w for w in (float(r.get("wall_s", math.nan)) for r in rows) if math.isfinite(w))
-    was = (f" (until 2026-11-29, the thirtieth audit, about {len(missing) * wall[0] / 60:.0f}-"
-           f"{len(missing) * wall[-1] / 60:.0f} CPU-minutes, from table3.csv's {wall[0]:,.0f}-{wall[-1]:,.0f} s per data "
-           "set run read as CPU seconds: they are the wall seconds of each run, any wait on another process included, "
-           "its wall_s)") if wall else ""  # fmt: skip
     if own and all(math.isfinite(x) for x in own):
-        total = sum(own)
-        if scaled:
-            return (f": about {total * ratio / 60:.0f} CPU-minutes, the {total:,.0f} CPU-s of sampling of the "
-                    f"oracles run here (table3.csv's sampling_cpu_s) scaled by {by}{was}")  # fmt: skip
-        return (f": about {len(missing) * min(own) / 60:.0f}-{len(missing) * max(own) / 60:.0f} CPU-minutes, one "
-                f"oracle per data set at the {min(own):,.0f}-{max(own):,.0f} CPU-s of sampling one took here "
-                f"(table3.csv's sampling_cpu_s){was}")  # fmt: skip
+        return _own_price(own, missing, ratio, by) + was
     ledger = float(basis.get("ledger_cpu_s", math.nan))
-    if not (math.isfinite(ledger) and scaled):
+    if not (math.isfinite(ledger) and by):
         return f", not priced here: no CPU seconds of the oracles' sampling at hand{was}"
+    return _ledger_price(ledger, run, missing, basis["table1"], ratio, by) + was
+
+
+def _table1_scaling(run: list[str], missing: list[str], t1: dict) -> tuple[float, str]:
+    """(the missing data sets' table1 SGHMC CPU-s over the run ones', its words), (nan, '') where table1 lacks
+    one of them."""
+    if not (run and all(d in t1 for d in (*run, *missing))):
+        return math.nan, ""
+    return sum(t1[d] for d in missing) / sum(t1[d] for d in run), (
+        "franzese2021-table1's mean CPU-s of sampling of an adaptive-SGHMC run per data set (its runs.csv: "
+        + ", ".join(f"{d} {t1[d]:.0f}" for d in (*run, *missing)) + ")")  # fmt: skip
+
+
+def _wall_price(rows, missing) -> str:
+    """What the price was until 2026-11-29 (table3.csv's wall seconds read as CPU seconds), '' without them."""
+    wall = sorted(w for w in (float(r.get("wall_s", math.nan)) for r in rows) if math.isfinite(w))
+    if not wall:
+        return ""
+    return (f" (until 2026-11-29, the thirtieth audit, about {len(missing) * wall[0] / 60:.0f}-"
+            f"{len(missing) * wall[-1] / 60:.0f} CPU-minutes, from table3.csv's {wall[0]:,.0f}-{wall[-1]:,.0f} s per data "
+            "set run read as CPU seconds: they are the wall seconds of each run, any wait on another process included, "
+            "its wall_s)")  # fmt: skip
+
+
+def _own_price(own: list[float], missing, ratio: float, by: str) -> str:
+    """The price from the runs' own CPU seconds of sampling, scaled by table1's (``by``) where it has them."""
+    total = sum(own)
+    if by:
+        return (f": about {total * ratio / 60:.0f} CPU-minutes, the {total:,.0f} CPU-s of sampling of the "
+                f"oracles run here (table3.csv's sampling_cpu_s) scaled by {by}")  # fmt: skip
+    return (f": about {len(missing) * min(own) / 60:.0f}-{len(missing) * max(own) / 60:.0f} CPU-minutes, one "
+            f"oracle per data set at the {min(own):,.0f}-{max(own):,.0f} CPU-s of sampling one took here "
+            "(table3.csv's sampling_cpu_s)")  # fmt: skip
+
+
+def _ledger_price(ledger: float, run, missing, t1: dict, ratio: float, by: str) -> str:
+    """The price from the ledger's CPU seconds of the invocation, bounded both ways (``_price``)."""
     costliest = max(run, key=t1.get)
     low, high = ledger * ratio, ledger * sum(t1[d] for d in missing) / t1[costliest]
     return (f": about {low / 60:.0f}-{high / 60:.0f} CPU-minutes, the ledger's {ledger:,.0f} CPU-s for the invocation "
             f"that ran {' and '.join(run)} (results/costs.csv) scaled by {by}: spread over every oracle run "
             f"({low / 60:.0f}), or spent on {costliest}'s alone ({high / 60:.0f}), had the others' runs been made by "
-            f"another process while this one waited (the UCI figures share them), which the ledger does not tell"
-            f"{was}")  # fmt: skip
+            f"another process while this one waited (the UCI figures share them), which the ledger does not tell")  # fmt: skip
 
 
 def _missing(inv: Invocation, rows=None) -> list[str]:
