@@ -12,6 +12,9 @@
 # continues where it stopped when the queue is run again with the same OUT_DIR.
 set -euo pipefail
 JOBS=(
+    # sekkat2023-fig10#3 (its 6 pairs with the full friction): that friction's 3 runs to T = 10^3, about 2.9 CPU-hours
+    # with results/sekkat2023-fig10/runs/cells copied to OUT_DIR/<n>/sekkat2023-fig10/runs/cells first (else 4.7)
+    'sekkat2023-fig10 scale=paper long=all'
     # paulin2025-fig2#2-#4 (#5-#7 too): about 3.2 CPU-hours (10,220 CPU-s of sampling + the MAP)
     'paulin2025-fig2 scale=paper'
     # paulin2025-fig7#4-#6 (the paper's network): the cheapest test their tiers accept, about 3.9 CPU-hours

@@ -176,8 +176,8 @@ def test_fig9_flat_grid_at_the_papers_protocol_prices_the_full_grid():
 
 
 def test_cpu_queue_lists_its_jobs_cheapest_first():
-    """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line, cheapest first: paulin2025-fig2
-    (3.2 CPU-hours), paulin2025-fig7 (3.9), wine's full Fig. 9 grid (4.0), then breast_cancer's (5.8); the full grids are the jobs the rows that a flat grid leaves untested name (the quick
+    """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line, cheapest first: sekkat2023-fig10's
+    full-friction runs to T = 10^3 (2.9 CPU-hours with the kept cells), paulin2025-fig2 (3.2 CPU-hours), paulin2025-fig7 (3.9), wine's full Fig. 9 grid (4.0), then breast_cancer's (5.8); the full grids are the jobs the rows that a flat grid leaves untested name (the quick
     grids at the paper's protocol, queued until they ran on 2026-11-29, are not queued any more)."""
     import subprocess
     from pathlib import Path
@@ -188,7 +188,8 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     listed = subprocess.run(["bash", str(script), "--list"], capture_output=True, text=True, check=True).stdout
     jobs = listed.splitlines()
     assert jobs == appendix.queue_jobs()
-    assert jobs == ["paulin2025-fig2 scale=paper", "paulin2025-fig7 scale=paper batches=20 runs=1",
+    assert jobs == ["sekkat2023-fig10 scale=paper long=all", "paulin2025-fig2 scale=paper",
+                    "paulin2025-fig7 scale=paper batches=20 runs=1",
                     appendix.fig9_queue_job("wine", full=True), appendix.fig9_queue_job("breast_cancer", full=True)]  # fmt: skip
     # Boston's quick grid at the paper's protocol resolved Fig. 5's rows (2026-11-29): neither its job nor the full
     # grid's is queued
