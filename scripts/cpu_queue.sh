@@ -9,7 +9,9 @@
 # must be merged into the committed section (python -m bnnsample.papers.franzese2021.readback
 # ... --merge DIR for franzese2021's tables; the sweeps' distances.csv by their cell keys), never
 # replace it. A job's runs are cached under its --out folder, so a job stopped part way
-# continues where it stopped when the queue is run again with the same OUT_DIR.
+# continues where it stopped when the queue is run again with the same OUT_DIR; a job starts from a
+# copy of its figure's kept runs (results/<id>/runs, git-ignored) where they exist, so that the
+# finished runs it shares with the committed section are read back, not made again.
 set -euo pipefail
 JOBS=(
     # franzese2021-fig9#7-#8 (wine): the paper's full grid, about 1.6 CPU-hours at the rates of Fig. 9's own runs
@@ -18,6 +20,9 @@ JOBS=(
     'franzese2021-fig9 scale=paper datasets=wine'
     # franzese2021-fig9#4-#5 (breast_cancer): the same as for wine, about 2.3 CPU-hours (until 2026-11-29, 5.8)
     'franzese2021-fig9 scale=paper datasets=breast_cancer'
+    # sekkat2023-fig10#3 (its 6 pairs with the full friction): that friction's 3 runs to T = 10^3, about 2.9 CPU-hours
+    # with the kept cells of results/sekkat2023-fig10/runs read back (else 4.7: see the loop below)
+    'sekkat2023-fig10 scale=paper long=all'
     # paulin2025-fig2#2-#4 (#5-#7 too): about 3.2 CPU-hours (10,220 CPU-s of sampling + the MAP)
     'paulin2025-fig2 scale=paper'
     # paulin2025-fig7#4-#6 (the paper's network): the cheapest test their tiers accept, about 3.9 CPU-hours
@@ -30,6 +35,11 @@ fi
 OUT=${1:?usage: bash scripts/cpu_queue.sh OUT_DIR | --list}
 for i in "${!JOBS[@]}"; do
     mkdir -p "$OUT/$i"
+    fig=${JOBS[$i]%% *}
+    if [[ -d "results/$fig/runs" && ! -e "$OUT/$i/$fig/runs" ]]; then
+        mkdir -p "$OUT/$i/$fig"
+        cp -r "results/$fig/runs" "$OUT/$i/$fig/runs"
+    fi
     echo "[cpu_queue] job $i: ${JOBS[$i]}"
     # shellcheck disable=SC2086
     bnnsample figure ${JOBS[$i]} --out "$OUT/$i" --record-cost

@@ -213,13 +213,15 @@ BY_DATA = [{"scalar": 1.2 + 0.1 * k, "diagonal": 0.8, "full": 0.57 + 0.01 * k} f
 
 def test_fig7_ratio_at_the_noise_floor_is_not_measured():
     """Issue 16: where the full-matrix errors sit at their noise floor, the scalar/full ratio is not
-    measured (not tested: scale), however large the scalar errors; it is measured where both are
-    resolved, and partly when only some settings are."""
+    measured (not tested: scale) unless the scalar errors bound it above the band (the thirtieth audit: then it
+    is a measured 'not within'); it is measured where both are resolved, and partly when only some settings are."""
     st = fig7.FIG7["quick"]
     ratio = fig7.FIG7_CLAIMS["ratio"].text
-    at_floor = _fig7_rows(lambda h, n: 0.05, lambda h, n: 0.05 + 1000 * h)
+    at_floor = _fig7_rows(lambda h, n: 0.05, lambda h, n: 0.08)  # ratio at most (0.08 - 0.01 - 0.05) / 0.06
     out = _verdicts(fig7.fig7_outcomes(at_floor, PROJ, BY_DATA, st, "quick"))
     assert out[ratio] == "not tested: scale"
+    far = _fig7_rows(lambda h, n: 0.05, lambda h, n: 0.05 + 1000 * h)  # scalar 1.05 / 3.05: ratio >= 16
+    assert _verdicts(fig7.fig7_outcomes(far, PROJ, BY_DATA, st, "quick"))[ratio] == "not reproduced"
     resolved = _fig7_rows(lambda h, n: 0.05 + 50 * h, lambda h, n: 0.05 + 100 * h)  # ratio 1.4..1.7 ~ 2.0
     assert _verdicts(fig7.fig7_outcomes(resolved, PROJ, BY_DATA, st, "quick"))[ratio] == "reproduced"
     one = _fig7_rows(lambda h, n: 0.05 + 50 * h * (h == 3e-3 and n == 5), lambda h, n: 0.05 + 100 * h)
@@ -283,7 +285,9 @@ def test_fig14_verdicts_follow_the_measured_changes():
         and "within 2 s.e. of its floor" in residual.ours
     )
     assert k15.ours.startswith(fig14.ETA1_OURS)
-    assert "a floor 4x lower needs 16x the chains x recorded time" in residual.why and "CPU-hours" in residual.why
+    assert "a floor 4x lower needs 16x the chains of every setting" in residual.why and "CPU-hours" in residual.why
+    assert "chains x recorded time" not in residual.why  # the split between the modes does not fall with the record
+    assert "that test would likely leave the claim untested" in residual.why
     n5_stuck = {0: 0.30, 3: 0.24, 15: 0.17, 35: 0.31}
     mixed = _fig14_rows(lambda K, n: n5_stuck[K] if n == 5 else clear[K], se=0.02)
     out = _verdicts(fig14.fig14_outcomes(mixed, proj, st, "quick", _fric()))
@@ -936,3 +940,47 @@ def test_fig14_record_cost_is_linear_in_the_recorded_time():
     )
     assert fig14.record_cost(3600.0, 0.0, 1.0, (10,)) == "a record 10x as long about 10 CPU-hours"
     assert "each 10x" not in fig14.ETA1_RESULT
+
+
+def test_fig7_ratio_bounds_name_the_ratios_above_the_band_and_price_the_adl_settings():
+    """The thirtieth audit (fig7#3): a ratio whose full-matrix error is at its floor is still bounded below by
+    (scalar L1 - 2 s.e. - floor) / (full L1 + 2 s.e.); above the band it is a measured 'not within' (the committed
+    (n, h) = (10, 0.01): 0.1609 / 0.0505 = 3.18); the floor's price counts the AdL settings only, not Langevin's."""
+    scal = {"l1": 0.210715, "l1_se": 0.00429336, "l1_noise_floor": 0.0411585}
+    full = {"l1": 0.0357189, "l1_se": 0.00741658, "l1_noise_floor": 0.0352}
+    assert fig7.ratio_bound(scal, full) == pytest.approx(3.184, abs=5e-4)
+    st, C = fig7.FIG7["quick"], fig7.FIG7_CLAIMS["ratio"]
+    # full at its floor but at (5, 3e-3); scalar 0.15 at h = 1e-3 (bound 1.5, inside), 0.35 at h = 3e-3 (bound 4.8)
+    rows = _fig7_rows(lambda h, n: 0.05 + 50 * h * (h == 3e-3 and n == 5), lambda h, n: 0.05 + 100 * h)
+    rows = [{**r, "seconds": 10.0 if r["scheme"] != "langevin" else 1000.0} for r in rows]
+    out = dict(fig7.fig7_outcomes(rows, PROJ, BY_DATA, st, "paper"))[C]
+    assert out.verdict == "partly"  # one ratio within (1.75), two bounded above: 1 of 6
+    assert "2 bounded above it by the committed numbers" in out.why
+    assert "n=15 h=0.003 >= 4.833, n=50 h=0.003 >= 4.833" in out.why
+    assert out.ours.startswith("ratio n=5 h=0.003: 1.75; bounded above 3.053: n=15 h=0.003: >= 4.833")
+    assert "the other 3 unresolved" in out.why and "1.50 to 1.50, none above the band" in out.why
+    assert "about 0.5 CPU-hours for these 12 settings (their measured sampling time, 120 CPU-s, x 16)" in out.why
+    assert (
+        "since 2026-11-29, the thirtieth audit" in C.tolerance and "which gave the same verdict, partly" in C.tolerance
+    )
+
+
+def test_fig14_floor_test_says_why_more_chains_would_not_resolve_the_claim():
+    """The thirtieth audit (fig14#2/#3): the floor test is 16x the chains; gate (c)'s binomial s.e. falls 4x with
+    them, so where the mode weights pooled over K are off beyond 2 s.e. (c) would close the (n, h); elsewhere the row
+    says how far AdL's error stands above its floor. fig14#3's method is a method, and 'remains' is said untested."""
+    st, proj = fig14.FIG14["quick"], {"K=0": 0.57, "K=3": 0.56, "K=15": 0.03, "K=35": 0.01}
+    C = fig14.FIG14_CLAIMS
+    rows = _fig14_rows(lambda K, n: 0.05, se=0.02, mass=0.365)
+    rows = [{**r, "mass_theta1_gt_0.7": 0.365 + 0.03 * (r["n"] == 5)} for r in rows]  # n = 5: 4 x 400 chains
+    z, chains = fig14.pooled_mode_z(rows, 5, 1e-2)
+    assert chains == 1600 and z == pytest.approx(0.03 / math.sqrt(0.365 * 0.635 / 1600))
+    out = dict(fig14.fig14_outcomes(rows, proj, st, "paper", _fric()))
+    why = out[C["k15"]].why
+    assert out[C["k15"]].verdict == "not tested: scale"
+    assert f"(5, 0.01): +{z:.1f} s.e. over 1600 chains, so (c) would likely close them" in why
+    assert "where they are within 2 s.e. pooled ((15, 0.01): +0.0), AdL's error stands 0.000 ± 0.020" in why
+    assert "whose length is not measured, hence 'scale'" in why
+    res = out[C["residual"]]
+    assert "a non-zero residual ('remains') is not tested" in res.why and "'remains'" in C["residual"].tolerance
+    assert C["residual"].method.startswith("independent runs, bootstrap s.e. over chains")

@@ -138,7 +138,7 @@ def test_fig10_comparable_is_a_ratio_band_not_an_equality():
     st, runs, C = {"n": (10, 200)}, _fig10_runs(), fig10.FIG10_CLAIMS
     close = {f"adl_{k} n={n}": v for n in st["n"] for k, v in zip(mnist.KINDS, (0.190, 0.224, 0.21))}
     out = dict(fig10.fig10_outcomes(runs, _errs(close | {"langevin n=10": 1.3}, se=0.003), st))
-    assert out[C["as_full"]].verdict == "reproduced" and "ratio 0.85 ± 0.0" in out[C["as_full"]].ours
+    assert out[C["as_full"]].verdict == "reproduced" and "n=10: scalar / diagonal 0.85 ± 0.0" in out[C["as_full"]].ours
     far = close | {"adl_full n=10": 0.45, "adl_full n=200": 0.45}
     out = dict(fig10.fig10_outcomes(runs, _errs(far | {"langevin n=10": 1.3}, se=0.003), st))
     assert out[C["as_full"]].verdict == "partly"  # the scalar-diagonal pairs agree, the full friction's do not
@@ -146,20 +146,22 @@ def test_fig10_comparable_is_a_ratio_band_not_an_equality():
 
 def test_long_runs_leave_the_shared_cells_alone():
     """sekkat2023-fig10's long diagonal and scalar runs (2026-11-29) have cells of their own: the shared runs of
-    figs. 8-10 keep the keys they were kept under, and only the frictions of ``st["long"]`` get a long run (not the
-    full friction's, nor Langevin's)."""
+    figs. 8-10 keep the keys they were kept under, and only AdL runs get a long run (not Langevin's); option long=yes
+    makes the diagonal and scalar frictions' (kept), long=all the full friction's too (the thirtieth audit: queued)."""
     st = mnist.MNIST["paper"]
     for p in mnist.plan(st, 800):
         label, kind, batching, n, chains, params, seed = p
         old = ("sekkat2023-mnist", mnist.OVERRIDES, label, batching, n, chains, params, seed, mnist.H, mnist.ETA,
                st["burn"], st["time"], st["draws"])  # fmt: skip
         assert mnist.cell_key(st, *p) == old
-        long = label.startswith("adl_") and kind in ("diagonal", "scalar")
+        long = label.startswith("adl_")
         assert (mnist.cell_key(st, *p, True) != old) == long
         assert mnist.run_times(st, label, kind, True) == ((500.0, 500.0) if long else (st["burn"], st["time"]))
     assert sum(mnist.run_times(st, "adl_diagonal", "diagonal", True)) == mnist.PAPER_T
-    assert set(mnist.LONG_WHY) == set(st["long"]) == {"diagonal", "scalar"}  # each says why it has long runs
-    assert [o.default for o in fig10.FIGURE.options if o.key == "long"] == ["no"]  # the committed command's runs
+    assert set(mnist.LONG_WHY) == set(st["long"]) == set(mnist.KINDS)  # each says why it has long runs
+    assert mnist.LONG == {"no": (), "yes": ("diagonal", "scalar"), "all": ("scalar", "diagonal", "full")}
+    for fig in (fig8, fig9, fig10):  # the committed commands say long=yes
+        assert [(o.default, o.parse("long", "all")) for o in fig.FIGURE.options if o.key == "long"] == [("no", "all")]
     assert "long" not in mnist.MNIST["quick"] and mnist.run_times(mnist.MNIST["quick"], "adl_diagonal", "diagonal",
                                                                   True) == (2.0, 4.0)  # fmt: skip
 
@@ -346,7 +348,8 @@ def test_fig9_printed_states_that_only_stationary_runs_count():
     """fig9#3 (fourteenth audit): the tolerance says what the code (mnist.settled_outcome) does, as fig9#4's."""
     printed, factor2 = fig9.FIG9_CLAIMS["printed"], fig9.FIG9_CLAIMS["factor2"]
     assert "whose run is stationary" in printed.tolerance and "not tested: no run stationary" in printed.tolerance
-    assert factor2.tolerance.split(" (or within 2 s.e.")[1] in printed.tolerance.replace(" of it)", ")")
+    tail = factor2.tolerance.split(" (or within 2 s.e.")[1].split("; with option long")[0]
+    assert tail in printed.tolerance.replace(" of it)", ")")
     assert "3 s.e. of the move" in printed.method and "5% of max(|second-half mean|, gamma)" in printed.method
 
 
@@ -594,5 +597,106 @@ def test_fig10_as_well_as_diagonal_reads_the_similar_band_one_sided():
     vals |= {"adl_scalar n=10": 0.197, "adl_diagonal n=10": 0.188, "adl_scalar n=200": 0.40, "adl_diagonal n=200": 0.2}
     out = dict(fig10.fig10_outcomes(runs, _errs(vals, se=0.002), st))[C["as_diagonal"]]
     assert out.verdict == "partly"  # as well at n = 10 (ratio 1.05), not at n = 200 (ratio 2.0)
-    assert "scalar / diagonal 1.048 ± 0." in out.why and "2.000 ± 0." in out.why
+    assert "n=10: scalar / diagonal 1.05 ± 0." in out.why and "n=200: scalar / diagonal 2.00 ± 0." in out.why
     assert "(the rule until 2026-11-29, the twenty-ninth audit) as well at 0 of 2: not reproduced" in out.why
+
+
+_D = 60  # coordinates: Fig. 8's marginals are theta_3 and theta_44
+
+
+def _long_mnist_runs(C=4, D=20):
+    """Synthetic runs at n = 10: the shared scalar run steady, the shared diagonal and full runs drifting, and a
+    steady long diagonal run whose thermostat gives the eq. 45 estimate of a diagonal 0.02..0.04 (mean 0.03; the
+    shared diagonal run's twice that)."""
+    eps, diag = 63200.0, np.linspace(0.02, 0.04, _D)
+    x = 0.01 * np.random.default_rng(4).standard_normal((C, D, _D))
+    steady, drift = np.full((C, D), 2.0), 2.0 + np.linspace(0, -1.5, D) + np.zeros((C, D))
+
+    def xi(v):
+        return np.broadcast_to(1.0 + eps * mnist.H * v / 2, (C, *np.shape(v))).copy()
+
+    runs = MnistRuns(800, MnistRun("reference", "scalar", 800, 0.0, _run(x)))
+    runs.adl[("scalar", 10)] = MnistRun("adl_scalar", "scalar", 10, eps, _run(x, steady, xi(0.03)))
+    runs.adl[("diagonal", 10)] = MnistRun("adl_diagonal", "diagonal", 10, eps, _run(x, drift, xi(2 * diag)))
+    runs.adl[("full", 10)] = MnistRun("adl_full", "full", 10, eps, _run(x, drift, xi(np.diag(diag))))
+    r = Run(x=x + 1.0, friction=steady, xi_mean=xi(diag), seconds=600.0, steps=999_800)
+    runs.long[("diagonal", 10)] = MnistRun("adl_diagonal", "diagonal", 10, eps, r, long=True)
+    return runs
+
+
+def test_figs_8_and_9_judge_a_frictions_long_runs_where_made():
+    """The thirtieth audit (fig8#2, fig9#3/#4): where a friction has runs to the paper's T = 10^3 (sekkat2023-fig10's
+    long runs, option long), figs. 8 and 9 judge them in place of its shared runs, as fig10 does: the long diagonal
+    run, stationary, counts (with the shared one, drifting, only 1 of 3 runs would), and its estimate is its own."""
+    runs = _long_mnist_runs()
+    sigma = np.diag(np.linspace(0.02, 0.04, _D))
+    rows = fig9.xi_rows(runs, sigma)
+    diag = next(r for r in rows if r["friction"] == "diagonal")
+    assert diag["run"] == "adl_diagonal n=10 long" and diag["steps"] == 999_800
+    assert diag["estimate_mean_diag"] == pytest.approx(0.03)  # the shared run's would be 0.06
+    out = dict(fig9.fig9_outcomes(fig9.Fig9(runs, sigma, sigma * 0 + 1e-4, rows, {})))
+    f2 = out[fig9.FIG9_CLAIMS["factor2"]]
+    assert f2.verdict == "partly" and "measured on the stationary runs only (2 of 3)" in f2.why
+    assert "diagonal n=10 (T = 999.8, eps h 63.2)" in f2.why.split(";")[0]  # within, and named as the long run
+    assert "adl_diagonal n=10:" not in f2.why and "adl_full n=10: tr(xi)/d moved" in f2.why
+    assert f"not run: made by `bnnsample figure {mnist.QUEUED_LONG}`, queued in scripts/cpu_queue.sh" in f2.why
+    del runs.long[("diagonal", 10)]  # the shared runs alone: the diagonal friction left out as not stationary
+    f2 = dict(fig9.fig9_outcomes(fig9.Fig9(runs, sigma, sigma * 0 + 1e-4, fig9.xi_rows(runs, sigma), {})))[
+        fig9.FIG9_CLAIMS["factor2"]
+    ]
+    assert "measured on the stationary runs only (1 of 3)" in f2.why and "adl_diagonal n=10: tr(xi)/d moved" in f2.why
+    # fig. 8: the moments and Fig. 10's rows of the runs judged
+    runs = _long_mnist_runs()
+    mom = fig8.moment_rows(runs)
+    assert {r["run"] for r in mom} == {"reference n=800", "adl_scalar n=10", "adl_diagonal n=10 long", "adl_full n=10"}
+    assert next(r for r in mom if r["run"] == "adl_diagonal n=10 long")["mean"] == pytest.approx(1.0, abs=0.01)
+    cov = [{"run": k} for k in ("adl_diagonal n=10", "adl_diagonal n=10 long", "adl_scalar n=10", "langevin n=10")]
+    assert [r["run"] for r in fig8.judged_cov(runs, cov)] == ["adl_diagonal n=10 long", "adl_scalar n=10"]
+    for rule in (fig8.FIG8_CLAIMS["gaussian"], fig8.FIG8_CLAIMS["no_bias"], fig9.FIG9_CLAIMS["printed"],
+                 fig9.FIG9_CLAIMS["factor2"]):  # fmt: skip
+        assert "since 2026-11-29, the thirtieth audit, after they were seen: until then the shared runs only" in (
+            rule.tolerance
+        )
+    assert "which gave not reproduced (5.1 s.e.)" in fig9.FIG9_CLAIMS["printed"].tolerance
+
+
+def test_mnist_queued_long_runs_are_in_the_cpu_queue():
+    """The thirtieth audit (fig10#3): the full friction's runs to T = 10^3 are named as queued only while the queue
+    holds the command that makes them (option long=all: the three frictions)."""
+    from bnnsample.papers.franzese2021 import appendix
+
+    assert mnist.QUEUED_LONG in appendix.queue_jobs() and mnist.QUEUED_LONG.endswith("long=all")
+    assert "full" in mnist.LONG["all"] and "full" not in mnist.LONG["yes"]
+    row = {"run": "adl_full n=10", "friction": "full", "chains": 4, "steps": 35000, "first_half": -0.3,
+           "second_half": 3.9, "difference_se": 0.03, "seconds": 134.5}  # fmt: skip
+    why = mnist.unsettled_from_rows([row])["adl_full n=10"]
+    assert why.endswith(f"not run: made by `bnnsample figure {mnist.QUEUED_LONG}`, queued in scripts/cpu_queue.sh")
+    assert (
+        "long=yes"
+        in mnist.unsettled_from_rows([{**row, "run": "adl_diagonal n=10", "friction": "diagonal"}])["adl_diagonal n=10"]
+    )
+
+
+def test_fig10_rows_lead_with_the_ratio_judged_and_the_pairs_measured():
+    """The thirtieth audit (fig10#2, #3): ours leads with the ratios the verdict judges (the paired differences of the
+    rule until 2026-11-29 follow in the reason, with both earlier rules' counts); the three-way row's reason leads
+    with what the stationary pairs gave, then the pairs not judged and what their runs to T = 10^3 cost together."""
+    st, runs, C = {"n": (10, 200)}, _fig10_runs(), fig10.FIG10_CLAIMS
+    for n in st["n"]:
+        runs.adl[("full", n)].run.friction = np.ones((4, 10)) + np.linspace(0, -2, 10)
+        runs.adl[("full", n)].run.seconds = 36.0  # per 1000 steps: 10 CPU-hours a run to T = 10^3
+    vals = {f"adl_{k} n={n}": 0.06 for k in mnist.KINDS for n in st["n"]} | {"langevin n=10": 1.3}
+    vals |= {"adl_scalar n=10": 0.063}
+    out = dict(fig10.fig10_outcomes(runs, _errs(vals, se=0.002), st))
+    two = out[C["as_diagonal"]]
+    assert two.ours.startswith("ratio n=10: scalar / diagonal 1.05 ± 0.0")
+    assert "paired difference n=10: +0.0030 ± 0." in two.why and "two-sided (the rule before that) at " in two.why
+    three = out[C["as_full"]]
+    assert three.verdict == "partly"
+    assert three.why.startswith("comparable (the ratio within 2 s.e. of [0.8, 1.25]) at 2 of 2 pairs whose runs are "
+                                "both stationary: n=10: scalar / diagonal 1.05")  # fmt: skip
+    assert ("not judged: the 4 pairs with a run not stationary (diagonal / full, scalar / full); their runs to the "
+            "paper's T = 10^3: about 20.0 CPU-hours together") in three.why  # fmt: skip
+    assert three.why.index("not judged") < three.why.index("measured on the stationary runs only (4 of 6)")
+    assert "not tested either way while the diagonal runs drift" not in C["as_diagonal"].tolerance
+    assert "the reason says what each earlier rule gives" in C["as_diagonal"].tolerance

