@@ -133,7 +133,7 @@ def _not_run(rows, missing, basis: dict) -> str:
             f"for franzese2021-table1's runs of energy and yacht; `bnnsample figure {ID} scale=paper datasets="
             f"{','.join(missing)} data_dir=<a folder holding them>`" + _price(rows, missing, basis)
             + ("; no result there can change the verdict, partly: a data set run is already below the threshold "
-               "and one above" if held else ""))  # fmt: skip
+               "and one above, so the test is not queued in scripts/cpu_queue.sh" if held else ""))  # fmt: skip
 
 
 def _price(rows, missing, basis: dict) -> str:
