@@ -1518,3 +1518,41 @@ def test_matthews_fig3_plateau_names_the_n_where_the_scatter_is_measured():
         "NOGIN's run-to-run s.d. over seeds (seed_scatter.csv): 71% of the mean at n = 200 (2 seeds); not measured "
         "at n = 6, 100"
     )
+
+
+def test_matthews_fig3_plateau_reason_gives_the_curves_evidence():
+    """Fig. 3's plateau row (the thirty-first audit): 'no vertical contour' rests on every n of the grid, not n = 6
+    alone: at the n whose error is flat from the first checkpoint a bias floor, at the others the error after 10
+    passes against n (lower at each smaller n: efficiency still rising, no plateau), from error_vs_passes.csv."""
+    results = Path(__file__).resolve().parents[2] / "results"
+    outcomes, _ = mw.outcomes_from_files("matthews2018-fig3", results / "matthews2018-fig3")
+    why = next(o for c, o in outcomes if c is mw.FIG3_CLAIMS["plateau"]).why
+    assert "at n = 6, 12, 25 the error stays within a factor 2 of its final value from the first checkpoint on" in why
+    assert "(n = 6: 4.12 after 1 pass, 4.24 after 100 passes): a bias fixed from the start, higher at each" in why
+    assert ("at n = 200, 100, 50 the error after 8.58 passes (each run's last checkpoint at most 10) is 0.168, "
+            "0.0828, 0.049: 1.7-2.0x lower at each smaller n, 3.4x from n = 200 to 50 (beyond the row's factor 2): "
+            "efficiency per pass still rising") in why  # fmt: skip
+    assert "no n of the grid shows a vertical contour" not in why
+
+    def run(n, errors):
+        return [{"scheme": "nogin", "covariance": "estimated", "n": n, "passes": p, "error": e}
+                for p, e in zip((1.0, 5.0, 9.0, 20.0), errors)]  # fmt: skip
+
+    # a floor needs the error flat (within 2x of the final) from the first checkpoint on: a descent to the same
+    # final value is none; errors within the row's factor 2 at 10 passes are a plateau there, not rising efficiency
+    rows = run(6, (1.0, 0.9, 0.8, 0.7)) + run(12, (3.0, 1.0, 0.5, 0.4)) + run(25, (2.0, 0.8, 0.55, 0.5))
+    floors, text = mw._floors(rows, [6, 12, 25])
+    assert floors == [6] and "at n = 6 the error stays" in text and "higher at each" not in text
+    assert mw._still_falling(rows, [12, 25]) == (
+        "; at n = 25, 12 the error after 9 passes (each run's last checkpoint at most 10) is 0.55, 0.5: within the "
+        "row's factor 2 of each other there, a plateau at that checkpoint"
+    )
+    rows = run(12, (3.0, 1.0, 0.2, 0.1)) + run(25, (2.0, 0.8, 0.55, 0.5)) + run(50, (2.0, 0.8, 0.6, 0.5))
+    assert mw._still_falling(rows, [12, 25, 50]).endswith(
+        "is 0.6, 0.55, 0.2: 1.1-2.8x lower at each smaller n, 3.0x from n = 50 to 12 (beyond the row's factor 2): "
+        "efficiency per pass still rising as n falls, not a plateau"
+    )
+    rows = run(12, (3.0, 1.0, 0.5, 0.4)) + run(25, (2.0, 0.8, 0.2, 0.5))
+    assert mw._still_falling(rows, [12, 25]).endswith("is 0.2, 0.5: 2.5x apart (beyond the row's factor 2), 0.4x "
+                                                      "from one n to the next")  # fmt: skip
+    assert mw._still_falling(rows, [12]) == ""
