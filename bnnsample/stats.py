@@ -365,7 +365,7 @@ def gelman_rubin(chains) -> float:
         W = 1/J sum_j s_j^2                     (mean within-chain variance, s_j^2 with L - 1 divisor)
         R-hat = sqrt(((L-1)/L W + B/L) / W)
 
-    (paulin2025 §3.4, Fig. 3; the authors' notebook reports the square, without the root.)
+    (paulin2025 §4, Fig. 3; the authors' notebook reports the square, without the root.)
     Near 1 when the chains agree; NaN when every chain is constant. ValueError for fewer than
     2 chains or 2 values per chain, or non-finite values."""
     x = finite_array(chains, "chains", ndim=2)
@@ -378,6 +378,18 @@ def gelman_rubin(chains) -> float:
     if w == 0:
         return math.nan
     return math.sqrt(((n - 1) / n * w + b / n) / w)
+
+
+def gelman_rubin_split(chains) -> float:
+    """Split R-hat (Gelman et al., Bayesian Data Analysis, 3rd ed., §11.4): ``gelman_rubin`` of the 2J
+    half-chains, each of the J chains of ``chains`` [J, L] cut into its first and last floor(L/2) values
+    (the middle value dropped at odd L). Unlike the unsplit statistic it sees a chain that drifts within
+    the window: a trend shifts its two halves' means apart. ValueError for fewer than 4 values per chain."""
+    x = finite_array(chains, "chains", ndim=2)
+    half = x.shape[1] // 2
+    if half < 2:
+        raise ValueError(f"chains: need at least 4 values per chain to split, got shape {x.shape}")
+    return gelman_rubin(np.concatenate([x[:, :half], x[:, -half:]]))
 
 
 def gelman_rubin_null_quantile(chains: int, length: int, level: float = 0.95) -> float:

@@ -69,3 +69,21 @@ def test_gelman_rubin_null_quantile_matches_simulated_independent_chains():
     q = gelman_rubin_null_quantile(4, 5)
     assert np.mean(np.array(sims) <= q) == pytest.approx(0.95, abs=0.012)
     assert gelman_rubin_null_quantile(4, 100) < 1.04 < gelman_rubin_null_quantile(4, 4)
+
+
+def test_gelman_rubin_split_sees_a_drift_the_unsplit_statistic_misses():
+    """Split R-hat is the classic one of the half-chains (the middle value dropped at odd length), arviz's 'split'
+    with the same (L-1)/L form; two chains drifting in opposite directions have equal whole-window means, so the
+    unsplit R-hat stays near sqrt((L-1)/L) while the split one is large."""
+    from bnnsample.stats import gelman_rubin_split
+
+    x = np.random.default_rng(4).standard_normal((4, 31))
+    halves = np.concatenate([x[:, :15], x[:, -15:]])
+    assert gelman_rubin_split(x) == pytest.approx(gelman_rubin(halves), rel=1e-14)
+    az = pytest.importorskip("arviz")
+    assert gelman_rubin_split(x[:, :30]) == pytest.approx(float(az.rhat(x[:, :30], method="split")), rel=1e-12)
+    t = np.linspace(-1, 1, 30)
+    drift = np.array([t, -t, t[::-1], -t[::-1]]) + 0.05 * np.random.default_rng(5).standard_normal((4, 30))
+    assert gelman_rubin(drift) < 1.05 < 2 < gelman_rubin_split(drift)
+    with pytest.raises(ValueError, match="at least 4 values"):
+        gelman_rubin_split([[1.0, 2.0, 3.0], [2.0, 3.0, 1.0]])

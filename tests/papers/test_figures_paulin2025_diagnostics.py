@@ -390,3 +390,36 @@ def test_fig3_committed_claims_are_what_the_rules_give_on_its_files():
     bounces = committed[1]
     assert bounces["verdict"] == "reproduced" and "1 repetition of 4 paths" in bounces["ours"]
     assert "the true s.e. is 4.7e-07 or more, 96 times the Poisson s.e." in bounces["reason"]
+
+
+def test_fig3_rhat_reason_gives_the_split_statistic_of_the_same_series():
+    """The R-hat row (the thirty-first audit): the rule keeps the paper's unsplit statistic, and the reason gives
+    split R-hat of the same loss series and each path's half means, which see the drift after the burn-in that
+    the unsplit one misses; the committed run: unsplit 1.066 within its bound, split 1.320 beyond it."""
+    from bnnsample.papers.paulin2025 import fig3
+
+    results = Path(__file__).resolve().parents[2] / "results"
+    outcomes, _ = fig3.outcomes_from_files(results)
+    out = next(o for c, o in outcomes if c is fig3.CLAIMS["rhat"])
+    assert out.verdict == "partly" and "rep 0: R-hat 1.066 (q95 1.028" in out.ours
+    assert ("split R-hat (each path's 30 epochs after the burn-in cut into halves of 15) is rep 0: 1.320 (q95 "
+            "1.036), beyond max(1.1, q95) in 1 of 1 repetition") in out.why  # fmt: skip
+    assert "0.107 → 0.094, 0.089 → 0.097, 0.088 → 0.094, 0.088 → 0.109" in out.why
+    assert "chain 3's, from 0.088 (epochs 11-31) to 0.124 (epochs 32-40)" in out.why
+    assert out.why.endswith("the tiers with the split statistic would give not reproduced")
+
+    def rows(level, rhat=1.05):
+        loss = [{"kind": "loss", "rep": 0, "chain": c, "epoch": e, "loss": level(c, e)}
+                for c in range(4) for e in range(1, 41)]  # fmt: skip
+        return loss + [{"kind": "rhat", "rep": 0, "rhat": rhat, "null_q95": 1.03, "values_per_chain": 30,
+                        "burn_in": 10}]  # fmt: skip
+
+    noise = np.random.default_rng(0).standard_normal((4, 40))
+    still = fig3._rhat(rows(lambda c, e: 0.1 + 0.01 * noise[c, e - 1]))
+    assert still.verdict == "partly" and "beyond max(1.1, q95) in 0 of 1 repetition" in still.why
+    assert "not reached a common stationary level" not in still.why and still.why.endswith("would give partly")
+    # one path steps up at epoch 31: the split statistic sees it, the verdict (the paper's statistic) stays
+    step = fig3._rhat(rows(lambda c, e: 0.1 + 0.001 * noise[c, e - 1] + 0.02 * (c == 2 and e > 30)))
+    assert step.verdict == "partly" and "not reached a common stationary level" in step.why
+    assert "chain 2's, from 0.100 (epochs 11-30) to 0.120 (epochs 31-40)" in step.why
+    assert fig3._stationarity(rows(lambda c, e: 0.1)[-1:], fig3._rhats(rows(lambda c, e: 0.1)), "") == ""

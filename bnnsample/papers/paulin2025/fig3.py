@@ -155,7 +155,9 @@ CLAIMS = Claims("statement")
                        "one run is partly; set on 2026-11-29, the seventeenth audit, before any run at the paper's "
                        "protocol: no verdict changed)",
              method="classic R-hat (no split, with the square root; the authors' code reports its square) of each "
-                    "repetition's 4 series of per-epoch mean training loss after the burn-in")  # fmt: skip
+                    "repetition's 4 series of per-epoch mean training loss after the burn-in; in the reason, not "
+                    "judged: split R-hat of the same series and each path's half means, a check of stationarity "
+                    "the unsplit statistic does not make (since 2026-11-29, the thirty-first audit)")  # fmt: skip
 def _rhat(rows):
     got = _rhats(rows)
     ours = "; ".join(f"rep {r['rep']}: R-hat {r['rhat']:.3f} (q95 {r['null_q95']:.3f}, {r['values_per_chain']} "
@@ -170,7 +172,66 @@ def _rhat(rows):
                                          f"burn-in epochs (the tiers alone: {tiers}), where the claim is after "
                                          f"{PAPER['burn_in']}: paths that have not yet forgotten their start say "
                                          f"nothing about it either way; {RHAT_TEST}")  # fmt: skip
-    return _rhat_tiers(good, len(got), ours)
+    o = _rhat_tiers(good, len(got), ours)
+    return replace(o, why="; ".join(w for w in (o.why, _stationarity(rows, got, ours)) if w))
+
+
+def _series(rows, g: dict) -> np.ndarray:
+    """The per-epoch loss of each path of repetition ``g`` after its burn-in, [paths, epochs] (empty without
+    loss rows)."""
+    loss = [r for r in rows if r["kind"] == "loss" and r["rep"] == g["rep"] and r["epoch"] > g["burn_in"]]
+    chains = sorted({r["chain"] for r in loss})
+    if not chains:
+        return np.empty((0, 0))
+    by = {(r["chain"], r["epoch"]): r["loss"] for r in loss}
+    epochs = sorted({r["epoch"] for r in loss})
+    return np.array([[by.get((c, e), math.nan) for e in epochs] for c in chains], float).reshape(len(chains), -1)
+
+
+def _shift(x: np.ndarray) -> tuple[int, float, float]:
+    """The largest single level shift of a series: the split k (2 <= k <= len - 2) whose two segment means fit it
+    best (least squares), as (k, mean before, mean after)."""
+    sse = {k: ((x[:k] - x[:k].mean()) ** 2).sum() + ((x[k:] - x[k:].mean()) ** 2).sum() for k in range(2, len(x) - 1)}
+    k = min(sse, key=sse.get)
+    return k, float(x[:k].mean()), float(x[k:].mean())
+
+
+def _stationarity(rows, got: list, ours: str) -> str:
+    """What the unsplit R-hat of the rule does not see, on the same series (fig3_loss.csv): split R-hat
+    (``stats.gelman_rubin_split``, halves of each path's epochs after the burn-in) against max(1.1, its q95),
+    and, with one repetition, each path's half means and its largest level shift (``_shift``); what the rule's
+    tiers give with the split statistic. Not part of the rule (the paper's statistic is unsplit). '' without
+    loss rows or with fewer than 4 epochs after the burn-in."""
+    from ...stats import gelman_rubin_null_quantile, gelman_rubin_split
+
+    split, detail, length = [], "", 0
+    for g in got:
+        x = _series(rows, g)
+        if x.shape[0] < 2 or x.shape[1] < 4 or not np.isfinite(x).all():
+            return ""
+        (j, length), half = x.shape, x.shape[1] // 2
+        r, q = gelman_rubin_split(x), gelman_rubin_null_quantile(2 * j, half)
+        split.append((g["rep"], r, q))
+        if len(got) == 1:
+            b = g["burn_in"]
+            means = ", ".join(f"{x[c, :half].mean():.3f} → {x[c, -half:].mean():.3f}" for c in range(j))
+            shifts = [(c, *_shift(x[c])) for c in range(j)]
+            c, k, before, after = max(shifts, key=lambda s: abs(s[3] - s[2]))
+            detail = (f"; each path's mean loss over epochs {b + 1}-{b + half} → {b + length - half + 1}-"
+                      f"{b + length} (chains 0-{j - 1} of fig3_loss.csv): {means}; the largest level shift, "
+                      f"chain {c}'s, from {before:.3f} (epochs {b + 1}-{b + k}) to {after:.3f} (epochs {b + k + 1}-"
+                      f"{b + length})")  # fmt: skip
+    within = sum(r <= max(1.1, q) for _, r, q in split)
+    values = "; ".join(f"rep {rep}: {r:.3f} (q95 {q:.3f})" for rep, r, q in split)
+    beyond = len(split) - within
+    return (f"the rule's R-hat is the paper's statistic, unsplit; on the same series split R-hat (each path's {length} "
+            f"epochs after the burn-in cut into halves of {half}) is {values}, beyond max(1.1, q95) in {beyond} of "
+            f"{len(split)} {'repetition' if len(split) == 1 else 'repetitions'}{detail}"
+            + (": the paths have not reached a common stationary level in the epochs after the burn-in, which the "
+               "unsplit statistic misses (trends of opposite sign average out in the whole-window means it compares, "
+               "and widen the within-path spread it divides by)" if beyond else "")
+            + f"; not the rule (the paper's R-hat is unsplit): the tiers with the split statistic would give "
+              f"{_rhat_tiers(within, len(split), ours).verdict}")  # fmt: skip
 
 
 def _rhat_tiers(good: int, reps: int, ours: str):
