@@ -956,13 +956,47 @@ def test_fig7_ratio_bounds_name_the_ratios_above_the_band_and_price_the_adl_sett
     out = dict(fig7.fig7_outcomes(rows, PROJ, BY_DATA, st, "paper"))[C]
     assert out.verdict == "partly"  # one ratio within (1.75), two bounded above: 1 of 6
     assert "2 bounded above it by the committed numbers" in out.why
-    assert "n=15 h=0.003 >= 4.833, n=50 h=0.003 >= 4.833" in out.why
+    assert "n=15 h=0.003 >= 4.833 (4.796), n=50 h=0.003 >= 4.833 (4.796)" in out.why
     assert out.ours.startswith("ratio n=5 h=0.003: 1.75; bounded above 3.053: n=15 h=0.003: >= 4.833")
     assert "the other 3 unresolved" in out.why and "1.50 to 1.50, none above the band" in out.why
     assert "about 0.5 CPU-hours for these 12 settings (their measured sampling time, 120 CPU-s, x 16)" in out.why
     assert (
         "since 2026-11-29, the thirtieth audit" in C.tolerance and "which gave the same verdict, partly" in C.tolerance
     )
+
+
+def test_fig7_ratio_bound_at_the_edge_of_the_band_is_unmeasured():
+    """The thirty-first audit (fig7#3): a bound above the band by less than the floor's own noise (the floor a mean
+    over 20 resamples; 2 of its s.e., l1_se / sqrt(20), added to it put the bound back inside) is 'at the edge',
+    unmeasured: the committed (n, h) = (15, 0.01), 3.063 against the band's top 3.061 (3.035 with the floor's noise),
+    while (10, 0.01), 3.184 (3.146), stays bounded above."""
+    edge_s = {"l1": 0.196589, "l1_se": 0.00309524, "l1_noise_floor": 0.0366725}
+    edge_f = {"l1": 0.0357852, "l1_se": 0.00720103, "l1_noise_floor": 0.0366}
+    far_s = {"l1": 0.210715, "l1_se": 0.00429336, "l1_noise_floor": 0.0411585}
+    far_f = {"l1": 0.0357189, "l1_se": 0.00741658, "l1_noise_floor": 0.0352}
+    assert fig7.ratio_bound(edge_s, edge_f) == pytest.approx(3.0630, abs=5e-5)
+    assert fig7.ratio_bound(edge_s, edge_f, 2.0) == pytest.approx(3.0355, abs=5e-5)
+    assert fig7.ratio_bound(far_s, far_f, 2.0) == pytest.approx(3.1463, abs=5e-5)
+    proj = {"scalar": 1.16199, "diagonal": 0.8, "full": 0.569418}  # the band's top 2.0407 x 1.5 = 3.0610
+    st, C = fig7.FIG7["quick"], fig7.FIG7_CLAIMS["ratio"]
+
+    def rows(cells):
+        out = _fig7_rows(lambda h, n: 0.05, lambda h, n: 0.05)
+        for r in out:
+            for (h, n), (sc, fu) in cells.items():
+                if (r["h"], r["n"]) == (h, n) and r["scheme"] in ("adl_scalar", "adl_full"):
+                    r.update(sc if r["scheme"] == "adl_scalar" else fu)
+        return out
+
+    both = dict(fig7.fig7_outcomes(rows({(3e-3, 5): (edge_s, edge_f), (3e-3, 15): (far_s, far_f)}), proj, BY_DATA,
+                                   st, "quick"))[C]  # fmt: skip
+    assert "1 bounded above it" in both.why and "n=15 h=0.003 >= 3.184 (3.146)" in both.why
+    assert "1 at the edge, unmeasured" in both.why and "n=5 h=0.003 >= 3.063 (3.035)" in both.why
+    assert both.ours.startswith("ratio measured nowhere; bounded above 3.061: n=15 h=0.003: >= 3.184;")
+    # at the edge alone nothing is measured or bounded: not tested (counted as above, it gave not reproduced)
+    alone = dict(fig7.fig7_outcomes(rows({(3e-3, 5): (edge_s, edge_f)}), proj, BY_DATA, st, "quick"))[C]
+    assert alone.verdict == "not tested: scale" and "bounded above" not in alone.ours
+    assert "since 2026-11-29, the thirty-first audit" in C.tolerance and "which gave 2 bounded above" in C.tolerance
 
 
 def test_fig14_floor_test_says_why_more_chains_would_not_resolve_the_claim():
