@@ -372,8 +372,10 @@ def test_fig9_printed_is_a_statement_and_factor2_reports_the_drifting_runs_corre
     assert ours.endswith("context, not judged (runs not stationary): correlation of the estimated diagonal with the "
                          "direct one: diagonal n=10 -0.25")  # fmt: skip
     assert out[C["factor2"]].verdict == "partly" and "context" not in out[C["printed"]].ours
-    assert "as context, not judged (the rule judges the mean diagonal only), whether their runs are stationary or " \
+    assert (
+        "as context, not judged (the rule judges the mean diagonal only), whether their runs are stationary or "
         "not" in C["factor2"].method
+    )
     # a correlation far from 1 does not move the verdict: the rule reads the mean diagonal alone
     low = [{**r, "diag_correlation": -0.9} for r in settled]
     assert C.rules["factor2"](None, None, low).verdict == C.rules["factor2"](None, None, settled).verdict
@@ -727,7 +729,7 @@ def test_fig10_pairs_at_their_floors_are_comparable_and_the_full_frictions_chain
     ratio of two floors, and the reason names the n where that is the only way such a pair can pass."""
     st, C = {"n": (10, 200)}, fig10.FIG10_CLAIMS
     runs = _fig10_runs()
-    for (kind, n), m in runs.adl.items():
+    for (kind, _n), m in runs.adl.items():
         chains = 4 if kind == "full" else 32
         m.run = _run(np.zeros((chains, 10, 2)))
     base = {"adl_scalar n=10": 0.197, "adl_diagonal n=10": 0.188, "adl_full n=10": 0.19, "adl_scalar n=200": 0.022,

@@ -370,11 +370,17 @@ def _near_cells(main, st, near, z, rows) -> str:
         f"a shift that persisted would sit at {' / '.join(shifted)} s.e. of AdL's run with {k * k}x its chains, and "
         f"(c) would close those (n, h) too; the start's sampling noise (a chain keeps the split it starts "
         f"with) would fall {k}x with the chains instead, and (c) pass (AdL's runs alone: "
-        + ", ".join(f"{mode_z(_at(main, 0, n, h)):+.1f}" for n, h in near) + " s.e.); AdL's error there stands "
-        + ", ".join(f"{e:.3f} ± {se:.3f}" for e, se, _, _ in bounds) + " above its floor, which bounds its bias "
-        "only by L1 + 2 s.e. (E L1 >= the bias): " + ", ".join(f"{u:.3f}" for *_, u, _ in bounds)
-        + f", while {k * k}x the chains would resolve one from about " + ", ".join(f"{t:.3f}" for *_, t in bounds)
-        + " ((floor + 2 s.e.) / " + f"{k}): whether that test resolves the claim there is not known" + cost
+        + ", ".join(f"{mode_z(_at(main, 0, n, h)):+.1f}" for n, h in near)
+        + " s.e.); AdL's error there stands "
+        + ", ".join(f"{e:.3f} ± {se:.3f}" for e, se, _, _ in bounds)
+        + " above its floor, which bounds its bias "
+        "only by L1 + 2 s.e. (E L1 >= the bias): "
+        + ", ".join(f"{u:.3f}" for *_, u, _ in bounds)
+        + f", while {k * k}x the chains would resolve one from about "
+        + ", ".join(f"{t:.3f}" for *_, t in bounds)
+        + " ((floor + 2 s.e.) / "
+        + f"{k}): whether that test resolves the claim there is not known"
+        + cost
     )
 
 
