@@ -8,8 +8,10 @@
 # Each job writes under its own --out folder, not results/: a test of part of a section's grid
 # must be merged into the committed section (python -m bnnsample.papers.franzese2021.readback
 # ... --merge DIR for franzese2021's tables; the sweeps' distances.csv by their cell keys), never
-# replace it. A job's runs are cached under its --out folder, so a job stopped part way
-# continues where it stopped when the queue is run again with the same OUT_DIR; a job starts from a
+# replace it (sekkat2023-fig4's floor_n reads the rows it does not make from the committed fig4.csv,
+# so its section is whole and replaces the committed one). A job's runs are cached under its --out
+# folder, so a job stopped part way continues where it stopped when the queue is run again with the
+# same OUT_DIR; a job starts from a
 # copy of its figure's kept runs (results/<id>/runs, git-ignored) where they exist, so that the
 # finished runs it shares with the committed section are read back, not made again.
 set -euo pipefail
@@ -18,6 +20,9 @@ JOBS=(
     # on wine at the paper's protocol (until 2026-11-29, the thirtieth audit, 4.0 at Fig. 8's rate, measured on
     # another machine); the quick grid at the paper's protocol (run 2026-11-29) came out flat in h
     'franzese2021-fig9 scale=paper datasets=wine'
+    # sekkat2023-fig4#1: SGLD at h = 3e-5, n = 10 and 15 with 16x the chains (a 4x lower floor; every other row read
+    # back from the committed results/sekkat2023-fig4/fig4.csv), about 2.0 CPU-hours (their 441 CPU-s x 16)
+    'sekkat2023-fig4 scale=paper floor_n=10,15'
     # franzese2021-fig9#4-#5 (breast_cancer): the same as for wine, about 2.3 CPU-hours (until 2026-11-29, 5.8)
     'franzese2021-fig9 scale=paper datasets=breast_cancer'
     # sekkat2023-fig10#3 (its 6 pairs with the full friction): that friction's 3 runs to T = 10^3, about 2.9 CPU-hours

@@ -178,7 +178,9 @@ def fig14_outcomes(rows, proj, st, scale: str, fric=(), eta: float = ETA_MIXTURE
     f, noise = seed_noise(rows)
     main = _seed_means(rows, f, _pooled_sd(rows))
     g = gate(main, rows, st, fric, eta)
-    floor_why = "; ".join(w for w in (mixture.scale_why(main, scale, FIG14, fig14_plan), floor_test(main, st, g)) if w)
+    floor_why = "; ".join(
+        w for w in (mixture.scale_why(main, scale, FIG14, fig14_plan), floor_test(main, st, g, rows)) if w
+    )
     out = FIG14_CLAIMS.outcomes(main, pe, st, scale, floor_why, g)
     eta1 = ("at the printed eta_k = 1 (fig14_eta1.csv: h in {{0.001, 0.002, 0.005}}, no seed replicas; eta_k = 0.1 was "
             "chosen after those runs were seen to be metastable) the same rule gives {} (no (n, h) counted: none "
@@ -297,22 +299,32 @@ def _test_cost(rows, st, closed, fric, eta) -> str:
             "mode weights then settle is not measured")  # fmt: skip
 
 
-def pooled_mode_z(main, n: int, h: float) -> tuple[float, int]:
-    """(z, chains) of the mass of theta_1 > 0.7 at (n, h) pooled over every K (and seed): the chains' mean mass
-    against the exact in binomial s.e. sqrt(p (1 - p) / chains), as ``mode_z`` for one K."""
+def pooled_mass(main, n: int, h: float) -> tuple[float, float, int]:
+    """(mass, exact mass, chains) of theta_1 > 0.7 at (n, h) pooled over every K (and seed): the chains' mean mass."""
     sel = [r for r in main if (r["n"], r["h"]) == (n, h)]
     chains = [r.get("chains_seeds", r["chains"]) for r in sel]
     mass = sum(r["mass_theta1_gt_0.7"] * c for r, c in zip(sel, chains)) / sum(chains)
-    p = sel[0]["exact_mass_gt_0.7"]
-    return (mass - p) / math.sqrt(p * (1 - p) / sum(chains)), sum(chains)
+    return mass, sel[0]["exact_mass_gt_0.7"], sum(chains)
 
 
-def floor_test(main, st, g: Gate) -> str:
+def pooled_mode_z(main, n: int, h: float) -> tuple[float, int]:
+    """(z, chains) of the mass of theta_1 > 0.7 at (n, h) pooled over every K (and seed): the chains' mean mass
+    against the exact in binomial s.e. sqrt(p (1 - p) / chains), as ``mode_z`` for one K."""
+    mass, p, chains = pooled_mass(main, n, h)
+    return (mass - p) / math.sqrt(p * (1 - p) / chains), chains
+
+
+def floor_test(main, st, g: Gate, rows=()) -> str:
     """Why the test of a lower noise floor (``mixture.scale_why``: FLOOR_CUT^2 x the chains) would likely leave the
-    claims about K untested: with the chains, gate (c)'s binomial s.e. falls FLOOR_CUT x, so where the mode weights
-    pooled over K are already off beyond 2 s.e. (c) would close the (n, h); where they are not, AdL's error stands
-    above its floor by what ``main`` shows; a longer record does not lower the split between the modes. '' where
-    every (n, h) counts."""
+    claims about K untested where gate (c) would close the (n, h), and what the files leave open elsewhere. With the
+    chains, (c)'s binomial s.e. falls FLOOR_CUT x: where the mode weights pooled over K are already off beyond 2 s.e.
+    (c) would close the (n, h). Where they are within 2 s.e. (the thirty-first audit) the files do not decide: a
+    shift that persisted would sit at (mass - exact) / s.e. of one run with FLOOR_CUT^2 x its chains, and (c) would
+    close those too; the start's sampling noise (the chains keep the split they start with) would fall with the
+    chains, and (c) pass; AdL's error there bounds its bias only by L1 + 2 s.e. (E L1 >= the bias, by Jensen),
+    set beside the least bias FLOOR_CUT^2 x the chains would resolve, (floor + 2 s.e.) / FLOOR_CUT; ``rows`` (every
+    run) price those (n, h)'s runs. A longer record does not lower the split between the modes. '' where every
+    (n, h) counts."""
     shut = [c for c in _cases(st) if c in g.closed]
     if not shut:
         return ""
@@ -320,24 +332,56 @@ def floor_test(main, st, g: Gate) -> str:
     off = [c for c in shut if abs(z[c][0]) > 2]
     near = [c for c in shut if c not in off]
     k = mixture.FLOOR_CUT
-    parts = [
-        f"that test would likely leave the claim untested: with {k * k}x the chains gate (c)'s binomial s.e. "
-        f"falls {k}x too"
-    ]
+    parts = [f"with {k * k}x the chains gate (c)'s binomial s.e. falls {k}x too"]
     if off:
-        parts.append("the mode weights are already off beyond noise pooled over K at " + ", ".join(
-            f"({n}, {h:g}): {z[n, h][0]:+.1f} s.e. over {z[n, h][1]} chains" for n, h in off)
-            + ", so (c) would likely close them")  # fmt: skip
+        parts.append("that test would likely leave the claim untested where the mode weights are already off beyond "
+                     "noise pooled over K: " + ", ".join(f"({n}, {h:g}): {z[n, h][0]:+.1f} s.e. over {z[n, h][1]} "
+                                                          "chains" for n, h in off)
+                     + ", so (c) would likely close them")  # fmt: skip
     if near:
-        parts.append("where they are within 2 s.e. pooled (" + ", ".join(
-            f"({n}, {h:g}): {z[n, h][0]:+.1f}" for n, h in near) + "), AdL's error stands " + ", ".join(
-            f"{_at(main, 0, n, h)['l1'] - _at(main, 0, n, h)['l1_noise_floor']:.3f} ± {_at(main, 0, n, h)['l1_se']:.3f}"
-            for n, h in near) + " above its floor: no bias in evidence for a basis to reduce")  # fmt: skip
+        parts.append(_near_cells(main, st, near, z, rows))
     parts.append(
         "a longer record does not lower the split between the modes (the chains do not cross): the test "
-        "that binds is a record in which they cross, whose length is not measured, hence 'scale'"
+        "that binds where they are off is a record in which they cross, whose length is not measured, hence 'scale'"
     )
     return "; ".join(parts)
+
+
+def _near_cells(main, st, near, z, rows) -> str:
+    """``floor_test``'s clause on the (n, h) whose pooled mode weights are within 2 s.e.: what the files leave open."""
+    k = mixture.FLOOR_CUT
+    text, shifted, bounds = [], [], []
+    for n, h in near:
+        mass, p, _ = pooled_mass(main, n, h)
+        r0 = _at(main, 0, n, h)
+        more = k * k * r0.get("chains_seeds", r0["chains"])
+        se = math.sqrt(p * (1 - p) / more)
+        text.append(f"({n}, {h:g}): {z[n, h][0]:+.1f}, mass {mass:.4f} against the exact {p:.4f} ({mass - p:+.4f})")
+        shifted.append(f"{(mass - p) / se:+.1f}")
+        bounds.append((r0["l1"] - r0["l1_noise_floor"], r0["l1_se"], r0["l1"] + 2 * r0["l1_se"],
+                       (r0["l1_noise_floor"] + 2 * r0["l1_se"]) / k))  # fmt: skip
+    runs = [r for r in rows if (r["n"], r["h"]) in set(near)]
+    secs = sum(r.get("seconds", 0.0) for r in runs)
+    cost = (f"; those (n, h)'s {len(runs)} runs (every K) with {k * k}x the chains: about {secs * k * k / 3600:.1f} "
+            f"CPU-hours (their {secs:.0f} CPU-s in fig14.csv x {k * k}), not queued, as a test that may leave the claim "
+            "unresolved ('not run' names a test that resolves it)" if secs > 0 else "")  # fmt: skip
+    return (
+        "where the mode weights pooled over K are within 2 s.e. (" + "; ".join(text) + ") the files do not decide: "
+        f"a shift that persisted would sit at {' / '.join(shifted)} s.e. of AdL's run with {k * k}x its chains, and "
+        f"(c) would close those (n, h) too; the start's sampling noise (a chain keeps the split it starts "
+        f"with) would fall {k}x with the chains instead, and (c) pass (AdL's runs alone: "
+        + ", ".join(f"{mode_z(_at(main, 0, n, h)):+.1f}" for n, h in near)
+        + " s.e.); AdL's error there stands "
+        + ", ".join(f"{e:.3f} ± {se:.3f}" for e, se, _, _ in bounds)
+        + " above its floor, which bounds its bias "
+        "only by L1 + 2 s.e. (E L1 >= the bias): "
+        + ", ".join(f"{u:.3f}" for *_, u, _ in bounds)
+        + f", while {k * k}x the chains would resolve one from about "
+        + ", ".join(f"{t:.3f}" for *_, t in bounds)
+        + " ((floor + 2 s.e.) / "
+        + f"{k}): whether that test resolves the claim there is not known"
+        + cost
+    )
 
 
 def _mixing_cost(rows, st, closed) -> str:

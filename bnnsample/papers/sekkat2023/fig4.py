@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ...figures.claims import Claim, Claims, Outcome, by_count, not_tested, partly, reproduced
 from ...figures.common import where
-from ...figures.driver import JOBS, Figure, Invocation, register_figure
+from ...figures.driver import JOBS, Figure, Invocation, Option, names, register_figure
 from ...stats import fit_line, interpolate_with_se
 from . import mixture
 from .mixture import bound_z, l1_text, resolved
@@ -38,6 +38,58 @@ def fig4_plan(settings: dict, seed: int = 0) -> list[tuple[tuple, dict]]:
     return plan + mixture.langevin_plan(settings, s, settings["langevin_burn"], settings["langevin_time"])
 
 
+# Option floor_n: the test of fig4#1 (the thirty-first audit). The SGLD runs without replacement at the smallest h
+# and these n are run alone, with FLOOR_CUT^2 x the chains (a floor FLOOR_CUT x lower), and take the place of the
+# committed fig4.csv's rows of those settings; every other row is read back from that file (COMMITTED, under the
+# working folder: the repository's root), so the section judges the whole figure.
+FLOOR_JOB = "sekkat2023-fig4 scale=paper floor_n=10,15"  # its line in scripts/cpu_queue.sh
+COMMITTED = Path("results") / ID / "fig4.csv"
+
+
+def _floor_n(key: str, text: str) -> tuple[int, ...]:
+    allowed = FIG4["paper"]["n"]
+    pick = names(tuple(map(str, allowed)), lambda bad: "allowed values (a comma list): the n of scale=paper, "
+                 + ", ".join(map(str, allowed)))  # fmt: skip
+    return tuple(sorted({int(v) for v in pick(key, text)}))
+
+
+FLOOR_N = Option("floor_n", _floor_n, ())
+
+
+def floor_plan(settings: dict, ns) -> list[tuple[tuple, dict]]:
+    """The runs of ``fig4_plan`` that option floor_n makes: SGLD without replacement at the smallest h and the n of
+    ``ns``, with FLOOR_CUT^2 x the chains (same seeds)."""
+    h0, more = min(settings["h"]), mixture.FLOOR_CUT**2
+    return [((*a[:5], a[5] * more, *a[6:]), extra) for a, extra in fig4_plan(settings)
+            if a[0] == "sgld" and a[2] == BATCHING["wor"] and a[4] == h0 and a[3] in ns]  # fmt: skip
+
+
+def _key(r: dict) -> tuple:
+    return r["scheme"], r["sampling"], r["h"], r["n"]
+
+
+def _rows(inv: Invocation, bar) -> mixture.Measured:
+    """The figure's runs; with option floor_n only ``floor_plan``'s, the other rows read back from COMMITTED."""
+    ns = inv.opt["floor_n"]
+    if not ns:
+        return mixture.reference_and_rows(inv, fig4_plan(inv.st))
+    what = f"floor_n={inv.options['floor_n']}"
+    if inv.scale != "paper":
+        raise ValueError(f"{what}: only with scale=paper (it replaces rows of the committed scale=paper fig4.csv)")
+    path = Path.cwd() / COMMITTED
+    if not path.is_file():
+        raise ValueError(f"{what}: needs the committed {COMMITTED} under the working folder (the repository's root)")
+    from ...rundir import read_csv
+
+    committed = read_csv(path)
+    if sorted(map(_key, committed)) != sorted({_key(r) for r in committed}) or len(committed) != len(fig4_plan(inv.st)):
+        raise ValueError(f"{what}: {COMMITTED} does not hold one row per run of scale=paper's plan")
+    m = mixture.reference_and_rows(inv, floor_plan(inv.st, ns))
+    new = {_key(r): r for r in m.rows}
+    m.rows = [new.get(_key(r), r) for r in committed]
+    return m
+
+
 def _plot(m: mixture.Measured, inv: Invocation, png: Path) -> Path:
     rows = m.rows
     groups = [(f"{sch} {smp} h={h:g}", sel) for sch in ("sgld", "langevin") for smp in ("wor", "iid")
@@ -52,7 +104,15 @@ def _notes(m: mixture.Measured, inv: Invocation) -> str:
             "fig4.csv.")  # fmt: skip
 
 
-def _settings(st: dict, ref) -> str:
+def _settings(st: dict, ref, floor_n=()) -> str:
+    more = (f" Option floor_n (the test of fig4#1): the SGLD runs without replacement at h = {min(st['h']):g}, n in "
+            f"{list(floor_n)} made with {mixture.FLOOR_CUT**2}x the chains ({mixture.FLOOR_CUT**2 * st['chains']}); "
+            f"every other row read back from the committed {COMMITTED.name} (made by `bnnsample figure {ID} "
+            "scale=paper`)." if floor_n else "")  # fmt: skip
+    return more + _settings_text(st, ref)
+
+
+def _settings_text(st: dict, ref) -> str:
     return (mixture.settings_text(st, ref) + f" SGLD with h in {list(st['h'])}, n in {list(st['n'])} without "
             f"replacement (with replacement at h in {list(st['iid_h'])}), burn-in {st['burn']} and recorded "
             f"time {st['time']} per chain; Langevin-OABAO (`adl`, thermostat_mass = inf, gamma = 1) at (n, h) in "
@@ -65,8 +125,8 @@ FIG4_CLAIMS = Claims("statement")
 
 def fig4_outcomes(rows, st, scale: str) -> list[tuple[Claim, Outcome]]:
     """The measured outcome of each claim of FIG4_CLAIMS; each rule gets ``floor_of(sel)``: what resolving the noise
-    floor of the settings ``sel`` costs (``mixture.scale_why``)."""
-    return FIG4_CLAIMS.outcomes(rows, st, lambda sel: mixture.scale_why(sel, scale, FIG4, fig4_plan))
+    floor of the settings ``sel`` costs (``mixture.scale_why``), and the scale."""
+    return FIG4_CLAIMS.outcomes(rows, st, lambda sel: mixture.scale_why(sel, scale, FIG4, fig4_plan), scale)
 
 
 def _sgld(rows) -> list[dict]:
@@ -79,16 +139,26 @@ def _sgld(rows) -> list[dict]:
               "such points at the smallest h (what the next h shows is in the reason, not counted: the rule was set "
               "at scale=quick, whose smallest h was 1e-4)",
     method="L1 of eq. 44 (500 bins), bootstrap s.e. and noise floor over chains")  # fmt: skip
-def _affine(rows, st, floor_of):
+def _affine(rows, st, floor_of, scale):
     h0 = min(st["h"])
     lin = [r for r in _sgld(rows) if r["h"] == h0 and r["l1"] < 0.1]
     res = [r for r in lin if resolved(r)]
-    pts = ", ".join(f"{r['sampling']} eps {r['eps']:g}: {l1_text(r)}" for r in lin)
+    pts = ", ".join(f"{r['sampling']} eps {r['eps']:g}{_chains(r, st)}: {l1_text(r)}" for r in lin)
+    ours = f"h = {h0:g}: {pts or 'no point below 0.1'}"
     if len(res) < 3:
         at = [r for r in _sgld(rows) if r["h"] == h0]
-        why = (f"{len(res)} of {len(lin)} points below 0.1 exceed their floor by > 2 s.e.{_next_h(rows, st)}; at the "
-               f"{len(at)} settings of h = {h0:g}: {floor_of(at)}")  # fmt: skip
-        return not_tested("scale", f"h = {h0:g}: {pts or 'no point below 0.1'}", why)
+        why = f"{len(res)} of {len(lin)} points below 0.1 exceed their floor by > 2 s.e.{_next_h(rows, st)}"
+        need = floor_settings(rows, st)
+        ran = [r for r in need if r["chains"] > st["chains"]]
+        if ran:  # the test was made and left them at their floors
+            return not_tested("scale", ours, f"{why}; with {ran[0]['chains']} chains (option floor_n) still at "
+                                             f"their floors: " + ", ".join(f"n = {r['n']}" for r in ran)
+                                             + f"; {floor_of(ran)}")  # fmt: skip
+        job = f"{ID} scale={scale} floor_n={','.join(str(r['n']) for r in sorted(need, key=lambda r: r['n']))}"
+        if need and job == FLOOR_JOB:
+            return not_tested("not run", ours, f"{why}; {_floor_test(rows, st, res, need, floor_of)}; "
+                                               f"{_floor_before(rows, st, at, res + need)}")  # fmt: skip
+        return not_tested("scale", ours, f"{why}; at the {len(at)} settings of h = {h0:g}: {floor_of(at)}")
     b0, b1, r2 = fit_line([r["eps"] for r in res], [r["l1"] for r in res])
     fit = f"h = {h0:g}: L1 = {b0:.3f} + {b1:.2e} eps, R^2 = {r2:.3f}; {pts}"
     return reproduced(fit) if r2 >= 0.9 else partly(fit)
@@ -97,6 +167,76 @@ def _affine(rows, st, floor_of):
 # our cut, set on 2026-11-29 after the h = 1e-4 range (a factor 2.0) was seen, and context only (no verdict uses
 # it): eps spanning less than this factor cannot tell an affine L1 from a curved one
 NARROW = 3.0
+
+
+def _chains(r: dict, st: dict) -> str:
+    """' (16000 chains)' for a row made with other chains than the scale's (option floor_n), else ''."""
+    return f" ({r['chains']} chains)" if r["chains"] != st["chains"] else ""
+
+
+def floor_settings(rows, st) -> list[dict]:
+    """The settings the test of fig4#1 needs (the thirty-first audit): SGLD without replacement at the smallest h,
+    below 0.1 and not resolved, by eps(n) from the largest (the largest bias, the first resolved), until with the
+    resolved points there are 3 spanning at least NARROW in eps(n) (or none is left)."""
+    h0 = min(st["h"])
+    lin = [r for r in _sgld(rows) if r["h"] == h0 and r["l1"] < 0.1]
+    res = [r["eps"] for r in lin if resolved(r)]
+    out = []
+    for r in sorted((r for r in lin if not resolved(r) and r["sampling"] == "wor"), key=lambda r: -r["eps"]):
+        eps = res + [q["eps"] for q in out]
+        if len(eps) >= 3 and max(eps) >= NARROW * min(eps):
+            break
+        out.append(r)
+    return out
+
+
+def _bias_from_next_h(rows, st, r) -> tuple[float, float] | None:
+    """(a lower bound on the bias of setting ``r`` at the smallest h, the least bias FLOOR_CUT^2 x its chains
+    resolve). The bound: the L1 - floor at the next h and the same (sampling, n), a lower bound on the bias there
+    (E L1 <= bias + floor), times h0 / h1 (§2.5.1: the bias set at dominant order by eps(n) h, eq. 41, so
+    proportional to h at fixed eps(n)). Resolved: (floor + 2 s.e.) / FLOOR_CUT (E L1 >= the bias, by Jensen);
+    None without a next h."""
+    hs = sorted(st["h"])
+    q = next((q for q in _sgld(rows) if len(hs) > 1 and q["h"] == hs[1] and (q["sampling"], q["n"]) ==
+              (r["sampling"], r["n"])), None)  # fmt: skip
+    if q is None:
+        return None
+    return ((q["l1"] - q["l1_noise_floor"]) * hs[0] / hs[1],
+            (r["l1_noise_floor"] + 2 * r["l1_se"]) / mixture.FLOOR_CUT)  # fmt: skip
+
+
+def _floor_test(rows, st, res, need, floor_of) -> str:
+    """The test of fig4#1 that option floor_n makes (FLOOR_JOB): which settings, why they would likely resolve and
+    what they cost."""
+    h0, hs, k = min(st["h"]), sorted(st["h"]), mixture.FLOOR_CUT
+    eps = [r["eps"] for r in res + need]
+    b = [_bias_from_next_h(rows, st, r) for r in need]
+    likely = ("" if any(x is None for x in b) else
+              f"; if the bias is proportional to h at fixed eps(n) (§2.5.1: set at dominant order by eps(n) h, eq. 41), "
+              f"their L1 - floor at h = {hs[1]:g} gives a bias of at least " + ", ".join(f"{lo:.3f}" for lo, _ in b)
+              + f" at h = {h0:g} (E L1 <= bias + floor), above the " + ", ".join(f"{t:.3f}" for _, t in b)
+              + f" that {k * k}x the chains resolves ((floor + 2 s.e.) / {k}; E L1 >= the bias)")  # fmt: skip
+    return (f"the rule needs {len(need)} more: the largest eps(n) not resolved at h = {h0:g}, " + ", ".join(
+        f"n = {r['n']} (eps {r['eps']:g}: L1 - floor {r['l1'] - r['l1_noise_floor']:.3f} ± {r['l1_se']:.3f})"
+        for r in need) + ", with the resolved eps " + ", ".join(f"{r['eps']:g}" for r in res) + " spanning a factor "
+        f"{max(eps) / min(eps):.1f} (at least our cut {NARROW:g}){likely}; at these {len(need)} settings: "
+        f"{floor_of(need)}; not run: made by `bnnsample figure {FLOOR_JOB}`, queued in scripts/cpu_queue.sh")  # fmt: skip
+
+
+def _floor_before(rows, st, at, used) -> str:
+    """What the row said until the test was priced at the settings the rule needs (the thirty-first audit)."""
+    k, h0 = mixture.FLOOR_CUT, min(st["h"])
+    secs = sum(r.get("seconds", 0.0) for r in at)
+    rest = [r for r in at if r not in used]
+    b = [(r, _bias_from_next_h(rows, st, r)) for r in rest]
+    tail = (f", of which n = {', '.join(str(r['n']) for r in rest)} are not shown to resolve even then (their bias "
+            "so bounded from below, " + ", ".join(f"{x[0]:.3f}" for _, x in b) + ", below the " + ", ".join(
+                f"{x[1]:.3f}" for _, x in b) + f" that {k * k}x the chains resolves)" if rest and all(x for _, x in b)
+            else "")  # fmt: skip
+    return (
+        f"until 2026-11-29 (the thirty-first audit) 'not tested: scale', priced at {secs * k * k / 3600:.1f} "
+        f"CPU-hours: {k * k}x the chains at all {len(at)} settings of h = {h0:g} ({secs:.0f} CPU-s x {k * k})" + tail
+    )
 
 
 def _next_h(rows, st) -> str:
@@ -123,7 +263,7 @@ def _next_h(rows, st) -> str:
     "§2.5.2, Fig. 4", "one curve",
     tolerance="each with-replacement L1 within 2 s.e. of the without-replacement curve at its eps(n) and h",
     method="the without-replacement L1 interpolated linearly in eps(n) (extrapolated on the end segment)")  # fmt: skip
-def _one_curve(rows, st, floor_of):
+def _one_curve(rows, st, floor_of, scale):
     sg, zs = _sgld(rows), []
     for r in sg:
         wor = [(q["eps"], q["l1"], q["l1_se"]) for q in sg if q["sampling"] == "wor" and q["h"] == r["h"]]
@@ -146,7 +286,7 @@ def _one_curve(rows, st, floor_of):
               "still counted as a failure)",
     method="L1 of the theta_1 marginal against the exact reference, bootstrap s.e. over chains; the L1 includes its "
            "histogram-noise floor (about 0.04 here), shown beside each value")  # fmt: skip
-def _regime(rows, st, floor_of):
+def _regime(rows, st, floor_of, scale):
     sg = _sgld(rows)
     above = {h: max(r["l1"] for r in sg if r["h"] == h) for h in st["h"] if h > 1e-4}
     small = [r for r in sg if r["h"] <= 1e-4]
@@ -187,7 +327,7 @@ def _regime_fails(fails) -> str:
     "n = 5 apart by +3.7 s.e.; changed after that result was seen, as eqs. 41-42 make the two errors equal only at "
     "first order)",
     method="bootstrap s.e. over chains; s.e. of the ratio by error propagation")  # fmt: skip
-def _sgld_like_langevin(rows, st, floor_of):
+def _sgld_like_langevin(rows, st, floor_of, scale):
     pairs = [(q, r) for r in rows if r["scheme"] == "langevin" for q in _sgld(rows)
              if q["sampling"] == "wor" and (q["h"], q["n"]) == (r["h"], r["n"])]  # fmt: skip
     counted = [
@@ -214,7 +354,8 @@ def _excess_ratios(counted) -> str:
 
 FIGURE = register_figure(Figure(
     ID, TITLE, "sekkat2023 Fig. 4: SGLD / Langevin L1 error of the theta_1 marginal vs eps(n) (mixture)", FIG4,
-    rows=lambda inv, bar: mixture.reference_and_rows(inv, fig4_plan(inv.st)),
+    rows=_rows,
     tables=lambda m: {"fig4.csv": m.rows}, plot=_plot, png="fig4.png",
     outcomes=lambda m, inv: fig4_outcomes(m.rows, inv.st, inv.scale),
-    settings=lambda m, inv: _settings(inv.st, m.ref), notes=_notes, options=(JOBS,), heading=HEADING))  # fmt: skip
+    settings=lambda m, inv: _settings(inv.st, m.ref, inv.opt["floor_n"]), notes=_notes, options=(JOBS, FLOOR_N),
+    heading=HEADING))  # fmt: skip

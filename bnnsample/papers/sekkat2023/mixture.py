@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ...plotting import pyplot, save_figure
 from .mixture_runs import (
     BINS,
+    FLOOR_REPS,
     RANGE,
     MixtureReference,
     mixture_reference,
@@ -122,6 +123,13 @@ def l1_text(r) -> str:
 def resolved(r) -> bool:
     """The L1 error exceeds its histogram-noise floor by more than 2 s.e.: it measures a bias, not noise."""
     return r["l1"] - r["l1_noise_floor"] > 2 * r["l1_se"]
+
+
+def floor_noise(r) -> float:
+    """The Monte-Carlo s.e. of a row's noise floor, a mean over FLOOR_REPS resamples: sd / sqrt(FLOOR_REPS), the
+    resamples' sd taken as the L1 error's bootstrap s.e. (the L1 of a resample to the pooled histogram and to the
+    reference spread alike; the floor's own resamples are not kept)."""
+    return r["l1_se"] / math.sqrt(FLOOR_REPS)
 
 
 def bound_z(a, b, c: float = 1.0, excess: bool = False) -> float:

@@ -14,6 +14,7 @@ from ...stats import l1_histogram_error
 from .chains import eps_of, run_chains
 
 BINS, RANGE = 500, (0.0, 1.4)
+FLOOR_REPS = 20  # the bootstrap resamples of whole chains behind each floor and s.e. (``l1_floor``)
 EDGES = [0.0, 0.7, 1.4]
 CLASSES = ("scalar", "diagonal", "full")  # the constant frictions of AdL (Remark 15)
 
@@ -66,7 +67,7 @@ def l1_error(theta1: np.ndarray, ref: MixtureReference) -> float:
     return l1_histogram_error(theta1.ravel(), ref.density, bins=BINS, range=RANGE)
 
 
-def l1_floor(theta1: np.ndarray, ref: MixtureReference, seed: int, reps: int = 20) -> tuple[float, float]:
+def l1_floor(theta1: np.ndarray, ref: MixtureReference, seed: int, reps: int = FLOOR_REPS) -> tuple[float, float]:
     """Histogram-noise floor of the L1 error of draws theta1 [C, D] from C independent chains, and
     the standard error of the L1 error itself, from ``reps`` bootstrap resamples of whole chains
     (which respect the correlation inside chains and the between-chain mode weights):
