@@ -7,8 +7,8 @@
 #
 # Each job writes under its own --out folder, not results/: a test of part of a section's grid
 # must be merged into the committed section (python -m bnnsample.papers.franzese2021.readback
-# ... --merge DIR for franzese2021's tables; the sweeps' distances.csv by their cell keys), never
-# replace it. A job's runs are cached under its --out folder, so a job stopped part way
+# ... --merge DIR for franzese2021's tables and distance sweeps: the data sets it ran replace the
+# committed rows of those data sets, each judged on its own grid), never replace it. A job's runs are cached under its --out folder, so a job stopped part way
 # continues where it stopped when the queue is run again with the same OUT_DIR.
 set -euo pipefail
 JOBS=(
