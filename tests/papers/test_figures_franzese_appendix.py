@@ -588,7 +588,7 @@ def test_fig9_merge_judges_each_data_set_on_its_own_grid(tmp_path):
                 "thread; the wall time includes waiting on a shared machine).")  # fmt: skip
     assert f"the wall time includes waiting on a shared machine). {sentence} Files:" in md
     assert (
-        "Settings: Each data set's rows are judged on its own grid, which differ here: breast_cancer: the command's "
+        "Settings: Each data set's rows are judged on its own grid: breast_cancer: the command's "
         "(N_l 1/5/25, h 0.005/0.01/0.02, batches full/32, seeds 0/1/2); wine: the paper's full grid (N_l 1/10/30/100, "
         f"h 0.001/0.002/0.005/0.01/0.02, batches full/64/16, seeds 0/1/2), its rows merged from `{merged_cmd}` at "
         "this protocol (the Command line gives its timing). The command's settings: N_l in [1, 5, 25];"
@@ -599,6 +599,33 @@ def test_fig9_merge_judges_each_data_set_on_its_own_grid(tmp_path):
     # a later readback (no --merge) keeps the sentence, the grids and the settings of the rows
     readback.judge_again(appendix.FIG9, committed, opts)
     assert read_sections((committed / "REPRODUCTION.md").read_text())[appendix.FIG9] == md and judged() == claims
+    # a later merge of another data set (breast_cancer's full grid) keeps wine's sentence and rows; a merge naming a
+    # data set merged before with others is refused
+    other2 = tmp_path / "breast_cancer"
+    (other2 / appendix.FIG9).mkdir(parents=True)
+    bc = _fig9_rows("breast_cancer", paper["steps"], paper["batches"], paper["n_leapfrog"], _wine_full_grid_akd)
+    write_rows(other2 / appendix.FIG9 / "distances.csv", bc, float_format=None)
+    bc_cmd = f"bnnsample figure {appendix.FIG9} scale=paper datasets=breast_cancer"
+    update_reproduction(other2, appendix.FIG9, f"## {appendix.FIG9}\n\nCommand: `{bc_cmd}` (wall time 7000 s, CPU "
+                        "time 6800 s on one thread; the wall time includes waiting on a shared machine). Files: "
+                        "`distances.csv`.\n")  # fmt: skip
+    readback.judge_again(appendix.FIG9, committed, opts, merge=other2)
+    md = read_sections((committed / "REPRODUCTION.md").read_text())[appendix.FIG9]
+    assert f"{sentence} Rows of breast_cancer merged into distances.csv from `{bc_cmd}` (wall time 7000 s" in md
+    assert "Settings: Each data set's rows are judged on its own grid: breast_cancer, wine: the paper's full grid" in md
+    claims = judged()
+    assert [claims[i]["verdict"] for i in "123456"] == ["reproduced"] * 6
+    assert {claims[i]["setting"] for i in "123"} == {f"{bc_cmd}, its rows merged into {command}'s"}
+    assert {claims[i]["setting"] for i in "456"} == {f"{merged_cmd}, its rows merged into {command}'s"}
+    update_reproduction(other2, appendix.FIG9, f"## {appendix.FIG9}\n\nCommand: `{bc_cmd},wine` (wall time 7 s, CPU "
+                        "time 6 s on one thread; the wall time includes waiting on a shared machine). Files: x.\n")  # fmt: skip
+    write_rows(other2 / appendix.FIG9 / "distances.csv", bc + wine, float_format=None)
+    readback.judge_again(appendix.FIG9, committed, opts, merge=other2)  # both named by one invocation: one sentence
+    md = read_sections((committed / "REPRODUCTION.md").read_text())[appendix.FIG9]
+    assert "Rows of breast_cancer, wine merged into" in md and sentence not in md
+    (other2 / appendix.FIG9 / "distances.csv").write_text((other / appendix.FIG9 / "distances.csv").read_text())
+    with pytest.raises(ValueError, match="names data sets merged again and others"):
+        readback.judge_again(appendix.FIG9, committed, opts, merge=other2)
     # a merge from another scale is refused
     update_reproduction(other, appendix.FIG9, f"## {appendix.FIG9}\n\nCommand: `bnnsample figure {appendix.FIG9} "
                         "scale=quick datasets=wine` (wall time 6 s, CPU time 5 s on one thread; the wall time includes "

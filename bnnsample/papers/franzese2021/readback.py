@@ -55,11 +55,12 @@ class ReadBack(Invocation):
     the invocation that wrote the CSV), or where it has none gives this one's (reading the CSV back), and says that
     the rows were judged again from ``source``, and what cells were added to it (``MERGED``, in place of what an
     earlier readback said of them, ``_ADDED``); the sentence naming
-    rows merged from another invocation follows it (this readback's, else the committed section's)."""
+    rows merged from another invocation follows it (this readback's with the committed section's on other data
+    sets, else the committed section's: one a merged invocation, since 2026-11-29 several)."""
 
     source = ""
     merge_from: Path | None = None  # another invocation's --out folder whose rows are merged in
-    merged = ""  # the sentence naming rows merged from another invocation (``merged_sentence``), or ""
+    merged = ""  # the sentences naming rows merged from other invocations (``merged_sentence``), or ""
 
     def section(self, settings: str, outcomes, notes: str, files: list[Path]) -> str:
         text = super().section(settings, outcomes, notes, files)
@@ -87,7 +88,7 @@ class ReadBack(Invocation):
         elif added:
             timing = timing.replace("; the wall time includes", f"; {added}; the wall time includes", 1)
         text = text[: mine.start()] + timing + text[mine.end() :]
-        merged = self.merged or (m.group(0) if (m := _MERGED.search(committed)) else "")
+        merged = self.merged or " ".join(m.group(0) for m in _MERGED.finditer(committed))
         return text.replace(f"{timing}. Files:", f"{timing}. {merged} Files:", 1) if merged else text
 
     added_cells = ""  # the cells added to the CSV by runs of their own (``MERGED``), named in each row's setting
@@ -108,18 +109,19 @@ def _setting_of(claim: str, command: str, added: str, section: str) -> str:
     section's command)."""
     if added:
         return f"{command} + {added}"
-    m = _MERGED.search(section)
-    if m is None:
+    merges = []
+    for m in _MERGED.finditer(section):
+        datasets, other = merged_parts(m.group(0))
+        if any(d not in OFFLINE for d in datasets):
+            other += " data_dir=DIR (DIR: the UCI_Datasets/ files, docs/guide/data.md)"
+        merges.append((datasets, other))
+    if not merges:
         return ""
-    datasets, other = merged_parts(m.group(0))
-    if any(d not in OFFLINE for d in datasets):
-        other += " data_dir=DIR (DIR: the UCI_Datasets/ files, docs/guide/data.md)"
     on = _ON_DATASET.match(claim)
-    if on is not None and on.group(1) in datasets:
-        return f"{other}, its rows merged into {command}'s"
     if on is not None:
-        return ""
-    return f"{command} + {other} ({', '.join(datasets)}), its rows merged in"
+        return next((f"{other}, its rows merged into {command}'s" for ds, other in merges if on.group(1) in ds), "")
+    return (f"{command} + " + " + ".join(f"{other} ({', '.join(ds)})" for ds, other in merges)
+            + (", its rows merged in" if len(merges) == 1 else ", their rows merged in"))  # fmt: skip
 
 
 # the data sets that need no files on disk (scikit-learn's, the synthetic set): a merged invocation of them is
@@ -183,12 +185,20 @@ def _merge(inv: Invocation, rows: list[dict], source: str) -> list[dict]:
     other = read_csv(inv.merge_from / inv.fig_id / source)
     section = read_sections((inv.merge_from / "REPRODUCTION.md").read_text())[inv.fig_id]
     new = distinct_datasets(other)
-    inv.merged = merged_sentence(new, source, section)
-    scale = re.search(r" scale=(\S+)", merged_parts(inv.merged)[1])
+    sentence = merged_sentence(new, source, section)
+    scale = re.search(r" scale=(\S+)", merged_parts(sentence)[1])
     if scale is None or scale.group(1) != inv.scale:
         raise ValueError(
-            f"{inv.fig_id}: the invocation merged is not at scale={inv.scale}: {merged_parts(inv.merged)[1]}"
+            f"{inv.fig_id}: the invocation merged is not at scale={inv.scale}: {merged_parts(sentence)[1]}"
         )
+    kept = []  # the committed section's merges of other data sets stay named
+    for earlier in _committed_merges(inv):
+        datasets = set(merged_parts(earlier)[0])
+        if datasets & set(new) and not datasets <= set(new):
+            raise ValueError(f"{inv.fig_id}: {earlier} names data sets merged again and others")
+        if not datasets & set(new):
+            kept.append(earlier)
+    inv.merged = " ".join([*kept, sentence])
     order = {d: i for i, d in enumerate(dict.fromkeys([*distinct_datasets(rows), *new]))}
     kept = [r for r in rows if r["dataset"] not in new]
     return sorted(kept + other, key=lambda r: order[r["dataset"]])
@@ -223,18 +233,18 @@ _SWEEP_KEY = {uci.FIG4: "integrators", uci.FIG5: "n_leapfrog", uci.FIG10: "frict
               appendix.FIG9: "n_leapfrog"}  # fmt: skip
 
 
-def _merged_in(inv: Invocation) -> dict:
-    """{data set: the command of the invocation its rows were merged from}: this readback's merge
-    (``inv.merged``), else the committed section's sentence naming one (``_MERGED``); {} where none."""
-    sentence = inv.merged
+def _committed_merges(inv: Invocation) -> list[str]:
+    """The sentences of the committed section naming rows merged from other invocations (``_MERGED``)."""
     path = inv.out_dir / "REPRODUCTION.md"
-    if not sentence and path.is_file():
-        m = _MERGED.search(read_sections(path.read_text()).get(inv.fig_id, ""))
-        sentence = m.group(0) if m else ""
-    if not sentence:
-        return {}
-    datasets, command = merged_parts(sentence)
-    return dict.fromkeys(datasets, command)
+    committed = read_sections(path.read_text()).get(inv.fig_id, "") if path.is_file() else ""
+    return [m.group(0) for m in _MERGED.finditer(committed)]
+
+
+def _merged_in(inv: Invocation) -> dict:
+    """{data set: the command of the invocation its rows were merged from}: this readback's merges
+    (``inv.merged``), else the committed section's (``_MERGED``); {} where none."""
+    sentences = [m.group(0) for m in _MERGED.finditer(inv.merged)] if inv.merged else _committed_merges(inv)
+    return {d: command for datasets, command in map(merged_parts, sentences) for d in datasets}
 
 
 def _sweep(inv: Invocation, untimed: bool) -> dict:
@@ -250,7 +260,7 @@ def _sweep(inv: Invocation, untimed: bool) -> dict:
         rows = _merge(inv, rows, "distances.csv")
     merged = _merged_in(inv)
     steps = {r["step_size"] for r in rows if r["dataset"] not in merged}
-    if not set(s.steps) <= steps or (steps - set(s.steps) and inv.fig_id not in MERGED):
+    if steps and (not set(s.steps) <= steps or (steps - set(s.steps) and inv.fig_id not in MERGED)):
         raise ValueError(f"{inv.fig_id}: distances.csv's step sizes are not those of {inv.command}")
     return {"rows": rows, "s": s, "vals": inv.opt[_SWEEP_KEY[inv.fig_id]], "missing": _missing(inv, rows),
             "merged_from": merged}  # fmt: skip

@@ -2090,14 +2090,14 @@ def grids_text(rows: list[dict], s: SweepSettings, vals, key: str, paper: dict, 
     its own (``own_grid``): each data set's grid, named the command's (``s`` and ``vals``) or the paper's full grid
     (``paper``, the scale=paper options; seeds aside) where it is one, and for the data sets whose rows were merged
     from another invocation at this protocol (``merged``: {dataset: its command}) that command; "" where every
-    data set ran the same grid."""
+    data set ran the same grid and none merged from another invocation ran another than the command's."""
     col = _GRID_KEY[key][1]
     by = {d: _grid([r["step_size"] for r in mine], distinct(mine, "batch"), {r[col] for r in mine},
                    {r.get("seed", 0) for r in mine}) for d in distinct(rows, "dataset")
           for mine in [where(rows, dataset=d)]}  # fmt: skip
-    if len(set(by.values())) < 2:
-        return ""
     command, wide = _grid(s.steps, s.batches, vals, s.seeds), _grid(paper["steps"], paper["batches"], paper[key], ())
+    if len(set(by.values())) < 2 and all(by[d] == command for d in merged if d in by):
+        return ""
     parts = []
     for g in dict.fromkeys(by.values()):
         names = [d for d, x in by.items() if x == g]
@@ -2106,9 +2106,7 @@ def grids_text(rows: list[dict], s: SweepSettings, vals, key: str, paper: dict, 
         came = dict.fromkeys(merged[d] for d in names if d in merged)
         parts.append(text + "".join(f", its rows merged from `{c}` at this protocol (the Command line gives its timing)"
                                     for c in came))  # fmt: skip
-    return (
-        "Each data set's rows are judged on its own grid, which differ here: " + "; ".join(parts) + ". The command's "
-    )
+    return "Each data set's rows are judged on its own grid: " + "; ".join(parts) + ". The command's "
 
 
 def _sweep(
