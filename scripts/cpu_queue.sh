@@ -7,13 +7,14 @@
 #
 # Each job writes under its own --out folder, not results/: a test of part of a section's grid
 # must be merged into the committed section (python -m bnnsample.papers.franzese2021.readback
-# ... --merge DIR for franzese2021's tables; the sweeps' distances.csv by their cell keys), never
-# replace it (sekkat2023-fig4's floor_n reads the rows it does not make from the committed fig4.csv,
-# so its section is whole and replaces the committed one). A job's runs are cached under its --out
-# folder, so a job stopped part way continues where it stopped when the queue is run again with the
-# same OUT_DIR; a job starts from a
-# copy of its figure's kept runs (results/<id>/runs, git-ignored) where they exist, so that the
-# finished runs it shares with the committed section are read back, not made again.
+# ... --merge DIR for franzese2021's tables and distance sweeps: the data sets it ran replace the
+# committed rows of those data sets, each judged on its own grid), never replace it
+# (sekkat2023-fig4's floor_n reads the rows it does not make from the committed fig4.csv, so its
+# section is whole and replaces the committed one). A job's runs are cached under its --out
+# folder, so a job stopped part way continues where it stopped when the queue is run again with
+# the same OUT_DIR; a job starts from a copy of its figure's kept runs (results/<id>/runs,
+# git-ignored) where they exist, so that the finished runs it shares with the committed section
+# are read back, not made again.
 set -euo pipefail
 JOBS=(
     # franzese2021-fig9#7-#8 (wine): the paper's full grid, about 1.6 CPU-hours at the rates of Fig. 9's own runs

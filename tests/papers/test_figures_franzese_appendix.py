@@ -490,3 +490,193 @@ def test_readback_names_the_merged_invocation_in_the_rows_setting():
     both = readback._setting_of("SHMC and SGHMC give similar results", cmd, "", section)
     assert both.startswith(f"{cmd} + {other}") and "(energy, yacht), its rows merged in" in both
     assert readback._setting_of("energy: test RMSE", cmd, "", "Command: `x`. Files: x.") == ""
+
+
+def _fig9_rows(dataset: str, steps, batches, nls, akd) -> list[dict]:
+    """Fig. 9 distances.csv rows of ``dataset`` on a grid, 3 seeds, ``akd(n, batch, h)`` plus a seed's +-0.002; the
+    oracle's band 0.09-0.11 (wine) or 0.10-0.12."""
+    band = (0.09, 0.11) if dataset == "wine" else (0.10, 0.12)
+    return [{"dataset": dataset, "label": f"N_l={n}", "integrator": "generalized_lie_trotter", "friction": 5.0,
+             "n_leapfrog": n, "batch": "full" if b == 0 else b, "step_size": h, "seed": k, "burn_in_steps": 100,
+             "thin_steps": 10, "draws": 200, "akd": akd(n, b, h) + 0.002 * (k - 1), "diverged_chains": 0,
+             "self_mean": sum(band) / 2, "self_low": band[0], "self_high": band[1], "seconds": 1.0 + k}
+            for n in nls for b in batches for h in steps for k in range(3)]  # fmt: skip
+
+
+def _wine_full_grid_akd(n, b, h) -> float:
+    """Every N_l alike at small h; N_l = 100 worse as h grows, more with a minibatch."""
+    return 0.10 + (0.3 if b == 0 else 0.5) * (h / 0.02) ** 2 * (n == 100)
+
+
+def test_fig9_merge_judges_each_data_set_on_its_own_grid(tmp_path):
+    """The thirtieth audit's merge of wine's full grid into Fig. 9 (``readback --merge`` for a sweep): wine's rows,
+    from another invocation on the paper's full grid (h 0.001-0.02, batches full/64/16, N_l 1/10/30/100), replace
+    the committed wine rows (their own seconds kept) and are judged on that grid: #1 at h = 0.001, #2 at N_l = 100,
+    not gated (the grid is the paper's); breast_cancer's, on the quick grid and flat in h, stay gated (not tested:
+    not run). On the command's grid (or the union of the two) wine's N_l 10/30/100 and breast_cancer's h = 0.001
+    would be missing cells. Each row's setting is the command its rows came from; the settings name each data
+    set's grid; the Command line is followed by the sentence naming the merged invocation, kept by a later
+    readback."""
+    from bnnsample.figures.common import update_reproduction, write_rows
+    from bnnsample.rundir import read_csv
+
+    quick, paper = appendix.FIG9_SCALES["quick"], appendix.FIG9_SCALES["paper"]
+    committed, other = tmp_path / "results", tmp_path / "wine"
+    (committed / appendix.FIG9).mkdir(parents=True)
+    (other / appendix.FIG9).mkdir(parents=True)
+    flat = _fig9_rows("breast_cancer", quick["steps"], quick["batches"], quick["n_leapfrog"], lambda n, b, h: 0.13)
+    stale = _fig9_rows("wine", quick["steps"], quick["batches"], quick["n_leapfrog"], lambda n, b, h: 0.14)
+    write_rows(committed / appendix.FIG9 / "distances.csv", flat + stale, float_format=None)
+    wine = _fig9_rows("wine", paper["steps"], paper["batches"], paper["n_leapfrog"], _wine_full_grid_akd)
+    wine = [{**r, "seconds": 100.0 + i} for i, r in enumerate(wine)]
+    write_rows(other / appendix.FIG9 / "distances.csv", wine, float_format=None)
+    merged_cmd = f"bnnsample figure {appendix.FIG9} scale=paper datasets=wine"
+    update_reproduction(other, appendix.FIG9, f"## {appendix.FIG9}\n\nCommand: `{merged_cmd}` (wall time 6000 s, CPU "
+                        "time 5800 s on one thread; the wall time includes waiting on a shared machine). Files: "
+                        "`distances.csv`.\n")  # fmt: skip
+    opts = {"scale": "paper", "datasets": "breast_cancer,wine", "steps": "0.005,0.01,0.02", "batches": "0,32",
+            "n_leapfrog": "1,5,25", "seeds": "0,1,2"}  # fmt: skip
+    command = f"bnnsample figure {appendix.FIG9} scale=paper " + " ".join(f"{k}={v}" for k, v in opts.items()
+                                                                           if k != "scale")  # fmt: skip
+    readback.judge_again(appendix.FIG9, committed, opts)  # the committed section, before the merge
+    (committed / appendix.FIG9 / "distances.png").unlink()  # a readback keeps a committed plot: drawn anew
+    readback.judge_again(appendix.FIG9, committed, opts, merge=other)
+    assert (committed / appendix.FIG9 / "distances.png").is_file()
+
+    rows = read_csv(committed / appendix.FIG9 / "distances.csv")
+    mine = [r for r in rows if r["dataset"] == "breast_cancer"]
+    assert [r["akd"] for r in mine] == pytest.approx([r["akd"] for r in flat])
+    assert [r["seconds"] for r in mine] == [r["seconds"] for r in flat]
+
+    assert len(rows) == 54 + 180 and [r["seconds"] for r in rows if r["dataset"] == "wine"] == [
+        r["seconds"] for r in wine
+    ]
+
+    def judged() -> dict:
+        return {
+            r["claim_id"].split("#")[1]: r for r in csv.DictReader((committed / appendix.FIG9 / "claims.csv").open())
+        }
+
+    claims = judged()
+    assert [claims[i]["verdict"] for i in "123456"] == ["not tested: not run", "not tested: not run", "reproduced",
+                                                        "reproduced", "reproduced", "reproduced"]  # fmt: skip
+    assert claims["1"]["claim"].startswith("breast_cancer") and claims["4"]["claim"].startswith("wine")
+    # wine judged on its own grid: #1 at h = 0.001 over N_l 1/10/30/100 and batches full/64/16, #2 at h = 0.02 with
+    # N_l = 100 the largest, the gate not applied (the paper's grid), no test named at the grid it ran
+    assert claims["4"]["ours"].startswith("h = 0.001: batch full: N_l=1 0.100, N_l=10 0.100, N_l=30 0.100, "
+                                          "N_l=100 0.101")  # fmt: skip
+    assert "batch 64: " in claims["4"]["ours"] and "batch 16: " in claims["4"]["ours"]
+    assert "batch 32" not in claims["4"]["ours"] + claims["5"]["ours"] + claims["6"]["ours"]
+    assert claims["5"]["ours"].startswith(
+        "h = 0.02: batch full: N_l=1 0.100, N_l=10 0.100, N_l=30 0.100, N_l=100 0.400"
+    )
+    assert "N_l up to 100 (paper: about 100)" in claims["5"]["reason"]
+    assert "6 of 6" not in claims["6"]["ours"] and "in 15 of 15 (batch/h) cells" in claims["6"]["ours"]
+    for i in "456":
+        assert "a test: the paper's full grid" not in claims[i]["reason"] and "queued" not in claims[i]["reason"]
+    # breast_cancer on its own (quick) grid: flat over h = 0.005-0.02, gated, its full grid priced and queued
+    for i in "12":
+        assert "no (batch, N_l) series changes over h = 0.005-0.02" in claims[i]["reason"]
+        assert (
+            f"queued in scripts/cpu_queue.sh as `{appendix.fig9_queue_job('breast_cancer', full=True)}`"
+            in (claims[i]["reason"])
+        )
+    # each row's setting: the command its rows came from (offline data sets: no data_dir)
+    for i in "123":
+        assert claims[i]["setting"] == command
+    for i in "456":
+        assert claims[i]["setting"] == f"{merged_cmd}, its rows merged into {command}'s"
+    md = read_sections((committed / "REPRODUCTION.md").read_text())[appendix.FIG9]
+    sentence = (f"Rows of wine merged into distances.csv from `{merged_cmd}` (wall time 6000 s, CPU time 5800 s on one "
+                "thread; the wall time includes waiting on a shared machine).")  # fmt: skip
+    assert f"the wall time includes waiting on a shared machine). {sentence} Files:" in md
+    assert (
+        "Settings: Each data set's rows are judged on its own grid: breast_cancer: the command's "
+        "(N_l 1/5/25, h 0.005/0.01/0.02, batches full/32, seeds 0/1/2); wine: the paper's full grid (N_l 1/10/30/100, "
+        f"h 0.001/0.002/0.005/0.01/0.02, batches full/64/16, seeds 0/1/2), its rows merged from `{merged_cmd}` at "
+        "this protocol (the Command line gives its timing). The command's settings: N_l in [1, 5, 25];"
+    ) in md
+    assert "Also run, beyond the command's step sizes" not in md
+    assert "| breast_cancer | N_l=1 | full | not run | not run | 0.130 ± 0.002 |" in md
+    assert "| wine | N_l=100 | 16 | 0.101 ± 0.002 |" in md
+    # a later readback (no --merge) keeps the sentence, the grids and the settings of the rows
+    readback.judge_again(appendix.FIG9, committed, opts)
+    assert read_sections((committed / "REPRODUCTION.md").read_text())[appendix.FIG9] == md and judged() == claims
+    # a later merge of another data set (breast_cancer's full grid) keeps wine's sentence and rows; a merge naming a
+    # data set merged before with others is refused
+    other2 = tmp_path / "breast_cancer"
+    (other2 / appendix.FIG9).mkdir(parents=True)
+    bc = _fig9_rows("breast_cancer", paper["steps"], paper["batches"], paper["n_leapfrog"], _wine_full_grid_akd)
+    write_rows(other2 / appendix.FIG9 / "distances.csv", bc, float_format=None)
+    bc_cmd = f"bnnsample figure {appendix.FIG9} scale=paper datasets=breast_cancer"
+    update_reproduction(other2, appendix.FIG9, f"## {appendix.FIG9}\n\nCommand: `{bc_cmd}` (wall time 7000 s, CPU "
+                        "time 6800 s on one thread; the wall time includes waiting on a shared machine). Files: "
+                        "`distances.csv`.\n")  # fmt: skip
+    readback.judge_again(appendix.FIG9, committed, opts, merge=other2)
+    md = read_sections((committed / "REPRODUCTION.md").read_text())[appendix.FIG9]
+    assert f"{sentence} Rows of breast_cancer merged into distances.csv from `{bc_cmd}` (wall time 7000 s" in md
+    assert "Settings: Each data set's rows are judged on its own grid: breast_cancer, wine: the paper's full grid" in md
+    claims = judged()
+    assert [claims[i]["verdict"] for i in "123456"] == ["reproduced"] * 6
+    assert {claims[i]["setting"] for i in "123"} == {f"{bc_cmd}, its rows merged into {command}'s"}
+    assert {claims[i]["setting"] for i in "456"} == {f"{merged_cmd}, its rows merged into {command}'s"}
+    update_reproduction(other2, appendix.FIG9, f"## {appendix.FIG9}\n\nCommand: `{bc_cmd},wine` (wall time 7 s, CPU "
+                        "time 6 s on one thread; the wall time includes waiting on a shared machine). Files: x.\n")  # fmt: skip
+    write_rows(other2 / appendix.FIG9 / "distances.csv", bc + wine, float_format=None)
+    readback.judge_again(appendix.FIG9, committed, opts, merge=other2)  # both named by one invocation: one sentence
+    md = read_sections((committed / "REPRODUCTION.md").read_text())[appendix.FIG9]
+    assert "Rows of breast_cancer, wine merged into" in md and sentence not in md
+    (other2 / appendix.FIG9 / "distances.csv").write_text((other / appendix.FIG9 / "distances.csv").read_text())
+    with pytest.raises(ValueError, match="names data sets merged again and others"):
+        readback.judge_again(appendix.FIG9, committed, opts, merge=other2)
+    # a merge from another scale is refused
+    update_reproduction(other, appendix.FIG9, f"## {appendix.FIG9}\n\nCommand: `bnnsample figure {appendix.FIG9} "
+                        "scale=quick datasets=wine` (wall time 6 s, CPU time 5 s on one thread; the wall time includes "
+                        "waiting on a shared machine). Files: `distances.csv`.\n")  # fmt: skip
+    with pytest.raises(ValueError, match="not at scale=paper"):
+        readback.judge_again(appendix.FIG9, committed, opts, merge=other)
+
+
+def test_own_grid_narrows_the_command_grid_to_the_rows():
+    """``sweeps.own_grid``: a data set's h, batch sizes, N_l and seeds from its rows, the protocol the command's;
+    Fig. 5's rules on wine's full-grid rows give the same outcomes whatever grid the command names (the union of
+    the data sets' grids included), and on the command's grid would give others (the thirtieth audit)."""
+    paper, quick = appendix.FIG9_SCALES["paper"], appendix.FIG9_SCALES["quick"]
+    s = sweeps.sweep_settings("paper", {**quick, "oracle": paper["oracle"]})
+    rows = _fig9_rows("wine", paper["steps"], paper["batches"], paper["n_leapfrog"], _wine_full_grid_akd)
+    grid, nls = sweeps.own_grid(rows, s, quick["n_leapfrog"])
+    assert (grid.steps, grid.batches, grid.seeds, nls) == (paper["steps"], [0, 64, 16], (0, 1, 2), [1, 10, 30, 100])
+    assert (grid.t_burn, grid.oracle) == (s.t_burn, s.oracle)
+    union = dataclasses.replace(s, steps=sorted({*quick["steps"], *paper["steps"]}), batches=[0, 32, 64, 16])
+    out = [(c.text, o) for c, o in sweeps.fig5_outcomes(rows, s, quick["n_leapfrog"])]
+    assert out == [(c.text, o) for c, o in sweeps.fig5_outcomes(rows, union, [1, 5, 10, 25, 30, 100])]
+    assert [o.verdict for _, o in out] == ["reproduced"] * 3
+    assert "N_l=100 0.400" in out[1][1].ours
+    # without the narrowing (the rules called on the command's grid directly), another outcome
+    cells, noise = uci.seed_means(rows), uci.Noise.of(rows)
+    assert sweeps.FIG5_CLAIMS.outcomes(cells, s, quick["n_leapfrog"], noise)[1][1].ours != out[1][1].ours
+
+
+def test_fig9_rows_on_the_papers_grid_name_no_test_of_it():
+    """A data set judged on the paper's full grid (wine merged 2026-11-29) names no test at that grid: #1's batch
+    sizes not alike at h = 0.001 point below the paper's grid, not to 'scale=paper (h down to 0.001)', and Fig. 8's
+    caution on minibatches is said of the grid judged, not of 'the named tests'."""
+    paper, quick = appendix.FIG9_SCALES["paper"], appendix.FIG9_SCALES["quick"]
+    s = sweeps.sweep_settings("paper", {**quick, "oracle": paper["oracle"]})
+
+    def akd(n, b, h):
+        return _wine_full_grid_akd(n, b, h) + (0.1 if (b, h, n) == (16, 0.001, 100) else 0.0)
+
+    rows = _fig9_rows("wine", paper["steps"], paper["batches"], paper["n_leapfrog"], akd)
+    assert appendix._on_paper_grid(rows) and not appendix._on_paper_grid([r for r in rows if r["batch"] != 16])
+    small = dict(sweeps.fig5_outcomes(appendix._with_fig8_gaps(rows), s, quick["n_leapfrog"], appendix.fig9_test_cost,
+                                      appendix.fig9_queue_job))[sweeps.FIG5_CLAIMS["small_h"]]  # fmt: skip
+    assert small.verdict == "partly"
+    assert (
+        "need h below this grid's 0.001, the paper's smallest: beyond the paper's grid, not a test of it" in small.why
+    )
+    assert "priced in this reason" not in small.why and "a test: " not in small.why and "queued" not in small.why
+    text = appendix.fig8_minibatch_text("wine", on_paper_grid=True)
+    assert text.endswith("; so on this grid, the paper's (batches 64/16, h up to 0.02), 'more with minibatches' may "
+                         "be unresolved on this data set (a caution from the quick protocol, not proof)")  # fmt: skip
+    assert "the named tests" not in text and "the named tests" in appendix.fig8_minibatch_text("wine")

@@ -18,7 +18,7 @@ from bnnsample.evaluate.metrics import self_distance_band
 from bnnsample.figures.claims import SOURCES, VERDICTS
 from bnnsample.figures.common import compose, read_sections, verdict_counts
 from bnnsample.papers import get_recipe
-from bnnsample.papers.franzese2021 import sweeps, tables, uci
+from bnnsample.papers.franzese2021 import sweeps, tables, toys, uci
 from bnnsample.papers.franzese2021 import uci_runs as jobs_uci
 from bnnsample.plumbing.resolvers import time_steps
 from bnnsample.stats import welch_df
@@ -878,8 +878,8 @@ def test_table_rows_merged_from_another_invocation(tmp_path):
     assert "Not run (data files absent under data_dir)" not in md
     readback.judge_again(uci.TABLE2, committed, opts)  # a later readback keeps the sentence
     assert sentence in read_sections((committed / "REPRODUCTION.md").read_text())[uci.TABLE2]
-    with pytest.raises(ValueError, match="only the tables"):
-        readback.judge_again(uci.FIG4, committed, {"scale": "quick"}, merge=other)
+    with pytest.raises(ValueError, match="only the tables' and the sweeps'"):  # the sweeps too since 2026-11-29
+        readback.judge_again(toys.FIG1, committed, {"scale": "quick"}, merge=other)
 
 
 def test_table_split_with_a_diverged_chain(tmp_path):

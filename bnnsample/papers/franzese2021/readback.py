@@ -10,12 +10,18 @@ that wrote the CSV) and says that the rows were judged again since.
 
 (a committed plot is kept: delete it first where its drawing changed, as table3.png's did 2026-11-29.)
 
-A table's rows can also be merged from another invocation of the same table (``--merge DIR``: its --out folder,
-whose ``<id>/runs.csv`` and REPRODUCTION.md section it wrote, e.g. for the data sets the committed runs lacked):
-its rows replace the committed rows of the same data sets, and the section's Command line is followed by a
-sentence naming the data sets merged, that invocation's command and its timing (kept by later readbacks).
+A table's or a distance sweep's rows can also be merged from another invocation of the same recipe at the same
+scale (``--merge DIR``: its --out folder, whose ``<id>/runs.csv`` or ``<id>/distances.csv`` and REPRODUCTION.md
+section it wrote, e.g. for the data sets the committed runs lacked, or a data set run on a larger grid): its rows
+replace the committed rows of the same data sets (their own seconds kept), and the section's Command line is
+followed by a sentence naming the data sets merged, that invocation's command and its timing (kept by later
+readbacks). A sweep judges each data set on its own grid (``sweeps.own_grid``), its settings name each data set's
+grid where they differ (``sweeps.grids_text``), and each row's setting is the command its rows came from.
 
     python -m bnnsample.papers.franzese2021.readback franzese2021-table1 scale=paper --merge /tmp/table1-energy
+    python -m bnnsample.papers.franzese2021.readback franzese2021-fig9 scale=paper \
+        datasets=trig_features,breast_cancer,wine steps=0.005,0.01,0.02 batches=0,32 n_leapfrog=1,5,25 seeds=0,1,2 \
+        --merge /tmp/fig9-wine
 """
 
 from __future__ import annotations
@@ -49,11 +55,12 @@ class ReadBack(Invocation):
     the invocation that wrote the CSV), or where it has none gives this one's (reading the CSV back), and says that
     the rows were judged again from ``source``, and what cells were added to it (``MERGED``, in place of what an
     earlier readback said of them, ``_ADDED``); the sentence naming
-    rows merged from another invocation follows it (this readback's, else the committed section's)."""
+    rows merged from another invocation follows it (this readback's with the committed section's on other data
+    sets, else the committed section's: one a merged invocation, since 2026-11-29 several)."""
 
     source = ""
-    merge_from: Path | None = None  # another invocation's --out folder whose rows are merged in (tables only)
-    merged = ""  # the sentence naming rows merged from another invocation (``merged_sentence``), or ""
+    merge_from: Path | None = None  # another invocation's --out folder whose rows are merged in
+    merged = ""  # the sentences naming rows merged from other invocations (``merged_sentence``), or ""
 
     def section(self, settings: str, outcomes, notes: str, files: list[Path]) -> str:
         text = super().section(settings, outcomes, notes, files)
@@ -81,7 +88,7 @@ class ReadBack(Invocation):
         elif added:
             timing = timing.replace("; the wall time includes", f"; {added}; the wall time includes", 1)
         text = text[: mine.start()] + timing + text[mine.end() :]
-        merged = self.merged or (m.group(0) if (m := _MERGED.search(committed)) else "")
+        merged = self.merged or " ".join(m.group(0) for m in _MERGED.finditer(committed))
         return text.replace(f"{timing}. Files:", f"{timing}. {merged} Files:", 1) if merged else text
 
     added_cells = ""  # the cells added to the CSV by runs of their own (``MERGED``), named in each row's setting
@@ -102,19 +109,35 @@ def _setting_of(claim: str, command: str, added: str, section: str) -> str:
     section's command)."""
     if added:
         return f"{command} + {added}"
-    m = _MERGED.search(section)
-    if m is None:
+    merges = []
+    for m in _MERGED.finditer(section):
+        datasets, other = merged_parts(m.group(0))
+        if any(d not in OFFLINE for d in datasets):
+            other += " data_dir=DIR (DIR: the UCI_Datasets/ files, docs/guide/data.md)"
+        merges.append((datasets, other))
+    if not merges:
         return ""
-    datasets = re.match(r"Rows of (.*?) merged into", m.group(0)).group(1).split(", ")
-    other = (
-        re.search(r"from `([^`]*)`", m.group(0)).group(1) + " data_dir=DIR (DIR: the UCI_Datasets/ files, "
-        "docs/guide/data.md)"
-    )
-    if claim.split(":")[0] in datasets:
-        return f"{other}, its rows merged into {command}'s"
-    if re.match(r"[a-z_]+: ", claim):
-        return ""
-    return f"{command} + {other} ({', '.join(datasets)}), its rows merged in"
+    on = _ON_DATASET.match(claim)
+    if on is not None:
+        return next((f"{other}, its rows merged into {command}'s" for ds, other in merges if on.group(1) in ds), "")
+    return (f"{command} + " + " + ".join(f"{other} ({', '.join(ds)})" for ds, other in merges)
+            + (", its rows merged in" if len(merges) == 1 else ", their rows merged in"))  # fmt: skip
+
+
+# the data sets that need no files on disk (scikit-learn's, the synthetic set): a merged invocation of them is
+# repeated without data_dir
+OFFLINE = frozenset((*tables.CLASSIFICATION_OFFLINE, *appendix.STAND_INS, appendix.SYNTHETIC))
+
+# a claim on one data set: its text starts with the data set's name, alone ('energy: ...') or followed by what it
+# is (an appendix figure's panel, 'wine (offline stand-in for ...): ...'; until 2026-11-29 only the first was read)
+_ON_DATASET = re.compile(r"([a-z_]+)(?: \([^()]*\))?: ")
+
+
+def merged_parts(sentence: str) -> tuple[list[str], str]:
+    """(the data sets, the command) that a sentence naming rows merged from another invocation
+    (``merged_sentence``) gives."""
+    datasets = re.match(r"Rows of (.*?) merged into", sentence).group(1).split(", ")
+    return datasets, re.search(r"from `([^`]*)`", sentence).group(1)
 
 
 def added_cells(rows: list[dict], steps) -> str:
@@ -156,12 +179,26 @@ def merged_sentence(datasets: list[str], source: str, section: str) -> str:
 
 
 def _merge(inv: Invocation, rows: list[dict], source: str) -> list[dict]:
-    """``rows`` with those of the data sets that ``inv.merge_from`` (another invocation's --out folder) holds
-    replaced by its rows, in the order of the table's data sets; ``inv.merged`` names them."""
+    """``rows`` with those of the data sets that ``inv.merge_from`` (another invocation's --out folder, of the same
+    recipe at the same scale) holds replaced by its rows, in the order of the section's data sets; ``inv.merged``
+    names them."""
     other = read_csv(inv.merge_from / inv.fig_id / source)
     section = read_sections((inv.merge_from / "REPRODUCTION.md").read_text())[inv.fig_id]
     new = distinct_datasets(other)
-    inv.merged = merged_sentence(new, source, section)
+    sentence = merged_sentence(new, source, section)
+    scale = re.search(r" scale=(\S+)", merged_parts(sentence)[1])
+    if scale is None or scale.group(1) != inv.scale:
+        raise ValueError(
+            f"{inv.fig_id}: the invocation merged is not at scale={inv.scale}: {merged_parts(sentence)[1]}"
+        )
+    kept = []  # the committed section's merges of other data sets stay named
+    for earlier in _committed_merges(inv):
+        datasets = set(merged_parts(earlier)[0])
+        if datasets & set(new) and not datasets <= set(new):
+            raise ValueError(f"{inv.fig_id}: {earlier} names data sets merged again and others")
+        if not datasets & set(new):
+            kept.append(earlier)
+    inv.merged = " ".join([*kept, sentence])
     order = {d: i for i, d in enumerate(dict.fromkeys([*distinct_datasets(rows), *new]))}
     kept = [r for r in rows if r["dataset"] not in new]
     return sorted(kept + other, key=lambda r: order[r["dataset"]])
@@ -196,16 +233,37 @@ _SWEEP_KEY = {uci.FIG4: "integrators", uci.FIG5: "n_leapfrog", uci.FIG10: "frict
               appendix.FIG9: "n_leapfrog"}  # fmt: skip
 
 
+def _committed_merges(inv: Invocation) -> list[str]:
+    """The sentences of the committed section naming rows merged from other invocations (``_MERGED``)."""
+    path = inv.out_dir / "REPRODUCTION.md"
+    committed = read_sections(path.read_text()).get(inv.fig_id, "") if path.is_file() else ""
+    return [m.group(0) for m in _MERGED.finditer(committed)]
+
+
+def _merged_in(inv: Invocation) -> dict:
+    """{data set: the command of the invocation its rows were merged from}: this readback's merges
+    (``inv.merged``), else the committed section's (``_MERGED``); {} where none."""
+    sentences = [m.group(0) for m in _MERGED.finditer(inv.merged)] if inv.merged else _committed_merges(inv)
+    return {d: command for datasets, command in map(merged_parts, sentences) for d in datasets}
+
+
 def _sweep(inv: Invocation, untimed: bool) -> dict:
-    """A distance sweep's rows from distances.csv, as ``sweeps._sweep``'s measure returns them."""
+    """A distance sweep's rows from distances.csv, as ``sweeps._sweep``'s measure returns them; with
+    ``inv.merge_from``, those of the data sets it holds replaced by its rows (``_merge``). ``merged_from``: the data
+    sets whose rows came from another invocation (this merge's or an earlier one's), with its command; the step
+    sizes of the others are checked against the command's."""
     rows = read_csv(inv.dir / "distances.csv")
     if untimed:
         rows = [{**r, "seconds": math.nan} for r in rows]
     s = uci.sweep_settings(inv.scale, inv.opt)
-    steps = {r["step_size"] for r in rows}
-    if not set(s.steps) <= steps or (steps - set(s.steps) and inv.fig_id not in MERGED):
+    if inv.merge_from is not None:
+        rows = _merge(inv, rows, "distances.csv")
+    merged = _merged_in(inv)
+    steps = {r["step_size"] for r in rows if r["dataset"] not in merged}
+    if steps and (not set(s.steps) <= steps or (steps - set(s.steps) and inv.fig_id not in MERGED)):
         raise ValueError(f"{inv.fig_id}: distances.csv's step sizes are not those of {inv.command}")
-    return {"rows": rows, "s": s, "vals": inv.opt[_SWEEP_KEY[inv.fig_id]], "missing": _missing(inv, rows)}
+    return {"rows": rows, "s": s, "vals": inv.opt[_SWEEP_KEY[inv.fig_id]], "missing": _missing(inv, rows),
+            "merged_from": merged}  # fmt: skip
 
 
 def _fig1(inv: Invocation, untimed: bool) -> dict:
@@ -257,11 +315,12 @@ def judge_again(fig_id: str, out_dir: Path, options: dict, untimed: bool = False
     """Write ``fig_id``'s files, section and claims.csv again from its committed CSV under ``out_dir``, invoked
     with ``options`` (those of the committed section's command); ``untimed``: the CSV's seconds are not the runs'
     sampling times (written as NaN; the CSV read is then removed before it is written, as a rewrite that differs
-    only in its timing columns would keep it); ``merge`` (Tables 1-2): another invocation's --out folder, whose
-    rows replace those of the same data sets (its own seconds kept) and whose command the section names."""
+    only in its timing columns would keep it); ``merge`` (Tables 1-2 and the distance sweeps, since 2026-11-29):
+    another invocation's --out folder, whose rows replace those of the same data sets (its own seconds kept) and
+    whose command the section names."""
     fig, reader, source = READERS[fig_id]
-    if merge is not None and reader is not _table:
-        raise ValueError(f"{fig_id}: only the tables' rows can be merged from another invocation")
+    if merge is not None and reader not in (_table, _sweep):
+        raise ValueError(f"{fig_id}: only the tables' and the sweeps' rows can be merged from another invocation")
     inv = ReadBack(fig.id, Path(out_dir), options, fig.scales, fig.options, fig.title, fig.heading)
     inv.source, inv.merge_from = source, None if merge is None else Path(merge)
     m = reader(inv, untimed)

@@ -38,9 +38,12 @@ AKD_FLOOR_200 = 0.087  # E[D] for 200 vs 200 i.i.d. draws (derived for this proj
 def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
     """One panel per (dataset, batch): AKD against h (log-log), a line per label (the mean over the sampler
     seeds, bars +- their sd), the oracle self-distance mean (dotted) and 5-95% band (shaded); diverged runs
-    are left out."""
+    are left out. A label keeps its colour in every panel, and each data set's grid is its own (a panel per batch
+    size it ran, its h on the axis): where the data sets ran different labels (a data set merged from another
+    invocation, on another grid), each row of panels has its legend."""
     cells = seed_means(rows)
     datasets, batches, labels = distinct(cells, "dataset"), distinct(cells, "batch"), distinct(cells, "label")
+    colour = {lab: f"C{i % 10}" for i, lab in enumerate(labels)}
     fig, axes = pyplot().subplots(len(datasets), len(batches), figsize=(4 * len(batches), 3.4 * len(datasets)),
                                   squeeze=False, sharey="row")  # fmt: skip
     for ax, (ds, b) in ((axes[i][j], (ds, b)) for i, ds in enumerate(datasets) for j, b in enumerate(batches)):
@@ -57,14 +60,21 @@ def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
                          if r["label"] == lab and np.isfinite(r["akd"]))  # fmt: skip
             if pts:
                 h, v, sd = zip(*pts)
-                ax.errorbar(h, v, yerr=None if not np.isfinite(sd).all() else sd, marker="o", capsize=2, label=lab)
+                ax.errorbar(h, v, yerr=None if not np.isfinite(sd).all() else sd, marker="o", capsize=2, label=lab,
+                            color=colour[lab])  # fmt: skip
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("step size h")
         ax.set_title(f"{ds}, batch {b}")
     for row in axes:
         row[0].set_ylabel("average Kolmogorov distance")
-    axes[0][-1].legend(fontsize=7)
+    shown: set = set()
+    for i, ds in enumerate(datasets):
+        mine = set(distinct(where(cells, dataset=ds), "label"))
+        visible = [ax for ax in axes[i] if ax.get_visible()]
+        if visible and not mine <= shown:
+            visible[-1].legend(fontsize=7)
+            shown |= mine
     seeds = max(r["seeds"] for r in cells)
     fig.suptitle(title + (f" (mean ± sd over {seeds} sampler seeds)" if seeds > 1 else ""), fontsize=9)
     return save_figure(fig, path)
@@ -1391,9 +1401,19 @@ def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], nois
         f"{len(batches)} batch sizes: {by_count(in_band, len(batches), '').verdict}")  # fmt: skip
     return by_count(
         same, len(batches), f"h = {hmin:g}: " + "; ".join(parts) + f"; band high {band:.4f}",
-        "; ".join(w for w in ([] if same == len(batches) else [f"the batch sizes outside the band need h below "
-                                                                  f"this grid's {hmin:g}: {_UNPRICED}"]) + alike
+        "; ".join(w for w in ([] if same == len(batches) else [_below_grid(hmin)]) + alike
                   + [_full_batch_qualifier(rows, hmin, noise), old] if w))  # fmt: skip
+
+
+def _below_grid(hmin: float) -> str:
+    """Where #1's batch sizes not alike point: to the paper's full grid (``_UNPRICED``, priced by ``_priced``), or,
+    where the grid already reaches the paper's smallest h (a data set run on the paper's full grid), to h below the
+    paper's, which it did not run (not a paper experiment; until 2026-11-29 the row would have pointed to the paper's
+    grid it ran)."""
+    if hmin <= min(FIG5_SCALES["paper"]["steps"]):
+        return (f"the batch sizes outside the band need h below this grid's {hmin:g}, the paper's smallest: beyond "
+                "the paper's grid, not a test of it")  # fmt: skip
+    return f"the batch sizes outside the band need h below this grid's {hmin:g}: {_UNPRICED}"
 
 
 def _full_batch_qualifier(rows: list[dict], hmin: float, noise: Noise) -> str:
@@ -1604,7 +1624,10 @@ def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=
     an equal-time reference (``_equal_time``; ``test_cost(dataset)``: what the test at the paper's protocol costs
     on it, None where not estimated; ``queued(dataset)``: that test's job in scripts/cpu_queue.sh, None where it
     is not queued; ``queued(dataset, full=True)``: the job of the paper's full grid there, which tests a grid
-    too flat in h)."""
+    too flat in h). The rows are judged on their own grid (``own_grid``: their h, batch sizes, N_l and seeds), not
+    on ``s`` and ``nls``, the command's: a data set whose rows were merged from another invocation (Fig. 9's wine,
+    the paper's full grid, beside the others' quick grid) is judged on the grid it ran."""
+    s, nls = own_grid(rows, s, nls)
     cells, noise = seed_means(rows), Noise.of(rows)  # one seed: the band width is the tolerance
     out = FIG5_CLAIMS.outcomes(cells, s, nls, noise)
     if noise.measured():
@@ -1617,6 +1640,19 @@ def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=
 
 
 _UNPRICED = "scale=paper (h down to 0.001; priced in this reason)"
+
+
+def own_grid(rows: list[dict], s: SweepSettings, nls: list[int]) -> tuple[SweepSettings, list[int]]:
+    """(``s``, ``nls``) narrowed to the grid ``rows`` ran: their step sizes, batch sizes (0: full), sampler seeds and
+    N_l (``N_l=<n>`` labels), in increasing order; the protocol (burn-in, draws, oracle) stays ``s``'s. Until
+    2026-11-29 (the thirtieth audit's merge of wine's full grid into Fig. 9) Figs. 5 and 9 judged every data set on
+    the command's grid, which a data set merged from another invocation on another grid does not share."""
+    if not rows:
+        return s, nls
+    batches = [FULL if b in ("full", FULL) else int(b) for b in distinct(rows, "batch")]
+    grid = replace(s, steps=sorted({r["step_size"] for r in rows}), batches=batches,
+                   seeds=tuple(sorted({r.get("seed", 0) for r in rows})))  # fmt: skip
+    return grid, sorted({int(str(r["label"]).split("=")[-1]) for r in rows})
 
 
 def _priced(why: str, s: SweepSettings, rows: list[dict], test_cost=None, queued=None) -> str:
@@ -2025,6 +2061,54 @@ def _merged_steps(rows: list[dict], s: SweepSettings) -> str:
             + (f" (whole steps there: {'; '.join(off)})" if off else "") + ".")  # fmt: skip
 
 
+# a sweep's sampler setting: (what the settings call it, the rows' column that holds it)
+_GRID_KEY = {
+    "n_leapfrog": ("N_l", "n_leapfrog"),
+    "frictions": ("C", "friction"),
+    "integrators": ("samplers", "integrator"),
+}
+
+
+def _grid(steps, batches, vals, seeds) -> tuple:
+    """A grid as ``grids_text`` compares them: step sizes, batch sizes ('full' first, then the largest), values and
+    seeds, each distinct and sorted."""
+    bs = sorted(
+        {"full" if b in ("full", FULL) else int(b) for b in batches}, key=lambda b: (0, 0) if b == "full" else (1, -b)
+    )
+    return tuple(sorted(set(steps))), tuple(bs), tuple(sorted(set(vals))), tuple(sorted(set(seeds)))
+
+
+def _grid_text(g: tuple, key: str) -> str:
+    steps, batches, vals, seeds = g
+    return (f"{_GRID_KEY[key][0]} {'/'.join(f'{v:g}' if isinstance(v, float) else str(v) for v in vals)}, h "
+            f"{'/'.join(f'{h:g}' for h in steps)}, batches {'/'.join(map(str, batches))}, seeds "
+            f"{'/'.join(map(str, seeds))}")  # fmt: skip
+
+
+def grids_text(rows: list[dict], s: SweepSettings, vals, key: str, paper: dict, merged: dict) -> str:
+    """Where the data sets of ``rows`` ran different grids (h, batch sizes, values of ``key``, seeds), each judged on
+    its own (``own_grid``): each data set's grid, named the command's (``s`` and ``vals``) or the paper's full grid
+    (``paper``, the scale=paper options; seeds aside) where it is one, and for the data sets whose rows were merged
+    from another invocation at this protocol (``merged``: {dataset: its command}) that command; "" where every
+    data set ran the same grid and none merged from another invocation ran another than the command's."""
+    col = _GRID_KEY[key][1]
+    by = {d: _grid([r["step_size"] for r in mine], distinct(mine, "batch"), {r[col] for r in mine},
+                   {r.get("seed", 0) for r in mine}) for d in distinct(rows, "dataset")
+          for mine in [where(rows, dataset=d)]}  # fmt: skip
+    command, wide = _grid(s.steps, s.batches, vals, s.seeds), _grid(paper["steps"], paper["batches"], paper[key], ())
+    if len(set(by.values())) < 2 and all(by[d] == command for d in merged if d in by):
+        return ""
+    parts = []
+    for g in dict.fromkeys(by.values()):
+        names = [d for d, x in by.items() if x == g]
+        what = "the command's" if g == command else "the paper's full grid" if g[:3] == wide[:3] else ""
+        text = f"{', '.join(names)}: {what}{' (' if what else ''}{_grid_text(g, key)}{')' if what else ''}"
+        came = dict.fromkeys(merged[d] for d in names if d in merged)
+        parts.append(text + "".join(f", its rows merged from `{c}` at this protocol (the Command line gives its timing)"
+                                    for c in came))  # fmt: skip
+    return "Each data set's rows are judged on its own grid: " + "; ".join(parts) + ". The command's "
+
+
 def _sweep(
     fig_id: str,
     title: str,
@@ -2049,8 +2133,15 @@ def _sweep(
                 "missing": missing}  # fmt: skip
 
     def settings_text(m: dict, inv: Invocation) -> str:
+        """The settings; where data sets ran different grids (``grids_text``: rows merged from another invocation,
+        ``m["merged_from"]``), each data set's first, then the command's; the step sizes added to the command's
+        (``_merged_steps``) on the data sets not merged from another invocation."""
         absent = f"\nNot run (data files absent under data_dir): {', '.join(m['missing'])}." if m["missing"] else ""
-        return settings(m["s"], m["vals"]) + _merged_steps(m["rows"], m["s"]) + absent
+        merged = m.get("merged_from", {})
+        grids = grids_text(m["rows"], m["s"], m["vals"], key, scales["paper"], merged)
+        own = [r for r in m["rows"] if r["dataset"] not in merged]
+        return (grids + ("settings: " if grids else "") + settings(m["s"], m["vals"]) + _merged_steps(own, m["s"])
+                + absent)  # fmt: skip
 
     def notes(m: dict, inv: Invocation) -> str:
         rows = m["rows"]
