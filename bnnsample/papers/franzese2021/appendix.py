@@ -306,11 +306,11 @@ def fig9_test_cost(dataset: str, cheaper: bool = True, rows: list[dict] | None =
     old = FIG8_OTHERS_RATE.get(dataset)
     if dataset == SYNTHETIC or (old is None and not rows):
         return None
-    nls, quick = FIG9_SCALES["paper"]["n_leapfrog"], FIG9_SCALES["quick"]
     runs, oracle, per, ps = _fig9_steps(dataset, {})
     rates = fig9_rates(rows or [], dataset, ps.chains)
     if rates is None and old is None:
         return None
+    quick = FIG9_SCALES["quick"]
     grid = {k: quick[k] for k in ("steps", "batches", "n_leapfrog")}
     small_runs, _, small_per, _ = _fig9_steps(dataset, grid)
     seeds, per = len(ps.seeds), sorted(per)
@@ -319,36 +319,10 @@ def fig9_test_cost(dataset: str, cheaper: bool = True, rows: list[dict] | None =
                                           oracle * _fig9_rate(rates, FULL, 1))  # fmt: skip
     else:
         seed_s, small_seed_s, oracle_s = runs * old, small_runs * old, oracle * old
-    every, one, small, small_one = (seeds * seed_s + oracle_s, seed_s + oracle_s, seeds * small_seed_s + oracle_s,
-                                    small_seed_s + oracle_s)  # fmt: skip
+    every, one = seeds * seed_s + oracle_s, seed_s + oracle_s
     if rates is not None:
-
-        def ms(kind: str) -> str:
-            return "/".join(f"{x:.1f}" if x >= 1 else f"{x:.2f}" for x in (rates[k, n] * 1e3 for k, n in sorted(rates)
-                                                                           if k == kind))  # fmt: skip
-
-        run = [n for k, n in sorted(rates) if k == "full"]
-        minis = sorted({str(r["batch"]) for r in rows if r.get("dataset") == dataset and r["batch"] not in ("full", FULL)
-                        and math.isfinite(_num(r.get("seconds")))}, key=int)  # fmt: skip
-        paper_minis = "/".join(str(b) for b in ps.batches if b != FULL)
-        mapped = ", ".join(f"{n} at {max((m for m in run if m <= n), default=run[0])}'s" for n in nls if n not in run)
-        was = (seeds * runs + oracle) * old if old is not None else math.nan
-        rate_text = (
-            f"this figure's own runs' CPU seconds per leapfrog step of {ps.chains} chains on {dataset} at the paper's "
-            f"protocol (their seconds in distances.csv): full batch {ms('full')} ms at N_l = {'/'.join(map(str, run))}"
-            + (f", batch {'/'.join(minis)} {ms('mini')} ms" if minis else "")
-            + "; an approximation: " + (f"N_l {mapped} rate (a larger N_l spreads the OU refresh over more leapfrog "
-                                        "steps), " if mapped else "")
-            + (f"batches {paper_minis} at batch {'/'.join(minis)}'s, " if minis else f"batches {paper_minis} at the "
-               "full batch's (an upper bound), ")
-            + "the oracle's steps at N_l = 1's full-batch rate (one full-batch gradient a step; its own time is not "
-            "in distances.csv)"
-            + (f"; until 2026-11-29, the thirtieth audit, priced at franzese2021-fig8's {old * 1e3:.1f} ms a step on "
-               f"{dataset} (its four samplers other than MT3, oracle and overhead included, measured on the AMD EPYC "
-               "machine of results/costs.csv, these runs on the Intel Xeon one): "
-               f"about {was / 3600:.1f} CPU-hours at {seeds} seeds, {was / every:.1f} times this"
-               if old is not None else "")
-        )  # fmt: skip
+        was = (seeds * runs + oracle) * old if old is not None else None
+        rate_text = _own_rate_text(dataset, rows, rates, ps, old, was, every)
     else:
         rate_text = (
             f"{old * 1e3:.1f} ms a step of {ps.chains} chains, franzese2021-fig8's measured cost on {dataset} (its "
@@ -356,23 +330,66 @@ def fig9_test_cost(dataset: str, cheaper: bool = True, rows: list[dict] | None =
         )
     head = (
         f"scale=paper datasets={dataset} (the paper's burn-in and adaptive-SGHMC oracle): about {every / 3600:.1f} "
-        f"CPU-hours at its {seeds} seeds, {one / 3600:.1f} at one (seeds=0): N_l " + "/".join(map(str, nls))
-        + " x batches " + "/".join("full" if b == FULL else str(b) for b in ps.batches)
+        f"CPU-hours at its {seeds} seeds, {one / 3600:.1f} at one (seeds=0): N_l "
+        + "/".join(map(str, FIG9_SCALES["paper"]["n_leapfrog"])) + " x batches "
+        + "/".join("full" if b == FULL else str(b) for b in ps.batches)
         + f" x {per[0]:,}-{per[-1]:,} leapfrog steps a run (h {min(ps.steps):g}-{max(ps.steps):g}"
     )  # fmt: skip
     if not cheaper:
         return head + f") and the oracle's {oracle:,} steps, at {rate_text}"
+    small, small_one = seeds * small_seed_s + oracle_s, small_seed_s + oracle_s
+    return head + _cheaper_test_text(dataset, ps, grid, oracle, (small, small_one, max(small_per)), seeds, (
+        rate_text if rates is not None else
+        f"{rate_text}; this sweep's own 157 CPU-s in results/costs.csv cover three data sets in one invocation "
+        "whose runs stored no seconds, so they give no rate per data set"))  # fmt: skip
+
+
+def _own_rate_text(dataset: str, rows: list[dict], rates: dict, ps, old: float | None, was: float | None,
+                   every: float) -> str:  # fmt: skip
+    """The words of ``fig9_test_cost``'s rates measured on this figure's own runs (``fig9_rates``), the N_l and
+    batches they stand in for, and the price at Fig. 8's rate ``old`` it replaced (``was`` CPU-s against
+    ``every``)."""
+    nls = FIG9_SCALES["paper"]["n_leapfrog"]
+
+    def ms(kind: str) -> str:
+        return "/".join(f"{x:.1f}" if x >= 1 else f"{x:.2f}" for x in (rates[k, n] * 1e3 for k, n in sorted(rates)
+                                                                       if k == kind))  # fmt: skip
+
+    run = [n for k, n in sorted(rates) if k == "full"]
+    minis = sorted({str(r["batch"]) for r in rows if r.get("dataset") == dataset and r["batch"] not in ("full", FULL)
+                    and math.isfinite(_num(r.get("seconds")))}, key=int)  # fmt: skip
+    paper_minis = "/".join(str(b) for b in ps.batches if b != FULL)
+    mapped = ", ".join(f"{n} at {max((m for m in run if m <= n), default=run[0])}'s" for n in nls if n not in run)
     return (
-        head + f", burn-in time {ps.t_burn:g}, {ps.draws} draws {ps.t_thin:g} apart; N_l leapfrog steps an integrator "
+        f"this figure's own runs' CPU seconds per leapfrog step of {ps.chains} chains on {dataset} at the paper's "
+        f"protocol (their seconds in distances.csv): full batch {ms('full')} ms at N_l = {'/'.join(map(str, run))}"
+        + (f", batch {'/'.join(minis)} {ms('mini')} ms" if minis else "")
+        + "; an approximation: " + (f"N_l {mapped} rate (a larger N_l spreads the OU refresh over more leapfrog "
+                                    "steps), " if mapped else "")
+        + (f"batches {paper_minis} at batch {'/'.join(minis)}'s, " if minis else f"batches {paper_minis} at the "
+           "full batch's (an upper bound), ")
+        + "the oracle's steps at N_l = 1's full-batch rate (one full-batch gradient a step; its own time is not "
+        "in distances.csv)"
+        + (f"; until 2026-11-29, the thirtieth audit, priced at franzese2021-fig8's {old * 1e3:.1f} ms a step on "
+           f"{dataset} (its four samplers other than MT3, oracle and overhead included, measured on the AMD EPYC "
+           "machine of results/costs.csv, these runs on the Intel Xeon one): "
+           f"about {was / 3600:.1f} CPU-hours at {len(ps.seeds)} seeds, {was / every:.1f} times this"
+           if old is not None else "")
+    )  # fmt: skip
+
+
+def _cheaper_test_text(dataset: str, ps, grid: dict, oracle: int, small: tuple, seeds: int, rate_text: str) -> str:
+    """The tail of ``fig9_test_cost``'s words: the protocol, and the cheaper test at it on the grid run here
+    (``small``: its CPU-s at the seeds and at one, its longest run's leapfrog steps)."""
+    every, one, longest = small
+    return (
+        f", burn-in time {ps.t_burn:g}, {ps.draws} draws {ps.t_thin:g} apart; N_l leapfrog steps an integrator "
         f"step) and the oracle's {oracle:,} steps of {ps.chains} chains; a cheaper test at that protocol on the grid "
         f"run here (`bnnsample figure {FIG9} scale=paper datasets={dataset} steps="
         + ",".join(f"{h:g}" for h in grid["steps"]) + " batches=" + ",".join(map(str, grid["batches"]))
         + " n_leapfrog=" + ",".join(map(str, grid["n_leapfrog"]))
-        + f"`, N_l up to {max(grid['n_leapfrog'])} as the rows are judged on): about {small / 60:.0f} CPU-minutes at "
-        f"{seeds} seeds, {small_one / 60:.0f} at one ({max(small_per):,} leapfrog steps a run at most); each at "
-        + (rate_text if rates is not None else
-           f"{rate_text}; this sweep's own 157 CPU-s in results/costs.csv cover three data sets in one invocation "
-           "whose runs stored no seconds, so they give no rate per data set")
+        + f"`, N_l up to {max(grid['n_leapfrog'])} as the rows are judged on): about {every / 60:.0f} CPU-minutes at "
+        f"{seeds} seeds, {one / 60:.0f} at one ({longest:,} leapfrog steps a run at most); each at " + rate_text
         + "; until 2026-11-29, the twenty-first audit, the row gave Fig. 5's one-seed estimate on Boston, about 1.5 "
         "CPU-hours, for this test (and until the twenty-fourth audit it named the scale=paper test alone)"
     )  # fmt: skip

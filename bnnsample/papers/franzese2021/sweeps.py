@@ -47,27 +47,39 @@ def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
     fig, axes = pyplot().subplots(len(datasets), len(batches), figsize=(4 * len(batches), 3.4 * len(datasets)),
                                   squeeze=False, sharey="row")  # fmt: skip
     for ax, (ds, b) in ((axes[i][j], (ds, b)) for i, ds in enumerate(datasets) for j, b in enumerate(batches)):
-        sub = where(cells, dataset=ds, batch=b)
-        if not sub:
-            ax.set_visible(False)
-            continue
-        hs = sorted({r["step_size"] for r in sub})
-        band = sub[0]
-        ax.axhline(band["self_mean"], color="grey", ls=":", label="oracle self-distance")
-        ax.fill_between([min(hs), max(hs)], band["self_low"], band["self_high"], color="grey", alpha=0.2)
-        for lab in labels:
-            pts = sorted((r["step_size"], r["akd"], r["akd_sd"]) for r in sub
-                         if r["label"] == lab and np.isfinite(r["akd"]))  # fmt: skip
-            if pts:
-                h, v, sd = zip(*pts)
-                ax.errorbar(h, v, yerr=None if not np.isfinite(sd).all() else sd, marker="o", capsize=2, label=lab,
-                            color=colour[lab])  # fmt: skip
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("step size h")
-        ax.set_title(f"{ds}, batch {b}")
+        _distance_panel(ax, where(cells, dataset=ds, batch=b), labels, colour, f"{ds}, batch {b}")
     for row in axes:
         row[0].set_ylabel("average Kolmogorov distance")
+    _row_legends(axes, datasets, cells)
+    seeds = max(r["seeds"] for r in cells)
+    fig.suptitle(title + (f" (mean ± sd over {seeds} sampler seeds)" if seeds > 1 else ""), fontsize=9)
+    return save_figure(fig, path)
+
+
+def _distance_panel(ax, sub: list[dict], labels: list, colour: dict, title: str) -> None:
+    """One panel of ``plot_distances``: the cells ``sub`` of a (dataset, batch), hidden where it ran none."""
+    if not sub:
+        ax.set_visible(False)
+        return
+    hs = sorted({r["step_size"] for r in sub})
+    band = sub[0]
+    ax.axhline(band["self_mean"], color="grey", ls=":", label="oracle self-distance")
+    ax.fill_between([min(hs), max(hs)], band["self_low"], band["self_high"], color="grey", alpha=0.2)
+    for lab in labels:
+        pts = sorted((r["step_size"], r["akd"], r["akd_sd"]) for r in sub
+                     if r["label"] == lab and np.isfinite(r["akd"]))  # fmt: skip
+        if pts:
+            h, v, sd = zip(*pts)
+            ax.errorbar(h, v, yerr=None if not np.isfinite(sd).all() else sd, marker="o", capsize=2, label=lab,
+                        color=colour[lab])  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("step size h")
+    ax.set_title(title)
+
+
+def _row_legends(axes, datasets: list, cells: list[dict]) -> None:
+    """A legend on a data set's row of panels where it ran labels no row above showed."""
     shown: set = set()
     for i, ds in enumerate(datasets):
         mine = set(distinct(where(cells, dataset=ds), "label"))
@@ -75,9 +87,6 @@ def plot_distances(path: Path, rows: list[dict], title: str) -> Path:
         if visible and not mine <= shown:
             visible[-1].legend(fontsize=7)
             shown |= mine
-    seeds = max(r["seeds"] for r in cells)
-    fig.suptitle(title + (f" (mean ± sd over {seeds} sampler seeds)" if seeds > 1 else ""), fontsize=9)
-    return save_figure(fig, path)
 
 
 def _cell_table(rows: list[dict]) -> str:
@@ -1598,7 +1607,19 @@ def _nl1_sensible(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noi
     first, cells = f"N_l={nls[0]}", distinct(rows, "batch", "step_size")
     best1 = [f"{b}/{h:g}" for b, h in cells if _lowest_within(_at(rows, b, h), first, noise.diff(b))]
     strict = sum(_lowest_within(_at(rows, b, h), first, 0.0) for b, h in cells)
-    at = {(b, h): _at(rows, b, h) for b, h in cells}
+    mine = [c for c in rows if c["label"] in {f"N_l={n}" for n in nls}]
+    return _two_thirds(len(best1), len(cells), f"{first} lowest (within the tolerance) in {len(best1)} of "
+                                               f"{len(cells)} (batch/h) cells: " + (", ".join(best1) or "none")
+                       + f"; lowest by point estimate in {strict} of {len(cells)}"
+                       + _highest_and_contrast({(b, h): _at(rows, b, h) for b, h in cells}, first, noise)
+                       + ("; every cell above the band (beyond its allowance)"
+                          if mine and all(_above_band(c, noise) for c in mine) else ""))  # fmt: skip
+
+
+def _highest_and_contrast(at: dict, first: str, noise: Noise) -> str:
+    """``_nl1_sensible``'s words on the cells ``at`` ((batch, h) -> {label: seed mean}): in how many ``first`` is the
+    highest seed mean (and by how much above the cell's lowest), and in how many two N_l are apart beyond the
+    tolerance of a difference (a cell with a non-finite mean counts as apart)."""
     top = [
         c[first] - _lowest(c)
         for c in at.values()
@@ -1606,15 +1627,12 @@ def _nl1_sensible(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noi
     ]
     apart = sum(not all(np.isfinite(v) for v in c.values()) or max(c.values()) - min(c.values()) > noise.diff(b)
                 for (b, _), c in at.items())  # fmt: skip
-    mine = [c for c in rows if c["label"] in {f"N_l={n}" for n in nls}]
-    return _two_thirds(len(best1), len(cells), f"{first} lowest (within the tolerance) in {len(best1)} of "
-                                               f"{len(cells)} (batch/h) cells: " + (", ".join(best1) or "none")
-                       + f"; lowest by point estimate in {strict} of {len(cells)}, highest in {len(top)} of "
-                       f"{len(cells)}" + (f" (above the cell's lowest by {min(top):.4f}-{max(top):.4f})" if top else "")
-                       + "; two N_l apart beyond the tolerance in " + (f"{apart} of {len(cells)} cells" if apart else
-                                                                       "no cell: the cells give no contrast between N_l")
-                       + ("; every cell above the band (beyond its allowance)"
-                          if mine and all(_above_band(c, noise) for c in mine) else ""))  # fmt: skip
+    return (
+        f", highest in {len(top)} of {len(at)}"
+        + (f" (above the cell's lowest by {min(top):.4f}-{max(top):.4f})" if top else "")
+        + "; two N_l apart beyond the tolerance in "
+        + (f"{apart} of {len(at)} cells" if apart else "no cell: the cells give no contrast between N_l")
+    )
 
 
 def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=None, queued=None
