@@ -191,25 +191,46 @@ def _floor_limited(runs: MnistRuns, errs: CovErrors, pairs, uns) -> str:
     within 2 s.e. of their floors. '' where every run not stationary has its partners' chains."""
     run = {key_of(m): m for m in runs.all()}
     chains = {k: m.run.x.shape[0] for k, m in run.items()}
-    proj = {}  # n -> [(partner key, projected floor)]
+    proj = _projected_floors(errs, chains, pairs, uns)
+    if not proj:
+        return ""
+    return _projected_text(run, chains, proj) + _above_partners(errs, proj)
+
+
+def _projected_floors(errs: CovErrors, chains: dict, pairs, uns) -> dict:
+    """{n: [(partner key, projected floor, key not stationary)]} over the pairs (n, a, b) with one run not stationary
+    and fewer chains than its stationary partner: the partner's floor times sqrt(its chains / theirs) (the floor falls
+    as 1/sqrt(chains))."""
+    proj = {}
     for n, a, b in pairs:
         for bad, good in ((a, b), (b, a)):
             if bad in uns and good not in uns and chains[bad] < chains[good]:
                 proj.setdefault(n, []).append((good, errs.floor[good] * math.sqrt(chains[good] / chains[bad]), bad))
-    if not proj:
-        return ""
-    vals = [f for v in proj.values() for _, f, _ in v]
-    bad_kinds = sorted({run[b].kind for v in proj.values() for _, _, b in v})
-    few = sorted({chains[b] for v in proj.values() for _, _, b in v})
-    many = sorted({chains[g] for v in proj.values() for g, _, _ in v})
-    under = {n: v for n, v in proj.items() if all(errs.value[g] < f for g, f, _ in v)}
+    return proj
+
+
+def _projected_text(run: dict, chains: dict, proj: dict) -> str:
+    """The frictions not stationary, their chains against their partners', and the range of the projected floors."""
+    cases = [c for v in proj.values() for c in v]
+    vals = [f for _, f, _ in cases]
+    bad_kinds = sorted({run[b].kind for _, _, b in cases})
+    few = sorted({chains[b] for _, _, b in cases})
+    many = sorted({chains[g] for g, _, _ in cases})
     return (f"; at T = 10^3 the {'/'.join(bad_kinds)} friction keeps its {'/'.join(map(str, few))} chains (cost): a "
             f"floor of about {min(vals):.3f}-{max(vals):.3f} (the stationary partners' floors x "
-            f"sqrt({'/'.join(map(str, many))}/{'/'.join(map(str, few))}))"
-            + ("" if not under else ", above the partners' errors at " + "; ".join(
+            f"sqrt({'/'.join(map(str, many))}/{'/'.join(map(str, few))}))")  # fmt: skip
+
+
+def _above_partners(errs: CovErrors, proj: dict) -> str:
+    """The n where every projected floor is above its stationary partner's error (those errors listed): there a pair
+    can be comparable only by both errors within 2 s.e. of their floors; '' at no n."""
+    under = {n: v for n, v in proj.items() if all(errs.value[g] < f for g, f, _ in v)}
+    if not under:
+        return ""
+    return (", above the partners' errors at " + "; ".join(
                 f"n = {n} (" + ", ".join(f"{errs.value[g]:.3f}" for g, _, _ in v) + ")" for n, v in under.items())
-               + ": there such a pair can be comparable only by both errors within 2 s.e. of their floors, its "
-               "ratio below the band from the chain count alone"))  # fmt: skip
+            + ": there such a pair can be comparable only by both errors within 2 s.e. of their floors, its "
+            "ratio below the band from the chain count alone")  # fmt: skip
 
 
 def _long_price(runs: MnistRuns, keys) -> str:

@@ -146,22 +146,37 @@ def _affine(rows, st, floor_of, scale):
     pts = ", ".join(f"{r['sampling']} eps {r['eps']:g}{_chains(r, st)}: {l1_text(r)}" for r in lin)
     ours = f"h = {h0:g}: {pts or 'no point below 0.1'}"
     if len(res) < 3:
-        at = [r for r in _sgld(rows) if r["h"] == h0]
-        why = f"{len(res)} of {len(lin)} points below 0.1 exceed their floor by > 2 s.e.{_next_h(rows, st)}"
-        need = floor_settings(rows, st)
-        ran = [r for r in need if r["chains"] > st["chains"]]
-        if ran:  # the test was made and left them at their floors
-            return not_tested("scale", ours, f"{why}; with {ran[0]['chains']} chains (option floor_n) still at "
-                                             f"their floors: " + ", ".join(f"n = {r['n']}" for r in ran)
-                                             + f"; {floor_of(ran)}")  # fmt: skip
-        job = f"{ID} scale={scale} floor_n={','.join(str(r['n']) for r in sorted(need, key=lambda r: r['n']))}"
-        if need and job == FLOOR_JOB:
-            return not_tested("not run", ours, f"{why}; {_floor_test(rows, st, res, need, floor_of)}; "
-                                               f"{_floor_before(rows, st, at, res + need)}")  # fmt: skip
-        return not_tested("scale", ours, f"{why}; at the {len(at)} settings of h = {h0:g}: {floor_of(at)}")
+        return _affine_untested(rows, st, floor_of, scale, ours, lin, res)
+    return _affine_fit(res, h0, pts)
+
+
+def _affine_fit(res: list[dict], h0: float, pts: str) -> Outcome:
+    """The least-squares line L1 = b0 + b1 eps(n) over the resolved points below 0.1 at the smallest h ``h0``:
+    reproduced where R^2 >= 0.9, else partly."""
     b0, b1, r2 = fit_line([r["eps"] for r in res], [r["l1"] for r in res])
     fit = f"h = {h0:g}: L1 = {b0:.3f} + {b1:.2e} eps, R^2 = {r2:.3f}; {pts}"
     return reproduced(fit) if r2 >= 0.9 else partly(fit)
+
+
+def _affine_untested(rows, st, floor_of, scale, ours: str, lin: list[dict], res: list[dict]) -> Outcome:
+    """Fewer than 3 of the points below 0.1 at the smallest h (``lin``) resolved (``res``): not tested. 'scale' where
+    option floor_n's runs (more chains) left the settings the test needs (``floor_settings``) at their floors; 'not
+    run' where those settings are FLOOR_JOB's, queued (the test, why it would likely resolve and what it costs); else
+    'scale', with what resolving every setting at the smallest h costs (``floor_of``)."""
+    h0 = min(st["h"])
+    at = [r for r in _sgld(rows) if r["h"] == h0]
+    why = f"{len(res)} of {len(lin)} points below 0.1 exceed their floor by > 2 s.e.{_next_h(rows, st)}"
+    need = floor_settings(rows, st)
+    ran = [r for r in need if r["chains"] > st["chains"]]
+    if ran:  # the test was made and left them at their floors
+        return not_tested("scale", ours, f"{why}; with {ran[0]['chains']} chains (option floor_n) still at "
+                                         f"their floors: " + ", ".join(f"n = {r['n']}" for r in ran)
+                                         + f"; {floor_of(ran)}")  # fmt: skip
+    job = f"{ID} scale={scale} floor_n={','.join(str(r['n']) for r in sorted(need, key=lambda r: r['n']))}"
+    if need and job == FLOOR_JOB:
+        return not_tested("not run", ours, f"{why}; {_floor_test(rows, st, res, need, floor_of)}; "
+                                           f"{_floor_before(rows, st, at, res + need)}")  # fmt: skip
+    return not_tested("scale", ours, f"{why}; at the {len(at)} settings of h = {h0:g}: {floor_of(at)}")
 
 
 # our cut, set on 2026-11-29 after the h = 1e-4 range (a factor 2.0) was seen, and context only (no verdict uses

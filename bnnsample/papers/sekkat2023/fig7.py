@@ -3,6 +3,7 @@ Fig. 7): L1 errors against eps(n) h, and the projection errors of Sigma_x (Remar
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -174,46 +175,128 @@ def ratio_bound(scal, full, floor_se: float = 0.0) -> float:
               "within); not reproduced: within at none measured or bounded; not tested: none measured or bounded",
     method="Prop. 13: the bias ratio follows the projection-error ratio of the data set")  # fmt: skip
 def _ratio(rows, proj, by_data, floor_why):
+    c = _ratio_cases(rows, proj)
+    ours, why = _ratio_ours(c), _ratio_why(c, floor_why)
+    if not c.ratios and not c.above:
+        return not_tested("scale", ours, why)
+    return by_count(len(c.within), len(c.keys), ours, why)
+
+
+@dataclass
+class _RatioCases:
+    """The (h, n) of the ratio row (both frictions run, eps h <= 100) and what each shows."""
+
+    full: dict  # {(h, n): row} of the full friction
+    scal: dict  # {(h, n): row} of the scalar friction
+    keys: list  # the (h, n) judged
+    pr: float  # our projection-error ratio, scalar / full
+    ratios: dict  # {(h, n): L1 ratio scalar / full} where both errors exceed their floor by > 2 s.e.
+    bounds: dict  # {(h, n): ratio_bound} at the others
+    above: dict  # the bounds above the band also with the floor raised by 2 of its own s.e.
+    edge: dict  # the bounds above the band by less: at the edge, unmeasured
+
+    @property
+    def lo(self) -> float:
+        return self.pr / BAND
+
+    @property
+    def hi(self) -> float:
+        return self.pr * BAND
+
+    @property
+    def within(self) -> list:
+        """The measured ratios within the band [pr / BAND, pr * BAND]."""
+        return [k for k, q in self.ratios.items() if self.lo <= q <= self.hi]
+
+    @property
+    def rest(self) -> list:
+        """The (h, n) neither measured nor bounded above the band nor at its edge."""
+        return [k for k in self.bounds if k not in self.above and k not in self.edge]
+
+    def raised(self, k) -> float:
+        """The lower bound at ``k`` with the floor raised by 2 of its own s.e."""
+        return ratio_bound(self.scal[k], self.full[k], 2.0)
+
+
+def _ratio_cases(rows, proj) -> _RatioCases:
+    """The ratio row's cases: the L1 ratio scalar / full measured where both errors exceed their floor by > 2 s.e.,
+    else its lower bound (``ratio_bound``), counted above the band [pr / BAND, pr * BAND] (pr our projection-error
+    ratio) where it stays above also with the floor raised by 2 of its own s.e., at the edge where only the bound
+    without that is above."""
     full, scal = _adl(rows, "full"), _adl(rows, "scalar")
     keys = [k for k in full if k in scal and full[k]["eps_h"] <= 100]
     pr = proj["scalar"] / proj["full"]
-    lo, hi = pr / BAND, pr * BAND
     ratios = {k: scal[k]["l1"] / full[k]["l1"] for k in keys if resolved(full[k]) and resolved(scal[k])}
     bounds = {k: ratio_bound(scal[k], full[k]) for k in keys if k not in ratios}
-    # above the band by more than the floor's own noise (2 of its s.e.), else at the edge
+    above, edge = _above_or_edge(scal, full, bounds, pr * BAND)
+    return _RatioCases(full, scal, keys, pr, ratios, bounds, above, edge)
+
+
+def _above_or_edge(scal, full, bounds: dict, hi: float) -> tuple[dict, dict]:
+    """The bounds above ``hi`` by more than the floor's own noise (with the floor raised by 2 of its s.e., still
+    above), and those above it by less (at the edge)."""
     above = {k: b for k, b in bounds.items() if ratio_bound(scal[k], full[k], 2.0) > hi}
     edge = {k: b for k, b in bounds.items() if b > hi and k not in above}
-    within = [k for k, q in ratios.items() if lo <= q <= hi]
+    return above, edge
 
-    def at(k):
-        return f"n={k[1]} h={k[0]:g}"
 
-    ours = (f"ratio {'; '.join(f'{at(k)}: {q:.2f}' for k, q in ratios.items()) or 'measured nowhere'}"
-            + (f"; bounded above {hi:.3f}: " + "; ".join(f"{at(k)}: >= {b:.3f}" for k, b in above.items())
-               if above else "")
-            + f"; our projection ratio {pr:.2f}. Full {', '.join(l1_text(full[k]) for k in keys)}; scalar "
-            f"{', '.join(l1_text(scal[k]) for k in keys)}")  # fmt: skip
-    rest = [k for k in bounds if k not in above and k not in edge]
-    why = "; ".join(p for p in (
-        f"{len(within)} of {len(keys)} ratios resolved (both errors above their floor by > 2 s.e.) and within a "
-        f"factor {BAND:g} of {pr:.2f} ([{lo:.3f}, {hi:.3f}])" + (": " + ", ".join(f"{at(k)} {ratios[k]:.2f}"
-                                                                             for k in within) if within else ""),
-        f"{len(ratios) - len(within)} resolved outside it" if len(ratios) > len(within) else "",
-        (f"{len(above)} bounded above it by the committed numbers ((scalar L1 - 2 s.e. - floor) / (full L1 + 2 s.e.), "
-         "a lower bound on the ratio of the biases; with the floor raised by 2 of its own s.e. in brackets): "
-         + ", ".join(f"{at(k)} >= {b:.3f} ({ratio_bound(scal[k], full[k], 2.0):.3f})" for k, b in above.items()))
-        if above else "",
-        (f"{len(edge)} at the edge, unmeasured (above {hi:.3f} by less than the floor's own noise: with the floor "
-         "raised by 2 of its s.e., in brackets, the bound falls inside): " + ", ".join(
-             f"{at(k)} >= {b:.3f} ({ratio_bound(scal[k], full[k], 2.0):.3f})" for k, b in edge.items()))
-        if edge else "",
-        (f"the other {len(rest)} unresolved (the full-matrix error at its noise floor; their lower bounds "
-         f"{min(bounds[k] for k in rest):.2f} to {max(bounds[k] for k in rest):.2f}, none above the band)")
-        if rest else "",
-        floor_why) if p)  # fmt: skip
-    if not ratios and not above:
-        return not_tested("scale", ours, why)
-    return by_count(len(within), len(keys), ours, why)
+def _at(k) -> str:
+    """'n=10 h=0.001' for the key (h, n)."""
+    return f"n={k[1]} h={k[0]:g}"
+
+
+def _ratio_ours(c: _RatioCases) -> str:
+    """The measured ratios, the bounds above the band, our projection ratio, and every L1 of both frictions."""
+    return (f"ratio {'; '.join(f'{_at(k)}: {q:.2f}' for k, q in c.ratios.items()) or 'measured nowhere'}"
+            + (f"; bounded above {c.hi:.3f}: " + "; ".join(f"{_at(k)}: >= {b:.3f}" for k, b in c.above.items())
+               if c.above else "")
+            + f"; our projection ratio {c.pr:.2f}. Full {', '.join(l1_text(c.full[k]) for k in c.keys)}; scalar "
+            f"{', '.join(l1_text(c.scal[k]) for k in c.keys)}")  # fmt: skip
+
+
+def _ratio_why(c: _RatioCases, floor_why: str) -> str:
+    """The ratios within the band, those resolved outside it, the bounds above it, those at its edge, the rest, and
+    what resolving the floors costs (``floor_why``)."""
+    parts = (_within_text(c), _outside_text(c), _above_text(c), _edge_text(c), _rest_text(c), floor_why)
+    return "; ".join(p for p in parts if p)
+
+
+def _within_text(c: _RatioCases) -> str:
+    within = c.within
+    return (f"{len(within)} of {len(c.keys)} ratios resolved (both errors above their floor by > 2 s.e.) and within a "
+            f"factor {BAND:g} of {c.pr:.2f} ([{c.lo:.3f}, {c.hi:.3f}])"
+            + (": " + ", ".join(f"{_at(k)} {c.ratios[k]:.2f}" for k in within) if within else ""))  # fmt: skip
+
+
+def _outside_text(c: _RatioCases) -> str:
+    out = len(c.ratios) - len(c.within)
+    return f"{out} resolved outside it" if out else ""
+
+
+def _above_text(c: _RatioCases) -> str:
+    if not c.above:
+        return ""
+    return (f"{len(c.above)} bounded above it by the committed numbers ((scalar L1 - 2 s.e. - floor) / (full L1 + 2 "
+            "s.e.), a lower bound on the ratio of the biases; with the floor raised by 2 of its own s.e. in brackets): "
+            + ", ".join(f"{_at(k)} >= {b:.3f} ({c.raised(k):.3f})" for k, b in c.above.items()))  # fmt: skip
+
+
+def _edge_text(c: _RatioCases) -> str:
+    if not c.edge:
+        return ""
+    return (f"{len(c.edge)} at the edge, unmeasured (above {c.hi:.3f} by less than the floor's own noise: with the "
+            "floor raised by 2 of its s.e., in brackets, the bound falls inside): "
+            + ", ".join(f"{_at(k)} >= {b:.3f} ({c.raised(k):.3f})" for k, b in c.edge.items()))  # fmt: skip
+
+
+def _rest_text(c: _RatioCases) -> str:
+    rest = c.rest
+    if not rest:
+        return ""
+    return (
+        f"the other {len(rest)} unresolved (the full-matrix error at its noise floor; their lower bounds "
+        f"{min(c.bounds[k] for k in rest):.2f} to {max(c.bounds[k] for k in rest):.2f}, none above the band)"
+    )
 
 
 @FIG7_CLAIMS.rule("vs_langevin",

@@ -305,27 +305,49 @@ def _factor2(sigma, se, rows, boot_se=None):
     if not rows:
         return not_tested("scale", "-")
     s = rows[0]["direct_s_star"]
+    cut, se_only, out = _factor2_within(rows, s)
+    return by_count(len(cut) + len(se_only), len(rows), _factor2_ours(rows, s), _factor2_why(cut, se_only, out, s))
+
+
+def _factor2_ours(rows, s: float) -> str:
+    """The mean diagonal of (2/(eps(n) h)) (<xi> - gamma I) (eq. 45) at each (friction, n) against the direct s*, and
+    the correlation of the estimated diagonal with the direct one at the diagonal and full frictions (context, not
+    judged)."""
     corr = [f"{r['friction']} n={r['n']}{_T(r)} {r['diag_correlation']:.2f}" for r in rows if r["friction"] != "scalar"]
-    ours = (f"direct s* = {s:.4g}; estimate: " + _est_text(rows, "estimate_mean_diag")
+    return (f"direct s* = {s:.4g}; estimate: " + _est_text(rows, "estimate_mean_diag")
             + (f"; correlation of the diagonals (context, not judged): {', '.join(corr)}" if corr else ""))  # fmt: skip
+
+
+def _factor2_within(rows, s: float) -> tuple[list[dict], list[dict], list[dict]]:
+    """The factor-2 row's rule, the rows split into (those whose mean diagonal is within TOL of the direct s*, those
+    within only 2 s.e. of it, those within neither); the first two count as within."""
     near = [abs(r["estimate_mean_diag"] - s) <= TOL * s for r in rows]
     ok = [n or abs(r["estimate_mean_diag"] - s) <= 2 * r["estimate_se"] for n, r in zip(near, rows)]
+    return ([r for n, r in zip(near, rows) if n], [r for n, o, r in zip(near, ok, rows) if o and not n],
+            [r for o, r in zip(ok, rows) if not o])  # fmt: skip
 
-    def case(r):
-        return f"{r['friction']} n={r['n']} {_eps(r)}"
 
-    def miss(r):
-        d = r["estimate_mean_diag"] - s
-        return f"{case(r)}: {r['estimate_mean_diag']:.4f} vs s* {s:.4f} ({d / s:+.1%}, {abs(d) / r['estimate_se']:.1f} s.e.)"
+def _case(r: dict) -> str:
+    """'scalar n=10 (T = 999.8, eps h 63.2)'."""
+    return f"{r['friction']} n={r['n']} {_eps(r)}"
 
-    # the 2-s.e. branch named apart (the thirty-first audit): a case within only by it is outside the TOL cut
-    why = "; ".join(p for p in (
-        f"within {TOL:.0%} at " + ", ".join(case(r) for n, r in zip(near, rows) if n) if any(near) else "",
-        f"within 2 s.e. only (outside the {TOL:.0%} cut): " + "; ".join(
-            miss(r) for n, o, r in zip(near, ok, rows) if o and not n) if any(o and not n for n, o in zip(near, ok))
-        else "",
-        "not at " + "; ".join(miss(r) for o, r in zip(ok, rows) if not o) if not all(ok) else "") if p)  # fmt: skip
-    return by_count(sum(ok), len(ok), ours, why)
+
+def _miss(r: dict, s: float) -> str:
+    """A case's estimate against s*: its gap relative to s* and in its s.e."""
+    d = r["estimate_mean_diag"] - s
+    return (
+        f"{_case(r)}: {r['estimate_mean_diag']:.4f} vs s* {s:.4f} ({d / s:+.1%}, {abs(d) / r['estimate_se']:.1f} s.e.)"
+    )
+
+
+def _factor2_why(cut: list[dict], se_only: list[dict], out: list[dict], s: float) -> str:
+    """The cases within TOL of s*, those within only by the 2-s.e. branch (named apart since the thirty-first audit:
+    they are outside the TOL cut), and those within neither."""
+    parts = (f"within {TOL:.0%} at " + ", ".join(_case(r) for r in cut) if cut else "",
+             f"within 2 s.e. only (outside the {TOL:.0%} cut): " + "; ".join(_miss(r, s) for r in se_only)
+             if se_only else "",
+             "not at " + "; ".join(_miss(r, s) for r in out) if out else "")  # fmt: skip
+    return "; ".join(p for p in parts if p)
 
 
 def _summary(m: Fig9) -> dict:
