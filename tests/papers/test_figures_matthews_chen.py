@@ -1548,11 +1548,16 @@ def test_matthews_fig3_plateau_reason_gives_the_curves_evidence():
         "row's factor 2 of each other there, a plateau at that checkpoint"
     )
     rows = run(12, (3.0, 1.0, 0.2, 0.1)) + run(25, (2.0, 0.8, 0.55, 0.5)) + run(50, (2.0, 0.8, 0.6, 0.5))
+    # the later checkpoints are read too (the thirty-second audit): at 20 passes 0.5, 0.5, 0.1 are 5x apart
     assert mw._still_falling(rows, [12, 25, 50]).endswith(
         "is 0.6, 0.55, 0.2: 1.1-2.8x lower at each smaller n, 3.0x from n = 50 to 12 (beyond the row's factor 2): "
-        "efficiency per pass still rising as n falls, not a plateau"
+        "efficiency per pass still rising as n falls at that checkpoint, not a plateau there; at the 1 later "
+        "checkpoints they come within the factor 2 of each other at none"
     )
     rows = run(12, (3.0, 1.0, 0.5, 0.4)) + run(25, (2.0, 0.8, 0.2, 0.5))
     assert mw._still_falling(rows, [12, 25]).endswith("is 0.2, 0.5: 2.5x apart (beyond the row's factor 2), 0.4x "
-                                                      "from one n to the next")  # fmt: skip
+                                                      "from one n to the next; at the 1 later checkpoints they come "
+                                                      "within the factor 2 of each other at 1 (20 passes)")  # fmt: skip
+    # the committed run: within the factor 2 again at 15.9 and 21.5 passes (the reading at 8.58 alone was early)
+    assert "within the factor 2 of each other at 3 (15.9, 21.5, 39.8 passes)" in why
     assert mw._still_falling(rows, [12]) == ""

@@ -1773,12 +1773,30 @@ def _still_falling(rows, rest: list) -> str:
     )
     if spread <= 2:
         return head + "within the row's factor 2 of each other there, a plateau at that checkpoint"
+    later = _later_within(rows, [n for n, _, _ in at], _EARLY_PASSES)
     if all(r > 1 for r in ratio):
         return head + (
             f"{factor} lower at each smaller n, {spread:.1f}x from n = {at[0][0]} to {at[-1][0]} (beyond "
-            "the row's factor 2): efficiency per pass still rising as n falls, not a plateau"
+            "the row's factor 2): efficiency per pass still rising as n falls at that checkpoint, not a plateau there"
+            + later
         )
-    return head + f"{spread:.1f}x apart (beyond the row's factor 2), {factor} from one n to the next"
+    return head + f"{spread:.1f}x apart (beyond the row's factor 2), {factor} from one n to the next" + later
+
+
+def _later_within(rows, ns: list, after: float) -> str:
+    """At the checkpoints after ``after`` passes (the runs of ``ns`` share their schedule), at which the errors of
+    ``ns`` come within the row's factor 2 of each other (the thirty-second audit, 2026-11-29: the reading at one
+    early checkpoint was all the row gave)."""
+    series = [[r for r in run_rows(rows, "nogin", "estimated", n) if r["passes"] > after] for n in ns]
+    m = min(len(s) for s in series)
+    if not m:
+        return ""
+    errs = [[s[i]["error"] for s in series] for i in range(m)]
+    close = [f"{series[0][i]['passes']:.3g}" for i, e in enumerate(errs)
+             if all(math.isfinite(x) and x > 0 for x in e) and max(e) / min(e) <= 2]  # fmt: skip
+    return f"; at the {m} later checkpoints they come within the factor 2 of each other at " + (
+        f"{len(close)} ({', '.join(close)} passes)" if close else "none"
+    )
 
 
 def _without_first(small: list, errs: list) -> str:
