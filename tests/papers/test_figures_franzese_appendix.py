@@ -256,8 +256,8 @@ def test_fig9_rows_priced_from_the_committed_runs():
 
 def test_cpu_queue_lists_its_jobs_cheapest_first():
     """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line, cheapest first: wine's full Fig. 9
-    grid (1.6 CPU-hours at Fig. 9's own runs' rates), sekkat2023-fig4's floor test of fig4#1 (2.0, queued on
-    2026-11-29, the thirty-first audit), breast_cancer's (2.3), sekkat2023-fig10's full-friction runs
+    grid (1.6 CPU-hours at Fig. 9's own runs' rates), sekkat2023-fig4's floor test of fig4#1 (2.2, queued on
+    2026-11-29, the thirty-first audit, at 2.0 until n = 5 joined it in the thirty-second), breast_cancer's (2.3), sekkat2023-fig10's full-friction runs
     to T = 10^3 (2.9 with the kept cells), paulin2025-fig2 (3.2), then paulin2025-fig7 (3.9) (until 2026-11-29,
     the thirtieth audit, the Fig. 9 grids were priced at Fig. 8's rate, 4.0 and 5.8 CPU-hours, and came last); the
     full grids are the jobs the rows that a flat grid leaves untested name (the quick grids at the paper's
@@ -271,7 +271,7 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     listed = subprocess.run(["bash", str(script), "--list"], capture_output=True, text=True, check=True).stdout
     jobs = listed.splitlines()
     assert jobs == appendix.queue_jobs()
-    assert jobs == [appendix.fig9_queue_job("wine", full=True), "sekkat2023-fig4 scale=paper floor_n=10,15",
+    assert jobs == [appendix.fig9_queue_job("wine", full=True), "sekkat2023-fig4 scale=paper floor_n=5,10,15",
                     appendix.fig9_queue_job("breast_cancer", full=True),
                     "sekkat2023-fig10 scale=paper long=all", "paulin2025-fig2 scale=paper",
                     "paulin2025-fig7 scale=paper batches=20 runs=1"]  # fmt: skip

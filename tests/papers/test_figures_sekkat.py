@@ -885,12 +885,25 @@ def test_fig4_affine_names_the_queued_floor_test_of_the_settings_it_needs():
     rows = _fig4_committed()
     need = fig4.floor_settings(rows, st)
     assert [(r["h"], r["n"]) for r in need] == [(3e-5, 10), (3e-5, 15)]
-    assert fig4.FLOOR_JOB in appendix.queue_jobs() and fig4.FLOOR_JOB.endswith("floor_n=10,15")
+    # the job reruns the resolved n = 5 too (the thirty-second audit): the fit's 3 points then share one floor
+    assert [r["n"] for r in fig4.fit_runs(rows, st, [r for r in rows if r["h"] == 3e-5 and r["n"] == 5], need)] == [
+        5,
+        10,
+        15,
+    ]
+    assert fig4.FLOOR_JOB in appendix.queue_jobs() and fig4.FLOOR_JOB.endswith("floor_n=5,10,15")
     out = dict(fig4.fig4_outcomes(rows, st, "paper"))[C]
     assert out.verdict == "not tested: not run"
-    assert "about 2.0 CPU-hours for these 2 settings (their measured sampling time, 441 CPU-s, x 16)" in out.why
+    assert "about 2.2 CPU-hours for these 3 settings (their measured sampling time, 487 CPU-s, x 16)" in out.why
     assert f"not run: made by `bnnsample figure {fig4.FLOOR_JOB}`, queued in scripts/cpu_queue.sh" in out.why
-    assert "a bias of at least 0.029, 0.016 at h = 3e-05" in out.why and "above the 0.013, 0.011 that 16x" in out.why
+    assert "n = 5 (eps 7800, resolved) rerun with the same chains" in out.why
+    # the bias bounds from h = 1e-4, point and 2 s.e. lower (the thirty-second audit: (L1 - floor - 2 s.e.) h0 / h1)
+    assert "a bias at h = 3e-05 of at least 0.029, 0.016 (point), 0.026, 0.012 (2 s.e. lower" in out.why
+    assert "against the 0.0126, 0.0115 that 16x" in out.why
+    assert "n = 10 +0.0139 (clear), n = 15 +0.0003 (marginal)" in out.why
+    lo = fig4._bias_from_next_h(rows, st, need[1])
+    q = next(r for r in rows if r["sampling"] == "wor" and r["h"] == 1e-4 and r["n"] == 15)
+    assert lo[1] == pytest.approx((q["l1"] - q["l1_noise_floor"] - 2 * q["l1_se"]) * 0.3) and lo[1] < lo[0]
     assert "until 2026-11-29 (the thirty-first audit) 'not tested: scale', priced at 14.0 CPU-hours" in out.why
     assert "n = 30, 50, 100 are not shown to resolve even then" in out.why
 
@@ -898,6 +911,10 @@ def test_fig4_affine_names_the_queued_floor_test_of_the_settings_it_needs():
     def made(l1):
         return [{**r, "chains": 16000, "l1": l1, "l1_noise_floor": r["l1_noise_floor"] / 4, "l1_se": r["l1_se"] / 4}
                 if r in need else r for r in rows]  # fmt: skip
+
+    # a setting the test leaves between its floor and the 2-s.e. bound is named 'below: not shown to resolve'
+    low = [{**r, "l1": r["l1_noise_floor"] + 0.02} if r["h"] == 1e-4 and r["n"] == 15 else r for r in rows]
+    assert "n = 15 -0." in dict(fig4.fig4_outcomes(low, st, "paper"))[C].why
 
     assert not dict(fig4.fig4_outcomes(made(0.035), st, "paper"))[C].verdict.startswith("not tested")
     stuck = dict(fig4.fig4_outcomes(made(0.0095), st, "paper"))[C]
@@ -1111,3 +1128,33 @@ def test_fig14_floor_test_says_why_more_chains_would_not_resolve_the_claim():
     res = out[C["residual"]]
     assert "a non-zero residual ('remains') is not tested" in res.why and "'remains'" in C["residual"].tolerance
     assert C["residual"].method.startswith("independent runs, bootstrap s.e. over chains")
+
+
+def test_fig14_k3_says_the_floor_test_would_not_resolve_a_drop_of_the_projection_errors_size():
+    """The thirty-second audit (fig14#1): where the pooled mode weights are within 2 s.e., a bias of at most
+    L1 + 2 s.e. at K = 0 that fell as the projection error does (K = 0 -> 3) drops by at most that fraction of it;
+    below 2 s.e. of the K = 3 - K = 0 difference with 16x the chains (2 hypot(s.e.) / 4) the row says that test would
+    not resolve the claim; a drop above it leaves 'not known'; fig14#2/#3 keep 'not known'."""
+    st = fig14.FIG14["quick"]
+    C = fig14.FIG14_CLAIMS
+    rows = _fig14_rows(lambda K, n: 0.05, se=0.02, mass=0.365)
+    rows = [{**r, "mass_theta1_gt_0.7": 0.365 + 0.03 * (r["n"] == 5) + 0.01 * (r["n"] == 15), "seconds": 10.0}
+            for r in rows]  # fmt: skip
+
+    def why(k3: float, key: str) -> str:
+        proj = {"K=0": 0.57, "K=3": k3, "K=15": 0.03, "K=35": 0.01}
+        return dict(fig14.fig14_outcomes(rows, proj, st, "paper", _fric()))[C[key]].why
+
+    # 0.57 -> 0.56: 1.8% of a bias of at most 0.090 is 0.0016, below 2 hypot(0.020, 0.020) / 4 = 0.0141
+    small = why(0.56, "k3")
+    assert ("by 1.8% from K = 0 to 3, a bias of at most 0.090 drops by at most 0.0016, below the 0.0141 that 2 s.e. "
+            "of the K = 3 - K = 0 difference reach with 16x the chains") in small  # fmt: skip
+    assert "that test would not resolve this claim there" in small and "as a test that would leave" in small
+    assert "whether that test resolves the claim there is not known" not in small.split("(since 2026-11-29")[0]
+    # 0.57 -> 0.1: 82% of 0.090 is 0.0742, above 0.0141: not known
+    large = why(0.1, "k3")
+    assert "drops by at most 0.0742, against the 0.0141" in large and "would not resolve" not in large
+    assert "whether that test resolves the claim there is not known" in large and "as a test that may leave" in large
+    for key in ("k15", "residual"):
+        other = why(0.56, key)
+        assert "whether that test resolves the claim there is not known" in other and "would not resolve" not in other

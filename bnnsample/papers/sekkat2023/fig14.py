@@ -178,9 +178,13 @@ def fig14_outcomes(rows, proj, st, scale: str, fric=(), eta: float = ETA_MIXTURE
     f, noise = seed_noise(rows)
     main = _seed_means(rows, f, _pooled_sd(rows))
     g = gate(main, rows, st, fric, eta)
-    floor_why = "; ".join(
-        w for w in (mixture.scale_why(main, scale, FIG14, fig14_plan), floor_test(main, st, g, rows)) if w
-    )
+
+    def floor_why(drop: float | None = None) -> str:
+        """The shared clause on a lower floor; ``drop``: the relative drop the claim predicts (fig14#1's K = 3)."""
+        return "; ".join(
+            w for w in (mixture.scale_why(main, scale, FIG14, fig14_plan), floor_test(main, st, g, rows, drop)) if w
+        )
+
     out = FIG14_CLAIMS.outcomes(main, pe, st, scale, floor_why, g)
     eta1 = ("at the printed eta_k = 1 (fig14_eta1.csv: h in {{0.001, 0.002, 0.005}}, no seed replicas; eta_k = 0.1 was "
             "chosen after those runs were seen to be metastable) the same rule gives {} (no (n, h) counted: none "
@@ -314,7 +318,7 @@ def pooled_mode_z(main, n: int, h: float) -> tuple[float, int]:
     return (mass - p) / math.sqrt(p * (1 - p) / chains), chains
 
 
-def floor_test(main, st, g: Gate, rows=()) -> str:
+def floor_test(main, st, g: Gate, rows=(), drop: float | None = None) -> str:
     """Why the test of a lower noise floor (``mixture.scale_why``: FLOOR_CUT^2 x the chains) would likely leave the
     claims about K untested where gate (c) would close the (n, h), and what the files leave open elsewhere. With the
     chains, (c)'s binomial s.e. falls FLOOR_CUT x: where the mode weights pooled over K are already off beyond 2 s.e.
@@ -323,8 +327,9 @@ def floor_test(main, st, g: Gate, rows=()) -> str:
     close those too; the start's sampling noise (the chains keep the split they start with) would fall with the
     chains, and (c) pass; AdL's error there bounds its bias only by L1 + 2 s.e. (E L1 >= the bias, by Jensen),
     set beside the least bias FLOOR_CUT^2 x the chains would resolve, (floor + 2 s.e.) / FLOOR_CUT; ``rows`` (every
-    run) price those (n, h)'s runs. A longer record does not lower the split between the modes. '' where every
-    (n, h) counts."""
+    run) price those (n, h)'s runs; ``drop``: where the claim predicts a drop of that fraction of the bias (fig14#1:
+    the projection error's, K = 0 -> 3), whether that test could resolve it (``_drop_resolvable``). A longer record
+    does not lower the split between the modes. '' where every (n, h) counts."""
     shut = [c for c in _cases(st) if c in g.closed]
     if not shut:
         return ""
@@ -339,7 +344,7 @@ def floor_test(main, st, g: Gate, rows=()) -> str:
                                                           "chains" for n, h in off)
                      + ", so (c) would likely close them")  # fmt: skip
     if near:
-        parts.append(_near_cells(main, st, near, z, rows))
+        parts.append(_near_cells(main, st, near, z, rows, drop))
     parts.append(
         "a longer record does not lower the split between the modes (the chains do not cross): the test "
         "that binds where they are off is a record in which they cross, whose length is not measured, hence 'scale'"
@@ -347,8 +352,9 @@ def floor_test(main, st, g: Gate, rows=()) -> str:
     return "; ".join(parts)
 
 
-def _near_cells(main, st, near, z, rows) -> str:
-    """``floor_test``'s clause on the (n, h) whose pooled mode weights are within 2 s.e.: what the files leave open."""
+def _near_cells(main, st, near, z, rows, drop: float | None = None) -> str:
+    """``floor_test``'s clause on the (n, h) whose pooled mode weights are within 2 s.e.: what the files leave open;
+    with ``drop``, what the claim's predicted drop leaves (``_drop_resolvable``)."""
     k = mixture.FLOOR_CUT
     text, shifted, bounds = [], [], []
     for n, h in near:
@@ -362,9 +368,11 @@ def _near_cells(main, st, near, z, rows) -> str:
                        (r0["l1_noise_floor"] + 2 * r0["l1_se"]) / k))  # fmt: skip
     runs = [r for r in rows if (r["n"], r["h"]) in set(near)]
     secs = sum(r.get("seconds", 0.0) for r in runs)
+    verdict, never = _drop_resolvable(main, near, bounds, drop)
     cost = (f"; those (n, h)'s {len(runs)} runs (every K) with {k * k}x the chains: about {secs * k * k / 3600:.1f} "
-            f"CPU-hours (their {secs:.0f} CPU-s in fig14.csv x {k * k}), not queued, as a test that may leave the claim "
-            "unresolved ('not run' names a test that resolves it)" if secs > 0 else "")  # fmt: skip
+            f"CPU-hours (their {secs:.0f} CPU-s in fig14.csv x {k * k}), not queued, as a test that "
+            f"{'would' if never else 'may'} leave the claim unresolved ('not run' names a test that resolves it)"
+            if secs > 0 else "")  # fmt: skip
     return (
         "where the mode weights pooled over K are within 2 s.e. (" + "; ".join(text) + ") the files do not decide: "
         f"a shift that persisted would sit at {' / '.join(shifted)} s.e. of AdL's run with {k * k}x its chains, and "
@@ -379,9 +387,30 @@ def _near_cells(main, st, near, z, rows) -> str:
         + f", while {k * k}x the chains would resolve one from about "
         + ", ".join(f"{t:.3f}" for *_, t in bounds)
         + " ((floor + 2 s.e.) / "
-        + f"{k}): whether that test resolves the claim there is not known"
+        + f"{k}): {verdict}"
         + cost
     )
+
+
+def _drop_resolvable(main, near, bounds, drop: float | None) -> tuple[str, bool]:
+    """(what the clause says of the test with FLOOR_CUT^2 x the chains, whether it says that test would not resolve
+    the claim). Without ``drop``: not known. With it (fig14#1, the thirty-second audit): a bias at most L1 + 2 s.e.
+    at K = 0 that fell by the fraction ``drop`` drops by at most that much, against 2 s.e. of the K = 3 - K = 0
+    difference with FLOOR_CUT^2 x the chains (2 hypot(s.e.) / FLOOR_CUT); below it at every (n, h): that test would
+    not resolve the claim."""
+    if drop is None:
+        return "whether that test resolves the claim there is not known", False
+    k = mixture.FLOOR_CUT
+    most = [u * drop for *_, u, _ in bounds]
+    two = [2 * math.hypot(_at(main, 0, *c)["l1_se"], _at(main, 3, *c)["l1_se"]) / k for c in near]
+    never = all(m < t for m, t in zip(most, two))
+    return (f"if the bias fell as the projection error does (§4.4), by {drop:.1%} from K = 0 to 3, a bias of at most "
+            + ", ".join(f"{u:.3f}" for *_, u, _ in bounds) + " drops by at most " + ", ".join(f"{m:.4f}" for m in most)
+            + f", {'below' if never else 'against'} the " + ", ".join(f"{t:.4f}" for t in two)
+            + f" that 2 s.e. of the K = 3 - K = 0 difference reach with {k * k}x the chains (2 hypot(s.e.) / {k}): "
+            + ("that test would not resolve this claim there (since 2026-11-29, the thirty-second audit: until then "
+               "'whether that test resolves the claim there is not known')" if never
+               else "whether that test resolves the claim there is not known"), never)  # fmt: skip
 
 
 def _mixing_cost(rows, st, closed) -> str:
@@ -508,7 +537,7 @@ ETA_NOTE = ("judged at eta_k = 0.1 (the paper prints 1; eta_k = 0.1 was chosen a
 def _k3(rows, pe, st, scale, floor_why, g):
     return _gated({c: bound_z(_at(rows, 0, *c), _at(rows, 3, *c)) for c in _cases(st)}, g, _change(rows, st, 0, 3),
                   f"projection error K = 0 -> 3: {pe[0]:.3f} -> {pe[3]:.3f} ({1 - pe[3] / pe[0]:.0%} lower on our "
-                  "data set)", f"no change beyond 2 s.e.; {_k3_cost(rows, pe, st, g)}{LOWER}{floor_why}")  # fmt: skip
+                  "data set)", f"no change beyond 2 s.e.; {_k3_cost(rows, pe, st, g)}{LOWER}{floor_why(1 - pe[3] / pe[0])}")  # fmt: skip
 
 
 def _k3_cost(rows, pe, st, g) -> str:
@@ -546,7 +575,7 @@ def _k15(rows, pe, st, scale, floor_why, g):
     z = {c: bound_z(_at(rows, 3, *c), _at(rows, 15, *c), 0.7) for c in _cases(st)}
     return _gated(z, g, _change(rows, st, 3, 15),
                   f"projection error K = 3 -> 15: {pe[3]:.3f} -> {pe[15]:.3f}; z of L1(K=15) - 0.7 L1(K=3) at (n, h) = "
-                  + ", ".join(f"({n}, {h:g}): {v:.1f}" for (n, h), v in z.items()), LOWER + floor_why)  # fmt: skip
+                  + ", ".join(f"({n}, {h:g}): {v:.1f}" for (n, h), v in z.items()), LOWER + floor_why())  # fmt: skip
 
 
 RESIDUAL_SCOPE = "every (n, h) with (a)"
@@ -574,7 +603,7 @@ def _residual(rows, pe, st, scale, floor_why, g):
                   f"{rows[0]['exact_mass_gt_0.7']:.3f}); a non-zero residual ('remains') is not tested: it needs the "
                   "K >= 15 excess resolved above its floor at a counted (n, h); the time-step attribution is not tested"
                   f"{_left_out(rows)}",
-                  LOWER + floor_why, agree_below=2.0, scope=RESIDUAL_SCOPE)  # fmt: skip
+                  LOWER + floor_why(), agree_below=2.0, scope=RESIDUAL_SCOPE)  # fmt: skip
 
 
 def _left_out(rows) -> str:
