@@ -17,16 +17,16 @@
 # are read back, not made again.
 set -euo pipefail
 JOBS=(
-    # franzese2021-fig9#7-#8 (wine): the paper's full grid, about 1.6 CPU-hours at the rates of Fig. 9's own runs
-    # on wine at the paper's protocol (until 2026-11-29, the thirtieth audit, 4.0 at Fig. 8's rate, measured on
-    # another machine); the quick grid at the paper's protocol (run 2026-11-29) came out flat in h
-    'franzese2021-fig9 scale=paper datasets=wine'
     # sekkat2023-fig4#1: SGLD at h = 3e-5, n = 10 and 15 with 16x the chains (a 4x lower floor), and n = 5 with them
     # so the fit's 3 points share one floor (every other row read back from the committed
     # results/sekkat2023-fig4/fig4.csv), about 2.2 CPU-hours (their 487 CPU-s x 16; until 2026-11-29, the
     # thirty-second audit, n = 10 and 15 only, 2.0)
     'sekkat2023-fig4 scale=paper floor_n=5,10,15'
-    # franzese2021-fig9#4-#5 (breast_cancer): the same as for wine, about 2.3 CPU-hours (until 2026-11-29, 5.8)
+    # franzese2021-fig9#4-#5 (breast_cancer): the paper's full grid, about 2.3 CPU-hours at the rates of Fig. 9's
+    # own runs on breast_cancer at the paper's protocol (until 2026-11-29, the thirtieth audit, 5.8 at Fig. 8's
+    # rate, measured on another machine); the quick grid at the paper's protocol (run 2026-11-29) came out flat in
+    # h. Wine's (queued first until it ran 2026-11-29/30: 4,522 CPU-s against the 1.6 CPU-hours priced,
+    # results/costs.csv) is merged into the committed section (readback --merge): fig9#7-#9
     'franzese2021-fig9 scale=paper datasets=breast_cancer'
     # sekkat2023-fig10#3 (its 6 pairs with the full friction): that friction's 3 runs to T = 10^3, about 2.9 CPU-hours
     # with the kept cells of results/sekkat2023-fig10/runs read back (else 4.7: see the loop below)

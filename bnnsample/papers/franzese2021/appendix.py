@@ -295,11 +295,14 @@ def fig9_test_cost(dataset: str, cheaper: bool = True, rows: list[dict] | None =
     N_l x batch x seed's leapfrog steps and the oracle's, priced from ``rows`` (this figure's own runs on the data
     set, where they recorded their seconds: ``fig9_rates`` per batch and N_l, ``_fig9_rate`` for the N_l and
     minibatches not run, an approximation; the adaptive-SGHMC oracle's steps at N_l = 1's full-batch rate, one
-    full-batch gradient a step as N_l = 1's, its own time not being in distances.csv: on the committed runs at the
-    paper's protocol both stand-ins' oracles come to 465 CPU-s so, against the 521 CPU-s that the section's 2,180
-    sampling CPU-s of its 164 runs less the 162 sampler runs' 1,659 leave for them), else at franzese2021-fig8's
-    measured cost of a step on the data set (``FIG8_OTHERS_RATE``, the price until 2026-11-29, the thirtieth
-    audit: measured on another machine, 2.4-2.5 times the rate of this figure's runs at the paper's protocol);
+    full-batch gradient a step as N_l = 1's, its own time not being in distances.csv: on the quick-grid runs at the
+    paper's protocol (2026-11-29) both stand-ins' oracles come to 465 CPU-s so, against the 521 CPU-s that the
+    section's 2,180 sampling CPU-s of its 164 runs less the 162 sampler runs' 1,659 leave for them; on wine's full
+    grid, run 2026-11-29/30 and merged into the section in place of wine's quick-grid rows, its oracle comes to 116
+    CPU-s so, against the 130 that the invocation's 4,522 CPU-s less its 180 runs' 4,392 leave, overhead included),
+    else at franzese2021-fig8's measured cost of a step on the data set (``FIG8_OTHERS_RATE``, the price until
+    2026-11-29, the thirtieth audit: measured on another machine, 2.4-2.5 times the rate of this figure's runs at
+    the paper's protocol);
     None where neither was measured (the synthetic set, whose oracle is exact draws, included). ``cheaper=False``:
     the scale=paper test alone (what tests a grid too flat in h to resolve Fig. 5's #1 and #2,
     ``sweeps._resolution_gate``; the cheaper one is that grid)."""
