@@ -1441,12 +1441,8 @@ def _same(sc: str, p: Passes) -> Outcome:
     rows, ns, cause = p.rows, p.ns, p.ccadl if sc == "ccadl" else ""
     pairs = {n: (_final(rows, sc, "estimated", n), _final(rows, sc, "exact", n)) for n in ns}
     ours = _same_ours(pairs, ns, p.u)
-    ok = {n: (_same_counts(sc, a), _same_counts(sc, b)) for n, (a, b) in pairs.items()}
-    one = [n for n, (a, b) in ok.items() if a != b]
-    both = [n for n, (a, b) in ok.items() if a and b]
-    fail = [n for n in ns if n not in one + both]
-    finite = sc in SAME_FINITE
-    works, fails = ("is stable", "unstable (a chain non-finite)") if finite else ("works", "fail")
+    one, both, fail = _same_split(sc, pairs, ns)
+    works, fails = ("is stable", "unstable (a chain non-finite)") if sc in SAME_FINITE else ("works", "fail")
     single, one = _single_run_splits(sc, p, one)
     if one:
         return not_reproduced(ours, f"exactly one {works} at n = {one}" + (f"; {cause}" if cause else ""))
@@ -1461,6 +1457,14 @@ def _same(sc: str, p: Passes) -> Outcome:
         f"both {fails} at n = {fail} (the same stability)" if fail else "", _biased_counted(sc, pairs, both)
     )
     return _same_over_seeds(sc, p, ours, both, "; ".join(x for x in (same, cause) if x))
+
+
+def _same_split(sc: str, pairs: dict, ns) -> tuple[list, list, list]:
+    """(the n where exactly one covariance's run counts, where both count, where neither: ``_same_counts``)."""
+    ok = {n: (_same_counts(sc, a), _same_counts(sc, b)) for n, (a, b) in pairs.items()}
+    one = [n for n, (a, b) in ok.items() if a != b]
+    both = [n for n, (a, b) in ok.items() if a and b]
+    return one, both, [n for n in ns if n not in one + both]
 
 
 def _single_run_splits(sc: str, p: Passes, one: list) -> tuple[list, list]:

@@ -278,7 +278,12 @@ def _above_text(c: _RatioCases) -> str:
         return ""
     return (f"{len(c.above)} bounded above it by the committed numbers ((scalar L1 - 2 s.e. - floor) / (full L1 + 2 "
             "s.e.), a lower bound on the ratio of the biases; with the floor raised by 2 of its own s.e. in brackets): "
-            + ", ".join(f"{_at(k)} >= {b:.3f} ({c.raised(k):.3f})" for k, b in c.above.items()))  # fmt: skip
+            + _bounds_words(c, c.above))  # fmt: skip
+
+
+def _bounds_words(c: _RatioCases, bounds: dict) -> str:
+    """Each bounded ratio of ``bounds`` with its bound, and in brackets the bound with the floor raised by 2 s.e."""
+    return ", ".join(f"{_at(k)} >= {b:.3f} ({c.raised(k):.3f})" for k, b in bounds.items())
 
 
 def _edge_text(c: _RatioCases) -> str:
@@ -286,7 +291,7 @@ def _edge_text(c: _RatioCases) -> str:
         return ""
     return (f"{len(c.edge)} at the edge, unmeasured (above {c.hi:.3f} by less than the floor's own noise: with the "
             "floor raised by 2 of its s.e., in brackets, the bound falls inside): "
-            + ", ".join(f"{_at(k)} >= {b:.3f} ({c.raised(k):.3f})" for k, b in c.edge.items()))  # fmt: skip
+            + _bounds_words(c, c.edge))  # fmt: skip
 
 
 def _rest_text(c: _RatioCases) -> str:
