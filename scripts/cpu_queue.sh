@@ -22,7 +22,7 @@ JOBS=(
     # results/sekkat2023-fig4/fig4.csv), about 2.2 CPU-hours (their 487 CPU-s x 16; until 2026-11-29, the
     # thirty-second audit, n = 10 and 15 only, 2.0)
     'sekkat2023-fig4 scale=paper floor_n=5,10,15'
-    # franzese2021-fig9#4-#5 (breast_cancer): the paper's full grid, about 2.3 CPU-hours at the rates of Fig. 9's
+    # franzese2021-fig9#4-#5 (breast_cancer): scale=paper's grid, about 2.3 CPU-hours at the rates of Fig. 9's
     # own runs on breast_cancer at the paper's protocol (until 2026-11-29, the thirtieth audit, 5.8 at Fig. 8's
     # rate, measured on another machine); the quick grid at the paper's protocol (run 2026-11-29) came out flat in
     # h. Wine's (queued first until it ran 2026-11-29/30: 4,522 CPU-s against the 1.6 CPU-hours priced,

@@ -1191,7 +1191,7 @@ def test_fig5_flat_grid_leaves_the_h_claims_untested():
         assert "AKD 0.175-0.190 in every cell against the oracle's band 0.140-0.150" in o.why
         assert "above it (beyond its allowance) in all 12 cells" in o.why
         assert "a gate added 2026-11-29, the twenty-eighth audit" in o.why
-        assert "a test: the paper's full grid, scale=paper datasets=boston" in o.why and "CPU-hours" in o.why
+        assert "a test: scale=paper's grid, scale=paper datasets=boston" in o.why and "CPU-hours" in o.why
         assert "a cheaper test" not in o.why  # the grid run here is the cheaper test: it does not test them
     # the N_l alike at the smallest h (the rule since the twenty-ninth audit): #1 would be reproduced, #2 not
     assert "without the gate (the rule until 2026-11-29) it gave reproduced" in small.why
@@ -1214,13 +1214,13 @@ def test_fig5_flat_grid_leaves_the_h_claims_untested():
     assert out[sweeps.FIG5_CLAIMS["large_h"]].verdict == "not reproduced"
     # the thirtieth audit: the gated rows are 'not run' where the full grid is queued, and the tolerance says so
     assert "flat" not in sweeps.FIG5_CLAIMS["nl1"].tolerance and (
-        "not tested: scale (not run where the paper's full grid on the data set is queued) where no (batch, N_l) "
+        "not tested: scale (not run where scale=paper's grid on the data set is queued) where no (batch, N_l) "
         "series") in sweeps.FIG5_CLAIMS["small_h"].tolerance  # fmt: skip
 
 
 def test_fig5_partly_row_prices_the_test_at_smaller_h():
     """The twenty-ninth audit: a judged #1 whose batch sizes lie outside the band names the test at smaller h
-    (the paper's full grid) with its price and its queued job, not 'priced in this reason' with no price."""
+    (scale=paper's grid) with its price and its queued job, not 'priced in this reason' with no price."""
     s = sweeps.sweep_settings("paper", {**sweeps.FIG5_SCALES["quick"], "seeds": [0, 1, 2], "oracle": "sghmc_adaptive"})
     rows = [{"dataset": "boston", "label": f"N_l={n}", "batch": b, "step_size": h, "seed": k, "draws": 200,
              "akd": (0.075 if b == "full" else 0.15) + 0.1 * h * n + 0.003 * (k - 1), "self_mean": 0.08,
@@ -1229,7 +1229,7 @@ def test_fig5_partly_row_prices_the_test_at_smaller_h():
     out = dict(sweeps.fig5_outcomes(rows, s, [1, 5, 25], queued=sweeps.fig5_queue_job))
     o = out[sweeps.FIG5_CLAIMS["small_h"]]
     assert o.verdict == "partly" and "priced in this reason" not in o.why
-    assert "need h below this grid's 0.005: the paper's full grid, scale=paper datasets=boston" in o.why
+    assert "need h below this grid's 0.005: scale=paper's grid, scale=paper datasets=boston" in o.why
     assert "3.6 at 3 seeds" in o.why and "queued in scripts/cpu_queue.sh as `franzese2021-fig5 scale=paper`" in o.why
 
 

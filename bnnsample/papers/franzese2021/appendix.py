@@ -402,7 +402,7 @@ def fig9_queue_job(dataset: str, full: bool = False) -> str | None:
     """The cheaper test ``fig9_test_cost`` names (the paper's protocol on the grid the quick sweep ran, 3 seeds) as a
     job of scripts/cpu_queue.sh (the `bnnsample figure` arguments), where it is priced; else None. (A test keeps
     the queue holding it: the label does not depend on the script being beside an installed package.) ``full``:
-    the paper's full grid on the data set instead (scale=paper, its 3 seeds: what tests a grid too flat in h,
+    scale=paper's grid on the data set instead (scale=paper, its 3 seeds: what tests a grid too flat in h,
     ``sweeps._resolution_gate``; queued 2026-11-29 after the cheaper test's grids came out flat)."""
     if FIG8_OTHERS_RATE.get(dataset) is None:
         return None
@@ -466,7 +466,7 @@ FIG8_MINIBATCH_GAPS = {
 def fig8_minibatch_text(dataset: str, on_paper_grid: bool = False) -> str | None:
     """What franzese2021-fig8's runs on ``dataset`` (``FIG8_MINIBATCH_GAPS``) say of where a minibatch departs from
     the full batch, against the scale=paper test of Fig. 9 (its batch sizes and largest h); None where not
-    measured. ``on_paper_grid``: the rows judged are that test's grid (a data set run on the paper's full grid,
+    measured. ``on_paper_grid``: the rows judged are that test's grid (a data set run on scale=paper's grid,
     since 2026-11-29 wine's), so no test is named: the caution is said of the grid judged."""
     gaps = FIG8_MINIBATCH_GAPS.get(dataset)
     if gaps is None:
