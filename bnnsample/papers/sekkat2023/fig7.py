@@ -273,25 +273,23 @@ def _outside_text(c: _RatioCases) -> str:
     return f"{out} resolved outside it" if out else ""
 
 
-def _above_text(c: _RatioCases) -> str:
-    if not c.above:
+def _bounds_text(c: _RatioCases, bounds: dict, what: str) -> str:
+    """``what`` of the bounded ratios ``bounds``, each with its bound and in brackets the bound with the floor
+    raised by 2 of its s.e.; '' without any."""
+    if not bounds:
         return ""
-    return (f"{len(c.above)} bounded above it by the committed numbers ((scalar L1 - 2 s.e. - floor) / (full L1 + 2 "
-            "s.e.), a lower bound on the ratio of the biases; with the floor raised by 2 of its own s.e. in brackets): "
-            + _bounds_words(c, c.above))  # fmt: skip
+    return f"{len(bounds)} {what}: " + ", ".join(f"{_at(k)} >= {b:.3f} ({c.raised(k):.3f})" for k, b in bounds.items())
 
 
-def _bounds_words(c: _RatioCases, bounds: dict) -> str:
-    """Each bounded ratio of ``bounds`` with its bound, and in brackets the bound with the floor raised by 2 s.e."""
-    return ", ".join(f"{_at(k)} >= {b:.3f} ({c.raised(k):.3f})" for k, b in bounds.items())
+def _above_text(c: _RatioCases) -> str:
+    return _bounds_text(c, c.above, "bounded above it by the committed numbers ((scalar L1 - 2 s.e. - floor) / "
+                        "(full L1 + 2 s.e.), a lower bound on the ratio of the biases; with the floor raised by 2 of "
+                        "its own s.e. in brackets)")  # fmt: skip
 
 
 def _edge_text(c: _RatioCases) -> str:
-    if not c.edge:
-        return ""
-    return (f"{len(c.edge)} at the edge, unmeasured (above {c.hi:.3f} by less than the floor's own noise: with the "
-            "floor raised by 2 of its s.e., in brackets, the bound falls inside): "
-            + _bounds_words(c, c.edge))  # fmt: skip
+    return _bounds_text(c, c.edge, f"at the edge, unmeasured (above {c.hi:.3f} by less than the floor's own noise: "
+                        "with the floor raised by 2 of its s.e., in brackets, the bound falls inside)")  # fmt: skip
 
 
 def _rest_text(c: _RatioCases) -> str:
