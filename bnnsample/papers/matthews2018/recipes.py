@@ -896,9 +896,8 @@ def _reference_price_words() -> str:
     if run is None:
         (c, t), h = max(hours.items())
         return f"{h:.0f} CPU-hours by 1/sqrt(chain-steps) from the {c} x {t} reference, the largest measured ({small})"
-    (c, t), (cpu, *_) = max(REF_SIZES.items())
     p = FIG2["paper"]
-    h = (run[0] / U_FOR_1PCT) ** 2 * cpu / (c * t) * p["ref_chains"] * p["ref_steps"] / 3600
+    h = (run[0] / U_FOR_1PCT) ** 2 * paper_fig2_minutes()[0] / 60
     return (f"{h:.0f} CPU-hours by 1/sqrt(chain-steps) from the committed run's {p['ref_chains']} x {p['ref_steps']} "
             f"reference, u = {run[0]:.1%} (reference_sizes.csv's smaller ones: {small}; u has not fallen with size, "
             "so possibly more)")  # fmt: skip
@@ -914,12 +913,12 @@ def _fig2_needs() -> str:
     )
     run, own = _run_reference(), ""
     if run is not None:
-        (c, t), (cpu, *_) = max(REF_SIZES.items())
-        p = FIG2["paper"]
-        cpu_run = cpu / (c * t * 1.2) * p["ref_chains"] * p["ref_steps"] * 1.2
+        (c, t), p = max(REF_SIZES), FIG2["paper"]
+        cpu_run = paper_fig2_minutes()[0] * 60  # its CPU-s at the largest measured size's CPU-s per chain-step
         own = (f"; the committed run's {p['ref_chains']} x {p['ref_steps']} reference (reference.csv): u = "
-               f"{run[0]:.1%}, about {(run[0] / U_FOR_1PCT) ** 2 * cpu_run / 3600:.0f} CPU-hours (its {cpu_run:,.0f} CPU-s at the {c} x {t}'s CPU-s per "
-               "chain-step, its own time not recorded apart from the figure's)")  # fmt: skip
+               f"{run[0]:.1%}, about {(run[0] / U_FOR_1PCT) ** 2 * cpu_run / 3600:.0f} CPU-hours (its "
+               f"{cpu_run:,.0f} CPU-s at the {c} x {t}'s CPU-s per chain-step, its own time not recorded apart from "
+               "the figure's)")  # fmt: skip
         lam = f"{run[1]:.2g} in the committed run's reference (relative s.e. {run[2]:.0%}, reference.csv), " + lam
     return (
         "u below 0.5%, and runs of at least 25 times NOGIN's passes to stay <= 1% (the reproduced tier needs CC-ADL "
