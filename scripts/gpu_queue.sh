@@ -3,6 +3,8 @@
 #
 #   bash scripts/gpu_queue.sh --list              # the jobs, one a line, the first first
 #   bash scripts/gpu_queue.sh OUT_DIR [SECONDS]   # run them in order within SECONDS (default 540)
+#   QUEUE_JOBS=bench_throughput,cuda_tests bash scripts/gpu_queue.sh OUT_DIR 540   # only the jobs named,
+#       still in the queue's order (a short window skips the Fig. 4 jobs, which cannot finish a part in it)
 #
 # Each job gets the time left; the Fig. 4 job stops at that limit with its resume state written
 # (exit code 3) and continues where it stopped when the queue is run again on the same machine.
@@ -93,6 +95,10 @@ bnnsample() { "$PY" -c "from bnnsample.cli import main; main()" "$@"; }
 
 for j in "${JOBS[@]}"; do
     IFS='|' read -r name what cmd <<<"$j"
+    if [[ -n "${QUEUE_JOBS:-}" && ",$QUEUE_JOBS," != *",$name,"* ]]; then
+        echo "$name not selected (QUEUE_JOBS=$QUEUE_JOBS)" >>"$OUT/queue.txt"
+        continue
+    fi
     t=$(left)
     if ((t < 60)); then
         echo "$name skipped: ${t} s left" >>"$OUT/queue.txt"

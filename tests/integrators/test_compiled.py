@@ -69,14 +69,15 @@ def test_compiled_blocks_are_the_eager_steps_on_the_same_batches_and_normals(dev
 
 def test_the_sampler_compiles_only_where_it_pays(tmp_path, monkeypatch, capsys):
     """A short run says why it is not compiled and runs eagerly; with the threshold lowered the
-    same run compiles, says so, and writes finite draws of the same shape."""
+    same run compiles, says so, and writes finite draws of the same shape. On the CPU: a GPU machine's
+    default device has its own threshold (MIN_STEPS_GPU)."""
     import h5py
 
     from bnnsample import runner
 
     over = ["dataset=logistic_synthetic", "dataset.n_train=500", "dataset.n_test=50", "integrator=sg_hmc",
             "chains=2", "unit=step", "burn_in=0", "samples=4", "thin=16", "progress=false", "evaluate=false",
-            "compile=true", "step_size=0.01"]  # fmt: skip
+            "compile=true", "step_size=0.01", "device=cpu"]  # fmt: skip
     runner.run(compose(over), tmp_path / "short")
     out = capsys.readouterr()
     err = out.err + out.out
