@@ -1158,3 +1158,19 @@ def test_fig14_k3_says_the_floor_test_would_not_resolve_a_drop_of_the_projection
     for key in ("k15", "residual"):
         other = why(0.56, key)
         assert "whether that test resolves the claim there is not known" in other and "would not resolve" not in other
+
+
+def test_fig4_regime_names_the_largest_failing_n_and_the_larger_n_that_hold():
+    """§2.5.2 bounds the affine regime 'for the values of n considered' without listing them: the reason names
+    the largest n that fails and how many settings of larger n hold, so a reader sees what the verdict rests on;
+    and the signed errors decide fig5's dependence on n while the absolute ones are shown beside them."""
+    row = dict(scheme="sgld", sampling="wor", l1_se=0.004, l1_noise_floor=0.035)
+    small = [dict(row, h=1e-4, n=n, eps_h=e, l1=v) for n, e, v in ((5, 0.78, 0.23), (10, 0.38, 0.13), (15, 0.25, 0.09),
+                                                                  (30, 0.12, 0.05))]  # fmt: skip
+    why = fig4._regime_fails([r for r in small if r["l1"] >= 0.1], small)
+    assert "every failure is at n <= 10 (eps(n) h >= 0.38)" in why and "at n > 10 all 2 settings" in why
+    assert fig4._regime_fails([], small) == ""
+    rows = [dict(h=0.01, n=1, signed_error=-0.10, rel_var_error=0.10, se=0.02),
+            dict(h=0.01, n=5, signed_error=0.01, rel_var_error=0.01, se=0.01)]  # fmt: skip
+    assert fig5._pairwise_z(rows, 0.01) == pytest.approx(0.11 / math.hypot(0.02, 0.01))
+    assert fig5._pairwise_z(rows, 0.01, "rel_var_error") == pytest.approx(0.09 / math.hypot(0.02, 0.01))
