@@ -4,7 +4,7 @@ steps), the same runs as the franzese2021 UCI figures' adaptive-SGHMC oracle (ke
 ``franzese2021-fig4/runs/`` and reused when there). The same run only while that git-ignored cache is not remade:
 a run's key names its Spec, not its code state or its draws, and a Spec made again under other code is another
 realisation of it (boston's, made again 2026-11-29 after the cache was emptied: franzese2021-fig5's committed band
-is of that second run, fig4's, fig10's and these rows' of the first). So
+is of that second run, fig4's and fig10's of an earlier one, most likely these rows'). So
 each row names its oracle by its Spec's key (``oracle_key``) and its draws by a fingerprint (``oracle_sha``,
 ``draws_sha``), since 2026-11-30 (the thirty-third audit; the rows written 2026-11-28 have the key, computed from
 their Spec, and no fingerprint: that run is gone)."""
