@@ -58,6 +58,16 @@ def test_table3_tiny(tmp_path, monkeypatch):
     assert [p.name for p in made] == ["table3.csv", "table3.png"]
     _section_is_complete(tmp_path, "franzese2021-table3", table3.TABLE3_CLAIMS)
     assert (tmp_path / "franzese2021-fig4" / "runs").is_dir()  # the oracle runs the UCI figures share
+    # each row names its oracle: the Spec's key and the fingerprint of that run's draws
+    from bnnsample.papers.franzese2021 import uci_runs
+    from bnnsample.rundir import read_csv
+    from bnnsample.store import SampleStore
+
+    spec = uci_runs.oracle_spec("boston", table3.oracle_settings(table3.TABLE3["quick"]))
+    (row,) = read_csv(tmp_path / "franzese2021-table3" / "table3.csv")
+    assert row["oracle_key"] == spec.key()
+    with SampleStore(tmp_path / "franzese2021-fig4" / "runs" / spec.key() / "samples.h5") as store:
+        assert row["oracle_sha"] == table3.draws_sha(store.predictive())
     with pytest.raises(ValueError, match="allowed"):
         recipes()["franzese2021-table3"].make(tmp_path, {"datasets": "mnist"})
 
@@ -175,10 +185,86 @@ def test_table3_cpu_basis_and_readback_of_the_wall_seconds(tmp_path):
     assert basis == {"ledger_cpu_s": 1487.0, "table1": {"boston": 105.0, "yacht": 80.0}}
     assert math.isnan(table3.cpu_basis(tmp_path, {"scale": "quick"})["ledger_cpu_s"])  # no row of that invocation
     (tmp_path / "franzese2021-table3").mkdir()
-    (tmp_path / "franzese2021-table3" / "table3.csv").write_text("dataset,acf1,seconds\nboston,0.15,2037.1\n")
-    inv = SimpleNamespace(dir=tmp_path / "franzese2021-table3")
-    assert readback._table3(inv, False) == [{"dataset": "boston", "acf1": 0.15, "wall_s": 2037.1}]
+    (tmp_path / "franzese2021-table3" / "table3.csv").write_text(
+        "dataset,acf1,seconds,oracle_key\nboston,0.15,2037.1,k\n"
+    )
+    inv = SimpleNamespace(dir=tmp_path / "franzese2021-table3", opt={"datasets": ["boston"]})
+    assert readback._table3(inv, False) == [{"dataset": "boston", "acf1": 0.15, "wall_s": 2037.1, "oracle_key": "k"}]
     assert math.isnan(readback._table3(inv, True)[0]["wall_s"])
+
+
+def test_table3_progress_line_prints_the_estimator_judged_and_the_oracle():
+    """The thirty-third audit: the line printed the value pooled over all chains beside the runs' s.e., and was read
+    against the row's runs' mean. It prints the runs' mean first, names the pooled value, and names the oracle run."""
+    row = {"dataset": "boston", "acf1": 0.163138, "acf1_se": 0.00845, "acf1_runs": "0.136 0.134 0.157 0.166 0.178",
+           "sampling_cpu_s": 484.3, "oracle_key": "boston_k", "oracle_sha": "sha1:e7a19646d03b"}  # fmt: skip
+    line = table3.progress_line(row, reused=True)
+    assert line == ("boston: ACF(1) 0.154 ± 0.008, the runs' mean (pooled over all chains 0.163); oracle boston_k "
+                    "sha1:e7a19646d03b, reused, 484 CPU-s of sampling")  # fmt: skip
+    assert ", reused" not in table3.progress_line(row, reused=False)
+
+
+def test_draws_sha_tells_two_realisations_apart_and_reads_back_as_text(tmp_path):
+    from bnnsample.rundir import read_csv, write_csv
+
+    pred = np.random.default_rng(0).standard_normal((4, 3, 5, 1)).astype(np.float32)
+    other = pred.copy()
+    other[0, 0, 0, 0] = np.nextafter(other[0, 0, 0, 0], np.float32(np.inf))  # one ulp apart
+    assert table3.draws_sha(pred) == table3.draws_sha(pred.copy()) != table3.draws_sha(other)
+    sha = "sha1:" + "1e" + "0" * 10  # digits alone would read back as a number: the prefix keeps it text
+    assert table3.draws_sha(pred).startswith("sha1:") and len(table3.draws_sha(pred)) == len(sha)
+    write_csv(tmp_path / "t.csv", [{"oracle_sha": sha}])
+    assert read_csv(tmp_path / "t.csv") == [{"oracle_sha": sha}]
+
+
+def _table3_inv(tmp_path, csv_text: str, datasets):
+    from types import SimpleNamespace
+
+    (tmp_path / "table3.csv").write_text(csv_text)
+    return SimpleNamespace(dir=tmp_path, opt={"datasets": list(datasets)}, st=table3.TABLE3["paper"],
+                           fig_id=table3.ID, command=f"bnnsample figure {table3.ID} scale=paper")  # fmt: skip
+
+
+_COMMITTED_TABLE3 = (
+    "dataset,h,burn_in_steps,thin_steps,chains,diverged_chains,draws_per_chain,test_points,acf1,acf1_se,acf1_median,"
+    "acf1_max,acf1_runs,wall_s\n"
+    "boston,0.005,2000,500,50,0,20,51,0.155756,0.00282966,0.150307,0.28863,0.150 0.139 0.151 0.143 0.155,2037.1\n"
+    "concrete,0.005,2000,500,50,0,20,103,0.285656,0.0037776,0.283507,0.596791,0.259 0.275 0.273 0.282 0.276,1435.7\n"
+)
+
+
+def test_table3_readback_refuses_rows_of_data_sets_the_command_does_not_ask_for(tmp_path):
+    """The thirty-third audit: ``readback ... datasets=energy,yacht`` wrote a section naming energy and yacht over
+    the committed rows of boston and concrete."""
+    from bnnsample.papers.franzese2021 import readback
+
+    with pytest.raises(ValueError, match="holds boston, concrete, which .* does not ask for"):
+        readback._table3(_table3_inv(tmp_path, _COMMITTED_TABLE3, ["energy", "yacht"]), False)
+    with pytest.raises(ValueError, match="holds concrete,"):
+        readback._table3(_table3_inv(tmp_path, _COMMITTED_TABLE3, ["boston", "energy"]), False)
+    rows = readback._table3(_table3_inv(tmp_path, _COMMITTED_TABLE3, ["boston", "concrete", "energy", "yacht"]), False)
+    assert [r["dataset"] for r in rows] == ["boston", "concrete"]
+
+
+def test_table3_readback_gives_the_rows_of_2026_11_28_their_oracle_key_and_no_fingerprint(tmp_path):
+    """The rows written 2026-11-28 get the key of their Spec (the one uci_runs.py of cc8cad4, which wrote them, gives:
+    boston's ..._55279159c0), an empty fingerprint (their draws are gone), and their numbers unchanged; a row that is
+    not of the command's Spec is refused; a row that names its oracle keeps it."""
+    from bnnsample.papers.franzese2021 import readback
+
+    inv = _table3_inv(tmp_path, _COMMITTED_TABLE3, table3.TABLE3["paper"]["datasets"])
+    boston, concrete = readback._table3(inv, False)
+    assert boston["oracle_key"] == "boston_sghmc_adaptive_h0.005_full_55279159c0"
+    assert concrete["oracle_key"] == "concrete_sghmc_adaptive_h0.005_full_1a95f6cb05"
+    assert boston["oracle_sha"] == concrete["oracle_sha"] == ""
+    assert boston["acf1_runs"] == "0.150 0.139 0.151 0.143 0.155" and boston["acf1_se"] == 0.00282966
+    with pytest.raises(ValueError, match="boston's row is not of the oracle Spec"):
+        readback._table3(_table3_inv(tmp_path, _COMMITTED_TABLE3.replace(",20,51,", ",10,51,"), ["boston", "concrete"]),
+                         False)  # fmt: skip
+    named = "dataset,acf1,oracle_key,oracle_sha\nboston,0.15,boston_x,sha1:abc\n"
+    assert readback._table3(_table3_inv(tmp_path, named, ["boston"]), False) == [
+        {"dataset": "boston", "acf1": 0.15, "oracle_key": "boston_x", "oracle_sha": "sha1:abc"}
+    ]
 
 
 def _fig2_row(C, coord, mean=1.0, var=0.2, acf=0.3, se=0.01):
@@ -251,7 +337,14 @@ def test_table3_judged_again_from_its_committed_csv(tmp_path):
     # the thirtieth audit: the committed seconds are wall seconds, written back as wall_s and never a price
     assert ", not priced here: no CPU seconds of the oracles' sampling at hand (until 2026-11-29, the thirtieth " \
         "audit, about 47-67 CPU-minutes" in claim["reason"]  # fmt: skip
-    assert (tmp_path / table3.ID / "table3.csv").read_text().splitlines()[0].endswith(",wall_s")
+    assert (tmp_path / table3.ID / "table3.csv").read_text().splitlines()[0].endswith(",wall_s,oracle_key,oracle_sha")
+    # the thirty-third audit: rows written before the rows named their oracle get its key, and no fingerprint
+    assert (
+        (tmp_path / table3.ID / "table3.csv")
+        .read_text()
+        .splitlines()[1]
+        .endswith(",boston_sghmc_adaptive_h0.005_full_55279159c0,")
+    )
     # with the ledger's row of the invocation and table1's runs beside it, priced from their CPU seconds
     (tmp_path / "costs.csv").write_text("figure,scale,options,wall_s,cpu_s,date,machine,cpu_model\n"
                                         "franzese2021-table3,paper,,3400,1500,2026-11-28,x86_64 2 cores,AMD EPYC\n")  # fmt: skip

@@ -35,7 +35,7 @@ from pathlib import Path
 from ...figures.common import _TIMING, read_sections
 from ...figures.driver import Invocation, drive
 from ...rundir import read_csv
-from . import appendix, sweeps, table3, tables, toys, uci
+from . import appendix, sweeps, table3, tables, toys, uci, uci_runs
 from .toy_cells import TrigCell
 
 # cells added to a committed CSV by a run of their own and merged into it: what the section's command line says
@@ -291,10 +291,35 @@ def _table3(inv: Invocation, untimed: bool) -> list[dict]:
     2026-11-29 holds ``sampling_cpu_s``, the oracle runs' own CPU seconds of sampling; the one written 2026-11-28
     holds ``seconds``, the wall seconds its ``uci_runs.run_spec`` timed around each run (perf_counter, any wait on
     another process owning the run included), read as ``wall_s`` (until 2026-11-29, the thirtieth audit, read as
-    CPU seconds); NaN when ``untimed``."""
+    CPU seconds); NaN when ``untimed``. A row without the oracle's key gets it (``_oracle_of``). Data sets the rows
+    hold that the command's ``datasets=`` does not name are refused (until 2026-11-30, the thirty-third audit, the
+    section then named the command's data sets over the rows of others)."""
     rows = [{("wall_s" if k == "seconds" else k): v for k, v in r.items()} for r in read_csv(inv.dir / "table3.csv")]
+    extra = [d for d in distinct_datasets(rows) if d not in inv.opt["datasets"]]
+    if extra:
+        raise ValueError(f"{inv.fig_id}: table3.csv holds {', '.join(extra)}, which {inv.command} does not ask for "
+                         "(datasets=)")  # fmt: skip
+    rows = [_oracle_of(inv, r) for r in rows]
     timing = ("wall_s", "sampling_cpu_s")
     return [{**r, **{k: math.nan for k in timing if k in r}} for r in rows] if untimed else rows
+
+
+def _oracle_of(inv: Invocation, row: dict) -> dict:
+    """``row`` with its oracle run's key (``oracle_key``) and, where the row does not say, no fingerprint of its
+    draws (``oracle_sha`` empty): table3.csv's rows written 2026-11-28, before the rows named their oracle
+    (2026-11-30, the thirty-third audit). The key is that of the Spec of the row's data set at the command's scale
+    (``uci_runs.oracle_spec``), which the row's own h, burn-in, spacing, chains and draws are checked against; it is
+    the key the code of those rows gave (checked 2026-11-30 against uci_runs.py of cc8cad4). The draws are gone, so
+    no fingerprint: a run kept under that key today may be another realisation of the Spec."""
+    if "oracle_key" in row:
+        return row
+    spec = uci_runs.oracle_spec(row["dataset"], table3.oracle_settings(inv.st))
+    burn, thin = spec.steps()
+    own = (row["h"], row["burn_in_steps"], row["thin_steps"], row["chains"] + row["diverged_chains"],
+           row["draws_per_chain"])  # fmt: skip
+    if own != (spec.h, burn, thin, spec.chains, spec.draws):
+        raise ValueError(f"{inv.fig_id}: {row['dataset']}'s row is not of the oracle Spec of {inv.command}")
+    return {**row, "oracle_key": spec.key(), "oracle_sha": ""}
 
 
 READERS = {

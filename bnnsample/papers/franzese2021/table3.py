@@ -1,10 +1,17 @@
 """franzese2021-table3: lag-1 autocorrelation of the predictive draws of the adaptive-SGHMC oracles (App. F.2,
 Table 3). The oracle runs are ``uci_runs``' (full batch, h = 0.005, burn-in 2000 steps, one draw every 500
 steps), the same runs as the franzese2021 UCI figures' adaptive-SGHMC oracle (kept under
-``franzese2021-fig4/runs/`` and reused when there)."""
+``franzese2021-fig4/runs/`` and reused when there). The same run only while that git-ignored cache is not remade:
+a run's key names its Spec, not its code state or its draws, and a Spec made again under other code is another
+realisation of it (boston's, made again 2026-11-29 after the cache was emptied: franzese2021-fig5's committed band
+is of that second run, fig4's and fig10's of an earlier one, most likely these rows'). So
+each row names its oracle by its Spec's key (``oracle_key``) and its draws by a fingerprint (``oracle_sha``,
+``draws_sha``), since 2026-11-30 (the thirty-third audit; the rows written 2026-11-28 have the key, computed from
+their Spec, and no fingerprint: that run is gone)."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from pathlib import Path
 
@@ -41,7 +48,7 @@ def oracle_acf(pred: np.ndarray, runs: int) -> dict:
 def table3_rows(inv: Invocation, bar) -> list[dict]:
     st, rows = inv.st, []
     present, _ = datasets_on_disk(inv.opt["datasets"], "put the UCI files under data_dir")
-    o = uci_runs.OracleSettings("sghmc_adaptive", st["runs"], st["chains"], st["draws"], 0.0, 0.0, 0.005)
+    o = oracle_settings(st)
     for ds in present:
         spec = uci_runs.oracle_spec(ds, o)
         res = uci_runs.run_spec(spec, runs_path(inv.out_dir, FIG4))
@@ -51,9 +58,31 @@ def table3_rows(inv: Invocation, bar) -> list[dict]:
                      "diverged_chains": int(res.diverged.sum()), "draws_per_chain": spec.draws,
                      "test_points": res.predictive.shape[2],
                      **oracle_acf(res.predictive[keep][..., 0], st["runs"]),
-                     "sampling_cpu_s": round(res.seconds, 1)})  # fmt: skip
-        bar.done(f"{ds}: ACF(1) {rows[-1]['acf1']:.3f} ± {rows[-1]['acf1_se']:.3f} ({res.seconds:.0f}s)")
+                     "sampling_cpu_s": round(res.seconds, 1), "oracle_key": spec.key(),
+                     "oracle_sha": draws_sha(res.predictive)})  # fmt: skip
+        bar.done(progress_line(rows[-1], res.reused))
     return rows
+
+
+def oracle_settings(st: dict) -> uci_runs.OracleSettings:
+    """The adaptive-SGHMC oracle of a scale's settings ``st`` (``TABLE3``)."""
+    return uci_runs.OracleSettings("sghmc_adaptive", st["runs"], st["chains"], st["draws"], 0.0, 0.0, 0.005)
+
+
+def draws_sha(pred: np.ndarray) -> str:
+    """A fingerprint of an oracle's predictive draws (every chain's): 'sha1:' and the first 12 hex digits of the
+    SHA-1 of their bytes. Two runs of one Spec (one key) made under different code differ here."""
+    return "sha1:" + hashlib.sha1(np.ascontiguousarray(pred).tobytes()).hexdigest()[:12]
+
+
+def progress_line(row: dict, reused: bool) -> str:
+    """The line printed as a data set's oracle is read: the estimator the rule judges, the runs' mean of ACF(1)
+    (``_runs_mean``) with its s.e., the value pooled over all chains beside it, named, and the oracle run (key,
+    fingerprint, reused or made, its CPU seconds of sampling). Until 2026-11-30 (the thirty-third audit) it
+    printed the pooled value beside the runs' s.e. with no name, which was read against the row's runs' mean."""
+    return (f"{row['dataset']}: ACF(1) {_runs_mean(row):.3f} ± {row['acf1_se']:.3f}, the runs' mean (pooled over all "
+            f"chains {row['acf1']:.3f}); oracle {row['oracle_key']} {row['oracle_sha']}"
+            f"{', reused' if reused else ''}, {row['sampling_cpu_s']:.0f} CPU-s of sampling")  # fmt: skip
 
 
 TABLE3_CLAIMS = Claims("statement")

@@ -11,7 +11,11 @@ is what the distance-against-h figures measure.
 Distances (Figs. 4, 5, 10): the average Kolmogorov distance of the pooled predictive draws to the oracle
 runs, against the oracle's self-distance band (``uci_runs.akd_to_oracle``, ``uci_runs.make_oracle``). OracleRuns
 runs live under ``out_dir/franzese2021-fig4/runs/`` and are reused by Figs. 5 and 10 (the runner's resume rule:
-a finished run with the same config is not redone).
+a finished run with the same config is not redone). The figures share one oracle run only while that git-ignored
+cache is not remade: the run's key names its Spec, not the code that made it, and a Spec made again under other code
+is another realisation of it (boston's, made again 2026-11-29: Fig. 5's committed band is of that run, Figs. 4 and
+10's of an earlier one, most likely Table 3's of 2026-11-28; ``table3`` names each row's oracle by key and draws'
+fingerprint).
 """
 
 from __future__ import annotations
