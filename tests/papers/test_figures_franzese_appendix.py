@@ -250,8 +250,26 @@ def test_fig9_rows_priced_from_the_committed_runs():
         assert f"a test: scale=paper's grid, {cost}" in claims[f"{appendix.FIG9}{i}"]["reason"]
     for i in ("#7", "#8", "#9"):
         assert "a test: " not in claims[f"{appendix.FIG9}{i}"]["reason"]
-    # #7 is left untested by the floor at small h (the thirty-second audit), #8 and #9 judged
-    assert claims[f"{appendix.FIG9}#7"]["verdict"] == "not tested: scale"
+    # #7 is left untested by the floor at small h (the thirty-second audit; not run since the thirty-third, its
+    # reference nearer h -> 0 run and read in its reason), #8 and #9 judged
+    assert claims[f"{appendix.FIG9}#7"]["verdict"] == "not tested: not run"
+    assert "against a reference nearer h -> 0 (oracle_small_h.csv" in claims[f"{appendix.FIG9}#7"]["reason"]
+    # that reference's price (``sweeps._reference_cost``: 19 CPU-minutes) against its invocation's ledger row less
+    # the runs it read back (the ledger adds their seconds)
+    ref = read_csv(root / appendix.FIG9 / sweeps.SMALL_H_FILE)
+    row = next(r for r in csv.DictReader((root / "costs.csv").open())
+               if r["figure"] == appendix.FIG9 and "oracle_h=0.0005" in r["options"])  # fmt: skip
+    spent = float(row["cpu_s"]) - sum(r["seconds"] for r in ref)
+    small = dataclasses.replace(uci.sweep_settings("paper", {**appendix.FIG9_SCALES["paper"]}), steps=[0.001])
+    price = (
+        float(
+            re.search(
+                r"about (\d+) CPU-minutes", sweeps._reference_cost(small, [r for r in rows if r["dataset"] == "wine"])
+            ).group(1)
+        )
+        * 60
+    )
+    assert 0.9 < price / spent < 1.1
     assert not any(claims[f"{appendix.FIG9}{i}"]["verdict"].startswith("not tested") for i in ("#8", "#9"))
     section = read_sections((root / "REPRODUCTION.md").read_text())[appendix.FIG9]
     merged = re.search(r"Rows of wine merged into distances\.csv from `([^`]*)`", section).group(1)
@@ -748,7 +766,12 @@ def test_fig9_a_floor_at_small_h_on_the_papers_grid_leaves_the_order_untested():
     )
     assert "the floor stays and did not move with the reference: it is not the oracle's step" in stays
     assert "the next test: more draws at h <= 0.005" in stays and "`oracle_h=0.0005`, judged" not in stays
-    assert "the floor moved with the reference: it is, at least in part, the oracle's step" in small_h(reference(-0.02))
+    moved = small_h(reference(-0.02))
+    assert "the floor stays but moved toward the samplers with the reference: it is, at least in part, the " in moved
+    assert "a reference nearer still (`oracle_h=5e-05`, about 3.3 CPU-hours: 50 chains x 1,200,000 steps" in moved
+    away = small_h(reference(0.02))
+    assert "moved with the reference, away from the samplers (their AKD rose)" in away
+    assert "the floor's cause (the references' step or their mixing over the same time, or the samplers' own " in away
     assert "the floor does not stay against it everywhere" in small_h(reference(-0.04))
 
 
