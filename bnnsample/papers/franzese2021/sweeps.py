@@ -1728,8 +1728,9 @@ def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=
     out = FIG5_CLAIMS.outcomes(cells, s, nls, noise)
     if noise.measured():
         old = FIG5_CLAIMS.outcomes(cells, s, nls, noise.unmeasured())
-        out = [(c, replace(o, why="; ".join(p for p in (o.why, noise.text(), _band_rule(b)) if p)))
-               for (c, o), (_, b) in zip(out, old)]  # fmt: skip
+        every = FIG5_CLAIMS.outcomes(cells, s, nls, Noise.of(rows)) if noise.pool else [(None, None)] * len(out)
+        out = [(c, replace(o, why="; ".join(p for p in (o.why, noise.text(), _pool_rule(o, e), _band_rule(b)) if p)))
+               for (c, o), (_, b), (_, e) in zip(out, old, every)]  # fmt: skip
     out = _small_h_gate(_resolution_gate(out, cells, s, nls, noise, rows, test_cost, queued), cells, s, nls, noise,
                         rows, list(reference))  # fmt: skip
     out = _past_paper_h(out, s)
@@ -1739,6 +1740,16 @@ def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=
 
 
 _UNPRICED = "scale=paper (h down to 0.001; priced in this reason)"
+
+
+def _pool_rule(new: Outcome, every: Outcome | None) -> str:
+    """What the sd pooled over every h (the rule until 2026-11-30, ``_fig5_noise``) gave: its verdict, and the head
+    of its ``ours`` (up to the first ':') where that differs (e.g. #3's count of cells); "" where not limited."""
+    if every is None:
+        return ""
+    head, was = new.ours.split(":", 1)[0], every.ours.split(":", 1)[0]
+    return (f"with the sd pooled over every h (until 2026-11-30) the rule gave {every.verdict}"
+            + (f" ({was})" if was != head else ""))  # fmt: skip
 
 
 def _fig5_noise(rows: list[dict], s: SweepSettings) -> Noise:
