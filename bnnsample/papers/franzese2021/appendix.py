@@ -19,10 +19,11 @@ from functools import partial
 from pathlib import Path
 
 from ...figures.common import distinct, where
-from ...figures.driver import SCALE, Option, names, numbers
+from ...figures.driver import SCALE, Option, names, number, numbers
 from . import uci
 from .sweeps import (
     FIG4_INTEGRATORS,
+    SMALL_H_FILE,
     UNTIMED_SWEEP,
     _fig5_settings,
     _settings_text,
@@ -513,9 +514,11 @@ FIGURE9 = _sweep(
     FIG9, ": generalized LIE-TROTTER, N_l sweep, every data set (reduced)",
     "Fig. 5 over every data set (App. F.3): the synthetic random-trig-features set, classification and "
     "regression sets, 3 sampler seeds",
-    FIG9_SCALES, _seeds_option(_sweep_options("n_leapfrog", numbers(int, 1), ALL_SETS)), "n_leapfrog",
+    FIG9_SCALES, (*_seeds_option(_sweep_options("n_leapfrog", numbers(int, 1), ALL_SETS)), Option("oracle_h", number())),
+    "n_leapfrog",
     lambda n: {"label": f"N_l={n}", "integrator": "generalized_lie_trotter", "n_leapfrog": n},
     "franzese2021 Fig. 9 (reduced): generalized LIE-TROTTER, N_l sweep", _fig9_settings,
-    lambda rows, s, nls: per_dataset(rows, lambda r: fig5_outcomes(_with_fig8_gaps(r), s, nls,
-                                                                    partial(fig9_test_cost, rows=r), fig9_queue_job),
-                                     "App. F.3, Fig. 9"))  # fmt: skip
+    lambda rows, s, nls, ref: per_dataset(rows, lambda r: fig5_outcomes(
+        _with_fig8_gaps(r), s, nls, partial(fig9_test_cost, rows=r), fig9_queue_job,
+        reference=[x for x in ref if x["dataset"] == r[0]["dataset"]]), "App. F.3, Fig. 9"),
+    inputs=SMALL_H_FILE)  # fmt: skip

@@ -30,7 +30,7 @@ from ...plotting import pyplot, save_figure
 from . import uci
 from .toys import FIG1_CLAIMS
 from .uci import FIG4, FIG5, FIG10, PAPER_T_BURN, Noise, SweepSettings, seed_means, sweep_settings, value_text
-from .uci_runs import FULL, SYNTHETIC, Spec
+from .uci_runs import FULL, SYNTHETIC, Spec, adaptive_steps
 
 AKD_FLOOR_200 = 0.087  # E[D] for 200 vs 200 i.i.d. draws (derived for this project)
 
@@ -110,7 +110,10 @@ def _settings_text(s: SweepSettings) -> str:
     if o.kind == "lie_trotter":
         otext = f"LIE-TROTTER full batch, h = {o.h:g}, same equal-time protocol"
     else:
-        otext = f"adaptive SGHMC (Springenberg) full batch, lr = {o.h:g}, burn-in 2000, thin 500 steps"
+        burn, thin, mdecay = adaptive_steps(o.h)
+        otext = (f"adaptive SGHMC (Springenberg) full batch, lr = {o.h:g}, burn-in {burn}, thin {thin} steps"
+                 + (f", mdecay {mdecay:g} (the paper's lr 0.005 and mdecay 0.05 scaled to the same SDE and simulated "
+                    "time)" if mdecay is not None else ""))  # fmt: skip
     return (
         f"C = 5 unless swept; x0 = 0; steps h in {{{', '.join(f'{h:g}' for h in s.steps)}}}; batch sizes "
         f"{{{', '.join('full' if b == FULL else str(b) for b in s.batches)}}} (reshuffled minibatches); equal "
@@ -1382,11 +1385,13 @@ _QUALIFIER = (
     "says what that gave; until 2026-11-28, with one seed: differences within the oracle band's width, 'inside the "
     "band' with no allowance above its 95% quantile; the reason says what that gives); 'especially with the full "
     "batch' is reported in the reason and counts in no verdict (a qualifier of the claim; since 2026-11-29, the "
-    f"thirtieth audit), on two readings per minibatch: {_QUALIFIER}" + _FLAT_TIER + "; not tested: scale also where "
-    "no series changes over the grid's 3 smallest h beyond the tolerance of a difference and every cell there lies "
-    "above the oracle's band beyond its allowance: errors on a floor show no order to compare (since 2026-11-30, "
-    "the thirty-second audit, after wine's full grid was seen; the reason gives what the rule gave without it)"
-    + _EQUAL_TIME_TIER,
+    f"thirtieth audit), on two readings per minibatch: {_QUALIFIER}" + _FLAT_TIER + "; not tested: not run also "
+    "where no series changes over the grid's 3 smallest h beyond the tolerance of a difference and every cell there "
+    "lies above the oracle's band beyond its allowance: errors on a floor show no order to compare (since "
+    "2026-11-30, the thirty-second audit, after wine's full grid was seen; the reason gives what the rule gave "
+    "without it; until 2026-11-30, the thirty-third audit, not tested: scale, its test not priced), the reason "
+    "judging the floor against a reference nearer h -> 0 where one was run (oracle_small_h.csv) and pricing the "
+    "next test" + _EQUAL_TIME_TIER,
     method=_AKD,
 )
 def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
@@ -1407,8 +1412,9 @@ def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], nois
                      + (f" = band high + allowance {noise.above_band(b):.4f}" if noise.measured() else "")
                      + f": {margin})")  # fmt: skip
         if not inside and spread <= noise.diff(b):
+            nd = 3 if f"{spread:.3f}" != f"{noise.diff(b):.3f}" else 4  # a margin that 3 decimals would hide
             alike.append(f"batch {b}'s N_l values lie within the tolerance of a difference of one another (spread "
-                         f"{spread:.3f} <= {noise.diff(b):.3f}): alike, not yet in the band")  # fmt: skip
+                         f"{spread:.{nd}f} <= {noise.diff(b):.{nd}f}): alike, not yet in the band")  # fmt: skip
     old = "" if in_band == same else (
         f"every N_l inside the band (the rule until 2026-11-29, the twenty-ninth audit) in {in_band} of "
         f"{len(batches)} batch sizes: {by_count(in_band, len(batches), '').verdict}")  # fmt: skip
@@ -1551,10 +1557,13 @@ def _larger_errors_at_large_h(rows: list[dict], s: SweepSettings, nls: list[int]
     earlier = bool(minis) and all(onset[b] <= full for b in minis) and any(onset[b] < full for b in minis)
     larger, gap_text = _larger_gap(rows, hmax, nls, minis, noise)
     more = earlier or larger
-    ours = (f"h = {hmax:g}: " + "; ".join(f"batch {b}: " + ", ".join(f"{k} {value_text(v)}" for k, v in
-                                                                     _at(rows, b, hmax).items()) for b in batches)
+    ours = (f"h = {hmax:g}: " + "; ".join(f"batch {b}: " + ", ".join(f"{k} {_value_diverged(rows, b, hmax, k, s)}"
+                                                                     for k in _at(rows, b, hmax)) for b in batches)
             + "; the smallest h where the largest N_l is worse beyond the tolerance: "
             + ", ".join(f"batch {b} " + (f"{h:g}" if np.isfinite(h) else "none") for b, h in onset.items()))  # fmt: skip
+    before = _before_divergence(rows, s, nls, noise, onset)
+    if before:
+        ours += f"; {before}"
     why = f"N_l up to {nls[-1]} (paper: about 100)"
     if gap_text:
         why += (f"; {gap_text}; with the earlier onset alone (the rule until 2026-11-29, the twenty-ninth audit) 'more "
@@ -1568,6 +1577,39 @@ def _larger_errors_at_large_h(rows: list[dict], s: SweepSettings, nls: list[int]
                 f"worse at the largest h in {at_hmax} of {len(batches)} batch sizes")  # fmt: skip
         return partly(ours, "; ".join([why, half, *inert]))
     return not_reproduced(ours, why)
+
+
+def _value_diverged(cells: list[dict], batch, h: float, label: str, s: SweepSettings) -> str:
+    """A cell's seed mean (``value_text``), or where a seed diverged how many seeds and chains did (the thirty-third
+    audit, 2026-11-30: wine's full batch N_l = 30 at h = 0.16 read 'diverged' for 1 chain of 30)."""
+    c = next(c for c in cells if c["batch"] == batch and c["step_size"] == h and c["label"] == label)
+    if np.isfinite(c["akd"]):
+        return value_text(c["akd"])
+    seeds = list(c.get("by_seed", {}).values())
+    bad = sum(not np.isfinite(v) for v in seeds)
+    return (f"diverged ({bad} of {len(seeds)} seeds, {c.get('diverged_all', math.nan)} of {len(seeds) * s.chains} "
+            "chains)")  # fmt: skip
+
+
+def _before_divergence(cells: list[dict], s: SweepSettings, nls: list[int], noise: Noise, onset: dict) -> str:
+    """Where the largest N_l's onset (``_onsets``) is its divergence, not a larger AKD: that it was not worse than
+    N_l = 1 beyond the tolerance at any h before it diverged, and the two at the grid's h below (lower or higher,
+    beyond the tolerance or not): the growth with h there shows as divergence alone (the thirty-third audit,
+    2026-11-30: wine's full batch and batch 64 at h = 0.08, N_l = 100 below N_l = 1)."""
+    first, last, hs, out = f"N_l={nls[0]}", f"N_l={nls[-1]}", sorted(s.steps), []
+    for b, h in onset.items():
+        if not np.isfinite(h) or np.isfinite(_at(cells, b, h).get(last, math.nan)) or hs.index(h) == 0:
+            continue
+        below = hs[hs.index(h) - 1]
+        c = _at(cells, b, below)
+        d = c.get(last, math.nan) - c.get(first, math.nan)
+        if not np.isfinite(d):
+            continue
+        beyond = "beyond" if abs(d) > noise.diff(b) else "within"
+        out.append(f"batch {b}: {last} diverges from h = {h:g} and is not worse than {first} beyond the tolerance at "
+                   f"any h before; at h = {below:g} {'lower' if d < 0 else 'higher'}, {c[last]:.4f} against "
+                   f"{c[first]:.4f} ({d:+.4f}, {beyond} the tolerance {noise.diff(b):.4f})")  # fmt: skip
+    return "; ".join(out)
 
 
 def _larger_gap(rows: list[dict], hmax: float, nls: list[int], minis, noise: Noise) -> tuple[bool, str]:
@@ -1616,8 +1658,18 @@ def _nl1_sensible(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noi
                                                f"{len(cells)} (batch/h) cells: " + (", ".join(best1) or "none")
                        + f"; lowest by point estimate in {strict} of {len(cells)}"
                        + _highest_and_contrast({(b, h): _at(rows, b, h) for b, h in cells}, first, noise)
-                       + ("; every cell above the band (beyond its allowance)"
-                          if mine and all(_above_band(c, noise) for c in mine) else ""))  # fmt: skip
+                       + _above_band_count(mine, noise))  # fmt: skip
+
+
+def _above_band_count(mine: list[dict], noise: Noise) -> str:
+    """'every cell above the band' where all are (``_above_band``: beyond its allowance, or diverged), else in how
+    many (since 2026-11-30, the thirty-third audit: said only where all were); "" where none is."""
+    above = sum(_above_band(c, noise) for c in mine)
+    if not mine or not above:
+        return ""
+    if above == len(mine):
+        return "; every cell above the band (beyond its allowance)"
+    return f"; above the band (beyond its allowance, or diverged) in {above} of {len(mine)} cells"
 
 
 def _highest_and_contrast(at: dict, first: str, noise: Noise) -> str:
@@ -1629,17 +1681,37 @@ def _highest_and_contrast(at: dict, first: str, noise: Noise) -> str:
         for c in at.values()
         if all(np.isfinite(v) for v in c.values()) and c.get(first, -math.inf) >= max(c.values()) > _lowest(c)
     ]
-    apart = sum(not all(np.isfinite(v) for v in c.values()) or max(c.values()) - min(c.values()) > noise.diff(b)
-                for (b, _), c in at.items())  # fmt: skip
+    apart = [(b, h) for (b, h), c in at.items()
+             if not all(np.isfinite(v) for v in c.values()) or max(c.values()) - min(c.values()) > noise.diff(b)]  # fmt: skip
     return (
         f", highest in {len(top)} of {len(at)}"
         + (f" (above the cell's lowest by {min(top):.4f}-{max(top):.4f})" if top else "")
         + "; two N_l apart beyond the tolerance in "
-        + (f"{apart} of {len(at)} cells" if apart else "no cell: the cells give no contrast between N_l")
+        + (
+            f"{len(apart)} of {len(at)} cells" + _contrast_directions({k: at[k] for k in apart}, first, noise)
+            if apart
+            else "no cell: the cells give no contrast between N_l"
+        )
     )
 
 
-def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=None, queued=None
+def _contrast_directions(at: dict, first: str, noise: Noise) -> str:
+    """The direction of each contrast cell of ``_highest_and_contrast`` (since 2026-11-30, the thirty-third audit):
+    against ``first`` (it lies above the cell's lowest beyond the tolerance), for it (another N_l lies above it beyond
+    the tolerance, or diverged, and it is within the tolerance of the lowest), both, or neither (it lies between)."""
+    kinds: dict = {}
+    for (b, h), c in at.items():
+        one, tol = c.get(first, math.nan), noise.diff(b)
+        against = not np.isfinite(one) or one > _lowest(c) + tol
+        worse = np.isfinite(one) and any(not np.isfinite(v) or v > one + tol for k, v in c.items() if k != first)
+        kind = ("both ways" if against and worse else f"against {first}" if against else f"for {first}" if worse
+                else "neither way")  # fmt: skip
+        kinds.setdefault(kind, []).append(f"{b}/{h:g}")
+    order = [f"against {first}", f"for {first}", "both ways", "neither way"]
+    return " (" + "; ".join(f"{k}: {', '.join(kinds[k])}" for k in order if k in kinds) + ")"
+
+
+def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=None, queued=None, reference=()
                   ) -> list[tuple[Claim, Outcome]]:  # fmt: skip
     """Fig. 5's claims, over every batch size, of the N_l values ``nls`` (N_l = 1 first); #1 and #2 not tested where
     the grid does not resolve a change with h (``_resolution_gate``); not tested against
@@ -1648,15 +1720,19 @@ def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=
     is not queued; ``queued(dataset, full=True)``: the job of scale=paper's grid there, which tests a grid
     too flat in h). The rows are judged on their own grid (``own_grid``: their h, batch sizes, N_l and seeds), not
     on ``s`` and ``nls``, the command's: a data set whose rows were merged from another invocation (Fig. 9's wine,
-    scale=paper's grid, beside the others' quick grid) is judged on the grid it ran."""
+    scale=paper's grid, beside the others' quick grid) is judged on the grid it ran. ``reference``: the rows' runs
+    against a reference nearer h -> 0 (``SMALL_H_FILE``'s rows of the data set), read by #1's floor gate alone
+    (``_small_h_gate``)."""
     s, nls = own_grid(rows, s, nls)
-    cells, noise = seed_means(rows), Noise.of(rows)  # one seed: the band width is the tolerance
+    cells, noise = seed_means(rows), _fig5_noise(rows, s)  # one seed: the band width is the tolerance
     out = FIG5_CLAIMS.outcomes(cells, s, nls, noise)
     if noise.measured():
         old = FIG5_CLAIMS.outcomes(cells, s, nls, noise.unmeasured())
-        out = [(c, replace(o, why="; ".join(p for p in (o.why, noise.text(), _band_rule(b)) if p)))
-               for (c, o), (_, b) in zip(out, old)]  # fmt: skip
-    out = _small_h_gate(_resolution_gate(out, cells, s, nls, noise, rows, test_cost, queued), cells, s, nls, noise)
+        every = FIG5_CLAIMS.outcomes(cells, s, nls, Noise.of(rows)) if noise.pool else [(None, None)] * len(out)
+        out = [(c, replace(o, why="; ".join(p for p in (o.why, noise.text(), _pool_rule(o, e), _band_rule(b)) if p)))
+               for (c, o), (_, b), (_, e) in zip(out, old, every)]  # fmt: skip
+    out = _small_h_gate(_resolution_gate(out, cells, s, nls, noise, rows, test_cost, queued), cells, s, nls, noise,
+                        rows, list(reference))  # fmt: skip
     out = _past_paper_h(out, s)
     out = _equal_time(out, s, rows, test_cost,
                       queued)  # fmt: skip
@@ -1664,6 +1740,29 @@ def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=
 
 
 _UNPRICED = "scale=paper (h down to 0.001; priced in this reason)"
+
+
+def _pool_rule(new: Outcome, every: Outcome | None) -> str:
+    """What the sd pooled over every h (the rule until 2026-11-30, ``_fig5_noise``) gave: its verdict, and the head
+    of its ``ours`` (up to the first ':') where that differs (e.g. #3's count of cells); "" where not limited."""
+    if every is None:
+        return ""
+    head, was = new.ours.split(":", 1)[0], every.ours.split(":", 1)[0]
+    return (f"with the sd pooled over every h (until 2026-11-30) the rule gave {every.verdict}"
+            + (f" ({was})" if was != head else ""))  # fmt: skip
+
+
+def _fig5_noise(rows: list[dict], s: SweepSettings) -> Noise:
+    """Figs. 5/9's noise (``Noise.of``): the seed-to-seed sd pooled over the cells at h <= scale=paper's largest h
+    (0.02) where the grid runs past it (wine's h 0.04-0.16, ``_past_paper_h``), else over every cell. The cells past
+    it lie near divergence (e.g. batch 16, N_l = 30 at h = 0.08: sd 0.045), and pooled in they raised the sd that
+    judges every cell (wine's batch 16: 0.0082 -> 0.0135); limited to them since 2026-11-30, the thirty-third audit,
+    after the rows were seen (the text gives what pooling every h gave)."""
+    top = max(FIG5_SCALES["paper"]["steps"])
+    if max(s.steps) <= top:
+        return Noise.of(rows)
+    return Noise.of(rows, top, f"the sd pools the cells at h <= {top:g} (scale=paper's grid) alone since 2026-11-30, "
+                    "the thirty-third audit, after the rows were seen: the cells past it lie near divergence")  # fmt: skip
 
 
 def own_grid(rows: list[dict], s: SweepSettings, nls: list[int]) -> tuple[SweepSettings, list[int]]:
@@ -1765,16 +1864,27 @@ def _past_paper_h(out: list, s: SweepSettings) -> list:
 
 
 SMALL_H = 3  # the grid's smallest step sizes over which #1's 'order of convergence at small h' is read
+SMALL_H_FILE = "oracle_small_h.csv"  # a sweep's runs against a reference nearer h -> 0 (``_small_h_gate``)
+SMALL_H_LR = 0.0005  # that reference's step: the adaptive SGHMC at a tenth of the paper's lr (``adaptive_steps``)
 
 
-def _small_h_gate(out: list, cells: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> list:
+def _small_h_gate(out: list, cells: list[dict], s: SweepSettings, nls: list[int], noise: Noise, rows=(),
+                  reference=()) -> list:  # fmt: skip
     """Fig. 5's #1 ('for smaller step sizes the order of convergence is similar for all N_l') where the grid's
     ``SMALL_H`` smallest h show no order: no (batch, N_l) series changes over them beyond the tolerance of a
-    difference (``_series_change`` on those h) while the errors sit above the oracle's band, a floor the samplers'
-    h -> 0 limit and the oracle do not close: *not tested: scale* (N_l values alike there are alike on a floor, not
-    in their order). Added 2026-11-30, the thirty-second audit, after wine's run on scale=paper's grid was seen
-    (flat over h = 0.001-0.005, 0.027-0.041 above the band); the rule until then judged such a grid (the gate of
-    ``_resolution_gate`` exempts a grid reaching the paper's), and the reason says what it gave."""
+    difference (``_series_change`` on those h) while the errors sit above the oracle's band, a floor: *not tested*
+    (N_l values alike there are alike on a floor, not in their order). Added 2026-11-30, the thirty-second audit,
+    after wine's run on scale=paper's grid was seen (flat over h = 0.001-0.005, 0.027-0.041 above the band); the
+    rule until then judged such a grid (the gate of ``_resolution_gate`` exempts a grid reaching the paper's), and
+    the reason says what it gave.
+
+    Until 2026-11-30 (the thirty-third audit) the row was *not tested: scale*, its test 'an oracle nearer the
+    samplers' h -> 0 limit, not priced'; that test fits this machine, so it is *not run*, priced. Where the same
+    runs were judged against such a reference (``reference``: the rows of ``SMALL_H_FILE``, the sweep run again with
+    ``oracle_h``, every sampler run read back, ``_small_h_reference``), the reason says whether the floor stays above
+    its band and moved with it (then the floor is the oracle's step) or not (the samplers' own error at h -> 0: the
+    Monte Carlo error of their 10 chains x 20 draws, or their burn-in), and prices the next test, more draws at the
+    small h (``_more_draws_cost``)."""
     if len(s.steps) < SMALL_H or _flat_changes(cells, s, nls, noise) is not None:
         return out  # too few h, or already gated
     small = replace(s, steps=sorted(s.steps)[:SMALL_H])
@@ -1788,14 +1898,115 @@ def _small_h_gate(out: list, cells: list[dict], s: SweepSettings, nls: list[int]
             f"{b} {label} {d:.4f} <= {noise.diff(b):.4f}), and every cell there lies above the oracle's band "
             f"{cells[0]['self_low']:.3f}-{cells[0]['self_high']:.3f} beyond its allowance (AKD "
             f"{min(c['akd'] for c in mine):.3f}-{max(c['akd'] for c in mine):.3f}): the errors are on a floor at small "
-            "h, so they show no order of convergence to compare between N_l; a test needs an oracle nearer the "
-            "samplers' h -> 0 limit (below that floor), which this project has not priced")  # fmt: skip
+            "h, so they show no order of convergence to compare between N_l")  # fmt: skip
+    has_ref = any(r["step_size"] in small.steps for r in reference)
+    test = _small_h_reference(mine, reference, noise, small, rows) if has_ref else _small_h_untested(small, rows)
 
     def why(o: Outcome) -> str:
-        return (f"{head} (a gate added 2026-11-30, the thirty-second audit, after wine's full grid was seen); the rule "
-                f"until then gave {o.verdict}" + (f": {o.why}" if o.why else ""))  # fmt: skip
+        return (f"{head}; {test} (a gate added 2026-11-30, the thirty-second audit, after wine's full grid was seen; "
+                "until 2026-11-30, the thirty-third audit, not tested: scale, its test 'an oracle nearer the samplers' "
+                f"h -> 0 limit', not priced); the rule until then gave {o.verdict}"
+                + (f": {o.why}" if o.why else ""))  # fmt: skip
 
-    return [(c, not_tested("scale", o.ours, why(o))) if c is FIG5_CLAIMS["small_h"] else (c, o) for c, o in out]
+    return [(c, not_tested("not run", o.ours, why(o))) if c is FIG5_CLAIMS["small_h"] else (c, o) for c, o in out]
+
+
+def _small_h_untested(small: SweepSettings, rows) -> str:
+    """#1's test where the floor was not yet put against a reference nearer h -> 0: that reference, priced."""
+    return (f"a test: the same runs against a reference nearer h -> 0 (`oracle_h={SMALL_H_LR:g}`, judged by "
+            f"readback: {_reference_cost(small, rows)}), and if the floor stays, more draws at h <= "
+            f"{max(small.steps):g} ({_more_draws_cost(small, rows)}); the floor's cause (the oracle's step or the "
+            "samplers' own error) is not established")  # fmt: skip
+
+
+def _small_h_reference(mine: list[dict], reference: list[dict], noise: Noise, small: SweepSettings, rows) -> str:
+    """What the small-h cells ``mine`` say against the reference nearer h -> 0 (``reference``: the same runs'
+    distances to it, ``SMALL_H_FILE``, every h of the run that made it; its cells at ``small``'s h read): its band, the cells' AKD to it and how far they moved from their AKD to the
+    oracle (per cell, against the tolerance of a difference), whether they stay above its band beyond the allowance
+    (the floor stays) and, if so, whose the floor is: the oracle's step where the cells moved with the reference
+    beyond the tolerance, else the samplers' own; and the next test, more draws (``_more_draws_cost``)."""
+    ref = {(c["batch"], c["label"], c["step_size"]): c for c in seed_means(reference) if c["step_size"] in small.steps}
+    pairs = [(c, ref[k]) for c in mine if (k := (c["batch"], c["label"], c["step_size"])) in ref]
+    lo, hi = reference[0]["self_low"], reference[0]["self_high"]
+    shift = [r["akd"] - c["akd"] for c, r in pairs]
+    moved = sum(abs(r["akd"] - c["akd"]) > noise.diff(c["batch"]) for c, r in pairs)
+    above = sum(not np.isfinite(r["akd"]) or r["akd"] > hi + noise.above_band(c["batch"]) for c, r in pairs)
+    steps = sorted({float(r["step_size"]) for r in reference})
+    command = (f"bnnsample figure franzese2021-fig9 scale=paper datasets={reference[0]['dataset']} steps="
+               + ",".join(f"{h:g}" for h in steps) + f" oracle_h={SMALL_H_LR:g}")  # fmt: skip
+    text = (f"against a reference nearer h -> 0 ({SMALL_H_FILE}, from `{command}`: the adaptive-SGHMC oracle at lr "
+            f"{SMALL_H_LR:g}, a tenth of the paper's, with its steps and mdecay scaled to the same SDE and simulated "
+            "time; every sampler run read back, its cost in results/costs.csv), its band "
+            f"{lo:.3f}-{hi:.3f} (the oracle's {mine[0]['self_low']:.3f}-{mine[0]['self_high']:.3f}), these "
+            f"{len(pairs)} cells' AKD is {min(r['akd'] for _, r in pairs):.3f}-{max(r['akd'] for _, r in pairs):.3f}, "
+            f"moved from their AKD to the oracle by {min(shift):+.4f} to {max(shift):+.4f} (mean "
+            f"{np.mean(shift):+.4f}), beyond the tolerance of a difference in {moved} of {len(pairs)} cells, and above "
+            f"its band beyond the allowance in {above} of {len(pairs)}")  # fmt: skip
+    if above < len(pairs):
+        return text + (": the floor does not stay against it everywhere, so the order of convergence is not read "
+                       "on a floor of the oracle's alone")  # fmt: skip
+    finer = SMALL_H_LR / 10
+    still = (f"a reference nearer still (`oracle_h={finer:g}`, {_reference_cost(small, rows, finer)}), and more draws "
+             f"at h <= {max(small.steps):g} if the floor stays against it ({_more_draws_cost(small, rows)})")  # fmt: skip
+    if moved and np.mean(shift) < 0:
+        return (text + ": the floor stays but moved toward the samplers with the reference: it is, at least in part, "
+                f"the oracle's step; the next test: {still}")  # fmt: skip
+    if moved:
+        return (text + ": the floor stays and moved with the reference, away from the samplers (their AKD rose): the "
+                "reference itself changes with its lr by about the floor's size, so neither reference is shown to be "
+                "the samplers' h -> 0 limit, and the floor's cause (the references' step or their mixing over the same "
+                f"time, or the samplers' own error) is not established; the next test: {still}")  # fmt: skip
+    return (text + ": the floor stays and did not move with the reference: it is not the oracle's step but the "
+            "samplers' own error at h -> 0 (the Monte Carlo error of their 10 chains x 20 draws, or their burn-in); the "
+            f"next test: more draws at h <= {max(small.steps):g} ({_more_draws_cost(small, rows)})")  # fmt: skip
+
+
+def _run_steps(r: dict, draws: int) -> int:
+    """A run's integrator steps a chain: burn-in and ``draws`` draws' spacing."""
+    return int(r["burn_in_steps"]) + int(r["thin_steps"]) * draws
+
+
+def _more_draws_cost(small: SweepSettings, rows) -> str:
+    """What 2 and 4 times the draws a run (the same burn-in time T_b, k x 20 draws T_t apart) cost on the rows' runs
+    at h <= the largest of ``small``, at their 3 seeds, from their own CPU seconds: each run's time scaled by
+    (T_b + k D T_t) / (T_b + D T_t)."""
+    mine = [r for r in rows if r["step_size"] <= max(small.steps) and np.isfinite(_num(r.get("seconds")))]
+    if not mine:
+        return "not priced: the runs recorded no seconds"
+    base, tb, tt, d = sum(_num(r["seconds"]) for r in mine), small.t_burn, small.t_thin, small.draws
+    cost = {k: base * (tb + k * d * tt) / (tb + d * tt) for k in (2, 4)}
+    return (f"the {len(mine)} runs there took {base:,.0f} CPU-s; 2 x the draws about {cost[2] / 3600:.1f} CPU-hours, "
+            f"4 x about {cost[4] / 3600:.1f}, each run's time scaled by (T_b + k 20 T_t) / (T_b + 20 T_t), with the "
+            "reference at as many draws besides; no option of the recipe sets the draws a run yet, so it is not "
+            "queued")  # fmt: skip
+
+
+def _reference_cost(small: SweepSettings, rows, lr: float = SMALL_H_LR) -> str:
+    """What the reference at ``lr`` costs: the adaptive-SGHMC oracle's chains x its steps there
+    (``uci_runs.adaptive_steps``) at the rows' full-batch N_l = 1 runs' CPU seconds a chain-step (one full-batch
+    gradient a step, as the oracle's)."""
+    burn, thin, _ = adaptive_steps(lr)
+    o = small.oracle
+    mine = [r for r in rows if r["batch"] in ("full", FULL) and r["label"] == "N_l=1"
+            and np.isfinite(_num(r.get("seconds")))]  # fmt: skip
+    if not mine:
+        return "not priced: the runs recorded no seconds"
+    rate = sum(_num(r["seconds"]) for r in mine) / sum(_run_steps(r, small.draws) * small.chains for r in mine)
+    steps = (burn + o.draws * thin) * o.runs * o.chains_per_run
+    cost = (
+        f"about {steps * rate / 60:.0f} CPU-minutes"
+        if steps * rate < 3600
+        else f"about {steps * rate / 3600:.1f} CPU-hours"
+    )
+    return (f"{cost}: {o.runs * o.chains_per_run} chains x {burn + o.draws * thin:,} "
+            f"steps at the full-batch N_l = 1 runs' {rate * 1e6:.0f} us a chain-step")  # fmt: skip
+
+
+def _num(v) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def _flat_changes(cells: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> list | None:
@@ -2134,6 +2345,30 @@ def _merged_steps(rows: list[dict], s: SweepSettings) -> str:
             + (f" (whole steps there: {'; '.join(off)})" if off else "") + ".")  # fmt: skip
 
 
+def _rounded_times(rows: list[dict], s: SweepSettings) -> str:
+    """Where whole integrator steps move an N_l sweep's burn-in or spacing of draws more than 10% off the protocol's
+    times (``s.t_burn``, ``s.t_thin``): time / (h N_l) steps, rounded, at least 1, so at large h N_l the times run
+    (burn_in_steps x h x N_l, and the same of thin_steps) differ; per data set and N_l, the h and the times there
+    (said since 2026-11-30, the thirty-third audit: wine's N_l = 100 ran burn-in 8 at h = 0.04 against T_b = 10)."""
+    off: dict = {}
+    for r in rows:
+        h, n = float(r["step_size"]), int(r["n_leapfrog"])
+        burn, thin = int(r["burn_in_steps"]) * h * n, int(r["thin_steps"]) * h * n
+        if abs(burn - s.t_burn) > 0.1 * s.t_burn or abs(thin - s.t_thin) > 0.1 * s.t_thin:
+            off.setdefault((r["dataset"], n), {})[h] = (burn, thin)
+    if not off:
+        return ""
+    parts = []
+    for (ds, n), by_h in off.items():
+        times = {}
+        for h, bt in sorted(by_h.items()):
+            times.setdefault(bt, []).append(h)
+        parts.append(f"{ds} N_l={n}: " + ", ".join(f"h {'/'.join(f'{h:g}' for h in hs)} burn-in {b:.3g}, draws "
+                                                   f"{t:.3g} apart" for (b, t), hs in times.items()))  # fmt: skip
+    return (f" Whole integrator steps move these times more than 10% off T_b = {s.t_burn:g}, T_t = {s.t_thin:g} where "
+            "h N_l is large (time / (h N_l) steps, rounded, at least 1): " + "; ".join(parts) + ".")  # fmt: skip
+
+
 # a sweep's sampler setting: (what the settings call it, the rows' column that holds it)
 _GRID_KEY = {
     "n_leapfrog": ("N_l", "n_leapfrog"),
@@ -2182,6 +2417,14 @@ def grids_text(rows: list[dict], s: SweepSettings, vals, key: str, paper: dict, 
     return "Each data set's rows are judged on its own grid: " + "; ".join(parts) + ". The command's "
 
 
+def _inputs(inv: Invocation, name: str) -> list[dict]:
+    """The rows of the CSV ``name`` in the figure's folder, [] where there is none."""
+    from ...rundir import read_csv
+
+    path = inv.dir / name
+    return read_csv(path) if path.is_file() else []
+
+
 def _sweep(
     fig_id: str,
     title: str,
@@ -2193,11 +2436,14 @@ def _sweep(
     plot_title: str,
     settings,
     outcomes,
+    inputs: str = "",
 ) -> Figure:
     """Figs. 4, 5, 10, declared: distance sweeps over the values of the sampler setting ``key`` on every
     dataset on disk; ``variant`` turns a value into a variant (a label and Spec fields); ``settings(s,
     values)`` and ``outcomes(rows, s, values)`` the settings text and claims. The notes: the AKD per cell
-    and the oracle's self-distance band."""
+    and the oracle's self-distance band. ``inputs``: a CSV of the figure's folder that some claim also reads
+    (Fig. 9's ``oracle_small_h.csv``, since 2026-11-30): where present its rows are ``outcomes``' fourth argument
+    and it is among the section's files; else that argument is []."""
 
     def measure(inv: Invocation, bar) -> dict:
         s, vals = sweep_settings(inv.scale, inv.opt), inv.opt[key]
@@ -2213,8 +2459,9 @@ def _sweep(
         merged = m.get("merged_from", {})
         grids = grids_text(m["rows"], m["s"], m["vals"], key, scales["paper"], merged)
         own = [r for r in m["rows"] if r["dataset"] not in merged]
+        rounded = _rounded_times(m["rows"], m["s"]) if key == "n_leapfrog" else ""
         return (grids + ("settings: " if grids else "") + settings(m["s"], m["vals"]) + _merged_steps(own, m["s"])
-                + absent)  # fmt: skip
+                + rounded + absent)  # fmt: skip
 
     def notes(m: dict, inv: Invocation) -> str:
         rows = m["rows"]
@@ -2228,7 +2475,9 @@ def _sweep(
     return register_figure(Figure(
         fig_id, title, description, scales, rows=measure, tables=lambda m: {"distances.csv": m["rows"]},
         float_format=None, plot=lambda m, inv, path: plot_distances(path, m["rows"], plot_title), png="distances.png",
-        outcomes=lambda m, inv: outcomes(m["rows"], m["s"], m["vals"]), settings=settings_text, notes=notes,
+        outcomes=lambda m, inv: outcomes(m["rows"], m["s"], m["vals"], *([_inputs(inv, inputs)] if inputs else [])),
+        files=(lambda m, inv, files: files + [inv.dir / inputs] * (inv.dir / inputs).is_file()) if inputs else None,
+        settings=settings_text, notes=notes,
         options=options, heading=f"claim ({fig_id})"))  # fmt: skip
 
 

@@ -49,13 +49,15 @@ class SweepSettings:
 
 def sweep_settings(scale: str, opt: dict) -> SweepSettings:
     """The protocol of a sweep at ``scale`` (quick or paper) with the step sizes, batch sizes (0: full) and
-    oracle kind of ``opt``."""
+    oracle kind of ``opt``; its oracle's step ``opt["oracle_h"]`` where given (Fig. 9's option, since 2026-11-30:
+    a reference nearer h -> 0, the adaptive SGHMC's steps and mdecay following it, ``uci_runs.adaptive_steps``),
+    else half the smallest h (LIE-TROTTER) or the paper's lr 0.005 (adaptive SGHMC)."""
     steps, kind = opt["steps"], opt["oracle"]
     if scale == "quick":
         t_burn, t_thin, chains, draws, n_oracle = 2.0, 0.25, 10, 10, 3
     else:
         t_burn, t_thin, chains, draws, n_oracle = PAPER_T_BURN, 2.5, 10, 20, 5
-    h_oracle = min(steps) / 2 if kind == "lie_trotter" else 0.005
+    h_oracle = opt.get("oracle_h") or (min(steps) / 2 if kind == "lie_trotter" else 0.005)
     o = OracleSettings(kind, n_oracle, chains, draws, t_burn, t_thin, h_oracle)
     return SweepSettings(steps, opt["batches"], chains, draws, t_burn, t_thin, o, tuple(opt.get("seeds", (0,))))
 
@@ -128,7 +130,8 @@ CELL = ("dataset", "label", "batch", "step_size")
 def seed_means(rows: list[dict]) -> list[dict]:
     """One row per (dataset, label, batch, h) of ``distance_sweep``'s rows: the first seed's row with ``akd``
     the mean over the sampler seeds (NaN when a run diverged), ``akd_sd`` their sd (NaN with one seed),
-    ``seeds`` their number, ``by_seed`` {seed: akd} and ``seconds`` the sampling CPU seconds of all of them."""
+    ``seeds`` their number, ``by_seed`` {seed: akd}, ``seconds`` the sampling CPU seconds of all of them and
+    ``diverged_all`` their diverged chains (``diverged_chains`` stays the first seed's)."""
     out = []
     for cell in distinct(rows, *CELL):
         group = [r for r in rows if tuple(r[k] for k in CELL) == cell]
@@ -136,7 +139,8 @@ def seed_means(rows: list[dict]) -> list[dict]:
         sd = float(np.std(v, ddof=1)) if len(v) > 1 else math.nan
         seconds = sum(r.get("seconds", math.nan) for r in group)
         out.append({**group[0], "akd": float(np.mean(v)), "akd_sd": sd, "seeds": len(v), "seconds": seconds,
-                    "by_seed": {r.get("seed", 0): float(r["akd"]) for r in group}})  # fmt: skip
+                    "by_seed": {r.get("seed", 0): float(r["akd"]) for r in group},
+                    "diverged_all": sum(int(r.get("diverged_chains", 0) or 0) for r in group)})  # fmt: skip
     return out
 
 
@@ -151,16 +155,25 @@ class Noise:
     n: int
     width: float
     source: str = ""  # where the sd was measured, when not on the rows judged (their one seed)
+    pool: tuple | str = ""  # (the cells the sd pools, why and what every cell gave) where not every cell (``of``)
 
     @classmethod
-    def of(cls, rows: list[dict]) -> Noise:
-        """From ``distance_sweep``'s rows (every seed): pooled variance = mean of the cells' variances."""
+    def of(cls, rows: list[dict], h_max: float | None = None, why: str = "") -> Noise:
+        """From ``distance_sweep``'s rows (every seed): pooled variance = mean of the cells' variances (a cell with a
+        diverged seed has no sd and is left out); with ``h_max``, of the cells at h <= ``h_max`` alone where the rows
+        run past it (``pool`` says so, ``why``, and what pooling every cell gave)."""
         cells, n = seed_means(rows), min(distinct(seed_means(rows), "seeds"), default=1)
+        mine = cells if h_max is None else [c for c in cells if c["step_size"] <= h_max]
         sd = {}
         for b in distinct(cells, "batch"):
-            var = [c["akd_sd"] ** 2 for c in cells if c["batch"] == b and np.isfinite(c["akd_sd"])]
+            var = [c["akd_sd"] ** 2 for c in mine if c["batch"] == b and np.isfinite(c["akd_sd"])]
             sd[b] = math.sqrt(np.mean(var)) if var and n > 1 else math.nan
-        return cls(sd, n, float(rows[0]["self_high"] - rows[0]["self_low"]))
+        pool = ""
+        if len(mine) < len(cells) and n > 1:
+            every = cls.of(rows)
+            pool = (f"at h <= {h_max:g}", f"{why}; pooled over every h it was "
+                    + ", ".join(f"batch {b} {v:.4f}" for b, v in every.sd.items()))  # fmt: skip
+        return cls(sd, n, float(rows[0]["self_high"] - rows[0]["self_low"]), pool=pool)
 
     def measured(self) -> bool:
         return bool(self.sd) and all(np.isfinite(v) for v in self.sd.values())
@@ -187,6 +200,7 @@ class Noise:
         if self.source:
             return (f"one sampler seed per cell; the seed-to-seed sd of one cell's AKD measured {self.source}: "
                     + ", ".join(f"batch {b} {v:.4f}" for b, v in self.sd.items()) + f"; band width {self.width:.3f}")  # fmt: skip
-        return (f"seed-to-seed sd of one cell's AKD (pooled over its sampler x h cells, {self.n} seeds, the oracle "
-                f"fixed): " + ", ".join(f"batch {b} {v:.4f}" for b, v in self.sd.items())
-                + f"; band width {self.width:.3f}")  # fmt: skip
+        cells, why = self.pool or ("", "")
+        return (f"seed-to-seed sd of one cell's AKD (pooled over its sampler x h cells{' ' + cells if cells else ''}, "
+                f"{self.n} seeds, the oracle fixed): " + ", ".join(f"batch {b} {v:.4f}" for b, v in self.sd.items())
+                + f"; band width {self.width:.3f}" + (f"; {why}" if why else ""))  # fmt: skip

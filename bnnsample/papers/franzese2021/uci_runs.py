@@ -57,6 +57,7 @@ class Spec:
     seed: int = 0
     burn_steps: int | None = None
     thin_steps: int | None = None
+    mdecay: float | None = None  # the adaptive SGHMC's momentum decay a step; None: its config's (0.05)
 
     def steps(self) -> tuple[int, int]:
         from ...plumbing.resolvers import time_steps
@@ -81,10 +82,15 @@ class Spec:
             ov.append("integrator.noise_correction=none")
         if self.integrator == "generalized_lie_trotter":
             ov.append(f"integrator.n_leapfrog={self.n_leapfrog}")
+        if self.mdecay is not None:
+            ov.append(f"integrator.mdecay={self.mdecay!r}")
         return ov
 
     def key(self) -> str:
-        digest = hashlib.sha1(repr(sorted(asdict(self).items())).encode()).hexdigest()[:10]
+        fields = asdict(self)
+        if fields["mdecay"] is None:  # the key of every run made before the field was added (2026-11-30)
+            del fields["mdecay"]
+        digest = hashlib.sha1(repr(sorted(fields.items())).encode()).hexdigest()[:10]
         b = "full" if self.batch == FULL else f"b{self.batch}"
         return f"{self.dataset}_{self.integrator}_h{self.h:g}_{b}_{digest}"
 
@@ -143,10 +149,30 @@ class OracleSettings:
     h: float
 
 
+ADAPTIVE_LR, ADAPTIVE_MDECAY, ADAPTIVE_BURN, ADAPTIVE_THIN = 0.005, 0.05, 2000, 500  # the paper's oracle (App. F.2)
+
+
+def adaptive_steps(lr: float) -> tuple[int, int, float | None]:
+    """(burn-in steps, thin steps, mdecay; None: the config's) of the adaptive-SGHMC oracle at learning rate ``lr``:
+    the paper's 2000, 500 and 0.05 at its lr = 0.005 (App. F.2), and at another lr the same SDE over the same
+    simulated time. Chen et al. (2014)'s SGHMC in pysgmcmc's variables is a discretisation of time step lr with
+    friction mdecay / lr a unit of time (v, a position increment, is lr times a velocity), so T_b = 2000 x 0.005 = 10
+    and T_t = 2.5, the times the samplers' protocol takes from it (``uci.PAPER_T_BURN``). At a smaller lr the steps
+    scale as 0.005 / lr and mdecay as lr / 0.005 (friction 10 a unit of time): the paper's oracle with a finer step,
+    its discretisation error smaller. Keeping mdecay = 0.05 would instead raise the friction as 1 / lr, a more
+    damped SDE that mixes less in the same time (its overdamped limit moves as lr^2 a step), not the same law nearer
+    lr -> 0. Added 2026-11-30 (the thirty-third audit) for the reference at lr = 0.0005 of Fig. 9's #7 on wine."""
+    if lr == ADAPTIVE_LR:
+        return ADAPTIVE_BURN, ADAPTIVE_THIN, None
+    scale = ADAPTIVE_LR / lr
+    return round(ADAPTIVE_BURN * scale), round(ADAPTIVE_THIN * scale), ADAPTIVE_MDECAY / scale
+
+
 def oracle_spec(dataset: str, o: OracleSettings) -> Spec:
     common = {"dataset": dataset, "batch": FULL, "chains": o.runs * o.chains_per_run, "draws": o.draws, "seed": 1000}
     if o.kind == "sghmc_adaptive":  # the paper's oracle: lr 0.005, burn-in 2000, thin 500 (App. F.2)
-        return Spec(integrator="sghmc_adaptive", h=o.h, burn_steps=2000, thin_steps=500, **common)
+        burn, thin, mdecay = adaptive_steps(o.h)
+        return Spec(integrator="sghmc_adaptive", h=o.h, burn_steps=burn, thin_steps=thin, mdecay=mdecay, **common)
     return Spec(integrator="lie_trotter", h=o.h, t_burn=o.t_burn, t_thin=o.t_thin, **common)
 
 
