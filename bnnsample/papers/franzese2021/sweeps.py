@@ -1946,7 +1946,8 @@ def _small_h_reference(mine: list[dict], reference: list[dict], noise: Noise, sm
         return text + (": the floor does not stay against it everywhere, so the order of convergence is not read "
                        "on a floor of the oracle's alone")  # fmt: skip
     finer = SMALL_H_LR / 10
-    still = (f"a reference nearer still (`oracle_h={finer:g}`, {_reference_cost(small, rows, finer)}), and more draws "
+    still = (f"a reference nearer still (`oracle_h={finer:g}`, {_reference_cost(small, rows, finer)}; queued in "
+             "scripts/cpu_queue.sh), and more draws "
              f"at h <= {max(small.steps):g} if the floor stays against it ({_more_draws_cost(small, rows)})")  # fmt: skip
     if moved and np.mean(shift) < 0:
         return (text + ": the floor stays but moved toward the samplers with the reference: it is, at least in part, "
