@@ -18,9 +18,13 @@ kinds
 partition (reshuffle and sms)
     fixed      the data are cut into N_m minibatches once (from one random permutation); each
                epoch/sweep permutes the order of these batches. This is the SMS-UBU authors'
-               code. If n does not divide N, the N - N_m n leftover points are never used.
+               code. n must divide N: otherwise the N - N_m n leftover points would never be
+               used in the whole run and the chain would sample a tempered posterior of the
+               other points (force scale N/n on N_m n points), so such a schedule is refused
+               (``partition_error``; until 2026-11-30 it was built and dropped them).
     fresh      each epoch/sweep cuts a fresh random permutation of the data into N_m batches,
-               as the SMS-UBU paper's text describes; leftover points change every sweep.
+               as the SMS-UBU paper's text describes; leftover points change every sweep, so
+               each step's force is unbiased for any n (a pass no longer sums to the full force).
 
 The force scale is N/n for every kind but full, which makes the estimator unbiased.
 """
@@ -45,6 +49,27 @@ _BLOCK_STEPS = 64
 _BIT_SHIFTS = torch.arange(8, dtype=torch.uint8)
 
 
+def divisors_near(n_data: int, batch_size: int, count: int = 2) -> list[int]:
+    """Up to ``count`` divisors of ``n_data`` below and above ``batch_size`` (at least 1, at most
+    n_data / 2: two minibatches), nearest first on each side, in increasing order."""
+    divs = [d for d in range(1, n_data // 2 + 1) if n_data % d == 0]
+    below = [d for d in divs if d < batch_size][-count:]
+    above = [d for d in divs if d > batch_size][:count]
+    return below + above
+
+
+def partition_error(kind: str, partition: str, n_data: int, batch_size: int) -> str:
+    """Why a fixed partition into minibatches of ``batch_size`` cannot cover ``n_data`` points, or ''
+    (the kinds without a partition, a fresh partition, or n dividing N)."""
+    if kind not in ("reshuffle", "sms") or partition != "fixed" or n_data % batch_size == 0:
+        return ""
+    near = ", ".join(map(str, divisors_near(n_data, batch_size)))
+    return (
+        f"must divide the training set's {n_data} points with batching={kind} and a fixed partition (else "
+        f"{n_data % batch_size} points would never be used); divisors near it: {near}; or batching.partition=fresh"
+    )
+
+
 class Schedule:
     def __init__(
         self,
@@ -63,6 +88,8 @@ class Schedule:
             raise ValueError(f"unknown partition {partition!r}; allowed: {', '.join(PARTITIONS)}")
         if kind != "full" and not 1 <= batch_size <= n_data:
             raise ValueError(f"batch_size must be in 1..{n_data}, got {batch_size}")
+        if why := partition_error(kind, partition, n_data, batch_size):
+            raise ValueError(f"batch_size={batch_size} {why}")
         self.kind = kind
         self.n_data = n_data
         self.batch_size = n_data if kind == "full" else batch_size

@@ -388,6 +388,10 @@ def validate_against_data(cfg: DictConfig, n_train: int, dataset: str) -> None:
             high=n_train // 2,
             what=what + f"; batching={kind} needs >= 2 minibatches",
         )
+        from .batching import partition_error  # torch: not imported by the CLI's parsing
+
+        if why := partition_error(kind, cfg.batching.get("partition", "fixed"), n_train, int(cfg.batch_size)):
+            raise ConfigError("batch_size", cfg.batch_size, why)
     elif kind != "full":
         _integer(cfg, "batch_size", low=1, high=n_train, what=what)
 

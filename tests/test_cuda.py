@@ -132,7 +132,7 @@ def test_two_network_runs_of_one_seed_agree_bit_for_bit(tmp_path):
     from bnnsample.store import SampleStore
 
     ovr = ["dataset=digits", "device=cuda", "chains=2", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1",
-           "samples=3", "model.n_calibration=100", "dataset.n_test=50", "control_variate=true", "evaluate=false"]  # fmt: skip
+           "samples=3", "model.n_calibration=100", "dataset.n_test=97", "control_variate=true", "evaluate=false"]  # fmt: skip
     a, _ = run_inprocess(tmp_path / "a", ovr)
     b, _ = run_inprocess(tmp_path / "b", ovr)
     with SampleStore(a) as s, SampleStore(b) as t:

@@ -182,7 +182,7 @@ def test_reuse_swa_points_of_another_run(tmp_path):
     """init.reuse: a second sampler starts from the first run's SWA points and copies its
     baselines, without training (train_epochs would otherwise change the points)."""
     base = ["dataset=digits", "chains=2", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=1",
-            "model.n_calibration=100", "store_theta=false", "evaluate=false", "dataset.n_test=50"]  # fmt: skip
+            "model.n_calibration=100", "store_theta=false", "evaluate=false", "dataset.n_test=97"]  # fmt: skip
     first, _ = run_inprocess(tmp_path / "a", base)
     second, _ = run_inprocess(tmp_path / "b", [*base, "integrator=sg_hmc", "init.localization=0",
                                                f"init.reuse={tmp_path / 'a'}", "init.train_epochs=3"])  # fmt: skip
@@ -214,7 +214,7 @@ def test_each_runs_init_point_is_its_own_swa_average(tmp_path, monkeypatch):
 
     monkeypatch.setattr(train_mod, "train_runs", spy)
     base = ["dataset=digits", "chains=3", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=1",
-            "model.n_calibration=100", "store_theta=false", "evaluate=false", "dataset.n_test=50", "device=cpu"]  # fmt: skip
+            "model.n_calibration=100", "store_theta=false", "evaluate=false", "dataset.n_test=97", "device=cpu"]  # fmt: skip
     path, _ = run_inprocess(tmp_path / "a", base)
     from bnnsample.store import SampleStore
 

@@ -55,7 +55,7 @@ def test_complete_run_is_not_redone_and_other_config_is_refused(tmp_path, capsys
 
 
 BNN = ["dataset=digits", "chains=2", "init.train_epochs=1", "init.swa_epochs=1", "burn_in=1", "samples=5",
-       "model.n_calibration=100", "dataset.n_test=50", "check_every=5", "evaluate=false", "batch_size=250"]  # fmt: skip
+       "model.n_calibration=100", "dataset.n_test=297", "check_every=5", "evaluate=false", "batch_size=250"]  # fmt: skip
 
 
 def test_bnn_kill_and_resume_is_bit_exact(tmp_path, monkeypatch):

@@ -334,7 +334,7 @@ def test_stop_request_ends_adam_swa_training(tmp_path, monkeypatch):
 
     monkeypatch.setattr(Adam, "step", stop_at_3)
     ovr = ["dataset=digits", "chains=1", "init.train_epochs=50", "init.swa_epochs=50", "batch_size=250",
-           "model.n_calibration=100", "dataset.n_test=50", "evaluate=false"]  # fmt: skip
+           "model.n_calibration=100", "dataset.n_test=297", "evaluate=false"]  # fmt: skip
     with pytest.raises(Interrupted, match="training"):
         run_inprocess(tmp_path, ovr)
     assert calls["n"] == 3 and not sampler_mod._stop["requested"]

@@ -74,7 +74,7 @@ def test_excess_training_loss_of_a_localized_run(tmp_path):
 
     path, cfg = run_inprocess(tmp_path / "r", ["dataset=digits", "chains=2", "init.train_epochs=2", "init.swa_epochs=1",
                                                "burn_in=1", "samples=3", "model.n_calibration=100", "store_theta=false",
-                                               "evaluate=false", "dataset.n_test=50"])  # fmt: skip
+                                               "evaluate=false", "dataset.n_test=97"])  # fmt: skip
     out = C.excess_training_loss(tmp_path / "r", n_batches=30)
     assert out["runs"] == 2 and out["n_train"] > 0
     assert out["excess"] == pytest.approx(out["draw_loss"] - out["swa_loss"])

@@ -35,7 +35,7 @@ def test_export_round_trip_and_rhat_equal_to_evaluate(tmp_path, cli):
 def test_export_of_a_classifier_holds_its_predictive(tmp_path, cli):
     run_inprocess(tmp_path / "r", ["dataset=digits", "model=cnn_small", "chains=2", "init=zeros", "unit=step",
                                    "burn_in=2", "samples=3", "store_theta=false", "evaluate=false",
-                                   "dataset.n_test=20"])  # fmt: skip
+                                   "dataset.n_test=97"])  # fmt: skip
     assert cli("export", str(tmp_path / "r")).returncode == 0
     idata = az.from_netcdf(tmp_path / "r" / "posterior.nc")
     assert idata.predictions["probabilities"].shape == (2, 3, 20, 10)
@@ -46,7 +46,7 @@ def test_export_of_a_classifier_holds_its_predictive(tmp_path, cli):
 
 def test_export_names_a_networks_coordinates_by_parameter_and_index(tmp_path, cli):
     run_inprocess(tmp_path / "r", ["dataset=digits", "model=cnn_small", "chains=2", "init=zeros", "unit=step",
-                                   "burn_in=1", "samples=2", "evaluate=false", "dataset.n_test=20"])  # fmt: skip
+                                   "burn_in=1", "samples=2", "evaluate=false", "dataset.n_test=97"])  # fmt: skip
     assert cli("export", str(tmp_path / "r")).returncode == 0
     names = [str(n) for n in az.from_netcdf(tmp_path / "r" / "posterior.nc").posterior["theta_dim"].values]
     with SampleStore(tmp_path / "r" / "samples.h5") as s:

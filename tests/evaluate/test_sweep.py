@@ -152,7 +152,7 @@ def test_replicate_jobs_are_pooled_into_ensembles(inprocess, tmp_path):
 
     sweep = tmp_path / "sweep"
     code = inprocess(
-        "run", "-m", "dataset=digits", "dataset.n_test=60", "chains=2", "init.train_epochs=1", "init.swa_epochs=1",
+        "run", "-m", "dataset=digits", "dataset.n_test=97", "chains=2", "init.train_epochs=1", "init.swa_epochs=1",
         "burn_in=1", "samples=2", "model.n_calibration=100", "store_theta=false", "progress=false",
         "seed=0,1,2", "init.localization=50,25", f"hydra.sweep.dir={sweep}",
     )  # fmt: skip

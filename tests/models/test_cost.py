@@ -10,7 +10,7 @@ from bnnsample.models import cost
 from ..helpers import compose_cfg, run_inprocess
 
 BASE = ["dataset=digits", "model=cnn_small", "chains=2", "init.train_epochs=2", "init.swa_epochs=1", "burn_in=1",
-        "samples=2", "model.n_calibration=100", "dataset.n_test=50", "evaluate=false", "batch_size=100"]  # fmt: skip
+        "samples=2", "model.n_calibration=100", "dataset.n_test=97", "evaluate=false", "batch_size=100"]  # fmt: skip
 
 
 class FakePot:

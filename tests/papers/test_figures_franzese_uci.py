@@ -69,6 +69,32 @@ def test_spec_overrides_compose_to_the_intended_run():
     assert spec.key() != jobs_uci.Spec(dataset="boston", integrator="sghmc", h=0.01, batch=16, friction=0.5).key()
 
 
+def test_spec_partition_is_fixed_where_the_batch_divides_n_and_fresh_elsewhere():
+    """franzese2021's minibatches cover the data every epoch (§3, eq. 8): a batch dividing N keeps the fixed
+    partition (the committed runs' config), one that does not gets batching.partition=fresh, since a fixed
+    partition would leave N mod n points out of the whole run and is refused (validate_against_data)."""
+    from bnnsample.config import ConfigError, validate_against_data
+
+    assert (jobs_uci.train_size("boston"), jobs_uci.train_size("wine"), jobs_uci.train_size("trig_features")) == (
+        455, 160, 200)  # fmt: skip
+    want = {("boston", 16): "fresh", ("boston", 32): "fresh", ("boston", 8): "fresh", ("boston", 35): "fixed",
+            ("wine", 64): "fresh", ("wine", 16): "fixed", ("wine", 32): "fixed", ("trig_features", 32): "fresh",
+            ("trig_features", 8): "fixed", ("trig_features", 40): "fixed", ("breast_cancer", 32): "fixed",
+            ("wine", jobs_uci.FULL): "fixed"}  # fmt: skip
+    for (dataset, batch), part in want.items():
+        ov = jobs_uci.Spec(dataset=dataset, integrator="lie_trotter", h=0.01, batch=batch).overrides()
+        assert ("batching.partition=fresh" in ov) == (part == "fresh"), (dataset, batch)
+        assert jobs_uci.partition(dataset, batch) == part
+        cfg = compose(ov)
+        assert cfg.batching.partition == part
+        n = jobs_uci.train_size(dataset)
+        validate_against_data(cfg, n, dataset)  # accepted as the recipe builds it
+        if part == "fresh":
+            with pytest.raises(ConfigError, match=f"batch_size.*must divide the training set's {n} points"):
+                validate_against_data(compose([*ov, "batching.partition=fixed"]), n, dataset)
+    assert jobs_uci.BATCHING_TEXT in sweeps._settings_text(sweeps.sweep_settings("quick", sweeps.FIG5_SCALES["quick"]))
+
+
 def _result(pred, diverged=None):
     pred = np.asarray(pred, dtype=np.float64)
     div = np.zeros(pred.shape[0], bool) if diverged is None else np.asarray(diverged)

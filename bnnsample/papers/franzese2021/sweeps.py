@@ -30,7 +30,7 @@ from ...plotting import pyplot, save_figure
 from . import uci
 from .toys import FIG1_CLAIMS
 from .uci import FIG4, FIG5, FIG10, PAPER_T_BURN, Noise, SweepSettings, seed_means, sweep_settings, value_text
-from .uci_runs import FULL, SYNTHETIC, Spec, adaptive_steps
+from .uci_runs import BATCHING_TEXT, FULL, SYNTHETIC, Spec, adaptive_steps
 
 AKD_FLOOR_200 = 0.087  # E[D] for 200 vs 200 i.i.d. draws (derived for this project)
 
@@ -116,7 +116,7 @@ def _settings_text(s: SweepSettings) -> str:
                     "time)" if mdecay is not None else ""))  # fmt: skip
     return (
         f"C = 5 unless swept; x0 = 0; steps h in {{{', '.join(f'{h:g}' for h in s.steps)}}}; batch sizes "
-        f"{{{', '.join('full' if b == FULL else str(b) for b in s.batches)}}} (reshuffled minibatches); equal "
+        f"{{{', '.join('full' if b == FULL else str(b) for b in s.batches)}}} ({BATCHING_TEXT}); equal "
         f"simulated time: burn-in T_b = {s.t_burn:g}, T_t = {s.t_thin:g} between draws; {s.chains} chains x "
         f"{s.draws} draws pooled = {s.chains * s.draws} draws per run (paper: 200 draws of one chain, T_b = 10, "
         f"T_t = 2.5); oracle: {otext}; {o.runs} oracle runs of {o.chains_per_run} chains x {o.draws} draws for "

@@ -6,8 +6,9 @@ Protocol (App. F.1-F.2; conf/experiment/franzese2021_uci.yaml is the same protoc
 NTK-parameterised ReLU MLP (eq. 104; 4x50 regression with the fixed noise variance of Table 1,
 2x50 softmax classification), prior N(0, I), seeded 90/10 splits with inputs (and regression
 targets) standardised on the training part, friction C = 5, x0 = 0 and v0 ~ N(0, I) (the paper
-states no initialisation), minibatches in a fresh random permutation every epoch
-(``batching=reshuffle``, franzese2021 Thm 2), and EQUAL SIMULATED TIME at every step size h:
+states no initialisation), reshuffled minibatches (``batching=reshuffle``, franzese2021 Thm 2 and
+App. F: each epoch visits every minibatch once, in a fresh random order; ``partition``), and EQUAL SIMULATED
+TIME at every step size h:
 burn-in time T_b and time T_t between kept draws, i.e. ``burn_in = time_steps(T_b, h, N_l)``
 and ``thin = time_steps(T_t, h, N_l)`` steps (bnnsample/plumbing/resolvers.py; the paper's T_b = 10,
 T_t = 2.5 are its oracle's 2000 and 500 steps at h = 0.005).
@@ -17,10 +18,22 @@ App. F.2) of the pooled predictive draws of the latent mean f(x*) (original unit
 of R independent oracle runs, averaged over the runs; the self-distance band (``metrics.self_distance_band``)
 is over the R oracle runs, so method and band have the same sample sizes. A run with a diverged chain has no
 distance (NaN).
+
+Minibatches (``partition``): franzese2021 §3 (eq. 8) splits the data into K minibatches that cover it and draws a
+random order of them each epoch (App. F: a fresh random permutation every epoch). Where the batch size n divides
+the training set's N, a run cuts the data once, per seed, into K = N/n batches and visits them in a fresh random
+order every epoch (the fixed partition: the committed runs of such cells stay valid). Where n does not divide N,
+a fixed partition would leave the N mod n leftover points out of the whole run (force scale N/n on the other
+K n points: a tempered posterior of a subset), which the library refuses since 2026-11-30; such a cell cuts a
+fresh random permutation into floor(N/n) batches every epoch (``batching.partition=fresh``: each step's force is
+unbiased, the points left out change every epoch). Before 2026-11-30 those cells used the fixed partition and
+dropped the same N mod n points for the whole run (e.g. boston, N = 455, batch 32 or 8: 7 points; wine, N = 160,
+batch 64: 32 points; trig_features, N = 200, batch 32: 8 points).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import asdict, dataclass
@@ -35,6 +48,39 @@ SYNTHETIC = "trig_features"  # App. F.1's random trigonometric features (256): a
 def model_of(dataset: str) -> str:
     """The model of the protocol on ``dataset``: the BNN of eq. 104, or the linear model of the synthetic set."""
     return "linear_gaussian" if dataset == SYNTHETIC else "ntk_mlp"
+
+
+# the settings text's words on the minibatches (``partition``), for every franzese2021 section of UCI runs
+BATCHING_TEXT = (
+    "reshuffled minibatches: a partition into N/n batches drawn per seed and visited in a fresh random order every "
+    "epoch where the batch n divides the training set's N; where it does not, a fresh random partition into "
+    "floor(N/n) batches every epoch (since 2026-11-30: before, those cells' fixed partition left the N mod n "
+    "leftover points out of the whole run)"
+)
+
+
+@functools.lru_cache(maxsize=64)
+def _train_size(dataset: str, split: int, figure: tuple[str, ...]) -> int:
+    from ...config import compose
+    from ...data import load_data
+
+    return load_data(
+        compose([f"dataset={dataset}", *([] if dataset == SYNTHETIC else [f"dataset.split={split}"])])
+    ).n_train
+
+
+def train_size(dataset: str, split: int = 0) -> int:
+    """N, the training points of ``dataset`` split ``split`` as a run of the protocol loads them (DataMissingError
+    when its files are missing)."""
+    from ...config import current_figure_overrides
+
+    return _train_size(dataset, split, current_figure_overrides())  # the figure's overrides (data_dir) in the key
+
+
+def partition(dataset: str, batch: int, split: int = 0) -> str:
+    """The minibatch partition of a run with batch size ``batch`` on ``dataset`` (module docstring): ``fixed``
+    where ``batch`` divides N (and for the full batch), else ``fresh``."""
+    return "fixed" if batch == FULL or train_size(dataset, split) % batch == 0 else "fresh"
 
 
 # -- one run ------------------------------------------------------------------------------------
@@ -77,6 +123,8 @@ class Spec:
             ov.append(f"dataset.split={self.split}")
         if self.batch != FULL:
             ov.append(f"batch_size={self.batch}")
+            if partition(self.dataset, self.batch, self.split) == "fresh":  # n does not divide N
+                ov.append("batching.partition=fresh")
         if self.integrator == "sghmc" and self.batch == FULL:
             # epsilon(n) = 0 for the full batch, so B-hat = 0 exactly: skip the covariance estimate (cost only)
             ov.append("integrator.noise_correction=none")
