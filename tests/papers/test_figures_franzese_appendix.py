@@ -272,7 +272,10 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     """scripts/cpu_queue.sh --list prints the jobs queue_jobs reads, one a line, cheapest first: sekkat2023-fig4's
     floor test of fig4#1 (2.2, queued on 2026-11-29, the thirty-first audit, at 2.0 until n = 5 joined it in the
     thirty-second), breast_cancer's full Fig. 9 grid (2.3 CPU-hours at Fig. 9's own runs' rates), sekkat2023-fig10's
-    full-friction runs to T = 10^3 (2.9 with the kept cells), paulin2025-fig2 (3.2), then paulin2025-fig7 (3.9)
+    full-friction runs to T = 10^3 (2.9 with the kept cells), paulin2025-fig2 (3.2), then paulin2025-fig7 (3.9);
+    paulin2025-fig4's side sections since 2026-11-30 (the thirty-fourth audit): cpu_ts's second group at size 4 (0.3)
+    first, its 64 runs (8,448 CPU-s) before breast_cancer's grid (8,454), paper_schedule_cnn_small's second group at
+    size 16 (8.0) last
     (until 2026-11-29, the thirtieth audit, the Fig. 9 grids were priced at Fig. 8's rate, 4.0 and 5.8 CPU-hours,
     and came last); the full grid is the job the rows that a flat grid leaves untested name (the quick grids at the
     paper's protocol, queued until they ran on 2026-11-29, are not queued any more, nor wine's full grid (1.6
@@ -286,9 +289,13 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     listed = subprocess.run(["bash", str(script), "--list"], capture_output=True, text=True, check=True).stdout
     jobs = listed.splitlines()
     assert jobs == appendix.queue_jobs()
-    assert jobs == ["sekkat2023-fig4 scale=paper floor_n=5,10,15", appendix.fig9_queue_job("breast_cancer", full=True),
+    assert jobs == ["paulin2025-fig4 scale=reduced runs=8 methods=sms_ubu holdout=0.1",
+                    "sekkat2023-fig4 scale=paper floor_n=5,10,15",
+                    "paulin2025-fig4 scale=reduced runs=64 methods=sms_ubu holdout=0.1",
+                    appendix.fig9_queue_job("breast_cancer", full=True),
                     "sekkat2023-fig10 scale=paper long=all", "paulin2025-fig2 scale=paper",
-                    "paulin2025-fig7 scale=paper batches=20 runs=1"]  # fmt: skip
+                    "paulin2025-fig7 scale=paper batches=20 runs=1",
+                    "paulin2025-fig4 scale=paper_schedule runs=32 workers=2"]  # fmt: skip
     assert appendix.fig9_queue_job("wine", full=True) not in jobs
     # Boston's quick grid at the paper's protocol resolved Fig. 5's rows (2026-11-29): neither its job nor the full
     # grid's is queued
