@@ -17,11 +17,19 @@
 # are read back, not made again.
 set -euo pipefail
 JOBS=(
+    # paulin2025-fig4 cpu_ts#3 (results/paulin2025-fig4/cpu_ts/: size 4 has one group of its 4 runs): a second group,
+    # the 8 runs from scratch (its 4 were not kept), about 1,056 CPU-s (its 528 in results/costs.csv x 2); queued
+    # 2026-11-30, the thirty-fourth audit (the runs=64 job below tests it too, later)
+    'paulin2025-fig4 scale=reduced runs=8 methods=sms_ubu holdout=0.1'
     # sekkat2023-fig4#1: SGLD at h = 3e-5, n = 10 and 15 with 16x the chains (a 4x lower floor), and n = 5 with them
     # so the fit's 3 points share one floor (every other row read back from the committed
     # results/sekkat2023-fig4/fig4.csv), about 2.2 CPU-hours (their 487 CPU-s x 16; until 2026-11-29, the
     # thirty-second audit, n = 10 and 15 only, 2.0)
     'sekkat2023-fig4 scale=paper floor_n=5,10,15'
+    # paulin2025-fig4 cpu_ts#2 (a null result at size 2 with 2 groups, the paper's 64 runs give 32): the paper's 64
+    # runs at this section's settings from scratch, about 8,448 CPU-s (its 528 x 16; breast_cancer's below, 8,454);
+    # queued 2026-11-30, the thirty-fourth audit
+    'paulin2025-fig4 scale=reduced runs=64 methods=sms_ubu holdout=0.1'
     # franzese2021-fig9#4-#5 (breast_cancer): scale=paper's grid, about 2.3 CPU-hours at the rates of Fig. 9's
     # own runs on breast_cancer at the paper's protocol (until 2026-11-29, the thirtieth audit, 5.8 at Fig. 8's
     # rate, measured on another machine); the quick grid at the paper's protocol (run 2026-11-29) came out flat in
@@ -39,6 +47,10 @@ JOBS=(
     'franzese2021-fig9 scale=paper datasets=wine steps=0.001,0.002,0.005,0.01,0.02,0.04,0.08,0.16 oracle_h=5e-05'
     # paulin2025-fig7#4-#6 (the paper's network): the cheapest test their tiers accept, about 3.9 CPU-hours
     'paulin2025-fig7 scale=paper batches=20 runs=1'
+    # paulin2025-fig4 paper_schedule_cnn_small#5 (size 16 has one group of its 16 runs): a second group, 32 runs from
+    # scratch (the 16 were not kept), about 28,790 CPU-s, 8.0 CPU-hours (its 14,395 in results/costs.csv x 2), in
+    # parts of 8 runs, one process a part; queued 2026-11-30, the thirty-fourth audit
+    'paulin2025-fig4 scale=paper_schedule runs=32 workers=2'
 )
 if [[ "${1:-}" == "--list" ]]; then
     printf '%s\n' "${JOBS[@]}"

@@ -269,3 +269,82 @@ def test_section_with_paired_csv_is_judged_from_it(tmp_path):
     assert [o.verdict for _, o in rows] == list(claims.verdict)
     assert [o.ours for _, o in rows] == list(claims.ours)
     assert not any("in no committed CSV" in o.why for _, o in rows)
+
+
+def _queued(reason: str) -> list[str]:
+    """The jobs a row says are queued in scripts/cpu_queue.sh."""
+    return [w.split("`", 1)[0] for w in reason.split(f"{fig.QUEUED} as `")[1:]]
+
+
+def test_side_sections_are_what_the_rules_give_on_their_files(tmp_path):
+    """The thirty-fourth audit (2026-11-30): the side sections cpu_ts and paper_schedule_cnn_small, made on this CPU,
+    are re-judged from their committed files (``rejudge_side_section``) to the committed claims.csv and section.md;
+    every job a row says is queued is in scripts/cpu_queue.sh."""
+    import shutil
+    import subprocess
+
+    shutil.copytree(RESULTS, tmp_path / fig.FIG, ignore=shutil.ignore_patterns("runs"))
+    shutil.copy(RESULTS.parent / "costs.csv", tmp_path / "costs.csv")
+    listed = subprocess.run(["bash", str(RESULTS.parents[1] / "scripts" / "cpu_queue.sh"), "--list"],
+                            capture_output=True, text=True, check=True).stdout.splitlines()  # fmt: skip
+    for name in ("cpu_ts", "paper_schedule_cnn_small"):
+        fig.rejudge_side_section(tmp_path / fig.FIG / name, tmp_path)
+        for f in ("claims.csv", "section.md"):
+            assert (tmp_path / fig.FIG / name / f).read_text() == (RESULTS / name / f).read_text(), (name, f)
+        for reason in pd.read_csv(RESULTS / name / "claims.csv").fillna("").reason:
+            assert all(job in listed for job in _queued(reason))
+
+
+def test_cpu_ts_sghmc_rows_carry_the_evidence_of_its_own_schedule():
+    """cpu_ts (scale=reduced, 4 runs, holdout=0.1) did not run SG-HMC: its SG-HMC rows are judged on reduced_fmnist,
+    the same scale, network, epochs, burn-in and draws with 16 runs (10,000 training images against 9,000), not on the
+    largest scale's section that the main section uses; until 2026-11-30 they were 'not tested: scale'."""
+    own = (RESULTS / "cpu_ts" / "section.md").read_text().split("Settings: ", 1)[1].split("\n", 1)[0]
+    assert fig.schedule_of(own, "reduced") == ("reduced", "fmnist", "cnn_small", 8, 2, 2, 10)
+    ev = fig.sghmc_evidence(RESULTS, fig.schedule_of(own, "reduced"), own)
+    assert "reduced_fmnist/, 16 runs" in ev[1] and "10,000 training images there, 9,000 here" in ev[4]
+    assert "large_fmnist_burnin8" in fig.sghmc_evidence(RESULTS)[1] and not fig.sghmc_evidence(RESULTS)[4]
+    claims = pd.read_csv(RESULTS / "cpu_ts" / "claims.csv").fillna("")
+    sghmc = claims[claims.claim.str.contains("SG-HMC")]
+    assert list(sghmc.verdict) == ["partly", "reproduced"]
+    assert sghmc.setting.str.startswith("bnnsample figure paulin2025-fig4 scale=reduced methods=").all()
+    assert sghmc.reason.str.contains("fewer groups than it already was").all()
+    assert sghmc.reason.str.contains("at most about 1,584 CPU-s").all()
+    assert sghmc.reason.str.contains("until 2026-11-30 (the thirty-fourth audit)", regex=False).all()
+
+
+def test_cpu_sections_one_group_is_not_run_and_queued_where_it_fits():
+    """A CPU section's size of one group (and a null result with fewer groups than the paper's runs give) names its
+    next test in CPU seconds from the ledger: 'not tested: not run', queued, where it fits this machine (FITS_CPU_S),
+    else 'scale' with its cost; a GPU section keeps its wall-time wording and 'scale' (the main section's #5)."""
+    cpu = fig.CpuSection("bnnsample figure paulin2025-fig4 scale=paper_schedule", 14395)
+    text = fig.more_runs_text(16, [1, 2, 4, 8, 16], None, ("none",), cpu)[16]
+    assert "about 28,790 CPU-s (8.0 CPU-hours)" in text and _queued(text) == [
+        "paulin2025-fig4 scale=paper_schedule runs=32 workers=2"]  # fmt: skip
+    big = fig.CpuSection(cpu.command, 20_000)
+    assert fig.QUEUED not in fig.more_runs_text(16, [16], None, ("none",), big)[16]
+    claims = pd.read_csv(RESULTS / "paper_schedule_cnn_small" / "claims.csv").fillna("")
+    row = claims.iloc[4]
+    assert row.verdict == "not tested: not run" and "about 28,790 CPU-s" in row.reason
+    assert "until 2026-11-30 (the thirty-fourth audit) not tested: scale" in row.reason
+    assert fig.ONE_GROUP in row.tolerance
+    # the thirty-fourth audit's blemish: 4 of size 4's s.e. are the section's paired table's, and said so; its
+    # RPS vs standard training (-0.000315, '0.0001 (better)') keeps the section's judgement within its rounding
+    assert (
+        claims.iloc[2].reason.startswith("4 of 6 lower") and "4 of the s.e. printed are in no" in claims.iloc[2].reason
+    )
+    ts = pd.read_csv(RESULTS / "cpu_ts" / "claims.csv").fillna("")
+    assert list(ts.verdict[1:3]) == ["not tested: not run"] * 2
+    assert _queued(ts.reason[2]) == ["paulin2025-fig4 scale=reduced runs=8 methods=sms_ubu holdout=0.1"]
+    main = pd.read_csv(RESULTS / "claims.csv").fillna("")
+    assert main.verdict.iloc[4] == "not tested: scale" and fig.QUEUED not in main.reason.iloc[4]
+
+
+def test_se_read_at_four_decimals_keeps_the_judgement_printed_beside_it():
+    """An s.e. printed as 0.0001 beside '(better)' whose rounded value would not be better at t(3) is taken within
+    its rounding where it is; where the rounded value agrees it is kept."""
+    se = fig._se_as_judged(-0.000315, 0.0001, 4, "rps", "better")
+    assert 5e-5 <= se < 0.000315 / fig.t_quantile(4) and round(se, 4) == 0.0001
+    assert fig._judge(-0.000315, se, False, 4) == "better"
+    assert fig._se_as_judged(-0.0229, 0.0009, 4, "nll", "better") == 0.0009
+    assert fig._se_as_judged(-0.000315, 0.0001, 4, "rps", "not distinguishable") == 0.0001

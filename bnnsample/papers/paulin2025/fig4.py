@@ -23,6 +23,7 @@ the scales made in parts) give other runs, under a root of their own, and each v
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -305,6 +306,35 @@ _BASELINES_RUN = (
     "i.i.d. batches a step costs about twice SMS-UBU's, since its control variate's reference gradient is "
     f"recomputed each step); {GPU_JOB}"
 )
+# the thirty-fourth audit (2026-11-30): the side sections made on this CPU outside results/paulin2025-fig4 (cpu_ts,
+# paper_schedule_cnn_small) were judged with no evidence, 'not tested: scale' with the GPU job's cost only
+SGHMC_CPU_HISTORY = (
+    "until 2026-11-30 (the thirty-fourth audit) a CPU section made outside results/paulin2025-fig4 (as the committed "
+    "cpu_ts and paper_schedule_cnn_small were) got no evidence and 'not tested: scale' here with the GPU job's cost "
+    "only, and the evidence was always the largest scale's, not this section's own schedule's"
+)
+
+
+def sghmc_here_text(command: str, runs: int, cpu_s: float | None, kept: tuple) -> str:
+    """What adding SG-HMC to a CPU section costs (``_BASELINES_RUN`` for a GPU section): its command with
+    methods=...,sg_hmc, its runs made again where they are not kept (``kept_runs``; their CPU seconds ``cpu_s`` from
+    results/costs.csv), and SG-HMC's sampling, at most about twice theirs (a step costs about twice SMS-UBU's)."""
+    words = dict(w.split("=", 1) for w in command.split()[3:])
+    methods = [x for x in words.get("methods", "sms_ubu").split(",") if x != "sg_hmc"]
+    words["methods"] = ",".join([*methods, "sg_hmc"])
+    job = " ".join(f"{k}={v}" for k, v in words.items())
+    if not cpu_s:
+        return f"{_BASELINES_RUN.split('; the GPU job')[0]}; here `bnnsample figure {FIG} {job}`"
+    remade = kept[0] != "runs"
+    total = cpu_s * (3 if remade else 2)
+    return (f"SG-HMC was not run in this invocation; here `bnnsample figure {FIG} {job}` adds it, at most about "
+            f"{total:,.0f} CPU-s ({total / 3600:.1f} CPU-hours: "
+            + (f"the {runs} runs made again, {cpu_s:,.0f} CPU-s in results/costs.csv, as they are not kept, and "
+               if remade else f"from the {runs} runs kept, ")
+            + "SG-HMC's sampling at most about twice theirs: with i.i.d. batches its step costs about twice "
+            "SMS-UBU's, its control variate's reference gradient recomputed each step)")  # fmt: skip
+
+
 TS_RUNS = ("holdout=0.1 adds it (every method then trains on the other 90% of the images: new runs); run on a CPU "
            "at scale=reduced runs=4 holdout=0.1 (results/paulin2025-fig4/cpu_ts/, its section.md; there SMS-UBU was "
            "higher than SWA with temperature scaling in 4 of 6 (size, metric) cells with more than one group and lower "
@@ -497,8 +527,10 @@ def _calibration_at(diffs: dict, es: int, more_runs: str = "", paper_groups: int
     ours, judged, more = "; ".join(six.cells), six.judged, f"; {more_runs}" if more_runs else ""
     if not judged:
         return not_tested("scale", ours, "SWA/standard predictions missing")
+    kind = "not run" if QUEUED in more else "scale"  # a CPU test that fits this machine, queued (``_more``)
+    more += f"; {NOT_RUN_HISTORY}" if kind == "not run" else ""
     if six.one_group:
-        return not_tested("scale", ours, f"one group of runs at this size, so no standard error; by sign alone "
+        return not_tested(kind, ours, f"one group of runs at this size, so no standard error; by sign alone "
                           f"{judged.count('worse')} of {len(judged)} higher{more}")  # fmt: skip
     if all(j == "better" for j in judged):
         return reproduced(ours)
@@ -512,7 +544,7 @@ def _calibration_at(diffs: dict, es: int, more_runs: str = "", paper_groups: int
             return not_reproduced(
                 ours, f"{null}, as many as the paper's runs give at this size ({paper_groups}){point}"
             )
-        return not_tested("scale", ours, f"{null}, fewer than the paper's runs give at this size ({paper_groups or '?'})"
+        return not_tested(kind, ours, f"{null}, fewer than the paper's runs give at this size ({paper_groups or '?'})"
                           f"{point}{more}")  # fmt: skip
     return partly(ours, f"{judged.count('better')} of {len(judged)} lower (t interval below 0), none higher by its "
                   f"t interval{point}")  # fmt: skip
@@ -640,12 +672,32 @@ def _accuracy_null(cells: dict, judged_cells: dict, ours: str, why: str, paper_r
 SCALE_ORDER = ("quick", "reduced", "large", "paper_schedule", "paper")
 
 
-def sghmc_evidence(folder: Path):
-    """(its tidy table, where it was made, its command) of the committed section in a sub-folder of
-    ``folder`` that ran SG-HMC, the one of the largest scale (then the most runs), or None: what the
-    SG-HMC rows of a section that did not run it are judged on, named in their numbers and setting."""
+def schedule_of(text: str, scale: str | None = None) -> tuple | None:
+    """(scale, dataset, network, training + SWA epochs, burn-in, draws per run) of a section's Settings text (or of
+    ``_settings_text``), None where it names no shortened schedule (the paper scale's)."""
     import re
 
+    sched = re.search(r"init\.train_epochs=(\d+) init\.swa_epochs=(\d+) burn_in=(\d+) samples=(\d+)", text)
+    data, model = re.search(r"dataset `(\w+)`", text), re.search(r"model `(\w+)`", text)
+    if sched is None or data is None or model is None:
+        return None
+    return (scale, data[1], model[1], *(int(x) for x in sched.groups()))
+
+
+def _pool_of(text: str) -> str:
+    """The training images a section's Settings text names (dataset.n_train=), else ''."""
+    n = re.search(r"dataset\.n_train=(\d+)", text)
+    return f"{int(n[1]):,}" if n else ""
+
+
+def sghmc_evidence(folder: Path, own: tuple | None = None, own_text: str = ""):
+    """(its tidy table, where it was made, its command, its §5 calibration verdicts, what its schedule shares with
+    this section's) of the committed section in a sub-folder of ``folder`` that ran SG-HMC, or None: the one at this
+    section's own schedule (``own``, ``schedule_of``: scale, data, network, epochs, burn-in, draws) where one is
+    there, the most runs first; else the one of the largest scale (then the most runs). What the SG-HMC rows of a
+    section that did not run it are judged on, named in their numbers and setting. Until 2026-11-30 (the
+    thirty-fourth audit) always the largest scale's; ``own_text``: this section's Settings, whose training images
+    the fifth element compares."""
     import pandas as pd
 
     found = []
@@ -664,11 +716,24 @@ def sghmc_evidence(folder: Path):
         sched = re.search(r"init\.train_epochs=(\d+) init\.swa_epochs=(\d+) burn_in=(\d+) samples=(\d+)", text)
         schedule = (f", {sched[1]}+{sched[2]} training epochs, {sched[3]} burn-in epochs, {sched[4]} draws per run "
                     f"(the paper's 15+5, 10, {PAPER_DRAWS})" if sched else "")  # fmt: skip
-        found.append((rank, runs, t, f"`{command.group(1)}` ({folder.name}/{csv.parent.name}/, {runs} runs{network}"
-                      f"{schedule})", command.group(1), calibration_verdicts(text)))  # fmt: skip
+        same = own is not None and schedule_of(text, scale.group(1) if scale else None) == own
+        found.append((same, rank, runs, t, f"`{command.group(1)}` ({folder.name}/{csv.parent.name}/, {runs} runs"
+                      f"{network}{schedule})", command.group(1), calibration_verdicts(text),
+                      _same_schedule_text(own, text, own_text, runs) if same else ""))  # fmt: skip
     if not found:
         return None
-    return max(found, key=lambda f: f[:2])[2:]
+    return max(found, key=lambda f: f[:3])[3:]
+
+
+def _same_schedule_text(own: tuple, text: str, own_text: str, runs: int) -> str:
+    """What an evidence section at this section's schedule (``sghmc_evidence``) shares with it and where they
+    differ (the training images, the runs)."""
+    _, data, model, train, swa, burn, draws = own
+    theirs, ours = _pool_of(text), _pool_of(own_text)
+    pool = f"; {theirs} training images there, {ours} here" if theirs and ours and theirs != ours else ""
+    held = ", the rest of its pool held out for temperature scaling" if pool and "held out" in own_text else ""
+    return (f"the same scale and schedule as this section ({data}, {model}, {train}+{swa} training epochs, {burn} "
+            f"burn-in epochs, {draws} draws per run, the same steps{pool}{held}), {runs} runs")  # fmt: skip
 
 
 def calibration_verdicts(section: str) -> dict[int, str]:
@@ -699,17 +764,23 @@ def _evidence_caveat(sghmc_from, u1: float, un: float) -> str:
 def _sghmc_elsewhere(m: dict, rule):
     """An SG-HMC rule on this section's table, or, where SG-HMC was not run, on the committed section of
     ``m["sghmc_from"]`` (``sghmc_evidence``), its place and setting in the numbers."""
-    t = m["table"]
-    if "sg_hmc" in set(t.method) or not m.get("sghmc_from"):
+    t, here = m["table"], m.get("sghmc_here") or _BASELINES_RUN
+    if "sg_hmc" in set(t.method):
         return rule(t, m["sizes"])
-    other, where, command, *_ = m["sghmc_from"]
+    if not m.get("sghmc_from"):
+        return replace(rule(t, m["sizes"]), why=here)
+    other, where, command, _, same = (*m["sghmc_from"], "")[:5]
     o = rule(other, sorted(set(other.ensemble_size)))
-    return replace(
-        o,
-        ours=f"SG-HMC not run here; at {where}: {o.ours}",
-        why="; ".join(w for w in (o.why, f"at this section's scale: {_BASELINES_RUN}") if w),
-        setting=command,
-    )
+    if same:  # the evidence is this section's own schedule: more runs than this section has, at the same settings
+        runs = f"{m['runs']} runs" if m.get("runs") else "its runs"
+        here = (f"{same}: the evidence is at this section's own schedule with more runs than this section's {runs}, "
+                f"so adding SG-HMC here would test the claim on fewer groups than it already was; {here}")  # fmt: skip
+    else:
+        here = f"at this section's scale: {here}"
+    if m.get("cpu"):
+        here += f"; {SGHMC_CPU_HISTORY}"
+    return replace(o, ours=f"SG-HMC not run here; at {where}: {o.ours}", why="; ".join(w for w in (o.why, here) if w),
+                   setting=command)  # fmt: skip
 
 
 def _sghmc_ace(t, sizes):
@@ -796,23 +867,61 @@ def verdicts(t, diffs: dict, setting: str = "", by_draws=None, more: dict | None
     return rows
 
 
-def _more(runs: int, total: int, minutes: float | None, kept: tuple) -> str:
+# a CPU test this 2-core machine takes (the thirty-fourth audit, 2026-11-30): up to about 10 CPU-hours; the project
+# has recorded 14,395- and 30,348-CPU-s runs of this figure (results/costs.csv; the yardstick of commit de05c4a)
+FITS_CPU_S = 36_000
+QUEUED = "queued in scripts/cpu_queue.sh"
+# what a CPU section's one-group or null-result row said until the thirty-fourth audit
+NOT_RUN_HISTORY = (
+    "until 2026-11-30 (the thirty-fourth audit) not tested: scale, though the test fits this 2-core CPU (priced in "
+    "wall minutes, or not at all)"
+)
+
+
+@dataclass(frozen=True)
+class CpuSection:
+    """A section made on this 2-core CPU: its command (``bnnsample figure ...``) and the CPU seconds its runs took
+    (results/costs.csv), which price its larger tests (``_more``) and the queue job that makes them."""
+
+    command: str
+    cpu_s: float
+
+    def job(self, **options) -> str:
+        """The section's command with ``options`` set, as a line of scripts/cpu_queue.sh (workers=2 at the scales
+        made in parts, one process a part)."""
+        words = dict(w.split("=", 1) for w in self.command.split()[3:])
+        words.update({k: str(v) for k, v in options.items()})
+        if SETTINGS.get(words.get("scale"), {}).get("part_runs") and "workers" not in words:
+            words["workers"] = "2"
+        return " ".join([FIG, *(f"{k}={v}" for k, v in words.items())])
+
+
+def _more(runs: int, total: int, minutes: float | None, kept: tuple, cpu: CpuSection | None = None) -> str:
     """``runs=`` options and cost of a section of ``runs`` runs grown to ``total``, by what of the runs made is kept
     (``kept_runs``): ("runs",) their runs/ folder (``runs=`` reuses it), ("pool", next part) the section's
     runs.csv and parts.json (new parts pooled by ``with_groups=``), ("none",) nothing (``total`` runs from
-    scratch); the minutes from the measured ``minutes`` of the ``runs`` made."""
+    scratch); the minutes from the measured ``minutes`` of the ``runs`` made, or for a section made on this CPU
+    (``cpu``) the CPU seconds from its recorded ones, and where they fit this machine (``FITS_CPU_S``) the job
+    queued in scripts/cpu_queue.sh (``QUEUED``; the row is then 'not tested: not run')."""
+    extra = total - runs
+    options = ({"runs": total} if kept[0] != "pool" else
+               {"runs": extra, "first_part": kept[1], "with_groups": f"results/{FIG}"})  # fmt: skip
 
     def cost(n: int) -> str:
-        return f", about {minutes * n / runs:.0f} min where the {runs} made took {minutes:.1f}" if minutes else ""
+        if cpu:
+            fits = (f"; {QUEUED} as `{cpu.job(**options)}`" if cpu.cpu_s * n / runs <= FITS_CPU_S else
+                    f", beyond what this 2-core CPU takes (about {FITS_CPU_S:,} CPU-s)")  # fmt: skip
+            return (f", about {cpu.cpu_s * n / runs:,.0f} CPU-s ({cpu.cpu_s * n / runs / 3600:.1f} CPU-hours) where "
+                    f"the {runs} made took {cpu.cpu_s:,.0f} (results/costs.csv)){fits}")  # fmt: skip
+        return f", about {minutes * n / runs:.0f} min where the {runs} made took {minutes:.1f})" if minutes else ")"
 
-    extra = total - runs
     if kept[0] == "runs":
-        return f"runs={total} ({extra} more runs, the {runs} made reused from this section's runs/ folder{cost(extra)})"
+        return f"runs={total} ({extra} more runs, the {runs} made reused from this section's runs/ folder{cost(extra)}"
     if kept[0] == "pool":
         return (f"runs={extra} first_part={kept[1]} with_groups=results/{FIG} ({extra} more runs, pooled with this "
-                f"section's runs.csv and parts.json{cost(extra)})")  # fmt: skip
+                f"section's runs.csv and parts.json{cost(extra)}")  # fmt: skip
     return (f"runs={total} from scratch ({total} runs: the {runs} made are not kept, neither their runs/ folder nor a "
-            f"runs.csv and parts.json to pool with{cost(total)})")  # fmt: skip
+            f"runs.csv and parts.json to pool with{cost(total)}")  # fmt: skip
 
 
 def kept_runs(folder: Path, runs: int) -> tuple:
@@ -832,20 +941,23 @@ def kept_runs(folder: Path, runs: int) -> tuple:
     return ("none",)
 
 
-def more_runs_text(runs: int, sizes, minutes: float | None, kept: tuple = ("runs",)) -> dict:
+def more_runs_text(runs: int, sizes, minutes: float | None, kept: tuple = ("runs",), cpu: CpuSection | None = None
+                   ) -> dict:  # fmt: skip
     """{size: what a second group at that size costs} for the sizes with one group: the runs to add (``_more``:
     reusing what ``kept`` says is kept, else from scratch) and, from the measured ``minutes`` of the ``runs``
-    made, about how long they take."""
-    return {es: f"a test needs a second group: {_more(runs, 2 * es, minutes, kept)}" for es in sizes if runs // es == 1}
+    made (or the CPU seconds of a section made on this CPU, ``cpu``), about how long they take."""
+    return {es: f"a test needs a second group: {_more(runs, 2 * es, minutes, kept, cpu)}" for es in sizes
+            if runs // es == 1}  # fmt: skip
 
 
-def paper_runs_text(runs: int, sizes, minutes: float | None, kept: tuple = ("runs",)) -> str:
+def paper_runs_text(runs: int, sizes, minutes: float | None, kept: tuple = ("runs",), cpu: CpuSection | None = None
+                    ) -> str:  # fmt: skip
     """What the paper's 64 runs would add to a section of ``runs`` (``_more``): the groups they give at each size
-    beyond one, and about how long they take from the measured ``minutes``."""
+    beyond one, and about how long they take from the measured ``minutes`` (or ``cpu``'s CPU seconds)."""
     if runs >= PAPER_RUNS:
         return ""
     groups = ", ".join(f"{PAPER_RUNS // es} at size {es}" for es in sizes if es > 1 and PAPER_RUNS // es > 1)
-    return f"the paper's {PAPER_RUNS} runs give more groups ({groups}): {_more(runs, PAPER_RUNS, minutes, kept)}"
+    return f"the paper's {PAPER_RUNS} runs give more groups ({groups}): {_more(runs, PAPER_RUNS, minutes, kept, cpu)}"
 
 
 def baseline_comparison(t) -> list[str]:
@@ -978,9 +1090,15 @@ def _measure(inv: Invocation, bar) -> dict:
     preds, y, _ = predictives_and_kinetic(paths, baselines_from="sms_ubu")
     minutes = times[0] / 60 if times else None
     kept = ("pool", _part_numbers(s)[-1] + 1) if s.get("part_runs") else ("runs",)  # runs.csv, parts.json below
-    more = {"more_runs": more_runs_text(s["chains"], sizes, minutes, kept),
-            "paper_runs": paper_runs_text(s["chains"], sizes, minutes, kept),
-            "sghmc_from": None if "sg_hmc" in methods else sghmc_evidence(inv.dir)}  # fmt: skip
+    command = " ".join(["bnnsample figure", FIG, f"scale={inv.scale}",
+                        *(f"{k}={v}" for k, v in inv.options.items() if k not in ("scale", "part", "time_limit"))])  # fmt: skip
+    cpu = CpuSection(command, times[1]) if times and _on_cpu(inv.scale, s.get("device")) else None
+    own = _settings_text(s, inv.scale)
+    more = {"more_runs": more_runs_text(s["chains"], sizes, minutes, kept, cpu),
+            "paper_runs": paper_runs_text(s["chains"], sizes, minutes, kept, cpu),
+            "sghmc_from": None if "sg_hmc" in methods else sghmc_evidence(inv.dir, schedule_of(own, inv.scale), own),
+            "runs": s["chains"], "cpu": cpu is not None,
+            "sghmc_here": sghmc_here_text(command, s["chains"], cpu.cpu_s, kept) if cpu else None}  # fmt: skip
     if "holdout" in s:
         ts, temps = swa_ts_predictives([p.parent for p in paths["sms_ubu"]], preds["swa"], s["n_val"])
         preds["swa_ts"] = ts
@@ -1167,18 +1285,29 @@ def paired_from_section(section: str, groups: dict[int, int]) -> dict:
             diff = float(num[0]) or math.copysign(1e-9, float(num[0]))  # -0.0000: below the shown digits, its sign kept
             rows.setdefault(by_label[label], []).append({
                 "ensemble_size": int(es), "metric": metric, "diff": diff,
-                "se": float(num[1]) if len(num) > 1 else math.nan, "groups": groups[int(es)]})  # fmt: skip
+                "se": float(num[1]) if len(num) > 1 else math.nan, "groups": groups[int(es)],
+                "judged": cell.split(" (", 1)[1][:-1] if " (" in cell else ""})  # fmt: skip
     return {b: pd.DataFrame(r) for b, r in rows.items()}
 
 
-def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | None) -> list:
+def _on_cpu(scale: str, device: str | None) -> bool:
+    """Whether a section's runs are made on this 2-core CPU: every scale but the paper's (meant for a GPU), unless
+    device=cuda."""
+    return scale != "paper" and device != "cuda"
+
+
+def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | None, cpu: CpuSection | None = None,
+                        evidence: Path | None = None) -> list:  # fmt: skip
     """The verdicts of a committed section from its files: fig4.csv and paired.csv (every paired difference at
     full precision) where the section wrote one; for a section made before paired.csv (the paper-scale section
     of 2026-11-26, whose per-group values were not kept), the differences are fig4.csv's differences of means
     (the same groups: the paired mean), the s.e. of SMS-UBU - SWA in accuracy, NLL and ACE draws.csv's (its rows
     with all draws), and the other s.e. the section's paired table's (``paired_from_section``, 4 decimals), which
-    each row that prints one names with the bounds fig4.csv implies (``_se_bounds_note``). ``runs`` and
-    ``minutes`` (what they took) for the cost of a second group."""
+    each row that prints one names with the bounds fig4.csv implies (``_se_bounds_note``); a section with runs.csv
+    (its group values) but no paired.csv has its paired differences recomputed from runs.csv. ``runs`` and
+    ``minutes`` (what they took) for the cost of a second group, or for a section made on this CPU ``cpu`` (its
+    command and CPU seconds); ``evidence``: the folder whose sub-folders hold the SG-HMC evidence (``sghmc_evidence``;
+    ``folder`` itself for the main section)."""
     import pandas as pd
 
     t = pd.read_csv(folder / "fig4.csv")
@@ -1187,15 +1316,25 @@ def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | 
     by_draws = pd.read_csv(folder / "draws.csv") if (folder / "draws.csv").exists() else None
     if (folder / "paired.csv").exists():
         diffs, unkept = read_paired(folder / "paired.csv"), set()
+    elif (folder / "runs.csv").exists():
+        values = pd.read_csv(folder / "runs.csv")
+        diffs = {b: recompute_paired(values, "sms_ubu", b) for b in (*PAIRED, "swa_ts") if b in set(values.method)}
+        unkept = set()
     else:
         diffs, unkept = _diffs_without_paired_csv(t, section, groups, by_draws)
     setting = section.split("| at ", 1)[1].split(": ", 1)[0]
     kept = kept_runs(folder, runs)
+    own = section.split("Settings: ", 1)[1].split("\n", 1)[0] if "Settings: " in section else ""
+    scale = re.search(r"scale=(\w+)", section)
     more = {
-        "more_runs": more_runs_text(runs, sizes, minutes, kept),
-        "paper_runs": paper_runs_text(runs, sizes, minutes, kept),
-        "sghmc_from": sghmc_evidence(folder),
+        "more_runs": more_runs_text(runs, sizes, minutes, kept, cpu),
+        "paper_runs": paper_runs_text(runs, sizes, minutes, kept, cpu),
+        "sghmc_from": sghmc_evidence(evidence or folder, schedule_of(own, scale[1] if scale else None), own),
     }
+    if cpu:
+        more.update(runs=runs, cpu=True, sghmc_here=sghmc_here_text(cpu.command, runs, cpu.cpu_s, kept))
+    if (folder / "temperature_scaling.csv").exists():
+        more["holdout_text"] = _holdout_from_files(folder, own)
     rows = verdicts(t, diffs, setting, by_draws, more)
     if not unkept:
         return rows
@@ -1218,10 +1357,68 @@ def _diffs_without_paired_csv(t, section: str, groups: dict, by_draws) -> tuple[
     if by_draws is not None and "swa" in diffs:
         full = by_draws[by_draws.draws == by_draws.draws.max()].set_index(["ensemble_size", "metric"])
         swa = diffs["swa"].set_index(["ensemble_size", "metric"])
-        swa.update(full[["se"]])
+        swa.update(full[["se"]].assign(judged=""))
         diffs["swa"] = swa.reset_index()
         unkept -= {("swa", m) for m in set(full.reset_index().metric)}
-    return diffs, unkept
+    for d in diffs.values():
+        d["se"] = [_se_as_judged(*r) for r in zip(d["diff"], d["se"], d["groups"], d["metric"], d["judged"])]
+    return {b: d.drop(columns="judged") for b, d in diffs.items()}, unkept
+
+
+def _se_as_judged(diff: float, se: float, groups: int, metric: str, judged: str) -> float:
+    """An s.e. read from a section's paired table (4 decimals) made to agree with the judgement the section printed
+    beside it (``_judge`` at full precision): the middle of the s.e. within its rounding (+-0.00005) that gives that
+    judgement with the full-precision difference ``diff``, where the rounded value gives another (the thirty-fourth
+    audit, 2026-11-30: paper_schedule_cnn_small's RPS vs standard training at size 4, -0.000315 with '0.0001
+    (better)', where 0.0001 itself is not better); the value itself elsewhere."""
+    if not judged or math.isnan(se) or groups < 2 or _judge(diff, se, metric == "accuracy", groups) == judged:
+        return se
+    edge = abs(diff) / t_quantile(groups)  # below it: better or worse by the sign; above: not distinguishable
+    lo, hi = max(se - 5e-5, 0.0), se + 5e-5
+    lo, hi = (lo, min(hi, edge)) if judged in ("better", "worse") else (max(lo, edge), hi)
+    return (lo + hi) / 2 if lo < hi else se
+
+
+def _holdout_from_files(folder: Path, settings: str) -> str:
+    """``holdout_text`` of a committed section: its validation split from its Settings text (``_settings_text``'s
+    words), its fitted temperatures from temperature_scaling.csv."""
+    import pandas as pd
+
+    split = re.search(r"(\d+) images \((\d+)% of the training pool\) held out .* on the other (\d+)\.", settings)
+    temps = pd.read_csv(folder / "temperature_scaling.csv").to_dict("records")
+    s = {"n_val": int(split[1]), "holdout": int(split[2]) / 100, "n_train": int(split[3])}
+    return holdout_text(s, temps)
+
+
+def rejudge_side_section(folder: Path, results: Path) -> None:
+    """Write a committed side section of this figure (a sub-folder of results/paulin2025-fig4 with its section.md,
+    made on this CPU: cpu_ts, paper_schedule_cnn_small) again from its files by the rules as they are now
+    (``verdicts_from_files``, its SG-HMC evidence from the sibling sub-folders), without a rerun (its runs were not
+    kept): its claims.csv and the claims table of its section.md, the rest of the section kept as the run wrote it.
+    Its CPU seconds are results/costs.csv's row of its command (scale and options)."""
+    from ...figures.claims import table
+    from ...figures.common import write_claims
+    from ...figures.costs import command_key, ledger_rows
+    from .rejudge import command_of
+
+    folder, results = Path(folder), Path(results)
+    section = (folder / "section.md").read_text()
+    command = command_of(section)
+    options = dict(w.split("=", 1) for w in command.split()[3:])
+    row = [
+        r for r in ledger_rows(results / "costs.csv") if (r["figure"], r["scale"], r["options"]) == command_key(command)
+    ]
+    if not row or not row[0]["cpu_s"] or not _on_cpu(options["scale"], options.get("device")):
+        raise ValueError(f"{folder}: no CPU cost of `{command}` in {results / 'costs.csv'}")
+    runs = int(options.get("runs", SETTINGS[options["scale"]]["chains"]))
+    cpu = CpuSection(command, float(row[0]["cpu_s"]))
+    rows = verdicts_from_files(folder, section, runs, None, cpu, evidence=folder.parent)
+    (folder / "claims.csv").unlink(missing_ok=True)
+    write_claims(folder / "claims.csv", FIG, rows, command)
+    head, rest = section.split(f"\n\n| {FIGURE.heading} |", 1)
+    notes = rest.split("\n\n", 1)[1] if "\n\n" in rest else ""
+    (folder / "section.md").write_text(f"{head}\n\n{table(rows, heading=FIGURE.heading)}"
+                                       + (f"\n\n{notes.strip()}" if notes.strip() else "") + "\n")  # fmt: skip
 
 
 def _unkept_cells(rows, unkept: set, groups: dict) -> dict[int, list]:
