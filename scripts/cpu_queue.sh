@@ -45,6 +45,12 @@ JOBS=(
     # 1,200,000 steps at the full-batch N_l = 1 runs' 192 us a chain-step), about 3.2 CPU-hours; the 288 sampler runs
     # read back from results/franzese2021-fig9/runs, merged by readback --merge (queued 2026-11-30, the thirty-third audit)
     'franzese2021-fig9 scale=paper datasets=wine steps=0.001,0.002,0.005,0.01,0.02,0.04,0.08,0.16 oracle_h=5e-05'
+    # franzese2021-fig4 (its minibatch rows, #2 and #3): the committed section's command again, its batches 32 and 8
+    # now on the fresh partition (their runs of 2026-11-28 left 7 of boston's 455 points out of the whole run), about
+    # 3.4 CPU-hours: results/costs.csv's 12,703 CPU-s (2026-11-28) include the oracle's runs, which this job reads back
+    # from results/franzese2021-fig4/runs (the boston oracle kept there took 484 CPU-s; of 2026-11-29, Fig. 5's band);
+    # its section replaces the committed one (queued 2026-11-30, the thirty-third audit)
+    'franzese2021-fig4 scale=paper seeds=0,1,2 steps=0.005,0.01,0.02 batches=0,32,8'
     # paulin2025-fig7#4-#6 (the paper's network): the cheapest test their tiers accept, about 3.9 CPU-hours
     'paulin2025-fig7 scale=paper batches=20 runs=1'
     # paulin2025-fig4 paper_schedule_cnn_small#5 (size 16 has one group of its 16 runs): a second group, 32 runs from

@@ -291,9 +291,11 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     floor test of fig4#1 (2.2, queued on 2026-11-29, the thirty-first audit, at 2.0 until n = 5 joined it in the
     thirty-second), breast_cancer's full Fig. 9 grid (2.3 CPU-hours at Fig. 9's own runs' rates), sekkat2023-fig10's
     full-friction runs to T = 10^3 (2.9 with the kept cells), paulin2025-fig2 (3.2), wine's reference at lr 5e-05 for
-    fig9#7 (3.2, queued 2026-11-30, the thirty-third audit), then paulin2025-fig7 (3.9); paulin2025-fig4's side
-    sections since 2026-11-30 (the thirty-fourth audit): cpu_ts's second group at size 4 (0.3) first, its 64 runs
-    (8,448 CPU-s) before breast_cancer's grid (8,454), paper_schedule_cnn_small's second group at size 16 (8.0) last
+    fig9#7 (3.2, queued 2026-11-30, the thirty-third audit), franzese2021-fig4 again with its minibatches on the
+    fresh partition (3.4, the committed section's 12,703 CPU-s less its oracle, read back; queued 2026-11-30, the
+    thirty-third audit), then paulin2025-fig7 (3.9); paulin2025-fig4's side sections since 2026-11-30 (the
+    thirty-fourth audit): cpu_ts's second group at size 4 (0.3) first, its 64 runs (8,448 CPU-s) before
+    breast_cancer's grid (8,454), paper_schedule_cnn_small's second group at size 16 (8.0) last
     (until 2026-11-29, the thirtieth audit, the Fig. 9 grids were priced at Fig. 8's rate, 4.0 and 5.8 CPU-hours,
     and came last); the full grid is the job the rows that a flat grid leaves untested name (the quick grids at the
     paper's protocol, queued until they ran on 2026-11-29, are not queued any more, nor wine's full grid (1.6
@@ -313,8 +315,12 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
                     appendix.fig9_queue_job("breast_cancer", full=True),
                     "sekkat2023-fig10 scale=paper long=all", "paulin2025-fig2 scale=paper",
                     "franzese2021-fig9 scale=paper datasets=wine steps=0.001,0.002,0.005,0.01,0.02,0.04,0.08,0.16 "
-                    "oracle_h=5e-05", "paulin2025-fig7 scale=paper batches=20 runs=1",
+                    "oracle_h=5e-05", sweeps.PARTITION_RERUNS["franzese2021-fig4"][0],
+                    "paulin2025-fig7 scale=paper batches=20 runs=1",
                     "paulin2025-fig4 scale=paper_schedule runs=32 workers=2"]  # fmt: skip
+    assert sweeps.PARTITION_RERUNS["franzese2021-fig4"][0] == (
+        "franzese2021-fig4 scale=paper seeds=0,1,2 steps=0.005,0.01,0.02 batches=0,32,8"
+    )  # the committed command
     # fig9#7 names the queued reference test by its command
     with open(script.parents[1] / "results" / "franzese2021-fig9" / "claims.csv") as f:
         rows = {r["claim_id"]: r for r in csv.DictReader(f)}

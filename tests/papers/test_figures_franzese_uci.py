@@ -95,6 +95,113 @@ def test_spec_partition_is_fixed_where_the_batch_divides_n_and_fresh_elsewhere()
     assert jobs_uci.BATCHING_TEXT in sweeps._settings_text(sweeps.sweep_settings("quick", sweeps.FIG5_SCALES["quick"]))
 
 
+def _partition_rows(partition: str | None = None) -> list[dict]:
+    """boston rows of a Fig. 4 sweep: samplers A and B, full/32/8, h 0.005 and 0.01, seeds 0-2; batch 32 lies
+    0.03 + 0.01 seed above the full batch at h = 0.005, batch 8 0.15 above; ``partition`` recorded on every row (the
+    minibatches' value, 'none' on the full batch) or on none (rows made before 2026-11-30)."""
+    rows = []
+    for lab, b, h, seed in ((lab, b, h, seed) for lab in "AB" for b in ("full", 32, 8) for h in (0.005, 0.01)
+                            for seed in range(3)):  # fmt: skip
+        akd = 0.10 + {"full": 0.0, 32: 0.03 + 0.01 * seed, 8: 0.15}[b] * (h / 0.005)
+        row = {"dataset": "boston", "label": lab, "batch": b, "step_size": h, "seed": seed, "akd": akd}
+        if partition is not None:
+            row[uci.PARTITION] = "none" if b == "full" else partition
+        rows.append(row)
+    return rows
+
+
+def test_rows_without_a_partition_disclose_the_points_a_fixed_partition_left_out():
+    """Since 2026-11-30 a sweep's rows record their partition (``uci.PARTITION``); a minibatch row without it was run on
+    the fixed partition, which left N mod n points out of the whole run where n does not divide N: boston (455) at
+    batches 32 and 8 leaves the same 7 out at a seed (448 used by both), wine (160) at 64 leaves 32, at 16 none. The
+    shift is bounded by the smaller batch excess over the full batch at the smallest h, per seed; once the rows record
+    their partition nothing is disclosed."""
+    old = _partition_rows()
+    left = uci.fixed_leftovers(old)
+    assert left == [uci.Leftover("boston", 455, (32, 8))] and left[0].used(32) == left[0].used(8) == 448
+    assert uci.fixed_leftovers(_partition_rows("fresh")) == []  # rerun with the fresh partition: nothing to say
+    assert uci.fixed_leftovers(_partition_rows("fixed")) == []  # recorded: the recipe's own choice (n | N only)
+    wine = [dict(r, dataset="wine", batch={32: 64, 8: 16}.get(r["batch"], r["batch"])) for r in old]
+    assert uci.fixed_leftovers(wine) == [uci.Leftover("wine", 160, (64,))]
+    bounds = uci.shift_bounds(left, old)
+    sb = bounds["boston", 448]
+    assert (sb.batches, sb.batch, sb.h) == ((32, 8), 32, 0.005)
+    assert sb.by_seed == pytest.approx({0: 0.03, 1: 0.04, 2: 0.05}) and sb.others == {8: (0.005, pytest.approx(0.15))}
+    text = uci.leftover_text(left, old, {"boston": "2026-11-28"})
+    for words in ("boston's batches 32 and 8 (run 2026-11-28) left 7 of its 455 training points out of the whole run "
+                  "(the same 7 at a seed for both)", "a tempered posterior of the other 448 (force scale 455/32 or "
+                  "455/8 on them, their likelihood x 455/448 = 1.016)", "at most batch 32's whole excess over the full "
+                  "batch at h = 0.005, paired by sampler and seed, +0.040 (seeds 0/1/2: +0.030/+0.040/+0.050)",
+                  "batch 8's +0.150 at h = 0.005 holds the same shift"):  # fmt: skip
+        assert words in text, words
+    assert "7 of its 455" not in uci.leftover_text(uci.fixed_leftovers(wine), wine, {})
+    assert "32 of its 160 training points" in uci.leftover_text(uci.fixed_leftovers(wine), wine, {})
+    lowered = uci.without_shift(old, bounds)  # each seed's bound off batches 32 and 8 at every h, the full batch kept
+    for r, s in zip(old, lowered):
+        want = r["akd"] - (0 if r["batch"] == "full" else sb.by_seed[r["seed"]])
+        assert s["akd"] == pytest.approx(want)
+
+
+def test_distance_sweep_rows_record_their_partition(monkeypatch, tmp_path):
+    """``uci.distance_sweep`` writes each row's partition: 'fresh' where the batch does not divide N (boston 455, batch
+    32), 'fixed' where it does (35), 'none' for the full batch."""
+    band = {"mean": 0.1, "low": 0.09, "high": 0.11}
+    monkeypatch.setattr(uci, "make_oracle", lambda *a: jobs_uci.OracleRuns([], band, _result(np.zeros((1, 1, 2, 1)))))
+    monkeypatch.setattr(uci, "run_spec", lambda spec, _: _result(np.zeros((1, 1, 2, 1))))
+    monkeypatch.setattr(uci, "akd_to_oracle", lambda *a: 0.1)
+
+    class Bar:
+        def done(self, _):
+            pass
+
+    s = uci.sweep_settings("quick", {"steps": [0.01], "batches": [0, 32, 35], "oracle": "lie_trotter"})
+    rows = uci.distance_sweep(tmp_path, uci.FIG4, "boston", s, [{"label": "L", "integrator": "leapfrog"}], Bar())
+    assert {r["batch"]: r[uci.PARTITION] for r in rows} == {"full": "none", 32: "fresh", 35: "fixed"}
+    assert uci.fixed_leftovers(rows) == []
+
+
+def test_fig4_committed_rows_disclose_their_fixed_partition_until_rerun(tmp_path):
+    """franzese2021-fig4's committed minibatch runs (2026-11-28, no partition recorded) left 7 of boston's 455 points
+    out: read back, its settings and the rows whose verdict compares minibatch cells with the full batch or the band
+    (#2, #3) say so, with the bound and the queued rerun, and the verdicts are the committed ones (also with the bound
+    taken off); the same rows with their partition recorded (as a rerun writes them) say nothing of it."""
+    import shutil
+
+    from bnnsample.papers.franzese2021 import appendix, readback
+    from bnnsample.rundir import read_csv, write_csv
+
+    results = Path(__file__).resolve().parents[2] / "results"
+    shutil.copytree(results / uci.FIG4, tmp_path / uci.FIG4, ignore=shutil.ignore_patterns("runs"))
+    for name in ("REPRODUCTION.md", "costs.csv"):
+        shutil.copy(results / name, tmp_path / name)
+    opts = {"scale": "paper", "seeds": "0,1,2", "steps": "0.005,0.01,0.02", "batches": "0,32,8"}
+    with open(results / uci.FIG4 / "claims.csv") as f:
+        committed = {r["claim_id"]: r for r in csv.DictReader(f)}
+    readback.judge_again(uci.FIG4, tmp_path, opts)
+    md = read_sections((tmp_path / "REPRODUCTION.md").read_text())[uci.FIG4]
+    job, _ = sweeps.PARTITION_RERUNS[uci.FIG4]
+    assert job in appendix.queue_jobs()
+    settings = next(line for line in md.splitlines() if line.startswith("Settings:"))
+    assert ("boston's batches 32 and 8 (run 2026-11-28) left 7 of its 455 training points out of the whole run"
+            in settings and f"queued in scripts/cpu_queue.sh as `{job}`" in settings)  # fmt: skip
+    with open(tmp_path / uci.FIG4 / "claims.csv") as f:
+        again = {r["claim_id"]: r for r in csv.DictReader(f)}
+    assert {k: r["verdict"] for k, r in again.items()} == {k: r["verdict"] for k, r in committed.items()}
+    clause = "the minibatch cells' distances above the full batch's and the band include a shift"
+    assert [k for k, r in again.items() if clause in r["reason"]] == ["franzese2021-fig4#2", "franzese2021-fig4#3"]
+    for k in ("franzese2021-fig4#2", "franzese2021-fig4#3"):
+        assert f"at every h (as if the whole bound were the shift): {committed[k]['verdict']} (the same)" in again[k][
+            "reason"]  # fmt: skip
+    rows = read_csv(tmp_path / uci.FIG4 / "distances.csv")
+    write_csv(tmp_path / uci.FIG4 / "distances.csv", [dict(r, **{uci.PARTITION: "none" if r["batch"] == "full" else
+              jobs_uci.partition("boston", r["batch"])}) for r in rows], float_format=None)  # fmt: skip
+    readback.judge_again(uci.FIG4, tmp_path, opts)
+    md = read_sections((tmp_path / "REPRODUCTION.md").read_text())[uci.FIG4]
+    assert "left 7 of its 455" not in md and "Minibatch runs made before" not in md
+    with open(tmp_path / uci.FIG4 / "claims.csv") as f:
+        assert all(clause not in r["reason"] for r in csv.DictReader(f))
+
+
 def _result(pred, diverged=None):
     pred = np.asarray(pred, dtype=np.float64)
     div = np.zeros(pred.shape[0], bool) if diverged is None else np.asarray(diverged)

@@ -2426,6 +2426,70 @@ def _inputs(inv: Invocation, name: str) -> list[dict]:
     return read_csv(path) if path.is_file() else []
 
 
+# the reruns with the fresh partition (``uci.PARTITION``) of a sweep whose committed minibatch runs left points out
+# (``uci.fixed_leftovers``): its job in scripts/cpu_queue.sh, with its price (queued 2026-11-30, the thirty-third audit;
+# results/costs.csv's 12,703 CPU-s of 2026-11-28 include the oracle's runs, read back from the kept
+# results/franzese2021-fig4/runs by the job: the boston oracle kept there took 484 CPU-s)
+PARTITION_RERUNS = {
+    FIG4: ("franzese2021-fig4 scale=paper seeds=0,1,2 steps=0.005,0.01,0.02 batches=0,32,8", "about 3.4 CPU-hours"),
+}
+
+
+def _partition_rerun(fig_id: str) -> str:
+    """What a section says of the rerun with the fresh partition of its runs that left points out (a clause)."""
+    if fig_id in PARTITION_RERUNS:
+        job, price = PARTITION_RERUNS[fig_id]
+        return f"their rerun with the fresh partition is queued in scripts/cpu_queue.sh as `{job}` ({price})"
+    return "they have not been run again with the fresh partition"
+
+
+def _run_dates(inv: Invocation, rows: list[dict], merged: dict) -> dict:
+    """{data set: the date results/costs.csv gives the invocation its rows came from (the section's command, or the
+    one they were merged from, ``merged``)}; a data set whose invocation the ledger does not hold is left out."""
+    from ...figures.costs import command_key, ledger_path, ledger_rows
+
+    ledger = {(r["figure"], r["scale"], r["options"]): r["date"] for r in ledger_rows(ledger_path(inv.out_dir))}
+    out = {}
+    for d in distinct(rows, "dataset"):
+        date = ledger.get(command_key(merged.get(d, inv.command)))
+        if date:
+            out[d] = date
+    return out
+
+
+def _leftovers(m: dict, inv: Invocation) -> str:
+    """``uci.leftover_text`` on the rows of ``m`` that a fixed partition made leave points out, with their dates and
+    the rerun (``PARTITION_RERUNS``): a clause; '' where none (every row made since the partition is recorded, or
+    every batch dividing N)."""
+    left = uci.fixed_leftovers(m["rows"])
+    if not left:
+        return ""
+    dates = _run_dates(inv, m["rows"], m.get("merged_from", {}))
+    return f"{uci.leftover_text(left, m['rows'], dates)}; {_partition_rerun(inv.fig_id)}"
+
+
+def partition_disclosure(m: dict, inv: Invocation) -> str:
+    """The settings' sentence on the committed minibatch runs that left points out (``_leftovers``), '' where none."""
+    text = _leftovers(m, inv)
+    return f"{text[0].upper()}{text[1:]}." if text else ""
+
+
+def partition_clause(m: dict, inv: Invocation, outcome: Outcome, bounded: Outcome | None) -> str:
+    """The clause of a row whose verdict compares minibatch cells with the full batch or the oracle (``_sweep``'s
+    ``minibatch_claims``) where runs that left points out are among its rows (``_leftovers``), '' where none; with
+    ``bounded``, the row judged on the rows with the bound of that shift taken off those runs (``uci.without_shift``),
+    its verdict."""
+    text = _leftovers(m, inv)
+    if not text:
+        return ""
+    if bounded is not None:
+        same = " (the same)" if bounded.verdict == outcome.verdict else f" ({outcome.verdict} on the rows as run)"
+        text += (f"; judged with each seed's bound taken off the AKD of those runs at every h (as if the whole bound "
+                 f"were the shift): {bounded.verdict}{same}")  # fmt: skip
+    return (f"the minibatch cells' distances above the full batch's and the band include a shift that is not the "
+            f"minibatch error the claim is about: {text}")  # fmt: skip
+
+
 def _sweep(
     fig_id: str,
     title: str,
@@ -2438,13 +2502,17 @@ def _sweep(
     settings,
     outcomes,
     inputs: str = "",
+    minibatch_claims: tuple = (),
 ) -> Figure:
     """Figs. 4, 5, 10, declared: distance sweeps over the values of the sampler setting ``key`` on every
     dataset on disk; ``variant`` turns a value into a variant (a label and Spec fields); ``settings(s,
     values)`` and ``outcomes(rows, s, values)`` the settings text and claims. The notes: the AKD per cell
     and the oracle's self-distance band. ``inputs``: a CSV of the figure's folder that some claim also reads
     (Fig. 9's ``oracle_small_h.csv``, since 2026-11-30): where present its rows are ``outcomes``' fourth argument
-    and it is among the section's files; else that argument is []."""
+    and it is among the section's files; else that argument is []. Where minibatch rows were made on a fixed
+    partition that left points out (``uci.fixed_leftovers``, rows without ``uci.PARTITION``), the settings say so
+    (``partition_disclosure``) and so do the rows of ``minibatch_claims`` (Claims whose verdict compares minibatch
+    cells with the full batch or the oracle, ``partition_clause``; since 2026-11-30, the thirty-third audit)."""
 
     def measure(inv: Invocation, bar) -> dict:
         s, vals = sweep_settings(inv.scale, inv.opt), inv.opt[key]
@@ -2461,8 +2529,22 @@ def _sweep(
         grids = grids_text(m["rows"], m["s"], m["vals"], key, scales["paper"], merged)
         own = [r for r in m["rows"] if r["dataset"] not in merged]
         rounded = _rounded_times(m["rows"], m["s"]) if key == "n_leapfrog" else ""
+        left = partition_disclosure(m, inv)
         return (grids + ("settings: " if grids else "") + settings(m["s"], m["vals"]) + _merged_steps(own, m["s"])
-                + rounded + absent)  # fmt: skip
+                + rounded + (" " + left if left else "") + absent)  # fmt: skip
+
+    def judged(m: dict, inv: Invocation) -> list:
+        extra = [_inputs(inv, inputs)] if inputs else []
+        out = outcomes(m["rows"], m["s"], m["vals"], *extra)
+        left = uci.fixed_leftovers(m["rows"]) if minibatch_claims else []
+        if not left:
+            return out
+        bounds = uci.shift_bounds(left, m["rows"])
+        shifted = any(bounds.values()) and dict(
+            outcomes(uci.without_shift(m["rows"], bounds), m["s"], m["vals"], *extra)
+        )
+        return [(c, replace(o, why=_clauses(o.why, partition_clause(m, inv, o, shifted and shifted.get(c))))
+                 if c in minibatch_claims else o) for c, o in out]  # fmt: skip
 
     def notes(m: dict, inv: Invocation) -> str:
         rows = m["rows"]
@@ -2476,7 +2558,7 @@ def _sweep(
     return register_figure(Figure(
         fig_id, title, description, scales, rows=measure, tables=lambda m: {"distances.csv": m["rows"]},
         float_format=None, plot=lambda m, inv, path: plot_distances(path, m["rows"], plot_title), png="distances.png",
-        outcomes=lambda m, inv: outcomes(m["rows"], m["s"], m["vals"], *([_inputs(inv, inputs)] if inputs else [])),
+        outcomes=judged,
         files=(lambda m, inv, files: files + [inv.dir / inputs] * (inv.dir / inputs).is_file()) if inputs else None,
         settings=settings_text, notes=notes,
         options=options, heading=f"claim ({fig_id})"))  # fmt: skip
@@ -2494,7 +2576,7 @@ FIGURE4 = _sweep(
     FIG4_SCALES, _sweep_options("integrators", names(tuple(FIG4_INTEGRATORS))),
     "integrators", lambda i: {"label": FIG4_INTEGRATORS[i], "integrator": i},
     "franzese2021 Fig. 4 (reduced): AKD to the oracle vs h", lambda s, _: _settings_text(s),
-    lambda rows, s, _: fig4_outcomes(rows, s))  # fmt: skip
+    lambda rows, s, _: fig4_outcomes(rows, s), minibatch_claims=(FIG4_CLAIMS["batch"], FIG4_CLAIMS["small_h"]))  # fmt: skip
 
 
 def _fig5_settings(s: SweepSettings, nls: list[int]) -> str:

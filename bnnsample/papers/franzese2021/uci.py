@@ -16,6 +16,11 @@ cache is not remade: the run's key names its Spec, not the code that made it, an
 is another realisation of it (boston's, made again 2026-11-29: Fig. 5's committed band is of that run, Figs. 4 and
 10's of an earlier one, most likely Table 3's of 2026-11-28; ``table3`` names each row's oracle by key and draws'
 fingerprint).
+
+Partition (since 2026-11-30): each row of a distance sweep records the minibatch partition its run used
+(``PARTITION``, ``uci_runs.partition``). A minibatch row without it was made before, on the fixed partition, which
+where the batch does not divide N left N mod n points out of the whole run (``fixed_leftovers``); the sections say so
+(``sweeps.partition_disclosure``) until such rows are made again.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ...figures.common import distinct
-from .uci_runs import FULL, SYNTHETIC, OracleSettings, Spec, akd_to_oracle, make_oracle, run_spec
+from .uci_runs import FULL, SYNTHETIC, OracleSettings, Spec, akd_to_oracle, make_oracle, partition, run_spec
 
 FIG4, TABLE1, TABLE2, FIG5, FIG10 = (f"franzese2021-{s}" for s in ("fig4", "table1", "table2", "fig5", "fig10"))
 REGRESSION = ("boston", "concrete", "energy", "yacht")
@@ -90,7 +95,7 @@ def distance_sweep(out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, v
             rows.append({
                 "dataset": dataset, "label": var["label"], "integrator": spec.integrator,
                 "friction": spec.friction, "n_leapfrog": spec.n_leapfrog, "batch": "full" if b == FULL else b,
-                "step_size": h, "seed": seed, "burn_in_steps": burn, "thin_steps": thin,
+                PARTITION: "none" if b == FULL else partition(dataset, b, spec.split), "step_size": h, "seed": seed, "burn_in_steps": burn, "thin_steps": thin,
                 "draws": spec.chains * spec.draws, "akd": akd_to_oracle(res, oracle),
                 "diverged_chains": int(res.diverged.sum()),
                 "self_mean": oracle.band["mean"], "self_low": oracle.band["low"], "self_high": oracle.band["high"],
@@ -99,6 +104,163 @@ def distance_sweep(out_dir: Path, fig_id: str, dataset: str, s: SweepSettings, v
             bar.done(f"{dataset} {var['label']} batch {rows[-1]['batch']} h={h:g} seed {seed}: AKD "
                      f"{rows[-1]['akd']:.3f} ({res.seconds:.1f}s)")  # fmt: skip
     return rows
+
+
+# distances.csv's column, written with every row since 2026-11-30: the minibatch partition of the row's run ('fixed',
+# 'fresh'; 'none' for the full batch, ``uci_runs.partition``). A row without it was made before, every minibatch run
+# then on the fixed partition, which left the N mod n leftover points out of the whole run where n does not divide N
+# (``fixed_leftovers``)
+PARTITION = "partition"
+PARTITION_SINCE = "2026-11-30"
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """A data set's minibatch rows made before the ``PARTITION`` column, on the fixed partition, whose batch sizes do
+    not divide its N training points: each such run left N mod n points out of the whole run and sampled a tempered
+    posterior of the other N_m n = N - N mod n (force scale N/n on them, their likelihood weighted N/(N_m n)).
+    ``n_train`` None: N unknown (the data set's files absent), ``batches`` then every minibatch of those rows."""
+
+    dataset: str
+    n_train: int | None
+    batches: tuple[int, ...]
+
+    def used(self, batch: int) -> int:
+        """N_m n, the points a run of batch ``batch`` used (the first N_m n of one permutation drawn from its seed: the
+        same points at a seed for every batch of the same N_m n, ``batching.Schedule``)."""
+        return self.n_train - self.n_train % batch
+
+
+def fixed_leftovers(rows: list[dict]) -> list[Leftover]:
+    """The data sets of ``rows`` (``distance_sweep``'s, or a committed distances.csv's) with minibatch rows that record
+    no partition (made before ``PARTITION_SINCE``) at a batch size not dividing N: [] once every such row was made
+    again with the partition recorded (a fresh partition where n does not divide N, ``uci_runs.partition``)."""
+    from ...plumbing.errors import DataMissingError
+    from .uci_runs import train_size
+
+    out = []
+    for ds in distinct(rows, "dataset"):
+        old = {int(r["batch"]) for r in rows if r["dataset"] == ds and r["batch"] not in ("full", FULL)
+               and not r.get(PARTITION)}  # fmt: skip
+        if not old:
+            continue
+        try:
+            n = train_size(ds)
+        except DataMissingError:
+            out.append(Leftover(ds, None, tuple(sorted(old, reverse=True))))
+            continue
+        if bad := tuple(sorted((b for b in old if n % b), reverse=True)):
+            out.append(Leftover(ds, n, bad))
+    return out
+
+
+def minibatch_excess(rows: list[dict], dataset: str, batch: int) -> tuple[float, dict] | None:
+    """(h, {seed: the mean over the samplers of AKD(batch) - AKD(full batch)}) on ``dataset`` at the smallest h where
+    both ran, paired by sampler (label) and seed; None where no pair is finite."""
+    mine = [r for r in rows if r["dataset"] == dataset]
+    full = {(r["label"], r["step_size"], r.get("seed", 0)): r["akd"] for r in mine if r["batch"] in ("full", FULL)}
+    pairs: dict = {}
+    for r in (r for r in mine if r["batch"] == batch):
+        d = float(r["akd"]) - float(full.get((r["label"], r["step_size"], r.get("seed", 0)), math.nan))
+        if math.isfinite(d):
+            pairs.setdefault(r["step_size"], {}).setdefault(r.get("seed", 0), []).append(d)
+    if not pairs:
+        return None
+    h = min(pairs)
+    return h, {seed: float(np.mean(v)) for seed, v in sorted(pairs[h].items())}
+
+
+@dataclass(frozen=True)
+class ShiftBound:
+    """The bound the rows put on the shift of a data set's runs that left the same points out (batches ``batches``,
+    one N_m n): at each seed, the whole excess of batch ``batch`` (theirs smallest on average) over the full batch at
+    its smallest h ``h``, paired by sampler, averaged over the samplers (``by_seed``); ``others``: {batch: (h, mean
+    excess)} of the other batches of the group (``minibatch_excess``)."""
+
+    dataset: str
+    batches: tuple[int, ...]
+    batch: int
+    h: float
+    by_seed: dict
+    others: dict
+
+    def mean(self) -> float:
+        return float(np.mean(list(self.by_seed.values())))
+
+
+def shift_bounds(left: list[Leftover], rows: list[dict]) -> dict:
+    """{(data set, N_m n): its ``ShiftBound``, None where no minibatch-full pair is finite} of each group of batches
+    of ``left`` that left the same points out at a seed (the same N_m n: the first N_m n points of one permutation
+    drawn from the seed, and the same force scale N/(N_m n) on them: the same tempered posterior, so the shift is the
+    group's at a seed, at most the smallest of its batches' excesses)."""
+    out = {}
+    for lo in (lo for lo in left if lo.n_train is not None):
+        groups: dict = {}
+        for b in lo.batches:
+            groups.setdefault(lo.used(b), []).append(b)
+        for used, bs in groups.items():
+            excess = {b: e for b in bs if (e := minibatch_excess(rows, lo.dataset, b)) is not None}
+            if not excess:
+                out[lo.dataset, used] = None
+                continue
+            b = min(excess, key=lambda k: np.mean(list(excess[k][1].values())))
+            others = {o: (e[0], float(np.mean(list(e[1].values())))) for o, e in excess.items() if o != b}
+            out[lo.dataset, used] = ShiftBound(lo.dataset, tuple(bs), b, excess[b][0], excess[b][1], others)
+    return out
+
+
+def without_shift(rows: list[dict], bounds: dict) -> list[dict]:
+    """``rows`` with the AKD of every run of a group of ``shift_bounds`` lowered by its seed's bound (every h): the
+    rows as they would be, were the whole bound the shift of the points left out."""
+    by = {(sb.dataset, b): sb.by_seed for sb in bounds.values() if sb is not None for b in sb.batches}
+    return [{**r, "akd": r["akd"] - by[r["dataset"], r["batch"]].get(r.get("seed", 0), 0.0)}
+            if (r["dataset"], r["batch"]) in by and not r.get(PARTITION) else r for r in rows]  # fmt: skip
+
+
+def leftover_text(left: list[Leftover], rows: list[dict], dates: dict) -> str:
+    """What the fixed partition of the rows ``fixed_leftovers`` finds did, per data set: the batches (run on
+    ``dates[dataset]``, where known), the points left out of the whole run and the tempered posterior of the rest they
+    sampled, and the size of that shift as far as the rows bound it (``shift_bounds``): not separable from the
+    minibatches' other errors at the grid's h, at most a batch's whole excess over the full batch at the smallest h,
+    paired by sampler and seed (where those errors do not lower the distance); a clause, not capitalised. '' where
+    ``left`` is empty."""
+    if not left:
+        return ""
+    parts, bounds = [], shift_bounds(left, rows)
+    for lo in left:
+        when = f" (run {dates[lo.dataset]})" if dates.get(lo.dataset) else ""
+        if lo.n_train is None:
+            parts.append(f"{lo.dataset}'s batches {_and(lo.batches)}{when}: its N not known here (its files absent); "
+                         "where a batch does not divide N, N mod n points were left out of the whole run")  # fmt: skip
+            continue
+        for (ds, used), sb in bounds.items():
+            if ds != lo.dataset:
+                continue
+            n, out = lo.n_train, lo.n_train - used
+            bs = sb.batches if sb else [b for b in lo.batches if lo.used(b) == used]
+            same = f" (the same {out} at a seed for {'both' if len(bs) == 2 else 'each'})" if len(bs) > 1 else ""
+            text = (f"{lo.dataset}'s batch{'es' if len(bs) > 1 else ''} {_and(bs)}{when} left {out} of its {n} training "
+                    f"points out of the whole run{same}: a tempered posterior of the other {used} (force scale "
+                    + " or ".join(f"{n}/{b}" for b in bs) + f" on them, their likelihood x {n}/{used} = "
+                    f"{n / used:.3f}), not the posterior")  # fmt: skip
+            if sb is not None:
+                seeds = (
+                    f" (seeds {'/'.join(map(str, sb.by_seed))}: {'/'.join(f'{v:+.3f}' for v in sb.by_seed.values())})"
+                )
+                others = "".join(f"; batch {o}'s {m:+.3f} at h = {h:g} holds the same shift"
+                                 for o, (h, m) in sb.others.items())  # fmt: skip
+                text += (f"; that shift is not separable from the minibatches' other errors at this grid's h: it is at "
+                         f"most batch {sb.batch}'s whole excess over the full batch at h = {sb.h:g}, paired by sampler "
+                         f"and seed, {sb.mean():+.3f}" + (seeds if len(sb.by_seed) > 1 else "")
+                         + ", where those errors do not lower the distance" + others)  # fmt: skip
+            parts.append(text)
+    return (f"minibatch runs made before {PARTITION_SINCE} (rows of distances.csv with no `{PARTITION}`) used the "
+            "fixed partition, also where the batch does not divide N: " + "; ".join(parts))  # fmt: skip
+
+
+def _and(xs) -> str:
+    xs = [str(x) for x in xs]
+    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
 
 
 def sweep_rows(inv, datasets: list[str], s: SweepSettings, variants: list[dict]) -> list[dict]:
