@@ -1105,7 +1105,9 @@ def _split(p: Passes, a: tuple, b: tuple, n: int, counts=math.isfinite) -> tuple
     if len(ea) >= 2 and len(eb) >= 2:
         ka, kb = sum(map(counts, ea)), sum(map(counts, eb))
         pv = _fisher(ka, len(ea), kb, len(eb))
-        words = f"over the seeds {la} {ka} of {len(ea)} and {lb} {kb} of {len(eb)} (Fisher's exact p = {pv:.2g}"
+        words = (f"over the seeds {la} {ka} of {len(ea)} and {lb} {kb} of {len(eb)} (final errors "
+                 f"{' / '.join(_fmt(e, '.3g') for e in ea)} and {' / '.join(_fmt(e, '.3g') for e in eb)}; Fisher's "
+                 f"exact p = {pv:.2g}")  # fmt: skip
         if pv >= 0.05:
             return "unresolved", words + ": not apart)"
         return ("a" if ka / len(ea) > kb / len(eb) else "b"), words + ": apart)"
