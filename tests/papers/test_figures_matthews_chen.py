@@ -680,9 +680,12 @@ def test_chen_fig3_sghmc_decreasing_rate_is_judged_with_its_seeds_scatter(spread
 
 
 def _passes_rows(finals: dict):
-    """Rows of passes_error for final errors {(scheme, cov, n): error} (two checkpoints each, passes over N = 1024)."""
-    return [{"scheme": sc, "covariance": cov, "n": n, "passes": p, "steps": p * 1024 // n,
-             "error": e * (1.5 if p == 5 else 1)} for (sc, cov, n), e in finals.items() for p in (5, 10)]  # fmt: skip
+    """Rows of passes_error for final errors {(scheme, cov, n): error} (checkpoints at 5 and 10 passes over N = 1024;
+    a run non-finite at the end is so from a first checkpoint at 0.1 passes, a divergence Fig. 2's single-run rule
+    resolves)."""
+    return [{"scheme": sc, "covariance": cov, "n": n, "passes": p, "steps": int(p * 1024 // n),
+             "error": e * (1.5 if p == 5 else 1)} for (sc, cov, n), e in finals.items()
+            for p in ((0.1, 5, 10) if math.isnan(e) else (5, 10))]  # fmt: skip
 
 
 def _section(fig_id, scale, s, rows, covs, ref_se, load, n_data=None, scatter=()):
@@ -729,7 +732,11 @@ def test_matthews_fig2_rows_without_seeds_are_open_where_both_work():
     claims = mw.FIG2_CLAIMS
     assert verdicts[claims["exact_nogin"].text] == "partly"  # better only at n = 8, where the estimate fails
     assert "fails at n = 8 (error 9349%)" in md and "within 2 s.e. at n = [32, 128]" in md
-    assert verdicts[claims["outperforms"].text] == "partly" and "NOGIN best at n = [32]; not at n = [8]" in md
+    assert (
+        verdicts[claims["outperforms"].text] == "partly"
+        and "NOGIN best at n = [32]" in md
+        and "unresolved at n = [8], where no scheme works" in md
+    )
     assert "mSGLD: seeds not measured" in md
     assert verdicts[claims["fifty"].text] == verdicts[claims["same", "msgld"].text] == "not tested: scale"
     # CC-ADL fails with both covariances at every n: the same stability (the white cells), the error half untested
@@ -763,7 +770,10 @@ def test_matthews_fig2_nogin_differences_are_judged_against_the_seed_scatter(exa
                   dict.fromkeys(s["n"], (3.0, 0.5)), scatter=scatter)  # fmt: skip
     verdicts = dict(claims_of(md))
     claims = mw.FIG2_CLAIMS
-    assert verdicts[claims["outperforms"].text] == "partly" and "NOGIN best at n = [32, 128]; not at n = [8]" in md
+    assert (
+        verdicts[claims["outperforms"].text] == "partly"
+        and "NOGIN best at n = [32, 128]; unresolved at n = [8], where no scheme works" in md
+    )
     assert "NOGIN 0.448 (0.03), mSGLD 0.604 (0.03), 6 and 6 seeds: mSGLD above by +9.0 s.e." in md
     assert verdicts[claims["exact_nogin"].text] == want
     if exact32 > 0.466:
@@ -772,7 +782,7 @@ def test_matthews_fig2_nogin_differences_are_judged_against_the_seed_scatter(exa
     scatter = [r for r in scatter if r["scheme"] != "msgld"] + _seeds("msgld", "estimated", 128, 0.40)
     md = _section("matthews2018-fig2", "quick", s, _passes_rows(finals), ("estimated", "exact"), np.full(6, 0.2),
                   dict.fromkeys(s["n"], (3.0, 0.5)), scatter=scatter)  # fmt: skip
-    assert "NOGIN best at n = [32]; not at n = [8, 128]" in md
+    assert "NOGIN best at n = [32]; not at n = [128]; unresolved at n = [8], where no scheme works" in md
 
 
 def test_matthews_fig2_no_difference_is_judged_against_the_seed_scatter():
@@ -814,7 +824,7 @@ def _ccadl_at_512(exact=0.499, nogin_exact=0.611, exact_shift=0.0):
     finals = {(sc, cov, n): math.nan for sc in mw.SCHEMES_23 for cov in ("estimated", "exact") for n in s["n"]}
     finals.update({("ccadl", "estimated", 512): 0.498, ("ccadl", "exact", 512): exact,
                    ("nogin", "estimated", 512): 0.611, ("nogin", "exact", 512): nogin_exact})  # fmt: skip
-    scatter = (_seeds("ccadl", "estimated", 512, 0.50) + _seeds("ccadl", "exact", 512, 0.50 + exact_shift)
+    scatter = (_seeds("ccadl", "estimated", 512, 0.50) + _seeds("ccadl", "exact", 512, 0.50 + exact_shift + 0 * exact)
                + _seeds("nogin", "estimated", 512, 0.61) + _seeds("nogin", "exact", 512, nogin_exact))  # fmt: skip
     p = mw.Passes(_passes_rows(finals), s, np.full(6, 0.2), "", 1024, scatter)
     return mw.FIG2_CLAIMS.rules["same", "ccadl"](p)
@@ -1351,13 +1361,18 @@ def test_matthews_fig2_outperforms_says_what_each_n_compares():
     assert out.verdict == "partly" and out.ours.endswith("; 2u = 0.415")
     assert out.why.startswith(
         "stability (a chain non-finite: unstable): NOGIN stable at every n, mSGLD unstable at n = [8], CC-ADL "
-        "unstable at n = [8, 32, 128]: held; bias: NOGIN best at n = [32, 128]; not at n = [8]; unresolved at "
-        "n = [512], runs shorter than the friction time;"
+        "unstable at n = [8, 32, 128]; against mSGLD: NOGIN stable where it is not at n = [8], unstable where it is "
+        "stable at no n; against CC-ADL: NOGIN stable where it is not at n = [8, 32, 128], unstable where it is "
+        "stable at no n: held; bias: NOGIN best at n = [32, 128]; unresolved at n = [8], where no scheme works (each "
+        "non-finite or at an error of 100% or more: no introduced bias to rank); unresolved at n = [512], runs "
+        "shorter than the friction time;"
     )
     assert (
         "NOGIN the only scheme still finite (stable in Fig. 2's terms, the others white) but not working at n = 8 "
-        "(0.948 after 5 passes, 57.2 at the end, growing): counted as a loss in bias, not in stability" in out.why
+        "(0.948 after 5 passes, 57.2 at the end, growing): counted in stability (above), and in bias as no n where a "
+        "scheme works (since 2026-11-30, the thirty-third audit; a loss in bias until then)" in out.why
     )
+    assert "the rules until 2026-11-30 (the thirty-third audit" in out.why and "bias not at n = [8]" in out.why
     assert "10 passes are 1280 / 320 / 80 / 20 steps at n = 8 / 32 / 128 / 512 (25.6 / 6.4 / 1.6 / 0.4 time" in out.why
     assert (
         "n = 512: NOGIN 0.916 -> 0.611, mSGLD 1.18 -> 0.789, CC-ADL 0.747 -> 0.498 (n = 512: 0.4 time units" in out.why
@@ -1409,12 +1424,11 @@ def test_matthews_fig2_outperforms_judges_stability_and_bias_apart(nogin, msgld,
     assert "unresolved at n = [512], runs shorter than the friction time" in out.why
     assert f"judged as any other) gave {old} (" in out.why
     held = "held" if all(math.isfinite(e) for e in nogin.values()) and math.isnan(msgld[8]) else "not held"
-    assert (
-        f"CC-ADL {'unstable at n = [8, 32, 128]' if math.isnan(ccadl[8]) else 'stable at every n'}: {held};" in out.why
-    )
+    assert f"CC-ADL {'unstable at n = [8, 32, 128]' if math.isnan(ccadl[8]) else 'stable at every n'};" in out.why
+    assert f": {held}; bias:" in out.why
     # at a step of 0.2, 10 passes at n = 512 are 4 time units: the n is judged, and won where NOGIN is the lowest
     long = mw.FIG2_CLAIMS.rules["outperforms"](_fig2_halves(nogin, msgld | {512: 0.9}, ccadl | {512: 0.9}, h=0.2))
-    assert "unresolved" not in long.why and "the rule until" not in long.why
+    assert "shorter than the friction time" not in long.why and "the rule until 2026-11-29" not in long.why
     if want == "partly" and old == "partly":
         assert long.verdict == "reproduced" and "bias: NOGIN best at n = [8, 32, 128, 512]" in long.why
 
@@ -1467,9 +1481,9 @@ def _msgld_same(at32=(1.596, 1.447), shift32=0.149, seeds32=True):
     for n, m in ((128, 0.604), (512, 0.784)):
         scatter += _seeds("msgld", "estimated", n, m, sd=0.025) + _seeds("msgld", "exact", n, m, sd=0.025)
     if seeds32:
-        scatter += _seeds("msgld", "estimated", 32, 1.45 + shift32, sd=0.025) + _seeds(
-            "msgld", "exact", 32, 1.45, sd=0.025
-        )
+        scatter += _seeds("msgld", "estimated", 32, 1.45 + shift32 + 0 * at32[0], sd=0.025) + _seeds(
+            "msgld", "exact", 32, 1.45 + 0 * at32[1], sd=0.025
+        )  # a covariance whose main run diverged diverges in every seed (Fig. 2's single-run rule reads them)
     p = mw.Passes(_passes_rows(finals), s, np.full(6, 0.2), "", 1024, scatter)
     return mw.FIG2_CLAIMS.rules["same", "msgld"](p)
 
@@ -1575,16 +1589,118 @@ def test_matthews_fig3_plateau_reason_gives_the_curves_evidence():
     assert mw._still_falling(rows, [12]) == ""
 
 
-def test_fig2_a_stability_split_on_one_run_each_is_unresolved():
-    """The thirty-second audit: mSGLD's 'no difference' row was not reproduced on n = 16 alone, where one run each
-    split (the estimate finite at a 725% error, the exact with a chain non-finite late in its run) and no seeds ran:
-    a single divergence is unresolved; an n with seeds still decides."""
+def _split_passes(diverged_at: dict, scatter=(), passes: float = 100.0):
+    """A Fig. 2 record on n = 16 and 32 with runs checked at 1, 2, 50 and 100 passes: each (scheme, covariance, n)
+    finite at 2.0, or non-finite from the checkpoint ``diverged_at`` gives it ({(scheme, cov, n): passes})."""
     from types import SimpleNamespace
 
-    p = SimpleNamespace(scatter=[{"scheme": "msgld", "n": 32}, {"scheme": "nogin", "n": 16}])
+    rows = [{"scheme": sc, "covariance": cov, "n": n, "passes": q, "steps": int(q * 1024 / n),
+             "error": math.nan if q >= diverged_at.get((sc, cov, n), math.inf) else 2.0}
+            for sc in mw.SCHEMES_23 for cov in ("estimated", "exact") for n in (16, 32)
+            for q in (1.0, 2.0, 50.0, passes)]  # fmt: skip
+    return SimpleNamespace(rows=rows, s={"n": [16, 32], "passes": passes, "seeds": 4}, scatter=list(scatter))
+
+
+def test_fig2_single_run_rule_resolves_only_an_early_divergence_or_the_seeds():
+    """The thirty-third audit: one rule for a stability split of Fig. 2's rows. On one run each it holds only when
+    the diverged run was non-finite before T / 58.4 passes (a constant hazard: one divergence by t passes puts the
+    rate above -ln 0.95 / t, none in T passes the other's below ln 20 / T); over the seeds where both runs have two
+    or more, by Fisher's exact test at 0.05 (4 of 4 against 0 of 4: p = 0.029); a scheme's seeds with only one
+    covariance do not make a split seeded (the per-covariance check)."""
+    assert mw._one_run_resolved(1.0, 100.0) and mw._one_run_resolved(1.7, 100.0)
+    assert not mw._one_run_resolved(1.75, 100.0) and not mw._one_run_resolved(73.6, 100.0)
+    assert mw._fisher(4, 4, 0, 4) == pytest.approx(2 / 70) and mw._fisher(4, 4, 1, 4) == pytest.approx(10 / 70)
+    late, early = ("msgld", "exact", 16), ("msgld", "exact", 32)
+    p = _split_passes({late: 50.0, early: 1.0})
+    assert mw._split(p, ("msgld", "estimated"), late[:2], 16)[0] == "unresolved"
+    got, words = mw._split(p, ("msgld", "estimated"), early[:2], 32)
+    assert got == "a" and "non-finite by 1 pass of 100 on one run each" in words and "resolved" in words
     assert mw._single_run_splits("msgld", p, [16, 32]) == ([16], [32])
+    # seeds of the estimated covariance alone at n = 16 leave it on one run each (until 2026-11-30 any seed of the
+    # scheme at the n made it 'seeded', and the late divergence then decided the split)
+    one_cov = [{"scheme": "msgld", "covariance": "estimated", "n": 16, "seed": k, "error": 2.0} for k in range(4)]
+    assert mw._single_run_splits("msgld", _split_passes({late: 50.0}, one_cov), [16]) == ([16], [])
+
+    def seeds(exact_finite: int):
+        return one_cov + [{"scheme": "msgld", "covariance": "exact", "n": 16, "seed": k,
+                           "error": 2.0 if k < exact_finite else math.nan} for k in range(4)]  # fmt: skip
+
+    assert mw._single_run_splits("msgld", _split_passes({late: 50.0}, seeds(0)), [16]) == ([], [16])
+    got, words = mw._split(_split_passes({late: 50.0}, seeds(1)), ("msgld", "estimated"), late[:2], 16)
+    assert got == "unresolved" and "over the seeds mSGLD (estimated) 4 of 4 and mSGLD (exact) 1 of 4" in words
+
+
+@pytest.mark.parametrize("nogin8, msgld32, held", [
+    (math.nan, math.nan, True),  # NOGIN unstable only where every scheme is: held (not held until 2026-11-30)
+    (math.nan, 0.9, False),  # mSGLD unstable nowhere NOGIN is stable: NOGIN does not outperform it
+    (0.5, 0.9, True),
+])  # fmt: skip
+def test_fig2_stability_half_is_comparative(nogin8, msgld32, held):
+    """The thirty-second and thirty-third audits: 'outperforms ... in stability' holds when NOGIN is stable wherever
+    each other scheme is and stable at some n where it is not (until 2026-11-30: NOGIN stable at every n, which a
+    divergence at an n where every scheme diverges broke); each difference counted by the single-run rule."""
+    nan = math.nan
+    p = _fig2_halves({8: nogin8, 32: 0.4, 128: 0.3, 512: 0.6}, {8: nan, 32: msgld32, 128: 0.5, 512: 0.5},
+                     {8: nan, 32: nan, 128: nan, 512: 0.4})  # fmt: skip
+    got, words, old = mw._stability_half(p, "estimated")
+    assert got == held and old == (not math.isnan(nogin8))
+    assert words.endswith(f": {'held' if held else 'not held'}")
+    # NOGIN unstable where mSGLD is stable: not held
+    q = _fig2_halves({8: 0.5, 32: nan, 128: 0.3, 512: 0.6}, {8: nan, 32: 0.9, 128: 0.5, 512: 0.5},
+                     {8: nan, 32: nan, 128: nan, 512: 0.4})  # fmt: skip
+    got, words, _ = mw._stability_half(q, "estimated")
+    assert (
+        not got
+        and "against mSGLD: NOGIN stable where it is not at n = [8], unstable where it is stable at n = [32]" in words
+    )
+
+
+def test_fig2_seeds_both_covariances_of_msgld_where_either_is_stable():
+    """The thirty-third audit: mSGLD's 'no difference' row judges a stability split over the seeds, so its seed
+    plan runs both covariances wherever either is stable (finite), whatever the error (until 2026-11-30 only where
+    both were: scale=paper's n = 16, the exact run non-finite after 54 passes, got none); CC-ADL and NOGIN keep
+    seeding the covariances that work at an n where two or more runs work."""
+    nan = math.nan
+    finals = {(sc, cov, n): nan for sc in mw.SCHEMES_23 for cov in ("estimated", "exact") for n in (8, 16, 32)}
+    finals |= {
+        ("msgld", "estimated", 16): 7.25,
+        ("msgld", "estimated", 32): 2.0,
+        ("msgld", "exact", 32): 1.8,
+        ("nogin", "exact", 16): 0.1,
+        ("nogin", "estimated", 32): 0.5,
+        ("nogin", "exact", 32): 0.08,
+    }
+    rows = _passes_rows(finals)
+    covs = ("estimated", "exact")
+    assert mw._seed_covariances(rows, "msgld", covs, 16) == ["estimated", "exact"]
+    assert mw._seed_covariances(rows, "msgld", covs, 8) == []
+    assert mw._seed_covariances(rows, "nogin", covs, 16) == []  # one working run at n = 16: nothing to compare
+    assert mw._seed_covariances(rows, "nogin", covs, 32) == ["estimated", "exact"]
+    plan = mw.fig2_seed_plan(rows, {"n": [8, 16, 32], "seeds": 2}, covs)
+    assert plan[:4] == [("msgld", "estimated", 1, 16, 0), ("msgld", "exact", 1, 16, 0),
+                        ("msgld", "estimated", 1, 16, 1), ("msgld", "exact", 1, 16, 1)]  # fmt: skip
+    main = [mw.seed_row(None, None, None, None, {}, 0.02, rows, run) for run in plan[:2]]  # read back, not rerun
+    assert main[0] == {"scheme": "msgld", "covariance": "estimated", "n": 16, "seed": 1, "error": 7.25}
+    assert math.isnan(main[1]["error"]) and main[1]["seed"] == 1
+    assert mw.fig2_seed_plan(rows, {"n": [8, 16, 32], "seeds": 2}, ("estimated",)) == []  # Fig. 3: its own seeds
+
+
+def test_fig2_committed_msgld_row_reads_n16_by_the_rule():
+    """The committed record: mSGLD's n = 16, split in the main runs (the exact run non-finite by 73.6 of 100
+    passes), is judged over the seeds of both covariances (scripts/matthews2018_more_seeds.py, 2026-11-30: 2 of 4
+    stable with each), and the
+    outperforms row's stability half reads NOGIN against each scheme by the same single-run rule."""
     results = Path(__file__).resolve().parents[2] / "results" / "matthews2018-fig2"
     outcomes, _ = mw.outcomes_from_files("matthews2018-fig2", results)
+    scatter = mw._read_rows(results / "seed_scatter.csv")
+    assert {r["covariance"] for r in scatter if (r["scheme"], r["n"]) == ("msgld", 16)} == {"estimated", "exact"}
     o = next(o for c, o in outcomes if c is mw.FIG2_CLAIMS["same", "msgld"])
-    assert o.verdict == "partly" and "exactly one is stable at n = [16] on one run each" in o.why
+    # 2 of 4 seeds stable with each covariance: the main runs' split is the seeds' chance, not the covariance
+    assert (
+        "n = 16: estimated 7.25, exact nan, over the seeds mSGLD (estimated) 2 of 4 and mSGLD (exact) 2 of 4" in o.why
+    )
+    assert "Fisher's exact p = 1: not apart)): unresolved" in o.why and o.verdict == "partly"
     assert "apart at n = [32, 64]" in o.why
+    first = next(o for c, o in outcomes if c is mw.FIG2_CLAIMS["outperforms"])
+    assert "against mSGLD: NOGIN stable where it is not at n = [8], unstable where it is stable at no n" in first.why
+    assert "gave partly (stability not held; bias not at n = [4, 8, 16])" in first.why

@@ -673,12 +673,36 @@ PASSES_TITLE = ": error against passes x minibatch size, NOGIN vs mSGLD vs CC-AD
 def _seed_covariances(rows: list[dict], sc: str, covs, n: int) -> list:
     """The covariances whose further sampler seeds of (``sc``, ``n``) Fig. 2 runs: those whose main run works, at
     an n where two or more working runs can be compared; for mSGLD's 'no difference' row (``SAME_FINITE``) both
-    wherever both are stable (finite), whatever the error (since 2026-11-29, the twenty-seventh audit)."""
-    if sc in SAME_FINITE and all(math.isfinite(_final(rows, sc, cov, n)) for cov in covs):
+    wherever either is stable (finite), whatever the error: a stability split (one covariance finite, the other
+    not) is then judged over the seeds of both, not on one run each (since 2026-11-30, the thirty-third audit; from
+    2026-11-29, the twenty-seventh audit, both only where both were finite, which ran no seeds at scale=paper's
+    n = 16, where the exact run diverged after 54 passes: that split could never be resolved)."""
+    if sc in SAME_FINITE and any(math.isfinite(_final(rows, sc, cov, n)) for cov in covs):
         return list(covs)
     if sum(_works(_final(rows, o, cov, n)) for o in SCHEMES_23 for cov in covs) < 2:
         return []
     return [cov for cov in covs if _works(_final(rows, sc, cov, n))]
+
+
+def fig2_seed_plan(rows: list[dict], s: dict, covs) -> list[tuple]:
+    """The sampler seed runs of Fig. 2's seed_scatter.csv, in the order a run writes them: (scheme, covariance, i,
+    n, k) for each scheme (mSGLD, CC-ADL, NOGIN), each n (i its index in the scale's grid) and the covariances of
+    ``_seed_covariances``, k = 0 (the main run) to seeds - 1; none for Fig. 3 (one covariance)."""
+    plan = []
+    for sc, (i, n) in itertools.product(("msgld", "ccadl", "nogin") if len(covs) > 1 else (), enumerate(s["n"])):
+        works = _seed_covariances(rows, sc, covs, n)
+        plan += [(sc, cov, i, n, k) for k, cov in itertools.product(range(s["seeds"]), works)]
+    return plan
+
+
+def seed_row(pot, natural, ref_var, x0, s: dict, h: float, rows, run: tuple) -> dict:
+    """The row of seed_scatter.csv of one planned seed run (``fig2_seed_plan``'s (scheme, covariance, i, n, k)):
+    its final error, seed 1000 k + i; k = 0 is the main run, read from ``rows`` (error_vs_passes.csv), not rerun."""
+    sc, cov, i, n, k = run
+    e = _final(rows, sc, cov, n) if k == 0 else passes_error(
+        pot, natural, ref_var, sc, cov, n, h=h, x0=x0, max_passes=s["passes"], seed=1000 * k + i,
+        pass_n=s.get("pass_N"))[-1]["error"]  # fmt: skip
+    return {"scheme": sc, "covariance": cov, "n": n, "seed": 1000 * k + i, "error": e}
 
 
 def reference_and_start(pot, natural, s: dict, h: float, ref_h: float):
@@ -717,22 +741,20 @@ def _passes_figure(fig_id: str, description: str, scales: dict, overrides, natur
             rows += passes_error(pot, natural, ref_var, sc, cov, n, h=h, x0=x0, max_passes=s["passes"], seed=i,
                                  pass_n=s.get("pass_N"))  # fmt: skip
             bar.done(f"{sc} {cov} n={n}: error {rows[-1]['error']:.3g} after {rows[-1]['passes']:.3g} passes")
-        scatter = []
-
-        def seeded(sc, cov, i, n, k):  # the final error of seed k of (sc, cov, n); k = 0 is the main run
-            e = _final(rows, sc, cov, n) if k == 0 else passes_error(
-                pot, natural, ref_var, sc, cov, n, h=h, x0=x0, max_passes=s["passes"], seed=1000 * k + i,
-                pass_n=s.get("pass_N"))[-1]["error"]  # fmt: skip
-            return {"scheme": sc, "covariance": cov, "n": n, "seed": 1000 * k + i, "error": e}
-
         # Fig. 2: further sampler seeds of every (scheme, covariance) whose main run works at an n where two or
-        # more such runs can be compared, the seed scatter its rows judge differences of final errors against
-        # (NOGIN's since 2026-11-29)
-        for sc, (i, n) in itertools.product(("msgld", "ccadl", "nogin") if len(covs) > 1 else (), enumerate(s["n"])):
-            works = _seed_covariances(rows, sc, covs, n)
-            scatter += [seeded(sc, cov, i, n, k) for k, cov in itertools.product(range(s["seeds"]), works)]
-            if works:
-                bar.done(f"{sc} n={n}: {s['seeds']} seeds with the {' and '.join(works)} covariance")
+        # more such runs can be compared (``fig2_seed_plan``), the seed scatter its rows judge differences of final
+        # errors against (NOGIN's since 2026-11-29)
+        plan = fig2_seed_plan(rows, s, covs)
+        scatter = [seed_row(pot, natural, ref_var, x0, s, h, rows, run) for run in plan]
+        for sc, n in dict.fromkeys((sc, n) for sc, _, _, n, _ in plan):
+            bar.done(
+                f"{sc} n={n}: {s['seeds']} seeds with the "
+                f"{' and '.join(dict.fromkeys(c for a, c, _, m, _ in plan if (a, m) == (sc, n)))} covariance"
+            )
+
+        def seeded(sc, cov, i, n, k):  # Fig. 3's seeds of (sc, cov, n); k = 0 is the main run
+            return seed_row(pot, natural, ref_var, x0, s, h, rows, (sc, cov, i, n, k))
+
         if len(covs) == 1 and s.get("seeds"):  # Fig. 3: NOGIN's own scatter at n = seed_n, then seed_more's
             for (sc, n), k_n in {("nogin", s["seed_n"]): s["seeds"], **s.get("seed_more", {})}.items():
                 scatter += [seeded(sc, covs[0], s["n"].index(n), n, k) for k in range(k_n)]
@@ -863,6 +885,14 @@ def _paper_fig2_words() -> str:
             f"estimated until it ran, 2026-11-30, at {estimate})")  # fmt: skip
 
 
+def _paper_ran() -> bool:
+    """Whether Fig. 2's scale=paper ran, measured in the ledger (results/costs.csv)."""
+    from ...figures.costs import measured_costs
+
+    row = measured_costs(Path(__file__).resolve().parents[3] / "results").get(("matthews2018-fig2", "paper"))
+    return bool(row and row.get("cpu_s"))
+
+
 def _ref_sizes_words() -> str:
     """The measured reference sizes and what each prices a reference with u < 0.5% at, in words."""
     hours = ref_hours()
@@ -930,8 +960,13 @@ def _fig2_needs() -> str:
         f"reference would cost about {_reference_price_words()}: the variance of the middle component's precision "
         f"is {lam}: heavy-tailed, and "
         "not yet falling as 1/sqrt(chain-steps). scale=paper (256 x 20000 reference, 100 passes; the whole figure "
-        f"{_paper_fig2_words()}, plus about 10 CPU-s for each further seed of a working (scheme, covariance, n), up "
-        "to 3 x 4 x 8) will not resolve 1% either. The runs cost about 0.1 CPU-s per pass for each (scheme, "
+        f"{_paper_fig2_words()}) "
+        + (
+            f"did not resolve 1% either (its committed run: 2u = {2 * run[0]:.1%})"
+            if run is not None and _paper_ran()
+            else "will not resolve 1% either"
+        )
+        + ". The runs cost about 0.1 CPU-s per pass for each (scheme, "
         "covariance, n) at 64 chains; CC-ADL is stable only at n >= 384 (results/ccadl_diagnosis.md), n = 512 in "
         "both scales' grids"
     )
@@ -1013,12 +1048,92 @@ def _passes_outcomes(fig_id: str, s: dict, rows, ref_se, load: dict, n_data: int
     """(Claim, Outcome) of each claim of Fig. 2 (GMM) or Fig. 3 (logistic regression); ``load``:
     ``friction_load`` per n; ``scatter``: the further seeds' final errors (``Passes``)."""
     ccadl = (f"{CCADL_CAUSE}: the factor falls below -1 along the covariance's top eigenvector once (h^2/2) "
-             "lambda_max > 2 - h xi; (h^2/2) lambda_max of the estimated covariance over 500 minibatches at the "
-             "start point: " + ", ".join(f"median {_fmt(m, '.3g')}, above 2 in {share:.0%} at n = {n}"
-                                          for n, (m, share) in load.items()))  # fmt: skip
+             "lambda_max + h xi > 2 - h^2 w^2/2 (w^2: the curvature along it; results/ccadl_diagnosis.md §3"
+             + CCADL_BOUND.get(fig_id, "") + "); (h^2/2) lambda_max of the estimated covariance over 500 minibatches "
+             "at the start point (above 2: beyond the bound even at xi = 0 and no curvature): "
+             + ", ".join(f"median {_fmt(m, '.3g')}, above 2 in {share:.0%} at n = {n}" for n, (m, share) in load.items())
+             + CCADL_NEAR.get(fig_id, ""))  # fmt: skip
     return PASSES_CLAIMS[fig_id].outcomes(
         Passes(rows, s, np.asarray(ref_se), ccadl, n_data, list(scatter), FIG_H[fig_id])
     )
+
+
+# Fig. 2's single-run rule (since 2026-11-30, the thirty-third audit): a difference in stability between two runs
+# resting on one run each counts only when the diverged run turned non-finite early. With a constant chance per
+# pass that a chain of the run turns non-finite, one divergence by t passes puts that rate above -ln(0.95) / t
+# (95%, one-sided) and none in the run's T passes puts the other's below ln(20) / T, so the two are resolved apart
+# when t < T ln(0.95) / -ln(20) = T / 58.4 (scale=paper: non-finite by 1.7 of 100 passes).
+_ONE_RUN_T = -math.log(0.95) / math.log(20)
+SINGLE_RUN_RULE = (
+    "a difference in stability (one run finite, the other with a chain non-finite) counts over the sampler seeds "
+    "where both runs have two or more (the numbers of stable seeds apart at p < 0.05, Fisher's exact test, "
+    "two-sided: with 4 and 4 seeds, every seed stable with one and none with the other); on one run each only when "
+    "the diverged run was non-finite by t passes with t < T / 58.4 (T: the run's passes; with a constant chance per "
+    "pass of a chain turning non-finite, one divergence by t puts that rate above 0.051 / t and none in T passes "
+    "puts the other's below 3.0 / T, each at 95%): else unresolved, counted neither way"
+)
+
+
+def _nonfinite_at(p: Passes, sc: str, cov: str, n: int) -> float:
+    """The passes at the first checkpoint where the main run of (sc, cov, n) is non-finite; inf where it stays
+    finite."""
+    return next((r["passes"] for r in run_rows(p.rows, sc, cov, n) if not math.isfinite(r["error"])), math.inf)
+
+
+def _one_run_resolved(t: float, passes: float) -> bool:
+    """Whether one run non-finite by t passes is resolved from one run finite over all ``passes`` (Fig. 2's
+    single-run rule, ``_ONE_RUN_T``): t < passes / 58.4."""
+    return t < passes * _ONE_RUN_T
+
+
+def _fisher(ka: int, na: int, kb: int, nb: int) -> float:
+    """Fisher's exact test, two-sided: the chance, with the margins fixed, of a table no more likely than ka of na
+    against kb of nb."""
+    k, n = ka + kb, na + nb
+    prob = {x: math.comb(na, x) * math.comb(nb, k - x) / math.comb(n, k) for x in range(max(0, k - nb), min(k, na) + 1)}
+    return min(1.0, sum(q for q in prob.values() if q <= prob[ka] * (1 + 1e-9)))
+
+
+def _split(p: Passes, a: tuple, b: tuple, n: int, counts=math.isfinite) -> tuple[str, str]:
+    """Fig. 2's single-run rule (``SINGLE_RUN_RULE``) for runs a and b = (scheme, covariance) at n whose main runs
+    differ in ``counts`` (stable: finite; or a row's own test): ('a' or 'b', the one that counts where the split is
+    resolved, or 'unresolved'; what it read, in words). Over the seeds where each has two or more in
+    ``Passes.scatter`` (the main run's among them), else on one run each, where only a run non-finite early (by t <
+    T / 58.4 passes) resolves it; a run that fails finite (an error of 100% or more) gives no time, unresolved."""
+    ea, eb = _scatter_errors(p, *a, n), _scatter_errors(p, *b, n)
+    la, lb = _run_label(a, b), _run_label(b, a)
+    if len(ea) >= 2 and len(eb) >= 2:
+        ka, kb = sum(map(counts, ea)), sum(map(counts, eb))
+        pv = _fisher(ka, len(ea), kb, len(eb))
+        words = (f"over the seeds {la} {ka} of {len(ea)} and {lb} {kb} of {len(eb)} (final errors "
+                 f"{' / '.join(_fmt(e, '.3g') for e in ea)} and {' / '.join(_fmt(e, '.3g') for e in eb)}; Fisher's "
+                 f"exact p = {pv:.2g}")  # fmt: skip
+        if pv >= 0.05:
+            return "unresolved", words + ": not apart)"
+        return ("a" if ka / len(ea) > kb / len(eb) else "b"), words + ": apart)"
+    good = "a" if counts(_final(p.rows, *a, n)) else "b"
+    bad, T = (b, lb) if good == "a" else (a, la), p.s["passes"]
+    t = _nonfinite_at(p, *bad[0], n)
+    if not math.isfinite(t):
+        return "unresolved", f"{bad[1]} finite, failing on its error, one run each"
+    ok = _one_run_resolved(t, T)
+    return (good if ok else "unresolved"), (
+        f"{bad[1]} non-finite by {_passes_text(t)} of {T:g} on one run each, no seeds of both there ("
+        + ("before" if ok else "not before")
+        + f" {T * _ONE_RUN_T:.2g} passes: "
+        + ("resolved" if ok else "unresolved")
+        + ")"
+    )
+
+
+# Fig. 2's bound and its n = 256, from results/ccadl_diagnosis.md §3 (until 2026-11-30, the thirty-second audit, the
+# rows gave the bound as 2 - h xi, without the curvature, beside n = 256's median load 1.41, below 2 yet diverged)
+CCADL_BOUND = {"matthews2018-fig2": "; about 1.5 here: h^2 max w^2/2 is about 0.48 at the posterior draws"}
+CCADL_NEAR = {
+    "matthews2018-fig2": "; at n = 256 the median 1.41 is near the bound of about 1.5, and every chain diverged in "
+    "results/ccadl_diagnosis.md's table 3 (16 of 16; (h^2/2) lambda_max 1.38 in the median, 2.15 at the 99th "
+    "percentile of minibatches at the posterior draws)"
+}
 
 
 _SEED_GAP = (
@@ -1036,15 +1151,21 @@ _OLD_2U = (
     "covariance", FIG2_WHERE, "'the NOGIN scheme vastly outperforms the other methods, even when using the covariance "
     "estimated from only the mini-batch terms, both in stability and in the size of the introduced bias'",
     tolerance="the estimated covariance, two halves: stability, no chain non-finite over the run (Fig. 2's 'white "
-              "indicating instability'), held when NOGIN is stable at every n and each other scheme unstable at some "
-              "n; the introduced bias, per n: NOGIN's the smallest where NOGIN works (finite, error < 100%) and each "
+              "indicating instability'), held when NOGIN outperforms each other scheme in it: at some n that one "
+              "unstable where NOGIN is stable, and at no n NOGIN unstable where it is stable (a difference counted by "
+              f"Fig. 2's single-run rule: {SINGLE_RUN_RULE}); the introduced bias, per n: NOGIN's the smallest where "
+              "NOGIN works (finite, error < 100%) and each "
               "other scheme fails (non-finite, or an error of 100% or more) or has its mean final error over the "
-              "seeds above NOGIN's by more than 2 s.e. of the difference; not where NOGIN does not work or another "
-              "scheme's is below beyond 2 s.e.; unresolved within 2 s.e., and where the run is shorter than the "
+              "seeds above NOGIN's by more than 2 s.e. of the difference; not where NOGIN does not work and another "
+              "does, or another scheme's is below beyond 2 s.e.; unresolved within 2 s.e., where no scheme works (no "
+              "introduced bias to rank), and where the run is shorter than the "
               "friction time 1/gamma (steps x h < 1/gamma: the error after it is mostly the start-up transient, not "
               "the introduced bias); reproduced: stability held and NOGIN's bias the smallest at every n; partly: "
               "stability held, or NOGIN's bias the smallest at some n; not reproduced: stability not held and NOGIN's "
               "bias the smallest at no n, beaten at some; not tested: stability not held and no n resolved (changed "
+              "on 2026-11-30, the thirty-third audit, after the result was seen: until then stability held only when "
+              "NOGIN was stable at every n, every divergence of one run counted, and an n where every scheme fails "
+              "was a loss for NOGIN; what that gave: the reason; changed "
               "on 2026-11-29, the twenty-eighth audit, after the result was seen: until then one test per n for both "
               "halves, a run shorter than the friction time judged as any other; what it gave: the reason; before "
               f"that, {_OLD_2U}; that gave partly: best at n = [32], not at [8], within 2u at [128])",
@@ -1061,22 +1182,37 @@ def _outperforms_seeds(p: Passes) -> Outcome:
     per_n, seen, compared = _bias_per_n(p, est)
     ours += (("; over seeds (mean, seed s.d.): " + "; ".join(seen)) if seen else "") + f"; 2u = {2 * p.u:.3g}"
     short = _short_runs(p)
-    bias = {n: "open" if n in short else r for n, r in per_n.items()}
-    held, stability = _stability_half(p, est)
-    got = {k: [n for n, r in bias.items() if r == k] for k in ("win", "loss", "open")}
+    none = [n for n in ns if not any(_works(_final(rows, sc, est, n)) for sc in SCHEMES_23)]
+    bias = {n: "open" if n in short else "none" if n in none else r for n, r in per_n.items()}
+    held, stability, held_old = _stability_half(p, est)
+    got = {k: [n for n, r in bias.items() if r == k] for k in ("win", "loss", "open", "none")}
     bias_words = _bias_words(got, short)
     old = _by_n(per_n, "", "NOGIN best", tie="within 2 s.e.")
+    before = _halves_verdict(held_old, {n: "open" if n in short else r for n, r in per_n.items()})
     diverged = any(not math.isfinite(_final(rows, "ccadl", est, n)) for n in ns)
     why = _clauses(stability, bias_words, _fails(rows, "nogin", est, ns), _only_finite_words(p, est), _steps_words(p),
                    _transient_words(p, compared),
+                   f"the rules until 2026-11-30 (the thirty-third audit: stability held only when NOGIN is stable at "
+                   f"every n, every divergence of one run counted; an n where every scheme fails a loss for NOGIN) "
+                   f"gave {before} (stability {'held' if held_old else 'not held'}; bias not at n = "
+                   f"{[n for n, r in per_n.items() if r == 'loss' and n not in short]})",
                    f"the rule until 2026-11-29 (the twenty-eighth audit: one test per n for both halves, a run shorter "
                    f"than the friction time judged as any other) gave {old.verdict} ({old.why})" if short else "",
                    p.ccadl if diverged else "")  # fmt: skip
-    if held and len(got["win"]) == len(bias):
-        return reproduced(ours, why)
-    if held or got["win"]:
-        return partly(ours, why)
-    return not_reproduced(ours, why) if got["loss"] else not_tested("scale", ours, why)
+    return {"reproduced": reproduced, "partly": partly, "not reproduced": not_reproduced}.get(
+        _halves_verdict(held, bias), lambda o, w: not_tested("scale", o, w)
+    )(ours, why)
+
+
+def _halves_verdict(held: bool, bias: dict) -> str:
+    """The verdict of 'outperforms' (Fig. 2) from its stability half (``held``) and its bias half ({n: 'win' |
+    'loss' | 'open' | 'none'})."""
+    wins, losses = [n for n, r in bias.items() if r == "win"], [n for n, r in bias.items() if r == "loss"]
+    if held and len(wins) == len(bias):
+        return "reproduced"
+    if held or wins:
+        return "partly"
+    return "not reproduced" if losses else "not tested: scale"
 
 
 def _bias_per_n(p: Passes, est: str) -> tuple[dict, list, dict]:
@@ -1092,13 +1228,15 @@ def _bias_per_n(p: Passes, est: str) -> tuple[dict, list, dict]:
 
 
 def _bias_words(got: dict, short: dict) -> str:
-    """The bias half's words from the n NOGIN wins, loses and leaves open (``got``), the open n whose runs are
-    shorter than the friction time (``short``) said apart."""
+    """The bias half's words from the n NOGIN wins, loses and leaves open (``got``; 'none': no scheme works), the
+    open n whose runs are shorter than the friction time (``short``) said apart."""
     within = [n for n in got["open"] if n not in short]
     return "; ".join(x for x in (
         f"bias: NOGIN best at n = {got['win']}" if got["win"] else "bias: NOGIN best at no n",
         f"not at n = {got['loss']}" if got["loss"] else "",
         f"within 2 s.e. at n = {within}" if within else "",
+        f"unresolved at n = {got['none']}, where no scheme works (each non-finite or at an error of 100% or more: no "
+        "introduced bias to rank)" if got.get("none") else "",
         f"unresolved at n = {sorted(short)}, runs shorter than the friction time" if short else "") if x)  # fmt: skip
 
 
@@ -1111,20 +1249,37 @@ def _short_runs(p: Passes) -> dict:
     return {n: k * p.h for n, k in steps.items() if k * p.h < 1 / GAMMA}
 
 
-def _stability_half(p: Passes, cov: str) -> tuple[bool, str]:
-    """(held, words) of 'outperforms ... in stability' over the n of ``p`` (Fig. 2's white: a chain non-finite):
-    held when NOGIN is stable at every n and each other scheme unstable at some n."""
+def _stability_half(p: Passes, cov: str) -> tuple[bool, str, bool]:
+    """(held, words, held by the rule until 2026-11-30) of 'outperforms ... in stability' over the n of ``p``
+    (Fig. 2's white: a chain non-finite): held when NOGIN outperforms each other scheme, at some n stable where that
+    one is not and at no n unstable where it is stable, each such difference counted by Fig. 2's single-run rule
+    (``_split``); until 2026-11-30 (the thirty-third audit, after the result was seen) held when NOGIN was stable at
+    every n and each other scheme unstable at some n, every divergence counted."""
     unstable = {sc: [n for n in p.ns if not math.isfinite(_final(p.rows, sc, cov, n))] for sc in SCHEMES_23}
-    held = not unstable["nogin"] and all(unstable[o] for o in ("msgld", "ccadl"))
-    words = ", ".join(f"{LABELS[sc]} unstable at n = {unstable[sc]}" if unstable[sc] else
+    held_old = not unstable["nogin"] and all(unstable[o] for o in ("msgld", "ccadl"))
+    words, held = [], True
+    for o in ("msgld", "ccadl"):
+        got = {
+            n: _split(p, ("nogin", cov), (o, cov), n)
+            for n in p.ns
+            if math.isfinite(_final(p.rows, "nogin", cov, n)) != math.isfinite(_final(p.rows, o, cov, n))
+        }
+        wins, losses = [n for n, (g, _) in got.items() if g == "a"], [n for n, (g, _) in got.items() if g == "b"]
+        open_ = {n: w for n, (g, w) in got.items() if g == "unresolved"}
+        held = held and bool(wins) and not losses
+        words.append(f"against {LABELS[o]}: NOGIN stable where it is not at n = {wins}, unstable where it is stable at "
+                     + (f"n = {losses}" if losses else "no n")
+                     + "".join(f"; unresolved at n = {n} ({w})" for n, w in open_.items()))  # fmt: skip
+    where = ", ".join(f"{LABELS[sc]} unstable at n = {unstable[sc]}" if unstable[sc] else
                       f"{LABELS[sc]} stable at every n" for sc in SCHEMES_23)  # fmt: skip
-    return held, f"stability (a chain non-finite: unstable): {words}: {'held' if held else 'not held'}"
+    return held, (f"stability (a chain non-finite: unstable): {where}; " + "; ".join(words)
+                  + f": {'held' if held else 'not held'}"), held_old  # fmt: skip
 
 
 def _only_finite_words(p: Passes, cov: str) -> str:
     """The n at which NOGIN is the only scheme still finite (the others white, Fig. 2's instability) but does not
-    work (an error of 100% or more), with its error at the first checkpoint and at the end: a loss in bias there, not
-    in stability."""
+    work (an error of 100% or more), with its error at the first checkpoint and at the end: NOGIN's in stability, no
+    scheme's in bias (until 2026-11-30, the thirty-third audit, a loss in bias)."""
     words = []
     for n in p.ns:
         run = run_rows(p.rows, "nogin", cov, n)
@@ -1142,7 +1297,8 @@ def _only_finite_words(p: Passes, cov: str) -> str:
     return (
         "NOGIN the only scheme still finite (stable in Fig. 2's terms, the others white) but not working at "
         + ", ".join(words)
-        + ": counted as a loss in bias, not in stability"
+        + ": counted in stability (above), and in bias as no n where a scheme works (since 2026-11-30, the "
+        "thirty-third audit; a loss in bias until then)"
     )
 
 
@@ -1359,7 +1515,11 @@ def _stay(passes: float, n: int | None) -> str:
     "covariance estimate, not the integrator)", FIG2_WHERE, "improves",
     tolerance="at each n NOGIN with the exact covariance works (finite, error < 100%) and beats the estimated one: "
               "that one fails, or its mean final error over the seeds is above the exact one's by more than 2 s.e. "
-              "of the difference; reproduced: at every n; partly: at some; not reproduced: at none, the exact one "
+              "of the difference (where one of the two is non-finite and the other finite, counted by Fig. 2's "
+              f"single-run rule, else unresolved: {SINGLE_RUN_RULE}; since 2026-11-30, the thirty-third audit, after "
+              "the result was seen: until then every divergence counted, which at scale=paper gives the same: the "
+              "estimated covariance's run at n = 4 was non-finite by the first checkpoint); reproduced: at every n; "
+              "partly: at some; not reproduced: at none, the exact one "
               f"failing or beaten beyond 2 s.e. at some n; not tested: no n resolved ({_OLD_2U}; that gave partly: "
               "better at n = [8], within 2u at [32, 128])",
     method=f"{_FINAL}; {_SEED_GAP}")  # fmt: skip
@@ -1371,13 +1531,20 @@ def _exact_nogin(p: Passes) -> Outcome:
         f"NOGIN final errors at n = {' / '.join(map(str, ns))}: estimated {_fin_text(rows, 'nogin', 'estimated', ns)}, "
         f"exact {_fin_text(rows, 'nogin', 'exact', ns)}"
     )
-    res, seen, compared = {}, [], {}
+    res, seen, compared, splits = {}, [], {}, []
+    ex, est = ("nogin", "exact"), ("nogin", "estimated")
     for n in ns:
-        res[n], txt = _seed_versus(p, ("nogin", "exact"), [("nogin", "estimated")], n)
+        res[n], txt = _seed_versus(p, ex, [est], n)
+        if math.isfinite(_final(rows, *ex, n)) != math.isfinite(_final(rows, *est, n)):
+            got, words = _split(p, ex, est, n)  # Fig. 2's single-run rule: a divergence of one run
+            splits.append(f"n = {n}: {words}")
+            res[n] = "open" if got == "unresolved" else res[n]
         seen += [f"n = {n}: {txt}"] if txt else []
-        compared.update({n: [("nogin", "exact"), ("nogin", "estimated")]} if txt else {})
+        compared.update({n: [ex, est]} if txt else {})
     ours += ("; over seeds (mean, seed s.d.): " + "; ".join(seen)) if seen else ""
-    why = _clauses(_fails(rows, "nogin", "estimated", ns), _nogin_paired(p, list(compared)), _steps_words(p),
+    single = ("one run finite, the other non-finite, by Fig. 2's single-run rule (since 2026-11-30, the thirty-third "
+              "audit; every such divergence counted until then): " + "; ".join(splits)) if splits else ""  # fmt: skip
+    why = _clauses(_fails(rows, "nogin", "estimated", ns), single, _nogin_paired(p, list(compared)), _steps_words(p),
                    _transient_words(p, compared))  # fmt: skip
     return _by_n(res, ours, "the exact covariance better", why, tie="within 2 s.e.")
 
@@ -1410,14 +1577,18 @@ SAME_TOLERANCE = {
     "within at some such n, apart at others; or both fail at every n (the same stability, white at every n with "
     "both, and no error to compare: Fig. 2's 'the error is shown by color, with white indicating instability', so "
     "the 'overall behavior' of §5.2 is both the white cells and the colour); not reproduced: at some n exactly one "
-    f"works, or apart at every n where both work; not tested: no seeds ran ({_SAME_HISTORY})",
+    f"works (a split by Fig. 2's single-run rule, {SINGLE_RUN_RULE}, since 2026-11-30, the thirty-third audit; "
+    "scale=paper has no n where exactly one works, so no row changed), or apart at every n where both work; not "
+    f"tested: no seeds ran ({_SAME_HISTORY})",
     "msgld": "a run is stable when no chain turns non-finite over it, whatever its error (Fig. 2's 'the error is "
     "shown by color, with white indicating instability'; a large error is a bias, not instability); at each n where "
     "both covariances are stable, the mean final error over the scale's sampler seeds with each; reproduced: at some "
     "n both stable, at every such n the two means within 2 s.e. of their difference (the seeds' scatter), and at no "
-    "n is exactly one stable (an n where that rests on one run each, no sampler seeds there, is unresolved, since "
-    "2026-11-30, the thirty-second audit, after scale=paper's n = 16 was seen: the rule until then gave not "
-    "reproduced); partly: within at some such n, apart at others; or both unstable at every n (the same "
+    f"n is exactly one stable, by Fig. 2's single-run rule ({SINGLE_RUN_RULE}; an unresolved split not counted "
+    "since 2026-11-30, the thirty-second audit, after scale=paper's n = 16 was seen: the rule until then, every split "
+    "counted, gave not reproduced; the seeds' and the early-divergence tests since 2026-11-30, the thirty-third "
+    "audit, set before n = 16's seeds ran, when both covariances began to be seeded wherever either is stable: until "
+    "then a split was resolved only where the scheme had any seeds, and none ran at n = 16); partly: within at some such n, apart at others; or both unstable at every n (the same "
     "stability, white at every n with both, and no error to compare: the 'overall behavior' of §5.2 is both the "
     "white cells and the colour); not reproduced: at some n exactly one stable, or apart at every n where both are "
     "stable; not tested: no seeds ran (until 2026-11-29, the twenty-seventh audit, a run counted only when it "
@@ -1444,9 +1615,11 @@ def _same(sc: str, p: Passes) -> Outcome:
     works, fails = ("is stable", "unstable (a chain non-finite)") if sc in SAME_FINITE else ("works", "fail")
     single, one = _single_run_splits(sc, p, one)
     if one:
-        return not_reproduced(ours, f"exactly one {works} at n = {one}" + (f"; {cause}" if cause else ""))
+        held = "; ".join(f"n = {n}: " + _split(p, (sc, "estimated"), (sc, "exact"), n, lambda e: _same_counts(sc, e))[1]
+                         for n in one)  # fmt: skip
+        return not_reproduced(ours, f"exactly one {works} at n = {one} ({held})" + (f"; {cause}" if cause else ""))
     if single:
-        cause = "; ".join(x for x in (_single_words(sc, pairs, single, works), cause) if x)
+        cause = "; ".join(x for x in (_single_words(sc, p, pairs, single, works), cause) if x)
     if not both:
         why = (f"both {fails} at every n, n = {fail}: the same stability (white with both covariances); the error, "
                f"the other half of the figure's 'overall behavior', has nothing to compare: a test of it needs an n "
@@ -1467,22 +1640,29 @@ def _same_split(sc: str, pairs: dict, ns) -> tuple[list, list, list]:
 
 
 def _single_run_splits(sc: str, p: Passes, one: list) -> tuple[list, list]:
-    """(the n of ``one``, where exactly one covariance's run counts, whose split rests on one run each: no sampler
-    seeds of ``sc`` ran there (seed_scatter.csv), so a single divergence decides it; the others). Since 2026-11-30
-    (the thirty-second audit, after scale=paper's run was seen: mSGLD at n = 16, the estimate finite at a 725% error,
-    the exact with a chain non-finite in the last quarter of its run) such an n is unresolved, not a disagreement;
-    the old rule gave not reproduced."""
-    seeded = {r["n"] for r in p.scatter if r["scheme"] == sc}
-    return [n for n in one if n not in seeded], [n for n in one if n in seeded]
+    """(the n of ``one``, where exactly one covariance's main run counts (``_same_counts``), whose split is
+    unresolved by Fig. 2's single-run rule (``_split``: over the seeds of both covariances where each has two or
+    more, else on one run each); the n where it holds). Since 2026-11-30, the thirty-second audit, after scale=paper's
+    run was seen (mSGLD at n = 16: the estimate finite at a 725% error, the exact with a chain non-finite between 54
+    and 74 passes of its 100), an unresolved split is not a disagreement; the rule until then counted every split
+    and gave not reproduced. Since 2026-11-30, the thirty-third audit, an n counts as seeded only when both
+    covariances have seeds there (until then any seed of the scheme at the n), and a split on one run each holds
+    when the diverged run was non-finite early (``_one_run_resolved``), as for Fig. 2's other rows."""
+    got = {n: _split(p, (sc, "estimated"), (sc, "exact"), n, lambda e: _same_counts(sc, e))[0] for n in one}
+    return [n for n in one if got[n] == "unresolved"], [n for n in one if got[n] != "unresolved"]
 
 
-def _single_words(sc: str, pairs: dict, single: list, works: str) -> str:
-    """The n where exactly one covariance's single run counts, in words (``_single_run_splits``)."""
-    errs = "; ".join(f"n = {n}: estimated {_fmt(pairs[n][0], '.3g')}, exact {_fmt(pairs[n][1], '.3g')}" for n in single)
+def _single_words(sc: str, p: Passes, pairs: dict, single: list, works: str) -> str:
+    """The n where exactly one covariance's main run counts but the split is unresolved (``_single_run_splits``),
+    in words with what ``_split`` read there."""
+    errs = "; ".join(
+        f"n = {n}: estimated {_fmt(pairs[n][0], '.3g')}, exact {_fmt(pairs[n][1], '.3g')}, "
+        + _split(p, (sc, "estimated"), (sc, "exact"), n, lambda e: _same_counts(sc, e))[1]
+        for n in single
+    )
     return (
-        f"exactly one {works} at n = {single} on one run each ({errs}; no sampler seeds there): unresolved, a "
-        "single divergence, not counted either way (since 2026-11-30, the thirty-second audit, after the "
-        "result was seen; the rule until then gave not reproduced)"
+        f"exactly one {works} at n = {single} in the main runs ({errs}): unresolved, not counted either way (since "
+        "2026-11-30, the thirty-second audit, after the result was seen; the rule until then gave not reproduced)"
     )
 
 
@@ -1609,7 +1789,8 @@ def _scatter_words(s: dict) -> str:
         return ""
     if "seed_n" not in s:
         return (f" Seed scatter: {s['seeds']} sampler seeds (the main run's and {s['seeds'] - 1} more) of each "
-                "(scheme, covariance) that works at an n where two or more runs work (`seed_scatter.csv`).")  # fmt: skip
+                "(scheme, covariance) that works at an n where two or more runs work, and of mSGLD with both "
+                "covariances at each n where either is stable (finite), whatever the error (`seed_scatter.csv`).")  # fmt: skip
     runs = {("nogin", s["seed_n"]): s["seeds"], **s.get("seed_more", {})}
     return (
         " Seed scatter (`seed_scatter.csv`; the main run's seed and more, seeds 1000 k + i, i: the n's index): "
@@ -1977,6 +2158,7 @@ FIGURE3 = _passes_figure(
 
 
 # -- Figs. 2-3 judged again from their committed files, without a rerun -----------------------------
+SCALES = {"matthews2018-fig2": FIG2, "matthews2018-fig3": FIG3}
 _INTS = ("n", "steps", "seed", "coordinate")
 
 
@@ -2006,7 +2188,7 @@ def outcomes_from_files(fig_id: str, folder: Path) -> tuple[list, str]:
     old = _read_rows(folder / "claims.csv")
     command = old[0]["setting"]
     scale = command.split("scale=")[1].split()[0]
-    s = {"matthews2018-fig2": FIG2, "matthews2018-fig3": FIG3}[fig_id][scale]
+    s = SCALES[fig_id][scale]
     rows = _read_rows(folder / "error_vs_passes.csv")
     ref_se = [r["variance_rel_se"] for r in _read_rows(folder / "reference.csv")]
     scatter = _read_rows(folder / "seed_scatter.csv") if (folder / "seed_scatter.csv").exists() else []
@@ -2019,7 +2201,9 @@ def rejudge_from_files(fig_id: str, out_dir: Path) -> None:
     """Write Fig. 2's or 3's claims again from its committed files (``outcomes_from_files``) without a rerun
     (Fig. 3's costs 1,022 CPU-s): its claims.csv and the claims table and notes of its REPRODUCTION.md section,
     through the writers a run uses; the section's Command line (what the run that made the files cost) and settings
-    are kept, its Files list names the files of the folder in the order a run lists them (``_files_line``)."""
+    are kept, its Files list names the files of the folder in the order a run lists them (``_files_line``) and its
+    seed scatter sentence is the seed plan's (``_scatter_words``: seeds added since the run by
+    scripts/matthews2018_more_seeds.py, 2026-11-30, follow the plan as it is now)."""
     from ...figures.claims import table
     from ...figures.common import read_sections, update_reproduction, write_claims
 
@@ -2029,6 +2213,8 @@ def rejudge_from_files(fig_id: str, out_dir: Path) -> None:
     inv = Invocation(fig_id, out_dir, {"scale": scale}, {scale: {}}, heading=HEADING)
     head = read_sections((out_dir / "REPRODUCTION.md").read_text())[fig_id].split(f"\n\n| {HEADING} |")[0]
     head = _files_line(head, fig_id, out_dir / fig_id)
+    if " Seed scatter: " in head:  # the seed plan's words, as a run writes them (seeds added by a script since)
+        head = head.split(" Seed scatter: ")[0] + _scatter_words(SCALES[fig_id][scale])
     (out_dir / fig_id / "claims.csv").unlink()  # written afresh: the writer keeps a file that differs in timing only
     write_claims(out_dir / fig_id / "claims.csv", fig_id, outcomes, command)
     update_reproduction(out_dir, fig_id, f"{head}\n\n{table(outcomes, heading=HEADING)}\n\n"
