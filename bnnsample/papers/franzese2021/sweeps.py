@@ -761,8 +761,8 @@ def _reversals(v: list, batches: list, noise: Noise, old: bool = False) -> list:
     for i in range(len(v) - 1):
         a, b, tol = v[i], v[i + 1], noise.diff(batches[i], batches[i + 1])
         if old or (np.isfinite(a) and np.isfinite(b)):
-            if not a < b + tol:
-                out.append((a - b) / tol)
+            if a > b + tol or (old and not a < b + tol):  # a tie is no reversal (a zero-width band: tol = 0)
+                out.append((a - b) / tol if tol > 0 else math.inf)
         elif not np.isfinite(a) and np.isfinite(b):
             out.append(math.inf)
     return out
