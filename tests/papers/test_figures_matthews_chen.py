@@ -1704,3 +1704,17 @@ def test_fig2_committed_msgld_row_reads_n16_by_the_rule():
     first = next(o for c, o in outcomes if c is mw.FIG2_CLAIMS["outperforms"])
     assert "against mSGLD: NOGIN stable where it is not at n = [8], unstable where it is stable at no n" in first.why
     assert "gave partly (stability not held; bias not at n = [4, 8, 16])" in first.why
+
+
+def test_fig1_finite_rule_counts_the_papers_schemes_only():
+    """§5.1's 'compared to the other methods' are mSGLD and CC-ADL: BAOAB (not in the paper's figure) is shown
+    beside and decides nothing, even below NOGIN; mSGLD below NOGIN beyond 2 s.e. makes it not reproduced."""
+
+    def e(mean, diff, se=0.001):
+        return {"mean_abs_error": mean, "se_abs_error": se, "diff_vs_nogin": diff, "diff_vs_nogin_se": se}
+
+    err = {"nogin": e(0.03, 0.0), "msgld": e(0.05, 0.02), "ccadl": e(math.nan, math.nan), "baoab": e(0.02, -0.01)}
+    out = mw._finite_verdict(err, "x", "")
+    assert out.verdict == "reproduced" and "baoab -10.0 s.e." in out.ours and "not counted" in out.ours
+    err["msgld"] = e(0.02, -0.01)
+    assert mw._finite_verdict(err, "x", "").verdict.startswith("not reproduced")
