@@ -126,7 +126,7 @@ def _resolution(rows, hs) -> str:
     passes = ", ".join(f"{4 * max(math.hypot(a['se'], b['se']) for a in at for b in at if a is not b):.2f} (h = {h:g})"
                        for h in hs if len(at := [r for r in sel if r["h"] == h]) > 1)  # fmt: skip
     lv = [r["langevin_exact"] for r in sel if math.isfinite(r.get("langevin_exact", math.nan))]
-    return (f"AdL errors at these h are within {z0:.1f} s.e. of 0 (s.e. {min(se):.3f}..{max(se):.3f}): a difference "
+    return (f"AdL errors at these h are within {math.ceil(100 * z0) / 100:.2f} s.e. of 0 (s.e. {min(se):.3f}..{max(se):.3f}): a difference "
             f"between batch sizes up to {passes} would pass"
             + (f", against Langevin's eps-driven errors of {min(lv):.2g}..{max(lv):.3g} at the same settings "
                "(exact, langevin_exact in fig5.csv)" if lv else ""))  # fmt: skip
