@@ -1495,3 +1495,43 @@ def test_fig9_synthetic_rows_say_what_the_equal_time_reference_gave_and_when():
         assert f"{said}; not run at this protocol)" in o.why and "which gave the same verdict)" not in o.why
     for _, o in sweeps.fig5_outcomes(rows, dataclasses.replace(s, t_burn=2.0), [1, 5, 25]):
         assert f"{said})" in o.why and "not run at this protocol" not in o.why
+
+
+def test_fig4_small_h_test_is_priced_for_the_batches_outside_the_band_only():
+    """The test at h = 0.002 and 0.001 runs only the batch sizes with a cell outside the band at the grid's smallest
+    h (the thirty-fifth audit: the full batch, inside at h = 0.005 and the dearest to run, was priced in, 15
+    CPU-hours): Fig. 4's measured 12,703 CPU-s x 90,000 / 21,000 steps x the minibatch share 2 / (2 + r), r the
+    full-batch/batch-32 ratio of Fig. 5's committed Boston seconds; a full-batch cell outside brings the full batch
+    back (the whole grid's 4.3 x 12,703); the runs' own seconds, where recorded, price it instead."""
+    results = Path(__file__).resolve().parents[2] / "results"
+    with open(results / uci.FIG5 / "distances.csv") as f:
+        fig5 = [r for r in csv.DictReader(f) if r["dataset"] == "boston"]
+    per: dict = {}
+    for r in fig5:
+        key = (r["n_leapfrog"], r["step_size"], r["batch"])
+        per[key] = per.get(key, 0.0) + float(r["seconds"])
+    full, b32 = (sum(v for k, v in per.items() if k[2] == b) for b in ("full", "32"))
+    assert (round(full, 1), round(b32, 1)) == (sweeps.FIG5_BOSTON_S[jobs_uci.FULL], sweeps.FIG5_BOSTON_S[32])
+    ratios = [per[n, h, "full"] / per[n, h, "32"] for n, h, b in per if b == "full"]
+    assert (round(min(ratios), 2), round(max(ratios), 2)) == sweeps.FIG5_BOSTON_RATIO_RANGE
+    labels = ("SHMC-LEAPFROG", "LIE-TROTTER", "SYMMETRIC", "MT3", "SGHMC")
+    cells = [{"dataset": "boston", "label": lab, "batch": b, "step_size": h, "seeds": 3, "seconds": math.nan}
+             for lab in labels for b in ("full", "32", "8") for h in (0.005, 0.01, 0.02)]  # fmt: skip
+    at_min = [c for c in cells if c["step_size"] == 0.005]
+    inside = [c for c in at_min if c["batch"] == "full"]
+    text = sweeps._fig4_small_h_cost(cells, at_min, inside)
+    hours = 12_703 * 90_000 / 21_000 * 2 / (2 + full / b32) / 3600
+    assert f"about {hours:.1f} CPU-hours" in text and hours < 5  # 4.6, not the whole grid's 15
+    assert "batches 32/8 x 3 sampler seeds" in text and "batches=32,8`" in text
+    assert "batch full left out: its 5 cells are all inside the band at h = 0.005" in text
+    assert "90,000 steps over the two h per (sampler, batch, seed) against this grid's 21,000" in text
+    assert "not queued: the row is partly" in text
+    # one full-batch cell outside: every batch is tested, the whole grid's price
+    every = sweeps._fig4_small_h_cost(cells, at_min, inside[1:])
+    assert "batches full/32/8" in every and f"about {12_703 * 90_000 / 21_000 / 3600:.1f} CPU-hours" in every
+    assert "left out" not in every
+    # the runs' own seconds, where every cell of the batches tested has them, price it
+    timed = [dict(c, seconds=10.0) for c in cells]
+    own = sweeps._fig4_small_h_cost(timed, [c for c in timed if c["step_size"] == 0.005],
+                                    [c for c in timed if c["step_size"] == 0.005 and c["batch"] == "full"])  # fmt: skip
+    assert f"about {30 * 10 * 90_000 / 21_000 / 3600:.1f} CPU-hours" in own and "300 CPU-s recorded" in own

@@ -159,15 +159,25 @@ FIG4_PAPER_COST = (
     "time 10, 200 draws per run): about 6 CPU-hours (estimated from measured costs per step)"
 )
 # measured 2026-11-28 (results/costs.csv): the 5 samplers x batches full/32/8 x h 0.005/0.01/0.02 x 3 seeds at
-# burn-in time 10, 135 runs on Boston, took about 12,700 CPU-s (MT3 8,572 of it); h = 0.002 and 0.001 add
-# 90,000 steps per (sampler, batch, seed) against this grid's 21,000: 4.3 times it
+# burn-in time 10, 135 runs on Boston, took about 12,700 CPU-s (MT3 8,572 of it; the oracle's runs included);
+# h = 0.002 and 0.001 are 90,000 steps over the two h (60,000 + 30,000) per (sampler, batch, seed) against this
+# grid's 21,000 (12,000 + 6,000 + 3,000): 4.3 times it
+FIG4_GRID_CPU_S = 12_703
+FIG4_SMALL_STEPS = (0.002, 0.001)
+# CPU seconds of Fig. 5's runs on Boston (results/franzese2021-fig5/distances.csv, 2026-11-30: generalized
+# LIE-TROTTER, N_l 1/5/25 x h 0.005/0.01/0.02 x 3 seeds each): the 27 full-batch runs and the 27 at batch 32 (fresh
+# partition), and the range of their ratio across the 9 (N_l, h): what a full-batch run costs against a minibatch
+# run in this library on Boston, where Fig. 4's runs recorded no seconds (``_fig4_small_h_cost``)
+FIG5_BOSTON_S = {FULL: 1111.6, 32: 246.0}
+FIG5_BOSTON_RATIO_RANGE = (3.65, 5.75)
 FIG4_SEED_COST = (
     "one more sampler seed of the 5 samplers x batches full/32/8 x h 0.005/0.01/0.02 at burn-in time 10: about "
     "70 CPU-minutes (a third of the 12,700 CPU-s measured for 3 seeds)"
 )
 FIG4_SMALL_H_COST = (
     "h = 0.002 and 0.001 for the 5 samplers x batches full/32/8 x 3 sampler seeds at burn-in time 10 (90,000 "
-    "steps per run): about 15 CPU-hours (4.3 times the 12,700 CPU-s measured for h = 0.005-0.02)"
+    "steps over the two h per (sampler, batch, seed)): about 15 CPU-hours (4.3 times the 12,700 CPU-s measured for "
+    "h = 0.005-0.02)"
 )
 FIG5_PAPER_COST = (
     "scale=paper (N_l 1/10/30/100, batches full/64/16, h down to 0.001, burn-in time 10): about "
@@ -1129,7 +1139,64 @@ def _every_curve_reaches_band(cells: list[dict], noise: Noise, s: SweepSettings 
     return by_count(
         len(inside), len(at_min), ours,
         "" if len(inside) == len(at_min) else f"the cells outside need h below this grid's {hmin:g}: unresolved at "
-        f"this grid, not failed (the paper's grid goes down to h = 0.001): {FIG4_SMALL_H_COST}")  # fmt: skip
+        f"this grid, not failed (the paper's grid goes down to h = 0.001): {_fig4_small_h_cost(cells, at_min, inside)}")  # fmt: skip
+
+
+def _fig4_small_h_cost(cells: list[dict], at_min: list[dict], inside: list[dict]) -> str:
+    """What the test at h = 0.002 and 0.001 (``FIG4_SMALL_STEPS``) costs for the batch sizes with a cell outside the
+    band at the grid's smallest h (``at_min``; ``inside``: those inside), all samplers at each: a batch whose every
+    cell is inside needs no smaller h and is left out (until 2026-11-30, the thirty-fifth audit, the price was that of
+    every batch, full/32/8, about 15 CPU-hours, though the full batch, whose runs cost most, was inside). A run's steps
+    are the simulated time over h, so the new h cost sum(1/h) over them against the grid's (at the paper's burn-in
+    and draws, ``_leapfrog_steps``). Priced from the cells' own recorded CPU seconds where every cell of those
+    batches has them; else, on Fig. 4's Boston grid (batches full/32/8, h 0.005/0.01/0.02), from its measured
+    ``FIG4_GRID_CPU_S`` split by batch with Fig. 5's measured full-batch/batch-32 ratio on Boston (``FIG5_BOSTON_S``,
+    the range over its (N_l, h) in brackets), a batch-8 run priced at a batch-32 run's (an upper bound: fewer points a
+    gradient); else the whole grid's ``FIG4_SMALL_H_COST``. Not queued: the row it prices is partly, judged on the
+    cells run."""
+    out = {str(c["batch"]) for c in at_min if c not in inside}
+    batches = sorted(out, key=lambda b: (b != "full", -int(b) if b != "full" else 0))
+    grid = sorted({c["step_size"] for c in cells})
+    scale = sum(1 / h for h in FIG4_SMALL_STEPS) / sum(1 / h for h in grid)
+    labels = {c["label"] for c in at_min}
+    mine = [c for c in cells if str(c["batch"]) in out]
+    seeds = max(c.get("seeds", 1) for c in cells)
+    left = sorted({str(c["batch"]) for c in at_min} - out, key=lambda b: b != "full")
+    why = (f"batch {'/'.join(left)} left out: its {sum(str(c['batch']) in left for c in at_min)} cells are all inside "
+           f"the band at h = {grid[0]:g}, so it needs no smaller h; " if left else "")  # fmt: skip
+    test = (f"h = {' and '.join(f'{h:g}' for h in FIG4_SMALL_STEPS)} for the {len(labels)} samplers x batches "
+            f"{'/'.join(batches)} x {seeds} sampler seeds at burn-in time 10 on the fresh partition (`bnnsample figure {FIG4} scale=paper "
+            f"seeds={','.join(map(str, range(seeds)))} steps={','.join(f'{h:g}' for h in FIG4_SMALL_STEPS)} batches="
+            + ",".join("0" if b == "full" else b for b in batches)
+            + f"`; {_leapfrog_steps('boston', FIG4_SMALL_STEPS, 1):,} steps over the two h per (sampler, batch, "
+            f"seed) against this grid's {_leapfrog_steps('boston', grid, 1):,}, {scale:.1f} times): ")  # fmt: skip
+    timed = [c for c in mine if np.isfinite(c.get("seconds", math.nan))]
+    if mine and len(timed) == len(mine):
+        spent = sum(c["seconds"] for c in mine)
+        return (f"{why}a test: {test}about {scale * spent / 3600:.1f} CPU-hours ({scale:.1f} times those batches' "
+                f"{spent:,.0f} CPU-s recorded by the runs at this grid)")  # fmt: skip
+    weigh = {str(c["batch"]) for c in at_min}
+    if {c["dataset"] for c in cells} != {"boston"} or weigh != {"full", "32", "8"} or grid != [0.005, 0.01, 0.02]:
+        return FIG4_SMALL_H_COST
+
+    def share(ratio: float) -> float:
+        return sum(ratio if b == "full" else 1.0 for b in out) / (ratio + 2)
+
+    ratio = FIG5_BOSTON_S[FULL] / FIG5_BOSTON_S[32]
+    lo, hi = sorted(FIG4_GRID_CPU_S * scale * share(r) / 3600 for r in FIG5_BOSTON_RATIO_RANGE)
+    weights = " + ".join(f"{ratio:.2f}" if b == "full" else "1" for b in batches)
+    return (
+        f"{why}a test: {test}about {FIG4_GRID_CPU_S * scale * share(ratio) / 3600:.1f} CPU-hours ({lo:.1f}-{hi:.1f}), "
+        f"estimated: this grid's {FIG4_GRID_CPU_S:,} CPU-s measured (results/costs.csv, 2026-11-28; the oracle's runs "
+        f"included) x {scale:.1f} x batches {'/'.join(batches)}'s share of it, ({weights}) / ({ratio:.2f} + 1 + 1) = "
+        f"{share(ratio):.2f}: each sampler's full-batch run priced at {ratio:.2f} times its batch-32 run, as Fig. 5's "
+        f"runs on Boston measured (generalized LIE-TROTTER, {FIG5_BOSTON_S[FULL]:,.1f} CPU-s at the full batch against "
+        f"{FIG5_BOSTON_S[32]:,.1f} at batch 32 over the same 27 (N_l, h, seed); {FIG5_BOSTON_RATIO_RANGE[0]:.2f}-"
+        f"{FIG5_BOSTON_RATIO_RANGE[1]:.2f} across its 9 (N_l, h), the range in brackets), and a batch-8 run at a "
+        "batch-32 run's (an upper bound: a smaller batch costs no more a step); this "
+        "grid's own runs recorded no seconds (until 2026-11-30, the thirty-fifth audit, priced with the full batch: "
+        "about 15 CPU-hours); not queued: the row is partly on the cells run, not 'not tested'"
+    )
 
 
 def _small_h_test_cost(cell: dict) -> str:
