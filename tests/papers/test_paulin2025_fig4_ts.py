@@ -348,3 +348,61 @@ def test_se_read_at_four_decimals_keeps_the_judgement_printed_beside_it():
     assert fig._judge(-0.000315, se, False, 4) == "better"
     assert fig._se_as_judged(-0.0229, 0.0009, 4, "nll", "better") == 0.0009
     assert fig._se_as_judged(-0.000315, 0.0001, 4, "rps", "not distinguishable") == 0.0001
+
+
+def _draws_frame(first: float, last: float, se: float = 0.001, groups: int = 4):
+    """draws.csv's accuracy rows at size 1: SMS-UBU - SWA with 1 and 10 draws per run."""
+    return pd.DataFrame([{"ensemble_size": 1, "metric": "accuracy", "diff": d, "se": se, "groups": groups, "draws": k}
+                         for d, k in ((first, 1), (last, 10))])  # fmt: skip
+
+
+def _two_baselines(swa: tuple, standard: tuple, groups: int = 4) -> dict:
+    return {b: pd.DataFrame([{"ensemble_size": 1, "metric": "accuracy", "diff": d, "se": se, "groups": groups}])
+            for b, (d, se) in (("swa", swa), ("standard", standard))}  # fmt: skip
+
+
+def test_draws_tier_takes_the_30_draw_section_or_prices_the_test():
+    """The thirty-fifth audit (2026-11-30, cpu_ts#4): a failure at fewer draws than the paper's 30 that is still moving
+    towards SMS-UBU (DRAWS_TIER, stated in the tolerance) takes the verdict of the committed 30-draw section's row
+    where one is (its numbers and command given, the verdict without the tier in the reason); without one it is 'not
+    tested: not run' on this CPU, priced from the 30-draw schedule's CPU seconds, and 'scale' on a GPU. A failure
+    that does not move (or a run at 30 draws) stays not reproduced; the reason names only the baselines below 0."""
+    diffs = _two_baselines((-0.0063, 0.0007), (-0.0038, 0.0014))
+    moving, still = _draws_frame(-0.0199, -0.0063), _draws_frame(-0.0065, -0.0063)
+    claim = fig.CLAIMS["accuracy"].text
+    ev = fig.DrawsEvidence({claim: {"verdict": "partly", "ours": "es=1: +0.0057", "reason": "higher"}}, "`X` (x/)", "X")
+    got = fig.accuracy_outcome(diffs, [1], moving, draws={"claim": claim, "from": ev, "cpu": True})
+    assert (got.verdict, got.setting) == ("partly", "X") and "es=1: +0.0057" in got.ours
+    assert "without the draws tier (DRAWS_TIER) this row is not reproduced (9.0 s.e.)" in got.why
+    assert "lower than SWA (-9.0 s.e.) by a t interval below 0" in got.why and "standard training (" not in got.why
+    cpu = fig.accuracy_outcome(diffs, [1], moving, draws={"claim": claim, "from": None, "cpu": True, "cpu_s": 14395})
+    assert cpu.verdict == "not tested: not run" and "14,395 CPU-s" in cpu.why and "scale=paper_schedule" in cpu.why
+    assert fig.accuracy_outcome(diffs, [1], moving).verdict == "not tested: scale"  # a GPU section, no evidence
+    assert fig.accuracy_outcome(diffs, [1], still, draws={"claim": claim, "from": ev}).verdict.startswith("not repr")
+    both = fig.accuracy_outcome(_two_baselines((-0.0063, 0.0007), (-0.0050, 0.0005)), [1], still)
+    assert "lower than SWA (-9.0 s.e.) and standard training (-10.0 s.e.)" in both.why
+    assert "applied since 2026-11-26" in fig.DRAWS_TIER and fig.DRAWS_TIER in fig.CLAIMS["accuracy"].tolerance
+
+
+def test_cpu_ts_accuracy_row_is_judged_at_the_paper_schedule():
+    """cpu_ts#4 (10 draws per run, still moving) takes paper_schedule_cnn_small's 30-draw accuracy verdict and command,
+    and says that without the tier it is not reproduced (9.1 s.e.)."""
+    side = {
+        n: pd.read_csv(RESULTS / n / "claims.csv").set_index("claim") for n in ("cpu_ts", "paper_schedule_cnn_small")
+    }
+    claim = fig.CLAIMS["accuracy"].text
+    row, at30 = side["cpu_ts"].loc[claim], side["paper_schedule_cnn_small"].loc[claim]
+    assert row.verdict == at30.verdict == "partly" and row.setting == at30.setting
+    assert "this row is not reproduced (9.1 s.e.)" in row.reason and "-0.0199 -> -0.0063" in row.reason
+
+
+def test_sms_ubu_ace_is_worded_from_its_numbers():
+    """The thirty-fifth audit (paper_schedule_cnn_small#7): 'falls' was written whatever the numbers; 0.0027 -> 0.0030
+    rises."""
+    assert fig._ace_move(0.0027, 0.0003, 0.0030, [1, 16]).startswith("rises")
+    assert fig._ace_move(0.0063, 0.0004, 0.0042, [1, 4]).startswith("falls") and "beyond one std" in fig._ace_move(
+        0.0063, 0.0004, 0.0042, [1, 4]
+    )
+    assert fig._ace_move(0.0056, 0.0006, 0.0053, [1, 16]).startswith("does not fall beyond one std")
+    reasons = pd.read_csv(RESULTS / "paper_schedule_cnn_small" / "claims.csv").reason
+    assert reasons.str.contains("SMS-UBU's ACE rises 0.0027").any()

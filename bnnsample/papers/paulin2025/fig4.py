@@ -376,6 +376,19 @@ ACCURACY_TIERS = (
     "Fig. 4's paper-scale section), changed after that section was seen, where both rules give partly (the reason "
     "says where the old rule gives another verdict)"
 )
+# the draws tier: applied since 2026-11-26 (commit 32b637f, with the first 30-draw section), stated since 2026-11-30
+# (the thirty-fifth audit: cpu_ts's accuracy row was 'not tested: scale' by it, a tier its tolerance did not state,
+# with no cost, though the 30-draw test fits this CPU); fair as the bias of fewer draws is against SMS-UBU only: at
+# paper_schedule_cnn_small SMS-UBU - SWA in accuracy at size 1 is -0.0091 with 1 draw per run, +0.0057 with 30
+DRAWS_TIER = (
+    "fewer draws per run than the paper's 30: a not reproduced whose failing difference to SWA moves in SMS-UBU's "
+    "favour from 1 draw to all of them by more than its 95% t interval (draws.csv) does not test the paper's setting; "
+    "such a row takes the verdict of the committed section of this figure at the paper's 30 draws on the same data "
+    "(the same network first, then the most runs), its numbers and command given, and without one it is not tested "
+    "(not run, priced, on this CPU; scale on a GPU); applied since 2026-11-26, stated here since 2026-11-30 (the "
+    "thirty-fifth audit: until then not tested: scale with no 30-draw section consulted and no cost; the reason "
+    "gives the verdict without this tier)"
+)
 ACCURACY_METHOD = "paired accuracy differences SMS-UBU - SWA and SMS-UBU - standard training"
 # the calibration claim has a row per ensemble size run (of evaluate.ensembles.SIZES); the others one row each
 CLAIMS = Claims("statement")
@@ -388,32 +401,67 @@ ENSEMBLE_SIZES = (1, 2, 4, 8, 16)  # evaluate.ensembles.SIZES, the paper's (impo
                tolerance="reproduced: all six paired differences (3 metrics x 2 baselines) lower, their 95% t "
                "intervals over the groups below 0; partly: some below 0 by their intervals, none above 0 by its "
                "interval; not reproduced: any above 0 by its interval (size of the largest in s.e.); "
-               + NONE_RESOLVED + "; " + ONE_GROUP + "; " + NOISE,
+               + NONE_RESOLVED + "; " + ONE_GROUP + "; " + DRAWS_TIER + "; " + NOISE,
                method="paired differences over the same disjoint groups of runs, s.e. over groups")  # fmt: skip
 def _calibration_rule(es: int, m: dict):
     if es in m["sizes"]:
         # a size of one group: what a second group costs; else, for a null result, what the paper's runs cost
         more = m.get("more_runs", {}).get(es) or m.get("paper_runs", "")
-        return calibration_outcome(m["diffs"], es, m["by_draws"], more, paper_groups=PAPER_RUNS // es)
+        return calibration_outcome(m["diffs"], es, m["by_draws"], more, paper_groups=PAPER_RUNS // es,
+                                   draws=_draws_context(m, CLAIMS[("calibration", es)].text))  # fmt: skip
     return None
 
 
-def calibration_outcome(diffs: dict, es: int, by_draws=None, more_runs: str = "", paper_groups: int = 0):
+def calibration_outcome(diffs: dict, es: int, by_draws=None, more_runs: str = "", paper_groups: int = 0,
+                        draws: dict | None = None):  # fmt: skip
     """The §5 calibration claim at ensemble size ``es`` (``_calibration_at``); a "not reproduced" that
     hinges on the draws per run (every metric found worse does, ``hinges_on_draws`` on ``by_draws``) is
-    "not tested: scale" with the reason."""
+    judged at the paper's draws (``at_paper_draws``, ``draws``)."""
     o = _calibration_at(diffs, es, more_runs, paper_groups)
     if o.verdict.startswith("not reproduced"):
         hinges = [hinges_on_draws(by_draws, es, x, False) for x in _worse_metrics(diffs, es)]
         if hinges and all(hinges):
-            return not_tested("scale", o.ours, f"{o.why}; {'; '.join(hinges)}")
+            return at_paper_draws(o, "; ".join(hinges), draws)
     return o
 
 
-def accuracy_outcome(diffs: dict, sizes, by_draws=None, more: str = "", paper_runs: int = PAPER_RUNS):
+def _draws_context(m: dict, claim: str) -> dict:
+    """What ``at_paper_draws`` needs of a section's measurements ``m``: the claim's text, the committed 30-draw
+    section (``draws_evidence``), whether the section was made on this CPU and what the 30-draw schedule costs."""
+    return {"claim": claim, "from": m.get("draws_from"), "cpu": m.get("cpu", False),
+            "cpu_s": m.get("draws_cpu_s")}  # fmt: skip
+
+
+def at_paper_draws(o, hinge: str, draws: dict | None):
+    """A "not reproduced" ``o`` that hinges on fewer draws per run than the paper's (``hinge``, ``hinges_on_draws``;
+    ``DRAWS_TIER``): the verdict of the same claim in the committed section at the paper's draws (``draws["from"]``,
+    ``draws_evidence``), its numbers beside this section's and its command the setting; without one, not tested:
+    not run on this CPU (``draws["cpu"]``; the 30-draw schedule priced from ``draws["cpu_s"]``), else scale."""
+    draws = draws or {}
+    without = f"without the draws tier (DRAWS_TIER) this row is {o.verdict}: {o.why}; {hinge}"
+    ev = draws.get("from")
+    row = ev.rows.get(draws.get("claim")) if ev else None
+    if row is not None:
+        return replace(o, verdict=row["verdict"], ours=f"{o.ours}; at the paper's {PAPER_DRAWS} draws per run, "
+                       f"{ev.where}: {row['ours']}", setting=ev.command,
+                       why=f"judged at the paper's {PAPER_DRAWS} draws per run on {ev.where} (its row: "
+                       f"{row['reason']}); {without}")  # fmt: skip
+    if not draws.get("cpu"):
+        return not_tested("scale", o.ours, f"{without}; no committed section at the paper's {PAPER_DRAWS} draws")
+    cost = draws.get("cpu_s")
+    price = (f", {cost:,.0f} CPU-s ({cost / 3600:.1f} CPU-hours) for its 16 runs in results/costs.csv" if cost else
+             ", its CPU seconds not in results/costs.csv")  # fmt: skip
+    return not_tested("not run", o.ours, f"{without}; no committed section at the paper's {PAPER_DRAWS} draws judges "
+                      f"it: `bnnsample figure {FIG} scale=paper_schedule` (the recipe's CPU schedule with "
+                      f"{PAPER_DRAWS} draws per run{price})")  # fmt: skip
+
+
+def accuracy_outcome(diffs: dict, sizes, by_draws=None, more: str = "", paper_runs: int = PAPER_RUNS,
+                     draws: dict | None = None):  # fmt: skip
     """The §5 accuracy claim over the ensemble ``sizes`` (``_accuracy``, ``paper_runs``: the runs of the paper's
-    figure); a "not reproduced" that hinges on the draws per run is "not tested: scale" with the reason;
-    ``more``: what more runs would cost, said where the verdict is partly or a null result not tested."""
+    figure); a "not reproduced" that hinges on the draws per run is judged at the paper's draws (``at_paper_draws``,
+    ``draws``); ``more``: what more runs would cost, said where the verdict is partly or a null result not tested
+    (not run where that test fits this CPU and is queued, ``QUEUED``)."""
     o = _accuracy(diffs, sizes, paper_runs)
     old = _accuracy(diffs, sizes, paper_runs, bases=("swa",)).verdict
     if old != o.verdict:
@@ -422,9 +470,11 @@ def accuracy_outcome(diffs: dict, sizes, by_draws=None, more: str = "", paper_ru
         )
     if o.verdict in ("partly", "not tested: scale") and more and "one group of runs at every size" not in o.why:
         o = replace(o, why=f"{o.why}; {more}")
+        if o.verdict == "not tested: scale" and QUEUED in more:  # a null result whose test fits this CPU, queued
+            o = replace(o, verdict="not tested: not run", why=f"{o.why}; {NOT_RUN_HISTORY}")
     if o.verdict.startswith("not reproduced"):
         why = [w for es in sizes if (w := hinges_on_draws(by_draws, es, "accuracy", True))]
-        return not_tested("scale", o.ours, f"{o.why}; {why[0]}") if why else o
+        return at_paper_draws(o, why[0], draws) if why else o
     return o
 
 
@@ -432,10 +482,11 @@ def accuracy_outcome(diffs: dict, sizes, by_draws=None, more: str = "", paper_ru
              "§5, Fig. 4 ('small gains in accuracy over ensembles of the same size', of SWA and of standard "
              "training)",
              "gains at every ensemble size",
-             tolerance=ACCURACY_TIERS + "; " + NOISE,
+             tolerance=ACCURACY_TIERS + "; " + DRAWS_TIER + "; " + NOISE,
              method=ACCURACY_METHOD)  # fmt: skip
 def _accuracy_rule(m: dict):
-    return accuracy_outcome(m["diffs"], m["sizes"], m["by_draws"], m.get("paper_runs", ""))
+    return accuracy_outcome(m["diffs"], m["sizes"], m["by_draws"], m.get("paper_runs", ""),
+                            draws=_draws_context(m, CLAIMS["accuracy"].text))  # fmt: skip
 
 
 @CLAIMS.rule("sghmc_ace", "SG-HMC's ACE does not improve with ensemble size",
@@ -453,8 +504,7 @@ def _sghmc_ace_rule(m: dict):
     if "sg_hmc" in set(t.method) or "sms_ubu" not in set(t.method) or len(sizes) < 2:
         return o
     (u1, us1), un = _value(t, "sms_ubu", sizes[0], "ace"), _value(t, "sms_ubu", sizes[-1], "ace")[0]
-    why = (f"{o.why}; at this section's scale SMS-UBU's ACE falls {u1:.4f} (std {us1:.4f}) -> {un:.4f} "
-           f"(es={sizes[0]} -> {sizes[-1]})")  # fmt: skip
+    why = f"{o.why}; at this section's scale SMS-UBU's ACE {_ace_move(u1, us1, un, sizes)}"
     other = m.get("sghmc_from")
     if other:
         es = sorted(set(other[0].ensemble_size))
@@ -643,10 +693,14 @@ def _accuracy_judged(cells: dict, judged_cells: dict, ours: str, paper_runs: int
     above 0 by point estimate (agreement by sign): partly; else a null result (``_accuracy_null``)."""
     judged = [_size_judgement(c) for c in judged_cells.values()]
     n, against = len(judged), " and ".join(LABELS[b] for b in next(iter(judged_cells.values())))
-    if "worse" in judged:
-        zs = [d / se for c in judged_cells.values() for d, se, _ in c.values() if se > 0]
-        return not_reproduced(ours, f"lower than {against} (a t interval below 0) at {judged.count('worse')} of {n} "
-                              "sizes with more than one group", z=min(zs) if zs else None)  # fmt: skip
+    if "worse" in judged:  # name the baselines whose interval is below 0 (not every baseline)
+        below = {b: min(d / se for c in judged_cells.values() for b2, (d, se, g) in c.items()
+                        if b2 == b and _judge(d, se, True, g) == "worse")
+                 for b in next(iter(judged_cells.values()))
+                 if any(_judge(*c[b][:2], True, c[b][2]) == "worse" for c in judged_cells.values())}  # fmt: skip
+        named = " and ".join(f"{LABELS[b]} ({z:+.1f} s.e.)" for b, z in below.items())
+        return not_reproduced(ours, f"lower than {named} by a t interval below 0 at {judged.count('worse')} of {n} "
+                              "sizes with more than one group", z=min(below.values()))  # fmt: skip
     if all(j == "better" for j in judged):
         return reproduced(ours)
     why = (
@@ -759,6 +813,48 @@ def _evidence_caveat(sghmc_from, u1: float, un: float) -> str:
             f"its section's §5 calibration rows are not reproduced at sizes {', '.join(failed)} (its section.md): the "
             "setting shows none of the gains with ensemble size that the contrast needs, so SG-HMC is not told apart "
             "from SMS-UBU there: the partly rests on the literal claim (no decrease) alone")  # fmt: skip
+
+
+def _ace_move(u1: float, us1: float, un: float, sizes) -> str:
+    """What SMS-UBU's ACE does from the smallest to the largest ensemble size, in words from the numbers (until
+    2026-11-30, the thirty-fifth audit, always 'falls'): falls beyond one std, rises, or does not fall beyond one std."""
+    verb = ("falls" if un < u1 - (0.0 if math.isnan(us1) else us1) else "rises" if un > u1 else
+            "does not fall beyond one std:")  # fmt: skip
+    beyond = " (beyond one std)" if verb == "falls" else ""
+    return f"{verb} {u1:.4f} (std {us1:.4f}) -> {un:.4f} (es={sizes[0]} -> {sizes[-1]}){beyond}"
+
+
+@dataclass(frozen=True)
+class DrawsEvidence:
+    """A committed section of this figure at the paper's draws per run (``draws_evidence``): its claims.csv rows by
+    claim text, where it is (folder, runs, schedule) and its command."""
+
+    rows: dict
+    where: str
+    command: str
+
+
+def draws_evidence(folder: Path, own: tuple | None) -> DrawsEvidence | None:
+    """The committed section in a sub-folder of ``folder`` with a claims.csv whose schedule (``schedule_of``) takes
+    the paper's draws per run (``PAPER_DRAWS``) on this section's data (``own``: scale, data, network, ...), the
+    same network first, then the most runs; None where there is none: what a row that hinges on fewer draws is
+    judged on (``at_paper_draws``)."""
+    import pandas as pd
+
+    found = []
+    for csv in sorted(folder.glob("*/claims.csv")):
+        text = (csv.parent / "section.md").read_text() if (csv.parent / "section.md").exists() else ""
+        sched, command = schedule_of(text), re.search(r"Command: `(bnnsample figure [^`]*)`", text)
+        runs = re.search(r"(\d+) independent runs", text)
+        if sched is None or command is None or runs is None or sched[-1] < PAPER_DRAWS:
+            continue
+        if own is not None and sched[1] != own[1]:
+            continue
+        rows = {r["claim"]: r for r in pd.read_csv(csv).fillna("").to_dict("records")}
+        where = (f"`{command[1]}` ({folder.name}/{csv.parent.name}/, {runs[1]} runs, the {sched[2]} network, "
+                 f"{sched[3]}+{sched[4]} training epochs, {sched[5]} burn-in epochs, {sched[6]} draws per run)")  # fmt: skip
+        found.append((own is not None and sched[2] == own[2], int(runs[1]), DrawsEvidence(rows, where, command[1])))
+    return max(found, key=lambda f: f[:2])[2] if found else None
 
 
 def _sghmc_elsewhere(m: dict, rule):
@@ -1097,6 +1193,8 @@ def _measure(inv: Invocation, bar) -> dict:
     more = {"more_runs": more_runs_text(s["chains"], sizes, minutes, kept, cpu),
             "paper_runs": paper_runs_text(s["chains"], sizes, minutes, kept, cpu),
             "sghmc_from": None if "sg_hmc" in methods else sghmc_evidence(inv.dir, schedule_of(own, inv.scale), own),
+            "draws_from": draws_evidence(inv.dir, schedule_of(own, inv.scale)),
+            "draws_cpu_s": _paper_schedule_cpu_s(inv.out_dir / "costs.csv"),
             "runs": s["chains"], "cpu": cpu is not None,
             "sghmc_here": sghmc_here_text(command, s["chains"], cpu.cpu_s, kept) if cpu else None}  # fmt: skip
     if "holdout" in s:
@@ -1125,6 +1223,15 @@ def _measure(inv: Invocation, bar) -> dict:
     setting = setting_text(cfg, runs)
     return {"s": s, "methods": methods, "sizes": sizes, "table": table, "times": times, "measured": measured,
             "diffs": diffs, "by_draws": by_draws, "setting": setting, "more": more, "runs": runs}  # fmt: skip
+
+
+def _paper_schedule_cpu_s(ledger: Path) -> float | None:
+    """The CPU seconds of ``bnnsample figure paulin2025-fig4 scale=paper_schedule`` in the cost ledger, or None."""
+    from ...figures.costs import command_key, ledger_rows
+
+    key = command_key(f"bnnsample figure {FIG} scale=paper_schedule")
+    rows = [r for r in ledger_rows(ledger) if (r["figure"], r["scale"], r["options"]) == key and r["cpu_s"]]
+    return float(rows[0]["cpu_s"]) if rows else None
 
 
 def group_values_of(preds: dict, y, sizes):
@@ -1297,7 +1404,7 @@ def _on_cpu(scale: str, device: str | None) -> bool:
 
 
 def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | None, cpu: CpuSection | None = None,
-                        evidence: Path | None = None) -> list:  # fmt: skip
+                        evidence: Path | None = None, draws_cpu_s: float | None = None) -> list:  # fmt: skip
     """The verdicts of a committed section from its files: fig4.csv and paired.csv (every paired difference at
     full precision) where the section wrote one; for a section made before paired.csv (the paper-scale section
     of 2026-11-26, whose per-group values were not kept), the differences are fig4.csv's differences of means
@@ -1307,7 +1414,8 @@ def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | 
     (its group values) but no paired.csv has its paired differences recomputed from runs.csv. ``runs`` and
     ``minutes`` (what they took) for the cost of a second group, or for a section made on this CPU ``cpu`` (its
     command and CPU seconds); ``evidence``: the folder whose sub-folders hold the SG-HMC evidence (``sghmc_evidence``;
-    ``folder`` itself for the main section)."""
+    ``folder`` itself for the main section) and the 30-draw section (``draws_evidence``); ``draws_cpu_s``: the CPU
+    seconds of scale=paper_schedule (results/costs.csv), which price a 30-draw test where no such section is."""
     import pandas as pd
 
     t = pd.read_csv(folder / "fig4.csv")
@@ -1330,9 +1438,11 @@ def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | 
         "more_runs": more_runs_text(runs, sizes, minutes, kept, cpu),
         "paper_runs": paper_runs_text(runs, sizes, minutes, kept, cpu),
         "sghmc_from": sghmc_evidence(evidence or folder, schedule_of(own, scale[1] if scale else None), own),
+        "draws_from": draws_evidence(evidence or folder, schedule_of(own, scale[1] if scale else None)),
     }
     if cpu:
-        more.update(runs=runs, cpu=True, sghmc_here=sghmc_here_text(cpu.command, runs, cpu.cpu_s, kept))
+        more.update(runs=runs, cpu=True, sghmc_here=sghmc_here_text(cpu.command, runs, cpu.cpu_s, kept),
+                    draws_cpu_s=draws_cpu_s)  # fmt: skip
     if (folder / "temperature_scaling.csv").exists():
         more["holdout_text"] = _holdout_from_files(folder, own)
     rows = verdicts(t, diffs, setting, by_draws, more)
@@ -1412,7 +1522,8 @@ def rejudge_side_section(folder: Path, results: Path) -> None:
         raise ValueError(f"{folder}: no CPU cost of `{command}` in {results / 'costs.csv'}")
     runs = int(options.get("runs", SETTINGS[options["scale"]]["chains"]))
     cpu = CpuSection(command, float(row[0]["cpu_s"]))
-    rows = verdicts_from_files(folder, section, runs, None, cpu, evidence=folder.parent)
+    rows = verdicts_from_files(folder, section, runs, None, cpu, evidence=folder.parent,
+                               draws_cpu_s=_paper_schedule_cpu_s(results / "costs.csv"))  # fmt: skip
     (folder / "claims.csv").unlink(missing_ok=True)
     write_claims(folder / "claims.csv", FIG, rows, command)
     head, rest = section.split(f"\n\n| {FIGURE.heading} |", 1)
