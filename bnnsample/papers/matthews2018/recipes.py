@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -1023,7 +1023,9 @@ class Passes:
     reference's relative s.e. per coordinate (u: their mean), the cause of CC-ADL's divergence
     at these n, our number of data points (Fig. 3's passes count the paper's), and the final
     errors of further sampler seeds (rows of scheme, covariance, n, seed, error; Fig. 2's samplers,
-    Fig. 3's NOGIN at one n), and the step h (a run's simulated time is steps x h; NaN: not given)."""
+    Fig. 3's NOGIN at one n), the step h (a run's simulated time is steps x h; NaN: not given), and {(scheme, n):
+    words} of the seeds a script added to the run's seed_scatter.csv after it (``added_seeds``; empty for a run's own
+    rows)."""
 
     rows: list
     s: dict
@@ -1032,6 +1034,7 @@ class Passes:
     n_data: int | None = None
     scatter: list = ()
     h: float = math.nan
+    added: dict = field(default_factory=dict)
 
     @property
     def ns(self) -> list:
@@ -1048,9 +1051,10 @@ FIG2_WHERE, FIG3_WHERE = "§5.2, Fig. 2", "§5.3, Fig. 3"
 
 
 def _passes_outcomes(fig_id: str, s: dict, rows, ref_se, load: dict, n_data: int | None = None,
-                     scatter=()) -> list:  # fmt: skip
+                     scatter=(), added=None) -> list:  # fmt: skip
     """(Claim, Outcome) of each claim of Fig. 2 (GMM) or Fig. 3 (logistic regression); ``load``:
-    ``friction_load`` per n; ``scatter``: the further seeds' final errors (``Passes``)."""
+    ``friction_load`` per n; ``scatter``: the further seeds' final errors; ``added``: the words of the seeds a script
+    added after the run (``Passes``)."""
     ccadl = (f"{CCADL_CAUSE}: the factor falls below -1 along the covariance's top eigenvector once (h^2/2) "
              "lambda_max + h xi > 2 - h^2 w^2/2 (w^2: the curvature along it; results/ccadl_diagnosis.md §3"
              + CCADL_BOUND.get(fig_id, "") + "); (h^2/2) lambda_max of the estimated covariance over 500 minibatches "
@@ -1058,7 +1062,7 @@ def _passes_outcomes(fig_id: str, s: dict, rows, ref_se, load: dict, n_data: int
              + ", ".join(f"median {_fmt(m, '.3g')}, above 2 in {share:.0%} at n = {n}" for n, (m, share) in load.items())
              + CCADL_NEAR.get(fig_id, ""))  # fmt: skip
     return PASSES_CLAIMS[fig_id].outcomes(
-        Passes(rows, s, np.asarray(ref_se), ccadl, n_data, list(scatter), FIG_H[fig_id])
+        Passes(rows, s, np.asarray(ref_se), ccadl, n_data, list(scatter), FIG_H[fig_id], dict(added or {}))
     )
 
 
@@ -1112,9 +1116,10 @@ def _split(p: Passes, a: tuple, b: tuple, n: int, counts=math.isfinite) -> tuple
         words = (f"over the seeds {la} {ka} of {len(ea)} and {lb} {kb} of {len(eb)} (final errors "
                  f"{' / '.join(_fmt(e, '.3g') for e in ea)} and {' / '.join(_fmt(e, '.3g') for e in eb)}; Fisher's "
                  f"exact p = {pv:.2g}")  # fmt: skip
+        added = "".join(f"; {p.added[k]}" for k in dict.fromkeys(((a[0], n), (b[0], n))) if k in p.added)
         if pv >= 0.05:
-            return "unresolved", words + ": not apart)"
-        return ("a" if ka / len(ea) > kb / len(eb) else "b"), words + ": apart)"
+            return "unresolved", words + f": not apart{added})"
+        return ("a" if ka / len(ea) > kb / len(eb) else "b"), words + f": apart{added})"
     good = "a" if counts(_final(p.rows, *a, n)) else "b"
     bad, T = (b, lb) if good == "a" else (a, la), p.s["passes"]
     t = _nonfinite_at(p, *bad[0], n)
@@ -1149,6 +1154,20 @@ _OLD_2U = (
     "until 2026-11-29 a difference was judged against 2u, u the common reference's relative s.e., which mostly "
     "cancels in a difference of two errors against the same reference"
 )
+# where that rule's result was seen (the tolerances name it so since 2026-11-30, the thirty-fifth audit: the n it
+# gave were read as this run's); what it gives on a run's own files is in the reason (``_old_2u_words``)
+_OLD_2U_AT = "scale=quick, whose grid was then n = 8 / 32 / 128 (2u = 0.415)"
+
+
+def _old_2u_words(p: Passes, a: tuple, others: list, what: str) -> str:
+    """What the rule until 2026-11-29 (``_OLD_2U``: run a against each of ``others`` on the main runs' final errors,
+    a difference within 2u unresolved, ``_versus``) gives on this run, in words."""
+    res = {n: _versus(_final(p.rows, *a, n), [_final(p.rows, *o, n) for o in others], p.u) for n in p.ns}
+    old = _by_n(res, "", what)
+    return (
+        f"the 2u rule (until 2026-11-29: the main runs' final errors against 2u = {2 * p.u:.3g}) gives "
+        f"{old.verdict} here ({old.why})"
+    )
 
 
 @FIG2_CLAIMS.rule("outperforms", "NOGIN outperforms mSGLD and CC-ADL in stability and bias with the estimated "
@@ -1172,7 +1191,8 @@ _OLD_2U = (
               "was a loss for NOGIN; what that gave: the reason; changed "
               "on 2026-11-29, the twenty-eighth audit, after the result was seen: until then one test per n for both "
               "halves, a run shorter than the friction time judged as any other; what it gave: the reason; before "
-              f"that, {_OLD_2U}; that gave partly: best at n = [32], not at [8], within 2u at [128])",
+              f"that, {_OLD_2U}; that gave at {_OLD_2U_AT} partly: best at n = [32], not at [8], within 2u at [128]; "
+              "what it gives on this run: the reason)",
     method=f"{_FINAL}; {_SEED_GAP}; a run's simulated time steps x h at NOGIN's h (every run of an n takes the same "
            "steps)")  # fmt: skip
 def _outperforms_seeds(p: Passes) -> Outcome:
@@ -1201,7 +1221,9 @@ def _outperforms_seeds(p: Passes) -> Outcome:
                    f"gave {before} (stability {'held' if held_old else 'not held'}; bias not at n = "
                    f"{[n for n, r in per_n.items() if r == 'loss' and n not in short]})",
                    f"the rule until 2026-11-29 (the twenty-eighth audit: one test per n for both halves, a run shorter "
-                   f"than the friction time judged as any other) gave {old.verdict} ({old.why})" if short else "",
+                   f"than the friction time judged as any other{'' if short else '; none is shorter here'}) gave "
+                   f"{old.verdict} ({old.why})",
+                   _old_2u_words(p, ("nogin", est), [(o, est) for o in ("msgld", "ccadl")], "NOGIN best"),
                    p.ccadl if diverged else "")  # fmt: skip
     return {"reproduced": reproduced, "partly": partly, "not reproduced": not_reproduced}.get(
         _halves_verdict(held, bias), lambda o, w: not_tested("scale", o, w)
@@ -1400,7 +1422,11 @@ def _run_label(run: tuple, other: tuple) -> str:
     tolerance="at each n NOGIN works (finite, error < 100%) and beats each other scheme: that one fails, or its final "
               "error is above NOGIN's by more than 2 s.e. of the difference of the two schemes' means over their "
               "sampler seeds where both seed scatters are measured at that n (seed_scatter.csv), else by more than "
-              "2u; reproduced: at every n; partly: at some; not reproduced: at none; not tested: no n resolved (until "
+              "2u (the reference's noise, not our run-to-run noise, which the measured seeds show larger: the reason "
+              "gives each run judged against 2u the largest relative seed s.d. measured in the figure as its noise "
+              "instead and says whether any n's tier changes, a check stated since 2026-11-30, the thirty-fifth "
+              "audit, which the verdict does not read); reproduced: at every n; partly: at some; not reproduced: at "
+              "none; not tested: no n resolved (until "
               "2026-11-29, the seventeenth audit, every n was judged against 2u, NOGIN's own seed s.d. at n = 100 "
               "only named in the reason: that gave partly, NOGIN best at n = [100, 200, 400]; the seventeenth audit "
               "found CC-ADL's scatter at n = 200, then unmeasured in the record, larger than NOGIN's)",
@@ -1425,6 +1451,7 @@ def _outperforms(p: Passes) -> Outcome:
     why = _clauses(
         _fails(rows, "nogin", est, ns),
         rest,
+        _fig3_noise_check(p, res) if on_2u else "",
         _best_n_words(p),
         f"on {FIG3_REDUCED}, whose gradient noise at each n, and so each scheme's best n, is the reduced problem's",
         p.ccadl if diverged else "",
@@ -1458,11 +1485,65 @@ def _best_final(p: Passes, sc: str) -> tuple[float, int] | None:
     return fin[n], n
 
 
-def _fig3_versus(p: Passes, n: int) -> tuple[str, list[str], list[str]]:
+def _largest_rel_sd(p: Passes) -> tuple[float, str] | None:
+    """The largest relative s.d. over seeds (s.d. / mean of the final errors) of any (scheme, covariance, n) with two
+    or more finite seeds in ``Passes.scatter``, and where it was measured, in words with its s.d. against 2u; None
+    without any."""
+    got = {}
+    for sc, cov, n in dict.fromkeys((r["scheme"], r["covariance"], r["n"]) for r in p.scatter):
+        e = _seed_errors(p, sc, cov, n)
+        if e is not None and e.mean() > 0:
+            got[(sc, cov, n)] = float(e.std(ddof=1) / e.mean())
+    if not got:
+        return None
+    (sc, cov, n), rel = max(got.items(), key=lambda kv: kv[1])
+    e = _seed_errors(p, sc, cov, n)
+    return rel, (f"{LABELS[sc]} at n = {n}, {len(e)} seeds: its s.d. {e.std(ddof=1):.3g} is "
+                 f"{e.std(ddof=1) / (2 * p.u):.1f} times 2u")  # fmt: skip
+
+
+def _rel_versus(rel: float):
+    """``_versus`` of one error against one other with each run's noise ``rel`` times its error (s.e. of the
+    difference rel x sqrt(a^2 + e^2)) in place of 2u: 'win' | 'loss' | 'open', and the z of the other above."""
+
+    def judge(a: float, e: float) -> str:
+        if not _works(a):
+            return "loss"
+        if not _works(e):
+            return "win"
+        z = (e - a) / (rel * math.hypot(a, e))
+        return "win" if z > 2 else "loss" if z < -2 else "open"
+
+    return judge
+
+
+def _fig3_noise_check(p: Passes, res: dict) -> str:
+    """The check of ``_outperforms`` (Fig. 3) since 2026-11-30, the thirty-fifth audit: each comparison judged
+    against 2u (the reference's noise) judged again with each run's noise the largest relative seed s.d. of the
+    figure (``_largest_rel_sd``), in words with the z of each and whether any n's tier changes; the verdict reads
+    2u."""
+    top = _largest_rel_sd(p)
+    if top is None:
+        return ""
+    rel, where_ = top
+    zs, again = [], {}
+    for n in p.ns:
+        again[n], _, rest = _fig3_versus(p, n, _rel_versus(rel))
+        a, err = _final(p.rows, "nogin", "estimated", n), {o: _final(p.rows, o, "estimated", n) for o in rest}
+        zs += [f"n = {n}: " + ", ".join(f"{LABELS[o]} {(e - a) / (rel * math.hypot(a, e)):+.1f}"
+                                        for o, e in err.items())] if rest else []  # fmt: skip
+    changed = [n for n in p.ns if again[n] != res[n]]
+    return (f"2u is the reference's noise, not the run-to-run noise, which the seeds measure larger (the largest "
+            f"relative s.d. over seeds {rel:.1%}, {where_}); with that as each run's noise (each single run's error "
+            f"+- {rel:.1%} of it) the other scheme's final error is above NOGIN's by, in s.e.: " + "; ".join(zs)
+            + (f": the tier changes at n = {changed}" if changed else ": every n's tier unchanged"))  # fmt: skip
+
+
+def _fig3_versus(p: Passes, n: int, versus=None) -> tuple[str, list[str], list[str]]:
     """('win' | 'loss' | 'open', texts of the seed comparisons, the schemes judged against 2u) of NOGIN against
     mSGLD and CC-ADL at n (Fig. 3): against the seeds' means (``_seed_versus``) where both schemes' seed scatter
-    is measured and the other works, else on the main runs against 2u (``_versus``); a loss anywhere loses, a
-    win against both wins."""
+    is measured and the other works, else on the main runs against 2u (``_versus``; or by ``versus(a, e)``, the
+    check of ``_fig3_noise_check``); a loss anywhere loses, a win against both wins."""
     est, a = "estimated", _final(p.rows, "nogin", "estimated", n)
     if not _works(a):
         return "loss", [], []
@@ -1474,7 +1555,7 @@ def _fig3_versus(p: Passes, n: int) -> tuple[str, list[str], list[str]]:
             got.append(r)
             txt.append(t)
             continue
-        got.append(_versus(a, [e], p.u))
+        got.append(_versus(a, [e], p.u) if versus is None else versus(a, e))
         rest += [o] if _works(e) else []
     if "loss" in got:
         return "loss", txt, rest
@@ -1516,7 +1597,8 @@ def _stay(passes: float, n: int | None) -> str:
 
 
 @FIG2_CLAIMS.rule("exact_nogin", "the exact covariance significantly improves NOGIN (its bias comes from the "
-    "covariance estimate, not the integrator)", FIG2_WHERE, "improves",
+    "covariance estimate, not the integrator)", FIG2_WHERE,
+    "'a more accurate estimate for the covariance matrix significantly improves the accuracy of NOGIN'",
     tolerance="at each n NOGIN with the exact covariance works (finite, error < 100%) and beats the estimated one: "
               "that one fails, or its mean final error over the seeds is above the exact one's by more than 2 s.e. "
               "of the difference (where one of the two is non-finite and the other finite, counted by Fig. 2's "
@@ -1524,8 +1606,9 @@ def _stay(passes: float, n: int | None) -> str:
               "the result was seen: until then every divergence counted, which at scale=paper gives the same: the "
               "estimated covariance's run at n = 4 was non-finite by the first checkpoint); reproduced: at every n; "
               "partly: at some; not reproduced: at none, the exact one "
-              f"failing or beaten beyond 2 s.e. at some n; not tested: no n resolved ({_OLD_2U}; that gave partly: "
-              "better at n = [8], within 2u at [32, 128])",
+              f"failing or beaten beyond 2 s.e. at some n; not tested: no n resolved ({_OLD_2U}; that gave at "
+              f"{_OLD_2U_AT} partly: better at n = [8], within 2u at [32, 128]; what it gives on this run: the "
+              "reason)",
     method=f"{_FINAL}; {_SEED_GAP}")  # fmt: skip
 def _exact_nogin(p: Passes) -> Outcome:
     """NOGIN with the exact covariance against the estimated one, per n, on the seeds' mean final errors
@@ -1549,7 +1632,7 @@ def _exact_nogin(p: Passes) -> Outcome:
     single = ("one run finite, the other non-finite, by Fig. 2's single-run rule (since 2026-11-30, the thirty-third "
               "audit; every such divergence counted until then): " + "; ".join(splits)) if splits else ""  # fmt: skip
     why = _clauses(_fails(rows, "nogin", "estimated", ns), single, _nogin_paired(p, list(compared)), _steps_words(p),
-                   _transient_words(p, compared))  # fmt: skip
+                   _transient_words(p, compared), _old_2u_words(p, ex, [est], "the exact covariance better"))  # fmt: skip
     return _by_n(res, ours, "the exact covariance better", why, tie="within 2 s.e.")
 
 
@@ -2198,7 +2281,51 @@ def outcomes_from_files(fig_id: str, folder: Path) -> tuple[list, str]:
     scatter = _read_rows(folder / "seed_scatter.csv") if (folder / "seed_scatter.csv").exists() else []
     n_data = round(rows[0]["steps"] * rows[0]["n"] / rows[0]["data_passes"])
     load = _loads(_read_rows(folder / "friction_load.csv"))
-    return _passes_outcomes(fig_id, s, rows, ref_se, load, n_data, scatter), command
+    added = added_seeds(fig_id, scale, folder.parent, scatter)
+    return _passes_outcomes(fig_id, s, rows, ref_se, load, n_data, scatter, added), command
+
+
+# The seed rows a script added to a committed run's seed_scatter.csv after the run: {(figure, scale): (the script,
+# the CPU seconds of the run it added to, the (scheme, n) whose seeds k >= 1 it wrote)}. scripts/
+# matthews2018_more_seeds.py, 2026-11-30 (the thirty-third audit): mSGLD's n = 16 with both covariances at
+# scale=paper, which the run (3,881 CPU-s) had not seeded. A rerun of the figure seeds them itself; its ledger row
+# then differs from that run's and the rows name no script (``added_seeds``).
+SCRIPT_SEEDS = {("matthews2018-fig2", "paper"): ("matthews2018_more_seeds", 3881.0, (("msgld", 16),))}
+
+
+def added_seeds(fig_id: str, scale: str, out_dir: Path, scatter) -> dict:
+    """{(scheme, n): words} of the seed rows of ``scatter`` that a script wrote after the committed run
+    (``SCRIPT_SEEDS``): the seeds, the script, its date and CPU seconds from results/costs.csv; empty where the ledger
+    has no row of the script or the figure's row is not the run the script added to (a rerun made them)."""
+    from ...figures.costs import measured_costs, row_of
+
+    entry = SCRIPT_SEEDS.get((fig_id, scale))
+    if entry is None:
+        return {}
+    script, run_cpu, runs = entry
+    run = measured_costs(out_dir).get((fig_id, scale))
+    led = row_of(out_dir, fig_id, {"scale": scale, "script": script})
+    if led is None or run is None or float(run["cpu_s"] or "nan") != run_cpu:
+        return {}
+    words = {}
+    for sc, n in runs:
+        got = [r for r in scatter if (r["scheme"], r["n"]) == (sc, n) and r["seed"] >= 1000]
+        seeds, covs = sorted({r["seed"] for r in got}), list(dict.fromkeys(r["covariance"] for r in got))
+        if seeds:
+            words[(sc, n)] = (f"seeds {' / '.join(map(str, seeds))} ({' and '.join(covs)} covariance"
+                              f"{'s' if len(covs) > 1 else ''}) run after the figure by scripts/{script}.py "
+                              f"({led['date']}; the run's settings and start, {float(led['cpu_s']):,.0f} CPU-s in "
+                              "results/costs.csv)")  # fmt: skip
+    return words
+
+
+def _added_sentence(added: dict) -> str:
+    """The section's words on the seeds a script added after the run (``added_seeds``); '' without any."""
+    if not added:
+        return ""
+    return (
+        " Not made by this command: " + "; ".join(f"{LABELS[sc]} at n = {n}, {w}" for (sc, n), w in added.items()) + "."
+    )
 
 
 def rejudge_from_files(fig_id: str, out_dir: Path) -> None:
@@ -2214,11 +2341,13 @@ def rejudge_from_files(fig_id: str, out_dir: Path) -> None:
     out_dir = Path(out_dir)
     outcomes, command = outcomes_from_files(fig_id, out_dir / fig_id)
     scale = command.split("scale=")[1].split()[0]
+    scatter = out_dir / fig_id / "seed_scatter.csv"
+    added = added_seeds(fig_id, scale, out_dir, _read_rows(scatter) if scatter.exists() else [])
     inv = Invocation(fig_id, out_dir, {"scale": scale}, {scale: {}}, heading=HEADING)
     head = read_sections((out_dir / "REPRODUCTION.md").read_text())[fig_id].split(f"\n\n| {HEADING} |")[0]
     head = _files_line(head, fig_id, out_dir / fig_id)
     if " Seed scatter: " in head:  # the seed plan's words, as a run writes them (seeds added by a script since)
-        head = head.split(" Seed scatter: ")[0] + _scatter_words(SCALES[fig_id][scale])
+        head = head.split(" Seed scatter: ")[0] + _scatter_words(SCALES[fig_id][scale]) + _added_sentence(added)
     (out_dir / fig_id / "claims.csv").unlink()  # written afresh: the writer keeps a file that differs in timing only
     write_claims(out_dir / fig_id / "claims.csv", fig_id, outcomes, command)
     update_reproduction(out_dir, fig_id, f"{head}\n\n{table(outcomes, heading=HEADING)}\n\n"
