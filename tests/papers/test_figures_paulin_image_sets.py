@@ -72,7 +72,7 @@ def test_fig5_celeba_kaggle_copy_end_to_end(tmp_path, monkeypatch):
 
 def test_fig6_chestxray_end_to_end(tmp_path, monkeypatch):
     make_chestxray(tmp_path / "data")
-    _tiny(monkeypatch, fig6, tmp_path / "data", ["dataset.copies.PNEUMONIA=1", "dataset.copies.NORMAL=2",
+    _tiny(monkeypatch, fig6, tmp_path / "data", ["dataset.copies.PNEUMONIA=2", "dataset.copies.NORMAL=2",  # 3 x 2 + 2 x 2 = 10 training images: batches of 2 cover them
                                                  "dataset.n_train=null", "dataset.n_test=null"])  # fmt: skip
     out = tmp_path / "out"
     csv, *_ = get_recipe(fig6.CHEST.fig).make(out, {})
