@@ -20,10 +20,10 @@ def test_tiny_bnn_run(tmp_path):
     )  # fmt: skip
     with SampleStore(path) as s:
         pred = s.predictive()
-        assert pred.shape == (2, 2, 300, 10) and s.theta() is None
+        assert pred.shape == (2, 2, 297, 10) and s.theta() is None
         np.testing.assert_allclose(pred.sum(-1), 1.0, rtol=1e-5)
-        assert s.group("baselines")["swa"].shape == (2, 300, 10)
-        assert s.array("targets").shape == (300,)
+        assert s.group("baselines")["swa"].shape == (2, 297, 10)
+        assert s.array("targets").shape == (297,)
         assert set(s.diagnostics()) >= {"kinetic_temperature", "minibatch_loss", "bounces"}
         assert s.complete and not s.diverged().any()
     table = evaluate_run(tmp_path)

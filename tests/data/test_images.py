@@ -435,9 +435,18 @@ def test_chestxray_fixture_augments_offline(tmp_path):
 
 def test_chestxray_smoke_run(tmp_path):
     make_chestxray(tmp_path / "data")
-    pred = _smoke(tmp_path, "chestxray", "cnn_chestxray",
-                  ["batch_size=2", "model.n_calibration=4", "dataset.n_train=null", "dataset.copies.PNEUMONIA=1",
-                   "dataset.copies.NORMAL=2"])  # fmt: skip
+    pred = _smoke(
+        tmp_path,
+        "chestxray",
+        "cnn_chestxray",
+        [
+            "batch_size=2",
+            "model.n_calibration=4",
+            "dataset.n_train=null",
+            "dataset.copies.PNEUMONIA=2",
+            "dataset.copies.NORMAL=2",
+        ],
+    )  # fmt: skip  (3 x 2 + 2 x 2 = 10 training images: batches of 2 cover them)
     assert pred.shape == (2, 5, 4, 2)
 
 

@@ -38,8 +38,8 @@ def test_export_of_a_classifier_holds_its_predictive(tmp_path, cli):
                                    "dataset.n_test=97"])  # fmt: skip
     assert cli("export", str(tmp_path / "r")).returncode == 0
     idata = az.from_netcdf(tmp_path / "r" / "posterior.nc")
-    assert idata.predictions["probabilities"].shape == (2, 3, 20, 10)
-    assert idata.observed_data["y"].shape == (20,) and "posterior" not in idata.groups()
+    assert idata.predictions["probabilities"].shape == (2, 3, 97, 10)
+    assert idata.observed_data["y"].shape == (97,) and "posterior" not in idata.groups()
     bad = cli("export", str(tmp_path / "nothing"))
     assert bad.returncode == 2 and bad.stderr.startswith("bnnsample: error: export:") and "Traceback" not in bad.stderr
 

@@ -52,7 +52,8 @@ def test_map_is_the_minimiser():
 def test_recipe_end_to_end_tiny(tmp_path, monkeypatch):
     """The whole recipe on a tiny 6 -> 3 problem with two short levels: files, a REPRODUCTION
     section with one row per claim, and finite metrics whose accuracy beats chance."""
-    monkeypatch.setattr(fig2, "load_problem", lambda data_dir: (tiny_data(), "tiny synthetic"))
+    # 400 training points: the recipe's batches of 200 cover them (a fixed partition must)
+    monkeypatch.setattr(fig2, "load_problem", lambda data_dir: (tiny_data(n=400), "tiny synthetic"))
     monkeypatch.setitem(fig2.SCALES, "quick", {"levels": 2, "time": 0.4, "chains": 2, "chunks": 4})
     paths = get_recipe(fig2.FIG_ID).make(tmp_path, {"scale": "quick"})
     names = {p.name for p in paths}

@@ -989,7 +989,7 @@ def test_fig5_flat_reason_states_what_would_pass():
     rows = [{"h": 0.001, "n": n, "signed_error": e, "se": s, "langevin_exact": lv}
             for n, e, s, lv in ((1, 0.001, 0.02, 30.0), (50, -0.002, 0.01, 0.06))]  # fmt: skip
     why = fig5._resolution(rows, [0.001])
-    assert "within 0.2 s.e. of 0" in why and "up to 0.09 (h = 0.001)" in why and "0.06..30" in why
+    assert "within 0.20 s.e. of 0" in why and "up to 0.09 (h = 0.001)" in why and "0.06..30" in why
 
 
 def _xi_row(h, n, burn, xi, pred, z_se=0.05, err=0.0, se=0.01):
