@@ -42,7 +42,7 @@ JOBS=(
     # paulin2025-fig2#2-#4 (#5-#7 too): about 3.2 CPU-hours (10,220 CPU-s of sampling + the MAP)
     'paulin2025-fig2 scale=paper'
     # franzese2021-fig9#7 (wine): a reference nearer still, the adaptive-SGHMC oracle at lr 5e-05 (50 chains x
-    # 1,200,000 steps at the full-batch N_l = 1 runs' 192 us a chain-step), about 3.2 CPU-hours; the 288 sampler runs
+    # 1,200,000 steps at the full-batch N_l = 1 runs' 198 us a chain-step), about 3.3 CPU-hours; the 288 sampler runs
     # read back from results/franzese2021-fig9/runs, merged by readback --merge (queued 2026-11-30, the thirty-third audit)
     'franzese2021-fig9 scale=paper datasets=wine steps=0.001,0.002,0.005,0.01,0.02,0.04,0.08,0.16 oracle_h=5e-05'
     # franzese2021-fig4 (its minibatch rows, #2 and #3): the committed section's command again, its batches 32 and 8
