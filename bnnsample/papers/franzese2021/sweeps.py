@@ -1155,41 +1155,83 @@ def _fig4_small_h_cost(cells: list[dict], at_min: list[dict], inside: list[dict]
     gradient); else the whole grid's ``FIG4_SMALL_H_COST``. Not queued: the row it prices is partly, judged on the
     cells run."""
     out = {str(c["batch"]) for c in at_min if c not in inside}
-    batches = sorted(out, key=lambda b: (b != "full", -int(b) if b != "full" else 0))
+    batches = _full_first_then_largest(out)
     grid = sorted({c["step_size"] for c in cells})
     scale = sum(1 / h for h in FIG4_SMALL_STEPS) / sum(1 / h for h in grid)
-    labels = {c["label"] for c in at_min}
-    mine = [c for c in cells if str(c["batch"]) in out]
     seeds = max(c.get("seeds", 1) for c in cells)
+    why = _batches_left_out_text(at_min, out, grid[0])
+    test = _small_h_test_text(len({c["label"] for c in at_min}), batches, seeds, grid, scale)
+    recorded = _recorded_small_h_cost([c for c in cells if str(c["batch"]) in out], scale)
+    if recorded is not None:
+        return f"{why}a test: {test}{recorded}"
+    if not _is_fig4_boston_grid(cells, at_min, grid):
+        return FIG4_SMALL_H_COST
+    return f"{why}a test: {test}{_fig4_grid_share_cost(out, batches, scale)}"
+
+
+def _full_first_then_largest(batches: set[str]) -> list[str]:
+    """``batches`` (as strings) with the full batch first, then the minibatches from the largest down."""
+    return sorted(batches, key=lambda b: (b != "full", -int(b) if b != "full" else 0))
+
+
+def _batches_left_out_text(at_min: list[dict], out: set[str], hmin: float) -> str:
+    """Why the batches of ``at_min`` not in ``out`` (every cell inside the band at ``hmin``) are left out of the
+    test; empty where none is."""
     left = sorted({str(c["batch"]) for c in at_min} - out, key=lambda b: b != "full")
-    why = (f"batch {'/'.join(left)} left out: its {sum(str(c['batch']) in left for c in at_min)} cells are all inside "
-           f"the band at h = {grid[0]:g}, so it needs no smaller h; " if left else "")  # fmt: skip
-    test = (f"h = {' and '.join(f'{h:g}' for h in FIG4_SMALL_STEPS)} for the {len(labels)} samplers x batches "
+    if not left:
+        return ""
+    return (f"batch {'/'.join(left)} left out: its {sum(str(c['batch']) in left for c in at_min)} cells are all inside "
+            f"the band at h = {hmin:g}, so it needs no smaller h; ")  # fmt: skip
+
+
+def _small_h_test_text(n_labels: int, batches: list[str], seeds: int, grid: list[float], scale: float) -> str:
+    """The test at ``FIG4_SMALL_STEPS``: the command that runs it and its steps per (sampler, batch, seed) against
+    the grid's (``_leapfrog_steps`` on Boston, at the paper's burn-in and draws)."""
+    return (f"h = {' and '.join(f'{h:g}' for h in FIG4_SMALL_STEPS)} for the {n_labels} samplers x batches "
             f"{'/'.join(batches)} x {seeds} sampler seeds at burn-in time 10 on the fresh partition (`bnnsample figure {FIG4} scale=paper "
             f"seeds={','.join(map(str, range(seeds)))} steps={','.join(f'{h:g}' for h in FIG4_SMALL_STEPS)} batches="
             + ",".join("0" if b == "full" else b for b in batches)
             + f"`; {_leapfrog_steps('boston', FIG4_SMALL_STEPS, 1):,} steps over the two h per (sampler, batch, "
             f"seed) against this grid's {_leapfrog_steps('boston', grid, 1):,}, {scale:.1f} times): ")  # fmt: skip
+
+
+def _recorded_small_h_cost(mine: list[dict], scale: float) -> str | None:
+    """The test's price from the CPU seconds the cells of the batches tested (``mine``) recorded, ``scale`` times
+    them; None where there are none or some cell has no finite seconds."""
     timed = [c for c in mine if np.isfinite(c.get("seconds", math.nan))]
-    if mine and len(timed) == len(mine):
-        spent = sum(c["seconds"] for c in mine)
-        return (f"{why}a test: {test}about {scale * spent / 3600:.1f} CPU-hours ({scale:.1f} times those batches' "
-                f"{spent:,.0f} CPU-s recorded by the runs at this grid)")  # fmt: skip
+    if not mine or len(timed) != len(mine):
+        return None
+    spent = sum(c["seconds"] for c in mine)
+    return (f"about {scale * spent / 3600:.1f} CPU-hours ({scale:.1f} times those batches' "
+            f"{spent:,.0f} CPU-s recorded by the runs at this grid)")  # fmt: skip
+
+
+def _is_fig4_boston_grid(cells: list[dict], at_min: list[dict], grid: list[float]) -> bool:
+    """Whether the cells are Fig. 4's grid on Boston (batches full/32/8, h 0.005/0.01/0.02), the grid whose
+    ``FIG4_GRID_CPU_S`` was measured."""
     weigh = {str(c["batch"]) for c in at_min}
-    if {c["dataset"] for c in cells} != {"boston"} or weigh != {"full", "32", "8"} or grid != [0.005, 0.01, 0.02]:
-        return FIG4_SMALL_H_COST
+    return {c["dataset"] for c in cells} == {"boston"} and weigh == {"full", "32", "8"} and grid == [0.005, 0.01, 0.02]
 
-    def share(ratio: float) -> float:
-        return sum(ratio if b == "full" else 1.0 for b in out) / (ratio + 2)
 
+def _fig4_batch_share(out: set[str], ratio: float) -> float:
+    """The share of Fig. 4's grid that the batches ``out`` cost, a full-batch run priced at ``ratio`` times a
+    batch-32 run and a batch-8 run at a batch-32 run's."""
+    return sum(ratio if b == "full" else 1.0 for b in out) / (ratio + 2)
+
+
+def _fig4_grid_share_cost(out: set[str], batches: list[str], scale: float) -> str:
+    """The test's price estimated from Fig. 4's measured ``FIG4_GRID_CPU_S`` times ``scale``, split by batch with
+    Fig. 5's measured full-batch/batch-32 ratio on Boston (``FIG5_BOSTON_S``; the range over its (N_l, h),
+    ``FIG5_BOSTON_RATIO_RANGE``, in brackets)."""
     ratio = FIG5_BOSTON_S[FULL] / FIG5_BOSTON_S[32]
-    lo, hi = sorted(FIG4_GRID_CPU_S * scale * share(r) / 3600 for r in FIG5_BOSTON_RATIO_RANGE)
+    share = _fig4_batch_share(out, ratio)
+    lo, hi = sorted(FIG4_GRID_CPU_S * scale * _fig4_batch_share(out, r) / 3600 for r in FIG5_BOSTON_RATIO_RANGE)
     weights = " + ".join(f"{ratio:.2f}" if b == "full" else "1" for b in batches)
     return (
-        f"{why}a test: {test}about {FIG4_GRID_CPU_S * scale * share(ratio) / 3600:.1f} CPU-hours ({lo:.1f}-{hi:.1f}), "
+        f"about {FIG4_GRID_CPU_S * scale * share / 3600:.1f} CPU-hours ({lo:.1f}-{hi:.1f}), "
         f"estimated: this grid's {FIG4_GRID_CPU_S:,} CPU-s measured (results/costs.csv, 2026-11-28; the oracle's runs "
         f"included) x {scale:.1f} x batches {'/'.join(batches)}'s share of it, ({weights}) / ({ratio:.2f} + 1 + 1) = "
-        f"{share(ratio):.2f}: each sampler's full-batch run priced at {ratio:.2f} times its batch-32 run, as Fig. 5's "
+        f"{share:.2f}: each sampler's full-batch run priced at {ratio:.2f} times its batch-32 run, as Fig. 5's "
         f"runs on Boston measured (generalized LIE-TROTTER, {FIG5_BOSTON_S[FULL]:,.1f} CPU-s at the full batch against "
         f"{FIG5_BOSTON_S[32]:,.1f} at batch 32 over the same 27 (N_l, h, seed); {FIG5_BOSTON_RATIO_RANGE[0]:.2f}-"
         f"{FIG5_BOSTON_RATIO_RANGE[1]:.2f} across its 9 (N_l, h), the range in brackets), and a batch-8 run at a "
@@ -1617,33 +1659,63 @@ def _onset_text(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise
     method=_AKD,
 )
 def _larger_errors_at_large_h(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
+    """#4 per batch size: the largest N_l worse than N_l = 1 beyond the tolerance at the largest h (or diverged),
+    and 'more with minibatches': a minibatch's onset (``_onsets``) no later than the full batch's and one earlier,
+    or its gap at the largest h larger (``_larger_gap``); partly when one half holds."""
     hmax, batches = max(s.steps), distinct(rows, "batch")
     onset = _onsets(rows, s, nls, noise)
     at_hmax = sum(_onsets(rows, replace(s, steps=[hmax]), nls, noise)[b] == hmax for b in batches)
-    full, minis = onset.get("full", math.inf), [b for b in batches if b != "full"]
-    earlier = bool(minis) and all(onset[b] <= full for b in minis) and any(onset[b] < full for b in minis)
+    minis = [b for b in batches if b != "full"]
+    earlier = _earlier_onset_with_minibatches(onset, minis)
     larger, gap_text = _larger_gap(rows, hmax, nls, minis, noise)
     more = earlier or larger
+    ours = _large_h_ours(rows, s, nls, noise, onset)
+    why = _large_h_why(nls, gap_text, earlier)
+    if at_hmax == len(batches) and more:
+        return reproduced(ours, why)
+    if at_hmax == len(batches) or more:
+        inert = _inert_minibatches(rows, s, minis, noise)
+        half = _large_h_half_shown(rows, s, nls, noise, onset, more, at_hmax, len(batches))
+        return partly(ours, "; ".join([why, half, *inert]))
+    return not_reproduced(ours, why)
+
+
+def _earlier_onset_with_minibatches(onset: dict, minis: list) -> bool:
+    """Every minibatch's onset no later than the full batch's (none: infinite) and some minibatch's earlier."""
+    full = onset.get("full", math.inf)
+    return bool(minis) and all(onset[b] <= full for b in minis) and any(onset[b] < full for b in minis)
+
+
+def _large_h_ours(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise, onset: dict) -> str:
+    """Each batch's N_l at the largest h (``_value_diverged``), the onset per batch, and where an onset is a
+    divergence what came before it (``_before_divergence``)."""
+    hmax, batches = max(s.steps), distinct(rows, "batch")
     ours = (f"h = {hmax:g}: " + "; ".join(f"batch {b}: " + ", ".join(f"{k} {_value_diverged(rows, b, hmax, k, s)}"
                                                                      for k in _at(rows, b, hmax)) for b in batches)
             + "; the smallest h where the largest N_l is worse beyond the tolerance: "
             + ", ".join(f"batch {b} " + (f"{h:g}" if np.isfinite(h) else "none") for b, h in onset.items()))  # fmt: skip
     before = _before_divergence(rows, s, nls, noise, onset)
-    if before:
-        ours += f"; {before}"
+    return f"{ours}; {before}" if before else ours
+
+
+def _large_h_why(nls: list[int], gap_text: str, earlier: bool) -> str:
+    """The reason's head: the N_l tested against the paper's, the gaps said and what the earlier onset alone (the
+    rule until the twenty-ninth audit) gave."""
     why = f"N_l up to {nls[-1]} (paper: about 100)"
     if gap_text:
         why += (f"; {gap_text}; with the earlier onset alone (the rule until 2026-11-29, the twenty-ninth audit) 'more "
                 f"with minibatches' was {'shown too' if earlier else 'not shown'}")  # fmt: skip
-    if at_hmax == len(batches) and more:
-        return reproduced(ours, why)
-    if at_hmax == len(batches) or more:
-        inert = _inert_minibatches(rows, s, minis, noise)
-        half = (f"worse at the largest h everywhere; 'further pronounced by minibatches' not shown: "
-                f"{_onset_text(rows, s, nls, noise, onset)}" if not more else
-                f"worse at the largest h in {at_hmax} of {len(batches)} batch sizes")  # fmt: skip
-        return partly(ours, "; ".join([why, half, *inert]))
-    return not_reproduced(ours, why)
+    return why
+
+
+def _large_h_half_shown(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise, onset: dict, more: bool,
+                        at_hmax: int, n_batches: int) -> str:  # fmt: skip
+    """Which half of the claim a partly holds: worse at the largest h everywhere without 'more with minibatches'
+    (the onsets said, ``_onset_text``), or 'more' with worse at the largest h in some batch sizes only."""
+    if not more:
+        return (f"worse at the largest h everywhere; 'further pronounced by minibatches' not shown: "
+                f"{_onset_text(rows, s, nls, noise, onset)}")  # fmt: skip
+    return f"worse at the largest h in {at_hmax} of {n_batches} batch sizes"
 
 
 def _value_diverged(cells: list[dict], batch, h: float, label: str, s: SweepSettings) -> str:
