@@ -385,9 +385,10 @@ DRAWS_TIER = (
     "favour from 1 draw to all of them by more than its 95% t interval (draws.csv) does not test the paper's setting; "
     "such a row takes the verdict of the committed section of this figure at the paper's 30 draws on the same data "
     "(the same network first, then the most runs), its numbers and command given, and without one it is not tested "
-    "(not run, priced, on this CPU; scale on a GPU); applied since 2026-11-26, stated here since 2026-11-30 (the "
-    "thirty-fifth audit: until then not tested: scale with no 30-draw section consulted and no cost; the reason "
-    "gives the verdict without this tier)"
+    "(not run, priced, on this CPU; scale on a GPU); the draws condition applied since 2026-11-26 (then: not tested: "
+    "scale, with no 30-draw section consulted and no cost), stated here and the 30-draw section's verdict taken "
+    "since 2026-11-30 (the thirty-fifth audit), a change made after both sections' results were seen; the reason "
+    "gives the verdict without this tier"
 )
 ACCURACY_METHOD = "paired accuracy differences SMS-UBU - SWA and SMS-UBU - standard training"
 # the calibration claim has a row per ensemble size run (of evaluate.ensembles.SIZES); the others one row each
