@@ -19,8 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
@@ -41,11 +39,9 @@ def main() -> None:
     t0 = time.process_time()
     mean, var, rel_se, draws, x0 = mw.reference_and_start(pot, natural_of(pot), s, h, mw.FIG_REF_H[args.figure])
     print(f"{args.figure} scale={scale}: reference {time.process_time() - t0:.0f} CPU-s", flush=True)
-    committed = mw._read_rows(folder / "reference.csv")
-    for key, ours in (("mean", mean), ("variance", var), ("variance_rel_se", rel_se)):
-        theirs = np.array([r[key] for r in committed])
-        if not np.allclose(ours, theirs, rtol=1e-5, atol=0):
-            sys.exit(f"the reference's {key} is not the committed reference.csv's: the start point would differ")
+    mismatch = mw.reference_mismatch(folder, mean, var, rel_se)
+    if mismatch:
+        sys.exit(mismatch)
     rows = mw.load_rows(pot, x0, h, s["n"])
     write_rows(folder / "friction_load.csv", rows)
     print(f"wrote {folder / 'friction_load.csv'} ({time.process_time() - t0:.0f} CPU-s in all)")

@@ -291,27 +291,53 @@ def _finite_verdict(err: dict, ours: str, why: str) -> Outcome:
     """``_finite`` once NOGIN's error is finite: each other scheme's distance above it in s.e. of the difference
     (inf: most of its runs diverged); below NOGIN beyond 2 s.e. anywhere: not reproduced; above beyond 2 s.e.
     everywhere: reproduced; within 2 s.e. of some: partly, of all: not tested."""
-    ng = err["nogin"]
-    every = {sc: e["diff_vs_nogin"] / e["diff_vs_nogin_se"] if math.isfinite(e["mean_abs_error"]) else math.inf
-             for sc, e in err.items() if sc != "nogin"}  # fmt: skip
+    every = _paired_z_above_nogin(err)
     zs = {sc: z for sc, z in every.items() if sc in _PAPER_OTHERS}  # the paper's other schemes; the rest beside
-    old = {sc: (e["mean_abs_error"] - ng["mean_abs_error"]) / math.hypot(e["se_abs_error"], ng["se_abs_error"])
-           for sc, e in err.items() if sc != "nogin" and math.isfinite(every[sc])}  # fmt: skip
-    ours += "; above NOGIN by (paired by run; as if independent): " + ", ".join(
+    ours += "; above NOGIN by (paired by run; as if independent): " + _finite_margins_text(
+        every, zs, _independent_z_above_nogin(err, every)
+    )
+    return _finite_outcome(zs, ours, why)
+
+
+def _paired_z_above_nogin(err: dict) -> dict:
+    """{scheme: its mean |Var error| above NOGIN's in s.e. of the paired difference} for each scheme but NOGIN;
+    inf where most of its runs diverged (its error NaN)."""
+    return {sc: e["diff_vs_nogin"] / e["diff_vs_nogin_se"] if math.isfinite(e["mean_abs_error"]) else math.inf
+            for sc, e in err.items() if sc != "nogin"}  # fmt: skip
+
+
+def _independent_z_above_nogin(err: dict, every: dict) -> dict:
+    """{scheme: its mean |Var error| above NOGIN's in s.e. of the difference as if independent} for each scheme
+    whose paired distance (``every``) is finite."""
+    ng = err["nogin"]
+    return {sc: (e["mean_abs_error"] - ng["mean_abs_error"]) / math.hypot(e["se_abs_error"], ng["se_abs_error"])
+            for sc, e in err.items() if sc != "nogin" and math.isfinite(every[sc])}  # fmt: skip
+
+
+def _finite_margins_text(every: dict, zs: dict, old: dict) -> str:
+    """Each scheme's distance above NOGIN, paired (``every``) and as if independent (``old``), a diverged one said
+    so, a scheme not among the counted ones (``zs``) marked as not counted."""
+    return ", ".join(
         (f"{sc} {z:+.1f} s.e. ({old[sc]:+.1f})" if math.isfinite(z) else f"{sc} (diverged)")
         + ("" if sc in zs else " (not in the paper's figure, not counted)")
         for sc, z in every.items()
     )
+
+
+def _finite_outcome(zs: dict, ours: str, why: str) -> Outcome:
+    """The verdict from the counted schemes' distances above NOGIN (``zs``): below NOGIN beyond 2 s.e. anywhere:
+    not reproduced; above beyond 2 s.e. everywhere: reproduced; within 2 s.e. of some: partly, of all: not
+    tested."""
     if min(zs.values()) < -2:
         low = min(zs, key=zs.get)
-        return not_reproduced(ours, "; ".join(x for x in (f"{low} below NOGIN", why) if x), z=-zs[low])
+        return not_reproduced(ours, _clauses(f"{low} below NOGIN", why), z=-zs[low])
     tied = [sc for sc, z in zs.items() if z <= 2]
     if not tied:
         return reproduced(ours, why)
     within = f"within 2 s.e. of {', '.join(tied)}"
     if len(tied) == len(zs):
-        return not_tested("scale", ours, "; ".join(x for x in (within, why) if x))
-    return partly(ours, "; ".join(x for x in (within, why) if x))
+        return not_tested("scale", ours, _clauses(within, why))
+    return partly(ours, _clauses(within, why))
 
 
 _PAPER_OTHERS = ("msgld", "ccadl")  # the paper's other schemes; BAOAB, not in its figure, shown beside
@@ -717,6 +743,18 @@ def reference_and_start(pot, natural, s: dict, h: float, ref_h: float):
     mean, var, rel_se, draws = reference_moments(pot, natural, chains=s["ref_chains"], steps=s["ref_steps"],
                                                  burn=s["ref_steps"] // 5, h=ref_h, burn_h=h)  # fmt: skip
     return mean, var, rel_se, draws, draws.mean(0, keepdim=True).expand(s["chains"], -1).clone()
+
+
+def reference_mismatch(folder: Path, mean, var, rel_se) -> str:
+    """'' when a rerun reference's mean, variance and relative s.e. (``reference_and_start``) are the committed
+    reference.csv's of ``folder`` to their 6 written digits, else why not (the first that differs): a script that
+    reruns the reference to get the runs' start point stops on it."""
+    committed = _read_rows(folder / "reference.csv")
+    for key, ours in (("mean", mean), ("variance", var), ("variance_rel_se", rel_se)):
+        theirs = np.array([r[key] for r in committed])
+        if not np.allclose(ours, theirs, rtol=1e-5, atol=0):
+            return f"the reference's {key} is not the committed reference.csv's: the start point would differ"
+    return ""
 
 
 def load_rows(pot, x0, h: float, ns) -> list[dict]:
@@ -1201,32 +1239,58 @@ def _outperforms_seeds(p: Passes) -> Outcome:
     covariance: the stability half over the n (``_stability_half``), the bias half per n on the seeds' mean final
     errors (``_seed_versus``), an n whose run is shorter than the friction time (``_short_runs``) unresolved."""
     rows, ns, est = p.rows, p.ns, "estimated"
-    ours = (f"final errors at n = {' / '.join(map(str, ns))} (nan: a chain non-finite): "
-            + "; ".join(f"{LABELS[sc]} {_fin_text(rows, sc, est, ns)}" for sc in SCHEMES_23))  # fmt: skip
+    ours = _outperforms_finals_text(p, est)
     per_n, seen, compared = _bias_per_n(p, est)
     ours += (("; over seeds (mean, seed s.d.): " + "; ".join(seen)) if seen else "") + f"; 2u = {2 * p.u:.3g}"
     short = _short_runs(p)
-    none = [n for n in ns if not any(_works(_final(rows, sc, est, n)) for sc in SCHEMES_23)]
-    bias = {n: "open" if n in short else "none" if n in none else r for n, r in per_n.items()}
+    bias = _bias_half(p, est, per_n, short)
     held, stability, held_old = _stability_half(p, est)
-    got = {k: [n for n, r in bias.items() if r == k] for k in ("win", "loss", "open", "none")}
-    bias_words = _bias_words(got, short)
-    old = _by_n(per_n, "", "NOGIN best", tie="within 2 s.e.")
-    before = _halves_verdict(held_old, {n: "open" if n in short else r for n, r in per_n.items()})
+    bias_words = _bias_words(_bias_groups(bias), short)
     diverged = any(not math.isfinite(_final(rows, "ccadl", est, n)) for n in ns)
     why = _clauses(stability, bias_words, _fails(rows, "nogin", est, ns), _only_finite_words(p, est), _steps_words(p),
-                   _transient_words(p, compared),
-                   f"the rules until 2026-11-30 (the thirty-third audit: stability held only when NOGIN is stable at "
-                   f"every n, every divergence of one run counted; an n where every scheme fails a loss for NOGIN) "
-                   f"gave {before} (stability {'held' if held_old else 'not held'}; bias not at n = "
-                   f"{[n for n, r in per_n.items() if r == 'loss' and n not in short]})",
-                   f"the rule until 2026-11-29 (the twenty-eighth audit: one test per n for both halves, a run shorter "
-                   f"than the friction time judged as any other{'' if short else '; none is shorter here'}) gave "
-                   f"{old.verdict} ({old.why})",
+                   _transient_words(p, compared), *_outperforms_old_rules(held_old, per_n, short),
                    _old_2u_words(p, ("nogin", est), [(o, est) for o in ("msgld", "ccadl")], "NOGIN best"),
                    p.ccadl if diverged else "")  # fmt: skip
+    return _outcome_of(_halves_verdict(held, bias), ours, why)
+
+
+def _outperforms_finals_text(p: Passes, est: str) -> str:
+    """Each scheme's final errors at the n of ``p`` with the estimated covariance, in words."""
+    return (f"final errors at n = {' / '.join(map(str, p.ns))} (nan: a chain non-finite): "
+            + "; ".join(f"{LABELS[sc]} {_fin_text(p.rows, sc, est, p.ns)}" for sc in SCHEMES_23))  # fmt: skip
+
+
+def _bias_half(p: Passes, est: str, per_n: dict, short: dict) -> dict:
+    """{n: the bias half's result} from ``_bias_per_n``'s (``per_n``): 'open' where the run is shorter than the
+    friction time (``short``), 'none' where no scheme works, else NOGIN's 'win' | 'loss' | 'open'."""
+    none = [n for n in p.ns if not any(_works(_final(p.rows, sc, est, n)) for sc in SCHEMES_23)]
+    return {n: "open" if n in short else "none" if n in none else r for n, r in per_n.items()}
+
+
+def _bias_groups(bias: dict) -> dict:
+    """{'win' | 'loss' | 'open' | 'none': the n with that bias result}."""
+    return {k: [n for n, r in bias.items() if r == k] for k in ("win", "loss", "open", "none")}
+
+
+def _outperforms_old_rules(held_old: bool, per_n: dict, short: dict) -> tuple[str, str]:
+    """What the rules until 2026-11-30 (the thirty-third audit) and until 2026-11-29 (the twenty-eighth audit) give
+    on this run, in words, from the old stability half (``held_old``), the bias per n (``per_n``) and the n whose
+    runs are shorter than the friction time (``short``)."""
+    old = _by_n(per_n, "", "NOGIN best", tie="within 2 s.e.")
+    before = _halves_verdict(held_old, {n: "open" if n in short else r for n, r in per_n.items()})
+    return (f"the rules until 2026-11-30 (the thirty-third audit: stability held only when NOGIN is stable at "
+            f"every n, every divergence of one run counted; an n where every scheme fails a loss for NOGIN) "
+            f"gave {before} (stability {'held' if held_old else 'not held'}; bias not at n = "
+            f"{[n for n, r in per_n.items() if r == 'loss' and n not in short]})",
+            f"the rule until 2026-11-29 (the twenty-eighth audit: one test per n for both halves, a run shorter "
+            f"than the friction time judged as any other{'' if short else '; none is shorter here'}) gave "
+            f"{old.verdict} ({old.why})")  # fmt: skip
+
+
+def _outcome_of(verdict: str, ours: str, why: str) -> Outcome:
+    """The Outcome of a verdict in words ('reproduced', 'partly', 'not reproduced', else not tested: scale)."""
     return {"reproduced": reproduced, "partly": partly, "not reproduced": not_reproduced}.get(
-        _halves_verdict(held, bias), lambda o, w: not_tested("scale", o, w)
+        verdict, lambda o, w: not_tested("scale", o, w)
     )(ours, why)
 
 
@@ -1281,25 +1345,36 @@ def _stability_half(p: Passes, cov: str) -> tuple[bool, str, bool]:
     one is not and at no n unstable where it is stable, each such difference counted by Fig. 2's single-run rule
     (``_split``); until 2026-11-30 (the thirty-third audit, after the result was seen) held when NOGIN was stable at
     every n and each other scheme unstable at some n, every divergence counted."""
-    unstable = {sc: [n for n in p.ns if not math.isfinite(_final(p.rows, sc, cov, n))] for sc in SCHEMES_23}
+    unstable = _unstable_ns(p, cov)
     held_old = not unstable["nogin"] and all(unstable[o] for o in ("msgld", "ccadl"))
-    words, held = [], True
-    for o in ("msgld", "ccadl"):
-        got = {
-            n: _split(p, ("nogin", cov), (o, cov), n)
-            for n in p.ns
-            if math.isfinite(_final(p.rows, "nogin", cov, n)) != math.isfinite(_final(p.rows, o, cov, n))
-        }
-        wins, losses = [n for n, (g, _) in got.items() if g == "a"], [n for n, (g, _) in got.items() if g == "b"]
-        open_ = {n: w for n, (g, w) in got.items() if g == "unresolved"}
-        held = held and bool(wins) and not losses
-        words.append(f"against {LABELS[o]}: NOGIN stable where it is not at n = {wins}, unstable where it is stable at "
-                     + (f"n = {losses}" if losses else "no n")
-                     + "".join(f"; unresolved at n = {n} ({w})" for n, w in open_.items()))  # fmt: skip
+    against = [_stability_against(p, o, cov) for o in ("msgld", "ccadl")]
+    held = all(ok for ok, _ in against)
     where = ", ".join(f"{LABELS[sc]} unstable at n = {unstable[sc]}" if unstable[sc] else
                       f"{LABELS[sc]} stable at every n" for sc in SCHEMES_23)  # fmt: skip
-    return held, (f"stability (a chain non-finite: unstable): {where}; " + "; ".join(words)
+    return held, (f"stability (a chain non-finite: unstable): {where}; " + "; ".join(w for _, w in against)
                   + f": {'held' if held else 'not held'}"), held_old  # fmt: skip
+
+
+def _unstable_ns(p: Passes, cov: str) -> dict:
+    """{scheme: the n of ``p`` at which its run with covariance ``cov`` is non-finite}."""
+    return {sc: [n for n in p.ns if not math.isfinite(_final(p.rows, sc, cov, n))] for sc in SCHEMES_23}
+
+
+def _stability_against(p: Passes, o: str, cov: str) -> tuple[bool, str]:
+    """(NOGIN outperforms scheme o in stability, words): at some n stable where o is not and at no n unstable where
+    o is stable, each n where one of the two is non-finite judged by Fig. 2's single-run rule (``_split``)."""
+    got = {
+        n: _split(p, ("nogin", cov), (o, cov), n)
+        for n in p.ns
+        if math.isfinite(_final(p.rows, "nogin", cov, n)) != math.isfinite(_final(p.rows, o, cov, n))
+    }
+    wins, losses = [n for n, (g, _) in got.items() if g == "a"], [n for n, (g, _) in got.items() if g == "b"]
+    open_ = {n: w for n, (g, w) in got.items() if g == "unresolved"}
+    return bool(wins) and not losses, (
+        f"against {LABELS[o]}: NOGIN stable where it is not at n = {wins}, unstable where it is stable at "
+        + (f"n = {losses}" if losses else "no n")
+        + "".join(f"; unresolved at n = {n} ({w})" for n, w in open_.items())
+    )
 
 
 def _only_finite_words(p: Passes, cov: str) -> str:
