@@ -892,3 +892,21 @@ def _committed(fig_id: str, name: str):
     if not path.exists():
         pytest.skip(f"no committed {fig_id}/{name}")
     return path
+
+
+def test_fig9_wine_large_h_row_names_every_reverse_contrast_before_the_onset():
+    """The thirty-sixth audit: before its onset the largest N_l lies below N_l = 1 beyond the tolerance at wine's
+    batch 64, h = 0.04, and batch 16, h = 0.02; the row says both (``_lower_before``), not only h = 0.08."""
+    from bnnsample.rundir import read_csv
+
+    claims = {r["claim_id"]: r for r in read_csv(_committed(appendix.FIG9, "claims.csv"))}
+    ours = claims[f"{appendix.FIG9}#8"]["ours"]
+    assert "batch 64: before its onset N_l=100 lower than N_l=1 beyond the tolerance at h = 0.04 (0.1195" in ours
+    assert "batch 16: before its onset N_l=100 lower than N_l=1 beyond the tolerance at h = 0.02 (0.1153" in ours
+    noise = uci.Noise({"full": 0.01}, 3, 0.02)
+    cells = [{"batch": "full", "step_size": 0.01, "label": "N_l=1", "akd": 0.15},
+             {"batch": "full", "step_size": 0.01, "label": "N_l=100", "akd": 0.12}]  # fmt: skip
+    # tolerance 2 sqrt(2 x 0.01^2 / 3) = 0.0163: 0.03 below is beyond it, 0.01 below is not
+    assert sweeps._lower_before(cells, "full", [0.01], "N_l=1", "N_l=100", noise) == "h = 0.01 (0.1200 against 0.1500)"
+    cells[1]["akd"] = 0.14
+    assert sweeps._lower_before(cells, "full", [0.01], "N_l=1", "N_l=100", noise) == ""

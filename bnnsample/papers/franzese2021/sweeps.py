@@ -1737,6 +1737,8 @@ def _before_divergence(cells: list[dict], s: SweepSettings, nls: list[int], nois
     2026-11-30: wine's full batch and batch 64 at h = 0.08, N_l = 100 below N_l = 1)."""
     first, last, hs, out = f"N_l={nls[0]}", f"N_l={nls[-1]}", sorted(s.steps), []
     for b, h in onset.items():
+        if np.isfinite(h) and (lower := _lower_before(cells, b, [x for x in hs if x < h], first, last, noise)):
+            out.append(f"batch {b}: before its onset {last} lower than {first} beyond the tolerance at {lower}")
         if not np.isfinite(h) or np.isfinite(_at(cells, b, h).get(last, math.nan)) or hs.index(h) == 0:
             continue
         below = hs[hs.index(h) - 1]
@@ -1749,6 +1751,18 @@ def _before_divergence(cells: list[dict], s: SweepSettings, nls: list[int], nois
                    f"any h before; at h = {below:g} {'lower' if d < 0 else 'higher'}, {c[last]:.4f} against "
                    f"{c[first]:.4f} ({d:+.4f}, {beyond} the tolerance {noise.diff(b):.4f})")  # fmt: skip
     return "; ".join(out)
+
+
+def _lower_before(cells: list[dict], b, hs: list[float], first: str, last: str, noise: Noise) -> str:
+    """The h of ``hs`` where batch ``b``'s largest N_l lies below N_l = 1 beyond the tolerance, with both AKDs (the
+    thirty-sixth audit, 2026-11-30: wine's batch 64 at h = 0.04 and batch 16 at h = 0.02 were not said)."""
+    out = []
+    for h in hs:
+        c = _at(cells, b, h)
+        d = c.get(last, math.nan) - c.get(first, math.nan)
+        if np.isfinite(d) and d < -noise.diff(b):
+            out.append(f"h = {h:g} ({c[last]:.4f} against {c[first]:.4f})")
+    return ", ".join(out)
 
 
 def _larger_gap(rows: list[dict], hmax: float, nls: list[int], minis, noise: Noise) -> tuple[bool, str]:
