@@ -272,6 +272,11 @@ def _at(rows: list[dict], batch, h: float) -> dict:
     return {r["label"]: r["akd"] for r in rows if r["batch"] == batch and r["step_size"] == h}
 
 
+def _gap(cell: dict, first: str, last: str) -> float:
+    """AKD of ``last`` minus AKD of ``first`` in a cell (``_at``); NaN when either is missing or diverged."""
+    return cell.get(last, math.nan) - cell.get(first, math.nan)
+
+
 def _lowest(cell: dict) -> float:
     """The lowest finite AKD of a cell; NaN when every run diverged."""
     return min((v for v in cell.values() if np.isfinite(v)), default=math.nan)
@@ -1634,8 +1639,7 @@ def _onset_text(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise
                        "on this grid")  # fmt: skip
         elif h == full:
             below = hs[hs.index(h) - 1]
-            c = _at(rows, b, below)
-            gap = c.get(last, math.nan) - c.get(first, math.nan)
+            gap = _gap(_at(rows, b, below), first, last)
             out.append(f"batch {b}: onset equal (h = {h:g}); an earlier one would need its gap at h = {below:g} "
                        f"({gap:+.3f}) above its tolerance {noise.diff(b):.3f}, {noise.diff(b) / noise.diff('full'):.1f} "
                        f"x the full batch's {noise.diff('full'):.3f}: unresolved on this grid, not contradicted")  # fmt: skip
@@ -1743,7 +1747,7 @@ def _before_divergence(cells: list[dict], s: SweepSettings, nls: list[int], nois
             continue
         below = hs[hs.index(h) - 1]
         c = _at(cells, b, below)
-        d = c.get(last, math.nan) - c.get(first, math.nan)
+        d = _gap(c, first, last)
         if not np.isfinite(d):
             continue
         beyond = "beyond" if abs(d) > noise.diff(b) else "within"
@@ -1759,7 +1763,7 @@ def _lower_before(cells: list[dict], b, hs: list[float], first: str, last: str, 
     out = []
     for h in hs:
         c = _at(cells, b, h)
-        d = c.get(last, math.nan) - c.get(first, math.nan)
+        d = _gap(c, first, last)
         if np.isfinite(d) and d < -noise.diff(b):
             out.append(f"h = {h:g} ({c[last]:.4f} against {c[first]:.4f})")
     return ", ".join(out)
@@ -1769,7 +1773,7 @@ def _larger_gap(rows: list[dict], hmax: float, nls: list[int], minis, noise: Noi
     """(some minibatch's gap, largest N_l - N_l = 1 at ``hmax``, above the full batch's by more than the tolerance of
     a difference of two gaps and none below it by more, the gaps said); (False, "") where a gap is not finite."""
     first, last = f"N_l={nls[0]}", f"N_l={nls[-1]}"
-    gap = {b: (c := _at(rows, b, hmax)).get(last, math.nan) - c.get(first, math.nan) for b in ("full", *minis)}
+    gap = {b: _gap(_at(rows, b, hmax), first, last) for b in ("full", *minis)}
     full = gap["full"]
     if not minis or not all(np.isfinite(g) for g in gap.values()):
         return False, ""
