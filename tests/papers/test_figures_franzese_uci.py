@@ -653,6 +653,40 @@ def test_seed_means_and_the_noise_of_a_comparison():
     assert math.isnan(uci.seed_means(rows)[0]["akd"])
 
 
+def test_a_pool_that_is_one_cells_scatter_is_named_with_the_sd_without_it():
+    """Fig. 9's batch 32 pool (thirty-sixth audit, minor): one cell near divergence held 89% of the summed
+    variance. A pool where one cell holds more than half is named, with the sd of the other cells; the sd that
+    judges is unchanged."""
+    rows = _seeded(_sweep_rows(_fig4_akd(mt3=-0.02, sym=0.005)))
+    lt = [r for r in rows if (r["label"], r["batch"], r["step_size"]) == ("LIE-TROTTER", 32, 0.02)]
+    for r, d in zip(lt, (-0.1, 0.0, 0.1)):
+        r["akd"] += d * 10  # that cell's sd ~1.0, every other cell's 0.01
+    noise = uci.Noise.of(rows)
+    assert noise.measured() and noise.sd["full"] == pytest.approx(0.01)
+    assert [(b, label, h) for b, label, h, *_ in noise.heavy] == [(32, "LIE-TROTTER", 0.02)]
+    _, _, _, share, one, rest = noise.heavy[0]
+    assert share > 0.9 and one == pytest.approx(1.0, rel=0.02) and rest == pytest.approx(0.01)
+    assert noise.sd[32] == pytest.approx(math.sqrt((one**2 + 9 * 0.01**2) / 10))  # the judging pool keeps it
+    assert noise.without_heavy().sd == pytest.approx({"full": 0.01, 32: 0.01})
+    assert "batch 32's pool is " in noise.text() and "(LIE-TROTTER, h = 0.02: sd 1.0" in noise.text()
+    assert "without it 0.0100" in noise.text()
+    assert uci.Noise.of(_seeded(_sweep_rows(_fig4_akd(mt3=-0.02, sym=0.005)))).heavy == ()
+
+
+def test_fig9_names_the_cell_that_dominates_batch_32s_pool():
+    """The committed Fig. 9 rows say which cell holds batch 32's pooled variance and what the rule gives
+    without it (#2: the onset at batch 32 moves from h = 0.02 to 0.01; the verdict is the same)."""
+    rows = {
+        r["claim_id"]: r
+        for r in csv.DictReader(
+            open(Path(__file__).resolve().parents[2] / "results" / "franzese2021-fig9" / "claims.csv")
+        )
+    }
+    two = rows["franzese2021-fig9#2"]
+    assert "batch 32's pool is 89% one cell's variance (N_l=25, h = 0.02" in two["reason"]
+    assert "batch full 0.01, batch 32 0.01" in two["reason"] and "batch full 0.01, batch 32 0.02" in two["ours"]
+
+
 def test_fig4_rules_with_the_seed_noise_and_what_the_old_rule_gave():
     """With three seeds (sd 0.01 per cell) a difference of seed means is within noise up to 2 sqrt(2 x
     0.01^2 / 3) = 0.0163: SYMMETRIC 0.012 above LIE-TROTTER is alike (the band width 0.01 alone called

@@ -1886,8 +1886,10 @@ def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=
     if noise.measured():
         old = FIG5_CLAIMS.outcomes(cells, s, nls, noise.unmeasured())
         every = FIG5_CLAIMS.outcomes(cells, s, nls, Noise.of(rows)) if noise.pool else [(None, None)] * len(out)
-        out = [(c, replace(o, why="; ".join(p for p in (o.why, noise.text(), _pool_rule(o, e), _band_rule(b)) if p)))
-               for (c, o), (_, b), (_, e) in zip(out, old, every)]  # fmt: skip
+        light = FIG5_CLAIMS.outcomes(cells, s, nls, noise.without_heavy()) if noise.heavy else [(None, None)] * len(out)
+        out = [(c, replace(o, why="; ".join(p for p in (o.why, noise.text(), _heavy_rule(o, w), _pool_rule(o, e),
+                                                        _band_rule(b)) if p)))
+               for (c, o), (_, b), (_, e), (_, w) in zip(out, old, every, light)]  # fmt: skip
     out = _small_h_gate(_resolution_gate(out, cells, s, nls, noise, rows, test_cost, queued), cells, s, nls, noise,
                         rows, list(reference))  # fmt: skip
     out = _past_paper_h(out, s)
@@ -1897,6 +1899,19 @@ def fig5_outcomes(rows: list[dict], s: SweepSettings, nls: list[int], test_cost=
 
 
 _UNPRICED = "scale=paper (h down to 0.001; priced in this reason)"
+
+
+def _heavy_rule(new: Outcome, light: Outcome | None) -> str:
+    """What the rule gives with each pool's dominant cell left out (``Noise.without_heavy``; reported since
+    2026-11-30, after the rows were seen, the rule unchanged): its verdict, and the head of its ``ours`` where that
+    differs (e.g. #2's onset); "" where no cell dominates."""
+    if light is None:
+        return ""
+    head, was = new.ours.split(":", 1)[0], light.ours.split(":", 1)[0]
+    diff = [f"'{b.strip()}'" for a, b in zip(new.ours.split(";"), light.ours.split(";")) if a != b]
+    return (f"with that cell left out of its pool (reported since 2026-11-30, the rule unchanged) the rule gives "
+            f"{light.verdict}" + (f" ({was})" if was != head else "")
+            + (f", reading {'; '.join(diff)}" if diff and was == head else ""))  # fmt: skip
 
 
 def _pool_rule(new: Outcome, every: Outcome | None) -> str:

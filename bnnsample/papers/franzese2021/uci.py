@@ -306,6 +306,9 @@ def seed_means(rows: list[dict]) -> list[dict]:
     return out
 
 
+HEAVY = 0.5  # a pool is one cell's scatter where that cell holds more than this share of the summed variance
+
+
 @dataclass(frozen=True)
 class Noise:
     """The noise of the seed means of a sweep: per batch size the seed-to-seed sd of one cell's AKD pooled
@@ -318,6 +321,7 @@ class Noise:
     width: float
     source: str = ""  # where the sd was measured, when not on the rows judged (their one seed)
     pool: tuple | str = ""  # (the cells the sd pools, why and what every cell gave) where not every cell (``of``)
+    heavy: tuple = ()  # (batch, label, h, share, its sd, the pool's sd without it) where one cell dominates a pool
 
     @classmethod
     def of(cls, rows: list[dict], h_max: float | None = None, why: str = "") -> Noise:
@@ -326,16 +330,34 @@ class Noise:
         run past it (``pool`` says so, ``why``, and what pooling every cell gave)."""
         cells, n = seed_means(rows), min(distinct(seed_means(rows), "seeds"), default=1)
         mine = cells if h_max is None else [c for c in cells if c["step_size"] <= h_max]
-        sd = {}
+        sd, heavy = {}, []
         for b in distinct(cells, "batch"):
-            var = [c["akd_sd"] ** 2 for c in mine if c["batch"] == b and np.isfinite(c["akd_sd"])]
+            pooled = [c for c in mine if c["batch"] == b and np.isfinite(c["akd_sd"])]
+            var = [c["akd_sd"] ** 2 for c in pooled]
             sd[b] = math.sqrt(np.mean(var)) if var and n > 1 else math.nan
+            if len(var) > 1 and n > 1 and max(var) > HEAVY * sum(var):
+                top = pooled[int(np.argmax(var))]
+                rest = math.sqrt((sum(var) - max(var)) / (len(var) - 1))
+                heavy.append((b, top["label"], top["step_size"], max(var) / sum(var), top["akd_sd"], rest))
         pool = ""
         if len(mine) < len(cells) and n > 1:
             every = cls.of(rows)
             pool = (f"at h <= {h_max:g}", f"{why}; pooled over every h it was "
                     + ", ".join(f"batch {b} {v:.4f}" for b, v in every.sd.items()))  # fmt: skip
-        return cls(sd, n, float(rows[0]["self_high"] - rows[0]["self_low"]), pool=pool)
+        return cls(sd, n, float(rows[0]["self_high"] - rows[0]["self_low"]), pool=pool, heavy=tuple(heavy))
+
+    def without_heavy(self) -> Noise:
+        """The same noise with each dominant cell (``heavy``) left out of its batch size's pool: what the rules give
+        where the pool is not one cell's scatter (reported beside the verdict, never judging)."""
+        sd = dict(self.sd)
+        for b, *_, rest in self.heavy:
+            sd[b] = rest
+        return Noise(sd, self.n, self.width, self.source)
+
+    def heavy_text(self) -> str:
+        """The pools that one cell dominates (more than ``HEAVY`` of their summed variance), '' where none."""
+        return "; ".join(f"batch {b}'s pool is {share:.0%} one cell's variance ({label}, h = {h:g}: sd {one:.4f}), "
+                         f"without it {rest:.4f}" for b, label, h, share, one, rest in self.heavy)  # fmt: skip
 
     def measured(self) -> bool:
         return bool(self.sd) and all(np.isfinite(v) for v in self.sd.values())
@@ -363,6 +385,7 @@ class Noise:
             return (f"one sampler seed per cell; the seed-to-seed sd of one cell's AKD measured {self.source}: "
                     + ", ".join(f"batch {b} {v:.4f}" for b, v in self.sd.items()) + f"; band width {self.width:.3f}")  # fmt: skip
         cells, why = self.pool or ("", "")
+        heavy = self.heavy_text()
         return (f"seed-to-seed sd of one cell's AKD (pooled over its sampler x h cells{' ' + cells if cells else ''}, "
                 f"{self.n} seeds, the oracle fixed): " + ", ".join(f"batch {b} {v:.4f}" for b, v in self.sd.items())
-                + f"; band width {self.width:.3f}" + (f"; {why}" if why else ""))  # fmt: skip
+                + f"; band width {self.width:.3f}" + (f"; {why}" if why else "") + (f"; {heavy}" if heavy else ""))  # fmt: skip
