@@ -685,6 +685,9 @@ def test_fig9_names_the_cell_that_dominates_batch_32s_pool():
     two = rows["franzese2021-fig9#2"]
     assert "batch 32's pool is 89% one cell's variance (N_l=25, h = 0.02" in two["reason"]
     assert "batch full 0.01, batch 32 0.01" in two["reason"] and "batch full 0.01, batch 32 0.02" in two["ours"]
+    one = rows["franzese2021-fig9#1"]["reason"]  # the quoted clause is whole: its ';' inside brackets kept
+    assert "reading 'batch 32: N_l=1 0.087, N_l=5 0.089, N_l=25 0.090 (spread 0.003; inside at most 0.1047" in one
+    assert sweeps._clauses("a (b; c); d") == ["a (b; c)", " d"]
 
 
 def test_fig4_rules_with_the_seed_noise_and_what_the_old_rule_gave():

@@ -1908,10 +1908,21 @@ def _heavy_rule(new: Outcome, light: Outcome | None) -> str:
     if light is None:
         return ""
     head, was = new.ours.split(":", 1)[0], light.ours.split(":", 1)[0]
-    diff = [f"'{b.strip()}'" for a, b in zip(new.ours.split(";"), light.ours.split(";")) if a != b]
+    diff = [f"'{b.strip()}'" for a, b in zip(_clauses(new.ours), _clauses(light.ours)) if a != b]
     return (f"with that cell left out of its pool (reported since 2026-11-30, the rule unchanged) the rule gives "
             f"{light.verdict}" + (f" ({was})" if was != head else "")
             + (f", reading {'; '.join(diff)}" if diff and was == head else ""))  # fmt: skip
+
+
+def _clauses(text: str) -> list[str]:
+    """``text`` split at its top-level ';' (one inside brackets belongs to its clause)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if ch == ";" and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    return out + [text[start:]]
 
 
 def _pool_rule(new: Outcome, every: Outcome | None) -> str:
