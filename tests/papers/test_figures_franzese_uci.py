@@ -676,12 +676,8 @@ def test_a_pool_that_is_one_cells_scatter_is_named_with_the_sd_without_it():
 def test_fig9_names_the_cell_that_dominates_batch_32s_pool():
     """The committed Fig. 9 rows say which cell holds batch 32's pooled variance and what the rule gives
     without it (#2: the onset at batch 32 moves from h = 0.02 to 0.01; the verdict is the same)."""
-    rows = {
-        r["claim_id"]: r
-        for r in csv.DictReader(
-            open(Path(__file__).resolve().parents[2] / "results" / "franzese2021-fig9" / "claims.csv")
-        )
-    }
+    path = Path(__file__).resolve().parents[2] / "results" / "franzese2021-fig9" / "claims.csv"
+    rows = {r["claim_id"]: r for r in csv.DictReader(path.read_text().splitlines())}
     two = rows["franzese2021-fig9#2"]
     assert "batch 32's pool is 89% one cell's variance (N_l=25, h = 0.02" in two["reason"]
     assert "batch full 0.01, batch 32 0.01" in two["reason"] and "batch full 0.01, batch 32 0.02" in two["ours"]
