@@ -51,6 +51,11 @@ JOBS=(
     # from results/franzese2021-fig4/runs (the boston oracle kept there took 484 CPU-s; of 2026-11-29, Fig. 5's band);
     # its section replaces the committed one (queued 2026-11-30, the thirty-third audit)
     'franzese2021-fig4 scale=paper seeds=0,1,2 steps=0.005,0.01,0.02 batches=0,32,8'
+    # franzese2021-fig5#1 (boston: batch 32's N_l not alike at the quick grid's smallest h, 0.005, judged with the
+    # seed sd measured there since 2026-11-30, the thirty-seventh audit): scale=paper's grid (h down to 0.001, N_l
+    # up to 100), about 3.6 CPU-hours at its 3 seeds (the row's price); queued again 2026-11-30 (out of the queue
+    # 2026-11-29 while the row was reproduced); merged by readback --merge
+    'franzese2021-fig5 scale=paper'
     # paulin2025-fig7#4-#6 (the paper's network): the cheapest test their tiers accept, about 3.9 CPU-hours
     'paulin2025-fig7 scale=paper batches=20 runs=1'
     # paulin2025-fig4 paper_schedule_cnn_small#5 (size 16 has one group of its 16 runs): a second group, 32 runs from

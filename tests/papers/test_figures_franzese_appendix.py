@@ -297,7 +297,8 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     full-friction runs to T = 10^3 (2.9 with the kept cells), paulin2025-fig2 (3.2), wine's reference at lr 5e-05 for
     fig9#7 (3.3, queued 2026-11-30, the thirty-third audit), franzese2021-fig4 again with its minibatches on the
     fresh partition (3.4, the committed section's 12,703 CPU-s less its oracle, read back; queued 2026-11-30, the
-    thirty-third audit), then paulin2025-fig7 (3.9); paulin2025-fig4's side sections since 2026-11-30 (the
+    thirty-third audit), Boston's full Fig. 5 grid (3.6, queued again 2026-11-30, the thirty-seventh audit, when
+    fig5#1 fell to partly), then paulin2025-fig7 (3.9); paulin2025-fig4's side sections since 2026-11-30 (the
     thirty-fourth audit): cpu_ts's second group at size 4 (0.3) first, its 64 runs (8,448 CPU-s) before
     breast_cancer's grid (8,454), paper_schedule_cnn_small's second group at size 16 (8.0) last
     (until 2026-11-29, the thirtieth audit, the Fig. 9 grids were priced at Fig. 8's rate, 4.0 and 5.8 CPU-hours,
@@ -320,6 +321,7 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
                     "sekkat2023-fig10 scale=paper long=all", "paulin2025-fig2 scale=paper",
                     "franzese2021-fig9 scale=paper datasets=wine steps=0.001,0.002,0.005,0.01,0.02,0.04,0.08,0.16 "
                     "oracle_h=5e-05", sweeps.PARTITION_RERUNS["franzese2021-fig4"][0],
+                    sweeps.fig5_queue_job("boston", full=True),
                     "paulin2025-fig7 scale=paper batches=20 runs=1",
                     "paulin2025-fig4 scale=paper_schedule runs=32 workers=2"]  # fmt: skip
     assert sweeps.PARTITION_RERUNS["franzese2021-fig4"][0] == (
@@ -333,10 +335,13 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
         and "queued in scripts/cpu_queue.sh" in rows["franzese2021-fig9#7"]["reason"]
     )
     assert appendix.fig9_queue_job("wine", full=True) not in jobs
-    # Boston's quick grid at the paper's protocol resolved Fig. 5's rows (2026-11-29): neither its job nor the full
-    # grid's is queued
+    # Boston's quick grid at the paper's protocol resolved Fig. 5's rows (2026-11-29): its job is not queued; the
+    # full grid is again since fig5#1 fell to partly (2026-11-30, the thirty-seventh audit), and the row names it
     assert appendix.fig9_queue_job("wine") not in jobs and sweeps.fig5_queue_job("boston") not in jobs
-    assert sweeps.fig5_queue_job("boston", full=True) not in jobs
+    with open(script.parents[1] / "results" / "franzese2021-fig5" / "claims.csv") as f:
+        five = {r["claim_id"]: r for r in csv.DictReader(f)}["franzese2021-fig5#1"]
+    assert five["verdict"] == "partly"
+    assert f"queued in scripts/cpu_queue.sh as `{sweeps.fig5_queue_job('boston', full=True)}`" in five["reason"]
     assert sweeps.fig5_queue_job("wine") is None and sweeps.fig5_queue_job("wine", full=True) is None
 
 

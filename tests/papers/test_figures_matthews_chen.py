@@ -330,16 +330,25 @@ def test_chen_fig2_section_counts():
 def test_chen_fig2_early_late_is_judged_against_the_papers_optima():
     """The sixth audit: a smaller alpha behind the paper's optimum at the smallest L is a measured
     disagreement (its size in s.e.), whatever alpha is best late in our data; the old reading is named."""
-    grid = itertools.product(("SGHMC-F", "SGHMC-D"), ("iid",), chen.ALPHAS, chen.FIG2["quick"]["L"])
-    rows = [
-        {"variant": v, "batching": bt, "alpha": a, "L": L, "bias": m, "mse": m, "bias_se": m / 100, "mse_se": m / 100}
-        for v, bt, a, L in grid
-        for m in [0.01 * (2 - a) * (L / 100) ** -(0.3 + 2 * a)]  # smaller alpha behind at L = 100
-    ]
-    out = chen._early_late(rows, chen.FIG2["quick"]["L"], {})
-    assert out.verdict.startswith("not reproduced (") and "alpha 1/5 above the optimum 1/3" in out.ours
+    Ls = chen.FIG2["quick"]["L"]
+    assert Ls[0] == 10 < chen.L_OLD  # the thirty-seventh audit: 'at the beginning' read below L = 100 too
+
+    def rows_of(value):
+        grid = itertools.product(("SGHMC-F", "SGHMC-D"), ("iid",), chen.ALPHAS, Ls)
+        return [{"variant": v, "batching": bt, "alpha": a, "L": L, "bias": m, "mse": m, "bias_se": m / 100,
+                 "mse_se": m / 100} for v, bt, a, L in grid for m in [value(a, L)]]  # fmt: skip
+
+    behind = rows_of(lambda a, L: 0.01 * (2 - a) * L**-0.3)  # a smaller alpha behind at every L
+    out = chen._early_late(behind, Ls, {})
+    assert out.verdict.startswith("not reproduced (") and "alpha 1/5 above the optimum 1/3 by" in out.ours
+    assert "(alpha 1/10 above it by" in out.ours  # every smaller alpha is reported
     assert "against the alpha best at the largest L here instead" in out.why
     assert "1/3 (bias) and alpha = 1/5 (MSE)" in chen.FIG2_CLAIMS["early_late"].where
+    # ahead at L = 10, behind from L = 100: judged at L = 10, the reason says what L = 100 gave
+    cross = rows_of(lambda a, L: 0.01 * (2 - a) * (L / 100) ** -(0.3 + 2 * a))
+    out = chen._early_late(cross, Ls, {})
+    assert out.verdict == "reproduced" and "below the optimum 1/5 by" in out.ours and "at L = 10," in out.ours
+    assert "read at L = 100 (the grid's first point until 2026-11-30) it gave not reproduced (" in out.why
 
 
 def test_chen_fig2_full_gradient_cost_uses_the_ledgers_cpu_time():

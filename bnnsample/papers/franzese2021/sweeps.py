@@ -1505,10 +1505,47 @@ _QUALIFIER = (
     "2026-11-30, the thirty-second audit, after wine's full grid was seen; the reason gives what the rule gave "
     "without it; until 2026-11-30, the thirty-third audit, not tested: scale, its test not priced), the reason "
     "judging the floor against a reference nearer h -> 0 where one was run (oracle_small_h.csv) and pricing the "
-    "next test" + _EQUAL_TIME_TIER,
+    "next test; the seed-to-seed sd is measured on the cells judged, the smallest h's (since 2026-11-30, the "
+    "thirty-seventh audit, after the rows were seen: until then pooled over the grid's h, where the larger h's "
+    "noisier cells set it; the reason says what that gave)" + _EQUAL_TIME_TIER,
     method=_AKD,
 )
 def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], noise: Noise) -> Outcome:
+    """#1 judged with the seed sd of the cells at the grid's smallest h (``_noise_at``), the verdict with the sd
+    pooled over the grid's h (the rule until 2026-11-30) in the reason where the two differ."""
+    hmin = min(s.steps)
+    local = _noise_at(rows, hmin, noise)
+    new = _small_h_alike(rows, s, local)
+    if local is noise:
+        return new
+    was = _small_h_alike(rows, s, noise)
+    sds = ", ".join(f"batch {b} {v:.4f}" for b, v in local.sd.items())
+    pooled = ", ".join(f"batch {b} {v:.4f}" for b, v in noise.sd.items())
+    head = was.ours.split("; band high")[0] if was.ours != new.ours else ""
+    note = (f"the seed-to-seed sd measured at h = {hmin:g}, the cells judged ({sds}; since 2026-11-30, the "
+            f"thirty-seventh audit, after the rows were seen): pooled over the grid's h ({pooled}) the rule gave "
+            f"{was.verdict}" + (f" ({head})" if head and was.verdict != new.verdict else ""))  # fmt: skip
+    return replace(new, why="; ".join(w for w in (new.why, note) if w))
+
+
+def _noise_at(rows: list[dict], h: float, noise: Noise) -> Noise:
+    """``noise`` with each batch size's seed sd pooled over its cells at ``h`` alone (``seed_means``'s ``akd_sd``;
+    mean of the variances); ``noise`` itself where it is not measured or a batch size has no finite sd there."""
+    if not noise.measured():
+        return noise
+    sd = {}
+    for b in noise.sd:
+        var = [r["akd_sd"] ** 2 for r in rows if r["batch"] == b and r["step_size"] == h
+               and np.isfinite(r.get("akd_sd", math.nan))]  # fmt: skip
+        if not var:
+            return noise
+        sd[b] = math.sqrt(float(np.mean(var)))
+    return Noise(sd, noise.n, noise.width, noise.source)
+
+
+def _small_h_alike(rows: list[dict], s: SweepSettings, noise: Noise) -> Outcome:
+    """At the grid's smallest h, per batch size, the N_l values alike (spread within ``noise.diff``) or all inside
+    the band (``_INSIDE``), judged with ``noise``."""
     hmin, band, batches = min(s.steps), rows[0]["self_high"], distinct(rows, "batch")
     same, in_band, parts, alike = 0, 0, [], []
     for b in batches:
@@ -1908,13 +1945,13 @@ def _heavy_rule(new: Outcome, light: Outcome | None) -> str:
     if light is None:
         return ""
     head, was = new.ours.split(":", 1)[0], light.ours.split(":", 1)[0]
-    diff = [f"'{b.strip()}'" for a, b in zip(_clauses(new.ours), _clauses(light.ours)) if a != b]
+    diff = [f"'{b.strip()}'" for a, b in zip(_top_clauses(new.ours), _top_clauses(light.ours)) if a != b]
     return (f"with that cell left out of its pool (reported since 2026-11-30, the rule unchanged) the rule gives "
             f"{light.verdict}" + (f" ({was})" if was != head else "")
             + (f", reading {'; '.join(diff)}" if diff and was == head else ""))  # fmt: skip
 
 
-def _clauses(text: str) -> list[str]:
+def _top_clauses(text: str) -> list[str]:
     """``text`` split at its top-level ';' (one inside brackets belongs to its clause)."""
     out, depth, start = [], 0, 0
     for i, ch in enumerate(text):
