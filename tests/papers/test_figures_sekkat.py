@@ -504,7 +504,7 @@ def test_fig4_affine_needs_points_above_the_floor():
     assert _verdicts(fig4.fig4_outcomes(lin, st, "quick"))[fig4.FIG4_CLAIMS["affine"].text] == "reproduced"
     # h <= 1e-4 above 0.1 at n = 5: counted, and the reason names the setting, its L1 and how many s.e. above 0.1
     regime = dict(fig4.fig4_outcomes(rows, st, "quick"))[fig4.FIG4_CLAIMS["regime"]]
-    assert regime.verdict == "reproduced" and regime.why == ""
+    assert regime.verdict == "reproduced" and regime.why.startswith("5 of 5 conditions hold")
     worse = [{**r, "l1": 0.2} if r["h"] == 1e-4 and r["n"] == 5 else r for r in rows]
     regime = dict(fig4.fig4_outcomes(worse, st, "quick"))[fig4.FIG4_CLAIMS["regime"]]
     assert regime.verdict == "partly"
@@ -1174,3 +1174,21 @@ def test_fig4_regime_names_the_largest_failing_n_and_the_larger_n_that_hold():
             dict(h=0.01, n=5, signed_error=0.01, rel_var_error=0.01, se=0.01)]  # fmt: skip
     assert fig5._pairwise_z(rows, 0.01) == pytest.approx(0.11 / math.hypot(0.02, 0.01))
     assert fig5._pairwise_z(rows, 0.01, "rel_var_error") == pytest.approx(0.09 / math.hypot(0.02, 0.01))
+
+
+def test_fig4_regime_counts_langevin_and_prints_the_count():
+    """§2.5.2's regime covers 'our simulations', Langevin (scheme 30) as well as SGLD (since 2026-11-30, the
+    thirty-seventh audit): a Langevin setting at h <= 1e-4 above 0.1 fails the rule, and the reason prints the count
+    the tiers use beside what SGLD's settings alone give."""
+    st = fig4.FIG4["quick"]
+    rows = [_mix("sgld", h, n, 0.055 + (h == 3e-4) * 0.2) for h in st["h"] for n in st["n"]]
+    rows += [_mix("langevin", 1e-4, 15, 0.26)]
+    regime = dict(fig4.fig4_outcomes(rows, st, "quick"))[fig4.FIG4_CLAIMS["regime"]]
+    assert regime.verdict == "partly"  # SGLD alone holds everywhere: it would be reproduced
+    assert regime.why.startswith("4 of 5 conditions hold (3 of the 4 settings at h <= 1e-4 below 0.1, 1 of the 4 "
+                                 "Langevin's, run wor at h = 0.0001 only: n = 15; above 0.1 at some n at 1 of the 1 "
+                                 "larger h); SGLD's settings alone (the rule until 2026-11-30): 4 of 4")  # fmt: skip
+    assert "h=0.0001 Langevin wor n=15 0.260 ± 0.005 (floor 0.050) (32 s.e. above" in regime.why
+    assert "Langevin wor n=15 0.260" in regime.ours and "h=0.0001: wor n=5 0.055" in regime.ours
+    assert "the rule before counted SGLD settings only, which gave partly, 15 of 19" in \
+        fig4.FIG4_CLAIMS["regime"].tolerance  # fmt: skip

@@ -758,3 +758,28 @@ def test_fig10_pairs_at_their_floors_are_comparable_and_the_full_frictions_chain
     assert ("at T = 10^3 the full friction keeps its 4 chains (cost): a floor of about 0.057-0.057 (the stationary "
             "partners' floors x sqrt(32/4)), above the partners' errors at n = 200 (0.022, 0.023): there such a pair "
             "can be comparable only by both errors within 2 s.e. of their floors") in why  # fmt: skip
+
+
+def test_fig12_calls_the_quick_a_a_lower_bound_only_where_the_relaxed_runs_measured_a_larger_one():
+    """fig12#1 (thirty-seventh audit): the quick runs' A (the larger friction mean) is a lower bound only where
+    fig13's longer relaxed runs measured a larger one (n = 50, 10, the friction still rising); at n = 250 its
+    stationary relaxed runs measured 1.42 against the quick 1.52, so the reason gives theirs."""
+    quick = [{"friction": k, "sampling": "wor", "h": 0.01, "n": n, "burn_steps": 1500, "friction_mean": f}
+             for n, f in ((250, 1.52), (10, 3.76)) for k in ("diagonal", "groups")]  # fmt: skip
+    relaxed = [
+        {"friction": k, "sampling": "wor", "h": 0.01, "n": n, "burn_steps": b, "friction_mean": f}
+        for n, b, f in ((250, 1_330_000, 1.42), (10, 8_000_000, 38.89))
+        for k in ("diagonal", "groups")
+    ]
+    relaxed.append({**relaxed[-1], "sampling": "check", "burn_steps": 1_330_000, "friction_mean": 14.02})
+    why = fig12._unsettled(quick, fig12.FIG12["quick"], fig12._a_note(relaxed))
+    assert why[(250, 0.01)].endswith(
+        "(A = 1.52 as these runs measured it; not a lower bound here: sekkat2023-fig13's stationary relaxed runs "
+        "measured A = 1.42 after 13300 time units of burn-in, so 3 A eta = 852, still longer than this burn-in)"
+    )
+    assert "(A = 3.76 as these runs measured it, a lower bound: A grows as the friction relaxes; sekkat2023-fig13's " \
+           "longer relaxed runs measured A = 38.89 after 80000 time units of burn-in, not shown stationary there)" \
+           in why[(10, 0.01)]  # fmt: skip
+    assert (
+        "no longer run measured it" in fig12._unsettled(quick, fig12.FIG12["quick"], fig12._a_note(None))[(250, 0.01)]
+    )

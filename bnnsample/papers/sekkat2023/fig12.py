@@ -13,7 +13,7 @@ import numpy as np
 from ...figures.claims import Claim, Claims, Outcome, not_tested
 from ...figures.driver import JOBS, Figure, Invocation, register_figure
 from ...plotting import pyplot, save_figure
-from .fig13 import FIG13, _at_most_partly, _settings, _settled_why, _trend, _unsettled, fig13_rows
+from .fig13 import ETA_BNN, FIG13, _at_most_partly, _settings, _settled_why, _trend, _unsettled, fig13_rows
 from .shared import HEADING, TITLE
 
 ID = "sekkat2023-fig12"
@@ -81,7 +81,39 @@ FIG12_CLAIMS = Claims("statement")
 def fig12_outcomes(m: Fig12, st: dict, relaxed=None) -> list[tuple[Claim, Outcome]]:
     """The outcome of each claim; ``relaxed``: sekkat2023-fig13's committed rows at scale=relaxed (its fig13.csv),
     whose longer burn-ins tell what a test at this scale would need."""
-    return FIG12_CLAIMS.outcomes(summary_rows(m), st, _unsettled(m.rows, st), relaxed)
+    return judge(summary_rows(m), m.rows, st, relaxed)
+
+
+def judge(summary: list[dict], rows: list[dict], st: dict, relaxed=None) -> list[tuple[Claim, Outcome]]:
+    """The outcome of each claim from fig12.csv's rows ``summary`` and fig13's rows at this scale ``rows`` (the
+    summary rows serve too: they carry each run's friction mean and burn-in)."""
+    return FIG12_CLAIMS.outcomes(summary, st, _unsettled(rows, st, _a_note(relaxed)), relaxed)
+
+
+def _a_note(relaxed):
+    """What follows 'A = .. as these runs measured it' for a cell whose burn-in is short of 3 A eta: what
+    sekkat2023-fig13's relaxed runs (far longer burn-ins) measured A to be at that (n, h), A the larger of the two
+    frictions' means. These runs' A is a lower bound only where the longer runs measured a larger one (the friction
+    still rising: n = 50 and 10); at n = 250 the stationary relaxed runs measured a smaller A, so there these runs'
+    A overestimates the relaxation time."""
+    if not relaxed:
+        return lambda n, h, a, burn_t: "; no longer run measured it"
+    still = _unsettled(relaxed, FIG13["relaxed"])
+
+    def note(n: int, h: float, a: float, burn_t: float) -> str:
+        pair = [r for r in relaxed if r["sampling"] == "wor" and (r["n"], r["h"]) == (n, h)]
+        if not pair:
+            return "; no longer run measured it"
+        big, burn = max(r["friction_mean"] for r in pair), pair[0]["burn_steps"] * h
+        runs = (f"sekkat2023-fig13's {'stationary' if (n, h) not in still else 'longer'} relaxed runs measured "
+                f"A = {big:.2f} after {burn:g} time units of burn-in"
+                + (", not shown stationary there" if (n, h) in still else ""))  # fmt: skip
+        if big >= a:
+            return f", a lower bound: A grows as the friction relaxes; {runs}"
+        return (f"; not a lower bound here: {runs}, so 3 A eta = {3 * big * ETA_BNN:.0f}, still "
+                f"{'longer' if 3 * big * ETA_BNN > burn_t else 'no longer'} than this burn-in")  # fmt: skip
+
+    return note
 
 
 def relaxed_rows(inv: Invocation) -> list[dict] | None:

@@ -196,18 +196,21 @@ def _check_of(r: dict, rows) -> dict | None:
                  == (r["friction"], r["n"], r["h"])), None)  # fmt: skip
 
 
-def _unsettled(rows, st) -> dict[tuple, str]:
+def _unsettled(rows, st, a_note=None) -> dict[tuple, str]:
     """{(n, h): why} for the mini-batch cells whose frictions are not shown stationary: a burn-in shorter than
-    3 A eta (``_relaxation``), or a friction mean that moved by more than DRIFT since the burn-in check."""
+    3 A eta (``_relaxation``), or a friction mean that moved by more than DRIFT since the burn-in check.
+    ``a_note(n, h, A, burn-in)``: what follows 'A = .. as these runs measured it' (by default that it is a lower bound, as
+    the friction still rises; sekkat2023-fig12 says what longer runs measured instead)."""
     out = {}
     for a, b in _pairs(rows):
         need, burn_t = _relaxation(a, b), a["burn_steps"] * a["h"]
         moved = [(r, q) for r in (a, b) if (q := _check_of(r, rows)) is not None
                  and abs(r["friction_mean"] - q["friction_mean"]) > DRIFT * q["friction_mean"]]  # fmt: skip
         if burn_t < need:  # A as these runs measured it, a lower bound while the friction still rises
+            big = max(a["friction_mean"], b["friction_mean"])
+            note = a_note(a["n"], a["h"], big, burn_t) if a_note else ", a lower bound: A grows as the friction relaxes"
             out[(a["n"], a["h"])] = (f"n={a['n']} h={a['h']:g}: burn-in {burn_t:g} time units vs 3 A eta = {need:.0f} "
-                                     f"(A = {max(a['friction_mean'], b['friction_mean']):.2f} as these runs measured it, "
-                                     "a lower bound: A grows as the friction relaxes)")  # fmt: skip
+                                     f"(A = {big:.2f} as these runs measured it{note})")  # fmt: skip
         elif moved:
             out[(a["n"], a["h"])] = (f"n={a['n']} h={a['h']:g}: " + "; ".join(
                 f"the {r['friction']} friction's mean moved from {q['friction_mean']:.2f} after "
