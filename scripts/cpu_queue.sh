@@ -21,6 +21,12 @@ JOBS=(
     # the 8 runs from scratch (its 4 were not kept), about 1,056 CPU-s (its 528 in results/costs.csv x 2); queued
     # 2026-11-30, the thirty-fourth audit (the runs=64 job below tests it too, later)
     'paulin2025-fig4 scale=reduced runs=8 methods=sms_ubu holdout=0.1'
+    # paulin2025-fig4 precision_cpu/bf16#4 and precision_cpu/float32#4 (size 8 has one group of their 8 runs): a
+    # second group, 16 runs from scratch each (the 8 were not kept), about 1,340 and 1,450 CPU-s (their 670 and 725
+    # in results/costs.csv x 2); each section and compare.csv then replace the 8-run ones; queued 2026-11-30, the
+    # thirty-seventh audit (the sections re-judged by the rules of the thirty-fourth)
+    'paulin2025-fig4 scale=quick runs=16 precision=bf16'
+    'paulin2025-fig4 scale=quick runs=16 precision=float32'
     # sekkat2023-fig4#1: SGLD at h = 3e-5, n = 10 and 15 with 16x the chains (a 4x lower floor), and n = 5 with them
     # so the fit's 3 points share one floor (every other row read back from the committed
     # results/sekkat2023-fig4/fig4.csv), about 2.2 CPU-hours (their 487 CPU-s x 16; until 2026-11-29, the

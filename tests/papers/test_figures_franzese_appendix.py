@@ -299,8 +299,9 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     fresh partition (3.4, the committed section's 12,703 CPU-s less its oracle, read back; queued 2026-11-30, the
     thirty-third audit), Boston's full Fig. 5 grid (3.6, queued again 2026-11-30, the thirty-seventh audit, when
     fig5#1 fell to partly), then paulin2025-fig7 (3.9); paulin2025-fig4's side sections since 2026-11-30 (the
-    thirty-fourth audit): cpu_ts's second group at size 4 (0.3) first, its 64 runs (8,448 CPU-s) before
-    breast_cancer's grid (8,454), paper_schedule_cnn_small's second group at size 16 (8.0) last
+    thirty-fourth audit): cpu_ts's second group at size 4 (0.3) first, then (since 2026-11-30, the thirty-seventh
+    audit) precision_cpu's second groups at size 8, bf16's (1,340 CPU-s) and float32's (1,450), cpu_ts's 64 runs
+    (8,448 CPU-s) before breast_cancer's grid (8,454), paper_schedule_cnn_small's second group at size 16 (8.0) last
     (until 2026-11-29, the thirtieth audit, the Fig. 9 grids were priced at Fig. 8's rate, 4.0 and 5.8 CPU-hours,
     and came last); the full grid is the job the rows that a flat grid leaves untested name (the quick grids at the
     paper's protocol, queued until they ran on 2026-11-29, are not queued any more, nor wine's full grid (1.6
@@ -315,6 +316,8 @@ def test_cpu_queue_lists_its_jobs_cheapest_first():
     jobs = listed.splitlines()
     assert jobs == appendix.queue_jobs()
     assert jobs == ["paulin2025-fig4 scale=reduced runs=8 methods=sms_ubu holdout=0.1",
+                    "paulin2025-fig4 scale=quick runs=16 precision=bf16",
+                    "paulin2025-fig4 scale=quick runs=16 precision=float32",
                     "sekkat2023-fig4 scale=paper floor_n=5,10,15",
                     "paulin2025-fig4 scale=reduced runs=64 methods=sms_ubu holdout=0.1",
                     appendix.fig9_queue_job("breast_cancer", full=True),

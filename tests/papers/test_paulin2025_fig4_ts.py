@@ -279,7 +279,8 @@ def _queued(reason: str) -> list[str]:
 def test_side_sections_are_what_the_rules_give_on_their_files(tmp_path):
     """The thirty-fourth audit (2026-11-30): the side sections cpu_ts and paper_schedule_cnn_small, made on this CPU,
     are re-judged from their committed files (``rejudge_side_section``) to the committed claims.csv and section.md;
-    every job a row says is queued is in scripts/cpu_queue.sh."""
+    every job a row says is queued is in scripts/cpu_queue.sh. Since the thirty-seventh (2026-11-30) the two
+    sections of precision_cpu too (made 2026-11-29, before the accuracy claim took both baselines)."""
     import shutil
     import subprocess
 
@@ -287,7 +288,7 @@ def test_side_sections_are_what_the_rules_give_on_their_files(tmp_path):
     shutil.copy(RESULTS.parent / "costs.csv", tmp_path / "costs.csv")
     listed = subprocess.run(["bash", str(RESULTS.parents[1] / "scripts" / "cpu_queue.sh"), "--list"],
                             capture_output=True, text=True, check=True).stdout.splitlines()  # fmt: skip
-    for name in ("cpu_ts", "paper_schedule_cnn_small"):
+    for name in ("cpu_ts", "paper_schedule_cnn_small", "precision_cpu/float32", "precision_cpu/bf16"):
         fig.rejudge_side_section(tmp_path / fig.FIG / name, tmp_path)
         for f in ("claims.csv", "section.md"):
             assert (tmp_path / fig.FIG / name / f).read_text() == (RESULTS / name / f).read_text(), (name, f)
@@ -406,3 +407,109 @@ def test_sms_ubu_ace_is_worded_from_its_numbers():
     assert fig._ace_move(0.0056, 0.0006, 0.0053, [1, 16]).startswith("does not fall beyond one std")
     reasons = pd.read_csv(RESULTS / "paper_schedule_cnn_small" / "claims.csv").reason
     assert reasons.str.contains("SMS-UBU's ACE rises 0.0027").any()
+
+
+def _sizes_frame(cells: dict, groups: dict) -> pd.DataFrame:
+    """A paired frame of accuracy rows: {size: (difference, s.e.)}, ``groups`` the groups per size."""
+    return pd.DataFrame([{"ensemble_size": es, "metric": "accuracy", "diff": d, "se": se, "groups": groups[es]}
+                         for es, (d, se) in cells.items()])  # fmt: skip
+
+
+def test_accuracy_se_of_zero_is_floored_at_one_test_image():
+    """The thirty-seventh audit (precision_cpu/float32#5): an accuracy difference of one test image in each of 2
+    groups has s.e. 0, which the rule had counted as lower; the spread is floored at one test image (ACCURACY_FLOOR),
+    so it is not told from 0 (t(1) x 0.001 / sqrt(2) = 0.009), and the reason names the raised s.e. and what the rule
+    without the floor gives. An s.e. above the floor is kept; without n_test nothing changes."""
+    groups = {1: 8, 2: 4, 4: 2}
+    swa = _sizes_frame({1: (-0.0059, 0.0023), 2: (-0.0045, 0.00064), 4: (-0.001, 0.0)}, groups)
+    std = _sizes_frame({1: (-0.0023, 0.0022), 2: (-0.0018, 0.0017), 4: (-0.0005, 0.0025)}, groups)
+    diffs = {"swa": swa, "standard": std}
+    floored, raised = fig.floor_accuracy(diffs, 1000)
+    assert floored["swa"].se.tolist() == [0.0023, 0.00064, pytest.approx(0.001 / 2**0.5)]
+    assert raised == ["size 4 vs SWA -0.0010 ± 0.0000 (2 groups, each -1 test image) taken as ± 0.0007"]
+    assert fig.floor_accuracy(diffs, None) == (diffs, [])
+    got = fig.accuracy_outcome(diffs, [1, 2, 4], n_test=1000)
+    assert got.verdict == "not reproduced (7.0 s.e.)"
+    assert got.why.startswith("lower than SWA (-7.0 s.e.) by a t interval below 0 at 2 of 3 sizes")
+    assert "without the floor (the rule until 2026-11-30, the thirty-seventh audit) this row is not reproduced " \
+        "(7.0 s.e.): lower than SWA (-7.0 s.e.) by a t interval below 0 at 3 of 3 sizes" in got.why  # fmt: skip
+    # a size lower by one image only: no longer a failure, and the floor's history is in the reason
+    alone = {b: d[d.ensemble_size == 4] for b, d in diffs.items()}
+    assert fig.accuracy_outcome(alone, [4], paper_runs=0, n_test=1000).verdict.startswith("not tested")
+    assert fig.accuracy_outcome(alone, [4], paper_runs=0).verdict == "not reproduced"  # the old rule: s.e. 0 resolved
+    assert fig.ACCURACY_FLOOR in fig.CLAIMS["accuracy"].tolerance
+    assert fig.n_test_of("dataset `mnist5k`, model `cnn_small`") == 1000
+    assert fig.n_test_of("dataset `fmnist`, model `cnn_small`, 16 independent runs, dataset.n_test=2000 x") == 2000
+
+
+def test_precision_sections_name_their_data_and_take_both_baselines():
+    """The thirty-seventh audit: precision_cpu's accuracy rows were written before the claim took both baselines
+    (2026-11-29) and never re-judged; re-judged, they carry the claim, method and tolerance of now, name the MNIST 5k
+    stand-in, and float32's size 4 (s.e. 0) is not counted as lower; the verdicts stay not reproduced."""
+    for name, z in (("float32", "7.0"), ("bf16", "4.1")):
+        claims = pd.read_csv(RESULTS / "precision_cpu" / name / "claims.csv").fillna("")
+        row = claims[claims.claim == fig.CLAIMS["accuracy"].text].iloc[0]
+        assert row.verdict == f"not reproduced ({z} s.e.)" and row.method == fig.ACCURACY_METHOD
+        assert row.tolerance == fig.CLAIMS["accuracy"].tolerance
+        assert claims.ours.str.contains("on the MNIST 5k subset (`mnist5k`, 1,000 test images) standing in for "
+                                        "Fashion-MNIST", regex=False).all()  # fmt: skip
+        assert "at 2 of 3 sizes with more than one group" in row.reason
+    f32 = pd.read_csv(RESULTS / "precision_cpu" / "float32" / "claims.csv").fillna("").iloc[4].reason
+    assert (
+        "size 4 vs SWA -0.0010 ± 0.0000 (2 groups, each -1 test image) taken as ± 0.0007" in f32
+        and "at 3 of 3 sizes" in f32
+    )
+
+
+def test_draws_table_is_read_from_a_section_without_draws_csv():
+    """precision_cpu's sections committed no draws.csv: the draws tier reads their draws table (4 decimals)."""
+    section = (RESULTS / "precision_cpu" / "float32" / "section.md").read_text()
+    d = fig.draws_from_section(section, {1: 8, 2: 4, 4: 2, 8: 1})
+    first = d[(d.draws == 1) & (d.ensemble_size == 1) & (d.metric == "accuracy")].iloc[0]
+    assert (first["diff"], first.se, first.groups) == (-0.0121, 0.0029, 8)
+    assert np.isnan(d[(d.draws == 3) & (d.ensemble_size == 8)].se).all() and len(d) == 36
+    # the accuracy gap moves -0.0121 -> -0.0059 at size 1, less than t(7) x hypot(0.0029, 0.0023): no hinge
+    assert fig.hinges_on_draws(d, 1, "accuracy", True) is None
+    assert fig.draws_from_section("no table", {}) is None
+
+
+def test_draws_tier_needs_every_failing_difference_to_swa_to_move():
+    """The tier's words (DRAWS_TIER: 'a not reproduced whose failing difference to SWA moves'), as the code applies
+    them since the thirty-seventh audit (2026-11-30): a move at a size that does not fail no longer takes the tier,
+    nor a size or metric that fails against standard training alone."""
+    groups = {1: 4, 2: 2}
+    draws = pd.DataFrame([{"ensemble_size": 2, "metric": "accuracy", "diff": d, "se": 0.001, "groups": 2, "draws": k}
+                          for d, k in ((-0.05, 1), (-0.001, 10))])  # fmt: skip
+    # size 1 fails against SWA and does not move; size 2 moves but does not fail: not reproduced (before: tier)
+    diffs = {"swa": _sizes_frame({1: (-0.0063, 0.0007), 2: (-0.001, 0.002)}, groups),
+             "standard": _sizes_frame({1: (-0.0038, 0.0014), 2: (0.0, 0.002)}, groups)}  # fmt: skip
+    assert fig.accuracy_outcome(diffs, [1, 2], draws, paper_runs=0).verdict.startswith("not reproduced")
+    # size 2 fails against standard training alone while its difference to SWA moves: not the tier
+    alone = {"swa": _sizes_frame({2: (-0.001, 0.002)}, groups), "standard": _sizes_frame({2: (-0.02, 0.001)}, groups)}
+    assert fig._draws_hinge(alone, [2], draws) is None
+    # failing against SWA and moving: the tier (not tested: scale without a 30-draw section, on a GPU)
+    moving = {"swa": _sizes_frame({2: (-0.02, 0.001)}, groups), "standard": _sizes_frame({2: (0.0, 0.002)}, groups)}
+    assert fig.accuracy_outcome(moving, [2], draws, paper_runs=0).verdict == "not tested: scale"
+    # calibration: NLL worse than standard training only, its gap to SWA moving, does not take the tier
+    cal = pd.DataFrame([{"ensemble_size": 2, "metric": "nll", "diff": d, "se": 0.001, "groups": 2, "draws": k}
+                        for d, k in ((0.2, 1), (0.01, 10))])  # fmt: skip
+
+    def frame(nll):
+        return pd.DataFrame([{"ensemble_size": 2, "metric": m, "diff": nll if m == "nll" else -0.01, "se": 0.0001,
+                              "groups": 2} for m in ("nll", "ace", "rps")])  # fmt: skip
+
+    only_std = {"swa": frame(0.0), "standard": frame(0.02)}
+    assert fig.calibration_outcome(only_std, 2, cal).verdict.startswith("not reproduced")
+    assert fig.calibration_outcome({"swa": frame(0.02), "standard": frame(0.0)}, 2, cal).verdict == "not tested: scale"
+    assert "every one is to SWA and moves" in fig.DRAWS_TIER
+
+
+def test_setting_names_a_stand_in_data_set():
+    """A verdict's setting names the data set where it stands in for Fashion-MNIST (once), not for Fashion-MNIST."""
+    s = "cnn_small, 3+1 training epochs, 1 burn-in epochs, 3 draws per run, 8 runs"
+    named = fig.with_data(s, "mnist5k", 1000)
+    assert named.startswith("cnn_small on the MNIST 5k subset (`mnist5k`, 1,000 test images) standing in for "
+                            "Fashion-MNIST, 3+1 training")  # fmt: skip
+    assert fig.with_data(named, "mnist5k", 1000) == named and fig.with_data(s, "fmnist", 10000) == s
+    assert fig.with_data(s, "celeba", 2000) == s  # paulin2025-fig5 shares this code on its own data
+    assert ": " not in named  # verdicts_from_files reads the setting up to the first ': '

@@ -246,6 +246,9 @@ def diagnose(paths: dict[str, list[Path]], sizes, fig_dir: Path) -> tuple[list[s
     return lines, diffs, by_draws
 
 
+DRAWS_HEADING = "SMS-UBU minus SWA with each run's Bayesian predictive averaged over its last k draws"
+
+
 def draws_table(by_draws) -> list[str]:
     """Markdown of ``draws_differences``: SMS-UBU minus SWA with the last k draws of each run."""
 
@@ -253,7 +256,7 @@ def draws_table(by_draws) -> list[str]:
         r = g[g.metric == metric].iloc[0]
         return f"{r['diff']:+.4f}" + ("" if math.isnan(r["se"]) else f" ± {r['se']:.4f}")
 
-    return ["", "SMS-UBU minus SWA with each run's Bayesian predictive averaged over its last k draws "
+    return ["", f"{DRAWS_HEADING} "
             "(`draws.csv`; mean ± s.e. over the disjoint groups, paired):", "",
             *md_table(["draws per run", "es", "accuracy", "NLL", "ACE"],
                       [[k, es, *(cell(g, m) for m in ("accuracy", "nll", "ace"))]
@@ -388,8 +391,26 @@ DRAWS_TIER = (
     "(not run, priced, on this CPU; scale on a GPU); the draws condition applied since 2026-11-26 (then: not tested: "
     "scale, with no 30-draw section consulted and no cost), stated here and the 30-draw section's verdict taken "
     "since 2026-11-30 (the thirty-fifth audit), a change made after both sections' results were seen; the reason "
-    "gives the verdict without this tier"
+    "gives the verdict without this tier; a failing difference is one told below SWA or standard training by its "
+    "interval, and the tier acts only where every one is to SWA and moves (until 2026-11-30, the thirty-seventh "
+    "audit, a move at any size sufficed for the accuracy row and a metric failing against standard training alone "
+    "counted for the calibration rows, which gives no committed row another verdict)"
 )
+# an accuracy is a count of test images: a group difference moves in steps of one image, and an s.e. of 0 (every
+# group differing by the same count) says the spread is below that step, not that it is 0. Stated on 2026-11-30 (the
+# thirty-seventh audit) after results/paulin2025-fig4/precision_cpu was seen, where float32's size 4 (-0.0010 ±
+# 0.0000: its 2 groups each one of 1,000 test images below SWA) had counted as lower
+ACCURACY_FLOOR = (
+    "an accuracy counts test images, so the spread over the groups of an accuracy difference is taken as at least "
+    "one test image (1/n_test), its s.e. as at least 1/(n_test sqrt(groups)); an s.e. of 0 (the groups all differing "
+    "by the same count) is not a resolved difference; applied since 2026-11-30 (the thirty-seventh audit, after "
+    "results/paulin2025-fig4/precision_cpu was seen, where an s.e. of 0 had counted as resolved), the reason names "
+    "each s.e. raised and what the rule without the floor gives"
+)
+# the image sets this recipe runs and their test images (conf/dataset: mnist5k n_test 1000; fmnist n_test null, its
+# whole 10,000-image test set): what a section re-judged from its files takes for n_test (``n_test_of``)
+TEST_IMAGES = {"mnist5k": 1000, "fmnist": 10000}
+DATA_NAMES = {"mnist5k": "the MNIST 5k subset"}
 ACCURACY_METHOD = "paired accuracy differences SMS-UBU - SWA and SMS-UBU - standard training"
 # the calibration claim has a row per ensemble size run (of evaluate.ensembles.SIZES); the others one row each
 CLAIMS = Claims("statement")
@@ -420,8 +441,11 @@ def calibration_outcome(diffs: dict, es: int, by_draws=None, more_runs: str = ""
     judged at the paper's draws (``at_paper_draws``, ``draws``)."""
     o = _calibration_at(diffs, es, more_runs, paper_groups)
     if o.verdict.startswith("not reproduced"):
-        hinges = [hinges_on_draws(by_draws, es, x, False) for x in _worse_metrics(diffs, es)]
-        if hinges and all(hinges):
+        worse = _worse_metrics(diffs, es)
+        to_swa = [x for x in worse if _judge(*_diff(diffs, "swa", es, x)[:2], False, _diff(diffs, "swa", es, x)[2])
+                  == "worse"]  # fmt: skip
+        hinges = [hinges_on_draws(by_draws, es, x, False) for x in to_swa]
+        if worse and to_swa == worse and all(hinges):  # every failing difference is to SWA and moves (DRAWS_TIER)
             return at_paper_draws(o, "; ".join(hinges), draws)
     return o
 
@@ -458,36 +482,101 @@ def at_paper_draws(o, hinge: str, draws: dict | None):
 
 
 def accuracy_outcome(diffs: dict, sizes, by_draws=None, more: str = "", paper_runs: int = PAPER_RUNS,
-                     draws: dict | None = None):  # fmt: skip
+                     draws: dict | None = None, n_test: int | None = None):  # fmt: skip
     """The §5 accuracy claim over the ensemble ``sizes`` (``_accuracy``, ``paper_runs``: the runs of the paper's
-    figure); a "not reproduced" that hinges on the draws per run is judged at the paper's draws (``at_paper_draws``,
-    ``draws``); ``more``: what more runs would cost, said where the verdict is partly or a null result not tested
-    (not run where that test fits this CPU and is queued, ``QUEUED``)."""
+    figure), each accuracy s.e. at least one of the ``n_test`` test images' (``floor_accuracy``, ACCURACY_FLOOR;
+    none without ``n_test``); a "not reproduced" whose failing differences are each to SWA and each hinge on the
+    draws per run is judged at the paper's draws (``at_paper_draws``, ``draws``; ``_draws_hinge``); ``more``: what
+    more runs would cost, said where the verdict is partly or a null result not tested (not run where that test
+    fits this CPU and is queued, ``QUEUED``)."""
+    raw, (diffs, raised) = diffs, floor_accuracy(diffs, n_test)
+    by_draws = floor_accuracy({"draws": by_draws}, n_test)[0]["draws"] if by_draws is not None else None
     o = _accuracy(diffs, sizes, paper_runs)
     old = _accuracy(diffs, sizes, paper_runs, bases=("swa",)).verdict
     if old != o.verdict:
         o = replace(
             o, why=f"{o.why}; the rule until 2026-11-29 (the twenty-fourth audit: against SWA alone) gives {old}"
         )
+    if raised:
+        unfloored = _accuracy(raw, sizes, paper_runs)
+        o = replace(o, why=f"{o.why}; an s.e. below the floor of one test image (1/{n_test:,} over sqrt(groups), "
+                    f"ACCURACY_FLOOR) raised to it: {'; '.join(raised)}; without the floor (the rule until 2026-11-30, the "
+                    f"thirty-seventh audit) this row is {unfloored.verdict}: {unfloored.why}")  # fmt: skip
     if o.verdict in ("partly", "not tested: scale") and more and "one group of runs at every size" not in o.why:
         o = replace(o, why=f"{o.why}; {more}")
         if o.verdict == "not tested: scale" and QUEUED in more:  # a null result whose test fits this CPU, queued
             o = replace(o, verdict="not tested: not run", why=f"{o.why}; {NOT_RUN_HISTORY}")
     if o.verdict.startswith("not reproduced"):
-        why = [w for es in sizes if (w := hinges_on_draws(by_draws, es, "accuracy", True))]
-        return at_paper_draws(o, why[0], draws) if why else o
+        hinge = _draws_hinge(diffs, sizes, by_draws)
+        return at_paper_draws(o, hinge, draws) if hinge else o
     return o
+
+
+def _draws_hinge(diffs: dict, sizes, by_draws) -> str | None:
+    """Why a failing accuracy row hinges on the draws per run (DRAWS_TIER), or None: it has failing sizes (lower than
+    SWA or standard training by an interval; a null result has none), at each the difference to SWA is one of them,
+    and each moves in SMS-UBU's favour with more draws (``hinges_on_draws``)."""
+    failing = []
+    for es in sizes:
+        c = {b: _diff(diffs, b, es, "accuracy") for b in PAIRED}
+        if any(math.isnan(se) for _, se, _ in c.values()) or _size_judgement(c) != "worse":
+            continue
+        if _judge(*c["swa"][:2], True, c["swa"][2]) != "worse":
+            return None  # failing against standard training alone: no failing difference to SWA
+        failing.append(hinges_on_draws(by_draws, es, "accuracy", True))
+    return "; ".join(failing) if failing and all(failing) else None
+
+
+def floor_accuracy(diffs: dict, n_test: int | None) -> tuple[dict, list[str]]:
+    """({name: paired differences} with each accuracy s.e. of two or more groups at least 1/(``n_test``
+    sqrt(groups)) (ACCURACY_FLOOR: the spread over groups of a count of test images taken as at least one image),
+    the raised cells in words); ``diffs`` unchanged without ``n_test``."""
+    if not n_test:
+        return diffs, []
+    out, raised = {}, []
+    for name, d in diffs.items():
+        d = d.copy()
+        floor = 1 / (n_test * d["groups"].clip(lower=1) ** 0.5)
+        low = (d.metric == "accuracy") & (d.groups >= 2) & (d.se < floor)
+        for r, f in zip(d[low].itertuples(), floor[low]):
+            where = f"size {r.ensemble_size}" + (f" vs {LABELS[name]}" if name in LABELS else f" with {r.draws} draws")
+            k = round(r.diff * n_test)  # with s.e. 0 every group differs by this count
+            each = f", each {k:+d} test image{'s' if abs(k) != 1 else ''}" if r.se == 0 else ""
+            raised.append(f"{where} {r.diff:+.4f} ± {r.se:.4f} ({r.groups} groups{each}) taken as ± {f:.4f}")
+        d.loc[low, "se"] = floor[low]
+        out[name] = d
+    return out, raised
+
+
+def n_test_of(settings: str) -> int | None:
+    """The test images of a section from its Settings text: its ``dataset.n_test=`` override, else its dataset's
+    (TEST_IMAGES); None for a dataset not there."""
+    n = re.search(r"dataset\.n_test=(\d+)", settings)
+    name = re.search(r"dataset `(\w+)`", settings)
+    return int(n[1]) if n else TEST_IMAGES.get(name[1]) if name else None
+
+
+def with_data(setting: str, dataset: str, n_test: int | None) -> str:
+    """A verdict's setting (``setting_text``) with its image set named where it stands in for the paper's
+    Fashion-MNIST (DATA_NAMES): after the network, '<net> on the MNIST 5k subset (`mnist5k`, 1,000 test images)
+    standing in for Fashion-MNIST'; as it is for another data set (Fashion-MNIST, or the own data of the recipes
+    that share this code: paulin2025-fig5, -fig6, -table4) or where already named."""
+    if dataset not in DATA_NAMES or "standing in for" in setting:
+        return setting
+    images = f", {n_test:,} test images" if n_test else ""
+    net, rest = setting.split(", ", 1)
+    return f"{net} on {DATA_NAMES[dataset]} (`{dataset}`{images}) standing in for Fashion-MNIST, {rest}"
 
 
 @CLAIMS.rule("accuracy", "small accuracy gains over SWA and standard-training ensembles of the same size",
              "§5, Fig. 4 ('small gains in accuracy over ensembles of the same size', of SWA and of standard "
              "training)",
              "gains at every ensemble size",
-             tolerance=ACCURACY_TIERS + "; " + DRAWS_TIER + "; " + NOISE,
+             tolerance=ACCURACY_TIERS + "; " + ACCURACY_FLOOR + "; " + DRAWS_TIER + "; " + NOISE,
              method=ACCURACY_METHOD)  # fmt: skip
 def _accuracy_rule(m: dict):
     return accuracy_outcome(m["diffs"], m["sizes"], m["by_draws"], m.get("paper_runs", ""),
-                            draws=_draws_context(m, CLAIMS["accuracy"].text))  # fmt: skip
+                            draws=_draws_context(m, CLAIMS["accuracy"].text), n_test=m.get("n_test"))  # fmt: skip
 
 
 @CLAIMS.rule("sghmc_ace", "SG-HMC's ACE does not improve with ensemble size",
@@ -695,13 +784,15 @@ def _accuracy_judged(cells: dict, judged_cells: dict, ours: str, paper_runs: int
     judged = [_size_judgement(c) for c in judged_cells.values()]
     n, against = len(judged), " and ".join(LABELS[b] for b in next(iter(judged_cells.values())))
     if "worse" in judged:  # name the baselines whose interval is below 0 (not every baseline)
-        below = {b: min(d / se for c in judged_cells.values() for b2, (d, se, g) in c.items()
-                        if b2 == b and _judge(d, se, True, g) == "worse")
+        # an s.e. of 0 (no floor: ACCURACY_FLOOR) has no size in s.e.; it is named so
+        below = {b: min((d / se for c in judged_cells.values() for b2, (d, se, g) in c.items()
+                         if b2 == b and se > 0 and _judge(d, se, True, g) == "worse"), default=None)
                  for b in next(iter(judged_cells.values()))
                  if any(_judge(*c[b][:2], True, c[b][2]) == "worse" for c in judged_cells.values())}  # fmt: skip
-        named = " and ".join(f"{LABELS[b]} ({z:+.1f} s.e.)" for b, z in below.items())
+        named = " and ".join(f"{LABELS[b]} ({'s.e. 0' if z is None else f'{z:+.1f} s.e.'})" for b, z in below.items())
+        zs = [z for z in below.values() if z is not None]
         return not_reproduced(ours, f"lower than {named} by a t interval below 0 at {judged.count('worse')} of {n} "
-                              "sizes with more than one group", z=min(below.values()))  # fmt: skip
+                              "sizes with more than one group", z=min(zs) if zs else None)  # fmt: skip
     if all(j == "better" for j in judged):
         return reproduced(ours)
     why = (
@@ -1196,7 +1287,7 @@ def _measure(inv: Invocation, bar) -> dict:
             "sghmc_from": None if "sg_hmc" in methods else sghmc_evidence(inv.dir, schedule_of(own, inv.scale), own),
             "draws_from": draws_evidence(inv.dir, schedule_of(own, inv.scale)),
             "draws_cpu_s": _paper_schedule_cpu_s(inv.out_dir / "costs.csv"),
-            "runs": s["chains"], "cpu": cpu is not None,
+            "runs": s["chains"], "cpu": cpu is not None, "n_test": len(y),
             "sghmc_here": sghmc_here_text(command, s["chains"], cpu.cpu_s, kept) if cpu else None}  # fmt: skip
     if "holdout" in s:
         ts, temps = swa_ts_predictives([p.parent for p in paths["sms_ubu"]], preds["swa"], s["n_val"])
@@ -1221,7 +1312,7 @@ def _measure(inv: Invocation, bar) -> dict:
     measured = [*paired_table(diffs, sizes), *measured]
     if "pooled" in more:
         measured = ["", more["pooled"], *measured]
-    setting = setting_text(cfg, runs)
+    setting = with_data(setting_text(cfg, runs), s["dataset"], len(y))  # not in parts.json's protocol (pooling)
     return {"s": s, "methods": methods, "sizes": sizes, "table": table, "times": times, "measured": measured,
             "diffs": diffs, "by_draws": by_draws, "setting": setting, "more": more, "runs": runs}  # fmt: skip
 
@@ -1398,6 +1489,26 @@ def paired_from_section(section: str, groups: dict[int, int]) -> dict:
     return {b: pd.DataFrame(r) for b, r in rows.items()}
 
 
+def draws_from_section(section: str, groups: dict[int, int]):
+    """draws.csv's rows (ensemble_size, metric, diff, se, groups, draws) from a section's draws table
+    (``draws_table``, 4 decimals; no s.e. with one group), ``groups`` the groups per size: the draws tier's input
+    (``hinges_on_draws``) for a section whose draws.csv was not committed (results/paulin2025-fig4/precision_cpu);
+    None without the table."""
+    import pandas as pd
+
+    if DRAWS_HEADING not in section:
+        return None
+    rows = []
+    for line in section.split(DRAWS_HEADING, 1)[1].split("\n\n", 2)[1].splitlines()[2:]:
+        k, es, *cells = (c.strip() for c in line.strip("|").split("|"))
+        for metric, cell in zip(("accuracy", "nll", "ace"), cells):
+            num = cell.split(" ± ")
+            rows.append({"ensemble_size": int(es), "metric": metric, "diff": float(num[0]),
+                         "se": float(num[1]) if len(num) > 1 else math.nan, "groups": groups[int(es)],
+                         "draws": int(k)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def _on_cpu(scale: str, device: str | None) -> bool:
     """Whether a section's runs are made on this 2-core CPU: every scale but the paper's (meant for a GPU), unless
     device=cuda."""
@@ -1412,7 +1523,10 @@ def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | 
     (the same groups: the paired mean), the s.e. of SMS-UBU - SWA in accuracy, NLL and ACE draws.csv's (its rows
     with all draws), and the other s.e. the section's paired table's (``paired_from_section``, 4 decimals), which
     each row that prints one names with the bounds fig4.csv implies (``_se_bounds_note``); a section with runs.csv
-    (its group values) but no paired.csv has its paired differences recomputed from runs.csv. ``runs`` and
+    (its group values) but no paired.csv has its paired differences recomputed from runs.csv, and one without
+    draws.csv its draws table read (``draws_from_section``). The accuracy s.e.'s floor takes the test images of the
+    section's data set (``n_test_of``), and the setting names a data set that stands in for Fashion-MNIST
+    (``with_data``). ``runs`` and
     ``minutes`` (what they took) for the cost of a second group, or for a section made on this CPU ``cpu`` (its
     command and CPU seconds); ``evidence``: the folder whose sub-folders hold the SG-HMC evidence (``sghmc_evidence``;
     ``folder`` itself for the main section) and the 30-draw section (``draws_evidence``); ``draws_cpu_s``: the CPU
@@ -1422,7 +1536,9 @@ def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | 
     t = pd.read_csv(folder / "fig4.csv")
     sizes = sorted(set(t.ensemble_size))
     groups = {es: int(t[t.ensemble_size == es]["groups"].iloc[0]) for es in sizes}
-    by_draws = pd.read_csv(folder / "draws.csv") if (folder / "draws.csv").exists() else None
+    by_draws = (
+        pd.read_csv(folder / "draws.csv") if (folder / "draws.csv").exists() else draws_from_section(section, groups)
+    )
     if (folder / "paired.csv").exists():
         diffs, unkept = read_paired(folder / "paired.csv"), set()
     elif (folder / "runs.csv").exists():
@@ -1431,11 +1547,14 @@ def verdicts_from_files(folder: Path, section: str, runs: int, minutes: float | 
         unkept = set()
     else:
         diffs, unkept = _diffs_without_paired_csv(t, section, groups, by_draws)
-    setting = section.split("| at ", 1)[1].split(": ", 1)[0]
     kept = kept_runs(folder, runs)
     own = section.split("Settings: ", 1)[1].split("\n", 1)[0] if "Settings: " in section else ""
+    dataset = re.search(r"dataset `(\w+)`", own)
+    setting = section.split("| at ", 1)[1].split(": ", 1)[0]
+    setting = with_data(setting, dataset[1], n_test_of(own)) if dataset else setting
     scale = re.search(r"scale=(\w+)", section)
     more = {
+        "n_test": n_test_of(own),
         "more_runs": more_runs_text(runs, sizes, minutes, kept, cpu),
         "paper_runs": paper_runs_text(runs, sizes, minutes, kept, cpu),
         "sghmc_from": sghmc_evidence(evidence or folder, schedule_of(own, scale[1] if scale else None), own),
@@ -1503,7 +1622,7 @@ def _holdout_from_files(folder: Path, settings: str) -> str:
 
 def rejudge_side_section(folder: Path, results: Path) -> None:
     """Write a committed side section of this figure (a sub-folder of results/paulin2025-fig4 with its section.md,
-    made on this CPU: cpu_ts, paper_schedule_cnn_small) again from its files by the rules as they are now
+    made on this CPU: cpu_ts, paper_schedule_cnn_small, precision_cpu/float32 and precision_cpu/bf16) again from its files by the rules as they are now
     (``verdicts_from_files``, its SG-HMC evidence from the sibling sub-folders), without a rerun (its runs were not
     kept): its claims.csv and the claims table of its section.md, the rest of the section kept as the run wrote it.
     Its CPU seconds are results/costs.csv's row of its command (scale and options)."""
@@ -1523,7 +1642,10 @@ def rejudge_side_section(folder: Path, results: Path) -> None:
         raise ValueError(f"{folder}: no CPU cost of `{command}` in {results / 'costs.csv'}")
     runs = int(options.get("runs", SETTINGS[options["scale"]]["chains"]))
     cpu = CpuSection(command, float(row[0]["cpu_s"]))
-    rows = verdicts_from_files(folder, section, runs, None, cpu, evidence=folder.parent,
+    # the SG-HMC and 30-draw evidence is in the figure's sub-folders, also for a section one level further down
+    # (precision_cpu/float32)
+    evidence = next((p for p in folder.parents if p.name == FIG), folder.parent)
+    rows = verdicts_from_files(folder, section, runs, None, cpu, evidence=evidence,
                                draws_cpu_s=_paper_schedule_cpu_s(results / "costs.csv"))  # fmt: skip
     (folder / "claims.csv").unlink(missing_ok=True)
     write_claims(folder / "claims.csv", FIG, rows, command)
