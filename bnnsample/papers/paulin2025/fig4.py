@@ -391,10 +391,13 @@ DRAWS_TIER = (
     "(not run, priced, on this CPU; scale on a GPU); the draws condition applied since 2026-11-26 (then: not tested: "
     "scale, with no 30-draw section consulted and no cost), stated here and the 30-draw section's verdict taken "
     "since 2026-11-30 (the thirty-fifth audit), a change made after both sections' results were seen; the reason "
-    "gives the verdict without this tier; a failing difference is one told below SWA or standard training by its "
-    "interval, and the tier acts only where every one is to SWA and moves (until 2026-11-30, the thirty-seventh "
-    "audit, a move at any size sufficed for the accuracy row and a metric failing against standard training alone "
-    "counted for the calibration rows, which gives no committed row another verdict)"
+    "gives the verdict without this tier; a metric (calibration rows) or ensemble size (accuracy row) fails where it "
+    "is told below SWA or standard training by its interval, and the tier acts only where each failing one is below "
+    "SWA and that difference moves (the draws change SMS-UBU's predictions alone, so a move against SWA is the same "
+    "move against standard training); one failing against standard training alone keeps its verdict (until "
+    "2026-11-30, the thirty-seventh audit, a move at any size sufficed for the accuracy row and a metric failing "
+    "against standard training alone counted for the calibration rows, which gives no committed row another "
+    "verdict)"
 )
 # an accuracy is a count of test images: a group difference moves in steps of one image, and an s.e. of 0 (every
 # group differing by the same count) says the spread is below that step, not that it is 0. Stated on 2026-11-30 (the
@@ -1101,7 +1104,8 @@ def _more(runs: int, total: int, minutes: float | None, kept: tuple, cpu: CpuSec
                     f", beyond what this 2-core CPU takes (about {FITS_CPU_S:,} CPU-s)")  # fmt: skip
             return (f", about {cpu.cpu_s * n / runs:,.0f} CPU-s ({cpu.cpu_s * n / runs / 3600:.1f} CPU-hours) where "
                     f"the {runs} made took {cpu.cpu_s:,.0f} (results/costs.csv)){fits}")  # fmt: skip
-        return f", about {minutes * n / runs:.0f} min where the {runs} made took {minutes:.1f})" if minutes else ")"
+        return (f", about {minutes * n / runs:.0f} min where the {runs} made took {minutes:.1f}, wall time on the device "
+                f"that made them (results/costs.csv))" if minutes else ")")  # fmt: skip
 
     if kept[0] == "runs":
         return f"runs={total} ({extra} more runs, the {runs} made reused from this section's runs/ folder{cost(extra)}"
