@@ -598,9 +598,25 @@ def test_mt3_is_compared_with_the_other_integrators_not_sghmc():
     mt3 = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["mt3"])
     assert mt3.verdict == "reproduced", mt3
     assert (
-        "with SGHMC among the others (the rule until 2026-11-30, the thirty-seventh audit) it gave not reproduced"
-        in mt3.why
+        "with that pooled sd and SGHMC among the others (the rule until 2026-11-30, the thirty-seventh audit) it gave "
+        "not reproduced" in mt3.why
     )
+
+
+def test_mt3_judges_each_h_with_its_own_seed_noise():
+    """The thirty-eighth audit (fig8#4): the seed sd pooled over every h is set by the noisiest h; each h is judged
+    with the sd of its own full-batch cells, and the reason says what the pooled sd gave."""
+    rows = [
+        dict(r, seed=k, akd=r["akd"] + d * (5 if r["step_size"] == 0.02 else 1))
+        for r in _sweep_rows(_fig4_akd(mt3=-0.03, sym=0.005))
+        for k, d in enumerate((-0.01, 0.0, 0.01))
+    ]  # full-batch sd 0.01 at h = 0.01, 0.05 at h = 0.02
+    mt3 = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["mt3"])
+    assert mt3.verdict == "partly", mt3  # 0.03 below: resolved at h = 0.01 (tolerance 0.016), not at 0.02 (0.082)
+    assert "(+0.030, tolerance 0.016)" in mt3.ours and "(+0.030, tolerance 0.082)" in mt3.ours
+    assert "MT3 resolved lowest at h in [0.01]" in mt3.ours
+    assert "with the sd pooled over every h (the rule until 2026-11-30, the thirty-eighth audit" in mt3.why
+    assert "it gave not tested: scale" in mt3.why
 
 
 def test_mt3_row_states_its_tiers_and_the_seeds_a_test_needs():
@@ -623,7 +639,10 @@ def test_mt3_row_states_its_tiers_and_the_seeds_a_test_needs():
         "one more seed (seeds=0,1,2,3): about 0.4 CPU-minutes, the recorded sampling seconds a seed (24 s), a "
         "lower bound: 16 of the 20 cells recorded no time" in mt3.why
     )  # 4 MT3 cells x 18 s / 3 seeds
-    assert "the largest gap, 0.012, needs 6 seeds to be resolved (3 more seeds (seeds=0,...,5): about 1.2 " in mt3.why
+    assert (
+        "the largest gap for its tolerance, 0.012, needs 6 seeds to be resolved (3 more seeds (seeds=0,...,5): "
+        "about 1.2 " in mt3.why
+    )
     # a sweep that carries its cost per seed (franzese2021-fig8's, ``appendix.fig8_seed_cost``) is priced by it
     carried = [dict(r, seed_cost=(300.0, "how")) for r in rows]
     mt3 = _outcome(sweeps.fig4_outcomes(carried), sweeps.FIG4_CLAIMS["mt3"])
@@ -700,10 +719,7 @@ def test_fig9_names_the_cell_that_dominates_batch_32s_pool():
     # dominant cell (h = 0.02) is not part of: the same reading without it
     one = rows["franzese2021-fig9#1"]["reason"]
     assert "the seed-to-seed sd measured at h = 0.005, the cells judged (batch full 0.0036, batch 32 0.0036" in one
-    assert (
-        "with that cell left out of its pool (reported since 2026-11-30, the rule unchanged) the rule gives reproduced;"
-        in one
-    )
+    assert "with that cell left out of its pool" not in one  # the same reading without it: not said (38th audit)
     assert sweeps._top_clauses("a (b; c); d") == ["a (b; c)", " d"]
 
 

@@ -691,7 +691,8 @@ RATE = {"SGHMC-S": -2 / 3, "SGLD": -1 / 2}  # bias rates at the optimal alpha, K
 FIG3_CLAIMS = Claims("statement")
 # per step-size kind (the paper's left and right panels): SGHMC-S faster than SGLD, then each scheme's bias rate
 KINDS = {"fixed": ("left", "§3.1, Theorem 2; §4, Remark 9"),
-         "decreasing": ("right", "§3.3, Theorem 5, Remark 7 at alpha = 1/(K+1)")}  # fmt: skip
+         "decreasing": ("right", "§3.3, Theorem 5, Remark 7 at alpha = 1/(K+1); §4, Remark 10 (the optimal "
+                        "decreasing rates 'agree with their fixed-step-size counterparts in Remark 9')")}  # fmt: skip
 _SLOPE_METHOD = ("least squares of log bias on log L over the L whose bias exceeds 2 s.e.; the slope's s.e. from the "
                  "biases' s.e.")  # fmt: skip
 _SLOPE_METHOD_DECR = (

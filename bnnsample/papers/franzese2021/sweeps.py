@@ -1267,47 +1267,74 @@ NOT_AN_INTEGRATOR = "SGHMC"  # §5 compares the SHMC integrators among themselve
     "h; partly: at some h; not reproduced: another integrator below MT3 beyond the tolerance and MT3 resolved lowest "
     "at no h; not tested: no h resolved; SGHMC, which §5 and App. F.2 compare against the integrators, is not one of "
     "'the rest of the integrators' (since 2026-11-30, the thirty-seventh audit, after the rows were seen: until then "
-    "it counted among the others; the reason says what that gave)",
+    "it counted among the others; the reason says what that gave); the seed sd of each h's own full-batch cells "
+    "sets that h's tolerance (since 2026-11-30, the thirty-eighth audit, after the rows were seen: until then the sd "
+    "pooled over every h, which the noisier large-h cells set; the reason says what that gave)",
     method=_AKD,
 )
 def _mt3_lowest(cells: list[dict], noise: Noise, s=None) -> Outcome:
-    """MT3 against the rest of the SHMC integrators (``_mt3_against``, SGHMC left out); where SGHMC was run, the
-    reason says what counting it among the others (the rule until 2026-11-30) gave."""
+    """MT3 against the rest of the SHMC integrators (``_mt3_against``, SGHMC left out), each h judged with the seed
+    sd of its own full-batch cells; the reason says what the sd pooled over every h (the rule until 2026-11-30,
+    the thirty-eighth audit) and, where SGHMC was run, counting it among the others (until 2026-11-30, the
+    thirty-seventh audit) gave."""
     absent = _mt3_absent(cells)
     if absent is not None:
         return absent
-    new = _mt3_against(cells, noise, skip=(NOT_AN_INTEGRATOR,))
-    if NOT_AN_INTEGRATOR not in distinct(cells, "label"):
-        return new
-    was = _mt3_against(cells, noise)
-    head = was.ours.split("; tolerance")[0]
-    note = (f"with {NOT_AN_INTEGRATOR} among the others (the rule until 2026-11-30, the thirty-seventh audit) it gave "
-            f"{was.verdict}" + (f" ({head})" if head != new.ours.split("; tolerance")[0] else ""))  # fmt: skip
-    return replace(new, why="; ".join(w for w in (new.why, note) if w))
+    new = _mt3_against(cells, noise, skip=(NOT_AN_INTEGRATOR,), per_h=True)
+    notes = [_mt3_was(new, _mt3_against(cells, noise, skip=(NOT_AN_INTEGRATOR,)), "with the sd pooled over every h "
+                      "(the rule until 2026-11-30, the thirty-eighth audit, after the rows were seen)")]  # fmt: skip
+    if NOT_AN_INTEGRATOR in distinct(cells, "label"):
+        notes.append(_mt3_was(new, _mt3_against(cells, noise), f"with that pooled sd and {NOT_AN_INTEGRATOR} among "
+                              "the others (the rule until 2026-11-30, the thirty-seventh audit)"))  # fmt: skip
+    return replace(new, why="; ".join(w for w in (new.why, *notes) if w))
 
 
-def _mt3_against(cells: list[dict], noise: Noise, skip: tuple = ()) -> Outcome:
+def _mt3_was(new: Outcome, was: Outcome, rule: str) -> str:
+    """What an older rule (``was``) gave: its verdict and, where they differ from ``new``'s, its h resolved."""
+    got = was.ours.split(": MT3 resolved lowest at h in ", 1)[-1]
+    same = got == new.ours.split(": MT3 resolved lowest at h in ", 1)[-1]
+    return f"{rule} it gave {was.verdict}" + ("" if same else f" (MT3 resolved lowest at h in {got})")
+
+
+def _mt3_tolerance(cells: list[dict], noise: Noise, h: float) -> float:
+    """2 s.e. of a difference of two full-batch seed means at ``h``: the seed sd pooled over the full-batch cells at
+    ``h`` (``seed_means``'s ``akd_sd``, mean of the variances); ``noise.diff('full')`` where none is measured."""
+    var = [c["akd_sd"] ** 2 for c in cells if c["batch"] == "full" and c["step_size"] == h
+           and np.isfinite(c.get("akd_sd", math.nan))]  # fmt: skip
+    if not (var and noise.measured()):
+        return noise.diff("full")
+    return 2 * math.sqrt(2 * float(np.mean(var)) / noise.n)
+
+
+def _mt3_against(cells: list[dict], noise: Noise, skip: tuple = (), per_h: bool = False) -> Outcome:
     """MT3 resolved lowest (below every other sampler but those in ``skip`` by more than the tolerance) at each
-    full-batch h; resolved worse where another is below it by more than the tolerance; the rest unresolved."""
+    full-batch h; resolved worse where another is below it by more than the tolerance; the rest unresolved. The
+    tolerance: ``noise.diff('full')``, or with ``per_h`` each h's own (``_mt3_tolerance``)."""
     full = [c for c in cells if c["batch"] == "full"]
-    tol, better, zs, parts, gaps, worse = noise.diff("full"), [], [], [], [], []
+    better, zs, parts, gaps, worse, tols = [], [], [], [], [], []
     for h in sorted({c["step_size"] for c in full if c["label"] == "MT3"}):
+        tol = _mt3_tolerance(cells, noise, h) if per_h else noise.diff("full")
         cell = {c["label"]: c["akd"] for c in full if c["step_size"] == h and c["label"] not in skip}
         mt3, other = cell.pop("MT3"), _lowest(cell)
         gap = other - mt3  # > 0: MT3 lower
         gaps.append(gap)
-        parts.append(f"h={h:g}: MT3 {value_text(mt3)}, lowest other {value_text(other)} ({gap:+.3f})")
+        tols.append(tol)
+        parts.append(f"h={h:g}: MT3 {value_text(mt3)}, lowest other {value_text(other)} ({gap:+.3f}"
+                     + (f", tolerance {tol:.3f})" if per_h else ")"))  # fmt: skip
         if gap > tol:
             better.append(h)
         elif not np.isfinite(mt3) or gap < -tol:
             zs.append(-2 * gap / tol if np.isfinite(gap) else math.inf)
             worse.append(f"h = {h:g}, {_lowest_label(cell)} " + (f"{-gap:.3f} below it ({zs[-1]:.1f} s.e.)"
                                                                   if np.isfinite(gap) else "finite, MT3 diverged"))  # fmt: skip
-    ours = "; ".join(parts) + f"; tolerance {tol:.3f}: MT3 resolved lowest at h in {better}"
+    tol_text = ("tolerance per h from the seed sd of its full-batch cells" if per_h
+                else f"tolerance {noise.diff('full'):.3f}")  # fmt: skip
+    ours = "; ".join(parts) + f"; {tol_text}: MT3 resolved lowest at h in {better}"
     if worse:  # the contrary result, which bears on 'especially for larger step sizes' (the twenty-sixth audit)
-        ours += f"; resolved worse than another sampler at {'; '.join(worse)}"
-    seeds = (f"a tolerance {tol:.3f} (2 s.e. of a difference of seed means) needs more seeds (it shrinks as "
-             f"1/sqrt(seeds); {_seed_cost(cells)}){_seeds_to_resolve(cells, noise, gaps)}")  # fmt: skip
+        ours += f"; resolved worse than another integrator at {'; '.join(worse)}"
+    shown = f"{min(tols):.3f}-{max(tols):.3f}" if per_h and tols else f"{noise.diff('full'):.3f}"
+    seeds = (f"a tolerance {shown} (2 s.e. of a difference of seed means) needs more seeds (it shrinks as "
+             f"1/sqrt(seeds); {_seed_cost(cells)}){_seeds_to_resolve(cells, noise, gaps, tols)}")  # fmt: skip
     if not any(_above_band(c, noise) for c in full):
         # inside the band a sampler matches the reference within its spread: differences there are set aside (as
         # the 'alike' rows do), so more seeds would not test 'especially for larger step sizes' (the twenty-fourth
@@ -1318,7 +1345,7 @@ def _mt3_against(cells: list[dict], noise: Noise, skip: tuple = ()) -> Outcome:
                  f"does not reach the step sizes where MT3's advantage 'especially for larger step sizes' could show; "
                  f"{_larger_h(cells)}; more seeds alone would resolve gaps inside the band ({seeds})")  # fmt: skip
     else:
-        needs = f"no h resolves MT3 from the other samplers: {seeds}"
+        needs = f"no h resolves MT3 from the other integrators: {seeds}"
     return by_resolved(len(better), zs, len(parts), ours, _beyond_paper(better, "MT3 is resolved lowest only"),
                        needs=needs)  # fmt: skip
 
@@ -1336,13 +1363,16 @@ def _mt3_absent(cells: list[dict]) -> Outcome | None:
     return None
 
 
-def _seeds_to_resolve(cells: list[dict], noise: Noise, gaps: list[float]) -> str:
-    """How many seeds the largest MT3 gap needs to be resolved: the tolerance shrinks as sqrt(n / seeds)."""
-    tol, gaps = noise.diff("full"), [abs(g) for g in gaps if np.isfinite(g)]
-    if not (gaps and noise.measured() and max(gaps) > 0):
+def _seeds_to_resolve(cells: list[dict], noise: Noise, gaps: list[float], tols: list[float] | None = None) -> str:
+    """How many seeds the MT3 gap easiest to resolve needs (the largest |gap| / tolerance, each h's tolerance in
+    ``tols``, else ``noise.diff('full')``): the tolerance shrinks as sqrt(n / seeds)."""
+    tols = tols or [noise.diff("full")] * len(gaps)
+    pairs = [(abs(g), tol) for g, tol in zip(gaps, tols) if np.isfinite(g) and g != 0]
+    if not (pairs and noise.measured()):
         return ""
-    seeds = math.ceil(noise.n * (tol / max(gaps)) ** 2)
-    return (f"; the largest gap, {max(gaps):.3f}, needs {seeds} seeds to be resolved "
+    gap, tol = max(pairs, key=lambda p: p[0] / p[1])
+    seeds = math.ceil(noise.n * (tol / gap) ** 2)
+    return (f"; the largest gap for its tolerance, {gap:.3f}, needs {seeds} seeds to be resolved "
             f"({_seed_cost(cells, seeds - noise.n)})")  # fmt: skip
 
 
@@ -1959,8 +1989,9 @@ _UNPRICED = "scale=paper (h down to 0.001; priced in this reason)"
 def _heavy_rule(new: Outcome, light: Outcome | None) -> str:
     """What the rule gives with each pool's dominant cell left out (``Noise.without_heavy``; reported since
     2026-11-30, after the rows were seen, the rule unchanged): its verdict, and the head of its ``ours`` where that
-    differs (e.g. #2's onset); "" where no cell dominates."""
-    if light is None:
+    differs (e.g. #2's onset); "" where no cell dominates or the rule reads the same without it (e.g. #1, judged on
+    its own cells' sd since 2026-11-30)."""
+    if light is None or (light.verdict, light.ours) == (new.verdict, new.ours):
         return ""
     head, was = new.ours.split(":", 1)[0], light.ours.split(":", 1)[0]
     diff = [f"'{b.strip()}'" for a, b in zip(_top_clauses(new.ours), _top_clauses(light.ours)) if a != b]
