@@ -1192,3 +1192,18 @@ def test_fig4_regime_counts_langevin_and_prints_the_count():
     assert "Langevin wor n=15 0.260" in regime.ours and "h=0.0001: wor n=5 0.055" in regime.ours
     assert "the rule before counted SGLD settings only, which gave partly, 15 of 19" in \
         fig4.FIG4_CLAIMS["regime"].tolerance  # fmt: skip
+
+
+def test_fig5_xi_var_band_takes_our_noise_and_states_tiers():
+    """Var(xi) within 15% of 1/eta widened by 2 s.e. (the thirty-eighth audit): a setting 16% off passes with s.e.
+    0.02 (band 0.19) and fails with s.e. 0.001 (band 0.152); the paper column does not give eta = 1 to the paper."""
+    rule, c = fig5.FIG5_CLAIMS.rules["xi_var"], fig5.FIG5_CLAIMS["xi_var"]
+
+    def row(v, se):
+        return {"eps_h": 1.0, "xi_var": v, "xi_var_se": se, "xi_var_predicted": 1.0}
+
+    assert rule([row(1.16, 0.02)], {}).verdict == "reproduced"
+    out = rule([row(1.16, 0.001), row(1.02, 0.001)], {})
+    assert out.verdict.startswith("partly") and "holds at 1 of 2 settings" in out.why
+    assert rule([row(0.8, 0.01)], {}).verdict.startswith("not reproduced")
+    assert "= 1" not in c.paper and "our choice" in c.method and "2026-11-30" in c.tolerance
