@@ -288,10 +288,8 @@ def _bias_text(c: _RatioCases) -> str:
         return c.lo <= lo_hi[0] and lo_hi[1] <= c.hi
 
     held = sum(inside(r2) for _, r2 in rng.values())
-    if held:
-        verdict = by_count(held, len(c.keys), "").verdict
-    else:
-        verdict = "not reproduced" if c.above else "not tested: scale"
+    none = "not reproduced" if c.above else "not tested: scale"  # within at none: a bound above the band decides
+    verdict = by_count(held, len(c.keys), "").verdict if held else none
     return ("each measured ratio is of the raw L1 errors; the ratio of the biases it leaves (the scalar bias in "
             "[L1 - floor, L1], the full one likewise): " + ", ".join(
                 f"{_at(k)} {r0[0]:.2f}..{r0[1]:.2f} ({'inside' if inside(r0) else 'not inside'} the band), with 2 s.e. "
