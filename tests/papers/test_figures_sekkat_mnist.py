@@ -806,3 +806,19 @@ def test_fig9_dominant_reads_its_entrywise_count_from_the_committed_summary():
     near[0, 1] = near[1, 0] = np.trace(sigma) / d - 1e-4  # below s*, but not beyond 2 s.e. (2e-4)
     out = dict(fig9.FIG9_CLAIMS.outcomes(near, se, [], boot))[rule]
     assert out.verdict == "partly" and "2 off-diagonal entries reach s*" in out.why
+
+
+def test_fig12_prices_the_next_step_as_fig13_does():
+    """fig12#1 (thirty-eighth audit): the not-tested reason prices the next step of a test from fig13.csv's seconds:
+    the largest unsettled batch size burned in twice as long from theta = 0 (seconds x (burn + steps) / steps), with
+    the full-batch and stationary runs again (fig12 keeps no positions); nothing unsettled, nothing to price."""
+    relaxed = [{"friction": k, "sampling": smp, "h": 0.01, "n": n, "burn_steps": b, "steps": b + 4400, "seconds": sec}
+               for smp, n, b, sec in (("full", 500, 1_330_000, 1200.0), ("wor", 250, 1_330_000, 1200.0),
+                                      ("wor", 50, 4_000_000, 1800.0), ("wor", 10, 8_000_000, 1200.0))
+               for k in ("diagonal", "groups")]  # fmt: skip
+    still = {(50, 0.01): "x", (10, 0.01): "x"}
+    text = fig12._next_step(relaxed, still)
+    fresh = 3600.0 * (8_004_400 / 4_004_400) / 60  # 119.9 CPU-minutes
+    assert f"n = 50 burned in to 80000 time units, about {fresh:.0f} CPU-minutes for its two runs" in text
+    assert "full batch 40, n = 250 40), about 3.3 CPU-hours" in text and "enough is unknown" in text
+    assert fig12._next_step(relaxed, {}) == ""
