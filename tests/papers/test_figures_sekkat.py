@@ -1192,3 +1192,43 @@ def test_fig4_regime_counts_langevin_and_prints_the_count():
     assert "Langevin wor n=15 0.260" in regime.ours and "h=0.0001: wor n=5 0.055" in regime.ours
     assert "the rule before counted SGLD settings only, which gave partly, 15 of 19" in \
         fig4.FIG4_CLAIMS["regime"].tolerance  # fmt: skip
+
+
+def test_fig5_xi_var_band_takes_our_noise_and_states_tiers():
+    """Var(xi) within 15% of 1/eta widened by 2 s.e. (the thirty-eighth audit): a setting 16% off passes with s.e.
+    0.02 (band 0.19) and fails with s.e. 0.001 (band 0.152); the paper column does not give eta = 1 to the paper."""
+    rule, c = fig5.FIG5_CLAIMS.rules["xi_var"], fig5.FIG5_CLAIMS["xi_var"]
+
+    def row(v, se):
+        return {"eps_h": 1.0, "xi_var": v, "xi_var_se": se, "xi_var_predicted": 1.0}
+
+    assert rule([row(1.16, 0.02)], {}).verdict == "reproduced"
+    out = rule([row(1.16, 0.001), row(1.02, 0.001)], {})
+    assert out.verdict.startswith("partly") and "holds at 1 of 2 settings" in out.why
+    assert rule([row(0.8, 0.01)], {}).verdict.startswith("not reproduced")
+    assert "= 1" not in c.paper and "our choice" in c.method and "2026-11-30" in c.tolerance
+
+
+def test_fig7_measured_ratio_is_the_raw_l1_ratio_and_the_bias_ratio_is_bounded():
+    """The thirty-eighth audit (fig7#3): the one measured ratio (the committed (n, h) = (5, 0.01), 0.2571 / 0.1261 =
+    2.04) is of the raw L1 errors; the biases' ratio it leaves is 1.75..2.72 from the point values (inside the band
+    [1.36, 3.06]) and 1.31..4.61 with 2 s.e. of each L1 (not inside), whose lower end is ratio_bound; the method
+    cites Lemma 14 / Remark 15, not Prop. 13 alone."""
+    scal = {"l1": 0.257057, "l1_se": 0.00320636, "l1_noise_floor": 0.036443}
+    full = {"l1": 0.126092, "l1_se": 0.0187058, "l1_noise_floor": 0.0314955}
+    lo, hi = fig7.bias_ratio_range(scal, full)
+    assert (lo, hi) == (pytest.approx(1.7496, abs=5e-4), pytest.approx(2.7174, abs=5e-4))
+    lo2, hi2 = fig7.bias_ratio_range(scal, full, 2.0)
+    assert lo2 == pytest.approx(fig7.ratio_bound(scal, full)) and hi2 == pytest.approx(4.607, abs=5e-3)
+    assert fig7.bias_ratio_range(scal, {**full, "l1": 0.03})[1] == math.inf  # the full L1 at its floor: no top
+    proj = {"scalar": 1.16199, "diagonal": 0.8, "full": 0.569418}
+    rows = _fig7_rows(lambda h, n: 0.05, lambda h, n: 0.05)
+    for r in rows:
+        if (r["h"], r["n"]) == (3e-3, 5) and r["scheme"] in ("adl_scalar", "adl_full"):
+            r.update(scal if r["scheme"] == "adl_scalar" else full)
+    C = fig7.FIG7_CLAIMS["ratio"]
+    out = dict(fig7.fig7_outcomes(rows, proj, BY_DATA, fig7.FIG7["quick"], "quick"))[C]
+    assert out.verdict == "partly"  # the rule judges the raw ratio, 2.04 within
+    assert "n=5 h=0.003 1.75..2.72 (inside the band), with 2 s.e. of each L1 1.31..4.61 (not inside)" in out.why
+    assert "gives 0 of 6 within, not tested: scale by the rule's tiers" in out.why  # nothing bounded above here
+    assert C.method.startswith("Lemma 14 (eq. 67) with Remark 15") and "raw L1" in C.method

@@ -783,3 +783,42 @@ def test_fig12_calls_the_quick_a_a_lower_bound_only_where_the_relaxed_runs_measu
     assert (
         "no longer run measured it" in fig12._unsettled(quick, fig12.FIG12["quick"], fig12._a_note(None))[(250, 0.01)]
     )
+
+
+def test_fig9_dominant_reads_its_entrywise_count_from_the_committed_summary():
+    """The thirty-eighth audit (fig9#1): the count of off-diagonal entries not below s* beyond 2 s.e. and the largest
+    (|entry| + 2 s.e.) / s* are kept in sigma_bar_summary.csv (``_summary``), and the row read back from the summary
+    and the diagonal is the row the run gives; an entry reaching s* only through its 2 s.e. counts (partly)."""
+    d = 20
+    rng = np.random.default_rng(3)
+    off = rng.standard_normal((d, d)) * 0.002
+    sigma, se = 0.03 * np.eye(d) + (off + off.T), np.full((d, d), 1e-4)
+    boot = {"diag_cv": 0.01}
+    summary = fig9._summary(fig9.Fig9(None, sigma, se, [], boot))
+    assert summary["offdiag_reaching_s_star"] == 0 and summary["d"] == d
+    top = (np.abs(sigma[~np.eye(d, dtype=bool)]) + 2e-4).max() / np.trace(sigma) * d
+    assert summary["offdiag_max_plus_2se_over_s_star"] == pytest.approx(top)
+    rule = fig9.FIG9_CLAIMS["dominant"]
+    direct = dict(fig9.FIG9_CLAIMS.outcomes(sigma, se, [], boot))[rule]
+    assert fig9.dominant_outcome(summary, np.diag(sigma)) == direct and direct.verdict == "reproduced"
+    assert "0 of 380 off-diagonal entries not below s* beyond 2 s.e. (sigma_bar_summary.csv)" in direct.ours
+    near = sigma.copy()
+    near[0, 1] = near[1, 0] = np.trace(sigma) / d - 1e-4  # below s*, but not beyond 2 s.e. (2e-4)
+    out = dict(fig9.FIG9_CLAIMS.outcomes(near, se, [], boot))[rule]
+    assert out.verdict == "partly" and "2 off-diagonal entries reach s*" in out.why
+
+
+def test_fig12_prices_the_next_step_as_fig13_does():
+    """fig12#1 (thirty-eighth audit): the not-tested reason prices the next step of a test from fig13.csv's seconds:
+    the largest unsettled batch size burned in twice as long from theta = 0 (seconds x (burn + steps) / steps), with
+    the full-batch and stationary runs again (fig12 keeps no positions); nothing unsettled, nothing to price."""
+    relaxed = [{"friction": k, "sampling": smp, "h": 0.01, "n": n, "burn_steps": b, "steps": b + 4400, "seconds": sec}
+               for smp, n, b, sec in (("full", 500, 1_330_000, 1200.0), ("wor", 250, 1_330_000, 1200.0),
+                                      ("wor", 50, 4_000_000, 1800.0), ("wor", 10, 8_000_000, 1200.0))
+               for k in ("diagonal", "groups")]  # fmt: skip
+    still = {(50, 0.01): "x", (10, 0.01): "x"}
+    text = fig12._next_step(relaxed, still)
+    fresh = 3600.0 * (8_004_400 / 4_004_400) / 60  # 119.9 CPU-minutes
+    assert f"n = 50 burned in to 80000 time units, about {fresh:.0f} CPU-minutes for its two runs" in text
+    assert "full batch 40, n = 250 40), about 3.3 CPU-hours" in text and "enough is unknown" in text
+    assert fig12._next_step(relaxed, {}) == ""

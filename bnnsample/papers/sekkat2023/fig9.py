@@ -47,6 +47,18 @@ def direct_sigma(pot, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict]:
 SHARE_BOOT = 200
 
 
+SHAPE_KEYS = (
+    "diag_cv",
+    "diag_share",
+    "identity_share",
+    "offdiag_max_over_diag_min",
+    "eig_min_over_s_star",
+    "eig_max_over_s_star",
+    "remainder_2norm_over_s_star",
+    "remainder_F_over_s_star_I",
+)  # ``shape``'s keys
+
+
 def identity_share(sigma: np.ndarray) -> float:
     """The share of ||Sigma-bar||_F^2 carried by its s* I part, s* = tr/d: d s*^2 / ||Sigma-bar||_F^2."""
     d = sigma.shape[0]
@@ -201,23 +213,33 @@ DIAG_CV = 0.25
     method="Sigma-bar = average of Sigma_x (eq. 12, denominator N - 1) over draws of full-gradient AdL; s* = tr/d; "
            "s.e. by a bootstrap over the reference chains")  # fmt: skip
 def _dominant(sigma, se, rows, boot_se=None):
-    boot_se = boot_se or {}
-    d = sigma.shape[0]
-    s, sh = np.trace(sigma) / d, shape(sigma)
+    off = ~np.eye(sigma.shape[0], dtype=bool)
+    summary = {"s_star": float(np.trace(sigma) / sigma.shape[0]), **shape(sigma),
+               **{f"{k}_se": v for k, v in (boot_se or {}).items()}, **_offdiag_stats(sigma, se, off)}  # fmt: skip
+    return dominant_outcome(summary, np.diag(sigma))
+
+
+def dominant_outcome(summary: dict, diag) -> Outcome:
+    """The 'dominant part equal to s* I_d' row from ``summary`` (``shape``, its bootstrap s.e. as '<key>_se' and
+    ``_offdiag_stats``: the committed sigma_bar_summary.csv read back) and Sigma-bar's diagonal ``diag`` (the
+    committed sigma_bar_diagonal.csv's 'direct')."""
+    sh = {k: float(summary[k]) for k in SHAPE_KEYS}
+    boot_se = {k: float(summary[f"{k}_se"]) for k in SHAPE_KEYS if f"{k}_se" in summary}
+    s, dg = float(summary["s_star"]), np.asarray(diag, dtype=float)
 
     def pm(k, fmt):
         return f"{sh[k]:{fmt}}" + (f" ± {boot_se[k]:{fmt}}" if k in boot_se else "")
 
-    dg = np.diag(sigma)
     ours = (f"s* = {s:.4g}; diagonal {dg.min():.3g}..{dg.max():.3g}, sd / mean {pm('diag_cv', '.3f')}; s* carries "
             f"{pm('diag_share', '.3f')} of the diagonal's squared norm; context: the s* I share of ||Sigma-bar||_F^2 "
             f"{pm('identity_share', '.3f')}, largest off-diagonal |entry| / smallest diagonal entry "
             f"{sh['offdiag_max_over_diag_min']:.2f}")  # fmt: skip
     why = STAND_IN
-    off = ~np.eye(d, dtype=bool)
-    above = int(np.sum(np.abs(sigma[off]) + 2 * se[off] >= s))
-    ours += (f"; entrywise: largest off-diagonal |entry| / s* {np.abs(sigma[off]).max() / s:.2f}, {above} of "
-             f"{int(off.sum())} off-diagonal entries not below s* beyond 2 s.e.; " + _spectral(sh, pm))  # fmt: skip
+    above, n_off = int(summary["offdiag_reaching_s_star"]), int(summary["d"]) * (int(summary["d"]) - 1)
+    ours += (f"; entrywise: largest off-diagonal |entry| / s* {float(summary['offdiag_max_over_s_star']):.2f} "
+             f"(|entry| + 2 s.e. up to {float(summary['offdiag_max_plus_2se_over_s_star']):.2f} s*), {above} of "
+             f"{n_off} off-diagonal entries not below s* beyond 2 s.e. (sigma_bar_summary.csv); "
+             + _spectral(sh, pm))  # fmt: skip
     if "diag_cv" not in boot_se:
         out = (reproduced if sh["diag_cv"] < DIAG_CV else not_reproduced)(ours, why)
     else:
@@ -251,10 +273,15 @@ def _off_diagonal(sigma, se, rows, boot_se=None):
 
 
 def _offdiag_stats(sigma: np.ndarray, se: np.ndarray, off: np.ndarray) -> dict:
-    """The off-diagonal statistics sigma_bar_summary.csv keeps: the share of the entries beyond RESOLVED s.e. and
-    the largest |entry| over s*."""
-    return {"offdiag_beyond_resolved_se": float(np.mean(np.abs(sigma[off]) > RESOLVED * se[off])),
-            "offdiag_max_over_s_star": float(np.abs(sigma[off]).max() / (np.trace(sigma) / sigma.shape[0]))}  # fmt: skip
+    """The off-diagonal statistics sigma_bar_summary.csv keeps: the share of the entries beyond RESOLVED s.e., the
+    largest |entry| over s*, and for the 'dominant' row's entrywise check the count of entries not below s* beyond
+    2 s.e. (|entry| + 2 s.e. >= s*) and the largest (|entry| + 2 s.e.) / s* (both kept since 2026-11-30, the
+    thirty-eighth audit: the row printed the count from no committed file)."""
+    d = sigma.shape[0]
+    s, top = np.trace(sigma) / d, np.abs(sigma[off]) + 2 * se[off]
+    return {"d": d, "offdiag_beyond_resolved_se": float(np.mean(np.abs(sigma[off]) > RESOLVED * se[off])),
+            "offdiag_max_over_s_star": float(np.abs(sigma[off]).max() / s),
+            "offdiag_reaching_s_star": int(np.sum(top >= s)), "offdiag_max_plus_2se_over_s_star": float(top.max() / s)}  # fmt: skip
 
 
 def off_diagonal_outcome(summary: dict) -> Outcome:
