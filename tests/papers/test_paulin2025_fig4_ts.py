@@ -163,7 +163,7 @@ def test_committed_section_verdicts_follow_from_its_files():
     assert "runs=32 from scratch (32 runs" in claims.reason.iloc[4] and "about 37 min" in claims.reason.iloc[4]
     # the paper's sentence names no metric or size; the row says its reading is stricter, and where the authors'
     # own notebooks do not have SG-HMC worse
-    worse = claims[claims.claim.str.contains("does worse than")].iloc[0]
+    worse = claims[claims.claim == fig.CLAIMS["sghmc_worse"].text].iloc[0]
     assert "no metric or size named" in worse.paper
     assert "NLL at size 1 (0.1950 against SG-UBU's 0.1957)" in worse.reason
     ace = claims[claims.claim.str.startswith("SG-HMC's ACE")].reason.iloc[0]
@@ -186,7 +186,7 @@ def test_committed_section_verdicts_follow_from_its_files():
     # and their setting is that section's command, not this one's (the sixth audit)
     assert sghmc.setting.str.startswith("bnnsample figure paulin2025-fig4 scale=large burn_in=8").all()
     assert (claims[~claims.claim.str.contains("SG-HMC")].setting == claims.setting.iloc[0]).all()
-    assert claims[claims.claim.str.contains("does worse than")].verdict.iloc[0] == "reproduced"
+    assert claims[claims.claim == fig.CLAIMS["sghmc_worse"].text].verdict.iloc[0] == "reproduced"
 
 
 def test_the_cpu_temperature_scaling_outcome_quoted_elsewhere_is_its_committed_one():
@@ -518,3 +518,71 @@ def test_setting_names_a_stand_in_data_set():
     assert fig.with_data(named, "mnist5k", 1000) == named and fig.with_data(s, "fmnist", 10000) == s
     assert fig.with_data(s, "celeba", 2000) == s  # paulin2025-fig5 shares this code on its own data
     assert ": " not in named  # verdicts_from_files reads the setting up to the first ': '
+
+
+def _whole_target_table(cyclical_gap: dict | None) -> pd.DataFrame:
+    """A tidy Fig. 4 table at sizes 1 and 2 (4 and 2 groups): SMS-UBU at NLL 0.20, ACE 0.010 (std 0.004), SG-HMC
+    0.02 above it everywhere; cyclical SG-HMC (where ``cyclical_gap`` is given) above it by those gaps."""
+    rows = []
+    for es, groups in ((1, 4), (2, 2)):
+        for metric, base in (("nll", 0.20), ("ace", 0.010)):
+            rows.append(("sms_ubu", es, metric, base, 0.004, groups))
+            rows.append(("sg_hmc", es, metric, base + 0.02, 0.004, groups))
+            if cyclical_gap is not None:
+                rows.append(("cyclical_sghmc", es, metric, base + cyclical_gap[metric, es], 0.004, groups))
+    return pd.DataFrame(rows, columns=["method", "ensemble_size", "metric", "mean", "std", "groups"])
+
+
+def test_sghmc_worse_judges_both_whole_target_methods_where_run():
+    """The thirty-eighth audit (precision_cpu #7): §5's 'SG-HMC and cyclical SG-HMC ... These do not perform as well
+    [as] the UBU-based methods' names both; where cyclical SG-HMC was run it is judged too (by_count over the cells of
+    both), the reason gives what SG-HMC alone (the rule until 2026-11-30) gives where it differs; where it was not,
+    the verdict is SG-HMC's alone and says so."""
+    # twice the combined s.e.: 2 hypot(0.004, 0.004) / sqrt(groups) = 0.0057 (4 groups), 0.0080 (2 groups)
+    far = {("nll", 1): 0.02, ("nll", 2): 0.02, ("ace", 1): 0.02, ("ace", 2): 0.02}
+    o = fig._sghmc_worse(_whole_target_table(far), [1, 2])
+    assert o.verdict == "reproduced" and "SG-HMC in 4 of 4; cyclical SG-HMC in 4 of 4" in o.ours
+    near = {**far, ("ace", 2): 0.007}  # within 0.0080
+    o = fig._sghmc_worse(_whole_target_table(near), [1, 2])
+    assert o.verdict == "partly" and "cyclical SG-HMC in 3 of 4" in o.ours
+    assert "ACE es=2 (+0.0070 against 0.0080)" in o.why
+    assert "judging SG-HMC alone (the rule until 2026-11-30, the thirty-eighth audit) gives reproduced" in o.why
+    o = fig._sghmc_worse(_whole_target_table(None), [1, 2])
+    assert o.verdict == "reproduced" and "cyclical SG-HMC" not in o.ours and "SG-HMC's alone" in o.why
+    assert fig.SGHMC_WORSE_HISTORY in fig.CLAIMS["sghmc_worse"].tolerance
+
+
+def test_committed_sghmc_rows_judge_cyclical_sghmc_and_say_where_the_evidence_is():
+    """precision_cpu ran cyclical SG-HMC: float32 4 of 8 cells, bf16 5 of 8, so partly (SG-HMC alone: 8 of 8,
+    reproduced); the main section's evidence (large_fmnist_burnin8) has both at 10 of 10; cpu_ts's (reduced_fmnist)
+    has no cyclical SG-HMC. The tolerances no longer end 'not tested: SG-HMC not run' (report G3)."""
+    text = fig.CLAIMS["sghmc_worse"].text
+    for name, n in (("float32", 4), ("bf16", 5)):
+        row = pd.read_csv(RESULTS / "precision_cpu" / name / "claims.csv").fillna("").set_index("claim").loc[text]
+        assert row.verdict == "partly" and f"SG-HMC in 8 of 8; cyclical SG-HMC in {n} of 8" in row.ours
+        assert "gives reproduced" in row.reason
+    main = pd.read_csv(RESULTS / "claims.csv").fillna("").set_index("claim").loc[text]
+    assert main.verdict == "reproduced" and "SG-HMC in 10 of 10; cyclical SG-HMC in 10 of 10" in main.ours
+    cpu_ts = pd.read_csv(RESULTS / "cpu_ts" / "claims.csv").fillna("")
+    row = cpu_ts.set_index("claim").loc[text]
+    assert row.verdict == "reproduced" and "SG-HMC's alone" in row.reason
+    assert not cpu_ts.tolerance.str.contains("not tested: SG-HMC not run").any()
+    assert (cpu_ts.tolerance.str.contains(fig.SGHMC_ELSEWHERE, regex=False)).sum() == 2
+
+
+def test_not_run_history_names_the_audit_that_re_judged_the_section():
+    """The thirty-eighth audit (precision_cpu #4): the precision_cpu sections' rows turned from 'not tested: scale' to
+    'not run' when re-judged at the thirty-seventh audit (commit 4b15055), not at the thirty-fourth, which re-judged
+    cpu_ts and paper_schedule_cnn_small."""
+    for name in ("float32", "bf16"):
+        row = pd.read_csv(RESULTS / "precision_cpu" / name / "claims.csv").fillna("").iloc[3]
+        assert row.verdict == "not tested: not run"
+        assert row.reason.endswith(fig.not_run_history(fig.NOT_RUN_SINCE["precision_cpu"]))
+        assert "(the thirty-fourth audit) not tested: scale" not in row.reason
+    ts = pd.read_csv(RESULTS / "cpu_ts" / "claims.csv").fillna("")
+    assert ts.reason[1].endswith(fig.NOT_RUN_HISTORY) and "thirty-fourth" in fig.NOT_RUN_HISTORY
+    # the history reaches a one-group row through calibration_outcome
+    diffs = {b: pd.DataFrame({"ensemble_size": [8] * 3, "metric": ["nll", "ace", "rps"], "diff": [0.01] * 3,
+                              "se": [float("nan")] * 3, "groups": [1] * 3}) for b in ("swa", "standard")}  # fmt: skip
+    o = fig.calibration_outcome(diffs, 8, more_runs=f"runs=16 ({fig.QUEUED} as `x`)", history="H")
+    assert o.verdict == "not tested: not run" and o.why.endswith("; H")
