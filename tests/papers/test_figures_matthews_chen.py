@@ -2,6 +2,7 @@
 against exact answers (with power checks), option validation and registration, the claims
 tables and the verdicts their sections give to measured numbers."""
 
+import csv
 import itertools
 import math
 from pathlib import Path
@@ -1110,7 +1111,8 @@ def test_matthews_fig1_inset_names_an_unresolved_bias_comparison_a_scale_limit()
     at = {sc: {"bias": b, "se": 0.003} for sc, b in (("nogin", 0.0036), ("msgld", 0.0166), ("ccadl", -0.18))}
     gap = mw.stretched_distance("gaussian", edges, 0.0166) - mw.stretched_distance("gaussian", edges, 0.0036)
     se = 1.3e-5
-    words = mw._unresolved_words("gaussian", {"edges": edges}, mw.FIG1["quick"], at,
+    res = {"edges": edges, "groups": {("gaussian", "nogin"): np.ones((8, 70))}}
+    words = mw._unresolved_words("gaussian", res, mw.FIG1["quick"], at,
                                  {"msgld": (6.6e-6, se), "ccadl": (0.0044, 1e-4)})  # fmt: skip
     z = gap / se
     assert 0.9 < z < 1.2  # the committed run's: about 1.4e-5 against an s.e. of 1.3e-5
@@ -1119,16 +1121,68 @@ def test_matthews_fig1_inset_names_an_unresolved_bias_comparison_a_scale_limit()
     cpu = float(measured_costs(Path(__file__).resolve().parents[2] / "results")["matthews2018-fig1", "quick"]["cpu_s"])
     hi = (2.8416 / z) ** 2
     assert f"needs {2.8416 / z:.1f} to {hi:.1f} times the 400 runs" in words
-    assert f"at most {hi:.1f} x {cpu:.0f} = {hi * cpu:.0f} CPU-s" in words
+    assert f"about {hi:.1f} x {cpu:.0f} = {hi * cpu:.0f} CPU-s" in words
     assert "bias vs ccadl" not in words  # resolved (44 s.e.): no clause
     # a predicted gap against NOGIN (the other scheme's |Var bias| the smaller): no run size would resolve it
-    flipped = mw._unresolved_words("gaussian", {"edges": edges}, mw.FIG1["quick"], at | {"msgld": at["nogin"],
+    flipped = mw._unresolved_words("gaussian", res, mw.FIG1["quick"], at | {"msgld": at["nogin"],
                                    "nogin": at["msgld"]}, {"msgld": (6.6e-6, se), "ccadl": (0.0044, 1e-4)})  # fmt: skip
     assert flipped.endswith("no run size would show NOGIN's smaller") and "CPU-s" not in flipped
     # the tolerance says so, with its date
     claim = mw.FIG1_CLAIMS["inset", "gaussian"]
     assert "a bias comparison within 2 s.e. is unresolved at the run's size" in claim.tolerance
     assert "since 2026-11-30, the thirty-seventh audit" in claim.tolerance
+
+
+def test_matthews_fig1_reads_its_committed_files_back():
+    """``fig1_res_from_files`` rebuilds the run from the committed CSVs: the rules judge it to the committed verdicts,
+    the inset rows' numbers (histogram blocks and Var biases) to the letter."""
+    folder = Path(__file__).resolve().parents[2] / "results" / "matthews2018-fig1"
+    res = mw.fig1_res_from_files(folder)
+    with (folder / "claims.csv").open(newline="") as f:
+        old = list(csv.DictReader(f))
+    scale = old[0]["setting"].split("scale=")[1].split()[0]
+    outs = mw.FIG1_CLAIMS.outcomes(res, mw.FIG1[scale])
+    assert [o.verdict for _, o in outs] == [r["verdict"] for r in old]
+    assert [o.ours for c, o in outs if "final distribution" in c.text] == [
+        r["ours"] for r in old if "final distribution" in r["claim"]
+    ]
+    assert res["groups"]["gaussian", "nogin"].shape == (8, 70) and len(res["edges"]) == 71
+
+
+def test_matthews_fig1_quick_inset_reports_the_paper_scale_run(monkeypatch, tmp_path):
+    """The thirty-eighth audit: at scale=quick, an unresolved inset comparison says what scale=paper gives for it,
+    read from its files in results/matthews2018-fig1/paper/ with its CPU seconds from results/costs.csv; where it has
+    not run, its price from the quick ledger row scaled by the steps of the two scales (the auditor's count: left
+    panel sum 400/h = 19,919 against sum 150/h = 3,373 for three schemes, mSGLD's steps (h^2/2) apart, right 100,000
+    against 15,000 iterations)."""
+    s_q, s_p = mw.FIG1["quick"], mw.FIG1["paper"]
+    assert sum(s_p["T"] / h for h in s_p["h"]) == pytest.approx(19919, abs=1)
+    assert sum(s_q["T"] / h for h in s_q["h"]) == pytest.approx(3374, abs=2)
+    msgld = [sum(2 * s["T_sgld"] / h**2 for h in s["h"]) for s in (s_q, s_p)]
+    want = (1.1 * (3 * 19919 + msgld[1]) + 4 * 100_000) / (1.1 * (3 * 3374 + msgld[0]) + 4 * 15_000)
+    assert mw._paper_steps_ratio() == pytest.approx(want, rel=2e-3)
+    committed = Path(__file__).resolve().parents[2] / "results"
+    monkeypatch.setattr(mw, "_results_dir", lambda: tmp_path)
+    (tmp_path / "costs.csv").write_text(
+        "figure,scale,options,wall_s,cpu_s,date,machine,cpu_model\n"
+        "matthews2018-fig1,quick,,40,40,2026-11-30,x86_64 2 cores,cpu\n"
+    )
+    unrun = mw._paper_side_words("gaussian", "msgld", 300000)
+    r = mw._paper_steps_ratio()
+    assert f"not run: at least about {r:.1f} x 40 = {r * 40:.0f} CPU-s" in unrun
+    # a paper run in place (the committed quick files stand in for its files): its margin, read from them
+    side = tmp_path / "matthews2018-fig1" / mw.PAPER_SIDE
+    side.mkdir(parents=True)
+    for name in ("bias_vs_h.csv", "error_vs_iterations.csv", "distributions_h0.25.csv"):
+        (side / name).write_text((committed / "matthews2018-fig1" / name).read_text())
+    with (tmp_path / "costs.csv").open("a") as f:
+        f.write("matthews2018-fig1,paper,,900,600,2026-11-30,x86_64 2 cores,cpu\n")
+    words = mw._paper_side_words("gaussian", "msgld", 123)
+    _, diff = mw._density_distances(mw.fig1_res_from_files(side), "gaussian")
+    d, se = diff["msgld"]
+    assert f"by {d:.2g} ± {se:.2g} ({d / se:+.1f} s.e.), still within 2 s.e.; its row there: partly" in words
+    assert "600 CPU-s in results/costs.csv" in words and "against 123 here" in words
+    assert words.startswith("scale=paper, run 2026-11-30")
 
 
 def test_cross_block_distance_to_the_exact_density():

@@ -31,7 +31,7 @@ from ...figures.driver import Figure, Invocation, register_figure
 from ...plotting import pyplot, save_figure
 from ...rundir import write_figure
 from ...stats import fit_slope_se
-from .passes import GAMMA, friction_load, passes_error, passes_to, reference_moments, run_rows
+from .passes import GAMMA, friction_load, passes_error, passes_to, reference_moments, run_rows, step_size_for
 from .toy_runs import (
     DW_VAR,
     FIG1_TARGETS,
@@ -595,19 +595,93 @@ def stretched_distance(target: str, edges, var_bias: float) -> float:
     return float(np.sum((p - q) ** 2 / np.diff(edges)))
 
 
+PAPER_SIDE = "paper"  # results/matthews2018-fig1/paper/: the scale=paper run's files and section, beside quick's
+_FIG1_INTS = ("steps", "burn_in", "chains", "diverged", "iterations", "runs")
+
+
+def _results_dir() -> Path:
+    return Path(__file__).resolve().parents[3] / "results"
+
+
+def fig1_res_from_files(folder: Path) -> dict:
+    """Fig. 1's run (``_fig1_runs``'s dict: "bias", "conv", "hists", "edges", "groups", "slopes") read back from the
+    files a run of it wrote in ``folder`` (bias_vs_h.csv, error_vs_iterations.csv, distributions_h0.25.csv), for
+    judging its rows again without a rerun."""
+    folder = Path(folder)
+    bias = _read_rows(folder / "bias_vs_h.csv", _FIG1_INTS)
+    conv = _read_rows(folder / "error_vs_iterations.csv", _FIG1_INTS)
+    dist = _read_rows(folder / "distributions_h0.25.csv")
+    hists, groups = {}, {}
+    for key in dict.fromkeys((r["target"], r["scheme"]) for r in dist):
+        rows = [r for r in dist if (r["target"], r["scheme"]) == key]
+        g = sorted((k for k in rows[0] if k.startswith("count_g")), key=lambda k: int(k[len("count_g") :]))
+        hists[key] = np.array([r["density"] for r in rows])
+        groups[key] = np.array([[r[k] for r in rows] for k in g], float)
+        edges = np.array([r["x_left"] for r in rows] + [rows[-1]["x_right"]])
+    slopes = {(t, sc): _fig1_slope(bias, t, sc) for t in FIG1_TARGETS for sc in FIG1_SCHEMES}
+    return {"bias": bias, "conv": conv, "hists": hists, "edges": edges, "groups": groups, "slopes": slopes}
+
+
+def _paper_side_words(target: str, sc: str, quick_points: int) -> str:
+    """What Fig. 1's scale=paper run (1000 runs x 100000 iterations; its files and section kept in
+    results/matthews2018-fig1/paper/, ``PAPER_SIDE``) gives for NOGIN's density distance against ``sc``'s on
+    ``target``, with its CPU seconds from results/costs.csv; where it has not run, its price from the ledger row of
+    scale=quick scaled by the steps of the two scales (``_paper_steps_ratio``). Since 2026-11-30 (the thirty-eighth
+    audit: until then the reason said that no scale or option of the recipe would run the test, and left scale=paper
+    unpriced)."""
+    from ...figures.costs import measured_costs
+
+    folder = _results_dir() / "matthews2018-fig1" / PAPER_SIDE
+    costs = measured_costs(_results_dir())
+    paper = costs.get(("matthews2018-fig1", "paper"))
+    if not (folder / "distributions_h0.25.csv").exists() or paper is None:
+        quick = float((costs.get(("matthews2018-fig1", "quick")) or {}).get("cpu_s") or "nan")
+        r = _paper_steps_ratio()
+        return (
+            f"scale=paper (1000 runs x 100000 iterations, with the left panel at 10000 chains down to h = 1/16) "
+            f"not run: at least about {r:.1f} x {quick:.0f} = {r * quick:.0f} CPU-s ({r:.1f}: its steps over "
+            f"scale=quick's; each step moves 2.5 times the chains too)"
+        )
+    res = fig1_res_from_files(folder)
+    _, diff = _density_distances(res, target)
+    d, se = diff[sc]
+    z = _z(d, se)
+    points = int(_blocks(res, target, "nogin").sum())
+    got = ("resolved in NOGIN's favour" if z > 2 else "resolved against NOGIN" if z < -2
+           else "still within 2 s.e.")  # fmt: skip
+    verdict = FIG1_CLAIMS.rules["inset", target](res, FIG1["paper"]).verdict
+    return (f"scale=paper, run {paper['date']} (the thirty-eighth audit; 1000 runs x 100000 iterations, {points} points "
+            f"in NOGIN's histogram against {quick_points} here; {float(paper['cpu_s']):.0f} CPU-s in results/costs.csv; "
+            f"its files and section in results/matthews2018-fig1/paper/): NOGIN's density distance below {sc}'s by "
+            f"{d:.2g} ± {se:.2g} ({z:+.1f} s.e.), {got}; its row there: {verdict}")  # fmt: skip
+
+
+def _paper_steps_ratio() -> float:
+    """Fig. 1's steps at scale=paper over scale=quick's, chains and runs as one tensor dimension: each (target,
+    scheme)'s left-panel steps (T / step, mSGLD's step h^2/2, plus 10% burn-in) and its right panel's iterations."""
+
+    def steps(s):
+        left = sum(math.ceil((s["T_sgld"] if sc == "msgld" else s["T"]) / step_size_for(sc, h)) * 1.1
+                   for sc in FIG1_SCHEMES for h in s["h"])  # fmt: skip
+        return left + len(FIG1_SCHEMES) * s["iters"]
+
+    return steps(FIG1["paper"]) / steps(FIG1["quick"])
+
+
 def _unresolved_words(target: str, res, s: dict, at: dict, diff_d: dict) -> str:
     """For each of the paper's other schemes whose density distance is within 2 s.e. of NOGIN's (``diff_d``: the
     difference, its s.e.): the gap the left panel's Var biases at h = 0.25 (``at``) predict if each law were the exact
     one stretched to its Var bias (``stretched_distance``), in s.e. of the measured difference, and the run that would
     resolve it, an expected _RESOLVE_Z s.e.: the s.e. falls as 1/runs to 1/sqrt(runs) (the estimator's degenerate
-    and linear terms), so (z_RESOLVE / z) to (z_RESOLVE / z)^2 times the runs, at most the larger times the figure's
-    CPU seconds at its scale in results/costs.csv (a bound: only the right panel grows). Since 2026-11-30 (the
-    thirty-seventh audit: the reason read 'bias within 2 s.e. of msgld', a measured non-difference, where the run
-    cannot resolve the expected gap)."""
+    and linear terms), so (z_RESOLVE / z) to (z_RESOLVE / z)^2 times the runs, about the larger times the figure's
+    CPU seconds at its scale in results/costs.csv (only the right panel grows: a bound on that run, from one
+    measurement). Since 2026-11-30 (the thirty-seventh audit: the reason read 'bias within 2 s.e. of msgld', a
+    measured non-difference, where the run cannot resolve the expected gap). At scale=quick, what the scale=paper
+    run gives for the same comparison (``_paper_side_words``; since 2026-11-30, the thirty-eighth audit)."""
     from ...figures.costs import measured_costs
 
     scale = next((k for k, v in FIG1.items() if v == s), None)
-    row = measured_costs(Path(__file__).resolve().parents[3] / "results").get(("matthews2018-fig1", scale)) or {}
+    row = measured_costs(_results_dir()).get(("matthews2018-fig1", scale)) or {}
     cpu = float(row.get("cpu_s") or "nan")
     ng, edges, out = at["nogin"], res["edges"], []
     for sc in _PAPER_OTHERS:
@@ -624,12 +698,14 @@ def _unresolved_words(target: str, res, s: dict, at: dict, diff_d: dict) -> str:
             out.append(f"{head}: no run size would show NOGIN's smaller")
             continue
         lo, hi = _RESOLVE_Z / z, (_RESOLVE_Z / z) ** 2
+        if scale == "quick":
+            run = _paper_side_words(target, sc, int(_blocks(res, target, "nogin").sum()))
+        else:
+            run = f"not run: the recipe has no scale larger than scale={scale}"
         out.append(f"{head}; an expected {_RESOLVE_Z:.2f} s.e. (beyond 2 s.e. with probability 0.8) needs {lo:.1f} to "
-                   f"{hi:.1f} times the {s['runs']} runs (the s.e. falling as 1/runs to 1/sqrt(runs)), at most "
-                   f"{hi:.1f} x {cpu:.0f} = {hi * cpu:.0f} CPU-s ({cpu:.0f}: the whole figure at scale={scale}, "
-                   "results/costs.csv, of which only the right panel grows); not run: no scale or option of the "
-                   "recipe sets the right panel's runs alone (scale=paper's 1000 runs x 100000 iterations rerun the "
-                   "left panel at 10000 chains down to h = 1/16 too, not in the ledger)")  # fmt: skip
+                   f"{hi:.1f} times the {s['runs']} runs (the s.e. falling as 1/runs to 1/sqrt(runs)), about "
+                   f"{hi:.1f} x {cpu:.0f} = {hi * cpu:.0f} CPU-s ({cpu:.0f}: the whole figure at "
+                   f"scale={scale}, results/costs.csv, of which only the right panel grows); {run}")  # fmt: skip
     return _clauses(*out)
 
 
@@ -2398,12 +2474,12 @@ SCALES = {"matthews2018-fig2": FIG2, "matthews2018-fig3": FIG3}
 _INTS = ("n", "steps", "seed", "coordinate")
 
 
-def _read_rows(path: Path) -> list[dict]:
-    """The rows of a CSV the recipe wrote, numbers as numbers (its integer columns as int, 'nan' as NaN)."""
+def _read_rows(path: Path, ints=_INTS) -> list[dict]:
+    """The rows of a CSV the recipe wrote, numbers as numbers (its integer columns ``ints`` as int, 'nan' as NaN)."""
     import csv
 
     def value(k: str, v: str):
-        if k in _INTS:
+        if k in ints:
             return int(v)
         try:
             return float(v)
