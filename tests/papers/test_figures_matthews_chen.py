@@ -973,7 +973,7 @@ def test_matthews_fig1_finite_time_is_judged_with_its_noise(msgld, want):
     the difference's s.e. is the paired one (here 0.85x the independent one), the independent one beside."""
     conv = _fig1_conv({"nogin": (0.0268, 0.0010), "msgld": msgld, "ccadl": (math.nan, math.nan),
                        "baoab": (0.1828, 0.0020)})  # fmt: skip
-    out = mw._finite("gaussian", {"conv": conv}, mw.FIG1["quick"])
+    out = mw._finite_at("gaussian", {"conv": conv}, mw.FIG1["quick"])
     assert out.verdict == want and "nogin 0.0268 ± 0.0010" in out.ours and "ccadl (diverged)" in out.ours
     if want == "reproduced":
         assert "msgld +11.9 s.e. (+10.2)" in out.ours
@@ -1930,3 +1930,21 @@ def test_fig3_outperforms_checks_2u_against_the_seeds_largest_scatter():
         "loss",
         "win",
     )
+
+
+def test_matthews_fig1_finite_time_rows_are_judged_on_the_kept_paper_run():
+    """The thirty-eighth audit: the scale=paper run (the paper's 1000 runs x 100000 iterations) kept beside the quick
+    section judges the finite-time rows; the quick run's verdict is in the reason. On the double well mSGLD's error
+    ends below NOGIN's (NOGIN levels off at its own variance bias), ahead of it up to 31,623 iterations."""
+    base = Path(__file__).resolve().parents[2] / "results" / "matthews2018-fig1"
+    rows = {r["claim_id"]: r for r in csv.DictReader((base / "claims.csv").read_text().splitlines())}
+    side = {r["claim_id"]: r for r in csv.DictReader((base / "paper" / "claims.csv").read_text().splitlines())}
+    eight = rows["matthews2018-fig1#8"]
+    assert eight["verdict"] == side["matthews2018-fig1#8"]["verdict"] == "not reproduced (18.6 s.e.)"
+    assert "scale=paper" in eight["setting"] and "mean |Var error| after 100000 iterations" in eight["ours"]
+    assert "at scale=quick (400 runs x 15000 iterations) the row is reproduced" in eight["reason"]
+    assert "NOGIN below it beyond 2 s.e. at every checkpoint from 10 to 31623" in eight["reason"]
+    assert rows["matthews2018-fig1#7"]["verdict"] == "reproduced"
+    # a scheme whose runs all diverged has no inset histogram: named, counted as larger (not '+nan ... (+inf s.e.)')
+    nine = side["matthews2018-fig1#9"]["ours"]
+    assert "ccadl no draws (every run diverged): counted as larger" in nine and "nan ± nan" not in nine

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -179,7 +179,10 @@ _FINITE = {
     "its figure, shown beside; until 2026-11-30, the thirty-fourth audit, BAOAB was counted too, which gave the same "
     "verdict); reproduced: NOGIN below each of them beyond 2 s.e.; partly: below one beyond 2 s.e., within 2 s.e. of "
     "the other; not reproduced: one below NOGIN beyond 2 s.e. (its margin); not tested: neither resolved from NOGIN "
-    "(until 2026-11-29 the means alone, without s.e., which gave the same verdict)",
+    "(until 2026-11-29 the means alone, without s.e., which gave the same verdict); where the scale=paper run (the "
+    "paper's 1000 runs x 100000 iterations, results/matthews2018-fig1/paper/) is kept beside a smaller one, the row "
+    "is judged on it, the smaller run's verdict in the reason (since 2026-11-30, the thirty-eighth audit, once that "
+    "run was made and seen)",
     "method": "400 runs x 15000 iterations at h = 0.25 from x = 0, mean over runs, s.e. over runs; every scheme's run "
     "r shares seed 7 and x = 0, so a difference's s.e. is that of the per-run difference, paired by run (until "
     "2026-11-29, the seventeenth audit, sqrt(se_a^2 + se_b^2) as if the runs were independent, which gave the same "
@@ -271,6 +274,52 @@ def _nogin_order(res, s):
 @FIG1_CLAIMS.family("finite", FIG1_TARGETS, "NOGIN converges more efficiently in finite time ({}, h = 0.25)",
     "§5.1, Fig. 1 right", "NOGIN's error lowest", **_FINITE)  # fmt: skip
 def _finite(target, res, s):
+    """``_finite_at`` on this run, or, where a smaller run has the scale=paper run kept beside it (``PAPER_SIDE``), on
+    that run (the paper's runs and iterations), this run's verdict in the reason."""
+    own = _finite_at(target, res, s)
+    folder = _results_dir() / "matthews2018-fig1" / PAPER_SIDE
+    if s == FIG1["paper"] or not (folder / "error_vs_iterations.csv").exists():
+        return own
+    paper = _finite_at(target, fig1_res_from_files(folder), FIG1["paper"])
+    trail = _finite_trail(fig1_res_from_files(folder), target)
+    here = (f"judged on the scale=paper run kept in results/matthews2018-fig1/paper/ (the paper's "
+            f"{FIG1['paper']['runs']} runs x {FIG1['paper']['iters']} iterations; since 2026-11-30, the thirty-eighth "
+            f"audit, once it was made); at scale=quick ({s['runs']} runs x {s['iters']} iterations) the row is "
+            f"{own.verdict}: {own.ours}")  # fmt: skip
+    return replace(paper, why=_clauses(paper.why, trail, here),
+                   setting="bnnsample figure matthews2018-fig1 scale=paper (its files in results/matthews2018-fig1/paper/)")  # fmt: skip
+
+
+def _finite_trail(res, target: str) -> str:
+    """Where along the run NOGIN's mean |Var error| is below each of the paper's other schemes' beyond 2 s.e. (paired
+    by run) and where one is below NOGIN's: the checkpoints of ``error_vs_iterations.csv`` in words."""
+    out = []
+    for sc in _PAPER_OTHERS:
+        rows = _sel(res["conv"], target, sc)
+        z = [(r["iterations"], r["diff_vs_nogin"] / r["diff_vs_nogin_se"] if math.isfinite(r["mean_abs_error"])
+              else math.inf) for r in rows]  # fmt: skip
+        below = [it for it, v in z if v < -2]
+        above = [it for it, v in z if v > 2]
+        if not below:
+            continue
+        last_above = max((it for it in above if it < min(below)), default=None)
+        out.append(f"{sc} below NOGIN beyond 2 s.e. at {len(below)} of {len(z)} checkpoints ("
+                   + ", ".join(f"{it}: {v:+.1f} s.e." for it, v in z if v < -2) + ")"
+                   + (f", NOGIN below it beyond 2 s.e. at every checkpoint from {min(above)} to {last_above}"
+                      if last_above is not None and all(v > 2 for it, v in z if min(above) <= it <= last_above)
+                      else "")
+                   + (f"; NOGIN's error at the end, {_sel(res['conv'], target, 'nogin')[-1]['mean_abs_error']:.4f}, "
+                      f"near its left-panel |Var bias| at h = 0.25, {abs(_bias_at(res, target, 'nogin')):.4f} "
+                      f"({sc}'s {abs(_bias_at(res, target, sc)):.4f})" if sc == "msgld" else ""))  # fmt: skip
+    return _clauses(*out)
+
+
+def _bias_at(res, target: str, sc: str) -> float:
+    """The left panel's Var bias of ``sc`` on ``target`` at h = 0.25 (NaN where not run)."""
+    return next((r["bias"] for r in _sel(res["bias"], target, sc) if r["h"] == 0.25), math.nan)
+
+
+def _finite_at(target, res, s):
     """NOGIN's mean |Var error| after the run against each other scheme's, in s.e. of the difference
     (a scheme with most runs diverged, NaN, counts as higher)."""
     err = {sc: _sel(res["conv"], target, sc)[-1] for sc in FIG1_SCHEMES}
@@ -362,7 +411,9 @@ _INSET_OLD = (
               "sum (p(x) - p_exact(x))^2 dx, NOGIN's smaller when below the other's beyond 2 s.e. of the "
               "difference, larger when above it beyond 2 s.e.; 'minimal breaking of symmetry' as NOGIN's mirror "
               "asymmetry sum (p(x) - p(-x))^2 dx not above 0 beyond 2 s.e. (0 for a symmetric law, and never "
-              "below) and no other scheme's below NOGIN's beyond 2 s.e. of the difference; both measures from "
+              "below) and no other scheme's below NOGIN's beyond 2 s.e. of the difference; a scheme with no draws "
+              "left (every run diverged) counts as larger in both (stated since 2026-11-30, the thirty-eighth audit; "
+              "counted so before, unstated); both measures from "
               "products of different blocks of runs, whose mean is the sampled law's own value whatever the sample "
               "size; reproduced: NOGIN's bias smaller than both others' and its symmetry breaking minimal; partly: "
               "smaller than one's, or than both without minimal symmetry breaking; not reproduced: smaller than "
@@ -401,11 +452,12 @@ def _inset(target, res, s):
     zb = {sc: (abs(at[sc]["bias"]) - abs(ng["bias"])) / math.hypot(at[sc]["se"], ng["se"])
           for sc in FIG1_SCHEMES[1:] if at[sc] and math.isfinite(at[sc]["bias"])}  # fmt: skip
     own_d, diff_d = _density_distances(res, target)
-    zd = {sc: _z(d, se) for sc, (d, se) in diff_d.items()}
+    empty = [sc for sc in FIG1_SCHEMES[1:] if not _blocks(res, target, sc).sum()]  # every run diverged: no draws
+    zd = {sc: math.inf if sc in empty else _z(d, se) for sc, (d, se) in diff_d.items()}
     own_a, asym = _own_asymmetry(res, target), _asym_differences(res, target, cross_block_asymmetry)
-    za = {sc: _z(d, se) for sc, (d, se) in asym.items()}
+    za = {sc: math.inf if sc in empty else _z(d, se) for sc, (d, se) in asym.items()}
     z0 = _z(*own_a["nogin"])
-    ours = _inset_ours((own_d, diff_d, zd), (own_a, asym, za, z0), at, zb)
+    ours = _inset_ours((own_d, diff_d, zd), (own_a, asym, za, z0), at, zb, empty)
     bias = {sc: zd[sc] for sc in _PAPER_OTHERS}
     minimal = z0 <= 2 and all(za[sc] >= -2 for sc in _PAPER_OTHERS)
     four = {(m, sc): z[sc] for m, z in (("bias", zb), ("symmetry", za)) for sc in _PAPER_OTHERS if sc in z}
@@ -418,19 +470,25 @@ def _inset(target, res, s):
     return _inset_verdict(bias, minimal, ours, why)
 
 
-def _inset_ours(density, asymmetry, at: dict, zb: dict) -> str:
+def _inset_ours(density, asymmetry, at: dict, zb: dict, empty=()) -> str:
     """``_inset``'s numbers: each scheme's distance to the exact density and NOGIN's margins (``density``: own, the
     differences, their z), each mirror asymmetry and NOGIN's margins (``asymmetry``: own, the differences, their z,
-    NOGIN's z from 0), and beside them the left panel's Var bias at h = 0.25 (``at``) and NOGIN's margins (``zb``)."""
+    NOGIN's z from 0), and beside them the left panel's Var bias at h = 0.25 (``at``) and NOGIN's margins (``zb``);
+    a scheme in ``empty`` (every run diverged: no draws) said so, counted as larger (as the finite-time row counts a
+    diverged scheme; stated since 2026-11-30, the thirty-eighth audit, after scale=paper's CC-ADL was seen)."""
     (own_d, diff_d, zd), (own_a, asym, za, z0) = density, asymmetry
+    gone = "no draws (every run diverged): counted as larger"
+
+    def margin(sc, d, se, z):
+        return f"{sc} {gone}" if sc in empty else f"{sc} by {d:+.2g} ± {se:.2g} ({z:+.1f} s.e.)"
+
     return ("distance to the exact density sum (p(x) - p_exact(x))^2 dx, from different blocks: "
-            + ", ".join(f"{sc} {v:.2g} ± {se:.2g}" for sc, (v, se) in own_d.items())
-            + "; NOGIN's below: " + ", ".join(f"{sc} by {d:+.2g} ± {se:.2g} ({zd[sc]:+.1f} s.e.)"
-                                               for sc, (d, se) in diff_d.items())
+            + ", ".join(f"{sc} no draws" if sc in empty else f"{sc} {v:.2g} ± {se:.2g}" for sc, (v, se) in own_d.items())
+            + "; NOGIN's below: " + ", ".join(margin(sc, d, se, zd[sc]) for sc, (d, se) in diff_d.items())
             + "; mirror asymmetry sum (p(x) - p(-x))^2 dx, from different blocks: "
-            + ", ".join(f"{sc} {v:.2g} ± {se:.2g}" for sc, (v, se) in own_a.items())
+            + ", ".join(f"{sc} no draws" if sc in empty else f"{sc} {v:.2g} ± {se:.2g}" for sc, (v, se) in own_a.items())
             + f" (NOGIN's {z0:+.1f} s.e. from 0); NOGIN's below: "
-            + ", ".join(f"{sc} by {d:+.2g} ± {se:.2g} ({za[sc]:+.1f} s.e.)" for sc, (d, se) in asym.items())
+            + ", ".join(margin(sc, d, se, za[sc]) for sc, (d, se) in asym.items())
             + "; beside, the left panel's Var bias at h = 0.25: "
             + ", ".join(f"{sc} {_fmt(r['bias'], '+.4f')} ± {_fmt(r['se'], '.4f')}" for sc, r in at.items() if r)
             + "; NOGIN's |Var bias| below: " + ", ".join(f"{sc} by {z:+.1f} s.e." for sc, z in zb.items()))  # fmt: skip
