@@ -1332,22 +1332,28 @@ def _mt3_against(cells: list[dict], noise: Noise, skip: tuple = (), per_h: bool 
     ours = "; ".join(parts) + f"; {tol_text}: MT3 resolved lowest at h in {better}"
     if worse:  # the contrary result, which bears on 'especially for larger step sizes' (the twenty-sixth audit)
         ours += f"; resolved worse than another integrator at {'; '.join(worse)}"
-    shown = f"{min(tols):.3f}-{max(tols):.3f}" if per_h and tols else f"{noise.diff('full'):.3f}"
-    seeds = (f"a tolerance {shown} (2 s.e. of a difference of seed means) needs more seeds (it shrinks as "
-             f"1/sqrt(seeds); {_seed_cost(cells)}){_seeds_to_resolve(cells, noise, gaps, tols)}")  # fmt: skip
-    if not any(_above_band(c, noise) for c in full):
-        # inside the band a sampler matches the reference within its spread: differences there are set aside (as
-        # the 'alike' rows do), so more seeds would not test 'especially for larger step sizes' (the twenty-fourth
-        # audit); larger h would
-        top = max(c["akd"] for c in full)
-        needs = (f"every full-batch cell lies inside the band (largest seed mean {top:.4f}, at most "
-                 f"{full[0]['self_high'] + noise.above_band('full'):.4f}), where differences are set aside: the grid "
-                 f"does not reach the step sizes where MT3's advantage 'especially for larger step sizes' could show; "
-                 f"{_larger_h(cells)}; more seeds alone would resolve gaps inside the band ({seeds})")  # fmt: skip
-    else:
-        needs = f"no h resolves MT3 from the other integrators: {seeds}"
     return by_resolved(len(better), zs, len(parts), ours, _beyond_paper(better, "MT3 is resolved lowest only"),
-                       needs=needs)  # fmt: skip
+                       needs=_mt3_needs(cells, noise, gaps, tols if per_h else []))  # fmt: skip
+
+
+def _mt3_needs(cells: list[dict], noise: Noise, gaps: list[float], tols: list[float]) -> str:
+    """What would resolve MT3 from the other integrators where no h does: larger h where every full-batch cell lies
+    inside the band (differences there are set aside), else more seeds (``tols``: each h's tolerance, empty for
+    ``noise.diff('full')``)."""
+    full = [c for c in cells if c["batch"] == "full"]
+    shown = f"{min(tols):.3f}-{max(tols):.3f}" if tols else f"{noise.diff('full'):.3f}"
+    seeds = (f"a tolerance {shown} (2 s.e. of a difference of seed means) needs more seeds (it shrinks as "
+             f"1/sqrt(seeds); {_seed_cost(cells)}){_seeds_to_resolve(cells, noise, gaps, tols or None)}")  # fmt: skip
+    if any(_above_band(c, noise) for c in full):
+        return f"no h resolves MT3 from the other integrators: {seeds}"
+    # inside the band a sampler matches the reference within its spread: differences there are set aside (as the
+    # 'alike' rows do), so more seeds would not test 'especially for larger step sizes' (the twenty-fourth audit);
+    # larger h would
+    top = max(c["akd"] for c in full)
+    return (f"every full-batch cell lies inside the band (largest seed mean {top:.4f}, at most "
+            f"{full[0]['self_high'] + noise.above_band('full'):.4f}), where differences are set aside: the grid does "
+            f"not reach the step sizes where MT3's advantage 'especially for larger step sizes' could show; "
+            f"{_larger_h(cells)}; more seeds alone would resolve gaps inside the band ({seeds})")  # fmt: skip
 
 
 def _mt3_absent(cells: list[dict]) -> Outcome | None:
