@@ -828,11 +828,7 @@ def _accuracy_judged(cells: dict, judged_cells: dict, ours: str, paper_runs: int
     judged = [_size_judgement(c) for c in judged_cells.values()]
     n, against = len(judged), " and ".join(LABELS[b] for b in next(iter(judged_cells.values())))
     if "worse" in judged:  # name the baselines whose interval is below 0 (not every baseline)
-        # an s.e. of 0 (no floor: ACCURACY_FLOOR) has no size in s.e.; it is named so
-        below = {b: min((d / se for c in judged_cells.values() for b2, (d, se, g) in c.items()
-                         if b2 == b and se > 0 and _judge(d, se, True, g) == "worse"), default=None)
-                 for b in next(iter(judged_cells.values()))
-                 if any(_judge(*c[b][:2], True, c[b][2]) == "worse" for c in judged_cells.values())}  # fmt: skip
+        below = _below_by(judged_cells)
         named = " and ".join(f"{LABELS[b]} ({'s.e. 0' if z is None else f'{z:+.1f} s.e.'})" for b, z in below.items())
         zs = [z for z in below.values() if z is not None]
         return not_reproduced(ours, f"lower than {named} by a t interval below 0 at {judged.count('worse')} of {n} "
@@ -845,6 +841,19 @@ def _accuracy_judged(cells: dict, judged_cells: dict, ours: str, paper_runs: int
     if "better" in judged or all(d > 0 for c in judged_cells.values() for d, _, _ in c.values()):
         return partly(ours, why + _lower_by_point(cells))
     return _accuracy_null(cells, judged_cells, ours, why, paper_runs)
+
+
+def _below_by(judged_cells: dict) -> dict:
+    """{baseline: the most negative difference / s.e. over the sizes where the accuracy is below it by a t interval}
+    for each baseline below which some size lies; None for one whose only such size has s.e. 0 (no floor:
+    ACCURACY_FLOOR), which has no size in s.e."""
+    out = {}
+    for b in next(iter(judged_cells.values())):
+        worse = [(d, se) for c in judged_cells.values() for b2, (d, se, g) in c.items()
+                 if b2 == b and _judge(d, se, True, g) == "worse"]  # fmt: skip
+        if worse:
+            out[b] = min((d / se for d, se in worse if se > 0), default=None)
+    return out
 
 
 def _accuracy_null(cells: dict, judged_cells: dict, ours: str, why: str, paper_runs: int):
