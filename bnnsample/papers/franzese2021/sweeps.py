@@ -1263,7 +1263,9 @@ NOT_AN_INTEGRATOR = "SGHMC"  # §5 compares the SHMC integrators among themselve
     "MT3 consistently outperforms the other integrators in full batch, especially at larger h",
     "§5 'Comparison of integrators', Fig. 4",
     "MT3 lowest",
-    tolerance=f"MT3's full-batch AKD below every other SHMC integrator's by more than {_TOL}; reproduced: at every "
+    tolerance="MT3's full-batch AKD below every other SHMC integrator's by more than 2 s.e. of a difference of seed "
+    "means at that h, 2 sqrt(2 sd_h^2 / seeds), sd_h the seed-to-seed sd of a cell's AKD pooled over that h's "
+    "full-batch cells (one seed: the band width); reproduced: at every "
     "h; partly: at some h; not reproduced: another integrator below MT3 beyond the tolerance and MT3 resolved lowest "
     "at no h; not tested: no h resolved; SGHMC, which §5 and App. F.2 compare against the integrators, is not one of "
     "'the rest of the integrators' (since 2026-11-30, the thirty-seventh audit, after the rows were seen: until then "
@@ -1319,8 +1321,9 @@ def _mt3_against(cells: list[dict], noise: Noise, skip: tuple = (), per_h: bool 
         gap = other - mt3  # > 0: MT3 lower
         gaps.append(gap)
         tols.append(tol)
+        sd_h = tol / 2 * math.sqrt(noise.n / 2) if noise.measured() else math.nan
         parts.append(f"h={h:g}: MT3 {value_text(mt3)}, lowest other {value_text(other)} ({gap:+.3f}"
-                     + (f", tolerance {tol:.3f})" if per_h else ")"))  # fmt: skip
+                     + (f", tolerance {tol:.3f} from sd_h {sd_h:.4f})" if per_h else ")"))  # fmt: skip
         if gap > tol:
             better.append(h)
         elif not np.isfinite(mt3) or gap < -tol:
@@ -1620,9 +1623,9 @@ def _small_h_alike(rows: list[dict], s: SweepSettings, noise: Noise) -> Outcome:
             nd = 3 if f"{spread:.3f}" != f"{noise.diff(b):.3f}" else 4  # a margin that 3 decimals would hide
             alike.append(f"batch {b}'s N_l values lie within the tolerance of a difference of one another (spread "
                          f"{spread:.{nd}f} <= {noise.diff(b):.{nd}f}): alike, not yet in the band")  # fmt: skip
-    old = "" if in_band == same else (
-        f"every N_l inside the band (the rule until 2026-11-29, the twenty-ninth audit) in {in_band} of "
-        f"{len(batches)} batch sizes: {by_count(in_band, len(batches), '').verdict}")  # fmt: skip
+    was = by_count(in_band, len(batches), "").verdict
+    old = (f"every N_l inside the band (the rule until 2026-11-29, the twenty-ninth audit) in {in_band} of "
+           f"{len(batches)} batch sizes: {was}" + (", the same verdict" if in_band == same else ""))  # fmt: skip
     return by_count(
         same, len(batches), f"h = {hmin:g}: " + "; ".join(parts) + f"; band high {band:.4f}",
         "; ".join(w for w in ([] if same == len(batches) else [_below_grid(hmin)]) + alike

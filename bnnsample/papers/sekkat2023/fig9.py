@@ -211,7 +211,8 @@ DIAG_CV = 0.25
               "largest, 0.55 s*, was seen; it left the verdict unchanged); a diagonal within the cut whose "
               "off-diagonal entries reach s* gives partly",
     method="Sigma-bar = average of Sigma_x (eq. 12, denominator N - 1) over draws of full-gradient AdL; s* = tr/d; "
-           "s.e. by a bootstrap over the reference chains")  # fmt: skip
+           "s.e. of the diagonal's spread by a bootstrap over the reference chains; s.e. of each off-diagonal entry "
+           "from the spread of the chains' own averages (sd / sqrt(chains))")  # fmt: skip
 def _dominant(sigma, se, rows, boot_se=None):
     off = ~np.eye(sigma.shape[0], dtype=bool)
     summary = {"s_star": float(np.trace(sigma) / sigma.shape[0]), **shape(sigma),
