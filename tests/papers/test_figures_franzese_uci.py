@@ -613,7 +613,10 @@ def test_mt3_judges_each_h_with_its_own_seed_noise():
     ]  # full-batch sd 0.01 at h = 0.01, 0.05 at h = 0.02
     mt3 = _outcome(sweeps.fig4_outcomes(rows), sweeps.FIG4_CLAIMS["mt3"])
     assert mt3.verdict == "partly", mt3  # 0.03 below: resolved at h = 0.01 (tolerance 0.016), not at 0.02 (0.082)
-    assert "(+0.030, tolerance 0.016)" in mt3.ours and "(+0.030, tolerance 0.082)" in mt3.ours
+    assert (
+        "(+0.030, tolerance 0.016 from sd_h 0.0100)" in mt3.ours
+        and "(+0.030, tolerance 0.082 from sd_h 0.0500)" in mt3.ours
+    )
     assert "MT3 resolved lowest at h in [0.01]" in mt3.ours
     assert "with the sd pooled over every h (the rule until 2026-11-30, the thirty-eighth audit" in mt3.why
     assert "it gave not tested: scale" in mt3.why

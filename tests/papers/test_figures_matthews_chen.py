@@ -1151,7 +1151,8 @@ def test_matthews_fig1_reads_its_committed_files_back():
 
 def test_matthews_fig1_quick_inset_reports_the_paper_scale_run(monkeypatch, tmp_path):
     """The thirty-eighth audit: at scale=quick, an unresolved inset comparison says what scale=paper gives for it,
-    read from its files in results/matthews2018-fig1/paper/ with its CPU seconds from results/costs.csv; where it has
+    read from its files (the committed section since the thirty-ninth audit) with its CPU seconds from
+    results/costs.csv; where it has
     not run, its price from the quick ledger row scaled by the steps of the two scales (the auditor's count: left
     panel sum 400/h = 19,919 against sum 150/h = 3,373 for three schemes, mSGLD's steps (h^2/2) apart, right 100,000
     against 15,000 iterations)."""
@@ -1170,17 +1171,21 @@ def test_matthews_fig1_quick_inset_reports_the_paper_scale_run(monkeypatch, tmp_
     unrun = mw._paper_side_words("gaussian", "msgld", 300000)
     r = mw._paper_steps_ratio()
     assert f"not run: at least about {r:.1f} x 40 = {r * 40:.0f} CPU-s" in unrun
-    # a paper run in place (the committed quick files stand in for its files): its margin, read from them
-    side = tmp_path / "matthews2018-fig1" / mw.PAPER_SIDE
-    side.mkdir(parents=True)
+    # the quick run's files in the section's place are not the paper run's: still priced, not read
+    main = tmp_path / "matthews2018-fig1"
+    main.mkdir(parents=True)
     for name in ("bias_vs_h.csv", "error_vs_iterations.csv", "distributions_h0.25.csv"):
-        (side / name).write_text((committed / "matthews2018-fig1" / name).read_text())
+        (main / name).write_text((committed / "matthews2018-fig1" / mw.QUICK_SIDE / name).read_text())
     with (tmp_path / "costs.csv").open("a") as f:
         f.write("matthews2018-fig1,paper,,900,600,2026-11-30,x86_64 2 cores,cpu\n")
+    assert "not run: at least about" in mw._paper_side_words("gaussian", "msgld", 123)
+    # the committed section, the scale=paper run since the thirty-ninth audit: its margin, read from its files
+    for name in ("bias_vs_h.csv", "error_vs_iterations.csv", "distributions_h0.25.csv"):
+        (main / name).write_text((committed / "matthews2018-fig1" / name).read_text())
     words = mw._paper_side_words("gaussian", "msgld", 123)
-    _, diff = mw._density_distances(mw.fig1_res_from_files(side), "gaussian")
+    _, diff = mw._density_distances(mw.fig1_res_from_files(main), "gaussian")
     d, se = diff["msgld"]
-    assert f"by {d:.2g} ± {se:.2g} ({d / se:+.1f} s.e.), still within 2 s.e.; its row there: partly" in words
+    assert f"by {d:.2g} ± {se:.2g} ({d / se:+.1f} s.e.), resolved in NOGIN's favour; its row there: reproduced" in words
     assert "600 CPU-s in results/costs.csv" in words and "against 123 here" in words
     assert words.startswith("scale=paper, run 2026-11-30")
 
@@ -1932,19 +1937,24 @@ def test_fig3_outperforms_checks_2u_against_the_seeds_largest_scatter():
     )
 
 
-def test_matthews_fig1_finite_time_rows_are_judged_on_the_kept_paper_run():
-    """The thirty-eighth audit: the scale=paper run (the paper's 1000 runs x 100000 iterations) kept beside the quick
-    section judges the finite-time rows; the quick run's verdict is in the reason. On the double well mSGLD's error
-    ends below NOGIN's (NOGIN levels off at its own variance bias), ahead of it up to 31,623 iterations."""
+def test_matthews_fig1_section_is_the_paper_scale_run_with_quick_beside():
+    """The thirty-ninth audit: the committed section is the scale=paper run (1000 runs x 100000 iterations, 10000
+    chains per h), every row judged on it; the scale=quick run's files and section are kept in quick/. On the double
+    well mSGLD's error ends below NOGIN's (NOGIN levels off at its own variance bias), NOGIN ahead up to 31,623
+    iterations; the Gaussian inset resolves NOGIN below mSGLD (unresolved at quick)."""
     base = Path(__file__).resolve().parents[2] / "results" / "matthews2018-fig1"
     rows = {r["claim_id"]: r for r in csv.DictReader((base / "claims.csv").read_text().splitlines())}
-    side = {r["claim_id"]: r for r in csv.DictReader((base / "paper" / "claims.csv").read_text().splitlines())}
+    quick = {r["claim_id"]: r for r in csv.DictReader((base / "quick" / "claims.csv").read_text().splitlines())}
+    assert {r["setting"] for r in rows.values()} == {"bnnsample figure matthews2018-fig1 scale=paper"}
+    assert {r["setting"] for r in quick.values()} == {"bnnsample figure matthews2018-fig1 scale=quick"}
     eight = rows["matthews2018-fig1#8"]
-    assert eight["verdict"] == side["matthews2018-fig1#8"]["verdict"] == "not reproduced (18.6 s.e.)"
-    assert "scale=paper" in eight["setting"] and "mean |Var error| after 100000 iterations" in eight["ours"]
-    assert "at scale=quick (400 runs x 15000 iterations) the row is reproduced" in eight["reason"]
+    assert eight["verdict"] == "not reproduced (18.6 s.e.)" and quick["matthews2018-fig1#8"]["verdict"] == "reproduced"
     assert "NOGIN below it beyond 2 s.e. at every checkpoint from 10 to 31623" in eight["reason"]
-    assert rows["matthews2018-fig1#7"]["verdict"] == "reproduced"
+    assert (
+        rows["matthews2018-fig1#10"]["verdict"] == "reproduced" and quick["matthews2018-fig1#10"]["verdict"] == "partly"
+    )
     # a scheme whose runs all diverged has no inset histogram: named, counted as larger (not '+nan ... (+inf s.e.)')
-    nine = side["matthews2018-fig1#9"]["ours"]
-    assert "ccadl no draws (every run diverged): counted as larger" in nine and "nan ± nan" not in nine
+    nine = rows["matthews2018-fig1#9"]
+    assert "ccadl no draws (every run diverged): counted as larger" in nine["ours"]
+    assert "nan s.e." not in nine["reason"] + nine["ours"] and "inf s.e." not in nine["reason"] + nine["ours"]
+    assert "scale=paper 1000 x 100000" in rows["matthews2018-fig1#7"]["method"]

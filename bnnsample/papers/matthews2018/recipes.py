@@ -171,7 +171,7 @@ _ORDER = {
     "the rule before, every finite h with a 'bias/h nearly constant' clause, gave partly for CC-ADL on the "
     "Gaussian and reproduced for CC-ADL and NOGIN on the double well, the rows with diverged chains)",
     "method": "least squares of log|bias| on log h over the h at which no chain diverged and |bias| > 2 s.e.; the "
-    "slope's s.e. from the biases' s.e. (4000 chains per h)",
+    "slope's s.e. from the biases' s.e. (the scale's chains per h: 4000 at scale=quick, 10000 at scale=paper)",
 }
 _FINITE = {
     "tolerance": "NOGIN's mean |Var error| after the run against each other scheme's, the difference in s.e. (a scheme "
@@ -179,11 +179,9 @@ _FINITE = {
     "its figure, shown beside; until 2026-11-30, the thirty-fourth audit, BAOAB was counted too, which gave the same "
     "verdict); reproduced: NOGIN below each of them beyond 2 s.e.; partly: below one beyond 2 s.e., within 2 s.e. of "
     "the other; not reproduced: one below NOGIN beyond 2 s.e. (its margin); not tested: neither resolved from NOGIN "
-    "(until 2026-11-29 the means alone, without s.e., which gave the same verdict); where the scale=paper run (the "
-    "paper's 1000 runs x 100000 iterations, results/matthews2018-fig1/paper/) is kept beside a smaller one, the row "
-    "is judged on it, the smaller run's verdict in the reason (since 2026-11-30, the thirty-eighth audit, once that "
-    "run was made and seen)",
-    "method": "400 runs x 15000 iterations at h = 0.25 from x = 0, mean over runs, s.e. over runs; every scheme's run "
+    "(until 2026-11-29 the means alone, without s.e., which gave the same verdict); where another scheme is below "
+    "NOGIN at the end, the reason gives where along the run each was ahead",
+    "method": "the scale's runs x iterations at h = 0.25 from x = 0 (scale=quick 400 x 15000, scale=paper 1000 x 100000), mean over runs, s.e. over runs; every scheme's run "
     "r shares seed 7 and x = 0, so a difference's s.e. is that of the per-run difference, paired by run (until "
     "2026-11-29, the seventeenth audit, sqrt(se_a^2 + se_b^2) as if the runs were independent, which gave the same "
     "verdicts; shown beside)",
@@ -242,7 +240,8 @@ def family_limit(k: int, level: float = 0.05) -> float:
               "the grid resolves, z_k times the largest s.e., against mSGLD's and CC-ADL's at h = 0.25 (until "
               "2026-11-29, the twenty-second audit, |bias| <= 3.5 s.e. at every h, a limit without a stated basis "
               "and no tiers stated; it gave reproduced, as now, with max |bias|/s.e. 1.6)",
-    method="4000 chains per h (seed 100 + i at the i-th h: the h independent), s.e. over chains")  # fmt: skip
+    method="the scale's chains per h (4000 at scale=quick, 10000 at scale=paper; seed 100 + i at the i-th h: the h "
+           "independent), s.e. over chains")  # fmt: skip
 def _nogin_flat(res, s):
     """NOGIN's Var bias on the Gaussian within the family-wise limit ``family_limit(k)`` s.e. of 0 at every one of
     the grid's k h (Lemma 4.2: NOGIN is exact for Gaussian targets when h^2 < 4 rho(Omega))."""
@@ -274,20 +273,11 @@ def _nogin_order(res, s):
 @FIG1_CLAIMS.family("finite", FIG1_TARGETS, "NOGIN converges more efficiently in finite time ({}, h = 0.25)",
     "§5.1, Fig. 1 right", "NOGIN's error lowest", **_FINITE)  # fmt: skip
 def _finite(target, res, s):
-    """``_finite_at`` on this run, or, where a smaller run has the scale=paper run kept beside it (``PAPER_SIDE``), on
-    that run (the paper's runs and iterations), this run's verdict in the reason."""
-    own = _finite_at(target, res, s)
-    folder = _results_dir() / "matthews2018-fig1" / PAPER_SIDE
-    if s == FIG1["paper"] or not (folder / "error_vs_iterations.csv").exists():
-        return own
-    paper = _finite_at(target, fig1_res_from_files(folder), FIG1["paper"])
-    trail = _finite_trail(fig1_res_from_files(folder), target)
-    here = (f"judged on the scale=paper run kept in results/matthews2018-fig1/paper/ (the paper's "
-            f"{FIG1['paper']['runs']} runs x {FIG1['paper']['iters']} iterations; since 2026-11-30, the thirty-eighth "
-            f"audit, once it was made); at scale=quick ({s['runs']} runs x {s['iters']} iterations) the row is "
-            f"{own.verdict}: {own.ours}")  # fmt: skip
-    return replace(paper, why=_clauses(paper.why, trail, here),
-                   setting="bnnsample figure matthews2018-fig1 scale=paper (its files in results/matthews2018-fig1/paper/)")  # fmt: skip
+    """``_finite_at``, and where another scheme ends below NOGIN, where along the run each was ahead
+    (``_finite_trail``)."""
+    out = _finite_at(target, res, s)
+    trail = _finite_trail(res, target)
+    return replace(out, why=_clauses(out.why, trail)) if trail else out
 
 
 def _finite_trail(res, target: str) -> str:
@@ -430,7 +420,8 @@ _INSET_OLD = (
               "histogram, whose own sampling noise adds a floor that grows as the sample shrinks and that the "
               "jackknife does not remove, so a scheme with fewer points (CC-ADL's histogram holds its surviving "
               "runs only) looked more asymmetric than it is; what it gave on the double well: that row's reason)",
-    method="histogram of the second half of the right panel's 400 runs (every 10th step) in 8 blocks of 50 runs "
+    method="histogram of the second half of the right panel's runs (every 10th step; 400 at scale=quick, 1000 at "
+           "scale=paper) in 8 blocks of runs "
            "(the count_g columns); the distance to the exact density sum_{g != h} sum_j e_g(j) e_h(j) / dx_j / "
            "sum_{g != h} n_g n_h, e_g(j) = c_g(j) - n_g Q_j, c_g(j) block g's count in bin j, n_g its points, Q_j "
            "the exact law's mass in bin j by quadrature (normalised over the histogram's range); the asymmetry the "
@@ -585,6 +576,8 @@ def _side(z: float) -> int:
 
 def _side_words(z: float) -> str:
     """Where NOGIN's value lies against another scheme's, z > 0 below it, in words."""
+    if math.isinf(z) and z > 0:  # the other scheme has no draws (every run diverged): counted as larger
+        return "below (the other has no draws: every run diverged)"
     return f"below by {z:.1f} s.e." if z > 2 else f"above by {-z:.1f} s.e." if z < -2 else f"within 2 s.e. ({z:+.1f})"
 
 
@@ -612,7 +605,9 @@ def _l1_history(res, target: str, comps: dict) -> str:
     g = {sc: _blocks(res, target, sc) for sc in FIG1_SCHEMES}
     edges, ng = res["edges"], g["nogin"]
     values = ", ".join(f"{sc} {pooled_asymmetry(x, edges):.4f}" for sc, x in g.items())
-    below = ", ".join(f"{sc} by {z:+.1f} s.e." for sc, z in zs.items())
+    below = ", ".join(
+        f"{sc} (no draws: every run diverged)" if not g[sc].sum() else f"{sc} by {z:+.1f} s.e." for sc, z in zs.items()
+    )
     blocks, pooled = np.mean([mirror_asymmetry(b, edges) for b in ng]), pooled_asymmetry(ng, edges)
     pts = ", ".join(f"{sc} {int(x.sum())}" for sc, x in g.items())
     return (f"the L1 asymmetry sum |p(x) - p(-x)| dx of the pooled histogram (the measure until 2026-11-29, the "
@@ -653,7 +648,9 @@ def stretched_distance(target: str, edges, var_bias: float) -> float:
     return float(np.sum((p - q) ** 2 / np.diff(edges)))
 
 
-PAPER_SIDE = "paper"  # results/matthews2018-fig1/paper/: the scale=paper run's files and section, beside quick's
+# results/matthews2018-fig1/ holds the scale=paper run since 2026-11-30 (the thirty-ninth audit), the scale=quick
+# run's files and section kept beside it in QUICK_SIDE
+QUICK_SIDE = "quick"
 _FIG1_INTS = ("steps", "burn_in", "chains", "diverged", "iterations", "runs")
 
 
@@ -681,18 +678,18 @@ def fig1_res_from_files(folder: Path) -> dict:
 
 
 def _paper_side_words(target: str, sc: str, quick_points: int) -> str:
-    """What Fig. 1's scale=paper run (1000 runs x 100000 iterations; its files and section kept in
-    results/matthews2018-fig1/paper/, ``PAPER_SIDE``) gives for NOGIN's density distance against ``sc``'s on
+    """What Fig. 1's scale=paper run (1000 runs x 100000 iterations; the committed section in
+    results/matthews2018-fig1/ since 2026-11-30, the thirty-ninth audit) gives for NOGIN's density distance against ``sc``'s on
     ``target``, with its CPU seconds from results/costs.csv; where it has not run, its price from the ledger row of
     scale=quick scaled by the steps of the two scales (``_paper_steps_ratio``). Since 2026-11-30 (the thirty-eighth
     audit: until then the reason said that no scale or option of the recipe would run the test, and left scale=paper
     unpriced)."""
     from ...figures.costs import measured_costs
 
-    folder = _results_dir() / "matthews2018-fig1" / PAPER_SIDE
+    folder = _results_dir() / "matthews2018-fig1"
     costs = measured_costs(_results_dir())
     paper = costs.get(("matthews2018-fig1", "paper"))
-    if not (folder / "distributions_h0.25.csv").exists() or paper is None:
+    if not (folder / "distributions_h0.25.csv").exists() or paper is None or _runs_of(folder) != FIG1["paper"]["runs"]:
         quick = float((costs.get(("matthews2018-fig1", "quick")) or {}).get("cpu_s") or "nan")
         r = _paper_steps_ratio()
         return (
@@ -710,8 +707,14 @@ def _paper_side_words(target: str, sc: str, quick_points: int) -> str:
     verdict = FIG1_CLAIMS.rules["inset", target](res, FIG1["paper"]).verdict
     return (f"scale=paper, run {paper['date']} (the thirty-eighth audit; 1000 runs x 100000 iterations, {points} points "
             f"in NOGIN's histogram against {quick_points} here; {float(paper['cpu_s']):.0f} CPU-s in results/costs.csv; "
-            f"its files and section in results/matthews2018-fig1/paper/): NOGIN's density distance below {sc}'s by "
+            f"the committed section, results/matthews2018-fig1/): NOGIN's density distance below {sc}'s by "
             f"{d:.2g} ± {se:.2g} ({z:+.1f} s.e.), {got}; its row there: {verdict}")  # fmt: skip
+
+
+def _runs_of(folder: Path) -> int | None:
+    """The right panel's runs of the Fig. 1 run whose files are in ``folder`` (error_vs_iterations.csv)."""
+    rows = _read_rows(folder / "error_vs_iterations.csv", _FIG1_INTS)
+    return rows[0]["runs"] if rows else None
 
 
 def _paper_steps_ratio() -> float:
