@@ -505,7 +505,10 @@ def test_draws_tier_needs_every_failing_difference_to_swa_to_move():
     only_std = {"swa": frame(0.0), "standard": frame(0.02)}
     assert fig.calibration_outcome(only_std, 2, cal).verdict.startswith("not reproduced")
     assert fig.calibration_outcome({"swa": frame(0.02), "standard": frame(0.0)}, 2, cal).verdict == "not tested: scale"
-    assert "the tier acts only where each failing one is below SWA and that difference moves" in fig.DRAWS_TIER
+    # the words run as the code does (the thirty-ninth audit: they said 'below SWA' for the calibration rows too)
+    assert "fails where SMS-UBU's is told above SWA's or standard training's by its interval" in fig.DRAWS_TIER
+    assert "where SMS-UBU's accuracy is told below" in fig.DRAWS_TIER and "below SWA" not in fig.DRAWS_TIER
+    assert "the tier acts only where each failing one fails against SWA and that difference moves" in fig.DRAWS_TIER
     assert "one failing against standard training alone keeps its verdict" in fig.DRAWS_TIER
 
 
@@ -550,6 +553,23 @@ def test_sghmc_worse_judges_both_whole_target_methods_where_run():
     o = fig._sghmc_worse(_whole_target_table(None), [1, 2])
     assert o.verdict == "reproduced" and "cyclical SG-HMC" not in o.ours and "SG-HMC's alone" in o.why
     assert fig.SGHMC_WORSE_HISTORY in fig.CLAIMS["sghmc_worse"].tolerance
+    assert "a change made after every section's results were seen" in fig.SGHMC_WORSE_HISTORY
+
+
+def test_sghmc_worse_prints_a_gap_and_its_bar_so_their_order_shows():
+    """The thirty-ninth audit (bf16 #7): a cell not worse beyond the noise printed '+0.0010 against 0.0010' for
+    0.00098 against 0.00105; gap and bar now print with 2 significant digits of the smaller and more decimals until
+    they differ."""
+    assert fig._digits(0.00098, 0.00105) == 5 and f"{0.00098:+.5f} against {0.00105:.5f}" == "+0.00098 against 0.00105"
+    assert fig._digits(0.007, 0.008) == 4 and fig._digits(0.0, 0.0) == 4
+    assert fig._digits(0.012341, 0.012344) == 6 and fig._digits(0.0123401, 0.0123404) == 7
+    # 2 hypot(0.004, 0.004) / sqrt(2) = 0.0080 at size 2: a gap of 0.0078 prints as such, not as 0.008
+    o = fig._sghmc_worse(_whole_target_table({("nll", 1): 0.02, ("nll", 2): 0.02, ("ace", 1): 0.02,
+                                              ("ace", 2): 0.0079}), [1, 2])  # fmt: skip
+    assert "ACE es=2 (+0.0079 against 0.0080)" in o.why
+    o = fig._sghmc_worse(_whole_target_table({("nll", 1): 0.02, ("nll", 2): 0.02, ("ace", 1): 0.02,
+                                              ("ace", 2): 0.00798}), [1, 2])  # fmt: skip
+    assert "ACE es=2 (+0.00798 against 0.00800)" in o.why
 
 
 def test_committed_sghmc_rows_judge_cyclical_sghmc_and_say_where_the_evidence_is():

@@ -391,9 +391,10 @@ DRAWS_TIER = (
     "(not run, priced, on this CPU; scale on a GPU); the draws condition applied since 2026-11-26 (then: not tested: "
     "scale, with no 30-draw section consulted and no cost), stated here and the 30-draw section's verdict taken "
     "since 2026-11-30 (the thirty-fifth audit), a change made after both sections' results were seen; the reason "
-    "gives the verdict without this tier; a metric (calibration rows) or ensemble size (accuracy row) fails where it "
-    "is told below SWA or standard training by its interval, and the tier acts only where each failing one is below "
-    "SWA and that difference moves (the draws change SMS-UBU's predictions alone, so a move against SWA is the same "
+    "gives the verdict without this tier; a metric (calibration rows: NLL, ACE or RPS, lower is better) fails where "
+    "SMS-UBU's is told above SWA's or standard training's by its interval, an ensemble size (accuracy row) where "
+    "SMS-UBU's accuracy is told below, and the tier acts only where each failing one fails against SWA and that "
+    "difference moves (the draws change SMS-UBU's predictions alone, so a move against SWA is the same "
     "move against standard training); one failing against standard training alone keeps its verdict (until "
     "2026-11-30, the thirty-seventh audit, a move at any size sufficed for the accuracy row and a metric failing "
     "against standard training alone counted for the calibration rows, which gives no committed row another "
@@ -612,10 +613,11 @@ SGHMC_ELSEWHERE = (
     "schedule where there is one (else the largest scale's), named in ours and setting; not tested: SG-HMC run in "
     "neither"
 )
-# §5 names both whole-target methods; stated after the precision_cpu sections were seen (the thirty-eighth audit)
+# §5 names both whole-target methods; stated after the precision_cpu sections were seen (the thirty-eighth audit),
+# which the tolerance says since the thirty-ninth
 SGHMC_WORSE_HISTORY = (
     "until 2026-11-30 (the thirty-eighth audit) SG-HMC alone was judged, cyclical SG-HMC left out without saying so "
-    "(the reason gives what that rule gives where it differs)"
+    "(the reason gives what that rule gives where it differs), a change made after every section's results were seen"
 )
 
 
@@ -1047,6 +1049,17 @@ def _se(t, method, es, metric) -> float:
 WHOLE_TARGET = ("sg_hmc", "cyclical_sghmc")  # §5: 'SG-HMC and cyclical SG-HMC ... aim to explore the whole target'
 
 
+def _digits(a: float, b: float) -> int:
+    """Decimals to print a gap ``a`` and its bar ``b`` with: at least 4, and 2 significant digits of the smaller
+    nonzero magnitude (at most 6), more (at most 8) until the two differ when rounded, so the printed pair shows
+    which is larger (the thirty-ninth audit: '+0.0010 against 0.0010' printed 0.00098 against 0.00105)."""
+    small = min((abs(x) for x in (a, b) if x and math.isfinite(x)), default=0.0)
+    d = 4 if not small else max(4, min(6, 1 - math.floor(math.log10(small))))
+    while d < 8 and a != b and round(a, d) == round(b, d):
+        d += 1
+    return d
+
+
 def _sghmc_worse(t, sizes):
     """§5's 'These [SG-HMC and cyclical SG-HMC] do not perform as well [as] the UBU-based methods': each of the two
     in the table ``t`` against the best UBU method per (metric, size) cell, worse where the gap exceeds twice the two
@@ -1070,7 +1083,8 @@ def _sghmc_worse(t, sizes):
     counts = [f"{LABELS[w]} in {len(cells) - len(same[w])} of {len(cells)}" for w in run]
     ours = f"worse than the best UBU method in (metric, size) cells: {'; '.join(counts)}"
     why = [f"{LABELS[w]} not worse beyond the noise at: " + ", ".join(
-               f"{m.upper()} es={es} ({gap:+.4f} against {bar:.4f})" for m, es, gap, bar in same[w])
+               f"{m.upper()} es={es} ({gap:+.{_digits(gap, bar)}f} against {bar:.{_digits(gap, bar)}f})"
+               for m, es, gap, bar in same[w])
            for w in run if same[w]]  # fmt: skip
     if "cyclical_sghmc" not in run:
         why.append("cyclical SG-HMC, also named by §5, was not run in the table judged: this verdict is SG-HMC's alone")
