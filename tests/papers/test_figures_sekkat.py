@@ -253,6 +253,19 @@ def test_fig7_linear_tiers():
     assert verdict(lambda x: 0.1 + 0.05 * abs(math.sin(3 * x))) == "not reproduced"
 
 
+def test_fig7_through_origin_tells_affine_from_proportional():
+    """The thirty-ninth audit: the 'linear' tier is an affine fit; the reason says what a fit of L1 - floor through
+    the origin gives, and whether a proportional bias fits inside every setting's [L1 - floor, L1] bracket."""
+
+    def pts(y, floor=0.03, se=0.002):
+        return [(x, {"l1": floor + y(x), "l1_se": se, "l1_noise_floor": floor}) for x in (1.0, 2.0, 4.0, 8.0)]
+
+    prop = fig7.through_origin(pts(lambda x: 0.01 * x))
+    assert "chi^2 0.0 on 3 dof" in prop and "intercept 0.000 ± 0.00" in prop and "not empty" in prop
+    off = fig7.through_origin(pts(lambda x: 0.04 + 0.01 * x))  # an offset above the floor of 0.04 (20 s.e.)
+    assert "intercept 0.040 ± 0.00" in off and "empty by" in off and "chi^2 0.0 on 3 dof" not in off
+
+
 def _fig14_rows(l1, se=0.005, mass=0.365):
     st = fig14.FIG14["quick"]
     return [_mix("eadl", h, n, l1(K, n), se, K=K, **{"mass_theta1_gt_0.7": mass}) for h in st["h"] for n in st["n"]
