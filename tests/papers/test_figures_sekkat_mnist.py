@@ -603,7 +603,7 @@ def test_fig8_remove_is_judged_per_n_with_sections_5_strongly_reduce_tier():
 
 
 def test_fig10_as_well_as_diagonal_reads_the_similar_band_one_sided():
-    """The twenty-ninth audit: 'performs as well as' (the Introduction: 'almost the same quality') holds where the
+    """The twenty-ninth audit: 'performs as well as' (§3's opening: 'almost the same quality') holds where the
     ratio scalar / diagonal is not above the 'similar' band's upper edge (1.25) beyond 2 s.e.; the paired
     difference within 2 s.e., the rule until then, resolves a 5% gap and fails it, which the reason says."""
     st, runs, C = {"n": (10, 200)}, _fig10_runs(), fig10.FIG10_CLAIMS
@@ -613,6 +613,24 @@ def test_fig10_as_well_as_diagonal_reads_the_similar_band_one_sided():
     assert out.verdict == "partly"  # as well at n = 10 (ratio 1.05), not at n = 200 (ratio 2.0)
     assert "n=10: scalar / diagonal 1.05 ± 0." in out.why and "n=200: scalar / diagonal 2.00 ± 0." in out.why
     assert "(the rule until 2026-11-29, the twenty-ninth audit) as well at 0 of 2: not reproduced" in out.why
+
+
+def test_fig10_as_well_names_the_pairs_at_their_floors_and_counts_without_them():
+    """The thirty-ninth audit: a pair whose two errors are both within 2 s.e. of their floors tests nothing; the
+    one-sided rule still counts it by its ratio, and the reason says so and gives the count without it."""
+    st, runs, C = {"n": (10, 200)}, _fig10_runs(), fig10.FIG10_CLAIMS
+    vals = {f"adl_{k} n={n}": 0.05 for k in mnist.KINDS for n in st["n"]} | {"langevin n=10": 1.3}
+    ok = dict(fig10.fig10_outcomes(runs, _errs(vals | {"adl_scalar n=10": 0.197, "adl_diagonal n=10": 0.188},
+                                               se=0.002), st))[C["as_diagonal"]]  # fmt: skip
+    assert ok.verdict == "reproduced" and ok.why.count("(both at their floors)") == 1
+    assert ok.why.split("(both at their floors)")[0].rsplit(", ", 1)[1].startswith("n=200: scalar / diagonal 1.00 ±")
+    assert "the 1 pair with both errors within 2 s.e. of their floors tests nothing" in ok.why
+    assert "without it: as well at 1 of 1, reproduced" in ok.why
+    bad = dict(fig10.fig10_outcomes(runs, _errs(vals | {"adl_scalar n=10": 0.40, "adl_diagonal n=10": 0.2},
+                                                se=0.002), st))[C["as_diagonal"]]  # fmt: skip
+    assert bad.verdict == "partly" and "without it: as well at 0 of 1, not reproduced" in bad.why
+    assert "the opening of the paper's Section 3" in C["as_diagonal"].tolerance
+    assert "Introduction calls" not in C["as_diagonal"].tolerance
 
 
 _D = 60  # coordinates: Fig. 8's marginals are theta_3 and theta_44

@@ -91,7 +91,7 @@ def test_posterior_modes_of_two_bumps():
     (fig1, "sekkat2023-fig1", "FIG1", {"n": (1, 20), "draws": 4000, "bins": 40, "lim": 4.0},
      ["fig1.csv", "fig1_hist.csv", "fig1_data_seeds.csv", "fig1.png"]),
     (fig2, "sekkat2023-fig2", "FIG2", {"n": (1, 20), "draws": 4000, "bins": 40, "lim": 4.0, "grid2d": 10},
-     ["fig2.csv", "fig2_hist.csv", "fig2_hist2d.csv", "fig2.png"]),
+     ["fig2.csv", "fig2_hist.csv", "fig2_hist2d.csv", "fig2_data_seeds.csv", "fig2.png"]),
     (fig6, "sekkat2023-fig6", "FIG6", {"grid": 9, "cells": 60, "nodes": 401, "large_n": 2000},
      ["fig6.csv", "fig6_modes.csv", "fig6_summary.csv", "fig6_by_data.csv", "fig6.png"]),
 ])  # fmt: skip
@@ -221,6 +221,38 @@ def test_fig2_shape_rules():
     assert _verdict(rules, "close_20_30", [_z(20, l1=0.106, floor=0.01)], st) == "reproduced"  # within 2 s.e.
     assert _verdict(rules, "close_20_30", [_z(20, l1=0.125, floor=0.01)], st) == "not reproduced"
     assert _verdict(rules, "close_20_30", [_z(1)], st) == "not tested: scale"
+
+
+def test_fig2_close_reports_the_data_seed_table():
+    """The thirty-ninth audit: the data-seed spread of 'close' at n = 20-30 is read from fig2_data_seeds.csv's rows
+    (``data_seed_rows``), not from a constant: each seed's tightest L1 and the margin of each seed that fails."""
+    st, rule = fig2.FIG2["paper"], fig2.FIG2_CLAIMS.rules["close_20_30"]
+    rows = [_z(n, c, l1=v) for n, v in ((20, 0.09), (30, 0.05)) for c in (1, 2)]
+
+    def seed(s, v20):
+        return [{**_z(n, c, l1=v if c == 2 else 0.03), "kind": "data_seed", "data_seed": s}
+                for n, v in ((20, v20), (30, 0.06)) for c in (1, 2)]  # fmt: skip
+
+    out = rule(rows + seed(0, 0.09) + seed(1, 0.13) + seed(2, 0.08), st)
+    assert out.verdict == "reproduced"  # the rule reads the main run (data seed 0) only
+    assert "at n = 20 the tightest coordinate's L1 is 0.080-0.130 (floor 0.010; seed 0 0.090, seed 1 0.130" in out.why
+    assert "close at 2 of 3 (not at seed 1, by 0.010)" in out.why and "at n = 30" in out.why
+    assert "depends on the data draw" in out.why
+    calm = rule(rows + seed(0, 0.09) + seed(2, 0.08), st).why
+    assert "close at 2 of 2" in calm and "depends on the data draw" not in calm
+    assert "data seeds" not in rule(rows, st).why
+
+
+def test_fig2_data_seed_0_repeats_the_main_run():
+    """``data_seed_rows`` draws Z with the main run's sampler and floor seeds at each n, so its data seed 0 (the
+    caption's data, ``DATA``) gives the main run's rows."""
+    st = {"n": (1, 20), "draws": 3000, "bins": 40, "lim": 4.0}
+    main = [r for r in noise.noise_rows(target(fig2.DATA), fig2.THETA, st["n"], st["draws"], 5, st["bins"],
+                                        st["lim"]) if r["kind"] == "summary" and r["n"] == 20]  # fmt: skip
+    seeds = fig2.data_seed_rows(st, 5, seeds=1)
+    assert [r["n"] for r in seeds] == [20, 20] and {r["data_seed"] for r in seeds} == {0}
+    assert [r["l1"] for r in seeds] == [r["l1"] for r in main]
+    assert [r["l1_floor"] for r in seeds] == [r["l1_floor"] for r in main]
 
 
 def _fig6_rows(s11=(0.2, 5.0), proj=0.6, norm=3.0, modes=((0.4, 0.9, 0.6), (1.0, 0.5, 0.4)), sd=0.06, cell=0.01):
