@@ -1958,3 +1958,19 @@ def test_matthews_fig1_section_is_the_paper_scale_run_with_quick_beside():
     assert "ccadl no draws (every run diverged): counted as larger" in nine["ours"]
     assert "nan s.e." not in nine["reason"] + nine["ours"] and "inf s.e." not in nine["reason"] + nine["ours"]
     assert "scale=paper 1000 x 100000" in rows["matthews2018-fig1#7"]["method"]
+
+
+def test_matthews_fig1_rows_say_what_the_quick_section_gave_where_it_differs():
+    """The fortieth audit: the switch of the committed section from scale=quick to scale=paper (after both were seen)
+    is declared in each row whose verdict it changed, with the quick verdict; the inset counts a scheme with no draws
+    as larger in its history clause too, and names where CC-ADL's runs were all gone."""
+    base = Path(__file__).resolve().parents[2] / "results" / "matthews2018-fig1"
+    rows = {r["claim_id"]: r for r in csv.DictReader((base / "claims.csv").read_text().splitlines())}
+    quick = {r["claim_id"]: r for r in csv.DictReader((base / "quick" / "claims.csv").read_text().splitlines())}
+    said = "on the scale=quick run (results/matthews2018-fig1/quick/, the committed section until 2026-11-30"
+    for k, r in rows.items():
+        assert (said in r["reason"]) == (r["verdict"] != quick[k]["verdict"]), k
+    assert f"this row is {quick['matthews2018-fig1#8']['verdict']}" in rows["matthews2018-fig1#8"]["reason"]
+    nine = rows["matthews2018-fig1#9"]["reason"]
+    assert "every run diverged by iteration 31623" in nine and "ccadl no draws" in nine
+    assert "ccadl (no draws: every run diverged)" in nine

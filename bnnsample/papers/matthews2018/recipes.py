@@ -239,7 +239,8 @@ def family_limit(k: int, level: float = 0.05) -> float:
               "no partly tier: a bias resolved at one h is an error at that h; the reason gives the smallest |bias| "
               "the grid resolves, z_k times the largest s.e., against mSGLD's and CC-ADL's at h = 0.25 (until "
               "2026-11-29, the twenty-second audit, |bias| <= 3.5 s.e. at every h, a limit without a stated basis "
-              "and no tiers stated; it gave reproduced, as now, with max |bias|/s.e. 1.6)",
+              "and no tiers stated; it gave reproduced, as now, with max |bias|/s.e. 1.6 on the scale=quick run, the "
+              "committed section then)",
     method="the scale's chains per h (4000 at scale=quick, 10000 at scale=paper; seed 100 + i at the i-th h: the h "
            "independent), s.e. over chains")  # fmt: skip
 def _nogin_flat(res, s):
@@ -315,7 +316,7 @@ def _finite_at(target, res, s):
     err = {sc: _sel(res["conv"], target, sc)[-1] for sc in FIG1_SCHEMES}
     ng = err["nogin"]
     ours = f"mean |Var error| after {s['iters']} iterations: " + ", ".join(
-        f"{sc} {_fmt(e['mean_abs_error'], '.4f')}"
+        (f"{sc} {e['mean_abs_error']:.4f}" if math.isfinite(e["mean_abs_error"]) else f"{sc} no value")
         + (f" ± {e['se_abs_error']:.4f}" if math.isfinite(e.get("se_abs_error", math.nan)) else "")
         + (f" ({e['diverged']} of {e['runs']} runs diverged)" if e["diverged"] else "")
         for sc, e in err.items()
@@ -600,9 +601,9 @@ def _l1_history(res, target: str, comps: dict) -> str:
     (``pooled_asymmetry``), gives, with its noise floor: NOGIN's mean over single blocks against its pooled value,
     and the histograms' points."""
     old = _asym_differences(res, target, pooled_asymmetry)
-    zs = {sc: d / se if se > 0 else math.nan for sc, (d, se) in old.items()}
-    verdict = _four_comparisons({**comps, **{("symmetry", sc): zs[sc] for sc in _PAPER_OTHERS}}, "", "").verdict
     g = {sc: _blocks(res, target, sc) for sc in FIG1_SCHEMES}
+    zs = {sc: math.inf if not g[sc].sum() else d / se if se > 0 else math.nan for sc, (d, se) in old.items()}
+    verdict = _four_comparisons({**comps, **{("symmetry", sc): zs[sc] for sc in _PAPER_OTHERS}}, "", "").verdict
     edges, ng = res["edges"], g["nogin"]
     values = ", ".join(f"{sc} {pooled_asymmetry(x, edges):.4f}" for sc, x in g.items())
     below = ", ".join(
@@ -783,9 +784,10 @@ def _four_why(comps: dict) -> str:
 def _mass_words(res, target: str) -> str:
     """The old rule's measure: every scheme's mass at x > 0 against 0.5."""
     mass = {sc: _mass_right(res["edges"], res["hists"][target, sc]) for sc in FIG1_SCHEMES}
-    off = max(abs(m - 0.5) for m in mass.values())
-    return (f"mass at x > 0 (0.5 exact): {', '.join(f'{sc} {m:.3f}' for sc, m in mass.items())}: every scheme within "
-            f"{off:.4f} of 0.5")  # fmt: skip
+    drawn = {sc: m for sc, m in mass.items() if math.isfinite(m)}
+    off = max(abs(m - 0.5) for m in drawn.values())
+    return (f"mass at x > 0 (0.5 exact): {', '.join(f'{sc} {m:.3f}' if sc in drawn else f'{sc} no draws' for sc, m in mass.items())}: "
+            f"every scheme {'with draws ' if len(drawn) < len(mass) else ''}within {off:.4f} of 0.5")  # fmt: skip
 
 
 def _ccadl_survivors(res, target: str, row, s) -> str:
@@ -794,10 +796,12 @@ def _ccadl_survivors(res, target: str, row, s) -> str:
     conv = [r for r in _sel(res["conv"], target, "ccadl") if r["iterations"] > s["iters"] // 2]
     if not row or not row["diverged"] or not conv:
         return ""
+    gone = next((r["iterations"] for r in _sel(res["conv"], target, "ccadl") if r["diverged"] == r["runs"]), None)
     return (f"CC-ADL's Var bias is that of its {row['chains'] - row['diverged']} surviving chains ({row['diverged']} "
             f"of {row['chains']} diverged), its histogram that of the runs still finite in the second half "
             f"({conv[0]['diverged']} of {conv[0]['runs']} diverged by iteration {conv[0]['iterations']}, "
-            f"{conv[-1]['diverged']} by {conv[-1]['iterations']}); {CCADL_TOY}")  # fmt: skip
+            f"{conv[-1]['diverged']} by {conv[-1]['iterations']}"
+            + (f"; every run diverged by iteration {gone}" if gone is not None else "") + f"); {CCADL_TOY}")  # fmt: skip
 
 
 def _fig1_settings(res: dict, inv: Invocation) -> str:
@@ -814,17 +818,33 @@ def _fig1_settings(res: dict, inv: Invocation) -> str:
     )
 
 
+def fig1_outcomes(res: dict, s: dict) -> list:
+    """FIG1_CLAIMS' outcomes; at scale=paper, where the scale=quick run's section is kept beside it (``QUICK_SIDE``,
+    the committed section until 2026-11-30, the thirty-ninth audit, when the scale=paper run replaced it after both
+    were seen), a row whose verdict differs there says what it was."""
+    out = FIG1_CLAIMS.outcomes(res, s)
+    path = _results_dir() / "matthews2018-fig1" / QUICK_SIDE / "claims.csv"
+    if s != FIG1["paper"] or not path.exists():
+        return out
+    quick = {r["claim"]: r["verdict"] for r in _read_rows(path)}
+    return [(c, o if quick.get(c.text, o.verdict) == o.verdict else replace(o, why=_clauses(o.why, (
+        f"on the scale=quick run (results/matthews2018-fig1/quick/, the committed section until 2026-11-30, the "
+        f"thirty-ninth audit, when this scale=paper run replaced it after both were seen) this row is "
+        f"{quick[c.text]}")))) for c, o in out]  # fmt: skip
+
+
 FIG1_NOTES = (
-    "nan: more than half of the chains (runs) diverged, e.g. CC-ADL at h >= 0.25 (the paper plots CC-ADL at "
-    "h = 0.25; with the authors' xi_0 = 0 and mass 1 most of our runs blow up there: the explicit-Euler "
-    "friction of Shang et al.'s Algorithm 1, results/ccadl_diagnosis.md)."
+    "nan: more than half of the chains (runs) diverged, e.g. CC-ADL at its largest h and, at scale=paper, in every "
+    "right-panel run by the end (the rows say where; the paper plots CC-ADL at h = 0.25; with the authors' xi_0 = 0 "
+    "and mass 1 our runs blow up: the explicit-Euler friction of Shang et al.'s Algorithm 1, "
+    "results/ccadl_diagnosis.md)."
 )
 
 
 FIGURE1 = register_figure(Figure(
     "matthews2018-fig1", ": NOGIN, mSGLD, CC-ADL on the 1-D Gaussian and double well",
     "NOGIN vs mSGLD vs CC-ADL (+ naive BAOAB) on the 1-D Gaussian and double well", FIG1, rows=_fig1_runs,
-    tables=_fig1_tables, outcomes=lambda res, inv: FIG1_CLAIMS.outcomes(res, inv.st), settings=_fig1_settings, plot=_fig1_plot, png="fig1.png",
+    tables=_fig1_tables, outcomes=lambda res, inv: fig1_outcomes(res, inv.st), settings=_fig1_settings, plot=_fig1_plot, png="fig1.png",
     notes=lambda res, inv: FIG1_NOTES, cells=lambda inv: len(FIG1_TARGETS) * len(FIG1_SCHEMES) * (len(inv.st["h"]) + 1),
     heading=HEADING))  # fmt: skip
 
