@@ -158,12 +158,7 @@ def _pair_rule(*kinds: tuple[str, str], one_sided: bool = False):
                + (": " + ", ".join(f"{rtext(*c)}{'' if ok else ' (not)'}{' (both at their floors)' if fl else ''}"
                                    for c, ok, fl in zip(counted, same, idle)) if counted else "")]  # fmt: skip
         if one_sided and any(idle):
-            # the one-sided rule counts such a pair by its ratio, which then compares two noise floors
-            busy = [ok for ok, fl in zip(same, idle) if not fl]
-            why.append(f"the {sum(idle)} pair{'s' if sum(idle) > 1 else ''} with both errors within 2 s.e. of their "
-                       f"floors test{'' if sum(idle) > 1 else 's'} nothing (neither run resolves a bias); without "
-                       f"{'them' if sum(idle) > 1 else 'it'}: as well at {sum(busy)} of {len(busy)}"
-                       + (f", {by_count(sum(busy), len(busy), '').verdict}" if busy else ", not tested"))  # fmt: skip
+            why.append(_idle_pairs(same, idle))
         if len(counted) < len(pairs):
             left = sorted({f"{a.split()[0][4:]} / {b.split()[0][4:]}" for _, a, b in pairs if (a, b) not in
                            {(a2, b2) for _, a2, b2 in counted}})  # fmt: skip
@@ -172,19 +167,36 @@ def _pair_rule(*kinds: tuple[str, str], one_sided: bool = False):
                        + ("" if one_sided else _floor_limited(runs, errs, pairs, uns)))  # fmt: skip
         why.append("resolution: the ratio's s.e. by error propagation from each error's bootstrap s.e.")
         if one_sided:
-            old = [errs.value[a] - errs.value[b] <= 2 * errs.diff_se(a, b) for _, a, b in counted]
-            two = [abs(errs.value[a] - errs.value[b]) <= 2 * errs.diff_se(a, b) for _, a, b in counted]
-            why.append(
-                "paired difference " + ", ".join(f"n={n}: {errs.value[a] - errs.value[b]:+.4f} ± {errs.diff_se(a, b):.4f}"
-                                                 for n, a, b in counted)
-                + f"; with it within 2 s.e. (the rule until 2026-11-29, the twenty-ninth audit) as well at {sum(old)} of "
-                f"{len(old)}: {by_count(sum(old), len(old), '').verdict}; two-sided (the rule before that) at {sum(two)} "
-                f"of {len(two)}: {by_count(sum(two), len(two), '').verdict}")  # fmt: skip
+            why.append(_paired_history(errs, counted))
         out = by_count(sum(same), len(same), ours, "; ".join(why))
         keys = list(dict.fromkeys(k for _, a, b in pairs for k in (a, b)))
         return mnist.measured_first(out, mnist.settled_outcome(out, keys, uns))
 
     return rule
+
+
+def _idle_pairs(same: list[bool], idle: list[bool]) -> str:
+    """The one-sided rule counts a pair with both errors at their floors by its ratio, which then compares two noise
+    floors: how many such pairs there are, and the count and verdict without them."""
+    busy = [ok for ok, fl in zip(same, idle) if not fl]
+    k = sum(idle)
+    return (f"the {k} pair{'s' if k > 1 else ''} with both errors within 2 s.e. of their floors test"
+            f"{'' if k > 1 else 's'} nothing (neither run resolves a bias); without {'them' if k > 1 else 'it'}: as "
+            f"well at {sum(busy)} of {len(busy)}"
+            + (f", {by_count(sum(busy), len(busy), '').verdict}" if busy else ", not tested"))  # fmt: skip
+
+
+def _paired_history(errs: CovErrors, counted: list) -> str:
+    """What the one-sided rule's predecessors gave on the ``counted`` pairs: the first's error not above the
+    second's beyond 2 s.e. of their paired difference (until 2026-11-29, the twenty-ninth audit), and two-sided
+    within 2 s.e. (before that)."""
+    old = [errs.value[a] - errs.value[b] <= 2 * errs.diff_se(a, b) for _, a, b in counted]
+    two = [abs(errs.value[a] - errs.value[b]) <= 2 * errs.diff_se(a, b) for _, a, b in counted]
+    return ("paired difference " + ", ".join(f"n={n}: {errs.value[a] - errs.value[b]:+.4f} ± {errs.diff_se(a, b):.4f}"
+                                             for n, a, b in counted)
+            + f"; with it within 2 s.e. (the rule until 2026-11-29, the twenty-ninth audit) as well at {sum(old)} of "
+            f"{len(old)}: {by_count(sum(old), len(old), '').verdict}; two-sided (the rule before that) at {sum(two)} "
+            f"of {len(two)}: {by_count(sum(two), len(two), '').verdict}")  # fmt: skip
 
 
 def at_floor(errs: CovErrors, k: str) -> bool:

@@ -122,20 +122,7 @@ def _over_data_seeds(rows, ns) -> str:
     if not d:
         return ""
     seeds = sorted({r["data_seed"] for r in d})
-    parts = []
-    for n in ns:
-        w = [_worst([r for r in d if r["data_seed"] == s], (n,)).get(n) for s in seeds]
-        w = [(s, r) for s, r in zip(seeds, w) if r]
-        if not w:
-            continue
-        l1, fl = [r["l1"] for _, r in w], [r["l1_floor"] for _, r in w]
-        bad = [(s, r) for s, r in w if _gap(r) >= CLOSE]
-        floors = f"{min(fl):.3f}" + (f"-{max(fl):.3f}" if f"{min(fl):.3f}" != f"{max(fl):.3f}" else "")
-        parts.append(f"at n = {n} the tightest coordinate's L1 is {min(l1):.3f}-{max(l1):.3f} (floor {floors}; "
-                     + ", ".join(f"seed {s} {r['l1']:.3f}" for s, r in w)
-                     + f"), close at {len(w) - len(bad)} of {len(w)}"
-                     + (" (not at " + ", ".join(f"seed {s}, by {_gap(r) - CLOSE:.3f}" for s, r in bad) + ")"
-                        if bad else ""))  # fmt: skip
+    parts = [part for n in ns if (part := _seeds_at(d, seeds, n))]
     draws = d[0]["draws"]
     text = (f"over data seeds {seeds[0]}-{seeds[-1]} (fig2_data_seeds.csv: the caption's data drawn again, {draws:,} "
             f"draws each, data seed 0 the run above) " + "; ".join(parts))  # fmt: skip
@@ -143,6 +130,20 @@ def _over_data_seeds(rows, ns) -> str:
     return text + (
         ": 'close' at n = 20-30 depends on the data draw (the paper's data set is unseeded)" if fails else ""
     )
+
+
+def _seeds_at(d: list[dict], seeds: list, n: int) -> str:
+    """At ``n``: the tightest coordinate's L1 over the data seeds' rows ``d``, its floors, each seed's L1 and at how
+    many seeds the close rule holds (the margin of each seed where it fails); '' where no seed has a row at ``n``."""
+    w = [(s, r) for s in seeds if (r := _worst([x for x in d if x["data_seed"] == s], (n,)).get(n))]
+    if not w:
+        return ""
+    l1, fl = [r["l1"] for _, r in w], [r["l1_floor"] for _, r in w]
+    bad = [(s, r) for s, r in w if _gap(r) >= CLOSE]
+    floors = f"{min(fl):.3f}" + (f"-{max(fl):.3f}" if f"{min(fl):.3f}" != f"{max(fl):.3f}" else "")
+    return (f"at n = {n} the tightest coordinate's L1 is {min(l1):.3f}-{max(l1):.3f} (floor {floors}; "
+            + ", ".join(f"seed {s} {r['l1']:.3f}" for s, r in w) + f"), close at {len(w) - len(bad)} of {len(w)}"
+            + (" (not at " + ", ".join(f"seed {s}, by {_gap(r) - CLOSE:.3f}" for s, r in bad) + ")" if bad else ""))  # fmt: skip
 
 
 def plot(rows, inv: Invocation, png: Path) -> Path:
