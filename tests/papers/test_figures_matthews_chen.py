@@ -1974,3 +1974,13 @@ def test_matthews_fig1_rows_say_what_the_quick_section_gave_where_it_differs():
     nine = rows["matthews2018-fig1#9"]["reason"]
     assert "every run diverged by iteration 31623" in nine and "ccadl no draws" in nine
     assert "ccadl (no draws: every run diverged)" in nine
+
+
+def test_matthews_fig1_finite_time_row_says_the_run_length_decides_it():
+    """The forty-first audit: the paper states no run length, and on the double well mSGLD overtakes NOGIN between
+    31,623 and 46,416 iterations: the row says that where the run ends decides it."""
+    base = Path(__file__).resolve().parents[2] / "results" / "matthews2018-fig1"
+    rows = {r["claim_id"]: r for r in csv.DictReader((base / "claims.csv").read_text().splitlines())}
+    assert "the paper states no run length" in rows["matthews2018-fig1#8"]["reason"]
+    assert "100000 iterations here, decides this row" in rows["matthews2018-fig1#8"]["reason"]
+    assert "the paper states no run length" not in rows["matthews2018-fig1#7"]["reason"]  # NOGIN ahead at the end

@@ -294,11 +294,14 @@ def _finite_trail(res, target: str) -> str:
         if not below:
             continue
         last_above = max((it for it in above if it < min(below)), default=None)
+        length = (f"the paper states no run length (Fig. 1's caption: the right panels' insets plot 'the final long-time "
+                  f"distributions'), so where the run ends, {z[-1][0]} iterations here, decides this row")  # fmt: skip
         out.append(f"{sc} below NOGIN beyond 2 s.e. at {len(below)} of {len(z)} checkpoints ("
                    + ", ".join(f"{it}: {v:+.1f} s.e." for it, v in z if v < -2) + ")"
                    + (f", NOGIN below it beyond 2 s.e. at every checkpoint from {min(above)} to {last_above}"
                       if last_above is not None and all(v > 2 for it, v in z if min(above) <= it <= last_above)
                       else "")
+                   + (f"; {length}" if z[-1][1] < -2 else "")
                    + (f"; NOGIN's error at the end, {_sel(res['conv'], target, 'nogin')[-1]['mean_abs_error']:.4f}, "
                       f"near its left-panel |Var bias| at h = 0.25, {abs(_bias_at(res, target, 'nogin')):.4f} "
                       f"({sc}'s {abs(_bias_at(res, target, sc)):.4f})" if sc == "msgld" else ""))  # fmt: skip
