@@ -1299,13 +1299,12 @@ def _mt3_was(new: Outcome, was: Outcome, rule: str) -> str:
 
 
 def _mt3_tolerance(cells: list[dict], noise: Noise, h: float) -> float:
-    """2 s.e. of a difference of two full-batch seed means at ``h``: the seed sd pooled over the full-batch cells at
-    ``h`` (``seed_means``'s ``akd_sd``, mean of the variances); ``noise.diff('full')`` where none is measured."""
-    var = [c["akd_sd"] ** 2 for c in cells if c["batch"] == "full" and c["step_size"] == h
-           and np.isfinite(c.get("akd_sd", math.nan))]  # fmt: skip
-    if not (var and noise.measured()):
+    """2 s.e. of a difference of two full-batch seed means at ``h``, from the seed sd pooled over the full-batch cells
+    at ``h`` (``_sd_at``); ``noise.diff('full')`` where none is measured."""
+    sd = _sd_at(cells, "full", h)
+    if sd is None or not noise.measured():
         return noise.diff("full")
-    return 2 * math.sqrt(2 * float(np.mean(var)) / noise.n)
+    return replace(noise, sd={**noise.sd, "full": sd}).diff("full")
 
 
 def _mt3_against(cells: list[dict], noise: Noise, skip: tuple = (), per_h: bool = False) -> Outcome:
@@ -1586,18 +1585,22 @@ def _similar_at_small_h(rows: list[dict], s: SweepSettings, nls: list[int], nois
 
 
 def _noise_at(rows: list[dict], h: float, noise: Noise) -> Noise:
-    """``noise`` with each batch size's seed sd pooled over its cells at ``h`` alone (``seed_means``'s ``akd_sd``;
-    mean of the variances); ``noise`` itself where it is not measured or a batch size has no finite sd there."""
+    """``noise`` with each batch size's seed sd pooled over its cells at ``h`` alone (``_sd_at``); ``noise`` itself
+    where it is not measured or a batch size has no finite sd there."""
     if not noise.measured():
         return noise
-    sd = {}
-    for b in noise.sd:
-        var = [r["akd_sd"] ** 2 for r in rows if r["batch"] == b and r["step_size"] == h
-               and np.isfinite(r.get("akd_sd", math.nan))]  # fmt: skip
-        if not var:
-            return noise
-        sd[b] = math.sqrt(float(np.mean(var)))
+    sd = {b: _sd_at(rows, b, h) for b in noise.sd}
+    if any(v is None for v in sd.values()):
+        return noise
     return Noise(sd, noise.n, noise.width, noise.source)
+
+
+def _sd_at(cells: list[dict], batch, h: float) -> float | None:
+    """The seed sd of one cell's AKD pooled over the cells (``seed_means``'s rows) of ``batch`` at ``h``: the root
+    of the mean of their variances; None where none has a finite sd."""
+    var = [c["akd_sd"] ** 2 for c in cells if c["batch"] == batch and c["step_size"] == h
+           and np.isfinite(c.get("akd_sd", math.nan))]  # fmt: skip
+    return math.sqrt(float(np.mean(var))) if var else None
 
 
 def _small_h_alike(rows: list[dict], s: SweepSettings, noise: Noise) -> Outcome:
