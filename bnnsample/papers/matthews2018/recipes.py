@@ -252,7 +252,7 @@ def _nogin_flat(res, s):
     flat = f"max |bias|/s.e. = {abs(z):.1f} over the {len(ng)} h; biases " + ", ".join(
         f"{_fmt(r['bias'], '+.4f')} ± {r['se']:.4f}" for r in ng
     )
-    at = {sc: next((r for r in _sel(res["bias"], "gaussian", sc) if r["h"] == 0.25), None) for sc in ("msgld", "ccadl")}
+    at = {sc: _row_at(res, "gaussian", sc) for sc in ("msgld", "ccadl")}
     others = ", ".join(f"{LABELS[sc]}'s {abs(r['bias']):.3g}" for sc, r in at.items() if r and math.isfinite(r["bias"]))
     why = (f"the family-wise limit over {len(ng)} h is {lim:.2f} s.e.; the grid resolves a |bias| above "
            f"{lim * max(r['se'] for r in ng):.2g} ({lim:.2f} times the largest s.e.)"
@@ -308,9 +308,15 @@ def _finite_trail(res, target: str) -> str:
     return _clauses(*out)
 
 
+def _row_at(res, target: str, sc: str) -> dict | None:
+    """The left panel's row of ``sc`` on ``target`` at h = 0.25, the right panels' step (None where not run)."""
+    return next((r for r in _sel(res["bias"], target, sc) if r["h"] == 0.25), None)
+
+
 def _bias_at(res, target: str, sc: str) -> float:
     """The left panel's Var bias of ``sc`` on ``target`` at h = 0.25 (NaN where not run)."""
-    return next((r["bias"] for r in _sel(res["bias"], target, sc) if r["h"] == 0.25), math.nan)
+    row = _row_at(res, target, sc)
+    return row["bias"] if row else math.nan
 
 
 def _finite_at(target, res, s):
@@ -442,7 +448,7 @@ def _inset(target, res, s):
     the symmetry breaking minimal when NOGIN's mirror asymmetry (``cross_block_asymmetry``) is not above 0 beyond 2
     s.e. and neither other scheme's is below it beyond 2 s.e. (``asymmetry_difference``); the left panel's
     |Var bias| beside, with what the rule before 2026-11-29 (the twenty-eighth audit) gave on it."""
-    at = {sc: next((r for r in _sel(res["bias"], target, sc) if r["h"] == 0.25), None) for sc in FIG1_SCHEMES}
+    at = {sc: _row_at(res, target, sc) for sc in FIG1_SCHEMES}
     ng = at["nogin"]
     zb = {sc: (abs(at[sc]["bias"]) - abs(ng["bias"])) / math.hypot(at[sc]["se"], ng["se"])
           for sc in FIG1_SCHEMES[1:] if at[sc] and math.isfinite(at[sc]["bias"])}  # fmt: skip
